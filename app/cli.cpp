@@ -1,0 +1,110 @@
+#include "cli.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <unistd.h>
+
+#include "dump/dump_index.h"
+#include "util/error.h"
+
+namespace {
+
+void out(const QString &s)
+{
+    std::fputs(s.toLocal8Bit().constData(), stdout);
+    std::fflush(stdout);
+}
+
+void err(const QString &s)
+{
+    std::fputs(s.toLocal8Bit().constData(), stderr);
+}
+
+int runInfo(const QStringList &args)
+{
+    if (args.size() != 1 || args[0].startsWith(QLatin1Char('-'))) {
+        err(QStringLiteral("usage: llmscope info DUMP_FOLDER\n"));
+        return 2;
+    }
+    const bool tty = isatty(fileno(stderr));
+    try {
+        auto progress = [tty](uint64_t done, uint64_t total) {
+            if (tty && total > 0)
+                std::fprintf(stderr, "\rreading headers %llu/%llu", static_cast<unsigned long long>(done),
+                             static_cast<unsigned long long>(total));
+            return true;
+        };
+        const llmscope::DumpIndex idx = llmscope::scanDump(args[0].toStdString(), progress);
+        if (tty)
+            std::fputs("\r\033[K", stderr);
+        std::set<std::string> ops;
+        uint64_t bytes = 0, statsOnly = 0;
+        for (const auto &t : idx.tensors) {
+            ops.insert(std::to_string(t.exec) + "/" + t.opId);
+            bytes += t.dataBytes;
+            statsOnly += t.hasData ? 0 : 1;
+        }
+        QString rounds;
+        for (auto r : idx.rounds())
+            rounds += (rounds.isEmpty() ? QString() : QStringLiteral(",")) + QString::number(r);
+        out(QStringLiteral("dump:      %1\nlayout:    %2\ntensors:   %3 (%4 without payload), %5 bytes\n"
+                           "rounds:    %6\noperations: %7 (counted per round)\n"
+                           "topology:  %8 model, %9 layer, %10 model_tree files\n")
+                .arg(QString::fromStdString(idx.root),
+                     QString::fromStdString(idx.layout.empty() ? "no tensors found" : idx.layout))
+                .arg(idx.tensors.size())
+                .arg(statsOnly)
+                .arg(bytes)
+                .arg(rounds.isEmpty() ? QStringLiteral("-") : rounds)
+                .arg(ops.size())
+                .arg(idx.modelFiles.size())
+                .arg(idx.layerFiles.size())
+                .arg(idx.torchTreeFiles.size()));
+        for (const auto &p : idx.problems)
+            out(QStringLiteral("problem:   %1: %2\n").arg(QString::fromStdString(p.path), QString::fromStdString(p.message)));
+        return idx.problems.empty() ? 0 : 1;
+    } catch (const llmscope::Error &e) {
+        err(QStringLiteral("llmscope info: %1\n").arg(QString::fromUtf8(e.what())));
+        return 2;
+    }
+}
+
+} // namespace
+
+QString usageText()
+{
+    return QStringLiteral(
+        "llmscope %1 - precision debugger for LLM inference\n"
+        "\n"
+        "usage:\n"
+        "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
+        "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
+        "  llmscope --help | --version\n"
+        "\n"
+        "Dumps use the layout of msit llm dump: msit_dump_*/tensors/{device}_{pid}/{round}/{id}_{Op}/...\n")
+        .arg(QStringLiteral(LLMSCOPE_VERSION));
+}
+
+std::optional<int> runCli(const QStringList &args)
+{
+    if (args.size() < 2)
+        return std::nullopt;
+    const QString first = args[1];
+    if (first == QLatin1String("--help") || first == QLatin1String("-h")) {
+        out(usageText());
+        return 0;
+    }
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        out(QStringLiteral("llmscope %1\n").arg(QStringLiteral(LLMSCOPE_VERSION)));
+        return 0;
+    }
+    if (first == QLatin1String("info"))
+        return runInfo(args.mid(2));
+    if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang")) {
+        err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
+        return 2;
+    }
+    return std::nullopt;
+}

@@ -1,0 +1,251 @@
+#include "dump/dump_index.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "dump/dump_layout.h"
+#include "tensor/bin_file.h"
+#include "tensor/dtype.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Fills the place fields of rec from path components after the tensors root:
+// {device}_{pid}/{exec}/{op folders...}/{before|after}/{file}.
+bool placeFromComponents(const std::vector<std::string> &c, TensorRecord &rec)
+{
+    if (c.size() < 5)
+        return false;
+    auto dp = parseDevicePid(c[0]);
+    auto exec = parseInt(c[1]);
+    auto file = parseTensorFileName(c.back());
+    const std::string phase = toLower(c[c.size() - 2]);
+    if (!dp || !exec || !file || (phase != "before" && phase != "after"))
+        return false;
+    rec.device = dp->device;
+    rec.pid = dp->pid;
+    rec.exec = *exec;
+    rec.before = phase == "before";
+    rec.input = file->input;
+    rec.index = file->index;
+    rec.param = file->param;
+    for (size_t i = 2; i + 2 < c.size(); ++i) {
+        auto op = parseOpFolder(c[i]);
+        if (!op)
+            return false;
+        rec.opFolders.push_back(c[i]);
+        rec.opId += (rec.opId.empty() ? "" : "_") + std::to_string(op->index);
+        rec.opName = op->name;
+    }
+    return !rec.opFolders.empty();
+}
+
+std::vector<std::string> components(const fs::path &rel)
+{
+    std::vector<std::string> out;
+    for (const auto &p : rel)
+        out.push_back(p.string());
+    return out;
+}
+
+std::optional<double> parseStatField(const std::string &s)
+{
+    if (s == "N/A" || s.empty())
+        return std::nullopt;
+    char *end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end)
+        return std::nullopt;
+    return v;
+}
+
+// msProbe's per-exec statistic.csv rows become records without a payload.
+void readStatisticCsv(const fs::path &csv, DumpIndex &index)
+{
+    std::ifstream in(csv);
+    std::string line;
+    if (!std::getline(in, line)) {
+        index.problems.push_back({csv.string(), "empty statistic.csv"});
+        return;
+    }
+    std::vector<std::string> header = split(trim(line), ',');
+    auto col = [&](const char *name) -> int {
+        auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : int(it - header.begin());
+    };
+    const int cDev = col("Device and PID"), cExec = col("Execution Count"), cName = col("Op Name"),
+              cId = col("Op Id"), cIo = col("Input/Output"), cIdx = col("Index"), cDtype = col("Dtype"),
+              cShape = col("Shape"), cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"),
+              cNorm = col("Norm"), cPath = col("Tensor Path");
+    if (cExec < 0 || cId < 0 || cIo < 0 || cMax < 0) {
+        index.problems.push_back({csv.string(), "statistic.csv lacks msProbe's columns"});
+        return;
+    }
+    int lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        const auto f = split(trim(line), ',');
+        if (f.size() != header.size()) {
+            index.problems.push_back({csv.string(), "line " + std::to_string(lineNo) + " has " +
+                                                         std::to_string(f.size()) + " fields, header has " +
+                                                         std::to_string(header.size())});
+            continue;
+        }
+        TensorRecord r;
+        r.path = cPath >= 0 ? f[cPath] : csv.string();
+        if (cDev >= 0)
+            if (auto dp = parseDevicePid(f[cDev])) {
+                r.device = dp->device;
+                r.pid = dp->pid;
+            }
+        r.exec = parseInt(f[cExec]).value_or(0);
+        r.opId = f[cId];
+        r.opName = cName >= 0 ? f[cName] : "";
+        r.input = toLower(f[cIo]).rfind("in", 0) == 0;
+        r.before = r.input;
+        r.index = cIdx >= 0 ? static_cast<int>(parseInt(f[cIdx]).value_or(0)) : 0;
+        if (cDtype >= 0)
+            if (auto code = dtypeFromName(toLower(f[cDtype])))
+                r.dtype = *code;
+        if (cShape >= 0 && f[cShape] != "N/A")
+            for (const auto &d : split(f[cShape], 'x'))
+                if (auto v = parseInt(d))
+                    r.dims.push_back(*v);
+        auto mx = parseStatField(f[cMax]), mn = cMin >= 0 ? parseStatField(f[cMin]) : std::nullopt,
+             me = cMean >= 0 ? parseStatField(f[cMean]) : std::nullopt,
+             no = cNorm >= 0 ? parseStatField(f[cNorm]) : std::nullopt;
+        if (mx && mn && me && no)
+            r.stats = TensorStats{0, *mx, *mn, *me, *no, 0, 0, 0};
+        index.tensors.push_back(std::move(r));
+    }
+}
+
+} // namespace
+
+std::vector<int64_t> DumpIndex::rounds() const
+{
+    std::set<int64_t> s;
+    for (const auto &t : tensors)
+        s.insert(t.exec);
+    return {s.begin(), s.end()};
+}
+
+DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
+{
+    std::error_code ec;
+    const fs::path root = fs::absolute(rootText, ec);
+    if (ec || !fs::is_directory(root, ec))
+        throw Error("'" + rootText + "' is not a folder; give a dump folder (msit_dump_*, or one holding it)");
+    DumpIndex index;
+    index.root = root.string();
+
+    struct Pending { fs::path file; fs::path tensorsRoot; bool msprobe; };
+    std::vector<Pending> bins;
+    std::vector<fs::path> statCsvs;
+    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const fs::path &p = it->path();
+        if (!it->is_regular_file(ec))
+            continue;
+        const std::string name = p.filename().string();
+        // Find the nearest enclosing "tensors" or "atb_dump_data/data" folder.
+        fs::path cur = p.parent_path();
+        fs::path tensorsRoot;
+        bool msprobe = false;
+        for (; cur != root.parent_path() && cur.has_relative_path(); cur = cur.parent_path()) {
+            if (cur.filename() == "tensors") {
+                tensorsRoot = cur;
+                break;
+            }
+            if (cur.filename() == "data" && cur.parent_path().filename() == "atb_dump_data") {
+                tensorsRoot = cur;
+                msprobe = true;
+                break;
+            }
+            if (cur == root)
+                break;
+        }
+        const std::string lower = toLower(name);
+        if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
+            bins.push_back({p, tensorsRoot, msprobe});
+        } else if (name == "statistic.csv") {
+            statCsvs.push_back(p);
+        } else if (name == "model_tree.json") {
+            index.torchTreeFiles.push_back(p.string());
+        } else if (lower.size() > 5 && lower.substr(lower.size() - 5) == ".json") {
+            const std::string parent2 = p.parent_path().parent_path().filename().string();
+            if (parent2 == "model")
+                index.modelFiles.push_back(p.string());
+            else if (parent2 == "layer")
+                index.layerFiles.push_back(p.string());
+        }
+    }
+    if (ec)
+        index.problems.push_back({root.string(), "folder walk stopped: " + ec.message()});
+
+    const uint64_t total = bins.size();
+    uint64_t done = 0;
+    for (const auto &b : bins) {
+        if (progress && (done % 64 == 0) && !progress(done, total))
+            throw Error("scan cancelled");
+        ++done;
+        TensorRecord rec;
+        rec.path = b.file.string();
+        if (!placeFromComponents(components(fs::relative(b.file, b.tensorsRoot, ec)), rec)) {
+            index.problems.push_back({rec.path, "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
+            continue;
+        }
+        try {
+            const BinFileInfo info = readBinFile(rec.path, true);
+            const Tensor &t = info.tensor;
+            rec.dtype = t.dtype;
+            rec.format = t.format;
+            rec.dims = t.dims;
+            rec.hasData = t.hasData;
+            rec.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
+            rec.engineType = t.attr(kEngineDTypeAttr).value_or("");
+            rec.stats = statsFromAttrs(t);
+        } catch (const Error &e) {
+            index.problems.push_back({rec.path, e.what()});
+            continue;
+        }
+        if (index.layout.empty())
+            index.layout = b.msprobe ? "msprobe" : "msit";
+        index.tensors.push_back(std::move(rec));
+    }
+    if (progress)
+        progress(total, total);
+    for (const auto &csv : statCsvs) {
+        readStatisticCsv(csv, index);
+        if (index.layout.empty())
+            index.layout = "msprobe";
+    }
+    for (auto *list : {&index.modelFiles, &index.layerFiles, &index.torchTreeFiles})
+        std::sort(list->begin(), list->end());
+    // Sort by a precomputed key: op ids compare by their numeric parts ("2" < "10").
+    std::vector<std::pair<std::tuple<int64_t, int64_t, std::vector<int64_t>, bool, bool, int>, size_t>> keys;
+    keys.reserve(index.tensors.size());
+    for (size_t i = 0; i < index.tensors.size(); ++i) {
+        const TensorRecord &r = index.tensors[i];
+        std::vector<int64_t> op;
+        for (const auto &part : split(r.opId, '_'))
+            op.push_back(parseInt(part).value_or(0));
+        keys.push_back({{r.pid, r.exec, std::move(op), !r.before, !r.input, r.index}, i});
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<TensorRecord> sorted;
+    sorted.reserve(keys.size());
+    for (const auto &k : keys)
+        sorted.push_back(std::move(index.tensors[k.second]));
+    index.tensors = std::move(sorted);
+    return index;
+}
+
+} // namespace llmscope

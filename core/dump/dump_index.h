@@ -1,0 +1,52 @@
+// A scan of a dump folder in msit's layout (tensors/...) or msProbe's (atb_dump_data/...):
+// every tensor file's place and header, the topology files, and what could not be read.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dump/topology.h"
+#include "tensor/stats.h"
+
+namespace llmscope {
+
+struct TensorRecord {
+    std::string path;          // absolute file path; for statistic.csv rows, the CSV's path column
+    int device = -1;
+    int64_t pid = 0;
+    int64_t exec = 0;          // msit's execute count ("token id"), llmscope's round
+    std::string opId;          // "3_1"
+    std::vector<std::string> opFolders; // {"3_Decoder", "1_Linear"}
+    std::string opName;        // the last folder's name part ("Linear")
+    bool before = false;       // before/after execution
+    bool input = true;         // intensor/outtensor
+    int index = 0;
+    std::string param;         // parameter-name suffix of the file name, if any
+    int32_t dtype = 0, format = 2;
+    std::vector<int64_t> dims;
+    bool hasData = false;
+    uint64_t dataBytes = 0;
+    std::string engineType;    // engine_dtype attribute (e.g. q8_0), if any
+    std::optional<TensorStats> stats; // from max/min/mean/l2norm attributes or statistic.csv
+};
+
+struct DumpProblem { std::string path, message; };
+
+struct DumpIndex {
+    std::string root;
+    std::string layout;        // "msit", "msprobe", or "" when no tensors were found
+    std::vector<TensorRecord> tensors; // sorted by pid, exec, op path, before/after, input, index
+    std::vector<std::string> modelFiles, layerFiles, torchTreeFiles;
+    std::vector<DumpProblem> problems;  // unreadable files; a scan never stops for one
+
+    std::vector<int64_t> rounds() const;
+};
+
+// progress(done, total) is called while headers are read; returning false cancels the scan
+// (Error "scan cancelled"). Throws Error when root does not exist or is not a folder.
+using ScanProgress = std::function<bool(uint64_t done, uint64_t total)>;
+DumpIndex scanDump(const std::string &root, const ScanProgress &progress = {});
+
+} // namespace llmscope

@@ -1,0 +1,34 @@
+// Names and paths of msit's dump layout, in one place for the writer and the index.
+#pragma once
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmscope {
+
+// "msit_dump_YYYYmmdd_HHMMSS" in local time, as msit names its folder.
+std::string dumpFolderName(std::time_t when);
+
+// A name safe as one path component: '/', '\\', control characters and leading dots
+// become '_', ".." cannot survive, empty becomes "_", and it is cut to 200 bytes.
+std::string sanitizeName(std::string_view name);
+
+std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
+std::string tensorFileName(bool input, int index);           // "intensor0.bin"
+
+// "{device}_{pid}": device -1 when the folder has only a pid.
+struct DevicePid { int device = -1; int64_t pid = 0; };
+std::optional<DevicePid> parseDevicePid(std::string_view folder);
+
+// "{index}_{Name}" -> index and name.
+struct OpFolder { int index = 0; std::string name; };
+std::optional<OpFolder> parseOpFolder(std::string_view folder);
+
+// intensor0.bin, outTensor1.bin, outtensor0_output.bin (any casing; optional parameter name).
+struct TensorFileName { bool input = true; int index = 0; std::string param; };
+std::optional<TensorFileName> parseTensorFileName(std::string_view file);
+
+} // namespace llmscope

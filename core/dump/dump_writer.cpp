@@ -1,0 +1,74 @@
+#include "dump/dump_writer.h"
+
+#include <sys/statvfs.h>
+
+#include "dump/dump_layout.h"
+#include "tensor/bin_file.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace llmscope {
+
+std::string diskSpaceMessage(uint64_t freeBytes)
+{
+    return "Disk space is not enough, it's must more than 2G, free size(MB) is: " + std::to_string(freeBytes >> 20);
+}
+
+uint64_t freeBytesAt(const std::string &path)
+{
+    struct statvfs st {};
+    if (::statvfs(path.c_str(), &st) != 0)
+        return 0;
+    return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+DumpWriter::DumpWriter(Options options) : m_options(std::move(options))
+{
+    makeDirs(m_options.outDir);
+    const uint64_t free = m_options.freeBytes(m_options.outDir);
+    if (free < m_options.minFreeBytes)
+        throw Error(diskSpaceMessage(free) + " (output folder '" + m_options.outDir + "')");
+    m_root = m_options.outDir + "/" + dumpFolderName(m_options.timestamp);
+    makeDirs(m_root);
+}
+
+std::string DumpWriter::tensorPath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                                   bool before, bool input, int index) const
+{
+    std::string p = m_root + "/tensors/" + std::to_string(device) + "_" + std::to_string(pid) + "/" +
+                    std::to_string(exec);
+    for (const auto &f : opFolders)
+        p += "/" + sanitizeName(f);
+    p += before ? "/before/" : "/after/";
+    return p + tensorFileName(input, index);
+}
+
+bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                             bool before, bool input, int index, const Tensor &t)
+{
+    const std::string path = tensorPath(device, pid, exec, opFolders, before, input, index);
+    const uint64_t size = t.hasData ? t.data.size() : 0;
+    const uint64_t free = m_options.freeBytes(m_root);
+    if (free < m_options.minFreeBytes || free < 2 * size) {
+        ++m_skipped;
+        if (m_options.warn)
+            m_options.warn(diskSpaceMessage(free) + "; skipped " + path);
+        return false;
+    }
+    makeDirs(path.substr(0, path.rfind('/')));
+    writeBin(path, t);
+    ++m_tensors;
+    m_bytes += size;
+    return true;
+}
+
+void DumpWriter::writeText(const std::string &relativePath, const std::string &content)
+{
+    if (relativePath.find("..") != std::string::npos || relativePath.empty() || relativePath[0] == '/')
+        throw Error("refusing to write '" + relativePath + "' outside the dump folder");
+    const std::string path = m_root + "/" + relativePath;
+    makeDirs(path.substr(0, path.rfind('/')));
+    writeFileAtomic(path, content);
+}
+
+} // namespace llmscope

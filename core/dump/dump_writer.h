@@ -1,0 +1,57 @@
+// Writes msit's dump layout: every file through a temporary name and a rename, files
+// 0640, folders 0750, sanitized names, and msit's free-space guard.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace llmscope {
+
+inline constexpr uint64_t kMinFreeBytes = 2ull << 30; // msit's 2 GiB
+
+// msit's wording, kept so scripts that grep for it still work.
+std::string diskSpaceMessage(uint64_t freeBytes);
+// Free bytes for an unprivileged writer on the file system holding path.
+uint64_t freeBytesAt(const std::string &path);
+
+class DumpWriter {
+public:
+    struct Options {
+        std::string outDir = ".";
+        std::time_t timestamp = std::time(nullptr);
+        uint64_t minFreeBytes = kMinFreeBytes;
+        std::function<void(const std::string &)> warn; // where skipped-tensor messages go
+        std::function<uint64_t(const std::string &)> freeBytes = freeBytesAt; // replaceable in tests
+    };
+
+    // Refuses to start (throws Error with msit's message) below minFreeBytes free.
+    explicit DumpWriter(Options options);
+
+    const std::string &root() const { return m_root; } // .../msit_dump_{ts}
+
+    // tensors/{device}_{pid}/{exec}/{op folders}/{before|after}/{in|out}tensor{i}.bin
+    std::string tensorPath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                           bool before, bool input, int index) const;
+    // Writes t at tensorPath(...). Returns false, after warning with msit's message, when
+    // free space is under the minimum or under twice the file's size.
+    bool writeTensor(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders, bool before,
+                     bool input, int index, const Tensor &t);
+    // Any other file of the dump (topology JSON, CSV), relative to root; parent folders made.
+    void writeText(const std::string &relativePath, const std::string &content);
+
+    uint64_t tensorsWritten() const { return m_tensors; }
+    uint64_t bytesWritten() const { return m_bytes; }
+    uint64_t tensorsSkipped() const { return m_skipped; }
+
+private:
+    Options m_options;
+    std::string m_root;
+    std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0};
+};
+
+} // namespace llmscope

@@ -1,0 +1,69 @@
+#include "select/op_ids.h"
+
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace {
+
+bool isValidId(std::string_view id)
+{
+    bool needDigit = true;
+    for (char c : id) {
+        if (c >= '0' && c <= '9')
+            needDigit = false;
+        else if (c == '_' && !needDigit)
+            needDigit = true;
+        else
+            return false;
+    }
+    return !needDigit;
+}
+
+bool isPrefixPath(std::string_view prefix, std::string_view id)
+{
+    return id.size() > prefix.size() && startsWith(id, prefix) && id[prefix.size()] == '_';
+}
+
+} // namespace
+
+OpIds OpIds::parse(std::string_view text)
+{
+    OpIds out;
+    const std::string t = trim(text);
+    if (t.empty())
+        return out;
+    for (const auto &raw : split(t, ',')) {
+        const std::string id = trim(raw);
+        if (!isValidId(id))
+            throw Error("ids: '" + id + "' is not an operation id (digits joined by '_', e.g. 3 or 3_1)");
+        out.m_ids.push_back(id);
+    }
+    return out;
+}
+
+bool OpIds::matches(std::string_view opId, bool child) const
+{
+    for (const auto &id : m_ids)
+        if (opId == id || (child && isPrefixPath(id, opId)))
+            return true;
+    return false;
+}
+
+bool OpIds::isAncestorOfSelected(std::string_view opId) const
+{
+    for (const auto &id : m_ids)
+        if (isPrefixPath(opId, id))
+            return true;
+    return false;
+}
+
+std::string OpIds::text() const
+{
+    std::string s;
+    for (const auto &id : m_ids)
+        s += (s.empty() ? "" : ",") + id;
+    return s;
+}
+
+} // namespace llmscope

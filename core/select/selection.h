@@ -1,0 +1,41 @@
+// Everything msit's dump options decide about which tensors are written.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "select/op_ids.h"
+#include "select/rounds.h"
+
+namespace llmscope {
+
+enum class DumpTime { Before = 0, After = 1, Both = 2, InputsBeforeOutputsAfter = 3 };
+enum class TensorPart { Inputs = 0, Outputs = 1, Both = 2 };
+
+struct Selection {
+    bool enabled = true;          // the dynamic config's dump_enable
+    OpIds ids;
+    std::vector<std::string> opNames; // lower-cased op-type prefixes
+    bool child = true;
+    Rounds rounds;
+    DumpTime time = DumpTime::InputsBeforeOutputsAfter;
+    TensorPart part = TensorPart::Both;
+    std::vector<int> devices;     // empty: every device
+
+    // An op is selected by id OR by op-type prefix; with neither given, every op is.
+    bool selectsOp(std::string_view opId, std::string_view opType) const;
+    bool selectsRound(int64_t round) const { return enabled && rounds.contains(round); }
+    bool selectsDevice(int device) const;
+    // Whether the tensor taken at this moment (before/after execution) of this side is wanted.
+    bool wantsTensor(bool before, bool input) const;
+};
+
+// Parsers for single options; each throws Error naming the option and the bad value.
+std::vector<std::string> parseOpNames(std::string_view text);
+bool parseBoolOption(std::string_view option, std::string_view text); // true/false/1/0
+DumpTime parseDumpTime(std::string_view text);
+TensorPart parseTensorPart(std::string_view text);
+std::vector<int> parseDevices(std::string_view text);
+
+} // namespace llmscope

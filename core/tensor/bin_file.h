@@ -1,0 +1,31 @@
+// msit's tensor file (.bin): "name=value" header lines, "$End=1", then raw payload.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace llmscope {
+
+struct BinObject { uint64_t offset = 0, length = 0; }; // relative to the data start
+
+struct BinFileInfo {
+    Tensor tensor;            // data empty when read header-only
+    uint64_t dataStart = 0;   // file offset of the first payload byte
+    uint64_t objectLength = 0;
+    std::vector<BinObject> objects;
+    uint64_t fileSize = 0;
+};
+
+// Parses and validates the header, and (unless headerOnly) reads object 0 as the payload.
+// Every malformed, truncated or inconsistent file throws Error saying what is wrong.
+BinFileInfo readBinFile(const std::string &path, bool headerOnly = false);
+Tensor readBin(const std::string &path);
+
+// The header bytes msit writes for t: payload of t.data when hasData, none otherwise.
+std::string encodeBinHeader(const Tensor &t);
+// Writes header and payload atomically (temporary name, then rename), mode 0640.
+void writeBin(const std::string &path, const Tensor &t);
+
+} // namespace llmscope

@@ -1,0 +1,118 @@
+#include "util/atomic_file.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+namespace llmscope {
+namespace {
+
+std::string sysError(const std::string &what, const std::string &path)
+{
+    return what + " '" + path + "': " + std::strerror(errno);
+}
+
+} // namespace
+
+void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts, mode_t mode)
+{
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0)
+        throw Error(sysError("cannot create", tmp));
+    auto fail = [&](const std::string &msg) {
+        const int saved = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        errno = saved;
+        throw Error(sysError(msg, path));
+    };
+    ::fchmod(fd, mode); // exact mode whatever the umask
+    for (const auto &part : parts) {
+        const uint8_t *p = part.data();
+        size_t left = part.size();
+        while (left) {
+            ssize_t w = ::write(fd, p, left);
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                fail("cannot write");
+            }
+            p += w;
+            left -= static_cast<size_t>(w);
+        }
+    }
+    if (::close(fd) != 0) {
+        fd = -1;
+        const int saved = errno;
+        ::unlink(tmp.c_str());
+        errno = saved;
+        throw Error(sysError("cannot write", path));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int saved = errno;
+        ::unlink(tmp.c_str());
+        errno = saved;
+        throw Error(sysError("cannot rename into", path));
+    }
+}
+
+void writeFileAtomic(const std::string &path, const std::string &content, mode_t mode)
+{
+    writeFileAtomic(path, {std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(content.data()), content.size())},
+                    mode);
+}
+
+void makeDirs(const std::string &path, mode_t mode)
+{
+    if (path.empty())
+        return;
+    size_t pos = 0;
+    for (;;) {
+        pos = path.find('/', pos + 1);
+        const std::string prefix = path.substr(0, pos);
+        if (!prefix.empty() && ::mkdir(prefix.c_str(), mode) == 0)
+            ::chmod(prefix.c_str(), mode); // exact mode whatever the umask
+        else if (!prefix.empty() && errno != EEXIST)
+            throw Error(sysError("cannot create folder", prefix));
+        if (pos == std::string::npos)
+            break;
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw Error("'" + path + "' exists and is not a folder");
+}
+
+std::vector<uint8_t> readWholeFile(const std::string &path)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw Error(sysError("cannot open", path));
+    std::vector<uint8_t> out;
+    uint8_t buf[65536];
+    for (;;) {
+        ssize_t r = ::read(fd, buf, sizeof buf);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            const int saved = errno;
+            ::close(fd);
+            errno = saved;
+            throw Error(sysError("cannot read", path));
+        }
+        if (r == 0)
+            break;
+        out.insert(out.end(), buf, buf + r);
+    }
+    ::close(fd);
+    return out;
+}
+
+} // namespace llmscope

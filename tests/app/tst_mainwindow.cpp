@@ -1,0 +1,91 @@
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTranslator>
+#include <QTreeView>
+
+#include <QCoroTask>
+
+#include "dump_tree_model.h"
+#include "i18n.h"
+#include "main_window.h"
+#include "../test_helpers.h"
+
+class TstMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void opensADumpAndShowsDetailsOnClick()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        QVERIFY(QCoro::waitFor(w.openDump(dir.path())));
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.at(0).at(1).toInt(), 16);
+        QTreeView *tree = w.treeView();
+        QVERIFY(tree->isVisible());
+        QCOMPARE(tree->model()->rowCount(), 2);
+        // Expand round 0 > 0_Embed and click its first tensor.
+        const QModelIndex round0 = tree->model()->index(0, 0);
+        const QModelIndex embed = tree->model()->index(0, 0, round0);
+        tree->expand(round0);
+        tree->expand(embed);
+        const QModelIndex tensor = tree->model()->index(0, 0, embed);
+        tree->scrollTo(tensor);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(tensor).center());
+        QCOMPARE(tree->currentIndex(), tensor);
+        auto *details = w.findChild<QTextBrowser *>();
+        QVERIFY(details);
+        QTRY_VERIFY(details->toPlainText().contains("before/intensor0"));
+        QVERIFY(details->toPlainText().contains("float32"));
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window.png");
+    }
+
+    void aMissingFolderSaysWhy()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy failed(&w, &MainWindow::dumpFailed);
+        QVERIFY(!QCoro::waitFor(w.openDump("/nonexistent/dump")));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.at(0).at(1).toString().contains("is not a folder"));
+        auto *stack = w.findChild<QStackedWidget *>();
+        QCOMPARE(stack->currentIndex(), 0);
+        auto *label = qobject_cast<QLabel *>(stack->currentWidget());
+        QVERIFY(label->text().contains("Could not open the dump"));
+    }
+
+    void chineseUi()
+    {
+        QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
+        MainWindow w;
+        QVERIFY2(w.windowTitle().contains(QString::fromUtf8("大模型推理精度调试器")), qPrintable(w.windowTitle()));
+        DumpTreeModel m;
+        QCOMPARE(m.headerData(DumpTreeModel::ShapeColumn, Qt::Horizontal).toString(), QString::fromUtf8("形状"));
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR")) {
+            w.show();
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window_zh_CN.png");
+        }
+        for (QTranslator *t : qApp->findChildren<QTranslator *>())
+            QCoreApplication::removeTranslator(t);
+    }
+
+    void ctrlOIsBound()
+    {
+        MainWindow w;
+        bool found = false;
+        for (QAction *a : w.findChildren<QAction *>())
+            found |= a->shortcut() == QKeySequence(QKeySequence::Open);
+        QVERIFY(found);
+    }
+};
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_mainwindow.moc"

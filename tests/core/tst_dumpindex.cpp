@@ -1,0 +1,189 @@
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+#include "dump/dump_index.h"
+#include "dump/dump_layout.h"
+#include "tensor/bin_file.h"
+#include "tensor/stats.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "../test_helpers.h"
+
+using namespace llmscope;
+
+class TstDumpIndex : public QObject {
+    Q_OBJECT
+private slots:
+    void msitLayout()
+    {
+        QTemporaryDir dir;
+        const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
+        std::vector<std::pair<uint64_t, uint64_t>> calls;
+        const DumpIndex idx = scanDump(dir.path().toStdString(), [&](uint64_t d, uint64_t t) {
+            calls.emplace_back(d, t);
+            return true;
+        });
+        QCOMPARE(idx.layout, std::string("msit"));
+        QCOMPARE(idx.tensors.size(), size_t(16));
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1}));
+        QVERIFY(!calls.empty());
+        QCOMPARE(calls.back(), std::make_pair(uint64_t(16), uint64_t(16)));
+        // Sorted by round, then op id: 0, 1_0, 1_1, 2; inputs before outputs.
+        const TensorRecord &t = idx.tensors[4];
+        QCOMPARE(t.exec, int64_t(0));
+        QCOMPARE(t.opId, std::string("1_1"));
+        QCOMPARE(t.opName, std::string("Linear"));
+        QCOMPARE(t.opFolders, (std::vector<std::string>{"1_Layer", "1_Linear"}));
+        QVERIFY(t.before && t.input);
+        QCOMPARE(t.pid, int64_t(4242));
+        QCOMPARE(t.device, 0);
+        QCOMPARE(t.dims, (std::vector<int64_t>{2, 2}));
+        QCOMPARE(t.dataBytes, uint64_t(16));
+        QVERIFY(QFile::exists(QString::fromStdString(t.path)));
+        QCOMPARE(readBin(t.path).data.size(), size_t(16));
+        QVERIFY(!idx.tensors[5].input && !idx.tensors[5].before);
+        // The scan also works from the msit_dump_* folder itself.
+        QCOMPARE(scanDump(root).tensors.size(), size_t(16));
+    }
+
+    void fileNameVariants_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("input");
+        QTest::addColumn<int>("index");
+        QTest::addColumn<QString>("param");
+        QTest::newRow("lower") << "intensor3.bin" << true << 3 << "";
+        QTest::newRow("camel") << "outTensor1.bin" << false << 1 << "";
+        QTest::newRow("param") << "outtensor0_output.bin" << false << 0 << "output";
+        QTest::newRow("param camel") << "inTensor2_Query_States.bin" << true << 2 << "Query_States";
+    }
+    void fileNameVariants()
+    {
+        QFETCH(QString, file);
+        QFETCH(bool, input);
+        QFETCH(int, index);
+        QFETCH(QString, param);
+        QTemporaryDir dir;
+        const QString folder = dir.path() + "/msit_dump_x/tensors/1_77/5/2_Attention/After";
+        QDir().mkpath(folder);
+        writeBin((folder + "/" + file).toStdString(), testing::f32Tensor({1}, {1}));
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.tensors.size(), size_t(1));
+        const auto &t = idx.tensors[0];
+        QCOMPARE(t.input, input);
+        QCOMPARE(t.index, index);
+        QCOMPARE(QString::fromStdString(t.param), param);
+        QCOMPARE(t.device, 1);
+        QCOMPARE(t.exec, int64_t(5));
+        QVERIFY(!t.before);
+        QVERIFY(!parseTensorFileName("intensor.bin"));
+        QVERIFY(!parseTensorFileName("weights.bin"));
+    }
+
+    void statsOnlyFilesCarryTheirStats()
+    {
+        QTemporaryDir dir;
+        const QString folder = dir.path() + "/tensors/0_1/0/0_Op/after";
+        QDir().mkpath(folder);
+        Tensor h;
+        h.dims = {3};
+        setStatsAttrs(h, computeStats(testing::f32Tensor({3}, {1, 2, 6})));
+        writeBin((folder + "/outtensor0.bin").toStdString(), h);
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.tensors.size(), size_t(1));
+        QVERIFY(!idx.tensors[0].hasData);
+        QVERIFY(idx.tensors[0].stats);
+        QCOMPARE(idx.tensors[0].stats->mean, 3.0);
+    }
+
+    void msprobeLayout()
+    {
+        QTemporaryDir dir;
+        const QString base = dir.path() + "/atb_dump_data";
+        const QString folder = base + "/data/0_99/3/1_Decoder/0_Linear/after";
+        QDir().mkpath(folder);
+        QDir().mkpath(base + "/info/model/0_99");
+        writeBin((folder + "/outtensor0.bin").toStdString(), testing::f32Tensor({2}, {1, 2}));
+        QFile::copy(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json",
+                    base + "/info/model/0_99/Bloom7BFlashAttentionModel.json");
+        writeFileAtomic((base + "/data/0_99/3/statistic.csv").toStdString(),
+                        "Device and PID,Execution Count,Op Name,Op Type,Op Id,Input/Output,Index,Dtype,Format,Shape,"
+                        "Max,Min,Mean,Norm,Tensor Path\n"
+                        "0_99,3,Linear_1_0,LinearOperation,1_0,input,0,float16,ND,2x8,4.5,-1,0.25,9.75,/x/in0.bin\n"
+                        "0_99,3,Linear_1_0,LinearOperation,1_0,output,0,float16,ND,2x8,N/A,N/A,N/A,N/A,/x/out0.bin\n");
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.layout, std::string("msprobe"));
+        QCOMPARE(idx.tensors.size(), size_t(3));
+        QCOMPARE(idx.modelFiles.size(), size_t(1));
+        const auto it = std::find_if(idx.tensors.begin(), idx.tensors.end(),
+                                     [](const TensorRecord &r) { return r.path == "/x/in0.bin"; });
+        QVERIFY(it != idx.tensors.end());
+        QCOMPARE(it->dims, (std::vector<int64_t>{2, 8}));
+        QCOMPARE(it->dtype, int32_t(1));
+        QVERIFY(it->stats && it->stats->l2norm == 9.75);
+        QCOMPARE(it->exec, int64_t(3));
+        QVERIFY(idx.problems.empty());
+    }
+
+    void topologyFilesAreListed()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        const QString root = QDir(dir.path()).entryList({"msit_dump_*"}, QDir::Dirs).value(0);
+        QDir().mkpath(dir.path() + "/" + root + "/model/4242");
+        QDir().mkpath(dir.path() + "/" + root + "/layer/4242");
+        QDir().mkpath(dir.path() + "/" + root + "/torch_tensors/cpu_1");
+        QVERIFY(QFile::copy(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json",
+                            dir.path() + "/" + root + "/model/4242/Bloom7BFlashAttentionModel.json"));
+        QVERIFY(QFile::copy(LLMSCOPE_TESTDATA "/msit/model_tree.json",
+                            dir.path() + "/" + root + "/torch_tensors/cpu_1/model_tree.json"));
+        writeFileAtomic((dir.path() + "/" + root + "/layer/4242/Layer_0.json").toStdString(),
+                        R"({"opName":"Layer_0","opType":"Layer","nodes":[]})");
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.modelFiles.size(), size_t(1));
+        QCOMPARE(idx.layerFiles.size(), size_t(1));
+        QCOMPARE(idx.torchTreeFiles.size(), size_t(1));
+        QCOMPARE(readTopologyFile(idx.modelFiles[0]).name, std::string("Bloom7BFlashAttentionModel"));
+        QCOMPARE(readTopologyFile(idx.torchTreeFiles[0]).type, std::string("BloomLayer"));
+    }
+
+    // Unreadable files are reported and the rest of the dump still opens.
+    void corruptFilesAreProblemsNotFailures()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        const QString folder = dir.path() + "/msit_dump_y/tensors/0_5/0/0_Op/after";
+        QDir().mkpath(folder);
+        std::ofstream((folder + "/outtensor0.bin").toStdString()) << "$Version=1.0\n$Object.Length=99\n";
+        std::ofstream((folder + "/outtensor1.bin").toStdString()) << "";
+        QDir().mkpath(dir.path() + "/msit_dump_y/tensors/notapid/0/0_Op/after");
+        writeBin((dir.path() + "/msit_dump_y/tensors/notapid/0/0_Op/after/outtensor0.bin").toStdString(),
+                 testing::f32Tensor({1}, {1}));
+        // A leftover temporary file from a killed writer is not a tensor.
+        std::ofstream((folder + "/outtensor2.bin.tmp.123.0").toStdString()) << "$Version=1.0\n";
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.tensors.size(), size_t(16));
+        QCOMPARE(idx.problems.size(), size_t(3));
+    }
+
+    void cancelAndBadRoots()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        QVERIFY_THROWS_EXCEPTION(Error, scanDump(dir.path().toStdString(), [](uint64_t, uint64_t) { return false; }));
+        QVERIFY_THROWS_EXCEPTION(Error, scanDump("/nonexistent/dump"));
+        QVERIFY_THROWS_EXCEPTION(Error, scanDump(LLMSCOPE_TESTDATA "/msit/model_tree.json"));
+        QTemporaryDir empty;
+        const DumpIndex e = scanDump(empty.path().toStdString());
+        QVERIFY(e.tensors.empty());
+        QCOMPARE(e.layout, std::string());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstDumpIndex)
+#include "tst_dumpindex.moc"

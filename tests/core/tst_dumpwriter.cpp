@@ -1,0 +1,149 @@
+#include <QDir>
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "dump/dump_layout.h"
+#include "dump/dump_writer.h"
+#include "tensor/bin_file.h"
+#include "util/error.h"
+#include "../test_helpers.h"
+
+using namespace llmscope;
+
+namespace {
+mode_t modeOf(const QString &path)
+{
+    struct stat st {};
+    ::stat(path.toLocal8Bit().constData(), &st);
+    return st.st_mode & 0777;
+}
+
+DumpWriter::Options options(const QString &dir)
+{
+    DumpWriter::Options o;
+    o.outDir = dir.toStdString();
+    o.timestamp = 1700000000;
+    o.minFreeBytes = 0;
+    return o;
+}
+} // namespace
+
+class TstDumpWriter : public QObject {
+    Q_OBJECT
+private slots:
+    void msitLayoutAndModes()
+    {
+        QTemporaryDir dir;
+        DumpWriter w(options(dir.path()));
+        QCOMPARE(QString::fromStdString(w.root()),
+                 dir.path() + "/" + QString::fromStdString(dumpFolderName(1700000000)));
+        QVERIFY(QString::fromStdString(w.root()).contains(QRegularExpression("/msit_dump_\\d{8}_\\d{6}$")));
+        QVERIFY(w.writeTensor(0, 1234, 2, {"3_Decoder", "1_Linear"}, false, false, 0, testing::f32Tensor({1}, {5})));
+        const QString file = QString::fromStdString(w.root()) + "/tensors/0_1234/2/3_Decoder/1_Linear/after/outtensor0.bin";
+        QVERIFY(QFile::exists(file));
+        QCOMPARE(modeOf(file), mode_t(0640));
+        QCOMPARE(modeOf(QFileInfo(file).path()), mode_t(0750));
+        QCOMPARE(modeOf(QString::fromStdString(w.root())), mode_t(0750));
+        QCOMPARE(w.tensorsWritten(), uint64_t(1));
+        QCOMPARE(w.bytesWritten(), uint64_t(4));
+        w.writeText("model/1234/Model.json", "{}");
+        QVERIFY(QFile::exists(QString::fromStdString(w.root()) + "/model/1234/Model.json"));
+        QVERIFY_THROWS_EXCEPTION(Error, w.writeText("../escape.json", "{}"));
+        QVERIFY_THROWS_EXCEPTION(Error, w.writeText("/etc/x", "{}"));
+    }
+
+    void hostileNamesStayInside_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("dotdot") << "../../../etc";
+        QTest::newRow("slash") << "a/b";
+        QTest::newRow("newline") << "x\ny";
+        QTest::newRow("only dots") << "..";
+        QTest::newRow("empty") << "";
+        QTest::newRow("backslash") << "a\\..\\b";
+        QTest::newRow("long") << QString(500, 'n');
+    }
+    void hostileNamesStayInside()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        DumpWriter w(options(dir.path()));
+        QVERIFY(w.writeTensor(0, 1, 0, {"0_" + name.toStdString()}, true, true, 0, testing::f32Tensor({1}, {1})));
+        int files = 0;
+        QDirIterator it(QString::fromStdString(w.root()), QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString f = it.next();
+            QVERIFY2(f.startsWith(QString::fromStdString(w.root()) + "/tensors/0_1/0/0_"), qPrintable(f));
+            QVERIFY(!f.contains("/../") && !f.contains('\n'));
+            ++files;
+        }
+        QCOMPARE(files, 1);
+        const std::string s = sanitizeName(name.toStdString());
+        QVERIFY(s.size() <= 200 && !s.empty() && s != "." && s != ".." && s.find('/') == std::string::npos);
+    }
+
+    void refusesToStartOnAFullDisk()
+    {
+        QTemporaryDir dir;
+        auto o = options(dir.path());
+        o.minFreeBytes = kMinFreeBytes;
+        o.freeBytes = [](const std::string &) { return uint64_t(100) << 20; };
+        try {
+            DumpWriter w(o);
+            QFAIL("started");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).startsWith(
+                         "Disk space is not enough, it's must more than 2G, free size(MB) is: 100"), e.what());
+        }
+    }
+
+    void skipsTensorsWhenSpaceRunsOut()
+    {
+        QTemporaryDir dir;
+        auto o = options(dir.path());
+        o.minFreeBytes = kMinFreeBytes;
+        uint64_t free = 10ull << 30;
+        o.freeBytes = [&free](const std::string &) { return free; };
+        std::vector<std::string> warnings;
+        o.warn = [&](const std::string &m) { warnings.push_back(m); };
+        DumpWriter w(o);
+        QVERIFY(w.writeTensor(0, 1, 0, {"0_A"}, true, true, 0, testing::f32Tensor({1}, {1})));
+        free = 1ull << 30; // under 2 GiB
+        QVERIFY(!w.writeTensor(0, 1, 0, {"0_A"}, true, true, 1, testing::f32Tensor({1}, {1})));
+        QCOMPARE(w.tensorsSkipped(), uint64_t(1));
+        QCOMPARE(warnings.size(), size_t(1));
+        QVERIFY(QString::fromStdString(warnings[0]).contains("free size(MB) is: 1024"));
+        QVERIFY(!QFile::exists(QString::fromStdString(w.tensorPath(0, 1, 0, {"0_A"}, true, true, 1))));
+    }
+
+    // A write that fails part way (here: the file-size limit) leaves no file that reads as valid.
+    void failedWriteLeavesNothing()
+    {
+        QTemporaryDir dir;
+        DumpWriter w(options(dir.path()));
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit old {};
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit small = old;
+        small.rlim_cur = 1000;
+        setrlimit(RLIMIT_FSIZE, &small);
+        bool threw = false;
+        try {
+            w.writeTensor(0, 1, 0, {"0_Big"}, true, true, 0, testing::randomTensor(0, {4096}));
+        } catch (const Error &) {
+            threw = true;
+        }
+        setrlimit(RLIMIT_FSIZE, &old);
+        QVERIFY(threw);
+        QDirIterator it(QString::fromStdString(w.root()), QDir::Files, QDirIterator::Subdirectories);
+        QVERIFY2(!it.hasNext(), "a partial or temporary file was left behind");
+    }
+};
+
+QTEST_GUILESS_MAIN(TstDumpWriter)
+#include "tst_dumpwriter.moc"

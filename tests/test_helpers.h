@@ -1,0 +1,65 @@
+// Builders shared by the suites: tensors with known values and small synthetic dumps.
+#pragma once
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dump/dump_writer.h"
+#include "tensor/dtype.h"
+#include "tensor/tensor.h"
+
+namespace testing {
+
+inline void writeRaw(const std::string &path, const std::string &bytes)
+{
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+inline llmscope::Tensor f32Tensor(std::vector<int64_t> dims, const std::vector<float> &values)
+{
+    llmscope::Tensor t;
+    t.dtype = 0;
+    t.dims = std::move(dims);
+    t.hasData = true;
+    t.data.resize(values.size() * 4);
+    std::memcpy(t.data.data(), values.data(), t.data.size());
+    return t;
+}
+
+// Random payload of the right size for any dtype with a known element size.
+inline llmscope::Tensor randomTensor(int32_t dtype, std::vector<int64_t> dims, unsigned seed = 1)
+{
+    llmscope::Tensor t;
+    t.dtype = dtype;
+    t.dims = std::move(dims);
+    t.hasData = true;
+    std::mt19937 rng(seed);
+    t.data.resize(*llmscope::dtypeBytes(dtype, t.elementCount()));
+    for (auto &b : t.data)
+        b = static_cast<uint8_t>(rng());
+    return t;
+}
+
+// A msit-layout dump: rounds 0 and 1, ops 0_Embed, 1_Layer/{0_Norm,1_Linear}, 2_Head,
+// inputs before and outputs after. Returns the msit_dump_* folder.
+inline std::string writeSyntheticDump(const std::string &outDir, int64_t pid = 4242)
+{
+    llmscope::DumpWriter::Options o;
+    o.outDir = outDir;
+    o.minFreeBytes = 0;
+    o.timestamp = 1700000000;
+    llmscope::DumpWriter w(o);
+    const std::vector<std::vector<std::string>> ops = {
+        {"0_Embed"}, {"1_Layer", "0_Norm"}, {"1_Layer", "1_Linear"}, {"2_Head"}};
+    for (int64_t round = 0; round < 2; ++round)
+        for (size_t k = 0; k < ops.size(); ++k) {
+            const float base = float(round * 100 + k);
+            w.writeTensor(0, pid, round, ops[k], true, true, 0, f32Tensor({2, 2}, {base, 1, 2, 3}));
+            w.writeTensor(0, pid, round, ops[k], false, false, 0, f32Tensor({2, 2}, {base, -1, -2, -3}));
+        }
+    return w.root();
+}
+
+} // namespace testing

@@ -1,0 +1,130 @@
+#include "dump_tree_model.h"
+
+#include "tensor/dtype.h"
+#include "util/text.h"
+
+using namespace llmscope;
+
+DumpTreeModel::Node *DumpTreeModel::Node::child(const QString &wanted)
+{
+    // Children arrive in sorted order, so the one we want is usually the last.
+    if (!children.empty() && children.back()->label == wanted && children.back()->tensor < 0)
+        return children.back().get();
+    auto n = std::make_unique<Node>();
+    n->label = wanted;
+    n->parent = this;
+    n->row = static_cast<int>(children.size());
+    children.push_back(std::move(n));
+    return children.back().get();
+}
+
+DumpTreeModel::DumpTreeModel(QObject *parent) : QAbstractItemModel(parent), m_root(std::make_unique<Node>()) {}
+DumpTreeModel::~DumpTreeModel() = default;
+
+void DumpTreeModel::setIndex(DumpIndex index)
+{
+    beginResetModel();
+    m_index = std::move(index);
+    m_root = std::make_unique<Node>();
+    for (size_t i = 0; i < m_index.tensors.size(); ++i) {
+        const TensorRecord &t = m_index.tensors[i];
+        Node *n = m_root->child(tr("Round %1").arg(t.exec));
+        for (const auto &folder : t.opFolders)
+            n = n->child(QString::fromStdString(folder));
+        const QString leaf = QStringLiteral("%1/%2%3%4")
+                                 .arg(t.before ? QStringLiteral("before") : QStringLiteral("after"),
+                                      t.input ? QStringLiteral("intensor") : QStringLiteral("outtensor"))
+                                 .arg(t.index)
+                                 .arg(t.param.empty() ? QString() : QStringLiteral("_") + QString::fromStdString(t.param));
+        auto l = std::make_unique<Node>();
+        l->label = leaf;
+        l->tensor = static_cast<int>(i);
+        l->parent = n;
+        l->row = static_cast<int>(n->children.size());
+        n->children.push_back(std::move(l));
+    }
+    endResetModel();
+}
+
+DumpTreeModel::Node *DumpTreeModel::nodeFor(const QModelIndex &index) const
+{
+    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : m_root.get();
+}
+
+QModelIndex DumpTreeModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (column < 0 || column >= ColumnCount || (parent.isValid() && parent.column() != 0))
+        return {};
+    Node *p = nodeFor(parent);
+    if (row < 0 || row >= static_cast<int>(p->children.size()))
+        return {};
+    return createIndex(row, column, p->children[static_cast<size_t>(row)].get());
+}
+
+QModelIndex DumpTreeModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid())
+        return {};
+    Node *p = nodeFor(child)->parent;
+    if (!p || p == m_root.get())
+        return {};
+    return createIndex(p->row, 0, p);
+}
+
+int DumpTreeModel::rowCount(const QModelIndex &parent) const
+{
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    return static_cast<int>(nodeFor(parent)->children.size());
+}
+
+int DumpTreeModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return {};
+    const Node *n = nodeFor(index);
+    if (index.column() == NameColumn)
+        return role == Qt::ToolTipRole && n->tensor >= 0
+                   ? QString::fromStdString(m_index.tensors[static_cast<size_t>(n->tensor)].path)
+                   : n->label;
+    if (n->tensor < 0)
+        return {};
+    const TensorRecord &t = m_index.tensors[static_cast<size_t>(n->tensor)];
+    auto stat = [&](double TensorStats::*field) -> QVariant {
+        if (!t.stats)
+            return {};
+        return QString::fromStdString(formatStat((*t.stats).*field));
+    };
+    switch (index.column()) {
+    case DTypeColumn:
+        return QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType);
+    case ShapeColumn:
+        return QStringLiteral("[%1]").arg(QString::fromStdString(joinDims(t.dims, ',')));
+    case MaxColumn: return stat(&TensorStats::max);
+    case MinColumn: return stat(&TensorStats::min);
+    case MeanColumn: return stat(&TensorStats::mean);
+    case NormColumn: return stat(&TensorStats::l2norm);
+    default: return {};
+    }
+}
+
+QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Operation / tensor");
+    case DTypeColumn: return tr("Type");
+    case ShapeColumn: return tr("Shape");
+    case MaxColumn: return tr("Max");
+    case MinColumn: return tr("Min");
+    case MeanColumn: return tr("Mean");
+    case NormColumn: return tr("L2 norm");
+    default: return {};
+    }
+}
