@@ -1,0 +1,177 @@
+// llmscope-sample-generate: a native llama.cpp target. Loads a model, greedy-generates N
+// tokens from a prompt and prints the token ids, timing and (on request) the last logits.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <dlfcn.h>
+#include <libgen.h>
+
+#include <ggml-backend.h>
+#include <llama.h>
+
+namespace {
+
+const char *kUsage =
+    "usage: llmscope-sample-generate -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-t THREADS]\n"
+    "         [--flash-attn on|off|auto] [--batch N] [--ctx N] [--logits]\n"
+    "  -p  prompt text [\"Hello, llmscope\"]   -n  tokens to generate [16]   -t  threads [1]\n"
+    "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
+    "  --logits  also print the logits that chose the last token\n"
+    "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...' and, with --logits, 'logits: ...'.\n";
+
+double msSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+void quietLog(ggml_log_level level, const char *text, void *)
+{
+    if (level >= GGML_LOG_LEVEL_WARN)
+        std::fputs(text, stderr);
+}
+
+// The CPU backends (libggml-cpu-*.so) live beside libllama; load them from there so the
+// program runs from any working directory.
+void loadBackends()
+{
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&llama_backend_init), &info) && info.dli_fname) {
+        std::string path = info.dli_fname;
+        ggml_backend_load_all_from_path(dirname(path.data()));
+    }
+    if (ggml_backend_dev_count() == 0)
+        ggml_backend_load_all();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string model, prompt = "Hello, llmscope", flash = "on";
+    int n = 16, threads = 1, batch = 512, ctxSize = 256;
+    bool printLogits = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> const char * {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "llmscope-sample-generate: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "-m") model = value();
+        else if (a == "-p") prompt = value();
+        else if (a == "-n") n = std::atoi(value());
+        else if (a == "-t") threads = std::atoi(value());
+        else if (a == "--flash-attn") flash = value();
+        else if (a == "--batch") batch = std::atoi(value());
+        else if (a == "--ctx") ctxSize = std::atoi(value());
+        else if (a == "--logits") printLogits = true;
+        else if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else {
+            std::fprintf(stderr, "llmscope-sample-generate: unknown option '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+    }
+    if (model.empty() || n < 1 || threads < 1 || batch < 1 || ctxSize < 8 ||
+        (flash != "on" && flash != "off" && flash != "auto")) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    llama_log_set(quietLog, nullptr);
+    loadBackends();
+    llama_backend_init();
+
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = 0;
+    mp.progress_callback = [](float, void *) { return true; }; // no progress dots on stderr
+    llama_model *m = llama_model_load_from_file(model.c_str(), mp);
+    if (!m) {
+        std::fprintf(stderr, "llmscope-sample-generate: cannot load model '%s'\n", model.c_str());
+        return 1;
+    }
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = uint32_t(ctxSize);
+    cp.n_batch = uint32_t(batch);
+    cp.n_ubatch = uint32_t(batch);
+    cp.n_threads = threads;
+    cp.n_threads_batch = threads;
+    cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
+                         : flash == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
+    llama_context *ctx = llama_init_from_model(m, cp);
+    if (!ctx) {
+        std::fprintf(stderr, "llmscope-sample-generate: cannot create a context\n");
+        return 1;
+    }
+    const llama_vocab *vocab = llama_model_get_vocab(m);
+    std::vector<llama_token> tokens(prompt.size() + 8);
+    const int np = llama_tokenize(vocab, prompt.c_str(), int32_t(prompt.size()), tokens.data(), int32_t(tokens.size()),
+                                  true, false);
+    if (np < 1) {
+        std::fprintf(stderr, "llmscope-sample-generate: cannot tokenize the prompt\n");
+        return 1;
+    }
+    tokens.resize(size_t(np));
+    if (np + n > ctxSize) {
+        std::fprintf(stderr, "llmscope-sample-generate: %d prompt + %d new tokens exceed --ctx %d\n", np, n, ctxSize);
+        return 2;
+    }
+    std::printf("prompt_tokens:");
+    for (auto t : tokens)
+        std::printf(" %d", t);
+    std::printf("\n");
+
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < np; i += batch) {
+        const int count = std::min(batch, np - i);
+        if (llama_decode(ctx, llama_batch_get_one(tokens.data() + i, count)) != 0) {
+            std::fprintf(stderr, "llmscope-sample-generate: prompt decode failed\n");
+            return 1;
+        }
+    }
+    const double prefillMs = msSince(t0);
+    const int nVocab = llama_vocab_n_tokens(vocab);
+    std::vector<llama_token> out;
+    std::vector<float> last;
+    const auto t1 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+        const float *logits = llama_get_logits_ith(ctx, -1);
+        int best = 0;
+        for (int v = 1; v < nVocab; ++v)
+            if (logits[v] > logits[best])
+                best = v;
+        out.push_back(best);
+        if (i + 1 == n) {
+            last.assign(logits, logits + nVocab);
+            break;
+        }
+        llama_token tok = best;
+        if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
+            std::fprintf(stderr, "llmscope-sample-generate: decode failed at token %d\n", i);
+            return 1;
+        }
+    }
+    const double decodeMs = msSince(t1);
+    std::printf("tokens:");
+    for (auto t : out)
+        std::printf(" %d", t);
+    std::printf("\n");
+    std::printf("timing: prefill %d tokens %.3f ms, decode %d tokens %.3f ms, %.2f tokens/s\n", np, prefillMs, n - 1,
+                decodeMs, n > 1 ? (n - 1) * 1000.0 / decodeMs : 0.0);
+    if (printLogits) {
+        std::printf("logits:");
+        for (float v : last)
+            std::printf(" %.9g", v);
+        std::printf("\n");
+    }
+    llama_free(ctx);
+    llama_model_free(m);
+    llama_backend_free();
+    return 0;
+}

@@ -1,0 +1,122 @@
+// llmscope-make-model: sample GGUF models for golden-versus-test work.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <llama.h>
+
+#include "model_writer.h"
+
+namespace {
+
+const char *kUsage =
+    "usage:\n"
+    "  llmscope-make-model --out MODEL.gguf [shape options] [corruption options]\n"
+    "  llmscope-make-model --quantize q8_0|q4_0 --in MODEL.gguf --out QUANTIZED.gguf\n"
+    "  llmscope-make-model --family DIR [shape options] [corruption options]\n"
+    "\n"
+    "shape options (defaults in brackets):\n"
+    "  --layers N [4]  --width N [256]  --heads N [4]  --kv-heads N [2]  --ff N [512]\n"
+    "  --context N [256]  --seed N [1]\n"
+    "corruption options (perturb one weight of one layer; same seed, same other weights):\n"
+    "  --corrupt-layer K  --corrupt-tensor NAME [ffn_down]  --corrupt-amount X [0.1]\n"
+    "    the weight gets X times its own standard deviation of seeded Gaussian noise\n"
+    "\n"
+    "--family DIR writes model-f32.gguf, model-q8_0.gguf, model-q4_0.gguf and\n"
+    "model-corrupt.gguf (layer K, default layers/2) into DIR.\n";
+
+int intArg(const char *opt, const char *v)
+{
+    char *end = nullptr;
+    const long x = std::strtol(v, &end, 10);
+    if (!*v || *end)
+        throw std::runtime_error(std::string(opt) + " needs a number, not '" + v + "'");
+    return static_cast<int>(x);
+}
+
+void quietLog(ggml_log_level level, const char *text, void *)
+{
+    if (level >= GGML_LOG_LEVEL_WARN)
+        std::fputs(text, stderr);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    ModelSpec spec;
+    Corruption corruption;
+    bool corruptionAmountSet = false;
+    std::string out, in, quantize, family;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "-h" || a == "--help") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            }
+            if (i + 1 >= argc)
+                throw std::runtime_error("'" + a + "' needs a value (or is unknown); see --help");
+            const char *v = argv[++i];
+            if (a == "--out") out = v;
+            else if (a == "--in") in = v;
+            else if (a == "--quantize") quantize = v;
+            else if (a == "--family") family = v;
+            else if (a == "--layers") spec.layers = intArg("--layers", v);
+            else if (a == "--width") spec.width = intArg("--width", v);
+            else if (a == "--heads") spec.heads = intArg("--heads", v);
+            else if (a == "--kv-heads") spec.kvHeads = intArg("--kv-heads", v);
+            else if (a == "--ff") spec.ff = intArg("--ff", v);
+            else if (a == "--context") spec.context = intArg("--context", v);
+            else if (a == "--seed") spec.seed = static_cast<uint64_t>(intArg("--seed", v));
+            else if (a == "--corrupt-layer") corruption.layer = intArg("--corrupt-layer", v);
+            else if (a == "--corrupt-tensor") corruption.tensor = v;
+            else if (a == "--corrupt-amount") {
+                char *end = nullptr;
+                corruption.amount = std::strtod(v, &end);
+                if (!*v || *end)
+                    throw std::runtime_error(std::string("--corrupt-amount needs a number, not '") + v + "'");
+                corruptionAmountSet = true;
+            } else
+                throw std::runtime_error("unknown option '" + a + "'; see --help");
+        }
+        if (corruption.layer >= 0 && !corruptionAmountSet)
+            corruption.amount = 0.1;
+        llama_log_set(quietLog, nullptr);
+        if (!quantize.empty()) {
+            if (in.empty() || out.empty())
+                throw std::runtime_error("--quantize needs --in and --out");
+            quantizeModel(in, out, quantize);
+            std::printf("%s\n", out.c_str());
+        } else if (!family.empty()) {
+            std::filesystem::create_directories(family);
+            const std::string f32 = family + "/model-f32.gguf";
+            writeModel(spec, Corruption{}, f32);
+            quantizeModel(f32, family + "/model-q8_0.gguf", "q8_0");
+            quantizeModel(f32, family + "/model-q4_0.gguf", "q4_0");
+            if (corruption.layer < 0) {
+                corruption.layer = spec.layers / 2;
+                if (!corruptionAmountSet)
+                    corruption.amount = 0.1;
+            }
+            writeModel(spec, corruption, family + "/model-corrupt.gguf");
+            std::printf("%s/model-f32.gguf\n%s/model-q8_0.gguf\n%s/model-q4_0.gguf\n%s/model-corrupt.gguf "
+                        "(layer %d %s, amount %g)\n",
+                        family.c_str(), family.c_str(), family.c_str(), family.c_str(), corruption.layer,
+                        corruption.tensor.c_str(), corruption.amount);
+        } else if (!out.empty()) {
+            writeModel(spec, corruption, out);
+            std::printf("%s\n", out.c_str());
+        } else {
+            std::fputs(kUsage, stderr);
+            return 2;
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "llmscope-make-model: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,200 @@
+#include "model_writer.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ggml.h>
+#include <gguf.h>
+#include <llama.h>
+
+namespace {
+
+// Reproducible normal samples: mt19937_64 is specified bit for bit by the standard,
+// std::normal_distribution is not, so Box-Muller is done here.
+class Normal {
+public:
+    explicit Normal(uint64_t seed) : m_rng(seed) {}
+    double next()
+    {
+        if (m_haveSpare) {
+            m_haveSpare = false;
+            return m_spare;
+        }
+        double u1, u2;
+        do
+            u1 = (m_rng() >> 11) * 0x1.0p-53;
+        while (u1 <= 0);
+        u2 = (m_rng() >> 11) * 0x1.0p-53;
+        const double r = std::sqrt(-2 * std::log(u1));
+        m_spare = r * std::sin(2 * M_PI * u2);
+        m_haveSpare = true;
+        return r * std::cos(2 * M_PI * u2);
+    }
+
+private:
+    std::mt19937_64 m_rng;
+    bool m_haveSpare = false;
+    double m_spare = 0;
+};
+
+uint64_t nameHash(const std::string &s) // FNV-1a, so each tensor's stream depends on its name only
+{
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+struct TensorPlan { std::string name; int64_t ne0, ne1; bool isNorm; };
+
+std::vector<TensorPlan> plan(const ModelSpec &s, int vocab)
+{
+    const int64_t headDim = s.width / s.heads;
+    const int64_t kvDim = headDim * s.kvHeads;
+    std::vector<TensorPlan> p{{"token_embd.weight", s.width, vocab, false}};
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string b = "blk." + std::to_string(l) + ".";
+        p.push_back({b + "attn_norm.weight", s.width, 1, true});
+        p.push_back({b + "attn_q.weight", s.width, s.width, false});
+        p.push_back({b + "attn_k.weight", s.width, kvDim, false});
+        p.push_back({b + "attn_v.weight", s.width, kvDim, false});
+        p.push_back({b + "attn_output.weight", s.width, s.width, false});
+        p.push_back({b + "ffn_norm.weight", s.width, 1, true});
+        p.push_back({b + "ffn_gate.weight", s.width, s.ff, false});
+        p.push_back({b + "ffn_up.weight", s.width, s.ff, false});
+        p.push_back({b + "ffn_down.weight", s.ff, s.width, false});
+    }
+    p.push_back({"output_norm.weight", s.width, 1, true});
+    p.push_back({"output.weight", s.width, vocab, false});
+    return p;
+}
+
+void check(const ModelSpec &s)
+{
+    auto positive = [](int v, const char *what) {
+        if (v <= 0)
+            throw std::runtime_error(std::string(what) + " must be positive");
+    };
+    positive(s.layers, "--layers");
+    positive(s.width, "--width");
+    positive(s.heads, "--heads");
+    positive(s.kvHeads, "--kv-heads");
+    positive(s.ff, "--ff");
+    positive(s.context, "--context");
+    if (s.width % s.heads)
+        throw std::runtime_error("--width must be a multiple of --heads");
+    if (s.heads % s.kvHeads)
+        throw std::runtime_error("--heads must be a multiple of --kv-heads");
+    if (s.width % 32 || s.ff % 32)
+        throw std::runtime_error("--width and --ff must be multiples of 32 (quantized blocks hold 32 values)");
+}
+
+} // namespace
+
+void writeModel(const ModelSpec &s, const Corruption &corruption, const std::string &path)
+{
+    check(s);
+    // Byte-level vocabulary: <unk>, <s>, </s>, then the 256 byte tokens.
+    std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+    std::vector<int32_t> types = {2, 3, 3};
+    for (int b = 0; b < 256; ++b) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+        tokens.emplace_back(buf);
+        types.push_back(6);
+    }
+    const int vocab = static_cast<int>(tokens.size());
+    const auto tensors = plan(s, vocab);
+    if (corruption.layer >= s.layers)
+        throw std::runtime_error("--corrupt-layer " + std::to_string(corruption.layer) + " but the model has " +
+                                 std::to_string(s.layers) + " layers");
+    const std::string target =
+        corruption.layer >= 0 ? "blk." + std::to_string(corruption.layer) + "." + corruption.tensor + ".weight" : "";
+    bool hit = target.empty();
+
+    size_t bytes = 0;
+    for (const auto &t : tensors)
+        bytes += size_t(t.ne0 * t.ne1) * 4 + ggml_tensor_overhead();
+    ggml_init_params ip{bytes + (1 << 20), nullptr, false};
+    ggml_context *ctx = ggml_init(ip);
+    if (!ctx)
+        throw std::runtime_error("ggml_init failed");
+    gguf_context *gg = gguf_init_empty();
+
+    gguf_set_val_str(gg, "general.architecture", "llama");
+    gguf_set_val_str(gg, "general.name", "llmscope-sample");
+    gguf_set_val_u32(gg, "general.file_type", 0); // all F32
+    gguf_set_val_u32(gg, "llama.context_length", uint32_t(s.context));
+    gguf_set_val_u32(gg, "llama.embedding_length", uint32_t(s.width));
+    gguf_set_val_u32(gg, "llama.block_count", uint32_t(s.layers));
+    gguf_set_val_u32(gg, "llama.feed_forward_length", uint32_t(s.ff));
+    gguf_set_val_u32(gg, "llama.attention.head_count", uint32_t(s.heads));
+    gguf_set_val_u32(gg, "llama.attention.head_count_kv", uint32_t(s.kvHeads));
+    gguf_set_val_u32(gg, "llama.rope.dimension_count", uint32_t(s.width / s.heads));
+    gguf_set_val_f32(gg, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    gguf_set_val_str(gg, "tokenizer.ggml.model", "llama");
+    gguf_set_val_bool(gg, "tokenizer.ggml.add_space_prefix", false); // text round-trips through the tokenizer
+    std::vector<const char *> tokenPtrs;
+    for (const auto &t : tokens)
+        tokenPtrs.push_back(t.c_str());
+    gguf_set_arr_str(gg, "tokenizer.ggml.tokens", tokenPtrs.data(), tokenPtrs.size());
+    std::vector<float> scores(tokens.size(), 0.0f);
+    gguf_set_arr_data(gg, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores.data(), scores.size());
+    gguf_set_arr_data(gg, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types.data(), types.size());
+    gguf_set_val_u32(gg, "tokenizer.ggml.unknown_token_id", 0);
+    gguf_set_val_u32(gg, "tokenizer.ggml.bos_token_id", 1);
+    gguf_set_val_u32(gg, "tokenizer.ggml.eos_token_id", 2);
+
+    for (const auto &t : tensors) {
+        ggml_tensor *x = t.ne1 == 1 ? ggml_new_tensor_1d(ctx, GGML_TYPE_F32, t.ne0)
+                                    : ggml_new_tensor_2d(ctx, GGML_TYPE_F32, t.ne0, t.ne1);
+        ggml_set_name(x, t.name.c_str());
+        float *d = static_cast<float *>(x->data);
+        const int64_t n = t.ne0 * t.ne1;
+        Normal rnd(s.seed ^ nameHash(t.name));
+        // Norm weights near 1; matrices scaled by 1/sqrt(fan-in) so activations stay O(1).
+        const double scale = t.isNorm ? 0.1 : 1.0 / std::sqrt(double(t.ne0));
+        for (int64_t i = 0; i < n; ++i)
+            d[i] = static_cast<float>((t.isNorm ? 1.0 : 0.0) + scale * rnd.next());
+        if (t.name == target) {
+            Normal noise(s.seed ^ nameHash(t.name) ^ 0x5eedc0de5eedc0deull);
+            for (int64_t i = 0; i < n; ++i)
+                d[i] = static_cast<float>(d[i] + corruption.amount * scale * noise.next());
+            hit = true;
+        }
+        gguf_add_tensor(gg, x);
+    }
+    if (!hit)
+        throw std::runtime_error("--corrupt-tensor '" + corruption.tensor +
+                                 "' is not a layer weight (attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, "
+                                 "ffn_gate, ffn_up, ffn_down)");
+    const std::string tmp = path + ".tmp";
+    const bool ok = gguf_write_to_file(gg, tmp.c_str(), false);
+    gguf_free(gg);
+    ggml_free(ctx);
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("cannot write '" + path + "'");
+    }
+}
+
+void quantizeModel(const std::string &in, const std::string &out, const std::string &type)
+{
+    llama_model_quantize_params p = llama_model_quantize_default_params();
+    if (type == "q8_0")
+        p.ftype = LLAMA_FTYPE_MOSTLY_Q8_0;
+    else if (type == "q4_0")
+        p.ftype = LLAMA_FTYPE_MOSTLY_Q4_0;
+    else
+        throw std::runtime_error("--quantize takes q8_0 or q4_0, not '" + type + "'");
+    p.nthread = 1;
+    const std::string tmp = out + ".tmp";
+    if (llama_model_quantize(in.c_str(), tmp.c_str(), &p) != 0 || std::rename(tmp.c_str(), out.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("llama_model_quantize failed for '" + in + "' -> '" + out + "'");
+    }
+}

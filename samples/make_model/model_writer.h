@@ -1,0 +1,26 @@
+// Writes llama-architecture GGUF models with seeded random F32 weights and a byte-level
+// vocabulary, and variants of the same network (quantized, or one weight perturbed).
+#pragma once
+#include <cstdint>
+#include <string>
+
+struct ModelSpec {
+    int layers = 4;
+    int width = 256;      // embedding length
+    int heads = 4;
+    int kvHeads = 2;
+    int ff = 512;         // feed-forward length
+    int context = 256;
+    uint64_t seed = 1;
+};
+
+struct Corruption {
+    int layer = -1;                 // -1: none
+    std::string tensor = "ffn_down"; // blk.{layer}.{tensor}.weight
+    double amount = 0;              // noise standard deviation, relative to the weight's own
+};
+
+// Throws std::runtime_error with a message saying what is wrong.
+void writeModel(const ModelSpec &spec, const Corruption &corruption, const std::string &path);
+// Quantizes with libllama's own llama_model_quantize (default parameters); type "q8_0" or "q4_0".
+void quantizeModel(const std::string &in, const std::string &out, const std::string &type);

@@ -1,0 +1,50 @@
+// Runs the sample targets and parses their output, for the real-engine suites.
+#pragma once
+#include <QProcess>
+#include <QStringList>
+
+#include <vector>
+
+namespace engine {
+
+struct Generation {
+    int exitCode = -1;
+    QString stderrText;
+    std::vector<int> promptTokens, tokens;
+    std::vector<double> logits;
+};
+
+inline std::vector<double> numbersAfter(const QString &out, const QString &label)
+{
+    std::vector<double> v;
+    for (const QString &line : out.split('\n'))
+        if (line.startsWith(label + ":"))
+            for (const QString &w : line.mid(label.size() + 1).split(' ', Qt::SkipEmptyParts))
+                v.push_back(w.toDouble());
+    return v;
+}
+
+inline Generation run(const QString &program, const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, args);
+    Generation g;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        g.stderrText = "timed out";
+        return g;
+    }
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    g.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    g.stderrText = QString::fromUtf8(p.readAllStandardError());
+    for (double d : numbersAfter(out, "prompt_tokens"))
+        g.promptTokens.push_back(int(d));
+    for (double d : numbersAfter(out, "tokens"))
+        g.tokens.push_back(int(d));
+    g.logits = numbersAfter(out, "logits");
+    return g;
+}
+
+} // namespace engine
