@@ -24,11 +24,12 @@ uint64_t freeBytesAt(const std::string &path)
 
 DumpWriter::DumpWriter(Options options) : m_options(std::move(options))
 {
-    makeDirs(m_options.outDir);
-    const uint64_t free = m_options.freeBytes(m_options.outDir);
+    const std::string &dir = m_options.root.empty() ? m_options.outDir : m_options.root;
+    makeDirs(dir);
+    const uint64_t free = m_options.freeBytes(dir);
     if (free < m_options.minFreeBytes)
-        throw Error(diskSpaceMessage(free) + " (output folder '" + m_options.outDir + "')");
-    m_root = m_options.outDir + "/" + dumpFolderName(m_options.timestamp);
+        throw Error(diskSpaceMessage(free) + " (output folder '" + dir + "')");
+    m_root = m_options.root.empty() ? m_options.outDir + "/" + dumpFolderName(m_options.timestamp) : m_options.root;
     makeDirs(m_root);
 }
 

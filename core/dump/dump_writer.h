@@ -23,6 +23,7 @@ class DumpWriter {
 public:
     struct Options {
         std::string outDir = ".";
+        std::string root; // when set, the msit_dump_* folder itself (shared by several writers)
         std::time_t timestamp = std::time(nullptr);
         uint64_t minFreeBytes = kMinFreeBytes;
         std::function<void(const std::string &)> warn; // where skipped-tensor messages go

@@ -21,6 +21,7 @@ const char *kUsage =
     "  -p  prompt text [\"Hello, llmscope\"]   -n  tokens to generate [16]   -t  threads [1]\n"
     "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
     "  --logits  also print the logits that chose the last token\n"
+    "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...' and, with --logits, 'logits: ...'.\n";
 
 double msSince(std::chrono::steady_clock::time_point t)
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 {
     std::string model, prompt = "Hello, llmscope", flash = "on";
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
-    bool printLogits = false;
+    bool printLogits = false, countNodes = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
         else if (a == "--batch") batch = std::atoi(value());
         else if (a == "--ctx") ctxSize = std::atoi(value());
         else if (a == "--logits") printLogits = true;
+        else if (a == "--count-nodes") countNodes = true;
         else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
@@ -104,6 +106,16 @@ int main(int argc, char **argv)
     cp.n_threads_batch = threads;
     cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
                          : flash == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
+    // The application's own eval callback: counts every node ggml offers, wants none.
+    static long evalAsks = 0;
+    if (countNodes) {
+        cp.cb_eval = [](ggml_tensor *, bool ask, void *) {
+            if (ask)
+                ++evalAsks;
+            return !ask;
+        };
+        cp.cb_eval_user_data = nullptr;
+    }
     llama_context *ctx = llama_init_from_model(m, cp);
     if (!ctx) {
         std::fprintf(stderr, "llmscope-sample-generate: cannot create a context\n");
@@ -164,6 +176,8 @@ int main(int argc, char **argv)
     std::printf("\n");
     std::printf("timing: prefill %d tokens %.3f ms, decode %d tokens %.3f ms, %.2f tokens/s\n", np, prefillMs, n - 1,
                 decodeMs, n > 1 ? (n - 1) * 1000.0 / decodeMs : 0.0);
+    if (countNodes)
+        std::printf("eval_asks: %ld\n", evalAsks);
     if (printLogits) {
         std::printf("logits:");
         for (float v : last)

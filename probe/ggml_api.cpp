@@ -1,0 +1,76 @@
+#include "ggml_api.h"
+
+#include <link.h>
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+namespace llmscope::probe {
+namespace {
+
+struct Search { const char *symbol; void *self; void *found; void *handle; };
+
+int visit(dl_phdr_info *info, size_t, void *data)
+{
+    auto *s = static_cast<Search *>(data);
+    if (!info->dlpi_name || !*info->dlpi_name)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *sym = dlsym(h, s->symbol);
+    if (sym && sym != s->self) {
+        s->found = sym;
+        s->handle = h;
+        return 1; // keep the handle: the object stays loaded while the host uses it
+    }
+    dlclose(h);
+    return 0;
+}
+
+template <typename F> void bind(F &fn, void *handle, const char *name)
+{
+    fn = reinterpret_cast<F>(handle ? dlsym(handle, name) : dlsym(RTLD_NEXT, name));
+}
+
+} // namespace
+
+bool GgmlApi::complete() const
+{
+    return setEvalCallback && graphComputeAsync && getName && opDesc && typeName && nelements && nbytes &&
+           isContiguous && tensorGet && graphNNodes && graphNode;
+}
+
+const GgmlApi &ggml()
+{
+    static GgmlApi api;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void *self = dlsym(RTLD_DEFAULT, "ggml_backend_sched_set_eval_callback");
+        void *handle = nullptr;
+        if (!dlsym(RTLD_NEXT, "ggml_backend_sched_set_eval_callback")) {
+            Search s{"ggml_backend_sched_set_eval_callback", self, nullptr, nullptr};
+            dl_iterate_phdr(visit, &s);
+            handle = s.handle;
+            if (!handle)
+                return;
+        }
+        bind(api.setEvalCallback, handle, "ggml_backend_sched_set_eval_callback");
+        bind(api.graphComputeAsync, handle, "ggml_backend_sched_graph_compute_async");
+        // The helpers live in libggml-base, which the scheduler's object depends on.
+        void *base = handle ? handle : RTLD_DEFAULT;
+        api.getName = reinterpret_cast<decltype(api.getName)>(dlsym(base, "ggml_get_name"));
+        api.opDesc = reinterpret_cast<decltype(api.opDesc)>(dlsym(base, "ggml_op_desc"));
+        api.typeName = reinterpret_cast<decltype(api.typeName)>(dlsym(base, "ggml_type_name"));
+        api.nelements = reinterpret_cast<decltype(api.nelements)>(dlsym(base, "ggml_nelements"));
+        api.nbytes = reinterpret_cast<decltype(api.nbytes)>(dlsym(base, "ggml_nbytes"));
+        api.isContiguous = reinterpret_cast<decltype(api.isContiguous)>(dlsym(base, "ggml_is_contiguous"));
+        api.tensorGet = reinterpret_cast<decltype(api.tensorGet)>(dlsym(base, "ggml_backend_tensor_get"));
+        api.graphNNodes = reinterpret_cast<decltype(api.graphNNodes)>(dlsym(base, "ggml_graph_n_nodes"));
+        api.graphNode = reinterpret_cast<decltype(api.graphNode)>(dlsym(base, "ggml_graph_node"));
+    });
+    return api;
+}
+
+} // namespace llmscope::probe

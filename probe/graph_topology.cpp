@@ -1,0 +1,101 @@
+#include "graph_topology.h"
+
+#include "dump/dump_layout.h"
+#include "ggml_api.h"
+
+namespace llmscope::probe {
+
+int layerOf(const std::string &name)
+{
+    const size_t dash = name.rfind('-');
+    if (dash == std::string::npos || dash + 1 >= name.size())
+        return -1;
+    int v = 0;
+    for (size_t i = dash + 1; i < name.size(); ++i) {
+        if (name[i] < '0' || name[i] > '9')
+            return -1;
+        v = v * 10 + (name[i] - '0');
+        if (v > 1000000)
+            return -1;
+    }
+    return v;
+}
+
+GraphTopology GraphTopology::build(ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    GraphTopology g;
+    const int n = api.graphNNodes(graph);
+    std::vector<int> layers(static_cast<size_t>(n));
+    int lastLayerNode = -1;
+    for (int i = 0; i < n; ++i) {
+        layers[size_t(i)] = layerOf(api.getName(api.graphNode(graph, i)));
+        if (layers[size_t(i)] >= 0)
+            lastLayerNode = i;
+    }
+    int current = -1, currentLayer = -2, childCount = 0;
+    for (int i = 0; i < n; ++i) {
+        const ggml_tensor *t = api.graphNode(graph, i);
+        GraphNode node;
+        node.tensor = t;
+        node.name = api.getName(t);
+        node.type = api.opDesc(t);
+        const ggml_tensor *base = t->view_src ? t->view_src : t;
+        const std::string baseName = api.getName(base);
+        node.kvCache = baseName.rfind("cache_k", 0) == 0 || baseName.rfind("cache_v", 0) == 0 ||
+                       node.name.rfind("cache_k", 0) == 0 || node.name.rfind("cache_v", 0) == 0;
+        // Unsuffixed nodes belong to the operation around them; after the last layer they
+        // form the output head, before the first the embedding.
+        int layer = layers[size_t(i)];
+        if (layer < 0)
+            layer = lastLayerNode >= 0 && i > lastLayerNode ? -3 : (currentLayer == -2 ? -1 : currentLayer);
+        if (layer != currentLayer || current < 0) {
+            currentLayer = layer;
+            if (layer == -1)
+                g.groups.push_back({"Embedding", "Embedding"});
+            else if (layer == -3)
+                g.groups.push_back({"OutputHead", "OutputHead"});
+            else
+                g.groups.push_back({"Layer" + std::to_string(layer), "DecoderLayer"});
+            current = int(g.groups.size()) - 1;
+            childCount = 0;
+        }
+        node.group = current;
+        node.child = childCount++;
+        node.id = std::to_string(node.group) + "_" + std::to_string(node.child);
+        g.indexOf[t] = int(g.nodes.size());
+        g.nodes.push_back(std::move(node));
+    }
+    return g;
+}
+
+std::vector<std::string> GraphTopology::folders(int i) const
+{
+    const GraphNode &n = nodes[size_t(i)];
+    return {opFolderName(n.group, groups[size_t(n.group)].type), opFolderName(n.child, n.type)};
+}
+
+TopoNode GraphTopology::toModel() const
+{
+    const GgmlApi &api = ggml();
+    TopoNode model;
+    model.name = "GgmlGraph";
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+        TopoNode op;
+        op.name = groups[gi].name;
+        op.type = groups[gi].type;
+        model.children.push_back(op);
+    }
+    for (const GraphNode &n : nodes) {
+        TopoNode op;
+        op.name = n.name;
+        op.type = n.type;
+        for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s)
+            op.inTensors.push_back(api.getName(n.tensor->src[s]));
+        op.outTensors.push_back(n.name);
+        model.children[size_t(n.group)].children.push_back(std::move(op));
+    }
+    return model;
+}
+
+} // namespace llmscope::probe

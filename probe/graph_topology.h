@@ -1,0 +1,39 @@
+// A ggml graph as msit's topology: level 0 the model, level 1 operations (embedding, one per
+// layer from the "-N" name suffix, output head), level 2 the ggml nodes in graph order.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <ggml.h>
+
+#include "dump/topology.h"
+
+namespace llmscope::probe {
+
+struct GraphNode {
+    const ggml_tensor *tensor = nullptr;
+    int group = 0;          // top-level operation index
+    int child = 0;          // index inside the group
+    std::string id;         // "3_1"
+    std::string type;       // ggml op ("MUL_MAT")
+    std::string name;       // ggml tensor name ("ffn_inp-2")
+    bool kvCache = false;   // a view into / write to the KV cache
+};
+
+struct GraphGroup { std::string name, type; };
+
+struct GraphTopology {
+    std::vector<GraphNode> nodes;
+    std::vector<GraphGroup> groups;
+    std::unordered_map<const ggml_tensor *, int> indexOf;
+
+    static GraphTopology build(ggml_cgraph *graph);
+    std::vector<std::string> folders(int node) const; // {"3_DecoderLayer", "1_MUL_MAT"}
+    TopoNode toModel() const;
+};
+
+// The "-N" layer suffix of a ggml tensor name, or -1.
+int layerOf(const std::string &name);
+
+} // namespace llmscope::probe

@@ -1,0 +1,50 @@
+#include "probe_config.h"
+
+#include <cstdlib>
+
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope::probe {
+namespace {
+std::string env(const char *name)
+{
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+} // namespace
+
+ProbeConfig readProbeConfig()
+{
+    ProbeConfig c;
+    c.root = env("LLMSCOPE_DUMP_ROOT");
+    if (c.root.empty())
+        return c;
+    try {
+        for (const auto &t : split(env("LLMSCOPE_TYPE").empty() ? "tensor" : env("LLMSCOPE_TYPE"), ',')) {
+            if (t == "tensor") c.tensors = true;
+            else if (t == "stats") c.stats = true;
+            else if (t == "model" || t == "layer") c.topology = true;
+        }
+        c.descOnly = env("LLMSCOPE_SD") == "1";
+        c.kvCache = env("LLMSCOPE_KV") == "1";
+        Selection &s = c.selection;
+        s.ids = OpIds::parse(env("LLMSCOPE_IDS"));
+        s.opNames = parseOpNames(env("LLMSCOPE_OPNAME"));
+        if (!env("LLMSCOPE_ER").empty())
+            s.rounds = Rounds::parse(env("LLMSCOPE_ER"), true);
+        if (!env("LLMSCOPE_CHILD").empty())
+            s.child = parseBoolOption("child", env("LLMSCOPE_CHILD"));
+        if (!env("LLMSCOPE_TIME").empty())
+            s.time = parseDumpTime(env("LLMSCOPE_TIME"));
+        if (!env("LLMSCOPE_STP").empty())
+            s.part = parseTensorPart(env("LLMSCOPE_STP"));
+        s.devices = parseDevices(env("LLMSCOPE_DEVICE"));
+        c.active = true;
+    } catch (const Error &e) {
+        c.error = e.what();
+    }
+    return c;
+}
+
+} // namespace llmscope::probe

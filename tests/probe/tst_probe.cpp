@@ -1,0 +1,203 @@
+// The preload probe on real llama.cpp runs: unchanged results, ggml's own node count,
+// msit's filters, and dumped tensors recomputed from their dumped inputs.
+#include <QDir>
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <set>
+
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "tensor/bin_file.h"
+#include "tensor/convert.h"
+#include "tensor/stats.h"
+#include "util/text.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+const QString kProbe = LLMSCOPE_PROBE;
+
+QProcessEnvironment probeEnv(const QString &root, const QMap<QString, QString> &vars)
+{
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("LD_PRELOAD", kProbe);
+    env.insert("LLMSCOPE_DUMP_ROOT", root);
+    for (auto it = vars.begin(); it != vars.end(); ++it)
+        env.insert(it.key(), it.value());
+    return env;
+}
+
+std::set<std::string> opFolders(const DumpIndex &idx)
+{
+    std::set<std::string> s;
+    for (const auto &t : idx.tensors)
+        s.insert(t.opFolders.back());
+    return s;
+}
+} // namespace
+
+class TstProbe : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    engine::Generation native(const QString &root, const QMap<QString, QString> &vars, QStringList extra = {})
+    {
+        return engine::run(kBin + "/llmscope-sample-generate", QStringList{"-m", m_model, "-n", "3"} + extra,
+                           probeEnv(root, vars));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_model = m_dir.path() + "/m.gguf";
+        QProcess p;
+        p.start(kBin + "/llmscope-make-model", {"--out", m_model, "--layers", "2"});
+        QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+    }
+
+    void resultsUnchangedAndEveryNodeSeen()
+    {
+        const auto plain = engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--count-nodes", "--logits"});
+        const QString root = m_dir.path() + "/all";
+        const auto probed = native(root, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_KV", "1"}, {"LLMSCOPE_TIME", "1"},
+                                          {"LLMSCOPE_STP", "1"}, {"LLMSCOPE_TYPE", "stats"}},
+                                   {"--count-nodes", "--logits"});
+        QVERIFY2(probed.exitCode == 0, qPrintable(probed.stderrText));
+        QCOMPARE(probed.tokens, plain.tokens);
+        QCOMPARE(probed.logits, plain.logits); // bit for bit
+        // ggml offered the application's callback one ask per node: one output file per node.
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY(idx.problems.empty());
+        size_t outputs = 0;
+        for (const auto &t : idx.tensors)
+            outputs += !t.input;
+        QVERIFY(outputs > 0);
+        QProcess count;
+        count.start(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--count-nodes"});
+        count.waitForFinished(60000);
+        const auto n = engine::numbersAfter(QString::fromUtf8(count.readAllStandardOutput()), "eval_asks");
+        QCOMPARE(n.size(), size_t(1));
+        QCOMPARE(double(outputs), n[0]);
+        QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1, 2})); // one prefill graph, then one per decoded token
+    }
+
+    // ffn_inp-0 = attn_out-0 + layer input, and RMS norm, from the dumped tensors alone.
+    void dumpedTensorsRecompute()
+    {
+        const QString root = m_dir.path() + "/layer0";
+        const auto r = native(root, {{"LLMSCOPE_IDS", "1"}, {"LLMSCOPE_TYPE", "model,tensor"}});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+        const DumpIndex idx = scanDump(root.toStdString());
+        QCOMPARE(idx.layerFiles.size(), size_t(4)); // embedding, 2 layers, output head
+        const TopoNode model = readTopologyFile(idx.modelFiles.at(0));
+        const TopoNode &layer0 = model.children.at(1);
+        QCOMPARE(layer0.name, std::string("Layer0"));
+        int add = -1, norm = -1;
+        for (size_t k = 0; k < layer0.children.size(); ++k) {
+            if (layer0.children[k].name == "ffn_inp-0")
+                add = int(k);
+            if (layer0.children[k].name == "norm-0" && norm < 0)
+                norm = int(k);
+        }
+        QVERIFY(add >= 0 && norm >= 0);
+        const QString dir = QString::fromStdString(idx.tensors.front().path).section("/1_DecoderLayer/", 0, 0) + "/1_DecoderLayer/";
+        auto load = [&](int k, const QString &type, const char *file) {
+            return toFloat(readBin((dir + QString("%1_%2/%3").arg(k).arg(type, file)).toStdString()));
+        };
+        const auto a = load(add, "ADD", "before/intensor0.bin"), b = load(add, "ADD", "before/intensor1.bin"),
+                   sum = load(add, "ADD", "after/outtensor0.bin");
+        QCOMPARE(a.size(), sum.size());
+        for (size_t i = 0; i < sum.size(); ++i)
+            QCOMPARE(sum[i], a[i] + b[i]);
+        const auto x = load(norm, "RMS_NORM", "before/intensor0.bin"), y = load(norm, "RMS_NORM", "after/outtensor0.bin");
+        const size_t width = 256, rows = x.size() / width;
+        QVERIFY(rows >= 1);
+        for (size_t r0 = 0; r0 < rows; ++r0) {
+            double ss = 0;
+            for (size_t i = 0; i < width; ++i)
+                ss += double(x[r0 * width + i]) * x[r0 * width + i];
+            const double scale = 1.0 / std::sqrt(ss / width + 1e-5);
+            for (size_t i = 0; i < width; ++i)
+                QVERIFY(std::abs(y[r0 * width + i] - x[r0 * width + i] * scale) <= 1e-5 * (1 + std::abs(y[r0 * width + i])));
+        }
+        // Only layer 0's operation (id 1) was selected.
+        for (const auto &t : idx.tensors)
+            QCOMPARE(t.opFolders.front(), std::string("1_DecoderLayer"));
+    }
+
+    void filtersFollowMsit()
+    {
+        const QString byName = m_dir.path() + "/mulmat";
+        QCOMPARE(native(byName, {{"LLMSCOPE_OPNAME", "mul_mat"}, {"LLMSCOPE_TYPE", "stats"}}).exitCode, 0);
+        const auto names = opFolders(scanDump(byName.toStdString()));
+        QVERIFY(!names.empty());
+        for (const auto &f : names)
+            QVERIFY2(QString::fromStdString(f).endsWith("_MUL_MAT"), f.c_str());
+        const QString byId = m_dir.path() + "/one";
+        QCOMPARE(native(byId, {{"LLMSCOPE_IDS", "2_22"}, {"LLMSCOPE_ER", "1,1"}, {"LLMSCOPE_TYPE", "stats"}}).exitCode, 0);
+        const DumpIndex one = scanDump(byId.toStdString());
+        QVERIFY(!one.tensors.empty());
+        for (const auto &t : one.tensors) {
+            QCOMPARE(t.opId, std::string("2_22"));
+            QCOMPARE(t.exec, int64_t(1));
+            QVERIFY(t.stats && !t.hasData);
+        }
+        // Nothing selected: an empty dump, and the target still runs.
+        const QString none = m_dir.path() + "/none";
+        QCOMPARE(native(none, {{"LLMSCOPE_ER", "99,99"}}).exitCode, 0);
+        QVERIFY(!QDir(none).exists()); // the probe writes nothing at all
+    }
+
+    void statisticsMatchFullTensors()
+    {
+        const QString full = m_dir.path() + "/full", stats = m_dir.path() + "/stats";
+        QCOMPARE(native(full, {{"LLMSCOPE_IDS", "1"}, {"LLMSCOPE_TYPE", "tensor"}}).exitCode, 0);
+        QCOMPARE(native(stats, {{"LLMSCOPE_IDS", "1"}, {"LLMSCOPE_TYPE", "stats"}}).exitCode, 0);
+        const DumpIndex f = scanDump(full.toStdString()), s = scanDump(stats.toStdString());
+        QCOMPARE(f.tensors.size(), s.tensors.size());
+        int compared = 0;
+        for (size_t i = 0; i < f.tensors.size(); ++i) {
+            if (!s.tensors[i].stats)
+                continue;
+            const auto want = computeStats(readBin(f.tensors[i].path));
+            QVERIFY(want);
+            QCOMPARE(QString::fromStdString(formatStat(s.tensors[i].stats->mean)), QString::fromStdString(formatStat(want->mean)));
+            QCOMPARE(QString::fromStdString(formatStat(s.tensors[i].stats->max)), QString::fromStdString(formatStat(want->max)));
+            ++compared;
+        }
+        QVERIFY(compared > 20);
+    }
+
+    // Node loads ggml with RTLD_LOCAL: the probe finds it by walking the loaded objects.
+    void nodeTarget()
+    {
+        const auto plain = engine::run(kBin + "/llmscope-sample-node", {"-m", m_model, "-n", "3"});
+        const QString root = m_dir.path() + "/node";
+        const auto probed = engine::run(kBin + "/llmscope-sample-node", {"-m", m_model, "-n", "3"},
+                                        probeEnv(root, {{"LLMSCOPE_IDS", "1"}, {"LLMSCOPE_TYPE", "stats"}}));
+        QVERIFY2(probed.exitCode == 0, qPrintable(probed.stderrText));
+        QCOMPARE(probed.tokens, plain.tokens);
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY(idx.tensors.size() > 20);
+        QVERIFY(idx.problems.empty());
+    }
+
+    void badSettingsPassThrough()
+    {
+        const QString root = m_dir.path() + "/bad";
+        const auto r = native(root, {{"LLMSCOPE_IDS", "x_y"}});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.stderrText.contains("[llmscope] invalid setting (ids:"));
+        QVERIFY(!QDir(root).exists());
+        QCOMPARE(r.tokens.size(), size_t(3));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstProbe)
+#include "tst_probe.moc"
