@@ -12,6 +12,7 @@ struct Generation {
     QString stderrText;
     std::vector<int> promptTokens, tokens;
     std::vector<double> logits;
+    std::vector<double> evalAsks; // --count-nodes: nodes ggml offered the application's callback
 };
 
 inline std::vector<double> numbersAfter(const QString &out, const QString &label)
@@ -44,6 +45,7 @@ inline Generation run(const QString &program, const QStringList &args, const QPr
     for (double d : numbersAfter(out, "tokens"))
         g.tokens.push_back(int(d));
     g.logits = numbersAfter(out, "logits");
+    g.evalAsks = numbersAfter(out, "eval_asks");
     return g;
 }
 
