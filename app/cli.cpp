@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dump/dump_index.h"
+#include "dump_command.h"
 #include "util/error.h"
 
 namespace {
@@ -80,6 +81,8 @@ QString usageText()
         "\n"
         "usage:\n"
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
+        "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
+        "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -102,6 +105,8 @@ std::optional<int> runCli(const QStringList &args)
     }
     if (first == QLatin1String("info"))
         return runInfo(args.mid(2));
+    if (first == QLatin1String("dump"))
+        return runDumpCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;

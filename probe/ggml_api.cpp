@@ -36,6 +36,15 @@ template <typename F> void bind(F &fn, void *handle, const char *name)
 
 } // namespace
 
+void *findRealSymbol(const char *name)
+{
+    if (void *next = dlsym(RTLD_NEXT, name))
+        return next;
+    Search s{name, dlsym(RTLD_DEFAULT, name), nullptr, nullptr};
+    dl_iterate_phdr(visit, &s);
+    return s.found;
+}
+
 bool GgmlApi::complete() const
 {
     return setEvalCallback && graphComputeAsync && getName && opDesc && typeName && nelements && nbytes &&
@@ -69,6 +78,35 @@ const GgmlApi &ggml()
         api.tensorGet = reinterpret_cast<decltype(api.tensorGet)>(dlsym(base, "ggml_backend_tensor_get"));
         api.graphNNodes = reinterpret_cast<decltype(api.graphNNodes)>(dlsym(base, "ggml_graph_n_nodes"));
         api.graphNode = reinterpret_cast<decltype(api.graphNode)>(dlsym(base, "ggml_graph_node"));
+        api.bufferUsage = reinterpret_cast<decltype(api.bufferUsage)>(dlsym(base, "ggml_backend_buffer_get_usage"));
+        api.schedNBackends =
+            reinterpret_cast<decltype(api.schedNBackends)>(dlsym(base, "ggml_backend_sched_get_n_backends"));
+        api.schedBackend = reinterpret_cast<decltype(api.schedBackend)>(dlsym(base, "ggml_backend_sched_get_backend"));
+        bind(api.schedFree, handle, "ggml_backend_sched_free");
+        bind(api.regGetProcAddress, handle, "ggml_backend_reg_get_proc_address");
+        api.paramsDefault =
+            reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));
+    });
+    return api;
+}
+
+const GgmlCpuApi &ggmlCpu()
+{
+    static GgmlCpuApi api;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        Search s{"ggml_backend_cpu_set_threadpool", nullptr, nullptr, nullptr};
+        dl_iterate_phdr(visit, &s);
+        if (!s.handle)
+            return;
+        GgmlCpuApi a;
+        a.isCpu = reinterpret_cast<decltype(a.isCpu)>(dlsym(s.handle, "ggml_backend_is_cpu"));
+        a.setThreadpool = reinterpret_cast<decltype(a.setThreadpool)>(s.found);
+        a.threadpoolNew = reinterpret_cast<decltype(a.threadpoolNew)>(dlsym(s.handle, "ggml_threadpool_new"));
+        a.threadpoolFree = reinterpret_cast<decltype(a.threadpoolFree)>(dlsym(s.handle, "ggml_threadpool_free"));
+        a.paramsDefault = ggml().paramsDefault;
+        if (a.complete())
+            api = a;
     });
     return api;
 }

@@ -18,13 +18,37 @@ struct GgmlApi {
     void (*tensorGet)(const ggml_tensor *, void *, size_t, size_t) = nullptr;
     int (*graphNNodes)(ggml_cgraph *) = nullptr;
     ggml_tensor *(*graphNode)(ggml_cgraph *, int) = nullptr;
+    // Optional: the probe works without them, with less.
+    enum ggml_backend_buffer_usage (*bufferUsage)(ggml_backend_buffer_t) = nullptr;
+    int (*schedNBackends)(ggml_backend_sched_t) = nullptr;
+    ggml_backend_t (*schedBackend)(ggml_backend_sched_t, int) = nullptr;
+    void (*schedFree)(ggml_backend_sched_t) = nullptr;
+    ggml_threadpool_params (*paramsDefault)(int) = nullptr;
+    void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
 
     bool complete() const;
+};
+
+// The CPU backend's threadpool functions, which live only in the loaded libggml-cpu variant.
+// All null when none is loaded or a function is missing.
+struct GgmlCpuApi {
+    bool (*isCpu)(ggml_backend_t) = nullptr;
+    void (*setThreadpool)(ggml_backend_t, ggml_threadpool_t) = nullptr;
+    ggml_threadpool_t (*threadpoolNew)(ggml_threadpool_params *) = nullptr;
+    void (*threadpoolFree)(ggml_threadpool_t) = nullptr;
+    ggml_threadpool_params (*paramsDefault)(int) = nullptr;
+    bool complete() const { return isCpu && setThreadpool && threadpoolNew && threadpoolFree && paramsDefault; }
 };
 
 // Resolves every function from the object that defines the real scheduler (found with
 // RTLD_NEXT, or by walking the loaded objects when the host loaded ggml RTLD_LOCAL).
 // Thread-safe; resolved once.
 const GgmlApi &ggml();
+// The real definition of a symbol the probe also defines: RTLD_NEXT, else the first other
+// loaded object that has it (hosts that load their engine RTLD_LOCAL). Null when absent.
+void *findRealSymbol(const char *name);
+
+// Looked up on first use (the CPU variant is loaded after the probe starts).
+const GgmlCpuApi &ggmlCpu();
 
 } // namespace llmscope::probe

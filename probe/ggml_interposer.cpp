@@ -1,168 +1,30 @@
-// The preload side: interposes ggml's scheduler so every graph compute is seen, chains the
-// host's own eval callback, and dumps the selected nodes through core's writer. Nothing
-// thrown crosses into the host; on any doubt the probe passes through and warns once.
-#include <atomic>
-#include <cstdio>
+// The ggml side of the probe: interposes ggml's scheduler so every graph compute is seen,
+// chains the host's own eval callback, and hands the selected nodes to the writer thread.
+// Nothing thrown crosses into the host; on any doubt the probe passes through and warns.
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
-#include <unistd.h>
-
-#include "dump/dump_writer.h"
+#include "capture.h"
 #include "dump/topology.h"
 #include "ggml_api.h"
-#include "graph_topology.h"
-#include "probe_config.h"
+#include "probe.h"
 #include "tensor/stats.h"
 
 namespace llmscope::probe {
 namespace {
 
-void warn(const std::string &msg)
+// Every ggml function the probe needs, found in this process; warns once when not.
+bool ggmlUsable(Probe &p)
 {
-    std::fprintf(stderr, "[llmscope] %s\n", msg.c_str());
-}
-
-struct SchedState {
-    ggml_backend_sched_eval_callback hostCb = nullptr;
-    void *hostUd = nullptr;
-    GraphTopology topo;
-    int64_t round = -1;
-    bool dumping = false;         // this round is selected
-    std::vector<char> selected;   // per node
-    std::vector<char> hostAsked;  // per node: the host asked for it too
-};
-
-class Probe {
-public:
-    static Probe &get()
-    {
-        static Probe p;
-        return p;
-    }
-    bool active() const { return m_active.load(std::memory_order_relaxed); }
-    void disable(const std::string &why)
-    {
-        if (m_active.exchange(false))
-            warn(why + "; passing everything through from now on");
-    }
-    const ProbeConfig &config() const { return m_config; }
-    std::mutex mutex;
-    std::unordered_map<ggml_backend_sched_t, SchedState> scheds;
-    std::atomic<int64_t> nextRound{0};
-    bool topologyWritten = false;
-    bool layoutChecked = false;
-
-    DumpWriter *writer()
-    {
-        if (!m_writer) {
-            DumpWriter::Options o;
-            o.root = m_config.root;
-            o.warn = warn;
-            m_writer = std::make_unique<DumpWriter>(o);
-        }
-        return m_writer.get();
-    }
-
-private:
-    Probe() : m_config(readProbeConfig())
-    {
-        if (!m_config.error.empty())
-            warn("invalid setting (" + m_config.error + "); the probe stays inactive");
-        if (m_config.active && !ggml().complete()) {
-            warn("could not resolve ggml's functions in this process (statically linked llama.cpp?); "
-                 "the probe stays inactive");
-            m_config.active = false;
-        }
-        m_active = m_config.active;
-    }
-    ProbeConfig m_config;
-    std::atomic<bool> m_active{false};
-    std::unique_ptr<DumpWriter> m_writer;
-};
-
-int32_t aclDtype(ggml_type t)
-{
-    switch (t) {
-    case GGML_TYPE_F32: return 0;
-    case GGML_TYPE_F16: return 1;
-    case GGML_TYPE_BF16: return 27;
-    case GGML_TYPE_I8: return 2;
-    case GGML_TYPE_I16: return 6;
-    case GGML_TYPE_I32: return 3;
-    case GGML_TYPE_I64: return 9;
-    case GGML_TYPE_F64: return 11;
-    default: return -1;
-    }
-}
-
-size_t elementSize(ggml_type t)
-{
-    switch (aclDtype(t)) {
-    case 0: case 3: return 4;
-    case 1: case 27: case 6: return 2;
-    case 2: return 1;
-    case 9: case 11: return 8;
-    default: return 0;
-    }
-}
-
-// Builds the msit tensor for t: dims outermost first, payload dense, engine types raw.
-Tensor capture(const ggml_tensor *t, bool wantData, bool wantStats)
-{
-    const GgmlApi &api = ggml();
-    Tensor out;
-    int nd = GGML_MAX_DIMS;
-    while (nd > 1 && t->ne[nd - 1] == 1)
-        --nd;
-    for (int d = nd - 1; d >= 0; --d)
-        out.dims.push_back(t->ne[d]);
-    const int32_t acl = aclDtype(t->type);
-    if (!wantData && !wantStats) {
-        out.dtype = acl >= 0 ? acl : 4;
-        if (acl < 0)
-            out.setAttr(kEngineDTypeAttr, api.typeName(t->type));
-        return out;
-    }
-    const size_t span = api.nbytes(t);
-    std::vector<uint8_t> raw(span);
-    if (t->data && span)
-        api.tensorGet(t, raw.data(), 0, span);
-    if (acl < 0) {
-        // ggml's own block types keep their bytes and their own name.
-        out.dtype = 4;
-        out.setAttr(kEngineDTypeAttr, api.typeName(t->type));
-        out.setAttr(kEngineDimsAttr, joinDims(out.dims));
-        out.dims = {static_cast<int64_t>(span)};
-        out.data = std::move(raw);
-    } else {
-        out.dtype = acl;
-        const size_t es = elementSize(t->type);
-        if (api.isContiguous(t)) {
-            raw.resize(size_t(api.nelements(t)) * es);
-            out.data = std::move(raw);
-        } else {
-            out.data.resize(size_t(api.nelements(t)) * es);
-            uint8_t *dst = out.data.data();
-            for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
-                for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
-                    for (int64_t i1 = 0; i1 < t->ne[1]; ++i1)
-                        for (int64_t i0 = 0; i0 < t->ne[0]; ++i0) {
-                            std::memcpy(dst, raw.data() + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3], es);
-                            dst += es;
-                        }
-        }
-    }
-    out.hasData = true;
-    if (!wantData) {
-        setStatsAttrs(out, acl >= 0 ? computeStats(out) : std::nullopt);
-        out.hasData = false;
-        out.data.clear();
-    }
-    return out;
+    static const bool ok = [&p] {
+        if (ggml().complete())
+            return true;
+        p.warn("could not resolve ggml's functions in this process (statically linked llama.cpp?); "
+               "ggml's graphs pass through undumped");
+        return false;
+    }();
+    return ok;
 }
 
 bool layoutMatches(const ggml_tensor *t)
@@ -174,19 +36,56 @@ bool layoutMatches(const ggml_tensor *t)
     return api.getName(t) == t->name && api.nelements(t) == n;
 }
 
-void writeSide(Probe &p, SchedState &s, int i, bool before, bool inputs)
+// Hands one tensor to the writer: a header, statistics (weights from the cache), or a payload.
+void submitTensor(Probe &p, SchedState &s, int node, const ggml_tensor *t, bool before, bool input, int index)
 {
     const ProbeConfig &c = p.config();
-    const GraphNode &node = s.topo.nodes[size_t(i)];
-    const bool data = c.tensors && !c.descOnly;
-    const bool stats = c.stats && !c.descOnly && !data;
-    const auto folders = s.topo.folders(i);
-    if (inputs) {
-        for (int k = 0; k < GGML_MAX_SRC && node.tensor->src[k]; ++k)
-            p.writer()->writeTensor(0, getpid(), s.round, folders, before, true, k,
-                                    capture(node.tensor->src[k], data, stats));
+    TensorJob job;
+    job.round = s.round;
+    job.folders = s.topo.folders(node);
+    job.before = before;
+    job.input = input;
+    job.index = index;
+    const bool payload = c.tensors && !c.descOnly;
+    const bool stats = c.stats && !c.descOnly && !payload;
+    job.csv = stats && c.statsCsv;
+    job.opType = s.topo.nodes[size_t(node)].type;
+    if (stats && isWeight(t)) {
+        if (auto cached = p.weightStats(t)) {
+            job.tensor = std::move(*cached);
+        } else {
+            Tensor full = capture(t, Capture::Payload);
+            setStatsAttrs(full, aclDtype(t->type) >= 0 ? computeStats(full) : std::nullopt);
+            full.hasData = false;
+            full.data.clear();
+            p.rememberWeightStats(t, full);
+            job.tensor = std::move(full);
+        }
+    } else if (!c.kvCache && isKvCache(t)) {
+        // An input that is a view of the KV cache: described, not copied, unless asked for.
+        job.tensor = capture(t, Capture::Header);
+        job.tensor.setAttr("llmscope_skipped", "kv_cache");
+    } else if (stats) {
+        job.tensor = capture(t, aclDtype(t->type) >= 0 ? Capture::Payload : Capture::Header);
+        job.statsOnly = true;
     } else {
-        p.writer()->writeTensor(0, getpid(), s.round, folders, before, false, 0, capture(node.tensor, data, stats));
+        job.tensor = capture(t, payload ? Capture::Payload : Capture::Header);
+        job.addStats = payload && c.stats && aclDtype(t->type) >= 0;
+    }
+    s.pendingBytes += job.tensor.data.size() + 256;
+    s.pending.push_back(std::move(job));
+    if (s.pendingBytes > (16u << 20))
+        p.handOver(s);
+}
+
+void writeSide(Probe &p, SchedState &s, int i, bool before, bool inputs)
+{
+    const ggml_tensor *t = s.topo.nodes[size_t(i)].tensor;
+    if (inputs) {
+        for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
+            submitTensor(p, s, i, t->src[k], before, true, k);
+    } else {
+        submitTensor(p, s, i, t, before, false, 0);
     }
 }
 
@@ -212,15 +111,17 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     if (!p.active() || !s->dumping || found == s->topo.indexOf.end())
         return host(ask);
     const int i = found->second;
-    const Selection &sel = p.config().selection;
+    const Selection &sel = *s->selection;
     try {
-        if (!p.layoutChecked) {
-            p.layoutChecked = true;
+        bool layoutOk = true;
+        std::call_once(p.layoutOnce, [&] {
             if (!layoutMatches(t)) {
+                layoutOk = false;
                 p.disable("ggml_tensor's layout differs from the headers the probe was built with");
-                return host(ask);
             }
-        }
+        });
+        if (!layoutOk || !p.active())
+            return host(ask);
         const bool mine = s->selected[size_t(i)];
         const bool nextWantsBefore = size_t(i + 1) < s->selected.size() && s->selected[size_t(i + 1)] &&
                                      wantsAny(sel, true);
@@ -239,42 +140,156 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             writeSide(p, *s, i, false, true);
         if (mine && sel.wantsTensor(false, false))
             writeSide(p, *s, i, false, false);
+        if (i == s->lastAsked)
+            p.handOver(*s);
     } catch (const std::exception &e) {
         p.disable(std::string("dump failed: ") + e.what());
     }
+    if (ask)
+        return host(true);
     return s->hostAsked[size_t(i)] ? host(false) : true;
+}
+
+// A cheap fingerprint of a graph: when it repeats, the topology built for it still holds.
+uint64_t graphKey(ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    const int n = api.graphNNodes(graph);
+    uint64_t h = 1469598103934665603ull ^ uint64_t(n);
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (int i = 0; i < n; ++i) {
+        const ggml_tensor *t = api.graphNode(graph, i);
+        mix(reinterpret_cast<uintptr_t>(t));
+        mix(uint64_t(t->op));
+        mix(reinterpret_cast<uintptr_t>(t->view_src));
+        for (int d = 0; d < GGML_MAX_DIMS; ++d)
+            mix(uint64_t(t->ne[d]));
+    }
+    return h;
 }
 
 void prepareRound(Probe &p, SchedState &s, ggml_cgraph *graph)
 {
     const ProbeConfig &c = p.config();
+    p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     s.round = p.nextRound++;
-    s.dumping = (c.tensors || c.stats || c.descOnly) && c.selection.selectsRound(s.round) &&
-                c.selection.selectsDevice(0);
+    s.selection = p.selectionForRound();
+    const Selection &sel = *s.selection;
+    s.dumping = (c.tensors || c.stats || c.descOnly) && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    s.asked = 0;
+    s.lastAsked = -1;
     if (!s.dumping && p.topologyWritten) {
-        s.topo = {};
+        p.noteRound(s.round, false, 0, 0);
         return;
     }
-    s.topo = GraphTopology::build(graph);
-    const size_t n = s.topo.nodes.size();
-    s.selected.assign(n, 0);
-    s.hostAsked.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-        const GraphNode &node = s.topo.nodes[i];
-        if (node.kvCache && !c.kvCache)
-            continue;
-        const GraphGroup &g = s.topo.groups[size_t(node.group)];
-        s.selected[i] = c.selection.selectsOp(node.id, node.type) ||
-                        (c.selection.child && !c.selection.opNames.empty() &&
-                         c.selection.selectsOp(std::to_string(node.group), g.type));
+    const uint64_t key = graphKey(graph);
+    const bool same = key == s.topoKey && !s.topo.nodes.empty();
+    if (!same) {
+        s.topo = GraphTopology::build(graph);
+        s.topoKey = key;
     }
+    const size_t n = s.topo.nodes.size();
+    if (!same || s.topoSelection != &sel) {
+        s.topoSelection = &sel;
+        s.selected.assign(n, 0);
+        for (size_t i = 0; i < n; ++i) {
+            const GraphNode &node = s.topo.nodes[i];
+            if (node.kvCache && !c.kvCache)
+                continue;
+            const GraphGroup &g = s.topo.groups[size_t(node.group)];
+            s.selected[i] = sel.selectsOp(node.id, node.type) ||
+                            (sel.child && !sel.opNames.empty() && sel.selectsOp(std::to_string(node.group), g.type));
+        }
+    }
+    s.hostAsked.assign(n, 0);
+    if (s.dumping)
+        for (size_t i = 0; i < n; ++i)
+            if (s.selected[i] || (i + 1 < n && s.selected[i + 1])) {
+                ++s.asked;
+                s.lastAsked = int(i);
+            }
     if (c.topology && !p.topologyWritten) {
         p.topologyWritten = true;
         const TopoNode model = s.topo.toModel();
-        const std::string pid = std::to_string(getpid());
-        p.writer()->writeText("model/" + pid + "/" + model.name + ".json", writeModelTopology(model));
+        const std::string pid = std::to_string(::getpid());
+        p.writer()->submitText("model/" + pid + "/" + model.name + ".json", writeModelTopology(model));
         for (const TopoNode &op : model.children)
-            p.writer()->writeText("layer/" + pid + "/" + op.name + ".json", writeLayerTopology(op));
+            p.writer()->submitText("layer/" + pid + "/" + op.name + ".json", writeLayerTopology(op));
+    }
+    uint64_t selected = 0;
+    for (char x : s.selected)
+        selected += x != 0;
+    p.noteRound(s.round, s.dumping, n, selected);
+}
+
+// The CPU backend's thread count and pool as llama.cpp sets them before each graph, seen
+// through the functions it looks up with ggml_backend_reg_get_proc_address.
+struct CpuThreads {
+    std::mutex mutex;
+    std::unordered_map<ggml_backend_t, int> threads;
+    void (*realSetNThreads)(ggml_backend_t, int) = nullptr;
+    void (*realSetThreadpool)(ggml_backend_t, ggml_threadpool_t) = nullptr;
+};
+CpuThreads &cpuThreads()
+{
+    static CpuThreads *c = new CpuThreads;
+    return *c;
+}
+
+void setNThreads(ggml_backend_t backend, int n)
+{
+    CpuThreads &c = cpuThreads();
+    {
+        std::lock_guard lock(c.mutex);
+        c.threads[backend] = n;
+    }
+    c.realSetNThreads(backend, n);
+}
+
+void setThreadpool(ggml_backend_t backend, ggml_threadpool_t pool)
+{
+    if (pool)
+        Probe::get().hostPool = true; // the host brought its own: leave it alone
+    cpuThreads().realSetThreadpool(backend, pool);
+}
+
+// Asking for many nodes splits the graph into one compute per node; without a persistent
+// pool the CPU backend starts its threads for each of them (GGML.md: a 100x collapse with 2
+// threads). llama.cpp resets the backend's pool before every graph, so attach ours each time,
+// sized to the thread count llama.cpp just set. With one thread there is nothing to start.
+void attachThreadpool(Probe &p, ggml_backend_sched_t sched, SchedState &s)
+{
+    if (!p.config().threadpool || p.hostPool || s.asked < 2)
+        return;
+    const GgmlApi &api = ggml();
+    const GgmlCpuApi &cpu = ggmlCpu();
+    if (!cpu.complete() || !api.schedNBackends || !api.schedBackend)
+        return;
+    CpuThreads &ct = cpuThreads();
+    for (int b = 0; b < api.schedNBackends(sched); ++b) {
+        ggml_backend_t backend = api.schedBackend(sched, b);
+        if (!backend || !cpu.isCpu(backend))
+            continue;
+        int threads = 0;
+        {
+            std::lock_guard lock(ct.mutex);
+            auto it = ct.threads.find(backend);
+            threads = it == ct.threads.end() ? 0 : it->second;
+        }
+        if (threads < 2)
+            continue;
+        if (s.pool && s.poolThreads != threads) {
+            cpu.threadpoolFree(s.pool);
+            s.pool = nullptr;
+        }
+        if (!s.pool) {
+            ggml_threadpool_params params = cpu.paramsDefault(threads);
+            s.pool = cpu.threadpoolNew(&params);
+            s.poolThreads = threads;
+            if (!s.pool)
+                return;
+        }
+        ct.realSetThreadpool ? ct.realSetThreadpool(backend, s.pool) : cpu.setThreadpool(backend, s.pool);
     }
 }
 
@@ -283,16 +298,16 @@ void prepareRound(Probe &p, SchedState &s, ggml_cgraph *graph)
 
 using namespace llmscope::probe;
 
-extern "C" {
+#define LLMSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
-__attribute__((visibility("default"))) void
-ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb, void *ud)
+LLMSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
+                                                         ggml_backend_sched_eval_callback cb, void *ud)
 {
     const GgmlApi &api = ggml();
     if (!api.setEvalCallback)
         return; // nothing to forward to: cannot happen in a process that uses ggml
     Probe &p = Probe::get();
-    if (!p.active()) {
+    if (!p.active() || !ggmlUsable(p)) {
         api.setEvalCallback(sched, cb, ud);
         return;
     }
@@ -305,17 +320,19 @@ ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sc
     api.setEvalCallback(sched, evalCallback, sched);
 }
 
-__attribute__((visibility("default"))) ggml_status
-ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, ggml_cgraph *graph)
+LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
-    if (p.active()) {
+    if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
             auto it = p.scheds.find(sched);
-            if (it != p.scheds.end())
+            if (it != p.scheds.end()) {
                 prepareRound(p, it->second, graph);
+                if (it->second.dumping)
+                    attachThreadpool(p, sched, it->second);
+            }
         } catch (const std::exception &e) {
             p.disable(std::string("topology failed: ") + e.what());
         }
@@ -323,4 +340,46 @@ ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, ggml_cgraph *
     return api.graphComputeAsync(sched, graph);
 }
 
-} // extern "C"
+LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
+{
+    const GgmlApi &api = ggml();
+    Probe &p = Probe::get();
+    ggml_threadpool_t pool = nullptr;
+    {
+        std::lock_guard lock(p.mutex);
+        auto it = p.scheds.find(sched);
+        if (it != p.scheds.end()) {
+            pool = it->second.pool;
+            p.scheds.erase(it);
+        }
+    }
+    if (api.schedFree)
+        api.schedFree(sched);
+    if (pool)
+        ggmlCpu().threadpoolFree(pool);
+}
+
+// llama.cpp finds the CPU backend's thread and pool setters through this lookup; the probe
+// hands back wrappers that remember what was set, then call the real ones.
+LLMSCOPE_EXPORT void *ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char *name)
+{
+    const GgmlApi &api = ggml();
+    if (!api.regGetProcAddress)
+        return nullptr;
+    void *fn = api.regGetProcAddress(reg, name);
+    if (!fn || !name || !Probe::get().active())
+        return fn;
+    CpuThreads &c = cpuThreads();
+    std::lock_guard lock(c.mutex);
+    if (std::strcmp(name, "ggml_backend_set_n_threads") == 0 &&
+        (!c.realSetNThreads || c.realSetNThreads == reinterpret_cast<decltype(c.realSetNThreads)>(fn))) {
+        c.realSetNThreads = reinterpret_cast<decltype(c.realSetNThreads)>(fn);
+        return reinterpret_cast<void *>(&setNThreads);
+    }
+    if (std::strcmp(name, "ggml_backend_cpu_set_threadpool") == 0 &&
+        (!c.realSetThreadpool || c.realSetThreadpool == reinterpret_cast<decltype(c.realSetThreadpool)>(fn))) {
+        c.realSetThreadpool = reinterpret_cast<decltype(c.realSetThreadpool)>(fn);
+        return reinterpret_cast<void *>(&setThreadpool);
+    }
+    return fn;
+}

@@ -1,5 +1,7 @@
 #include "graph_topology.h"
 
+#include <cstring>
+
 #include "dump/dump_layout.h"
 #include "ggml_api.h"
 
@@ -21,6 +23,16 @@ int layerOf(const std::string &name)
     return v;
 }
 
+bool isKvCache(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    auto cacheName = [&](const ggml_tensor *x) {
+        const char *n = api.getName(x);
+        return std::strncmp(n, "cache_k", 7) == 0 || std::strncmp(n, "cache_v", 7) == 0;
+    };
+    return cacheName(t) || (t->view_src && cacheName(t->view_src));
+}
+
 GraphTopology GraphTopology::build(ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
@@ -40,10 +52,7 @@ GraphTopology GraphTopology::build(ggml_cgraph *graph)
         node.tensor = t;
         node.name = api.getName(t);
         node.type = api.opDesc(t);
-        const ggml_tensor *base = t->view_src ? t->view_src : t;
-        const std::string baseName = api.getName(base);
-        node.kvCache = baseName.rfind("cache_k", 0) == 0 || baseName.rfind("cache_v", 0) == 0 ||
-                       node.name.rfind("cache_k", 0) == 0 || node.name.rfind("cache_v", 0) == 0;
+        node.kvCache = isKvCache(t);
         // Unsuffixed nodes belong to the operation around them; after the last layer they
         // form the output head, before the first the embedding.
         int layer = layers[size_t(i)];

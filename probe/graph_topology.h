@@ -33,6 +33,9 @@ struct GraphTopology {
     TopoNode toModel() const;
 };
 
+// Whether t is the KV cache or a view into it (the whole cache: large, and rewritten in place).
+bool isKvCache(const ggml_tensor *t);
+
 // The "-N" layer suffix of a ggml tensor name, or -1.
 int layerOf(const std::string &name);
 

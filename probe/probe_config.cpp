@@ -25,9 +25,27 @@ ProbeConfig readProbeConfig()
             if (t == "tensor") c.tensors = true;
             else if (t == "stats") c.stats = true;
             else if (t == "model" || t == "layer") c.topology = true;
+            else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
         }
         c.descOnly = env("LLMSCOPE_SD") == "1";
         c.kvCache = env("LLMSCOPE_KV") == "1";
+        c.statsCsv = env("LLMSCOPE_STATS_CSV") == "1";
+        c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
+        const std::string level = env("LLMSCOPE_LOG_LEVEL");
+        c.quiet = level == "error" || level == "fatal" || level == "critical";
+        c.configFile = env("LLMSCOPE_CONFIG");
+        if (!env("LLMSCOPE_CONFIG_INTERVAL_MS").empty()) {
+            const auto ms = parseInt(env("LLMSCOPE_CONFIG_INTERVAL_MS"));
+            if (!ms || *ms < 0)
+                throw Error("LLMSCOPE_CONFIG_INTERVAL_MS must be a number of milliseconds");
+            c.configIntervalMs = static_cast<int>(*ms);
+        }
+        if (!env("LLMSCOPE_QUEUE_MB").empty()) {
+            const auto mb = parseInt(env("LLMSCOPE_QUEUE_MB"));
+            if (!mb || *mb < 1)
+                throw Error("LLMSCOPE_QUEUE_MB must be a positive number of MiB");
+            c.queueBytes = uint64_t(*mb) << 20;
+        }
         Selection &s = c.selection;
         s.ids = OpIds::parse(env("LLMSCOPE_IDS"));
         s.opNames = parseOpNames(env("LLMSCOPE_OPNAME"));

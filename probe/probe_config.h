@@ -1,5 +1,7 @@
-// What the probe dumps, read once from the environment `llmscope dump` sets.
+// What the probe dumps, read from the environment `llmscope dump` sets; the selection part
+// can be replaced while the target runs by msit's dynamic config file.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "select/selection.h"
@@ -13,7 +15,13 @@ struct ProbeConfig {
     bool stats = false;         // type "stats": statistics-only files
     bool descOnly = false;      // -sd: header only
     bool topology = false;      // type "model" or "layer"
+    bool statsCsv = false;      // LLMSCOPE_STATS_CSV=1: statistics as one statistic.csv a round
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views
+    bool quiet = false;         // LLMSCOPE_LOG_LEVEL error or above: warnings only in the status file
+    bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool
+    std::string configFile;     // LLMSCOPE_CONFIG: msit's -config file, re-read while running
+    int configIntervalMs = 5000; // LLMSCOPE_CONFIG_INTERVAL_MS: msit re-reads every 5 s
+    uint64_t queueBytes = 512ull << 20; // LLMSCOPE_QUEUE_MB: tensors waiting for the disk
     Selection selection;
     std::string error;          // why the probe is inactive, if a setting was invalid
 };

@@ -83,7 +83,8 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
     const int cDev = col("Device and PID"), cExec = col("Execution Count"), cName = col("Op Name"),
               cId = col("Op Id"), cIo = col("Input/Output"), cIdx = col("Index"), cDtype = col("Dtype"),
               cShape = col("Shape"), cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"),
-              cNorm = col("Norm"), cPath = col("Tensor Path");
+              cNorm = col("Norm"), cPath = col("Tensor Path"), cOpPath = col("Op Path"), cPhase = col("Before/After"),
+              cType = col("Op Type");
     if (cExec < 0 || cId < 0 || cIo < 0 || cMax < 0) {
         index.problems.push_back({csv.string(), "statistic.csv lacks msProbe's columns"});
         return;
@@ -109,11 +110,20 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
         r.opId = f[cId];
         r.opName = cName >= 0 ? f[cName] : "";
         r.input = toLower(f[cIo]).rfind("in", 0) == 0;
-        r.before = r.input;
+        r.before = cPhase >= 0 ? toLower(f[cPhase]) == "before" : r.input;
+        if (cOpPath >= 0 && !f[cOpPath].empty())
+            r.opFolders = split(f[cOpPath], '/');
+        else if (cName >= 0 && cType >= 0)
+            r.opFolders = {r.opId + "_" + f[cType]};
         r.index = cIdx >= 0 ? static_cast<int>(parseInt(f[cIdx]).value_or(0)) : 0;
-        if (cDtype >= 0)
+        if (cDtype >= 0) {
             if (auto code = dtypeFromName(toLower(f[cDtype])))
                 r.dtype = *code;
+            else if (f[cDtype] != "N/A") {
+                r.dtype = 4; // an engine's own type (q8_0) travels as bytes, as in .bin files
+                r.engineType = f[cDtype];
+            }
+        }
         if (cShape >= 0 && f[cShape] != "N/A")
             for (const auto &d : split(f[cShape], 'x'))
                 if (auto v = parseInt(d))

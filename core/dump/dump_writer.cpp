@@ -49,18 +49,50 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
 {
     const std::string path = tensorPath(device, pid, exec, opFolders, before, input, index);
     const uint64_t size = t.hasData ? t.data.size() : 0;
-    const uint64_t free = m_options.freeBytes(m_root);
+    const uint64_t free = freeFor(size);
     if (free < m_options.minFreeBytes || free < 2 * size) {
         ++m_skipped;
         if (m_options.warn)
             m_options.warn(diskSpaceMessage(free) + "; skipped " + path);
         return false;
     }
-    makeDirs(path.substr(0, path.rfind('/')));
+    ensureDir(path.substr(0, path.rfind('/')));
     writeBin(path, t);
     ++m_tensors;
     m_bytes += size;
     return true;
+}
+
+// statvfs for every small file costs more than writing it: ask again only after a while or
+// after a good part of the margin has been used, and estimate from our own writes in between.
+uint64_t DumpWriter::freeFor(uint64_t size)
+{
+    std::lock_guard lock(m_mutex);
+    const auto now = std::chrono::steady_clock::now();
+    const uint64_t margin = m_lastFree > m_options.minFreeBytes ? m_lastFree - m_options.minFreeBytes : 0;
+    const bool stale = !m_freeKnown || m_sinceCheck + 2 * size + 4096 > margin / 8 ||
+                       std::chrono::duration<double>(now - m_lastCheck).count() >= m_options.recheckSeconds;
+    if (stale) {
+        m_lastFree = m_options.freeBytes(m_root);
+        m_sinceCheck = 0;
+        m_lastCheck = now;
+        m_freeKnown = true;
+    }
+    const uint64_t estimate = m_lastFree > m_sinceCheck ? m_lastFree - m_sinceCheck : 0;
+    m_sinceCheck += size + 4096; // a block for the header and the folder entry
+    return estimate;
+}
+
+void DumpWriter::ensureDir(const std::string &dir)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_dirs.count(dir))
+            return;
+    }
+    makeDirs(dir);
+    std::lock_guard lock(m_mutex);
+    m_dirs.insert(dir);
 }
 
 void DumpWriter::writeText(const std::string &relativePath, const std::string &content)
@@ -68,7 +100,7 @@ void DumpWriter::writeText(const std::string &relativePath, const std::string &c
     if (relativePath.find("..") != std::string::npos || relativePath.empty() || relativePath[0] == '/')
         throw Error("refusing to write '" + relativePath + "' outside the dump folder");
     const std::string path = m_root + "/" + relativePath;
-    makeDirs(path.substr(0, path.rfind('/')));
+    ensureDir(path.substr(0, path.rfind('/')));
     writeFileAtomic(path, content);
 }
 

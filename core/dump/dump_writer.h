@@ -2,6 +2,9 @@
 // 0640, folders 0750, sanitized names, and msit's free-space guard.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <unordered_set>
 #include <cstdint>
 #include <ctime>
 #include <functional>
@@ -28,6 +31,9 @@ public:
         uint64_t minFreeBytes = kMinFreeBytes;
         std::function<void(const std::string &)> warn; // where skipped-tensor messages go
         std::function<uint64_t(const std::string &)> freeBytes = freeBytesAt; // replaceable in tests
+        // Free space is asked again after this many seconds, or once an eighth of the margin
+        // above the minimum has been written; in between it is estimated from what was written.
+        double recheckSeconds = 1.0;
     };
 
     // Refuses to start (throws Error with msit's message) below minFreeBytes free.
@@ -50,9 +56,17 @@ public:
     uint64_t tensorsSkipped() const { return m_skipped; }
 
 private:
+    uint64_t freeFor(uint64_t size);
+    void ensureDir(const std::string &dir);
+
     Options m_options;
     std::string m_root;
     std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0};
+    std::mutex m_mutex; // guards what follows
+    std::unordered_set<std::string> m_dirs; // folders known to exist
+    uint64_t m_lastFree = 0, m_sinceCheck = 0;
+    std::chrono::steady_clock::time_point m_lastCheck{};
+    bool m_freeKnown = false;
 };
 
 } // namespace llmscope

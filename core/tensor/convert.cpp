@@ -46,9 +46,28 @@ unsigned nibble(const uint8_t *data, uint64_t i) // low nibble first
 
 } // namespace
 
+// Exact, by bits: the stats and compare paths convert millions of halves.
 float halfToFloat(uint16_t h)
 {
-    return static_cast<float>(decodeMini(h, 5, 10, Special::Ieee));
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu, bits;
+    if (exp == 0x1F) {
+        bits = sign | 0x7F800000u | (mant << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        bits = sign;
+    } else { // subnormal: normalise
+        exp = 113;
+        while (!(mant & 0x400u)) {
+            mant <<= 1;
+            --exp;
+        }
+        bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
 }
 
 uint16_t floatToHalf(float f)

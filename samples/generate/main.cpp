@@ -1,6 +1,8 @@
 // llmscope-sample-generate: a native llama.cpp target. Loads a model, greedy-generates N
 // tokens from a prompt and prints the token ids, timing and (on request) the last logits.
 #include <chrono>
+#include <filesystem>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +24,8 @@ const char *kUsage =
     "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
     "  --logits  also print the logits that chose the last token\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
+    "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
+    "                 exists (lets a test change the probe's dynamic config at a known point)\n"
     "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...' and, with --logits, 'logits: ...'.\n";
 
 double msSince(std::chrono::steady_clock::time_point t)
@@ -55,6 +59,8 @@ int main(int argc, char **argv)
     std::string model, prompt = "Hello, llmscope", flash = "on";
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
     bool printLogits = false, countNodes = false;
+    int holdAfter = -1;
+    std::string holdFile;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -73,6 +79,8 @@ int main(int argc, char **argv)
         else if (a == "--ctx") ctxSize = std::atoi(value());
         else if (a == "--logits") printLogits = true;
         else if (a == "--count-nodes") countNodes = true;
+        else if (a == "--hold-after") holdAfter = std::atoi(value());
+        else if (a == "--hold-file") holdFile = value();
         else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
@@ -162,6 +170,13 @@ int main(int argc, char **argv)
         if (i + 1 == n) {
             last.assign(logits, logits + nVocab);
             break;
+        }
+        if (i + 1 == holdAfter && !holdFile.empty()) {
+            std::FILE *w = std::fopen((holdFile + ".waiting").c_str(), "w");
+            if (w)
+                std::fclose(w);
+            for (int tries = 0; tries < 6000 && !std::filesystem::exists(holdFile); ++tries)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         llama_token tok = best;
         if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {

@@ -109,6 +109,7 @@ private slots:
         o.minFreeBytes = kMinFreeBytes;
         uint64_t free = 10ull << 30;
         o.freeBytes = [&free](const std::string &) { return free; };
+        o.recheckSeconds = 0; // ask for every tensor
         std::vector<std::string> warnings;
         o.warn = [&](const std::string &m) { warnings.push_back(m); };
         DumpWriter w(o);
@@ -119,6 +120,30 @@ private slots:
         QCOMPARE(warnings.size(), size_t(1));
         QVERIFY(QString::fromStdString(warnings[0]).contains("free size(MB) is: 1024"));
         QVERIFY(!QFile::exists(QString::fromStdString(w.tensorPath(0, 1, 0, {"0_A"}, true, true, 1))));
+    }
+
+    // Between checks the writer estimates free space from its own writes, so a dump that
+    // would cross the minimum is stopped without waiting for the next check.
+    void estimatesFreeSpaceBetweenChecks()
+    {
+        QTemporaryDir dir;
+        auto o = options(dir.path());
+        o.minFreeBytes = 1 << 20;
+        int asked = 0;
+        uint64_t used = 0; // what the files took on the (pretend) disk
+        o.freeBytes = [&](const std::string &) { ++asked; return uint64_t(1 << 20) + (256 << 10) - used; };
+        o.recheckSeconds = 3600;
+        DumpWriter w(o);
+        asked = 0;
+        int written = 0;
+        for (int i = 0; i < 200; ++i)
+            if (w.writeTensor(0, 1, 0, {"0_A"}, false, false, i, testing::randomTensor(i, {1024}))) {
+                ++written;
+                used += 4096 + 512;
+            }
+        QVERIFY2(written > 0 && written < 64, qPrintable(QString::number(written)));
+        QCOMPARE(w.tensorsSkipped(), uint64_t(200 - written));
+        QVERIFY(asked > 0 && asked < 200); // re-asked when the estimate nears the minimum, not per file
     }
 
     // A write that fails part way (here: the file-size limit) leaves no file that reads as valid.

@@ -15,6 +15,23 @@ using namespace llmscope;
 class TstStats : public QObject {
     Q_OBJECT
 private slots:
+    // Every half, against the definition: (-1)^s * 2^(e-15) * (1 + m/1024), subnormals 2^-14 * m/1024.
+    void halfConversionIsExactForEveryValue()
+    {
+        for (uint32_t h = 0; h < 65536; ++h) {
+            const uint32_t e = (h >> 10) & 31, m = h & 1023;
+            const double sign = (h & 0x8000) ? -1.0 : 1.0;
+            const float got = halfToFloat(uint16_t(h));
+            if (e == 31) {
+                QVERIFY(m ? std::isnan(got) : got == float(sign * INFINITY));
+                continue;
+            }
+            const double want = sign * (e ? std::ldexp(1024.0 + m, int(e) - 25) : std::ldexp(double(m), -24));
+            if (got != float(want) || std::signbit(got) != std::signbit(want))
+                QFAIL(qPrintable(QString("half 0x%1: %2, want %3").arg(h, 4, 16).arg(got).arg(want)));
+        }
+    }
+
     void knownValues()
     {
         auto s = computeStats(testing::f32Tensor({4}, {1, -2, 3, 0}));

@@ -49,4 +49,12 @@ inline Generation run(const QString &program, const QStringList &args, const QPr
     return g;
 }
 
+// Runs llmscope-make-model from binDir with args; true when it succeeded.
+inline bool makeModel(const QString &binDir, const QStringList &args)
+{
+    QProcess p;
+    p.start(binDir + "/llmscope-make-model", args);
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
 } // namespace engine

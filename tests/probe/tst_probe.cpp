@@ -9,6 +9,7 @@
 #include <set>
 
 #include "dump/dump_index.h"
+#include "dump/probe_status.h"
 #include "dump/topology.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
@@ -56,9 +57,7 @@ private slots:
     void initTestCase()
     {
         m_model = m_dir.path() + "/m.gguf";
-        QProcess p;
-        p.start(kBin + "/llmscope-make-model", {"--out", m_model, "--layers", "2"});
-        QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
     }
 
     void resultsUnchangedAndEveryNodeSeen()
@@ -147,7 +146,13 @@ private slots:
         // Nothing selected: an empty dump, and the target still runs.
         const QString none = m_dir.path() + "/none";
         QCOMPARE(native(none, {{"LLMSCOPE_ER", "99,99"}}).exitCode, 0);
-        QVERIFY(!QDir(none).exists()); // the probe writes nothing at all
+        QVERIFY(scanDump(none.toStdString()).tensors.empty());
+        const auto st = readProbeStatuses(none.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QVERIFY(st[0].finished);
+        QVERIFY(st[0].rounds >= 3); // prefill plus decodes, all seen
+        QCOMPARE(st[0].roundsDumped, uint64_t(0));
+        QCOMPARE(st[0].tensors, uint64_t(0));
     }
 
     void statisticsMatchFullTensors()
@@ -182,6 +187,32 @@ private slots:
         const DumpIndex idx = scanDump(root.toStdString());
         QVERIFY(idx.tensors.size() > 20);
         QVERIFY(idx.problems.empty());
+        // Node's exit still drains the writer: the status file counts every tensor on disk.
+        const auto st = readProbeStatuses(root.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QVERIFY(st[0].finished);
+        QCOMPARE(st[0].tensors, uint64_t(idx.tensors.size()));
+    }
+
+    // Only the interposed ggml functions and the C ABI leave the library: core and the C++
+    // runtime stay hidden, so they cannot clash with the target's own.
+    void exportsOnlyItsInterface()
+    {
+        QProcess nm;
+        nm.start("nm", {"-D", "--defined-only", kProbe});
+        QVERIFY(nm.waitForFinished(30000) && nm.exitCode() == 0);
+        QStringList exported;
+        for (const QString &line : QString::fromUtf8(nm.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
+            const QStringList f = line.split(' ', Qt::SkipEmptyParts);
+            if (f.size() == 3 && (f[1] == "T" || f[1] == "W" || f[1] == "D" || f[1] == "B"))
+                exported << f[2];
+        }
+        exported.sort();
+        QCOMPARE(exported, (QStringList{"ggml_backend_reg_get_proc_address", "ggml_backend_sched_free",
+                                        "ggml_backend_sched_graph_compute_async",
+                                        "ggml_backend_sched_set_eval_callback", "llmscope_probe_begin_round",
+                                        "llmscope_probe_end_round", "llmscope_probe_tensor",
+                                        "llmscope_probe_version", "llmscope_probe_wants"}));
     }
 
     void badSettingsPassThrough()

@@ -1,0 +1,234 @@
+#include "dump_command.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <csignal>
+#include <cstdio>
+#include <set>
+
+#include "dump/dump_index.h"
+#include "dump/dump_layout.h"
+#include "dump/dump_writer.h"
+#include "dump/probe_status.h"
+#include "launch/dump_options.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace {
+
+void say(const QString &s)
+{
+    std::fputs(s.toLocal8Bit().constData(), stderr);
+    std::fflush(stderr);
+}
+
+QString probeLibrary()
+{
+    const QString env = qEnvironmentVariable("LLMSCOPE_PROBE_LIB");
+    if (!env.isEmpty())
+        return env;
+    const QString exe = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
+    return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
+}
+
+QString humanBytes(uint64_t b)
+{
+    if (b < 1024)
+        return QStringLiteral("%1 B").arg(b);
+    if (b < (1u << 20))
+        return QStringLiteral("%1 KiB").arg(double(b) / 1024, 0, 'f', 1);
+    if (b < (1u << 30))
+        return QStringLiteral("%1 MiB").arg(double(b) / (1 << 20), 0, 'f', 1);
+    return QStringLiteral("%1 GiB").arg(double(b) / (1u << 30), 0, 'f', 2);
+}
+
+// What the dump holds, from the probe's status files and the folder itself.
+int summarize(const llmscope::DumpOptions &o, const QString &root, const QString &ended, bool targetOk)
+{
+    using namespace llmscope;
+    std::vector<std::string> problems;
+    const auto statuses = readProbeStatuses(root.toStdString(), &problems);
+    DumpIndex idx;
+    try {
+        idx = scanDump(root.toStdString());
+    } catch (const Error &e) {
+        problems.push_back(e.what());
+    }
+    uint64_t bytes = 0;
+    std::set<std::string> ops;
+    for (const auto &t : idx.tensors) {
+        bytes += t.dataBytes;
+        ops.insert(t.opId);
+    }
+    say(QStringLiteral("\nllmscope dump: %1\n").arg(ended));
+    say(QStringLiteral("  dump:        %1\n").arg(root));
+    bool finished = !statuses.empty();
+    for (const auto &s : statuses) {
+        finished = finished && s.finished;
+        const QString dumped = s.roundsDumped
+                                   ? QStringLiteral("%1 dumped (%2-%3)").arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped)
+                                   : QStringLiteral("none dumped");
+        say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
+                           "%6 tensors written, %7 skipped\n")
+                .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
+        for (const auto &w : s.warnings)
+            say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
+    }
+    say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
+            .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
+            .arg(idx.modelFiles.size()).arg(idx.layerFiles.size()));
+    for (const auto &p : idx.problems)
+        problems.push_back(p.path + ": " + p.message);
+    for (const auto &p : problems)
+        say(QStringLiteral("  problem:     %1\n").arg(QString::fromStdString(p)));
+    if (statuses.empty()) {
+        say(QStringLiteral("  The probe never reported: the target did not run a llama.cpp/ggml graph, links "
+                           "llama.cpp statically (it cannot be interposed), or ended before its first graph.\n"));
+        return targetOk ? 3 : 1;
+    }
+    if (!finished)
+        say(QStringLiteral("  The target did not exit normally: the dump holds what was written before it "
+                           "stopped; every file in it is complete.\n"));
+    const bool wantsTensors = std::find(o.types.begin(), o.types.end(), "tensor") != o.types.end() ||
+                              std::find(o.types.begin(), o.types.end(), "stats") != o.types.end();
+    if (wantsTensors && idx.tensors.empty()) {
+        uint64_t rounds = 0, dumped = 0;
+        for (const auto &s : statuses) {
+            rounds += s.rounds;
+            dumped += s.roundsDumped;
+        }
+        if (dumped == 0)
+            say(QStringLiteral("  Nothing was dumped: the target ran %1 rounds (0 to %2) and -er %3 chose none "
+                               "of them.\n").arg(rounds).arg(rounds ? rounds - 1 : 0).arg(QString::fromStdString(o.rounds)));
+        else
+            say(QStringLiteral("  Nothing was dumped: no operation matched -ids '%1' / -opname '%2' in the "
+                               "rounds chosen; 'llmscope dump --type model' lists the operations.\n")
+                    .arg(QString::fromStdString(o.ids), QString::fromStdString(o.opNames)));
+        return targetOk ? 3 : 1;
+    }
+    return targetOk && finished && problems.empty() ? 0 : 1;
+}
+
+} // namespace
+
+int runDumpCommand(const QStringList &args)
+{
+    using namespace llmscope;
+    std::vector<std::string> a;
+    for (const auto &s : args) {
+        if (s == QLatin1String("--help") || s == QLatin1String("-h")) {
+            std::fputs(dumpUsage().c_str(), stdout);
+            return 0;
+        }
+        a.push_back(s.toStdString());
+    }
+    DumpOptions o;
+    try {
+        o = parseDumpOptions(a);
+    } catch (const Error &e) {
+        say(QStringLiteral("llmscope dump: %1\n").arg(QString::fromUtf8(e.what())));
+        return 2;
+    }
+    static int argc = 1;
+    static char name[] = "llmscope";
+    static char *argv[] = {name, nullptr};
+    QCoreApplication app(argc, argv);
+
+    const QString probe = probeLibrary();
+    if (!QFileInfo(probe).isFile()) {
+        say(QStringLiteral("llmscope dump: the probe library is missing (looked for %1); build the project "
+                           "(scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB\n").arg(probe));
+        return 2;
+    }
+    const QString program = QString::fromStdString(o.command[0]);
+    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(program).absoluteFilePath()
+                                                             : QStandardPaths::findExecutable(program);
+    if (found.isEmpty() || !QFileInfo(found).isExecutable()) {
+        say(QStringLiteral("llmscope dump: cannot run '%1': %2\n")
+                .arg(program, program.contains(QLatin1Char('/')) ? QStringLiteral("no such executable file")
+                                                                : QStringLiteral("not found in PATH")));
+        return 2;
+    }
+    if (!o.configFile.empty() && !QFileInfo(QString::fromStdString(o.configFile)).isFile()) {
+        say(QStringLiteral("llmscope dump: -config '%1' is not a file\n").arg(QString::fromStdString(o.configFile)));
+        return 2;
+    }
+    QString root;
+    try {
+        makeDirs(o.output);
+        const uint64_t free = freeBytesAt(o.output);
+        if (free < kMinFreeBytes)
+            throw Error(diskSpaceMessage(free) + " (output folder '" + o.output + "')");
+        // One dump folder per second, as msit names them: never write into an earlier one.
+        for (;;) {
+            root = QDir(QString::fromStdString(o.output)).absoluteFilePath(
+                QString::fromStdString(dumpFolderName(std::time(nullptr))));
+            if (!QFileInfo::exists(root))
+                break;
+            QThread::msleep(200);
+        }
+        makeDirs(root.toStdString());
+    } catch (const Error &e) {
+        say(QStringLiteral("llmscope dump: %1\n").arg(QString::fromUtf8(e.what())));
+        return 2;
+    }
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const auto &[k, v] : probeEnvironment(o, root.toStdString()))
+        env.insert(QString::fromStdString(k), QString::fromStdString(v));
+    env.insert(QStringLiteral("LD_PRELOAD"),
+               QString::fromStdString(preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(),
+                                                  probe.toStdString())));
+    QStringList targetArgs;
+    for (size_t i = 1; i < o.command.size(); ++i)
+        targetArgs << QString::fromStdString(o.command[i]);
+    say(QStringLiteral("llmscope dump: running %1 with the probe; writing %2\n").arg(found, root));
+
+    QProcess target;
+    target.setProcessChannelMode(QProcess::ForwardedChannels);
+    target.setInputChannelMode(QProcess::ForwardedInputChannel);
+    target.setProcessEnvironment(env);
+    target.start(found, targetArgs);
+    if (!target.waitForStarted(30000)) {
+        say(QStringLiteral("llmscope dump: cannot start %1: %2\n").arg(found, target.errorString()));
+        QDir(root).removeRecursively();
+        return 2;
+    }
+    // Ctrl-C reaches the target (same process group); llmscope stays to say what was written.
+    std::signal(SIGINT, SIG_IGN);
+    QElapsedTimer clock;
+    clock.start();
+    bool timedOut = false;
+    while (!target.waitForFinished(500)) {
+        if (target.state() == QProcess::NotRunning)
+            break;
+        if (o.timeoutSeconds && clock.elapsed() > qint64(o.timeoutSeconds) * 1000 && !timedOut) {
+            timedOut = true;
+            say(QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n").arg(o.timeoutSeconds));
+            target.terminate();
+            if (!target.waitForFinished(5000))
+                target.kill();
+        }
+    }
+    std::signal(SIGINT, SIG_DFL);
+    const double seconds = clock.elapsed() / 1000.0;
+    QString ended;
+    bool ok = false;
+    if (target.exitStatus() == QProcess::CrashExit || timedOut)
+        ended = QStringLiteral("the target %1 after %2 s").arg(timedOut ? QStringLiteral("was stopped")
+                                                                          : QStringLiteral("crashed or was killed"))
+                    .arg(seconds, 0, 'f', 1);
+    else {
+        ok = target.exitCode() == 0;
+        ended = QStringLiteral("the target exited with status %1 after %2 s").arg(target.exitCode()).arg(seconds, 0, 'f', 1);
+    }
+    const int status = summarize(o, root, ended, ok);
+    return ok || status != 0 ? status : 1;
+}

@@ -1,0 +1,67 @@
+#include "dump/probe_status.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace llmscope {
+
+std::string writeProbeStatus(const ProbeStatus &s)
+{
+    nlohmann::json j{{"version", 1},          {"pid", s.pid},
+                     {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
+                     {"first_dumped", s.firstDumped}, {"last_dumped", s.lastDumped},
+                     {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
+                     {"tensors", s.tensors},   {"bytes", s.bytes},
+                     {"skipped", s.skipped},   {"finished", s.finished},
+                     {"warnings", s.warnings}};
+    return j.dump(1) + "\n";
+}
+
+ProbeStatus parseProbeStatus(const std::string &text)
+{
+    try {
+        const auto j = nlohmann::json::parse(text);
+        ProbeStatus s;
+        s.pid = j.at("pid").get<int64_t>();
+        s.rounds = j.at("rounds").get<uint64_t>();
+        s.roundsDumped = j.at("rounds_dumped").get<uint64_t>();
+        s.firstDumped = j.value("first_dumped", int64_t(-1));
+        s.lastDumped = j.value("last_dumped", int64_t(-1));
+        s.opsSeen = j.at("ops_seen").get<uint64_t>();
+        s.opsSelected = j.at("ops_selected").get<uint64_t>();
+        s.tensors = j.at("tensors").get<uint64_t>();
+        s.bytes = j.at("bytes").get<uint64_t>();
+        s.skipped = j.value("skipped", uint64_t(0));
+        s.finished = j.at("finished").get<bool>();
+        s.warnings = j.value("warnings", std::vector<std::string>{});
+        return s;
+    } catch (const nlohmann::json::exception &e) {
+        throw Error(std::string("probe status: ") + e.what());
+    }
+}
+
+std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<std::string> *problems)
+{
+    namespace fs = std::filesystem;
+    std::vector<ProbeStatus> out;
+    std::error_code ec;
+    const fs::path dir = fs::path(root) / ProbeStatus::kFolder;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (it->path().extension() != ".json")
+            continue;
+        try {
+            const auto bytes = readWholeFile(it->path().string());
+            out.push_back(parseProbeStatus(std::string(bytes.begin(), bytes.end())));
+        } catch (const Error &e) {
+            if (problems)
+                problems->push_back(it->path().string() + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+} // namespace llmscope

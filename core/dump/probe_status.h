@@ -1,0 +1,29 @@
+// What a probe saw and wrote, kept beside the dump as {root}/llmscope/{pid}.json so that the
+// CLI and the GUI can say what a dump holds, and whether its target finished.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llmscope {
+
+struct ProbeStatus {
+    int64_t pid = 0;
+    uint64_t rounds = 0;          // graph computes seen
+    uint64_t roundsDumped = 0;    // of those, rounds the selection chose
+    int64_t firstDumped = -1, lastDumped = -1;
+    uint64_t opsSeen = 0;         // nodes of the largest graph looked at
+    uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
+    uint64_t tensors = 0, bytes = 0, skipped = 0;
+    bool finished = false;        // written at the target's exit; false while running or if killed
+    std::vector<std::string> warnings;
+
+    static constexpr const char *kFolder = "llmscope";
+};
+
+std::string writeProbeStatus(const ProbeStatus &s);
+ProbeStatus parseProbeStatus(const std::string &jsonText); // throws Error on malformed text
+// Every {root}/llmscope/*.json; unreadable files are returned in problems, not thrown.
+std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<std::string> *problems = nullptr);
+
+} // namespace llmscope

@@ -1,0 +1,244 @@
+#include "launch/dump_options.h"
+
+#include <cctype>
+
+#include "select/op_ids.h"
+#include "select/rounds.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace {
+
+const std::vector<std::string> kTypes{"model", "layer", "op", "kernel", "tensor", "stats", "cpu_profiling", "onnx"};
+const std::vector<std::string> kTypesDone{"model", "layer", "tensor", "stats"};
+
+bool contains(const std::vector<std::string> &v, const std::string &s)
+{
+    for (const auto &x : v)
+        if (x == s)
+            return true;
+    return false;
+}
+
+int parseChoice(const std::string &option, const std::string &value, int lo, int hi)
+{
+    const auto v = parseInt(trim(value));
+    if (!v || *v < lo || *v > hi)
+        throw Error(option + ": '" + value + "' must be a whole number from " + std::to_string(lo) + " to " +
+                    std::to_string(hi));
+    return int(*v);
+}
+
+} // namespace
+
+std::vector<std::string> splitCommand(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    bool have = false;
+    char quote = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quote == '\'') {
+            if (c == '\'')
+                quote = 0;
+            else
+                cur += c;
+            continue;
+        }
+        if (quote == '"') {
+            if (c == '"') {
+                quote = 0;
+            } else if (c == '\\' && i + 1 < text.size() && std::string("\"\\$`").find(text[i + 1]) != std::string::npos) {
+                cur += text[++i];
+            } else if (c == '`' || (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
+                throw Error("--exec: command substitution needs a shell, and llmscope runs the command without "
+                            "one; put the command in a script and pass 'bash script.sh'");
+            } else {
+                cur += c;
+            }
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+            have = true;
+        } else if (c == '\\' && i + 1 < text.size()) {
+            cur += text[++i];
+            have = true;
+        } else if (c == ' ' || c == '\t') {
+            if (have)
+                out.push_back(cur);
+            cur.clear();
+            have = false;
+        } else if (std::string("|;&<>`\n\r").find(c) != std::string::npos ||
+                   (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
+            throw Error(std::string("--exec: '") + (c == '\n' || c == '\r' ? std::string("newline") : std::string(1, c)) +
+                        "' needs a shell (redirection, pipes, command lists), and llmscope runs the command "
+                        "without one, as msit does; put the command in a script and pass 'bash script.sh'");
+        } else {
+            cur += c;
+            have = true;
+        }
+    }
+    if (quote)
+        throw Error(std::string("--exec: unterminated ") + quote + " quote");
+    if (have)
+        out.push_back(cur);
+    if (out.empty())
+        throw Error("--exec: the command is empty; give the inference program to run, e.g. "
+                    "--exec \"./llama-cli -m model.gguf -p hi\"");
+    return out;
+}
+
+DumpOptions parseDumpOptions(const std::vector<std::string> &args)
+{
+    DumpOptions o;
+    bool haveExec = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1][0] == '-' && !std::isdigit(args[i + 1][1])))
+                throw Error(a + " needs a value (see llmscope dump --help)");
+            return args[++i];
+        };
+        if (a == "--exec") {
+            o.command = splitCommand(value());
+            haveExec = true;
+        } else if (a == "--type") {
+            o.types.clear();
+            while (i + 1 < args.size() && args[i + 1][0] != '-')
+                o.types.push_back(args[++i]);
+            if (o.types.empty())
+                throw Error("--type needs at least one of: model layer op kernel tensor stats cpu_profiling onnx");
+        } else if (a == "-sd" || a == "--only-save-desc") {
+            o.descOnly = true;
+        } else if (a == "-ids" || a == "--save-operation-ids") {
+            o.ids = value();
+            OpIds::parse(o.ids);
+        } else if (a == "-er" || a == "--execute-range") {
+            o.rounds = value();
+            Rounds::parse(o.rounds, false);
+        } else if (a == "-child" || a == "--save-operation-child") {
+            o.child = parseBoolOption("-child", value());
+        } else if (a == "-time" || a == "--save-time") {
+            o.time = parseChoice("-time", value(), 0, 3);
+        } else if (a == "-opname" || a == "--operation-name") {
+            o.opNames = value();
+            parseOpNames(o.opNames);
+        } else if (a == "-stp" || a == "--save-tensor-part") {
+            o.part = parseChoice("-stp", value(), 0, 2);
+        } else if (a == "-o" || a == "--output") {
+            o.output = value();
+        } else if (a == "-device" || a == "--device-id") {
+            o.devices = value();
+            parseDevices(o.devices);
+        } else if (a == "-config" || a == "--config-path") {
+            o.configFile = value();
+        } else if (a == "-l" || a == "--log-level") {
+            o.logLevel = toLower(value());
+            if (!contains({"debug", "info", "warning", "warn", "error", "fatal", "critical"}, o.logLevel))
+                throw Error("-l: '" + o.logLevel + "' is not one of debug, info, warning, error, fatal, critical");
+        } else if (a == "-tiling" || a == "--save-tiling") {
+            throw Error("-tiling: ggml has no host-computed tiling data to save; this option applies to Ascend "
+                        "operators only. Leave it out");
+        } else if (a == "-symlink" || a == "--enable-symlink") {
+            throw Error("-symlink: deduplicating identical tensors into symlinks is not available in this "
+                        "version of llmscope yet. Leave it out");
+        } else if (a == "-seed" || a == "--seed") {
+            throw Error("-seed: msit seeds PyTorch's generators; llama.cpp programs take their sampling seed as "
+                        "their own option (e.g. --seed in the --exec command). Leave it out");
+        } else if (a == "--kv-cache") {
+            o.kvCache = true;
+        } else if (a == "--stats-csv") {
+            o.statsCsv = true;
+        } else if (a == "--timeout") {
+            o.timeoutSeconds = parseChoice("--timeout", value(), 1, 7 * 24 * 3600);
+        } else {
+            throw Error("unknown option '" + a + "' (see llmscope dump --help)");
+        }
+    }
+    if (!haveExec)
+        throw Error("--exec is required: the inference program to run, e.g. --exec \"./llama-cli -m model.gguf\"");
+    for (const auto &t : o.types) {
+        if (!contains(kTypes, t))
+            throw Error("--type: '" + t + "' is not one of model layer op kernel tensor stats cpu_profiling onnx");
+        if (!contains(kTypesDone, t))
+            throw Error("--type " + t + ": not available in this version of llmscope yet (it writes model, layer, "
+                        "tensor and stats dumps); leave '" + t + "' out");
+    }
+    if (o.statsCsv && !contains(o.types, "stats"))
+        throw Error("--stats-csv applies to --type stats; add 'stats' to --type or leave --stats-csv out");
+    return o;
+}
+
+std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const std::string &root)
+{
+    std::map<std::string, std::string> env;
+    std::string types;
+    for (const auto &t : o.types)
+        types += (types.empty() ? "" : ",") + t;
+    env["LLMSCOPE_DUMP_ROOT"] = root;
+    env["LLMSCOPE_TYPE"] = types;
+    env["LLMSCOPE_SD"] = o.descOnly ? "1" : "0";
+    env["LLMSCOPE_IDS"] = o.ids;
+    env["LLMSCOPE_ER"] = o.rounds;
+    env["LLMSCOPE_CHILD"] = o.child ? "1" : "0";
+    env["LLMSCOPE_TIME"] = std::to_string(o.time);
+    env["LLMSCOPE_OPNAME"] = o.opNames;
+    env["LLMSCOPE_STP"] = std::to_string(o.part);
+    env["LLMSCOPE_DEVICE"] = o.devices;
+    env["LLMSCOPE_CONFIG"] = o.configFile;
+    env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
+    env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
+    env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
+    return env;
+}
+
+std::string preloadWith(const std::string &existing, const std::string &probePath)
+{
+    const std::string e = trim(existing);
+    return e.empty() ? probePath : e + ":" + probePath;
+}
+
+std::string dumpUsage()
+{
+    return R"(usage: llmscope dump --exec "COMMAND" [options]
+
+Runs COMMAND (no shell) with llmscope's probe preloaded and writes msit's dump layout:
+OUT/msit_dump_{YYYYmmdd_HHMMSS}/tensors/{device}_{pid}/{round}/{id}_{Op}/.../{before,after}/
+
+msit llm dump's options:
+  --exec COMMAND          the inference program and its arguments (required). Redirection,
+                          pipes and ';' need a shell: put them in a script, pass 'bash x.sh'
+  --type T [T ...]        what to dump (default: tensor):
+                            model   model topology   model/{pid}/GgmlGraph.json
+                            layer   layer topology   layer/{pid}/{Op}.json
+                            tensor  tensors with their data
+                            stats   statistics only (max, min, mean, l2norm)
+                          op, kernel, cpu_profiling and onnx are not available yet
+  -sd                     tensor descriptions only, no data
+  -ids IDS                operation ids, e.g. 3_1,5 (default: every operation)
+  -er RANGES              rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7
+                          (default: 0,0, the first round)
+  -child BOOL             with -ids: also every child of a chosen id (default: True)
+  -time N                 0 before, 1 after, 2 both, 3 inputs before and outputs after
+                          (default: 3)
+  -opname NAMES           op types by case-insensitive prefix, e.g. mul_mat,rms
+  -stp N                  0 inputs, 1 outputs, 2 both (default: 2)
+  -o DIR                  output folder (default: ./)
+  -device IDS             only these device ids (ggml's CPU and first GPU are device 0)
+  -config FILE            msit's dynamic config (JSON: dump_enable, er, ids, child, device);
+                          re-read every 5 s while the target runs; overrides those options
+  -l LEVEL                log level: debug, info, warning, error, fatal (default: info)
+  -tiling, -symlink, -seed  refused, with the reason
+
+llmscope's own:
+  --kv-cache              also dump the KV cache and views of it (large; skipped by default)
+  --stats-csv             with --type stats: one statistic.csv per round (msProbe's columns)
+                          instead of one file per tensor; much faster for long runs
+  --timeout SECONDS       stop the target after SECONDS (the dump keeps what was written)
+)";
+}
+
+} // namespace llmscope

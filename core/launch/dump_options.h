@@ -1,0 +1,43 @@
+// `llmscope dump`'s command line: msit llm dump's options and defaults, parsed without a
+// shell, validated up front, and turned into the probe's environment.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "select/selection.h"
+
+namespace llmscope {
+
+struct DumpOptions {
+    std::vector<std::string> command;   // --exec, split like a shell would, never run by one
+    std::vector<std::string> types{"tensor"}; // --type
+    bool descOnly = false;              // -sd
+    std::string ids;                    // -ids
+    std::string rounds = "0,0";         // -er
+    bool child = true;                  // -child
+    int time = 3;                       // -time
+    std::string opNames;                // -opname
+    int part = 2;                       // -stp
+    std::string output = "./";          // -o
+    std::string devices;                // -device
+    std::string configFile;             // -config
+    std::string logLevel = "info";      // -l
+    // llmscope's own
+    bool kvCache = false;               // --kv-cache
+    bool statsCsv = false;              // --stats-csv
+    int timeoutSeconds = 0;             // --timeout
+};
+
+// Throws Error with a message that names the option and says what to do.
+DumpOptions parseDumpOptions(const std::vector<std::string> &args);
+// Splits --exec's text into arguments (quotes and backslashes as in a POSIX shell). Refuses
+// redirection, pipes, command separators and substitutions, which need a shell.
+std::vector<std::string> splitCommand(const std::string &text);
+// The probe's environment for a dump into root (the msit_dump_* folder).
+std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const std::string &root);
+// LD_PRELOAD with the probe after whatever the user already preloads (ASan must stay first).
+std::string preloadWith(const std::string &existing, const std::string &probePath);
+std::string dumpUsage();
+
+} // namespace llmscope

@@ -1,0 +1,201 @@
+// The probe's C ABI (llmscope_probe.h) for engines that report their own operations: the
+// same selection, writer and status as the ggml path, with one round open at a time.
+#include <cstring>
+
+#include "dump/dump_layout.h"
+#include "probe.h"
+#include "tensor/dtype.h"
+#include "util/text.h"
+
+#define LLMSCOPE_PROBE_API extern "C" __attribute__((visibility("default")))
+#include "llmscope_probe.h"
+
+namespace llmscope::probe {
+namespace {
+
+struct AbiRound {
+    int64_t round = -1;
+    bool open = false, dumping = false;
+    std::shared_ptr<const Selection> selection;
+    std::vector<TensorJob> pending;
+    std::unordered_map<std::string, bool> ops; // op path -> selected, this round
+};
+AbiRound &abi()
+{
+    static AbiRound *r = new AbiRound;
+    return *r;
+}
+
+bool parsePath(const char *path, std::vector<std::string> &folders, std::string &id, std::string &type)
+{
+    if (!path || !*path || std::strlen(path) > 4096)
+        return false;
+    folders = split(path, '/');
+    for (const auto &f : folders) {
+        const auto op = parseOpFolder(f);
+        if (!op)
+            return false;
+        id += (id.empty() ? "" : "_") + std::to_string(op->index);
+        type = op->name;
+    }
+    return !folders.empty();
+}
+
+// msit's rules: an id (with its children), or an op type by prefix (with child on, an
+// ancestor's type chooses its descendants too).
+bool selects(const Selection &sel, const std::vector<std::string> &folders, const std::string &id,
+             const std::string &type)
+{
+    if (sel.selectsOp(id, type))
+        return true;
+    if (!sel.child || sel.opNames.empty())
+        return false;
+    std::string prefix;
+    for (size_t i = 0; i + 1 < folders.size(); ++i) {
+        const auto op = parseOpFolder(folders[i]);
+        prefix += (prefix.empty() ? "" : "_") + std::to_string(op->index);
+        if (sel.selectsOp(prefix, op->name))
+            return true;
+    }
+    return false;
+}
+
+void closeRound(Probe &p, AbiRound &r)
+{
+    if (!r.open)
+        return;
+    uint64_t selected = 0;
+    for (const auto &[path, sel] : r.ops)
+        selected += sel;
+    p.handOver(r.pending);
+    p.noteRound(r.round, r.dumping, r.ops.size(), selected);
+    r.open = false;
+}
+
+} // namespace
+} // namespace llmscope::probe
+
+using namespace llmscope;
+using namespace llmscope::probe;
+
+int llmscope_probe_version(void)
+{
+    return Probe::get().active() ? LLMSCOPE_PROBE_ABI_VERSION : 0;
+}
+
+int64_t llmscope_probe_begin_round(void)
+{
+    Probe &p = Probe::get();
+    if (!p.active())
+        return -1;
+    try {
+        std::lock_guard lock(p.mutex);
+        AbiRound &r = abi();
+        closeRound(p, r); // a round left open ends here
+        const ProbeConfig &c = p.config();
+        r.round = p.nextRound++;
+        r.selection = p.selectionForRound();
+        r.dumping = (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) &&
+                    r.selection->selectsDevice(0);
+        r.ops.clear();
+        r.open = true;
+        return r.round;
+    } catch (const std::exception &e) {
+        p.disable(std::string("begin_round failed: ") + e.what());
+        return -1;
+    }
+}
+
+int llmscope_probe_wants(const char *opPath, int before, int input)
+{
+    Probe &p = Probe::get();
+    if (!p.active())
+        return 0;
+    std::vector<std::string> folders;
+    std::string id, type;
+    if (!parsePath(opPath, folders, id, type)) {
+        p.warn(std::string("llmscope_probe_wants: '") + (opPath ? opPath : "(null)") +
+               "' is not an op path like 2_Decoder/1_Linear");
+        return -1;
+    }
+    std::lock_guard lock(p.mutex);
+    AbiRound &r = abi();
+    if (!r.open || !r.dumping)
+        return 0;
+    return selects(*r.selection, folders, id, type) && r.selection->wantsTensor(before != 0, input != 0);
+}
+
+int llmscope_probe_tensor(const char *opPath, int before, int input, int index, int dtype, const int64_t *dims,
+                          int ndims, const void *data, size_t bytes)
+{
+    Probe &p = Probe::get();
+    if (!p.active())
+        return 0;
+    std::vector<std::string> folders;
+    std::string id, type;
+    if (!parsePath(opPath, folders, id, type) || index < 0 || ndims < 0 || ndims > 16 || (ndims && !dims)) {
+        p.warn(std::string("llmscope_probe_tensor: bad arguments for '") + (opPath ? opPath : "(null)") + "'");
+        return -1;
+    }
+    uint64_t n = 1;
+    for (int d = 0; d < ndims; ++d) {
+        if (dims[d] < 0) {
+            p.warn(std::string("llmscope_probe_tensor: negative dimension for '") + opPath + "'");
+            return -1;
+        }
+        n *= uint64_t(dims[d]);
+    }
+    const auto want = n < (uint64_t(1) << 40) ? dtypeBytes(dtype, n) : std::nullopt;
+    if (!want || *want != bytes || (bytes && !data)) {
+        p.warn(std::string("llmscope_probe_tensor: '") + opPath + "' tensor " + std::to_string(index) + ": " +
+               std::to_string(bytes) + " bytes do not match its dtype and dims");
+        return -1;
+    }
+    try {
+        std::lock_guard lock(p.mutex);
+        AbiRound &r = abi();
+        if (!r.open)
+            return 0;
+        const bool chosen = r.dumping && selects(*r.selection, folders, id, type);
+        r.ops[opPath] = r.ops[opPath] || chosen;
+        if (!chosen || !r.selection->wantsTensor(before != 0, input != 0))
+            return 0;
+        const ProbeConfig &c = p.config();
+        TensorJob job;
+        job.round = r.round;
+        job.folders = folders;
+        job.before = before != 0;
+        job.input = input != 0;
+        job.index = index;
+        job.opType = type;
+        job.tensor.dtype = dtype;
+        job.tensor.dims.assign(dims, dims + ndims);
+        const bool payload = c.tensors && !c.descOnly;
+        const bool stats = c.stats && !c.descOnly && !payload;
+        if (payload || stats) {
+            job.tensor.data.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + bytes);
+            job.tensor.hasData = true;
+        }
+        job.statsOnly = stats;
+        job.csv = stats && c.statsCsv;
+        job.addStats = payload && c.stats;
+        r.pending.push_back(std::move(job));
+        return 1;
+    } catch (const std::exception &e) {
+        p.disable(std::string("llmscope_probe_tensor failed: ") + e.what());
+        return -1;
+    }
+}
+
+void llmscope_probe_end_round(void)
+{
+    Probe &p = Probe::get();
+    if (!p.active())
+        return;
+    try {
+        std::lock_guard lock(p.mutex);
+        closeRound(p, abi());
+    } catch (const std::exception &e) {
+        p.disable(std::string("end_round failed: ") + e.what());
+    }
+}

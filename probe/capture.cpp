@@ -1,0 +1,93 @@
+#include "capture.h"
+
+#include <cstring>
+
+#include "ggml_api.h"
+
+namespace llmscope::probe {
+namespace {
+size_t elementSize(int32_t acl)
+{
+    switch (acl) {
+    case 0: case 3: return 4;
+    case 1: case 27: case 6: return 2;
+    case 2: return 1;
+    case 9: case 11: return 8;
+    default: return 0;
+    }
+}
+} // namespace
+
+int32_t aclDtype(ggml_type t)
+{
+    switch (t) {
+    case GGML_TYPE_F32: return 0;
+    case GGML_TYPE_F16: return 1;
+    case GGML_TYPE_BF16: return 27;
+    case GGML_TYPE_I8: return 2;
+    case GGML_TYPE_I16: return 6;
+    case GGML_TYPE_I32: return 3;
+    case GGML_TYPE_I64: return 9;
+    case GGML_TYPE_F64: return 11;
+    default: return -1;
+    }
+}
+
+bool isWeight(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    const ggml_tensor *base = t->view_src ? t->view_src : t;
+    return api.bufferUsage && base->buffer && api.bufferUsage(base->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+}
+
+Tensor capture(const ggml_tensor *t, Capture what)
+{
+    const GgmlApi &api = ggml();
+    Tensor out;
+    int nd = GGML_MAX_DIMS;
+    while (nd > 1 && t->ne[nd - 1] == 1)
+        --nd;
+    for (int d = nd - 1; d >= 0; --d)
+        out.dims.push_back(t->ne[d]);
+    const int32_t acl = aclDtype(t->type);
+    out.dtype = acl >= 0 ? acl : 4;
+    if (acl < 0)
+        out.setAttr(kEngineDTypeAttr, api.typeName(t->type));
+    if (what == Capture::Header)
+        return out;
+    const size_t span = api.nbytes(t);
+    std::vector<uint8_t> raw(span);
+    if (t->data && span)
+        api.tensorGet(t, raw.data(), 0, span);
+    if (acl < 0) {
+        out.setAttr(kEngineDimsAttr, joinDims(out.dims));
+        out.dims = {static_cast<int64_t>(span)};
+        out.data = std::move(raw);
+    } else if (api.isContiguous(t)) {
+        raw.resize(size_t(api.nelements(t)) * elementSize(acl));
+        out.data = std::move(raw);
+    } else {
+        const size_t es = elementSize(acl);
+        out.data.resize(size_t(api.nelements(t)) * es);
+        uint8_t *dst = out.data.data();
+        const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
+        for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
+            for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
+                for (int64_t i1 = 0; i1 < t->ne[1]; ++i1) {
+                    const uint8_t *row = raw.data() + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                    if (denseRows) {
+                        std::memcpy(dst, row, es * size_t(t->ne[0]));
+                        dst += es * size_t(t->ne[0]);
+                        continue;
+                    }
+                    for (int64_t i0 = 0; i0 < t->ne[0]; ++i0) {
+                        std::memcpy(dst, row + i0 * t->nb[0], es);
+                        dst += es;
+                    }
+                }
+    }
+    out.hasData = true;
+    return out;
+}
+
+} // namespace llmscope::probe

@@ -1,0 +1,179 @@
+#include "probe.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "select/dynamic_config.h"
+
+namespace llmscope::probe {
+
+Probe &Probe::get()
+{
+    static Probe *p = new Probe; // never destroyed, see the header
+    return *p;
+}
+
+Probe::Probe() : m_config(readProbeConfig())
+{
+    m_status.pid = ::getpid();
+    if (!m_config.error.empty())
+        warn("invalid setting (" + m_config.error + "); the probe stays inactive");
+    if (m_config.active) {
+        try {
+            m_writer = std::make_unique<WriterThread>(m_config.root, m_config.queueBytes,
+                                                      [this](const std::string &m) { warn(m); });
+        } catch (const std::exception &e) {
+            warn(std::string("cannot write the dump: ") + e.what() + "; the probe stays inactive");
+            m_config.active = false;
+        }
+    }
+    m_selection = std::make_shared<Selection>(m_config.selection);
+    m_active = m_config.active;
+    if (m_active) {
+        // Everything queued reaches the disk when the target exits normally.
+        std::atexit([] {
+            Probe &p = Probe::get();
+            std::lock_guard lock(p.mutex);
+            for (auto &entry : p.scheds)
+                p.handOver(entry.second);
+            p.writeStatus(true);
+            p.m_writer->drain();
+        });
+    }
+}
+
+void Probe::warn(const std::string &msg)
+{
+    {
+        std::lock_guard lock(m_noteMutex);
+        if (!m_warned.insert(msg).second)
+            return; // said already
+        if (m_status.warnings.size() < 20)
+            m_status.warnings.push_back(msg);
+    }
+    const int n = m_warnings++;
+    if (m_config.quiet)
+        return;
+    if (n < 10)
+        std::fprintf(stderr, "[llmscope] %s\n", msg.c_str());
+    else if (n == 10)
+        std::fprintf(stderr, "[llmscope] further warnings are left out; see the dump's llmscope/ status file\n");
+}
+
+void Probe::disable(const std::string &why)
+{
+    if (m_active.exchange(false)) {
+        warn(why + "; passing everything through from now on");
+    }
+}
+
+void Probe::loadConfigFile()
+{
+    struct stat st {};
+    if (::stat(m_config.configFile.c_str(), &st) != 0) {
+        if (m_configError != "missing") {
+            m_configError = "missing";
+            warn("dynamic config '" + m_config.configFile + "' is missing; keeping the current selection");
+        }
+        return;
+    }
+    const int64_t mtime = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec + st.st_size;
+    if (mtime == m_configMtime)
+        return;
+    m_configMtime = mtime;
+    try {
+        DynamicConfig dc = loadDynamicConfig(m_config.configFile, m_config.selection);
+        for (const auto &w : dc.warnings)
+            warn("dynamic config: " + w);
+        m_selection = std::make_shared<Selection>(std::move(dc.selection));
+        m_configError.clear();
+    } catch (const std::exception &e) {
+        m_configError = e.what();
+        warn(std::string("dynamic config ignored: ") + e.what() + "; keeping the current selection");
+    }
+}
+
+std::shared_ptr<const Selection> Probe::selectionForRound()
+{
+    if (!m_config.configFile.empty()) {
+        const auto now = std::chrono::steady_clock::now();
+        const bool first = m_lastConfigCheck == std::chrono::steady_clock::time_point{};
+        if (first || now - m_lastConfigCheck >= std::chrono::milliseconds(m_config.configIntervalMs)) {
+            m_lastConfigCheck = now;
+            loadConfigFile();
+        }
+    }
+    return m_selection;
+}
+
+void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected)
+{
+    std::unique_lock note(m_noteMutex);
+    ++m_status.rounds;
+    if (dumping) {
+        ++m_status.roundsDumped;
+        if (m_status.firstDumped < 0)
+            m_status.firstDumped = round;
+        m_status.lastDumped = round;
+        m_status.opsSelected = std::max(m_status.opsSelected, opsSelected);
+        m_statusDirty = true;
+    }
+    if (opsSeen > m_status.opsSeen) {
+        m_status.opsSeen = opsSeen;
+        m_statusDirty = true;
+    }
+    note.unlock();
+    const auto now = std::chrono::steady_clock::now();
+    if (m_status.rounds == 1 || (m_statusDirty && now - m_lastStatus > std::chrono::milliseconds(250))) {
+        m_lastStatus = now;
+        writeStatus(false);
+    }
+}
+
+void Probe::handOver(SchedState &s)
+{
+    handOver(s.pending);
+    s.pendingBytes = 0;
+}
+
+void Probe::handOver(std::vector<TensorJob> &pending)
+{
+    if (pending.empty() || !m_writer)
+        return;
+    m_writer->submit(std::move(pending));
+    pending.clear();
+}
+
+void Probe::writeStatus(bool finished)
+{
+    if (!m_writer)
+        return;
+    ProbeStatus s;
+    {
+        std::lock_guard lock(m_noteMutex);
+        s = m_status;
+    }
+    s.finished = finished;
+    m_writer->submitStatus(std::move(s));
+    m_statusDirty = false;
+}
+
+std::optional<Tensor> Probe::weightStats(const ggml_tensor *t)
+{
+    std::lock_guard lock(m_noteMutex);
+    auto it = m_weights.find(t);
+    if (it == m_weights.end() || it->second.data != t->data)
+        return std::nullopt;
+    return it->second.header;
+}
+
+void Probe::rememberWeightStats(const ggml_tensor *t, const Tensor &header)
+{
+    std::lock_guard lock(m_noteMutex);
+    m_weights[t] = {t->data, header};
+}
+
+} // namespace llmscope::probe

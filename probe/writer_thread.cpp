@@ -1,0 +1,229 @@
+#include "writer_thread.h"
+
+#include <chrono>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include "dump/statistic_csv.h"
+#include "tensor/stats.h"
+#include "util/error.h"
+
+namespace llmscope::probe {
+
+WriterThread::WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn)
+    : m_writer([&] {
+          DumpWriter::Options o;
+          o.root = root;
+          o.warn = [this](const std::string &m) {
+              if (m_warn)
+                  m_warn(m);
+          };
+          return o;
+      }()),
+      m_warn(std::move(warn)), m_cap(queueCapBytes), m_thread([this] { run(); })
+{
+}
+
+WriterThread::~WriterThread()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void WriterThread::push(std::vector<Job> &&jobs)
+{
+    uint64_t bytes = 0;
+    bool urgent = false;
+    for (const Job &j : jobs) {
+        bytes += j.bytes;
+        urgent |= j.kind != 0;
+    }
+    std::unique_lock lock(m_mutex);
+    if (m_stop)
+        return;
+    // A batch larger than the cap still goes through, alone.
+    m_space.wait(lock, [&] { return m_queued == 0 || m_queued + bytes <= m_cap; });
+    m_queued += bytes;
+    for (Job &j : jobs)
+        m_queue.push_back(std::move(j));
+    // Waking the writer costs the target a system call; a writer that is polling picks the
+    // jobs up within a few milliseconds anyway.
+    const bool wake = m_sleeping || urgent || m_queued > m_cap / 2;
+    lock.unlock();
+    if (wake)
+        m_wake.notify_one();
+}
+
+void WriterThread::submit(TensorJob t)
+{
+    std::vector<TensorJob> one;
+    one.push_back(std::move(t));
+    submit(std::move(one));
+}
+
+void WriterThread::submit(std::vector<TensorJob> &&tensors)
+{
+    std::vector<Job> jobs(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        jobs[i].kind = 0;
+        jobs[i].bytes = tensors[i].tensor.data.size() + 256;
+        jobs[i].tensor = std::move(tensors[i]);
+    }
+    tensors.clear();
+    push(std::move(jobs));
+}
+
+void WriterThread::submitText(std::string relativePath, std::string content)
+{
+    Job j;
+    j.kind = 1;
+    j.bytes = content.size();
+    j.path = std::move(relativePath);
+    j.text = std::move(content);
+    std::vector<Job> v;
+    v.push_back(std::move(j));
+    push(std::move(v));
+}
+
+void WriterThread::submitStatus(ProbeStatus status)
+{
+    Job j;
+    j.kind = 2;
+    j.status = std::move(status);
+    std::vector<Job> v;
+    v.push_back(std::move(j));
+    push(std::move(v));
+}
+
+void WriterThread::drain()
+{
+    std::unique_lock lock(m_mutex);
+    m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
+}
+
+uint64_t WriterThread::queuedBytes() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_queued;
+}
+
+void WriterThread::run()
+{
+    pthread_setname_np(pthread_self(), "llmscope-writer"); // visible in top, perf and gdb
+    std::unique_lock lock(m_mutex);
+    auto lastJob = std::chrono::steady_clock::now();
+    for (;;) {
+        if (m_queue.empty() && !m_stop) {
+            // Poll while jobs keep coming; sleep until woken once the target has gone quiet.
+            if (std::chrono::steady_clock::now() - lastJob < std::chrono::milliseconds(200)) {
+                m_wake.wait_for(lock, std::chrono::milliseconds(2));
+            } else {
+                m_sleeping = true;
+                m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+                m_sleeping = false;
+            }
+            continue;
+        }
+        if (m_queue.empty())
+            return; // stopping, and everything is written
+        lastJob = std::chrono::steady_clock::now();
+        std::deque<Job> batch;
+        batch.swap(m_queue);
+        m_busy = true;
+        lock.unlock();
+        uint64_t done = 0;
+        for (Job &job : batch) {
+            execute(job);
+            done += job.bytes;
+            job = Job{}; // free the payload now
+            if (done > (8u << 20)) { // give the space back as it is written
+                lock.lock();
+                m_queued -= done;
+                done = 0;
+                lock.unlock();
+                m_space.notify_all();
+            }
+        }
+        lock.lock();
+        m_busy = false;
+        m_queued -= done;
+        m_space.notify_all();
+        if (m_queue.empty())
+            m_idle.notify_all();
+    }
+}
+
+void WriterThread::execute(Job &job)
+{
+    try {
+        if (job.kind == 0 && job.tensor.csv) {
+            addCsvRow(job.tensor);
+        } else if (job.kind == 0) {
+            TensorJob &t = job.tensor;
+            if (t.addStats && t.tensor.hasData)
+                setStatsAttrs(t.tensor, computeStats(t.tensor));
+            if (t.statsOnly) {
+                setStatsAttrs(t.tensor, t.tensor.hasData ? computeStats(t.tensor) : std::nullopt);
+                t.tensor.hasData = false;
+                t.tensor.data.clear();
+            }
+            m_writer.writeTensor(0, ::getpid(), t.round, t.folders, t.before, t.input, t.index, t.tensor);
+        } else if (job.kind == 1) {
+            m_writer.writeText(job.path, job.text);
+        } else {
+            flushCsv();
+            ProbeStatus &s = job.status;
+            s.tensors = m_writer.tensorsWritten() + m_csvRows;
+            s.bytes = m_writer.bytesWritten();
+            s.skipped = m_writer.tensorsSkipped();
+            m_writer.writeText(std::string(ProbeStatus::kFolder) + "/" + std::to_string(s.pid) + ".json",
+                               writeProbeStatus(s));
+        }
+    } catch (const std::exception &e) {
+        if (m_warn)
+            m_warn(std::string("write failed: ") + e.what());
+    }
+}
+
+void WriterThread::addCsvRow(TensorJob &t)
+{
+    StatisticRow r;
+    r.pid = ::getpid();
+    r.exec = t.round;
+    r.opFolders = t.folders;
+    r.opType = t.opType;
+    r.before = t.before;
+    r.input = t.input;
+    r.index = t.index;
+    r.dtype = t.tensor.dtype;
+    r.format = t.tensor.format;
+    r.engineType = t.tensor.attr(kEngineDTypeAttr).value_or("");
+    r.dims = t.tensor.dims;
+    if (t.statsOnly && t.tensor.hasData)
+        r.stats = computeStats(t.tensor);
+    else if (!t.statsOnly)
+        r.stats = statsFromAttrs(t.tensor);
+    r.tensorPath = m_writer.tensorPath(0, r.pid, t.round, t.folders, t.before, t.input, t.index);
+    if (!m_csv.count(t.round) && !m_csv.empty())
+        flushCsv(); // a new round: the earlier ones are complete
+    m_csv[t.round] += statisticCsvLine(r);
+    ++m_csvRows;
+}
+
+void WriterThread::flushCsv()
+{
+    const std::string dir = "tensors/0_" + std::to_string(::getpid()) + "/";
+    for (auto it = m_csv.begin(); it != m_csv.end();) {
+        m_writer.writeText(dir + std::to_string(it->first) + "/statistic.csv", statisticCsvHeader() + it->second);
+        // The newest round may still grow: it stays in memory and is rewritten whole later.
+        it = std::next(it) == m_csv.end() ? std::next(it) : m_csv.erase(it);
+    }
+}
+
+} // namespace llmscope::probe

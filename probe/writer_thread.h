@@ -1,0 +1,78 @@
+// The probe's disk side: one thread that owns the dump writer, so the target hands over a
+// copied tensor and goes on computing. The queue is bounded by bytes; when it is full the
+// target waits (nothing is dropped). Statistics are computed here, off the target's thread.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dump/dump_writer.h"
+#include "dump/probe_status.h"
+
+namespace llmscope::probe {
+
+struct TensorJob {
+    int64_t round = 0;
+    std::vector<std::string> folders;
+    bool before = false, input = false;
+    int index = 0;
+    Tensor tensor;
+    bool statsOnly = false; // compute statistics from the payload, then write the header only
+    bool addStats = false;  // payload kept, statistics added as attributes (tensor + stats)
+    bool csv = false;       // statistics go to the round's statistic.csv instead of a file
+    std::string opType;     // for the CSV row
+};
+
+class WriterThread {
+public:
+    using Warn = std::function<void(const std::string &)>;
+    // Throws Error when the writer cannot start (msit's free-space refusal, a bad folder).
+    WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn);
+    ~WriterThread(); // drains the queue
+
+    void submit(TensorJob job);
+    // One hand-over for many tensors: the target takes the lock once per graph, not per tensor.
+    void submit(std::vector<TensorJob> &&jobs);
+    void submitText(std::string relativePath, std::string content);
+    // Writes the status file after everything queued before it; the writer's counters are
+    // filled in on the way.
+    void submitStatus(ProbeStatus status);
+    void drain(); // waits until the queue is empty
+
+    uint64_t queuedBytes() const;
+
+private:
+    struct Job {
+        int kind = 0; // 0 tensor, 1 text, 2 status
+        TensorJob tensor;
+        std::string path, text;
+        ProbeStatus status;
+        uint64_t bytes = 0;
+    };
+    void push(std::vector<Job> &&jobs);
+    void run();
+    void execute(Job &job);
+    void addCsvRow(TensorJob &t);
+    void flushCsv(); // writes every pending round; forgets all but the newest
+
+    DumpWriter m_writer;
+    Warn m_warn;
+    uint64_t m_cap;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake, m_space, m_idle;
+    std::deque<Job> m_queue;
+    uint64_t m_queued = 0;
+    bool m_busy = false, m_stop = false, m_sleeping = false;
+    uint64_t m_csvRows = 0;
+    std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
+    std::thread m_thread;
+};
+
+} // namespace llmscope::probe

@@ -1,0 +1,138 @@
+// llmscope dump's command line: msit's defaults, refusals with reasons, no shell.
+#include <QTest>
+
+#include "launch/dump_options.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+DumpOptions parse(std::vector<std::string> args)
+{
+    args.insert(args.begin(), {"--exec", "./run -m m.gguf"});
+    return parseDumpOptions(args);
+}
+QString failure(std::vector<std::string> args)
+{
+    try {
+        parseDumpOptions(args);
+    } catch (const Error &e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+} // namespace
+
+class TstDumpOptions : public QObject {
+    Q_OBJECT
+private slots:
+    void msitDefaults()
+    {
+        const DumpOptions o = parse({});
+        QCOMPARE(o.command, (std::vector<std::string>{"./run", "-m", "m.gguf"}));
+        QCOMPARE(o.types, std::vector<std::string>{"tensor"});
+        QCOMPARE(o.rounds, std::string("0,0"));
+        QVERIFY(o.child && !o.descOnly && o.ids.empty());
+        QCOMPARE(o.time, 3);
+        QCOMPARE(o.part, 2);
+        QCOMPARE(o.output, std::string("./"));
+        const auto env = probeEnvironment(o, "/d/msit_dump_1");
+        QCOMPARE(env.at("LLMSCOPE_DUMP_ROOT"), std::string("/d/msit_dump_1"));
+        QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("tensor"));
+        QCOMPARE(env.at("LLMSCOPE_ER"), std::string("0,0"));
+        QCOMPARE(env.at("LLMSCOPE_CHILD"), std::string("1"));
+    }
+
+    void everyOptionReachesTheProbe()
+    {
+        const DumpOptions o = parse({"--type", "model", "layer", "stats", "-sd", "-ids", "3_1,5", "-er", "1,3",
+                                     "-child", "False", "-time", "2", "-opname", "mul_mat,rms", "-stp", "1", "-o",
+                                     "/tmp/x", "-device", "0", "-l", "error", "--kv-cache", "--stats-csv"});
+        const auto env = probeEnvironment(o, "R");
+        QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("model,layer,stats"));
+        QCOMPARE(env.at("LLMSCOPE_SD"), std::string("1"));
+        QCOMPARE(env.at("LLMSCOPE_IDS"), std::string("3_1,5"));
+        QCOMPARE(env.at("LLMSCOPE_ER"), std::string("1,3"));
+        QCOMPARE(env.at("LLMSCOPE_CHILD"), std::string("0"));
+        QCOMPARE(env.at("LLMSCOPE_TIME"), std::string("2"));
+        QCOMPARE(env.at("LLMSCOPE_OPNAME"), std::string("mul_mat,rms"));
+        QCOMPARE(env.at("LLMSCOPE_STP"), std::string("1"));
+        QCOMPARE(env.at("LLMSCOPE_DEVICE"), std::string("0"));
+        QCOMPARE(env.at("LLMSCOPE_LOG_LEVEL"), std::string("error"));
+        QCOMPARE(env.at("LLMSCOPE_KV"), std::string("1"));
+        QCOMPARE(env.at("LLMSCOPE_STATS_CSV"), std::string("1"));
+        QCOMPARE(o.output, std::string("/tmp/x"));
+        // msit's long spellings
+        const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
+        QCOMPARE(l.ids, std::string("2"));
+        QCOMPARE(l.rounds, std::string("0,4"));
+        QVERIFY(l.descOnly);
+    }
+
+    void commandIsSplitWithoutAShell()
+    {
+        QCOMPARE(splitCommand("a 'b c' \"d \\\"e\\\"\" f\\ g ''"),
+                 (std::vector<std::string>{"a", "b c", "d \"e\"", "f g", ""}));
+        QCOMPARE(splitCommand("  prog\t-x  "), (std::vector<std::string>{"prog", "-x"}));
+        QCOMPARE(splitCommand("echo '>' \"a|b\""), (std::vector<std::string>{"echo", ">", "a|b"})); // quoted: plain text
+    }
+
+    void shellSyntaxIsRefusedWithTheReason_data()
+    {
+        QTest::addColumn<QString>("cmd");
+        for (const char *c : {"run > out.txt", "run < in", "run | tee x", "run; rm x", "run && x", "run &",
+                              "run `id`", "run $(id)", "run \"$(id)\"", "run\nx"})
+            QTest::newRow(c) << c;
+    }
+    void shellSyntaxIsRefusedWithTheReason()
+    {
+        QFETCH(QString, cmd);
+        const QString why = failure({"--exec", cmd.toStdString()});
+        QVERIFY2(why.contains("shell") && why.contains("script"), qPrintable(why));
+    }
+
+    void badOrUnavailableOptionsSayWhy_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no exec") << QStringList{"-ids", "1"} << "--exec is required";
+        QTest::newRow("empty exec") << QStringList{"--exec", "  "} << "the command is empty";
+        QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
+        QTest::newRow("op type") << QStringList{"--exec", "a", "--type", "op"} << "not available in this version";
+        QTest::newRow("kernel") << QStringList{"--exec", "a", "--type", "tensor", "kernel"} << "leave 'kernel' out";
+        QTest::newRow("cpu_profiling") << QStringList{"--exec", "a", "--type", "cpu_profiling"} << "not available";
+        QTest::newRow("onnx") << QStringList{"--exec", "a", "--type", "onnx"} << "not available";
+        QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";
+        QTest::newRow("tiling") << QStringList{"--exec", "a", "-tiling"} << "Ascend operators only";
+        QTest::newRow("symlink") << QStringList{"--exec", "a", "-symlink"} << "not available";
+        QTest::newRow("seed") << QStringList{"--exec", "a", "-seed", "1"} << "sampling seed";
+        QTest::newRow("ids") << QStringList{"--exec", "a", "-ids", "3__1"} << "ids";
+        QTest::newRow("er") << QStringList{"--exec", "a", "-er", "5,3"} << "er";
+        QTest::newRow("time") << QStringList{"--exec", "a", "-time", "4"} << "-time: '4' must be";
+        QTest::newRow("stp") << QStringList{"--exec", "a", "-stp", "x"} << "-stp";
+        QTest::newRow("child") << QStringList{"--exec", "a", "-child", "maybe"} << "not true or false";
+        QTest::newRow("level") << QStringList{"--exec", "a", "-l", "loud"} << "-l: 'loud'";
+        QTest::newRow("value") << QStringList{"--exec", "a", "-ids"} << "-ids needs a value";
+        QTest::newRow("unknown") << QStringList{"--exec", "a", "--frob"} << "unknown option '--frob'";
+        QTest::newRow("csv alone") << QStringList{"--exec", "a", "--stats-csv"} << "applies to --type stats";
+    }
+    void badOrUnavailableOptionsSayWhy()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        std::vector<std::string> a;
+        for (const auto &s : args)
+            a.push_back(s.toStdString());
+        const QString why = failure(a);
+        QVERIFY2(why.contains(expected), qPrintable(why));
+    }
+
+    void existingPreloadStaysFirst()
+    {
+        QCOMPARE(preloadWith("", "/p/probe.so"), std::string("/p/probe.so"));
+        QCOMPARE(preloadWith("libasan.so.8", "/p/probe.so"), std::string("libasan.so.8:/p/probe.so"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstDumpOptions)
+#include "tst_dumpoptions.moc"

@@ -1,0 +1,328 @@
+// `llmscope dump --exec` on real llama.cpp runs of both sample targets: msit's layout read
+// back by the index, tensors recomputed from their dumped inputs, the end summary, refusals,
+// a target stopped mid-dump, and the dynamic config changing a running target.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <cmath>
+
+#include "dump/dump_index.h"
+#include "dump/probe_status.h"
+#include "tensor/bin_file.h"
+#include "tensor/convert.h"
+#include "tensor/stats.h"
+#include "util/text.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+struct Run { int code = -1; QString out, err; };
+
+Run runLlmscope(const QStringList &args, QProcessEnvironment env = QProcessEnvironment::systemEnvironment(),
+             int timeoutMs = 180000)
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(kBin + "/llmscope", args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QString onlyDump(const QString &out)
+{
+    const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+    return d.size() == 1 ? out + "/" + d[0] : QString();
+}
+
+// Every ADD node's output equals the sum of its two dumped inputs, exactly (fp32 addition).
+int checkAdds(const DumpIndex &idx)
+{
+    std::map<std::string, std::vector<const TensorRecord *>> byOp;
+    for (const auto &t : idx.tensors)
+        if (t.opName == "ADD")
+            byOp[std::to_string(t.exec) + "/" + t.opId].push_back(&t);
+    int checked = 0;
+    for (const auto &[op, recs] : byOp) {
+        const TensorRecord *in0 = nullptr, *in1 = nullptr, *out = nullptr;
+        for (const auto *r : recs) {
+            if (r->input && r->index == 0) in0 = r;
+            if (r->input && r->index == 1) in1 = r;
+            if (!r->input && r->index == 0) out = r;
+        }
+        if (!in0 || !in1 || !out || !in0->hasData)
+            continue;
+        const auto a = toFloat(readBin(in0->path)), b = toFloat(readBin(in1->path)), c = toFloat(readBin(out->path));
+        if (a.size() != c.size() || b.size() != c.size())
+            return -1;
+        for (size_t i = 0; i < c.size(); ++i)
+            if (float(a[i] + b[i]) != c[i])
+                return -1;
+        ++checked;
+    }
+    return checked;
+}
+} // namespace
+
+class TstDumpCommand : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    QString gen(const QString &extra = {}) const
+    {
+        return kBin + "/llmscope-sample-generate -m " + m_model + " -n 3 " + extra;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+    }
+
+    void nativeTargetDumpsMsitLayout()
+    {
+        const QString out = m_dir.path() + "/native";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "tensor", "stats", "-o", out, "-ids", "1",
+                                "-er", "0,1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString root = onlyDump(out);
+        QVERIFY(!root.isEmpty());
+        QVERIFY2(r.err.contains("dump:        " + root), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1\\); \\d+ operations seen, \\d+ selected")), qPrintable(r.err));
+        QVERIFY(r.out.contains("tokens:")); // the target's own output passes through
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.layout, std::string("msit"));
+        QCOMPARE(idx.modelFiles.size(), size_t(1));
+        QVERIFY(idx.layerFiles.size() >= 4); // embedding, 2 layers, output head
+        QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1}));
+        int withStats = 0, described = 0;
+        for (const auto &t : idx.tensors) {
+            QVERIFY2(t.opId.rfind("1_", 0) == 0, t.opId.c_str());
+            if (!t.hasData) { // the KV-cache views attention reads: described, not copied
+                QCOMPARE(t.opName, std::string("FLASH_ATTN_EXT"));
+                QVERIFY(t.input && (t.index == 1 || t.index == 2));
+                ++described;
+                continue;
+            }
+            if (t.stats) { // tensor + stats: the data and its statistics in one file
+                const auto want = computeStats(readBin(t.path));
+                QCOMPARE(formatStat(t.stats->l2norm), formatStat(want->l2norm));
+                ++withStats;
+            }
+        }
+        QVERIFY(withStats > 20);
+        QCOMPARE(described, 4); // K and V, two rounds
+        QVERIFY(checkAdds(idx) >= 4); // ffn_inp-0 and l_out-0, two rounds
+        // The summary's count matches the files on disk.
+        const auto st = readProbeStatuses(root.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QCOMPARE(st[0].tensors, uint64_t(idx.tensors.size()));
+        QVERIFY(st[0].finished);
+    }
+
+    void nodeTargetDumpsMsitLayout()
+    {
+        const QString out = m_dir.path() + "/node";
+        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type",
+                                "model", "tensor", "-o", out, "-ids", "1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.modelFiles.size(), size_t(1));
+        QVERIFY(idx.tensors.size() > 20);
+        QVERIFY(checkAdds(idx) >= 2);
+    }
+
+    void statsCsvMatchesPerTensorFiles()
+    {
+        const QString bins = m_dir.path() + "/statbins", csv = m_dir.path() + "/statcsv";
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "stats", "-o", bins, "-er", "0,2"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "stats", "--stats-csv", "-o", csv, "-er", "0,2"}).code, 0);
+        const DumpIndex a = scanDump(onlyDump(bins).toStdString()), b = scanDump(onlyDump(csv).toStdString());
+        QVERIFY(a.problems.empty() && b.problems.empty());
+        QCOMPARE(a.tensors.size(), b.tensors.size());
+        QVERIFY(a.tensors.size() > 100);
+        for (size_t i = 0; i < a.tensors.size(); ++i) {
+            const auto &x = a.tensors[i], &y = b.tensors[i];
+            QCOMPARE(y.opFolders, x.opFolders);
+            QCOMPARE(y.before, x.before);
+            QCOMPARE(y.input, x.input);
+            QCOMPARE(y.dims, x.dims);
+            QCOMPARE(bool(y.stats), bool(x.stats));
+            if (x.stats)
+                QCOMPARE(formatStat(y.stats->mean), formatStat(x.stats->mean));
+        }
+    }
+
+    // An engine that is not ggml reports itself through llmscope_probe.h; without the probe
+    // the same binary runs unchanged.
+    void cAbiEngineIsDumpedToo()
+    {
+        QProcess plain;
+        plain.start(kBin + "/llmscope-abi-target");
+        QVERIFY(plain.waitForFinished(30000) && plain.exitCode() == 0);
+        const QString alone = QString::fromUtf8(plain.readAllStandardOutput());
+        QVERIFY(alone.contains("probe: absent"));
+        const QString out = m_dir.path() + "/abi";
+        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-abi-target", "-er", "0,2", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("probe: active") && r.out.contains("bad call: -1"));
+        QCOMPARE(r.out.count("round "), 3);
+        for (const QString &line : alone.split('\n', Qt::SkipEmptyParts))
+            if (line.startsWith("round"))
+                QVERIFY2(r.out.contains(line), qPrintable(line)); // same results under the probe
+        QCOMPARE(r.err.count("3 bytes do not match"), 2); // warned once, and repeated in the summary
+        const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1, 2}));
+        QCOMPARE(idx.tensors.size(), size_t(3 * 6));
+        // Recompute both operations from their dumped inputs.
+        for (int64_t round = 0; round < 3; ++round) {
+            std::map<std::string, std::vector<float>> t;
+            for (const auto &rec : idx.tensors)
+                if (rec.exec == round)
+                    t[rec.opId + (rec.input ? "/in" : "/out") + std::to_string(rec.index)] = toFloat(readBin(rec.path));
+            const auto &x = t["0/in0"], &w = t["0/in1"], &b = t["0/in2"], &y = t["0/out0"];
+            QCOMPARE(y.size(), size_t(4));
+            for (int rr = 0; rr < 2; ++rr)
+                for (int c = 0; c < 2; ++c) {
+                    float s = b[c];
+                    for (int k = 0; k < 3; ++k)
+                        s += x[rr * 3 + k] * w[k * 2 + c];
+                    QCOMPARE(y[rr * 2 + c], s);
+                }
+            QCOMPARE(t["1/in0"], y);
+            for (size_t i = 0; i < 4; ++i)
+                QCOMPARE(t["1/out0"][i], std::max(y[i], 0.0f));
+        }
+        // msit's filters apply to reported operations as to ggml's.
+        const QString relu = m_dir.path() + "/abirelu";
+        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-abi-target", "-er", "1,1", "-opname", "relu",
+                              "-stp", "1", "--type", "stats", "-o", relu}).code, 0);
+        const DumpIndex only = scanDump(onlyDump(relu).toStdString());
+        QCOMPARE(only.tensors.size(), size_t(1));
+        QCOMPARE(only.tensors[0].opId, std::string("1"));
+        QCOMPARE(only.tensors[0].exec, int64_t(1));
+        QVERIFY(!only.tensors[0].input && only.tensors[0].stats && !only.tensors[0].hasData);
+        QCOMPARE(only.tensors[0].stats->max, 6.0);
+    }
+
+    void refusesShellSyntax()
+    {
+        const Run r = runLlmscope({"dump", "--exec", gen("> out.txt"), "-o", m_dir.path() + "/redir"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("'>' needs a shell") && r.err.contains("bash script.sh"), qPrintable(r.err));
+        QVERIFY(!QDir(m_dir.path() + "/redir").exists());
+    }
+
+    void missingProgramSaysSo()
+    {
+        const Run r = runLlmscope({"dump", "--exec", "no-such-program-xyz -v", "-o", m_dir.path() + "/missing"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("cannot run 'no-such-program-xyz': not found in PATH"), qPrintable(r.err));
+    }
+
+    void keepsAnExistingPreload()
+    {
+        auto env = QProcessEnvironment::systemEnvironment();
+        const QString libm = "/lib/x86_64-linux-gnu/libm.so.6";
+        QVERIFY(QFile::exists(libm));
+        env.insert("LD_PRELOAD", libm);
+        const Run r = runLlmscope({"dump", "--exec", "/usr/bin/env", "-o", m_dir.path() + "/preload"}, env);
+        const QRegularExpression line("^LD_PRELOAD=(.*)$", QRegularExpression::MultilineOption);
+        const auto m = line.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        QVERIFY2(m.captured(1).startsWith(libm + ":") && m.captured(1).endsWith("/libllmscope_probe.so"),
+                 qPrintable(m.captured(1)));
+        QVERIFY2(r.err.contains("The probe never reported"), qPrintable(r.err)); // env runs no graph
+    }
+
+    void nothingSelectedSaysSoPlainly()
+    {
+        const Run r = runLlmscope({"dump", "--exec", gen(), "-er", "99,99", "-o", m_dir.path() + "/none"});
+        QCOMPARE(r.code, 3);
+        QVERIFY2(r.err.contains("Nothing was dumped: the target ran 3 rounds (0 to 2) and -er 99,99 chose none"),
+                 qPrintable(r.err));
+        const Run ids = runLlmscope({"dump", "--exec", gen(), "-ids", "77", "-o", m_dir.path() + "/noids"});
+        QCOMPARE(ids.code, 3);
+        QVERIFY2(ids.err.contains("no operation matched -ids '77'"), qPrintable(ids.err));
+    }
+
+    // Stopped part way through writing full tensors of every round: every file in the dump
+    // is whole, the index reads it without a problem, and the status says it did not finish.
+    void targetStoppedMidDumpLeavesAReadableDump()
+    {
+        const QString out = m_dir.path() + "/stopped";
+        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
+                                                  " -n 3000 --ctx 4096", "--type", "tensor", "-er", "0,100000",
+                                "--timeout", "2", "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("was stopped") && r.err.contains("did not exit normally"), qPrintable(r.err));
+        const QString root = onlyDump(out);
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY2(idx.problems.empty(), idx.problems.empty() ? "" : idx.problems[0].message.c_str());
+        QVERIFY(idx.tensors.size() > 100);
+        for (size_t i = 0; i < idx.tensors.size(); i += 97)
+            QCOMPARE(readBin(idx.tensors[i].path).data.size(), size_t(idx.tensors[i].dataBytes));
+        const auto st = readProbeStatuses(root.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QVERIFY(!st[0].finished);
+    }
+
+    // msit's -config: the file overrides the command line, and an edit reaches the running
+    // target at its next graph compute.
+    void dynamicConfigChangesARunningTarget()
+    {
+        const QString out = m_dir.path() + "/dynamic", cfg = m_dir.path() + "/dump.json",
+                      hold = m_dir.path() + "/go";
+        QFile f(cfg);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"dump_enable": "false", "er": "0,1000", "ids": "1"})");
+        f.close();
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("LLMSCOPE_CONFIG_INTERVAL_MS", "0"); // msit waits 5 s between reads
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
+                                                           " -n 6 --hold-after 3 --hold-file " + hold,
+                                     "--type", "stats", "-config", cfg, "-ids", "2", "-o", out});
+        for (int i = 0; i < 3000 && !QFile::exists(hold + ".waiting"); ++i)
+            QThread::msleep(10);
+        QVERIFY(QFile::exists(hold + ".waiting"));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"({"dump_enable": "true", "er": "0,1000", "ids": "1"})");
+        f.close();
+        QFile g(hold);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.close();
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+        QVERIFY(!idx.tensors.empty());
+        // Rounds 0..2 (the prefill and two decodes before the hold) ran with dumping off.
+        QCOMPARE(idx.rounds().front(), int64_t(3));
+        for (const auto &t : idx.tensors)
+            QVERIFY2(t.opId.rfind("1_", 0) == 0, t.opId.c_str()); // the file's ids, not -ids 2
+    }
+};
+
+QTEST_GUILESS_MAIN(TstDumpCommand)
+#include "tst_dumpcommand.moc"
