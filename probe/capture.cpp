@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "buffer_pool.h"
 #include "ggml_api.h"
 
 namespace llmscope::probe {
@@ -56,7 +57,7 @@ Tensor capture(const ggml_tensor *t, Capture what)
     if (what == Capture::Header)
         return out;
     const size_t span = api.nbytes(t);
-    std::vector<uint8_t> raw(span);
+    std::vector<uint8_t> raw = takeBuffer(span);
     if (t->data && span)
         api.tensorGet(t, raw.data(), 0, span);
     if (acl < 0) {
@@ -68,7 +69,7 @@ Tensor capture(const ggml_tensor *t, Capture what)
         out.data = std::move(raw);
     } else {
         const size_t es = elementSize(acl);
-        out.data.resize(size_t(api.nelements(t)) * es);
+        out.data = takeBuffer(size_t(api.nelements(t)) * es);
         uint8_t *dst = out.data.data();
         const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
         for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
@@ -85,6 +86,7 @@ Tensor capture(const ggml_tensor *t, Capture what)
                         dst += es;
                     }
                 }
+        giveBuffer(std::move(raw));
     }
     out.hasData = true;
     return out;

@@ -75,14 +75,13 @@ GraphTopology GraphTopology::build(ggml_cgraph *graph)
         g.indexOf[t] = int(g.nodes.size());
         g.nodes.push_back(std::move(node));
     }
+    g.folderPaths.reserve(g.nodes.size());
+    for (const GraphNode &node : g.nodes)
+        g.folderPaths.push_back({opFolderName(node.group, g.groups[size_t(node.group)].type),
+                                 opFolderName(node.child, node.type)});
     return g;
 }
 
-std::vector<std::string> GraphTopology::folders(int i) const
-{
-    const GraphNode &n = nodes[size_t(i)];
-    return {opFolderName(n.group, groups[size_t(n.group)].type), opFolderName(n.child, n.type)};
-}
 
 TopoNode GraphTopology::toModel() const
 {

@@ -29,7 +29,8 @@ struct GraphTopology {
     std::unordered_map<const ggml_tensor *, int> indexOf;
 
     static GraphTopology build(ggml_cgraph *graph);
-    std::vector<std::string> folders(int node) const; // {"3_DecoderLayer", "1_MUL_MAT"}
+    const std::vector<std::string> &folders(int node) const { return folderPaths[size_t(node)]; }
+    std::vector<std::vector<std::string>> folderPaths; // per node: {"3_DecoderLayer", "1_MUL_MAT"}
     TopoNode toModel() const;
 };
 

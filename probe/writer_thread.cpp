@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "buffer_pool.h"
 #include "dump/statistic_csv.h"
 #include "tensor/stats.h"
 #include "util/error.h"
@@ -141,7 +142,8 @@ void WriterThread::run()
         for (Job &job : batch) {
             execute(job);
             done += job.bytes;
-            job = Job{}; // free the payload now
+            giveBuffer(std::move(job.tensor.tensor.data)); // the target reuses it
+            job = Job{};
             if (done > (8u << 20)) { // give the space back as it is written
                 lock.lock();
                 m_queued -= done;
