@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dump/dump_index.h"
+#include "compare_command.h"
 #include "dump_command.h"
 #include "util/error.h"
 
@@ -83,6 +84,8 @@ QString usageText()
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
         "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
         "                                            ('llmscope dump --help' lists them)\n"
+        "  llmscope compare --golden-path A --my-path B [options]\n"
+        "                                            compare two dumps; msit's report, first divergence\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -107,6 +110,8 @@ std::optional<int> runCli(const QStringList &args)
         return runInfo(args.mid(2));
     if (first == QLatin1String("dump"))
         return runDumpCommand(args.mid(2));
+    if (first == QLatin1String("compare"))
+        return runCompareCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;

@@ -1,5 +1,6 @@
 #include "tensor/convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -121,6 +122,33 @@ bool isNumeric(int32_t dtype)
 {
     auto info = dtypeInfo(dtype);
     return info && info->numeric;
+}
+
+void decodeToFloat(int32_t dtype, const uint8_t *d, uint64_t first, uint64_t count, float *out)
+{
+    switch (static_cast<DType>(dtype)) {
+    case DType::Float32:
+        std::memcpy(out, d + 4 * first, 4 * count);
+        return;
+    case DType::Float16:
+        for (uint64_t i = 0; i < count; ++i)
+            out[i] = halfToFloat(load<uint16_t>(d + 2 * (first + i)));
+        return;
+    case DType::BFloat16:
+        for (uint64_t i = 0; i < count; ++i)
+            out[i] = bf16ToFloat(load<uint16_t>(d + 2 * (first + i)));
+        return;
+    default: {
+        double buf[1024];
+        for (uint64_t done = 0; done < count;) {
+            const uint64_t n = std::min<uint64_t>(1024, count - done);
+            decodeElements(dtype, d, first + done, n, buf);
+            for (uint64_t i = 0; i < n; ++i)
+                out[done + i] = static_cast<float>(buf[i]);
+            done += n;
+        }
+    }
+    }
 }
 
 void decodeElements(int32_t dtype, const uint8_t *d, uint64_t first, uint64_t count, double *out)

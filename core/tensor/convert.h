@@ -19,6 +19,10 @@ bool isNumeric(int32_t dtype);
 // int64 and float64 keep their precision). Throws Error for non-numeric dtypes.
 void decodeElements(int32_t dtype, const uint8_t *data, uint64_t first, uint64_t count, double *out);
 
+// The same into float32, with fast paths for float32, float16 and bfloat16 (the compare's
+// inner loop).
+void decodeToFloat(int32_t dtype, const uint8_t *data, uint64_t first, uint64_t count, float *out);
+
 // Whole tensor as float32 (what msit compares in). Throws Error if the tensor has no data,
 // a non-numeric dtype, or a payload shorter than its dims need.
 std::vector<float> toFloat(const Tensor &t);

@@ -1,0 +1,163 @@
+#include "compare_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include <unistd.h>
+
+#include "compare/compare_run.h"
+#include "compare/report.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace {
+
+const char *kUsage = R"(usage: llmscope compare --golden-path A --my-path B [options]
+
+Compares a golden dump with a test dump (msit/msProbe layouts, folders of .bin/.npy files, or
+two tensor files) and writes msit_cmp_report_{UTC time}.csv in msit llm compare's columns, plus
+a .json with every metric for the desktop app.
+
+  -gp, --golden-path PATH   the reference dump, folder or file
+  -mp, --my-path PATH       the dump, folder or file to check
+  -o, --output DIR          where the reports go (default: ./)
+  --mapping FILE            JSON pairs of op ids for operations the automatic matching cannot
+                            pair: {"3_1": "3_4"} or {"pairs": [{"golden": "3_1", "my": "3_4"}]}
+  --rel-tol X               per-element relative tolerance (default by dtype: fp32 1e-7,
+                            fp16 1e-3, bf16 1e-2, int8 1)
+  --pass-rate X             share of elements that must be within it (default 0.9999 for
+                            fp32, 0.999 otherwise)
+  --threads N               worker threads (default: one per core)
+
+Exit status: 0 every pair passed, 1 something failed or had no partner, 2 the comparison
+could not run.
+)";
+
+void say(const std::string &s)
+{
+    std::fputs(s.c_str(), stderr);
+    std::fflush(stderr);
+}
+
+double parseNumber(const std::string &option, const std::string &v, double lo, double hi)
+{
+    char *end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !(d >= lo && d <= hi))
+        throw llmscope::Error(option + ": '" + v + "' must be a number from " + llmscope::formatStat(lo) + " to " +
+                              llmscope::formatStat(hi));
+    return d;
+}
+
+std::string pct(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g %%", v * 100);
+    return b;
+}
+
+} // namespace
+
+int runCompareCommand(const QStringList &args)
+{
+    using namespace llmscope;
+    CompareOptions o;
+    std::string output = "./";
+    try {
+        for (int i = 0; i < args.size(); ++i) {
+            const std::string a = args[i].toStdString();
+            auto value = [&]() -> std::string {
+                if (i + 1 >= args.size())
+                    throw Error(a + " needs a value (see llmscope compare --help)");
+                return args[++i].toStdString();
+            };
+            if (a == "-h" || a == "--help") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else if (a == "-gp" || a == "--golden-path") {
+                o.goldenPath = value();
+            } else if (a == "-mp" || a == "--my-path") {
+                o.myPath = value();
+            } else if (a == "-o" || a == "--output") {
+                output = value();
+            } else if (a == "--mapping") {
+                o.mappingFile = value();
+            } else if (a == "--rel-tol") {
+                o.relTol = parseNumber(a, value(), 0, 1e30);
+            } else if (a == "--pass-rate") {
+                o.passRate = parseNumber(a, value(), 0, 1);
+            } else if (a == "--threads") {
+                o.threads = unsigned(parseNumber(a, value(), 1, 256));
+            } else {
+                throw Error("unknown option '" + a + "' (see llmscope compare --help)");
+            }
+        }
+        if (o.goldenPath.empty() || o.myPath.empty())
+            throw Error("--golden-path and --my-path are both required");
+    } catch (const Error &e) {
+        say(std::string("llmscope compare: ") + e.what() + "\n");
+        return 2;
+    }
+
+    const bool tty = isatty(fileno(stderr));
+    auto progress = [tty](uint64_t done, uint64_t total) {
+        if (!tty || !total)
+            return;
+        const int width = 30, filled = int(width * done / total);
+        std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu pairs", std::string(size_t(filled), '#').c_str(),
+                     std::string(size_t(width - filled), ' ').c_str(), int(100 * done / total),
+                     (unsigned long long)done, (unsigned long long)total);
+    };
+    CompareResult res;
+    std::string csv;
+    try {
+        res = runCompare(o, progress);
+        if (tty)
+            std::fputs("\r\033[K", stderr);
+        csv = writeCompareReports(res, output);
+    } catch (const Error &e) {
+        if (tty)
+            std::fputs("\r\033[K", stderr);
+        say(std::string("llmscope compare: ") + e.what() + "\n");
+        return 2;
+    }
+
+    size_t passed = 0;
+    for (const auto &r : res.rows)
+        passed += r.passed;
+    say("llmscope compare: " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method + "), " +
+        std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +
+        std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
+        " only in my\n");
+    auto opLine = [&](const OpResult &op) {
+        return "round " + std::to_string(op.round) + ", op " + op.opId + " (" + op.opPath + "): output cosine " +
+               formatStat(op.outputCosine) + ", relative error " + pct(op.outputError) + " (inputs " +
+               pct(op.inputError) + ", added " + pct(op.addedError) + ")";
+    };
+    if (res.firstDivergent >= 0) {
+        const OpResult &first = res.ops[size_t(res.firstDivergent)];
+        say("  first divergent: " + opLine(first) + "\n");
+        for (size_t i : first.rows)
+            if (!res.rows[i].passed)
+                say("    " + res.rows[i].golden.path + ": " + res.rows[i].failReason + "\n");
+        say("  " + std::to_string(res.firstDivergent) + " operations before it passed\n");
+    } else if (!res.rows.empty()) {
+        say("  every operation passed\n");
+    }
+    std::vector<const OpResult *> worst;
+    for (const auto &op : res.ops)
+        if (op.addedError > 0)
+            worst.push_back(&op);
+    std::sort(worst.begin(), worst.end(), [](auto *a, auto *b) { return a->addedError > b->addedError; });
+    if (!worst.empty())
+        say("  largest error added by one operation:\n");
+    for (size_t i = 0; i < worst.size() && i < 5; ++i)
+        say("    " + opLine(*worst[i]) + "\n");
+    for (size_t i = 0; i < res.onlyGolden.size() && i < 3; ++i)
+        say("  only in golden: " + res.onlyGolden[i] + "\n");
+    for (size_t i = 0; i < res.onlyMy.size() && i < 3; ++i)
+        say("  only in my: " + res.onlyMy[i] + "\n");
+    say("  report: " + csv + " (and .json)\n");
+    return res.allPassed() ? 0 : 1;
+}

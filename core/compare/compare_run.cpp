@@ -1,0 +1,307 @@
+#include "compare/compare_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "compare/mapped_tensor.h"
+#include "tensor/bin_file.h"
+#include "tensor/dtype.h"
+#include "tensor/npy_file.h"
+#include "tensor/stats.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace fs = std::filesystem;
+namespace {
+
+bool tensorFile(const fs::path &p)
+{
+    const std::string e = toLower(p.extension().string());
+    return e == ".bin" || e == ".npy";
+}
+
+// A record for a loose tensor file (file against file, or folders without a dump layout).
+TensorRecord looseRecord(const fs::path &file, const std::string &id)
+{
+    TensorRecord r;
+    r.path = file.string();
+    r.opId = id;
+    r.opFolders = {id};
+    r.opName = file.stem().string();
+    r.input = false;
+    try {
+        if (toLower(file.extension().string()) == ".npy") {
+            const Tensor t = readNpy(r.path);
+            r.dtype = t.dtype;
+            r.dims = t.dims;
+            r.hasData = true;
+        } else {
+            const BinFileInfo info = readBinFile(r.path, true);
+            r.dtype = info.tensor.dtype;
+            r.dims = info.tensor.dims;
+            r.hasData = info.tensor.hasData;
+            r.stats = statsFromAttrs(info.tensor);
+        }
+    } catch (const Error &) {
+        // Left for the pair to report.
+    }
+    return r;
+}
+
+DumpIndex looseFolder(const fs::path &root)
+{
+    DumpIndex idx;
+    idx.root = root.string();
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+        if (it->is_regular_file() && tensorFile(it->path()))
+            idx.tensors.push_back(looseRecord(it->path(), fs::relative(it->path(), root).string()));
+    std::sort(idx.tensors.begin(), idx.tensors.end(),
+              [](const TensorRecord &a, const TensorRecord &b) { return a.opId < b.opId; });
+    return idx;
+}
+
+DumpIndex load(const std::string &path, bool &isFile)
+{
+    std::error_code ec;
+    isFile = fs::is_regular_file(path, ec);
+    if (isFile) {
+        DumpIndex idx;
+        idx.root = fs::absolute(path).string();
+        idx.tensors.push_back(looseRecord(fs::absolute(path), "0"));
+        return idx;
+    }
+    if (!fs::is_directory(path, ec))
+        throw Error("'" + path + "' is neither a dump folder nor a tensor file");
+    DumpIndex idx = scanDump(path);
+    if (idx.tensors.empty())
+        idx = looseFolder(fs::absolute(path));
+    return idx;
+}
+
+std::string g6(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return b;
+}
+
+std::string shape(const std::vector<int64_t> &dims)
+{
+    return dims.empty() ? std::string("()") : joinDims(dims);
+}
+
+double relDiff(double a, double b)
+{
+    const double scale = std::max(std::fabs(a), std::fabs(b));
+    return scale <= std::numeric_limits<float>::epsilon() ? std::fabs(a - b) : std::fabs(a - b) / scale;
+}
+
+void compareData(CompareRow &row)
+{
+    const MappedTensor g(row.golden.path), m(row.my.path);
+    if (g.count() != m.count()) {
+        row.failReason = "shape mismatch: golden " + shape(g.header().dims) + " vs my " + shape(m.header().dims);
+        return;
+    }
+    MetricAccumulator acc(row.tolerance.relTol);
+    constexpr uint64_t kChunk = 1 << 15;
+    std::vector<float> a(kChunk), b(kChunk);
+    for (uint64_t i = 0; i < g.count(); i += kChunk) {
+        const uint64_t n = std::min(kChunk, g.count() - i);
+        g.decode(i, n, a.data());
+        m.decode(i, n, b.data());
+        acc.add(a.data(), b.data(), n);
+    }
+    row.metrics = acc.finish();
+    row.computed = true;
+    const Metrics &x = row.metrics;
+    std::string reason;
+    auto finding = [&](uint64_t n, const char *what) {
+        if (n)
+            reason += (reason.empty() ? "" : "; ") + std::to_string(n) + " " + what;
+    };
+    finding(x.nanGolden, "NaN in golden");
+    finding(x.infGolden, "Inf in golden");
+    finding(x.nanMy, "NaN in my");
+    finding(x.infMy, "Inf in my");
+    row.passed = x.passed(row.tolerance);
+    if (row.passed)
+        reason.clear(); // Inf at the same places on both sides: a finding, kept in the metrics
+    if (!row.passed && reason.empty())
+        reason = "only " + g6(x.withinTol * 100) + " % of elements within relative error " +
+                 g6(row.tolerance.relTol) + " (needs " + g6(row.tolerance.passRate * 100) + " %)";
+    // Compared flattened, as msit does; the report still says the shapes differ.
+    if (g.header().dims != m.header().dims)
+        reason += (reason.empty() ? "" : "; ") + std::string("same element count, different shapes ") +
+                  shape(g.header().dims) + " vs " + shape(m.header().dims);
+    row.failReason = reason;
+}
+
+void compareStats(CompareRow &row)
+{
+    const auto &a = *row.golden.stats, &b = *row.my.stats;
+    row.statsOnly = true;
+    row.statsRelDiff = std::max({relDiff(a.max, b.max), relDiff(a.min, b.min), relDiff(a.mean, b.mean),
+                                 relDiff(a.l2norm, b.l2norm)});
+    if (std::isnan(row.statsRelDiff)) {
+        row.failReason = "NaN in the statistics";
+        return;
+    }
+    row.passed = row.statsRelDiff <= row.tolerance.relTol;
+    if (!row.passed)
+        row.failReason = "statistics differ by " + g6(row.statsRelDiff * 100) + " % (relative)";
+}
+
+void compareRow(CompareRow &row)
+{
+    try {
+        if (row.golden.hasData && row.my.hasData)
+            compareData(row);
+        else if (row.golden.stats && row.my.stats)
+            compareStats(row);
+        else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
+            row.skipped = row.passed = true; // e.g. KV-cache views, described but not dumped
+        else
+            row.failReason = "only one side has data or statistics to compare";
+    } catch (const Error &e) {
+        row.failReason = e.what();
+    }
+}
+
+std::vector<int64_t> idParts(const std::string &id)
+{
+    std::vector<int64_t> v;
+    for (const auto &p : split(id, '_'))
+        v.push_back(parseInt(p).value_or(0));
+    return v;
+}
+
+} // namespace
+
+bool CompareResult::allPassed() const
+{
+    if (!onlyGolden.empty() || !onlyMy.empty() || rows.empty())
+        return false;
+    for (const auto &r : rows)
+        if (!r.passed)
+            return false;
+    return true;
+}
+
+CompareResult runCompare(const CompareOptions &o, const CompareProgress &progress)
+{
+    bool gFile = false, mFile = false;
+    const DumpIndex golden = load(o.goldenPath, gFile), my = load(o.myPath, mFile);
+    if (gFile != mFile)
+        throw Error("compare a file with a file, or a folder with a folder ('" + o.goldenPath + "' and '" + o.myPath + "')");
+    CompareResult res;
+    res.goldenRoot = golden.root;
+    res.myRoot = my.root;
+    res.notes.push_back("max/mean absolute error are taken over every element; msit masks them to 0 where "
+                        "|golden| <= float32 epsilon");
+    res.notes.push_back("elements that are NaN or Inf on either side are counted and left out of the metrics; "
+                        "msit reports only a failure reason");
+    if (golden.tensors.empty())
+        throw Error("'" + o.goldenPath + "' holds no tensors");
+    if (my.tensors.empty())
+        throw Error("'" + o.myPath + "' holds no tensors");
+
+    Matching match;
+    if (gFile) {
+        match.pairs.push_back({&golden.tensors[0], &my.tensors[0], "file"});
+        match.method = "file against file";
+    } else {
+        match = matchDumps(golden, my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
+    }
+    res.method = match.method;
+    for (const auto *r : match.onlyGolden)
+        res.onlyGolden.push_back(r->path);
+    for (const auto *r : match.onlyMy)
+        res.onlyMy.push_back(r->path);
+    res.rows.resize(match.pairs.size());
+    for (size_t i = 0; i < match.pairs.size(); ++i) {
+        CompareRow &row = res.rows[i];
+        row.golden = *match.pairs[i].golden;
+        row.my = *match.pairs[i].my;
+        row.key = match.pairs[i].key;
+        row.tolerance = defaultTolerance(row.my.dtype);
+        if (o.relTol)
+            row.tolerance.relTol = *o.relTol;
+        if (o.passRate)
+            row.tolerance.passRate = *o.passRate;
+    }
+
+    // Pairs spread over threads; each pair is read once, chunk by chunk.
+    const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0}, done{0};
+    std::mutex progressMutex;
+    auto work = [&] {
+        for (size_t i; (i = next++) < res.rows.size();) {
+            compareRow(res.rows[i]);
+            const size_t d = ++done;
+            if (progress && (d % 16 == 0 || d == res.rows.size())) {
+                std::lock_guard lock(progressMutex);
+                progress(d, res.rows.size());
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < res.rows.size(); ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto &t : pool)
+        t.join();
+
+    // Operations in execution order, each with the error it adds itself.
+    std::map<std::tuple<int64_t, std::vector<int64_t>, std::string>, size_t> opIndex;
+    for (size_t i = 0; i < res.rows.size(); ++i) {
+        const CompareRow &row = res.rows[i];
+        const auto key = std::make_tuple(row.golden.exec, idParts(row.golden.opId), row.golden.opId);
+        auto [it, added] = opIndex.emplace(key, 0);
+        if (added) {
+            OpResult op;
+            op.round = row.golden.exec;
+            op.opId = row.golden.opId;
+            for (const auto &f : row.golden.opFolders)
+                op.opPath += (op.opPath.empty() ? "" : "/") + f;
+            op.opType = row.golden.opName;
+            res.ops.push_back(op);
+            it->second = res.ops.size() - 1;
+        }
+        res.ops[it->second].rows.push_back(i);
+    }
+    std::sort(res.ops.begin(), res.ops.end(), [](const OpResult &a, const OpResult &b) {
+        return std::make_tuple(a.round, idParts(a.opId)) < std::make_tuple(b.round, idParts(b.opId));
+    });
+    for (size_t k = 0; k < res.ops.size(); ++k) {
+        OpResult &op = res.ops[k];
+        for (size_t i : op.rows) {
+            const CompareRow &row = res.rows[i];
+            const double err = row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
+            if (row.golden.input) {
+                op.inputError = std::max(op.inputError, err);
+            } else {
+                op.outputError = std::max(op.outputError, err);
+                if (row.computed)
+                    op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
+                op.passed = op.passed && row.passed;
+            }
+        }
+        op.addedError = std::max(0.0, op.outputError - op.inputError);
+        if (!op.passed && res.firstDivergent < 0)
+            res.firstDivergent = int(k);
+    }
+    return res;
+}
+
+} // namespace llmscope

@@ -1,0 +1,61 @@
+// One comparison of a golden dump with a test dump: match, then compute every pair's metrics
+// in one pass over its data (memory-mapped, pairs spread over threads), then each
+// operation's own error and the first divergent operation.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/matching.h"
+#include "compare/metrics.h"
+
+namespace llmscope {
+
+struct CompareOptions {
+    std::string goldenPath, myPath;    // dump folders, plain folders of tensor files, or two files
+    std::string mappingFile;           // optional, see matching.h
+    std::optional<double> relTol;      // overrides the dtype table's tolerance
+    std::optional<double> passRate;    // overrides the dtype table's pass rate
+    unsigned threads = 0;              // 0: one per core
+};
+
+struct CompareRow {
+    TensorRecord golden, my;
+    std::string key;
+    bool computed = false;    // element metrics present
+    bool statsOnly = false;   // compared on max/min/mean/l2norm only
+    bool skipped = false;     // description-only on both sides: nothing to compare, not a failure
+    Metrics metrics;
+    double statsRelDiff = 0;  // stats-only rows: largest relative difference of the four
+    Tolerance tolerance;
+    bool passed = false;
+    std::string failReason;   // msit's cmp_fail_reason
+};
+
+struct OpResult {
+    int64_t round = 0;
+    std::string opId, opPath, opType;
+    double outputError = 0;   // worst relative euclidean distance of its outputs
+    double inputError = 0;    // worst of its inputs (what it inherits)
+    double addedError = 0;    // max(0, output - input): the error it adds itself
+    double outputCosine = 1;  // lowest cosine of its outputs
+    bool passed = true;       // every output row passed
+    std::vector<size_t> rows;
+};
+
+struct CompareResult {
+    std::string goldenRoot, myRoot, method;
+    std::vector<CompareRow> rows;             // golden execution order
+    std::vector<OpResult> ops;                // execution order
+    int firstDivergent = -1;                  // index into ops, -1 when every op passed
+    std::vector<std::string> onlyGolden, onlyMy; // paths without a partner
+    std::vector<std::string> notes;           // where llmscope departs from msit, and why
+    bool allPassed() const;
+};
+
+using CompareProgress = std::function<void(uint64_t done, uint64_t total)>;
+// Throws Error for unreadable inputs (naming the path); per-pair problems become fail reasons.
+CompareResult runCompare(const CompareOptions &options, const CompareProgress &progress = {});
+
+} // namespace llmscope

@@ -1,0 +1,240 @@
+#include "compare/matching.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/dump_layout.h"
+#include "dump/topology.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace {
+
+std::string joined(const std::vector<std::string> &v)
+{
+    std::string s;
+    for (const auto &x : v)
+        s += (s.empty() ? "" : "/") + x;
+    return s;
+}
+
+std::string side(const TensorRecord &r)
+{
+    return std::string(r.before ? "before" : "after") + (r.input ? "/in" : "/out") + std::to_string(r.index);
+}
+
+// Node names by op path ("3_DecoderLayer/5_MUL_MAT" -> "Kcur-2") from the model topology.
+std::unordered_map<std::string, std::string> nodeNames(const DumpIndex &idx)
+{
+    std::unordered_map<std::string, std::string> names;
+    if (idx.modelFiles.empty())
+        return names;
+    try {
+        const TopoNode model = readTopologyFile(idx.modelFiles.front());
+        for (size_t g = 0; g < model.children.size(); ++g) {
+            const TopoNode &op = model.children[g];
+            const std::string top = opFolderName(int(g), op.type);
+            names[top] = op.name;
+            for (size_t c = 0; c < op.children.size(); ++c)
+                names[top + "/" + opFolderName(int(c), op.children[c].type)] = op.children[c].name;
+        }
+    } catch (const Error &) {
+        // No names: op types stand in for them.
+    }
+    return names;
+}
+
+// For each record, its key by layer, node name and op, with the occurrence of that
+// (name, op) inside the layer: stable when other nodes are inserted around it.
+std::vector<std::string> semanticKeys(const DumpIndex &idx)
+{
+    const auto names = nodeNames(idx);
+    // Occurrence numbers per (pid, exec, top folder, name+type), in child order.
+    std::map<std::string, std::map<int, std::string>> children; // pid/exec/top -> child index -> name+type
+    for (const auto &r : idx.tensors) {
+        if (r.opFolders.size() < 2)
+            continue;
+        const auto child = parseOpFolder(r.opFolders[1]);
+        const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
+        auto it = names.find(path);
+        const std::string label = (it != names.end() ? it->second : "") + "|" + (child ? child->name : r.opName);
+        children[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0]][child ? child->index : 0] =
+            label;
+    }
+    std::map<std::string, std::map<int, int>> occurrence;
+    for (auto &[scope, byIndex] : children) {
+        std::map<std::string, int> seen;
+        for (auto &[index, label] : byIndex)
+            occurrence[scope][index] = seen[label]++;
+    }
+    std::vector<std::string> keys;
+    keys.reserve(idx.tensors.size());
+    for (const auto &r : idx.tensors) {
+        std::string key = std::to_string(r.exec) + "|";
+        if (r.opFolders.empty()) {
+            keys.push_back(key + r.opId + "|" + side(r));
+            continue;
+        }
+        // The top-level operation by name without its index (Layer3, not 4_DecoderLayer).
+        auto it = names.find(r.opFolders[0]);
+        key += (it != names.end() ? it->second : r.opFolders[0]) + "|";
+        if (r.opFolders.size() >= 2) {
+            const auto child = parseOpFolder(r.opFolders[1]);
+            const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
+            auto nit = names.find(path);
+            const std::string scope = std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0];
+            key += (nit != names.end() ? nit->second : "") + "|" + (child ? child->name : r.opName) + "#" +
+                   std::to_string(occurrence[scope][child ? child->index : 0]);
+            for (size_t i = 2; i < r.opFolders.size(); ++i)
+                key += "/" + r.opFolders[i];
+        }
+        keys.push_back(key + "|" + side(r));
+    }
+    return keys;
+}
+
+std::string exactKey(const TensorRecord &r)
+{
+    return std::to_string(r.exec) + "|" + joined(r.opFolders) + "|" + side(r);
+}
+
+// Same topology when every op path both dumps have holds the same op, and the model
+// topologies (when both exist) name the same nodes.
+bool sameTopology(const DumpIndex &g, const DumpIndex &m)
+{
+    std::map<std::string, std::string> a;
+    for (const auto &r : g.tensors)
+        a[r.opId] = r.opName;
+    std::set<std::string> bIds;
+    for (const auto &r : m.tensors) {
+        bIds.insert(r.opId);
+        auto it = a.find(r.opId);
+        if (it != a.end() && it->second != r.opName)
+            return false;
+    }
+    const auto na = nodeNames(g), nb = nodeNames(m);
+    if (!na.empty() && !nb.empty() && na != nb)
+        return false;
+    // Many ids on one side only: a different graph that happens to agree where it overlaps.
+    size_t common = 0;
+    for (const auto &[id, name] : a)
+        common += bIds.count(id);
+    return common * 10 >= std::max(a.size(), bIds.size()) * 9;
+}
+
+} // namespace
+
+OpMapping parseOpMapping(const std::string &text)
+{
+    OpMapping m;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception &e) {
+        throw Error(std::string("mapping file is not JSON: ") + e.what());
+    }
+    auto add = [&](const nlohmann::json &g, const nlohmann::json &y) {
+        if (!g.is_string() || !y.is_string())
+            throw Error("mapping file: op ids must be strings like \"3_1\"");
+        for (const std::string &id : {g.get<std::string>(), y.get<std::string>()})
+            for (const auto &part : split(id, '_'))
+                if (!parseInt(part) || *parseInt(part) < 0)
+                    throw Error("mapping file: '" + id + "' is not an op id like 3_1");
+        m[g.get<std::string>()] = y.get<std::string>();
+    };
+    if (j.is_object() && j.contains("pairs")) {
+        if (!j["pairs"].is_array())
+            throw Error("mapping file: \"pairs\" must be a list of {\"golden\": ID, \"my\": ID}");
+        for (const auto &p : j["pairs"]) {
+            if (!p.is_object() || !p.contains("golden") || !p.contains("my"))
+                throw Error("mapping file: every pair needs \"golden\" and \"my\"");
+            add(p["golden"], p["my"]);
+        }
+    } else if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it)
+            add(it.key(), it.value());
+    } else {
+        throw Error("mapping file: expected an object of golden op id -> my op id");
+    }
+    return m;
+}
+
+OpMapping loadOpMapping(const std::string &path)
+{
+    const auto bytes = readWholeFile(path);
+    try {
+        return parseOpMapping(std::string(bytes.begin(), bytes.end()));
+    } catch (const Error &e) {
+        throw Error("'" + path + "': " + e.what());
+    }
+}
+
+Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping)
+{
+    Matching out;
+    std::vector<char> usedG(golden.tensors.size()), usedM(my.tensors.size());
+    // 1. The user's pairs: op id to op id, tensor by tensor in each round.
+    if (!mapping.empty()) {
+        std::unordered_map<std::string, size_t> byIdSide;
+        for (size_t i = 0; i < my.tensors.size(); ++i) {
+            const auto &r = my.tensors[i];
+            byIdSide[std::to_string(r.exec) + "|" + r.opId + "|" + side(r)] = i;
+        }
+        for (size_t i = 0; i < golden.tensors.size(); ++i) {
+            const auto &r = golden.tensors[i];
+            auto m = mapping.find(r.opId);
+            if (m == mapping.end())
+                continue;
+            auto it = byIdSide.find(std::to_string(r.exec) + "|" + m->second + "|" + side(r));
+            if (it == byIdSide.end() || usedM[it->second])
+                continue;
+            out.pairs.push_back({&r, &my.tensors[it->second], "mapping " + r.opId + " -> " + m->second});
+            usedG[i] = usedM[it->second] = 1;
+        }
+    }
+    // 2. Everything else, by path or by meaning.
+    const bool same = sameTopology(golden, my);
+    out.method = same ? "same topology" : "by layer, node name and op";
+    if (!mapping.empty())
+        out.method = "mapping file, then " + out.method;
+    std::vector<std::string> gk, mk;
+    if (same) {
+        for (const auto &r : golden.tensors)
+            gk.push_back(exactKey(r));
+        for (const auto &r : my.tensors)
+            mk.push_back(exactKey(r));
+    } else {
+        gk = semanticKeys(golden);
+        mk = semanticKeys(my);
+    }
+    std::unordered_map<std::string, size_t> byKey;
+    for (size_t i = 0; i < my.tensors.size(); ++i)
+        if (!usedM[i])
+            byKey.emplace(mk[i], i);
+    for (size_t i = 0; i < golden.tensors.size(); ++i) {
+        if (usedG[i])
+            continue;
+        auto it = byKey.find(gk[i]);
+        if (it == byKey.end() || usedM[it->second])
+            continue;
+        out.pairs.push_back({&golden.tensors[i], &my.tensors[it->second], gk[i]});
+        usedG[i] = usedM[it->second] = 1;
+    }
+    for (size_t i = 0; i < golden.tensors.size(); ++i)
+        if (!usedG[i])
+            out.onlyGolden.push_back(&golden.tensors[i]);
+    for (size_t i = 0; i < my.tensors.size(); ++i)
+        if (!usedM[i])
+            out.onlyMy.push_back(&my.tensors[i]);
+    // Golden execution order: the index sorts its tensors that way.
+    std::sort(out.pairs.begin(), out.pairs.end(),
+              [&](const TensorPair &a, const TensorPair &b) { return a.golden < b.golden; });
+    return out;
+}
+
+} // namespace llmscope

@@ -1,0 +1,35 @@
+// Pairs the tensors of a golden dump with those of a test dump.
+// - Same topology: by round, op path, before/after, input/output and index.
+// - Different topologies (flash attention on vs off, more layers, a renamed node): by round,
+//   top-level operation (layer), node name from the model topology (else op type) and its
+//   occurrence in that layer; what has no partner is listed on each side.
+// - A user mapping (JSON) pairs op ids explicitly and goes first:
+//     {"3_1": "3_4"}   or   {"pairs": [{"golden": "3_1", "my": "3_4"}]}
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dump/dump_index.h"
+
+namespace llmscope {
+
+struct TensorPair {
+    const TensorRecord *golden = nullptr, *my = nullptr;
+    std::string key; // what matched them, for the report
+};
+
+struct Matching {
+    std::vector<TensorPair> pairs;               // in golden execution order
+    std::vector<const TensorRecord *> onlyGolden, onlyMy;
+    std::string method;                          // "same topology", "by layer, name and op", ...
+};
+
+using OpMapping = std::map<std::string, std::string>; // golden op id -> my op id
+OpMapping parseOpMapping(const std::string &jsonText); // throws Error naming what is wrong
+OpMapping loadOpMapping(const std::string &path);
+
+// Topology names per (pid, op path) from the dump's model JSON, when it has one.
+Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping = {});
+
+} // namespace llmscope

@@ -1,0 +1,353 @@
+// The compare engine on files written here: metrics against a long-double reference, msit's
+// special cases, NaN/Inf findings, matching (same and different topologies, a mapping file),
+// bad inputs, and both reports.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+#include "compare/compare_run.h"
+#include "compare/metrics.h"
+#include "compare/report.h"
+#include "dump/dump_writer.h"
+#include "dump/topology.h"
+#include "tensor/bin_file.h"
+#include "tensor/convert.h"
+#include "tensor/npy_file.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "../compare_reference.h"
+#include "../test_helpers.h"
+
+using namespace llmscope;
+
+namespace {
+
+void near(double got, long double want, const char *what)
+{
+    if (!(std::fabs(got - double(want)) <= 1e-6 * std::max(1.0, std::fabs(double(want)))))
+        QFAIL(qPrintable(QString("%1: %2, reference %3").arg(what).arg(got, 0, 'g', 12).arg(double(want), 0, 'g', 12)));
+}
+
+// A dump with the given ops (each {top folder, child folder, op name}), one input and one
+// output each; outputs from fn(op index, element), inputs the same in every dump.
+std::string writeDump(const std::string &dir, const std::vector<std::vector<std::string>> &ops,
+                      const std::function<float(size_t, int)> &fn, const TopoNode *model = nullptr)
+{
+    DumpWriter::Options o;
+    o.outDir = dir;
+    o.minFreeBytes = 0;
+    o.timestamp = 1700000000;
+    DumpWriter w(o);
+    for (size_t k = 0; k < ops.size(); ++k) {
+        std::vector<float> in(64), out(64);
+        for (int i = 0; i < 64; ++i) {
+            in[size_t(i)] = float(i) * 0.5f + 1; // the same on both sides
+            out[size_t(i)] = fn(k, i);
+        }
+        w.writeTensor(0, 7, 0, ops[k], true, true, 0, testing::f32Tensor({8, 8}, in));
+        w.writeTensor(0, 7, 0, ops[k], false, false, 0, testing::f32Tensor({8, 8}, out));
+    }
+    if (model)
+        w.writeText("model/7/GgmlGraph.json", writeModelTopology(*model));
+    return w.root();
+}
+
+TopoNode model(const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> &groups)
+{
+    TopoNode m;
+    m.name = "GgmlGraph";
+    for (const auto &[name, children] : groups) {
+        TopoNode g;
+        g.name = name;
+        g.type = "DecoderLayer";
+        for (const auto &[n, t] : children) {
+            TopoNode c;
+            c.name = n;
+            c.type = t;
+            g.children.push_back(c);
+        }
+        m.children.push_back(g);
+    }
+    return m;
+}
+
+} // namespace
+
+class TstCompare : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    std::string path(const std::string &name) const { return m_dir.path().toStdString() + "/" + name; }
+
+private slots:
+    void metricsEqualTheReference_data()
+    {
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<double>("noise");
+        QTest::newRow("small noise") << 1 << 1000 << 1e-3;
+        QTest::newRow("large noise") << 2 << 5000 << 0.5;
+        QTest::newRow("over chunks") << 3 << 200000 << 1e-2;
+        QTest::newRow("with zeros") << 4 << 777 << 1e-1;
+    }
+    void metricsEqualTheReference()
+    {
+        QFETCH(int, seed);
+        QFETCH(int, n);
+        QFETCH(double, noise);
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> d(0, 2);
+        std::vector<float> g(static_cast<size_t>(n)), m(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) {
+            g[size_t(i)] = (i % 13 == 0 && seed == 4) ? 0.0f : d(rng);
+            m[size_t(i)] = g[size_t(i)] + float(noise) * d(rng);
+        }
+        const Metrics x = computeMetrics(g.data(), m.data(), uint64_t(n), 1e-3);
+        const testing::Reference r = testing::reference(g, m);
+        near(x.cosine, r.cosine, "cosine");
+        near(x.maxRelErr, r.maxRel, "max relative error");
+        near(x.meanRelErr, r.meanRel, "mean relative error");
+        near(x.maxAbsErr, r.maxAbs, "max absolute error");
+        near(x.meanAbsErr, r.meanAbs, "mean absolute error");
+        near(x.klDivergence, r.kl, "kl divergence");
+        near(x.relEuclidean, r.red, "relative euclidean distance");
+        QCOMPARE(x.count, uint64_t(n));
+    }
+
+    void specialCases()
+    {
+        const std::vector<float> z(16, 0.0f), one(16, 1.0f);
+        const Metrics zz = computeMetrics(z.data(), z.data(), 16, 1e-7);
+        QCOMPARE(zz.cosine, 1.0); // msit: both all zero
+        QCOMPARE(zz.relEuclidean, 0.0);
+        QVERIFY(zz.passed(defaultTolerance(0)));
+        const Metrics zo = computeMetrics(z.data(), one.data(), 16, 1e-7);
+        QCOMPARE(zo.cosine, 0.0);
+        QCOMPARE(zo.maxRelErr, 0.0);   // |g| <= eps: relative error 0, as msit
+        QCOMPARE(zo.maxAbsErr, 1.0);   // not masked (msit would report 0)
+        QCOMPARE(zo.relEuclidean, 0.0); // ||g|| <= eps
+        QVERIFY(!zo.passed(defaultTolerance(0)));
+        const Metrics same = computeMetrics(one.data(), one.data(), 16, 1e-7);
+        QCOMPARE(same.cosine, 1.0);
+        QCOMPARE(same.klDivergence, 0.0);
+        QCOMPARE(same.within01, 1.0);
+    }
+
+    void nanAndInfAreFindings()
+    {
+        std::vector<float> g(10, 1.0f), m(10, 1.0f);
+        g[2] = NAN;
+        m[3] = INFINITY;
+        m[4] = -INFINITY;
+        m[5] = NAN;
+        const Metrics x = computeMetrics(g.data(), m.data(), 10, 1e-7);
+        QCOMPARE(x.nanGolden, uint64_t(1));
+        QCOMPARE(x.infMy, uint64_t(2));
+        QCOMPARE(x.nanMy, uint64_t(1));
+        QCOMPARE(x.count, uint64_t(6)); // the finite pairs
+        QCOMPARE(x.cosine, 1.0);
+        QVERIFY(!x.passed(defaultTolerance(0)));
+    }
+
+    void toleranceTableAndShares()
+    {
+        QCOMPARE(defaultTolerance(1).relTol, 1e-3);
+        QCOMPARE(defaultTolerance(27).relTol, 1e-2);
+        QCOMPARE(defaultTolerance(0).passRate, 0.9999);
+        QCOMPARE(defaultTolerance(2).relTol, 1.0);
+        std::vector<float> g(1000, 1.0f), m(1000, 1.0f);
+        for (int i = 0; i < 3; ++i)
+            m[size_t(i)] = 1.004f; // 0.4 %: outside 0.1 %, inside 0.5 %
+        m[3] = 1.01f;
+        const Metrics x = computeMetrics(g.data(), m.data(), 1000, 1e-3);
+        QCOMPARE(x.within01, 0.996);
+        QCOMPARE(x.within05, 0.999);
+        QVERIFY(!x.passed({1e-3, 0.999}));
+        QVERIFY(x.passed({1e-3, 0.996}));
+    }
+
+    void sameTopologyPairsByPath()
+    {
+        const auto ops = std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Layer", "0_Norm"}, {"1_Layer", "1_Linear"}};
+        const std::string g = writeDump(path("same/g"), ops, [](size_t k, int i) { return float(k + i); });
+        const std::string m = writeDump(path("same/m"), ops, [](size_t k, int i) {
+            return float(k + i) * (k == 1 ? 1.01f : 1.0f); // op 1_0 adds 1 %
+        });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        const CompareResult r = runCompare(o);
+        QCOMPARE(r.method, std::string("same topology"));
+        QCOMPARE(r.rows.size(), size_t(6));
+        QVERIFY(r.onlyGolden.empty() && r.onlyMy.empty());
+        QCOMPARE(r.ops.size(), size_t(3));
+        QCOMPARE(r.firstDivergent, 1);
+        QCOMPARE(r.ops[1].opId, std::string("1_0"));
+        QVERIFY(r.ops[0].passed);
+        QVERIFY(std::fabs(r.ops[1].addedError - 0.01) < 1e-4); // its input is fine, its output is 1 % off
+        QVERIFY(!r.allPassed());
+    }
+
+    // Flash attention off inserts nodes: the matching pairs by layer, node name and op.
+    void differentTopologiesPairByNameAndOp()
+    {
+        const auto gm = model({{"Layer0", {{"norm-0", "RMS_NORM"}, {"attn_out-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}}}});
+        const auto mm = model({{"Layer0", {{"norm-0", "RMS_NORM"}, {"kq-0", "MUL_MAT"}, {"kq_soft_max-0", "SOFT_MAX"},
+                                           {"attn_out-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}}}});
+        const std::string g = writeDump(path("topo/g"), {{"0_DecoderLayer", "0_RMS_NORM"}, {"0_DecoderLayer", "1_MUL_MAT"},
+                                                         {"0_DecoderLayer", "2_MUL_MAT"}},
+                                        [](size_t k, int i) { return float(k * 100 + i); }, &gm);
+        const std::vector<size_t> same = {0, 99, 99, 1, 2}; // my node -> golden node with the same values
+        const std::string m = writeDump(path("topo/m"), {{"0_DecoderLayer", "0_RMS_NORM"}, {"0_DecoderLayer", "1_MUL_MAT"},
+                                                         {"0_DecoderLayer", "2_SOFT_MAX"}, {"0_DecoderLayer", "3_MUL_MAT"},
+                                                         {"0_DecoderLayer", "4_MUL_MAT"}},
+                                        [&](size_t k, int i) { return float(same[k] * 100 + i); }, &mm);
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        const CompareResult r = runCompare(o);
+        QCOMPARE(r.method, std::string("by layer, node name and op"));
+        QCOMPARE(r.rows.size(), size_t(6));
+        QVERIFY(r.allPassed() == false); // unmatched nodes on my side
+        for (const auto &row : r.rows)
+            QVERIFY2(row.passed, row.key.c_str()); // every pair holds the same values
+        QCOMPARE(r.onlyMy.size(), size_t(4));      // kq and kq_soft_max, input and output each
+        QCOMPARE(r.onlyGolden.size(), size_t(0));
+        // A mapping pairs what names cannot: golden's 0_1 with my 0_2 (a deliberate mismatch).
+        writeFileAtomic(path("map.json"), R"({"pairs": [{"golden": "0_1", "my": "0_2"}]})");
+        o.mappingFile = path("map.json");
+        const CompareResult mapped = runCompare(o);
+        bool seen = false;
+        for (const auto &row : mapped.rows)
+            if (row.golden.opId == "0_1") {
+                QCOMPARE(row.my.opId, std::string("0_2"));
+                QCOMPARE(row.passed, row.golden.input); // same inputs, other outputs
+                seen = true;
+            }
+        QVERIFY(seen);
+    }
+
+    void mappingFilesAreChecked_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not json") << "{" << "not JSON";
+        QTest::newRow("list") << "[1]" << "expected an object";
+        QTest::newRow("number") << R"({"3_1": 4})" << "must be strings";
+        QTest::newRow("bad id") << R"({"3_x": "4"})" << "not an op id";
+        QTest::newRow("pairs") << R"({"pairs": [{"golden": "1"}]})" << "needs \"golden\" and \"my\"";
+    }
+    void mappingFilesAreChecked()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        try {
+            parseOpMapping(text.toStdString());
+            QFAIL("accepted");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
+        QCOMPARE(parseOpMapping(R"({"3_1": "3_4"})").at("3_1"), std::string("3_4"));
+    }
+
+    void filesAgainstFiles()
+    {
+        Tensor a = testing::f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6});
+        writeBin(path("a.bin"), a);
+        Tensor h; // the same values in float16, exactly representable
+        h.dtype = 1;
+        h.dims = {2, 3};
+        h.hasData = true;
+        for (float v : {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}) {
+            const uint16_t x = floatToHalf(v);
+            h.data.push_back(uint8_t(x & 0xFF));
+            h.data.push_back(uint8_t(x >> 8));
+        }
+        writeBin(path("h.bin"), h);
+        writeNpy(path("a.npy"), a);
+        writeBin(path("short.bin"), testing::f32Tensor({5}, {1, 2, 3, 4, 5}));
+        writeBin(path("t.bin"), testing::f32Tensor({3, 2}, {1, 2, 3, 4, 5, 6}));
+        CompareOptions o;
+        o.goldenPath = path("a.bin");
+        for (const char *other : {"h.bin", "a.npy"}) {
+            o.myPath = path(other);
+            const CompareResult r = runCompare(o);
+            QCOMPARE(r.rows.size(), size_t(1));
+            QVERIFY2(r.rows[0].passed, r.rows[0].failReason.c_str());
+            QCOMPARE(r.rows[0].metrics.cosine, 1.0);
+        }
+        o.myPath = path("short.bin");
+        const CompareResult s = runCompare(o);
+        QVERIFY(!s.rows[0].passed);
+        QVERIFY2(QString::fromStdString(s.rows[0].failReason).contains("shape mismatch: golden 2,3 vs my 5"),
+                 s.rows[0].failReason.c_str());
+        o.myPath = path("t.bin"); // same count, other shape: compared, and said
+        const CompareResult t = runCompare(o);
+        QVERIFY(QString::fromStdString(t.rows[0].failReason).contains("different shapes"));
+        // A truncated file is a reason on its row, not a crash.
+        const auto bytes = readWholeFile(path("a.bin"));
+        writeFileAtomic(path("cut.bin"), std::string(bytes.begin(), bytes.end() - 5));
+        o.myPath = path("cut.bin");
+        const CompareResult c = runCompare(o);
+        QVERIFY(!c.rows[0].passed && !c.rows[0].failReason.empty());
+    }
+
+    void badInputsSayWhat()
+    {
+        CompareOptions o;
+        o.goldenPath = path("nowhere");
+        o.myPath = path("a.bin");
+        try {
+            runCompare(o);
+            QFAIL("ran");
+        } catch (const Error &e) {
+            QVERIFY(QString(e.what()).contains("neither a dump folder nor a tensor file"));
+        }
+        QDir().mkpath(QString::fromStdString(path("empty")));
+        o.goldenPath = path("empty");
+        o.myPath = path("empty");
+        try {
+            runCompare(o);
+            QFAIL("ran");
+        } catch (const Error &e) {
+            QVERIFY(QString(e.what()).contains("holds no tensors"));
+        }
+    }
+
+    void reportsHaveMsitsColumnsAndEveryMetric()
+    {
+        const auto ops = std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Head"}};
+        const std::string g = writeDump(path("rep/g"), ops, [](size_t, int i) { return float(i); });
+        const std::string m = writeDump(path("rep/m"), ops, [](size_t k, int i) { return k ? NAN : float(i); });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        const CompareResult r = runCompare(o);
+        const std::string csvPath = writeCompareReports(r, path("rep/out"), 1700000000);
+        QVERIFY(QString::fromStdString(csvPath).endsWith("/msit_cmp_report_20231114221320.csv"));
+        const auto csv = readWholeFile(csvPath);
+        const QStringList lines = QString::fromUtf8(QByteArray(reinterpret_cast<const char *>(csv.data()), int(csv.size())))
+                                      .split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines[0], QString("token_id,data_id,golden_data_path,golden_op_type,golden_dtype,golden_shape,"
+                                   "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
+                                   "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
+                                   "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
+                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason"));
+        QCOMPARE(lines.size(), 5);
+        QVERIFY(lines.last().endsWith("64 NaN in my"));
+        const auto json = readWholeFile(csvPath.substr(0, csvPath.size() - 4) + ".json");
+        const QJsonObject doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
+        QCOMPARE(doc["rows"].toArray().size(), 4);
+        QCOMPARE(doc["first_divergent"].toInt(), 1);
+        QCOMPARE(doc["rows"].toArray()[3].toObject()["metrics"].toObject()["nan_my"].toInt(), 64);
+        QVERIFY(doc["notes"].toArray().size() >= 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCompare)
+#include "tst_compare.moc"

@@ -1,0 +1,186 @@
+// llmscope compare on dumps of real llama.cpp runs: F32 golden against Q8_0, against a model
+// with one corrupted layer, and against a graph with flash attention off.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "compare/compare_run.h"
+#include "tensor/bin_file.h"
+#include "tensor/convert.h"
+#include "../compare_reference.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+constexpr int kCorruptLayer = 1;
+
+struct Run { int code = -1; QString err; };
+Run llmscopeRun(const QStringList &args)
+{
+    QProcess p;
+    p.start(kBin + "/llmscope", args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, "timed out"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+}
+
+QJsonObject readJson(const QString &dir)
+{
+    const QStringList files = QDir(dir).entryList({"msit_cmp_report_*.json"});
+    if (files.size() != 1)
+        return {};
+    QFile f(dir + "/" + files[0]);
+    f.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+} // namespace
+
+class TstCompareRuns : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString dumpOf(const QString &model, const QString &name, const QString &extra = {})
+    {
+        const QString out = m_dir.path() + "/" + name;
+        const Run r = llmscopeRun({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_dir.path() + "/" + model +
+                                                         " -n 2 " + extra,
+                                   "--type", "model", "tensor", "-er", "0,1", "-o", out});
+        return r.code == 0 ? out : QString();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path(), "--layers", "3", "--corrupt-layer",
+                                         QString::number(kCorruptLayer)}));
+        for (const auto &[model, name, extra] : std::vector<std::tuple<QString, QString, QString>>{
+                 {"model-f32.gguf", "f32", ""},
+                 {"model-q8_0.gguf", "q8", ""},
+                 {"model-corrupt.gguf", "corrupt", ""},
+                 {"model-f32.gguf", "f32-nofa", "--flash-attn off"}})
+            QVERIFY2(!dumpOf(model, name, extra).isEmpty(), qPrintable(name));
+    }
+
+    // The first divergent operation is in the corrupted layer; everything before it passes;
+    // metric values equal the long-double reference computed from the dumped files.
+    void corruptedLayerIsTheFirstDivergence()
+    {
+        const QString out = m_dir.path() + "/cmp-corrupt";
+        const Run r = llmscopeRun({"compare", "--golden-path", m_dir.path() + "/f32", "--my-path",
+                                   m_dir.path() + "/corrupt", "-o", out});
+        QCOMPARE(r.code, 1);
+        const QString layer = QString("%1_DecoderLayer").arg(kCorruptLayer + 1); // 0 is the embedding
+        QVERIFY2(r.err.contains("first divergent: round 0, op " + QString::number(kCorruptLayer + 1) + "_"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("(" + layer + "/"), qPrintable(r.err));
+        const QJsonObject doc = readJson(out);
+        const QJsonArray ops = doc["ops"].toArray();
+        const int first = doc["first_divergent"].toInt();
+        QVERIFY(first > 0);
+        QVERIFY(ops[first].toObject()["op_path"].toString().startsWith(layer + "/"));
+        for (int i = 0; i < first; ++i)
+            QVERIFY(ops[i].toObject()["passed"].toBool());
+
+        CompareOptions o;
+        o.goldenPath = (m_dir.path() + "/f32").toStdString();
+        o.myPath = (m_dir.path() + "/corrupt").toStdString();
+        const CompareResult res = runCompare(o);
+        int checked = 0;
+        for (const auto &row : res.rows) {
+            if (!row.computed || row.golden.dtype != 0 || row.metrics.cosine == 1 || checked >= 6)
+                continue;
+            const auto g = toFloat(readBin(row.golden.path)), m = toFloat(readBin(row.my.path));
+            const auto ref = testing::reference(g, m);
+            for (auto [got, want] : {std::pair{row.metrics.cosine, ref.cosine}, {row.metrics.relEuclidean, ref.red},
+                                     {row.metrics.klDivergence, ref.kl}, {row.metrics.maxRelErr, ref.maxRel},
+                                     {row.metrics.meanAbsErr, ref.meanAbs}})
+                QVERIFY2(std::fabs(got - double(want)) <= 1e-6 * std::max(1.0, std::fabs(double(want))),
+                         qPrintable(QString("%1: %2 vs %3").arg(QString::fromStdString(row.golden.path)).arg(got).arg(double(want))));
+            ++checked;
+        }
+        QCOMPARE(checked, 6);
+    }
+
+    // Q8_0 against F32: near but below 1 wherever quantized weights have been used, exactly 1
+    // where they have not (the token ids and positions the graph starts from).
+    void quantizedAgainstGolden()
+    {
+        CompareOptions o;
+        o.goldenPath = (m_dir.path() + "/f32").toStdString();
+        o.myPath = (m_dir.path() + "/q8").toStdString();
+        const CompareResult res = runCompare(o);
+        QCOMPARE(res.method, std::string("same topology"));
+        int exact = 0, near = 0;
+        for (const auto &row : res.rows) {
+            if (!row.computed)
+                continue; // the weights themselves: q8_0 bytes against float32
+            if (row.golden.dtype == 3) { // int32: ids and positions
+                QCOMPARE(row.metrics.cosine, 1.0);
+                ++exact;
+            } else if (!row.golden.input && row.metrics.count > 1) {
+                QVERIFY2(row.metrics.cosine < 1.0 && row.metrics.cosine > 0.99,
+                         qPrintable(QString("%1: %2").arg(QString::fromStdString(row.golden.path)).arg(row.metrics.cosine)));
+                ++near;
+            }
+        }
+        QVERIFY(exact >= 2);
+        QVERIFY(near > 30);
+        QCOMPARE(res.ops[size_t(res.firstDivergent)].opPath, std::string("0_Embedding/0_GET_ROWS"));
+    }
+
+    // Flash attention off adds nodes: pairs by layer, node name and op; the extra nodes are
+    // listed; what both graphs compute agrees to float rounding.
+    void flashAttentionOffPairsByName()
+    {
+        CompareOptions o;
+        o.goldenPath = (m_dir.path() + "/f32").toStdString();
+        o.myPath = (m_dir.path() + "/f32-nofa").toStdString();
+        const CompareResult res = runCompare(o);
+        QCOMPARE(res.method, std::string("by layer, node name and op"));
+        QVERIFY(!res.onlyMy.empty());
+        bool softmax = false;
+        for (const auto &p : res.onlyMy)
+            softmax |= QString::fromStdString(p).contains("_SOFT_MAX/");
+        QVERIFY(softmax);
+        int layerOutputs = 0;
+        for (const auto &row : res.rows)
+            if (row.computed && !row.golden.input && row.golden.opName == "ADD") {
+                QVERIFY2(row.metrics.cosine > 0.99999, row.golden.path.c_str());
+                ++layerOutputs;
+            }
+        QVERIFY(layerOutputs >= 2 * 3 * 2); // ffn_inp and l_out, 3 layers, 2 rounds
+    }
+
+    void commandLineErrors()
+    {
+        const Run missing = llmscopeRun({"compare", "--golden-path", m_dir.path() + "/f32"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("--golden-path and --my-path are both required"));
+        const Run nowhere = llmscopeRun({"compare", "-gp", m_dir.path() + "/nope", "-mp", m_dir.path() + "/f32"});
+        QCOMPARE(nowhere.code, 2);
+        QVERIFY(nowhere.err.contains("neither a dump folder nor a tensor file"));
+        QFile bad(m_dir.path() + "/bad.json");
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"3_1\": 5}");
+        bad.close();
+        const Run map = llmscopeRun({"compare", "-gp", m_dir.path() + "/f32", "-mp", m_dir.path() + "/f32", "--mapping",
+                                     bad.fileName(), "-o", m_dir.path() + "/cmp-bad"});
+        QCOMPARE(map.code, 2);
+        QVERIFY2(map.err.contains("must be strings"), qPrintable(map.err));
+        const Run same = llmscopeRun({"compare", "-gp", m_dir.path() + "/f32", "-mp", m_dir.path() + "/f32", "-o",
+                                      m_dir.path() + "/cmp-same"});
+        QCOMPARE(same.code, 0);
+        QVERIFY(same.err.contains("every operation passed"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCompareRuns)
+#include "tst_compareruns.moc"
