@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "compare/compare_run.h"
+#include "compare/manual_compare.h"
 #include "compare/report.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -17,7 +19,9 @@ const char *kUsage = R"(usage: llmscope compare --golden-path A --my-path B [opt
 
 Compares a golden dump with a test dump (msit/msProbe layouts, folders of .bin/.npy files, or
 two tensor files) and writes msit_cmp_report_{UTC time}.csv in msit llm compare's columns, plus
-a .json with every metric for the desktop app.
+a .json with every metric for the desktop app. Given two metadata.json files written by
+dump_data() (msit's manual mapping; manual/llmscope_dump_data.py, core/manual/dump_data.h), it
+pairs them by data id and token id and writes msit's cmp_report.csv.
 
   -gp, --golden-path PATH   the reference dump, folder or file
   -mp, --my-path PATH       the dump, folder or file to check
@@ -55,6 +59,33 @@ std::string pct(double v)
     char b[32];
     std::snprintf(b, sizeof b, "%.3g %%", v * 100);
     return b;
+}
+
+// msit's manual mapping: two metadata.json files from dump_data(), compared by data id.
+int runManualCompare(const std::string &golden, const std::string &my, const std::string &output)
+{
+    using namespace llmscope;
+    std::vector<ManualRow> rows;
+    std::string path;
+    try {
+        rows = compareManual(golden, my);
+        makeDirs(output);
+        path = output + "/cmp_report.csv";
+        writeFileAtomic(path, manualReportCsv(rows));
+    } catch (const Error &e) {
+        say(std::string("llmscope compare: ") + e.what() + "\n");
+        return 2;
+    }
+    size_t passed = 0;
+    for (const auto &r : rows)
+        passed += r.compared && r.pair.passed;
+    say("llmscope compare: " + std::to_string(rows.size()) + " data ids and tokens (manual mapping), " +
+        std::to_string(passed) + " passed\n");
+    for (const auto &r : rows)
+        if (!(r.compared && r.pair.passed))
+            say("  " + r.dataId + " token " + r.tokenId + ": " + r.pair.failReason + "\n");
+    say("  report: " + path + "\n");
+    return passed == rows.size() && !rows.empty() ? 0 : 1;
 }
 
 } // namespace
@@ -99,6 +130,9 @@ int runCompareCommand(const QStringList &args)
         say(std::string("llmscope compare: ") + e.what() + "\n");
         return 2;
     }
+
+    if (isManualMetadata(o.goldenPath) && isManualMetadata(o.myPath))
+        return runManualCompare(o.goldenPath, o.myPath, output);
 
     const bool tty = isatty(fileno(stderr));
     auto progress = [tty](uint64_t done, uint64_t total) {

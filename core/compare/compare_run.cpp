@@ -5,12 +5,13 @@
 #include <cstdio>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
 
-#include "compare/mapped_tensor.h"
+#include "compare/tensor_reader.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
@@ -28,7 +29,6 @@ bool tensorFile(const fs::path &p)
     return e == ".bin" || e == ".npy";
 }
 
-// A record for a loose tensor file (file against file, or folders without a dump layout).
 TensorRecord looseRecord(const fs::path &file, const std::string &id)
 {
     TensorRecord r;
@@ -108,18 +108,18 @@ double relDiff(double a, double b)
 
 void compareData(CompareRow &row)
 {
-    const MappedTensor g(row.golden.path), m(row.my.path);
+    TensorReader g(row.golden), m(row.my);
     if (g.count() != m.count()) {
         row.failReason = "shape mismatch: golden " + shape(g.header().dims) + " vs my " + shape(m.header().dims);
         return;
     }
     MetricAccumulator acc(row.tolerance.relTol);
     constexpr uint64_t kChunk = 1 << 15;
-    std::vector<float> a(kChunk), b(kChunk);
+    thread_local std::vector<float> a(kChunk), b(kChunk); // per worker, not per pair
     for (uint64_t i = 0; i < g.count(); i += kChunk) {
         const uint64_t n = std::min(kChunk, g.count() - i);
-        g.decode(i, n, a.data());
-        m.decode(i, n, b.data());
+        g.read(i, n, a.data());
+        m.read(i, n, b.data());
         acc.add(a.data(), b.data(), n);
     }
     row.metrics = acc.finish();
@@ -162,7 +162,14 @@ void compareStats(CompareRow &row)
         row.failReason = "statistics differ by " + g6(row.statsRelDiff * 100) + " % (relative)";
 }
 
-void compareRow(CompareRow &row)
+} // namespace
+
+TensorRecord recordForFile(const std::string &path, const std::string &id)
+{
+    return looseRecord(fs::path(path), id);
+}
+
+void compareTensorPair(CompareRow &row)
 {
     try {
         if (row.golden.hasData && row.my.hasData)
@@ -177,6 +184,8 @@ void compareRow(CompareRow &row)
         row.failReason = e.what();
     }
 }
+
+namespace {
 
 std::vector<int64_t> idParts(const std::string &id)
 {
@@ -201,7 +210,16 @@ bool CompareResult::allPassed() const
 CompareResult runCompare(const CompareOptions &o, const CompareProgress &progress)
 {
     bool gFile = false, mFile = false;
-    const DumpIndex golden = load(o.goldenPath, gFile), my = load(o.myPath, mFile);
+    // The two folders are read at the same time: scanning is mostly waiting on the file system.
+    auto myLoad = std::async(std::launch::async, [&] { return load(o.myPath, mFile); });
+    DumpIndex golden;
+    try {
+        golden = load(o.goldenPath, gFile);
+    } catch (...) {
+        myLoad.wait();
+        throw;
+    }
+    const DumpIndex my = myLoad.get();
     if (gFile != mFile)
         throw Error("compare a file with a file, or a folder with a folder ('" + o.goldenPath + "' and '" + o.myPath + "')");
     CompareResult res;
@@ -247,7 +265,7 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     std::mutex progressMutex;
     auto work = [&] {
         for (size_t i; (i = next++) < res.rows.size();) {
-            compareRow(res.rows[i]);
+            compareTensorPair(res.rows[i]);
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
                 std::lock_guard lock(progressMutex);

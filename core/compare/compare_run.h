@@ -54,6 +54,11 @@ struct CompareResult {
     bool allPassed() const;
 };
 
+// One pair: metrics, pass or fail, and the reason; never throws (problems become the reason).
+void compareTensorPair(CompareRow &row);
+// A record for a loose tensor file (.bin or .npy), for comparisons outside a dump layout.
+TensorRecord recordForFile(const std::string &path, const std::string &id);
+
 using CompareProgress = std::function<void(uint64_t done, uint64_t total)>;
 // Throws Error for unreadable inputs (naming the path); per-pair problems become fail reasons.
 CompareResult runCompare(const CompareOptions &options, const CompareProgress &progress = {});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compare/metric_kernel.h"
 #include "tensor/dtype.h"
 
 namespace llmscope {
@@ -24,30 +25,64 @@ bool Metrics::passed(const Tolerance &t) const
 
 void MetricAccumulator::add(const float *g, const float *m, uint64_t n)
 {
-    constexpr double eps = std::numeric_limits<float>::epsilon();
-    // Chunk maxima first, so each element needs one exp per side at a fixed offset.
-    double cmaxG = -INFINITY, cmaxM = -INFINITY;
-    for (uint64_t i = 0; i < n; ++i) {
-        if (std::isfinite(g[i]) && std::isfinite(m[i])) {
-            cmaxG = std::max(cmaxG, double(g[i]));
-            cmaxM = std::max(cmaxM, double(m[i]));
-        }
+    constexpr uint64_t kBlock = 4096;
+    for (uint64_t at = 0; at < n; at += kBlock) {
+        const uint64_t len = std::min(kBlock, n - at);
+        BlockSums b = sumBlock(g + at, m + at, len, float(m_relTol));
+        if (b.nonFinite)
+            addSlow(g + at, m + at, len);
+        else
+            addSums(g + at, m + at, len, b);
     }
-    if (cmaxG > m_maxG) {
-        const double s = std::exp(m_maxG - cmaxG);
+}
+
+// Moves the running exp offsets up to cover new maxima, rescaling what was summed so far.
+void MetricAccumulator::raiseOffsets(double maxG, double maxM)
+{
+    if (maxG > m_maxG) {
+        const double s = std::exp(m_maxG - maxG);
         m_sumExpG *= s;
         m_sumExpGDiff *= s;
-        m_maxG = cmaxG;
+        m_maxG = maxG;
     }
-    if (cmaxM > m_maxM) {
-        m_sumExpM *= std::exp(m_maxM - cmaxM);
-        m_maxM = cmaxM;
+    if (maxM > m_maxM) {
+        m_sumExpM *= std::exp(m_maxM - maxM);
+        m_maxM = maxM;
     }
-    const float offG = float(m_maxG), offM = float(m_maxM);
-    double dot = 0, gg = 0, mm = 0, d2 = 0, sumAbs = 0, sumRel = 0, seG = 0, seM = 0, seGD = 0, sg = 0, sm = 0;
-    float minG = INFINITY, maxG = -INFINITY, minM = INFINITY, maxM = -INFINITY;
-    double maxAbs = m_maxAbs, maxRel = m_maxRel;
-    uint64_t count = 0, w01 = 0, w05 = 0, wTol = 0;
+}
+
+void MetricAccumulator::addSums(const float *g, const float *m, uint64_t n, BlockSums &b)
+{
+    raiseOffsets(b.maxG, b.maxM);
+    expBlock(g, m, n, float(m_maxG), float(m_maxM), b);
+    // exp offsets in float: scale the block's sums to the exact double offsets.
+    const double fixG = std::exp(double(float(m_maxG)) - m_maxG), fixM = std::exp(double(float(m_maxM)) - m_maxM);
+    m_sumG += b.sumG;
+    m_sumM += b.sumM;
+    m_minG = std::min(m_minG, double(b.minG));
+    m_maxGv = std::max(m_maxGv, double(b.maxG));
+    m_minM = std::min(m_minM, double(b.minM));
+    m_maxMv = std::max(m_maxMv, double(b.maxM));
+    m_dot += b.dot;
+    m_gg += b.gg;
+    m_mm += b.mm;
+    m_d2 += b.d2;
+    m_sumAbs += b.sumAbs;
+    m_sumRel += b.sumRel;
+    m_maxAbs = std::max(m_maxAbs, double(b.maxAbs));
+    m_maxRel = std::max(m_maxRel, double(b.maxRel));
+    m_count += n;
+    m_within01 += b.within01;
+    m_within05 += b.within05;
+    m_withinTol += b.withinTol;
+    m_sumExpG += b.expG * fixG;
+    m_sumExpM += b.expM * fixM;
+    m_sumExpGDiff += b.expGDiff * fixG;
+}
+
+// Blocks holding NaN or Inf: element by element, counting what is left out.
+void MetricAccumulator::addSlow(const float *g, const float *m, uint64_t n)
+{
     for (uint64_t i = 0; i < n; ++i) {
         const float gf = g[i], mf = m[i];
         if (!std::isfinite(gf) || !std::isfinite(mf)) {
@@ -58,54 +93,9 @@ void MetricAccumulator::add(const float *g, const float *m, uint64_t n)
             m_mismatch += !(std::isinf(gf) && gf == mf);
             continue;
         }
-        const double gv = gf, mv = mf, d = mv - gv, ad = std::fabs(d), ag = std::fabs(gv);
-        ++count;
-        sg += gv;
-        sm += mv;
-        minG = std::min(minG, gf);
-        maxG = std::max(maxG, gf);
-        minM = std::min(minM, mf);
-        maxM = std::max(maxM, mf);
-        dot += gv * mv;
-        gg += gv * gv;
-        mm += mv * mv;
-        d2 += d * d;
-        sumAbs += ad;
-        maxAbs = std::max(maxAbs, ad);
-        const bool scaled = ag > eps;
-        const double rel = scaled ? std::fabs(mv / gv - 1.0) : 0.0;
-        sumRel += rel;
-        maxRel = std::max(maxRel, rel);
-        const double share = scaled ? ad / ag : ad;
-        w01 += share <= 1e-3;
-        w05 += share <= 5e-3;
-        wTol += share <= m_relTol;
-        const double eg = std::exp(double(gf - offG));
-        seG += eg;
-        seGD += eg * d;
-        seM += std::exp(double(mf - offM));
+        BlockSums b = sumBlock(&g[i], &m[i], 1, float(m_relTol));
+        addSums(&g[i], &m[i], 1, b);
     }
-    m_sumG += sg;
-    m_sumM += sm;
-    m_minG = std::min(m_minG, double(minG));
-    m_maxGv = std::max(m_maxGv, double(maxG));
-    m_minM = std::min(m_minM, double(minM));
-    m_maxMv = std::max(m_maxMv, double(maxM));
-    m_dot += dot;
-    m_gg += gg;
-    m_mm += mm;
-    m_d2 += d2;
-    m_sumAbs += sumAbs;
-    m_sumRel += sumRel;
-    m_maxAbs = maxAbs;
-    m_maxRel = maxRel;
-    m_count += count;
-    m_within01 += w01;
-    m_within05 += w05;
-    m_withinTol += wTol;
-    m_sumExpG += seG;
-    m_sumExpM += seM;
-    m_sumExpGDiff += seGD;
 }
 
 Metrics MetricAccumulator::finish() const

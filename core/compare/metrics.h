@@ -21,6 +21,8 @@
 
 namespace llmscope {
 
+struct BlockSums; // compare/metric_kernel.h
+
 struct Tolerance {
     double relTol = 1e-7;     // per-element relative error allowed
     double passRate = 0.9999; // share of elements that must be within relTol
@@ -48,6 +50,10 @@ public:
     Metrics finish() const;
 
 private:
+    void addSums(const float *golden, const float *my, uint64_t n, BlockSums &sums);
+    void addSlow(const float *golden, const float *my, uint64_t n);
+    void raiseOffsets(double maxG, double maxM);
+
     double m_relTol;
     uint64_t m_count = 0, m_within01 = 0, m_within05 = 0, m_withinTol = 0;
     uint64_t m_nanG = 0, m_infG = 0, m_nanM = 0, m_infM = 0, m_mismatch = 0;

@@ -1,45 +1,23 @@
 #include "compare/report.h"
 
 #include <cmath>
+#include <charconv>
 #include <cstdio>
+#include <type_traits>
 
-#include <nlohmann/json.hpp>
-
+#include "compare/report_text.h"
 #include "tensor/dtype.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
 namespace llmscope {
 namespace {
+using report::csvField;
+using report::num;
+using report::shapeText;
 
-std::string csvField(const std::string &s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
 
-std::string num(double v)
-{
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? "inf" : "-inf";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
 
-std::string shapeText(const std::vector<int64_t> &dims)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(dims[i]);
-    return s + "]";
-}
 
 std::string dataId(const TensorRecord &r)
 {
@@ -89,85 +67,177 @@ std::string msitReportCsv(const CompareResult &res)
     return out;
 }
 
+// Written by hand rather than through a JSON library: a report has one object per tensor
+// pair, and building a document tree for them took longer than comparing the tensors.
+class JsonOut {
+public:
+    std::string text;
+    void key(const char *k) { comma(); text += '"'; text += k; text += "\":"; m_first = true; }
+    void str(const std::string &v)
+    {
+        comma();
+        text += '"';
+        for (unsigned char c : v) {
+            if (c == '"' || c == '\\') {
+                text += '\\';
+                text += char(c);
+            } else if (c < 0x20) {
+                char b[8];
+                std::snprintf(b, sizeof b, "\\u%04x", c);
+                text += b;
+            } else {
+                text += char(c);
+            }
+        }
+        text += '"';
+    }
+    void num(double v)
+    {
+        comma();
+        if (!std::isfinite(v)) {
+            text += "null"; // JSON has no NaN or Inf
+            return;
+        }
+        char b[32];
+        const auto r = std::to_chars(b, b + sizeof b, v); // shortest text that reads back exactly
+        text.append(b, r.ptr);
+    }
+    void integer(int64_t v) { comma(); text += std::to_string(v); }
+    void boolean(bool v) { comma(); text += v ? "true" : "false"; }
+    void open(char c) { comma(); text += c; m_first = true; }
+    void close(char c) { text += c; m_first = false; }
+    template <typename T> void field(const char *k, const T &v)
+    {
+        key(k);
+        if constexpr (std::is_same_v<T, bool>)
+            boolean(v);
+        else if constexpr (std::is_integral_v<T>)
+            integer(int64_t(v));
+        else if constexpr (std::is_floating_point_v<T>)
+            num(v);
+        else
+            str(v);
+    }
+    void dims(const char *k, const std::vector<int64_t> &v)
+    {
+        key(k);
+        open('[');
+        for (auto d : v)
+            integer(d);
+        close(']');
+    }
+    void strings(const char *k, const std::vector<std::string> &v)
+    {
+        key(k);
+        open('[');
+        for (const auto &x : v)
+            str(x);
+        close(']');
+    }
+
+private:
+    void comma()
+    {
+        if (!m_first)
+            text += ',';
+        m_first = false;
+    }
+    bool m_first = true;
+};
+
 std::string compareReportJson(const CompareResult &res)
 {
-    using nlohmann::json;
-    json rows = json::array();
+    JsonOut j;
+    j.open('{');
+    j.field("version", 1);
+    j.field("golden", res.goldenRoot);
+    j.field("my", res.myRoot);
+    j.field("matched_by", res.method);
+    j.field("all_passed", res.allPassed());
+    j.field("first_divergent", res.firstDivergent);
+    j.key("rows");
+    j.open('[');
     for (const auto &r : res.rows) {
-        json j{{"round", r.golden.exec},
-               {"op_id", r.golden.opId},
-               {"op_type", r.golden.opName},
-               {"data_id", dataId(r.golden)},
-               {"input", r.golden.input},
-               {"before", r.golden.before},
-               {"index", r.golden.index},
-               {"golden_path", r.golden.path},
-               {"my_path", r.my.path},
-               {"my_op_id", r.my.opId},
-               {"golden_dtype", dtypeText(r.golden)},
-               {"my_dtype", dtypeText(r.my)},
-               {"golden_shape", r.golden.dims},
-               {"my_shape", r.my.dims},
-               {"matched_by", r.key},
-               {"passed", r.passed},
-               {"skipped", r.skipped},
-               {"fail_reason", r.failReason},
-               {"rel_tol", r.tolerance.relTol},
-               {"pass_rate", r.tolerance.passRate}};
+        j.open('{');
+        j.field("round", r.golden.exec);
+        j.field("op_id", r.golden.opId);
+        j.field("op_type", r.golden.opName);
+        j.field("data_id", dataId(r.golden));
+        j.field("input", r.golden.input);
+        j.field("before", r.golden.before);
+        j.field("index", r.golden.index);
+        j.field("golden_path", r.golden.path);
+        j.field("my_path", r.my.path);
+        j.field("my_op_id", r.my.opId);
+        j.field("golden_dtype", dtypeText(r.golden));
+        j.field("my_dtype", dtypeText(r.my));
+        j.dims("golden_shape", r.golden.dims);
+        j.dims("my_shape", r.my.dims);
+        j.field("matched_by", r.key);
+        j.field("passed", r.passed);
+        j.field("skipped", r.skipped);
+        j.field("fail_reason", r.failReason);
+        j.field("rel_tol", r.tolerance.relTol);
+        j.field("pass_rate", r.tolerance.passRate);
         if (r.computed) {
             const Metrics &m = r.metrics;
-            j["metrics"] = {{"count", m.count},
-                            {"cosine_similarity", m.cosine},
-                            {"max_relative_error", m.maxRelErr},
-                            {"mean_relative_error", m.meanRelErr},
-                            {"max_absolute_error", m.maxAbsErr},
-                            {"mean_absolute_error", m.meanAbsErr},
-                            {"kl_divergence", m.klDivergence},
-                            {"relative_euclidean_distance", m.relEuclidean},
-                            {"within_0.1%", m.within01},
-                            {"within_0.5%", m.within05},
-                            {"within_tolerance", m.withinTol},
-                            {"nan_golden", m.nanGolden},
-                            {"inf_golden", m.infGolden},
-                            {"nan_my", m.nanMy},
-                            {"inf_my", m.infMy},
-                            {"non_finite_mismatch", m.nonFiniteMismatch},
-                            {"golden_max", m.goldenMax},
-                            {"golden_min", m.goldenMin},
-                            {"golden_mean", m.goldenMean},
-                            {"my_max", m.myMax},
-                            {"my_min", m.myMin},
-                            {"my_mean", m.myMean}};
+            j.key("metrics");
+            j.open('{');
+            j.field("count", m.count);
+            j.field("cosine_similarity", m.cosine);
+            j.field("max_relative_error", m.maxRelErr);
+            j.field("mean_relative_error", m.meanRelErr);
+            j.field("max_absolute_error", m.maxAbsErr);
+            j.field("mean_absolute_error", m.meanAbsErr);
+            j.field("kl_divergence", m.klDivergence);
+            j.field("relative_euclidean_distance", m.relEuclidean);
+            j.field("within_0.1%", m.within01);
+            j.field("within_0.5%", m.within05);
+            j.field("within_tolerance", m.withinTol);
+            j.field("nan_golden", m.nanGolden);
+            j.field("inf_golden", m.infGolden);
+            j.field("nan_my", m.nanMy);
+            j.field("inf_my", m.infMy);
+            j.field("non_finite_mismatch", m.nonFiniteMismatch);
+            j.field("golden_max", m.goldenMax);
+            j.field("golden_min", m.goldenMin);
+            j.field("golden_mean", m.goldenMean);
+            j.field("my_max", m.myMax);
+            j.field("my_min", m.myMin);
+            j.field("my_mean", m.myMean);
+            j.close('}');
         }
         if (r.statsOnly)
-            j["stats_relative_difference"] = r.statsRelDiff;
-        rows.push_back(std::move(j));
+            j.field("stats_relative_difference", r.statsRelDiff);
+        j.close('}');
     }
-    json ops = json::array();
-    for (const auto &op : res.ops)
-        ops.push_back({{"round", op.round},
-                       {"op_id", op.opId},
-                       {"op_path", op.opPath},
-                       {"op_type", op.opType},
-                       {"output_error", op.outputError},
-                       {"input_error", op.inputError},
-                       {"added_error", op.addedError},
-                       {"output_cosine", op.outputCosine},
-                       {"passed", op.passed},
-                       {"rows", op.rows}});
-    json j{{"version", 1},
-           {"golden", res.goldenRoot},
-           {"my", res.myRoot},
-           {"matched_by", res.method},
-           {"all_passed", res.allPassed()},
-           {"first_divergent", res.firstDivergent},
-           {"rows", rows},
-           {"ops", ops},
-           {"only_golden", res.onlyGolden},
-           {"only_my", res.onlyMy},
-           {"notes", res.notes}};
-    // NaN is not JSON: the dump writes it as null.
-    return j.dump(1) + "\n";
+    j.close(']');
+    j.key("ops");
+    j.open('[');
+    for (const auto &op : res.ops) {
+        j.open('{');
+        j.field("round", op.round);
+        j.field("op_id", op.opId);
+        j.field("op_path", op.opPath);
+        j.field("op_type", op.opType);
+        j.field("output_error", op.outputError);
+        j.field("input_error", op.inputError);
+        j.field("added_error", op.addedError);
+        j.field("output_cosine", op.outputCosine);
+        j.field("passed", op.passed);
+        j.key("rows");
+        j.open('[');
+        for (size_t i : op.rows)
+            j.integer(int64_t(i));
+        j.close(']');
+        j.close('}');
+    }
+    j.close(']');
+    j.strings("only_golden", res.onlyGolden);
+    j.strings("only_my", res.onlyMy);
+    j.strings("notes", res.notes);
+    j.close('}');
+    return j.text + "\n";
 }
 
 std::string writeCompareReports(const CompareResult &r, const std::string &dir, std::time_t when)

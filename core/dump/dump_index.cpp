@@ -47,14 +47,6 @@ bool placeFromComponents(const std::vector<std::string> &c, TensorRecord &rec)
     return !rec.opFolders.empty();
 }
 
-std::vector<std::string> components(const fs::path &rel)
-{
-    std::vector<std::string> out;
-    for (const auto &p : rel)
-        out.push_back(p.string());
-    return out;
-}
-
 std::optional<double> parseStatField(const std::string &s)
 {
     if (s == "N/A" || s.empty())
@@ -156,7 +148,7 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
     DumpIndex index;
     index.root = root.string();
 
-    struct Pending { fs::path file; fs::path tensorsRoot; bool msprobe; };
+    struct Pending { std::string file, tensorsRoot; bool msprobe; };
     std::vector<Pending> bins;
     std::vector<fs::path> statCsvs;
     auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
@@ -164,27 +156,30 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
         const fs::path &p = it->path();
         if (!it->is_regular_file(ec))
             continue;
-        const std::string name = p.filename().string();
-        // Find the nearest enclosing "tensors" or "atb_dump_data/data" folder.
-        fs::path cur = p.parent_path();
-        fs::path tensorsRoot;
+        const std::string &full = p.native();
+        const std::string name = full.substr(full.rfind('/') + 1);
+        // The nearest enclosing "tensors" or "atb_dump_data/data" folder below root, found in
+        // the path text (path objects cost more than the header reads here).
+        std::string tensorsRoot;
         bool msprobe = false;
-        for (; cur != root.parent_path() && cur.has_relative_path(); cur = cur.parent_path()) {
-            if (cur.filename() == "tensors") {
-                tensorsRoot = cur;
+        const std::string &rootText = root.native();
+        for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootText.size();
+             end = full.rfind('/', end - 1)) {
+            const size_t begin = full.rfind('/', end - 1);
+            const std::string_view dir(full.data() + begin + 1, end - begin - 1);
+            if (dir == "tensors") {
+                tensorsRoot = full.substr(0, end);
                 break;
             }
-            if (cur.filename() == "data" && cur.parent_path().filename() == "atb_dump_data") {
-                tensorsRoot = cur;
+            if (dir == "data" && begin >= 14 && full.compare(begin - 14, 14, "/atb_dump_data") == 0) {
+                tensorsRoot = full.substr(0, end);
                 msprobe = true;
                 break;
             }
-            if (cur == root)
-                break;
         }
         const std::string lower = toLower(name);
         if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
-            bins.push_back({p, tensorsRoot, msprobe});
+            bins.push_back({full, tensorsRoot, msprobe});
         } else if (name == "statistic.csv") {
             statCsvs.push_back(p);
         } else if (name == "model_tree.json") {
@@ -207,8 +202,8 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
             throw Error("scan cancelled");
         ++done;
         TensorRecord rec;
-        rec.path = b.file.string();
-        if (!placeFromComponents(components(fs::relative(b.file, b.tensorsRoot, ec)), rec)) {
+        rec.path = b.file;
+        if (!placeFromComponents(split(b.file.substr(b.tensorsRoot.size() + 1), '/'), rec)) {
             index.problems.push_back({rec.path, "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
             continue;
         }
@@ -220,6 +215,7 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
             rec.dims = t.dims;
             rec.hasData = t.hasData;
             rec.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
+            rec.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
             rec.engineType = t.attr(kEngineDTypeAttr).value_or("");
             rec.stats = statsFromAttrs(t);
         } catch (const Error &e) {

@@ -28,6 +28,7 @@ struct TensorRecord {
     std::vector<int64_t> dims;
     bool hasData = false;
     uint64_t dataBytes = 0;
+    uint64_t dataOffset = 0;   // file offset of the payload (.bin files with data)
     std::string engineType;    // engine_dtype attribute (e.g. q8_0), if any
     std::optional<TensorStats> stats; // from max/min/mean/l2norm attributes or statistic.csv
 };

@@ -67,8 +67,15 @@ BinFileInfo readBinFile(const std::string &path, bool headerOnly)
     BinFileInfo info;
     info.fileSize = static_cast<uint64_t>(st.st_size);
 
-    std::vector<uint8_t> head(std::min<uint64_t>(info.fileSize, kMaxHeader));
+    // Headers are a few hundred bytes: read 4 KiB first, the rest of the allowance only when
+    // the end marker is not in it (scanning a dump reads thousands of headers).
+    std::vector<uint8_t> head(std::min<uint64_t>(info.fileSize, 4096));
     head.resize(preadFull(f.fd, head.data(), head.size(), 0));
+    static const char kEnd[] = "$End=1\n";
+    if (info.fileSize > head.size() && !memmem(head.data(), head.size(), kEnd, sizeof kEnd - 1)) {
+        head.resize(std::min<uint64_t>(info.fileSize, kMaxHeader));
+        head.resize(preadFull(f.fd, head.data(), head.size(), 0));
+    }
 
     auto fail = [&](const std::string &why) { throw Error("'" + path + "': " + why); };
     bool sawVersion = false, sawEnd = false, sawDtype = false, sawDims = false;

@@ -3,6 +3,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QDir>
+#include <QRegularExpression>
+
+#include "manual/dump_data.h"
 #include "../test_helpers.h"
 
 namespace {
@@ -58,6 +62,52 @@ private slots:
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.err.contains("is not a folder"));
         QCOMPARE(run({"info"}).code, 2);
+    }
+
+    // msit's manual mapping: the golden side dumped from Python (NumPy), the test side from
+    // C++, compared by data id and token id into msit's cmp_report.csv.
+    void manualMappingAcrossLanguages()
+    {
+        QTemporaryDir dir;
+        QProcess py;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/manual");
+        env.insert("LLMSCOPE_DUMP_DATA_DIR", dir.path() + "/golden");
+        py.setProcessEnvironment(env);
+        py.start("/usr/bin/python3", {"-c", "import numpy as np; from llmscope_dump_data import dump_data\n"
+                                             "dump_data('golden', 'attn', np.arange(12, dtype=np.float32).reshape(3, 4), token_id=0)\n"
+                                             "dump_data('golden', 'attn', np.ones(4, dtype=np.float16), token_id=1)\n"
+                                             "dump_data('golden', 'ffn', np.arange(6, dtype=np.float32), token_id=0)\n"
+                                             "dump_data('golden', 'gone', np.zeros(2, dtype=np.float32))"});
+        QVERIFY(py.waitForFinished(60000));
+        QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+        llmscope::ManualDumper acl("acl", (dir.path() + "/acl").toStdString());
+        std::vector<float> a(12);
+        for (int i = 0; i < 12; ++i)
+            a[size_t(i)] = float(i);
+        acl.dumpData("attn", testing::f32Tensor({3, 4}, a), 0);
+        acl.dumpData("attn", testing::f32Tensor({4}, {1, 1, 1, 1.5f}), 1);
+        acl.dumpData("ffn", testing::f32Tensor({6}, {0, 1, 2, 3, 4, 5}), 0);
+        acl.dumpData("extra", testing::f32Tensor({1}, {1}), 0);
+        const QStringList golden = QDir(dir.path() + "/golden").entryList({"*_cmp_dump_data"}, QDir::Dirs);
+        QCOMPARE(golden.size(), 1);
+        const QString gMeta = dir.path() + "/golden/" + golden[0] + "/golden_tensor/metadata.json";
+        const Run r = run({"compare", "-gp", gMeta, "-mp", QString::fromStdString(acl.metadataPath()), "-o", dir.path() + "/out"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("5 data ids and tokens (manual mapping), 2 passed"), qPrintable(r.err));
+        QFile csv(dir.path() + "/out/cmp_report.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines[0], QString("data_id,pta_data_path,pta_dtype,pta_shape,pta_max_value,pta_min_value,pta_mean_value,"
+                                   "acl_data_path,acl_dtype,acl_shape,acl_max_value,acl_min_value,acl_mean_value,cmp_flag,"
+                                   "cosine_similarity,max_relative_error,mean_relative_error,relative_euclidean_distance,"
+                                   "cmp_fail_reason"));
+        QCOMPARE(lines.size(), 6);
+        QVERIFY(lines.filter(QRegularExpression("^attn,.*golden_tensor/0/attn_tensor.npy,float32,\"\\[3, 4\\]\",11,0,5.5,.*,True,1,0,0,0,$")).size() == 1);
+        // token 1: 1.5 against 1 in one of four elements: max relative error 0.5
+        QVERIFY2(lines.filter(QRegularExpression("^attn,.*float16,\\[4\\],.*,True,[0-9.]+,0.5,0.125,")).size() == 1, qPrintable(lines.join("\n")));
+        QVERIFY(lines.filter(QRegularExpression("^gone,.*,False,.*only in the golden metadata\"?$")).size() == 1);
+        QVERIFY(lines.filter(QRegularExpression("^extra,.*,False,.*only in my metadata\"?$")).size() == 1);
     }
 };
 

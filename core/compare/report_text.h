@@ -1,0 +1,39 @@
+// How the compare reports spell values: CSV quoting, six significant digits, [d0, d1] shapes.
+#pragma once
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace llmscope::report {
+
+inline std::string csvField(const std::string &s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+inline std::string num(double v)
+{
+    if (std::isnan(v))
+        return "NaN";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char b[64];
+    const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6);
+    return std::string(b, r.ptr);
+}
+
+inline std::string shapeText(const std::vector<int64_t> &dims)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
+} // namespace llmscope::report

@@ -1,0 +1,126 @@
+#include "compare/tensor_reader.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tensor/bin_file.h"
+#include "tensor/convert.h"
+#include "tensor/dtype.h"
+#include "tensor/npy_file.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+
+TensorReader::TensorReader(const std::string &path) : m_path(path)
+{
+    initFromFile();
+}
+
+void TensorReader::initFromFile()
+{
+    const std::string &path = m_path;
+    const std::string lower = toLower(path);
+    uint64_t available = 0;
+    if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy") {
+        m_whole = readNpy(path);
+        m_header = m_whole;
+        m_header.data.clear();
+        available = m_whole.data.size();
+    } else {
+        const BinFileInfo info = readBinFile(path, true);
+        m_header = info.tensor;
+        if (!m_header.hasData || info.objects.empty())
+            throw Error("'" + path + "' holds no data (a statistics or description-only file)");
+        m_dataOffset = info.dataStart + info.objects.front().offset;
+        available = info.fileSize > m_dataOffset ? info.fileSize - m_dataOffset : 0;
+        openFile();
+    }
+    check(available);
+}
+
+TensorReader::TensorReader(const TensorRecord &r) : m_path(r.path)
+{
+    const std::string lower = toLower(r.path);
+    const bool npy = lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy";
+    if (npy || !r.hasData || r.dataOffset == 0) {
+        initFromFile(); // no shortcut: read the header again
+        return;
+    }
+    m_header.dtype = r.dtype;
+    m_header.format = r.format;
+    m_header.dims = r.dims;
+    if (!r.engineType.empty())
+        m_header.setAttr(kEngineDTypeAttr, r.engineType);
+    m_dataOffset = r.dataOffset;
+    openFile();
+    struct stat st {};
+    const uint64_t size = ::fstat(m_fd, &st) == 0 ? uint64_t(st.st_size) : 0;
+    check(std::min(r.dataBytes, size > m_dataOffset ? size - m_dataOffset : 0));
+}
+
+void TensorReader::openFile()
+{
+    m_fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0)
+        throw Error("cannot open '" + m_path + "': " + std::strerror(errno));
+    ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+void TensorReader::check(uint64_t available)
+{
+    const std::string &path = m_path;
+    if (auto engine = m_header.attr(kEngineDTypeAttr))
+        throw Error("'" + path + "': the engine's own type " + *engine +
+                    " cannot be compared element by element; dump it dequantized");
+    if (!isNumeric(m_header.dtype))
+        throw Error("'" + path + "': " + dtypeName(m_header.dtype) + " cannot be compared element by element");
+    m_count = 1;
+    for (int64_t d : m_header.dims)
+        m_count *= uint64_t(d);
+    const auto need = dtypeBytes(m_header.dtype, m_count);
+    if (!need || *need > available)
+        throw Error("'" + path + "': payload shorter than its dims " + joinDims(m_header.dims) + " need");
+}
+
+TensorReader::~TensorReader()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+void TensorReader::read(uint64_t first, uint64_t n, float *out)
+{
+    if (m_fd < 0) {
+        decodeToFloat(m_header.dtype, m_whole.data.data(), first, n, out);
+        return;
+    }
+    // Sub-byte types start inside a byte: read from the byte holding element `first`.
+    const uint64_t bits = uint64_t(dtypeInfo(m_header.dtype)->bits);
+    const uint64_t from = first * bits / 8, to = ((first + n) * bits + 7) / 8;
+    const bool direct = m_header.dtype == 0; // float32: the file's bytes are the answer
+    uint8_t *dst = direct ? reinterpret_cast<uint8_t *>(out) : nullptr;
+    if (!direct) {
+        m_scratch.resize(to - from + 1);
+        dst = m_scratch.data();
+    }
+    uint64_t done = 0;
+    while (done < to - from) {
+        const ssize_t r = ::pread(m_fd, dst + done, to - from - done, off_t(m_dataOffset + from + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            throw Error("cannot read '" + m_path + "': " + (r < 0 ? std::strerror(errno) : "file shrank"));
+        done += uint64_t(r);
+    }
+    if (!direct) {
+        // Element `first` may sit inside the first byte read (sub-byte types).
+        decodeToFloat(m_header.dtype, dst, first - from * 8 / bits, n, out);
+    }
+}
+
+} // namespace llmscope

@@ -1,0 +1,44 @@
+// A tensor file opened for comparison and read chunk by chunk into float32: .bin payloads
+// with pread straight into the caller's buffer (no copy for float32), .npy files whole.
+// pread rather than mmap: unmapping thousands of files from several threads costs a TLB
+// shootdown on every core each time, which measured slower than copying from the page cache.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dump/dump_index.h"
+#include "tensor/tensor.h"
+
+namespace llmscope {
+
+class TensorReader {
+public:
+    // Throws Error for unreadable, truncated or non-numeric files, naming the file.
+    explicit TensorReader(const std::string &path);
+    // From a dump index record: the header it already parsed is not read again.
+    explicit TensorReader(const TensorRecord &record);
+    ~TensorReader();
+    TensorReader(const TensorReader &) = delete;
+    TensorReader &operator=(const TensorReader &) = delete;
+
+    const Tensor &header() const { return m_header; } // dtype, dims, attributes; no data
+    uint64_t count() const { return m_count; }
+    // Elements [first, first + n) as float32. Throws Error when the file cannot be read.
+    void read(uint64_t first, uint64_t n, float *out);
+
+private:
+    void initFromFile();
+    void check(uint64_t available);
+    void openFile();
+
+    std::string m_path;
+    Tensor m_header;
+    uint64_t m_count = 0;
+    int m_fd = -1;
+    uint64_t m_dataOffset = 0;     // file offset of element 0
+    std::vector<uint8_t> m_scratch; // raw bytes of non-float32 chunks
+    Tensor m_whole;                 // .npy
+};
+
+} // namespace llmscope
