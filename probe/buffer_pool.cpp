@@ -39,6 +39,9 @@ void giveBuffer(std::vector<uint8_t> &&buffer)
 {
     if (buffer.capacity() == 0 || buffer.capacity() > kMaxBuffer)
         return;
+    // Full size here, on the writer's thread: takeBuffer then only shrinks it, and the
+    // target's thread never pays for zero-filling.
+    buffer.resize(buffer.capacity());
     Pool &p = pool();
     std::lock_guard lock(p.mutex);
     if (p.bytes + buffer.capacity() > kMaxPooled)
