@@ -61,13 +61,6 @@ void WriterThread::push(std::vector<Job> &&jobs)
         m_wake.notify_one();
 }
 
-void WriterThread::submit(TensorJob t)
-{
-    std::vector<TensorJob> one;
-    one.push_back(std::move(t));
-    submit(std::move(one));
-}
-
 void WriterThread::submit(std::vector<TensorJob> &&tensors)
 {
     std::vector<Job> jobs(tensors.size());
@@ -106,12 +99,6 @@ void WriterThread::drain()
 {
     std::unique_lock lock(m_mutex);
     m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
-}
-
-uint64_t WriterThread::queuedBytes() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_queued;
 }
 
 void WriterThread::run()

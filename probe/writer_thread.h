@@ -37,7 +37,6 @@ public:
     WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn);
     ~WriterThread(); // drains the queue
 
-    void submit(TensorJob job);
     // One hand-over for many tensors: the target takes the lock once per graph, not per tensor.
     void submit(std::vector<TensorJob> &&jobs);
     void submitText(std::string relativePath, std::string content);
@@ -46,7 +45,6 @@ public:
     void submitStatus(ProbeStatus status);
     void drain(); // waits until the queue is empty
 
-    uint64_t queuedBytes() const;
 
 private:
     struct Job {

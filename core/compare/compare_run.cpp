@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
@@ -88,13 +89,6 @@ DumpIndex load(const std::string &path, bool &isFile)
     return idx;
 }
 
-std::string g6(double v)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return b;
-}
-
 std::string shape(const std::vector<int64_t> &dims)
 {
     return dims.empty() ? std::string("()") : joinDims(dims);
@@ -138,8 +132,8 @@ void compareData(CompareRow &row)
     if (row.passed)
         reason.clear(); // Inf at the same places on both sides: a finding, kept in the metrics
     if (!row.passed && reason.empty())
-        reason = "only " + g6(x.withinTol * 100) + " % of elements within relative error " +
-                 g6(row.tolerance.relTol) + " (needs " + g6(row.tolerance.passRate * 100) + " %)";
+        reason = "only " + report::num(x.withinTol * 100) + " % of elements within relative error " +
+                 report::num(row.tolerance.relTol) + " (needs " + report::num(row.tolerance.passRate * 100) + " %)";
     // Compared flattened, as msit does; the report still says the shapes differ.
     if (g.header().dims != m.header().dims)
         reason += (reason.empty() ? "" : "; ") + std::string("same element count, different shapes ") +
@@ -159,7 +153,7 @@ void compareStats(CompareRow &row)
     }
     row.passed = row.statsRelDiff <= row.tolerance.relTol;
     if (!row.passed)
-        row.failReason = "statistics differ by " + g6(row.statsRelDiff * 100) + " % (relative)";
+        row.failReason = "statistics differ by " + report::num(row.statsRelDiff * 100) + " % (relative)";
 }
 
 } // namespace

@@ -31,11 +31,6 @@ inline float fastExp(float x)
 
 } // namespace
 
-float expNonPositive(float x)
-{
-    return fastExp(x);
-}
-
 #define LLMSCOPE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 LLMSCOPE_CLONES BlockSums sumBlock(const float *g, const float *m, size_t n, float relTol)

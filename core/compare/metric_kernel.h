@@ -20,7 +20,4 @@ BlockSums sumBlock(const float *g, const float *m, size_t n, float relTol);
 // finite, offG/offM at least the block's maxima.
 void expBlock(const float *g, const float *m, size_t n, float offG, float offM, BlockSums &s);
 
-// exp(x) for x <= 0 in float, within 2 ulp; 0 below -87. Exposed for its test.
-float expNonPositive(float x);
-
 } // namespace llmscope
