@@ -73,7 +73,8 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     for (const auto &s : statuses) {
         finished = finished && s.finished;
         const QString dumped = s.roundsDumped
-                                   ? QStringLiteral("%1 dumped (%2-%3)").arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped)
+                                   ? QStringLiteral("%1 dumped (%2-%3; %4 read after the whole graph)")
+                                         .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsWholeGraph)
                                    : QStringLiteral("none dumped");
         say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
                            "%6 tensors written, %7 skipped\n")

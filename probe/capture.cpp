@@ -1,8 +1,8 @@
 #include "capture.h"
 
 #include <cstring>
+#include <vector>
 
-#include "buffer_pool.h"
 #include "ggml_api.h"
 
 namespace llmscope::probe {
@@ -41,7 +41,7 @@ bool isWeight(const ggml_tensor *t)
     return api.bufferUsage && base->buffer && api.bufferUsage(base->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
 }
 
-Tensor capture(const ggml_tensor *t, Capture what)
+Tensor describe(const ggml_tensor *t, bool payload)
 {
     const GgmlApi &api = ggml();
     Tensor out;
@@ -52,44 +52,58 @@ Tensor capture(const ggml_tensor *t, Capture what)
         out.dims.push_back(t->ne[d]);
     const int32_t acl = aclDtype(t->type);
     out.dtype = acl >= 0 ? acl : 4;
-    if (acl < 0)
-        out.setAttr(kEngineDTypeAttr, api.typeName(t->type));
-    if (what == Capture::Header)
-        return out;
-    const size_t span = api.nbytes(t);
-    std::vector<uint8_t> raw = takeBuffer(span);
-    if (t->data && span)
-        api.tensorGet(t, raw.data(), 0, span);
     if (acl < 0) {
-        out.setAttr(kEngineDimsAttr, joinDims(out.dims));
-        out.dims = {static_cast<int64_t>(span)};
-        out.data = std::move(raw);
-    } else if (api.isContiguous(t)) {
-        raw.resize(size_t(api.nelements(t)) * elementSize(acl));
-        out.data = std::move(raw);
-    } else {
-        const size_t es = elementSize(acl);
-        out.data = takeBuffer(size_t(api.nelements(t)) * es);
-        uint8_t *dst = out.data.data();
-        const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
-        for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
-            for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
-                for (int64_t i1 = 0; i1 < t->ne[1]; ++i1) {
-                    const uint8_t *row = raw.data() + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
-                    if (denseRows) {
-                        std::memcpy(dst, row, es * size_t(t->ne[0]));
-                        dst += es * size_t(t->ne[0]);
-                        continue;
-                    }
-                    for (int64_t i0 = 0; i0 < t->ne[0]; ++i0) {
-                        std::memcpy(dst, row + i0 * t->nb[0], es);
-                        dst += es;
-                    }
-                }
-        giveBuffer(std::move(raw));
+        out.setAttr(kEngineDTypeAttr, api.typeName(t->type));
+        if (payload) {
+            out.setAttr(kEngineDimsAttr, joinDims(out.dims));
+            out.dims = {static_cast<int64_t>(api.nbytes(t))};
+        }
     }
-    out.hasData = true;
+    out.hasData = payload;
     return out;
+}
+
+uint64_t denseBytes(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    const int32_t acl = aclDtype(t->type);
+    return acl < 0 ? api.nbytes(t) : uint64_t(api.nelements(t)) * elementSize(acl);
+}
+
+void copyDense(const ggml_tensor *t, uint8_t *dst)
+{
+    const GgmlApi &api = ggml();
+    const size_t span = api.nbytes(t);
+    if (!t->data || !span)
+        return;
+    const int32_t acl = aclDtype(t->type);
+    const bool host = !t->buffer || !api.bufferIsHost || api.bufferIsHost(t->buffer);
+    if (acl < 0 || api.isContiguous(t)) {
+        if (host && api.bufferIsHost)
+            std::memcpy(dst, t->data, span);
+        else
+            api.tensorGet(t, dst, 0, span);
+        return;
+    }
+    // Strided: fetch the span, then gather the elements in order.
+    std::vector<uint8_t> raw(span);
+    api.tensorGet(t, raw.data(), 0, span);
+    const size_t es = elementSize(acl);
+    const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
+    for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
+            for (int64_t i1 = 0; i1 < t->ne[1]; ++i1) {
+                const uint8_t *row = raw.data() + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                if (denseRows) {
+                    std::memcpy(dst, row, es * size_t(t->ne[0]));
+                    dst += es * size_t(t->ne[0]);
+                    continue;
+                }
+                for (int64_t i0 = 0; i0 < t->ne[0]; ++i0) {
+                    std::memcpy(dst, row + i0 * t->nb[0], es);
+                    dst += es;
+                }
+            }
 }
 
 } // namespace llmscope::probe

@@ -1,4 +1,4 @@
-// Copies a ggml tensor out of the engine's (possibly device) memory into core's Tensor: dims
+// Reads a ggml tensor out of the engine's (possibly device) memory in core's terms: dims
 // outermost first, payload dense; float types as ACL dtypes, ggml's block types raw under
 // their own name.
 #pragma once
@@ -8,10 +8,15 @@
 
 namespace llmscope::probe {
 
-enum class Capture { Header, Payload };
-
 int32_t aclDtype(ggml_type t); // -1 when ACL has no code for it
-Tensor capture(const ggml_tensor *t, Capture what);
+// The msit header of t without data. With payload, the header its dumped payload gets:
+// ggml's block types become raw bytes, their logical dims kept as an attribute.
+Tensor describe(const ggml_tensor *t, bool payload);
+// Bytes of t's dense payload as describe(t, true) lays it out.
+uint64_t denseBytes(const ggml_tensor *t);
+// Copies t's payload, dense, into dst (denseBytes(t) bytes). Device memory is fetched with
+// ggml_backend_tensor_get; host memory is read directly.
+void copyDense(const ggml_tensor *t, uint8_t *dst);
 // Whether t lives in a weight buffer: its contents do not change while the target runs.
 bool isWeight(const ggml_tensor *t);
 

@@ -84,6 +84,11 @@ const GgmlApi &ggml()
         api.schedBackend = reinterpret_cast<decltype(api.schedBackend)>(dlsym(base, "ggml_backend_sched_get_backend"));
         bind(api.schedFree, handle, "ggml_backend_sched_free");
         bind(api.regGetProcAddress, handle, "ggml_backend_reg_get_proc_address");
+        bind(api.schedAllocGraph, handle, "ggml_backend_sched_alloc_graph");
+        api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
+        api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
+        api.schedSynchronize =
+            reinterpret_cast<decltype(api.schedSynchronize)>(dlsym(base, "ggml_backend_sched_synchronize"));
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));
     });

@@ -25,6 +25,11 @@ struct GgmlApi {
     void (*schedFree)(ggml_backend_sched_t) = nullptr;
     ggml_threadpool_params (*paramsDefault)(int) = nullptr;
     void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
+    bool (*bufferIsHost)(ggml_backend_buffer_t) = nullptr;
+    // For capture after the whole graph: keep the wanted tensors, then read them.
+    bool (*schedAllocGraph)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
+    bool (*schedReserve)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
+    void (*schedSynchronize)(ggml_backend_sched_t) = nullptr;
 
     bool complete() const;
 };

@@ -36,110 +36,71 @@ bool layoutMatches(const ggml_tensor *t)
     return api.getName(t) == t->name && api.nelements(t) == n;
 }
 
-// Hands one tensor to the writer: a header, statistics (weights from the cache), or a payload.
-void submitTensor(Probe &p, SchedState &s, int node, const ggml_tensor *t, bool before, bool input, int index)
-{
-    const ProbeConfig &c = p.config();
-    TensorJob job;
-    job.round = s.round;
-    job.folders = s.topo.folders(node);
-    job.before = before;
-    job.input = input;
-    job.index = index;
-    const bool payload = c.tensors && !c.descOnly;
-    const bool stats = c.stats && !c.descOnly && !payload;
-    job.csv = stats && c.statsCsv;
-    job.opType = s.topo.nodes[size_t(node)].type;
-    if (stats && isWeight(t)) {
-        if (auto cached = p.weightStats(t)) {
-            job.tensor = std::move(*cached);
-        } else {
-            Tensor full = capture(t, Capture::Payload);
-            setStatsAttrs(full, aclDtype(t->type) >= 0 ? computeStats(full) : std::nullopt);
-            full.hasData = false;
-            full.data.clear();
-            p.rememberWeightStats(t, full);
-            job.tensor = std::move(full);
-        }
-    } else if (!c.kvCache && isKvCache(t)) {
-        // An input that is a view of the KV cache: described, not copied, unless asked for.
-        job.tensor = capture(t, Capture::Header);
-        job.tensor.setAttr("llmscope_skipped", "kv_cache");
-    } else if (stats) {
-        job.tensor = capture(t, aclDtype(t->type) >= 0 ? Capture::Payload : Capture::Header);
-        job.statsOnly = true;
-    } else {
-        job.tensor = capture(t, payload ? Capture::Payload : Capture::Header);
-        job.addStats = payload && c.stats && aclDtype(t->type) >= 0;
-    }
-    s.pendingBytes += job.tensor.data.size() + 256;
-    s.pending.push_back(std::move(job));
-    if (s.pendingBytes > (16u << 20))
-        p.handOver(s);
-}
-
-void writeSide(Probe &p, SchedState &s, int i, bool before, bool inputs)
-{
-    const ggml_tensor *t = s.topo.nodes[size_t(i)].tensor;
-    if (inputs) {
-        for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
-            submitTensor(p, s, i, t->src[k], before, true, k);
-    } else {
-        submitTensor(p, s, i, t, before, false, 0);
-    }
-}
-
 bool wantsAny(const Selection &sel, bool before)
 {
     return sel.wantsTensor(before, true) || sel.wantsTensor(before, false);
 }
 
+SchedState *stateOf(Probe &p, ggml_backend_sched_t sched)
+{
+    std::lock_guard lock(p.mutex);
+    auto it = p.scheds.find(sched);
+    return it == p.scheds.end() ? nullptr : &it->second;
+}
+
+void take(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range)
+{
+    if (range.first < range.second && s.capture.take(range.first, range.second, s.weightsSent) && p.writer())
+        p.writer()->submitRound(s.capture.takeBatch()); // a long prefill: hand over what is there
+}
+
+bool checkLayout(Probe &p, const ggml_tensor *t)
+{
+    bool ok = true;
+    std::call_once(p.layoutOnce, [&] {
+        if (!layoutMatches(t)) {
+            ok = false;
+            p.disable("ggml_tensor's layout differs from the headers the probe was built with");
+        }
+    });
+    return ok && p.active();
+}
+
+// Node by node: the scheduler asks for each node; the probe asks for the selected ones (and
+// the node before each that wants its inputs before execution, so those are computed) and
+// copies their tensors as they pass.
 bool evalCallback(ggml_tensor *t, bool ask, void *user)
 {
-    auto sched = static_cast<ggml_backend_sched_t>(user);
     Probe &p = Probe::get();
-    SchedState *s = nullptr;
-    {
-        std::lock_guard lock(p.mutex);
-        auto it = p.scheds.find(sched);
-        if (it == p.scheds.end())
-            return !ask;
-        s = &it->second;
-    }
+    SchedState *s = stateOf(p, static_cast<ggml_backend_sched_t>(user));
+    if (!s)
+        return !ask;
     auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
-    auto found = s->topo.indexOf.find(t);
-    if (!p.active() || !s->dumping || found == s->topo.indexOf.end())
+    if (!p.active() || !s->dumping || s->post || !s->capture.active())
+        return host(ask);
+    const CapturePlan &plan = s->capture.plan();
+    auto found = plan.topo->indexOf.find(t);
+    if (found == plan.topo->indexOf.end())
         return host(ask);
     const int i = found->second;
     const Selection &sel = *s->selection;
     try {
-        bool layoutOk = true;
-        std::call_once(p.layoutOnce, [&] {
-            if (!layoutMatches(t)) {
-                layoutOk = false;
-                p.disable("ggml_tensor's layout differs from the headers the probe was built with");
-            }
-        });
-        if (!layoutOk || !p.active())
+        if (!checkLayout(p, t))
             return host(ask);
-        const bool mine = s->selected[size_t(i)];
-        const bool nextWantsBefore = size_t(i + 1) < s->selected.size() && s->selected[size_t(i + 1)] &&
-                                     wantsAny(sel, true);
+        const bool mine = plan.selected[size_t(i)];
         if (ask) {
+            const bool nextWantsBefore = size_t(i + 1) < plan.selected.size() && plan.selected[size_t(i + 1)] &&
+                                         wantsAny(sel, true);
             // Everything before node i is computed now (node i-1 was asked for when node i
             // needs its "before" tensors), so its inputs are intact.
-            if (mine && sel.wantsTensor(true, true))
-                writeSide(p, *s, i, true, true);
-            if (mine && sel.wantsTensor(true, false))
-                writeSide(p, *s, i, true, false);
+            if (mine)
+                take(p, *s, plan.atAsk[size_t(i)]);
             const bool h = host(true);
             s->hostAsked[size_t(i)] = h;
             return h || (mine && wantsAny(sel, false)) || nextWantsBefore;
         }
-        if (mine && sel.wantsTensor(false, true))
-            writeSide(p, *s, i, false, true);
-        if (mine && sel.wantsTensor(false, false))
-            writeSide(p, *s, i, false, false);
+        if (mine)
+            take(p, *s, plan.atEval[size_t(i)]);
         if (i == s->lastAsked)
             p.handOver(*s);
     } catch (const std::exception &e) {
@@ -148,6 +109,33 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     if (ask)
         return host(true);
     return s->hostAsked[size_t(i)] ? host(false) : true;
+}
+
+// Whole graph: only the host's own callback runs; the probe notes where it stops a graph.
+bool hostOnlyCallback(ggml_tensor *t, bool ask, void *user)
+{
+    Probe &p = Probe::get();
+    SchedState *s = stateOf(p, static_cast<ggml_backend_sched_t>(user));
+    if (!s || !s->hostCb)
+        return !ask;
+    const bool r = s->hostCb(t, ask, s->hostUd);
+    if (!ask && !r && s->topo) {
+        auto found = s->topo->indexOf.find(t);
+        s->cancelledAfter = found == s->topo->indexOf.end() ? -2 : found->second;
+    }
+    return r;
+}
+
+// The scheduler gets the probe's callback only for rounds read node by node; otherwise the
+// host's own (or none: then ggml computes the graph without asking about each node).
+void install(SchedState &s, ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb)
+{
+    if (s.installed && s.installedCb == cb)
+        return;
+    s.installed = true;
+    s.installedCb = cb;
+    void *ud = cb == s.hostCb ? s.hostUd : static_cast<void *>(sched);
+    ggml().setEvalCallback(sched, cb, ud);
 }
 
 // A cheap fingerprint of a graph: when it repeats, the topology built for it still holds.
@@ -168,58 +156,125 @@ uint64_t graphKey(ggml_cgraph *graph)
     return h;
 }
 
-void prepareRound(Probe &p, SchedState &s, ggml_cgraph *graph)
+void ensureTopology(SchedState &s, ggml_cgraph *graph)
+{
+    const uint64_t key = graphKey(graph);
+    if (s.topo && key == s.topoKey)
+        return;
+    s.topo = std::make_shared<const GraphTopology>(GraphTopology::build(graph));
+    s.topoKey = key;
+    s.plan.reset();
+}
+
+bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
+
+// Before the scheduler allocates a new graph for a round the selection dumps: the tensors to
+// be read after the whole graph are marked as graph outputs, and the scheduler re-plans its
+// memory so that none of them is overwritten by a later node. Graphs reused by the host keep
+// that plan; rounds on graphs allocated without it are read node by node.
+void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    const ProbeConfig &c = p.config();
+    ++s.allocs;
+    if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
+        return;
+    auto sel = p.selectionForRound();
+    if (!sel->selectsRound(p.nextRound) || !sel->selectsDevice(0))
+        return;
+    ensureTopology(s, graph);
+    auto plan = CapturePlan::build(s.topo, *sel, c);
+    if (!plan->post)
+        return;
+    std::vector<ggml_tensor *> marked;
+    for (ggml_tensor *t : plan->tensorsToKeep())
+        if (!(t->flags & GGML_TENSOR_FLAG_OUTPUT)) {
+            t->flags |= GGML_TENSOR_FLAG_OUTPUT;
+            marked.push_back(t);
+        }
+    // Flags set after the scheduler planned its memory change nothing until it plans again.
+    if (!marked.empty() && !api.schedReserve(sched, graph)) {
+        for (ggml_tensor *t : marked)
+            t->flags &= ~GGML_TENSOR_FLAG_OUTPUT;
+        api.schedReserve(sched, graph);
+        p.warn("no memory to keep the selected tensors until the graph ends; reading them node by node");
+        return;
+    }
+    s.keptAlloc = s.allocs;
+    s.keptSelection = sel.get();
+}
+
+void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgraph *graph)
 {
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     s.round = p.nextRound++;
     s.selection = p.selectionForRound();
     const Selection &sel = *s.selection;
-    s.dumping = (c.tensors || c.stats || c.descOnly) && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    s.post = false;
     s.asked = 0;
     s.lastAsked = -1;
-    if (!s.dumping && p.topologyWritten) {
-        p.noteRound(s.round, false, 0, 0);
-        return;
-    }
-    const uint64_t key = graphKey(graph);
-    const bool same = key == s.topoKey && !s.topo.nodes.empty();
-    if (!same) {
-        s.topo = GraphTopology::build(graph);
-        s.topoKey = key;
-    }
-    const size_t n = s.topo.nodes.size();
-    if (!same || s.topoSelection != &sel) {
-        s.topoSelection = &sel;
-        s.selected.assign(n, 0);
-        for (size_t i = 0; i < n; ++i) {
-            const GraphNode &node = s.topo.nodes[i];
-            if (node.kvCache && !c.kvCache)
-                continue;
-            const GraphGroup &g = s.topo.groups[size_t(node.group)];
-            s.selected[i] = sel.selectsOp(node.id, node.type) ||
-                            (sel.child && !sel.opNames.empty() && sel.selectsOp(std::to_string(node.group), g.type));
+    s.cancelledAfter = -1;
+    if (!s.dumping) {
+        install(s, sched, s.hostCb);
+        if (p.topologyWritten) {
+            p.noteRound(s.round, false, 0, 0);
+            return;
         }
     }
-    s.hostAsked.assign(n, 0);
-    if (s.dumping)
-        for (size_t i = 0; i < n; ++i)
-            if (s.selected[i] || (i + 1 < n && s.selected[i + 1])) {
-                ++s.asked;
-                s.lastAsked = int(i);
-            }
+    ensureTopology(s, graph);
+    if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
+        s.plan = CapturePlan::build(s.topo, sel, c);
+        s.planSelection = &sel;
+        s.planAlloc = s.allocs;
+    }
+    const CapturePlan &plan = *s.plan;
+    const size_t n = plan.selected.size();
+    if (s.dumping) {
+        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel;
+        s.capture.start(s.round, s.plan, s.post);
+        if (s.post) {
+            install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
+        } else {
+            s.hostAsked.assign(n, 0);
+            for (size_t i = 0; i < n; ++i)
+                if (plan.selected[i] || (i + 1 < n && plan.selected[i + 1])) {
+                    ++s.asked;
+                    s.lastAsked = int(i);
+                }
+            install(s, sched, evalCallback);
+        }
+    }
     if (c.topology && !p.topologyWritten) {
         p.topologyWritten = true;
-        const TopoNode model = s.topo.toModel();
+        const TopoNode model = s.topo->toModel();
         const std::string pid = std::to_string(::getpid());
         p.writer()->submitText("model/" + pid + "/" + model.name + ".json", writeModelTopology(model));
         for (const TopoNode &op : model.children)
             p.writer()->submitText("layer/" + pid + "/" + op.name + ".json", writeLayerTopology(op));
     }
     uint64_t selected = 0;
-    for (char x : s.selected)
+    for (char x : plan.selected)
         selected += x != 0;
-    p.noteRound(s.round, s.dumping, n, selected);
+    p.noteRound(s.round, s.dumping, n, selected, s.post);
+}
+
+// A post round: the graph has run whole; every wanted tensor is read now.
+void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
+{
+    ggml().schedSynchronize(sched);
+    const CapturePlan &plan = s.capture.plan();
+    if (!plan.topo->nodes.empty() && !checkLayout(p, plan.topo->nodes.front().tensor))
+        return;
+    // A graph the host stopped early: only what ran.
+    const size_t nodes = s.cancelledAfter == -1 ? plan.selected.size() : size_t(std::max(s.cancelledAfter + 1, 0));
+    for (size_t i = 0; i < nodes; ++i)
+        if (plan.selected[i]) {
+            take(p, s, plan.atAsk[i]);
+            take(p, s, plan.atEval[i]);
+        }
+    p.handOver(s);
 }
 
 // The CPU backend's thread count and pool as llama.cpp sets them before each graph, seen
@@ -311,33 +366,68 @@ LLMSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t s
         api.setEvalCallback(sched, cb, ud);
         return;
     }
-    {
-        std::lock_guard lock(p.mutex);
-        SchedState &s = p.scheds[sched];
-        s.hostCb = cb;
-        s.hostUd = ud;
+    std::lock_guard lock(p.mutex);
+    SchedState &s = p.scheds[sched];
+    s.hostCb = cb;
+    s.hostUd = ud;
+    // The host's choice until a round needs the probe's: each graph compute decides.
+    s.installed = true;
+    s.installedCb = cb;
+    api.setEvalCallback(sched, cb, ud);
+}
+
+LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    if (!api.schedAllocGraph)
+        return false; // nothing to forward to: cannot happen in a process that uses ggml
+    Probe &p = Probe::get();
+    if (p.active() && ggmlUsable(p)) {
+        try {
+            std::lock_guard lock(p.mutex);
+            auto it = p.scheds.find(sched);
+            if (it != p.scheds.end())
+                keepForRound(p, sched, it->second, graph);
+        } catch (const std::exception &e) {
+            p.disable(std::string("graph preparation failed: ") + e.what());
+        }
     }
-    api.setEvalCallback(sched, evalCallback, sched);
+    return api.schedAllocGraph(sched, graph);
 }
 
 LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
+    SchedState *post = nullptr;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
             auto it = p.scheds.find(sched);
             if (it != p.scheds.end()) {
-                prepareRound(p, it->second, graph);
-                if (it->second.dumping)
-                    attachThreadpool(p, sched, it->second);
+                SchedState &s = it->second;
+                prepareRound(p, sched, s, graph);
+                if (s.dumping && !s.post)
+                    attachThreadpool(p, sched, s);
+                if (s.dumping && s.post)
+                    post = &s;
             }
         } catch (const std::exception &e) {
             p.disable(std::string("topology failed: ") + e.what());
         }
     }
-    return api.graphComputeAsync(sched, graph);
+    const ggml_status status = api.graphComputeAsync(sched, graph);
+    if (post && p.active()) {
+        try {
+            if (status == GGML_STATUS_SUCCESS)
+                readAfterGraph(p, sched, *post);
+            else
+                p.handOver(*post);
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+        }
+    }
+    return status;
 }
 
 LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buffer_pool.h"
 #include "select/dynamic_config.h"
 
 namespace llmscope::probe {
@@ -109,12 +110,13 @@ std::shared_ptr<const Selection> Probe::selectionForRound()
     return m_selection;
 }
 
-void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected)
+void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph)
 {
     std::unique_lock note(m_noteMutex);
     ++m_status.rounds;
     if (dumping) {
         ++m_status.roundsDumped;
+        m_status.roundsWholeGraph += wholeGraph ? 1 : 0;
         if (m_status.firstDumped < 0)
             m_status.firstDumped = round;
         m_status.lastDumped = round;
@@ -135,8 +137,12 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
 
 void Probe::handOver(SchedState &s)
 {
-    handOver(s.pending);
-    s.pendingBytes = 0;
+    if (!s.capture.active())
+        return;
+    if (!s.capture.empty() && m_writer)
+        m_writer->submitRound(s.capture.finish());
+    else
+        giveBuffer(std::move(s.capture.finish().arena));
 }
 
 void Probe::handOver(std::vector<TensorJob> &pending)
@@ -159,21 +165,6 @@ void Probe::writeStatus(bool finished)
     s.finished = finished;
     m_writer->submitStatus(std::move(s));
     m_statusDirty = false;
-}
-
-std::optional<Tensor> Probe::weightStats(const ggml_tensor *t)
-{
-    std::lock_guard lock(m_noteMutex);
-    auto it = m_weights.find(t);
-    if (it == m_weights.end() || it->second.data != t->data)
-        return std::nullopt;
-    return it->second.header;
-}
-
-void Probe::rememberWeightStats(const ggml_tensor *t, const Tensor &header)
-{
-    std::lock_guard lock(m_noteMutex);
-    m_weights[t] = {t->data, header};
 }
 
 } // namespace llmscope::probe

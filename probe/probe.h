@@ -15,7 +15,9 @@
 
 #include <ggml-backend.h>
 
+#include "capture_plan.h"
 #include "graph_topology.h"
+#include "round_capture.h"
 #include "probe_config.h"
 #include "writer_thread.h"
 
@@ -24,18 +26,26 @@ namespace llmscope::probe {
 struct SchedState {
     ggml_backend_sched_eval_callback hostCb = nullptr;
     void *hostUd = nullptr;
-    GraphTopology topo;
+    ggml_backend_sched_eval_callback installedCb = nullptr; // what the scheduler calls now
+    bool installed = false;
+    std::shared_ptr<const GraphTopology> topo;
     uint64_t topoKey = 0;
-    const Selection *topoSelection = nullptr; // the selection `selected` was computed for
+    std::shared_ptr<const CapturePlan> plan;
+    const Selection *planSelection = nullptr; // the selection the plan was built for
+    uint64_t planAlloc = ~0ull;   // the allocation it was built after (aliases use addresses)
+    uint64_t allocs = 0;          // graphs allocated through the scheduler so far
+    uint64_t keptAlloc = ~0ull;   // the allocation whose wanted tensors were marked as outputs
+    const Selection *keptSelection = nullptr;
     int64_t round = -1;
     bool dumping = false;         // this round is selected
+    bool post = false;            // and is read after the whole graph has run
+    int cancelledAfter = -1;      // post rounds: the host's callback stopped the graph after this node
     std::shared_ptr<const Selection> selection; // fixed for the round
-    std::vector<char> selected;   // per node
     std::vector<char> hostAsked;  // per node: the host asked for it too
-    int asked = 0;                // nodes the probe asks for this round
-    int lastAsked = -1;           // the last of them: the round's tensors are handed over after it
-    std::vector<TensorJob> pending; // captured this round, not yet handed to the writer
-    uint64_t pendingBytes = 0;
+    int asked = 0;                // nodes the probe asks for this round (node by node)
+    int lastAsked = -1;           // the last of them: the round is handed over after it
+    RoundCapture capture;         // this round's tensors
+    std::unordered_set<uint64_t> weightsSent; // weights whose payload the writer has had
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
 };
@@ -54,14 +64,10 @@ public:
     // returns the selection for this round.
     std::shared_ptr<const Selection> selectionForRound();
     // Call under mutex: counts the round and refreshes the status file now and then.
-    void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected);
+    void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false);
     void writeStatus(bool finished);
-    void handOver(SchedState &s); // pending tensors to the writer thread
+    void handOver(SchedState &s); // the round captured so far, to the writer thread
     void handOver(std::vector<TensorJob> &pending);
-
-    // Statistics of a weight tensor, computed once (weights do not change while running).
-    std::optional<Tensor> weightStats(const ggml_tensor *t);
-    void rememberWeightStats(const ggml_tensor *t, const Tensor &header);
 
     std::mutex mutex; // guards scheds, topology and counters
     std::unordered_map<ggml_backend_sched_t, SchedState> scheds;
@@ -85,9 +91,7 @@ private:
     bool m_statusDirty = false;
     std::atomic<int> m_warnings{0};
     std::unordered_set<std::string> m_warned;
-    std::mutex m_noteMutex; // guards m_status and m_weights; taken last
-    struct WeightEntry { const void *data; Tensor header; };
-    std::unordered_map<const ggml_tensor *, WeightEntry> m_weights;
+    std::mutex m_noteMutex; // guards m_status; taken last
 };
 
 } // namespace llmscope::probe

@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "buffer_pool.h"
@@ -73,6 +75,15 @@ void WriterThread::submit(std::vector<TensorJob> &&tensors)
     push(std::move(jobs));
 }
 
+void WriterThread::submitRound(CapturedRound &&round)
+{
+    std::vector<Job> v(1);
+    v[0].kind = 3;
+    v[0].bytes = round.bytes();
+    v[0].round = std::move(round);
+    push(std::move(v));
+}
+
 void WriterThread::submitText(std::string relativePath, std::string content)
 {
     Job j;
@@ -104,6 +115,9 @@ void WriterThread::drain()
 void WriterThread::run()
 {
     pthread_setname_np(pthread_self(), "llmscope-writer"); // visible in top, perf and gdb
+    // The target comes first: on a busy machine the dump falls behind (the queue holds it)
+    // rather than the target slowing down.
+    ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 10);
     std::unique_lock lock(m_mutex);
     auto lastJob = std::chrono::steady_clock::now();
     for (;;) {
@@ -130,6 +144,7 @@ void WriterThread::run()
             execute(job);
             done += job.bytes;
             giveBuffer(std::move(job.tensor.tensor.data)); // the target reuses it
+            giveBuffer(std::move(job.round.arena));
             job = Job{};
             if (done > (8u << 20)) { // give the space back as it is written
                 lock.lock();
@@ -151,8 +166,16 @@ void WriterThread::run()
 void WriterThread::execute(Job &job)
 {
     try {
-        if (job.kind == 0 && job.tensor.csv) {
-            addCsvRow(job.tensor);
+        if (job.kind == 3) {
+            executeRound(job.round);
+        } else if (job.kind == 0 && job.tensor.csv) {
+            const TensorJob &t = job.tensor;
+            std::optional<TensorStats> st;
+            if (t.statsOnly && t.tensor.hasData)
+                st = computeStats(t.tensor);
+            else if (!t.statsOnly)
+                st = statsFromAttrs(t.tensor);
+            addCsvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor, st);
         } else if (job.kind == 0) {
             TensorJob &t = job.tensor;
             if (t.addStats && t.tensor.hasData)
@@ -180,28 +203,83 @@ void WriterThread::execute(Job &job)
     }
 }
 
-void WriterThread::addCsvRow(TensorJob &t)
+void WriterThread::executeRound(CapturedRound &r)
+{
+    const CapturePlan &plan = *r.plan;
+    const GraphTopology &topo = *plan.topo;
+    // Items sharing a payload (an output read again as the next node's input) share statistics.
+    std::unordered_map<uint64_t, std::optional<TensorStats>> byPayload;
+    for (size_t k = 0; k < plan.items.size(); ++k) {
+        const uint64_t at = r.at[k];
+        if (at == CapturedRound::kNotTaken)
+            continue;
+        const PlanItem &it = plan.items[k];
+        try {
+            const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
+            Tensor t = it.header;
+            const uint64_t count = t.elementCount();
+            std::optional<TensorStats> st;
+            const bool numeric = !t.attr(kEngineDTypeAttr).has_value(); // ggml block types have no statistics
+            if (it.kind == ItemKind::Weight) {
+                auto cached = m_weightStats.find(it.weightKey);
+                if (cached == m_weightStats.end()) {
+                    std::optional<TensorStats> computed;
+                    for (const auto &w : r.weights)
+                        if (w.first == k && numeric)
+                            computed = computeStats(t.dtype, w.second.data(), count);
+                    cached = m_weightStats.emplace(it.weightKey, computed).first;
+                }
+                st = cached->second;
+            } else if (it.kind == ItemKind::Data && data && numeric && (plan.statsOnly || plan.addStats)) {
+                auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
+                if (added)
+                    known->second = computeStats(t.dtype, data, count);
+                st = known->second;
+            }
+            const auto &folders = topo.folders(it.node);
+            if (plan.csv) {
+                addCsvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, t, st);
+                continue;
+            }
+            if (it.kvSkipped) {
+                t.setAttr("llmscope_skipped", "kv_cache");
+            } else if (plan.statsOnly) {
+                setStatsAttrs(t, st);
+            } else if (plan.payload && it.kind == ItemKind::Data && data) {
+                t.data.assign(data, data + it.bytes);
+                if (plan.addStats && numeric)
+                    setStatsAttrs(t, st);
+            }
+            m_writer.writeTensor(0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
+            giveBuffer(std::move(t.data));
+        } catch (const std::exception &e) {
+            if (m_warn)
+                m_warn(std::string("write failed: ") + e.what());
+        }
+    }
+}
+
+void WriterThread::addCsvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
+                             bool before, bool input, int index, const Tensor &header,
+                             const std::optional<TensorStats> &stats)
 {
     StatisticRow r;
     r.pid = ::getpid();
-    r.exec = t.round;
-    r.opFolders = t.folders;
-    r.opType = t.opType;
-    r.before = t.before;
-    r.input = t.input;
-    r.index = t.index;
-    r.dtype = t.tensor.dtype;
-    r.format = t.tensor.format;
-    r.engineType = t.tensor.attr(kEngineDTypeAttr).value_or("");
-    r.dims = t.tensor.dims;
-    if (t.statsOnly && t.tensor.hasData)
-        r.stats = computeStats(t.tensor);
-    else if (!t.statsOnly)
-        r.stats = statsFromAttrs(t.tensor);
-    r.tensorPath = m_writer.tensorPath(0, r.pid, t.round, t.folders, t.before, t.input, t.index);
-    if (!m_csv.count(t.round) && !m_csv.empty())
+    r.exec = round;
+    r.opFolders = folders;
+    r.opType = opType;
+    r.before = before;
+    r.input = input;
+    r.index = index;
+    r.dtype = header.dtype;
+    r.format = header.format;
+    r.engineType = header.attr(kEngineDTypeAttr).value_or("");
+    r.dims = header.dims;
+    r.stats = stats;
+    r.tensorPath = m_writer.tensorPath(0, r.pid, round, folders, before, input, index);
+    if (!m_csv.count(round) && !m_csv.empty())
         flushCsv(); // a new round: the earlier ones are complete
-    m_csv[t.round] += statisticCsvLine(r);
+    m_csv[round] += statisticCsvLine(r);
     ++m_csvRows;
 }
 

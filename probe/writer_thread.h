@@ -11,10 +11,13 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
+#include "round_capture.h"
+#include "tensor/stats.h"
 
 namespace llmscope::probe {
 
@@ -39,6 +42,8 @@ public:
 
     // One hand-over for many tensors: the target takes the lock once per graph, not per tensor.
     void submit(std::vector<TensorJob> &&jobs);
+    // A round (or part of one) captured from a ggml graph.
+    void submitRound(CapturedRound &&round);
     void submitText(std::string relativePath, std::string content);
     // Writes the status file after everything queued before it; the writer's counters are
     // filled in on the way.
@@ -48,8 +53,9 @@ public:
 
 private:
     struct Job {
-        int kind = 0; // 0 tensor, 1 text, 2 status
+        int kind = 0; // 0 tensor, 1 text, 2 status, 3 round
         TensorJob tensor;
+        CapturedRound round;
         std::string path, text;
         ProbeStatus status;
         uint64_t bytes = 0;
@@ -57,7 +63,9 @@ private:
     void push(std::vector<Job> &&jobs);
     void run();
     void execute(Job &job);
-    void addCsvRow(TensorJob &t);
+    void executeRound(CapturedRound &r);
+    void addCsvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType, bool before,
+                   bool input, int index, const Tensor &header, const std::optional<TensorStats> &stats);
     void flushCsv(); // writes every pending round; forgets all but the newest
 
     DumpWriter m_writer;
@@ -70,6 +78,7 @@ private:
     bool m_busy = false, m_stop = false, m_sleeping = false;
     uint64_t m_csvRows = 0;
     std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
+    std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
     std::thread m_thread;
 };
 

@@ -13,6 +13,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
 {
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
                      {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
+                     {"rounds_whole_graph", s.roundsWholeGraph},
                      {"first_dumped", s.firstDumped}, {"last_dumped", s.lastDumped},
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
@@ -29,6 +30,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.pid = j.at("pid").get<int64_t>();
         s.rounds = j.at("rounds").get<uint64_t>();
         s.roundsDumped = j.at("rounds_dumped").get<uint64_t>();
+        s.roundsWholeGraph = j.value("rounds_whole_graph", uint64_t(0));
         s.firstDumped = j.value("first_dumped", int64_t(-1));
         s.lastDumped = j.value("last_dumped", int64_t(-1));
         s.opsSeen = j.at("ops_seen").get<uint64_t>();

@@ -105,7 +105,7 @@ private slots:
         const QString root = onlyDump(out);
         QVERIFY(!root.isEmpty());
         QVERIFY2(r.err.contains("dump:        " + root), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1\\); \\d+ operations seen, \\d+ selected")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; 2 read after the whole graph\\); \\d+ operations seen, \\d+ selected")), qPrintable(r.err));
         QVERIFY(r.out.contains("tokens:")); // the target's own output passes through
         const DumpIndex idx = scanDump(root.toStdString());
         QVERIFY(idx.problems.empty());
@@ -149,6 +149,53 @@ private slots:
         QCOMPARE(idx.modelFiles.size(), size_t(1));
         QVERIFY(idx.tensors.size() > 20);
         QVERIFY(checkAdds(idx) >= 2);
+    }
+
+    // Rounds whose graph was allocated for them are read after the whole graph has run (the
+    // wanted tensors kept as graph outputs); rounds on a graph the host reuses from an
+    // unselected round, and "before" outputs, are read node by node. Both give the same files.
+    void wholeGraphAndNodeByNodeReadTheSame()
+    {
+        const QString whole = m_dir.path() + "/whole", nodes = m_dir.path() + "/nodes", both = m_dir.path() + "/both";
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2"}).code, 0);
+        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both);
+        auto status = [](const QString &root) { return readProbeStatuses(root.toStdString()).at(0); };
+        QCOMPARE(status(w).roundsDumped, uint64_t(4));
+        QCOMPARE(status(w).roundsWholeGraph, uint64_t(4));
+        QCOMPARE(status(n).roundsDumped, uint64_t(2));
+        QCOMPARE(status(n).roundsWholeGraph, uint64_t(0)); // decode graph allocated in round 1, unselected
+        QCOMPARE(status(b).roundsWholeGraph, uint64_t(0)); // outputs before execution
+        const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString());
+        auto key = [](const TensorRecord &t) {
+            return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
+                   std::to_string(t.index);
+        };
+        std::map<std::string, const TensorRecord *> byKey;
+        for (const auto &t : wi.tensors)
+            byKey[key(t)] = &t;
+        auto sameFiles = [&](const DumpIndex &other, bool afterOutputsOnly) {
+            int compared = 0;
+            for (const auto &t : other.tensors) {
+                if (afterOutputsOnly && (t.before || t.input))
+                    continue; // the output before execution exists only node by node
+                auto it = byKey.find(key(t));
+                if (it == byKey.end() || !t.hasData)
+                    continue;
+                const Tensor x = readBin(it->second->path), y = readBin(t.path);
+                if (x.dims != y.dims || x.dtype != y.dtype || x.data != y.data) {
+                    qWarning("differs: %s", t.path.c_str());
+                    return -1;
+                }
+                ++compared;
+            }
+            return compared;
+        };
+        QVERIFY(sameFiles(ni, false) > 100); // rounds 2 and 3: inputs before, outputs after
+        QVERIFY(sameFiles(bi, true) > 40);   // round 0 (the prompt): outputs after
+        const auto decodeFiles = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
+        QCOMPARE(size_t(decodeFiles), ni.tensors.size());
     }
 
     void statsCsvMatchesPerTensorFiles()

@@ -80,6 +80,18 @@ private slots:
         QCOMPARE(plain.evalAsks.size(), size_t(1));
         QCOMPARE(double(outputs), plain.evalAsks[0]);
         QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1, 2})); // one prefill graph, then one per decoded token
+
+        // msit's default moments (inputs before, outputs after) of every node but the KV-cache
+        // views: read after the whole graph, with the tensors kept as graph outputs (which
+        // turns off ggml's fusing of RMS norm and multiply). Still bit for bit.
+        const QString whole = m_dir.path() + "/whole";
+        const auto kept = native(whole, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_TYPE", "stats"}}, {"--logits"});
+        QVERIFY2(kept.exitCode == 0, qPrintable(kept.stderrText));
+        QCOMPARE(kept.tokens, plain.tokens);
+        QCOMPARE(kept.logits, plain.logits);
+        const auto st = readProbeStatuses(whole.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QCOMPARE(st[0].roundsWholeGraph, uint64_t(3));
     }
 
     // ffn_inp-0 = attn_out-0 + layer input, and RMS norm, from the dumped tensors alone.
@@ -208,7 +220,8 @@ private slots:
                 exported << f[2];
         }
         exported.sort();
-        QCOMPARE(exported, (QStringList{"ggml_backend_reg_get_proc_address", "ggml_backend_sched_free",
+        QCOMPARE(exported, (QStringList{"ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
+                                        "ggml_backend_sched_free",
                                         "ggml_backend_sched_graph_compute_async",
                                         "ggml_backend_sched_set_eval_callback", "llmscope_probe_begin_round",
                                         "llmscope_probe_end_round", "llmscope_probe_tensor",

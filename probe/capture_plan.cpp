@@ -1,0 +1,164 @@
+#include "capture_plan.h"
+
+#include <unordered_map>
+
+#include "capture.h"
+#include "ggml_api.h"
+
+namespace llmscope::probe {
+namespace {
+
+uint64_t weightKey(const ggml_tensor *t)
+{
+    return uint64_t(reinterpret_cast<uintptr_t>(t)) * 0x9E3779B97F4A7C15ull ^ uint64_t(reinterpret_cast<uintptr_t>(t->data));
+}
+
+const ggml_tensor *rootOf(const ggml_tensor *t) { return t->view_src ? t->view_src : t; }
+
+// A node that computes into another tensor's memory (in-place ops, copies and row writes
+// into a view): its root changes after earlier nodes have read it.
+bool writesIntoView(const ggml_tensor *t)
+{
+    if (!t->view_src)
+        return false;
+    switch (t->op) {
+    case GGML_OP_NONE: case GGML_OP_VIEW: case GGML_OP_RESHAPE: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
+        return false;
+    default:
+        return true;
+    }
+}
+
+} // namespace
+
+std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
+                                                      const ProbeConfig &c)
+{
+    auto plan = std::make_shared<CapturePlan>();
+    const GraphTopology &g = *topo;
+    const size_t n = g.nodes.size();
+    plan->selected.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const GraphNode &node = g.nodes[i];
+        if (node.kvCache && !c.kvCache)
+            continue;
+        const GraphGroup &grp = g.groups[size_t(node.group)];
+        plan->selected[i] = sel.selectsOp(node.id, node.type) ||
+                            (sel.child && !sel.opNames.empty() && sel.selectsOp(std::to_string(node.group), grp.type));
+    }
+
+    // The last node writing into each root's memory, for deciding what is intact at the end.
+    std::unordered_map<const ggml_tensor *, int> lastWriter;
+    for (size_t i = 0; i < n; ++i)
+        if (writesIntoView(g.nodes[i].tensor))
+            lastWriter[rootOf(g.nodes[i].tensor)] = int(i);
+
+    const bool payload = c.tensors && !c.descOnly;
+    const bool stats = c.stats && !c.descOnly && !payload;
+    plan->payload = payload;
+    plan->statsOnly = stats;
+    plan->addStats = payload && c.stats;
+    plan->csv = stats && c.statsCsv;
+    plan->post = true;
+    auto add = [&](int node, const ggml_tensor *t, bool before, bool input, int index) {
+        PlanItem it;
+        it.tensor = t;
+        it.node = node;
+        it.before = before;
+        it.input = input;
+        it.index = index;
+        if (!c.kvCache && isKvCache(t)) {
+            it.kind = ItemKind::Header;
+            it.kvSkipped = true;
+        } else if (c.descOnly || (stats && aclDtype(t->type) < 0)) {
+            it.kind = ItemKind::Header;
+        } else if (stats && isWeight(t)) {
+            it.kind = ItemKind::Weight;
+            it.weightKey = weightKey(t);
+        }
+        it.header = describe(t, it.kind == ItemKind::Data && payload);
+        if (it.kind != ItemKind::Header)
+            it.bytes = denseBytes(t);
+        if (it.kind == ItemKind::Data) {
+            plan->dataBytes += it.bytes;
+            // Read after the whole graph, the tensor must hold what it held at this moment.
+            // An output before its node runs holds nothing meaningful: only node by node.
+            const auto w = lastWriter.find(rootOf(t));
+            const bool rewritten = w != lastWriter.end() && (before ? w->second >= node : w->second > node);
+            if (plan->post && ((before && !input) || rewritten)) {
+                plan->post = false;
+                plan->why = before && !input ? "outputs before execution" : "a tensor rewritten in place later in the graph";
+            }
+        }
+        plan->items.push_back(std::move(it));
+    };
+    plan->atAsk.assign(n, {0, 0});
+    plan->atEval.assign(n, {0, 0});
+    for (size_t i = 0; i < n; ++i) {
+        const ggml_tensor *t = g.nodes[i].tensor;
+        auto side = [&](bool before, bool inputs) {
+            if (!sel.wantsTensor(before, inputs))
+                return;
+            if (inputs) {
+                for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
+                    add(int(i), t->src[k], before, true, k);
+            } else {
+                add(int(i), t, before, false, 0);
+            }
+        };
+        const uint32_t a = uint32_t(plan->items.size());
+        if (plan->selected[i]) {
+            side(true, true);
+            side(true, false);
+        }
+        const uint32_t b = uint32_t(plan->items.size());
+        if (plan->selected[i]) {
+            side(false, true);
+            side(false, false);
+        }
+        plan->atAsk[i] = {a, b};
+        plan->atEval[i] = {b, uint32_t(plan->items.size())};
+    }
+
+    // After the whole graph, tensors with the same bytes (a node's output read again as the
+    // next node's input, a reshape of it) are copied once.
+    std::unordered_map<const void *, int> byData;
+    for (size_t k = 0; k < plan->items.size(); ++k) {
+        PlanItem &it = plan->items[k];
+        if (it.kind != ItemKind::Data)
+            continue;
+        const ggml_tensor *t = it.tensor;
+        if (t->data && ggml().isContiguous(t)) {
+            auto [pos, added] = byData.emplace(t->data, int(k));
+            const PlanItem &first = plan->items[size_t(pos->second)];
+            if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
+                it.alias = pos->second;
+                continue;
+            }
+        }
+        plan->postBytes += it.bytes;
+    }
+    plan->topo = std::move(topo);
+    return plan;
+}
+
+std::vector<ggml_tensor *> CapturePlan::tensorsToKeep() const
+{
+    std::vector<ggml_tensor *> out;
+    for (const PlanItem &it : items) {
+        if (it.kind != ItemKind::Data)
+            continue;
+        // Tensors with memory already (weights, the KV cache, the host's own buffers) are
+        // not the allocator's; neither are views of them.
+        auto *t = const_cast<ggml_tensor *>(it.tensor);
+        auto *root = const_cast<ggml_tensor *>(rootOf(t));
+        if (t->data || root->data)
+            continue;
+        out.push_back(t);
+        if (root != t)
+            out.push_back(root);
+    }
+    return out;
+}
+
+} // namespace llmscope::probe

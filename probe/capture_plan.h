@@ -1,0 +1,65 @@
+// What one round of a graph dumps: every tensor the selection wants (node outputs and inputs,
+// before or after execution), in graph order, with its msit header prepared once per graph.
+// A plan also says whether all of it can be read after the whole graph has run ("post"
+// capture: the scheduler computes the graph in one piece, and the tensors are kept by marking
+// them as graph outputs), or only node by node from the eval callback.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ggml.h>
+
+#include "graph_topology.h"
+#include "probe_config.h"
+#include "tensor/tensor.h"
+
+namespace llmscope::probe {
+
+enum class ItemKind : uint8_t {
+    Data,   // payload copied (for tensors, statistics or both)
+    Header, // described only: -sd, a skipped KV-cache view, an engine type under stats
+    Weight, // a weight: its statistics are computed once, its payload never changes
+};
+
+struct PlanItem {
+    const ggml_tensor *tensor = nullptr; // valid while the graph is
+    int node = 0;
+    bool before = false, input = false;
+    int index = 0;
+    ItemKind kind = ItemKind::Data;
+    bool kvSkipped = false;
+    int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
+    uint64_t bytes = 0;  // dense payload bytes (Data and Weight)
+    uint64_t weightKey = 0; // Weight: the tensor and its data, for the statistics cache
+    Tensor header;       // dtype, dims and engine attributes; no data
+};
+
+struct CapturePlan {
+    std::shared_ptr<const GraphTopology> topo;
+    std::vector<PlanItem> items;
+    // Per node: the items taken when the scheduler asks for it (before it runs) and when it
+    // has run, as [first, last) ranges into items.
+    std::vector<std::pair<uint32_t, uint32_t>> atAsk, atEval;
+    std::vector<char> selected; // per node
+    uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
+    uint64_t postBytes = 0;     // Data items that are no alias (post capture)
+    // What the writer makes of each item (from the dump types).
+    bool payload = false;       // tensor files with data
+    bool statsOnly = false;     // statistics instead of data
+    bool addStats = false;      // data and statistics
+    bool csv = false;           // statistics as rows of the round's statistic.csv
+    bool post = false;          // every item is intact after the whole graph has run
+    std::string why;            // when not post: the reason, for the log
+
+    // The selection's nodes and the tensors to take from each. Tensors whose data pointers
+    // are set (after allocation) get aliases; before allocation there are none.
+    static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
+                                                    const Selection &sel, const ProbeConfig &c);
+    // The tensors the post capture reads that the scheduler's allocator places: marking
+    // these as graph outputs keeps their memory until the graph is done.
+    std::vector<ggml_tensor *> tensorsToKeep() const;
+};
+
+} // namespace llmscope::probe

@@ -1,0 +1,108 @@
+#include "round_capture.h"
+
+#include <algorithm>
+
+#include "buffer_pool.h"
+#include "capture.h"
+
+namespace llmscope::probe {
+namespace {
+constexpr uint64_t kBatchBytes = 64ull << 20; // a long prefill is handed over in pieces
+
+} // namespace
+
+uint64_t CapturedRound::bytes() const
+{
+    uint64_t n = arena.size() + 64 * at.size();
+    for (const auto &w : weights)
+        n += w.second.size();
+    return n;
+}
+
+void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post)
+{
+    m_post = post;
+    m_left = post ? plan->postBytes : plan->dataBytes;
+    m_round = CapturedRound{};
+    m_round.round = round;
+    m_round.at.assign(plan->items.size(), CapturedRound::kNotTaken);
+    m_round.plan = std::move(plan);
+    m_taken = 0;
+    newArena();
+}
+
+void RoundCapture::newArena()
+{
+    m_used = 0;
+    m_round.arena = takeBuffer(size_t(std::min(m_left, kBatchBytes)));
+}
+
+bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64_t> &weightsSent)
+{
+    const CapturePlan &plan = *m_round.plan;
+    for (uint32_t k = first; k < last; ++k) {
+        const PlanItem &it = plan.items[k];
+        uint64_t &at = m_round.at[k];
+        ++m_taken;
+        if (it.kind == ItemKind::Header) {
+            at = CapturedRound::kNoPayload;
+        } else if (it.kind == ItemKind::Weight) {
+            at = CapturedRound::kNoPayload;
+            if (weightsSent.insert(it.weightKey).second) {
+                std::vector<uint8_t> payload(it.bytes);
+                copyDense(it.tensor, payload.data());
+                m_round.weights.emplace_back(k, std::move(payload));
+            }
+        } else if (m_post && it.alias >= 0) {
+            at = m_round.at[size_t(it.alias)];
+        } else {
+            if (m_used + it.bytes > m_round.arena.size()) // only a batch's worth of room left
+                m_round.arena.resize(size_t(m_used + it.bytes));
+            copyDense(it.tensor, m_round.arena.data() + m_used);
+            at = m_used;
+            m_used += it.bytes;
+            m_left -= std::min(m_left, it.bytes);
+        }
+    }
+    return m_used >= kBatchBytes;
+}
+
+CapturedRound RoundCapture::takeBatch()
+{
+    CapturedRound out;
+    out.round = m_round.round;
+    out.plan = m_round.plan;
+    out.arena = std::move(m_round.arena);
+    out.arena.resize(size_t(m_used));
+    out.weights = std::move(m_round.weights);
+    m_round.weights.clear();
+    out.at.assign(m_round.at.size(), CapturedRound::kNotTaken);
+    // Items of this batch go with it; later aliases of them can no longer share (new arena).
+    for (size_t k = 0; k < m_round.at.size(); ++k) {
+        if (m_round.at[k] != CapturedRound::kNotTaken && m_round.at[k] != kHandedOver) {
+            out.at[k] = m_round.at[k];
+            m_round.at[k] = kHandedOver;
+        }
+    }
+    m_batches = true;
+    m_post = false;
+    newArena();
+    return out;
+}
+
+CapturedRound RoundCapture::finish()
+{
+    CapturedRound out = std::move(m_round);
+    out.arena.resize(size_t(m_used));
+    if (m_batches)
+        for (uint64_t &at : out.at)
+            if (at == kHandedOver)
+                at = CapturedRound::kNotTaken;
+    m_round = CapturedRound{};
+    m_taken = 0;
+    m_used = 0;
+    m_batches = false;
+    return out;
+}
+
+} // namespace llmscope::probe

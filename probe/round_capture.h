@@ -1,0 +1,49 @@
+// One round's tensors on their way from the target's thread to the writer: the plan says
+// what each item is, the arena holds the copied payloads, `at` where each one is. The target
+// copies each payload once into a pooled buffer and does nothing else with it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "capture_plan.h"
+
+namespace llmscope::probe {
+
+struct CapturedRound {
+    static constexpr uint64_t kNotTaken = ~0ull;  // not reached (a graph stopped early)
+    static constexpr uint64_t kNoPayload = ~1ull; // taken without a payload here: a header, a known weight
+    int64_t round = 0;
+    std::shared_ptr<const CapturePlan> plan;
+    std::vector<uint8_t> arena;
+    std::vector<uint64_t> at; // per plan item: offset into arena, or one of the above
+    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> weights; // first sight of a weight: its payload
+    uint64_t bytes() const;
+};
+
+class RoundCapture {
+public:
+    // post: read after the whole graph, so aliases share their payload.
+    void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post);
+    bool active() const { return m_round.plan != nullptr; }
+    const CapturePlan &plan() const { return *m_round.plan; }
+    // Copies items [first, last). Returns true when the round has filled a batch worth
+    // handing over before it ends (see takeBatch).
+    bool take(uint32_t first, uint32_t last, std::unordered_set<uint64_t> &weightsSent);
+    // What is taken so far, for the writer; the capture goes on with a fresh arena.
+    CapturedRound takeBatch();
+    // Everything left; the capture ends.
+    CapturedRound finish();
+    bool empty() const { return m_taken == 0; }
+
+private:
+    static constexpr uint64_t kHandedOver = ~2ull; // went with an earlier batch
+    void newArena();
+    CapturedRound m_round;
+    bool m_post = false, m_batches = false;
+    uint64_t m_used = 0, m_left = 0, m_taken = 0;
+};
+
+} // namespace llmscope::probe
