@@ -83,7 +83,7 @@ DumpIndex load(const std::string &path, bool &isFile)
     }
     if (!fs::is_directory(path, ec))
         throw Error("'" + path + "' is neither a dump folder nor a tensor file");
-    DumpIndex idx = scanDump(path);
+    DumpIndex idx = scanDump(path, {}, false); // headers are read with the payloads, in parallel
     if (idx.tensors.empty())
         idx = looseFolder(fs::absolute(path));
     return idx;
@@ -100,9 +100,10 @@ double relDiff(double a, double b)
     return scale <= std::numeric_limits<float>::epsilon() ? std::fabs(a - b) : std::fabs(a - b) / scale;
 }
 
-void compareData(CompareRow &row)
+void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
 {
-    TensorReader g(row.golden), m(row.my);
+    g.requireData();
+    m.requireData();
     if (g.count() != m.count()) {
         row.failReason = "shape mismatch: golden " + shape(g.header().dims) + " vs my " + shape(m.header().dims);
         return;
@@ -163,11 +164,24 @@ TensorRecord recordForFile(const std::string &path, const std::string &id)
     return looseRecord(fs::path(path), id);
 }
 
-void compareTensorPair(CompareRow &row)
+void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
 {
     try {
+        // Each file is opened once: headers the scan left unread are read with the payload.
+        std::optional<TensorReader> g, m;
+        if (!row.golden.headerRead || row.golden.hasData)
+            g.emplace(row.golden);
+        if (!row.my.headerRead || row.my.hasData)
+            m.emplace(row.my);
+        if (thresholds) {
+            row.tolerance = defaultTolerance(row.my.dtype);
+            if (thresholds->relTol)
+                row.tolerance.relTol = *thresholds->relTol;
+            if (thresholds->passRate)
+                row.tolerance.passRate = *thresholds->passRate;
+        }
         if (row.golden.hasData && row.my.hasData)
-            compareData(row);
+            compareData(row, *g, *m);
         else if (row.golden.stats && row.my.stats)
             compareStats(row);
         else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
@@ -246,11 +260,6 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         row.golden = *match.pairs[i].golden;
         row.my = *match.pairs[i].my;
         row.key = match.pairs[i].key;
-        row.tolerance = defaultTolerance(row.my.dtype);
-        if (o.relTol)
-            row.tolerance.relTol = *o.relTol;
-        if (o.passRate)
-            row.tolerance.passRate = *o.passRate;
     }
 
     // Pairs spread over threads; each pair is read once, chunk by chunk.
@@ -259,7 +268,7 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     std::mutex progressMutex;
     auto work = [&] {
         for (size_t i; (i = next++) < res.rows.size();) {
-            compareTensorPair(res.rows[i]);
+            compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
                 std::lock_guard lock(progressMutex);

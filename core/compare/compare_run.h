@@ -55,7 +55,9 @@ struct CompareResult {
 };
 
 // One pair: metrics, pass or fail, and the reason; never throws (problems become the reason).
-void compareTensorPair(CompareRow &row);
+// With thresholds, the row's tolerance is msit's default for my's dtype with the user's
+// thresholds over it, set once the files' headers are read.
+void compareTensorPair(CompareRow &row, const CompareOptions *thresholds = nullptr);
 // A record for a loose tensor file (.bin or .npy), for comparisons outside a dump layout.
 TensorRecord recordForFile(const std::string &path, const std::string &id);
 

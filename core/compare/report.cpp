@@ -1,6 +1,7 @@
 #include "compare/report.h"
 
 #include <cmath>
+#include <future>
 #include <charconv>
 #include <cstdio>
 #include <type_traits>
@@ -248,8 +249,15 @@ std::string writeCompareReports(const CompareResult &r, const std::string &dir, 
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
     const std::string base = dir + "/msit_cmp_report_" + stamp;
-    writeFileAtomic(base + ".csv", msitReportCsv(r));
-    writeFileAtomic(base + ".json", compareReportJson(r));
+    // The two reports are independent: written side by side.
+    auto json = std::async(std::launch::async, [&] { writeFileAtomic(base + ".json", compareReportJson(r)); });
+    try {
+        writeFileAtomic(base + ".csv", msitReportCsv(r));
+    } catch (...) {
+        json.wait();
+        throw;
+    }
+    json.get();
     return base + ".csv";
 }
 

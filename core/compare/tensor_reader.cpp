@@ -25,42 +25,74 @@ void TensorReader::initFromFile()
 {
     const std::string &path = m_path;
     const std::string lower = toLower(path);
-    uint64_t available = 0;
     if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy") {
         m_whole = readNpy(path);
         m_header = m_whole;
         m_header.data.clear();
-        available = m_whole.data.size();
+        m_available = m_whole.data.size();
     } else {
-        const BinFileInfo info = readBinFile(path, true);
+        openFile();
+        const BinFileInfo info = readBinFileAt(m_fd, path, true, 16384, m_head);
         m_header = info.tensor;
         if (!m_header.hasData || info.objects.empty())
             throw Error("'" + path + "' holds no data (a statistics or description-only file)");
         m_dataOffset = info.dataStart + info.objects.front().offset;
-        available = info.fileSize > m_dataOffset ? info.fileSize - m_dataOffset : 0;
-        openFile();
+        m_available = info.fileSize > m_dataOffset ? info.fileSize - m_dataOffset : 0;
     }
-    check(available);
+    check(m_available);
 }
 
-TensorReader::TensorReader(const TensorRecord &r) : m_path(r.path)
+TensorReader::TensorReader(TensorRecord &r) : m_path(r.path)
 {
     const std::string lower = toLower(r.path);
     const bool npy = lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy";
-    if (npy || !r.hasData || r.dataOffset == 0) {
+    if (npy) {
+        initFromFile();
+        return;
+    }
+    if (!r.headerRead) {
+        // One open for header and payload; small payloads come with the header's read.
+        openFile();
+        const BinFileInfo info = readBinFileAt(m_fd, m_path, true, 16384, m_head);
+        const Tensor &t = info.tensor;
+        r.dtype = t.dtype;
+        r.format = t.format;
+        r.dims = t.dims;
+        r.hasData = t.hasData && !info.objects.empty();
+        r.dataBytes = r.hasData ? info.objects.front().length : 0;
+        r.dataOffset = r.hasData ? info.dataStart + info.objects.front().offset : 0;
+        r.engineType = t.attr(kEngineDTypeAttr).value_or("");
+        r.stats = statsFromAttrs(t);
+        r.headerRead = true;
+        m_header = t;
+        m_dataOffset = r.dataOffset;
+        m_available = r.dataBytes;
+        if (!r.hasData) {
+            ::close(m_fd);
+            m_fd = -1;
+        }
+        return;
+    }
+    if (!r.hasData || r.dataOffset == 0) {
         initFromFile(); // no shortcut: read the header again
         return;
     }
     m_header.dtype = r.dtype;
     m_header.format = r.format;
     m_header.dims = r.dims;
+    m_header.hasData = true;
     if (!r.engineType.empty())
         m_header.setAttr(kEngineDTypeAttr, r.engineType);
     m_dataOffset = r.dataOffset;
+    m_available = r.dataBytes; // the scan checked it against the file's size; a shorter file fails to read
     openFile();
-    struct stat st {};
-    const uint64_t size = ::fstat(m_fd, &st) == 0 ? uint64_t(st.st_size) : 0;
-    check(std::min(r.dataBytes, size > m_dataOffset ? size - m_dataOffset : 0));
+}
+
+void TensorReader::requireData()
+{
+    if (m_fd < 0 && m_whole.data.empty() && !m_header.hasData)
+        throw Error("'" + m_path + "' holds no data (a statistics or description-only file)");
+    check(m_available);
 }
 
 void TensorReader::openFile()
@@ -109,6 +141,10 @@ void TensorReader::read(uint64_t first, uint64_t n, float *out)
         dst = m_scratch.data();
     }
     uint64_t done = 0;
+    if (m_dataOffset + to <= m_head.size()) { // came with the header
+        std::memcpy(dst, m_head.data() + m_dataOffset + from, to - from);
+        done = to - from;
+    }
     while (done < to - from) {
         const ssize_t r = ::pread(m_fd, dst + done, to - from - done, off_t(m_dataOffset + from + done));
         if (r < 0 && errno == EINTR)

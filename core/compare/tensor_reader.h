@@ -1,5 +1,7 @@
 // A tensor file opened for comparison and read chunk by chunk into float32: .bin payloads
 // with pread straight into the caller's buffer (no copy for float32), .npy files whole.
+// A file is opened once: a header the dump scan left unread is read here, and a payload that
+// came with the header's first read is not read again.
 // pread rather than mmap: unmapping thousands of files from several threads costs a TLB
 // shootdown on every core each time, which measured slower than copying from the page cache.
 #pragma once
@@ -16,12 +18,16 @@ class TensorReader {
 public:
     // Throws Error for unreadable, truncated or non-numeric files, naming the file.
     explicit TensorReader(const std::string &path);
-    // From a dump index record: the header it already parsed is not read again.
-    explicit TensorReader(const TensorRecord &record);
+    // From a dump index record. A header the scan read is not read again; one it left
+    // unread is read now and written into the record. Throws Error for unreadable files;
+    // call requireData() before read().
+    explicit TensorReader(TensorRecord &record);
     ~TensorReader();
     TensorReader(const TensorReader &) = delete;
     TensorReader &operator=(const TensorReader &) = delete;
 
+    // Throws Error unless the file holds numeric data its dims fit.
+    void requireData();
     const Tensor &header() const { return m_header; } // dtype, dims, attributes; no data
     uint64_t count() const { return m_count; }
     // Elements [first, first + n) as float32. Throws Error when the file cannot be read.
@@ -37,6 +43,8 @@ private:
     uint64_t m_count = 0;
     int m_fd = -1;
     uint64_t m_dataOffset = 0;     // file offset of element 0
+    uint64_t m_available = 0;      // payload bytes the file holds
+    std::vector<uint8_t> m_head;   // the file's first bytes, as read with the header
     std::vector<uint8_t> m_scratch; // raw bytes of non-float32 chunks
     Tensor m_whole;                 // .npy
 };

@@ -10,6 +10,7 @@
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
+#include "util/file_walk.h"
 #include "util/text.h"
 
 namespace llmscope {
@@ -139,7 +140,7 @@ std::vector<int64_t> DumpIndex::rounds() const
     return {s.begin(), s.end()};
 }
 
-DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
+DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bool readHeaders)
 {
     std::error_code ec;
     const fs::path root = fs::absolute(rootText, ec);
@@ -151,19 +152,14 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
     struct Pending { std::string file, tensorsRoot; bool msprobe; };
     std::vector<Pending> bins;
     std::vector<fs::path> statCsvs;
-    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        const fs::path &p = it->path();
-        if (!it->is_regular_file(ec))
-            continue;
-        const std::string &full = p.native();
+    const std::string &rootPath = root.native();
+    auto visit = [&](const std::string &full) {
         const std::string name = full.substr(full.rfind('/') + 1);
         // The nearest enclosing "tensors" or "atb_dump_data/data" folder below root, found in
         // the path text (path objects cost more than the header reads here).
         std::string tensorsRoot;
         bool msprobe = false;
-        const std::string &rootText = root.native();
-        for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootText.size();
+        for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootPath.size();
              end = full.rfind('/', end - 1)) {
             const size_t begin = full.rfind('/', end - 1);
             const std::string_view dir(full.data() + begin + 1, end - begin - 1);
@@ -181,19 +177,21 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
         if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
             bins.push_back({full, tensorsRoot, msprobe});
         } else if (name == "statistic.csv") {
-            statCsvs.push_back(p);
+            statCsvs.push_back(full);
         } else if (name == "model_tree.json") {
-            index.torchTreeFiles.push_back(p.string());
+            index.torchTreeFiles.push_back(full);
         } else if (lower.size() > 5 && lower.substr(lower.size() - 5) == ".json") {
+            const fs::path p(full);
             const std::string parent2 = p.parent_path().parent_path().filename().string();
             if (parent2 == "model")
-                index.modelFiles.push_back(p.string());
+                index.modelFiles.push_back(full);
             else if (parent2 == "layer")
-                index.layerFiles.push_back(p.string());
+                index.layerFiles.push_back(full);
         }
-    }
-    if (ec)
-        index.problems.push_back({root.string(), "folder walk stopped: " + ec.message()});
+    };
+    walkFiles(rootPath, visit, [&](const std::string &path, const std::string &why) {
+        index.problems.push_back({path, "folder not read: " + why});
+    });
 
     const uint64_t total = bins.size();
     uint64_t done = 0;
@@ -207,20 +205,24 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress)
             index.problems.push_back({rec.path, "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
             continue;
         }
-        try {
-            const BinFileInfo info = readBinFile(rec.path, true);
-            const Tensor &t = info.tensor;
-            rec.dtype = t.dtype;
-            rec.format = t.format;
-            rec.dims = t.dims;
-            rec.hasData = t.hasData;
-            rec.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
-            rec.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
-            rec.engineType = t.attr(kEngineDTypeAttr).value_or("");
-            rec.stats = statsFromAttrs(t);
-        } catch (const Error &e) {
-            index.problems.push_back({rec.path, e.what()});
-            continue;
+        if (readHeaders) {
+            try {
+                const BinFileInfo info = readBinFile(rec.path, true);
+                const Tensor &t = info.tensor;
+                rec.dtype = t.dtype;
+                rec.format = t.format;
+                rec.dims = t.dims;
+                rec.hasData = t.hasData;
+                rec.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
+                rec.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
+                rec.engineType = t.attr(kEngineDTypeAttr).value_or("");
+                rec.stats = statsFromAttrs(t);
+            } catch (const Error &e) {
+                index.problems.push_back({rec.path, e.what()});
+                continue;
+            }
+        } else {
+            rec.headerRead = false;
         }
         if (index.layout.empty())
             index.layout = b.msprobe ? "msprobe" : "msit";

@@ -31,6 +31,7 @@ struct TensorRecord {
     uint64_t dataOffset = 0;   // file offset of the payload (.bin files with data)
     std::string engineType;    // engine_dtype attribute (e.g. q8_0), if any
     std::optional<TensorStats> stats; // from max/min/mean/l2norm attributes or statistic.csv
+    bool headerRead = true;    // false: a scan without headers left dtype..stats unset
 };
 
 struct DumpProblem { std::string path, message; };
@@ -48,6 +49,9 @@ struct DumpIndex {
 // progress(done, total) is called while headers are read; returning false cancels the scan
 // (Error "scan cancelled"). Throws Error when root does not exist or is not a folder.
 using ScanProgress = std::function<bool(uint64_t done, uint64_t total)>;
-DumpIndex scanDump(const std::string &root, const ScanProgress &progress = {});
+// readHeaders false: only the place of each .bin file is recorded (headerRead false), for a
+// reader that opens every file anyway (compare); files that are no tensor files then show
+// up when read, not in problems.
+DumpIndex scanDump(const std::string &root, const ScanProgress &progress = {}, bool readHeaders = true);
 
 } // namespace llmscope

@@ -61,20 +61,26 @@ BinFileInfo readBinFile(const std::string &path, bool headerOnly)
     Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0)
         throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    std::vector<uint8_t> head;
+    return readBinFileAt(f.fd, path, headerOnly, 4096, head);
+}
+
+BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size_t firstRead, std::vector<uint8_t> &head)
+{
     struct stat st {};
-    if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         throw Error("'" + path + "' is not a regular file");
     BinFileInfo info;
     info.fileSize = static_cast<uint64_t>(st.st_size);
 
-    // Headers are a few hundred bytes: read 4 KiB first, the rest of the allowance only when
-    // the end marker is not in it (scanning a dump reads thousands of headers).
-    std::vector<uint8_t> head(std::min<uint64_t>(info.fileSize, 4096));
-    head.resize(preadFull(f.fd, head.data(), head.size(), 0));
+    // Headers are a few hundred bytes: read a little first, the rest of the allowance only
+    // when the end marker is not in it (scanning a dump reads thousands of headers).
+    head.resize(std::min<uint64_t>(info.fileSize, std::max<size_t>(firstRead, 64)));
+    head.resize(preadFull(fd, head.data(), head.size(), 0));
     static const char kEnd[] = "$End=1\n";
     if (info.fileSize > head.size() && !memmem(head.data(), head.size(), kEnd, sizeof kEnd - 1)) {
         head.resize(std::min<uint64_t>(info.fileSize, kMaxHeader));
-        head.resize(preadFull(f.fd, head.data(), head.size(), 0));
+        head.resize(preadFull(fd, head.data(), head.size(), 0));
     }
 
     auto fail = [&](const std::string &why) { throw Error("'" + path + "': " + why); };
@@ -156,7 +162,7 @@ BinFileInfo readBinFile(const std::string &path, bool headerOnly)
                  dtypeName(t.dtype) + " need " + std::to_string(*need));
         if (!headerOnly) {
             t.data.resize(obj.length);
-            if (preadFull(f.fd, t.data.data(), obj.length, info.dataStart + obj.offset) != obj.length)
+            if (preadFull(fd, t.data.data(), obj.length, info.dataStart + obj.offset) != obj.length)
                 fail("truncated while reading the payload");
         }
     }

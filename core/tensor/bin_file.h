@@ -21,6 +21,10 @@ struct BinFileInfo {
 // Parses and validates the header, and (unless headerOnly) reads object 0 as the payload.
 // Every malformed, truncated or inconsistent file throws Error saying what is wrong.
 BinFileInfo readBinFile(const std::string &path, bool headerOnly = false);
+// The same from a descriptor the caller keeps open; `head` receives the file's first bytes
+// as read (at least firstRead of them where the file has them), payload included if it fits.
+BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size_t firstRead,
+                          std::vector<uint8_t> &head);
 Tensor readBin(const std::string &path);
 
 // The header bytes msit writes for t: payload of t.data when hasData, none otherwise.
