@@ -77,9 +77,9 @@ void copyDense(const ggml_tensor *t, uint8_t *dst)
     if (!t->data || !span)
         return;
     const int32_t acl = aclDtype(t->type);
-    const bool host = !t->buffer || !api.bufferIsHost || api.bufferIsHost(t->buffer);
+    const bool host = !t->buffer || (api.bufferIsHost && api.bufferIsHost(t->buffer));
     if (acl < 0 || api.isContiguous(t)) {
-        if (host && api.bufferIsHost)
+        if (host)
             std::memcpy(dst, t->data, span);
         else
             api.tensorGet(t, dst, 0, span);

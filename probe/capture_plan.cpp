@@ -85,10 +85,8 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
             // An output before its node runs holds nothing meaningful: only node by node.
             const auto w = lastWriter.find(rootOf(t));
             const bool rewritten = w != lastWriter.end() && (before ? w->second >= node : w->second > node);
-            if (plan->post && ((before && !input) || rewritten)) {
+            if ((before && !input) || rewritten)
                 plan->post = false;
-                plan->why = before && !input ? "outputs before execution" : "a tensor rewritten in place later in the graph";
-            }
         }
         plan->items.push_back(std::move(it));
     };

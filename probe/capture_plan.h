@@ -6,7 +6,6 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include <ggml.h>
@@ -51,7 +50,6 @@ struct CapturePlan {
     bool addStats = false;      // data and statistics
     bool csv = false;           // statistics as rows of the round's statistic.csv
     bool post = false;          // every item is intact after the whole graph has run
-    std::string why;            // when not post: the reason, for the log
 
     // The selection's nodes and the tensors to take from each. Tensors whose data pointers
     // are set (after allocation) get aliases; before allocation there are none.

@@ -130,9 +130,8 @@ bool hostOnlyCallback(ggml_tensor *t, bool ask, void *user)
 // host's own (or none: then ggml computes the graph without asking about each node).
 void install(SchedState &s, ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb)
 {
-    if (s.installed && s.installedCb == cb)
+    if (s.installedCb == cb)
         return;
-    s.installed = true;
     s.installedCb = cb;
     void *ud = cb == s.hostCb ? s.hostUd : static_cast<void *>(sched);
     ggml().setEvalCallback(sched, cb, ud);
@@ -371,7 +370,6 @@ LLMSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t s
     s.hostCb = cb;
     s.hostUd = ud;
     // The host's choice until a round needs the probe's: each graph compute decides.
-    s.installed = true;
     s.installedCb = cb;
     api.setEvalCallback(sched, cb, ud);
 }

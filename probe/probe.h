@@ -27,7 +27,6 @@ struct SchedState {
     ggml_backend_sched_eval_callback hostCb = nullptr;
     void *hostUd = nullptr;
     ggml_backend_sched_eval_callback installedCb = nullptr; // what the scheduler calls now
-    bool installed = false;
     std::shared_ptr<const GraphTopology> topo;
     uint64_t topoKey = 0;
     std::shared_ptr<const CapturePlan> plan;

@@ -15,6 +15,15 @@
 #include "util/text.h"
 
 namespace llmscope {
+namespace {
+constexpr size_t kFirstRead = 16384; // header and a small payload in one read
+
+bool isNpy(const std::string &path)
+{
+    const std::string lower = toLower(path);
+    return lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".npy") == 0;
+}
+} // namespace
 
 TensorReader::TensorReader(const std::string &path) : m_path(path)
 {
@@ -24,15 +33,14 @@ TensorReader::TensorReader(const std::string &path) : m_path(path)
 void TensorReader::initFromFile()
 {
     const std::string &path = m_path;
-    const std::string lower = toLower(path);
-    if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy") {
+    if (isNpy(path)) {
         m_whole = readNpy(path);
         m_header = m_whole;
         m_header.data.clear();
         m_available = m_whole.data.size();
     } else {
         openFile();
-        const BinFileInfo info = readBinFileAt(m_fd, path, true, 16384, m_head);
+        const BinFileInfo info = readBinFileAt(m_fd, path, true, kFirstRead, m_head);
         m_header = info.tensor;
         if (!m_header.hasData || info.objects.empty())
             throw Error("'" + path + "' holds no data (a statistics or description-only file)");
@@ -44,27 +52,16 @@ void TensorReader::initFromFile()
 
 TensorReader::TensorReader(TensorRecord &r) : m_path(r.path)
 {
-    const std::string lower = toLower(r.path);
-    const bool npy = lower.size() > 4 && lower.substr(lower.size() - 4) == ".npy";
-    if (npy) {
+    if (isNpy(r.path)) {
         initFromFile();
         return;
     }
     if (!r.headerRead) {
         // One open for header and payload; small payloads come with the header's read.
         openFile();
-        const BinFileInfo info = readBinFileAt(m_fd, m_path, true, 16384, m_head);
-        const Tensor &t = info.tensor;
-        r.dtype = t.dtype;
-        r.format = t.format;
-        r.dims = t.dims;
-        r.hasData = t.hasData && !info.objects.empty();
-        r.dataBytes = r.hasData ? info.objects.front().length : 0;
-        r.dataOffset = r.hasData ? info.dataStart + info.objects.front().offset : 0;
-        r.engineType = t.attr(kEngineDTypeAttr).value_or("");
-        r.stats = statsFromAttrs(t);
-        r.headerRead = true;
-        m_header = t;
+        const BinFileInfo info = readBinFileAt(m_fd, m_path, true, kFirstRead, m_head);
+        setRecordHeader(r, info);
+        m_header = info.tensor;
         m_dataOffset = r.dataOffset;
         m_available = r.dataBytes;
         if (!r.hasData) {
@@ -90,7 +87,7 @@ TensorReader::TensorReader(TensorRecord &r) : m_path(r.path)
 
 void TensorReader::requireData()
 {
-    if (m_fd < 0 && m_whole.data.empty() && !m_header.hasData)
+    if (!m_header.hasData)
         throw Error("'" + m_path + "' holds no data (a statistics or description-only file)");
     check(m_available);
 }

@@ -140,6 +140,20 @@ std::vector<int64_t> DumpIndex::rounds() const
     return {s.begin(), s.end()};
 }
 
+void setRecordHeader(TensorRecord &r, const BinFileInfo &info)
+{
+    const Tensor &t = info.tensor;
+    r.dtype = t.dtype;
+    r.format = t.format;
+    r.dims = t.dims;
+    r.hasData = t.hasData;
+    r.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
+    r.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
+    r.engineType = t.attr(kEngineDTypeAttr).value_or("");
+    r.stats = statsFromAttrs(t);
+    r.headerRead = true;
+}
+
 DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bool readHeaders)
 {
     std::error_code ec;
@@ -207,16 +221,7 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bo
         }
         if (readHeaders) {
             try {
-                const BinFileInfo info = readBinFile(rec.path, true);
-                const Tensor &t = info.tensor;
-                rec.dtype = t.dtype;
-                rec.format = t.format;
-                rec.dims = t.dims;
-                rec.hasData = t.hasData;
-                rec.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
-                rec.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
-                rec.engineType = t.attr(kEngineDTypeAttr).value_or("");
-                rec.stats = statsFromAttrs(t);
+                setRecordHeader(rec, readBinFile(rec.path, true));
             } catch (const Error &e) {
                 index.problems.push_back({rec.path, e.what()});
                 continue;

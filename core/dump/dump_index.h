@@ -34,6 +34,10 @@ struct TensorRecord {
     bool headerRead = true;    // false: a scan without headers left dtype..stats unset
 };
 
+struct BinFileInfo;
+// Fills the header fields of r (dtype .. stats) from a parsed .bin header.
+void setRecordHeader(TensorRecord &r, const BinFileInfo &info);
+
 struct DumpProblem { std::string path, message; };
 
 struct DumpIndex {
