@@ -175,7 +175,7 @@ void WriterThread::execute(Job &job)
                 st = computeStats(t.tensor);
             else if (!t.statsOnly)
                 st = statsFromAttrs(t.tensor);
-            addCsvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor, st);
+            addCsvLine(t.round, statisticRowParts(csvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor)), st);
         } else if (job.kind == 0) {
             TensorJob &t = job.tensor;
             if (t.addStats && t.tensor.hasData)
@@ -238,7 +238,15 @@ void WriterThread::executeRound(CapturedRound &r)
             }
             const auto &folders = topo.folders(it.node);
             if (plan.csv) {
-                addCsvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, t, st);
+                if (r.plan != m_rowsPlan) {
+                    m_rowsPlan = r.plan;
+                    m_rowParts.assign(plan.items.size(), std::nullopt);
+                }
+                auto &parts = m_rowParts[k];
+                if (!parts)
+                    parts = statisticRowParts(
+                        csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, t));
+                addCsvLine(r.round, *parts, st);
                 continue;
             }
             if (it.kvSkipped) {
@@ -259,9 +267,8 @@ void WriterThread::executeRound(CapturedRound &r)
     }
 }
 
-void WriterThread::addCsvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
-                             bool before, bool input, int index, const Tensor &header,
-                             const std::optional<TensorStats> &stats)
+StatisticRow WriterThread::csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
+                                  bool before, bool input, int index, const Tensor &header) const
 {
     StatisticRow r;
     r.pid = ::getpid();
@@ -275,11 +282,15 @@ void WriterThread::addCsvRow(int64_t round, const std::vector<std::string> &fold
     r.format = header.format;
     r.engineType = header.attr(kEngineDTypeAttr).value_or("");
     r.dims = header.dims;
-    r.stats = stats;
     r.tensorPath = m_writer.tensorPath(0, r.pid, round, folders, before, input, index);
+    return r;
+}
+
+void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats)
+{
     if (!m_csv.count(round) && !m_csv.empty())
         flushCsv(); // a new round: the earlier ones are complete
-    m_csv[round] += statisticCsvLine(r);
+    appendStatisticCsvLine(m_csv[round], parts, round, stats);
     ++m_csvRows;
 }
 

@@ -16,6 +16,7 @@
 
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
+#include "dump/statistic_csv.h"
 #include "round_capture.h"
 #include "tensor/stats.h"
 
@@ -64,8 +65,9 @@ private:
     void run();
     void execute(Job &job);
     void executeRound(CapturedRound &r);
-    void addCsvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType, bool before,
-                   bool input, int index, const Tensor &header, const std::optional<TensorStats> &stats);
+    StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
+                        bool before, bool input, int index, const Tensor &header) const;
+    void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);
     void flushCsv(); // writes every pending round; forgets all but the newest
 
     DumpWriter m_writer;
@@ -78,6 +80,9 @@ private:
     bool m_busy = false, m_stop = false, m_sleeping = false;
     uint64_t m_csvRows = 0;
     std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
+    // The fixed parts of each plan item's CSV row, for the plan they were built from.
+    std::shared_ptr<const CapturePlan> m_rowsPlan;
+    std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
     std::thread m_thread;
 };

@@ -22,7 +22,7 @@ std::string statisticCsvHeader()
            "Max,Min,Mean,Norm,Tensor Path,Op Path,Before/After\n";
 }
 
-std::string statisticCsvLine(const StatisticRow &r)
+StatisticRowParts statisticRowParts(const StatisticRow &r)
 {
     std::string id, path;
     for (const auto &f : r.opFolders) {
@@ -34,13 +34,58 @@ std::string statisticCsvLine(const StatisticRow &r)
     std::string shape;
     for (size_t i = 0; i < r.dims.size(); ++i)
         shape += (i ? "x" : "") + std::to_string(r.dims[i]);
-    auto stat = [&](double TensorStats::*m) { return r.stats ? formatStat((*r.stats).*m) : std::string("N/A"); };
-    return std::to_string(r.device) + "_" + std::to_string(r.pid) + "," + std::to_string(r.exec) + "," +
-           field(last ? last->name : "") + "," + field(r.opType) + "," + id + "," + (r.input ? "input" : "output") +
-           "," + std::to_string(r.index) + "," + field(r.engineType.empty() ? dtypeName(r.dtype) : r.engineType) +
-           "," + formatName(r.format) + "," + (shape.empty() ? "N/A" : shape) + "," + stat(&TensorStats::max) + "," +
-           stat(&TensorStats::min) + "," + stat(&TensorStats::mean) + "," + stat(&TensorStats::l2norm) + "," +
-           field(r.tensorPath) + "," + field(path) + "," + (r.before ? "before" : "after") + "\n";
+    const std::string devPid = std::to_string(r.device) + "_" + std::to_string(r.pid);
+    StatisticRowParts p;
+    p.beforeExec = devPid + ",";
+    p.afterExec = "," + field(last ? last->name : "") + "," + field(r.opType) + "," + id + "," +
+                  (r.input ? "input" : "output") + "," + std::to_string(r.index) + "," +
+                  field(r.engineType.empty() ? dtypeName(r.dtype) : r.engineType) + "," + formatName(r.format) + "," +
+                  (shape.empty() ? "N/A" : shape) + ",";
+    // The path's round folder follows its last "/tensors/{device}_{pid}/": op folders hold no '/'.
+    const std::string tensorPath = field(r.tensorPath);
+    const std::string marker = "/tensors/" + devPid + "/" + std::to_string(r.exec) + "/";
+    const size_t at = tensorPath.rfind(marker);
+    if (at == std::string::npos) {
+        p.beforePathExec = "," + tensorPath;
+        p.pathHasExec = false;
+    } else {
+        const size_t execAt = at + marker.size() - 1 - std::to_string(r.exec).size();
+        p.beforePathExec = "," + tensorPath.substr(0, execAt);
+        p.afterPathExec = tensorPath.substr(execAt + std::to_string(r.exec).size());
+    }
+    p.afterPathExec += "," + field(path) + "," + (r.before ? "before" : "after") + "\n";
+    return p;
+}
+
+void appendStatisticCsvLine(std::string &out, const StatisticRowParts &p, int64_t exec,
+                            const std::optional<TensorStats> &stats)
+{
+    const std::string round = std::to_string(exec);
+    out += p.beforeExec;
+    out += round;
+    out += p.afterExec;
+    if (stats) {
+        out += formatStat(stats->max);
+        out += ',';
+        out += formatStat(stats->min);
+        out += ',';
+        out += formatStat(stats->mean);
+        out += ',';
+        out += formatStat(stats->l2norm);
+    } else {
+        out += "N/A,N/A,N/A,N/A";
+    }
+    out += p.beforePathExec;
+    if (p.pathHasExec)
+        out += round;
+    out += p.afterPathExec;
+}
+
+std::string statisticCsvLine(const StatisticRow &r)
+{
+    std::string line;
+    appendStatisticCsvLine(line, statisticRowParts(r), r.exec, r.stats);
+    return line;
 }
 
 } // namespace llmscope

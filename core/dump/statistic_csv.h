@@ -27,7 +27,22 @@ struct StatisticRow {
     std::string tensorPath; // where the .bin would be
 };
 
+// A row cut around its round number, which it holds twice (its column and the tensor path),
+// and its statistics: the rest is fixed for a tensor, so a writer builds it once and fills in
+// each round.
+struct StatisticRowParts {
+    std::string beforeExec;     // "0_123,"
+    std::string afterExec;      // ",Op Name,...,Shape,"
+    std::string beforePathExec; // ",{root}/tensors/0_123/"
+    std::string afterPathExec;  // "/{op folders}/after/outtensor0.bin,{op path},after\n"
+    bool pathHasExec = true;    // false: a path outside a dump's layout, kept whole
+};
+
 std::string statisticCsvHeader();
+// row.tensorPath must be the path DumpWriter::tensorPath gives for row.exec.
+StatisticRowParts statisticRowParts(const StatisticRow &row);
+void appendStatisticCsvLine(std::string &out, const StatisticRowParts &parts, int64_t exec,
+                            const std::optional<TensorStats> &stats);
 std::string statisticCsvLine(const StatisticRow &row); // with the newline
 
 } // namespace llmscope

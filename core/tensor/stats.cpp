@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "tensor/convert.h"
@@ -12,15 +13,49 @@
 
 namespace llmscope {
 
-std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t n)
-{
-    if (!isNumeric(dtype))
-        return std::nullopt;
-    TensorStats s;
-    s.count = n;
+namespace {
+
+struct Sums {
     double sum = 0, sq = 0;
-    double mx = -std::numeric_limits<double>::infinity();
-    double mn = std::numeric_limits<double>::infinity();
+    double max = -std::numeric_limits<double>::infinity(), min = std::numeric_limits<double>::infinity();
+};
+
+// float32, the common case, in chunks the compiler vectorizes (OpenMP SIMD reductions; the sums
+// stay in double). A NaN fails both compares, so max and min skip it as the general loop does.
+void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
+{
+    constexpr uint64_t kChunk = 4096;
+    float buf[kChunk]; // copied: the payload may sit at any byte offset
+    for (uint64_t i = 0; i < n; i += kChunk) {
+        const uint64_t c = std::min(kChunk, n - i);
+        std::memcpy(buf, data + i * 4, c * 4);
+        uint64_t nan = 0, inf = 0, zero = 0;
+        float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
+        double sum = 0, sq = 0;
+#pragma omp simd reduction(+ : nan, inf, zero, sum, sq) reduction(max : hi) reduction(min : lo)
+        for (uint64_t j = 0; j < c; ++j) {
+            const float v = buf[j];
+            nan += v != v ? 1 : 0;
+            inf += std::fabs(v) == std::numeric_limits<float>::infinity() ? 1 : 0;
+            zero += v == 0.0f ? 1 : 0;
+            hi = v > hi ? v : hi;
+            lo = v < lo ? v : lo;
+            const double d = v;
+            sum += d;
+            sq += d * d;
+        }
+        s.nanCount += nan;
+        s.infCount += inf;
+        s.zeroCount += zero;
+        a.max = std::max(a.max, double(hi));
+        a.min = std::min(a.min, double(lo));
+        a.sum += sum;
+        a.sq += sq;
+    }
+}
+
+void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
+{
     constexpr uint64_t kChunk = 4096;
     double buf[kChunk];
     for (uint64_t i = 0; i < n; i += kChunk) {
@@ -36,12 +71,27 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
                 ++s.infCount;
             else if (v == 0)
                 ++s.zeroCount;
-            mx = std::max(mx, v);
-            mn = std::min(mn, v);
-            sum += v;
-            sq += v * v;
+            a.max = std::max(a.max, v);
+            a.min = std::min(a.min, v);
+            a.sum += v;
+            a.sq += v * v;
         }
     }
+}
+
+} // namespace
+
+std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t n)
+{
+    if (!isNumeric(dtype))
+        return std::nullopt;
+    TensorStats s;
+    s.count = n;
+    Sums a;
+    if (dtype == 0)
+        addFloat32(data, n, s, a);
+    else
+        addDecoded(dtype, data, n, s, a);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) {
         s.max = s.min = s.mean = nan;
@@ -52,10 +102,10 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
         s.max = s.min = s.mean = s.l2norm = nan;
         return s;
     }
-    s.max = mx;
-    s.min = mn;
-    s.mean = sum / static_cast<double>(n);
-    s.l2norm = std::sqrt(sq);
+    s.max = a.max;
+    s.min = a.min;
+    s.mean = a.sum / static_cast<double>(n);
+    s.l2norm = std::sqrt(a.sq);
     return s;
 }
 

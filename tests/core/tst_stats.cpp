@@ -2,11 +2,16 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
+#include <random>
 
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
+#include "dump/statistic_csv.h"
 #include "tensor/stats.h"
+#include "util/text.h"
 #include "util/error.h"
 #include "../test_helpers.h"
 
@@ -89,6 +94,123 @@ private slots:
             QVERIFY(std::abs(s->mean - sum / double(n)) <= 1e-12 * std::max(1.0, std::abs(sum / double(n))));
             QVERIFY(std::abs(s->l2norm - std::sqrt(sq)) <= 1e-12 * std::max(1.0, std::sqrt(sq)));
         }
+    }
+
+    // float32 has a vectorized path: it must agree with the general one (float64 holding the
+    // same values) across chunk boundaries, at any byte offset, with Inf, zeros and NaN.
+    void float32AgreesWithTheGeneralPath_data()
+    {
+        QTest::addColumn<int>("special"); // 0 none, 1 Inf and zeros, 2 a NaN in the third chunk
+        QTest::addColumn<int>("offset");  // byte offset of the payload
+        QTest::newRow("plain") << 0 << 0;
+        QTest::newRow("misaligned") << 0 << 1;
+        QTest::newRow("inf and zeros") << 1 << 2;
+        QTest::newRow("nan") << 2 << 3;
+    }
+    void float32AgreesWithTheGeneralPath()
+    {
+        QFETCH(int, special);
+        QFETCH(int, offset);
+        const size_t n = 10007; // three chunks of 4096 and a tail
+        std::mt19937 rng(11);
+        std::normal_distribution<float> d(0.5f, 3.0f);
+        std::vector<float> v(n);
+        for (auto &x : v)
+            x = d(rng);
+        if (special == 1) {
+            v[5000] = INFINITY;
+            v[9000] = -INFINITY;
+            v[17] = v[8200] = 0.0f;
+            v[8201] = -0.0f;
+        } else if (special == 2) {
+            v[8500] = std::numeric_limits<float>::quiet_NaN();
+        }
+        std::vector<uint8_t> bytes(n * 4 + 8);
+        std::memcpy(bytes.data() + offset, v.data(), n * 4);
+        std::vector<double> wide(v.begin(), v.end());
+        const auto f = computeStats(0, bytes.data() + offset, n);
+        const auto g = computeStats(11, reinterpret_cast<const uint8_t *>(wide.data()), n);
+        QVERIFY(f && g);
+        QCOMPARE(f->count, g->count);
+        QCOMPARE(f->nanCount, g->nanCount);
+        QCOMPARE(f->infCount, g->infCount);
+        QCOMPARE(f->zeroCount, g->zeroCount);
+        if (special == 2) {
+            QCOMPARE(f->nanCount, uint64_t(1));
+            QVERIFY(std::isnan(f->max) && std::isnan(f->min) && std::isnan(f->mean) && std::isnan(f->l2norm));
+            return;
+        }
+        if (special == 1)
+            QCOMPARE(f->zeroCount, uint64_t(3));
+        QCOMPARE(f->max, g->max);
+        QCOMPARE(f->min, g->min);
+        if (special == 1)
+            return; // +Inf and -Inf: both means are NaN
+        QVERIFY(std::abs(f->mean - g->mean) <= 1e-12 * std::max(1.0, std::abs(g->mean)));
+        QVERIFY(std::abs(f->l2norm - g->l2norm) <= 1e-12 * g->l2norm);
+    }
+
+    // Statistics are printed as printf's "%.6f" prints them, for any double.
+    void statisticsPrintAsPrintfDoes()
+    {
+        std::mt19937_64 rng(3);
+        std::normal_distribution<double> d(0, 1);
+        std::vector<double> values = {0.0, -0.0, 5e-7, -5e-7, 1.5e-6, 2.5e-7, 0.1, 1e300, -1.7e308, 4.9e-324};
+        for (int i = 0; i < 20000; ++i) {
+            uint64_t bits = rng();
+            double x;
+            std::memcpy(&x, &bits, sizeof x);
+            if (std::isfinite(x))
+                values.push_back(x);
+            values.push_back(d(rng));
+            values.push_back(d(rng) * 1e-5);
+            values.push_back(double(float(d(rng) * 100)));
+        }
+        std::vector<char> want(400);
+        for (double x : values) {
+            std::snprintf(want.data(), want.size(), "%.6f", x);
+            if (formatStat(x) != want.data())
+                QFAIL(("formatStat(" + std::to_string(x) + ") gave " + formatStat(x) + ", printf " + want.data())
+                          .c_str());
+        }
+        QCOMPARE(formatStat(std::nan("")), std::string("nan"));
+        QCOMPARE(formatStat(-INFINITY), std::string("-inf"));
+    }
+
+    // A CSV row's fixed parts, built for one round and filled in for another, give the row
+    // built for that round directly; a dump root that itself looks like a round folder is kept.
+    void statisticRowFilledPerRound()
+    {
+        StatisticRow r;
+        r.pid = 77;
+        r.opFolders = {"3_DecoderLayer", "12_MUL,MAT"};
+        r.opType = "MUL_MAT";
+        r.before = true;
+        r.input = true;
+        r.index = 1;
+        r.dims = {512, 1024};
+        r.stats = computeStats(testing::f32Tensor({3}, {1.25f, -0.5f, 2}));
+        auto pathFor = [](int64_t exec) {
+            return "/data/tensors/0_77/3/out/tensors/0_77/" + std::to_string(exec) +
+                   "/3_DecoderLayer/12_MUL_MAT/before/intensor1.bin";
+        };
+        r.exec = 3;
+        r.tensorPath = pathFor(3);
+        const StatisticRowParts parts = statisticRowParts(r);
+        for (int64_t exec : {3, 0, 12, 1000}) {
+            StatisticRow direct = r;
+            direct.exec = exec;
+            direct.tensorPath = pathFor(exec);
+            std::string filled;
+            appendStatisticCsvLine(filled, parts, exec, r.stats);
+            QCOMPARE(filled, statisticCsvLine(direct));
+        }
+        QCOMPARE(statisticCsvLine(r), std::string("0_77,3,MUL_MAT,MUL_MAT,3_12,input,1,float32,ND,512x1024,"
+                                                  "2.000000,-0.500000,0.916667,2.410913,") +
+                                          pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before\n");
+        std::string noStats;
+        appendStatisticCsvLine(noStats, parts, 4, std::nullopt);
+        QVERIFY(noStats.find(",512x1024,N/A,N/A,N/A,N/A," + pathFor(4) + ",") != std::string::npos);
     }
 
     void nanAndInfAreCounted()
