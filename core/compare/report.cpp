@@ -1,3 +1,4 @@
+#include <chrono>
 #include "compare/report.h"
 
 #include <cmath>
@@ -42,28 +43,51 @@ std::string msitReportCsv(const CompareResult &res)
                       "my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
                       "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance,"
                       "cmp_fail_reason\n";
+    out.reserve(res.rows.size() * 512);
+    // Fields appended in place: a report has a row per tensor pair.
+    auto field = [&out](const std::string &s) {
+        if (s.find_first_of(",\"\n\r") == std::string::npos)
+            out += s;
+        else
+            out += csvField(s);
+        out += ',';
+    };
+    auto number = [&out](double v) {
+        out += num(v);
+        out += ',';
+    };
     for (const auto &r : res.rows) {
         const Metrics &m = r.metrics;
         auto side = [&](const TensorRecord &t, bool golden) {
-            std::string s = csvField(t.path) + "," + csvField(t.opName) + "," + csvField(dtypeText(t)) + "," +
-                            csvField(shapeText(t.dims)) + ",";
-            if (r.computed)
-                s += golden ? num(m.goldenMax) + "," + num(m.goldenMin) + "," + num(m.goldenMean)
-                            : num(m.myMax) + "," + num(m.myMin) + "," + num(m.myMean);
-            else if (t.stats)
-                s += num(t.stats->max) + "," + num(t.stats->min) + "," + num(t.stats->mean);
-            else
-                s += "N/A,N/A,N/A";
-            return s;
+            field(t.path);
+            field(t.opName);
+            field(dtypeText(t));
+            field(shapeText(t.dims));
+            if (r.computed) {
+                number(golden ? m.goldenMax : m.myMax);
+                number(golden ? m.goldenMin : m.myMin);
+                number(golden ? m.goldenMean : m.myMean);
+            } else if (t.stats) {
+                number(t.stats->max);
+                number(t.stats->min);
+                number(t.stats->mean);
+            } else {
+                out += "N/A,N/A,N/A,";
+            }
         };
-        out += std::to_string(r.golden.exec) + "," + csvField(dataId(r.golden)) + "," + side(r.golden, true) + "," +
-               side(r.my, false) + ",";
+        out += std::to_string(r.golden.exec);
+        out += ',';
+        field(dataId(r.golden));
+        side(r.golden, true);
+        side(r.my, false);
         if (r.computed)
-            out += num(m.cosine) + "," + num(m.maxRelErr) + "," + num(m.meanRelErr) + "," + num(m.maxAbsErr) + "," +
-                   num(m.meanAbsErr) + "," + num(m.klDivergence) + "," + num(m.relEuclidean) + ",";
+            for (double v : {m.cosine, m.maxRelErr, m.meanRelErr, m.maxAbsErr, m.meanAbsErr, m.klDivergence,
+                             m.relEuclidean})
+                number(v);
         else
             out += "N/A,N/A,N/A,N/A,N/A,N/A,N/A,";
-        out += csvField(r.skipped ? std::string("not compared: description only on both sides") : r.failReason) + "\n";
+        out += csvField(r.skipped ? std::string("not compared: description only on both sides") : r.failReason);
+        out += '\n';
     }
     return out;
 }
@@ -78,18 +102,24 @@ public:
     {
         comma();
         text += '"';
-        for (unsigned char c : v) {
+        // Runs of plain characters appended whole: paths are most of a report's text.
+        size_t from = 0;
+        for (size_t i = 0; i < v.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(v[i]);
+            if (c != '"' && c != '\\' && c >= 0x20)
+                continue;
+            text.append(v, from, i - from);
             if (c == '"' || c == '\\') {
                 text += '\\';
                 text += char(c);
-            } else if (c < 0x20) {
+            } else {
                 char b[8];
                 std::snprintf(b, sizeof b, "\\u%04x", c);
                 text += b;
-            } else {
-                text += char(c);
             }
+            from = i + 1;
         }
+        text.append(v, from, std::string::npos);
         text += '"';
     }
     void num(double v)
@@ -250,6 +280,8 @@ std::string writeCompareReports(const CompareResult &r, const std::string &dir, 
     std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
     const std::string base = dir + "/msit_cmp_report_" + stamp;
     // The two reports are independent: written side by side.
+    {auto t0=std::chrono::steady_clock::now(); auto a = msitReportCsv(r); auto t1=std::chrono::steady_clock::now(); auto b = compareReportJson(r); auto t2=std::chrono::steady_clock::now();
+    fprintf(stderr, "T csv %.4f json %.4f\n", std::chrono::duration<double>(t1-t0).count(), std::chrono::duration<double>(t2-t1).count());}
     auto json = std::async(std::launch::async, [&] { writeFileAtomic(base + ".json", compareReportJson(r)); });
     try {
         writeFileAtomic(base + ".csv", msitReportCsv(r));
