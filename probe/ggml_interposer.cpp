@@ -5,6 +5,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <unistd.h>
+
 #include "capture.h"
 #include "dump/topology.h"
 #include "ggml_api.h"
@@ -393,6 +395,24 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
     return api.schedAllocGraph(sched, graph);
 }
 
+// True when the scheduler's CPU backend runs as many threads as there are cores: the probe's
+// writer thread would then take a core from the graph.
+bool crowdsCores(ggml_backend_sched_t sched)
+{
+    static const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    const GgmlApi &api = ggml();
+    if (!api.schedNBackends || !api.schedBackend)
+        return false;
+    CpuThreads &ct = cpuThreads();
+    std::lock_guard lock(ct.mutex);
+    for (int b = 0; b < api.schedNBackends(sched); ++b) {
+        auto it = ct.threads.find(api.schedBackend(sched, b));
+        if (it != ct.threads.end() && it->second > 1 && it->second >= cores)
+            return true;
+    }
+    return false;
+}
+
 LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
@@ -414,7 +434,12 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             p.disable(std::string("topology failed: ") + e.what());
         }
     }
+    WriterThread *writer = p.active() ? p.writer() : nullptr;
+    if (writer)
+        writer->graphStarted(crowdsCores(sched));
     const ggml_status status = api.graphComputeAsync(sched, graph);
+    if (writer)
+        writer->graphEnded();
     if (post && p.active()) {
         try {
             if (status == GGML_STATUS_SUCCESS)

@@ -14,7 +14,8 @@
 
 namespace llmscope::probe {
 
-WriterThread::WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn)
+WriterThread::WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn,
+                           std::chrono::milliseconds gapWait)
     : m_writer([&] {
           DumpWriter::Options o;
           o.root = root;
@@ -24,7 +25,7 @@ WriterThread::WriterThread(const std::string &root, uint64_t queueCapBytes, Warn
           };
           return o;
       }()),
-      m_warn(std::move(warn)), m_cap(queueCapBytes), m_thread([this] { run(); })
+      m_warn(std::move(warn)), m_cap(queueCapBytes), m_gapWait(gapWait), m_thread([this] { run(); })
 {
 }
 
@@ -112,6 +113,36 @@ void WriterThread::drain()
     m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
 }
 
+void WriterThread::graphStarted(bool crowded)
+{
+    m_crowded.store(crowded);
+}
+
+void WriterThread::graphEnded()
+{
+    m_crowded.store(false);
+    if (m_gapWaiting.load()) {
+        std::lock_guard lock(m_gapMutex); // the writer is waiting or about to: no lost wake-up
+        m_gap.notify_one();
+    }
+}
+
+void WriterThread::waitForGap()
+{
+    if (!m_crowded.load())
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stop || m_queued > m_cap / 2)
+            return; // falling behind: the target would soon wait for space instead
+    }
+    std::unique_lock lock(m_gapMutex);
+    m_gapWaiting.store(true);
+    // Bounded: a long prefill graph must not hold the dump back for its whole length.
+    m_gap.wait_for(lock, m_gapWait, [&] { return !m_crowded.load(); });
+    m_gapWaiting.store(false);
+}
+
 void WriterThread::run()
 {
     pthread_setname_np(pthread_self(), "llmscope-writer"); // visible in top, perf and gdb
@@ -141,6 +172,7 @@ void WriterThread::run()
         lock.unlock();
         uint64_t done = 0;
         for (Job &job : batch) {
+            waitForGap();
             execute(job);
             done += job.bytes;
             giveBuffer(std::move(job.tensor.tensor.data)); // the target reuses it
@@ -214,6 +246,7 @@ void WriterThread::executeRound(CapturedRound &r)
         if (at == CapturedRound::kNotTaken)
             continue;
         const PlanItem &it = plan.items[k];
+        waitForGap(); // an atomic load unless a crowded graph runs
         try {
             const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
             Tensor t = it.header;

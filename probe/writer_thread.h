@@ -2,6 +2,8 @@
 // copied tensor and goes on computing. The queue is bounded by bytes; when it is full the
 // target waits (nothing is dropped). Statistics are computed here, off the target's thread.
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -38,7 +40,9 @@ class WriterThread {
 public:
     using Warn = std::function<void(const std::string &)>;
     // Throws Error when the writer cannot start (msit's free-space refusal, a bad folder).
-    WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn);
+    // gapWait: the longest the writer holds back for one crowded graph (see graphStarted).
+    WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn,
+                 std::chrono::milliseconds gapWait = std::chrono::milliseconds(20));
     ~WriterThread(); // drains the queue
 
     // One hand-over for many tensors: the target takes the lock once per graph, not per tensor.
@@ -50,6 +54,13 @@ public:
     // filled in on the way.
     void submitStatus(ProbeStatus status);
     void drain(); // waits until the queue is empty
+
+    // Around each graph the target computes. crowded: the target's own threads fill every core,
+    // so the writer's work would stall them (ggml's threads meet at a barrier after each node,
+    // and one preempted thread holds up the rest). The writer then works in the gaps between
+    // graphs, unless its queue passes half its cap.
+    void graphStarted(bool crowded);
+    void graphEnded();
 
 
 private:
@@ -69,6 +80,7 @@ private:
                         bool before, bool input, int index, const Tensor &header) const;
     void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);
     void flushCsv(); // writes every pending round; forgets all but the newest
+    void waitForGap(); // while a crowded graph runs (bounded)
 
     DumpWriter m_writer;
     Warn m_warn;
@@ -84,6 +96,10 @@ private:
     std::shared_ptr<const CapturePlan> m_rowsPlan;
     std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
+    std::chrono::milliseconds m_gapWait;
+    std::atomic<bool> m_crowded{false}, m_gapWaiting{false};
+    std::mutex m_gapMutex;
+    std::condition_variable m_gap;
     std::thread m_thread;
 };
 
