@@ -1,11 +1,14 @@
-#include <QApplication>
-#include <QCoreApplication>
+#include <QString>
+#include <QStringList>
 
 #include <cstdio>
+#include <string>
+
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "cli.h"
-#include "i18n.h"
-#include "main_window.h"
+#include "gui_main.h"
 
 namespace {
 
@@ -13,6 +16,16 @@ bool haveDisplay()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
            qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+// libllmscope_gui.so sits in ../lib beside this program's folder, as the build lays them out.
+std::string guiLibrary()
+{
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    std::string dir = n > 0 ? std::string(exe, size_t(n)) : std::string("llmscope");
+    dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
+    return (dir.empty() ? std::string(".") : dir) + "/../lib/libllmscope_gui.so";
 }
 
 } // namespace
@@ -37,13 +50,14 @@ int main(int argc, char **argv)
                    stderr);
         return 2;
     }
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("llmscope"));
-    QApplication::setApplicationVersion(QStringLiteral(LLMSCOPE_VERSION));
-    installTranslations(app, language);
-    MainWindow window;
-    window.show();
-    if (!dump.isEmpty())
-        window.openDump(dump);
-    return app.exec();
+    const std::string library = guiLibrary();
+    void *gui = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto run = gui ? reinterpret_cast<LlmscopeGuiMain>(::dlsym(gui, "llmscope_gui_main")) : nullptr;
+    if (!run) {
+        std::fprintf(stderr, "llmscope: cannot load the window from %s: %s\nRebuild with scripts/test or use the "
+                             "headless commands ('llmscope --help').\n",
+                     library.c_str(), ::dlerror());
+        return 2;
+    }
+    return run(argc, argv, language.toLocal8Bit().constData(), dump.toLocal8Bit().constData());
 }

@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include <QDir>
+#include <QFile>
 #include <QRegularExpression>
 
 #include "manual/dump_data.h"
@@ -46,6 +47,48 @@ private slots:
         const Run bad = run({"--frobnicate"}, env);
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains("unknown option '--frobnicate'"));
+    }
+
+    // The window lives in libllmscope_gui.so, loaded only when one opens: the command-line
+    // tools do not load Qt's GUI libraries, and a missing library is a clear error.
+    void windowOpensFromItsLibraryAndOnlyThen()
+    {
+        QProcess ldd;
+        ldd.start("ldd", {LLMSCOPE_BIN_DIR "/llmscope"});
+        QVERIFY(ldd.waitForFinished(30000));
+        const QString libs = QString::fromLocal8Bit(ldd.readAllStandardOutput());
+        QVERIFY(libs.contains("libQt6Core"));
+        QVERIFY2(!libs.contains("libQt6Gui") && !libs.contains("libQt6Widgets"), qPrintable(libs));
+
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        QProcess window;
+        window.setProcessEnvironment(env);
+        window.start(LLMSCOPE_BIN_DIR "/llmscope", {dir.path()});
+        QVERIFY(window.waitForStarted(30000));
+        QVERIFY2(!window.waitForFinished(1500), qPrintable(window.readAllStandardError())); // still open
+        window.kill();
+        window.waitForFinished(30000);
+
+        // The same program away from its lib/ folder.
+        QTemporaryDir moved;
+        QVERIFY(QDir().mkpath(moved.path() + "/bin"));
+        QVERIFY(QFile::copy(LLMSCOPE_BIN_DIR "/llmscope", moved.path() + "/bin/llmscope"));
+        QProcess lost;
+        lost.setProcessEnvironment(env);
+        lost.start(moved.path() + "/bin/llmscope", {dir.path()});
+        QVERIFY(lost.waitForFinished(30000));
+        QCOMPARE(lost.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(lost.readAllStandardError());
+        QVERIFY2(err.contains("cannot load the window from " + moved.path() + "/bin/../lib/libllmscope_gui.so"),
+                 qPrintable(err));
+        // The command-line tools work without it.
+        QProcess info;
+        info.start(moved.path() + "/bin/llmscope", {"info", dir.path()});
+        QVERIFY(info.waitForFinished(30000));
+        QCOMPARE(info.exitCode(), 0);
     }
 
     void infoSummarizesADump()
