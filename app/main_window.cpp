@@ -69,7 +69,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->showMessage(tr("Ready"));
 }
 
-QCoro::Task<bool> MainWindow::openDump(const QString &folder)
+QCoro::Task<bool> MainWindow::openDump(QString folder)
 {
     QPointer<MainWindow> self(this);
     statusBar()->showMessage(tr("Scanning %1...").arg(folder));

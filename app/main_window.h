@@ -17,7 +17,8 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
 
     // Scans the folder off the GUI thread; the view fills when the scan is done.
-    QCoro::Task<bool> openDump(const QString &folder);
+    // By value: the coroutine outlives its callers' arguments (it resumes after they return).
+    QCoro::Task<bool> openDump(QString folder);
     DumpTreeModel *dumpModel() const { return m_model; }
     QTreeView *treeView() const { return m_tree; }
 

@@ -48,6 +48,20 @@ private slots:
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window.png");
     }
 
+    // Opened and left to finish on its own (File > Open, the command line): the folder's text
+    // must outlive the caller's argument, which is gone once the coroutine first waits.
+    void aDumpOpenedWithoutWaitingLoads()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        w.openDump(dir.path() + QStringLiteral("/")); // a temporary, destroyed right here
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(loaded.at(0).at(0).toString(), dir.path() + QStringLiteral("/"));
+        QCOMPARE(w.windowTitle(), dir.path() + QStringLiteral("/ - llmscope"));
+    }
+
     void aMissingFolderSaysWhy()
     {
         MainWindow w;
