@@ -109,13 +109,17 @@ void WriterThread::submitStatus(ProbeStatus status)
 
 void WriterThread::drain()
 {
+    // At the target's exit a graph may never end (exit called from another thread): the writer
+    // stops holding back for good.
+    m_draining.store(true);
+    graphEnded();
     std::unique_lock lock(m_mutex);
     m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
 }
 
 void WriterThread::graphStarted(bool crowded)
 {
-    m_crowded.store(crowded);
+    m_crowded.store(crowded && !m_draining.load());
 }
 
 void WriterThread::graphEnded()
@@ -129,7 +133,7 @@ void WriterThread::graphEnded()
 
 void WriterThread::waitForGap()
 {
-    if (!m_crowded.load())
+    if (!m_crowded.load() || m_draining.load())
         return;
     {
         std::lock_guard lock(m_mutex);

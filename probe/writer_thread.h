@@ -53,7 +53,7 @@ public:
     // Writes the status file after everything queued before it; the writer's counters are
     // filled in on the way.
     void submitStatus(ProbeStatus status);
-    void drain(); // waits until the queue is empty
+    void drain(); // waits until the queue is empty; from then on the writer never holds back
 
     // Around each graph the target computes. crowded: the target's own threads fill every core,
     // so the writer's work would stall them (ggml's threads meet at a barrier after each node,
@@ -97,7 +97,7 @@ private:
     std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
     std::chrono::milliseconds m_gapWait;
-    std::atomic<bool> m_crowded{false}, m_gapWaiting{false};
+    std::atomic<bool> m_crowded{false}, m_gapWaiting{false}, m_draining{false};
     std::mutex m_gapMutex;
     std::condition_variable m_gap;
     std::thread m_thread;

@@ -71,6 +71,22 @@ private slots:
         w.graphEnded();
     }
 
+    // At the target's exit a graph may still be marked as running: draining writes at once.
+    void drainingDoesNotWaitForTheGraph()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        WriterThread w(root.string(), 64 << 20, {}, 5000ms);
+        w.graphStarted(true); // never ends
+        for (int i = 0; i < 10; ++i)
+            w.submitText("d" + std::to_string(i) + ".txt", "x");
+        const auto start = std::chrono::steady_clock::now();
+        w.drain();
+        QVERIFY(std::chrono::steady_clock::now() - start < 4000ms); // not 10 x 5 s
+        for (int i = 0; i < 10; ++i)
+            QVERIFY(fs::exists(root / ("d" + std::to_string(i) + ".txt")));
+    }
+
     // Whatever is queued when the writer stops is written, crowded graph or not.
     void stoppingWritesEverything()
     {
