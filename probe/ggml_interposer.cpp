@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -395,11 +396,20 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
     return api.schedAllocGraph(sched, graph);
 }
 
+// The cores this process may run on (its affinity, e.g. under taskset), else the online ones.
+long usableCores()
+{
+    cpu_set_t set;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return ::sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 // True when the scheduler's CPU backend runs as many threads as there are cores: the probe's
 // writer thread would then take a core from the graph.
 bool crowdsCores(ggml_backend_sched_t sched)
 {
-    static const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    static const long cores = usableCores();
     const GgmlApi &api = ggml();
     if (!api.schedNBackends || !api.schedBackend)
         return false;
