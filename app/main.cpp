@@ -2,10 +2,10 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "gui_main.h"
@@ -21,11 +21,9 @@ bool haveDisplay()
 // libllmscope_gui.so sits in ../lib beside this program's folder, as the build lays them out.
 std::string guiLibrary()
 {
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    std::string dir = n > 0 ? std::string(exe, size_t(n)) : std::string("llmscope");
-    dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
-    return (dir.empty() ? std::string(".") : dir) + "/../lib/libllmscope_gui.so";
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ((ec ? std::filesystem::path(".") : exe.parent_path()) / "../lib/libllmscope_gui.so").string();
 }
 
 } // namespace

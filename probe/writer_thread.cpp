@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
-#include "dump/statistic_csv.h"
 #include "tensor/stats.h"
 #include "util/error.h"
 

@@ -14,7 +14,6 @@
 
 namespace llmscope {
 namespace {
-using report::csvField;
 using report::num;
 using report::shapeText;
 
@@ -46,10 +45,7 @@ std::string msitReportCsv(const CompareResult &res)
     out.reserve(res.rows.size() * 512);
     // Fields appended in place: a report has a row per tensor pair.
     auto field = [&out](const std::string &s) {
-        if (s.find_first_of(",\"\n\r") == std::string::npos)
-            out += s;
-        else
-            out += csvField(s);
+        report::appendCsvField(out, s);
         out += ',';
     };
     auto number = [&out](double v) {
@@ -86,7 +82,7 @@ std::string msitReportCsv(const CompareResult &res)
                 number(v);
         else
             out += "N/A,N/A,N/A,N/A,N/A,N/A,N/A,";
-        out += csvField(r.skipped ? std::string("not compared: description only on both sides") : r.failReason);
+        report::appendCsvField(out, r.skipped ? std::string("not compared: description only on both sides") : r.failReason);
         out += '\n';
     }
     return out;

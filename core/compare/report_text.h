@@ -7,14 +7,27 @@
 
 namespace llmscope::report {
 
+// Appends s as one CSV field, quoted only when it holds a comma, quote or line break.
+inline void appendCsvField(std::string &out, const std::string &s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+        out += s;
+        return;
+    }
+    out += '"';
+    for (char c : s) {
+        out += c;
+        if (c == '"')
+            out += '"';
+    }
+    out += '"';
+}
+
 inline std::string csvField(const std::string &s)
 {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
+    std::string q;
+    appendCsvField(q, s);
+    return q;
 }
 
 inline std::string num(double v)
