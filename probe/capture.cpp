@@ -70,6 +70,13 @@ uint64_t denseBytes(const ggml_tensor *t)
     return acl < 0 ? api.nbytes(t) : uint64_t(api.nelements(t)) * elementSize(acl);
 }
 
+bool isDirect(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    const bool host = !t->buffer || (api.bufferIsHost && api.bufferIsHost(t->buffer));
+    return t->data && host && (aclDtype(t->type) < 0 || api.isContiguous(t));
+}
+
 void copyDense(const ggml_tensor *t, uint8_t *dst)
 {
     const GgmlApi &api = ggml();

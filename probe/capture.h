@@ -12,6 +12,9 @@ int32_t aclDtype(ggml_type t); // -1 when ACL has no code for it
 // The msit header of t without data. With payload, the header its dumped payload gets:
 // ggml's block types become raw bytes, their logical dims kept as an attribute.
 Tensor describe(const ggml_tensor *t, bool payload);
+// Whether t's payload is one memcpy of denseBytes(t) from t->data: allocated, in host memory
+// and contiguous (or a ggml block type, dumped raw).
+bool isDirect(const ggml_tensor *t);
 // Bytes of t's dense payload as describe(t, true) lays it out.
 uint64_t denseBytes(const ggml_tensor *t);
 // Copies t's payload, dense, into dst (denseBytes(t) bytes). Device memory is fetched with

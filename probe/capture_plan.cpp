@@ -77,8 +77,10 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
             it.weightKey = weightKey(t);
         }
         it.header = describe(t, it.kind == ItemKind::Data && payload);
-        if (it.kind != ItemKind::Header)
+        if (it.kind != ItemKind::Header) {
             it.bytes = denseBytes(t);
+            it.direct = isDirect(t);
+        }
         if (it.kind == ItemKind::Data) {
             plan->dataBytes += it.bytes;
             // Read after the whole graph, the tensor must hold what it held at this moment.
@@ -136,6 +138,13 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         }
         plan->postBytes += it.bytes;
     }
+    // Node by node, a node is asked for when its own tensors are wanted after it runs, or the
+    // next node's before it runs (then everything up to this node has been computed).
+    const bool after = sel.wantsTensor(false, true) || sel.wantsTensor(false, false);
+    const bool before = sel.wantsTensor(true, true) || sel.wantsTensor(true, false);
+    plan->ask.assign(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        plan->ask[i] = (plan->selected[i] && after) || (i + 1 < n && plan->selected[i + 1] && before);
     plan->topo = std::move(topo);
     return plan;
 }

@@ -31,6 +31,7 @@ struct PlanItem {
     bool kvSkipped = false;
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
     uint64_t bytes = 0;  // dense payload bytes (Data and Weight)
+    bool direct = false; // host memory laid out as the payload: one memcpy of `bytes` from data
     uint64_t weightKey = 0; // Weight: the tensor and its data, for the statistics cache
     Tensor header;       // dtype, dims and engine attributes; no data
 };
@@ -42,6 +43,7 @@ struct CapturePlan {
     // has run, as [first, last) ranges into items.
     std::vector<std::pair<uint32_t, uint32_t>> atAsk, atEval;
     std::vector<char> selected; // per node
+    std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
     // What the writer makes of each item (from the dump types).

@@ -43,6 +43,7 @@ struct SchedState {
     std::vector<char> hostAsked;  // per node: the host asked for it too
     int asked = 0;                // nodes the probe asks for this round (node by node)
     int lastAsked = -1;           // the last of them: the round is handed over after it
+    int cursor = -1;              // the node the scheduler asked about or reported last
     RoundCapture capture;         // this round's tensors
     std::unordered_set<uint64_t> weightsSent; // weights whose payload the writer has had
     ggml_threadpool_t pool = nullptr;
@@ -73,6 +74,7 @@ public:
     std::atomic<int64_t> nextRound{0};
     bool topologyWritten = false;
     std::once_flag layoutOnce;
+    std::atomic<bool> layoutChecked{false}; // layoutOnce has run
     std::atomic<bool> hostPool{false}; // the host attached its own CPU threadpool
 
 private:

@@ -31,6 +31,11 @@ ProbeConfig readProbeConfig()
         c.kvCache = env("LLMSCOPE_KV") == "1";
         c.statsCsv = env("LLMSCOPE_STATS_CSV") == "1";
         c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
+        const std::string read = env("LLMSCOPE_READ");
+        if (read == "graph") c.read = ReadMode::Graph;
+        else if (read == "node") c.read = ReadMode::Node;
+        else if (!read.empty() && read != "auto")
+            throw Error("LLMSCOPE_READ must be auto, graph or node, not '" + read + "'");
         const std::string level = env("LLMSCOPE_LOG_LEVEL");
         c.quiet = level == "error" || level == "fatal" || level == "critical";
         c.configFile = env("LLMSCOPE_CONFIG");
@@ -39,6 +44,12 @@ ProbeConfig readProbeConfig()
             if (!ms || *ms < 0)
                 throw Error("LLMSCOPE_CONFIG_INTERVAL_MS must be a number of milliseconds");
             c.configIntervalMs = static_cast<int>(*ms);
+        }
+        if (!env("LLMSCOPE_KEEP_MB").empty()) {
+            const auto mb = parseInt(env("LLMSCOPE_KEEP_MB"));
+            if (!mb || *mb < 0)
+                throw Error("LLMSCOPE_KEEP_MB must be a number of MiB");
+            c.keepBytes = uint64_t(*mb) << 20;
         }
         if (!env("LLMSCOPE_QUEUE_MB").empty()) {
             const auto mb = parseInt(env("LLMSCOPE_QUEUE_MB"));

@@ -1,6 +1,7 @@
 #include "round_capture.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "buffer_pool.h"
 #include "capture.h"
@@ -58,7 +59,10 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
         } else {
             if (m_used + it.bytes > m_round.arena.size()) // only a batch's worth of room left
                 m_round.arena.resize(size_t(m_used + it.bytes));
-            copyDense(it.tensor, m_round.arena.data() + m_used);
+            if (it.direct && it.tensor->data)
+                std::memcpy(m_round.arena.data() + m_used, it.tensor->data, size_t(it.bytes));
+            else
+                copyDense(it.tensor, m_round.arena.data() + m_used);
             at = m_used;
             m_used += it.bytes;
             m_left -= std::min(m_left, it.bytes);

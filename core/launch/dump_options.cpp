@@ -152,6 +152,10 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.kvCache = true;
         } else if (a == "--stats-csv") {
             o.statsCsv = true;
+        } else if (a == "--read") {
+            o.readMode = toLower(value());
+            if (!contains({"auto", "graph", "node"}, o.readMode))
+                throw Error("--read: '" + o.readMode + "' is not one of auto, graph, node");
         } else if (a == "--timeout") {
             o.timeoutSeconds = parseChoice("--timeout", value(), 1, 7 * 24 * 3600);
         } else {
@@ -191,6 +195,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
+    env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
     return env;
 }
@@ -237,6 +242,10 @@ llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)
   --stats-csv             with --type stats: one statistic.csv per round (msProbe's columns)
                           instead of one file per tensor; much faster for long runs
+  --read MODE             how the probe reads tensors: node (as each node is computed),
+                          graph (after the whole graph, the wanted tensors kept by ggml) or
+                          auto (default: graph, but node for graphs whose wanted tensors
+                          take over 64 MiB, such as long prompts)
   --timeout SECONDS       stop the target after SECONDS (the dump keeps what was written)
 )";
 }

@@ -41,13 +41,14 @@ private slots:
         QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("tensor"));
         QCOMPARE(env.at("LLMSCOPE_ER"), std::string("0,0"));
         QCOMPARE(env.at("LLMSCOPE_CHILD"), std::string("1"));
+        QCOMPARE(env.at("LLMSCOPE_READ"), std::string("auto"));
     }
 
     void everyOptionReachesTheProbe()
     {
         const DumpOptions o = parse({"--type", "model", "layer", "stats", "-sd", "-ids", "3_1,5", "-er", "1,3",
                                      "-child", "False", "-time", "2", "-opname", "mul_mat,rms", "-stp", "1", "-o",
-                                     "/tmp/x", "-device", "0", "-l", "error", "--kv-cache", "--stats-csv"});
+                                     "/tmp/x", "-device", "0", "-l", "error", "--kv-cache", "--stats-csv", "--read", "Graph"});
         const auto env = probeEnvironment(o, "R");
         QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("model,layer,stats"));
         QCOMPARE(env.at("LLMSCOPE_SD"), std::string("1"));
@@ -61,6 +62,7 @@ private slots:
         QCOMPARE(env.at("LLMSCOPE_LOG_LEVEL"), std::string("error"));
         QCOMPARE(env.at("LLMSCOPE_KV"), std::string("1"));
         QCOMPARE(env.at("LLMSCOPE_STATS_CSV"), std::string("1"));
+        QCOMPARE(env.at("LLMSCOPE_READ"), std::string("graph"));
         QCOMPARE(o.output, std::string("/tmp/x"));
         // msit's long spellings
         const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
@@ -114,6 +116,7 @@ private slots:
         QTest::newRow("level") << QStringList{"--exec", "a", "-l", "loud"} << "-l: 'loud'";
         QTest::newRow("value") << QStringList{"--exec", "a", "-ids"} << "-ids needs a value";
         QTest::newRow("unknown") << QStringList{"--exec", "a", "--frob"} << "unknown option '--frob'";
+        QTest::newRow("read") << QStringList{"--exec", "a", "--read", "later"} << "--read: 'later' is not one of auto";
         QTest::newRow("csv alone") << QStringList{"--exec", "a", "--stats-csv"} << "applies to --type stats";
     }
     void badOrUnavailableOptionsSayWhy()

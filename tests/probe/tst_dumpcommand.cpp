@@ -105,7 +105,9 @@ private slots:
         const QString root = onlyDump(out);
         QVERIFY(!root.isEmpty());
         QVERIFY2(r.err.contains("dump:        " + root), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; 2 read after the whole graph\\); \\d+ operations seen, \\d+ selected")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; read 2 after the whole graph, 0 node by node\\); "
+                                                   "\\d+ operations seen, \\d+ selected")),
+                 qPrintable(r.err));
         QVERIFY(r.out.contains("tokens:")); // the target's own output passes through
         const DumpIndex idx = scanDump(root.toStdString());
         QVERIFY(idx.problems.empty());
@@ -153,21 +155,27 @@ private slots:
 
     // Rounds whose graph was allocated for them are read after the whole graph has run (the
     // wanted tensors kept as graph outputs); rounds on a graph the host reuses from an
-    // unselected round, and "before" outputs, are read node by node. Both give the same files.
+    // unselected round, "before" outputs, and every round with --read node, are read node by
+    // node. Every way gives the same files.
     void wholeGraphAndNodeByNodeReadTheSame()
     {
-        const QString whole = m_dir.path() + "/whole", nodes = m_dir.path() + "/nodes", both = m_dir.path() + "/both";
+        const QString whole = m_dir.path() + "/whole", nodes = m_dir.path() + "/nodes", both = m_dir.path() + "/both",
+                      byNode = m_dir.path() + "/bynode";
         QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3"}).code, 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3"}).code, 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2"}).code, 0);
-        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", byNode, "-er", "0,3", "--read", "node"}).code, 0);
+        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both), a = onlyDump(byNode);
         auto status = [](const QString &root) { return readProbeStatuses(root.toStdString()).at(0); };
         QCOMPARE(status(w).roundsDumped, uint64_t(4));
         QCOMPARE(status(w).roundsWholeGraph, uint64_t(4));
         QCOMPARE(status(n).roundsDumped, uint64_t(2));
         QCOMPARE(status(n).roundsWholeGraph, uint64_t(0)); // decode graph allocated in round 1, unselected
         QCOMPARE(status(b).roundsWholeGraph, uint64_t(0)); // outputs before execution
-        const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString());
+        QCOMPARE(status(a).roundsDumped, uint64_t(4));
+        QCOMPARE(status(a).roundsWholeGraph, uint64_t(0)); // --read node
+        const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString()),
+                        ai = scanDump(a.toStdString());
         auto key = [](const TensorRecord &t) {
             return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
                    std::to_string(t.index);
@@ -193,6 +201,9 @@ private slots:
             return compared;
         };
         QVERIFY(sameFiles(ni, false) > 100); // rounds 2 and 3: inputs before, outputs after
+        QCOMPARE(ai.tensors.size(), wi.tensors.size());
+        QCOMPARE(sameFiles(ai, false), int(std::count_if(ai.tensors.begin(), ai.tensors.end(),
+                                                         [](const TensorRecord &t) { return t.hasData; })));
         QVERIFY(sameFiles(bi, true) > 40);   // round 0 (the prompt): outputs after
         const auto decodeFiles = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
         QCOMPARE(size_t(decodeFiles), ni.tensors.size());

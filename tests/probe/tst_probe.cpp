@@ -82,16 +82,34 @@ private slots:
         QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1, 2})); // one prefill graph, then one per decoded token
 
         // msit's default moments (inputs before, outputs after) of every node but the KV-cache
-        // views: read after the whole graph, with the tensors kept as graph outputs (which
-        // turns off ggml's fusing of RMS norm and multiply). Still bit for bit.
-        const QString whole = m_dir.path() + "/whole";
-        const auto kept = native(whole, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_TYPE", "stats"}}, {"--logits"});
-        QVERIFY2(kept.exitCode == 0, qPrintable(kept.stderrText));
-        QCOMPARE(kept.tokens, plain.tokens);
-        QCOMPARE(kept.logits, plain.logits);
-        const auto st = readProbeStatuses(whole.toStdString());
-        QCOMPARE(st.size(), size_t(1));
-        QCOMPARE(st[0].roundsWholeGraph, uint64_t(3));
+        // views, statistics of every round, each way of reading: still bit for bit, and each
+        // round read the way expected.
+        auto statsRun = [&](const QString &name, QMap<QString, QString> vars, uint64_t wholeGraphRounds) {
+            vars.insert("LLMSCOPE_ER", "all");
+            vars.insert("LLMSCOPE_TYPE", "stats");
+            const QString dir = m_dir.path() + "/" + name;
+            const auto r = native(dir, vars, {"--logits"});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+            QCOMPARE(r.tokens, plain.tokens);
+            QCOMPARE(r.logits, plain.logits);
+            const auto st = readProbeStatuses(dir.toStdString());
+            QCOMPARE(st.size(), size_t(1));
+            QCOMPARE(st[0].roundsDumped, uint64_t(3));
+            QCOMPARE(st[0].roundsWholeGraph, wholeGraphRounds);
+        };
+        // After the whole graph, the tensors kept as graph outputs (which turns off ggml's
+        // fusing of RMS norm and multiply).
+        statsRun("whole", {}, 3);
+        if (QTest::currentTestFailed())
+            return;
+        // As each node is computed, with a persistent one-thread pool.
+        statsRun("nodes", {{"LLMSCOPE_READ", "node"}}, 0);
+        if (QTest::currentTestFailed())
+            return;
+        // By default a graph whose wanted tensors would grow ggml's compute buffer by more than
+        // LLMSCOPE_KEEP_MB (64) is read node by node: here the prompt's, over 1 MiB, and not a
+        // decoded token's.
+        statsRun("capped", {{"LLMSCOPE_KEEP_MB", "1"}}, 2);
     }
 
     // ffn_inp-0 = attn_out-0 + layer input, and RMS norm, from the dumped tensors alone.
@@ -236,6 +254,11 @@ private slots:
         QVERIFY(r.stderrText.contains("[llmscope] invalid setting (ids:"));
         QVERIFY(!QDir(root).exists());
         QCOMPARE(r.tokens.size(), size_t(3));
+        const auto m = native(root, {{"LLMSCOPE_READ", "sometimes"}});
+        QCOMPARE(m.exitCode, 0);
+        QVERIFY(m.stderrText.contains("[llmscope] invalid setting (LLMSCOPE_READ must be auto, graph or node"));
+        QVERIFY(!QDir(root).exists());
+        QCOMPARE(m.tokens, r.tokens);
     }
 };
 
