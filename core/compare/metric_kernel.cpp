@@ -92,6 +92,31 @@ LLMSCOPE_CLONES BlockSums sumBlock(const float *g, const float *m, size_t n, flo
     return s;
 }
 
+LLMSCOPE_CLONES BlockSums sameBlock(const float *g, size_t n)
+{
+    double gg = 0, sg = 0;
+    float minG = std::numeric_limits<float>::max(), maxG = -std::numeric_limits<float>::max();
+    int32_t bad = 0;
+#pragma omp simd reduction(+ : gg, sg, bad) reduction(max : maxG) reduction(min : minG)
+    for (size_t i = 0; i < n; ++i) {
+        const float gv = g[i];
+        bad += !(std::fabs(gv) <= std::numeric_limits<float>::max()) ? 1 : 0;
+        const double gd = gv;
+        gg += gd * gd;
+        sg += gd;
+        minG = gv < minG ? gv : minG;
+        maxG = gv > maxG ? gv : maxG;
+    }
+    BlockSums s;
+    s.dot = s.gg = s.mm = gg;
+    s.sumG = s.sumM = sg;
+    s.minG = s.minM = minG;
+    s.maxG = s.maxM = maxG;
+    s.within01 = s.within05 = s.withinTol = n; // every difference is 0
+    s.nonFinite = uint64_t(bad);
+    return s;
+}
+
 // The exponentials in a loop of their own: together with the rest, GCC does not vectorize.
 LLMSCOPE_CLONES void expBlock(const float *g, const float *m, size_t n, float offG, float offM, BlockSums &s)
 {
@@ -106,6 +131,16 @@ LLMSCOPE_CLONES void expBlock(const float *g, const float *m, size_t n, float of
     s.expG += eG;
     s.expM += eM;
     s.expGDiff += eGD;
+}
+
+LLMSCOPE_CLONES void expSameBlock(const float *g, size_t n, float off, BlockSums &s)
+{
+    double e = 0;
+#pragma omp simd reduction(+ : e)
+    for (size_t i = 0; i < n; ++i)
+        e += fastExp(g[i] - off);
+    s.expG += e;
+    s.expM += e;
 }
 
 } // namespace llmscope

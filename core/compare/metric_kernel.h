@@ -16,8 +16,12 @@ struct BlockSums {
 
 // Everything but the exponentials, in one pass.
 BlockSums sumBlock(const float *g, const float *m, size_t n, float relTol);
+// sumBlock(g, g, n, relTol) without the differences: the sums of one side copied to the other.
+BlockSums sameBlock(const float *g, size_t n);
 // Adds sum exp(g - offG), exp(m - offM) and exp(g - offG) * (m - g) to s; every element
 // finite, offG/offM at least the block's maxima.
 void expBlock(const float *g, const float *m, size_t n, float offG, float offM, BlockSums &s);
+// expBlock(g, g, n, off, off, s): sum exp(g - off) into both sides; the difference term is 0.
+void expSameBlock(const float *g, size_t n, float off, BlockSums &s);
 
 } // namespace llmscope

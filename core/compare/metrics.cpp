@@ -36,6 +36,43 @@ void MetricAccumulator::add(const float *g, const float *m, uint64_t n)
     }
 }
 
+void MetricAccumulator::addSame(const float *g, uint64_t n, bool withExp)
+{
+    constexpr uint64_t kBlock = 4096;
+    for (uint64_t at = 0; at < n; at += kBlock) {
+        const uint64_t len = std::min(kBlock, n - at);
+        BlockSums b = sameBlock(g + at, len);
+        // NaN and Inf, or exp offsets that differ (earlier chunks differed): the general way.
+        if (b.nonFinite || float(std::max(m_maxG, double(b.maxG))) != float(std::max(m_maxM, double(b.maxM)))) {
+            add(g + at, g + at, len);
+            continue;
+        }
+        raiseOffsets(b.maxG, b.maxM);
+        if (withExp)
+            expSameBlock(g + at, len, float(m_maxG), b);
+        else
+            m_expPending += len;
+        addBlock(len, b);
+    }
+}
+
+// The exponentials addSame(values, n, false) left out, block for block as it went.
+void MetricAccumulator::addSameExp(const float *g, uint64_t n)
+{
+    constexpr uint64_t kBlock = 4096;
+    for (uint64_t at = 0; at < n; at += kBlock) {
+        const uint64_t len = std::min(kBlock, n - at);
+        if (sameBlock(g + at, len).nonFinite)
+            continue; // went the general way, exponentials included
+        BlockSums b{};
+        expSameBlock(g + at, len, float(m_maxG), b);
+        const double fix = std::exp(double(float(m_maxG)) - m_maxG);
+        m_sumExpG += b.expG * fix;
+        m_sumExpM += b.expM * fix;
+        m_expPending -= std::min(m_expPending, len);
+    }
+}
+
 // Moves the running exp offsets up to cover new maxima, rescaling what was summed so far.
 void MetricAccumulator::raiseOffsets(double maxG, double maxM)
 {
@@ -55,6 +92,11 @@ void MetricAccumulator::addSums(const float *g, const float *m, uint64_t n, Bloc
 {
     raiseOffsets(b.maxG, b.maxM);
     expBlock(g, m, n, float(m_maxG), float(m_maxM), b);
+    addBlock(n, b);
+}
+
+void MetricAccumulator::addBlock(uint64_t n, const BlockSums &b)
+{
     // exp offsets in float: scale the block's sums to the exact double offsets.
     const double fixG = std::exp(double(float(m_maxG)) - m_maxG), fixM = std::exp(double(float(m_maxM)) - m_maxM);
     m_sumG += b.sumG;
@@ -132,6 +174,8 @@ Metrics MetricAccumulator::finish() const
     //    = -sum p_g (my - g) - lse(g) + lse(my), with sum p_g d = seGD / seG.
     const double lseG = m_maxG + std::log(m_sumExpG), lseM = m_maxM + std::log(m_sumExpM);
     r.klDivergence = std::max(0.0, -m_sumExpGDiff / m_sumExpG - lseG + lseM);
+    if (m_expPending)
+        r.klDivergence = 0; // left pending only when every chunk was the same on both sides
     r.within01 = double(m_within01) / n;
     r.within05 = double(m_within05) / n;
     r.withinTol = double(m_withinTol) / n;

@@ -47,11 +47,19 @@ class MetricAccumulator {
 public:
     explicit MetricAccumulator(double relTol) : m_relTol(relTol) {}
     void add(const float *golden, const float *my, uint64_t n);
+    // The same as add(values, values, n), for chunks whose two sides are the same bytes:
+    // nothing to subtract, and one exponential per element instead of two. Without
+    // exponentials (withExp false) none at all: a tensor the same throughout has no KL
+    // divergence. Once a later chunk differs, addSameExp must bring those chunks' in.
+    void addSame(const float *values, uint64_t n, bool withExp = true);
+    void addSameExp(const float *values, uint64_t n);
+    bool expPending() const { return m_expPending != 0; }
     Metrics finish() const;
 
 private:
     void addSums(const float *golden, const float *my, uint64_t n, BlockSums &sums);
     void addSlow(const float *golden, const float *my, uint64_t n);
+    void addBlock(uint64_t n, const BlockSums &sums); // after the block's exponentials
     void raiseOffsets(double maxG, double maxM);
 
     double m_relTol;
@@ -62,6 +70,7 @@ private:
     // Online log-sum-exp for the KL divergence: running maxima and rescaled sums.
     double m_maxG = -std::numeric_limits<double>::infinity(), m_maxM = -std::numeric_limits<double>::infinity();
     double m_sumExpG = 0, m_sumExpM = 0, m_sumExpGDiff = 0;
+    uint64_t m_expPending = 0; // elements added by addSame without their exponentials
 };
 
 Metrics computeMetrics(const float *golden, const float *my, uint64_t n, double relTol);

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "compare/compare_run.h"
@@ -136,6 +137,74 @@ private slots:
         QCOMPARE(same.cosine, 1.0);
         QCOMPARE(same.klDivergence, 0.0);
         QCOMPARE(same.within01, 1.0);
+    }
+
+    // Chunks whose sides are the same bytes take a shorter way (compareData); fed in any mix
+    // with differing chunks, the metrics are those of the general way.
+    void sameChunksMatchTheGeneralWay()
+    {
+        std::mt19937 rng(7);
+        std::normal_distribution<float> d(0, 3);
+        const uint64_t chunk = 10000, n = 4 * chunk;
+        std::vector<float> g(n), m(n);
+        for (uint64_t i = 0; i < n; ++i)
+            g[i] = m[i] = d(rng);
+        for (uint64_t i = chunk; i < 2 * chunk; ++i)
+            m[i] += 0.01f * d(rng); // chunk 1 differs, 0, 2 and 3 do not
+        g[3 * chunk + 5] = m[3 * chunk + 5] = 40.0f; // a new maximum in a later same chunk
+        g[2 * chunk + 9] = m[2 * chunk + 9] = NAN;   // and a NaN in another
+        const Metrics ref = computeMetrics(g.data(), m.data(), n, 1e-3);
+        MetricAccumulator acc(1e-3);
+        for (uint64_t at = 0; at < n; at += chunk) {
+            if (std::memcmp(&g[at], &m[at], chunk * sizeof(float)) == 0)
+                acc.addSame(&g[at], chunk); // chunks 0, 2 (its NaN is the same bytes on both sides) and 3
+            else
+                acc.add(&g[at], &m[at], chunk);
+        }
+        const Metrics x = acc.finish();
+        QCOMPARE(x.count, ref.count);
+        QCOMPARE(x.nanGolden, uint64_t(1));
+        QCOMPARE(x.nanMy, uint64_t(1));
+        QCOMPARE(x.nonFiniteMismatch, ref.nonFiniteMismatch);
+        near(x.cosine, ref.cosine, "cosine");
+        near(x.klDivergence, ref.klDivergence, "kl divergence");
+        near(x.relEuclidean, ref.relEuclidean, "relative euclidean distance");
+        near(x.meanAbsErr, ref.meanAbsErr, "mean absolute error");
+        near(x.goldenMean, ref.goldenMean, "golden mean");
+        QCOMPARE(x.goldenMax, 40.0);
+        QCOMPARE(x.myMin, ref.myMin);
+        QCOMPARE(x.within01, ref.within01);
+        QCOMPARE(x.withinTol, ref.withinTol);
+
+        // As compareData goes: the same chunks first without their exponentials, brought in
+        // once chunk 1 differs.
+        MetricAccumulator later(1e-3);
+        later.addSame(&g[0], chunk, false);
+        QVERIFY(later.expPending());
+        later.addSameExp(&g[0], chunk);
+        QVERIFY(!later.expPending());
+        later.add(&g[chunk], &m[chunk], chunk);
+        later.addSame(&g[2 * chunk], chunk);
+        later.addSame(&g[3 * chunk], chunk);
+        const Metrics y = later.finish();
+        near(y.klDivergence, ref.klDivergence, "kl divergence, exponentials brought in later");
+        near(y.cosine, ref.cosine, "cosine, exponentials brought in later");
+        QCOMPARE(y.count, ref.count);
+
+        // A tensor that is the same throughout: exact cosine, no divergence, every element within.
+        MetricAccumulator same(1e-7), deferred(1e-7);
+        same.addSame(g.data(), chunk);
+        deferred.addSame(g.data(), chunk, false);
+        const Metrics s = same.finish(), sd = deferred.finish();
+        QCOMPARE(sd.cosine, s.cosine);
+        QCOMPARE(sd.klDivergence, 0.0);
+        QCOMPARE(sd.goldenMean, s.goldenMean);
+        const Metrics sref = computeMetrics(g.data(), g.data(), chunk, 1e-7);
+        QCOMPARE(s.cosine, sref.cosine);
+        QCOMPARE(s.klDivergence, 0.0);
+        QCOMPARE(s.maxAbsErr, 0.0);
+        QCOMPARE(s.within01, 1.0);
+        near(s.goldenMean, sref.goldenMean, "golden mean");
     }
 
     void nanAndInfAreFindings()
