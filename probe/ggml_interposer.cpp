@@ -45,19 +45,15 @@ void take(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range)
         p.writer()->submitRound(s.capture.takeBatch()); // a long prefill: hand over what is there
 }
 
+// Checked on the first tensor seen; threads that race here check the same thing twice.
 bool checkLayout(Probe &p, const ggml_tensor *t)
 {
-    if (p.layoutChecked.load(std::memory_order_acquire))
-        return p.active();
-    bool ok = true;
-    std::call_once(p.layoutOnce, [&] {
-        if (!layoutMatches(t)) {
-            ok = false;
+    if (!p.layoutChecked.load(std::memory_order_acquire)) {
+        if (!layoutMatches(t))
             p.disable("ggml_tensor's layout differs from the headers the probe was built with");
-        }
         p.layoutChecked.store(true, std::memory_order_release);
-    });
-    return ok && p.active();
+    }
+    return p.active();
 }
 
 // The index of node t in the round's graph. The scheduler asks about the nodes in graph

@@ -73,8 +73,7 @@ public:
     std::unordered_map<ggml_backend_sched_t, SchedState> scheds;
     std::atomic<int64_t> nextRound{0};
     bool topologyWritten = false;
-    std::once_flag layoutOnce;
-    std::atomic<bool> layoutChecked{false}; // layoutOnce has run
+    std::atomic<bool> layoutChecked{false}; // ggml_tensor's layout checked once
     std::atomic<bool> hostPool{false}; // the host attached its own CPU threadpool
 
 private:

@@ -1,6 +1,7 @@
 #include "probe_config.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include "util/error.h"
 #include "util/text.h"
@@ -11,6 +12,18 @@ std::string env(const char *name)
 {
     const char *v = std::getenv(name);
     return v ? v : "";
+}
+
+// A whole number of at least min from the environment, or nothing when it is unset.
+std::optional<int64_t> envNumber(const char *name, int64_t min, const std::string &what)
+{
+    const std::string v = env(name);
+    if (v.empty())
+        return std::nullopt;
+    const auto n = parseInt(v);
+    if (!n || *n < min)
+        throw Error(std::string(name) + " must be " + what);
+    return *n;
 }
 } // namespace
 
@@ -39,24 +52,12 @@ ProbeConfig readProbeConfig()
         const std::string level = env("LLMSCOPE_LOG_LEVEL");
         c.quiet = level == "error" || level == "fatal" || level == "critical";
         c.configFile = env("LLMSCOPE_CONFIG");
-        if (!env("LLMSCOPE_CONFIG_INTERVAL_MS").empty()) {
-            const auto ms = parseInt(env("LLMSCOPE_CONFIG_INTERVAL_MS"));
-            if (!ms || *ms < 0)
-                throw Error("LLMSCOPE_CONFIG_INTERVAL_MS must be a number of milliseconds");
+        if (const auto ms = envNumber("LLMSCOPE_CONFIG_INTERVAL_MS", 0, "a number of milliseconds"))
             c.configIntervalMs = static_cast<int>(*ms);
-        }
-        if (!env("LLMSCOPE_KEEP_MB").empty()) {
-            const auto mb = parseInt(env("LLMSCOPE_KEEP_MB"));
-            if (!mb || *mb < 0)
-                throw Error("LLMSCOPE_KEEP_MB must be a number of MiB");
+        if (const auto mb = envNumber("LLMSCOPE_KEEP_MB", 0, "a number of MiB"))
             c.keepBytes = uint64_t(*mb) << 20;
-        }
-        if (!env("LLMSCOPE_QUEUE_MB").empty()) {
-            const auto mb = parseInt(env("LLMSCOPE_QUEUE_MB"));
-            if (!mb || *mb < 1)
-                throw Error("LLMSCOPE_QUEUE_MB must be a positive number of MiB");
+        if (const auto mb = envNumber("LLMSCOPE_QUEUE_MB", 1, "a positive number of MiB"))
             c.queueBytes = uint64_t(*mb) << 20;
-        }
         Selection &s = c.selection;
         s.ids = OpIds::parse(env("LLMSCOPE_IDS"));
         s.opNames = parseOpNames(env("LLMSCOPE_OPNAME"));
