@@ -29,6 +29,17 @@ bool writesIntoView(const ggml_tensor *t)
     }
 }
 
+// Whether node t may have been computed into src's memory. Unknown before allocation: maybe.
+bool mayComputeOver(const ggml_tensor *t, const ggml_tensor *src)
+{
+    if (writesIntoView(t))
+        return false; // a write into a view changes its root: read that after the write
+    if (!t->data || !src->data)
+        return true;
+    const auto *a = static_cast<const char *>(t->data), *b = static_cast<const char *>(src->data);
+    return a < b + ggml().nbytes(src) && b < a + ggml().nbytes(t);
+}
+
 } // namespace
 
 std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
@@ -81,6 +92,7 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
             it.bytes = denseBytes(t);
             it.direct = isDirect(t);
         }
+        it.early = it.kind == ItemKind::Data && input && !before && mayComputeOver(g.nodes[size_t(node)].tensor, t);
         if (it.kind == ItemKind::Data) {
             plan->dataBytes += it.bytes;
             // Read after the whole graph, the tensor must hold what it held at this moment.
@@ -139,12 +151,17 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         plan->postBytes += it.bytes;
     }
     // Node by node, a node is asked for when its own tensors are wanted after it runs, or the
-    // next node's before it runs (then everything up to this node has been computed).
+    // next node's before it runs, early ones included (then everything up to this node has
+    // been computed).
     const bool after = sel.wantsTensor(false, true) || sel.wantsTensor(false, false);
     const bool before = sel.wantsTensor(true, true) || sel.wantsTensor(true, false);
+    std::vector<char> early(n, 0);
+    for (const PlanItem &it : plan->items)
+        early[size_t(it.node)] |= it.early;
     plan->ask.assign(n, 0);
     for (size_t i = 0; i < n; ++i)
-        plan->ask[i] = (plan->selected[i] && after) || (i + 1 < n && plan->selected[i + 1] && before);
+        plan->ask[i] = (plan->selected[i] && after) ||
+                       (i + 1 < n && plan->selected[i + 1] && (before || early[i + 1]));
     plan->topo = std::move(topo);
     return plan;
 }

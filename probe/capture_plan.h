@@ -32,6 +32,11 @@ struct PlanItem {
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
     uint64_t bytes = 0;  // dense payload bytes (Data and Weight)
     bool direct = false; // host memory laid out as the payload: one memcpy of `bytes` from data
+    // Node by node: an input after execution that the node may have computed over in place
+    // (ggml's allocator reuses an input's memory for the output), so taken when the node is
+    // asked for, before it runs: it holds then what the node reads, and the node changes
+    // nothing else.
+    bool early = false;
     uint64_t weightKey = 0; // Weight: the tensor and its data, for the statistics cache
     Tensor header;       // dtype, dims and engine attributes; no data
 };
@@ -40,7 +45,8 @@ struct CapturePlan {
     std::shared_ptr<const GraphTopology> topo;
     std::vector<PlanItem> items;
     // Per node: the items taken when the scheduler asks for it (before it runs) and when it
-    // has run, as [first, last) ranges into items.
+    // has run, as [first, last) ranges into items. Node by node, the early items of the second
+    // range are taken with the first.
     std::vector<std::pair<uint32_t, uint32_t>> atAsk, atEval;
     std::vector<char> selected; // per node
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it

@@ -91,9 +91,14 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
         const bool mine = plan.selected[size_t(i)];
         if (ask) {
             // Everything before node i is computed now (node i-1 was asked for when node i
-            // needs its "before" tensors), so its inputs are intact.
-            if (mine)
+            // needs its "before" tensors or early ones), so its inputs are intact.
+            if (mine) {
                 take(p, *s, plan.atAsk[size_t(i)]);
+                const auto [first, last] = plan.atEval[size_t(i)];
+                for (uint32_t k = first; k < last; ++k)
+                    if (plan.items[k].early)
+                        take(p, *s, {k, k + 1});
+            }
             const bool h = host(true);
             s->hostAsked[size_t(i)] = h;
             return h || plan.ask[size_t(i)];

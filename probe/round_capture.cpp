@@ -44,6 +44,8 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
     for (uint32_t k = first; k < last; ++k) {
         const PlanItem &it = plan.items[k];
         uint64_t &at = m_round.at[k];
+        if (at != CapturedRound::kNotTaken)
+            continue; // taken early (before its node ran)
         ++m_taken;
         if (it.kind == ItemKind::Header) {
             at = CapturedRound::kNoPayload;

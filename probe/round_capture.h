@@ -29,7 +29,7 @@ public:
     void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post);
     bool active() const { return m_round.plan != nullptr; }
     const CapturePlan &plan() const { return *m_round.plan; }
-    // Copies items [first, last). Returns true when the round has filled a batch worth
+    // Copies items [first, last) not taken yet. Returns true when the round has filled a batch worth
     // handing over before it ends (see takeBatch).
     bool take(uint32_t first, uint32_t last, std::unordered_set<uint64_t> &weightsSent);
     // What is taken so far, for the writer; the capture goes on with a fresh arena.

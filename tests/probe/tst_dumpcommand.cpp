@@ -50,7 +50,8 @@ QString onlyDump(const QString &out)
     return d.size() == 1 ? out + "/" + d[0] : QString();
 }
 
-// Every ADD node's output equals the sum of its two dumped inputs, exactly (fp32 addition).
+// Every ADD node's output equals the sum of its two dumped inputs (before or after execution),
+// exactly (fp32 addition).
 int checkAdds(const DumpIndex &idx)
 {
     std::map<std::string, std::vector<const TensorRecord *>> byOp;
@@ -61,6 +62,8 @@ int checkAdds(const DumpIndex &idx)
     for (const auto &[op, recs] : byOp) {
         const TensorRecord *in0 = nullptr, *in1 = nullptr, *out = nullptr;
         for (const auto *r : recs) {
+            if (r->before && !r->input)
+                continue; // an output before execution holds nothing yet
             if (r->input && r->index == 0) in0 = r;
             if (r->input && r->index == 1) in1 = r;
             if (!r->input && r->index == 0) out = r;
@@ -207,6 +210,58 @@ private slots:
         QVERIFY(sameFiles(bi, true) > 40);   // round 0 (the prompt): outputs after
         const auto decodeFiles = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
         QCOMPARE(size_t(decodeFiles), ni.tensors.size());
+    }
+
+    // Inputs after execution are what the node read, also where ggml's allocator let the node
+    // compute in place over an input (RMS norm into its multiply, the residual adds): read
+    // node by node they are taken before the node runs, read after the whole graph they are
+    // kept from being overwritten. Both ways give the same files, and every ADD adds up.
+    void inputsAfterExecutionAreWhatTheNodeRead()
+    {
+        const QString whole = m_dir.path() + "/after-whole", nodes = m_dir.path() + "/after-nodes",
+                      both = m_dir.path() + "/after-both";
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", whole, "-er", "0,1", "-time", "1"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", nodes, "-er", "0,1", "-time", "1",
+                              "--read", "node"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,1", "-time", "2"}).code, 0);
+        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both);
+        QCOMPARE(readProbeStatuses(w.toStdString()).at(0).roundsWholeGraph, uint64_t(2));
+        QCOMPARE(readProbeStatuses(n.toStdString()).at(0).roundsWholeGraph, uint64_t(0));
+        QCOMPARE(readProbeStatuses(b.toStdString()).at(0).roundsWholeGraph, uint64_t(0));
+        const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString());
+        QVERIFY(wi.problems.empty() && ni.problems.empty() && bi.problems.empty());
+        std::map<std::string, const TensorRecord *> byKey;
+        auto key = [](const TensorRecord &t) {
+            return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
+                   std::to_string(t.index);
+        };
+        for (const auto &t : wi.tensors)
+            byKey[key(t)] = &t;
+        auto differing = [&](const DumpIndex &other) {
+            QStringList out;
+            int compared = 0;
+            for (const auto &t : other.tensors) {
+                auto it = byKey.find(key(t));
+                if (t.before || !t.hasData || it == byKey.end())
+                    continue;
+                const Tensor x = readBin(it->second->path), y = readBin(t.path);
+                if (x.dims != y.dims || x.dtype != y.dtype || x.data != y.data)
+                    out << QString::fromStdString(t.path);
+                ++compared;
+            }
+            return std::make_pair(compared, out);
+        };
+        const auto withData = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.hasData; });
+        QVERIFY(withData > 100);
+        const auto [nCompared, nDiffer] = differing(ni);
+        QVERIFY2(nDiffer.isEmpty(), qPrintable(nDiffer.join(", ")));
+        QCOMPARE(nCompared, int(withData));
+        const auto [bCompared, bDiffer] = differing(bi);
+        QVERIFY2(bDiffer.isEmpty(), qPrintable(bDiffer.join(", ")));
+        QCOMPARE(bCompared, int(withData));
+        QVERIFY(checkAdds(wi) >= 4); // two residual adds per layer, two layers, two rounds
+        QVERIFY(checkAdds(ni) >= 4);
+        QVERIFY(checkAdds(bi) >= 4);
     }
 
     void statsCsvMatchesPerTensorFiles()
