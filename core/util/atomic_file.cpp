@@ -72,22 +72,31 @@ void writeFileAtomic(const std::string &path, const std::string &content, mode_t
 
 void makeDirs(const std::string &path, mode_t mode)
 {
-    if (path.empty())
+    std::string dir = path;
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    if (dir.empty())
         return;
-    size_t pos = 0;
-    for (;;) {
-        pos = path.find('/', pos + 1);
-        const std::string prefix = path.substr(0, pos);
-        if (!prefix.empty() && ::mkdir(prefix.c_str(), mode) == 0)
-            ::chmod(prefix.c_str(), mode); // exact mode whatever the umask
-        else if (!prefix.empty() && errno != EEXIST)
-            throw Error(sysError("cannot create folder", prefix));
-        if (pos == std::string::npos)
-            break;
+    // The folder itself first: a dump makes one per round under folders that exist already,
+    // and each mkdir of an existing parent is a system call.
+    if (::mkdir(dir.c_str(), mode) == 0) {
+        ::chmod(dir.c_str(), mode); // exact mode whatever the umask
+        return;
     }
+    if (errno == ENOENT) {
+        const size_t slash = dir.rfind('/');
+        if (slash != std::string::npos && slash > 0)
+            makeDirs(dir.substr(0, slash), mode);
+        if (::mkdir(dir.c_str(), mode) == 0) {
+            ::chmod(dir.c_str(), mode);
+            return;
+        }
+    }
+    if (errno != EEXIST)
+        throw Error(sysError("cannot create folder", dir));
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw Error("'" + path + "' exists and is not a folder");
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw Error("'" + dir + "' exists and is not a folder");
 }
 
 std::vector<uint8_t> readWholeFile(const std::string &path)

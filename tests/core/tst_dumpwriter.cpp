@@ -10,6 +10,7 @@
 #include "dump/dump_layout.h"
 #include "dump/dump_writer.h"
 #include "tensor/bin_file.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "../test_helpers.h"
 
@@ -147,6 +148,35 @@ private slots:
     }
 
     // A write that fails part way (here: the file-size limit) leaves no file that reads as valid.
+    // mkdir -p: nested folders with the exact mode, an existing one accepted, a file in the
+    // way refused with its name.
+    void makeDirsCreatesEachFolderOnce()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        llmscope::makeDirs(base + "/a/b/c/", 0700);
+        llmscope::makeDirs(base + "/a/b/c");
+        llmscope::makeDirs(base + "/a/b/d");
+        for (const char *p : {"/a", "/a/b", "/a/b/c", "/a/b/d"}) {
+            struct stat st {};
+            QVERIFY(::stat((base + p).c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+        }
+        struct stat st {};
+        QVERIFY(::stat((base + "/a/b/c").c_str(), &st) == 0);
+        QCOMPARE(int(st.st_mode & 0777), 0700);
+        QVERIFY(::stat((base + "/a/b/d").c_str(), &st) == 0);
+        QCOMPARE(int(st.st_mode & 0777), 0750);
+        llmscope::writeFileAtomic(base + "/a/file", std::string("x"));
+        for (const std::string &p : {base + "/a/file", base + "/a/file/x/y"}) {
+            try {
+                llmscope::makeDirs(p);
+                QFAIL("a file in the way was accepted");
+            } catch (const llmscope::Error &e) {
+                QVERIFY2(std::string(e.what()).find("/a/file") != std::string::npos, e.what());
+            }
+        }
+    }
+
     void failedWriteLeavesNothing()
     {
         QTemporaryDir dir;
