@@ -1,6 +1,7 @@
 #include "writer_thread.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 
 #include "buffer_pool.h"
 #include "tensor/stats.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace llmscope::probe {
@@ -166,8 +168,16 @@ void WriterThread::run()
             }
             continue;
         }
-        if (m_queue.empty())
-            return; // stopping, and everything is written
+        if (m_queue.empty()) { // stopping: the last round's statistics too
+            lock.unlock();
+            try {
+                flushCsv(false);
+            } catch (const std::exception &e) {
+                if (m_warn)
+                    m_warn(std::string("write failed: ") + e.what());
+            }
+            return;
+        }
         lastJob = std::chrono::steady_clock::now();
         std::deque<Job> batch;
         batch.swap(m_queue);
@@ -224,7 +234,7 @@ void WriterThread::execute(Job &job)
         } else if (job.kind == 1) {
             m_writer.writeText(job.path, job.text);
         } else {
-            flushCsv();
+            flushCsv(true);
             ProbeStatus &s = job.status;
             s.tensors = m_writer.tensorsWritten() + m_csvRows;
             s.bytes = m_writer.bytesWritten();
@@ -324,19 +334,39 @@ StatisticRow WriterThread::csvRow(int64_t round, const std::vector<std::string> 
 
 void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats)
 {
-    if (!m_csv.count(round) && !m_csv.empty())
-        flushCsv(); // a new round: the earlier ones are complete
-    appendStatisticCsvLine(m_csv[round], parts, round, stats);
+    auto it = m_csv.find(round);
+    if (it == m_csv.end()) {
+        flushCsv(false); // a new round: the earlier ones are complete
+        it = m_csv.emplace(round, std::string()).first;
+        // Rows of a round written already (another scheduler's graph ran in between): the
+        // file is rewritten whole with them.
+        std::error_code ec;
+        const std::string path = m_writer.root() + "/" + csvPath(round);
+        if (std::filesystem::exists(path, ec)) {
+            const std::vector<uint8_t> old = readWholeFile(path);
+            const std::string text(old.begin(), old.end());
+            const size_t body = text.find('\n');
+            if (body != std::string::npos)
+                it->second = text.substr(body + 1);
+        }
+    }
+    appendStatisticCsvLine(it->second, parts, round, stats);
     ++m_csvRows;
 }
 
-void WriterThread::flushCsv()
+std::string WriterThread::csvPath(int64_t round) const
 {
-    const std::string dir = "tensors/0_" + std::to_string(::getpid()) + "/";
+    return "tensors/0_" + std::to_string(::getpid()) + "/" + std::to_string(round) + "/statistic.csv";
+}
+
+void WriterThread::flushCsv(bool keepNewest)
+{
+    const std::string header = statisticCsvHeader();
     for (auto it = m_csv.begin(); it != m_csv.end();) {
-        m_writer.writeText(dir + std::to_string(it->first) + "/statistic.csv", statisticCsvHeader() + it->second);
-        // The newest round may still grow: it stays in memory and is rewritten whole later.
-        it = std::next(it) == m_csv.end() ? std::next(it) : m_csv.erase(it);
+        m_writer.writeText(csvPath(it->first), {header, it->second});
+        // Written once when complete; a status written mid-round keeps the newest round,
+        // which may still grow, to rewrite it whole later.
+        it = keepNewest && std::next(it) == m_csv.end() ? std::next(it) : m_csv.erase(it);
     }
 }
 

@@ -79,7 +79,9 @@ private:
     StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
                         bool before, bool input, int index, const Tensor &header) const;
     void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);
-    void flushCsv(); // writes every pending round; forgets all but the newest
+    // Writes every pending round's statistic.csv and forgets it; keepNewest: not the newest.
+    void flushCsv(bool keepNewest);
+    std::string csvPath(int64_t round) const; // relative to the dump root
     void waitForGap(); // while a crowded graph runs (bounded)
 
     DumpWriter m_writer;

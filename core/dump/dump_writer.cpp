@@ -97,11 +97,19 @@ void DumpWriter::ensureDir(const std::string &dir)
 
 void DumpWriter::writeText(const std::string &relativePath, const std::string &content)
 {
+    writeText(relativePath, {std::string_view(content)});
+}
+
+void DumpWriter::writeText(const std::string &relativePath, std::initializer_list<std::string_view> parts)
+{
     if (relativePath.find("..") != std::string::npos || relativePath.empty() || relativePath[0] == '/')
         throw Error("refusing to write '" + relativePath + "' outside the dump folder");
     const std::string path = m_root + "/" + relativePath;
     ensureDir(path.substr(0, path.rfind('/')));
-    writeFileAtomic(path, content);
+    std::vector<std::span<const uint8_t>> spans;
+    for (std::string_view p : parts)
+        spans.emplace_back(reinterpret_cast<const uint8_t *>(p.data()), p.size());
+    writeFileAtomic(path, spans);
 }
 
 } // namespace llmscope

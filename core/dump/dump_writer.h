@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -50,6 +52,8 @@ public:
                      bool input, int index, const Tensor &t);
     // Any other file of the dump (topology JSON, CSV), relative to root; parent folders made.
     void writeText(const std::string &relativePath, const std::string &content);
+    // The file is the parts one after the other (no joined copy).
+    void writeText(const std::string &relativePath, std::initializer_list<std::string_view> parts);
 
     uint64_t tensorsWritten() const { return m_tensors; }
     uint64_t bytesWritten() const { return m_bytes; }

@@ -1,12 +1,17 @@
 // The probe's writer thread on its own: when the target's graph threads fill every core, the
-// writer waits for the gap between graphs, but never indefinitely, and loses nothing.
+// writer waits for the gap between graphs, but never indefinitely, and loses nothing; each
+// round's statistic.csv holds every row given for it exactly once, however the rows come.
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
+#include <unistd.h>
+
+#include "util/atomic_file.h"
 #include "writer_thread.h"
 
 using namespace llmscope::probe;
@@ -25,6 +30,39 @@ std::chrono::milliseconds appears(const fs::path &p, std::chrono::milliseconds l
         std::this_thread::sleep_for(1ms);
     }
     return -1ms;
+}
+
+// One statistics row for round `round`: a float32 tensor [v, v] of op `op`.
+TensorJob csvJob(int64_t round, const std::string &op, float v)
+{
+    TensorJob j;
+    j.round = round;
+    j.folders = {"0_Layer", op};
+    j.csv = j.statsOnly = true;
+    j.opType = "ADD";
+    j.tensor.dtype = 0; // float32
+    j.tensor.dims = {2};
+    j.tensor.hasData = true;
+    j.tensor.data.resize(8);
+    std::memcpy(j.tensor.data.data(), &v, 4);
+    std::memcpy(j.tensor.data.data() + 4, &v, 4);
+    return j;
+}
+
+std::vector<std::string> lines(const fs::path &p)
+{
+    const auto bytes = llmscope::readWholeFile(p.string());
+    std::vector<std::string> out;
+    std::string line;
+    for (uint8_t c : bytes) {
+        if (c == '\n') {
+            out.push_back(line);
+            line.clear();
+        } else {
+            line += char(c);
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -85,6 +123,48 @@ private slots:
         QVERIFY(std::chrono::steady_clock::now() - start < 4000ms); // not 10 x 5 s
         for (int i = 0; i < 10; ++i)
             QVERIFY(fs::exists(root / ("d" + std::to_string(i) + ".txt")));
+    }
+
+    // Rows come round after round, a status is written in the middle of a round, and a round
+    // already written gets more rows (another scheduler's graph ran in between): every file
+    // ends with its header and each row once.
+    void statisticCsvHoldsEveryRowOnce()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        auto submit = [](WriterThread &w, TensorJob j) {
+            std::vector<TensorJob> v;
+            v.push_back(std::move(j));
+            w.submit(std::move(v));
+        };
+        {
+            WriterThread w(root.string(), 64 << 20, {});
+            submit(w, csvJob(1, "0_ADD", 1.0f));
+            submit(w, csvJob(1, "1_ADD", 2.0f));
+            w.submitStatus({});
+            submit(w, csvJob(1, "2_ADD", 3.0f));
+            submit(w, csvJob(2, "0_ADD", 4.0f));
+            submit(w, csvJob(1, "3_ADD", 5.0f)); // round 1 again
+            submit(w, csvJob(3, "0_ADD", 6.0f)); // the last round: written when the writer stops
+        }
+        const fs::path rounds = root / "tensors" / ("0_" + std::to_string(::getpid()));
+        const auto one = lines(rounds / "1" / "statistic.csv"), two = lines(rounds / "2" / "statistic.csv"),
+                   three = lines(rounds / "3" / "statistic.csv");
+        QCOMPARE(one.size(), size_t(5));
+        QCOMPARE(two.size(), size_t(2));
+        QCOMPARE(three.size(), size_t(2));
+        QCOMPARE(QString::fromStdString(one[0]), QString::fromStdString(llmscope::statisticCsvHeader()).trimmed());
+        QCOMPARE(one[0], two[0]);
+        const char *ops[] = {"0_ADD", "1_ADD", "2_ADD", "3_ADD"};
+        const char *maxima[] = {",1.000000,", ",2.000000,", ",3.000000,", ",5.000000,"};
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY2(one[size_t(i + 1)].find(std::string("0_Layer/") + ops[i]) != std::string::npos, one[size_t(i + 1)].c_str());
+            QVERIFY2(one[size_t(i + 1)].find(maxima[i]) != std::string::npos, one[size_t(i + 1)].c_str());
+        }
+        QVERIFY(two[1].find(",4.000000,") != std::string::npos);
+        // Nothing left behind from the atomic writes.
+        for (const auto &e : fs::recursive_directory_iterator(root))
+            QVERIFY2(e.path().filename().string().find(".tmp.") == std::string::npos, e.path().c_str());
     }
 
     // Whatever is queued when the writer stops is written, crowded graph or not.
