@@ -1,4 +1,3 @@
-#include <chrono>
 #include "compare/report.h"
 
 #include <cmath>
@@ -276,8 +275,6 @@ std::string writeCompareReports(const CompareResult &r, const std::string &dir, 
     std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
     const std::string base = dir + "/msit_cmp_report_" + stamp;
     // The two reports are independent: written side by side.
-    {auto t0=std::chrono::steady_clock::now(); auto a = msitReportCsv(r); auto t1=std::chrono::steady_clock::now(); auto b = compareReportJson(r); auto t2=std::chrono::steady_clock::now();
-    fprintf(stderr, "T csv %.4f json %.4f\n", std::chrono::duration<double>(t1-t0).count(), std::chrono::duration<double>(t2-t1).count());}
     auto json = std::async(std::launch::async, [&] { writeFileAtomic(base + ".json", compareReportJson(r)); });
     try {
         writeFileAtomic(base + ".csv", msitReportCsv(r));

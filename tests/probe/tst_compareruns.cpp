@@ -78,6 +78,9 @@ private slots:
         const Run r = llmscopeRun({"compare", "--golden-path", m_dir.path() + "/f32", "--my-path",
                                    m_dir.path() + "/corrupt", "-o", out});
         QCOMPARE(r.code, 1);
+        // Not on a terminal: no progress bar, and the summary is all there is.
+        QVERIFY2(r.err.startsWith("llmscope compare: "), qPrintable(r.err.left(200)));
+        QVERIFY2(r.err.trimmed().split('\n').last().startsWith("  report: "), qPrintable(r.err.right(200)));
         const QString layer = QString("%1_DecoderLayer").arg(kCorruptLayer + 1); // 0 is the embedding
         QVERIFY2(r.err.contains("first divergent: round 0, op " + QString::number(kCorruptLayer + 1) + "_"), qPrintable(r.err));
         QVERIFY2(r.err.contains("(" + layer + "/"), qPrintable(r.err));
