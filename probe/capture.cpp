@@ -83,13 +83,13 @@ void copyDense(const ggml_tensor *t, uint8_t *dst)
     const size_t span = api.nbytes(t);
     if (!t->data || !span)
         return;
+    if (isDirect(t)) {
+        std::memcpy(dst, t->data, span);
+        return;
+    }
     const int32_t acl = aclDtype(t->type);
-    const bool host = !t->buffer || (api.bufferIsHost && api.bufferIsHost(t->buffer));
-    if (acl < 0 || api.isContiguous(t)) {
-        if (host)
-            std::memcpy(dst, t->data, span);
-        else
-            api.tensorGet(t, dst, 0, span);
+    if (acl < 0 || api.isContiguous(t)) { // device memory laid out as the payload
+        api.tensorGet(t, dst, 0, span);
         return;
     }
     // Strided: fetch the span, then gather the elements in order.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
+#include "dump/dump_layout.h"
 #include "tensor/stats.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -356,7 +357,7 @@ void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, con
 
 std::string WriterThread::csvPath(int64_t round) const
 {
-    return "tensors/0_" + std::to_string(::getpid()) + "/" + std::to_string(round) + "/statistic.csv";
+    return roundFolder(0, ::getpid(), round) + "/statistic.csv";
 }
 
 void WriterThread::flushCsv(bool keepNewest)

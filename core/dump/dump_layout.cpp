@@ -28,6 +28,11 @@ std::string sanitizeName(std::string_view name)
     return out;
 }
 
+std::string roundFolder(int device, int64_t pid, int64_t exec)
+{
+    return "tensors/" + std::to_string(device) + "_" + std::to_string(pid) + "/" + std::to_string(exec);
+}
+
 std::string opFolderName(int index, std::string_view name)
 {
     return std::to_string(index) + "_" + sanitizeName(name);

@@ -16,6 +16,8 @@ std::string dumpFolderName(std::time_t when);
 // become '_', ".." cannot survive, empty becomes "_", and it is cut to 200 bytes.
 std::string sanitizeName(std::string_view name);
 
+// "tensors/{device}_{pid}/{exec}", relative to the msit_dump_* folder: one round's tensors.
+std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
 std::string tensorFileName(bool input, int index);           // "intensor0.bin"
 

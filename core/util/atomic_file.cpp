@@ -77,20 +77,22 @@ void makeDirs(const std::string &path, mode_t mode)
         dir.pop_back();
     if (dir.empty())
         return;
+    auto made = [&] {
+        if (::mkdir(dir.c_str(), mode) != 0)
+            return false;
+        ::chmod(dir.c_str(), mode); // exact mode whatever the umask
+        return true;
+    };
     // The folder itself first: a dump makes one per round under folders that exist already,
     // and each mkdir of an existing parent is a system call.
-    if (::mkdir(dir.c_str(), mode) == 0) {
-        ::chmod(dir.c_str(), mode); // exact mode whatever the umask
+    if (made())
         return;
-    }
     if (errno == ENOENT) {
         const size_t slash = dir.rfind('/');
         if (slash != std::string::npos && slash > 0)
             makeDirs(dir.substr(0, slash), mode);
-        if (::mkdir(dir.c_str(), mode) == 0) {
-            ::chmod(dir.c_str(), mode);
+        if (made())
             return;
-        }
     }
     if (errno != EEXIST)
         throw Error(sysError("cannot create folder", dir));
