@@ -14,19 +14,19 @@ constexpr uint64_t kBatchBytes = 64ull << 20; // a long prefill is handed over i
 
 uint64_t CapturedRound::bytes() const
 {
-    uint64_t n = arena.size() + 64 * at.size();
-    for (const auto &w : weights)
-        n += w.second.size();
-    return n;
+    return arena.size() + 64 * at.size() + sizeof(TensorStats) * stats.size();
 }
 
 void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post)
 {
     m_post = post;
-    m_left = post ? plan->postBytes : plan->dataBytes;
+    m_stats = plan->statsOnly;
+    m_left = m_stats ? 0 : post ? plan->postBytes : plan->dataBytes;
     m_round = CapturedRound{};
     m_round.round = round;
     m_round.at.assign(plan->items.size(), CapturedRound::kNotTaken);
+    if (m_stats)
+        m_round.stats.assign(plan->items.size(), std::nullopt);
     m_round.plan = std::move(plan);
     m_taken = 0;
     newArena();
@@ -51,11 +51,11 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
             at = CapturedRound::kNoPayload;
         } else if (it.kind == ItemKind::Weight) {
             at = CapturedRound::kNoPayload;
-            if (weightsSent.insert(it.weightKey).second) {
-                std::vector<uint8_t> payload(it.bytes);
-                copyDense(it.tensor, payload.data());
-                m_round.weights.emplace_back(k, std::move(payload));
-            }
+            if (weightsSent.insert(it.weightKey).second) // its contents never change
+                takeStats(k);
+        } else if (m_stats) {
+            at = CapturedRound::kNoPayload;
+            takeStats(k);
         } else if (m_post && it.alias >= 0) {
             at = m_round.at[size_t(it.alias)];
         } else {
@@ -73,6 +73,26 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
     return m_used >= kBatchBytes;
 }
 
+void RoundCapture::takeStats(uint32_t k)
+{
+    const PlanItem &it = m_round.plan->items[k];
+    if (m_round.stats.empty()) // a plan with payloads: the writer computes them
+        return;
+    if (m_post && it.alias >= 0 && it.kind == ItemKind::Data) { // the same bytes, read after the graph
+        m_round.stats[k] = m_round.stats[size_t(it.alias)];
+        return;
+    }
+    if (!it.tensor->data)
+        return;
+    const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);
+    if (!it.direct) {
+        m_scratch.resize(size_t(it.bytes));
+        copyDense(it.tensor, m_scratch.data());
+        data = m_scratch.data();
+    }
+    m_round.stats[k] = computeStats(it.header.dtype, data, it.header.elementCount());
+}
+
 CapturedRound RoundCapture::takeBatch()
 {
     CapturedRound out;
@@ -80,8 +100,7 @@ CapturedRound RoundCapture::takeBatch()
     out.plan = m_round.plan;
     out.arena = std::move(m_round.arena);
     out.arena.resize(size_t(m_used));
-    out.weights = std::move(m_round.weights);
-    m_round.weights.clear();
+    out.stats = m_round.stats; // per item, like `at`
     out.at.assign(m_round.at.size(), CapturedRound::kNotTaken);
     // Items of this batch go with it; later aliases of them can no longer share (new arena).
     for (size_t k = 0; k < m_round.at.size(); ++k) {

@@ -1,6 +1,8 @@
 // One round's tensors on their way from the target's thread to the writer: the plan says
 // what each item is, the arena holds the copied payloads, `at` where each one is. The target
-// copies each payload once into a pooled buffer and does nothing else with it.
+// copies each payload once into a pooled buffer and does nothing else with it; statistics
+// only, it computes them from the tensor's memory instead and hands over only the numbers
+// (one pass over the data either way, and the writer's core never touches it).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,17 +11,19 @@
 #include <vector>
 
 #include "capture_plan.h"
+#include "tensor/stats.h"
 
 namespace llmscope::probe {
 
 struct CapturedRound {
     static constexpr uint64_t kNotTaken = ~0ull;  // not reached (a graph stopped early)
-    static constexpr uint64_t kNoPayload = ~1ull; // taken without a payload here: a header, a known weight
+    static constexpr uint64_t kNoPayload = ~1ull; // taken without a payload: a header, statistics
     int64_t round = 0;
     std::shared_ptr<const CapturePlan> plan;
     std::vector<uint8_t> arena;
     std::vector<uint64_t> at; // per plan item: offset into arena, or one of the above
-    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> weights; // first sight of a weight: its payload
+    // Statistics-only plans: per item taken, its statistics (a weight's only at first sight).
+    std::vector<std::optional<TensorStats>> stats;
     uint64_t bytes() const;
 };
 
@@ -41,8 +45,10 @@ public:
 private:
     static constexpr uint64_t kHandedOver = ~2ull; // went with an earlier batch
     void newArena();
+    void takeStats(uint32_t k);
     CapturedRound m_round;
-    bool m_post = false, m_batches = false;
+    std::vector<uint8_t> m_scratch; // a tensor outside host memory, for its statistics
+    bool m_post = false, m_batches = false, m_stats = false;
     uint64_t m_used = 0, m_left = 0, m_taken = 0;
 };
 

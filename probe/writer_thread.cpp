@@ -1,5 +1,6 @@
 #include "writer_thread.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -263,24 +264,21 @@ void WriterThread::executeRound(CapturedRound &r)
         waitForGap(); // an atomic load unless a crowded graph runs
         try {
             const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
-            Tensor t = it.header;
-            const uint64_t count = t.elementCount();
+            const Tensor &h = it.header;
+            const uint64_t count = h.elementCount();
             std::optional<TensorStats> st;
-            const bool numeric = !t.attr(kEngineDTypeAttr).has_value(); // ggml block types have no statistics
+            const bool numeric = !h.attr(kEngineDTypeAttr).has_value(); // ggml block types have no statistics
             if (it.kind == ItemKind::Weight) {
                 auto cached = m_weightStats.find(it.weightKey);
-                if (cached == m_weightStats.end()) {
-                    std::optional<TensorStats> computed;
-                    for (const auto &w : r.weights)
-                        if (w.first == k && numeric)
-                            computed = computeStats(t.dtype, w.second.data(), count);
-                    cached = m_weightStats.emplace(it.weightKey, computed).first;
-                }
+                if (cached == m_weightStats.end()) // first sight: computed when taken
+                    cached = m_weightStats.emplace(it.weightKey, r.stats.empty() ? std::nullopt : r.stats[k]).first;
                 st = cached->second;
+            } else if (it.kind == ItemKind::Data && !r.stats.empty()) {
+                st = r.stats[k]; // computed when taken
             } else if (it.kind == ItemKind::Data && data && numeric && (plan.statsOnly || plan.addStats)) {
                 auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
                 if (added)
-                    known->second = computeStats(t.dtype, data, count);
+                    known->second = computeStats(h.dtype, data, count);
                 st = known->second;
             }
             const auto &folders = topo.folders(it.node);
@@ -292,10 +290,11 @@ void WriterThread::executeRound(CapturedRound &r)
                 auto &parts = m_rowParts[k];
                 if (!parts)
                     parts = statisticRowParts(
-                        csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, t));
+                        csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, h));
                 addCsvLine(r.round, *parts, st);
                 continue;
             }
+            Tensor t = h;
             if (it.kvSkipped) {
                 t.setAttr("llmscope_skipped", "kv_cache");
             } else if (plan.statsOnly) {
@@ -338,7 +337,8 @@ void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, con
     auto it = m_csv.find(round);
     if (it == m_csv.end()) {
         flushCsv(false); // a new round: the earlier ones are complete
-        it = m_csv.emplace(round, std::string()).first;
+        it = m_csv.emplace(round, std::move(m_csvSpare)).first;
+        it->second.clear();
         // Rows of a round written already (another scheduler's graph ran in between): the
         // file is rewritten whole with them.
         std::error_code ec;
@@ -367,7 +367,13 @@ void WriterThread::flushCsv(bool keepNewest)
         m_writer.writeText(csvPath(it->first), {header, it->second});
         // Written once when complete; a status written mid-round keeps the newest round,
         // which may still grow, to rewrite it whole later.
-        it = keepNewest && std::next(it) == m_csv.end() ? std::next(it) : m_csv.erase(it);
+        if (keepNewest && std::next(it) == m_csv.end()) {
+            ++it;
+            continue;
+        }
+        if (it->second.capacity() > m_csvSpare.capacity())
+            m_csvSpare = std::move(it->second);
+        it = m_csv.erase(it);
     }
 }
 

@@ -94,6 +94,9 @@ private:
     bool m_busy = false, m_stop = false, m_sleeping = false;
     uint64_t m_csvRows = 0;
     std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
+    // A written round's text, kept for the next round: its memory is reused rather than given
+    // back to the system and faulted in again every round.
+    std::string m_csvSpare;
     // The fixed parts of each plan item's CSV row, for the plan they were built from.
     std::shared_ptr<const CapturePlan> m_rowsPlan;
     std::vector<std::optional<StatisticRowParts>> m_rowParts;

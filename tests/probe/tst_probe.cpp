@@ -198,8 +198,11 @@ private slots:
                 continue;
             const auto want = computeStats(readBin(f.tensors[i].path));
             QVERIFY(want);
-            QCOMPARE(QString::fromStdString(formatStat(s.tensors[i].stats->mean)), QString::fromStdString(formatStat(want->mean)));
-            QCOMPARE(QString::fromStdString(formatStat(s.tensors[i].stats->max)), QString::fromStdString(formatStat(want->max)));
+            const TensorStats &got = *s.tensors[i].stats;
+            QCOMPARE(QString::fromStdString(formatStat(got.mean)), QString::fromStdString(formatStat(want->mean)));
+            QCOMPARE(QString::fromStdString(formatStat(got.max)), QString::fromStdString(formatStat(want->max)));
+            QCOMPARE(QString::fromStdString(formatStat(got.min)), QString::fromStdString(formatStat(want->min)));
+            QCOMPARE(QString::fromStdString(formatStat(got.l2norm)), QString::fromStdString(formatStat(want->l2norm)));
             ++compared;
         }
         QVERIFY(compared > 20);
