@@ -17,9 +17,9 @@
 namespace llmscope::probe {
 
 enum class ItemKind : uint8_t {
-    Data,   // payload copied (for tensors, statistics or both)
+    Data,   // payload copied (tensors, or tensors and statistics); statistics only: computed when taken
     Header, // described only: -sd, a skipped KV-cache view, an engine type under stats
-    Weight, // a weight: its statistics are computed once, its payload never changes
+    Weight, // a weight (statistics only): its statistics are computed at first sight, as it never changes
 };
 
 struct PlanItem {

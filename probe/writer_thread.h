@@ -1,6 +1,7 @@
 // The probe's disk side: one thread that owns the dump writer, so the target hands over a
 // copied tensor and goes on computing. The queue is bounded by bytes; when it is full the
-// target waits (nothing is dropped). Statistics are computed here, off the target's thread.
+// target waits (nothing is dropped). Statistics of copied payloads are computed here; a ggml
+// round with statistics only arrives with them computed (see RoundCapture).
 #pragma once
 #include <atomic>
 #include <chrono>
