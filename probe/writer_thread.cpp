@@ -1,6 +1,5 @@
 #include "writer_thread.h"
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 

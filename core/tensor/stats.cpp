@@ -27,9 +27,9 @@ struct Float32Sums {
 };
 
 // One aligned run of float32 values, vectorized (OpenMP SIMD reductions; the sums stay in
-// double) and built for the wider vector units too: the probe's writer thread spends most
-// of its time here with statistics of every node. A NaN fails both compares, so max and min
-// skip it as the general loop does.
+// double) and built for the wider vector units too: with statistics of every node the probe
+// runs this on the program's own thread. A NaN fails both compares, so max and min skip it as
+// the general loop does.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 Float32Sums sumFloat32(const float *v, uint64_t n)
 {
