@@ -45,7 +45,7 @@ struct SchedState {
     int lastAsked = -1;           // the last of them: the round is handed over after it
     int cursor = -1;              // the node the scheduler asked about or reported last
     RoundCapture capture;         // this round's tensors
-    std::unordered_set<uint64_t> weightsSent; // weights whose payload the writer has had
+    std::unordered_set<uint64_t> weightsSent; // weights whose statistics the writer has had
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
 };

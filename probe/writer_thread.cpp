@@ -276,7 +276,7 @@ void WriterThread::executeRound(CapturedRound &r)
                 st = cached->second;
             } else if (it.kind == ItemKind::Data && !r.stats.empty()) {
                 st = r.stats[k]; // computed when taken
-            } else if (it.kind == ItemKind::Data && data && numeric && (plan.statsOnly || plan.addStats)) {
+            } else if (it.kind == ItemKind::Data && data && numeric && plan.addStats) { // tensors and statistics
                 auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
                 if (added)
                     known->second = computeStats(h.dtype, data, count);
