@@ -65,13 +65,13 @@ void appendStatisticCsvLine(std::string &out, const StatisticRowParts &p, int64_
     out += round;
     out += p.afterExec;
     if (stats) {
-        out += formatStat(stats->max);
+        appendStat(out, stats->max);
         out += ',';
-        out += formatStat(stats->min);
+        appendStat(out, stats->min);
         out += ',';
-        out += formatStat(stats->mean);
+        appendStat(out, stats->mean);
         out += ',';
-        out += formatStat(stats->l2norm);
+        appendStat(out, stats->l2norm);
     } else {
         out += "N/A,N/A,N/A,N/A";
     }

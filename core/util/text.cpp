@@ -65,17 +65,45 @@ std::optional<uint64_t> parseUInt(std::string_view text)
     return v;
 }
 
+void appendStat(std::string &out, double v)
+{
+    if (std::isnan(v)) {
+        out += "nan";
+        return;
+    }
+    if (std::isinf(v)) {
+        out += v > 0 ? "inf" : "-inf";
+        return;
+    }
+    // printf's "%.6f" rounds the exact binary value. v * 1e6 is off from that by half an ulp
+    // at most, so where its fraction is clear of one half the nearest integer is the same
+    // one, and printing it is all integer work (the probe prints four of these per tensor).
+    // Magnitudes above 2^44 / 1e6 (about 1.8e7) and near-ties go the exact way.
+    const double x = std::fabs(v) * 1e6;
+    char buf[330]; // the longest double in fixed notation with six decimals
+    if (x < 0x1p44 && std::fabs(x - std::floor(x) - 0.5) > 0x1p-6) {
+        uint64_t n = uint64_t(x + 0.5);
+        char *end = buf + sizeof buf, *p = end;
+        for (int i = 0; i < 6; ++i, n /= 10)
+            *--p = char('0' + n % 10);
+        *--p = '.';
+        do
+            *--p = char('0' + n % 10);
+        while (n /= 10);
+        if (std::signbit(v))
+            *--p = '-';
+        out.append(p, end);
+        return;
+    }
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 6);
+    out.append(buf, r.ptr);
+}
+
 std::string formatStat(double v)
 {
-    if (std::isnan(v))
-        return "nan";
-    if (std::isinf(v))
-        return v > 0 ? "inf" : "-inf";
-    // printf's "%.6f", exactly (both round the exact binary value), several times faster: the
-    // probe formats four of these for every tensor it dumps statistics of.
-    char buf[330]; // the longest double in fixed notation with six decimals
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 6);
-    return std::string(buf, r.ptr);
+    std::string s;
+    appendStat(s, v);
+    return s;
 }
 
 } // namespace llmscope

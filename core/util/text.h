@@ -17,5 +17,7 @@ std::optional<int64_t> parseInt(std::string_view text);
 std::optional<uint64_t> parseUInt(std::string_view text);
 // msit's statistics text: six decimals, "nan"/"inf"/"-inf" for non-finite values.
 std::string formatStat(double v);
+void appendStat(std::string &out, double v); // the same, appended
+
 
 } // namespace llmscope

@@ -165,6 +165,12 @@ private slots:
             values.push_back(d(rng));
             values.push_back(d(rng) * 1e-5);
             values.push_back(double(float(d(rng) * 100)));
+            // Near the half-way points of the sixth decimal and around the fast path's limit.
+            const double tie = (double(int64_t(rng() % 40000000000ull)) + 0.5) / 1e6;
+            values.push_back(tie);
+            values.push_back(std::nextafter(tie, 0.0));
+            values.push_back(-std::nextafter(tie, 1e300));
+            values.push_back(std::ldexp(1.0 + double(rng() % 1000) / 1000, 24) * (i % 2 ? 1 : -1));
         }
         std::vector<char> want(400);
         for (double x : values) {
