@@ -1,5 +1,6 @@
 #include "writer_thread.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -341,10 +342,11 @@ void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, con
         it = m_csv.emplace(round, std::move(m_csvSpare)).first;
         it->second.clear();
         // Rows of a round written already (another scheduler's graph ran in between): the
-        // file is rewritten whole with them.
+        // file is rewritten whole with them. Rounds come in order, so a round newer than any
+        // written has no file yet (and a file left by an earlier process is not merged).
         std::error_code ec;
         const std::string path = m_writer.root() + "/" + csvPath(round);
-        if (std::filesystem::exists(path, ec)) {
+        if (round <= m_lastCsvWritten && std::filesystem::exists(path, ec)) {
             const std::vector<uint8_t> old = readWholeFile(path);
             const std::string text(old.begin(), old.end());
             const size_t body = text.find('\n');
@@ -366,6 +368,7 @@ void WriterThread::flushCsv(bool keepNewest)
     const std::string header = statisticCsvHeader();
     for (auto it = m_csv.begin(); it != m_csv.end();) {
         m_writer.writeText(csvPath(it->first), {header, it->second});
+        m_lastCsvWritten = std::max(m_lastCsvWritten, it->first);
         // Written once when complete; a status written mid-round keeps the newest round,
         // which may still grow, to rewrite it whole later.
         if (keepNewest && std::next(it) == m_csv.end()) {

@@ -98,6 +98,7 @@ private:
     // A written round's text, kept for the next round: its memory is reused rather than given
     // back to the system and faulted in again every round.
     std::string m_csvSpare;
+    int64_t m_lastCsvWritten = -1; // the newest round whose statistic.csv this process wrote
     // The fixed parts of each plan item's CSV row, for the plan they were built from.
     std::shared_ptr<const CapturePlan> m_rowsPlan;
     std::vector<std::optional<StatisticRowParts>> m_rowParts;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <unistd.h>
@@ -137,6 +138,10 @@ private slots:
             v.push_back(std::move(j));
             w.submit(std::move(v));
         };
+        const fs::path rounds = root / "tensors" / ("0_" + std::to_string(::getpid()));
+        // A file an earlier process with the same pid left is replaced, not merged.
+        fs::create_directories(rounds / "2");
+        std::ofstream(rounds / "2" / "statistic.csv") << llmscope::statisticCsvHeader() << "stale row\n";
         {
             WriterThread w(root.string(), 64 << 20, {});
             submit(w, csvJob(1, "0_ADD", 1.0f));
@@ -147,7 +152,6 @@ private slots:
             submit(w, csvJob(1, "3_ADD", 5.0f)); // round 1 again
             submit(w, csvJob(3, "0_ADD", 6.0f)); // the last round: written when the writer stops
         }
-        const fs::path rounds = root / "tensors" / ("0_" + std::to_string(::getpid()));
         const auto one = lines(rounds / "1" / "statistic.csv"), two = lines(rounds / "2" / "statistic.csv"),
                    three = lines(rounds / "3" / "statistic.csv");
         QCOMPARE(one.size(), size_t(5));
@@ -161,7 +165,7 @@ private slots:
             QVERIFY2(one[size_t(i + 1)].find(std::string("0_Layer/") + ops[i]) != std::string::npos, one[size_t(i + 1)].c_str());
             QVERIFY2(one[size_t(i + 1)].find(maxima[i]) != std::string::npos, one[size_t(i + 1)].c_str());
         }
-        QVERIFY(two[1].find(",4.000000,") != std::string::npos);
+        QVERIFY(two[1].find(",4.000000,") != std::string::npos); // and not the stale row
         // Nothing left behind from the atomic writes.
         for (const auto &e : fs::recursive_directory_iterator(root))
             QVERIFY2(e.path().filename().string().find(".tmp.") == std::string::npos, e.path().c_str());
