@@ -73,9 +73,11 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     for (const auto &s : statuses) {
         finished = finished && s.finished;
         const QString dumped = s.roundsDumped
-                                   ? QStringLiteral("%1 dumped (%2-%3; read %4 after the whole graph, %5 node by node)")
-                                         .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsWholeGraph)
-                                         .arg(s.roundsDumped - s.roundsWholeGraph)
+                                   ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
+                                                    "%6 node by node)")
+                                         .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsInline)
+                                         .arg(s.roundsWholeGraph)
+                                         .arg(s.roundsDumped - s.roundsWholeGraph - s.roundsInline)
                                    : QStringLiteral("none dumped");
         say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
                            "%6 tensors written, %7 skipped\n")

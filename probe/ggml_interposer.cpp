@@ -11,6 +11,7 @@
 #include "capture.h"
 #include "dump/topology.h"
 #include "ggml_api.h"
+#include "inline_reader.h"
 #include "probe.h"
 #include "tensor/stats.h"
 
@@ -39,11 +40,7 @@ bool layoutMatches(const ggml_tensor *t)
     return api.getName(t) == t->name && api.nelements(t) == n;
 }
 
-void take(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range)
-{
-    if (range.first < range.second && s.capture.take(range.first, range.second, s.weightsSent) && p.writer())
-        p.writer()->submitRound(s.capture.takeBatch()); // a long prefill: hand over what is there
-}
+void take(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range) { takeItems(p, s, range); }
 
 // Checked on the first tensor seen; threads that race here check the same thing twice.
 bool checkLayout(Probe &p, const ggml_tensor *t)
@@ -184,6 +181,27 @@ CpuThreads &cpuThreads()
     return *c;
 }
 
+// The thread count llama.cpp last set for the scheduler's only backend; 0 when not known.
+int soleBackendThreads(ggml_backend_sched_t sched)
+{
+    const GgmlApi &api = ggml();
+    if (!api.schedNBackends || !api.schedBackend || api.schedNBackends(sched) != 1)
+        return 0;
+    CpuThreads &ct = cpuThreads();
+    std::lock_guard lock(ct.mutex);
+    auto it = ct.threads.find(api.schedBackend(sched, 0));
+    return it == ct.threads.end() ? 0 : it->second;
+}
+
+bool readsInline(const ProbeConfig &c, ggml_backend_sched_t sched, bool atAlloc)
+{
+    if (c.read != ReadMode::Auto && c.read != ReadMode::Inline)
+        return false;
+    const int threads = soleBackendThreads(sched);
+    // At the first allocation llama.cpp has not set the count yet: expect it to be one.
+    return inlineUsable(sched, threads == 0 && atAlloc ? 1 : threads);
+}
+
 // Before the scheduler allocates a new graph for a round the selection dumps: the tensors to
 // be read after the whole graph are marked as graph outputs, and the scheduler re-plans its
 // memory so that none of them is overwritten by a later node. Graphs reused by the host keep
@@ -196,7 +214,8 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
         return;
     auto sel = p.selectionForRound();
-    if (!sel->selectsRound(p.nextRound) || !sel->selectsDevice(0) || c.read == ReadMode::Node)
+    if (!sel->selectsRound(p.nextRound) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
+        c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
     ensureTopology(s, graph);
     auto plan = CapturePlan::build(s.topo, *sel, c);
@@ -253,11 +272,15 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     const CapturePlan &plan = *s.plan;
     const size_t n = plan.selected.size();
+    s.inlineRead = false;
     if (s.dumping) {
         s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel;
+        s.inlineRead = !s.post && readsInline(c, sched, false);
         s.capture.start(s.round, s.plan, s.post);
         if (s.post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
+        } else if (s.inlineRead) {
+            install(s, sched, s.hostCb); // the scheduler computes the graph as without the probe
         } else {
             s.hostAsked.assign(n, 0);
             for (size_t i = 0; i < n; ++i)
@@ -279,7 +302,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     uint64_t selected = 0;
     for (char x : plan.selected)
         selected += x != 0;
-    p.noteRound(s.round, s.dumping, n, selected, s.post);
+    p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead);
 }
 
 // A post round: the graph has run whole; every wanted tensor is read now.
@@ -434,7 +457,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
-    SchedState *post = nullptr;
+    SchedState *post = nullptr, *inl = nullptr;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
@@ -446,6 +469,10 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
                     attachThreadpool(p, sched, s);
                 if (s.dumping && s.post)
                     post = &s;
+                if (s.dumping && s.inlineRead) {
+                    inl = &s;
+                    inlineRoundBegin(s);
+                }
             }
         } catch (const std::exception &e) {
             p.disable(std::string("topology failed: ") + e.what());
@@ -457,6 +484,16 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     const ggml_status status = api.graphComputeAsync(sched, graph);
     if (writer)
         writer->graphEnded();
+    if (inl) {
+        try {
+            if (inlineRoundEnd(p, *inl, int(inl->capture.plan().topo->nodes.size())))
+                p.handOver(*inl);
+            else
+                p.dropRound(*inl);
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+        }
+    }
     if (post && p.active()) {
         try {
             if (status == GGML_STATUS_SUCCESS)
@@ -468,6 +505,17 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
         }
     }
     return status;
+}
+
+// Each backend compute of a scheduler's graph (a split, or the stretch between two nodes the
+// host's callback asks for): rounds read inline follow the CPU backend's nodes here.
+LLMSCOPE_EXPORT ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, ggml_cgraph *graph)
+{
+    using Fn = ggml_status (*)(ggml_backend_t, ggml_cgraph *);
+    static const Fn real = reinterpret_cast<Fn>(findRealSymbol("ggml_backend_graph_compute_async"));
+    if (!real)
+        return GGML_STATUS_FAILED; // nothing to forward to: cannot happen in a process that uses ggml
+    return inlineBackendCompute(backend, graph, real);
 }
 
 LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
@@ -506,6 +554,8 @@ LLMSCOPE_EXPORT void *ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, 
         c.realSetNThreads = reinterpret_cast<decltype(c.realSetNThreads)>(fn);
         return reinterpret_cast<void *>(&setNThreads);
     }
+    if (std::strcmp(name, "ggml_backend_set_abort_callback") == 0 && dumpsAnything(Probe::get().config()))
+        return wrapSetAbortCallback(fn);
     if (std::strcmp(name, "ggml_backend_cpu_set_threadpool") == 0 &&
         (!c.realSetThreadpool || c.realSetThreadpool == reinterpret_cast<decltype(c.realSetThreadpool)>(fn))) {
         c.realSetThreadpool = reinterpret_cast<decltype(c.realSetThreadpool)>(fn);

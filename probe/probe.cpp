@@ -110,13 +110,15 @@ std::shared_ptr<const Selection> Probe::selectionForRound()
     return m_selection;
 }
 
-void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph)
+void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph,
+                      bool inlineRead)
 {
     std::unique_lock note(m_noteMutex);
     ++m_status.rounds;
     if (dumping) {
         ++m_status.roundsDumped;
         m_status.roundsWholeGraph += wholeGraph ? 1 : 0;
+        m_status.roundsInline += inlineRead ? 1 : 0;
         if (m_status.firstDumped < 0)
             m_status.firstDumped = round;
         m_status.lastDumped = round;
@@ -143,6 +145,18 @@ void Probe::handOver(SchedState &s)
         m_writer->submitRound(s.capture.finish());
     else
         giveBuffer(std::move(s.capture.finish().arena));
+}
+
+void Probe::dropRound(SchedState &s)
+{
+    if (s.capture.active())
+        giveBuffer(std::move(s.capture.finish().arena));
+}
+
+void takeItems(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range)
+{
+    if (range.first < range.second && s.capture.take(range.first, range.second, s.weightsSent) && p.writer())
+        p.writer()->submitRound(s.capture.takeBatch()); // a long prefill: hand over what is there
 }
 
 void Probe::handOver(std::vector<TensorJob> &pending)

@@ -38,6 +38,10 @@ struct SchedState {
     int64_t round = -1;
     bool dumping = false;         // this round is selected
     bool post = false;            // and is read after the whole graph has run
+    bool inlineRead = false;      // or as ggml's CPU backend computes each node (inline_reader.h)
+    int inlineNext = 0;           // inline: the first node no backend compute has covered yet
+    bool inlineFailed = false;    // inline: the round cannot be read (nothing taken is valid)
+    bool inlineStopped = false;   // inline: the graph stopped early (host callback, failure)
     int cancelledAfter = -1;      // post rounds: the host's callback stopped the graph after this node
     std::shared_ptr<const Selection> selection; // fixed for the round
     std::vector<char> hostAsked;  // per node: the host asked for it too
@@ -49,6 +53,10 @@ struct SchedState {
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
 };
+
+class Probe;
+// Takes the plan items [first, last) of the round; hands a long prefill's full batch over.
+void takeItems(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range);
 
 class Probe {
 public:
@@ -64,9 +72,11 @@ public:
     // returns the selection for this round.
     std::shared_ptr<const Selection> selectionForRound();
     // Call under mutex: counts the round and refreshes the status file now and then.
-    void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false);
+    void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
+                   bool inlineRead = false);
     void writeStatus(bool finished);
     void handOver(SchedState &s); // the round captured so far, to the writer thread
+    void dropRound(SchedState &s); // the round captured so far, discarded
     void handOver(std::vector<TensorJob> &pending);
 
     std::mutex mutex; // guards scheds, topology and counters

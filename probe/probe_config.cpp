@@ -47,8 +47,9 @@ ProbeConfig readProbeConfig()
         const std::string read = env("LLMSCOPE_READ");
         if (read == "graph") c.read = ReadMode::Graph;
         else if (read == "node") c.read = ReadMode::Node;
+        else if (read == "inline") c.read = ReadMode::Inline;
         else if (!read.empty() && read != "auto")
-            throw Error("LLMSCOPE_READ must be auto, graph or node, not '" + read + "'");
+            throw Error("LLMSCOPE_READ must be auto, inline, graph or node, not '" + read + "'");
         const std::string level = env("LLMSCOPE_LOG_LEVEL");
         c.quiet = level == "error" || level == "fatal" || level == "critical";
         c.configFile = env("LLMSCOPE_CONFIG");

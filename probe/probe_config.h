@@ -8,10 +8,11 @@
 
 namespace llmscope::probe {
 
-// How a dumped round's tensors are read: as each node is computed (from the eval callback),
-// or after the whole graph with the wanted tensors kept as graph outputs; auto keeps them
-// unless they take more than keepBytes.
-enum class ReadMode { Auto, Graph, Node };
+// How a dumped round's tensors are read: as ggml's CPU backend computes each node (one
+// thread, inline_reader.h), as the scheduler hands over each node (its eval callback), or
+// after the whole graph with the wanted tensors kept as graph outputs. Auto reads inline
+// where it can, else keeps them unless they take more than keepBytes; inline never keeps.
+enum class ReadMode { Auto, Graph, Node, Inline };
 
 struct ProbeConfig {
     bool active = false;        // false: pass everything through
@@ -24,7 +25,7 @@ struct ProbeConfig {
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views
     bool quiet = false;         // LLMSCOPE_LOG_LEVEL error or above: warnings only in the status file
     bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool
-    ReadMode read = ReadMode::Auto; // LLMSCOPE_READ: auto, graph or node
+    ReadMode read = ReadMode::Auto; // LLMSCOPE_READ: auto, inline, graph or node
     uint64_t keepBytes = 64ull << 20; // LLMSCOPE_KEEP_MB: auto keeps at most this much a graph
     std::string configFile;     // LLMSCOPE_CONFIG: msit's -config file, re-read while running
     int configIntervalMs = 5000; // LLMSCOPE_CONFIG_INTERVAL_MS: msit re-reads every 5 s

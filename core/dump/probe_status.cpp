@@ -14,6 +14,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
                      {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
                      {"rounds_whole_graph", s.roundsWholeGraph},
+                     {"rounds_inline", s.roundsInline},
                      {"first_dumped", s.firstDumped}, {"last_dumped", s.lastDumped},
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
@@ -31,6 +32,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.rounds = j.at("rounds").get<uint64_t>();
         s.roundsDumped = j.at("rounds_dumped").get<uint64_t>();
         s.roundsWholeGraph = j.value("rounds_whole_graph", uint64_t(0));
+        s.roundsInline = j.value("rounds_inline", uint64_t(0));
         s.firstDumped = j.value("first_dumped", int64_t(-1));
         s.lastDumped = j.value("last_dumped", int64_t(-1));
         s.opsSeen = j.at("ops_seen").get<uint64_t>();

@@ -11,7 +11,8 @@ struct ProbeStatus {
     int64_t pid = 0;
     uint64_t rounds = 0;          // graph computes seen
     uint64_t roundsDumped = 0;    // of those, rounds the selection chose
-    uint64_t roundsWholeGraph = 0; // of those, read after the whole graph ran (else node by node)
+    uint64_t roundsWholeGraph = 0; // of those, read after the whole graph ran
+    uint64_t roundsInline = 0;    // read as ggml's CPU backend computed each node (the rest: node by node)
     int64_t firstDumped = -1, lastDumped = -1;
     uint64_t opsSeen = 0;         // nodes of the largest graph looked at
     uint64_t opsSelected = 0;     // of those, selected in at least one dumped round

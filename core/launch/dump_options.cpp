@@ -154,8 +154,8 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.statsCsv = true;
         } else if (a == "--read") {
             o.readMode = toLower(value());
-            if (!contains({"auto", "graph", "node"}, o.readMode))
-                throw Error("--read: '" + o.readMode + "' is not one of auto, graph, node");
+            if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
+                throw Error("--read: '" + o.readMode + "' is not one of auto, inline, graph, node");
         } else if (a == "--timeout") {
             o.timeoutSeconds = parseChoice("--timeout", value(), 1, 7 * 24 * 3600);
         } else {
@@ -242,10 +242,12 @@ llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)
   --stats-csv             with --type stats: one statistic.csv per round (msProbe's columns)
                           instead of one file per tensor; much faster for long runs
-  --read MODE             how the probe reads tensors: node (as each node is computed),
-                          graph (after the whole graph, the wanted tensors kept by ggml) or
-                          auto (default: graph, but node for graphs whose wanted tensors
-                          take over 64 MiB, such as long prompts)
+  --read MODE             how the probe reads tensors: inline (as ggml's CPU backend
+                          computes each node; one thread, else as node), node (the
+                          scheduler hands over each node), graph (after the whole graph,
+                          the wanted tensors kept by ggml) or auto (default: inline where
+                          it can, else graph, but node for graphs whose wanted tensors take
+                          over 64 MiB, such as long prompts)
   --timeout SECONDS       stop the target after SECONDS (the dump keeps what was written)
 )";
 }

@@ -108,7 +108,7 @@ private slots:
         const QString root = onlyDump(out);
         QVERIFY(!root.isEmpty());
         QVERIFY2(r.err.contains("dump:        " + root), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; read 2 after the whole graph, 0 node by node\\); "
+        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; read 2 inline, 0 after the whole graph, 0 node by node\\); "
                                                    "\\d+ operations seen, \\d+ selected")),
                  qPrintable(r.err));
         QVERIFY(r.out.contains("tokens:")); // the target's own output passes through
@@ -156,19 +156,25 @@ private slots:
         QVERIFY(checkAdds(idx) >= 2);
     }
 
-    // Rounds whose graph was allocated for them are read after the whole graph has run (the
-    // wanted tensors kept as graph outputs); rounds on a graph the host reuses from an
-    // unselected round, "before" outputs, and every round with --read node, are read node by
-    // node. Every way gives the same files.
+    // With --read graph, rounds whose graph was allocated for them are read after the whole
+    // graph has run (the wanted tensors kept as graph outputs); rounds on a graph the host
+    // reuses from an unselected round, "before" outputs, and every round with --read node, are
+    // read node by node. By default every round of the one-thread target is read inline, as
+    // ggml's CPU backend computes each node, "before" outputs too. Every way gives the same
+    // files.
     void wholeGraphAndNodeByNodeReadTheSame()
     {
         const QString whole = m_dir.path() + "/whole", nodes = m_dir.path() + "/nodes", both = m_dir.path() + "/both",
-                      byNode = m_dir.path() + "/bynode";
-        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2"}).code, 0);
+                      byNode = m_dir.path() + "/bynode", inl = m_dir.path() + "/inline",
+                      inlBoth = m_dir.path() + "/inline-both";
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3", "--read", "graph"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3", "--read", "graph"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2", "--read", "graph"}).code, 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", byNode, "-er", "0,3", "--read", "node"}).code, 0);
-        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both), a = onlyDump(byNode);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", inl, "-er", "0,3"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", inlBoth, "-er", "0,0", "-time", "2"}).code, 0);
+        const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both), a = onlyDump(byNode),
+                      l = onlyDump(inl), lb = onlyDump(inlBoth);
         auto status = [](const QString &root) { return readProbeStatuses(root.toStdString()).at(0); };
         QCOMPARE(status(w).roundsDumped, uint64_t(4));
         QCOMPARE(status(w).roundsWholeGraph, uint64_t(4));
@@ -177,8 +183,13 @@ private slots:
         QCOMPARE(status(b).roundsWholeGraph, uint64_t(0)); // outputs before execution
         QCOMPARE(status(a).roundsDumped, uint64_t(4));
         QCOMPARE(status(a).roundsWholeGraph, uint64_t(0)); // --read node
+        QCOMPARE(status(a).roundsInline, uint64_t(0));
+        QCOMPARE(status(l).roundsDumped, uint64_t(4));
+        QCOMPARE(status(l).roundsInline, uint64_t(4));
+        QCOMPARE(status(lb).roundsInline, uint64_t(1));
+        QVERIFY(status(l).warnings.empty() && status(lb).warnings.empty());
         const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString()),
-                        ai = scanDump(a.toStdString());
+                        ai = scanDump(a.toStdString()), li = scanDump(l.toStdString()), lbi = scanDump(lb.toStdString());
         auto key = [](const TensorRecord &t) {
             return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
                    std::to_string(t.index);
@@ -208,19 +219,40 @@ private slots:
         QCOMPARE(sameFiles(ai, false), int(std::count_if(ai.tensors.begin(), ai.tensors.end(),
                                                          [](const TensorRecord &t) { return t.hasData; })));
         QVERIFY(sameFiles(bi, true) > 40);   // round 0 (the prompt): outputs after
+        QCOMPARE(li.tensors.size(), wi.tensors.size());
+        QCOMPARE(sameFiles(li, false), int(std::count_if(li.tensors.begin(), li.tensors.end(),
+                                                         [](const TensorRecord &t) { return t.hasData; })));
+        // Before and after, inputs and outputs: inline and node by node byte for byte.
+        QCOMPARE(lbi.tensors.size(), bi.tensors.size());
+        std::map<std::string, const TensorRecord *> nodeWise;
+        for (const auto &t : bi.tensors)
+            nodeWise[key(t)] = &t;
+        int same = 0;
+        for (const auto &t : lbi.tensors) {
+            auto it = nodeWise.find(key(t));
+            QVERIFY2(it != nodeWise.end(), t.path.c_str());
+            if (!t.hasData)
+                continue;
+            const Tensor x = readBin(it->second->path), y = readBin(t.path);
+            QVERIFY2(x.dims == y.dims && x.dtype == y.dtype && x.data == y.data, t.path.c_str());
+            ++same;
+        }
+        QVERIFY(same > 100);
         const auto decodeFiles = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
         QCOMPARE(size_t(decodeFiles), ni.tensors.size());
     }
 
     // Inputs after execution are what the node read, also where ggml's allocator let the node
     // compute in place over an input (RMS norm into its multiply, the residual adds): read
-    // node by node they are taken before the node runs, read after the whole graph they are
-    // kept from being overwritten. Both ways give the same files, and every ADD adds up.
+    // node by node and inline they are taken before the node runs, read after the whole graph
+    // they are kept from being overwritten. Every way gives the same files, and every ADD adds
+    // up.
     void inputsAfterExecutionAreWhatTheNodeRead()
     {
         const QString whole = m_dir.path() + "/after-whole", nodes = m_dir.path() + "/after-nodes",
                       both = m_dir.path() + "/after-both";
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", whole, "-er", "0,1", "-time", "1"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", whole, "-er", "0,1", "-time", "1",
+                              "--read", "graph"}).code, 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", nodes, "-er", "0,1", "-time", "1",
                               "--read", "node"}).code, 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,1", "-time", "2"}).code, 0);
@@ -228,6 +260,7 @@ private slots:
         QCOMPARE(readProbeStatuses(w.toStdString()).at(0).roundsWholeGraph, uint64_t(2));
         QCOMPARE(readProbeStatuses(n.toStdString()).at(0).roundsWholeGraph, uint64_t(0));
         QCOMPARE(readProbeStatuses(b.toStdString()).at(0).roundsWholeGraph, uint64_t(0));
+        QCOMPARE(readProbeStatuses(b.toStdString()).at(0).roundsInline, uint64_t(2)); // by default
         const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString());
         QVERIFY(wi.problems.empty() && ni.problems.empty() && bi.problems.empty());
         std::map<std::string, const TensorRecord *> byKey;

@@ -84,32 +84,49 @@ private slots:
         // msit's default moments (inputs before, outputs after) of every node but the KV-cache
         // views, statistics of every round, each way of reading: still bit for bit, and each
         // round read the way expected.
-        auto statsRun = [&](const QString &name, QMap<QString, QString> vars, uint64_t wholeGraphRounds) {
+        auto statsRun = [&](const QString &name, QMap<QString, QString> vars, uint64_t wholeGraphRounds,
+                            uint64_t inlineRounds, QStringList args = {}) {
             vars.insert("LLMSCOPE_ER", "all");
             vars.insert("LLMSCOPE_TYPE", "stats");
             const QString dir = m_dir.path() + "/" + name;
-            const auto r = native(dir, vars, {"--logits"});
+            const auto r = native(dir, vars, QStringList{"--logits"} + args);
             QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
-            QCOMPARE(r.tokens, plain.tokens);
-            QCOMPARE(r.logits, plain.logits);
+            const auto want = args.isEmpty() ? plain
+                                             : engine::run(kBin + "/llmscope-sample-generate",
+                                                           QStringList{"-m", m_model, "-n", "3", "--logits"} + args);
+            QCOMPARE(r.tokens, want.tokens);
+            QCOMPARE(r.logits, want.logits);
             const auto st = readProbeStatuses(dir.toStdString());
             QCOMPARE(st.size(), size_t(1));
             QCOMPARE(st[0].roundsDumped, uint64_t(3));
             QCOMPARE(st[0].roundsWholeGraph, wholeGraphRounds);
+            QCOMPARE(st[0].roundsInline, inlineRounds);
+            QVERIFY(st[0].warnings.empty());
         };
+        // By default, as ggml's CPU backend computes each node (one thread), which also turns
+        // off the fusing while the graph runs.
+        statsRun("inline", {}, 0, 3);
+        if (QTest::currentTestFailed())
+            return;
         // After the whole graph, the tensors kept as graph outputs (which turns off ggml's
         // fusing of RMS norm and multiply).
-        statsRun("whole", {}, 3);
+        statsRun("whole", {{"LLMSCOPE_READ", "graph"}}, 3, 0);
         if (QTest::currentTestFailed())
             return;
-        // As each node is computed, with a persistent one-thread pool.
-        statsRun("nodes", {{"LLMSCOPE_READ", "node"}}, 0);
+        // As the scheduler hands over each node.
+        statsRun("nodes", {{"LLMSCOPE_READ", "node"}}, 0, 0);
         if (QTest::currentTestFailed())
             return;
-        // By default a graph whose wanted tensors would grow ggml's compute buffer by more than
-        // LLMSCOPE_KEEP_MB (64) is read node by node: here the prompt's, over 1 MiB, and not a
-        // decoded token's.
-        statsRun("capped", {{"LLMSCOPE_KEEP_MB", "1"}}, 2);
+        // Two threads: ggml-cpu's callback comes before the other thread has finished the
+        // node, so by default rounds are read after the whole graph instead, but the prompt's:
+        // its graph was allocated before llama.cpp set the thread count, so the probe expected
+        // one thread and kept nothing, and read it node by node (with a persistent pool)...
+        statsRun("threads", {}, 2, 0, {"-t", "2"});
+        if (QTest::currentTestFailed())
+            return;
+        // ...as it reads any graph whose wanted tensors would grow ggml's compute buffer by
+        // more than LLMSCOPE_KEEP_MB (64): with 0, every one.
+        statsRun("capped", {{"LLMSCOPE_KEEP_MB", "0"}}, 0, 0, {"-t", "2"});
     }
 
     // ffn_inp-0 = attn_out-0 + layer input, and RMS norm, from the dumped tensors alone.
@@ -241,7 +258,7 @@ private slots:
                 exported << f[2];
         }
         exported.sort();
-        QCOMPARE(exported, (QStringList{"ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
+        QCOMPARE(exported, (QStringList{"ggml_backend_graph_compute_async", "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
                                         "ggml_backend_sched_free",
                                         "ggml_backend_sched_graph_compute_async",
                                         "ggml_backend_sched_set_eval_callback", "llmscope_probe_begin_round",
@@ -259,7 +276,7 @@ private slots:
         QCOMPARE(r.tokens.size(), size_t(3));
         const auto m = native(root, {{"LLMSCOPE_READ", "sometimes"}});
         QCOMPARE(m.exitCode, 0);
-        QVERIFY(m.stderrText.contains("[llmscope] invalid setting (LLMSCOPE_READ must be auto, graph or node"));
+        QVERIFY(m.stderrText.contains("[llmscope] invalid setting (LLMSCOPE_READ must be auto, inline, graph or node"));
         QVERIFY(!QDir(root).exists());
         QCOMPARE(m.tokens, r.tokens);
     }

@@ -1,0 +1,251 @@
+#include "inline_reader.h"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ggml_api.h"
+#include "probe.h"
+
+namespace llmscope::probe {
+namespace {
+
+using SetAbort = void (*)(ggml_backend_t, ggml_abort_callback, void *);
+
+// One CPU backend whose abort callback the probe answers.
+struct CpuHook {
+    ggml_abort_callback hostCb = nullptr;
+    void *hostData = nullptr;
+    // While a round is read inline on this backend (touched by the computing thread only):
+    SchedState *round = nullptr;
+    std::vector<ggml_tensor *> nodes; // the backend's graph
+    std::vector<ggml_tensor *> marked; // nodes flagged as outputs for the call
+    int base = 0;  // topology index of nodes[0]
+    int next = 0;  // the node whose tensors after execution are due next
+    int calls = 0, expected = 0;
+    bool stopped = false; // the host's callback stopped the graph
+};
+
+struct Hooks {
+    std::mutex mutex;
+    std::unordered_map<ggml_backend_t, CpuHook *> byBackend; // never freed: callbacks may come late
+    SetAbort realSet = nullptr;
+};
+Hooks &hooks()
+{
+    static Hooks *h = new Hooks;
+    return *h;
+}
+
+std::atomic<bool> g_broken{false};     // a count mismatch was seen: read other ways from now on
+thread_local SchedState *t_round = nullptr; // the round this thread's scheduler computes inline
+
+CpuHook *hookOf(ggml_backend_t backend)
+{
+    Hooks &h = hooks();
+    std::lock_guard lock(h.mutex);
+    auto it = h.byBackend.find(backend);
+    return it == h.byBackend.end() ? nullptr : it->second;
+}
+
+// ggml-cpu's rule for the nodes it computes (and calls the abort callback after).
+bool computes(const ggml_tensor *t)
+{
+    switch (t->op) {
+    case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_TRANSPOSE: case GGML_OP_VIEW: case GGML_OP_PERMUTE:
+        return false;
+    default:
+        return (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
+    }
+}
+
+// Everything due before node g of the backend's graph runs (all before it has run): the
+// nodes before it that are not computed (views of what is final) whole, and g's tensors
+// before execution with the inputs it may compute over in place.
+void prepare(CpuHook &h, int g)
+{
+    Probe &p = Probe::get();
+    SchedState &s = *h.round;
+    const CapturePlan &plan = s.capture.plan();
+    for (; h.next < g; ++h.next) {
+        const size_t i = size_t(h.base + h.next);
+        if (plan.selected[i]) {
+            takeItems(p, s, plan.atAsk[i]);
+            takeItems(p, s, plan.atEval[i]);
+        }
+    }
+    if (g < int(h.nodes.size())) {
+        const size_t i = size_t(h.base + g);
+        if (plan.selected[i]) {
+            takeItems(p, s, plan.atAsk[i]);
+            const auto [first, last] = plan.atEval[i];
+            for (uint32_t k = first; k < last; ++k)
+                if (plan.items[k].early)
+                    takeItems(p, s, {k, k + 1});
+        }
+    }
+}
+
+int nextComputed(const CpuHook &h, int from)
+{
+    while (from < int(h.nodes.size()) && !computes(h.nodes[size_t(from)]))
+        ++from;
+    return from;
+}
+
+// ggml-cpu, after each node it computed (with one thread, everything of it is written).
+bool nodeDone(void *data)
+{
+    CpuHook &h = *static_cast<CpuHook *>(data);
+    if (h.round)
+        ++h.calls; // every call counts: one too many shows as a mismatch
+    if (h.round && h.next < int(h.nodes.size()) && Probe::get().active()) {
+        Probe &p = Probe::get();
+        try {
+            const size_t i = size_t(h.base + h.next);
+            const CapturePlan &plan = h.round->capture.plan();
+            if (plan.selected[i])
+                takeItems(p, *h.round, plan.atEval[i]);
+            ++h.next;
+            prepare(h, nextComputed(h, h.next));
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+            h.round = nullptr;
+        }
+    }
+    const bool stop = h.hostCb && h.hostCb(h.hostData);
+    h.stopped = h.stopped || stop;
+    return stop;
+}
+
+void setAbortCallback(ggml_backend_t backend, ggml_abort_callback cb, void *data)
+{
+    Hooks &h = hooks();
+    CpuHook *hook = nullptr;
+    {
+        std::lock_guard lock(h.mutex);
+        CpuHook *&slot = h.byBackend[backend];
+        if (!slot)
+            slot = new CpuHook;
+        hook = slot;
+        hook->hostCb = cb;
+        hook->hostData = data;
+    }
+    h.realSet(backend, nodeDone, hook);
+}
+
+} // namespace
+
+void *wrapSetAbortCallback(void *real)
+{
+    Hooks &h = hooks();
+    std::lock_guard lock(h.mutex);
+    if (h.realSet && h.realSet != reinterpret_cast<SetAbort>(real))
+        return real; // a second CPU backend variant: leave it alone
+    h.realSet = reinterpret_cast<SetAbort>(real);
+    return reinterpret_cast<void *>(&setAbortCallback);
+}
+
+bool inlineUsable(ggml_backend_sched_t sched, int threads)
+{
+    const GgmlApi &api = ggml();
+    const GgmlCpuApi &cpu = ggmlCpu();
+    if (g_broken.load() || threads != 1 || !api.schedNBackends || !api.schedBackend || !cpu.isCpu ||
+        api.schedNBackends(sched) != 1)
+        return false;
+    ggml_backend_t backend = api.schedBackend(sched, 0);
+    return backend && cpu.isCpu(backend) && hookOf(backend);
+}
+
+void inlineRoundBegin(SchedState &s)
+{
+    s.inlineNext = 0;
+    s.inlineFailed = false;
+    s.inlineStopped = false;
+    t_round = &s;
+}
+
+bool inlineRoundEnd(Probe &p, SchedState &s, int nodes)
+{
+    t_round = nullptr;
+    if (!s.inlineFailed && !s.inlineStopped && s.inlineNext != nodes) {
+        s.inlineFailed = true;
+        p.warn("ggml's CPU backend did not compute the whole graph of round " + std::to_string(s.round) +
+               "; that round is not dumped, and later rounds are read another way");
+    }
+    if (s.inlineFailed)
+        g_broken.store(true);
+    return !s.inlineFailed;
+}
+
+ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
+                                 ggml_status (*real)(ggml_backend_t, ggml_cgraph *))
+{
+    SchedState *s = t_round;
+    Probe &p = Probe::get();
+    CpuHook *h = s && !s->inlineFailed && !s->inlineStopped && p.active() ? hookOf(backend) : nullptr;
+    if (!h)
+        return real(backend, graph);
+    const GgmlApi &api = ggml();
+    const GraphTopology &topo = *s->capture.plan().topo;
+    h->nodes.clear();
+    const int n = api.graphNNodes(graph);
+    for (int j = 0; j < n; ++j)
+        h->nodes.push_back(api.graphNode(graph, j));
+    // The backend's graph must be the next stretch of the round's graph, in order.
+    bool inOrder = s->inlineNext + n <= int(topo.nodes.size());
+    for (int j = 0; inOrder && j < n; ++j)
+        inOrder = topo.nodes[size_t(s->inlineNext + j)].tensor == h->nodes[size_t(j)];
+    if (!inOrder) {
+        s->inlineFailed = true;
+        p.warn("ggml's CPU backend was given the nodes of round " + std::to_string(s->round) +
+               " out of order; that round is not dumped, and later rounds are read another way");
+        return real(backend, graph);
+    }
+    h->base = s->inlineNext;
+    h->next = 0;
+    h->calls = 0;
+    h->expected = 0;
+    h->stopped = false;
+    h->marked.clear();
+    for (ggml_tensor *t : h->nodes)
+        if (computes(t)) {
+            ++h->expected;
+            if (!(t->flags & GGML_TENSOR_FLAG_OUTPUT)) { // no fusing: one callback per node
+                t->flags |= GGML_TENSOR_FLAG_OUTPUT;
+                h->marked.push_back(t);
+            }
+        }
+    h->round = s;
+    try {
+        prepare(*h, nextComputed(*h, 0));
+    } catch (const std::exception &e) {
+        p.disable(std::string("dump failed: ") + e.what());
+        h->round = nullptr;
+    }
+    const ggml_status status = real(backend, graph);
+    h->round = nullptr;
+    for (ggml_tensor *t : h->marked)
+        t->flags &= ~GGML_TENSOR_FLAG_OUTPUT;
+    if (h->stopped || status != GGML_STATUS_SUCCESS) {
+        s->inlineStopped = true; // what ran is taken; the rest never ran
+    } else if (h->calls != h->expected) {
+        s->inlineFailed = true;
+        p.warn("ggml's CPU backend reported " + std::to_string(h->calls) + " computed nodes where the probe expected " +
+               std::to_string(h->expected) + " in round " + std::to_string(s->round) +
+               "; that round is not dumped, and later rounds are read another way");
+    } else if (p.active()) {
+        h->round = s;
+        try {
+            prepare(*h, n); // nodes after the last computed one
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+        }
+        h->round = nullptr;
+        s->inlineNext += n;
+    }
+    return status;
+}
+
+} // namespace llmscope::probe
