@@ -40,8 +40,6 @@ bool layoutMatches(const ggml_tensor *t)
     return api.getName(t) == t->name && api.nelements(t) == n;
 }
 
-void take(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range) { takeItems(p, s, range); }
-
 // Checked on the first tensor seen; threads that race here check the same thing twice.
 bool checkLayout(Probe &p, const ggml_tensor *t)
 {
@@ -90,18 +88,18 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             // Everything before node i is computed now (node i-1 was asked for when node i
             // needs its "before" tensors or early ones), so its inputs are intact.
             if (mine) {
-                take(p, *s, plan.atAsk[size_t(i)]);
+                takeItems(p, *s, plan.atAsk[size_t(i)]);
                 const auto [first, last] = plan.atEval[size_t(i)];
                 for (uint32_t k = first; k < last; ++k)
                     if (plan.items[k].early)
-                        take(p, *s, {k, k + 1});
+                        takeItems(p, *s, {k, k + 1});
             }
             const bool h = host(true);
             s->hostAsked[size_t(i)] = h;
             return h || plan.ask[size_t(i)];
         }
         if (mine)
-            take(p, *s, plan.atEval[size_t(i)]);
+            takeItems(p, *s, plan.atEval[size_t(i)]);
         if (i == s->lastAsked)
             p.handOver(*s);
     } catch (const std::exception &e) {
@@ -316,8 +314,8 @@ void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
     const size_t nodes = s.cancelledAfter == -1 ? plan.selected.size() : size_t(std::max(s.cancelledAfter + 1, 0));
     for (size_t i = 0; i < nodes; ++i)
         if (plan.selected[i]) {
-            take(p, s, plan.atAsk[i]);
-            take(p, s, plan.atEval[i]);
+            takeItems(p, s, plan.atAsk[i]);
+            takeItems(p, s, plan.atEval[i]);
         }
     p.handOver(s);
 }
@@ -486,7 +484,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
         writer->graphEnded();
     if (inl) {
         try {
-            if (inlineRoundEnd(p, *inl, int(inl->capture.plan().topo->nodes.size())))
+            if (inlineRoundEnd(p, *inl))
                 p.handOver(*inl);
             else
                 p.dropRound(*inl);

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -63,10 +64,9 @@ bool computes(const ggml_tensor *t)
 // Everything due before node g of the backend's graph runs (all before it has run): the
 // nodes before it that are not computed (views of what is final) whole, and g's tensors
 // before execution with the inputs it may compute over in place.
-void prepare(CpuHook &h, int g)
+void prepare(CpuHook &h, SchedState &s, int g)
 {
     Probe &p = Probe::get();
-    SchedState &s = *h.round;
     const CapturePlan &plan = s.capture.plan();
     for (; h.next < g; ++h.next) {
         const size_t i = size_t(h.base + h.next);
@@ -108,7 +108,7 @@ bool nodeDone(void *data)
             if (plan.selected[i])
                 takeItems(p, *h.round, plan.atEval[i]);
             ++h.next;
-            prepare(h, nextComputed(h, h.next));
+            prepare(h, *h.round, nextComputed(h, h.next));
         } catch (const std::exception &e) {
             p.disable(std::string("dump failed: ") + e.what());
             h.round = nullptr;
@@ -117,6 +117,16 @@ bool nodeDone(void *data)
     const bool stop = h.hostCb && h.hostCb(h.hostData);
     h.stopped = h.stopped || stop;
     return stop;
+}
+
+// The round cannot be read inline: nothing it took is trusted, and later rounds are read the
+// other ways.
+void fail(Probe &p, SchedState &s, const std::string &what)
+{
+    s.inlineFailed = true;
+    g_broken.store(true);
+    p.warn(what + " in round " + std::to_string(s.round) +
+           "; that round is not dumped, and later rounds are read another way");
 }
 
 void setAbortCallback(ggml_backend_t backend, ggml_abort_callback cb, void *data)
@@ -166,16 +176,11 @@ void inlineRoundBegin(SchedState &s)
     t_round = &s;
 }
 
-bool inlineRoundEnd(Probe &p, SchedState &s, int nodes)
+bool inlineRoundEnd(Probe &p, SchedState &s)
 {
     t_round = nullptr;
-    if (!s.inlineFailed && !s.inlineStopped && s.inlineNext != nodes) {
-        s.inlineFailed = true;
-        p.warn("ggml's CPU backend did not compute the whole graph of round " + std::to_string(s.round) +
-               "; that round is not dumped, and later rounds are read another way");
-    }
-    if (s.inlineFailed)
-        g_broken.store(true);
+    if (!s.inlineFailed && !s.inlineStopped && s.inlineNext != int(s.capture.plan().topo->nodes.size()))
+        fail(p, s, "ggml's CPU backend did not compute the whole graph");
     return !s.inlineFailed;
 }
 
@@ -198,9 +203,7 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     for (int j = 0; inOrder && j < n; ++j)
         inOrder = topo.nodes[size_t(s->inlineNext + j)].tensor == h->nodes[size_t(j)];
     if (!inOrder) {
-        s->inlineFailed = true;
-        p.warn("ggml's CPU backend was given the nodes of round " + std::to_string(s->round) +
-               " out of order; that round is not dumped, and later rounds are read another way");
+        fail(p, *s, "ggml's CPU backend was given the graph's nodes out of order");
         return real(backend, graph);
     }
     h->base = s->inlineNext;
@@ -219,7 +222,7 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
         }
     h->round = s;
     try {
-        prepare(*h, nextComputed(*h, 0));
+        prepare(*h, *s, nextComputed(*h, 0));
     } catch (const std::exception &e) {
         p.disable(std::string("dump failed: ") + e.what());
         h->round = nullptr;
@@ -231,18 +234,14 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     if (h->stopped || status != GGML_STATUS_SUCCESS) {
         s->inlineStopped = true; // what ran is taken; the rest never ran
     } else if (h->calls != h->expected) {
-        s->inlineFailed = true;
-        p.warn("ggml's CPU backend reported " + std::to_string(h->calls) + " computed nodes where the probe expected " +
-               std::to_string(h->expected) + " in round " + std::to_string(s->round) +
-               "; that round is not dumped, and later rounds are read another way");
+        fail(p, *s, "ggml's CPU backend reported " + std::to_string(h->calls) +
+                        " computed nodes where the probe expected " + std::to_string(h->expected));
     } else if (p.active()) {
-        h->round = s;
         try {
-            prepare(*h, n); // nodes after the last computed one
+            prepare(*h, *s, n); // nodes after the last computed one
         } catch (const std::exception &e) {
             p.disable(std::string("dump failed: ") + e.what());
         }
-        h->round = nullptr;
         s->inlineNext += n;
     }
     return status;

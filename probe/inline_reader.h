@@ -32,7 +32,7 @@ bool inlineUsable(ggml_backend_sched_t sched, int threads);
 // graph calls on this thread see it.
 void inlineRoundBegin(SchedState &s);
 // After it: false when the round could not be read (warned; nothing taken is valid).
-bool inlineRoundEnd(Probe &p, SchedState &s, int nodes);
+bool inlineRoundEnd(Probe &p, SchedState &s);
 
 // The interposed ggml_backend_graph_compute_async: one backend compute of (part of) the graph.
 ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,

@@ -144,7 +144,7 @@ void Probe::handOver(SchedState &s)
     if (!s.capture.empty() && m_writer)
         m_writer->submitRound(s.capture.finish());
     else
-        giveBuffer(std::move(s.capture.finish().arena));
+        dropRound(s);
 }
 
 void Probe::dropRound(SchedState &s)

@@ -26,7 +26,7 @@ struct DumpOptions {
     // llmscope's own
     bool kvCache = false;               // --kv-cache
     bool statsCsv = false;              // --stats-csv
-    std::string readMode = "auto";      // --read: auto, graph or node
+    std::string readMode = "auto";      // --read: auto, inline, graph or node
     int timeoutSeconds = 0;             // --timeout
 };
 
