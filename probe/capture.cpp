@@ -41,6 +41,16 @@ bool isWeight(const ggml_tensor *t)
     return api.bufferUsage && base->buffer && api.bufferUsage(base->buffer) == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
 }
 
+bool writesData(const ggml_tensor *t)
+{
+    switch (t->op) {
+    case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_TRANSPOSE: case GGML_OP_VIEW: case GGML_OP_PERMUTE:
+        return false;
+    default:
+        return true;
+    }
+}
+
 Tensor describe(const ggml_tensor *t, bool payload)
 {
     const GgmlApi &api = ggml();

@@ -22,5 +22,7 @@ uint64_t denseBytes(const ggml_tensor *t);
 void copyDense(const ggml_tensor *t, uint8_t *dst);
 // Whether t lives in a weight buffer: its contents do not change while the target runs.
 bool isWeight(const ggml_tensor *t);
+// Whether computing node t writes memory (its output's): not for the ops ggml treats as views.
+bool writesData(const ggml_tensor *t);
 
 } // namespace llmscope::probe

@@ -17,17 +17,7 @@ const ggml_tensor *rootOf(const ggml_tensor *t) { return t->view_src ? t->view_s
 
 // A node that computes into another tensor's memory (in-place ops, copies and row writes
 // into a view): its root changes after earlier nodes have read it.
-bool writesIntoView(const ggml_tensor *t)
-{
-    if (!t->view_src)
-        return false;
-    switch (t->op) {
-    case GGML_OP_NONE: case GGML_OP_VIEW: case GGML_OP_RESHAPE: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
-        return false;
-    default:
-        return true;
-    }
-}
+bool writesIntoView(const ggml_tensor *t) { return t->view_src && writesData(t); }
 
 // Whether node t may have been computed into src's memory. Unknown before allocation: maybe.
 bool mayComputeOver(const ggml_tensor *t, const ggml_tensor *src)
@@ -38,6 +28,72 @@ bool mayComputeOver(const ggml_tensor *t, const ggml_tensor *src)
         return true;
     const auto *a = static_cast<const char *>(t->data), *b = static_cast<const char *>(src->data);
     return a < b + ggml().nbytes(src) && b < a + ggml().nbytes(t);
+}
+
+// Ops that may write memory other than their own output's: nothing is shared across them.
+bool writesAnywhere(const ggml_tensor *t)
+{
+    switch (t->op) {
+    case GGML_OP_CUSTOM: case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3:
+    case GGML_OP_OPT_STEP_ADAMW: case GGML_OP_OPT_STEP_SGD:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool sameElements(const ggml_tensor *a, const ggml_tensor *b)
+{
+    if (a->data != b->data || a->type != b->type)
+        return false;
+    const GgmlApi &api = ggml();
+    if (api.isContiguous(a) && api.isContiguous(b))
+        return api.nelements(a) == api.nelements(b);
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+        if (a->ne[d] != b->ne[d] || a->nb[d] != b->nb[d])
+            return false;
+    return true;
+}
+
+// Sets `same` for items read during the graph. An item of node i is taken before node i runs
+// (tensors before execution, inputs it may compute over) or after it: at time 2i or 2i+1;
+// node m writes its output between 2m and 2m+1. Items farther apart than a few
+// dozen nodes are not worth the search.
+void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
+{
+    constexpr int kMaxWindow = 64;
+    const GgmlApi &api = ggml();
+    auto time = [](const PlanItem &it) { return 2 * it.node + (it.before || it.early ? 0 : 1); };
+    auto overwrites = [&](int m, const ggml_tensor *t) {
+        const ggml_tensor *w = g.nodes[size_t(m)].tensor;
+        if (!writesData(w))
+            return false;
+        if (!w->data || writesAnywhere(w))
+            return true;
+        const auto *a = static_cast<const char *>(w->data), *b = static_cast<const char *>(t->data);
+        return a < b + api.nbytes(t) && b < a + api.nbytes(w);
+    };
+    std::unordered_map<const void *, int> last; // data pointer -> latest item there
+    for (size_t k = 0; k < plan.items.size(); ++k) {
+        PlanItem &it = plan.items[k];
+        if (it.kind != ItemKind::Data || !it.tensor->data || (it.before && !it.input))
+            continue; // an output before its node runs holds nothing meaningful
+        auto [pos, added] = last.try_emplace(it.tensor->data, int(k));
+        if (added)
+            continue;
+        const int j = pos->second;
+        pos->second = int(k);
+        const PlanItem &src = plan.items[size_t(j)];
+        const int tj = time(src), tk = time(it);
+        const int from = (tj + 1) / 2, to = (tk - 1) / 2; // the nodes that run in between
+        if (tj > tk || to - from >= kMaxWindow || !sameElements(src.tensor, it.tensor))
+            continue;
+        bool intact = true;
+        for (int m = from; intact && m <= to; ++m)
+            intact = !overwrites(m, it.tensor);
+        if (intact)
+            it.same = j;
+    }
 }
 
 } // namespace
@@ -88,6 +144,7 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
             it.weightKey = weightKey(t);
         }
         it.header = describe(t, it.kind == ItemKind::Data && payload);
+        it.elements = it.header.elementCount();
         if (it.kind != ItemKind::Header) {
             it.bytes = denseBytes(t);
             it.direct = isDirect(t);
@@ -150,6 +207,7 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         }
         plan->postBytes += it.bytes;
     }
+    linkSameBytes(*plan, g);
     // Node by node, a node is asked for when its own tensors are wanted after it runs, or the
     // next node's before it runs, early ones included (then everything up to this node has
     // been computed).

@@ -30,7 +30,12 @@ struct PlanItem {
     ItemKind kind = ItemKind::Data;
     bool kvSkipped = false;
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
+    // Read during the graph (inline, node by node): an earlier item of the same bytes that no
+    // node wrote over between the two takes (an output read again as a later node's input):
+    // this one shares its copy or statistics.
+    int same = -1;
     uint64_t bytes = 0;  // dense payload bytes (Data and Weight)
+    uint64_t elements = 0; // the header's element count, for statistics
     bool direct = false; // host memory laid out as the payload: one memcpy of `bytes` from data
     // Node by node: an input after execution that the node may have computed over in place
     // (ggml's allocator reuses an input's memory for the output), so taken when the node is

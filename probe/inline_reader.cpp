@@ -1,11 +1,13 @@
 #include "inline_reader.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "capture.h"
 #include "ggml_api.h"
 #include "probe.h"
 
@@ -22,6 +24,8 @@ struct CpuHook {
     SchedState *round = nullptr;
     std::vector<ggml_tensor *> nodes; // the backend's graph
     std::vector<ggml_tensor *> marked; // nodes flagged as outputs for the call
+    std::vector<int> computed; // the nodes it computes, in order, then nodes.size()
+    size_t pos = 0;            // computed[pos]: the node being computed
     int base = 0;  // topology index of nodes[0]
     int next = 0;  // the node whose tensors after execution are due next
     int calls = 0, expected = 0;
@@ -51,15 +55,7 @@ CpuHook *hookOf(ggml_backend_t backend)
 }
 
 // ggml-cpu's rule for the nodes it computes (and calls the abort callback after).
-bool computes(const ggml_tensor *t)
-{
-    switch (t->op) {
-    case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_TRANSPOSE: case GGML_OP_VIEW: case GGML_OP_PERMUTE:
-        return false;
-    default:
-        return (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
-    }
-}
+bool computes(const ggml_tensor *t) { return writesData(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0; }
 
 // Everything due before node g of the backend's graph runs (all before it has run): the
 // nodes before it that are not computed (views of what is final) whole, and g's tensors
@@ -87,13 +83,6 @@ void prepare(CpuHook &h, SchedState &s, int g)
     }
 }
 
-int nextComputed(const CpuHook &h, int from)
-{
-    while (from < int(h.nodes.size()) && !computes(h.nodes[size_t(from)]))
-        ++from;
-    return from;
-}
-
 // ggml-cpu, after each node it computed (with one thread, everything of it is written).
 bool nodeDone(void *data)
 {
@@ -108,7 +97,8 @@ bool nodeDone(void *data)
             if (plan.selected[i])
                 takeItems(p, *h.round, plan.atEval[i]);
             ++h.next;
-            prepare(h, *h.round, nextComputed(h, h.next));
+            h.pos = std::min(h.pos + 1, h.computed.size() - 1);
+            prepare(h, *h.round, h.computed[h.pos]);
         } catch (const std::exception &e) {
             p.disable(std::string("dump failed: ") + e.what());
             h.round = nullptr;
@@ -212,17 +202,23 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     h->expected = 0;
     h->stopped = false;
     h->marked.clear();
-    for (ggml_tensor *t : h->nodes)
+    h->computed.clear();
+    for (int j = 0; j < n; ++j) {
+        ggml_tensor *t = h->nodes[size_t(j)];
         if (computes(t)) {
             ++h->expected;
+            h->computed.push_back(j);
             if (!(t->flags & GGML_TENSOR_FLAG_OUTPUT)) { // no fusing: one callback per node
                 t->flags |= GGML_TENSOR_FLAG_OUTPUT;
                 h->marked.push_back(t);
             }
         }
+    }
+    h->computed.push_back(n);
+    h->pos = 0;
     h->round = s;
     try {
-        prepare(*h, *s, nextComputed(*h, 0));
+        prepare(*h, *s, h->computed[0]);
     } catch (const std::exception &e) {
         p.disable(std::string("dump failed: ") + e.what());
         h->round = nullptr;

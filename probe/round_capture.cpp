@@ -58,6 +58,8 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
             takeStats(k);
         } else if (m_post && it.alias >= 0) {
             at = m_round.at[size_t(it.alias)];
+        } else if (const int s = liveSource(it); s >= 0 && m_round.at[size_t(s)] != CapturedRound::kNoPayload) {
+            at = m_round.at[size_t(s)]; // an offset into this arena
         } else {
             if (m_used + it.bytes > m_round.arena.size()) // only a batch's worth of room left
                 m_round.arena.resize(size_t(m_used + it.bytes));
@@ -82,6 +84,10 @@ void RoundCapture::takeStats(uint32_t k)
         m_round.stats[k] = m_round.stats[size_t(it.alias)];
         return;
     }
+    if (const int s = liveSource(it); s >= 0 && it.kind == ItemKind::Data) { // the same bytes, read before
+        m_round.stats[k] = m_round.stats[size_t(s)];
+        return;
+    }
     if (!it.tensor->data)
         return;
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);
@@ -90,7 +96,15 @@ void RoundCapture::takeStats(uint32_t k)
         copyDense(it.tensor, m_scratch.data());
         data = m_scratch.data();
     }
-    m_round.stats[k] = computeStats(it.header.dtype, data, it.header.elementCount());
+    m_round.stats[k] = computeStats(it.header.dtype, data, it.elements);
+}
+
+int RoundCapture::liveSource(const PlanItem &it) const
+{
+    if (m_post || it.same < 0)
+        return -1;
+    const uint64_t at = m_round.at[size_t(it.same)];
+    return at == CapturedRound::kNotTaken || at == kHandedOver ? -1 : it.same;
 }
 
 CapturedRound RoundCapture::takeBatch()
