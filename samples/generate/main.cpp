@@ -24,9 +24,11 @@ const char *kUsage =
     "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
     "  --logits  also print the logits that chose the last token\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
+    "  --token-times  also print how long each generated token's decode took\n"
     "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
     "                 exists (lets a test change the probe's dynamic config at a known point)\n"
-    "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...' and, with --logits, 'logits: ...'.\n";
+    "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...', with --token-times 'token_ms: ...'\n"
+    "(the decode of generated token 1, 2, ...) and with --logits 'logits: ...'.\n";
 
 double msSince(std::chrono::steady_clock::time_point t)
 {
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
 {
     std::string model, prompt = "Hello, llmscope", flash = "on";
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
-    bool printLogits = false, countNodes = false;
+    bool printLogits = false, countNodes = false, tokenTimes = false;
     int holdAfter = -1;
     std::string holdFile;
     for (int i = 1; i < argc; ++i) {
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
         else if (a == "--ctx") ctxSize = std::atoi(value());
         else if (a == "--logits") printLogits = true;
         else if (a == "--count-nodes") countNodes = true;
+        else if (a == "--token-times") tokenTimes = true;
         else if (a == "--hold-after") holdAfter = std::atoi(value());
         else if (a == "--hold-file") holdFile = value();
         else if (a == "-h" || a == "--help") {
@@ -159,6 +162,7 @@ int main(int argc, char **argv)
     const int nVocab = llama_vocab_n_tokens(vocab);
     std::vector<llama_token> out;
     std::vector<float> last;
+    std::vector<double> tokenMs;
     const auto t1 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) {
         const float *logits = llama_get_logits_ith(ctx, -1);
@@ -179,10 +183,13 @@ int main(int argc, char **argv)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         llama_token tok = best;
+        const auto td = std::chrono::steady_clock::now();
         if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
             std::fprintf(stderr, "llmscope-sample-generate: decode failed at token %d\n", i);
             return 1;
         }
+        if (tokenTimes)
+            tokenMs.push_back(msSince(td));
     }
     const double decodeMs = msSince(t1);
     std::printf("tokens:");
@@ -191,6 +198,12 @@ int main(int argc, char **argv)
     std::printf("\n");
     std::printf("timing: prefill %d tokens %.3f ms, decode %d tokens %.3f ms, %.2f tokens/s\n", np, prefillMs, n - 1,
                 decodeMs, n > 1 ? (n - 1) * 1000.0 / decodeMs : 0.0);
+    if (tokenTimes) {
+        std::printf("token_ms:");
+        for (double ms : tokenMs)
+            std::printf(" %.4f", ms);
+        std::printf("\n");
+    }
     if (countNodes)
         std::printf("eval_asks: %ld\n", evalAsks);
     if (printLogits) {

@@ -13,6 +13,7 @@ struct Generation {
     std::vector<int> promptTokens, tokens;
     std::vector<double> logits;
     std::vector<double> evalAsks; // --count-nodes: nodes ggml offered the application's callback
+    std::vector<double> tokenMs;  // --token-times: each generated token's decode
 };
 
 inline std::vector<double> numbersAfter(const QString &out, const QString &label)
@@ -46,6 +47,7 @@ inline Generation run(const QString &program, const QStringList &args, const QPr
         g.tokens.push_back(int(d));
     g.logits = numbersAfter(out, "logits");
     g.evalAsks = numbersAfter(out, "eval_asks");
+    g.tokenMs = numbersAfter(out, "token_ms");
     return g;
 }
 

@@ -62,11 +62,17 @@ private slots:
     void nativeGenerationIsDeterministic()
     {
         const auto a = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "12"});
-        const auto b = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "12"});
+        const auto b = engine::run(kBin + "/llmscope-sample-generate",
+                                   {"-m", model("model-f32.gguf"), "-n", "12", "--token-times"});
         QVERIFY2(a.exitCode == 0, qPrintable(a.stderrText));
         QCOMPARE(a.tokens.size(), size_t(12));
         QCOMPARE(a.tokens, b.tokens);
         QCOMPARE(a.promptTokens.front(), 1); // BOS
+        // The benchmarks' per-token clock: one decode per generated token but the last.
+        QVERIFY(a.tokenMs.empty());
+        QCOMPARE(b.tokenMs.size(), size_t(11));
+        for (double ms : b.tokenMs)
+            QVERIFY(ms > 0 && ms < 10000);
     }
 
     void nodeTargetMatchesNative()
