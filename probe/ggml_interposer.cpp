@@ -274,7 +274,9 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (s.dumping) {
         s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel;
         s.inlineRead = !s.post && readsInline(c, sched, false);
-        s.capture.start(s.round, s.plan, s.post);
+        const GgmlApi &api = ggml();
+        const bool oneBackend = api.schedNBackends && api.schedNBackends(sched) == 1;
+        s.capture.start(s.round, s.plan, s.post, oneBackend);
         if (s.post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
         } else if (s.inlineRead) {

@@ -17,9 +17,10 @@ uint64_t CapturedRound::bytes() const
     return arena.size() + 64 * at.size() + sizeof(TensorStats) * stats.size();
 }
 
-void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post)
+void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive)
 {
     m_post = post;
+    m_shareLive = shareLive && !post;
     m_stats = plan->statsOnly;
     m_left = m_stats ? 0 : post ? plan->postBytes : plan->dataBytes;
     m_round = CapturedRound{};
@@ -101,7 +102,7 @@ void RoundCapture::takeStats(uint32_t k)
 
 int RoundCapture::liveSource(const PlanItem &it) const
 {
-    if (m_post || it.same < 0)
+    if (!m_shareLive || it.same < 0)
         return -1;
     const uint64_t at = m_round.at[size_t(it.same)];
     return at == CapturedRound::kNotTaken || at == kHandedOver ? -1 : it.same;

@@ -29,8 +29,11 @@ struct CapturedRound {
 
 class RoundCapture {
 public:
-    // post: read after the whole graph, so aliases share their payload.
-    void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post);
+    // post: read after the whole graph, so aliases share their payload. shareLive: read during
+    // the graph on a scheduler with one backend, so items of the same bytes share (PlanItem::
+    // same). With more backends the scheduler copies inputs between them into tensors of its
+    // own, writes that no node of the graph shows.
+    void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive);
     bool active() const { return m_round.plan != nullptr; }
     const CapturePlan &plan() const { return *m_round.plan; }
     // Copies items [first, last) not taken yet. Returns true when the round has filled a batch worth
@@ -50,7 +53,7 @@ private:
     int liveSource(const PlanItem &it) const;
     CapturedRound m_round;
     std::vector<uint8_t> m_scratch; // a tensor outside host memory, for its statistics
-    bool m_post = false, m_batches = false, m_stats = false;
+    bool m_post = false, m_batches = false, m_stats = false, m_shareLive = false;
     uint64_t m_used = 0, m_left = 0, m_taken = 0;
 };
 
