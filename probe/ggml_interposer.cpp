@@ -215,6 +215,15 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (!sel->selectsRound(p.nextRound) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
         c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
+    // Re-planning splits the host's graph, and with several backends a split points nodes'
+    // inputs at the scheduler's copies, in a context the allocation that follows starts
+    // afresh: that allocation would split a graph that is no longer the host's. Tensors are
+    // kept on one-backend schedulers only; rounds on others are read node by node.
+    if (!api.schedNBackends || api.schedNBackends(sched) != 1) {
+        if (c.read == ReadMode::Graph)
+            p.warn("--read graph needs a scheduler with one backend (this one has several): reading node by node");
+        return;
+    }
     ensureTopology(s, graph);
     auto plan = CapturePlan::build(s.topo, *sel, c);
     // Keeping every wanted tensor grows the compute buffer by their size: a long prompt is
