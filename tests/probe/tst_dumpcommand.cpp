@@ -371,6 +371,45 @@ private slots:
         QCOMPARE(only.tensors[0].stats->max, 6.0);
     }
 
+    // A scheduler with a second device, as a GPU run's: ggml splits the graph and copies the
+    // CPU's inp_embd to the device. The probe reads it node by node, never re-planning the
+    // host's graph (that left the split pointing at copies the allocation had discarded, and
+    // changed the results), and the results stay the same.
+    void twoBackendSchedulerIsReadNodeByNode()
+    {
+        QProcess plain;
+        plain.start(kBin + "/llmscope-two-backend-target", {"3"});
+        QVERIFY(plain.waitForFinished(30000) && plain.exitCode() == 0);
+        const QString alone = QString::fromUtf8(plain.readAllStandardOutput());
+        QVERIFY(alone.contains("splits: 2"));
+        for (const QString &read : {QString("auto"), QString("graph")}) {
+            const QString out = m_dir.path() + "/two-" + read;
+            const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--read", read, "-er",
+                                       "0,2", "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QCOMPARE(r.out, alone); // the same splits and outputs under the probe
+            QVERIFY2(r.err.contains("read 0 inline, 0 after the whole graph, 3 node by node"), qPrintable(r.err));
+            QCOMPARE(r.err.contains("--read graph needs a scheduler with one backend"), read == "graph");
+            const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+            QVERIFY(idx.problems.empty());
+            QCOMPARE(checkAdds(idx), 3); // l_out = ffn_up + the device's copy of inp_embd
+            // The copy the device read holds what the CPU computed.
+            for (int64_t round = 0; round < 3; ++round) {
+                std::vector<float> embd, added;
+                for (const auto &rec : idx.tensors) {
+                    if (rec.exec != round || rec.before != rec.input)
+                        continue;
+                    if (rec.opName == "SCALE" && !rec.input)
+                        embd = toFloat(readBin(rec.path));
+                    if (rec.opName == "ADD" && rec.input && rec.index == 1)
+                        added = toFloat(readBin(rec.path));
+                }
+                QCOMPARE(embd.size(), size_t(64));
+                QCOMPARE(added, embd);
+            }
+        }
+    }
+
     void refusesShellSyntax()
     {
         const Run r = runLlmscope({"dump", "--exec", gen("> out.txt"), "-o", m_dir.path() + "/redir"});
