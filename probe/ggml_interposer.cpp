@@ -283,9 +283,12 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (s.dumping) {
         s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel;
         s.inlineRead = !s.post && readsInline(c, sched, false);
+        // Sharing bytes read earlier needs every write to be a node's: not with several backends
+        // (the scheduler copies inputs across), nor with the program's own eval callback, which
+        // sees each tensor after the probe and could change it.
         const GgmlApi &api = ggml();
-        const bool oneBackend = api.schedNBackends && api.schedNBackends(sched) == 1;
-        s.capture.start(s.round, s.plan, s.post, oneBackend);
+        const bool share = api.schedNBackends && api.schedNBackends(sched) == 1 && !s.hostCb;
+        s.capture.start(s.round, s.plan, s.post, share);
         if (s.post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
         } else if (s.inlineRead) {

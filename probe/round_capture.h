@@ -30,9 +30,8 @@ struct CapturedRound {
 class RoundCapture {
 public:
     // post: read after the whole graph, so aliases share their payload. shareLive: read during
-    // the graph on a scheduler with one backend, so items of the same bytes share (PlanItem::
-    // same). With more backends the scheduler copies inputs between them into tensors of its
-    // own, writes that no node of the graph shows.
+    // the graph where only the graph's nodes write, so items of the same bytes share
+    // (PlanItem::same).
     void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive);
     bool active() const { return m_round.plan != nullptr; }
     const CapturePlan &plan() const { return *m_round.plan; }
