@@ -23,6 +23,17 @@ int layerOf(const std::string &name)
     return v;
 }
 
+std::string programName(const std::string &name)
+{
+    const size_t first = name.find('#'), last = name.rfind('#');
+    if (first == std::string::npos || first == 0 || last <= first + 1 || last + 1 >= name.size())
+        return name;
+    for (size_t i = last + 1; i < name.size(); ++i)
+        if (name[i] < '0' || name[i] > '9')
+            return name;
+    return name.substr(first + 1, last - first - 1);
+}
+
 bool isKvCache(const ggml_tensor *t)
 {
     const GgmlApi &api = ggml();
@@ -99,7 +110,7 @@ TopoNode GraphTopology::toModel() const
         op.name = n.name;
         op.type = n.type;
         for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s)
-            op.inTensors.push_back(api.getName(n.tensor->src[s]));
+            op.inTensors.push_back(programName(api.getName(n.tensor->src[s])));
         op.outTensors.push_back(n.name);
         model.children[size_t(n.group)].children.push_back(std::move(op));
     }

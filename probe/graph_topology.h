@@ -40,4 +40,8 @@ bool isKvCache(const ggml_tensor *t);
 // The "-N" layer suffix of a ggml tensor name, or -1.
 int layerOf(const std::string &name);
 
+// The name the program gave a tensor: a scheduler with several backends feeds a node the copy
+// "{backend}#{name}#{copy}" of an input that lives on another backend.
+std::string programName(const std::string &name);
+
 } // namespace llmscope::probe

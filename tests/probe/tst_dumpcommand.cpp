@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -385,7 +386,7 @@ private slots:
         for (const QString &read : {QString("auto"), QString("graph")}) {
             const QString out = m_dir.path() + "/two-" + read;
             const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--read", read, "-er",
-                                       "0,2", "-o", out});
+                                       "0,2", "--type", "model", "tensor", "-o", out});
             QVERIFY2(r.code == 0, qPrintable(r.err));
             QCOMPARE(r.out, alone); // the same splits and outputs under the probe
             QVERIFY2(r.err.contains("read 0 inline, 0 after the whole graph, 3 node by node"), qPrintable(r.err));
@@ -407,6 +408,14 @@ private slots:
                 QCOMPARE(embd.size(), size_t(64));
                 QCOMPARE(added, embd);
             }
+            // The topology names the add's inputs as the program did, not by the device's copy.
+            const QStringList models = QDir(onlyDump(out) + "/model").entryList({"*"}, QDir::Dirs | QDir::NoDotAndDotDot);
+            QCOMPARE(models.size(), 1);
+            QFile f(onlyDump(out) + "/model/" + models[0] + "/GgmlGraph.json");
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString json = QString::fromUtf8(f.readAll());
+            QVERIFY(!json.contains("Sim#"));
+            QVERIFY(QRegularExpression(R"("inTensors":\s*\[\s*"ffn_up-0",\s*"inp_embd"\s*\])").match(json).hasMatch());
         }
     }
 
