@@ -51,6 +51,11 @@ bool GgmlApi::complete() const
            isContiguous && tensorGet && graphNNodes && graphNode;
 }
 
+ggml_backend_t GgmlApi::soleBackend(ggml_backend_sched_t sched) const
+{
+    return schedNBackends && schedBackend && schedNBackends(sched) == 1 ? schedBackend(sched, 0) : nullptr;
+}
+
 const GgmlApi &ggml()
 {
     static GgmlApi api;

@@ -32,6 +32,8 @@ struct GgmlApi {
     void (*schedSynchronize)(ggml_backend_sched_t) = nullptr;
 
     bool complete() const;
+    // The scheduler's only backend; null when it has several (or they cannot be asked for).
+    ggml_backend_t soleBackend(ggml_backend_sched_t sched) const;
 };
 
 // The CPU backend's threadpool functions, which live only in the loaded libggml-cpu variant.

@@ -182,12 +182,12 @@ CpuThreads &cpuThreads()
 // The thread count llama.cpp last set for the scheduler's only backend; 0 when not known.
 int soleBackendThreads(ggml_backend_sched_t sched)
 {
-    const GgmlApi &api = ggml();
-    if (!api.schedNBackends || !api.schedBackend || api.schedNBackends(sched) != 1)
+    const ggml_backend_t backend = ggml().soleBackend(sched);
+    if (!backend)
         return 0;
     CpuThreads &ct = cpuThreads();
     std::lock_guard lock(ct.mutex);
-    auto it = ct.threads.find(api.schedBackend(sched, 0));
+    auto it = ct.threads.find(backend);
     return it == ct.threads.end() ? 0 : it->second;
 }
 
@@ -219,7 +219,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     // inputs at the scheduler's copies, in a context the allocation that follows starts
     // afresh: that allocation would split a graph that is no longer the host's. Tensors are
     // kept on one-backend schedulers only; rounds on others are read node by node.
-    if (!api.schedNBackends || api.schedNBackends(sched) != 1) {
+    if (!api.soleBackend(sched)) {
         if (c.read == ReadMode::Graph)
             p.warn("--read graph needs a scheduler with one backend (this one has several): reading node by node");
         return;
@@ -286,9 +286,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
-        const GgmlApi &api = ggml();
-        const bool share = api.schedNBackends && api.schedNBackends(sched) == 1 && !s.hostCb;
-        s.capture.start(s.round, s.plan, s.post, share);
+        s.capture.start(s.round, s.plan, s.post, ggml().soleBackend(sched) && !s.hostCb);
         if (s.post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
         } else if (s.inlineRead) {

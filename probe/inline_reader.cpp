@@ -149,12 +149,10 @@ void *wrapSetAbortCallback(void *real)
 
 bool inlineUsable(ggml_backend_sched_t sched, int threads)
 {
-    const GgmlApi &api = ggml();
     const GgmlCpuApi &cpu = ggmlCpu();
-    if (g_broken.load() || threads != 1 || !api.schedNBackends || !api.schedBackend || !cpu.isCpu ||
-        api.schedNBackends(sched) != 1)
+    if (g_broken.load() || threads != 1 || !cpu.isCpu)
         return false;
-    ggml_backend_t backend = api.schedBackend(sched, 0);
+    const ggml_backend_t backend = ggml().soleBackend(sched);
     return backend && cpu.isCpu(backend) && hookOf(backend);
 }
 

@@ -57,9 +57,7 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
         } else if (m_stats) {
             at = CapturedRound::kNoPayload;
             takeStats(k);
-        } else if (m_post && it.alias >= 0) {
-            at = m_round.at[size_t(it.alias)];
-        } else if (const int s = liveSource(it); s >= 0 && m_round.at[size_t(s)] != CapturedRound::kNoPayload) {
+        } else if (const int s = sameBytes(it); s >= 0 && m_round.at[size_t(s)] != CapturedRound::kNoPayload) {
             at = m_round.at[size_t(s)]; // an offset into this arena
         } else {
             if (m_used + it.bytes > m_round.arena.size()) // only a batch's worth of room left
@@ -81,11 +79,7 @@ void RoundCapture::takeStats(uint32_t k)
     const PlanItem &it = m_round.plan->items[k];
     if (m_round.stats.empty()) // a plan with payloads: the writer computes them
         return;
-    if (m_post && it.alias >= 0 && it.kind == ItemKind::Data) { // the same bytes, read after the graph
-        m_round.stats[k] = m_round.stats[size_t(it.alias)];
-        return;
-    }
-    if (const int s = liveSource(it); s >= 0 && it.kind == ItemKind::Data) { // the same bytes, read before
+    if (const int s = sameBytes(it); s >= 0 && it.kind == ItemKind::Data) {
         m_round.stats[k] = m_round.stats[size_t(s)];
         return;
     }
@@ -100,8 +94,10 @@ void RoundCapture::takeStats(uint32_t k)
     m_round.stats[k] = computeStats(it.header.dtype, data, it.elements);
 }
 
-int RoundCapture::liveSource(const PlanItem &it) const
+int RoundCapture::sameBytes(const PlanItem &it) const
 {
+    if (m_post)
+        return it.alias;
     if (!m_shareLive || it.same < 0)
         return -1;
     const uint64_t at = m_round.at[size_t(it.same)];

@@ -48,8 +48,9 @@ private:
     static constexpr uint64_t kHandedOver = ~2ull; // went with an earlier batch
     void newArena();
     void takeStats(uint32_t k);
-    // Read during the graph: the item already taken from the same bytes, or -1.
-    int liveSource(const PlanItem &it) const;
+    // The item already taken from the same bytes (after the graph: its alias; during it: its
+    // same, where sharing is on), or -1.
+    int sameBytes(const PlanItem &it) const;
     CapturedRound m_round;
     std::vector<uint8_t> m_scratch; // a tensor outside host memory, for its statistics
     bool m_post = false, m_batches = false, m_stats = false, m_shareLive = false;

@@ -19,5 +19,4 @@ std::optional<uint64_t> parseUInt(std::string_view text);
 std::string formatStat(double v);
 void appendStat(std::string &out, double v); // the same, appended
 
-
 } // namespace llmscope
