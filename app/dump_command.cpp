@@ -82,6 +82,17 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
         say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
                            "%6 tensors written, %7 skipped\n")
                 .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
+        if (s.roundsStopped) {
+            QStringList listed;
+            for (int64_t r : s.stoppedRounds)
+                listed << QString::number(r);
+            if (s.roundsStopped > s.stoppedRounds.size())
+                listed << QStringLiteral("...");
+            say(QStringLiteral("  stopped:     the program stopped %1 dumped round(s) before the graph finished (%2): "
+                               "a round read inline or node by node holds what ran until then, one read after the "
+                               "whole graph holds nothing\n")
+                    .arg(s.roundsStopped).arg(listed.join(", ")));
+        }
         for (const auto &w : s.warnings)
             say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
     }

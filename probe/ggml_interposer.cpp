@@ -467,7 +467,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
-    SchedState *post = nullptr, *inl = nullptr;
+    SchedState *post = nullptr, *inl = nullptr, *dumped = nullptr;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
@@ -475,6 +475,8 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             if (it != p.scheds.end()) {
                 SchedState &s = it->second;
                 prepareRound(p, sched, s, graph);
+                if (s.dumping)
+                    dumped = &s;
                 if (s.dumping && !s.post)
                     attachThreadpool(p, sched, s);
                 if (s.dumping && s.post)
@@ -514,6 +516,12 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             p.disable(std::string("dump failed: ") + e.what());
         }
     }
+    // A round read node by node hands itself over at its last wanted node: still open, it ended
+    // before that node.
+    if (dumped && p.active() &&
+        (status != GGML_STATUS_SUCCESS || dumped->inlineStopped || dumped->cancelledAfter != -1 ||
+         (!dumped->post && !dumped->inlineRead && dumped->capture.active())))
+        p.noteStopped(dumped->round);
     return status;
 }
 

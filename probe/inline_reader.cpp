@@ -89,8 +89,9 @@ bool nodeDone(void *data)
     CpuHook &h = *static_cast<CpuHook *>(data);
     if (h.round)
         ++h.calls; // every call counts: one too many shows as a mismatch
-    if (h.round && h.next < int(h.nodes.size()) && Probe::get().active()) {
-        Probe &p = Probe::get();
+    Probe &p = Probe::get();
+    const bool reading = h.round && h.next < int(h.nodes.size()) && p.active();
+    if (reading) {
         try {
             const size_t i = size_t(h.base + h.next);
             const CapturePlan &plan = h.round->capture.plan();
@@ -98,7 +99,6 @@ bool nodeDone(void *data)
                 takeItems(p, *h.round, plan.atEval[i]);
             ++h.next;
             h.pos = std::min(h.pos + 1, h.computed.size() - 1);
-            prepare(h, *h.round, h.computed[h.pos]);
         } catch (const std::exception &e) {
             p.disable(std::string("dump failed: ") + e.what());
             h.round = nullptr;
@@ -106,6 +106,15 @@ bool nodeDone(void *data)
     }
     const bool stop = h.hostCb && h.hostCb(h.hostData);
     h.stopped = h.stopped || stop;
+    // The next node's inputs only when it will run: a stopped round holds what ran.
+    if (reading && h.round && !stop) {
+        try {
+            prepare(h, *h.round, h.computed[h.pos]);
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+            h.round = nullptr;
+        }
+    }
     return stop;
 }
 

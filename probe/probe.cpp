@@ -137,6 +137,15 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
     }
 }
 
+void Probe::noteStopped(int64_t round)
+{
+    std::lock_guard note(m_noteMutex);
+    ++m_status.roundsStopped;
+    if (m_status.stoppedRounds.size() < ProbeStatus::kStoppedListed)
+        m_status.stoppedRounds.push_back(round);
+    m_statusDirty = true;
+}
+
 void Probe::handOver(SchedState &s)
 {
     if (!s.capture.active())

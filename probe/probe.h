@@ -72,6 +72,7 @@ public:
     // returns the selection for this round.
     std::shared_ptr<const Selection> selectionForRound();
     // Call under mutex: counts the round and refreshes the status file now and then.
+    void noteStopped(int64_t round); // a dumped round's graph ended early
     void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
                    bool inlineRead = false);
     void writeStatus(bool finished);

@@ -16,6 +16,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"rounds_whole_graph", s.roundsWholeGraph},
                      {"rounds_inline", s.roundsInline},
                      {"first_dumped", s.firstDumped}, {"last_dumped", s.lastDumped},
+                     {"rounds_stopped", s.roundsStopped}, {"stopped_rounds", s.stoppedRounds},
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
@@ -35,6 +36,8 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.roundsInline = j.value("rounds_inline", uint64_t(0));
         s.firstDumped = j.value("first_dumped", int64_t(-1));
         s.lastDumped = j.value("last_dumped", int64_t(-1));
+        s.roundsStopped = j.value("rounds_stopped", uint64_t(0));
+        s.stoppedRounds = j.value("stopped_rounds", std::vector<int64_t>{});
         s.opsSeen = j.at("ops_seen").get<uint64_t>();
         s.opsSelected = j.at("ops_selected").get<uint64_t>();
         s.tensors = j.at("tensors").get<uint64_t>();

@@ -14,6 +14,11 @@ struct ProbeStatus {
     uint64_t roundsWholeGraph = 0; // of those, read after the whole graph ran
     uint64_t roundsInline = 0;    // read as ggml's CPU backend computed each node (the rest: node by node)
     int64_t firstDumped = -1, lastDumped = -1;
+    // Dumped rounds whose graph the program stopped before it finished (its abort or eval
+    // callback): the first few of them.
+    uint64_t roundsStopped = 0;
+    std::vector<int64_t> stoppedRounds;
+    static constexpr size_t kStoppedListed = 16;
     uint64_t opsSeen = 0;         // nodes of the largest graph looked at
     uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
     uint64_t tensors = 0, bytes = 0, skipped = 0;

@@ -25,10 +25,13 @@ const char *kUsage =
     "  --logits  also print the logits that chose the last token\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
+    "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
+    "                 K computed nodes, once; the program then decodes that token again\n"
     "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
     "                 exists (lets a test change the probe's dynamic config at a known point)\n"
     "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...', with --token-times 'token_ms: ...'\n"
-    "(the decode of generated token 1, 2, ...) and with --logits 'logits: ...'.\n";
+    "(the decode of generated token 1, 2, ...), with --logits 'logits: ...' and with --abort-once\n"
+    "'aborted: token T after K nodes'.\n";
 
 double msSince(std::chrono::steady_clock::time_point t)
 {
@@ -63,6 +66,7 @@ int main(int argc, char **argv)
     bool printLogits = false, countNodes = false, tokenTimes = false;
     int holdAfter = -1;
     std::string holdFile;
+    int abortToken = -1, abortAfter = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -84,6 +88,12 @@ int main(int argc, char **argv)
         else if (a == "--token-times") tokenTimes = true;
         else if (a == "--hold-after") holdAfter = std::atoi(value());
         else if (a == "--hold-file") holdFile = value();
+        else if (a == "--abort-once") {
+            if (std::sscanf(value(), "%d:%d", &abortToken, &abortAfter) != 2 || abortToken < 1 || abortAfter < 1) {
+                std::fputs("llmscope-sample-generate: --abort-once needs TOKEN:NODES, both from 1\n", stderr);
+                return 2;
+            }
+        }
         else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
@@ -132,6 +142,24 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "llmscope-sample-generate: cannot create a context\n");
         return 1;
     }
+    // The program's abort callback, as a UI's stop button would install: ggml-cpu asks it after
+    // every node it computes, and a true answer ends that graph compute.
+    struct AbortOnce {
+        bool armed = false;
+        int calls = 0, after = 0;
+    };
+    static AbortOnce abortOnce;
+    abortOnce.after = abortAfter;
+    if (abortToken > 0)
+        llama_set_abort_callback(
+            ctx,
+            [](void *) {
+                if (!abortOnce.armed || ++abortOnce.calls < abortOnce.after)
+                    return false;
+                abortOnce.armed = false;
+                return true;
+            },
+            nullptr);
     const llama_vocab *vocab = llama_model_get_vocab(m);
     std::vector<llama_token> tokens(prompt.size() + 8);
     const int np = llama_tokenize(vocab, prompt.c_str(), int32_t(prompt.size()), tokens.data(), int32_t(tokens.size()),
@@ -184,6 +212,16 @@ int main(int argc, char **argv)
         }
         llama_token tok = best;
         const auto td = std::chrono::steady_clock::now();
+        if (i + 1 == abortToken) {
+            abortOnce.armed = true;
+            const int rc = llama_decode(ctx, llama_batch_get_one(&tok, 1));
+            if (rc != 2) {
+                std::fprintf(stderr, "llmscope-sample-generate: the decode of token %d was not aborted (%d)\n",
+                             abortToken, rc);
+                return 1;
+            }
+            std::printf("aborted: token %d after %d nodes\n", abortToken, abortOnce.calls);
+        }
         if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
             std::fprintf(stderr, "llmscope-sample-generate: decode failed at token %d\n", i);
             return 1;

@@ -10,12 +10,15 @@
 #include <QThread>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/stats.h"
+#include "util/atomic_file.h"
 #include "util/text.h"
 #include "../engine/engine_run.h"
 
@@ -416,6 +419,65 @@ private slots:
             const QString json = QString::fromUtf8(f.readAll());
             QVERIFY(!json.contains("Sim#"));
             QVERIFY(QRegularExpression(R"("inTensors":\s*\[\s*"ffn_up-0",\s*"inp_embd"\s*\])").match(json).hasMatch());
+        }
+    }
+
+    // The program's own abort callback stops the decode of token 2 after 20 nodes, and the
+    // program decodes that token again (round 3). Its tokens are those of a run without the
+    // probe; the stopped round holds part of what its retry holds, byte for byte; the summary
+    // names it. Read inline, node by node and after the whole graph (round 1 is
+    // dumped too: its graph allocation is where the probe keeps what it reads after the graph).
+    void programStoppingARoundKeepsWhatRan()
+    {
+        QProcess plain;
+        plain.start(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3"});
+        QVERIFY(plain.waitForFinished(60000) && plain.exitCode() == 0);
+        const QString tokens = QRegularExpression("tokens: [0-9 ]+\n").match(plain.readAllStandardOutput()).captured();
+        QVERIFY(!tokens.isEmpty());
+        struct Mode { QString threads, read; int stoppedOutputs; }; // -1: some, fewer than the retry's
+        for (const Mode &m : {Mode{"1", "auto", -1}, Mode{"2", "node", -1}, Mode{"1", "graph", 0}}) {
+            const QString out = m_dir.path() + "/abort-" + m.threads + m.read;
+            const Run r = runLlmscope({"dump", "--exec", gen("-t " + m.threads + " --abort-once 2:20"), "--read",
+                                       m.read, "-er", "1,3", "--type", "tensor", "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains("aborted: token 2 after 20 nodes"), qPrintable(r.out));
+            QVERIFY2(r.out.contains(tokens), qPrintable(r.out + "\nwithout the probe:\n" + tokens));
+            QVERIFY2(r.err.contains("the program stopped 1 dumped round(s) before the graph finished (2)"),
+                     qPrintable(r.err));
+            const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+            QVERIFY(idx.problems.empty());
+            std::map<std::string, const TensorRecord *> retry; // round 3 by its path below the round
+            auto below = [](const TensorRecord &t) {
+                const std::string round = "/" + std::to_string(t.exec) + "/";
+                return t.path.substr(t.path.rfind(round) + round.size());
+            };
+            for (const auto &t : idx.tensors)
+                if (t.exec == 3)
+                    retry[below(t)] = &t;
+            int stoppedOutputs = 0, retryOutputs = 0;
+            std::set<std::string> opsWithInputs, opsWithOutputs;
+            for (const auto &t : idx.tensors) {
+                if (!t.input && !t.before && t.exec != 1)
+                    (t.exec == 2 ? stoppedOutputs : retryOutputs) += 1;
+                if (t.exec != 2)
+                    continue;
+                (t.input ? opsWithInputs : opsWithOutputs).insert(t.opId);
+                const auto same = retry.find(below(t));
+                QVERIFY2(same != retry.end(), t.path.c_str());
+                QVERIFY2(readWholeFile(t.path) == readWholeFile(same->second->path), t.path.c_str());
+            }
+            QVERIFY(retryOutputs > 0);
+            if (m.stoppedOutputs < 0)
+                QVERIFY2(stoppedOutputs > 10 && stoppedOutputs < retryOutputs / 2,
+                         qPrintable(QString("%1 of %2").arg(stoppedOutputs).arg(retryOutputs)));
+            else
+                QCOMPARE(stoppedOutputs, m.stoppedOutputs);
+            if (m.stoppedOutputs == 0)
+                QVERIFY(opsWithInputs.empty());
+            // Inline, a stopped round holds whole operations: no inputs of one that never ran.
+            if (m.threads == "1" && m.read == "auto")
+                for (const auto &op : opsWithInputs)
+                    QVERIFY2(opsWithOutputs.count(op), op.c_str());
         }
     }
 
