@@ -315,6 +315,19 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead);
 }
 
+// Whether a dumped round's graph ended before its last node: the program's abort callback (an
+// error status; inline, ggml-cpu stopping) or its eval callback cancelling the graph.
+bool endedEarly(const SchedState &s, ggml_status status)
+{
+    if (status != GGML_STATUS_SUCCESS || s.cancelledAfter != -1)
+        return true;
+    if (s.inlineRead)
+        return s.inlineStopped;
+    // Node by node, a round hands itself over at its last asked node: still open, it ended
+    // before that node.
+    return !s.post && s.lastAsked >= 0 && s.capture.active();
+}
+
 // A post round: the graph has run whole; every wanted tensor is read now.
 void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
 {
@@ -516,11 +529,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             p.disable(std::string("dump failed: ") + e.what());
         }
     }
-    // A round read node by node hands itself over at its last wanted node: still open, it ended
-    // before that node.
-    if (dumped && p.active() &&
-        (status != GGML_STATUS_SUCCESS || dumped->inlineStopped || dumped->cancelledAfter != -1 ||
-         (!dumped->post && !dumped->inlineRead && dumped->capture.active())))
+    if (dumped && p.active() && endedEarly(*dumped, status))
         p.noteStopped(dumped->round);
     return status;
 }
