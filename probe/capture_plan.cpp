@@ -19,15 +19,19 @@ const ggml_tensor *rootOf(const ggml_tensor *t) { return t->view_src ? t->view_s
 // into a view): its root changes after earlier nodes have read it.
 bool writesIntoView(const ggml_tensor *t) { return t->view_src && writesData(t); }
 
+// Whether the memory of a and b overlaps (both allocated).
+bool overlaps(const ggml_tensor *a, const ggml_tensor *b)
+{
+    const auto *x = static_cast<const char *>(a->data), *y = static_cast<const char *>(b->data);
+    return x < y + ggml().nbytes(b) && y < x + ggml().nbytes(a);
+}
+
 // Whether node t may have been computed into src's memory. Unknown before allocation: maybe.
 bool mayComputeOver(const ggml_tensor *t, const ggml_tensor *src)
 {
     if (writesIntoView(t))
         return false; // a write into a view changes its root: read that after the write
-    if (!t->data || !src->data)
-        return true;
-    const auto *a = static_cast<const char *>(t->data), *b = static_cast<const char *>(src->data);
-    return a < b + ggml().nbytes(src) && b < a + ggml().nbytes(t);
+    return !t->data || !src->data || overlaps(t, src);
 }
 
 // Ops that may write memory other than their own output's: nothing is shared across them.
@@ -62,16 +66,10 @@ bool sameElements(const ggml_tensor *a, const ggml_tensor *b)
 void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
 {
     constexpr int kMaxWindow = 64;
-    const GgmlApi &api = ggml();
     auto time = [](const PlanItem &it) { return 2 * it.node + (it.before || it.early ? 0 : 1); };
     auto overwrites = [&](int m, const ggml_tensor *t) {
         const ggml_tensor *w = g.nodes[size_t(m)].tensor;
-        if (!writesData(w))
-            return false;
-        if (!w->data || writesAnywhere(w))
-            return true;
-        const auto *a = static_cast<const char *>(w->data), *b = static_cast<const char *>(t->data);
-        return a < b + api.nbytes(t) && b < a + api.nbytes(w);
+        return writesData(w) && (!w->data || writesAnywhere(w) || overlaps(w, t));
     };
     std::unordered_map<const void *, int> last; // data pointer -> latest item there
     for (size_t k = 0; k < plan.items.size(); ++k) {

@@ -83,6 +83,30 @@ void prepare(CpuHook &h, SchedState &s, int g)
     }
 }
 
+// Runs a step of reading; a failure (the disk, memory) turns the probe off, never the program.
+template <class Step>
+bool guarded(Probe &p, Step &&step)
+{
+    try {
+        step();
+        return true;
+    } catch (const std::exception &e) {
+        p.disable(std::string("dump failed: ") + e.what());
+        return false;
+    }
+}
+
+// Node h.next has run: its tensors after execution are taken, and the walk moves on.
+void finished(Probe &p, CpuHook &h)
+{
+    const size_t i = size_t(h.base + h.next);
+    const CapturePlan &plan = h.round->capture.plan();
+    if (plan.selected[i])
+        takeItems(p, *h.round, plan.atEval[i]);
+    ++h.next;
+    h.pos = std::min(h.pos + 1, h.computed.size() - 1);
+}
+
 // ggml-cpu, after each node it computed (with one thread, everything of it is written).
 bool nodeDone(void *data)
 {
@@ -91,30 +115,13 @@ bool nodeDone(void *data)
         ++h.calls; // every call counts: one too many shows as a mismatch
     Probe &p = Probe::get();
     const bool reading = h.round && h.next < int(h.nodes.size()) && p.active();
-    if (reading) {
-        try {
-            const size_t i = size_t(h.base + h.next);
-            const CapturePlan &plan = h.round->capture.plan();
-            if (plan.selected[i])
-                takeItems(p, *h.round, plan.atEval[i]);
-            ++h.next;
-            h.pos = std::min(h.pos + 1, h.computed.size() - 1);
-        } catch (const std::exception &e) {
-            p.disable(std::string("dump failed: ") + e.what());
-            h.round = nullptr;
-        }
-    }
+    if (reading && !guarded(p, [&] { finished(p, h); }))
+        h.round = nullptr;
     const bool stop = h.hostCb && h.hostCb(h.hostData);
     h.stopped = h.stopped || stop;
     // The next node's inputs only when it will run: a stopped round holds what ran.
-    if (reading && h.round && !stop) {
-        try {
-            prepare(h, *h.round, h.computed[h.pos]);
-        } catch (const std::exception &e) {
-            p.disable(std::string("dump failed: ") + e.what());
-            h.round = nullptr;
-        }
-    }
+    if (reading && h.round && !stop && !guarded(p, [&] { prepare(h, *h.round, h.computed[h.pos]); }))
+        h.round = nullptr;
     return stop;
 }
 
@@ -224,12 +231,8 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     h->computed.push_back(n);
     h->pos = 0;
     h->round = s;
-    try {
-        prepare(*h, *s, h->computed[0]);
-    } catch (const std::exception &e) {
-        p.disable(std::string("dump failed: ") + e.what());
+    if (!guarded(p, [&] { prepare(*h, *s, h->computed[0]); }))
         h->round = nullptr;
-    }
     const ggml_status status = real(backend, graph);
     h->round = nullptr;
     for (ggml_tensor *t : h->marked)
@@ -240,11 +243,7 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
         fail(p, *s, "ggml's CPU backend reported " + std::to_string(h->calls) +
                         " computed nodes where the probe expected " + std::to_string(h->expected));
     } else if (p.active()) {
-        try {
-            prepare(*h, *s, n); // nodes after the last computed one
-        } catch (const std::exception &e) {
-            p.disable(std::string("dump failed: ") + e.what());
-        }
+        guarded(p, [&] { prepare(*h, *s, n); }); // nodes after the last computed one
         s->inlineNext += n;
     }
     return status;

@@ -28,8 +28,8 @@ void *wrapSetAbortCallback(void *real);
 // llama.cpp set last, 0 when not known yet).
 bool inlineUsable(ggml_backend_sched_t sched, int threads);
 
-// Around the scheduler's compute of a round read inline: the backend computes the probe's
-// graph calls on this thread see it.
+// Around the scheduler's compute of a round read inline: the backend computes this thread
+// makes in between belong to that round.
 void inlineRoundBegin(SchedState &s);
 // After it: false when the round could not be read (warned; nothing taken is valid).
 bool inlineRoundEnd(Probe &p, SchedState &s);
