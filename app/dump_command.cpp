@@ -99,6 +99,9 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
             .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
             .arg(idx.modelFiles.size()).arg(idx.layerFiles.size()));
+    if (std::find(o.types.begin(), o.types.end(), "stats") != o.types.end() && !writesPayload(o) && !o.descOnly)
+        say(QStringLiteral("  written:     statistics only, no payloads (msit's --type stats; --stats-with-data "
+                           "keeps the payloads too)\n"));
     for (const auto &p : idx.problems)
         problems.push_back(p.path + ": " + p.message);
     for (const auto &p : problems)

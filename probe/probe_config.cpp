@@ -40,6 +40,10 @@ ProbeConfig readProbeConfig()
             else if (t == "model" || t == "layer") c.topology = true;
             else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
         }
+        // msit: "stats" means the statistics only, with or without "tensor"; llmscope's
+        // extension keeps the payload and adds the statistics to its header.
+        if (c.stats && env("LLMSCOPE_STATS_WITH_DATA") != "1")
+            c.tensors = false;
         c.descOnly = env("LLMSCOPE_SD") == "1";
         c.kvCache = env("LLMSCOPE_KV") == "1";
         c.statsCsv = env("LLMSCOPE_STATS_CSV") == "1";

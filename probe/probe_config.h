@@ -17,8 +17,8 @@ enum class ReadMode { Auto, Graph, Node, Inline };
 struct ProbeConfig {
     bool active = false;        // false: pass everything through
     std::string root;           // LLMSCOPE_DUMP_ROOT: the msit_dump_* folder
-    bool tensors = false;       // type "tensor": payloads
-    bool stats = false;         // type "stats": statistics-only files
+    bool tensors = false;       // payloads: type "tensor" without "stats", or with LLMSCOPE_STATS_WITH_DATA=1
+    bool stats = false;         // type "stats": statistics (alone, as msit writes them, unless with payloads)
     bool descOnly = false;      // -sd: header only
     bool topology = false;      // type "model" or "layer"
     bool statsCsv = false;      // LLMSCOPE_STATS_CSV=1: statistics as one statistic.csv a round

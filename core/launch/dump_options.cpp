@@ -152,6 +152,8 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.kvCache = true;
         } else if (a == "--stats-csv") {
             o.statsCsv = true;
+        } else if (a == "--stats-with-data") {
+            o.statsWithData = true;
         } else if (a == "--read") {
             o.readMode = toLower(value());
             if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
@@ -173,6 +175,12 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
     }
     if (o.statsCsv && !contains(o.types, "stats"))
         throw Error("--stats-csv applies to --type stats; add 'stats' to --type or leave --stats-csv out");
+    if (o.statsWithData && !(contains(o.types, "tensor") && contains(o.types, "stats")))
+        throw Error("--stats-with-data keeps the payload of --type tensor stats; give both 'tensor' and 'stats' "
+                    "to --type, or leave --stats-with-data out");
+    if (o.statsWithData && o.statsCsv)
+        throw Error("--stats-with-data writes statistics into each tensor file, --stats-csv into one CSV a round; "
+                    "choose one");
     return o;
 }
 
@@ -195,9 +203,15 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
+    env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
     return env;
+}
+
+bool writesPayload(const DumpOptions &o)
+{
+    return contains(o.types, "tensor") && (!contains(o.types, "stats") || o.statsWithData) && !o.descOnly;
 }
 
 std::string preloadWith(const std::string &existing, const std::string &probePath)
@@ -216,11 +230,12 @@ OUT/msit_dump_{YYYYmmdd_HHMMSS}/tensors/{device}_{pid}/{round}/{id}_{Op}/.../{be
 msit llm dump's options:
   --exec COMMAND          the inference program and its arguments (required). Redirection,
                           pipes and ';' need a shell: put them in a script, pass 'bash x.sh'
-  --type T [T ...]        what to dump (default: tensor):
+  --type T [T ...]        what to dump (default: tensor model):
                             model   model topology   model/{pid}/GgmlGraph.json
                             layer   layer topology   layer/{pid}/{Op}.json
                             tensor  tensors with their data
-                            stats   statistics only (max, min, mean, l2norm)
+                            stats   statistics only (max, min, mean, l2norm), with or
+                                    without tensor: 'tensor stats' writes no payload
                           op, kernel, cpu_profiling and onnx are not available yet
   -sd                     tensor descriptions only, no data
   -ids IDS                operation ids, e.g. 3_1,5 (default: every operation)
@@ -242,6 +257,8 @@ llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)
   --stats-csv             with --type stats: one statistic.csv per round (msProbe's columns)
                           instead of one file per tensor; much faster for long runs
+  --stats-with-data       with --type tensor stats: keep each tensor's payload and add its
+                          statistics to the same file (msit writes statistics only)
   --read MODE             how the probe reads tensors: inline (as ggml's CPU backend
                           computes each node; one thread, else as node), node (the
                           scheduler hands over each node), graph (after the whole graph,

@@ -11,7 +11,7 @@ namespace llmscope {
 
 struct DumpOptions {
     std::vector<std::string> command;   // --exec, split like a shell would, never run by one
-    std::vector<std::string> types{"tensor"}; // --type
+    std::vector<std::string> types{"tensor", "model"}; // --type (msit's default)
     bool descOnly = false;              // -sd
     std::string ids;                    // -ids
     std::string rounds = "0,0";         // -er
@@ -26,6 +26,7 @@ struct DumpOptions {
     // llmscope's own
     bool kvCache = false;               // --kv-cache
     bool statsCsv = false;              // --stats-csv
+    bool statsWithData = false;         // --stats-with-data: payload and statistics in one file
     std::string readMode = "auto";      // --read: auto, inline, graph or node
     int timeoutSeconds = 0;             // --timeout
 };
@@ -35,6 +36,10 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args);
 // Splits --exec's text into arguments (quotes and backslashes as in a POSIX shell). Refuses
 // redirection, pipes, command separators and substitutions, which need a shell.
 std::vector<std::string> splitCommand(const std::string &text);
+// Whether the dump writes payloads. msit: `stats` means statistics only, with or without
+// `tensor` (`tensor stats` is its documented way to save disk); --stats-with-data is
+// llmscope's extension that keeps the payload and adds the statistics to its header.
+bool writesPayload(const DumpOptions &o);
 // The probe's environment for a dump into root (the msit_dump_* folder).
 std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const std::string &root);
 // LD_PRELOAD with the probe after whatever the user already preloads (ASan must stay first).

@@ -30,7 +30,8 @@ private slots:
     {
         const DumpOptions o = parse({});
         QCOMPARE(o.command, (std::vector<std::string>{"./run", "-m", "m.gguf"}));
-        QCOMPARE(o.types, std::vector<std::string>{"tensor"});
+        QCOMPARE(o.types, (std::vector<std::string>{"tensor", "model"})); // msit's current default
+        QVERIFY(writesPayload(o));
         QCOMPARE(o.rounds, std::string("0,0"));
         QVERIFY(o.child && !o.descOnly && o.ids.empty());
         QCOMPARE(o.time, 3);
@@ -38,10 +39,23 @@ private slots:
         QCOMPARE(o.output, std::string("./"));
         const auto env = probeEnvironment(o, "/d/msit_dump_1");
         QCOMPARE(env.at("LLMSCOPE_DUMP_ROOT"), std::string("/d/msit_dump_1"));
-        QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("tensor"));
+        QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("tensor,model"));
+        QCOMPARE(env.at("LLMSCOPE_STATS_WITH_DATA"), std::string("0"));
         QCOMPARE(env.at("LLMSCOPE_ER"), std::string("0,0"));
         QCOMPARE(env.at("LLMSCOPE_CHILD"), std::string("1"));
         QCOMPARE(env.at("LLMSCOPE_READ"), std::string("auto"));
+    }
+
+    // msit: stats means statistics only, with tensor or without; the payload stays only with
+    // llmscope's --stats-with-data.
+    void statsMeansStatisticsOnly()
+    {
+        QVERIFY(!writesPayload(parse({"--type", "model", "tensor", "stats"})));
+        QVERIFY(!writesPayload(parse({"--type", "stats"})));
+        QVERIFY(writesPayload(parse({"--type", "tensor"})));
+        const DumpOptions both = parse({"--type", "tensor", "stats", "--stats-with-data"});
+        QVERIFY(writesPayload(both));
+        QCOMPARE(probeEnvironment(both, "R").at("LLMSCOPE_STATS_WITH_DATA"), std::string("1"));
     }
 
     void everyOptionReachesTheProbe()
@@ -118,6 +132,10 @@ private slots:
         QTest::newRow("unknown") << QStringList{"--exec", "a", "--frob"} << "unknown option '--frob'";
         QTest::newRow("read") << QStringList{"--exec", "a", "--read", "later"} << "--read: 'later' is not one of auto";
         QTest::newRow("csv alone") << QStringList{"--exec", "a", "--stats-csv"} << "applies to --type stats";
+        QTest::newRow("with data alone") << QStringList{"--exec", "a", "--type", "stats", "--stats-with-data"}
+                                         << "give both 'tensor' and 'stats'";
+        QTest::newRow("with data and csv") << QStringList{"--exec", "a", "--type", "tensor", "stats", "--stats-csv",
+                                                          "--stats-with-data"} << "choose one";
     }
     void badOrUnavailableOptionsSayWhy()
     {

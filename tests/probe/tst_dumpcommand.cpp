@@ -3,6 +3,7 @@
 // a target stopped mid-dump, and the dynamic config changing a running target.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -125,26 +126,47 @@ private slots:
         int withStats = 0, described = 0;
         for (const auto &t : idx.tensors) {
             QVERIFY2(t.opId.rfind("1_", 0) == 0, t.opId.c_str());
-            if (!t.hasData) { // the KV-cache views attention reads: described, not copied
+            // msit's `tensor stats`: statistics only, never a payload
+            QVERIFY2(!t.hasData && t.dataBytes == 0, t.path.c_str());
+            QVERIFY(QFileInfo(QString::fromStdString(t.path)).size() < 400);
+            if (!t.stats) { // the KV-cache views attention reads: described only
                 QCOMPARE(t.opName, std::string("FLASH_ATTN_EXT"));
                 QVERIFY(t.input && (t.index == 1 || t.index == 2));
                 ++described;
                 continue;
             }
-            if (t.stats) { // tensor + stats: the data and its statistics in one file
-                const auto want = computeStats(readBin(t.path));
-                QCOMPARE(formatStat(t.stats->l2norm), formatStat(want->l2norm));
-                ++withStats;
-            }
+            ++withStats;
         }
         QVERIFY(withStats > 20);
         QCOMPARE(described, 4); // K and V, two rounds
-        QVERIFY(checkAdds(idx) >= 4); // ffn_inp-0 and l_out-0, two rounds
+        QVERIFY2(r.err.contains("statistics only, no payloads"), qPrintable(r.err));
         // The summary's count matches the files on disk.
         const auto st = readProbeStatuses(root.toStdString());
         QCOMPARE(st.size(), size_t(1));
         QCOMPARE(st[0].tensors, uint64_t(idx.tensors.size()));
         QVERIFY(st[0].finished);
+    }
+
+    // llmscope's extension: the payload kept, its statistics in the same file.
+    void statsWithDataKeepsPayloads()
+    {
+        const QString out = m_dir.path() + "/withdata";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "stats", "--stats-with-data", "-o", out,
+                                   "-ids", "1", "-er", "0,1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+        QVERIFY(idx.problems.empty());
+        int withStats = 0;
+        for (const auto &t : idx.tensors) {
+            if (!t.hasData)
+                continue; // KV-cache views
+            QVERIFY2(t.stats, t.path.c_str());
+            const auto want = computeStats(readBin(t.path));
+            QCOMPARE(formatStat(t.stats->l2norm), formatStat(want->l2norm));
+            ++withStats;
+        }
+        QVERIFY(withStats > 20);
+        QVERIFY(checkAdds(idx) >= 4); // ffn_inp-0 and l_out-0, two rounds
     }
 
     void nodeTargetDumpsMsitLayout()
