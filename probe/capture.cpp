@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ggml_api.h"
+#include "ggml-backend-impl.h" // the buffer interface, to see whether get_tensor exists
 
 namespace llmscope::probe {
 namespace {
@@ -32,6 +33,16 @@ int32_t aclDtype(ggml_type t)
     case GGML_TYPE_F64: return 11;
     default: return -1;
     }
+}
+
+bool isReadable(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    const ggml_tensor *base = t->view_src ? t->view_src : t;
+    ggml_backend_buffer_t buf = t->buffer ? t->buffer : base->buffer;
+    if (!buf || (api.bufferIsHost && api.bufferIsHost(buf)))
+        return true;
+    return buf->iface.get_tensor != nullptr;
 }
 
 bool isWeight(const ggml_tensor *t)
@@ -91,7 +102,7 @@ void copyDense(const ggml_tensor *t, uint8_t *dst)
 {
     const GgmlApi &api = ggml();
     const size_t span = api.nbytes(t);
-    if (!t->data || !span)
+    if (!t->data || !span || !isReadable(t)) // plans describe unreadable tensors only
         return;
     if (isDirect(t)) {
         std::memcpy(dst, t->data, span);

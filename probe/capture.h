@@ -20,6 +20,10 @@ uint64_t denseBytes(const ggml_tensor *t);
 // Copies t's payload, dense, into dst (denseBytes(t) bytes). Device memory is fetched with
 // ggml_backend_tensor_get; host memory is read directly.
 void copyDense(const ggml_tensor *t, uint8_t *dst);
+// Whether t's bytes can be read: host memory, or a buffer that implements get_tensor. ggml-cpu
+// keeps quantized weights in buffers repacked for the CPU (AMX, CPU_REPACK) that have no
+// get_tensor: ggml_backend_tensor_get would call a null pointer, and the bytes are not GGUF's.
+bool isReadable(const ggml_tensor *t);
 // Whether t lives in a weight buffer: its contents do not change while the target runs.
 bool isWeight(const ggml_tensor *t);
 // Whether computing node t writes memory (its output's): not for the ops ggml treats as views.

@@ -135,6 +135,10 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         if (!c.kvCache && isKvCache(t)) {
             it.kind = ItemKind::Header;
             it.kvSkipped = true;
+        } else if (!c.descOnly && !isReadable(t)) {
+            it.kind = ItemKind::Header;
+            it.unreadable = true;
+            ++plan->unreadable;
         } else if (c.descOnly || (stats && aclDtype(t->type) < 0)) {
             it.kind = ItemKind::Header;
         } else if (stats && isWeight(t)) {

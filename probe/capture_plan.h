@@ -29,6 +29,7 @@ struct PlanItem {
     int index = 0;
     ItemKind kind = ItemKind::Data;
     bool kvSkipped = false;
+    bool unreadable = false; // in a buffer ggml cannot read back (capture.h isReadable): described only
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
     // Read during the graph (inline, node by node): an earlier item of the same bytes that no
     // node wrote over between the two takes (an output read again as a later node's input):
@@ -57,6 +58,7 @@ struct CapturePlan {
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
+    uint64_t unreadable = 0;    // items described only because ggml cannot read them back
     // What the writer makes of each item (from the dump types).
     bool payload = false;       // tensor files with data
     bool statsOnly = false;     // statistics instead of data

@@ -274,6 +274,9 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     ensureTopology(s, graph);
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
         s.plan = CapturePlan::build(s.topo, sel, c);
+        if (s.dumping && s.plan->unreadable)
+            p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
+                   "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
         s.planSelection = &sel;
         s.planAlloc = s.allocs;
     }

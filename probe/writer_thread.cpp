@@ -299,6 +299,8 @@ void WriterThread::executeRound(CapturedRound &r)
             Tensor t = h;
             if (it.kvSkipped) {
                 t.setAttr("llmscope_skipped", "kv_cache");
+            } else if (it.unreadable) {
+                t.setAttr("llmscope_skipped", "unreadable_buffer");
             } else if (plan.statsOnly) {
                 setStatsAttrs(t, st);
             } else if (plan.payload && it.kind == ItemKind::Data && data) {
