@@ -135,13 +135,13 @@ int runCompareCommand(const QStringList &args)
         return runManualCompare(o.goldenPath, o.myPath, output);
 
     const bool tty = isatty(fileno(stderr));
-    auto progress = [tty](uint64_t done, uint64_t total) {
+    auto progress = [tty](uint64_t done, uint64_t total, const std::string &op) {
         if (!tty || !total)
             return;
         const int width = 30, filled = int(width * done / total);
-        std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu pairs", std::string(size_t(filled), '#').c_str(),
+        std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu pairs  %.40s\033[K", std::string(size_t(filled), '#').c_str(),
                      std::string(size_t(width - filled), ' ').c_str(), int(100 * done / total),
-                     (unsigned long long)done, (unsigned long long)total);
+                     (unsigned long long)done, (unsigned long long)total, op.c_str());
     };
     CompareResult res;
     std::string csv;
@@ -165,16 +165,30 @@ int runCompareCommand(const QStringList &args)
         std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
         " only in my\n");
     auto opLine = [&](const OpResult &op) {
-        return "round " + std::to_string(op.round) + ", op " + op.opId + " (" + op.opPath + "): output cosine " +
-               formatStat(op.outputCosine) + ", relative error " + pct(op.outputError) + " (inputs " +
-               pct(op.inputError) + ", added " + pct(op.addedError) + ")";
+        const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;
+        if (!op.unreadable.empty())
+            return where + ": could not be compared: " + op.unreadable;
+        return where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " + pct(op.outputError) +
+               " (inputs " + pct(op.inputError) + ", added " + pct(op.addedError) + ")";
     };
     if (res.firstDivergent >= 0) {
         const OpResult &first = res.ops[size_t(res.firstDivergent)];
         say("  first divergent: " + opLine(first) + "\n");
+        if (first.worstInput >= 0) {
+            const CompareRow &in = res.rows[size_t(first.worstInput)];
+            const std::string name = in.tensorName.empty() ? "input " + std::to_string(in.golden.index)
+                                                           : in.tensorName;
+            if (first.worstInputIsWeight)
+                say("  the weight " + name + " differs between golden and test (relative error " +
+                    pct(first.inputError) + "): the op's error comes in through it\n");
+            else if (!in.passed)
+                say("  its input " + name + " already differs (relative error " + pct(first.inputError) +
+                    "); the op that computes it was not compared\n");
+        }
         for (size_t i : first.rows)
             if (!res.rows[i].passed)
-                say("    " + res.rows[i].golden.path + ": " + res.rows[i].failReason + "\n");
+                say("    " + res.rows[i].golden.path + ": " +
+                    (res.rows[i].unreadable ? "unreadable: " : "") + res.rows[i].failReason + "\n");
         say("  " + std::to_string(res.firstDivergent) + " operations before it passed\n");
     } else if (!res.rows.empty()) {
         say("  every operation passed\n");

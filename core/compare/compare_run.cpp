@@ -14,6 +14,8 @@
 
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
+#include "dump/dump_layout.h"
+#include "dump/op_names.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
@@ -53,7 +55,7 @@ TensorRecord looseRecord(const fs::path &file, const std::string &id)
             r.stats = statsFromAttrs(info.tensor);
         }
     } catch (const Error &) {
-        // Left for the pair to report.
+        r.headerRead = false; // read again with the pair, which reports why it cannot be
     }
     return r;
 }
@@ -208,6 +210,8 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
             row.failReason = "only one side has data or statistics to compare";
     } catch (const Error &e) {
         row.failReason = e.what();
+        row.unreadable = true;
+        row.computed = row.statsOnly = false;
     }
 }
 
@@ -222,6 +226,11 @@ std::vector<int64_t> idParts(const std::string &id)
 }
 
 } // namespace
+
+std::string OpResult::label() const
+{
+    return opLabel(opId, name, opType);
+}
 
 bool CompareResult::allPassed() const
 {
@@ -272,12 +281,21 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         res.onlyGolden.push_back(r->path);
     for (const auto *r : match.onlyMy)
         res.onlyMy.push_back(r->path);
+    // Ops and tensors by the names the program gave them, from golden's topology (else my's).
+    OpNames names = readOpNames(golden);
+    if (names.byPath.empty())
+        names = readOpNames(my);
     res.rows.resize(match.pairs.size());
     for (size_t i = 0; i < match.pairs.size(); ++i) {
         CompareRow &row = res.rows[i];
         row.golden = *match.pairs[i].golden;
         row.my = *match.pairs[i].my;
         row.key = match.pairs[i].key;
+        const std::string path = opPath(row.golden.opFolders);
+        if (const OpNames::Node *n = names.find(path)) {
+            row.nodeName = n->name;
+            row.tensorName = row.golden.input ? names.inputName(path, row.golden.index) : n->name;
+        }
     }
 
     // Pairs spread over threads; each pair is read once, chunk by chunk.
@@ -289,8 +307,10 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
+                const CompareRow &r = res.rows[i];
+                const std::string op = opLabel(r.golden.opId, r.nodeName, r.golden.opName);
                 std::lock_guard lock(progressMutex);
-                progress(d, res.rows.size());
+                progress(d, res.rows.size(), op);
             }
         }
     };
@@ -311,9 +331,9 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             OpResult op;
             op.round = row.golden.exec;
             op.opId = row.golden.opId;
-            for (const auto &f : row.golden.opFolders)
-                op.opPath += (op.opPath.empty() ? "" : "/") + f;
+            op.opPath = opPath(row.golden.opFolders);
             op.opType = row.golden.opName;
+            op.name = row.nodeName;
             res.ops.push_back(op);
             it->second = res.ops.size() - 1;
         }
@@ -328,11 +348,17 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             const CompareRow &row = res.rows[i];
             const double err = row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
             if (row.golden.input) {
-                op.inputError = std::max(op.inputError, err);
+                if (err > op.inputError) {
+                    op.inputError = err;
+                    op.worstInput = int(i);
+                    op.worstInputIsWeight = names.isLeaf(row.tensorName);
+                }
             } else {
                 op.outputError = std::max(op.outputError, err);
                 if (row.computed)
                     op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
+                if (row.unreadable && op.unreadable.empty())
+                    op.unreadable = row.failReason;
                 op.passed = op.passed && row.passed;
             }
         }

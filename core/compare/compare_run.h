@@ -23,7 +23,10 @@ struct CompareOptions {
 struct CompareRow {
     TensorRecord golden, my;
     std::string key;
+    std::string nodeName;     // the op's node name from golden's model topology, if any
+    std::string tensorName;   // this tensor's name there (an input's source, an output's node)
     bool computed = false;    // element metrics present
+    bool unreadable = false;  // a file could not be read or compared: failReason says why, no metrics
     bool statsOnly = false;   // compared on max/min/mean/l2norm only
     bool skipped = false;     // description-only on both sides: nothing to compare, not a failure
     Metrics metrics;
@@ -36,12 +39,18 @@ struct CompareRow {
 struct OpResult {
     int64_t round = 0;
     std::string opId, opPath, opType;
+    std::string name;         // node name from the model topology ("ffn_out-2"), if any
     double outputError = 0;   // worst relative euclidean distance of its outputs
     double inputError = 0;    // worst of its inputs (what it inherits)
     double addedError = 0;    // max(0, output - input): the error it adds itself
     double outputCosine = 1;  // lowest cosine of its outputs
     bool passed = true;       // every output row passed
+    std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
+    int worstInput = -1;      // row of the input with the largest error, -1 when none differs
+    bool worstInputIsWeight = false; // that input is a tensor no node computes (a weight)
     std::vector<size_t> rows;
+
+    std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
 };
 
 struct CompareResult {
@@ -61,7 +70,8 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds = nullp
 // A record for a loose tensor file (.bin or .npy), for comparisons outside a dump layout.
 TensorRecord recordForFile(const std::string &path, const std::string &id);
 
-using CompareProgress = std::function<void(uint64_t done, uint64_t total)>;
+// Called now and then from a worker thread, with the label of an op just compared.
+using CompareProgress = std::function<void(uint64_t done, uint64_t total, const std::string &op)>;
 // Throws Error for unreadable inputs (naming the path); per-pair problems become fail reasons.
 CompareResult runCompare(const CompareOptions &options, const CompareProgress &progress = {});
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_layout.h"
+#include "dump/op_names.h"
 #include "dump/topology.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -15,37 +16,18 @@
 namespace llmscope {
 namespace {
 
-std::string joined(const std::vector<std::string> &v)
-{
-    std::string s;
-    for (const auto &x : v)
-        s += (s.empty() ? "" : "/") + x;
-    return s;
-}
-
 std::string side(const TensorRecord &r)
 {
     return std::string(r.before ? "before" : "after") + (r.input ? "/in" : "/out") + std::to_string(r.index);
 }
 
-// Node names by op path ("3_DecoderLayer/5_MUL_MAT" -> "Kcur-2") from the model topology.
+// Node names by op path ("3_DecoderLayer/5_MUL_MAT" -> "Kcur-2") from the model topology;
+// none without one (op types stand in for them).
 std::unordered_map<std::string, std::string> nodeNames(const DumpIndex &idx)
 {
     std::unordered_map<std::string, std::string> names;
-    if (idx.modelFiles.empty())
-        return names;
-    try {
-        const TopoNode model = readTopologyFile(idx.modelFiles.front());
-        for (size_t g = 0; g < model.children.size(); ++g) {
-            const TopoNode &op = model.children[g];
-            const std::string top = opFolderName(int(g), op.type);
-            names[top] = op.name;
-            for (size_t c = 0; c < op.children.size(); ++c)
-                names[top + "/" + opFolderName(int(c), op.children[c].type)] = op.children[c].name;
-        }
-    } catch (const Error &) {
-        // No names: op types stand in for them.
-    }
+    for (const auto &[path, node] : readOpNames(idx).byPath)
+        names[path] = node.name;
     return names;
 }
 
@@ -100,7 +82,7 @@ std::vector<std::string> semanticKeys(const DumpIndex &idx)
 
 std::string exactKey(const TensorRecord &r)
 {
-    return std::to_string(r.exec) + "|" + joined(r.opFolders) + "|" + side(r);
+    return std::to_string(r.exec) + "|" + opPath(r.opFolders) + "|" + side(r);
 }
 
 // Same topology when every op path both dumps have holds the same op, and the model

@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "compare/report_text.h"
+#include "dump/dump_layout.h"
+#include "dump/op_names.h"
 #include "tensor/dtype.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
@@ -18,10 +20,7 @@ using report::shapeText;
 
 std::string dataId(const TensorRecord &r)
 {
-    std::string s;
-    for (const auto &f : r.opFolders)
-        s += (s.empty() ? "" : "/") + f;
-    return s + (r.before ? "/before/" : "/after/") + (r.input ? "intensor" : "outtensor") + std::to_string(r.index);
+    return opPath(r.opFolders) + (r.before ? "/before/" : "/after/") + (r.input ? "intensor" : "outtensor") + std::to_string(r.index);
 }
 
 std::string dtypeText(const TensorRecord &r)
@@ -37,7 +36,7 @@ std::string msitReportCsv(const CompareResult &res)
                       "golden_min_value,golden_mean_value,my_data_path,my_op_type,my_dtype,my_shape,my_max_value,"
                       "my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
                       "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance,"
-                      "cmp_fail_reason\n";
+                      "cmp_fail_reason,op_label\n"; // op_label: llmscope's, after msit's columns
     out.reserve(res.rows.size() * 512);
     // Fields appended in place: a report has a row per tensor pair.
     auto field = [&out](const std::string &s) {
@@ -78,7 +77,11 @@ std::string msitReportCsv(const CompareResult &res)
                 number(v);
         else
             out += "N/A,N/A,N/A,N/A,N/A,N/A,N/A,";
-        report::appendCsvField(out, r.skipped ? std::string("not compared: description only on both sides") : r.failReason);
+        report::appendCsvField(out, r.skipped ? std::string("not compared: description only on both sides")
+                                    : r.unreadable ? "unreadable: " + r.failReason
+                                                   : r.failReason);
+        out += ',';
+        report::appendCsvField(out, opLabel(r.golden.opId, r.nodeName, r.golden.opName));
         out += '\n';
     }
     return out;
@@ -186,6 +189,8 @@ std::string compareReportJson(const CompareResult &res)
         j.field("round", r.golden.exec);
         j.field("op_id", r.golden.opId);
         j.field("op_type", r.golden.opName);
+        j.field("node_name", r.nodeName);
+        j.field("tensor_name", r.tensorName);
         j.field("data_id", dataId(r.golden));
         j.field("input", r.golden.input);
         j.field("before", r.golden.before);
@@ -200,6 +205,7 @@ std::string compareReportJson(const CompareResult &res)
         j.field("matched_by", r.key);
         j.field("passed", r.passed);
         j.field("skipped", r.skipped);
+        j.field("unreadable", r.unreadable);
         j.field("fail_reason", r.failReason);
         j.field("rel_tol", r.tolerance.relTol);
         j.field("pass_rate", r.tolerance.passRate);
@@ -244,6 +250,11 @@ std::string compareReportJson(const CompareResult &res)
         j.field("op_id", op.opId);
         j.field("op_path", op.opPath);
         j.field("op_type", op.opType);
+        j.field("node_name", op.name);
+        j.field("label", op.label());
+        j.field("unreadable", op.unreadable);
+        j.field("worst_input", int64_t(op.worstInput));
+        j.field("worst_input_is_weight", op.worstInputIsWeight);
         j.field("output_error", op.outputError);
         j.field("input_error", op.inputError);
         j.field("added_error", op.addedError);

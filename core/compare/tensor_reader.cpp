@@ -108,10 +108,13 @@ void TensorReader::check(uint64_t available)
                     " cannot be compared element by element; dump it dequantized");
     if (!isNumeric(m_header.dtype))
         throw Error("'" + path + "': " + dtypeName(m_header.dtype) + " cannot be compared element by element");
-    m_count = 1;
-    for (int64_t d : m_header.dims)
-        m_count *= uint64_t(d);
-    const auto need = dtypeBytes(m_header.dtype, m_count);
+    std::optional<uint64_t> need;
+    try {
+        m_count = elementCount(m_header.dims);
+        need = dtypeBytes(m_header.dtype, m_count);
+    } catch (const Error &e) {
+        throw Error("'" + path + "': " + e.what());
+    }
     if (!need || *need > available)
         throw Error("'" + path + "': payload shorter than its dims " + joinDims(m_header.dims) + " need");
 }

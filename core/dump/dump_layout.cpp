@@ -33,6 +33,14 @@ std::string roundFolder(int device, int64_t pid, int64_t exec)
     return "tensors/" + std::to_string(device) + "_" + std::to_string(pid) + "/" + std::to_string(exec);
 }
 
+std::string opPath(const std::vector<std::string> &folders)
+{
+    std::string s;
+    for (const auto &f : folders)
+        s += (s.empty() ? "" : "/") + f;
+    return s;
+}
+
 std::string opFolderName(int index, std::string_view name)
 {
     return std::to_string(index) + "_" + sanitizeName(name);

@@ -19,6 +19,7 @@ std::string sanitizeName(std::string_view name);
 // "tensors/{device}_{pid}/{exec}", relative to the msit_dump_* folder: one round's tensors.
 std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
+std::string opPath(const std::vector<std::string> &folders); // "3_DecoderLayer/29_MUL_MAT"
 std::string tensorFileName(bool input, int index);           // "intensor0.bin"
 
 // "{device}_{pid}": device -1 when the folder has only a pid.

@@ -155,9 +155,15 @@ BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size
 
     Tensor &t = info.tensor;
     t.hasData = count > 0;
+    std::optional<uint64_t> need;
+    try {
+        need = dtypeBytes(t.dtype, t.elementCount());
+    } catch (const Error &e) {
+        fail(e.what()); // dims whose element count or byte size overflows 64 bits
+    }
     if (t.hasData) {
         const BinObject &obj = info.objects.front();
-        if (auto need = dtypeBytes(t.dtype, t.elementCount()); need && *need != obj.length)
+        if (need && *need != obj.length)
             fail("payload has " + std::to_string(obj.length) + " bytes but dims " + joinDims(t.dims) + " of " +
                  dtypeName(t.dtype) + " need " + std::to_string(*need));
         if (!headerOnly) {

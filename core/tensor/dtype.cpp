@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "util/error.h"
+
 namespace llmscope {
 namespace {
 
@@ -62,7 +64,10 @@ std::optional<uint64_t> dtypeBytes(int32_t code, uint64_t elements)
     auto info = dtypeInfo(code);
     if (!info)
         return std::nullopt;
-    return (elements * static_cast<uint64_t>(info->bits) + 7) / 8;
+    uint64_t bits = 0;
+    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(info->bits), &bits) || bits > UINT64_MAX - 7)
+        throw Error(std::to_string(elements) + " elements of " + std::string(info->name) + " take more than 2^64 bits");
+    return (bits + 7) / 8;
 }
 
 std::string formatName(int32_t code)

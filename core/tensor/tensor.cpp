@@ -5,12 +5,19 @@
 
 namespace llmscope {
 
-uint64_t Tensor::elementCount() const
+uint64_t elementCount(const std::vector<int64_t> &dims)
 {
     uint64_t n = 1;
     for (int64_t d : dims)
-        n *= static_cast<uint64_t>(d);
+        if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+            throw Error("dims " + joinDims(dims) + ": the element count " +
+                        (d < 0 ? std::string("has a negative dimension") : std::string("overflows 64 bits")));
     return n;
+}
+
+uint64_t Tensor::elementCount() const
+{
+    return llmscope::elementCount(dims);
 }
 
 std::optional<std::string> Tensor::attr(const std::string &key) const

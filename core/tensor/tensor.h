@@ -29,6 +29,8 @@ struct Tensor {
 };
 
 std::string joinDims(const std::vector<int64_t> &dims, char sep = ',');
+// The product of dims; throws Error when a dimension is negative or the product overflows 64 bits.
+uint64_t elementCount(const std::vector<int64_t> &dims);
 // Parses "2,3" (or "" for a scalar); throws Error naming the bad part.
 std::vector<int64_t> parseDims(const std::string &text);
 

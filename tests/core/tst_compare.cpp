@@ -364,6 +364,40 @@ private slots:
         o.myPath = path("cut.bin");
         const CompareResult c = runCompare(o);
         QVERIFY(!c.rows[0].passed && !c.rows[0].failReason.empty());
+        // ... reported as unreadable, with no metrics that could pass for a comparison
+        QVERIFY(c.rows[0].unreadable && !c.rows[0].computed);
+        QCOMPARE(c.firstDivergent, 0);
+        QVERIFY2(QString::fromStdString(c.ops[0].unreadable).contains("truncated"), c.ops[0].unreadable.c_str());
+        QVERIFY(msitReportCsv(c).find("N/A,N/A,N/A,N/A,N/A,N/A,N/A,\"unreadable: ") != std::string::npos);
+    }
+
+    // Dims whose element count overflows 64 bits are an error that says so, not "0 bytes".
+    void overflowingDimsSaySo()
+    {
+        const std::string header = "$Version=1.0\n$Object.Count=1\n$Object.Length=4\nformat=2\ndtype=0\n"
+                                   "dims=4294967296,4294967296,2\n$Object.data=0,4\n$End=1\n";
+        writeFileAtomic(path("huge.bin"), header + std::string(4, '\0'));
+        try {
+            readBinFile(path("huge.bin"), true);
+            QFAIL("read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("overflows 64 bits"), e.what());
+        }
+        const std::string bytesOverflow = "$Version=1.0\n$Object.Count=0\n$Object.Length=0\nformat=2\ndtype=9\n"
+                                          "dims=4294967296,536870912\n$End=1\n"; // 2^61 int64: 2^67 bits
+        writeFileAtomic(path("huge2.bin"), bytesOverflow);
+        try {
+            readBinFile(path("huge2.bin"), true);
+            QFAIL("read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("more than 2^64 bits"), e.what());
+        }
+        CompareOptions o;
+        o.goldenPath = path("a.bin");
+        o.myPath = path("huge.bin");
+        const CompareResult r = runCompare(o);
+        QVERIFY(r.rows[0].unreadable);
+        QVERIFY2(QString::fromStdString(r.rows[0].failReason).contains("overflows 64 bits"), r.rows[0].failReason.c_str());
     }
 
     void badInputsSayWhat()
@@ -406,9 +440,9 @@ private slots:
                                    "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
                                    "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
                                    "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
-                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason"));
+                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label"));
         QCOMPARE(lines.size(), 5);
-        QVERIFY(lines.last().endsWith("64 NaN in my"));
+        QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head)"), qPrintable(lines.last()));
         const auto json = readWholeFile(csvPath.substr(0, csvPath.size() - 4) + ".json");
         const QJsonObject doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
         QCOMPARE(doc["rows"].toArray().size(), 4);

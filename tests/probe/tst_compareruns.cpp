@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -83,12 +84,22 @@ private slots:
         QVERIFY2(r.err.trimmed().split('\n').last().startsWith("  report: "), qPrintable(r.err.right(200)));
         const QString layer = QString("%1_DecoderLayer").arg(kCorruptLayer + 1); // 0 is the embedding
         QVERIFY2(r.err.contains("first divergent: round 0, op " + QString::number(kCorruptLayer + 1) + "_"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("(" + layer + "/"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(" in " + layer + "/"), qPrintable(r.err));
+        // Named as the program named it: the corrupted weight's first use, ffn_down's product
+        const QRegularExpression named("first divergent: round 0, op \\d+_\\d+ ffn_out-" + QString::number(kCorruptLayer) +
+                                       " \\(MUL_MAT\\) in ");
+        QVERIFY2(r.err.contains(named), qPrintable(r.err));
+        QVERIFY2(r.err.contains("the weight blk." + QString::number(kCorruptLayer) +
+                                ".ffn_down.weight differs between golden and test"), qPrintable(r.err));
         const QJsonObject doc = readJson(out);
         const QJsonArray ops = doc["ops"].toArray();
         const int first = doc["first_divergent"].toInt();
         QVERIFY(first > 0);
         QVERIFY(ops[first].toObject()["op_path"].toString().startsWith(layer + "/"));
+        QCOMPARE(ops[first].toObject()["node_name"].toString(), "ffn_out-" + QString::number(kCorruptLayer));
+        QVERIFY(ops[first].toObject()["worst_input_is_weight"].toBool());
+        const QJsonObject weightRow = doc["rows"].toArray()[ops[first].toObject()["worst_input"].toInt()].toObject();
+        QCOMPARE(weightRow["tensor_name"].toString(), "blk." + QString::number(kCorruptLayer) + ".ffn_down.weight");
         for (int i = 0; i < first; ++i)
             QVERIFY(ops[i].toObject()["passed"].toBool());
 
