@@ -26,38 +26,32 @@ AbiRound &abi()
     return *r;
 }
 
-bool parsePath(const char *path, std::vector<std::string> &folders, std::string &id, std::string &type)
+// An op path "2_Decoder/1_Linear": its folders, and each level's full id and op type.
+struct OpPath {
+    std::vector<std::string> folders, ids, types;
+};
+
+bool parsePath(const char *path, OpPath &out)
 {
     if (!path || !*path || std::strlen(path) > 4096)
         return false;
-    folders = split(path, '/');
-    for (const auto &f : folders) {
+    out.folders = split(path, '/');
+    for (const auto &f : out.folders) {
         const auto op = parseOpFolder(f);
         if (!op)
             return false;
-        id += (id.empty() ? "" : "_") + std::to_string(op->index);
-        type = op->name;
+        out.ids.push_back((out.ids.empty() ? "" : out.ids.back() + "_") + std::to_string(op->index));
+        out.types.push_back(op->name);
     }
-    return !folders.empty();
+    return !out.folders.empty();
 }
 
-// msit's rules: an id (with its children), or an op type by prefix (with child on, an
-// ancestor's type chooses its descendants too).
-bool selects(const Selection &sel, const std::vector<std::string> &folders, const std::string &id,
-             const std::string &type)
+bool selects(const Selection &sel, const OpPath &p)
 {
-    if (sel.selectsOp(id, type))
-        return true;
-    if (!sel.child || sel.opNames.empty())
-        return false;
-    std::string prefix;
-    for (size_t i = 0; i + 1 < folders.size(); ++i) {
-        const auto op = parseOpFolder(folders[i]);
-        prefix += (prefix.empty() ? "" : "_") + std::to_string(op->index);
-        if (sel.selectsOp(prefix, op->name))
-            return true;
-    }
-    return false;
+    std::vector<Selection::OpRef> path;
+    for (size_t i = 0; i < p.ids.size(); ++i)
+        path.push_back({p.ids[i], p.types[i]});
+    return sel.selectsOpPath(path);
 }
 
 void closeRound(Probe &p, AbiRound &r)
@@ -93,7 +87,7 @@ int64_t llmscope_probe_begin_round(void)
         AbiRound &r = abi();
         closeRound(p, r); // a round left open ends here
         const ProbeConfig &c = p.config();
-        r.round = p.nextRound++;
+        r.round = p.takeRound();
         r.selection = p.selectionForRound();
         r.dumping = (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) &&
                     r.selection->selectsDevice(0);
@@ -111,9 +105,8 @@ int llmscope_probe_wants(const char *opPath, int before, int input)
     Probe &p = Probe::get();
     if (!p.active())
         return 0;
-    std::vector<std::string> folders;
-    std::string id, type;
-    if (!parsePath(opPath, folders, id, type)) {
+    OpPath path;
+    if (!parsePath(opPath, path)) {
         p.warn(std::string("llmscope_probe_wants: '") + (opPath ? opPath : "(null)") +
                "' is not an op path like 2_Decoder/1_Linear");
         return -1;
@@ -122,7 +115,7 @@ int llmscope_probe_wants(const char *opPath, int before, int input)
     AbiRound &r = abi();
     if (!r.open || !r.dumping)
         return 0;
-    return selects(*r.selection, folders, id, type) && r.selection->wantsTensor(before != 0, input != 0);
+    return selects(*r.selection, path) && r.selection->wantsTensor(before != 0, input != 0);
 }
 
 int llmscope_probe_tensor(const char *opPath, int before, int input, int index, int dtype, const int64_t *dims,
@@ -131,19 +124,17 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
     Probe &p = Probe::get();
     if (!p.active())
         return 0;
-    std::vector<std::string> folders;
-    std::string id, type;
-    if (!parsePath(opPath, folders, id, type) || index < 0 || ndims < 0 || ndims > 16 || (ndims && !dims)) {
+    OpPath path;
+    if (!parsePath(opPath, path) || index < 0 || ndims < 0 || ndims > 16 || (ndims && !dims)) {
         p.warn(std::string("llmscope_probe_tensor: bad arguments for '") + (opPath ? opPath : "(null)") + "'");
         return -1;
     }
     uint64_t n = 1;
     for (int d = 0; d < ndims; ++d) {
-        if (dims[d] < 0) {
-            p.warn(std::string("llmscope_probe_tensor: negative dimension for '") + opPath + "'");
+        if (dims[d] < 0 || __builtin_mul_overflow(n, uint64_t(dims[d]), &n)) {
+            p.warn(std::string("llmscope_probe_tensor: negative or overflowing dimensions for '") + opPath + "'");
             return -1;
         }
-        n *= uint64_t(dims[d]);
     }
     const auto want = n < (uint64_t(1) << 40) ? dtypeBytes(dtype, n) : std::nullopt;
     if (!want || *want != bytes || (bytes && !data)) {
@@ -156,18 +147,18 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
         AbiRound &r = abi();
         if (!r.open)
             return 0;
-        const bool chosen = r.dumping && selects(*r.selection, folders, id, type);
+        const bool chosen = r.dumping && selects(*r.selection, path);
         r.ops[opPath] = r.ops[opPath] || chosen;
         if (!chosen || !r.selection->wantsTensor(before != 0, input != 0))
             return 0;
         const ProbeConfig &c = p.config();
         TensorJob job;
         job.round = r.round;
-        job.folders = folders;
+        job.folders = path.folders;
         job.before = before != 0;
         job.input = input != 0;
         job.index = index;
-        job.opType = type;
+        job.opType = path.types.back();
         job.tensor.dtype = dtype;
         job.tensor.dims.assign(dims, dims + ndims);
         const bool payload = c.tensors && !c.descOnly;

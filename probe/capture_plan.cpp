@@ -107,9 +107,9 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         const GraphNode &node = g.nodes[i];
         if (node.kvCache && !c.kvCache)
             continue;
-        const GraphGroup &grp = g.groups[size_t(node.group)];
-        plan->selected[i] = sel.selectsOp(node.id, node.type) ||
-                            (sel.child && !sel.opNames.empty() && sel.selectsOp(std::to_string(node.group), grp.type));
+        const std::string groupId = std::to_string(node.group);
+        const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
+        plan->selected[i] = sel.selectsOpPath(path);
     }
 
     // The last node writing into each root's memory, for deciding what is intact at the end.

@@ -17,6 +17,17 @@ bool Selection::selectsOp(std::string_view opId, std::string_view opType) const
     return std::any_of(opNames.begin(), opNames.end(), [&](const std::string &p) { return startsWith(type, p); });
 }
 
+bool Selection::selectsOpPath(std::span<const OpRef> path) const
+{
+    if (path.empty())
+        return false;
+    if (selectsOp(path.back().id, path.back().type))
+        return true;
+    if (!child || opNames.empty())
+        return false;
+    return std::any_of(path.begin(), path.end() - 1, [&](const OpRef &a) { return selectsOp(a.id, a.type); });
+}
+
 bool Selection::selectsDevice(int device) const
 {
     return devices.empty() || std::find(devices.begin(), devices.end(), device) != devices.end();

@@ -1,6 +1,7 @@
 // Everything msit's dump options decide about which tensors are written.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,10 @@ struct Selection {
 
     // An op is selected by id OR by op-type prefix; with neither given, every op is.
     bool selectsOp(std::string_view opId, std::string_view opType) const;
+    // The op at the end of path (outermost first, each with its full id): selected itself,
+    // or, with child on and op names given, through an ancestor's op type (msit's rule).
+    struct OpRef { std::string_view id, type; };
+    bool selectsOpPath(std::span<const OpRef> path) const;
     bool selectsRound(int64_t round) const { return enabled && rounds.contains(round); }
     bool selectsDevice(int device) const;
     // Whether the tensor taken at this moment (before/after execution) of this side is wanted.

@@ -79,6 +79,30 @@ private slots:
         QVERIFY(all.selectsOp("77_3", "ADD")); // nothing given: everything
     }
 
+    // msit: with child on, an ancestor chosen by its op type chooses its descendants; with
+    // child off, only the op's own type counts. The probe's ggml and C ABI paths both ask this.
+    void ancestorTypeChoosesChildren()
+    {
+        Selection s;
+        s.opNames = parseOpNames("decoder");
+        const Selection::OpRef inLayer[] = {{"3", "DecoderLayer"}, {"3_29", "MUL_MAT"}};
+        const Selection::OpRef inHead[] = {{"4", "OutputHead"}, {"4_1", "MUL_MAT"}};
+        const Selection::OpRef deep[] = {{"3", "DecoderLayer"}, {"3_2", "Attention"}, {"3_2_1", "Linear"}};
+        QVERIFY(s.selectsOpPath(inLayer));
+        QVERIFY(s.selectsOpPath(deep));
+        QVERIFY(!s.selectsOpPath(inHead));
+        s.child = false;
+        QVERIFY(!s.selectsOpPath(inLayer));
+        const Selection::OpRef layerItself[] = {{"3", "DecoderLayer"}};
+        QVERIFY(s.selectsOpPath(layerItself));
+        Selection ids; // ids alone: the ancestor rule is the ids' own child rule
+        ids.ids = OpIds::parse("3");
+        QVERIFY(ids.selectsOpPath(inLayer) && !ids.selectsOpPath(inHead));
+        ids.child = false;
+        QVERIFY(!ids.selectsOpPath(inLayer));
+        QVERIFY(!s.selectsOpPath({}));
+    }
+
     void rounds_data()
     {
         QTest::addColumn<QString>("er");
