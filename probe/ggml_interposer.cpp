@@ -43,10 +43,10 @@ bool layoutMatches(const ggml_tensor *t)
 // Checked on the first tensor seen; threads that race here check the same thing twice.
 bool checkLayout(Probe &p, const ggml_tensor *t)
 {
-    if (!p.layoutChecked.load(std::memory_order_acquire)) {
+    if (!p.layoutChecked()) {
         if (!layoutMatches(t))
             p.disable("ggml_tensor's layout differs from the headers the probe was built with");
-        p.layoutChecked.store(true, std::memory_order_release);
+        p.setLayoutChecked();
     }
     return p.active();
 }
@@ -212,7 +212,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
         return;
     auto sel = p.selectionForRound();
-    if (!sel->selectsRound(p.nextRound) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
+    if (!sel->selectsRound(p.upcomingRound()) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
         c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
     // Re-planning splits the host's graph, and with several backends a split points nodes'
@@ -226,11 +226,8 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     ensureTopology(s, graph);
     auto plan = CapturePlan::build(s.topo, *sel, c);
-    // Keeping every wanted tensor grows the compute buffer by their size: a long prompt is
-    // read node by node instead (397 tokens of the 8x512 sample model, statistics of every
-    // node: 206 MB resident kept, 104 MB node by node, 102 MB without the probe; full tensors:
-    // 614 MB kept, 503 MB node by node). Decode speed measured the same either way
-    // for statistics with --stats-csv, and 12 % faster kept with a file per tensor.
+    // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
+    // read node by node instead, which keeps nothing (docs/performance.md has the memory).
     if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
         return;
     std::vector<ggml_tensor *> marked;
@@ -255,7 +252,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
 {
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
-    s.round = p.nextRound++;
+    s.round = p.takeRound();
     s.selection = p.selectionForRound();
     const Selection &sel = *s.selection;
     s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
@@ -266,7 +263,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.cancelledAfter = -1;
     if (!s.dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten) {
+        if (p.topologyWritten()) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
@@ -304,8 +301,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
             install(s, sched, evalCallback);
         }
     }
-    if (c.topology && !p.topologyWritten) {
-        p.topologyWritten = true;
+    if (c.topology && p.claimTopology()) {
         const TopoNode model = s.topo->toModel();
         const std::string pid = std::to_string(::getpid());
         p.writer()->submitText("model/" + pid + "/" + model.name + ".json", writeModelTopology(model));
@@ -361,7 +357,7 @@ void setNThreads(ggml_backend_t backend, int n)
 void setThreadpool(ggml_backend_t backend, ggml_threadpool_t pool)
 {
     if (pool)
-        Probe::get().hostPool = true; // the host brought its own: leave it alone
+        Probe::get().setHostPool(); // the host brought its own: leave it alone
     cpuThreads().realSetThreadpool(backend, pool);
 }
 
@@ -372,7 +368,7 @@ void setThreadpool(ggml_backend_t backend, ggml_threadpool_t pool)
 // but ggml would still set up and free a pool for every node.
 void attachThreadpool(Probe &p, ggml_backend_sched_t sched, SchedState &s)
 {
-    if (!p.config().threadpool || p.hostPool || s.asked < 2)
+    if (!p.config().threadpool || p.hostPool() || s.asked < 2)
         return;
     const GgmlApi &api = ggml();
     const GgmlCpuApi &cpu = ggmlCpu();
@@ -425,7 +421,7 @@ LLMSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t s
         return;
     }
     std::lock_guard lock(p.mutex);
-    SchedState &s = p.scheds[sched];
+    SchedState &s = p.scheds()[sched];
     s.hostCb = cb;
     s.hostUd = ud;
     // The host's choice until a round needs the probe's: each graph compute decides.
@@ -442,8 +438,8 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
-            auto it = p.scheds.find(sched);
-            if (it != p.scheds.end())
+            auto it = p.scheds().find(sched);
+            if (it != p.scheds().end())
                 keepForRound(p, sched, it->second, graph);
         } catch (const std::exception &e) {
             p.disable(std::string("graph preparation failed: ") + e.what());
@@ -487,8 +483,8 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
-            auto it = p.scheds.find(sched);
-            if (it != p.scheds.end()) {
+            auto it = p.scheds().find(sched);
+            if (it != p.scheds().end()) {
                 SchedState &s = it->second;
                 prepareRound(p, sched, s, graph);
                 if (s.dumping)
@@ -555,10 +551,10 @@ LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
     ggml_threadpool_t pool = nullptr;
     {
         std::lock_guard lock(p.mutex);
-        auto it = p.scheds.find(sched);
-        if (it != p.scheds.end()) {
+        auto it = p.scheds().find(sched);
+        if (it != p.scheds().end()) {
             pool = it->second.pool;
-            p.scheds.erase(it);
+            p.scheds().erase(it);
         }
     }
     if (api.schedFree)

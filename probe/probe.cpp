@@ -38,7 +38,7 @@ Probe::Probe() : m_config(readProbeConfig())
         std::atexit([] {
             Probe &p = Probe::get();
             std::lock_guard lock(p.mutex);
-            for (auto &entry : p.scheds)
+            for (auto &entry : p.scheds())
                 p.handOver(entry.second);
             p.writeStatus(true);
             p.m_writer->drain();
@@ -49,7 +49,7 @@ Probe::Probe() : m_config(readProbeConfig())
 void Probe::warn(const std::string &msg)
 {
     {
-        std::lock_guard lock(m_noteMutex);
+        std::lock_guard lock(m_statusMutex);
         if (!m_warned.insert(msg).second)
             return; // said already
         if (m_status.warnings.size() < 20)
@@ -113,7 +113,7 @@ std::shared_ptr<const Selection> Probe::selectionForRound()
 void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph,
                       bool inlineRead)
 {
-    std::unique_lock note(m_noteMutex);
+    std::unique_lock note(m_statusMutex);
     ++m_status.rounds;
     if (dumping) {
         ++m_status.roundsDumped;
@@ -129,17 +129,18 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
         m_status.opsSeen = opsSeen;
         m_statusDirty = true;
     }
-    note.unlock();
     const auto now = std::chrono::steady_clock::now();
-    if (m_status.rounds == 1 || (m_statusDirty && now - m_lastStatus > std::chrono::milliseconds(250))) {
+    const bool due = m_status.rounds == 1 || (m_statusDirty && now - m_lastStatus > std::chrono::milliseconds(250));
+    if (due)
         m_lastStatus = now;
+    note.unlock();
+    if (due)
         writeStatus(false);
-    }
 }
 
 void Probe::noteStopped(int64_t round)
 {
-    std::lock_guard note(m_noteMutex);
+    std::lock_guard note(m_statusMutex);
     ++m_status.roundsStopped;
     if (m_status.stoppedRounds.size() < ProbeStatus::kStoppedListed)
         m_status.stoppedRounds.push_back(round);
@@ -182,12 +183,12 @@ void Probe::writeStatus(bool finished)
         return;
     ProbeStatus s;
     {
-        std::lock_guard lock(m_noteMutex);
+        std::lock_guard lock(m_statusMutex);
         s = m_status;
+        m_statusDirty = false;
     }
     s.finished = finished;
     m_writer->submitStatus(std::move(s));
-    m_statusDirty = false;
 }
 
 } // namespace llmscope::probe

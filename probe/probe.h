@@ -68,10 +68,29 @@ public:
     const ProbeConfig &config() const { return m_config; }
     WriterThread *writer() { return m_writer.get(); }
 
-    // Call under mutex at each graph compute: re-reads the dynamic config when due and
-    // returns the selection for this round.
+    // The probe's lock: held by every interposed call that touches a scheduler's state, and
+    // by the C ABI's calls. The members marked "under mutex" are reached only with it held.
+    std::mutex mutex;
+    // Under mutex: each scheduler's state.
+    std::unordered_map<ggml_backend_sched_t, SchedState> &scheds() { return m_scheds; }
+    // Under mutex, at each graph compute: re-reads the dynamic config when due and returns
+    // the selection for this round.
     std::shared_ptr<const Selection> selectionForRound();
-    // Call under mutex: counts the round and refreshes the status file now and then.
+
+    // Rounds count graph computes across the process's schedulers.
+    int64_t takeRound() { return m_nextRound.fetch_add(1, std::memory_order_relaxed); }
+    int64_t upcomingRound() const { return m_nextRound.load(std::memory_order_relaxed); }
+    // True for exactly one caller, who writes the topology files.
+    bool claimTopology() { return !m_topologyWritten.exchange(true); }
+    bool topologyWritten() const { return m_topologyWritten.load(); }
+    // ggml_tensor's layout, checked on the first tensor seen.
+    bool layoutChecked() const { return m_layoutChecked.load(std::memory_order_acquire); }
+    void setLayoutChecked() { m_layoutChecked.store(true, std::memory_order_release); }
+    // The host attached its own CPU threadpool: the probe leaves pools alone.
+    bool hostPool() const { return m_hostPool.load(); }
+    void setHostPool() { m_hostPool.store(true); }
+
+    // From any thread: counters for the status file, which is refreshed now and then.
     void noteStopped(int64_t round); // a dumped round's graph ended early
     void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
                    bool inlineRead = false);
@@ -80,29 +99,30 @@ public:
     void dropRound(SchedState &s); // the round captured so far, discarded
     void handOver(std::vector<TensorJob> &pending);
 
-    std::mutex mutex; // guards scheds, topology and counters
-    std::unordered_map<ggml_backend_sched_t, SchedState> scheds;
-    std::atomic<int64_t> nextRound{0};
-    bool topologyWritten = false;
-    std::atomic<bool> layoutChecked{false}; // ggml_tensor's layout checked once
-    std::atomic<bool> hostPool{false}; // the host attached its own CPU threadpool
-
 private:
     Probe();
     void loadConfigFile();
 
-    ProbeConfig m_config;
+    ProbeConfig m_config; // set once, before the first interposed call returns
     std::atomic<bool> m_active{false};
     std::unique_ptr<WriterThread> m_writer;
+    std::atomic<int64_t> m_nextRound{0};
+    std::atomic<bool> m_topologyWritten{false}, m_layoutChecked{false}, m_hostPool{false};
+    std::atomic<int> m_warnings{0};
+
+    // Under mutex.
+    std::unordered_map<ggml_backend_sched_t, SchedState> m_scheds;
     std::shared_ptr<const Selection> m_selection;
-    std::chrono::steady_clock::time_point m_lastConfigCheck{}, m_lastStatus{};
+    std::chrono::steady_clock::time_point m_lastConfigCheck{};
     int64_t m_configMtime = -1;
     std::string m_configError;
+
+    // Under m_statusMutex, which is taken last (never while waiting for another lock).
+    std::mutex m_statusMutex;
     ProbeStatus m_status;
     bool m_statusDirty = false;
-    std::atomic<int> m_warnings{0};
+    std::chrono::steady_clock::time_point m_lastStatus{};
     std::unordered_set<std::string> m_warned;
-    std::mutex m_noteMutex; // guards m_status; taken last
 };
 
 } // namespace llmscope::probe
