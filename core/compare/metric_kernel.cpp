@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "util/simd_clones.h"
+
 namespace llmscope {
 namespace {
 
@@ -30,8 +32,6 @@ inline float fastExp(float x)
 }
 
 } // namespace
-
-#define LLMSCOPE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 LLMSCOPE_CLONES BlockSums sumBlock(const float *g, const float *m, size_t n, float relTol)
 {

@@ -10,6 +10,7 @@
 #include "tensor/dtype.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "util/simd_clones.h"
 
 namespace llmscope {
 
@@ -30,8 +31,8 @@ struct Float32Sums {
 // double) and built for the wider vector units too: with statistics of every node the probe
 // runs this on the program's own thread. A NaN fails both compares, so max and min skip it as
 // the general loop does. The counts are 32-bit (n is at most a chunk), as wide as the float
-// lanes: 64-bit counts cost widening steps that made it 1.8x slower.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// lanes: 64-bit counts would cost widening steps in every chunk.
+LLMSCOPE_CLONES
 Float32Sums sumFloat32(const float *v, uint32_t n)
 {
     uint32_t nan = 0, inf = 0, zero = 0;

@@ -138,7 +138,7 @@ private slots:
         asked = 0;
         int written = 0;
         for (int i = 0; i < 200; ++i)
-            if (w.writeTensor(0, 1, 0, {"0_A"}, false, false, i, testing::randomTensor(i, {1024}))) {
+            if (w.writeTensor(0, 1, 0, {"0_A"}, false, false, i, testing::randomTensor(0, {1024}, unsigned(i)))) {
                 ++written;
                 used += 4096 + 512;
             }

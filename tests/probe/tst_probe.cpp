@@ -26,7 +26,7 @@ const QString kProbe = LLMSCOPE_PROBE;
 QProcessEnvironment probeEnv(const QString &root, const QMap<QString, QString> &vars)
 {
     auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("LD_PRELOAD", kProbe);
+    env.insert("LD_PRELOAD", QStringLiteral(LLMSCOPE_PRELOAD_FIRST) + kProbe); // TSan's runtime first, in that build
     env.insert("LLMSCOPE_DUMP_ROOT", root);
     for (auto it = vars.begin(); it != vars.end(); ++it)
         env.insert(it.key(), it.value());
