@@ -3,9 +3,8 @@
 // installs its own there (chaining the host's) and takes each wanted tensor right after its
 // node ran, while it is still in cache and before the allocator hands its memory to a later
 // node. Nothing is kept past its node and the graph is not split: reading after the whole
-// graph keeps every wanted tensor (decode of the sample model 1.10x slower for statistics of
-// every node, from cache misses on the bigger compute buffer), and asking the scheduler for
-// each node splits the graph into one compute per node (1.10x).
+// graph keeps every wanted tensor (cache misses on the bigger compute buffer), and asking the
+// scheduler for each node splits the graph into one compute per node.
 //
 // The callback does not say which node ran, so the probe walks the backend's graph the way
 // ggml-cpu does (skipping views and nodes not flagged for compute) and keeps ggml from fusing
