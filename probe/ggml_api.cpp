@@ -91,6 +91,7 @@ const GgmlApi &ggml()
         bind(api.regGetProcAddress, handle, "ggml_backend_reg_get_proc_address");
         bind(api.schedAllocGraph, handle, "ggml_backend_sched_alloc_graph");
         api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
+        api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
         api.schedSynchronize =
             reinterpret_cast<decltype(api.schedSynchronize)>(dlsym(base, "ggml_backend_sched_synchronize"));

@@ -26,6 +26,7 @@ struct GgmlApi {
     ggml_threadpool_params (*paramsDefault)(int) = nullptr;
     void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
     bool (*bufferIsHost)(ggml_backend_buffer_t) = nullptr;
+    const char *(*backendName)(ggml_backend_t) = nullptr;
     // For capture after the whole graph: keep the wanted tensors, then read them.
     bool (*schedAllocGraph)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
     bool (*schedReserve)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;

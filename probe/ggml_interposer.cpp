@@ -165,6 +165,60 @@ void ensureTopology(SchedState &s, ggml_cgraph *graph)
 
 bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
 
+// "CPU", or "CUDA0,CPU": the backends a scheduler computes on, for the app.
+std::string backendNames(ggml_backend_sched_t sched)
+{
+    const GgmlApi &api = ggml();
+    std::string names;
+    if (!api.schedNBackends || !api.schedBackend || !api.backendName)
+        return names;
+    for (int b = 0; b < api.schedNBackends(sched); ++b)
+        if (const char *n = api.backendName(api.schedBackend(sched, b)))
+            names += (names.empty() ? "" : ",") + std::string(n);
+    return names;
+}
+
+// Tells the app a graph of new ops or shapes (the prompt's, then decode's): its groups and
+// ops with ids, names, types, output shapes and dtypes. Returns the key it goes by.
+uint64_t liveTopology(Probe &p, SchedState &s, int64_t round)
+{
+    LiveChannel *l = p.live();
+    if (!l || !s.topo)
+        return 0;
+    if (s.liveTopo == s.topo.get())
+        return s.liveKey;
+    s.liveTopo = s.topo.get();
+    const GgmlApi &api = ggml();
+    const GraphTopology &g = *s.topo;
+    live::Topology t;
+    t.round = round;
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](const std::string &v) {
+        for (unsigned char c : v)
+            h = (h ^ c) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;
+    };
+    for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+        t.groups.push_back({std::to_string(gi), g.groups[gi].name, g.groups[gi].type, {}, ""});
+        mix(g.groups[gi].name);
+    }
+    for (const GraphNode &n : g.nodes) {
+        live::TopoOp op{n.id, n.name, n.type, describe(n.tensor, false).dims, api.typeName(n.tensor->type)};
+        mix(op.id);
+        mix(op.name);
+        mix(op.type);
+        for (int64_t d : op.shape)
+            mix(std::to_string(d));
+        t.ops.push_back(std::move(op));
+    }
+    t.key = h;
+    if (h != s.liveKey) {
+        s.liveKey = h;
+        l->send(std::move(t));
+    }
+    return h;
+}
+
 // The CPU backend's thread count and pool as llama.cpp sets them before each graph, seen
 // through the functions it looks up with ggml_backend_reg_get_proc_address.
 struct CpuThreads {
@@ -211,7 +265,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     ++s.allocs;
     if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
         return;
-    auto sel = p.selectionForRound();
+    auto sel = p.selectionForRound(p.upcomingRound());
     if (!sel->selectsRound(p.upcomingRound()) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
         c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
@@ -253,7 +307,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     s.round = p.takeRound();
-    s.selection = p.selectionForRound();
+    p.startLive("ggml", backendNames(sched));
+    s.selection = p.selectionForRound(s.round);
     const Selection &sel = *s.selection;
     s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
     s.post = false;
@@ -263,12 +318,17 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.cancelledAfter = -1;
     if (!s.dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten()) {
+        if (p.topologyWritten() && !p.live()) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
     }
     ensureTopology(s, graph);
+    const uint64_t liveKey = liveTopology(p, s, s.round);
+    if (!s.dumping && p.topologyWritten()) { // the app follows the graph's shape
+        p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
+        return;
+    }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
         s.plan = CapturePlan::build(s.topo, sel, c);
         if (s.dumping && s.plan->unreadable)
@@ -311,7 +371,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     uint64_t selected = 0;
     for (char x : plan.selected)
         selected += x != 0;
-    p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead);
+    p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead, liveKey);
 }
 
 // Whether a dumped round's graph ended before its last node: the program's abort callback (an

@@ -33,6 +33,18 @@ Probe::Probe() : m_config(readProbeConfig())
     }
     m_selection = std::make_shared<Selection>(m_config.selection);
     m_active = m_config.active;
+    if (m_writer)
+        m_writer->onRoundWritten([this](int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
+                                        uint64_t bytes) {
+            if (LiveChannel *l = live()) {
+                if (!stats.empty())
+                    l->sendRound(live::RoundStats{round, std::move(stats)});
+                live::Counters c;
+                c.tensors = tensors;
+                c.bytes = bytes;
+                l->sendCounters(c);
+            }
+        });
     if (m_active) {
         // Everything queued reaches the disk when the target exits normally.
         std::atexit([] {
@@ -42,6 +54,8 @@ Probe::Probe() : m_config(readProbeConfig())
                 p.handOver(entry.second);
             p.writeStatus(true);
             p.m_writer->drain();
+            if (LiveChannel *l = p.live()) // a moment for the app to hear the end, never longer
+                l->finish(true, std::chrono::milliseconds(200));
         });
     }
 }
@@ -55,6 +69,8 @@ void Probe::warn(const std::string &msg)
         if (m_status.warnings.size() < 20)
             m_status.warnings.push_back(msg);
     }
+    if (LiveChannel *l = live())
+        l->send(live::Warning{msg});
     const int n = m_warnings++;
     if (m_config.quiet)
         return;
@@ -97,8 +113,39 @@ void Probe::loadConfigFile()
     }
 }
 
-std::shared_ptr<const Selection> Probe::selectionForRound()
+void Probe::startLive(const std::string &engine, const std::string &device)
 {
+    if (m_config.liveSocket.empty() || live() || m_liveStarted)
+        return;
+    m_liveStarted = true;
+    live::Hello hello;
+    hello.pid = ::getpid();
+    hello.engine = engine;
+    hello.device = device;
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    hello.program = n > 0 ? std::string(exe, size_t(n)) : std::string();
+    try {
+        m_live.store(new LiveChannel(m_config.liveSocket, std::move(hello), [this](const std::string &m) { warn(m); }),
+                     std::memory_order_release);
+    } catch (const std::exception &e) {
+        warn(std::string("cannot start the live channel (") + e.what() + "); dumping on without the app");
+    }
+}
+
+std::shared_ptr<const Selection> Probe::selectionForRound(int64_t round)
+{
+    if (LiveChannel *l = live(); l && l->hasSelect()) {
+        if (const auto select = l->takeSelect()) {
+            live::Ack ack{select->seq, round, ""};
+            try {
+                m_selection = std::make_shared<Selection>(live::selectionFrom(*select, m_config.selection));
+            } catch (const std::exception &e) {
+                ack.error = e.what();
+            }
+            l->send(ack);
+        }
+    }
     if (!m_config.configFile.empty()) {
         const auto now = std::chrono::steady_clock::now();
         const bool first = m_lastConfigCheck == std::chrono::steady_clock::time_point{};
@@ -111,8 +158,11 @@ std::shared_ptr<const Selection> Probe::selectionForRound()
 }
 
 void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph,
-                      bool inlineRead)
+                      bool inlineRead, uint64_t topoKey)
 {
+    if (LiveChannel *l = live())
+        l->sendRound(live::Round{round, topoKey, dumping,
+                                 dumping ? (inlineRead ? "inline" : wholeGraph ? "graph" : "node") : "", opsSelected});
     std::unique_lock note(m_statusMutex);
     ++m_status.rounds;
     if (dumping) {
@@ -133,7 +183,14 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
     const bool due = m_status.rounds == 1 || (m_statusDirty && now - m_lastStatus > std::chrono::milliseconds(250));
     if (due)
         m_lastStatus = now;
+    live::Counters counters;
+    counters.rounds = m_status.rounds;
+    counters.roundsDumped = m_status.roundsDumped;
+    counters.opsSeen = m_status.opsSeen;
+    counters.opsSelected = m_status.opsSelected;
     note.unlock();
+    if (LiveChannel *l = live())
+        l->sendCounters(counters);
     if (due)
         writeStatus(false);
 }

@@ -17,6 +17,7 @@
 
 #include "capture_plan.h"
 #include "graph_topology.h"
+#include "live_channel.h"
 #include "round_capture.h"
 #include "probe_config.h"
 #include "writer_thread.h"
@@ -50,6 +51,8 @@ struct SchedState {
     int cursor = -1;              // the node the scheduler asked about or reported last
     RoundCapture capture;         // this round's tensors
     std::unordered_set<uint64_t> weightsSent; // weights whose statistics the writer has had
+    const GraphTopology *liveTopo = nullptr; // the topology last looked at for the live channel
+    uint64_t liveKey = 0;         // and its key there (the ops' ids, names, types and shapes)
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
 };
@@ -73,9 +76,14 @@ public:
     std::mutex mutex;
     // Under mutex: each scheduler's state.
     std::unordered_map<ggml_backend_sched_t, SchedState> &scheds() { return m_scheds; }
-    // Under mutex, at each graph compute: re-reads the dynamic config when due and returns
-    // the selection for this round.
-    std::shared_ptr<const Selection> selectionForRound();
+    // Under mutex, at each graph compute: takes a selection the app sent over the live
+    // channel (acknowledged as applying from `round`), re-reads the dynamic config when due,
+    // and returns the selection for this round.
+    std::shared_ptr<const Selection> selectionForRound(int64_t round);
+    // Under mutex: connects to the app when LLMSCOPE_LIVE names its socket (once).
+    void startLive(const std::string &engine, const std::string &device);
+    // The live channel, or null: none asked for, or not started yet.
+    LiveChannel *live() const { return m_live.load(std::memory_order_acquire); }
 
     // Rounds count graph computes across the process's schedulers.
     int64_t takeRound() { return m_nextRound.fetch_add(1, std::memory_order_relaxed); }
@@ -93,7 +101,7 @@ public:
     // From any thread: counters for the status file, which is refreshed now and then.
     void noteStopped(int64_t round); // a dumped round's graph ended early
     void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
-                   bool inlineRead = false);
+                   bool inlineRead = false, uint64_t topoKey = 0);
     void writeStatus(bool finished);
     void handOver(SchedState &s); // the round captured so far, to the writer thread
     void dropRound(SchedState &s); // the round captured so far, discarded
@@ -109,6 +117,7 @@ private:
     std::atomic<int64_t> m_nextRound{0};
     std::atomic<bool> m_topologyWritten{false}, m_layoutChecked{false}, m_hostPool{false};
     std::atomic<int> m_warnings{0};
+    std::atomic<LiveChannel *> m_live{nullptr}; // created once, never destroyed (as the probe)
 
     // Under mutex.
     std::unordered_map<ggml_backend_sched_t, SchedState> m_scheds;
@@ -116,6 +125,7 @@ private:
     std::chrono::steady_clock::time_point m_lastConfigCheck{};
     int64_t m_configMtime = -1;
     std::string m_configError;
+    bool m_liveStarted = false;
 
     // Under m_statusMutex, which is taken last (never while waiting for another lock).
     std::mutex m_statusMutex;

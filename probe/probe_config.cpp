@@ -57,6 +57,7 @@ ProbeConfig readProbeConfig()
         const std::string level = env("LLMSCOPE_LOG_LEVEL");
         c.quiet = level == "error" || level == "fatal" || level == "critical";
         c.configFile = env("LLMSCOPE_CONFIG");
+        c.liveSocket = env("LLMSCOPE_LIVE");
         if (const auto ms = envNumber("LLMSCOPE_CONFIG_INTERVAL_MS", 0, "a number of milliseconds"))
             c.configIntervalMs = static_cast<int>(*ms);
         if (const auto mb = envNumber("LLMSCOPE_KEEP_MB", 0, "a number of MiB"))

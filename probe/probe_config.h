@@ -27,6 +27,7 @@ struct ProbeConfig {
     bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool
     ReadMode read = ReadMode::Auto; // LLMSCOPE_READ: auto, inline, graph or node
     uint64_t keepBytes = 64ull << 20; // LLMSCOPE_KEEP_MB: auto keeps at most this much a graph
+    std::string liveSocket;     // LLMSCOPE_LIVE: the app's socket (core/live/live_protocol.h)
     std::string configFile;     // LLMSCOPE_CONFIG: msit's -config file, re-read while running
     int configIntervalMs = 5000; // LLMSCOPE_CONFIG_INTERVAL_MS: msit re-reads every 5 s
     uint64_t queueBytes = 512ull << 20; // LLMSCOPE_QUEUE_MB: tensors waiting for the disk

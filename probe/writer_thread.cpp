@@ -258,6 +258,7 @@ void WriterThread::executeRound(CapturedRound &r)
     const GraphTopology &topo = *plan.topo;
     // Items sharing a payload (an output read again as the next node's input) share statistics.
     std::unordered_map<uint64_t, std::optional<TensorStats>> byPayload;
+    std::vector<live::OpStats> opStats;
     for (size_t k = 0; k < plan.items.size(); ++k) {
         const uint64_t at = r.at[k];
         if (at == CapturedRound::kNotTaken)
@@ -283,6 +284,9 @@ void WriterThread::executeRound(CapturedRound &r)
                     known->second = computeStats(h.dtype, data, count);
                 st = known->second;
             }
+            if (st && m_roundWritten && !it.input && !it.before)
+                opStats.push_back({topo.nodes[size_t(it.node)].id, st->max, st->min, st->mean, st->l2norm,
+                                   st->nanCount, st->infCount});
             const auto &folders = topo.folders(it.node);
             if (plan.csv) {
                 if (r.plan != m_rowsPlan) {
@@ -315,6 +319,8 @@ void WriterThread::executeRound(CapturedRound &r)
                 m_warn(std::string("write failed: ") + e.what());
         }
     }
+    if (m_roundWritten)
+        m_roundWritten(r.round, std::move(opStats), m_writer.tensorsWritten() + m_csvRows, m_writer.bytesWritten());
 }
 
 StatisticRow WriterThread::csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,

@@ -20,6 +20,7 @@
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
 #include "dump/statistic_csv.h"
+#include "live/live_protocol.h"
 #include "round_capture.h"
 #include "tensor/stats.h"
 
@@ -63,6 +64,13 @@ public:
     void graphStarted(bool crowded);
     void graphEnded();
 
+    // Called on the writer thread after each ggml round (or part of one) is written, with the
+    // statistics of its ops' outputs where the dump has them and the writer's totals: what the
+    // live channel streams. Set before the first round.
+    using RoundWritten = std::function<void(int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
+                                            uint64_t bytes)>;
+    void onRoundWritten(RoundWritten f) { m_roundWritten = std::move(f); }
+
 
 private:
     struct Job {
@@ -103,6 +111,7 @@ private:
     std::shared_ptr<const CapturePlan> m_rowsPlan;
     std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
+    RoundWritten m_roundWritten;
     std::chrono::milliseconds m_gapWait;
     std::atomic<bool> m_crowded{false}, m_gapWaiting{false}, m_draining{false};
     std::mutex m_gapMutex;
