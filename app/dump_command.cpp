@@ -6,8 +6,6 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
-#include <QStandardPaths>
-#include <QThread>
 
 #include <csignal>
 #include <cstdio>
@@ -21,21 +19,14 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 
+#include "session/launch_plan.h"
+
 namespace {
 
 void say(const QString &s)
 {
     std::fputs(s.toLocal8Bit().constData(), stderr);
     std::fflush(stderr);
-}
-
-QString probeLibrary()
-{
-    const QString env = qEnvironmentVariable("LLMSCOPE_PROBE_LIB");
-    if (!env.isEmpty())
-        return env;
-    const QString exe = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
-    return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
 }
 
 QString humanBytes(uint64_t b)
@@ -159,61 +150,21 @@ int runDumpCommand(const QStringList &args)
     static char *argv[] = {name, nullptr};
     QCoreApplication app(argc, argv);
 
-    const QString probe = probeLibrary();
-    if (!QFileInfo(probe).isFile()) {
-        say(QStringLiteral("llmscope dump: the probe library is missing (looked for %1); build the project "
-                           "(scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB\n").arg(probe));
-        return 2;
-    }
-    const QString program = QString::fromStdString(o.command[0]);
-    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(program).absoluteFilePath()
-                                                             : QStandardPaths::findExecutable(program);
-    if (found.isEmpty() || !QFileInfo(found).isExecutable()) {
-        say(QStringLiteral("llmscope dump: cannot run '%1': %2\n")
-                .arg(program, program.contains(QLatin1Char('/')) ? QStringLiteral("no such executable file")
-                                                                : QStringLiteral("not found in PATH")));
-        return 2;
-    }
-    if (!o.configFile.empty() && !QFileInfo(QString::fromStdString(o.configFile)).isFile()) {
-        say(QStringLiteral("llmscope dump: -config '%1' is not a file\n").arg(QString::fromStdString(o.configFile)));
-        return 2;
-    }
-    QString root;
+    LaunchPlan plan;
     try {
-        makeDirs(o.output);
-        const uint64_t free = freeBytesAt(o.output);
-        if (free < kMinFreeBytes)
-            throw Error(diskSpaceMessage(free) + " (output folder '" + o.output + "')");
-        // One dump folder per second, as msit names them: never write into an earlier one.
-        for (;;) {
-            root = QDir(QString::fromStdString(o.output)).absoluteFilePath(
-                QString::fromStdString(dumpFolderName(std::time(nullptr))));
-            if (!QFileInfo::exists(root))
-                break;
-            QThread::msleep(200);
-        }
-        makeDirs(root.toStdString());
+        plan = planLaunch(o);
     } catch (const Error &e) {
         say(QStringLiteral("llmscope dump: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
-
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const auto &[k, v] : probeEnvironment(o, root.toStdString()))
-        env.insert(QString::fromStdString(k), QString::fromStdString(v));
-    env.insert(QStringLiteral("LD_PRELOAD"),
-               QString::fromStdString(preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(),
-                                                  probe.toStdString())));
-    QStringList targetArgs;
-    for (size_t i = 1; i < o.command.size(); ++i)
-        targetArgs << QString::fromStdString(o.command[i]);
+    const QString &found = plan.program, &root = plan.dumpRoot;
     say(QStringLiteral("llmscope dump: running %1 with the probe; writing %2\n").arg(found, root));
 
     QProcess target;
     target.setProcessChannelMode(QProcess::ForwardedChannels);
     target.setInputChannelMode(QProcess::ForwardedInputChannel);
-    target.setProcessEnvironment(env);
-    target.start(found, targetArgs);
+    target.setProcessEnvironment(plan.environment);
+    target.start(found, plan.arguments);
     if (!target.waitForStarted(30000)) {
         say(QStringLiteral("llmscope dump: cannot start %1: %2\n").arg(found, target.errorString()));
         QDir(root).removeRecursively();

@@ -158,6 +158,10 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.readMode = toLower(value());
             if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
                 throw Error("--read: '" + o.readMode + "' is not one of auto, inline, graph, node");
+        } else if (a == "--live") {
+            o.liveSocket = value();
+        } else if (a == "--children") {
+            o.children = true;
         } else if (a == "--timeout") {
             o.timeoutSeconds = parseChoice("--timeout", value(), 1, 7 * 24 * 3600);
         } else {
@@ -206,6 +210,9 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
+    env["LLMSCOPE_CHILDREN"] = o.children ? "1" : "0";
+    if (!o.liveSocket.empty())
+        env["LLMSCOPE_LIVE"] = o.liveSocket;
     return env;
 }
 
@@ -266,6 +273,10 @@ llmscope's own:
                           it can, else graph, but node for graphs whose wanted tensors take
                           over 64 MiB, such as long prompts)
   --timeout SECONDS       stop the target after SECONDS (the dump keeps what was written)
+  --children              also probe the processes the program starts (a shell or launcher
+                          such as bash, env or timeout passes the probe on by itself)
+  --live SOCKET           stream topology, rounds and statistics to the app listening on
+                          SOCKET, and take its selections while the program runs
 )";
 }
 

@@ -29,6 +29,9 @@ struct DumpOptions {
     bool statsWithData = false;         // --stats-with-data: payload and statistics in one file
     std::string readMode = "auto";      // --read: auto, inline, graph or node
     int timeoutSeconds = 0;             // --timeout
+    std::string liveSocket;             // --live: the app's socket (core/live/live_protocol.h)
+    bool children = false;              // --children: every child process is probed too (shells and
+                                        // launchers such as env pass the probe on by themselves)
 };
 
 // Throws Error with a message that names the option and says what to do.

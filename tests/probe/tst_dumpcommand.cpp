@@ -533,6 +533,25 @@ private slots:
         QVERIFY2(r.err.contains("The probe never reported"), qPrintable(r.err)); // env runs no graph
     }
 
+    // The probe takes itself out of LD_PRELOAD in a program that is no launcher, so the
+    // processes it starts run without it (printenv shows the environment it passes on);
+    // --children keeps it.
+    void childrenRunWithoutTheProbeUnlessAsked()
+    {
+        auto env = QProcessEnvironment::systemEnvironment();
+        const QString libm = "/lib/x86_64-linux-gnu/libm.so.6";
+        env.insert("LD_PRELOAD", libm);
+        const Run plain = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids"}, env);
+        QCOMPARE(plain.out.trimmed(), libm);
+        const Run asked = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "--children", "-o",
+                                       m_dir.path() + "/kids2"}, env);
+        QVERIFY2(asked.out.trimmed().startsWith(libm + ":") && asked.out.trimmed().endsWith("/libllmscope_probe.so"),
+                 qPrintable(asked.out));
+        env.remove("LD_PRELOAD");
+        const Run alone = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids3"}, env);
+        QVERIFY2(alone.out.trimmed().isEmpty(), qPrintable(alone.out)); // unset, not left empty
+    }
+
     void nothingSelectedSaysSoPlainly()
     {
         const Run r = runLlmscope({"dump", "--exec", gen(), "-er", "99,99", "-o", m_dir.path() + "/none"});

@@ -1,0 +1,75 @@
+#include "launch_plan.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QThread>
+
+#include "dump/dump_layout.h"
+#include "dump/dump_writer.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+using llmscope::Error;
+
+QString probeLibraryPath()
+{
+    const QString env = qEnvironmentVariable("LLMSCOPE_PROBE_LIB");
+    if (!env.isEmpty())
+        return env;
+    const QString exe = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
+    return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
+}
+
+LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
+{
+    LaunchPlan plan;
+    const QString probe = probeLibraryPath();
+    if (!QFileInfo(probe).isFile())
+        throw Error("the probe library is missing (looked for " + probe.toStdString() +
+                    "); build the project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB");
+    const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
+    if (!settings.workingDirectory.isEmpty() && !QFileInfo(settings.workingDirectory).isDir())
+        throw Error("the working folder '" + settings.workingDirectory.toStdString() + "' does not exist");
+    plan.workingDirectory = settings.workingDirectory;
+
+    const QString program = QString::fromStdString(o.command.at(0));
+    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
+                                                             : QStandardPaths::findExecutable(program);
+    if (found.isEmpty() || !QFileInfo(found).isFile() || !QFileInfo(found).isExecutable())
+        throw Error("cannot run '" + program.toStdString() + "': " +
+                    (program.contains(QLatin1Char('/')) ? "no such executable file" : "not found in PATH"));
+    plan.program = found;
+    for (size_t i = 1; i < o.command.size(); ++i)
+        plan.arguments << QString::fromStdString(o.command[i]);
+    if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
+        throw Error("-config '" + o.configFile + "' is not a file");
+
+    const std::string output = cwd.absoluteFilePath(QString::fromStdString(o.output)).toStdString();
+    llmscope::makeDirs(output);
+    const uint64_t free = llmscope::freeBytesAt(output);
+    if (free < llmscope::kMinFreeBytes)
+        throw Error(llmscope::diskSpaceMessage(free) + " (output folder '" + output + "')");
+    // One dump folder per second, as msit names them: never write into an earlier one.
+    for (;;) {
+        plan.dumpRoot = QDir(QString::fromStdString(output))
+                            .absoluteFilePath(QString::fromStdString(llmscope::dumpFolderName(std::time(nullptr))));
+        if (!QFileInfo::exists(plan.dumpRoot))
+            break;
+        QThread::msleep(200);
+    }
+    llmscope::makeDirs(plan.dumpRoot.toStdString());
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (auto it = settings.environment.begin(); it != settings.environment.end(); ++it)
+        env.insert(it.key(), it.value());
+    for (const QString &k : settings.unset)
+        env.remove(k);
+    for (const auto &[k, v] : llmscope::probeEnvironment(o, plan.dumpRoot.toStdString()))
+        env.insert(QString::fromStdString(k), QString::fromStdString(v));
+    env.insert(QStringLiteral("LD_PRELOAD"),
+               QString::fromStdString(llmscope::preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(),
+                                                            probe.toStdString())));
+    plan.environment = env;
+    return plan;
+}

@@ -1,0 +1,30 @@
+// How a program is started under the probe: one owner of the probe's environment, for
+// `llmscope dump` and the window's live sessions alike. Checks what can be checked before
+// starting (the probe library, the program, the output folder's free space) and says what to do.
+#pragma once
+#include <QMap>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+#include "launch/dump_options.h"
+
+struct LaunchPlan {
+    QString program;            // absolute path of the executable
+    QStringList arguments;
+    QString workingDirectory;   // empty: the caller's
+    QProcessEnvironment environment;
+    QString dumpRoot;           // the msit_dump_* folder made for this run
+};
+
+struct LaunchSettings {
+    QString workingDirectory;          // where the program runs; relative -o is taken from here
+    QMap<QString, QString> environment; // set for the program (after the caller's environment)
+    QStringList unset;                  // removed from it
+};
+
+// The probe library: LLMSCOPE_PROBE_LIB, else ../lib/libllmscope_probe.so beside this program.
+QString probeLibraryPath();
+
+// Throws llmscope::Error with a message that says what to do. Makes the dump folder.
+LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings = {});
