@@ -8,6 +8,8 @@
 #include <dlfcn.h>
 
 #include "cli.h"
+#include "launch/dump_options.h"
+#include "util/error.h"
 #include "gui_main.h"
 
 namespace {
@@ -36,11 +38,24 @@ int main(int argc, char **argv)
     if (auto status = runCli(args))
         return *status;
     QString language, dump;
+    std::vector<std::string> launch; // --exec and the dump options after it: a live session at once
     for (int i = 1; i < args.size(); ++i) {
-        if (args[i] == QLatin1String("--lang") && i + 1 < args.size())
+        if (args[i] == QLatin1String("--lang") && i + 1 < args.size()) {
             language = args[++i];
-        else
+        } else if (args[i] == QLatin1String("--exec")) {
+            for (; i < args.size(); ++i)
+                launch.push_back(args[i].toStdString());
+        } else {
             dump = args[i];
+        }
+    }
+    if (!launch.empty()) {
+        try {
+            llmscope::parseDumpOptions(launch);
+        } catch (const llmscope::Error &e) {
+            std::fprintf(stderr, "llmscope: %s\n", e.what());
+            return 2;
+        }
     }
     if (!haveDisplay()) {
         std::fputs("llmscope: no display to open the window on (DISPLAY is not set).\n"
@@ -57,5 +72,9 @@ int main(int argc, char **argv)
                      library.c_str(), ::dlerror());
         return 2;
     }
-    return run(argc, argv, language.toLocal8Bit().constData(), dump.toLocal8Bit().constData());
+    std::vector<const char *> launchArgs;
+    for (const auto &a : launch)
+        launchArgs.push_back(a.c_str());
+    return run(argc, argv, language.toLocal8Bit().constData(), dump.toLocal8Bit().constData(), int(launchArgs.size()),
+               launchArgs.data());
 }

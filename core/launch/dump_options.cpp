@@ -188,6 +188,62 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
     return o;
 }
 
+std::string joinCommand(const std::vector<std::string> &args)
+{
+    std::string out;
+    for (const auto &a : args) {
+        if (!out.empty())
+            out += ' ';
+        const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-./=:,+@%") == std::string::npos;
+        if (plain) {
+            out += a;
+            continue;
+        }
+        out += '\'';
+        for (char c : a)
+            out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        out += '\'';
+    }
+    return out;
+}
+
+std::vector<std::string> dumpArguments(const DumpOptions &o)
+{
+    const DumpOptions d;
+    std::vector<std::string> a{"--exec", joinCommand(o.command)};
+    if (o.types != d.types) {
+        a.push_back("--type");
+        a.insert(a.end(), o.types.begin(), o.types.end());
+    }
+    auto opt = [&a](bool on, const char *name, const std::string &value = {}) {
+        if (!on)
+            return;
+        a.push_back(name);
+        if (!value.empty())
+            a.push_back(value);
+    };
+    opt(o.descOnly, "-sd");
+    opt(!o.ids.empty(), "-ids", o.ids);
+    opt(o.rounds != d.rounds, "-er", o.rounds);
+    opt(o.child != d.child, "-child", o.child ? "True" : "False");
+    opt(o.time != d.time, "-time", std::to_string(o.time));
+    opt(!o.opNames.empty(), "-opname", o.opNames);
+    opt(o.part != d.part, "-stp", std::to_string(o.part));
+    opt(o.output != d.output, "-o", o.output);
+    opt(!o.devices.empty(), "-device", o.devices);
+    opt(!o.configFile.empty(), "-config", o.configFile);
+    opt(o.logLevel != d.logLevel, "-l", o.logLevel);
+    opt(o.kvCache, "--kv-cache");
+    opt(o.statsCsv, "--stats-csv");
+    opt(o.statsWithData, "--stats-with-data");
+    opt(o.readMode != d.readMode, "--read", o.readMode);
+    opt(o.timeoutSeconds != 0, "--timeout", std::to_string(o.timeoutSeconds));
+    opt(o.children, "--children");
+    opt(!o.liveSocket.empty(), "--live", o.liveSocket);
+    return a;
+}
+
 std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const std::string &root)
 {
     std::map<std::string, std::string> env;

@@ -36,6 +36,11 @@ struct DumpOptions {
 
 // Throws Error with a message that names the option and says what to do.
 DumpOptions parseDumpOptions(const std::vector<std::string> &args);
+// The arguments that parseDumpOptions reads back as o: options left at their defaults are
+// left out (the app shows this as the command line to copy).
+std::vector<std::string> dumpArguments(const DumpOptions &o);
+// args as one line a POSIX shell splits back into them (single quotes where needed).
+std::string joinCommand(const std::vector<std::string> &args);
 // Splits --exec's text into arguments (quotes and backslashes as in a POSIX shell). Refuses
 // redirection, pipes, command separators and substitutions, which need a shell.
 std::vector<std::string> splitCommand(const std::string &text);

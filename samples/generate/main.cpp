@@ -27,6 +27,8 @@ const char *kUsage =
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
     "                 K computed nodes, once; the program then decodes that token again\n"
+    "  --pace-ms N  wait N ms before each generated token and print it as it comes ('token: I ID'),\n"
+    "                 as a chat does: a live session has time to change what is dumped\n"
     "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
     "                 exists (lets a test change the probe's dynamic config at a known point)\n"
     "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...', with --token-times 'token_ms: ...'\n"
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
     std::string model, prompt = "Hello, llmscope", flash = "on";
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
     bool printLogits = false, countNodes = false, tokenTimes = false;
-    int holdAfter = -1;
+    int holdAfter = -1, paceMs = 0;
     std::string holdFile;
     int abortToken = -1, abortAfter = 0;
     for (int i = 1; i < argc; ++i) {
@@ -87,6 +89,7 @@ int main(int argc, char **argv)
         else if (a == "--count-nodes") countNodes = true;
         else if (a == "--token-times") tokenTimes = true;
         else if (a == "--hold-after") holdAfter = std::atoi(value());
+        else if (a == "--pace-ms") paceMs = std::atoi(value());
         else if (a == "--hold-file") holdFile = value();
         else if (a == "--abort-once") {
             if (std::sscanf(value(), "%d:%d", &abortToken, &abortAfter) != 2 || abortToken < 1 || abortAfter < 1) {
@@ -211,6 +214,11 @@ int main(int argc, char **argv)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         llama_token tok = best;
+        if (paceMs > 0) {
+            std::printf("token: %d %d\n", i + 1, best);
+            std::fflush(stdout);
+            std::this_thread::sleep_for(std::chrono::milliseconds(paceMs));
+        }
         const auto td = std::chrono::steady_clock::now();
         if (i + 1 == abortToken) {
             abortOnce.armed = true;

@@ -82,6 +82,8 @@ QString usageText()
         "\n"
         "usage:\n"
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
+        "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"
+        "                                            open it on CMD running live under the probe\n"
         "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
         "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope compare --golden-path A --my-path B [options]\n"
@@ -112,7 +114,7 @@ std::optional<int> runCli(const QStringList &args)
         return runDumpCommand(args.mid(2));
     if (first == QLatin1String("compare"))
         return runCompareCommand(args.mid(2));
-    if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang")) {
+    if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;
     }

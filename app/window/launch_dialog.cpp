@@ -1,0 +1,479 @@
+#include "launch_dialog.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+const char *const kTypes[8] = {"model", "layer", "tensor", "stats", "op", "kernel", "cpu_profiling", "onnx"};
+constexpr int kTypesAvailable = 4; // op, kernel, cpu_profiling and onnx: not yet
+constexpr int kRecentKept = 10;
+
+bool isAssignment(const std::string &s)
+{
+    const size_t eq = s.find('=');
+    if (eq == 0 || eq == std::string::npos)
+        return false;
+    for (size_t i = 0; i < eq; ++i)
+        if (!(std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'))
+            return false;
+    return !std::isdigit(static_cast<unsigned char>(s[0]));
+}
+} // namespace
+
+LaunchDialog::LaunchDialog(QWidget *parent)
+    : QDialog(parent), m_command(new QLineEdit(this)), m_workDir(new QLineEdit(this)), m_ids(new QLineEdit(this)),
+      m_rounds(new QLineEdit(this)), m_opNames(new QLineEdit(this)), m_devices(new QLineEdit(this)),
+      m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_line(new QLineEdit(this)),
+      m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
+      m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
+      m_statsCsv(new QCheckBox(tr("one statistic.csv per round (--stats-csv)"), this)),
+      m_statsWithData(new QCheckBox(tr("payload and statistics in one file (--stats-with-data)"), this)),
+      m_children(new QCheckBox(tr("probe child processes (--children)"), this)), m_time(new QComboBox(this)),
+      m_part(new QComboBox(this)), m_log(new QComboBox(this)), m_read(new QComboBox(this)),
+      m_presets(new QComboBox(this)), m_recent(new QComboBox(this)), m_timeout(new QSpinBox(this)),
+      m_env(new QTableWidget(0, 2, this)), m_error(new QLabel(this))
+{
+    setWindowTitle(tr("Launch a program under the probe"));
+    resize(820, 720);
+
+    // Program
+    auto *program = new QGroupBox(tr("Program"), this);
+    auto *pf = new QFormLayout(program);
+    m_command->setPlaceholderText(tr("e.g. ./llama-cli -m model.gguf -p \"Hello\" -n 64"));
+    auto *browse = new QToolButton(this);
+    browse->setText(tr("..."));
+    browse->setToolTip(tr("Choose the program"));
+    auto *cmdRow = new QHBoxLayout;
+    cmdRow->addWidget(m_command, 1);
+    cmdRow->addWidget(browse);
+    pf->addRow(tr("&Command:"), cmdRow);
+    m_workDir->setPlaceholderText(tr("the current folder"));
+    auto *browseDir = new QToolButton(this);
+    browseDir->setText(tr("..."));
+    auto *wdRow = new QHBoxLayout;
+    wdRow->addWidget(m_workDir, 1);
+    wdRow->addWidget(browseDir);
+    pf->addRow(tr("&Working folder:"), wdRow);
+    m_env->setHorizontalHeaderLabels({tr("Variable"), tr("Value")});
+    m_env->horizontalHeader()->setStretchLastSection(true);
+    m_env->verticalHeader()->hide();
+    m_env->setMaximumHeight(110);
+    auto *addEnv = new QPushButton(tr("Add"), this), *removeEnv = new QPushButton(tr("Remove"), this);
+    auto *envButtons = new QVBoxLayout;
+    envButtons->addWidget(addEnv);
+    envButtons->addWidget(removeEnv);
+    envButtons->addStretch();
+    auto *envRow = new QHBoxLayout;
+    envRow->addWidget(m_env, 1);
+    envRow->addLayout(envButtons);
+    pf->addRow(tr("&Environment:"), envRow);
+
+    // What to dump
+    auto *what = new QGroupBox(tr("What to dump (msit llm dump's options)"), this);
+    auto *wf = new QFormLayout(what);
+    auto *typeRow = new QHBoxLayout;
+    for (int i = 0; i < 8; ++i) {
+        m_types[i] = new QCheckBox(QString::fromLatin1(kTypes[i]), this);
+        if (i >= kTypesAvailable) {
+            m_types[i]->setEnabled(false);
+            m_types[i]->setToolTip(tr("not available in this version of llmscope yet"));
+        }
+        typeRow->addWidget(m_types[i]);
+    }
+    typeRow->addStretch();
+    wf->addRow(tr("--&type:"), typeRow);
+    m_types[3]->setToolTip(tr("statistics only, with or without tensor (msit's way to save disk)"));
+    m_ids->setPlaceholderText(tr("every operation; e.g. 2_29,3"));
+    wf->addRow(tr("-&ids:"), m_ids);
+    m_rounds->setPlaceholderText(QStringLiteral("0,0"));
+    m_rounds->setToolTip(tr("rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7"));
+    wf->addRow(tr("-e&r:"), m_rounds);
+    m_opNames->setPlaceholderText(tr("op types by prefix, e.g. mul_mat,rms"));
+    wf->addRow(tr("-op&name:"), m_opNames);
+    m_time->addItems({tr("0: before"), tr("1: after"), tr("2: both"), tr("3: inputs before, outputs after")});
+    m_part->addItems({tr("0: inputs"), tr("1: outputs"), tr("2: both")});
+    auto *tp = new QHBoxLayout;
+    tp->addWidget(new QLabel(tr("-time"), this));
+    tp->addWidget(m_time);
+    tp->addWidget(new QLabel(tr("-stp"), this));
+    tp->addWidget(m_part);
+    tp->addWidget(m_child);
+    tp->addWidget(m_descOnly);
+    tp->addStretch();
+    wf->addRow(QString(), tp);
+    m_devices->setPlaceholderText(tr("every device"));
+    wf->addRow(tr("-&device:"), m_devices);
+    m_output->setPlaceholderText(QStringLiteral("./"));
+    wf->addRow(tr("-&o (output folder):"), m_output);
+    m_config->setPlaceholderText(tr("msit's dynamic config JSON (optional)"));
+    wf->addRow(tr("-&config:"), m_config);
+    m_log->addItems({QStringLiteral("info"), QStringLiteral("debug"), QStringLiteral("warning"), QStringLiteral("error"),
+                     QStringLiteral("fatal")});
+    wf->addRow(tr("-&l (log level):"), m_log);
+
+    auto *own = new QGroupBox(tr("llmscope's own"), this);
+    auto *of = new QFormLayout(own);
+    auto *checks = new QHBoxLayout;
+    checks->addWidget(m_kv);
+    checks->addWidget(m_children);
+    checks->addStretch();
+    of->addRow(checks);
+    auto *checks2 = new QHBoxLayout;
+    checks2->addWidget(m_statsCsv);
+    checks2->addWidget(m_statsWithData);
+    checks2->addStretch();
+    of->addRow(checks2);
+    m_read->addItems({QStringLiteral("auto"), QStringLiteral("inline"), QStringLiteral("graph"), QStringLiteral("node")});
+    m_timeout->setRange(0, 7 * 24 * 3600);
+    m_timeout->setSpecialValueText(tr("none"));
+    m_timeout->setSuffix(tr(" s"));
+    auto *rt = new QHBoxLayout;
+    rt->addWidget(new QLabel(tr("--read"), this));
+    rt->addWidget(m_read);
+    rt->addWidget(new QLabel(tr("--timeout"), this));
+    rt->addWidget(m_timeout);
+    rt->addStretch();
+    of->addRow(rt);
+
+    // The command line, both ways
+    auto *lineBox = new QGroupBox(tr("Command line (edit or paste one to fill the dialog)"), this);
+    auto *lb = new QHBoxLayout(lineBox);
+    auto *copy = new QPushButton(tr("&Copy"), this);
+    lb->addWidget(m_line, 1);
+    lb->addWidget(copy);
+    m_error->setStyleSheet(QStringLiteral("color: #b00000"));
+    m_error->setWordWrap(true);
+
+    // Presets and recent launches
+    auto *presetRow = new QHBoxLayout;
+    m_presets->setEditable(false);
+    m_presets->addItem(tr("(presets)"));
+    m_presets->addItems(presetNames());
+    auto *save = new QPushButton(tr("Save preset..."), this), *del = new QPushButton(tr("Delete preset"), this);
+    m_recent->addItem(tr("(recent launches)"));
+    for (const QString &r : recentLaunches())
+        m_recent->addItem(r.section(QLatin1Char('\n'), 0, 0).left(90), r);
+    presetRow->addWidget(m_presets);
+    presetRow->addWidget(save);
+    presetRow->addWidget(del);
+    presetRow->addWidget(m_recent, 1);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    auto *run = buttons->addButton(tr("&Run"), QDialogButtonBox::AcceptRole);
+    run->setDefault(true);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(presetRow);
+    layout->addWidget(program);
+    layout->addWidget(what);
+    layout->addWidget(own);
+    layout->addWidget(lineBox);
+    layout->addWidget(m_error);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, this, &LaunchDialog::accept);
+    connect(copy, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(m_line->text()); });
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Program to run"));
+        if (!f.isEmpty())
+            m_command->setText(QString::fromStdString(joinCommand({f.toStdString()})));
+    });
+    connect(browseDir, &QToolButton::clicked, this, [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Working folder"));
+        if (!d.isEmpty())
+            m_workDir->setText(d);
+    });
+    connect(addEnv, &QPushButton::clicked, this, [this] {
+        m_env->insertRow(m_env->rowCount());
+        m_env->setCurrentCell(m_env->rowCount() - 1, 0);
+        m_env->editItem(m_env->item(m_env->rowCount() - 1, 0));
+    });
+    connect(removeEnv, &QPushButton::clicked, this, [this] {
+        if (m_env->currentRow() >= 0)
+            m_env->removeRow(m_env->currentRow());
+        updateCommandLine();
+    });
+    connect(save, &QPushButton::clicked, this, &LaunchDialog::savePreset);
+    connect(del, &QPushButton::clicked, this, &LaunchDialog::deletePreset);
+    connect(m_presets, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            loadPreset(m_presets->itemText(i));
+    });
+    connect(m_recent, &QComboBox::activated, this, [this](int i) {
+        if (i <= 0)
+            return;
+        const QString r = m_recent->itemData(i).toString();
+        setCommandLine(r.section(QLatin1Char('\n'), 0, 0));
+        m_workDir->setText(r.section(QLatin1Char('\n'), 1));
+    });
+    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config})
+        connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
+    for (QCheckBox *c : m_types)
+        connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_statsCsv, m_statsWithData, m_children})
+        connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
+    for (QComboBox *c : {m_time, m_part, m_log, m_read})
+        connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
+    connect(m_timeout, &QSpinBox::valueChanged, this, &LaunchDialog::updateCommandLine);
+    connect(m_env, &QTableWidget::itemChanged, this, &LaunchDialog::updateCommandLine);
+    connect(m_line, &QLineEdit::textEdited, this, &LaunchDialog::commandLineEdited);
+
+    DumpOptions defaults;
+    defaults.command = {};
+    setOptions(defaults);
+}
+
+DumpOptions LaunchDialog::options() const
+{
+    std::vector<std::string> a{"--exec", m_command->text().toStdString(), "--type"};
+    bool anyType = false;
+    for (int i = 0; i < 8; ++i)
+        if (m_types[i]->isChecked()) {
+            a.push_back(kTypes[i]);
+            anyType = true;
+        }
+    if (!anyType)
+        throw Error(tr("choose at least one --type").toStdString());
+    auto opt = [&a](const char *name, const QString &v) {
+        if (!v.trimmed().isEmpty()) {
+            a.push_back(name);
+            a.push_back(v.trimmed().toStdString());
+        }
+    };
+    if (m_descOnly->isChecked())
+        a.push_back("-sd");
+    opt("-ids", m_ids->text());
+    opt("-er", m_rounds->text());
+    opt("-opname", m_opNames->text());
+    opt("-device", m_devices->text());
+    opt("-o", m_output->text());
+    opt("-config", m_config->text());
+    a.insert(a.end(), {"-child", m_child->isChecked() ? "True" : "False", "-time", std::to_string(m_time->currentIndex()),
+                       "-stp", std::to_string(m_part->currentIndex()), "-l", m_log->currentText().toStdString(),
+                       "--read", m_read->currentText().toStdString()});
+    if (m_kv->isChecked())
+        a.push_back("--kv-cache");
+    if (m_statsCsv->isChecked())
+        a.push_back("--stats-csv");
+    if (m_statsWithData->isChecked())
+        a.push_back("--stats-with-data");
+    if (m_children->isChecked())
+        a.push_back("--children");
+    if (m_timeout->value() > 0)
+        a.insert(a.end(), {"--timeout", std::to_string(m_timeout->value())});
+    if (m_command->text().trimmed().isEmpty())
+        throw Error(tr("give the program to run, e.g. ./llama-cli -m model.gguf").toStdString());
+    return parseDumpOptions(a);
+}
+
+LaunchSettings LaunchDialog::settings() const
+{
+    LaunchSettings s;
+    s.workingDirectory = m_workDir->text().trimmed();
+    for (int r = 0; r < m_env->rowCount(); ++r) {
+        const auto *k = m_env->item(r, 0), *v = m_env->item(r, 1);
+        if (k && !k->text().trimmed().isEmpty())
+            s.environment.insert(k->text().trimmed(), v ? v->text() : QString());
+    }
+    return s;
+}
+
+void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
+{
+    m_filling = true;
+    m_command->setText(o.command.empty() ? QString() : QString::fromStdString(joinCommand(o.command)));
+    for (int i = 0; i < 8; ++i)
+        m_types[i]->setChecked(std::find(o.types.begin(), o.types.end(), kTypes[i]) != o.types.end());
+    m_descOnly->setChecked(o.descOnly);
+    m_ids->setText(QString::fromStdString(o.ids));
+    m_rounds->setText(o.rounds == "0,0" ? QString() : QString::fromStdString(o.rounds));
+    m_opNames->setText(QString::fromStdString(o.opNames));
+    m_devices->setText(QString::fromStdString(o.devices));
+    m_output->setText(o.output == "./" ? QString() : QString::fromStdString(o.output));
+    m_config->setText(QString::fromStdString(o.configFile));
+    m_child->setChecked(o.child);
+    m_time->setCurrentIndex(o.time);
+    m_part->setCurrentIndex(o.part);
+    m_log->setCurrentText(QString::fromStdString(o.logLevel == "warn" ? std::string("warning") : o.logLevel));
+    m_read->setCurrentText(QString::fromStdString(o.readMode));
+    m_kv->setChecked(o.kvCache);
+    m_statsCsv->setChecked(o.statsCsv);
+    m_statsWithData->setChecked(o.statsWithData);
+    m_children->setChecked(o.children);
+    m_timeout->setValue(o.timeoutSeconds);
+    m_workDir->setText(s.workingDirectory);
+    m_env->setRowCount(0);
+    for (auto it = s.environment.begin(); it != s.environment.end(); ++it) {
+        const int r = m_env->rowCount();
+        m_env->insertRow(r);
+        m_env->setItem(r, 0, new QTableWidgetItem(it.key()));
+        m_env->setItem(r, 1, new QTableWidgetItem(it.value()));
+    }
+    m_filling = false;
+    updateCommandLine();
+}
+
+QString LaunchDialog::commandLine() const
+{
+    std::vector<std::string> words;
+    const LaunchSettings s = settings();
+    for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
+        words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
+    words.push_back("llmscope");
+    words.push_back("dump");
+    const DumpOptions o = options();
+    const auto args = dumpArguments(o);
+    words.insert(words.end(), args.begin(), args.end());
+    return QString::fromStdString(joinCommand(words));
+}
+
+bool LaunchDialog::setCommandLine(const QString &line, QString *error)
+{
+    try {
+        std::vector<std::string> words = splitCommand(line.toStdString());
+        LaunchSettings s;
+        s.workingDirectory = m_workDir->text();
+        size_t i = 0;
+        for (; i < words.size() && isAssignment(words[i]); ++i) {
+            const size_t eq = words[i].find('=');
+            s.environment.insert(QString::fromStdString(words[i].substr(0, eq)),
+                                 QString::fromStdString(words[i].substr(eq + 1)));
+        }
+        const auto isLlmscope = [](const std::string &w) {
+            return w == "llmscope" || (w.size() > 9 && w.compare(w.size() - 9, 9, "/llmscope") == 0);
+        };
+        if (i + 1 >= words.size() || !isLlmscope(words[i]) || words[i + 1] != "dump")
+            throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
+                           "settings").toStdString());
+        const DumpOptions o = parseDumpOptions(std::vector<std::string>(words.begin() + long(i) + 2, words.end()));
+        setOptions(o, s);
+        m_error->clear();
+        return true;
+    } catch (const Error &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+void LaunchDialog::updateCommandLine()
+{
+    if (m_filling)
+        return;
+    try {
+        const QString line = commandLine();
+        if (!m_line->hasFocus())
+            m_line->setText(line);
+        m_line->setStyleSheet(QString());
+        m_error->clear();
+    } catch (const Error &e) {
+        m_error->setText(QString::fromUtf8(e.what()));
+    }
+}
+
+void LaunchDialog::commandLineEdited()
+{
+    QString error;
+    if (setCommandLine(m_line->text(), &error)) {
+        m_line->setStyleSheet(QString());
+    } else {
+        m_line->setStyleSheet(QStringLiteral("QLineEdit { background: #ffe0e0; }"));
+        m_error->setText(error);
+    }
+}
+
+void LaunchDialog::accept()
+{
+    try {
+        options();
+    } catch (const Error &e) {
+        m_error->setText(QString::fromUtf8(e.what()));
+        return;
+    }
+    QDialog::accept();
+}
+
+void LaunchDialog::remember(const QString &commandLine, const QString &workingDirectory)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("launch/recent")).toStringList();
+    const QString entry = commandLine + QLatin1Char('\n') + workingDirectory;
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kRecentKept)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("launch/recent"), recent);
+}
+
+QStringList LaunchDialog::recentLaunches()
+{
+    return QSettings().value(QStringLiteral("launch/recent")).toStringList();
+}
+
+QStringList LaunchDialog::presetNames()
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("launch/presets"));
+    return settings.childKeys();
+}
+
+void LaunchDialog::savePreset()
+{
+    QString line;
+    try {
+        line = commandLine();
+    } catch (const Error &e) {
+        m_error->setText(QString::fromUtf8(e.what()));
+        return;
+    }
+    const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name:"));
+    if (name.trimmed().isEmpty())
+        return;
+    QSettings settings;
+    settings.setValue(QStringLiteral("launch/presets/") + name.trimmed(), QStringList{line, m_workDir->text()});
+    if (m_presets->findText(name.trimmed()) < 0)
+        m_presets->addItem(name.trimmed());
+    m_presets->setCurrentText(name.trimmed());
+}
+
+void LaunchDialog::loadPreset(const QString &name)
+{
+    const QStringList p = QSettings().value(QStringLiteral("launch/presets/") + name).toStringList();
+    if (p.isEmpty())
+        return;
+    QString error;
+    if (!setCommandLine(p.value(0), &error))
+        m_error->setText(tr("preset '%1' cannot be read: %2").arg(name, error));
+    m_workDir->setText(p.value(1));
+}
+
+void LaunchDialog::deletePreset()
+{
+    const int i = m_presets->currentIndex();
+    if (i <= 0)
+        return;
+    QSettings().remove(QStringLiteral("launch/presets/") + m_presets->itemText(i));
+    m_presets->removeItem(i);
+}

@@ -1,0 +1,534 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QToolBar>
+#include <QTreeView>
+#include <QtConcurrent>
+
+#include <QCoroFuture>
+
+#include "counters_view.h"
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "dump_tree_model.h"
+#include "launch_dialog.h"
+#include "op_tree_model.h"
+#include "op_tree_panel.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+constexpr int kRecentDumps = 8;
+constexpr int kConsoleLines = 5000;
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_model(new DumpTreeModel(this)), m_stack(new QStackedWidget(this)),
+      m_placeholder(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
+      m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
+      m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_session(new LiveSession(this))
+{
+    setWindowTitle(tr("llmscope - LLM inference precision debugger"));
+    setObjectName(QStringLiteral("MainWindow"));
+    resize(1400, 860);
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setTextFormat(Qt::RichText);
+    m_placeholder->setText(
+        tr("<h2>Find the first operation that goes wrong</h2>"
+           "<p><a href=\"launch\">Launch a program</a> (Ctrl+L) under the probe: its operations appear on the "
+           "left as it runs; check the ones to dump and press Apply (Ctrl+Return).</p>"
+           "<p><a href=\"open\">Open a dump folder</a> (Ctrl+O) written by llmscope or by <code>msit llm "
+           "dump</code>, or drop one on this window.</p>"));
+    connect(m_placeholder, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link == QLatin1String("launch"))
+            showLaunchDialog();
+        else
+            chooseDump();
+    });
+
+    m_tree->setModel(m_model);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->header()->setSectionResizeMode(DumpTreeModel::NameColumn, QHeaderView::Stretch);
+    m_tree->header()->setStretchLastSection(false);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::showDetails);
+    auto *split = new QSplitter(this);
+    split->addWidget(m_tree);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    m_tabs->addTab(split, tr("Tensors"));
+    m_stack->addWidget(m_placeholder);
+    m_stack->addWidget(m_tabs);
+    setCentralWidget(m_stack);
+
+    auto dock = [this](QWidget *w, const QString &title, const QString &name, Qt::DockWidgetArea area) {
+        auto *d = new QDockWidget(title, this);
+        d->setObjectName(name); // window state is saved by these names
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget *opsDock = dock(m_ops, tr("Operations"), QStringLiteral("OperationsDock"), Qt::LeftDockWidgetArea);
+    QDockWidget *consoleDock = dock(m_console, tr("Console"), QStringLiteral("ConsoleDock"), Qt::BottomDockWidgetArea);
+    QDockWidget *countersDock = dock(m_counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
+    splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
+    resizeDocks({opsDock}, {760}, Qt::Horizontal);
+    resizeDocks({consoleDock}, {190}, Qt::Vertical);
+    m_console->setReadOnly(true);
+    m_console->setMaximumBlockCount(kConsoleLines);
+    m_console->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_console->setPlaceholderText(tr("The program's output appears here while it runs."));
+
+    m_progress->setMaximumWidth(240);
+    m_progress->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->showMessage(tr("Ready"));
+
+    buildMenus();
+
+    connect(m_ops, &OpTreePanel::applyRequested, this, &MainWindow::applySelection);
+    connect(m_session, &LiveSession::stateChanged, this, &MainWindow::sessionState);
+    connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
+        m_counters->setProcess(h);
+        appendConsole(tr("[llmscope] probe connected: process %1 (%2 on %3)")
+                          .arg(h.pid)
+                          .arg(QString::fromStdString(h.engine), QString::fromStdString(h.device)),
+                      QStringLiteral("#206020"));
+    });
+    connect(m_session, &LiveSession::topologyReceived, this, [this](const live::Topology &t) {
+        const bool first = m_ops->model()->opCount() == 0;
+        m_ops->model()->setTopology(t);
+        if (!first)
+            return;
+        const DumpOptions &o = m_session->options();
+        m_ops->setStatus(tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
+                            "check operations and Apply to dump them from its next round on.",
+                            nullptr, int(t.ops.size()))
+                             .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
+                                  QString::fromStdString(o.rounds)));
+    });
+    connect(m_session, &LiveSession::statsReceived, m_ops->model(), &OpTreeModel::setRoundStats);
+    connect(m_session, &LiveSession::countersReceived, m_counters, &CountersView::setCounters);
+    connect(m_session, &LiveSession::roundReceived, m_counters, &CountersView::setLastRound);
+    connect(m_session, &LiveSession::warningReceived, this, [this](const QString &w) {
+        appendConsole(tr("[llmscope] warning: %1").arg(w), QStringLiteral("#a05000"));
+        statusBar()->showMessage(w, 10000);
+    });
+    connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
+        appendConsole(QStringLiteral("[llmscope] ") + why, QStringLiteral("#a05000"));
+        m_ops->setStatus(why);
+    });
+    connect(m_session, &LiveSession::output, this,
+            [this](const QString &text, bool err) { appendConsole(text, err ? QStringLiteral("#8a2020") : QString()); });
+    connect(m_session, &LiveSession::acknowledged, this, &MainWindow::acknowledged);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    updateRecentMenu();
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    auto *file = menuBar()->addMenu(tr("&File"));
+    auto *open = file->addAction(tr("&Open dump folder..."), this, &MainWindow::chooseDump);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    auto *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto *session = menuBar()->addMenu(tr("&Session"));
+    m_launchAct = session->addAction(tr("&Launch program..."), this, &MainWindow::showLaunchDialog);
+    m_launchAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_againAct = session->addAction(tr("Run &again"), this, &MainWindow::runAgain);
+    m_againAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_stopAct = session->addAction(tr("&Stop"), this, &MainWindow::stopProgram);
+    m_stopAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    session->addSeparator();
+    m_applyAct = session->addAction(tr("&Apply selection"), this, &MainWindow::applySelection);
+    m_applyAct->setToolTip(tr("Dump the checked operations from the program's next graph on"));
+
+    auto *view = menuBar()->addMenu(tr("&View"));
+    auto *find = view->addAction(tr("&Find operation"), this, [this] {
+        m_ops->searchEdit()->setFocus();
+        m_ops->searchEdit()->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    auto *ids = view->addAction(tr("Edit -&ids"), this, [this] {
+        m_ops->idsEdit()->setFocus();
+        m_ops->idsEdit()->selectAll();
+    });
+    ids->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    view->addSeparator();
+    for (QDockWidget *d : findChildren<QDockWidget *>())
+        view->addAction(d->toggleViewAction());
+
+    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About llmscope"), this, &MainWindow::showAbout);
+
+    auto *bar = addToolBar(tr("Session"));
+    bar->setObjectName(QStringLiteral("SessionToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addAction(m_launchAct);
+    bar->addAction(m_againAct);
+    bar->addAction(m_stopAct);
+    bar->addSeparator();
+    bar->addAction(open);
+}
+
+void MainWindow::updateActions()
+{
+    const bool running = m_session->isRunning();
+    m_againAct->setEnabled(m_lastLaunch.has_value());
+    m_stopAct->setEnabled(running);
+    const bool canApply = running && m_session->state() != LiveSession::State::Starting;
+    m_applyAct->setEnabled(canApply);
+    m_ops->setApplyEnabled(canApply, canApply ? tr("Send this selection to the running program: it dumps these "
+                                                   "operations from its next graph on (Ctrl+Return)")
+                                              : tr("Launch a program (Session > Launch, Ctrl+L) to apply a "
+                                                   "selection while it runs"));
+}
+
+void MainWindow::appendConsole(const QString &text, const QString &color)
+{
+    QString t = text;
+    if (t.endsWith(QLatin1Char('\n')))
+        t.chop(1);
+    if (color.isEmpty())
+        m_console->appendPlainText(t);
+    else
+        m_console->appendHtml(QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, t.toHtmlEscaped()));
+}
+
+void MainWindow::showLaunchDialog()
+{
+    LaunchDialog dialog(this);
+    if (m_lastLaunch)
+        dialog.setOptions(m_lastLaunch->first, m_lastLaunch->second);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    try {
+        launch(dialog.options(), dialog.settings());
+    } catch (const Error &e) {
+        QMessageBox::warning(this, tr("Cannot launch"), QString::fromUtf8(e.what()));
+    }
+}
+
+bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settings)
+{
+    if (m_session->isRunning()) {
+        QMessageBox::information(this, tr("A program is running"),
+                                 tr("Stop the running program first (Session > Stop, Ctrl+.)."));
+        return false;
+    }
+    m_ops->model()->clear();
+    try {
+        m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
+    } catch (const Error &) {
+        // parseDumpOptions checked them
+    }
+    m_ops->setStatus(tr("Waiting for the program's first graph..."));
+    m_counters->clear();
+    m_console->clear();
+    m_pending.clear();
+    QString error;
+    if (!m_session->start(options, settings, &error)) {
+        appendConsole(tr("[llmscope] cannot launch: %1").arg(error), QStringLiteral("#b00000"));
+        m_counters->setState(LiveSession::stateName(LiveSession::State::FailedToStart), error);
+        QMessageBox::warning(this, tr("Cannot launch"), error);
+        return false;
+    }
+    m_lastLaunch = std::make_pair(options, settings);
+    const std::vector<std::string> args = dumpArguments(options);
+    std::vector<std::string> words{"llmscope", "dump"};
+    words.insert(words.end(), args.begin(), args.end());
+    LaunchDialog::remember(QString::fromStdString(joinCommand(words)), settings.workingDirectory);
+    m_counters->setDumpFolder(m_session->dumpRoot());
+    m_stack->setCurrentIndex(0);
+    m_placeholder->setText(tr("<h2>%1 is running under the probe</h2>"
+                              "<p>Its operations fill the tree on the left as it computes: model, layers, the ggml "
+                              "nodes of each.</p><p>Check the operations to dump (or type ids such as "
+                              "<code>2_29,3</code>) and press <b>Apply</b> (Ctrl+Return): the program dumps them from "
+                              "its next graph on, and the tree marks them.</p><p>The program's output is in the "
+                              "console below; Stop is Ctrl+. and Run again Ctrl+R.</p>")
+                               .arg(QFileInfo(QString::fromStdString(options.command[0])).fileName().toHtmlEscaped()));
+    appendConsole(tr("[llmscope] %1; dumping into %2")
+                      .arg(QString::fromStdString(joinCommand(options.command)), m_session->dumpRoot()),
+                  QStringLiteral("#206020"));
+    setWindowTitle(tr("%1 - llmscope").arg(QFileInfo(QString::fromStdString(options.command[0])).fileName()));
+    updateActions();
+    return true;
+}
+
+void MainWindow::runAgain()
+{
+    if (!m_lastLaunch)
+        return;
+    if (m_session->isRunning()) {
+        QPointer<MainWindow> self(this);
+        auto again = [](QPointer<MainWindow> w) -> QCoro::Task<> {
+            co_await w->m_session->stop();
+            if (w)
+                w->launch(w->m_lastLaunch->first, w->m_lastLaunch->second);
+        };
+        again(self);
+        return;
+    }
+    launch(m_lastLaunch->first, m_lastLaunch->second);
+}
+
+void MainWindow::stopProgram()
+{
+    if (m_session->isRunning()) {
+        appendConsole(tr("[llmscope] stopping the program"), QStringLiteral("#206020"));
+        m_session->stop();
+    }
+}
+
+void MainWindow::applySelection()
+{
+    if (!m_session->isRunning())
+        return;
+    const QString ids = m_ops->model()->idsText();
+    Selection sel;
+    try {
+        const DumpOptions &o = m_session->options();
+        sel.ids = OpIds::parse(ids.toStdString());
+        sel.opNames = parseOpNames(o.opNames);
+        sel.child = o.child;
+        sel.time = DumpTime(o.time);
+        sel.part = TensorPart(o.part);
+        sel.rounds = Rounds::all(); // from the acknowledged round on
+    } catch (const Error &e) {
+        QMessageBox::warning(this, tr("Cannot apply"), QString::fromUtf8(e.what()));
+        return;
+    }
+    const uint64_t seq = m_session->select(sel);
+    if (!seq) {
+        m_ops->setStatus(tr("No probe is connected yet: the selection is sent once the program's probe talks."));
+        return;
+    }
+    m_pending[seq] = {sel, ids};
+    m_ops->setStatus(tr("Sent -ids %1; waiting for the program's next graph...")
+                         .arg(ids.isEmpty() ? tr("(every operation)") : ids));
+}
+
+void MainWindow::acknowledged(const live::Ack &ack)
+{
+    const auto it = m_pending.find(ack.seq);
+    if (it == m_pending.end())
+        return;
+    const auto [sel, ids] = it->second;
+    m_pending.erase(m_pending.begin(), std::next(it));
+    if (!ack.error.empty()) {
+        m_ops->setStatus(tr("The program refused the selection: %1").arg(QString::fromStdString(ack.error)));
+        return;
+    }
+    m_ops->model()->setApplied(sel, ack.fromRound);
+    const QString what = ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids);
+    m_ops->setStatus(tr("Dumping %1 from round %2 on (acknowledged by the program).").arg(what).arg(ack.fromRound));
+    appendConsole(tr("[llmscope] the program dumps %1 from round %2").arg(what).arg(ack.fromRound),
+                  QStringLiteral("#206020"));
+    emit selectionApplied(ids, ack.fromRound);
+}
+
+void MainWindow::sessionState(LiveSession::State s, const QString &message)
+{
+    m_counters->setState(LiveSession::stateName(s), message);
+    if (!message.isEmpty())
+        statusBar()->showMessage(message, 15000);
+    if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
+        s == LiveSession::State::FailedToStart) {
+        const QString color = s == LiveSession::State::Finished ? QStringLiteral("#206020") : QStringLiteral("#b00000");
+        appendConsole(QStringLiteral("[llmscope] ") + message, color);
+        m_pending.clear();
+        if (s != LiveSession::State::FailedToStart && !m_session->dumpRoot().isEmpty())
+            openDump(m_session->dumpRoot()); // what was written, file by file
+    }
+    updateActions();
+}
+
+QCoro::Task<bool> MainWindow::openDump(QString folder)
+{
+    QPointer<MainWindow> self(this);
+    statusBar()->showMessage(tr("Scanning %1...").arg(folder));
+    m_progress->setRange(0, 0);
+    m_progress->show();
+    auto report = [self](uint64_t done, uint64_t total) {
+        QMetaObject::invokeMethod(qApp, [self, done, total] {
+            if (self && total > 0) {
+                self->m_progress->setRange(0, static_cast<int>(total));
+                self->m_progress->setValue(static_cast<int>(done));
+            }
+        });
+        return true;
+    };
+    const std::string path = folder.toStdString();
+    struct Scan {
+        DumpIndex index;
+        std::optional<TopoNode> topology;
+        QString error;
+    };
+    auto future = QtConcurrent::run([path, report]() {
+        Scan s;
+        try {
+            s.index = scanDump(path, report);
+            for (const auto &files : {s.index.modelFiles, s.index.torchTreeFiles})
+                if (!s.topology && !files.empty()) {
+                    try {
+                        s.topology = readTopologyFile(files.front());
+                    } catch (const Error &) {
+                        // listed among the problems by the scan; the files still show
+                    }
+                }
+        } catch (const Error &e) {
+            s.error = QString::fromUtf8(e.what());
+        }
+        return s;
+    });
+    Scan scan = co_await future;
+    if (!self)
+        co_return false;
+    m_progress->hide();
+    if (!scan.error.isEmpty()) {
+        statusBar()->showMessage(tr("Could not open %1").arg(folder));
+        if (m_stack->currentIndex() == 0)
+            m_placeholder->setText(tr("<h2>Could not open the dump</h2><p>%1</p>").arg(scan.error.toHtmlEscaped()));
+        emit dumpFailed(folder, scan.error);
+        co_return false;
+    }
+    const int tensors = static_cast<int>(scan.index.tensors.size());
+    const int problems = static_cast<int>(scan.index.problems.size());
+    const int rounds = static_cast<int>(scan.index.rounds().size());
+    m_model->setIndex(std::move(scan.index));
+    m_tree->expandToDepth(0);
+    m_stack->setCurrentIndex(1);
+    if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
+        m_ops->model()->setTopology(*scan.topology);
+        m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
+    }
+    if (!m_session->isRunning())
+        setWindowTitle(tr("%1 - llmscope").arg(folder));
+    statusBar()->showMessage(tr("%n tensor(s) in %1 round(s)", nullptr, tensors).arg(rounds) +
+                             (problems ? tr("; %n file(s) could not be read", nullptr, problems) : QString()));
+    rememberDump(folder);
+    emit dumpLoaded(folder, tensors);
+    co_return true;
+}
+
+void MainWindow::chooseDump()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open dump folder"));
+    if (dir.isEmpty())
+        return;
+    m_ops->model()->clear();
+    openDump(dir); // runs to completion on its own; results arrive through the signals
+}
+
+void MainWindow::rememberDump(const QString &folder)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("dumps/recent")).toStringList();
+    recent.removeAll(folder);
+    recent.prepend(folder);
+    while (recent.size() > kRecentDumps)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("dumps/recent"), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("dumps/recent")).toStringList();
+    for (const QString &f : recent)
+        m_recentMenu->addAction(f, this, [this, f] {
+            m_ops->model()->clear();
+            openDump(f);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::showDetails()
+{
+    const QModelIndex cur = m_tree->currentIndex();
+    const QString tip = m_model->data(cur.siblingAtColumn(0), Qt::ToolTipRole).toString();
+    if (!cur.isValid() || tip.isEmpty()) {
+        m_details->clear();
+        return;
+    }
+    QString html = QStringLiteral("<h3>%1</h3><table>").arg(cur.siblingAtColumn(0).data().toString().toHtmlEscaped());
+    for (int c = 1; c < DumpTreeModel::ColumnCount; ++c)
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(m_model->headerData(c, Qt::Horizontal).toString(),
+                         cur.siblingAtColumn(c).data().toString().toHtmlEscaped());
+    html += QStringLiteral("</table><p><small>%1</small></p>").arg(tip.toHtmlEscaped());
+    m_details->setHtml(html);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About llmscope"),
+                       tr("<b>llmscope %1</b><p>Finds the first operation where an accelerated LLM "
+                          "inference departs from its reference. Reads and writes msit's dump format.</p>")
+                           .arg(QStringLiteral(LLMSCOPE_VERSION)));
+}
+
+void MainWindow::closeEvent(QCloseEvent *e)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *e)
+{
+    for (const QUrl &u : e->mimeData()->urls())
+        if (u.isLocalFile() && QFileInfo(u.toLocalFile()).isDir()) {
+            e->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::dropEvent(QDropEvent *e)
+{
+    for (const QUrl &u : e->mimeData()->urls())
+        if (u.isLocalFile() && QFileInfo(u.toLocalFile()).isDir()) {
+            m_ops->model()->clear();
+            openDump(u.toLocalFile());
+            e->acceptProposedAction();
+            return;
+        }
+}

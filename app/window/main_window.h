@@ -1,0 +1,93 @@
+// The main window: the operation tree (live from a running program, or an opened dump's
+// topology), the running program's console and counters, and the dump's files, as docks
+// around central tabs. Launch (Ctrl+L) starts a program under the probe; checking ids and
+// Apply (Ctrl+Return) changes what it dumps from its next graph on.
+#pragma once
+#include <QMainWindow>
+#include <QPointer>
+
+#include <QCoroTask>
+
+#include <optional>
+
+#include "launch/dump_options.h"
+#include "session/launch_plan.h"
+#include "session/live_session.h"
+
+class CountersView;
+class DumpTreeModel;
+class OpTreePanel;
+class QAction;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QTextBrowser;
+class QTreeView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Scans the folder off the GUI thread; the views fill when the scan is done.
+    // By value: the coroutine outlives its callers' arguments (it resumes after they return).
+    QCoro::Task<bool> openDump(QString folder);
+    // Starts a program under the probe with the window attached; false (and a message shown)
+    // when it cannot start.
+    bool launch(const llmscope::DumpOptions &options, const LaunchSettings &settings = {});
+    void showLaunchDialog();
+    void runAgain();
+    void stopProgram();
+    // Sends the checked ids to the running program (Apply).
+    void applySelection();
+
+    DumpTreeModel *dumpModel() const { return m_model; }
+    QTreeView *treeView() const { return m_tree; }
+    OpTreePanel *opPanel() const { return m_ops; }
+    LiveSession *session() const { return m_session; }
+    CountersView *counters() const { return m_counters; }
+    QPlainTextEdit *console() const { return m_console; }
+
+signals:
+    void dumpLoaded(const QString &folder, int tensors);
+    void dumpFailed(const QString &folder, const QString &message);
+    // The probe acknowledged a selection: it applies from this round on.
+    void selectionApplied(const QString &idsText, qint64 fromRound);
+
+protected:
+    void closeEvent(QCloseEvent *e) override;
+    void dragEnterEvent(QDragEnterEvent *e) override;
+    void dropEvent(QDropEvent *e) override;
+
+private:
+    void buildMenus();
+    void chooseDump();
+    void showDetails();
+    void showAbout();
+    void appendConsole(const QString &text, const QString &color = {});
+    void sessionState(LiveSession::State s, const QString &message);
+    void acknowledged(const llmscope::live::Ack &ack);
+    void rememberDump(const QString &folder);
+    void updateRecentMenu();
+    void updateActions();
+
+    DumpTreeModel *m_model;
+    QStackedWidget *m_stack;
+    QLabel *m_placeholder;
+    QTabWidget *m_tabs;
+    QTreeView *m_tree;
+    QTextBrowser *m_details;
+    QProgressBar *m_progress;
+    OpTreePanel *m_ops;
+    CountersView *m_counters;
+    QPlainTextEdit *m_console;
+    LiveSession *m_session;
+    QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
+    std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
+};

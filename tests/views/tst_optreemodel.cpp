@@ -1,0 +1,174 @@
+// The operation tree: built from a live topology and from msit's model JSON, checked as a
+// printed tree (KDAB hotspot's model tests' style), under QAbstractItemModelTester; ids and
+// boxes agree both ways; statistics and acknowledged selections land on the right ops.
+#include <QAbstractItemModelTester>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeView>
+
+#include "dump/topology.h"
+#include "op_tree_model.h"
+#include "op_tree_panel.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+
+live::Topology sampleTopology()
+{
+    live::Topology t;
+    t.round = 0;
+    t.groups = {{"0", "Embedding", "Embedding", {}, ""}, {"1", "Layer0", "DecoderLayer", {}, ""},
+                {"2", "OutputHead", "OutputHead", {}, ""}};
+    t.ops = {{"0_0", "inp_embd", "GET_ROWS", {1, 64}, "f32"}, {"1_0", "norm-0", "RMS_NORM", {1, 64}, "f32"},
+             {"1_1", "attn_norm-0", "MUL", {1, 64}, "f32"},   {"1_2", "Qcur-0", "MUL_MAT", {1, 64}, "f32"},
+             {"2_0", "result_norm", "RMS_NORM", {1, 64}, "f32"}, {"2_1", "result_output", "MUL_MAT", {1, 259}, "f32"}};
+    return t;
+}
+
+// The model as indented text: id, name, type, shape, check state, last column.
+QString printTree(const QAbstractItemModel &m, const QModelIndex &parent = {}, int depth = 0)
+{
+    QString out;
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        const QModelIndex i = m.index(r, 0, parent);
+        QStringList cells;
+        for (int c : {int(OpTreeModel::IdColumn), int(OpTreeModel::NameColumn), int(OpTreeModel::TypeColumn),
+                      int(OpTreeModel::ShapeColumn), int(OpTreeModel::MaxColumn), int(OpTreeModel::DumpedColumn)}) {
+            const QString v = i.siblingAtColumn(c).data().toString();
+            if (!v.isEmpty())
+                cells << v;
+        }
+        const QVariant check = i.data(Qt::CheckStateRole);
+        if (check.isValid())
+            cells << (check.toInt() == Qt::Checked ? QStringLiteral("[x]") : QStringLiteral("[ ]"));
+        out += QString(depth * 2, QLatin1Char(' ')) + cells.join(QLatin1Char(' ')) + QLatin1Char('\n');
+        out += printTree(m, i, depth + 1);
+    }
+    return out;
+}
+
+} // namespace
+
+class TstOpTreeModel : public QObject {
+    Q_OBJECT
+private slots:
+    void liveTopologyAsATree()
+    {
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setTopology(sampleTopology());
+        QCOMPARE(m.opCount(), 9);
+        QCOMPARE(printTree(m), QString("Model GgmlGraph\n"
+                                       "  0 Embedding Embedding [ ]\n"
+                                       "    0_0 inp_embd GET_ROWS [1, 64] [ ]\n"
+                                       "  1 Layer0 DecoderLayer [ ]\n"
+                                       "    1_0 norm-0 RMS_NORM [1, 64] [ ]\n"
+                                       "    1_1 attn_norm-0 MUL [1, 64] [ ]\n"
+                                       "    1_2 Qcur-0 MUL_MAT [1, 64] [ ]\n"
+                                       "  2 OutputHead OutputHead [ ]\n"
+                                       "    2_0 result_norm RMS_NORM [1, 64] [ ]\n"
+                                       "    2_1 result_output MUL_MAT [1, 259] [ ]\n"));
+    }
+
+    void idsAndBoxesAgree()
+    {
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setIdsText("1_2,9_9"); // before the ops are known: kept
+        m.setTopology(sampleTopology());
+        QCOMPARE(m.idsText(), QString("1_2,9_9"));
+        QCOMPARE(m.indexForId("1_2").data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        QSignalSpy changed(&m, &OpTreeModel::checkedIdsChanged);
+        QVERIFY(m.setData(m.indexForId("2"), Qt::Checked, Qt::CheckStateRole)); // the head, children with it
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toString(), QString("1_2,2,9_9"));
+        QCOMPARE(m.indexForId("2_1").data(Qt::CheckStateRole).toInt(), int(Qt::Checked)); // through its parent
+        QVERIFY(!(m.flags(m.indexForId("2_1")) & Qt::ItemIsUserCheckable));
+        m.setIdsText("0,1_1");
+        QCOMPARE(m.checkedIds(), (QStringList{"0", "1_1"}));
+        QCOMPARE(m.indexForId("2_1").data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+        try {
+            m.setIdsText("1_x");
+            QFAIL("accepted");
+        } catch (const Error &e) {
+            QVERIFY(QString(e.what()).contains("'1_x' is not an operation id"));
+        }
+        QCOMPARE(m.idsText(), QString("0,1_1")); // unchanged by bad text
+        m.setTopology(sampleTopology()); // the graph again (decode after the prompt): choices stay
+        QCOMPARE(m.idsText(), QString("0,1_1"));
+    }
+
+    void statsAndAppliedSelectionLand()
+    {
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setTopology(sampleTopology());
+        m.setRoundStats({4, {{"1_2", 2.5, -1, 0.1, 9, 0, 0}, {"2_1", NAN, 0, 0, 0, 1, 0}, {"7_7", 1, 1, 1, 1, 0, 0}}});
+        QCOMPARE(m.indexForId("1_2").siblingAtColumn(OpTreeModel::MaxColumn).data().toString(), QString("2.5"));
+        QVERIFY(m.indexForId("2_1").data(OpTreeModel::HasNanInfRole).toBool());
+        QVERIFY(!m.indexForId("1_2").data(OpTreeModel::HasNanInfRole).toBool());
+        Selection sel;
+        sel.ids = OpIds::parse("1_2,2");
+        sel.rounds = Rounds::all();
+        m.setApplied(sel, 12);
+        const QString tree = printTree(m);
+        QVERIFY2(tree.contains("1_2 Qcur-0 MUL_MAT [1, 64] 2.5 from round 12"), qPrintable(tree));
+        QVERIFY2(tree.contains("2_0 result_norm RMS_NORM [1, 64] from round 12"), qPrintable(tree));
+        QVERIFY2(tree.contains("1_1 attn_norm-0 MUL [1, 64] [ ]"), qPrintable(tree)); // not dumped
+    }
+
+    // msit's model JSON (an ATB model): the same tree, ids from position.
+    void msitModelFile()
+    {
+        const TopoNode model = readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setTopology(model);
+        QCOMPARE(m.opCount(), int(model.countNodes()) - 1);
+        const QModelIndex root = m.index(0, 0);
+        QCOMPARE(root.data().toString(), QString::fromStdString(model.name));
+        QCOMPARE(m.indexForId("0").data().toString(), QString("0")); // Bloom7bCommonLayer_3
+        QCOMPARE(m.indexForId("0").siblingAtColumn(OpTreeModel::TypeColumn).data().toString(), QString("BloomLayer"));
+        QVERIFY(m.indexForId("0_10").isValid());
+        m.setIdsText("0_1");
+        QCOMPARE(m.idsText(), QString("0_1"));
+    }
+
+    // The panel: typing ids checks boxes, Space on an op checks it and writes the text,
+    // Apply hands the text over.
+    void panelKeepsTextAndBoxesInStep()
+    {
+        OpTreePanel panel;
+        panel.model()->setTopology(sampleTopology());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.idsEdit()->setFocus();
+        QTest::keyClicks(panel.idsEdit(), "1_1,2");
+        QCOMPARE(panel.model()->checkedIds(), (QStringList{"1_1", "2"}));
+        QTest::keyClicks(panel.idsEdit(), "_x");
+        QVERIFY(panel.idsEdit()->styleSheet().contains("ffe0e0")); // marked, boxes unchanged
+        QCOMPARE(panel.model()->checkedIds(), (QStringList{"1_1", "2"}));
+        panel.idsEdit()->clear();
+        QTest::keyClicks(panel.idsEdit(), "1_1");
+        QTreeView *v = panel.view();
+        v->expandAll();
+        panel.selectOp("1_2");
+        v->setFocus();
+        QTest::keyClick(v, Qt::Key_Space);
+        QCOMPARE(panel.idsEdit()->text(), QString("1_1,1_2"));
+        panel.setApplyEnabled(true);
+        QSignalSpy apply(&panel, &OpTreePanel::applyRequested);
+        QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+        QCOMPARE(apply.count(), 1);
+        QCOMPARE(apply.at(0).at(0).toString(), QString("1_1,1_2"));
+        panel.searchEdit()->setText("qcur");
+        QCOMPARE(v->model()->rowCount(v->model()->index(0, 0)), 1); // only Layer0 keeps a match
+    }
+};
+
+QTEST_MAIN(TstOpTreeModel)
+#include "tst_optreemodel.moc"

@@ -1,0 +1,80 @@
+#include "counters_view.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLocale>
+
+using namespace llmscope;
+
+CountersView::CountersView(QWidget *parent)
+    : QWidget(parent), m_state(new QLabel(this)), m_process(new QLabel(this)), m_folder(new QLabel(this)),
+      m_rounds(new QLabel(this)), m_ops(new QLabel(this)), m_tensors(new QLabel(this)), m_last(new QLabel(this))
+{
+    auto *form = new QFormLayout(this);
+    form->addRow(tr("State:"), m_state);
+    form->addRow(tr("Process:"), m_process);
+    form->addRow(tr("Dump folder:"), m_folder);
+    form->addRow(tr("Rounds:"), m_rounds);
+    form->addRow(tr("Operations:"), m_ops);
+    form->addRow(tr("Written:"), m_tensors);
+    form->addRow(tr("Last round:"), m_last);
+    for (QLabel *l : {m_state, m_process, m_folder, m_rounds, m_ops, m_tensors, m_last}) {
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->setWordWrap(true);
+    }
+    clear();
+}
+
+void CountersView::clear()
+{
+    m_state->setText(tr("no program running"));
+    for (QLabel *l : {m_process, m_folder, m_rounds, m_ops, m_tensors, m_last})
+        l->setText(QStringLiteral("-"));
+}
+
+void CountersView::setState(const QString &state, const QString &message)
+{
+    m_state->setText(message.isEmpty() ? state : QStringLiteral("%1: %2").arg(state, message));
+}
+
+void CountersView::setProcess(const live::Hello &h)
+{
+    m_process->setText(tr("%1 (pid %2), %3 on %4")
+                           .arg(QString::fromStdString(h.program))
+                           .arg(h.pid)
+                           .arg(QString::fromStdString(h.engine),
+                                QString::fromStdString(h.device.empty() ? std::string("?") : h.device)));
+}
+
+void CountersView::setDumpFolder(const QString &folder)
+{
+    m_folder->setText(folder);
+}
+
+void CountersView::setCounters(const live::Counters &c)
+{
+    const QLocale loc;
+    m_rounds->setText(tr("%1 seen, %2 dumped").arg(c.rounds).arg(c.roundsDumped));
+    m_ops->setText(tr("%1 seen, %2 selected").arg(c.opsSeen).arg(c.opsSelected));
+    QString written = tr("%1 tensors, %2").arg(c.tensors).arg(loc.formattedDataSize(qint64(c.bytes)));
+    if (c.dropped)
+        written += tr(" (%1 live messages left out; the dump on disk is complete)").arg(c.dropped);
+    m_tensors->setText(written);
+}
+
+void CountersView::setLastRound(const live::Round &r)
+{
+    m_last->setText(r.dumped ? tr("%1: dumped, %2 operations, read %3")
+                                   .arg(r.round)
+                                   .arg(r.opsSelected)
+                                   .arg(QString::fromStdString(r.read))
+                             : tr("%1: not dumped").arg(r.round));
+}
+
+QString CountersView::text() const
+{
+    QStringList lines;
+    for (QLabel *l : {m_state, m_process, m_folder, m_rounds, m_ops, m_tensors, m_last})
+        lines << l->text();
+    return lines.join(QLatin1Char('\n'));
+}

@@ -1,0 +1,380 @@
+#include "op_tree_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "select/op_ids.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+
+QString shapeText(const std::vector<int64_t> &dims)
+{
+    QStringList parts;
+    for (int64_t d : dims)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+
+QString statText(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    return QString::number(v, 'g', 6);
+}
+
+} // namespace
+
+OpTreeModel::OpTreeModel(QObject *parent) : QAbstractItemModel(parent) {}
+OpTreeModel::~OpTreeModel() = default;
+
+void OpTreeModel::setTopology(const live::Topology &t)
+{
+    auto root = std::make_unique<Node>();
+    root->name = tr("Model");
+    root->type = QStringLiteral("GgmlGraph");
+    std::map<QString, Node *> groups;
+    for (const auto &g : t.groups) {
+        auto n = std::make_unique<Node>();
+        n->id = QString::fromStdString(g.id);
+        n->name = QString::fromStdString(g.name);
+        n->type = QString::fromStdString(g.type);
+        n->parent = root.get();
+        n->row = int(root->children.size());
+        groups[n->id] = n.get();
+        root->children.push_back(std::move(n));
+    }
+    for (const auto &o : t.ops) {
+        const QString id = QString::fromStdString(o.id);
+        const auto g = groups.find(id.section(QLatin1Char('_'), 0, 0));
+        Node *parent = g == groups.end() ? root.get() : g->second;
+        auto n = std::make_unique<Node>();
+        n->id = id;
+        n->name = QString::fromStdString(o.name);
+        n->type = QString::fromStdString(o.type);
+        n->shape = shapeText(o.shape);
+        n->dtype = QString::fromStdString(o.dtype);
+        n->parent = parent;
+        n->row = int(parent->children.size());
+        parent->children.push_back(std::move(n));
+    }
+    rebuild(std::move(root));
+}
+
+void OpTreeModel::setTopology(const TopoNode &model)
+{
+    std::function<void(Node *, const TopoNode &)> add = [&](Node *parent, const TopoNode &t) {
+        for (const TopoNode &c : t.children) {
+            auto n = std::make_unique<Node>();
+            n->id = QString::fromStdString(c.id);
+            n->name = QString::fromStdString(c.name);
+            n->type = QString::fromStdString(c.type);
+            n->parent = parent;
+            n->row = int(parent->children.size());
+            add(n.get(), c);
+            parent->children.push_back(std::move(n));
+        }
+    };
+    auto root = std::make_unique<Node>();
+    root->name = QString::fromStdString(model.name.empty() ? std::string("Model") : model.name);
+    root->type = QString::fromStdString(model.type);
+    add(root.get(), model);
+    rebuild(std::move(root));
+}
+
+void OpTreeModel::clear()
+{
+    beginResetModel();
+    m_root.reset();
+    m_byId.clear();
+    m_unknownIds.clear();
+    m_count = 0;
+    m_statsRound = -1;
+    endResetModel();
+    emit checkedIdsChanged(QString());
+}
+
+void OpTreeModel::rebuild(std::unique_ptr<Node> root)
+{
+    // What the user chose, and what the probe reported, carry over by id.
+    const QStringList checked = checkedIds() + m_unknownIds;
+    QHash<QString, std::pair<std::optional<live::OpStats>, int64_t>> kept;
+    for (auto it = m_byId.begin(); it != m_byId.end(); ++it)
+        kept.insert(it.key(), {it.value()->stats, it.value()->dumpedFrom});
+    beginResetModel();
+    m_root = std::move(root);
+    m_byId.clear();
+    m_unknownIds.clear();
+    m_count = 0;
+    std::function<void(Node *)> index = [&](Node *n) {
+        for (auto &c : n->children) {
+            m_byId.insert(c->id, c.get());
+            ++m_count;
+            const auto k = kept.find(c->id);
+            if (k != kept.end() && c->type.size()) {
+                c->stats = k->first;
+                c->dumpedFrom = k->second;
+            }
+            index(c.get());
+        }
+    };
+    index(m_root.get());
+    for (const QString &id : checked) {
+        if (Node *n = m_byId.value(id))
+            n->checked = true;
+        else
+            m_unknownIds << id;
+    }
+    endResetModel();
+}
+
+OpTreeModel::Node *OpTreeModel::nodeFor(const QModelIndex &index) const
+{
+    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : nullptr;
+}
+
+QModelIndex OpTreeModel::indexFor(const Node *n, int column) const
+{
+    return n && n != m_root.get() && n->parent ? createIndex(n->row, column, const_cast<Node *>(n)) : QModelIndex();
+}
+
+QModelIndex OpTreeModel::indexForId(const QString &id) const
+{
+    return indexFor(m_byId.value(id));
+}
+
+QModelIndex OpTreeModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!m_root || column < 0 || column >= ColumnCount || row < 0)
+        return {};
+    if (!parent.isValid())
+        return row == 0 ? createIndex(0, column, m_root.get()) : QModelIndex();
+    const Node *p = nodeFor(parent);
+    if (!p || size_t(row) >= p->children.size())
+        return {};
+    return createIndex(row, column, p->children[size_t(row)].get());
+}
+
+QModelIndex OpTreeModel::parent(const QModelIndex &child) const
+{
+    const Node *n = nodeFor(child);
+    if (!n || !n->parent)
+        return {};
+    if (n->parent == m_root.get())
+        return createIndex(0, 0, m_root.get());
+    return createIndex(n->parent->row, 0, n->parent);
+}
+
+int OpTreeModel::rowCount(const QModelIndex &parent) const
+{
+    if (!m_root)
+        return 0;
+    if (!parent.isValid())
+        return 1;
+    if (parent.column() != 0)
+        return 0;
+    const Node *n = nodeFor(parent);
+    return n ? int(n->children.size()) : 0;
+}
+
+int OpTreeModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+bool OpTreeModel::inheritsCheck(const Node *n) const
+{
+    for (const Node *p = n->parent; p; p = p->parent)
+        if (p->checked)
+            return true;
+    return false;
+}
+
+QVariant OpTreeModel::data(const QModelIndex &index, int role) const
+{
+    const Node *n = nodeFor(index);
+    if (!n)
+        return {};
+    const bool isRoot = n == m_root.get();
+    const int col = index.column();
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        if (role == Qt::ToolTipRole && col == IdColumn && !isRoot)
+            return inheritsCheck(n) ? tr("%1: dumped with its parent (-ids %2 with -child)")
+                                          .arg(n->id, n->parent ? n->parent->id : QString())
+                                    : tr("%1: check to dump this operation (-ids %1)").arg(n->id);
+        switch (col) {
+        case IdColumn: return isRoot ? n->name : n->id;
+        case NameColumn: return isRoot ? QString() : n->name;
+        case TypeColumn: return n->type;
+        case ShapeColumn: return n->shape;
+        case DTypeColumn: return n->dtype;
+        case MaxColumn: return n->stats ? statText(n->stats->max) : QVariant();
+        case MinColumn: return n->stats ? statText(n->stats->min) : QVariant();
+        case MeanColumn: return n->stats ? statText(n->stats->mean) : QVariant();
+        case NormColumn: return n->stats ? statText(n->stats->l2norm) : QVariant();
+        case DumpedColumn:
+            return n->dumpedFrom >= 0 ? tr("from round %1").arg(n->dumpedFrom) : QVariant();
+        }
+        return {};
+    }
+    if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
+        return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;
+    if (role == OpIdRole)
+        return n->id;
+    if (role == DumpedFromRole)
+        return qlonglong(n->dumpedFrom);
+    const bool nanInf = n->stats && (n->stats->nan || n->stats->inf);
+    if (role == HasNanInfRole)
+        return nanInf;
+    if (role == Qt::ForegroundRole && nanInf && col >= MaxColumn && col <= NormColumn)
+        return QBrush(QColor(0xc0, 0x10, 0x10));
+    if (role == Qt::ForegroundRole && col == DumpedColumn)
+        return QBrush(QColor(0x10, 0x80, 0x30));
+    if (role == Qt::FontRole && col == IdColumn && n->dumpedFrom >= 0) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::TextAlignmentRole && col >= MaxColumn && col <= NormColumn)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+Qt::ItemFlags OpTreeModel::flags(const QModelIndex &index) const
+{
+    const Node *n = nodeFor(index);
+    if (!n)
+        return Qt::NoItemFlags;
+    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (index.column() == IdColumn && n != m_root.get() && !inheritsCheck(n))
+        f |= Qt::ItemIsUserCheckable;
+    return f;
+}
+
+void OpTreeModel::emitSubtreeChanged(Node *n, int first, int last)
+{
+    if (n != m_root.get())
+        emit dataChanged(indexFor(n, first), indexFor(n, last));
+    if (!n->children.empty())
+        emit dataChanged(indexFor(n->children.front().get(), first), indexFor(n->children.back().get(), last));
+    for (auto &c : n->children)
+        if (!c->children.empty())
+            emitSubtreeChanged(c.get(), first, last);
+}
+
+bool OpTreeModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    Node *n = nodeFor(index);
+    if (!n || role != Qt::CheckStateRole || index.column() != IdColumn || !(flags(index) & Qt::ItemIsUserCheckable))
+        return false;
+    const bool on = value.toInt() == Qt::Checked;
+    if (n->checked == on)
+        return true;
+    n->checked = on;
+    emitSubtreeChanged(n, IdColumn, IdColumn);
+    emit checkedIdsChanged(idsText());
+    return true;
+}
+
+QStringList OpTreeModel::checkedIds() const
+{
+    QStringList ids;
+    std::function<void(const Node *)> walk = [&](const Node *n) {
+        for (const auto &c : n->children) {
+            if (c->checked)
+                ids << c->id; // its children come with it
+            else
+                walk(c.get());
+        }
+    };
+    if (m_root)
+        walk(m_root.get());
+    return ids;
+}
+
+QString OpTreeModel::idsText() const
+{
+    return (checkedIds() + m_unknownIds).join(QLatin1Char(','));
+}
+
+void OpTreeModel::setIdsText(const QString &text)
+{
+    const OpIds ids = OpIds::parse(text.toStdString()); // throws for text that is no -ids list
+    for (auto *n : std::as_const(m_byId))
+        n->checked = false;
+    m_unknownIds.clear();
+    for (const auto &id : ids.ids()) {
+        const QString q = QString::fromStdString(id);
+        if (Node *n = m_byId.value(q))
+            n->checked = true;
+        else if (!m_unknownIds.contains(q))
+            m_unknownIds << q;
+    }
+    if (m_root)
+        emitSubtreeChanged(m_root.get(), IdColumn, IdColumn);
+    emit checkedIdsChanged(idsText());
+}
+
+void OpTreeModel::setRoundStats(const live::RoundStats &s)
+{
+    if (!m_root)
+        return;
+    m_statsRound = s.round;
+    for (const auto &st : s.stats) {
+        Node *n = m_byId.value(QString::fromStdString(st.id));
+        if (!n)
+            continue;
+        n->stats = st;
+        emit dataChanged(indexFor(n, MaxColumn), indexFor(n, NormColumn));
+    }
+}
+
+void OpTreeModel::setApplied(const Selection &selection, int64_t fromRound)
+{
+    if (!m_root)
+        return;
+    std::vector<std::string> ids, types;
+    std::function<void(Node *)> walk = [&](Node *n) {
+        for (auto &c : n->children) {
+            ids.push_back(c->id.toStdString());
+            types.push_back(c->type.toStdString());
+            std::vector<Selection::OpRef> path;
+            for (size_t i = 0; i < ids.size(); ++i)
+                path.push_back({ids[i], types[i]});
+            c->dumpedFrom = selection.enabled && selection.selectsOpPath(path) ? fromRound : -1;
+            walk(c.get());
+            ids.pop_back();
+            types.pop_back();
+        }
+    };
+    walk(m_root.get());
+    emitSubtreeChanged(m_root.get(), IdColumn, DumpedColumn);
+}
+
+QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case IdColumn: return tr("Op id");
+    case NameColumn: return tr("Node");
+    case TypeColumn: return tr("Type");
+    case ShapeColumn: return tr("Output shape");
+    case DTypeColumn: return tr("DType");
+    case MaxColumn: return tr("Max");
+    case MinColumn: return tr("Min");
+    case MeanColumn: return tr("Mean");
+    case NormColumn: return tr("L2 norm");
+    case DumpedColumn: return tr("Dumped");
+    }
+    return {};
+}

@@ -1,0 +1,82 @@
+// The operations of a program as a tree: model -> top-level operations (embedding, layers,
+// output head) -> their ops, as far down as the topology goes. Fed live from the probe's
+// topology messages or from an opened dump's topology file. Check boxes choose msit's -ids
+// (a checked layer is the layer's id, its children with it); idsText()/setIdsText() keep the
+// text and the boxes in step both ways. Columns carry each op's last statistics and the
+// round its dumping was acknowledged from.
+#pragma once
+#include <QAbstractItemModel>
+#include <QHash>
+#include <QSet>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "dump/topology.h"
+#include "live/live_protocol.h"
+
+class OpTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { IdColumn, NameColumn, TypeColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
+                  NormColumn, DumpedColumn, ColumnCount };
+    enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole };
+
+    explicit OpTreeModel(QObject *parent = nullptr);
+    ~OpTreeModel() override;
+
+    // A live graph: keeps the boxes checked by id, and the statistics of ops still there.
+    void setTopology(const llmscope::live::Topology &t);
+    // An opened dump's model topology (msit's model JSON, or a PyTorch model_tree.json).
+    void setTopology(const llmscope::TopoNode &model);
+    void clear();
+
+    void setRoundStats(const llmscope::live::RoundStats &s);
+    int64_t statsRound() const { return m_statsRound; }
+    // The selection acknowledged by the probe applies from fromRound: marks the ops it dumps.
+    void setApplied(const llmscope::Selection &selection, int64_t fromRound);
+
+    QString idsText() const;       // the checked ids, in graph order ("" when none)
+    // Checks exactly these ids; throws llmscope::Error for text that is no -ids list.
+    // Ids the tree does not hold (yet) are kept, so the text survives a new topology.
+    void setIdsText(const QString &text);
+    QStringList checkedIds() const;
+    int opCount() const { return m_count; }
+    QModelIndex indexForId(const QString &id) const;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+signals:
+    void checkedIdsChanged(const QString &idsText);
+
+private:
+    struct Node {
+        QString id, name, type, shape, dtype;
+        Node *parent = nullptr;
+        int row = 0;
+        bool checked = false;
+        std::optional<llmscope::live::OpStats> stats;
+        int64_t dumpedFrom = -1;
+        std::vector<std::unique_ptr<Node>> children;
+    };
+    Node *nodeFor(const QModelIndex &index) const;
+    QModelIndex indexFor(const Node *n, int column = 0) const;
+    bool inheritsCheck(const Node *n) const; // an ancestor is checked
+    void rebuild(std::unique_ptr<Node> root);
+    void emitSubtreeChanged(Node *n, int first, int last);
+
+    std::unique_ptr<Node> m_root;
+    QHash<QString, Node *> m_byId;
+    QStringList m_unknownIds; // checked in the text, not in this tree
+    int m_count = 0;
+    int64_t m_statsRound = -1;
+};

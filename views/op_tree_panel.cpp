@@ -1,0 +1,112 @@
+#include "op_tree_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "op_tree_model.h"
+#include "util/error.h"
+
+OpTreePanel::OpTreePanel(QWidget *parent)
+    : QWidget(parent), m_model(new OpTreeModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTreeView(this)), m_search(new QLineEdit(this)), m_ids(new QLineEdit(this)),
+      m_apply(new QPushButton(tr("&Apply"), this)), m_status(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setRecursiveFilteringEnabled(true);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(-1); // id, name, type
+    m_view->setModel(m_proxy);
+    m_view->setUniformRowHeights(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
+    m_view->header()->resizeSection(OpTreeModel::IdColumn, 130);
+    m_view->header()->resizeSection(OpTreeModel::NameColumn, 130);
+    m_view->header()->resizeSection(OpTreeModel::TypeColumn, 110);
+    m_search->setPlaceholderText(tr("Search by name, type or id (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_ids->setPlaceholderText(tr("-ids: every operation (check boxes or type e.g. 2_29,3)"));
+    m_ids->setToolTip(tr("msit's -ids: operation ids joined by commas. A layer's id dumps the layer with its "
+                         "children. Typing here checks the boxes; checking boxes writes here."));
+    m_apply->setToolTip(tr("Send this selection to the running program: it dumps these operations from its "
+                           "next graph on (Ctrl+Return)"));
+    m_apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_status->setWordWrap(true);
+
+    auto *idsRow = new QHBoxLayout;
+    idsRow->addWidget(new QLabel(tr("-ids"), this));
+    idsRow->addWidget(m_ids, 1);
+    idsRow->addWidget(m_apply);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_search);
+    layout->addWidget(m_view, 1);
+    layout->addLayout(idsRow);
+    layout->addWidget(m_status);
+    setApplyEnabled(false, tr("Launch a program (Session > Launch) to apply a selection while it runs"));
+
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString &t) {
+        m_proxy->setFilterFixedString(t);
+        if (!t.isEmpty())
+            m_view->expandAll();
+    });
+    connect(m_model, &OpTreeModel::checkedIdsChanged, this, [this](const QString &ids) {
+        if (m_syncing)
+            return;
+        m_syncing = true;
+        m_ids->setText(ids);
+        m_ids->setStyleSheet(QString());
+        m_syncing = false;
+    });
+    connect(m_ids, &QLineEdit::textEdited, this, &OpTreePanel::idsEdited);
+    connect(m_apply, &QPushButton::clicked, this, [this] { emit applyRequested(m_model->idsText()); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { m_view->expandToDepth(0); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &cur) { emit currentOpChanged(cur.data(OpTreeModel::OpIdRole).toString()); });
+}
+
+void OpTreePanel::idsEdited()
+{
+    m_syncing = true;
+    try {
+        m_model->setIdsText(m_ids->text());
+        m_ids->setStyleSheet(QString());
+        m_ids->setToolTip(QString());
+    } catch (const llmscope::Error &e) {
+        m_ids->setStyleSheet(QStringLiteral("QLineEdit { background: #ffe0e0; }"));
+        m_ids->setToolTip(QString::fromUtf8(e.what()));
+    }
+    m_syncing = false;
+}
+
+void OpTreePanel::setApplyEnabled(bool on, const QString &why)
+{
+    m_apply->setEnabled(on);
+    if (!why.isEmpty())
+        m_apply->setToolTip(why);
+}
+
+void OpTreePanel::setStatus(const QString &text)
+{
+    m_status->setText(text);
+}
+
+QString OpTreePanel::currentOpId() const
+{
+    return m_view->currentIndex().data(OpTreeModel::OpIdRole).toString();
+}
+
+void OpTreePanel::selectOp(const QString &id)
+{
+    const QModelIndex src = m_model->indexForId(id);
+    if (!src.isValid())
+        return;
+    const QModelIndex idx = m_proxy->mapFromSource(src);
+    m_view->scrollTo(idx);
+    m_view->setCurrentIndex(idx);
+}

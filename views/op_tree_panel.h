@@ -1,0 +1,44 @@
+// The operation tree with what a user needs around it: a search box (name, type or id), the
+// -ids text kept in step with the boxes both ways, and Apply, which hands the selection to
+// whoever runs the program. Shows the model's tree for a live program or an opened dump.
+#pragma once
+#include <QWidget>
+
+class OpTreeModel;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTreeView;
+
+class OpTreePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit OpTreePanel(QWidget *parent = nullptr);
+
+    OpTreeModel *model() const { return m_model; }
+    QTreeView *view() const { return m_view; }
+    QLineEdit *idsEdit() const { return m_ids; }
+    QLineEdit *searchEdit() const { return m_search; }
+    QPushButton *applyButton() const { return m_apply; }
+    // Apply is offered while a program runs that can take a new selection.
+    void setApplyEnabled(bool on, const QString &why = {});
+    void setStatus(const QString &text);
+    QString currentOpId() const;
+    void selectOp(const QString &id); // scrolls to it and makes it current
+
+signals:
+    void applyRequested(const QString &idsText);
+    void currentOpChanged(const QString &id);
+
+private:
+    void idsEdited();
+
+    OpTreeModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTreeView *m_view;
+    QLineEdit *m_search, *m_ids;
+    QPushButton *m_apply;
+    QLabel *m_status;
+    bool m_syncing = false;
+};
