@@ -1,0 +1,262 @@
+// The probe's live channel on real llama.cpp runs, against listeners written here: one that
+// talks (a selection applies from the acknowledged round), none at all, one that never reads
+// and one that goes away. Whatever the listener does, the program's tokens are those of a
+// run without the probe and the dump on disk is complete.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "dump/dump_index.h"
+#include "dump/probe_status.h"
+#include "live/live_protocol.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+const QString kProbe = LLMSCOPE_PROBE;
+
+// A Unix socket server; run() handles its first connection on a thread of its own.
+class Listener {
+public:
+    explicit Listener(const std::string &path, int receiveBuffer = 0)
+    {
+        m_fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        if (receiveBuffer)
+            ::setsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+        m_ok = ::bind(m_fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 && ::listen(m_fd, 4) == 0;
+    }
+    ~Listener()
+    {
+        join();
+        ::close(m_fd);
+    }
+    void join()
+    {
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+    bool ok() const { return m_ok; }
+    // handler(fd) runs once a peer connects (or not at all, within 60 s)
+    template <typename F> void run(F handler)
+    {
+        m_thread = std::thread([this, handler] {
+            pollfd p{m_fd, POLLIN, 0};
+            if (::poll(&p, 1, 60000) <= 0)
+                return;
+            const int c = ::accept(m_fd, nullptr, nullptr);
+            if (c >= 0)
+                handler(c);
+        });
+    }
+
+private:
+    int m_fd = -1;
+    bool m_ok = false;
+    std::thread m_thread;
+};
+
+// Reads lines until the peer closes or `stop` says so; calls onMessage for each.
+template <typename F> void readLines(int fd, F onMessage)
+{
+    std::string buf;
+    char chunk[65536];
+    for (;;) {
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            return;
+        buf.append(chunk, size_t(n));
+        for (size_t nl; (nl = buf.find('\n')) != std::string::npos;) {
+            const std::string line = buf.substr(0, nl);
+            buf.erase(0, nl + 1);
+            if (!onMessage(live::decode(line)))
+                return;
+        }
+    }
+}
+
+void sendLine(int fd, const live::Message &m)
+{
+    const std::string s = live::encode(m);
+    [[maybe_unused]] auto n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+}
+} // namespace
+
+class TstLiveChannel : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+    std::vector<int> m_plainTokens;
+
+    QProcessEnvironment env(const QString &root, const QString &socket, const QString &type = "stats,model")
+    {
+        auto e = QProcessEnvironment::systemEnvironment();
+        e.insert("LD_PRELOAD", QStringLiteral(LLMSCOPE_PRELOAD_FIRST) + kProbe);
+        e.insert("LLMSCOPE_DUMP_ROOT", root);
+        e.insert("LLMSCOPE_TYPE", type);
+        e.insert("LLMSCOPE_ER", "0,1000");
+        e.insert("LLMSCOPE_LIVE", socket);
+        return e;
+    }
+    engine::Generation generate(const QProcessEnvironment &e, int tokens = 24)
+    {
+        return engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", QString::number(tokens)}, e);
+    }
+    // The dump holds what the status file says it holds, and the program finished.
+    void checkComplete(const QString &root, const QString &warning)
+    {
+        const auto st = readProbeStatuses(root.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QVERIFY(st[0].finished);
+        QVERIFY(st[0].tensors > 100);
+        QCOMPARE(st[0].tensors, uint64_t(scanDump(root.toStdString()).tensors.size()));
+        bool warned = false;
+        for (const auto &w : st[0].warnings)
+            warned |= QString::fromStdString(w).contains(warning);
+        QVERIFY2(warned || warning.isEmpty(), qPrintable(warning));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+        m_plainTokens = engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "24"}).tokens;
+        QCOMPARE(m_plainTokens.size(), size_t(24));
+    }
+
+    // The app's selection applies at the next graph, acknowledged with that round: from it on
+    // the dump holds exactly the chosen op; the topology came first, statistics followed.
+    void selectionAppliesFromTheAcknowledgedRound()
+    {
+        const std::string sock = (m_dir.path() + "/talk.sock").toStdString();
+        Listener l(sock);
+        QVERIFY(l.ok());
+        std::atomic<int64_t> ackRound{-1};
+        std::atomic<int> topologies{0}, rounds{0}, statsFor12{0};
+        std::atomic<bool> helloFirst{false}, goodbye{false};
+        l.run([&](int fd) {
+            bool first = true;
+            readLines(fd, [&](const live::Message &m) {
+                if (first)
+                    helloFirst = std::holds_alternative<live::Hello>(m);
+                first = false;
+                if (std::holds_alternative<live::Topology>(m))
+                    ++topologies;
+                if (const auto *r = std::get_if<live::Round>(&m); r && ++rounds == 3)
+                    sendLine(fd, live::Select{7, true, "1_2", "all", "", true, 3, 2});
+                if (const auto *a = std::get_if<live::Ack>(&m))
+                    ackRound = a->seq == 7 && a->error.empty() ? a->fromRound : -2;
+                if (const auto *s = std::get_if<live::RoundStats>(&m))
+                    for (const auto &o : s->stats)
+                        statsFor12 += o.id == "1_2";
+                goodbye = goodbye || std::holds_alternative<live::Goodbye>(m);
+                return true;
+            });
+            ::close(fd);
+        });
+        const QString root = m_dir.path() + "/talk";
+        const auto g = generate(env(root, QString::fromStdString(sock)));
+        QCOMPARE(g.exitCode, 0);
+        QCOMPARE(g.tokens, m_plainTokens);
+        l.join(); // everything the probe said has been read
+        QVERIFY(helloFirst);
+        QVERIFY(topologies >= 2); // the prompt's graph, then decode's
+        QVERIFY(goodbye);
+        QVERIFY2(ackRound >= 3, qPrintable(QString::number(ackRound)));
+        QVERIFY(statsFor12 > 0);
+        std::map<int64_t, std::set<std::string>> ops;
+        for (const auto &t : scanDump(root.toStdString()).tensors)
+            ops[t.exec].insert(t.opId);
+        QVERIFY(ops[0].size() > 20); // every op before the selection
+        for (const auto &[round, ids] : ops)
+            if (round >= ackRound)
+                QCOMPARE(ids, std::set<std::string>{"1_2"});
+            else
+                QVERIFY(ids.size() > 20);
+        QCOMPARE(ops.rbegin()->first, int64_t(23)); // every round was dumped: the prompt, 23 decodes
+        checkComplete(root, {});
+    }
+
+    void noListener()
+    {
+        const QString root = m_dir.path() + "/none";
+        const auto g = generate(env(root, m_dir.path() + "/nobody-listens.sock"));
+        QCOMPARE(g.exitCode, 0);
+        QCOMPARE(g.tokens, m_plainTokens);
+        checkComplete(root, "cannot reach the app's live socket");
+        QCOMPARE(g.stderrText.count("live socket"), 1); // warned once
+    }
+
+    // A listener that accepts and never reads: the socket fills; the program does not wait.
+    void listenerThatNeverReads()
+    {
+        const std::string sock = (m_dir.path() + "/silent.sock").toStdString();
+        Listener l(sock, 4096);
+        QVERIFY(l.ok());
+        std::atomic<bool> done{false};
+        l.run([&](int fd) {
+            while (!done)
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ::close(fd);
+        });
+        const QString root = m_dir.path() + "/silent";
+        const auto g = generate(env(root, QString::fromStdString(sock), "tensor,model"), 48);
+        done = true;
+        QCOMPARE(g.exitCode, 0);
+        QCOMPARE(g.tokens.size(), size_t(48));
+        QVERIFY(std::equal(m_plainTokens.begin(), m_plainTokens.end(), g.tokens.begin()));
+        checkComplete(root, {});
+    }
+
+    void listenerThatGoesAway()
+    {
+        const std::string sock = (m_dir.path() + "/away.sock").toStdString();
+        Listener l(sock);
+        QVERIFY(l.ok());
+        l.run([&](int fd) {
+            char b[256];
+            [[maybe_unused]] auto n = ::recv(fd, b, sizeof b, 0); // the hello, then gone
+            ::close(fd);
+        });
+        const QString root = m_dir.path() + "/away";
+        const auto g = generate(env(root, QString::fromStdString(sock)));
+        QCOMPARE(g.exitCode, 0);
+        QCOMPARE(g.tokens, m_plainTokens);
+        checkComplete(root, "dumping on without it");
+    }
+
+    void listenerThatRefuses()
+    {
+        const std::string sock = (m_dir.path() + "/refuse.sock").toStdString();
+        Listener l(sock);
+        QVERIFY(l.ok());
+        l.run([&](int fd) {
+            sendLine(fd, live::Refused{"protocol 1 is not 2"});
+            char b[4096];
+            while (::recv(fd, b, sizeof b, 0) > 0) {
+            }
+            ::close(fd);
+        });
+        const QString root = m_dir.path() + "/refuse";
+        const auto g = generate(env(root, QString::fromStdString(sock)));
+        QCOMPARE(g.exitCode, 0);
+        QCOMPARE(g.tokens, m_plainTokens);
+        checkComplete(root, "the app refused the live channel (protocol 1 is not 2)");
+    }
+};
+
+QTEST_GUILESS_MAIN(TstLiveChannel)
+#include "tst_livechannel.moc"
