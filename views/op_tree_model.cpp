@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "dump/dump_layout.h"
 #include "select/op_ids.h"
 #include "util/error.h"
 
@@ -150,6 +151,14 @@ QModelIndex OpTreeModel::indexFor(const Node *n, int column) const
 QModelIndex OpTreeModel::indexForId(const QString &id) const
 {
     return indexFor(m_byId.value(id));
+}
+
+QString OpTreeModel::opPath(const QString &id) const
+{
+    QStringList parts;
+    for (const Node *n = m_byId.value(id); n && n != m_root.get(); n = n->parent)
+        parts.prepend(QString::fromStdString(opFolderName(n->id.section(QLatin1Char('_'), -1).toInt(), n->type.toStdString())));
+    return parts.join(QLatin1Char('/'));
 }
 
 QModelIndex OpTreeModel::index(int row, int column, const QModelIndex &parent) const

@@ -45,6 +45,8 @@ public:
     QStringList checkedIds() const;
     int opCount() const { return m_count; }
     QModelIndex indexForId(const QString &id) const;
+    // The op's folder path in msit's layout ("2_DecoderLayer/29_MUL_MAT"), "" for unknown ids.
+    QString opPath(const QString &id) const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;

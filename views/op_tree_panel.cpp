@@ -9,6 +9,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <functional>
+
 #include "op_tree_model.h"
 #include "util/error.h"
 
@@ -65,7 +67,29 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     });
     connect(m_ids, &QLineEdit::textEdited, this, &OpTreePanel::idsEdited);
     connect(m_apply, &QPushButton::clicked, this, [this] { emit applyRequested(m_model->idsText()); });
-    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { m_view->expandToDepth(0); });
+    // A new graph (decode after the prompt) resets the model: what was open stays open.
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        m_expanded.clear();
+        m_current = currentOpId();
+        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+            for (int r = 0; r < m_proxy->rowCount(parent); ++r) {
+                const QModelIndex i = m_proxy->index(r, 0, parent);
+                if (m_view->isExpanded(i)) {
+                    m_expanded.insert(i.data(OpTreeModel::OpIdRole).toString());
+                    walk(i);
+                }
+            }
+        };
+        walk({});
+    });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_view->expandToDepth(0);
+        for (const QString &id : std::as_const(m_expanded))
+            if (const QModelIndex src = m_model->indexForId(id); src.isValid())
+                m_view->expand(m_proxy->mapFromSource(src));
+        if (!m_current.isEmpty())
+            selectOp(m_current);
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &cur) { emit currentOpChanged(cur.data(OpTreeModel::OpIdRole).toString()); });
 }

@@ -2,6 +2,7 @@
 // -ids text kept in step with the boxes both ways, and Apply, which hands the selection to
 // whoever runs the program. Shows the model's tree for a live program or an opened dump.
 #pragma once
+#include <QSet>
 #include <QWidget>
 
 class OpTreeModel;
@@ -41,4 +42,6 @@ private:
     QPushButton *m_apply;
     QLabel *m_status;
     bool m_syncing = false;
+    QSet<QString> m_expanded; // ids open before a reset
+    QString m_current;
 };

@@ -384,7 +384,7 @@ void LaunchDialog::updateCommandLine()
         return;
     try {
         const QString line = commandLine();
-        if (!m_line->hasFocus())
+        if (!m_editingLine) // the user's own text stays as typed
             m_line->setText(line);
         m_line->setStyleSheet(QString());
         m_error->clear();
@@ -396,7 +396,10 @@ void LaunchDialog::updateCommandLine()
 void LaunchDialog::commandLineEdited()
 {
     QString error;
-    if (setCommandLine(m_line->text(), &error)) {
+    m_editingLine = true;
+    const bool ok = setCommandLine(m_line->text(), &error);
+    m_editingLine = false;
+    if (ok) {
         m_line->setStyleSheet(QString());
     } else {
         m_line->setStyleSheet(QStringLiteral("QLineEdit { background: #ffe0e0; }"));

@@ -55,5 +55,5 @@ private:
     QSpinBox *m_timeout;
     QTableWidget *m_env;
     QLabel *m_error;
-    bool m_filling = false;
+    bool m_filling = false, m_editingLine = false;
 };

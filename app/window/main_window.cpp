@@ -35,7 +35,9 @@
 #include "dump_tree_model.h"
 #include "launch_dialog.h"
 #include "op_tree_model.h"
+#include "dump/op_files.h"
 #include "op_tree_panel.h"
+#include "tensor_inspector.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -49,7 +51,8 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_model(new DumpTreeModel(this)), m_stack(new QStackedWidget(this)),
       m_placeholder(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
-      m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_session(new LiveSession(this))
+      m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
+      m_session(new LiveSession(this))
 {
     setWindowTitle(tr("llmscope - LLM inference precision debugger"));
     setObjectName(QStringLiteral("MainWindow"));
@@ -84,7 +87,8 @@ MainWindow::MainWindow(QWidget *parent)
     split->addWidget(m_details);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
-    m_tabs->addTab(split, tr("Tensors"));
+    m_tabs->addTab(m_inspector, tr("Inspector"));
+    m_tabs->addTab(split, tr("Tensor files"));
     m_stack->addWidget(m_placeholder);
     m_stack->addWidget(m_tabs);
     setCentralWidget(m_stack);
@@ -115,6 +119,7 @@ MainWindow::MainWindow(QWidget *parent)
     buildMenus();
 
     connect(m_ops, &OpTreePanel::applyRequested, this, &MainWindow::applySelection);
+    connect(m_ops, &OpTreePanel::currentOpChanged, this, &MainWindow::inspectOp);
     connect(m_session, &LiveSession::stateChanged, this, &MainWindow::sessionState);
     connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
         m_counters->setProcess(h);
@@ -191,6 +196,8 @@ void MainWindow::buildMenus()
         m_ops->idsEdit()->selectAll();
     });
     ids->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    auto *refresh = view->addAction(tr("&Refresh inspector"), this, [this] { inspectOp(m_ops->currentOpId()); });
+    refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
     for (QDockWidget *d : findChildren<QDockWidget *>())
         view->addAction(d->toggleViewAction());
@@ -240,16 +247,15 @@ void MainWindow::showLaunchDialog()
         return;
     try {
         launch(dialog.options(), dialog.settings());
-    } catch (const Error &e) {
-        QMessageBox::warning(this, tr("Cannot launch"), QString::fromUtf8(e.what()));
+    } catch (const Error &e) { // the dialog checked the options: only a race with the file system
+        statusBar()->showMessage(tr("Cannot launch: %1").arg(QString::fromUtf8(e.what())), 15000);
     }
 }
 
 bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settings)
 {
     if (m_session->isRunning()) {
-        QMessageBox::information(this, tr("A program is running"),
-                                 tr("Stop the running program first (Session > Stop, Ctrl+.)."));
+        statusBar()->showMessage(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
         return false;
     }
     m_ops->model()->clear();
@@ -266,7 +272,9 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
     if (!m_session->start(options, settings, &error)) {
         appendConsole(tr("[llmscope] cannot launch: %1").arg(error), QStringLiteral("#b00000"));
         m_counters->setState(LiveSession::stateName(LiveSession::State::FailedToStart), error);
-        QMessageBox::warning(this, tr("Cannot launch"), error);
+        m_placeholder->setText(tr("<h2>Could not launch the program</h2><p>%1</p>").arg(error.toHtmlEscaped()));
+        m_stack->setCurrentIndex(0);
+        statusBar()->showMessage(tr("Cannot launch: %1").arg(error), 15000);
         return false;
     }
     m_lastLaunch = std::make_pair(options, settings);
@@ -275,6 +283,7 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
     words.insert(words.end(), args.begin(), args.end());
     LaunchDialog::remember(QString::fromStdString(joinCommand(words)), settings.workingDirectory);
     m_counters->setDumpFolder(m_session->dumpRoot());
+    m_dumpRoot = m_session->dumpRoot();
     m_stack->setCurrentIndex(0);
     m_placeholder->setText(tr("<h2>%1 is running under the probe</h2>"
                               "<p>Its operations fill the tree on the left as it computes: model, layers, the ggml "
@@ -331,7 +340,7 @@ void MainWindow::applySelection()
         sel.part = TensorPart(o.part);
         sel.rounds = Rounds::all(); // from the acknowledged round on
     } catch (const Error &e) {
-        QMessageBox::warning(this, tr("Cannot apply"), QString::fromUtf8(e.what()));
+        m_ops->setStatus(tr("Cannot apply: %1").arg(QString::fromUtf8(e.what())));
         return;
     }
     const uint64_t seq = m_session->select(sel);
@@ -434,6 +443,8 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
     m_model->setIndex(std::move(scan.index));
     m_tree->expandToDepth(0);
     m_stack->setCurrentIndex(1);
+    if (!m_session->isRunning())
+        m_dumpRoot = folder;
     if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*scan.topology);
         m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
@@ -445,6 +456,27 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
     rememberDump(folder);
     emit dumpLoaded(folder, tensors);
     co_return true;
+}
+
+void MainWindow::inspectOp(const QString &id)
+{
+    if (id.isEmpty())
+        return;
+    OpTreeModel *m = m_ops->model();
+    const QModelIndex i = m->indexForId(id);
+    const QString title = QStringLiteral("%1 %2 (%3)")
+                              .arg(id, i.siblingAtColumn(OpTreeModel::NameColumn).data().toString(),
+                                   i.siblingAtColumn(OpTreeModel::TypeColumn).data().toString());
+    const OpFiles files = m_dumpRoot.isEmpty() ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), m->opPath(id).toStdString());
+    QStringList paths;
+    for (const auto &f : files.files)
+        paths << QString::fromStdString(f);
+    m_inspector->setOp(title, files.round, paths,
+                       paths.isEmpty() ? tr("Nothing of this operation is in the dump yet: check it and Apply "
+                                            "(a running program), or dump it with -ids %1.").arg(id)
+                                       : QString());
+    m_stack->setCurrentIndex(1);
+    m_tabs->setCurrentWidget(m_inspector);
 }
 
 void MainWindow::chooseDump()

@@ -26,6 +26,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTextBrowser;
 class QTreeView;
+class TensorInspector;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -51,6 +52,9 @@ public:
     LiveSession *session() const { return m_session; }
     CountersView *counters() const { return m_counters; }
     QPlainTextEdit *console() const { return m_console; }
+    TensorInspector *inspector() const { return m_inspector; }
+    // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
+    void inspectOp(const QString &id);
 
 signals:
     void dumpLoaded(const QString &folder, int tensors);
@@ -85,6 +89,8 @@ private:
     OpTreePanel *m_ops;
     CountersView *m_counters;
     QPlainTextEdit *m_console;
+    TensorInspector *m_inspector;
+    QString m_dumpRoot; // the dump the tree's ops are read from (the live one, or the opened one)
     LiveSession *m_session;
     QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr;
     QMenu *m_recentMenu = nullptr;

@@ -1,0 +1,217 @@
+// The window on a live program, driven as a user would: the launch dialog filled from a
+// pasted command line, the tree filling from the probe (checked against the dump's model
+// file), two operations checked with the keyboard, Apply clicked, and from the acknowledged
+// round on the dump holds exactly those operations. And each way a session fails.
+#include <QCheckBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+#include <QCoroTask>
+
+#include <map>
+#include <set>
+
+#include "counters_view.h"
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "launch_dialog.h"
+#include "main_window.h"
+#include "op_tree_model.h"
+#include "op_tree_panel.h"
+#include "tensor_inspector.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+const QString kShots = QStringLiteral(LLMSCOPE_BUILD_DIR "/screenshots");
+
+std::vector<int> tokensIn(const QString &console)
+{
+    std::vector<int> v;
+    for (double d : engine::numbersAfter(console, "tokens"))
+        v.push_back(int(d));
+    return v;
+}
+
+void shoot(QWidget *w, const QString &name)
+{
+    QDir().mkpath(kShots);
+    w->grab().save(kShots + QLatin1Char('/') + name);
+}
+} // namespace
+
+class TstLiveSession : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    QString generate(int tokens, int paceMs) const
+    {
+        return QStringLiteral("%1/llmscope-sample-generate -m %2 -n %3 --pace-ms %4")
+            .arg(kBin, m_model)
+            .arg(tokens)
+            .arg(paceMs);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // remembered state goes to a test location
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+    }
+
+    void launchFillsTheTreeAndApplyChangesTheDump()
+    {
+        const QString out = m_dir.path() + "/live";
+        LaunchDialog d;
+        d.show();
+        // A command line pasted into the dialog fills it.
+        d.commandLineEdit()->setFocus();
+        QTest::keyClicks(d.commandLineEdit(), QStringLiteral("llmscope dump --exec '%1' --type model stats -ids 1 -o %2")
+                                                  .arg(generate(40, 60), out));
+        QCOMPARE(d.commandEdit()->text(), generate(40, 60));
+        QCOMPARE(d.idsEdit()->text(), QString("1"));
+        const DumpOptions o = d.options();
+        QCOMPARE(o.types, (std::vector<std::string>{"model", "stats"}));
+        d.close();
+
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy applied(&w, &MainWindow::selectionApplied);
+        QVERIFY(w.launch(o, d.settings()));
+        OpTreePanel *panel = w.opPanel();
+        OpTreeModel *model = panel->model();
+        QTRY_VERIFY_WITH_TIMEOUT(model->opCount() > 60, 30000);
+        QCOMPARE(panel->idsEdit()->text(), QString("1")); // the launch's -ids, checked
+        QTRY_VERIFY_WITH_TIMEOUT(w.counters()->text().contains("running"), 10000);
+
+        // The tree holds what the probe wrote in the dump's model file.
+        const QString root = w.session()->dumpRoot();
+        QTRY_VERIFY_WITH_TIMEOUT(!scanDump(root.toStdString()).modelFiles.empty(), 10000);
+        const TopoNode topo = readTopologyFile(scanDump(root.toStdString()).modelFiles.front());
+        int compared = 0;
+        for (size_t g = 0; g < topo.children.size(); ++g)
+            for (size_t c = 0; c < topo.children[g].children.size(); ++c) {
+                const QModelIndex i = model->indexForId(QStringLiteral("%1_%2").arg(g).arg(c));
+                QVERIFY(i.isValid());
+                QCOMPARE(i.siblingAtColumn(OpTreeModel::NameColumn).data().toString(),
+                         QString::fromStdString(topo.children[g].children[c].name));
+                ++compared;
+            }
+        QCOMPARE(compared + int(topo.children.size()), model->opCount());
+
+        // Clear -ids by keyboard, then check two ops with Space, as a user would.
+        panel->idsEdit()->setFocus();
+        panel->idsEdit()->selectAll();
+        QTest::keyClick(panel->idsEdit(), Qt::Key_Backspace);
+        QVERIFY(model->checkedIds().isEmpty());
+        QTreeView *view = panel->view();
+        view->expandAll();
+        for (const QString id : {QStringLiteral("2_29"), QStringLiteral("3_1")}) {
+            panel->selectOp(id);
+            view->setFocus();
+            QTest::keyClick(view, Qt::Key_Space);
+        }
+        QCOMPARE(panel->idsEdit()->text(), QString("2_29,3_1"));
+        QTRY_VERIFY(panel->applyButton()->isEnabled());
+        QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 20000);
+        const qint64 from = applied.at(0).at(1).toLongLong();
+        QVERIFY(from > 0);
+        QCOMPARE(model->indexForId("2_29").siblingAtColumn(OpTreeModel::DumpedColumn).data().toString(),
+                 QStringLiteral("from round %1").arg(from));
+        QVERIFY(!model->indexForId("2_28").siblingAtColumn(OpTreeModel::DumpedColumn).data().isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(model->statsRound() > from, 20000); // statistics of the new ops stream in
+        QVERIFY(!model->indexForId("2_29").siblingAtColumn(OpTreeModel::MaxColumn).data().toString().isEmpty());
+        shoot(&w, QStringLiteral("live_session.png"));
+
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 60000);
+        std::map<int64_t, std::set<std::string>> ops;
+        for (const auto &t : scanDump(root.toStdString()).tensors)
+            ops[t.exec].insert(t.opId);
+        QVERIFY(ops[0].size() > 20 && ops[0].begin()->rfind("1_", 0) == 0); // -ids 1 in round 0
+        int after = 0;
+        for (const auto &[round, ids] : ops)
+            if (round >= from) {
+                QCOMPARE(ids, (std::set<std::string>{"2_29", "3_1"}));
+                ++after;
+            }
+        QCOMPARE(after, 39 - int(from) + 1); // every round from the acknowledged one to the last
+        // The program's tokens are those of a run without the probe.
+        const auto plain = engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "40"});
+        QCOMPARE(tokensIn(w.console()->toPlainText()), plain.tokens);
+        // Picking the op in the tree shows its dumped tensors in the inspector.
+        QSignalSpy inspected(w.inspector(), &TensorInspector::tensorLoaded);
+        panel->selectOp("2_29");
+        QVERIFY(w.inspector()->fileList()->count() >= 2); // inputs before, output after
+        QVERIFY(w.inspector()->currentFile().endsWith("/after/outtensor0.bin"));
+        QTRY_COMPARE_WITH_TIMEOUT(inspected.count(), 1, 10000);
+        QVERIFY2(w.inspector()->statsText().contains("from the file's statistics"), qPrintable(w.inspector()->statsText()));
+        shoot(&w, QStringLiteral("live_session_finished.png"));
+    }
+
+    void noSuchProgram()
+    {
+        MainWindow w;
+        DumpOptions o = parseDumpOptions({"--exec", "no-such-program-xyz -v", "-o", (m_dir.path() + "/x").toStdString()});
+        QVERIFY(!w.launch(o));
+        QVERIFY2(w.console()->toPlainText().contains("cannot run 'no-such-program-xyz': not found in PATH"),
+                 qPrintable(w.console()->toPlainText()));
+        QVERIFY(w.counters()->text().contains("failed to start"));
+        QVERIFY(!w.session()->isRunning());
+    }
+
+    void programThatCrashes()
+    {
+        MainWindow w;
+        DumpOptions o = parseDumpOptions({"--exec", "sh -c 'kill -SEGV $$'", "-o", (m_dir.path() + "/crash").toStdString()});
+        QVERIFY(w.launch(o));
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Crashed, 20000);
+        QVERIFY2(w.counters()->text().contains("signal 11"), qPrintable(w.counters()->text()));
+        QVERIFY(w.counters()->text().contains("No probe talked to llmscope"));
+    }
+
+    // One that never connects (no ggml) and ignores SIGTERM: said why, then Stop kills it.
+    void programThatHangsIsStopped()
+    {
+        MainWindow w;
+        w.session()->setConnectTimeout(std::chrono::milliseconds(500));
+        QSignalSpy noProbe(w.session(), &LiveSession::noProbe);
+        DumpOptions o = parseDumpOptions({"--exec", "sh -c 'trap \"\" TERM; sleep 60'", "-o",
+                                          (m_dir.path() + "/hang").toStdString()});
+        QVERIFY(w.launch(o));
+        QTRY_COMPARE_WITH_TIMEOUT(noProbe.count(), 1, 10000);
+        QVERIFY(noProbe.at(0).at(0).toString().contains("statically"));
+        QVERIFY(w.console()->toPlainText().contains("statically"));
+        QVERIFY(w.session()->isRunning());
+        QCoro::waitFor(w.session()->stop(std::chrono::milliseconds(300)));
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Stopped, 10000);
+        QVERIFY(w.console()->toPlainText().contains("did not end"));
+    }
+
+    void sleepNeverConnects()
+    {
+        MainWindow w;
+        w.session()->setConnectTimeout(std::chrono::milliseconds(500));
+        QSignalSpy noProbe(w.session(), &LiveSession::noProbe);
+        QVERIFY(w.launch(parseDumpOptions({"--exec", "sleep 30", "-o", (m_dir.path() + "/sleep").toStdString()})));
+        QTRY_COMPARE_WITH_TIMEOUT(noProbe.count(), 1, 10000);
+        w.stopProgram();
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Stopped, 10000);
+    }
+};
+
+QTEST_MAIN(TstLiveSession)
+#include "tst_livesession.moc"

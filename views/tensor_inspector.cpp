@@ -1,0 +1,328 @@
+#include "tensor_inspector.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QListWidget>
+#include <QPointer>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <QCoroFuture>
+
+#include <cmath>
+#include <limits>
+
+#include "compare/tensor_reader.h"
+#include "tensor/bin_file.h"
+#include "tensor/dtype.h"
+#include "tensor/stats.h"
+#include "tensor_slice_model.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+
+constexpr int kBins = 64;
+
+struct Summary {
+    QString error;
+    bool values = false;    // statistics of the values (else from the header)
+    uint64_t count = 0, nan = 0, inf = 0;
+    double min = 0, max = 0, mean = 0, l2 = 0;
+    std::vector<uint64_t> bins;
+};
+
+// Two passes over the file in chunks: the statistics, then the histogram between min and max.
+Summary summarize(const std::string &path)
+{
+    Summary s;
+    try {
+        if (QString::fromStdString(path).endsWith(QLatin1String(".bin"))) {
+            const BinFileInfo info = readBinFile(path, true);
+            if (!info.tensor.hasData) { // statistics only, or a description
+                const auto st = statsFromAttrs(info.tensor);
+                if (!st)
+                    throw Error("this file describes the tensor only: no values, no statistics");
+                s.count = info.tensor.elementCount();
+                s.min = st->min;
+                s.max = st->max;
+                s.mean = st->mean;
+                s.l2 = st->l2norm;
+                return s;
+            }
+        }
+        TensorReader r(path);
+        r.requireData();
+        s.values = true;
+        constexpr uint64_t kChunk = 1 << 16;
+        std::vector<float> buf(kChunk);
+        double sum = 0, sq = 0;
+        s.min = std::numeric_limits<double>::infinity();
+        s.max = -s.min;
+        for (uint64_t i = 0; i < r.count(); i += kChunk) {
+            const uint64_t n = std::min(kChunk, r.count() - i);
+            r.read(i, n, buf.data());
+            for (uint64_t k = 0; k < n; ++k) {
+                const double v = buf[k];
+                if (std::isnan(v)) {
+                    ++s.nan;
+                } else if (std::isinf(v)) {
+                    ++s.inf;
+                } else {
+                    s.min = std::min(s.min, v);
+                    s.max = std::max(s.max, v);
+                    sum += v;
+                    sq += v * v;
+                }
+            }
+        }
+        s.count = r.count();
+        const uint64_t finite = s.count - s.nan - s.inf;
+        s.mean = finite ? sum / double(finite) : NAN;
+        s.l2 = std::sqrt(sq);
+        if (!finite)
+            return s;
+        s.bins.assign(kBins, 0);
+        const double width = (s.max - s.min) / kBins;
+        for (uint64_t i = 0; i < r.count(); i += kChunk) {
+            const uint64_t n = std::min(kChunk, r.count() - i);
+            r.read(i, n, buf.data());
+            for (uint64_t k = 0; k < n; ++k)
+                if (std::isfinite(buf[k]))
+                    ++s.bins[width > 0 ? std::min<size_t>(kBins - 1, size_t((buf[k] - s.min) / width)) : 0];
+        }
+    } catch (const Error &e) {
+        s.error = QString::fromUtf8(e.what());
+    }
+    return s;
+}
+
+QString shapeText(const std::vector<int64_t> &dims)
+{
+    QStringList p;
+    for (int64_t d : dims)
+        p << QString::number(d);
+    return QLatin1Char('[') + p.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+
+} // namespace
+
+TensorInspector::TensorInspector(QWidget *parent)
+    : QWidget(parent), m_title(new QLabel(this)), m_header(new QLabel(this)), m_stats(new QLabel(this)),
+      m_files(new QListWidget(this)), m_rowDim(new QComboBox(this)), m_colDim(new QComboBox(this)),
+      m_fixedRow(new QHBoxLayout), m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)),
+      m_chart(new QChartView(this))
+{
+    m_title->setTextFormat(Qt::RichText);
+    m_title->setWordWrap(true);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stats->setWordWrap(true);
+    m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_files->setMaximumHeight(110);
+    m_table->setModel(m_slice);
+    m_table->horizontalHeader()->setDefaultSectionSize(84);
+    m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_chart->setMinimumHeight(170);
+    m_chart->chart()->legend()->hide();
+    m_chart->chart()->setMargins(QMargins(2, 2, 2, 2));
+
+    auto *pick = new QHBoxLayout;
+    pick->addWidget(new QLabel(tr("Rows:"), this));
+    pick->addWidget(m_rowDim);
+    pick->addWidget(new QLabel(tr("Columns:"), this));
+    pick->addWidget(m_colDim);
+    pick->addLayout(m_fixedRow);
+    pick->addStretch();
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(m_chart);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_files);
+    layout->addWidget(m_header);
+    layout->addWidget(m_stats);
+    layout->addLayout(pick);
+    layout->addWidget(split, 1);
+    setOp({}, -1, {}, tr("Pick an operation in the tree to see its tensors."));
+
+    connect(m_files, &QListWidget::currentRowChanged, this, &TensorInspector::showFile);
+    connect(m_rowDim, &QComboBox::currentIndexChanged, this, &TensorInspector::applySlice);
+    connect(m_colDim, &QComboBox::currentIndexChanged, this, &TensorInspector::applySlice);
+}
+
+void TensorInspector::setOp(const QString &title, qint64 round, const QStringList &files, const QString &note)
+{
+    m_files->clear();
+    m_title->setText(title.isEmpty() ? note
+                                     : tr("<b>%1</b>, round %2").arg(title.toHtmlEscaped()).arg(round) +
+                                           (note.isEmpty() ? QString() : QStringLiteral("<br>") + note.toHtmlEscaped()));
+    for (const QString &f : files) {
+        const QFileInfo fi(f);
+        auto *item = new QListWidgetItem(fi.dir().dirName() + QLatin1Char('/') + fi.fileName(), m_files);
+        item->setData(Qt::UserRole, f);
+        item->setToolTip(f);
+    }
+    if (files.isEmpty()) {
+        ++m_generation;
+        m_slice->close();
+        m_header->clear();
+        m_stats->clear();
+        m_chart->chart()->removeAllSeries();
+        return;
+    }
+    // Outputs first: what the op computed.
+    int pickRow = 0;
+    for (int i = 0; i < m_files->count(); ++i)
+        if (m_files->item(i)->text().startsWith(QLatin1String("after/out"))) {
+            pickRow = i;
+            break;
+        }
+    m_files->setCurrentRow(pickRow);
+}
+
+QString TensorInspector::currentFile() const
+{
+    const auto *item = m_files->currentItem();
+    return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+QString TensorInspector::statsText() const
+{
+    return m_stats->text();
+}
+
+void TensorInspector::showFile(int row)
+{
+    const QString path = row >= 0 && m_files->item(row) ? m_files->item(row)->data(Qt::UserRole).toString() : QString();
+    const quint64 generation = ++m_generation;
+    m_chart->chart()->removeAllSeries();
+    if (path.isEmpty())
+        return;
+    const bool values = m_slice->open(path);
+    try {
+        const BinFileInfo info = path.endsWith(QLatin1String(".bin")) ? readBinFile(path.toStdString(), true) : BinFileInfo{};
+        const Tensor &t = info.tensor;
+        const auto engine = t.attr(kEngineDTypeAttr);
+        m_header->setText(tr("%1 %2%3")
+                              .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)), shapeText(t.dims))
+                              .arg(t.hasData ? QString() : tr(" (no payload in the file)")));
+    } catch (const Error &e) {
+        m_header->setText(QString::fromUtf8(e.what()));
+    }
+    if (values) {
+        m_header->setText(m_header->text().isEmpty() ? shapeText(m_slice->dims()) : m_header->text());
+    }
+    // Dimension pickers for this tensor.
+    m_building = true;
+    const auto dims = m_slice->dims();
+    m_rowDim->clear();
+    m_colDim->clear();
+    m_rowDim->addItem(tr("(none)"), -1);
+    m_colDim->addItem(tr("(none)"), -1);
+    for (size_t d = 0; d < dims.size(); ++d) {
+        const QString label = tr("dim %1 (%2)").arg(d).arg(dims[d]);
+        m_rowDim->addItem(label, int(d));
+        m_colDim->addItem(label, int(d));
+    }
+    m_rowDim->setCurrentIndex(m_rowDim->findData(m_slice->rowDim()));
+    m_colDim->setCurrentIndex(m_colDim->findData(m_slice->colDim()));
+    for (QSpinBox *s : m_fixed)
+        delete s;
+    m_fixed.clear();
+    for (size_t d = 0; d < dims.size(); ++d) {
+        auto *s = new QSpinBox(this);
+        s->setPrefix(tr("dim %1 = ").arg(d));
+        s->setRange(0, int(std::max<int64_t>(0, std::min<int64_t>(dims[d] - 1, INT32_MAX))));
+        connect(s, &QSpinBox::valueChanged, this, &TensorInspector::applySlice);
+        m_fixedRow->addWidget(s);
+        m_fixed.push_back(s);
+    }
+    m_building = false;
+    applySlice();
+    m_stats->setText(values ? tr("computing statistics...") : m_slice->error());
+    loadStats(path, generation);
+}
+
+void TensorInspector::applySlice()
+{
+    if (m_building)
+        return;
+    std::vector<int64_t> fixed;
+    const int rows = m_rowDim->currentData().toInt(), cols = m_colDim->currentData().toInt();
+    for (size_t d = 0; d < m_fixed.size(); ++d) {
+        fixed.push_back(m_fixed[d]->value());
+        m_fixed[d]->setVisible(int(d) != rows && int(d) != cols);
+    }
+    m_slice->setSlice(rows, cols, fixed);
+}
+
+QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
+{
+    QPointer<TensorInspector> self(this);
+    const std::string p = path.toStdString();
+    // A named future: g++ 12 destroys a temporary inside a co_await expression twice.
+    auto future = QtConcurrent::run([p] { return summarize(p); });
+    const Summary s = co_await future;
+    if (!self || generation != m_generation)
+        co_return; // another tensor was picked meanwhile
+    if (!s.error.isEmpty()) {
+        m_stats->setText(s.error);
+        co_return;
+    }
+    QString text = tr("max %1, min %2, mean %3, L2 norm %4 over %5 elements")
+                       .arg(s.max, 0, 'g', 6)
+                       .arg(s.min, 0, 'g', 6)
+                       .arg(s.mean, 0, 'g', 6)
+                       .arg(s.l2, 0, 'g', 6)
+                       .arg(s.count);
+    if (s.nan || s.inf)
+        text += QStringLiteral(" <span style=\"color:#c01010\"><b>%1</b></span>")
+                    .arg(tr("%1 NaN, %2 Inf").arg(s.nan).arg(s.inf));
+    if (!s.values)
+        text += tr(" (from the file's statistics: it holds no values)");
+    m_stats->setText(text);
+    if (!s.bins.empty()) {
+        auto *series = new QLineSeries;
+        const double width = (s.max - s.min) / kBins;
+        uint64_t top = 1;
+        for (size_t b = 0; b < s.bins.size(); ++b) {
+            const double x0 = s.min + double(b) * width;
+            series->append(x0, double(s.bins[b]));
+            series->append(x0 + width, double(s.bins[b]));
+            top = std::max(top, s.bins[b]);
+        }
+        QChart *chart = m_chart->chart();
+        chart->removeAllSeries();
+        for (QAbstractAxis *a : chart->axes())
+            chart->removeAxis(a);
+        chart->addSeries(series);
+        auto *x = new QValueAxis, *y = new QValueAxis;
+        x->setRange(s.min, s.max > s.min ? s.max : s.min + 1);
+        y->setRange(0, double(top));
+        y->setLabelFormat(QStringLiteral("%d"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        chart->setTitle(tr("Histogram of finite values"));
+    }
+    emit tensorLoaded(path);
+}

@@ -1,0 +1,56 @@
+// The tensors of one operation: pick an input or output, see its dtype, shape and
+// statistics (computed off the GUI thread for full tensors, read from the header for
+// statistics files), a values table over a 2-D slice with pickers for the other
+// dimensions, and a histogram (Qt Charts). NaN and Inf are marked.
+#pragma once
+#include <QWidget>
+
+#include <QCoroTask>
+
+#include <vector>
+
+class QChartView;
+class QComboBox;
+class QHBoxLayout;
+class QLabel;
+class QListWidget;
+class QSpinBox;
+class QTableView;
+class TensorSliceModel;
+
+class TensorInspector : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorInspector(QWidget *parent = nullptr);
+
+    // The op's files (after/outtensor0.bin, ...) from one round; an empty list shows `note`.
+    void setOp(const QString &title, qint64 round, const QStringList &files, const QString &note = {});
+    QString currentFile() const;
+    TensorSliceModel *sliceModel() const { return m_slice; }
+    QTableView *table() const { return m_table; }
+    QString statsText() const;
+    QListWidget *fileList() const { return m_files; }
+    QComboBox *rowDimBox() const { return m_rowDim; }
+    QComboBox *colDimBox() const { return m_colDim; }
+    const std::vector<QSpinBox *> &fixedBoxes() const { return m_fixed; }
+    QChartView *histogram() const { return m_chart; }
+
+signals:
+    void tensorLoaded(const QString &path); // statistics and histogram are in
+
+private:
+    void showFile(int row);
+    void applySlice();
+    QCoro::Task<> loadStats(QString path, quint64 generation);
+
+    QLabel *m_title, *m_header, *m_stats;
+    QListWidget *m_files;
+    QComboBox *m_rowDim, *m_colDim;
+    QHBoxLayout *m_fixedRow;
+    std::vector<QSpinBox *> m_fixed;
+    QTableView *m_table;
+    TensorSliceModel *m_slice;
+    QChartView *m_chart;
+    quint64 m_generation = 0;
+    bool m_building = false;
+};
