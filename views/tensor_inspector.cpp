@@ -153,14 +153,19 @@ TensorInspector::TensorInspector(QWidget *parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
 
+    m_body = new QWidget(this); // hidden while there is no tensor to show
+    auto *body = new QVBoxLayout(m_body);
+    body->setContentsMargins(0, 0, 0, 0);
+    body->addWidget(m_files);
+    body->addWidget(m_header);
+    body->addWidget(m_stats);
+    body->addLayout(pick);
+    body->addWidget(split, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
-    layout->addWidget(m_files);
-    layout->addWidget(m_header);
-    layout->addWidget(m_stats);
-    layout->addLayout(pick);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_body, 1);
+    layout->addStretch();
     setOp({}, -1, {}, tr("Pick an operation in the tree to see its tensors."));
 
     connect(m_files, &QListWidget::currentRowChanged, this, &TensorInspector::showFile);
@@ -180,6 +185,7 @@ void TensorInspector::setOp(const QString &title, qint64 round, const QStringLis
         item->setData(Qt::UserRole, f);
         item->setToolTip(f);
     }
+    m_body->setVisible(!files.isEmpty());
     if (files.isEmpty()) {
         ++m_generation;
         m_slice->close();

@@ -51,6 +51,7 @@ private:
     QTableView *m_table;
     TensorSliceModel *m_slice;
     QChartView *m_chart;
+    QWidget *m_body;
     quint64 m_generation = 0;
     bool m_building = false;
 };

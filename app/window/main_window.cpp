@@ -443,6 +443,7 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
     m_model->setIndex(std::move(scan.index));
     m_tree->expandToDepth(0);
     m_stack->setCurrentIndex(1);
+    m_tabs->setCurrentIndex(m_tabs->indexOf(m_tree->parentWidget())); // the files; the inspector once an op is picked
     if (!m_session->isRunning())
         m_dumpRoot = folder;
     if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
