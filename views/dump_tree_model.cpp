@@ -18,17 +18,39 @@ DumpTreeModel::Node *DumpTreeModel::Node::child(const QString &wanted)
     return children.back().get();
 }
 
-DumpTreeModel::DumpTreeModel(QObject *parent) : QAbstractItemModel(parent), m_root(std::make_unique<Node>()) {}
+struct DumpTreeModel::Tree {
+    DumpIndex index;
+    std::unique_ptr<Node> root = std::make_unique<Node>();
+};
+
+DumpTreeModel::DumpTreeModel(QObject *parent) : QAbstractItemModel(parent)
+{
+    setTree(buildTree({}));
+}
 DumpTreeModel::~DumpTreeModel() = default;
 
-void DumpTreeModel::setIndex(DumpIndex index)
+const DumpIndex &DumpTreeModel::dumpIndex() const
+{
+    return m_tree->index;
+}
+
+void DumpTreeModel::setTree(std::shared_ptr<Tree> tree)
 {
     beginResetModel();
-    m_index = std::move(index);
-    m_root = std::make_unique<Node>();
-    for (size_t i = 0; i < m_index.tensors.size(); ++i) {
-        const TensorRecord &t = m_index.tensors[i];
-        Node *n = m_root->child(tr("Round %1").arg(t.exec));
+    m_tree = std::move(tree);
+    m_root = m_tree->root.get();
+    endResetModel();
+}
+
+std::shared_ptr<DumpTreeModel::Tree> DumpTreeModel::buildTree(DumpIndex index)
+{
+    auto tree = std::make_shared<Tree>();
+    tree->index = std::move(index);
+    const DumpIndex &idx = tree->index;
+    Node *root = tree->root.get();
+    for (size_t i = 0; i < idx.tensors.size(); ++i) {
+        const TensorRecord &t = idx.tensors[i];
+        Node *n = root->child(tr("Round %1").arg(t.exec));
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
         const QString leaf = QStringLiteral("%1/%2%3%4")
@@ -43,12 +65,12 @@ void DumpTreeModel::setIndex(DumpIndex index)
         l->row = static_cast<int>(n->children.size());
         n->children.push_back(std::move(l));
     }
-    endResetModel();
+    return tree;
 }
 
 DumpTreeModel::Node *DumpTreeModel::nodeFor(const QModelIndex &index) const
 {
-    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : m_root.get();
+    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : m_root;
 }
 
 QModelIndex DumpTreeModel::index(int row, int column, const QModelIndex &parent) const
@@ -66,7 +88,7 @@ QModelIndex DumpTreeModel::parent(const QModelIndex &child) const
     if (!child.isValid())
         return {};
     Node *p = nodeFor(child)->parent;
-    if (!p || p == m_root.get())
+    if (!p || p == m_root)
         return {};
     return createIndex(p->row, 0, p);
 }
@@ -90,11 +112,11 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
     const Node *n = nodeFor(index);
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
-                   ? QString::fromStdString(m_index.tensors[static_cast<size_t>(n->tensor)].path)
+                   ? QString::fromStdString(m_tree->index.tensors[static_cast<size_t>(n->tensor)].path)
                    : n->label;
     if (n->tensor < 0)
         return {};
-    const TensorRecord &t = m_index.tensors[static_cast<size_t>(n->tensor)];
+    const TensorRecord &t = m_tree->index.tensors[static_cast<size_t>(n->tensor)];
     auto stat = [&](double TensorStats::*field) -> QVariant {
         if (!t.stats)
             return {};

@@ -16,8 +16,13 @@ public:
     explicit DumpTreeModel(QObject *parent = nullptr);
     ~DumpTreeModel() override;
 
-    void setIndex(llmscope::DumpIndex index);
-    const llmscope::DumpIndex &dumpIndex() const { return m_index; }
+    // A dump's index and its tree of nodes, built off the GUI thread (buildTree) and swapped
+    // in at once (setTree): a dump of a hundred thousand tensors does not stall the window.
+    struct Tree;
+    static std::shared_ptr<Tree> buildTree(llmscope::DumpIndex index);
+    void setTree(std::shared_ptr<Tree> tree);
+    void setIndex(llmscope::DumpIndex index) { setTree(buildTree(std::move(index))); }
+    const llmscope::DumpIndex &dumpIndex() const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -37,6 +42,6 @@ private:
     };
     Node *nodeFor(const QModelIndex &index) const;
 
-    llmscope::DumpIndex m_index;
-    std::unique_ptr<Node> m_root;
+    std::shared_ptr<Tree> m_tree;
+    Node *m_root = nullptr; // m_tree's
 };

@@ -404,23 +404,47 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         return true;
     };
     const std::string path = folder.toStdString();
+    // The operations first (their topology file is found without walking the tensors), so a
+    // large dump shows its tree at once; the files follow when the scan is done.
+    auto topoFuture = QtConcurrent::run([path]() -> std::optional<TopoNode> {
+        for (const auto &f : findModelFiles(path))
+            try {
+                return readTopologyFile(f);
+            } catch (const Error &) {
+                // the scan lists it among the problems
+            }
+        return std::nullopt;
+    });
+    const std::optional<TopoNode> early = co_await topoFuture;
+    if (!self)
+        co_return false;
+    if (early && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
+        m_ops->model()->setTopology(*early);
+        m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
+        emit topologyShown(folder, m_ops->model()->opCount());
+    }
     struct Scan {
-        DumpIndex index;
+        std::shared_ptr<DumpTreeModel::Tree> tree;
+        int tensors = 0, problems = 0, rounds = 0;
         std::optional<TopoNode> topology;
         QString error;
     };
-    auto future = QtConcurrent::run([path, report]() {
+    auto future = QtConcurrent::run([path, report, haveTopology = early.has_value()]() {
         Scan s;
         try {
-            s.index = scanDump(path, report);
-            for (const auto &files : {s.index.modelFiles, s.index.torchTreeFiles})
-                if (!s.topology && !files.empty()) {
+            DumpIndex index = scanDump(path, report);
+            s.tensors = int(index.tensors.size());
+            s.problems = int(index.problems.size());
+            s.rounds = int(index.rounds().size());
+            for (const auto &files : {index.modelFiles, index.torchTreeFiles})
+                if (!haveTopology && !s.topology && !files.empty()) {
                     try {
                         s.topology = readTopologyFile(files.front());
                     } catch (const Error &) {
                         // listed among the problems by the scan; the files still show
                     }
                 }
+            s.tree = DumpTreeModel::buildTree(std::move(index)); // the nodes too, off the GUI thread
         } catch (const Error &e) {
             s.error = QString::fromUtf8(e.what());
         }
@@ -437,10 +461,8 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         emit dumpFailed(folder, scan.error);
         co_return false;
     }
-    const int tensors = static_cast<int>(scan.index.tensors.size());
-    const int problems = static_cast<int>(scan.index.problems.size());
-    const int rounds = static_cast<int>(scan.index.rounds().size());
-    m_model->setIndex(std::move(scan.index));
+    const int tensors = scan.tensors, problems = scan.problems, rounds = scan.rounds;
+    m_model->setTree(std::move(scan.tree));
     m_tree->expandToDepth(0);
     m_stack->setCurrentIndex(1);
     m_tabs->setCurrentIndex(m_tabs->indexOf(m_tree->parentWidget())); // the files; the inspector once an op is picked

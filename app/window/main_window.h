@@ -58,6 +58,7 @@ public:
 
 signals:
     void dumpLoaded(const QString &folder, int tensors);
+    void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
     void dumpFailed(const QString &folder, const QString &message);
     // The probe acknowledged a selection: it applies from this round on.
     void selectionApplied(const QString &idsText, qint64 fromRound);

@@ -261,4 +261,25 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bo
     return index;
 }
 
+std::vector<std::string> findModelFiles(const std::string &root)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const fs::path &base : {fs::path(root) / "model", fs::path(root) / "atb_dump_data" / "info" / "model"}) {
+        std::vector<std::string> found;
+        for (auto p = fs::directory_iterator(base, ec); !ec && p != fs::directory_iterator(); p.increment(ec)) {
+            std::error_code e2;
+            for (auto f = fs::directory_iterator(p->path(), e2); !e2 && f != fs::directory_iterator(); f.increment(e2))
+                if (toLower(f->path().extension().string()) == ".json")
+                    found.push_back(f->path().string());
+        }
+        std::sort(found.begin(), found.end());
+        out.insert(out.end(), found.begin(), found.end());
+        ec.clear();
+    }
+    if (fs::is_regular_file(fs::path(root) / "model_tree.json", ec))
+        out.push_back((fs::path(root) / "model_tree.json").string());
+    return out;
+}
+
 } // namespace llmscope

@@ -58,4 +58,9 @@ using ScanProgress = std::function<bool(uint64_t done, uint64_t total)>;
 // up when read, not in problems.
 DumpIndex scanDump(const std::string &root, const ScanProgress &progress = {}, bool readHeaders = true);
 
+// The model topology files where msit and msProbe put them (model/{pid}/*.json,
+// atb_dump_data/info/model/*/*.json, a model_tree.json at the top), found without walking
+// the tensors: a window shows the operations before the scan of a large dump is done.
+std::vector<std::string> findModelFiles(const std::string &root);
+
 } // namespace llmscope
