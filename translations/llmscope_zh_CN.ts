@@ -2,6 +2,69 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CountersView</name>
+    <message>
+        <source>State:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>Process:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <source>Dump folder:</source>
+        <translation>转储目录：</translation>
+    </message>
+    <message>
+        <source>Rounds:</source>
+        <translation>轮次：</translation>
+    </message>
+    <message>
+        <source>Operations:</source>
+        <translation>算子：</translation>
+    </message>
+    <message>
+        <source>Written:</source>
+        <translation>已写入：</translation>
+    </message>
+    <message>
+        <source>Last round:</source>
+        <translation>最近一轮：</translation>
+    </message>
+    <message>
+        <source>no program running</source>
+        <translation>没有正在运行的程序</translation>
+    </message>
+    <message>
+        <source>%1 (pid %2), %3 on %4</source>
+        <translation>%1（pid %2），%3，运行于 %4</translation>
+    </message>
+    <message>
+        <source>%1 seen, %2 dumped</source>
+        <translation>已见 %1，已转储 %2</translation>
+    </message>
+    <message>
+        <source>%1 seen, %2 selected</source>
+        <translation>已见 %1，已选 %2</translation>
+    </message>
+    <message>
+        <source>%1 tensors, %2</source>
+        <translation>%1 个张量，%2</translation>
+    </message>
+    <message>
+        <source> (%1 live messages left out; the dump on disk is complete)</source>
+        <translation>（略去 %1 条实时消息；磁盘上的转储是完整的）</translation>
+    </message>
+    <message>
+        <source>%1: dumped, %2 operations, read %3</source>
+        <translation>%1：已转储，%2 个算子，读取方式 %3</translation>
+    </message>
+    <message>
+        <source>%1: not dumped</source>
+        <translation>%1：未转储</translation>
+    </message>
+</context>
+<context>
     <name>DumpTreeModel</name>
     <message>
         <source>Round %1</source>
@@ -37,6 +100,360 @@
     </message>
 </context>
 <context>
+    <name>LaunchDialog</name>
+    <message>
+        <source>descriptions only (-sd)</source>
+        <translation>仅描述（-sd）</translation>
+    </message>
+    <message>
+        <source>with children (-child)</source>
+        <translation>包含子算子（-child）</translation>
+    </message>
+    <message>
+        <source>KV cache too (--kv-cache)</source>
+        <translation>同时转储 KV 缓存（--kv-cache）</translation>
+    </message>
+    <message>
+        <source>one statistic.csv per round (--stats-csv)</source>
+        <translation>每轮一个 statistic.csv（--stats-csv）</translation>
+    </message>
+    <message>
+        <source>payload and statistics in one file (--stats-with-data)</source>
+        <translation>数据与统计量写在同一文件（--stats-with-data）</translation>
+    </message>
+    <message>
+        <source>probe child processes (--children)</source>
+        <translation>也探测子进程（--children）</translation>
+    </message>
+    <message>
+        <source>Launch a program under the probe</source>
+        <translation>在探针下启动程序</translation>
+    </message>
+    <message>
+        <source>Program</source>
+        <translation>程序</translation>
+    </message>
+    <message>
+        <source>e.g. ./llama-cli -m model.gguf -p "Hello" -n 64</source>
+        <translation>例如 ./llama-cli -m model.gguf -p "Hello" -n 64</translation>
+    </message>
+    <message>
+        <source>...</source>
+        <translation>...</translation>
+    </message>
+    <message>
+        <source>Choose the program</source>
+        <translation>选择程序</translation>
+    </message>
+    <message>
+        <source>&amp;Command:</source>
+        <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>the current folder</source>
+        <translation>当前目录</translation>
+    </message>
+    <message>
+        <source>&amp;Working folder:</source>
+        <translation>工作目录(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation>变量</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>&amp;Environment:</source>
+        <translation>环境变量(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>What to dump (msit llm dump's options)</source>
+        <translation>转储内容（msit llm dump 的选项）</translation>
+    </message>
+    <message>
+        <source>not available in this version of llmscope yet</source>
+        <translation>此版本的 llmscope 尚不支持</translation>
+    </message>
+    <message>
+        <source>--&amp;type:</source>
+        <translation>--type(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>statistics only, with or without tensor (msit's way to save disk)</source>
+        <translation>仅统计量，带或不带 tensor 均如此（msit 节省磁盘的方式）</translation>
+    </message>
+    <message>
+        <source>every operation; e.g. 2_29,3</source>
+        <translation>所有算子；例如 2_29,3</translation>
+    </message>
+    <message>
+        <source>-&amp;ids:</source>
+        <translation>-ids(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7</source>
+        <translation>轮次（计算图执行次数），成对的闭区间：1,3 或 3,5,7,7</translation>
+    </message>
+    <message>
+        <source>-e&amp;r:</source>
+        <translation>-er(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>op types by prefix, e.g. mul_mat,rms</source>
+        <translation>按前缀匹配算子类型，例如 mul_mat,rms</translation>
+    </message>
+    <message>
+        <source>-op&amp;name:</source>
+        <translation>-opname(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>0: before</source>
+        <translation>0：执行前</translation>
+    </message>
+    <message>
+        <source>1: after</source>
+        <translation>1：执行后</translation>
+    </message>
+    <message>
+        <source>2: both</source>
+        <translation>2：前后都要</translation>
+    </message>
+    <message>
+        <source>3: inputs before, outputs after</source>
+        <translation>3：执行前的输入，执行后的输出</translation>
+    </message>
+    <message>
+        <source>0: inputs</source>
+        <translation>0：输入</translation>
+    </message>
+    <message>
+        <source>1: outputs</source>
+        <translation>1：输出</translation>
+    </message>
+    <message>
+        <source>-time</source>
+        <translation>-time</translation>
+    </message>
+    <message>
+        <source>-stp</source>
+        <translation>-stp</translation>
+    </message>
+    <message>
+        <source>every device</source>
+        <translation>所有设备</translation>
+    </message>
+    <message>
+        <source>-&amp;device:</source>
+        <translation>-device(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>-&amp;o (output folder):</source>
+        <translation>-o 输出目录(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>msit's dynamic config JSON (optional)</source>
+        <translation>msit 的动态配置 JSON（可选）</translation>
+    </message>
+    <message>
+        <source>-&amp;config:</source>
+        <translation>-config(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>-&amp;l (log level):</source>
+        <translation>-l 日志级别(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>llmscope's own</source>
+        <translation>llmscope 自有选项</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>--read</source>
+        <translation>--read</translation>
+    </message>
+    <message>
+        <source>--timeout</source>
+        <translation>--timeout</translation>
+    </message>
+    <message>
+        <source>Command line (edit or paste one to fill the dialog)</source>
+        <translation>命令行（编辑或粘贴一条命令以填写本对话框）</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>(presets)</source>
+        <translation>（预设）</translation>
+    </message>
+    <message>
+        <source>Save preset...</source>
+        <translation>保存预设...</translation>
+    </message>
+    <message>
+        <source>Delete preset</source>
+        <translation>删除预设</translation>
+    </message>
+    <message>
+        <source>(recent launches)</source>
+        <translation>（最近启动）</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Program to run</source>
+        <translation>要运行的程序</translation>
+    </message>
+    <message>
+        <source>Working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>choose at least one --type</source>
+        <translation>请至少选择一种 --type</translation>
+    </message>
+    <message>
+        <source>give the program to run, e.g. ./llama-cli -m model.gguf</source>
+        <translation>请给出要运行的程序，例如 ./llama-cli -m model.gguf</translation>
+    </message>
+    <message>
+        <source>expected 'llmscope dump --exec "..." [options]', optionally after NAME=value settings</source>
+        <translation>应为 'llmscope dump --exec "..." [选项]'，前面可带 NAME=value 形式的设置</translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation>保存预设</translation>
+    </message>
+    <message>
+        <source>Preset name:</source>
+        <translation>预设名称：</translation>
+    </message>
+    <message>
+        <source>preset '%1' cannot be read: %2</source>
+        <translation>无法读取预设“%1”：%2</translation>
+    </message>
+</context>
+<context>
+    <name>LiveSession</name>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>已崩溃</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>failed to start</source>
+        <translation>启动失败</translation>
+    </message>
+    <message>
+        <source>a program is already running in this session; stop it first</source>
+        <translation>本会话中已有程序在运行；请先停止它</translation>
+    </message>
+    <message>
+        <source>cannot make a private folder for the live socket in %1: %2</source>
+        <translation>无法在 %1 中为实时套接字创建私有目录：%2</translation>
+    </message>
+    <message>
+        <source>cannot listen for the probe: %1</source>
+        <translation>无法监听探针：%1</translation>
+    </message>
+    <message>
+        <source>cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message>
+        <source>starting %1</source>
+        <translation>正在启动 %1</translation>
+    </message>
+    <message>
+        <source>No probe has talked to llmscope %1 s after the start. The program may link llama.cpp statically (the probe can only interpose a shared libggml), may not be a ggml program, or may not have computed its first graph yet. It keeps running; Stop ends it.</source>
+        <translation>启动 %1 秒后仍没有探针与 llmscope 通信。该程序可能静态链接了 llama.cpp（探针只能拦截共享的 libggml），可能不是 ggml 程序，或者尚未计算第一张计算图。程序继续运行；可用“停止”结束它。</translation>
+    </message>
+    <message>
+        <source>refused a live connection from another user</source>
+        <translation>已拒绝来自其他用户的实时连接</translation>
+    </message>
+    <message>
+        <source>ignored a message from the probe: %1</source>
+        <translation>已忽略探针发来的一条消息：%1</translation>
+    </message>
+    <message>
+        <source>the probe sent a message too long to read; no longer listening to it</source>
+        <translation>探针发来的消息过长，无法读取；不再接收其消息</translation>
+    </message>
+    <message>
+        <source>the probe speaks live protocol %1 and this window %2: use the probe built with this llmscope (the dump goes on without the window)</source>
+        <translation>探针使用实时协议 %1，本窗口使用 %2：请使用与此 llmscope 一同构建的探针（转储在没有窗口的情况下继续进行）</translation>
+    </message>
+    <message>
+        <source>the probe in process %1 is connected</source>
+        <translation>进程 %1 中的探针已连接</translation>
+    </message>
+    <message>
+        <source>the program did not end %1 s after it was asked to; killing it</source>
+        <translation>请求结束 %1 秒后程序仍未结束；正在强制终止</translation>
+    </message>
+    <message>
+        <source> No probe talked to llmscope: the program may link llama.cpp statically (the probe can only interpose a shared libggml), may not be a ggml program, or ended before its first graph.</source>
+        <translation> 没有探针与 llmscope 通信：该程序可能静态链接了 llama.cpp（探针只能拦截共享的 libggml），可能不是 ggml 程序，或在第一张计算图之前就已结束。</translation>
+    </message>
+    <message>
+        <source>stopped after %1 s</source>
+        <translation>%1 秒后已停止</translation>
+    </message>
+    <message>
+        <source>the program crashed after %1 s (%2); the dump keeps every file written before it</source>
+        <translation>程序在 %1 秒后崩溃（%2）；此前写入的文件都完整保留在转储中</translation>
+    </message>
+    <message>
+        <source>the program exited with status %1 after %2 s</source>
+        <translation>程序在 %2 秒后退出，状态码 %1</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>llmscope - LLM inference precision debugger</source>
@@ -63,10 +480,6 @@
         <translation>关于 llmscope(&amp;A)</translation>
     </message>
     <message>
-        <source>&lt;h2&gt;No dump open&lt;/h2&gt;&lt;p&gt;Open a dump folder written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt; (File &amp;gt; Open dump folder, Ctrl+O).&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;尚未打开转储&lt;/h2&gt;&lt;p&gt;打开由 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 生成的转储目录(文件 &amp;gt; 打开转储目录,Ctrl+O)。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -88,11 +501,15 @@
     </message>
     <message numerus="yes">
         <source>%n tensor(s) in %1 round(s)</source>
-        <translation><numerusform>%n 个张量,共 %1 轮</numerusform></translation>
+        <translation>
+            <numerusform>%n 个张量,共 %1 轮</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>; %n file(s) could not be read</source>
-        <translation><numerusform>;%n 个文件无法读取</numerusform></translation>
+        <translation>
+            <numerusform>;%n 个文件无法读取</numerusform>
+        </translation>
     </message>
     <message>
         <source>Open dump folder</source>
@@ -103,8 +520,334 @@
         <translation>关于 llmscope</translation>
     </message>
     <message>
-        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit&apos;s dump format.&lt;/p&gt;</source>
+        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit's dump format.&lt;/p&gt;</source>
         <translation>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;定位加速后的大模型推理与参考结果首次出现偏差的算子。读写 msit 的转储格式。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href="launch"&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href="open"&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href="launch"&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href="open"&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Tensor files</source>
+        <translation>张量文件</translation>
+    </message>
+    <message>
+        <source>Operations</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Console</source>
+        <translation>控制台</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>The program's output appears here while it runs.</source>
+        <translation>程序运行时的输出显示在这里。</translation>
+    </message>
+    <message>
+        <source>[llmscope] probe connected: process %1 (%2 on %3)</source>
+        <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); check operations and Apply to dump them from its next round on.</source>
+        <translation>
+            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform></translation>
+    </message>
+    <message>
+        <source>every operation</source>
+        <translation>所有算子</translation>
+    </message>
+    <message>
+        <source>-ids %1</source>
+        <translation>-ids %1</translation>
+    </message>
+    <message>
+        <source>[llmscope] warning: %1</source>
+        <translation>[llmscope] 警告：%1</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation>会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Launch program...</source>
+        <translation>启动程序(&amp;L)...</translation>
+    </message>
+    <message>
+        <source>Run &amp;again</source>
+        <translation>再次运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Apply selection</source>
+        <translation>应用选择(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Dump the checked operations from the program's next graph on</source>
+        <translation>从程序的下一张计算图起转储勾选的算子</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Find operation</source>
+        <translation>查找算子(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Edit -&amp;ids</source>
+        <translation>编辑 -ids(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh inspector</source>
+        <translation>刷新检查器(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Send this selection to the running program: it dumps these operations from its next graph on (Ctrl+Return)</source>
+        <translation>把此选择发送给正在运行的程序：它从下一张计算图起转储这些算子（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>Launch a program (Session &gt; Launch, Ctrl+L) to apply a selection while it runs</source>
+        <translation>先启动程序（会话 &gt; 启动，Ctrl+L），才能在其运行时应用选择</translation>
+    </message>
+    <message>
+        <source>Cannot launch: %1</source>
+        <translation>无法启动：%1</translation>
+    </message>
+    <message>
+        <source>A program is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
+        <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
+    </message>
+    <message>
+        <source>Waiting for the program's first graph...</source>
+        <translation>等待程序的第一张计算图...</translation>
+    </message>
+    <message>
+        <source>[llmscope] cannot launch: %1</source>
+        <translation>[llmscope] 无法启动：%1</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Could not launch the program&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;无法启动程序&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program's output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>[llmscope] %1; dumping into %2</source>
+        <translation>[llmscope] %1；转储到 %2</translation>
+    </message>
+    <message>
+        <source>[llmscope] stopping the program</source>
+        <translation>[llmscope] 正在停止程序</translation>
+    </message>
+    <message>
+        <source>Cannot apply: %1</source>
+        <translation>无法应用：%1</translation>
+    </message>
+    <message>
+        <source>No probe is connected yet: the selection is sent once the program's probe talks.</source>
+        <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
+    </message>
+    <message>
+        <source>Sent -ids %1; waiting for the program's next graph...</source>
+        <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
+    </message>
+    <message>
+        <source>(every operation)</source>
+        <translation>（所有算子）</translation>
+    </message>
+    <message>
+        <source>The program refused the selection: %1</source>
+        <translation>程序拒绝了该选择：%1</translation>
+    </message>
+    <message>
+        <source>Dumping %1 from round %2 on (acknowledged by the program).</source>
+        <translation>从第 %2 轮起转储 %1（程序已确认）。</translation>
+    </message>
+    <message>
+        <source>[llmscope] the program dumps %1 from round %2</source>
+        <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Topology of the opened dump: %n operation(s).</source>
+        <translation>
+            <numerusform>已打开转储的拓扑：%n 个算子。</numerusform></translation>
+    </message>
+    <message>
+        <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
+        <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
+    </message>
+</context>
+<context>
+    <name>OpTreeModel</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>%1: dumped with its parent (-ids %2 with -child)</source>
+        <translation>%1：随其父算子一起转储（-ids %2 且 -child）</translation>
+    </message>
+    <message>
+        <source>%1: check to dump this operation (-ids %1)</source>
+        <translation>%1：勾选以转储此算子（-ids %1）</translation>
+    </message>
+    <message>
+        <source>from round %1</source>
+        <translation>自第 %1 轮</translation>
+    </message>
+    <message>
+        <source>Op id</source>
+        <translation>算子 id</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Output shape</source>
+        <translation>输出形状</translation>
+    </message>
+    <message>
+        <source>DType</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>Min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>L2 norm</source>
+        <translation>L2 范数</translation>
+    </message>
+    <message>
+        <source>Dumped</source>
+        <translation>已转储</translation>
+    </message>
+</context>
+<context>
+    <name>OpTreePanel</name>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>应用(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Search by name, type or id (Ctrl+F)</source>
+        <translation>按名称、类型或 id 搜索（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>-ids: every operation (check boxes or type e.g. 2_29,3)</source>
+        <translation>-ids：所有算子（勾选或输入，例如 2_29,3）</translation>
+    </message>
+    <message>
+        <source>msit's -ids: operation ids joined by commas. A layer's id dumps the layer with its children. Typing here checks the boxes; checking boxes writes here.</source>
+        <translation>msit 的 -ids：用逗号连接的算子 id。层的 id 会转储该层及其子算子。在此输入会勾选复选框；勾选复选框会写到这里。</translation>
+    </message>
+    <message>
+        <source>Send this selection to the running program: it dumps these operations from its next graph on (Ctrl+Return)</source>
+        <translation>把此选择发送给正在运行的程序：它从下一张计算图起转储这些算子（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>-ids</source>
+        <translation>-ids</translation>
+    </message>
+    <message>
+        <source>Launch a program (Session &gt; Launch) to apply a selection while it runs</source>
+        <translation>先启动程序（会话 &gt; 启动），才能在其运行时应用选择</translation>
+    </message>
+</context>
+<context>
+    <name>TensorInspector</name>
+    <message>
+        <source>Rows:</source>
+        <translation>行：</translation>
+    </message>
+    <message>
+        <source>Columns:</source>
+        <translation>列：</translation>
+    </message>
+    <message>
+        <source>Pick an operation in the tree to see its tensors.</source>
+        <translation>在树中选择一个算子以查看其张量。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;, round %2</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;，第 %2 轮</translation>
+    </message>
+    <message>
+        <source>%1 %2%3</source>
+        <translation>%1 %2%3</translation>
+    </message>
+    <message>
+        <source> (no payload in the file)</source>
+        <translation>（文件中没有数据）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>dim %1 (%2)</source>
+        <translation>第 %1 维（%2）</translation>
+    </message>
+    <message>
+        <source>dim %1 = </source>
+        <translation>第 %1 维 = </translation>
+    </message>
+    <message>
+        <source>computing statistics...</source>
+        <translation>正在计算统计量...</translation>
+    </message>
+    <message>
+        <source>max %1, min %2, mean %3, L2 norm %4 over %5 elements</source>
+        <translation>最大值 %1，最小值 %2，均值 %3，L2 范数 %4，共 %5 个元素</translation>
+    </message>
+    <message>
+        <source>%1 NaN, %2 Inf</source>
+        <translation>%1 个 NaN，%2 个 Inf</translation>
+    </message>
+    <message>
+        <source> (from the file's statistics: it holds no values)</source>
+        <translation>（来自文件中的统计量：文件不含数值）</translation>
+    </message>
+    <message>
+        <source>Histogram of finite values</source>
+        <translation>有限值直方图</translation>
+    </message>
+</context>
+<context>
+    <name>TensorSliceModel</name>
+    <message>
+        <source>element %1</source>
+        <translation>元素 %1</translation>
     </message>
 </context>
 </TS>

@@ -12,6 +12,7 @@
 #include "dump_tree_model.h"
 #include "i18n.h"
 #include "main_window.h"
+#include "op_tree_model.h"
 #include "../test_helpers.h"
 
 class TstMainWindow : public QObject {
@@ -83,6 +84,9 @@ private slots:
         QVERIFY2(w.windowTitle().contains(QString::fromUtf8("大模型推理精度调试器")), qPrintable(w.windowTitle()));
         DumpTreeModel m;
         QCOMPARE(m.headerData(DumpTreeModel::ShapeColumn, Qt::Horizontal).toString(), QString::fromUtf8("形状"));
+        OpTreeModel ops; // the live window's strings too
+        QCOMPARE(ops.headerData(OpTreeModel::IdColumn, Qt::Horizontal).toString(), QString::fromUtf8("算子 id"));
+        QCOMPARE(LiveSession::stateName(LiveSession::State::Crashed), QString::fromUtf8("已崩溃"));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR")) {
             w.show();
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window_zh_CN.png");
