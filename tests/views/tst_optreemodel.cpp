@@ -138,6 +138,20 @@ private slots:
         QCOMPARE(m.idsText(), QString("0_1"));
     }
 
+    // msit's PyTorch model_tree.json: modules as the tree, ids from position.
+    void torchModelTree()
+    {
+        const TopoNode model = readTopologyFile(LLMSCOPE_TESTDATA "/msit/model_tree.json");
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setTopology(model);
+        QCOMPARE(m.opCount(), int(model.countNodes()) - 1);
+        QVERIFY(m.opCount() > 3);
+        const QModelIndex first = m.indexForId("0");
+        QCOMPARE(first.siblingAtColumn(OpTreeModel::NameColumn).data().toString(),
+                 QString::fromStdString(model.children.at(0).name));
+    }
+
     // The panel: typing ids checks boxes, Space on an op checks it and writes the text,
     // Apply hands the text over.
     void panelKeepsTextAndBoxesInStep()
