@@ -1,6 +1,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -18,6 +19,8 @@
 class TstMainWindow : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // remembered state: a test location
+
     void opensADumpAndShowsDetailsOnClick()
     {
         QTemporaryDir dir;
