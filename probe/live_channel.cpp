@@ -103,15 +103,25 @@ std::optional<live::Select> LiveChannel::takeSelect()
 void LiveChannel::finish(bool finished, std::chrono::milliseconds wait)
 {
     std::unique_lock lock(m_mutex);
-    if (m_closed)
-        return;
-    m_critical.push_back(live::Goodbye{finished});
-    m_stop = true;
-    m_idle = false;
+    if (!m_closed) {
+        m_critical.push_back(live::Goodbye{finished});
+        m_stop = true;
+        m_idle = false;
+        lock.unlock();
+        wake();
+        lock.lock();
+        m_flushed.wait_for(lock, wait, [this] { return m_closed; });
+    }
+    const bool closed = m_closed;
     lock.unlock();
-    wake();
-    lock.lock();
-    m_flushed.wait_for(lock, wait, [this] { return m_closed; });
+    // A closed channel's thread has returned or is returning: joined. One still waiting on an
+    // app that never reads is left to the process's exit.
+    if (m_thread.joinable()) {
+        if (closed)
+            m_thread.join();
+        else
+            m_thread.detach();
+    }
 }
 
 bool LiveChannel::nextLine(std::string &out)
