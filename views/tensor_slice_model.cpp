@@ -142,7 +142,7 @@ QVariant TensorSliceModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant TensorSliceModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant TensorSliceModel::headerData(int section, Qt::Orientation, int role) const
 {
     if (role != Qt::DisplayRole)
         return {};

@@ -140,7 +140,25 @@ MainWindow::MainWindow(QWidget *parent)
                              .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
                                   QString::fromStdString(o.rounds)));
     });
-    connect(m_session, &LiveSession::statsReceived, m_ops->model(), &OpTreeModel::setRoundStats);
+    // Statistics stream in a round at a time, faster than anyone reads them: the newest of each
+    // op is kept and the tree repaints them at most ten times a second.
+    m_statsFlush.setSingleShot(true);
+    m_statsFlush.setInterval(100);
+    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
+        for (const auto &o : s.stats)
+            m_pendingStats[o.id] = o;
+        m_pendingRound = std::max(m_pendingRound, s.round);
+        if (!m_statsFlush.isActive())
+            m_statsFlush.start();
+    });
+    connect(&m_statsFlush, &QTimer::timeout, this, [this] {
+        live::RoundStats merged{m_pendingRound, {}};
+        merged.stats.reserve(m_pendingStats.size());
+        for (auto &[id, o] : m_pendingStats)
+            merged.stats.push_back(std::move(o));
+        m_pendingStats.clear();
+        m_ops->model()->setRoundStats(merged);
+    });
     connect(m_session, &LiveSession::countersReceived, m_counters, &CountersView::setCounters);
     connect(m_session, &LiveSession::roundReceived, m_counters, &CountersView::setLastRound);
     connect(m_session, &LiveSession::warningReceived, this, [this](const QString &w) {
@@ -268,6 +286,8 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
     m_counters->clear();
     m_console->clear();
     m_pending.clear();
+    m_pendingStats.clear();
+    m_pendingRound = -1;
     QString error;
     if (!m_session->start(options, settings, &error)) {
         appendConsole(tr("[llmscope] cannot launch: %1").arg(error), QStringLiteral("#b00000"));

@@ -5,6 +5,7 @@
 #pragma once
 #include <QMainWindow>
 #include <QPointer>
+#include <QTimer>
 
 #include <QCoroTask>
 
@@ -97,4 +98,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
+    std::map<std::string, llmscope::live::OpStats> m_pendingStats; // newest per op, not yet shown
+    int64_t m_pendingRound = -1;
+    QTimer m_statsFlush;
 };

@@ -119,7 +119,7 @@ private slots:
         QVERIFY(model->checkedIds().isEmpty());
         QTreeView *view = panel->view();
         view->expandAll();
-        for (const QString id : {QStringLiteral("2_29"), QStringLiteral("3_1")}) {
+        for (const QString &id : {QStringLiteral("2_29"), QStringLiteral("3_1")}) {
             panel->selectOp(id);
             view->setFocus();
             QTest::keyClick(view, Qt::Key_Space);
