@@ -124,11 +124,15 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
     m_hello = {};
     m_buffer.clear();
     m_stopping = false;
-    if (m_socket)
+    if (m_socket) { // the last run's probe: gone, or going
+        m_socket->disconnect(this);
         m_socket->deleteLater();
-
-    if (m_process)
+        m_socket = nullptr;
+    }
+    if (m_process) {
+        m_process->disconnect(this);
         m_process->deleteLater();
+    }
     m_process = new QProcess(this);
     m_process->setProgram(m_plan.program);
     m_process->setArguments(m_plan.arguments);

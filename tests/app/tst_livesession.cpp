@@ -2,6 +2,7 @@
 // pasted command line, the tree filling from the probe (checked against the dump's model
 // file), two operations checked with the keyboard, Apply clicked, and from the acknowledged
 // round on the dump holds exactly those operations. And each way a session fails.
+#include <QAction>
 #include <QCheckBox>
 #include <QDir>
 #include <QLineEdit>
@@ -160,6 +161,30 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(inspected.count(), 1, 10000);
         QVERIFY2(w.inspector()->statsText().contains("from the file's statistics"), qPrintable(w.inspector()->statsText()));
         shoot(&w, QStringLiteral("live_session_finished.png"));
+    }
+
+    // Run again (Ctrl+R) starts the same launch anew, into a dump folder of its own.
+    void runAgainStartsTheSameLaunch()
+    {
+        MainWindow w;
+        const DumpOptions o = parseDumpOptions({"--exec", generate(3, 0).toStdString(), "--type", "model", "stats",
+                                                "-o", (m_dir.path() + "/again").toStdString()});
+        QVERIFY(w.launch(o));
+        const QString first = w.session()->dumpRoot();
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 30000);
+        QSignalSpy hello(w.session(), &LiveSession::helloReceived);
+        QAction *again = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R))
+                again = a;
+        QVERIFY(again && again->isEnabled());
+        again->trigger(); // Session > Run again
+        QVERIFY(w.session()->isRunning() || w.session()->state() == LiveSession::State::Finished);
+        QTRY_COMPARE_WITH_TIMEOUT(hello.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 30000);
+        QVERIFY(w.session()->dumpRoot() != first);
+        QVERIFY(!scanDump(w.session()->dumpRoot().toStdString()).tensors.empty());
+        QVERIFY(w.opPanel()->model()->opCount() > 60);
     }
 
     void noSuchProgram()
