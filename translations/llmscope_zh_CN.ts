@@ -100,6 +100,90 @@
     </message>
 </context>
 <context>
+    <name>HeatmapModel</name>
+    <message>
+        <source>%1: no %2 in this layer</source>
+        <translation>%1：该层没有 %2</translation>
+    </message>
+    <message>
+        <source>%1 %2, round %3</source>
+        <translation>%1 %2，第 %3 轮</translation>
+    </message>
+    <message>
+        <source>
+max %1, min %2, mean %3, L2 norm %4
+NaN %5, Inf %6</source>
+        <translation>
+最大值 %1，最小值 %2，均值 %3，L2 范数 %4
+NaN %5，Inf %6</translation>
+    </message>
+    <message>
+        <source>
+not dumped in this round</source>
+        <translation>
+本轮未转储</translation>
+    </message>
+</context>
+<context>
+    <name>HeatmapView</name>
+    <message>
+        <source>newest</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>max |x|</source>
+        <translation>最大 |x|</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>L2 norm</source>
+        <translation>L2 范数</translation>
+    </message>
+    <message>
+        <source>NaN/Inf count</source>
+        <translation>NaN/Inf 个数</translation>
+    </message>
+    <message>
+        <source>change from the previous round</source>
+        <translation>相对上一轮的变化</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation>对数</translation>
+    </message>
+    <message>
+        <source>Show the newest round as the program computes</source>
+        <translation>程序计算时显示最新一轮</translation>
+    </message>
+    <message>
+        <source>Rows: layers; columns: operations by node name; colour: the statistic chosen above. '!' marks an output with NaN or Inf. Click a cell to pick the operation.</source>
+        <translation>行：层；列：按节点名排列的算子；颜色：上方选择的统计量。“!”表示输出含 NaN 或 Inf。点击单元格选中该算子。</translation>
+    </message>
+    <message>
+        <source>Statistic:</source>
+        <translation>统计量：</translation>
+    </message>
+    <message>
+        <source>Scale:</source>
+        <translation>刻度：</translation>
+    </message>
+    <message>
+        <source>Round:</source>
+        <translation>轮次：</translation>
+    </message>
+    <message>
+        <source>The heatmap fills as the program's dumped rounds bring statistics (--type stats, or tensors), or from an opened dump's statistics.</source>
+        <translation>热力图随程序转储轮次带来的统计量（--type stats 或 tensor）逐步填充，也可来自已打开转储中的统计量。</translation>
+    </message>
+</context>
+<context>
     <name>LaunchDialog</name>
     <message>
         <source>descriptions only (-sd)</source>
@@ -558,7 +642,8 @@
     <message numerus="yes">
         <source>%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); check operations and Apply to dump them from its next round on.</source>
         <translation>
-            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform></translation>
+            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
+        </translation>
     </message>
     <message>
         <source>every operation</source>
@@ -687,11 +772,16 @@
     <message numerus="yes">
         <source>Topology of the opened dump: %n operation(s).</source>
         <translation>
-            <numerusform>已打开转储的拓扑：%n 个算子。</numerusform></translation>
+            <numerusform>已打开转储的拓扑：%n 个算子。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
         <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
+    </message>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
     </message>
 </context>
 <context>

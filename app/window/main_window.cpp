@@ -36,6 +36,7 @@
 #include "launch_dialog.h"
 #include "op_tree_model.h"
 #include "dump/op_files.h"
+#include "heatmap_view.h"
 #include "op_tree_panel.h"
 #include "tensor_inspector.h"
 #include "util/error.h"
@@ -45,6 +46,35 @@ using namespace llmscope;
 namespace {
 constexpr int kRecentDumps = 8;
 constexpr int kConsoleLines = 5000;
+
+// An opened dump's top-level operations and their children, as the live topology has them.
+std::pair<std::vector<live::TopoOp>, std::vector<live::TopoOp>> opsOf(const TopoNode &model)
+{
+    std::vector<live::TopoOp> groups, ops;
+    for (const TopoNode &g : model.children) {
+        groups.push_back({g.id, g.name, g.type, {}, ""});
+        for (const TopoNode &o : g.children)
+            ops.push_back({o.id, o.name, o.type, {}, ""});
+    }
+    return {groups, ops};
+}
+
+// The statistics of every op output in an opened dump, round by round (the heatmap's).
+std::vector<live::RoundStats> statsOf(const DumpIndex &index)
+{
+    std::map<int64_t, live::RoundStats> byRound;
+    for (const TensorRecord &t : index.tensors)
+        if (t.stats && !t.input && !t.before && t.index == 0) {
+            live::RoundStats &r = byRound[t.exec];
+            r.round = t.exec;
+            r.stats.push_back({t.opId, t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm, t.stats->nanCount,
+                               t.stats->infCount});
+        }
+    std::vector<live::RoundStats> out;
+    for (auto &[round, r] : byRound)
+        out.push_back(std::move(r));
+    return out;
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -52,6 +82,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_placeholder(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
+      m_heatmap(new HeatmapView(this)),
       m_session(new LiveSession(this))
 {
     setWindowTitle(tr("llmscope - LLM inference precision debugger"));
@@ -87,6 +118,7 @@ MainWindow::MainWindow(QWidget *parent)
     split->addWidget(m_details);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_inspector, tr("Inspector"));
     m_tabs->addTab(split, tr("Tensor files"));
     m_stack->addWidget(m_placeholder);
@@ -120,6 +152,8 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_ops, &OpTreePanel::applyRequested, this, &MainWindow::applySelection);
     connect(m_ops, &OpTreePanel::currentOpChanged, this, &MainWindow::inspectOp);
+    connect(m_ops, &OpTreePanel::currentOpChanged, m_heatmap, &HeatmapView::selectOp);
+    connect(m_heatmap, &HeatmapView::opClicked, m_ops, &OpTreePanel::selectOp);
     connect(m_session, &LiveSession::stateChanged, this, &MainWindow::sessionState);
     connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
         m_counters->setProcess(h);
@@ -131,6 +165,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_session, &LiveSession::topologyReceived, this, [this](const live::Topology &t) {
         const bool first = m_ops->model()->opCount() == 0;
         m_ops->model()->setTopology(t);
+        m_heatmap->model()->setOps(t.groups, t.ops);
+        if (first) {
+            m_stack->setCurrentIndex(1);
+            m_tabs->setCurrentWidget(m_heatmap); // it fills as the dumped rounds' statistics come
+        }
         if (!first)
             return;
         const DumpOptions &o = m_session->options();
@@ -145,6 +184,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_statsFlush.setSingleShot(true);
     m_statsFlush.setInterval(100);
     connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
+        m_heatmap->model()->addStats(s);
         for (const auto &o : s.stats)
             m_pendingStats[o.id] = o;
         m_pendingRound = std::max(m_pendingRound, s.round);
@@ -277,6 +317,7 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
         return false;
     }
     m_ops->model()->clear();
+    m_heatmap->model()->clear();
     try {
         m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
     } catch (const Error &) {
@@ -440,11 +481,15 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         co_return false;
     if (early && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*early);
+        const auto [groups, ops] = opsOf(*early);
+        m_heatmap->model()->clear();
+        m_heatmap->model()->setOps(groups, ops);
         m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
         emit topologyShown(folder, m_ops->model()->opCount());
     }
     struct Scan {
         std::shared_ptr<DumpTreeModel::Tree> tree;
+        std::vector<live::RoundStats> stats;
         int tensors = 0, problems = 0, rounds = 0;
         std::optional<TopoNode> topology;
         QString error;
@@ -464,6 +509,7 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
                         // listed among the problems by the scan; the files still show
                     }
                 }
+            s.stats = statsOf(index);
             s.tree = DumpTreeModel::buildTree(std::move(index)); // the nodes too, off the GUI thread
         } catch (const Error &e) {
             s.error = QString::fromUtf8(e.what());
@@ -483,9 +529,13 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
     }
     const int tensors = scan.tensors, problems = scan.problems, rounds = scan.rounds;
     m_model->setTree(std::move(scan.tree));
+    if (!m_session->isRunning() && early) // an opened dump's statistics, layer by layer
+        for (const auto &s : scan.stats)
+            m_heatmap->model()->addStats(s);
     m_tree->expandToDepth(0);
     m_stack->setCurrentIndex(1);
-    m_tabs->setCurrentIndex(m_tabs->indexOf(m_tree->parentWidget())); // the files; the inspector once an op is picked
+    if (m_heatmap->model()->rowCount() == 0 && m_tabs->currentWidget() == m_heatmap) // no topology: the files
+        m_tabs->setCurrentIndex(m_tabs->indexOf(m_tree->parentWidget()));
     if (!m_session->isRunning())
         m_dumpRoot = folder;
     if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
@@ -519,7 +569,8 @@ void MainWindow::inspectOp(const QString &id)
                                             "(a running program), or dump it with -ids %1.").arg(id)
                                        : QString());
     m_stack->setCurrentIndex(1);
-    m_tabs->setCurrentWidget(m_inspector);
+    if (m_tabs->currentWidget() != m_heatmap) // picked in the heatmap: it stays in view
+        m_tabs->setCurrentWidget(m_inspector);
 }
 
 void MainWindow::chooseDump()

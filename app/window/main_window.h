@@ -27,6 +27,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTextBrowser;
 class QTreeView;
+class HeatmapView;
 class TensorInspector;
 
 class MainWindow : public QMainWindow {
@@ -54,6 +55,7 @@ public:
     CountersView *counters() const { return m_counters; }
     QPlainTextEdit *console() const { return m_console; }
     TensorInspector *inspector() const { return m_inspector; }
+    HeatmapView *heatmap() const { return m_heatmap; }
     // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
     void inspectOp(const QString &id);
 
@@ -92,6 +94,7 @@ private:
     CountersView *m_counters;
     QPlainTextEdit *m_console;
     TensorInspector *m_inspector;
+    HeatmapView *m_heatmap;
     QString m_dumpRoot; // the dump the tree's ops are read from (the live one, or the opened one)
     LiveSession *m_session;
     QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr;

@@ -17,6 +17,7 @@
 
 #include <QCoroTask>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -27,6 +28,8 @@
 #include "main_window.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
+#include "heatmap_model.h"
+#include "heatmap_view.h"
 #include "tensor_inspector.h"
 #include "../engine/engine_run.h"
 
@@ -153,6 +156,12 @@ private slots:
         // The program's tokens are those of a run without the probe.
         const auto plain = engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "40"});
         QCOMPARE(tokensIn(w.console()->toPlainText()), plain.tokens);
+        // The heatmap filled from the streamed statistics: the applied op's cell has a value.
+        HeatmapModel *heat = w.heatmap()->model();
+        QVERIFY(heat->rowCount() == 4 && heat->columnCount() > 30); // embedding, 2 layers, head
+        QVERIFY(std::isfinite(heat->indexForOp("2_29").data(HeatmapModel::ValueRole).toDouble()));
+        QCOMPARE(heat->round(), int64_t(39));
+        shoot(&w, QStringLiteral("live_heatmap.png"));
         // Picking the op in the tree shows its dumped tensors in the inspector.
         QSignalSpy inspected(w.inspector(), &TensorInspector::tensorLoaded);
         panel->selectOp("2_29");

@@ -1,0 +1,114 @@
+// The heatmap: layers x operation kinds from a topology, values from streamed statistics,
+// NaN/Inf marked, the statistic, scale and round changed recolour the rendered cells, and a
+// click picks the op.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTableView>
+#include <QTest>
+
+#include <cmath>
+
+#include "heatmap_model.h"
+#include "heatmap_view.h"
+
+using namespace llmscope;
+
+namespace {
+std::vector<live::TopoOp> groups()
+{
+    return {{"0", "Embedding", "Embedding", {}, ""}, {"1", "Layer0", "DecoderLayer", {}, ""},
+            {"2", "Layer1", "DecoderLayer", {}, ""}, {"3", "OutputHead", "OutputHead", {}, ""}};
+}
+std::vector<live::TopoOp> ops()
+{
+    return {{"0_0", "inp_embd", "GET_ROWS", {}, ""}, {"1_0", "norm-0", "RMS_NORM", {}, ""},
+            {"1_1", "ffn_out-0", "MUL_MAT", {}, ""}, {"1_2", "norm-0", "RMS_NORM", {}, ""},
+            {"2_0", "norm-1", "RMS_NORM", {}, ""},   {"2_1", "ffn_out-1", "MUL_MAT", {}, ""},
+            {"2_2", "norm-1", "RMS_NORM", {}, ""},   {"3_0", "result_output", "MUL_MAT", {}, ""}};
+}
+live::OpStats st(const char *id, double max, double l2, uint64_t nan = 0)
+{
+    return {id, max, -max / 2, 0.1, l2, nan, 0};
+}
+QColor pixel(QTableView *t, const QModelIndex &i)
+{
+    return t->viewport()->grab().toImage().pixelColor(t->visualRect(i).center() + QPoint(8, 0));
+}
+} // namespace
+
+class TstHeatmap : public QObject {
+    Q_OBJECT
+private slots:
+    void layersByKinds()
+    {
+        HeatmapModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setOps(groups(), ops());
+        QCOMPARE(m.rowCount(), 4);
+        QCOMPARE(m.columnCount(), 5); // inp_embd, norm, ffn_out, norm #2, result_output
+        QCOMPARE(m.columnKind(1), QString("norm"));
+        QCOMPARE(m.columnKind(3), QString("norm #2"));
+        QCOMPARE(m.headerData(2, Qt::Vertical).toString(), QString("Layer1"));
+        QCOMPARE(m.indexForOp("2_2"), m.index(2, 3)); // layer 1's second norm
+        QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::OpIdRole).toString(), QString("2_1"));
+        QVERIFY(!m.index(0, 1).data(HeatmapModel::OpIdRole).toString().size()); // no norm in the embedding
+        HeatmapModel views; // a layer's number inside a name, before a view's suffix
+        views.setOps({{"1", "Layer0", "DecoderLayer", {}, ""}, {"2", "Layer1", "DecoderLayer", {}, ""}},
+                     {{"1_0", "Qcur-0 (view)", "VIEW", {}, ""}, {"1_1", "cache_k_l0 (view)", "VIEW", {}, ""},
+                      {"2_0", "Qcur-1 (view)", "VIEW", {}, ""}, {"2_1", "cache_k_l1 (view)", "VIEW", {}, ""}});
+        QCOMPARE(views.columnCount(), 2);
+        QCOMPARE(views.columnKind(0), QString("Qcur (view)"));
+        QCOMPARE(views.columnKind(1), QString("cache_k (view)"));
+        m.addStats({5, {st("1_1", 2, 10), st("2_1", 8, 30, 3), st("0_0", 1, 4)}});
+        QCOMPARE(m.round(), int64_t(5));
+        QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble(), 8.0); // max |x|
+        QCOMPARE(m.indexForOp("2_1").data().toString(), QString("!")); // NaN in the output
+        QVERIFY(std::isnan(m.indexForOp("1_0").data(HeatmapModel::ValueRole).toDouble())); // not dumped
+        m.setMetric(HeatmapModel::Metric::L2Norm);
+        QCOMPARE(m.range(), (std::pair<double, double>{4, 30}));
+        m.addStats({6, {st("2_1", 8, 60)}});
+        m.setMetric(HeatmapModel::Metric::Change);
+        QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble(), 1.0); // 30 -> 60
+        m.setRound(5);
+        QCOMPARE(m.round(), int64_t(5));
+        QVERIFY(std::isnan(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble())); // no round before 5
+    }
+
+    void changesRecolourTheRenderedCells()
+    {
+        HeatmapView v;
+        v.resize(700, 300);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        HeatmapModel *m = v.model();
+        m->setOps(groups(), ops());
+        m->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 100, 10)}});
+        QTableView *t = v.table();
+        const QModelIndex a = m->indexForOp("1_1"), b = m->indexForOp("2_1");
+        const QColor a1 = pixel(t, a), b1 = pixel(t, b);
+        QVERIFY(a1 != b1);
+        v.metricBox()->setCurrentIndex(v.metricBox()->findData(int(HeatmapModel::Metric::L2Norm)));
+        QVERIFY(pixel(t, a) != a1); // from the lowest max |x| to the highest L2 norm
+        const QColor aL2 = pixel(t, a), mid = pixel(t, m->indexForOp("0_0"));
+        v.scaleBox()->setCurrentIndex(v.scaleBox()->findData(int(HeatmapModel::Scale::Log)));
+        QCOMPARE(pixel(t, a), aL2);                           // the top of the range either way
+        QVERIFY(pixel(t, m->indexForOp("0_0")) != mid);       // 10 of 1..100: the middle on a log scale
+        QSignalSpy clicked(&v, &HeatmapView::opClicked);
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualRect(b).center());
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.at(0).at(0).toString(), QString("2_1"));
+        m->addStats({2, {st("1_1", 1, 50)}});
+        QCOMPARE(m->round(), int64_t(2)); // following the newest
+        auto *follow = v.findChild<QCheckBox *>();
+        follow->setChecked(false);
+        v.roundSlider()->setValue(0);
+        QCOMPARE(m->round(), int64_t(1));
+    }
+};
+
+QTEST_MAIN(TstHeatmap)
+#include "tst_heatmap.moc"

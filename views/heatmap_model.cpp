@@ -1,0 +1,274 @@
+#include "heatmap_model.h"
+
+#include <QBrush>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llmscope;
+
+namespace {
+
+// "ffn_out-2" -> "ffn_out", "Qcur-2 (view)" -> "Qcur (view)", "cache_k_l2 (view)" ->
+// "cache_k (view)": the kind of node, the same in every layer.
+QString kindOf(const QString &name)
+{
+    static const QRegularExpression layer(QStringLiteral("(-|_l)\\d+(?=( \\(|$))"));
+    QString k = name;
+    k.remove(layer);
+    return k.isEmpty() ? name : k;
+}
+
+// A perceptual ramp from dark blue through green to yellow (viridis' ends and middle).
+QColor ramp(double t)
+{
+    static const QColor stops[] = {QColor(68, 1, 84), QColor(59, 82, 139), QColor(33, 145, 140), QColor(94, 201, 98),
+                                   QColor(253, 231, 37)};
+    t = std::clamp(t, 0.0, 1.0) * 4.0;
+    const int i = std::min(3, int(t));
+    const double f = t - i;
+    const QColor &a = stops[i], &b = stops[i + 1];
+    return QColor(int(a.red() + (b.red() - a.red()) * f), int(a.green() + (b.green() - a.green()) * f),
+                  int(a.blue() + (b.blue() - a.blue()) * f));
+}
+
+} // namespace
+
+HeatmapModel::HeatmapModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void HeatmapModel::clear()
+{
+    beginResetModel();
+    m_rowNames.clear();
+    m_kinds.clear();
+    m_cellOp.clear();
+    m_where.clear();
+    m_stats.clear();
+    m_round = -1;
+    m_lo = m_hi = 0;
+    endResetModel();
+    emit roundsChanged();
+}
+
+void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::vector<live::TopoOp> &ops)
+{
+    beginResetModel();
+    m_rowNames.clear();
+    m_kinds.clear();
+    m_cellOp.clear();
+    m_where.clear();
+    QHash<QString, int> rowOf;
+    for (const auto &g : groups) {
+        rowOf.insert(QString::fromStdString(g.id), int(m_rowNames.size()));
+        m_rowNames << QString::fromStdString(g.name);
+    }
+    m_cellOp.assign(size_t(m_rowNames.size()), {});
+    std::vector<QHash<QString, int>> seen(size_t(m_rowNames.size())); // kind -> count, per row
+    for (const auto &o : ops) {
+        const QString id = QString::fromStdString(o.id);
+        const auto r = rowOf.find(id.section(QLatin1Char('_'), 0, 0));
+        if (r == rowOf.end())
+            continue;
+        const QString base = kindOf(QString::fromStdString(o.name));
+        const int n = ++seen[size_t(*r)][base];
+        const QString kind = n == 1 ? base : QStringLiteral("%1 #%2").arg(base).arg(n);
+        int col = int(m_kinds.indexOf(kind));
+        if (col < 0) {
+            col = int(m_kinds.size());
+            m_kinds << kind;
+        }
+        auto &cells = m_cellOp[size_t(*r)];
+        if (cells.size() <= size_t(col))
+            cells.resize(size_t(col) + 1);
+        cells[size_t(col)] = id;
+        m_where.insert(id, {*r, col});
+    }
+    for (auto &cells : m_cellOp)
+        cells.resize(size_t(m_kinds.size()));
+    endResetModel();
+    recompute();
+}
+
+void HeatmapModel::addStats(const live::RoundStats &s)
+{
+    auto &round = m_stats[s.round];
+    for (const auto &o : s.stats)
+        round.insert(QString::fromStdString(o.id), o);
+    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
+        m_stats.erase(m_stats.begin());
+    if (m_round < 0 || m_round == s.round)
+        recompute(); // the newest round is shown: it just changed
+    emit roundsChanged();
+}
+
+void HeatmapModel::setMetric(Metric m)
+{
+    m_metric = m;
+    recompute();
+}
+
+void HeatmapModel::setScale(Scale s)
+{
+    m_scale = s;
+    recompute();
+}
+
+void HeatmapModel::setRound(int64_t round)
+{
+    m_round = round;
+    recompute();
+}
+
+int64_t HeatmapModel::round() const
+{
+    if (m_round >= 0 || m_stats.empty())
+        return m_round;
+    return m_stats.rbegin()->first;
+}
+
+std::vector<int64_t> HeatmapModel::rounds() const
+{
+    std::vector<int64_t> r;
+    for (const auto &[k, v] : m_stats)
+        r.push_back(k);
+    return r;
+}
+
+double HeatmapModel::value(int row, int col) const
+{
+    if (row < 0 || col < 0 || size_t(row) >= m_cellOp.size() || size_t(col) >= m_cellOp[size_t(row)].size())
+        return NAN;
+    const QString &id = m_cellOp[size_t(row)][size_t(col)];
+    const auto r = m_stats.find(round());
+    if (id.isEmpty() || r == m_stats.end())
+        return NAN;
+    const auto it = r->second.find(id);
+    if (it == r->second.end())
+        return NAN;
+    const live::OpStats &s = *it;
+    switch (m_metric) {
+    case Metric::MaxAbs: return std::max(std::fabs(s.max), std::fabs(s.min));
+    case Metric::Mean: return s.mean;
+    case Metric::L2Norm: return s.l2norm;
+    case Metric::NanInf: return double(s.nan + s.inf);
+    case Metric::Change: {
+        if (r == m_stats.begin())
+            return NAN;
+        const auto &prev = std::prev(r)->second;
+        const auto p = prev.find(id);
+        if (p == prev.end())
+            return NAN;
+        return std::fabs(s.l2norm - p->l2norm) / std::max(std::fabs(p->l2norm), 1e-30);
+    }
+    }
+    return NAN;
+}
+
+void HeatmapModel::recompute()
+{
+    m_lo = INFINITY;
+    m_hi = -INFINITY;
+    for (int r = 0; r < rowCount(); ++r)
+        for (int c = 0; c < columnCount(); ++c) {
+            const double v = value(r, c);
+            if (!std::isfinite(v) || (m_scale == Scale::Log && v <= 0))
+                continue;
+            m_lo = std::min(m_lo, v);
+            m_hi = std::max(m_hi, v);
+        }
+    if (m_lo > m_hi)
+        m_lo = m_hi = 0;
+    if (rowCount() && columnCount())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+QColor HeatmapModel::colourFor(double v) const
+{
+    if (std::isnan(v))
+        return {};
+    if (std::isinf(v))
+        return QColor(230, 0, 120);
+    if (m_metric == Metric::NanInf)
+        return v > 0 ? QColor(230, 0, 120) : QColor(235, 235, 235);
+    double t = 0;
+    if (m_scale == Scale::Log) {
+        if (v <= 0 || m_lo <= 0)
+            return QColor(200, 200, 200);
+        t = m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
+    } else {
+        t = m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
+    }
+    return ramp(t);
+}
+
+QModelIndex HeatmapModel::indexForOp(const QString &id) const
+{
+    const auto it = m_where.find(id);
+    return it == m_where.end() ? QModelIndex() : index(it->first, it->second);
+}
+
+int HeatmapModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rowNames.size());
+}
+
+int HeatmapModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_kinds.size());
+}
+
+QVariant HeatmapModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const QString &id = m_cellOp[size_t(index.row())][size_t(index.column())];
+    if (role == OpIdRole)
+        return id;
+    const double v = value(index.row(), index.column());
+    if (role == ValueRole)
+        return v;
+    if (role == Qt::BackgroundRole) {
+        const QColor c = colourFor(v);
+        return c.isValid() ? QBrush(c) : QVariant();
+    }
+    if (role == Qt::DisplayRole) {
+        const auto r = m_stats.find(round());
+        if (r != m_stats.end() && !id.isEmpty()) {
+            const auto it = r->second.find(id);
+            if (it != r->second.end() && (it->nan || it->inf))
+                return QStringLiteral("!"); // NaN or Inf in the output, whatever the statistic shown
+        }
+        return {};
+    }
+    if (role == Qt::ToolTipRole) {
+        if (id.isEmpty())
+            return tr("%1: no %2 in this layer").arg(m_rowNames.value(index.row()), m_kinds.value(index.column()));
+        QString tip = tr("%1 %2, round %3").arg(id, m_kinds.value(index.column())).arg(round());
+        const auto r = m_stats.find(round());
+        if (r != m_stats.end()) {
+            const auto it = r->second.find(id);
+            if (it != r->second.end())
+                tip += tr("\nmax %1, min %2, mean %3, L2 norm %4\nNaN %5, Inf %6")
+                           .arg(it->max, 0, 'g', 6)
+                           .arg(it->min, 0, 'g', 6)
+                           .arg(it->mean, 0, 'g', 6)
+                           .arg(it->l2norm, 0, 'g', 6)
+                           .arg(it->nan)
+                           .arg(it->inf);
+            else
+                tip += tr("\nnot dumped in this round");
+        }
+        return tip;
+    }
+    if (role == Qt::TextAlignmentRole)
+        return int(Qt::AlignCenter);
+    return {};
+}
+
+QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    return orientation == Qt::Horizontal ? m_kinds.value(section) : m_rowNames.value(section);
+}

@@ -1,0 +1,65 @@
+// Layers x operation kinds for one round: rows are the top-level operations (embedding, each
+// layer, output head), columns the node names without their layer suffix in graph order
+// (attn_norm, Qcur, ..., ffn_out, l_out); a cell's value is a statistic of that op's output in
+// that round. Fed by the probe's streamed statistics or by an opened dump's statistics; the
+// colours come from stored values, so changing the statistic, the scale or the round
+// recolours without recomputing anything.
+#pragma once
+#include <QAbstractTableModel>
+#include <QColor>
+#include <QHash>
+#include <QStringList>
+
+#include <map>
+#include <vector>
+
+#include "live/live_protocol.h"
+
+class HeatmapModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change };
+    enum class Scale { Linear, Log };
+    enum Role { OpIdRole = Qt::UserRole + 1, ValueRole };
+    static constexpr size_t kRoundsKept = 4096;
+
+    explicit HeatmapModel(QObject *parent = nullptr);
+
+    // The graph's ops (groups' ids are single numbers, ops "group_child"); rows and columns.
+    void setOps(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
+    void addStats(const llmscope::live::RoundStats &s); // a round's (or part of it)
+    void clear();
+
+    void setMetric(Metric m);
+    void setScale(Scale s);
+    void setRound(int64_t round); // -1: the newest round with statistics
+    Metric metric() const { return m_metric; }
+    int64_t round() const; // the round shown
+    std::vector<int64_t> rounds() const;
+    // The colour range of what is shown: [lo, hi] of the finite values.
+    std::pair<double, double> range() const { return {m_lo, m_hi}; }
+    QColor colourFor(double v) const;
+    QModelIndex indexForOp(const QString &id) const;
+    QString columnKind(int column) const { return m_kinds.value(column); }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+signals:
+    void roundsChanged();
+
+private:
+    double value(int row, int col) const; // NaN: no value
+    void recompute();                     // the range, after anything that changes what is shown
+
+    QStringList m_rowNames, m_kinds;
+    std::vector<std::vector<QString>> m_cellOp; // [row][col] -> op id ("" when none)
+    QHash<QString, std::pair<int, int>> m_where; // op id -> (row, col)
+    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats
+    Metric m_metric = Metric::MaxAbs;
+    Scale m_scale = Scale::Linear;
+    int64_t m_round = -1;
+    double m_lo = 0, m_hi = 0;
+};

@@ -1,0 +1,119 @@
+#include "heatmap_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSlider>
+#include <QTableView>
+#include <QVBoxLayout>
+
+HeatmapView::HeatmapView(QWidget *parent)
+    : QWidget(parent), m_model(new HeatmapModel(this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
+      m_scale(new QComboBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
+      m_follow(new QCheckBox(tr("newest"), this)), m_roundLabel(new QLabel(this)), m_legend(new QLabel(this))
+{
+    m_metric->addItem(tr("max |x|"), int(HeatmapModel::Metric::MaxAbs));
+    m_metric->addItem(tr("mean"), int(HeatmapModel::Metric::Mean));
+    m_metric->addItem(tr("L2 norm"), int(HeatmapModel::Metric::L2Norm));
+    m_metric->addItem(tr("NaN/Inf count"), int(HeatmapModel::Metric::NanInf));
+    m_metric->addItem(tr("change from the previous round"), int(HeatmapModel::Metric::Change));
+    m_scale->addItem(tr("linear"), int(HeatmapModel::Scale::Linear));
+    m_scale->addItem(tr("log"), int(HeatmapModel::Scale::Log));
+    m_follow->setChecked(true);
+    m_follow->setToolTip(tr("Show the newest round as the program computes"));
+    m_round->setEnabled(false);
+    m_table->setModel(m_model);
+    m_table->horizontalHeader()->setDefaultSectionSize(64);
+    m_table->verticalHeader()->setDefaultSectionSize(22);
+    m_table->horizontalHeader()->setTextElideMode(Qt::ElideMiddle);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setToolTip(tr("Rows: layers; columns: operations by node name; colour: the statistic chosen above. "
+                           "'!' marks an output with NaN or Inf. Click a cell to pick the operation."));
+    m_legend->setMinimumWidth(260);
+
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Statistic:"), this));
+    controls->addWidget(m_metric);
+    controls->addWidget(new QLabel(tr("Scale:"), this));
+    controls->addWidget(m_scale);
+    controls->addWidget(new QLabel(tr("Round:"), this));
+    controls->addWidget(m_round, 1);
+    controls->addWidget(m_roundLabel);
+    controls->addWidget(m_follow);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(m_legend);
+    layout->addWidget(m_table, 1);
+
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
+        m_model->setMetric(HeatmapModel::Metric(m_metric->currentData().toInt()));
+        updateLegend();
+    });
+    connect(m_scale, &QComboBox::currentIndexChanged, this, [this] {
+        m_model->setScale(HeatmapModel::Scale(m_scale->currentData().toInt()));
+        updateLegend();
+    });
+    connect(m_round, &QSlider::valueChanged, this, [this](int i) {
+        const auto rounds = m_model->rounds();
+        if (m_follow->isChecked() || i < 0 || size_t(i) >= rounds.size())
+            return;
+        m_model->setRound(rounds[size_t(i)]);
+        m_roundLabel->setText(QString::number(rounds[size_t(i)]));
+        updateLegend();
+    });
+    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
+        m_round->setEnabled(!on);
+        if (on)
+            m_model->setRound(-1);
+        roundsChanged();
+    });
+    connect(m_model, &HeatmapModel::roundsChanged, this, &HeatmapView::roundsChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
+        const QString id = i.data(HeatmapModel::OpIdRole).toString();
+        if (!id.isEmpty())
+            emit opClicked(id);
+    });
+    updateLegend();
+}
+
+void HeatmapView::roundsChanged()
+{
+    const auto rounds = m_model->rounds();
+    m_round->blockSignals(true);
+    m_round->setRange(0, std::max(0, int(rounds.size()) - 1));
+    if (m_follow->isChecked())
+        m_round->setValue(m_round->maximum());
+    m_round->blockSignals(false);
+    m_roundLabel->setText(m_model->round() >= 0 ? QString::number(m_model->round()) : QStringLiteral("-"));
+    updateLegend();
+}
+
+void HeatmapView::updateLegend()
+{
+    const auto [lo, hi] = m_model->range();
+    if (m_model->rowCount() == 0) {
+        m_legend->setText(tr("The heatmap fills as the program's dumped rounds bring statistics (--type stats, or "
+                             "tensors), or from an opened dump's statistics."));
+        m_legend->setStyleSheet(QString());
+        return;
+    }
+    m_legend->setText(QStringLiteral("<span style=\"color:white\">&nbsp;%1</span>%2<span>%3&nbsp;</span>")
+                          .arg(QString::number(lo, 'g', 4), QStringLiteral("&nbsp;").repeated(40),
+                               QString::number(hi, 'g', 4)));
+    m_legend->setStyleSheet(QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
+                                           "stop:0 rgb(68,1,84), stop:0.25 rgb(59,82,139), stop:0.5 rgb(33,145,140), "
+                                           "stop:0.75 rgb(94,201,98), stop:1 rgb(253,231,37)); }"));
+}
+
+void HeatmapView::selectOp(const QString &id)
+{
+    const QModelIndex i = m_model->indexForOp(id);
+    if (i.isValid()) {
+        m_table->setCurrentIndex(i);
+        m_table->scrollTo(i);
+    }
+}

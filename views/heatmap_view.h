@@ -1,0 +1,39 @@
+// The heatmap of layers x operation kinds: which statistic, which scale, which round (or the
+// newest as it streams), a legend with the range shown, and a click that picks the op.
+#pragma once
+#include <QWidget>
+
+#include "heatmap_model.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QTableView;
+
+class HeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget *parent = nullptr);
+
+    HeatmapModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QComboBox *metricBox() const { return m_metric; }
+    QComboBox *scaleBox() const { return m_scale; }
+    QSlider *roundSlider() const { return m_round; }
+    void selectOp(const QString &id);
+
+signals:
+    void opClicked(const QString &id);
+
+private:
+    void roundsChanged();
+    void updateLegend();
+
+    HeatmapModel *m_model;
+    QTableView *m_table;
+    QComboBox *m_metric, *m_scale;
+    QSlider *m_round;
+    QCheckBox *m_follow;
+    QLabel *m_roundLabel, *m_legend;
+};
