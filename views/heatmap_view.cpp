@@ -101,9 +101,9 @@ void HeatmapView::updateLegend()
         m_legend->setStyleSheet(QString());
         return;
     }
-    m_legend->setText(QStringLiteral("<span style=\"color:white\">&nbsp;%1</span>%2<span>%3&nbsp;</span>")
-                          .arg(QString::number(lo, 'g', 4), QStringLiteral("&nbsp;").repeated(40),
-                               QString::number(hi, 'g', 4)));
+    m_legend->setText(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
+                                     "<td align=\"right\">%2&nbsp;</td></tr></table>")
+                          .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)));
     m_legend->setStyleSheet(QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
                                            "stop:0 rgb(68,1,84), stop:0.25 rgb(59,82,139), stop:0.5 rgb(33,145,140), "
                                            "stop:0.75 rgb(94,201,98), stop:1 rgb(253,231,37)); }"));
