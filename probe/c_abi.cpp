@@ -88,7 +88,8 @@ int64_t llmscope_probe_begin_round(void)
         closeRound(p, r); // a round left open ends here
         const ProbeConfig &c = p.config();
         r.round = p.takeRound();
-        p.startLive("c-abi", "");
+        if (p.liveWanted())
+            p.startLive("c-abi", "");
         r.selection = p.selectionForRound(r.round);
         r.dumping = (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) &&
                     r.selection->selectsDevice(0);

@@ -307,7 +307,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     s.round = p.takeRound();
-    p.startLive("ggml", backendNames(sched));
+    if (p.liveWanted())
+        p.startLive("ggml", backendNames(sched));
     s.selection = p.selectionForRound(s.round);
     const Selection &sel = *s.selection;
     s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);

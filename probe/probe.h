@@ -81,6 +81,7 @@ public:
     // and returns the selection for this round.
     std::shared_ptr<const Selection> selectionForRound(int64_t round);
     // Under mutex: connects to the app when LLMSCOPE_LIVE names its socket (once).
+    bool liveWanted() const { return !m_config.liveSocket.empty() && !m_liveStarted; }
     void startLive(const std::string &engine, const std::string &device);
     // The live channel, or null: none asked for, or not started yet.
     LiveChannel *live() const { return m_live.load(std::memory_order_acquire); }
