@@ -123,6 +123,10 @@ not dumped in this round</source>
         <translation>
 本轮未转储</translation>
     </message>
+    <message>
+        <source>round %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>
@@ -181,6 +185,30 @@ not dumped in this round</source>
     <message>
         <source>The heatmap fills as the program's dumped rounds bring statistics (--type stats, or tensors), or from an opened dump's statistics.</source>
         <translation>热力图随程序转储轮次带来的统计量（--type stats 或 tensor）逐步填充，也可来自已打开转储中的统计量。</translation>
+    </message>
+    <message>
+        <source>layers x operations</source>
+        <translation>层 x 算子</translation>
+    </message>
+    <message>
+        <source>rounds x layers, one operation</source>
+        <translation>轮次 x 层（单个算子）</translation>
+    </message>
+    <message>
+        <source>no threshold</source>
+        <translation>无阈值</translation>
+    </message>
+    <message>
+        <source>Cells whose value is above it are flagged red; 0: no threshold</source>
+        <translation>数值高于它的单元格标为红色；0：无阈值</translation>
+    </message>
+    <message>
+        <source>View:</source>
+        <translation>视图：</translation>
+    </message>
+    <message>
+        <source>Flag above:</source>
+        <translation>标记高于：</translation>
     </message>
 </context>
 <context>

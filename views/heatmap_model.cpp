@@ -97,8 +97,13 @@ void HeatmapModel::addStats(const live::RoundStats &s)
         round.insert(QString::fromStdString(o.id), o);
     while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
         m_stats.erase(m_stats.begin());
-    if (m_round < 0 || m_round == s.round)
+    if (m_mode == Mode::RoundsByLayers) { // a new row of rounds
+        beginResetModel();
+        endResetModel();
+        recompute();
+    } else if (m_round < 0 || m_round == s.round) {
         recompute(); // the newest round is shown: it just changed
+    }
     emit roundsChanged();
 }
 
@@ -135,12 +140,12 @@ std::vector<int64_t> HeatmapModel::rounds() const
     return r;
 }
 
-double HeatmapModel::value(int row, int col) const
+double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
 {
-    if (row < 0 || col < 0 || size_t(row) >= m_cellOp.size() || size_t(col) >= m_cellOp[size_t(row)].size())
+    if (layer < 0 || kind < 0 || size_t(layer) >= m_cellOp.size() || size_t(kind) >= m_cellOp[size_t(layer)].size())
         return NAN;
-    const QString &id = m_cellOp[size_t(row)][size_t(col)];
-    const auto r = m_stats.find(round());
+    const QString &id = m_cellOp[size_t(layer)][size_t(kind)];
+    const auto r = m_stats.find(round);
     if (id.isEmpty() || r == m_stats.end())
         return NAN;
     const auto it = r->second.find(id);
@@ -163,6 +168,46 @@ double HeatmapModel::value(int row, int col) const
     }
     }
     return NAN;
+}
+
+int64_t HeatmapModel::roundAt(int row) const
+{
+    if (m_mode == Mode::LayersByKinds)
+        return round();
+    if (row < 0 || size_t(row) >= m_stats.size())
+        return -1;
+    return std::next(m_stats.begin(), row)->first;
+}
+
+QString HeatmapModel::opAt(int row, int col) const
+{
+    const int layer = m_mode == Mode::LayersByKinds ? row : col;
+    const int kind = m_mode == Mode::LayersByKinds ? col : m_kind;
+    if (layer < 0 || kind < 0 || size_t(layer) >= m_cellOp.size() || size_t(kind) >= m_cellOp[size_t(layer)].size())
+        return {};
+    return m_cellOp[size_t(layer)][size_t(kind)];
+}
+
+double HeatmapModel::value(int row, int col) const
+{
+    if (m_mode == Mode::LayersByKinds)
+        return valueAt(row, col, round());
+    return valueAt(col, m_kind, roundAt(row));
+}
+
+void HeatmapModel::setMode(Mode m, int kind)
+{
+    beginResetModel();
+    m_mode = m;
+    m_kind = std::clamp(kind, 0, std::max(0, int(m_kinds.size()) - 1));
+    endResetModel();
+    recompute();
+}
+
+void HeatmapModel::setThreshold(double t)
+{
+    m_threshold = t;
+    recompute();
 }
 
 void HeatmapModel::recompute()
@@ -191,6 +236,8 @@ QColor HeatmapModel::colourFor(double v) const
         return QColor(230, 0, 120);
     if (m_metric == Metric::NanInf)
         return v > 0 ? QColor(230, 0, 120) : QColor(235, 235, 235);
+    if (!std::isnan(m_threshold) && v > m_threshold)
+        return QColor(255, 40, 40); // over the threshold: flagged, whatever the ramp says
     double t = 0;
     if (m_scale == Scale::Log) {
         if (v <= 0 || m_lo <= 0)
@@ -205,24 +252,33 @@ QColor HeatmapModel::colourFor(double v) const
 QModelIndex HeatmapModel::indexForOp(const QString &id) const
 {
     const auto it = m_where.find(id);
-    return it == m_where.end() ? QModelIndex() : index(it->first, it->second);
+    if (it == m_where.end())
+        return {};
+    if (m_mode == Mode::LayersByKinds)
+        return index(it->first, it->second);
+    return it->second == m_kind && rowCount() ? index(rowCount() - 1, it->first) : QModelIndex(); // its newest round
 }
 
 int HeatmapModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rowNames.size());
+    if (parent.isValid())
+        return 0;
+    return m_mode == Mode::LayersByKinds ? int(m_rowNames.size()) : (m_kinds.isEmpty() ? 0 : int(m_stats.size()));
 }
 
 int HeatmapModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_kinds.size());
+    if (parent.isValid())
+        return 0;
+    return m_mode == Mode::LayersByKinds ? int(m_kinds.size()) : (m_kinds.isEmpty() ? 0 : int(m_rowNames.size()));
 }
 
 QVariant HeatmapModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid())
         return {};
-    const QString &id = m_cellOp[size_t(index.row())][size_t(index.column())];
+    const QString id = opAt(index.row(), index.column());
+    const int64_t cellRound = roundAt(index.row());
     if (role == OpIdRole)
         return id;
     const double v = value(index.row(), index.column());
@@ -233,7 +289,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         return c.isValid() ? QBrush(c) : QVariant();
     }
     if (role == Qt::DisplayRole) {
-        const auto r = m_stats.find(round());
+        const auto r = m_stats.find(cellRound);
         if (r != m_stats.end() && !id.isEmpty()) {
             const auto it = r->second.find(id);
             if (it != r->second.end() && (it->nan || it->inf))
@@ -242,10 +298,12 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         return {};
     }
     if (role == Qt::ToolTipRole) {
+        const int layer = m_mode == Mode::LayersByKinds ? index.row() : index.column();
+        const int kind = m_mode == Mode::LayersByKinds ? index.column() : m_kind;
         if (id.isEmpty())
-            return tr("%1: no %2 in this layer").arg(m_rowNames.value(index.row()), m_kinds.value(index.column()));
-        QString tip = tr("%1 %2, round %3").arg(id, m_kinds.value(index.column())).arg(round());
-        const auto r = m_stats.find(round());
+            return tr("%1: no %2 in this layer").arg(m_rowNames.value(layer), m_kinds.value(kind));
+        QString tip = tr("%1 %2, round %3").arg(id, m_kinds.value(kind)).arg(cellRound);
+        const auto r = m_stats.find(cellRound);
         if (r != m_stats.end()) {
             const auto it = r->second.find(id);
             if (it != r->second.end())
@@ -270,5 +328,7 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
+    if (m_mode == Mode::RoundsByLayers)
+        return orientation == Qt::Horizontal ? m_rowNames.value(section) : tr("round %1").arg(roundAt(section));
     return orientation == Qt::Horizontal ? m_kinds.value(section) : m_rowNames.value(section);
 }

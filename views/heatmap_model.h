@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QStringList>
 
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -20,6 +21,9 @@ class HeatmapModel : public QAbstractTableModel {
 public:
     enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change };
     enum class Scale { Linear, Log };
+    // Layers x operation kinds for one round, or rounds x layers for one operation kind
+    // (the token axis).
+    enum class Mode { LayersByKinds, RoundsByLayers };
     enum Role { OpIdRole = Qt::UserRole + 1, ValueRole };
     static constexpr size_t kRoundsKept = 4096;
 
@@ -33,6 +37,12 @@ public:
     void setMetric(Metric m);
     void setScale(Scale s);
     void setRound(int64_t round); // -1: the newest round with statistics
+    void setMode(Mode m, int kind = 0); // kind: a column of the layers x kinds layout
+    Mode mode() const { return m_mode; }
+    int kindCount() const { return int(m_kinds.size()); }
+    // Values above it are flagged in one colour; NaN: no threshold. Recolours at once.
+    void setThreshold(double t);
+    double threshold() const { return m_threshold; }
     Metric metric() const { return m_metric; }
     int64_t round() const; // the round shown
     std::vector<int64_t> rounds() const;
@@ -51,7 +61,10 @@ signals:
     void roundsChanged();
 
 private:
-    double value(int row, int col) const; // NaN: no value
+    double value(int row, int col) const; // NaN: no value, in the shown layout
+    double valueAt(int layer, int kind, int64_t round) const;
+    QString opAt(int row, int col) const; // the op of a shown cell ("" when none)
+    int64_t roundAt(int row) const;       // the round of a shown cell's row
     void recompute();                     // the range, after anything that changes what is shown
 
     QStringList m_rowNames, m_kinds;
@@ -61,5 +74,8 @@ private:
     Metric m_metric = Metric::MaxAbs;
     Scale m_scale = Scale::Linear;
     int64_t m_round = -1;
+    Mode m_mode = Mode::LayersByKinds;
+    int m_kind = 0;
+    double m_threshold = NAN;
     double m_lo = 0, m_hi = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSignalBlocker>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -9,9 +11,12 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 HeatmapView::HeatmapView(QWidget *parent)
     : QWidget(parent), m_model(new HeatmapModel(this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
-      m_scale(new QComboBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
+      m_scale(new QComboBox(this)), m_mode(new QComboBox(this)), m_kind(new QComboBox(this)),
+      m_threshold(new QDoubleSpinBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
       m_follow(new QCheckBox(tr("newest"), this)), m_roundLabel(new QLabel(this)), m_legend(new QLabel(this))
 {
     m_metric->addItem(tr("max |x|"), int(HeatmapModel::Metric::MaxAbs));
@@ -21,6 +26,14 @@ HeatmapView::HeatmapView(QWidget *parent)
     m_metric->addItem(tr("change from the previous round"), int(HeatmapModel::Metric::Change));
     m_scale->addItem(tr("linear"), int(HeatmapModel::Scale::Linear));
     m_scale->addItem(tr("log"), int(HeatmapModel::Scale::Log));
+    m_mode->addItem(tr("layers x operations"), int(HeatmapModel::Mode::LayersByKinds));
+    m_mode->addItem(tr("rounds x layers, one operation"), int(HeatmapModel::Mode::RoundsByLayers));
+    m_kind->setEnabled(false);
+    m_kind->setMinimumContentsLength(14);
+    m_threshold->setRange(0, 1e12);
+    m_threshold->setDecimals(4);
+    m_threshold->setSpecialValueText(tr("no threshold"));
+    m_threshold->setToolTip(tr("Cells whose value is above it are flagged red; 0: no threshold"));
     m_follow->setChecked(true);
     m_follow->setToolTip(tr("Show the newest round as the program computes"));
     m_round->setEnabled(false);
@@ -42,9 +55,17 @@ HeatmapView::HeatmapView(QWidget *parent)
     controls->addWidget(m_round, 1);
     controls->addWidget(m_roundLabel);
     controls->addWidget(m_follow);
+    auto *controls2 = new QHBoxLayout;
+    controls2->addWidget(new QLabel(tr("View:"), this));
+    controls2->addWidget(m_mode);
+    controls2->addWidget(m_kind);
+    controls2->addWidget(new QLabel(tr("Flag above:"), this));
+    controls2->addWidget(m_threshold);
+    controls2->addStretch();
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
+    layout->addLayout(controls2);
     layout->addWidget(m_legend);
     layout->addWidget(m_table, 1);
 
@@ -69,6 +90,25 @@ HeatmapView::HeatmapView(QWidget *parent)
         if (on)
             m_model->setRound(-1);
         roundsChanged();
+    });
+    auto applyMode = [this] {
+        const auto mode = HeatmapModel::Mode(m_mode->currentData().toInt());
+        m_kind->setEnabled(mode == HeatmapModel::Mode::RoundsByLayers);
+        m_model->setMode(mode, std::max(0, m_kind->currentIndex()));
+        updateLegend();
+    };
+    connect(m_mode, &QComboBox::currentIndexChanged, this, applyMode);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, applyMode);
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double t) {
+        m_model->setThreshold(t > 0 ? t : NAN);
+    });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        if (m_model->mode() != HeatmapModel::Mode::LayersByKinds || m_kind->count() == m_model->kindCount())
+            return;
+        const QSignalBlocker block(m_kind); // the kinds of a new graph
+        m_kind->clear();
+        for (int k = 0; k < m_model->kindCount(); ++k)
+            m_kind->addItem(m_model->columnKind(k));
     });
     connect(m_model, &HeatmapModel::roundsChanged, this, &HeatmapView::roundsChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);

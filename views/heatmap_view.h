@@ -7,6 +7,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QSlider;
 class QTableView;
@@ -20,6 +21,9 @@ public:
     QTableView *table() const { return m_table; }
     QComboBox *metricBox() const { return m_metric; }
     QComboBox *scaleBox() const { return m_scale; }
+    QComboBox *modeBox() const { return m_mode; }
+    QComboBox *kindBox() const { return m_kind; }
+    QDoubleSpinBox *thresholdBox() const { return m_threshold; }
     QSlider *roundSlider() const { return m_round; }
     void selectOp(const QString &id);
 
@@ -32,7 +36,8 @@ private:
 
     HeatmapModel *m_model;
     QTableView *m_table;
-    QComboBox *m_metric, *m_scale;
+    QComboBox *m_metric, *m_scale, *m_mode, *m_kind;
+    QDoubleSpinBox *m_threshold;
     QSlider *m_round;
     QCheckBox *m_follow;
     QLabel *m_roundLabel, *m_legend;

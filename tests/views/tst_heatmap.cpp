@@ -3,6 +3,7 @@
 // click picks the op.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QSignalSpy>
@@ -107,6 +108,52 @@ private slots:
         follow->setChecked(false);
         v.roundSlider()->setValue(0);
         QCOMPARE(m->round(), int64_t(1));
+    }
+
+    // A threshold recolours at once from the stored values: the cells above it turn red.
+    void thresholdFlagsCells()
+    {
+        HeatmapView v;
+        v.resize(700, 300);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        HeatmapModel *m = v.model();
+        m->setOps(groups(), ops());
+        m->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 5, 10)}});
+        QTableView *t = v.table();
+        const QModelIndex low = m->indexForOp("1_1"), high = m->indexForOp("2_1"), mid = m->indexForOp("0_0");
+        const QColor midBefore = pixel(t, mid);
+        v.thresholdBox()->setValue(4); // max |x|: 1, 10, 5
+        QCOMPARE(pixel(t, high), QColor(255, 40, 40));
+        QCOMPARE(pixel(t, mid), QColor(255, 40, 40));
+        QVERIFY(pixel(t, low) != QColor(255, 40, 40));
+        v.thresholdBox()->setValue(7);
+        QCOMPARE(pixel(t, mid), midBefore); // back on the ramp
+        v.thresholdBox()->setValue(0);
+        QVERIFY(std::isnan(m->threshold()));
+    }
+
+    // The token axis: rounds x layers for one operation kind.
+    void roundsByLayersForOneKind()
+    {
+        HeatmapView v;
+        HeatmapModel *m = v.model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m->setOps(groups(), ops());
+        for (int r = 0; r < 3; ++r)
+            m->addStats({r, {st("1_1", 1 + r, 10), st("2_1", 10 * (r + 1), 20)}});
+        v.modeBox()->setCurrentIndex(1);
+        QVERIFY(v.kindBox()->isEnabled());
+        v.kindBox()->setCurrentIndex(v.kindBox()->findText("ffn_out"));
+        QCOMPARE(m->rowCount(), 3); // rounds 0..2
+        QCOMPARE(m->columnCount(), 4); // the layers (and embedding, head)
+        QCOMPARE(m->headerData(2, Qt::Vertical).toString(), QString("round 2"));
+        QCOMPARE(m->headerData(1, Qt::Horizontal).toString(), QString("Layer0"));
+        QCOMPARE(m->index(2, 2).data(HeatmapModel::ValueRole).toDouble(), 30.0); // layer 1's ffn_out, round 2
+        QCOMPARE(m->index(0, 1).data(HeatmapModel::OpIdRole).toString(), QString("1_1"));
+        QCOMPARE(m->indexForOp("2_1"), m->index(2, 2)); // its newest round
+        m->addStats({3, {st("2_1", 1, 1)}});
+        QCOMPARE(m->rowCount(), 4); // a row for each new round
     }
 };
 
