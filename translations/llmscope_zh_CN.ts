@@ -65,6 +65,88 @@
     </message>
 </context>
 <context>
+    <name>DiffTableModel</name>
+    <message>
+        <source>unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>FIRST DIVERGENT</source>
+        <translation>首个偏离</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>its error comes in through the weight %1</source>
+        <translation>其误差经由权重 %1 引入</translation>
+    </message>
+    <message>
+        <source>Round</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Operation</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Output error</source>
+        <translation>输出误差</translation>
+    </message>
+    <message>
+        <source>Inherited</source>
+        <translation>继承误差</translation>
+    </message>
+    <message>
+        <source>Added itself</source>
+        <translation>自身新增</translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation>余弦相似度</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+</context>
+<context>
+    <name>DiffView</name>
+    <message>
+        <source>failures only</source>
+        <translation>仅显示未通过</translation>
+    </message>
+    <message>
+        <source>Compare a golden dump with a test dump (Session &gt; Compare dumps, Ctrl+D).</source>
+        <translation>比较标杆转储与待测转储（会话 &gt; 比较转储，Ctrl+D）。</translation>
+    </message>
+    <message>
+        <source>Filter operations by name, type or id</source>
+        <translation>按名称、类型或 id 过滤算子</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; against &lt;b&gt;%2&lt;/b&gt;: %3 tensor pairs (%4), %5 passed, %6 failed; %7 only in golden, %8 only in test.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; 对比 &lt;b&gt;%2&lt;/b&gt;：%3 对张量（%4），%5 对通过，%6 对未通过；%7 个仅在标杆中，%8 个仅在待测中。</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (%3 operations before it passed).</source>
+        <translation>&lt;br&gt;首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
+    </message>
+    <message>
+        <source> The weight &lt;b&gt;%1&lt;/b&gt; differs between golden and test: the operation's error comes in through it.</source>
+        <translation> 权重 &lt;b&gt;%1&lt;/b&gt; 在标杆与待测之间不同：该算子的误差经由它引入。</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;Every operation passed.</source>
+        <translation>&lt;br&gt;所有算子均通过。</translation>
+    </message>
+</context>
+<context>
     <name>DumpTreeModel</name>
     <message>
         <source>Round %1</source>
@@ -810,6 +892,66 @@ not dumped in this round</source>
     <message>
         <source>Heatmap</source>
         <translation>热力图</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Compare dumps...</source>
+        <translation>比较转储(&amp;C)...</translation>
+    </message>
+    <message>
+        <source>Compare a golden dump with a test dump</source>
+        <translation>比较标杆转储与待测转储</translation>
+    </message>
+    <message>
+        <source>...</source>
+        <translation>...</translation>
+    </message>
+    <message>
+        <source>Dump folder</source>
+        <translation>转储目录</translation>
+    </message>
+    <message>
+        <source>&amp;Golden (reference):</source>
+        <translation>标杆（参考）(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>&amp;Test:</source>
+        <translation>待测(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>A comparison is running; cancel it first</source>
+        <translation>已有比较在进行；请先取消</translation>
+    </message>
+    <message>
+        <source>Comparing %1 with %2...</source>
+        <translation>正在比较 %1 与 %2...</translation>
+    </message>
+    <message>
+        <source>Comparing: %1</source>
+        <translation>正在比较：%1</translation>
+    </message>
+    <message>
+        <source>Could not compare: %1</source>
+        <translation>无法比较：%1</translation>
+    </message>
+    <message>
+        <source>First divergent: %1</source>
+        <translation>首个偏离：%1</translation>
+    </message>
+    <message>
+        <source>Every operation passed</source>
+        <translation>所有算子均通过</translation>
     </message>
 </context>
 <context>

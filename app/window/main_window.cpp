@@ -3,7 +3,12 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPushButton>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -35,6 +40,8 @@
 #include "dump_tree_model.h"
 #include "launch_dialog.h"
 #include "op_tree_model.h"
+#include "compare/compare_run.h"
+#include "diff_view.h"
 #include "dump/op_files.h"
 #include "heatmap_view.h"
 #include "op_tree_panel.h"
@@ -82,7 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_placeholder(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
-      m_heatmap(new HeatmapView(this)),
+      m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
 {
     setWindowTitle(tr("llmscope - LLM inference precision debugger"));
@@ -120,6 +127,7 @@ MainWindow::MainWindow(QWidget *parent)
     split->setStretchFactor(1, 1);
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_inspector, tr("Inspector"));
+    m_tabs->addTab(m_diff, tr("Diff"));
     m_tabs->addTab(split, tr("Tensor files"));
     m_stack->addWidget(m_placeholder);
     m_stack->addWidget(m_tabs);
@@ -146,6 +154,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_progress->setMaximumWidth(240);
     m_progress->hide();
     statusBar()->addPermanentWidget(m_progress);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelCompare);
+    connect(m_diff, &DiffView::opClicked, this, [this](const QString &id) { m_ops->selectOp(id); });
     statusBar()->showMessage(tr("Ready"));
 
     buildMenus();
@@ -241,6 +254,9 @@ void MainWindow::buildMenus()
     m_stopAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
     session->addSeparator();
     m_applyAct = session->addAction(tr("&Apply selection"), this, &MainWindow::applySelection);
+    session->addSeparator();
+    auto *compare = session->addAction(tr("&Compare dumps..."), this, &MainWindow::showCompareDialog);
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     m_applyAct->setToolTip(tr("Dump the checked operations from the program's next graph on"));
 
     auto *view = menuBar()->addMenu(tr("&View"));
@@ -571,6 +587,101 @@ void MainWindow::inspectOp(const QString &id)
     m_stack->setCurrentIndex(1);
     if (m_tabs->currentWidget() != m_heatmap) // picked in the heatmap: it stays in view
         m_tabs->setCurrentWidget(m_inspector);
+}
+
+void MainWindow::showCompareDialog()
+{
+    QDialog d(this);
+    d.setWindowTitle(tr("Compare a golden dump with a test dump"));
+    auto *golden = new QLineEdit(&d), *test = new QLineEdit(&d);
+    auto *form = new QFormLayout(&d);
+    auto row = [&](QLineEdit *e) {
+        auto *h = new QHBoxLayout;
+        auto *browse = new QPushButton(tr("..."), &d);
+        h->addWidget(e, 1);
+        h->addWidget(browse);
+        connect(browse, &QPushButton::clicked, &d, [&d, e] {
+            const QString dir = QFileDialog::getExistingDirectory(&d, tr("Dump folder"));
+            if (!dir.isEmpty())
+                e->setText(dir);
+        });
+        return h;
+    };
+    form->addRow(tr("&Golden (reference):"), row(golden));
+    form->addRow(tr("&Test:"), row(test));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &d);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Compare"));
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+    d.resize(640, d.sizeHint().height());
+    if (d.exec() == QDialog::Accepted && !golden->text().isEmpty() && !test->text().isEmpty())
+        compareDumps(golden->text(), test->text());
+}
+
+void MainWindow::cancelCompare()
+{
+    if (m_cancelFlag)
+        m_cancelFlag->store(true);
+}
+
+QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test)
+{
+    QPointer<MainWindow> self(this);
+    if (m_cancelFlag) { // one comparison at a time
+        statusBar()->showMessage(tr("A comparison is running; cancel it first"), 10000);
+        co_return false;
+    }
+    if (!m_session->isRunning()) { // golden's operations in the tree and heatmap, while comparing
+        m_ops->model()->clear();
+        openDump(golden);
+    }
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancelFlag = cancel;
+    m_progress->setRange(0, 0);
+    m_progress->show();
+    m_cancel->show();
+    statusBar()->showMessage(tr("Comparing %1 with %2...").arg(golden, test));
+    auto progress = [self](uint64_t done, uint64_t total, const std::string &op) {
+        QMetaObject::invokeMethod(qApp, [self, done, total, op = QString::fromStdString(op)] {
+            if (self && total > 0) {
+                self->m_progress->setRange(0, int(total));
+                self->m_progress->setValue(int(done));
+                self->statusBar()->showMessage(tr("Comparing: %1").arg(op));
+            }
+        });
+    };
+    CompareOptions o;
+    o.goldenPath = golden.toStdString();
+    o.myPath = test.toStdString();
+    o.cancel = cancel.get();
+    auto future = QtConcurrent::run([o, progress, cancel]() -> std::pair<std::shared_ptr<CompareResult>, QString> {
+        try {
+            return {std::make_shared<CompareResult>(runCompare(o, progress)), QString()};
+        } catch (const Error &e) {
+            return {nullptr, QString::fromUtf8(e.what())};
+        }
+    });
+    auto [result, error] = co_await future;
+    if (!self)
+        co_return false;
+    m_cancelFlag.reset();
+    m_progress->hide();
+    m_cancel->hide();
+    if (!result) {
+        statusBar()->showMessage(tr("Could not compare: %1").arg(error), 15000);
+        emit compareFinished(false, error);
+        co_return false;
+    }
+    m_diff->setResult(result);
+    m_stack->setCurrentIndex(1);
+    m_tabs->setCurrentWidget(m_diff);
+    const QString message = result->firstDivergent >= 0
+                                ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
+                                : tr("Every operation passed");
+    statusBar()->showMessage(message, 30000);
+    emit compareFinished(true, message);
+    co_return true;
 }
 
 void MainWindow::chooseDump()

@@ -27,7 +27,9 @@ class QStackedWidget;
 class QTabWidget;
 class QTextBrowser;
 class QTreeView;
+class DiffView;
 class HeatmapView;
+class QPushButton;
 class TensorInspector;
 
 class MainWindow : public QMainWindow {
@@ -56,12 +58,19 @@ public:
     QPlainTextEdit *console() const { return m_console; }
     TensorInspector *inspector() const { return m_inspector; }
     HeatmapView *heatmap() const { return m_heatmap; }
+    DiffView *diff() const { return m_diff; }
+    // Compares a golden dump with a test dump off the GUI thread (progress and Cancel in the
+    // status bar) and shows the result in the Diff tab; false when it could not run.
+    QCoro::Task<bool> compareDumps(QString golden, QString test);
+    void showCompareDialog();
+    void cancelCompare();
     // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
     void inspectOp(const QString &id);
 
 signals:
     void dumpLoaded(const QString &folder, int tensors);
     void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
+    void compareFinished(bool ok, const QString &message);
     void dumpFailed(const QString &folder, const QString &message);
     // The probe acknowledged a selection: it applies from this round on.
     void selectionApplied(const QString &idsText, qint64 fromRound);
@@ -95,6 +104,9 @@ private:
     QPlainTextEdit *m_console;
     TensorInspector *m_inspector;
     HeatmapView *m_heatmap;
+    DiffView *m_diff;
+    QPushButton *m_cancel;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag; // the running compare's
     QString m_dumpRoot; // the dump the tree's ops are read from (the live one, or the opened one)
     LiveSession *m_session;
     QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr;

@@ -304,6 +304,8 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     std::mutex progressMutex;
     auto work = [&] {
         for (size_t i; (i = next++) < res.rows.size();) {
+            if (o.cancel && o.cancel->load(std::memory_order_relaxed))
+                break;
             compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
@@ -320,6 +322,8 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     work();
     for (auto &t : pool)
         t.join();
+    if (o.cancel && o.cancel->load())
+        throw Error("compare cancelled");
 
     // Operations in execution order, each with the error it adds itself.
     std::map<std::tuple<int64_t, std::vector<int64_t>, std::string>, size_t> opIndex;

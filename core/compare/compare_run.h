@@ -2,6 +2,7 @@
 // in one pass over its data (memory-mapped, pairs spread over threads), then each
 // operation's own error and the first divergent operation.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ struct CompareOptions {
     std::optional<double> relTol;      // overrides the dtype table's tolerance
     std::optional<double> passRate;    // overrides the dtype table's pass rate
     unsigned threads = 0;              // 0: one per core
+    const std::atomic<bool> *cancel = nullptr; // set: the comparison stops soon, with Error "compare cancelled"
 };
 
 struct CompareRow {

@@ -8,11 +8,13 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTableView>
 #include <QTreeView>
 
 #include <QCoroTask>
@@ -28,6 +30,8 @@
 #include "main_window.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
+#include "diff_table_model.h"
+#include "diff_view.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
 #include "tensor_inspector.h"
@@ -194,6 +198,40 @@ private slots:
         QVERIFY(w.session()->dumpRoot() != first);
         QVERIFY(!scanDump(w.session()->dumpRoot().toStdString()).tensors.empty());
         QVERIFY(w.opPanel()->model()->opCount() > 60);
+    }
+
+    // Golden against the model with a corrupted layer in the Diff tab: computed off the GUI
+    // thread, the first divergent operation marked and selected, its weight named.
+    void diffOfGoldenAndCorruptedLayer()
+    {
+        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/fam", "--layers", "2", "--corrupt-layer", "1"}));
+        for (const QString &side : {QStringLiteral("f32"), QStringLiteral("corrupt")}) {
+            QProcess p;
+            p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_dir.path() +
+                                                              "/fam/model-" + side + ".gguf -n 2",
+                                         "--type", "model", "tensor", "-er", "0,1", "-o", m_dir.path() + "/cmp/" + side});
+            QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        }
+        MainWindow w;
+        w.show();
+        QSignalSpy done(&w, &MainWindow::compareFinished);
+        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
+        QCOMPARE(done.count(), 1);
+        DiffView *d = w.diff();
+        const int first = d->model()->firstDivergentRow();
+        QVERIFY(first > 0);
+        const QString label = d->model()->index(first, DiffTableModel::OpColumn).data().toString();
+        QVERIFY2(label.contains("ffn_out-1 (MUL_MAT)"), qPrintable(label));
+        QCOMPARE(d->model()->index(first, DiffTableModel::ResultColumn).data().toString(), QString("FIRST DIVERGENT"));
+        QCOMPARE(d->table()->currentIndex().data(DiffTableModel::OpIdRole).toString(),
+                 d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString()); // selected
+        QVERIFY2(d->summary().contains("blk.1.ffn_down.weight"), qPrintable(d->summary()));
+        const int all = d->table()->model()->rowCount();
+        QTest::mouseClick(d->failuresOnly(), Qt::LeftButton);
+        QVERIFY(d->table()->model()->rowCount() < all);
+        for (int r = 0; r < d->table()->model()->rowCount(); ++r)
+            QVERIFY(!d->table()->model()->index(r, 0).data(DiffTableModel::PassedRole).toBool());
+        shoot(&w, QStringLiteral("diff.png"));
     }
 
     void noSuchProgram()

@@ -1,0 +1,105 @@
+#include "diff_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+using namespace llmscope;
+
+DiffTableModel::DiffTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void DiffTableModel::setResult(std::shared_ptr<const CompareResult> r)
+{
+    beginResetModel();
+    m_result = std::move(r);
+    endResetModel();
+}
+
+int DiffTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_result ? 0 : int(m_result->ops.size());
+}
+
+int DiffTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiffTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || !m_result)
+        return {};
+    const OpResult &op = m_result->ops[size_t(index.row())];
+    const bool first = index.row() == m_result->firstDivergent;
+    const auto pct = [](double v) { return QStringLiteral("%1 %").arg(v * 100, 0, 'g', 3); };
+    switch (role) {
+    case OpIdRole: return QString::fromStdString(op.opId);
+    case PassedRole: return op.passed;
+    case FirstDivergentRole: return first;
+    case SortRole:
+        switch (index.column()) {
+        case RoundColumn: return qlonglong(op.round) * 1000000 + index.row(); // execution order
+        case OpColumn: return index.row();
+        case OutputErrorColumn: return op.outputError;
+        case InputErrorColumn: return op.inputError;
+        case AddedErrorColumn: return op.addedError;
+        case CosineColumn: return op.outputCosine;
+        case ResultColumn: return op.passed ? 1 : 0;
+        }
+        return {};
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case RoundColumn: return qlonglong(op.round);
+        case OpColumn: return QString::fromStdString(op.label());
+        case OutputErrorColumn: return op.unreadable.empty() ? pct(op.outputError) : QString();
+        case InputErrorColumn: return op.unreadable.empty() ? pct(op.inputError) : QString();
+        case AddedErrorColumn: return op.unreadable.empty() ? pct(op.addedError) : QString();
+        case CosineColumn: return op.unreadable.empty() ? QString::number(op.outputCosine, 'f', 6) : QString();
+        case ResultColumn:
+            if (!op.unreadable.empty())
+                return tr("unreadable");
+            return first ? tr("FIRST DIVERGENT") : op.passed ? tr("passed") : tr("failed");
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (!op.unreadable.empty())
+            return QString::fromStdString(op.unreadable);
+        if (op.worstInputIsWeight && op.worstInput >= 0)
+            return tr("its error comes in through the weight %1")
+                .arg(QString::fromStdString(m_result->rows[size_t(op.worstInput)].tensorName));
+        return QString::fromStdString(op.opPath);
+    case Qt::BackgroundRole:
+        if (first)
+            return QBrush(QColor(255, 214, 80));
+        if (!op.passed)
+            return QBrush(QColor(255, 224, 224));
+        return {};
+    case Qt::FontRole:
+        if (first) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        return index.column() == OpColumn || index.column() == ResultColumn ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                                                            : int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant DiffTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RoundColumn: return tr("Round");
+    case OpColumn: return tr("Operation");
+    case OutputErrorColumn: return tr("Output error");
+    case InputErrorColumn: return tr("Inherited");
+    case AddedErrorColumn: return tr("Added itself");
+    case CosineColumn: return tr("Cosine");
+    case ResultColumn: return tr("Result");
+    }
+    return {};
+}

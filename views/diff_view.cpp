@@ -1,0 +1,124 @@
+#include "diff_view.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "diff_table_model.h"
+
+using namespace llmscope;
+
+namespace {
+// Failures only, and text in the op's label.
+class DiffFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    bool failuresOnly = false;
+    void refresh() { invalidateFilter(); }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        const QModelIndex i = sourceModel()->index(row, DiffTableModel::OpColumn, parent);
+        if (failuresOnly && i.data(DiffTableModel::PassedRole).toBool())
+            return false;
+        return QSortFilterProxyModel::filterAcceptsRow(row, parent);
+    }
+};
+} // namespace
+
+DiffView::DiffView(QWidget *parent)
+    : QWidget(parent), m_model(new DiffTableModel(this)), m_proxy(new DiffFilter(this)), m_table(new QTableView(this)),
+      m_summary(new QLabel(this)), m_failures(new QCheckBox(tr("failures only"), this)), m_filter(new QLineEdit(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(DiffTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(DiffTableModel::OpColumn);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(DiffTableModel::RoundColumn, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_table->horizontalHeader()->setSectionResizeMode(DiffTableModel::OpColumn, QHeaderView::Stretch);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setText(tr("Compare a golden dump with a test dump (Session > Compare dumps, Ctrl+D)."));
+    m_filter->setPlaceholderText(tr("Filter operations by name, type or id"));
+    m_filter->setClearButtonEnabled(true);
+
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_failures);
+    row->addWidget(m_filter, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addLayout(row);
+    layout->addWidget(m_table, 1);
+
+    connect(m_failures, &QCheckBox::toggled, this, [this](bool on) {
+        auto *f = static_cast<DiffFilter *>(m_proxy);
+        f->failuresOnly = on;
+        f->refresh();
+    });
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
+        const QString id = i.data(DiffTableModel::OpIdRole).toString();
+        if (!id.isEmpty())
+            emit opClicked(id);
+    });
+}
+
+void DiffView::setResult(std::shared_ptr<const CompareResult> r)
+{
+    const CompareResult &res = *r;
+    size_t passed = 0;
+    for (const auto &row : res.rows)
+        passed += row.passed;
+    QString text = tr("<b>%1</b> against <b>%2</b>: %3 tensor pairs (%4), %5 passed, %6 failed; %7 only in golden, "
+                      "%8 only in test.")
+                       .arg(QString::fromStdString(res.goldenRoot).toHtmlEscaped(),
+                            QString::fromStdString(res.myRoot).toHtmlEscaped())
+                       .arg(res.rows.size())
+                       .arg(QString::fromStdString(res.method))
+                       .arg(passed)
+                       .arg(res.rows.size() - passed)
+                       .arg(res.onlyGolden.size())
+                       .arg(res.onlyMy.size());
+    if (res.firstDivergent >= 0) {
+        const OpResult &op = res.ops[size_t(res.firstDivergent)];
+        text += tr("<br>First divergent: <b>%1</b> in round %2 (%3 operations before it passed).")
+                    .arg(QString::fromStdString(op.label()).toHtmlEscaped())
+                    .arg(op.round)
+                    .arg(res.firstDivergent);
+        if (op.worstInputIsWeight && op.worstInput >= 0)
+            text += tr(" The weight <b>%1</b> differs between golden and test: the operation's error comes in "
+                       "through it.")
+                        .arg(QString::fromStdString(res.rows[size_t(op.worstInput)].tensorName).toHtmlEscaped());
+    } else if (!res.rows.empty()) {
+        text += tr("<br>Every operation passed.");
+    }
+    m_summary->setText(text);
+    m_model->setResult(std::move(r));
+    const int first = m_model->firstDivergentRow();
+    if (first >= 0) {
+        const QModelIndex i = m_proxy->mapFromSource(m_model->index(first, DiffTableModel::OpColumn));
+        m_table->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_table->scrollTo(i, QAbstractItemView::PositionAtCenter);
+        m_table->horizontalScrollBar()->setValue(0); // the op's name in view, not its last column
+    }
+}
+
+QString DiffView::summary() const
+{
+    return m_summary->text();
+}

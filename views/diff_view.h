@@ -1,0 +1,39 @@
+// A golden-versus-test comparison: what was compared and the first divergent operation in
+// words (with the weight it inherits its error through), then the table of operations,
+// sortable, filterable to failures or by text; a click picks the operation.
+#pragma once
+#include <QWidget>
+
+#include <memory>
+
+#include "compare/compare_run.h"
+
+class DiffTableModel;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+class DiffView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DiffView(QWidget *parent = nullptr);
+
+    void setResult(std::shared_ptr<const llmscope::CompareResult> r);
+    DiffTableModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QCheckBox *failuresOnly() const { return m_failures; }
+    QString summary() const;
+
+signals:
+    void opClicked(const QString &id);
+
+private:
+    DiffTableModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_table;
+    QLabel *m_summary;
+    QCheckBox *m_failures;
+    QLineEdit *m_filter;
+};
