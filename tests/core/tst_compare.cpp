@@ -400,6 +400,25 @@ private slots:
         QVERIFY2(QString::fromStdString(r.rows[0].failReason).contains("overflows 64 bits"), r.rows[0].failReason.c_str());
     }
 
+    void cancelStopsTheCompare()
+    {
+        const auto ops = std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Head"}};
+        const std::string g = writeDump(path("cancel/g"), ops, [](size_t, int i) { return float(i); });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = g;
+        std::atomic<bool> cancel{true};
+        o.cancel = &cancel;
+        try {
+            runCompare(o);
+            QFAIL("ran");
+        } catch (const Error &e) {
+            QCOMPARE(QString(e.what()), QString("compare cancelled"));
+        }
+        cancel = false;
+        QVERIFY(runCompare(o).allPassed());
+    }
+
     void badInputsSayWhat()
     {
         CompareOptions o;
