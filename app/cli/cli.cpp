@@ -9,6 +9,7 @@
 #include "dump/dump_index.h"
 #include "compare_command.h"
 #include "dump_command.h"
+#include "hunt_command.h"
 #include "util/error.h"
 
 namespace {
@@ -88,6 +89,8 @@ QString usageText()
         "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope compare --golden-path A --my-path B [options]\n"
         "                                            compare two dumps; msit's report, first divergence\n"
+        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR]\n"
+        "                                            find the first divergent op in two passes\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -114,6 +117,8 @@ std::optional<int> runCli(const QStringList &args)
         return runDumpCommand(args.mid(2));
     if (first == QLatin1String("compare"))
         return runCompareCommand(args.mid(2));
+    if (first == QLatin1String("hunt"))
+        return runHuntCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;

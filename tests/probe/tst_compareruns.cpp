@@ -9,7 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <set>
+
 #include "compare/compare_run.h"
+#include "dump/dump_index.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "../compare_reference.h"
@@ -171,6 +174,36 @@ private slots:
                 ++layerOutputs;
             }
         QVERIFY(layerOutputs >= 2 * 3 * 2); // ffn_inp and l_out, 3 layers, 2 rounds
+    }
+
+    // llmscope hunt: statistics of every op, the first divergent from them, then that op's
+    // tensors only, compared element by element: it ends on the corrupted weight's op.
+    void huntEndsOnTheCorruptedOp()
+    {
+        const QString gen = kBin + "/llmscope-sample-generate -n 2 -m " + m_dir.path() + "/";
+        const QString out = m_dir.path() + "/hunt";
+        const Run r = llmscopeRun({"hunt", "--golden", gen + "model-f32.gguf", "--test", gen + "model-corrupt.gguf", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString layerOp = "ffn_out-" + QString::number(kCorruptLayer) + " (MUL_MAT)";
+        QVERIFY2(r.err.contains(QRegularExpression("first divergent by statistics: round 0, op \\d+_\\d+ " +
+                                                   QRegularExpression::escape(layerOp))), qPrintable(r.err));
+        QVERIFY2(r.err.contains("found: round 0, op") && r.err.contains(layerOp), qPrintable(r.err));
+        QVERIFY2(r.err.contains("the weight blk." + QString::number(kCorruptLayer) + ".ffn_down.weight differs"),
+                 qPrintable(r.err));
+        // Every dump is kept; the second pass dumped that op only, with its data.
+        for (const char *d : {"golden-stats", "test-stats", "golden-tensors", "test-tensors"})
+            QVERIFY2(!QDir(out + "/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);
+        const QString tensors = out + "/test-tensors/" + QDir(out + "/test-tensors").entryList({"msit_dump_*"}, QDir::Dirs).first();
+        std::set<std::string> ops;
+        for (const auto &t : scanDump(tensors.toStdString()).tensors) {
+            ops.insert(t.opId);
+            QVERIFY(t.hasData || t.input); // outputs with data; weights as inputs
+        }
+        QCOMPARE(ops.size(), size_t(1));
+        const Run same = llmscopeRun({"hunt", "--golden", gen + "model-f32.gguf", "--test", gen + "model-f32.gguf", "-o",
+                                      m_dir.path() + "/hunt-same"});
+        QCOMPARE(same.code, 1);
+        QVERIFY2(same.err.contains("nothing diverges"), qPrintable(same.err));
     }
 
     void commandLineErrors()

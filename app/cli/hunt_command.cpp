@@ -1,0 +1,162 @@
+#include "hunt_command.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+
+#include <cstdio>
+
+#include "compare/compare_run.h"
+#include "compare/report.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+
+const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES]
+
+Finds the first operation where the test program departs from the golden one:
+  1. runs both with statistics of every operation (--type model stats),
+  2. compares the statistics and takes the first divergent operation,
+  3. runs both again dumping only that operation's full tensors, inputs and outputs,
+  4. compares them element by element and reports it.
+Every dump is kept under DIR (default ./llmscope_hunt): golden-stats, test-stats,
+golden-tensors, test-tensors, and the reports.
+
+  --golden CMD     the reference program (as for llmscope dump --exec)
+  --test CMD       the program to check
+  -o DIR           where the dumps and reports go (default: ./llmscope_hunt)
+  -er RANGES       rounds to compare (default: 0,0, the prompt)
+
+Exit status: 0 a divergent operation was found, 1 every operation passed, 2 it could not run.
+)";
+
+void say(const QString &s)
+{
+    std::fputs(s.toLocal8Bit().constData(), stderr);
+    std::fflush(stderr);
+}
+
+// Runs `llmscope dump` (this same program) and returns the dump folder it made, or throws.
+QString dump(const QString &cmd, const QStringList &options, const QString &out)
+{
+    QDir(out).removeRecursively(); // a hunt's dump of this step, made afresh
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(QStringLiteral("/proc/self/exe"), QStringList{"dump", "--exec", cmd} + options + QStringList{"-o", out});
+    if (!p.waitForFinished(-1) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+        throw Error("llmscope dump of '" + cmd.toStdString() + "' failed:\n" + err.toStdString());
+    }
+    const QStringList dumps = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+    if (dumps.isEmpty())
+        throw Error("llmscope dump wrote no dump folder under " + out.toStdString());
+    return QDir(out).absoluteFilePath(dumps.first());
+}
+
+} // namespace
+
+int runHuntCommand(const QStringList &args)
+{
+    QString golden, test, out = QStringLiteral("llmscope_hunt"), rounds = QStringLiteral("0,0");
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        auto value = [&]() -> QString {
+            if (i + 1 >= args.size())
+                throw Error(a.toStdString() + " needs a value (see llmscope hunt --help)");
+            return args[++i];
+        };
+        try {
+            if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else if (a == QLatin1String("--golden")) {
+                golden = value();
+            } else if (a == QLatin1String("--test")) {
+                test = value();
+            } else if (a == QLatin1String("-o") || a == QLatin1String("--output")) {
+                out = value();
+            } else if (a == QLatin1String("-er")) {
+                rounds = value();
+            } else {
+                throw Error("unknown option '" + a.toStdString() + "' (see llmscope hunt --help)");
+            }
+        } catch (const Error &e) {
+            say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));
+            return 2;
+        }
+    }
+    if (golden.isEmpty() || test.isEmpty()) {
+        say(QStringLiteral("llmscope hunt: --golden and --test are both required\n"));
+        return 2;
+    }
+    const QDir dir(out);
+    try {
+        say(QStringLiteral("llmscope hunt: step 1 of 4: statistics of every operation in rounds %1, golden and test "
+                           "(cheap: seven numbers a tensor, no payload)\n").arg(rounds));
+        const QStringList statsOptions{"--type", "model", "stats", "-er", rounds};
+        const QString gStats = dump(golden, statsOptions, dir.absoluteFilePath("golden-stats"));
+        const QString tStats = dump(test, statsOptions, dir.absoluteFilePath("test-stats"));
+
+        say(QStringLiteral("llmscope hunt: step 2 of 4: comparing the statistics to find the first operation whose "
+                           "output departs\n"));
+        CompareOptions o;
+        o.goldenPath = gStats.toStdString();
+        o.myPath = tStats.toStdString();
+        const CompareResult statsResult = runCompare(o);
+        writeCompareReports(statsResult, dir.absoluteFilePath("report-stats").toStdString());
+        if (statsResult.firstDivergent < 0) {
+            say(QStringLiteral("llmscope hunt: every operation's statistics agree in rounds %1: nothing diverges "
+                               "there\n").arg(rounds));
+            return 1;
+        }
+        const OpResult &suspect = statsResult.ops[size_t(statsResult.firstDivergent)];
+        say(QStringLiteral("  first divergent by statistics: round %1, op %2 (statistics differ by %3 %)\n")
+                .arg(suspect.round)
+                .arg(QString::fromStdString(suspect.label()))
+                .arg(suspect.outputError * 100, 0, 'g', 3));
+
+        const QString round = QString::number(suspect.round);
+        say(QStringLiteral("llmscope hunt: step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs "
+                           "before and outputs after, with their data\n").arg(QString::fromStdString(suspect.opId), round));
+        const QStringList tensorOptions{"--type", "model", "tensor", "-ids", QString::fromStdString(suspect.opId),
+                                        "-child", "False", "-er", round + "," + round};
+        const QString gTensors = dump(golden, tensorOptions, dir.absoluteFilePath("golden-tensors"));
+        const QString tTensors = dump(test, tensorOptions, dir.absoluteFilePath("test-tensors"));
+
+        say(QStringLiteral("llmscope hunt: step 4 of 4: comparing its tensors element by element\n"));
+        o.goldenPath = gTensors.toStdString();
+        o.myPath = tTensors.toStdString();
+        const CompareResult result = runCompare(o);
+        const std::string report = writeCompareReports(result, dir.absoluteFilePath("report-tensors").toStdString());
+        const OpResult *op = nullptr;
+        for (const auto &x : result.ops)
+            if (x.opId == suspect.opId)
+                op = &x;
+        if (!op) {
+            say(QStringLiteral("llmscope hunt: the second runs did not dump op %1; see %2\n")
+                    .arg(QString::fromStdString(suspect.opId), dir.absolutePath()));
+            return 2;
+        }
+        say(QStringLiteral("llmscope hunt: found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % "
+                           "(inputs %6 %, added %7 %)\n")
+                .arg(op->round)
+                .arg(QString::fromStdString(op->label()), QString::fromStdString(op->opPath))
+                .arg(op->outputCosine, 0, 'f', 6)
+                .arg(op->outputError * 100, 0, 'g', 3)
+                .arg(op->inputError * 100, 0, 'g', 3)
+                .arg(op->addedError * 100, 0, 'g', 3));
+        if (op->worstInputIsWeight && op->worstInput >= 0)
+            say(QStringLiteral("  the weight %1 differs between golden and test: the op's error comes in through it\n")
+                    .arg(QString::fromStdString(result.rows[size_t(op->worstInput)].tensorName)));
+        else if (op->addedError > 0)
+            say(QStringLiteral("  its inputs agree more than its output: the op itself adds the error\n"));
+        say(QStringLiteral("  dumps and reports: %1 (element report %2)\n")
+                .arg(dir.absolutePath(), QString::fromStdString(report)));
+        return 0;
+    } catch (const Error &e) {
+        say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));
+        return 2;
+    }
+}
