@@ -953,6 +953,10 @@ not dumped in this round</source>
         <source>Every operation passed</source>
         <translation>所有算子均通过</translation>
     </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1，第 %2 轮</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>
@@ -1042,6 +1046,37 @@ not dumped in this round</source>
     <message>
         <source>Launch a program (Session &gt; Launch) to apply a selection while it runs</source>
         <translation>先启动程序（会话 &gt; 启动），才能在其运行时应用选择</translation>
+    </message>
+</context>
+<context>
+    <name>TensorDiffView</name>
+    <message>
+        <source>Golden</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>待测</translation>
+    </message>
+    <message>
+        <source>Relative error</source>
+        <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>Pick an operation in the Diff table to see its tensors, golden and test, side by side.</source>
+        <translation>在差异表中选择一个算子，并排查看其标杆与待测张量。</translation>
+    </message>
+    <message>
+        <source>No tensor files of this operation on both sides (dump it with --type tensor).</source>
+        <translation>两侧都没有该算子的张量文件（请用 --type tensor 转储）。</translation>
+    </message>
+    <message>
+        <source>Both %1 elements; the last two dimensions shown (the first index of the others).</source>
+        <translation>两侧均为 %1 个元素；显示最后两个维度（其余维度取第一个索引）。</translation>
+    </message>
+    <message>
+        <source>The shapes differ: golden and test are shown as their files hold them.</source>
+        <translation>形状不同：标杆与待测按各自文件中的形状显示。</translation>
     </message>
 </context>
 <context>

@@ -48,7 +48,10 @@ DiffView::DiffView(QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
-    m_table->horizontalHeader()->setSectionResizeMode(DiffTableModel::OpColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setDefaultSectionSize(84);
+    m_table->horizontalHeader()->resizeSection(DiffTableModel::RoundColumn, 50);
+    m_table->horizontalHeader()->resizeSection(DiffTableModel::OpColumn, 240);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -75,6 +78,9 @@ DiffView::DiffView(QWidget *parent)
         const QString id = i.data(DiffTableModel::OpIdRole).toString();
         if (!id.isEmpty())
             emit opClicked(id);
+        const QModelIndex source = m_proxy->mapToSource(i);
+        if (source.isValid())
+            emit opPicked(source.row());
     });
 }
 

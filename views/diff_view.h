@@ -28,6 +28,7 @@ public:
 
 signals:
     void opClicked(const QString &id);
+    void opPicked(int op); // an index into the result's ops
 
 private:
     DiffTableModel *m_model;

@@ -41,7 +41,9 @@
 #include "launch_dialog.h"
 #include "op_tree_model.h"
 #include "compare/compare_run.h"
+#include "diff_table_model.h"
 #include "diff_view.h"
+#include "tensor_diff_view.h"
 #include "dump/op_files.h"
 #include "heatmap_view.h"
 #include "op_tree_panel.h"
@@ -89,7 +91,8 @@ MainWindow::MainWindow(QWidget *parent)
       m_placeholder(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
-      m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_cancel(new QPushButton(this)),
+      m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
+      m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
 {
     setWindowTitle(tr("llmscope - LLM inference precision debugger"));
@@ -127,7 +130,10 @@ MainWindow::MainWindow(QWidget *parent)
     split->setStretchFactor(1, 1);
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_inspector, tr("Inspector"));
-    m_tabs->addTab(m_diff, tr("Diff"));
+    auto *diffSplit = new QSplitter(Qt::Vertical, this);
+    diffSplit->addWidget(m_diff);
+    diffSplit->addWidget(m_tensorDiff);
+    m_tabs->addTab(diffSplit, tr("Diff"));
     m_tabs->addTab(split, tr("Tensor files"));
     m_stack->addWidget(m_placeholder);
     m_stack->addWidget(m_tabs);
@@ -159,6 +165,22 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelCompare);
     connect(m_diff, &DiffView::opClicked, this, [this](const QString &id) { m_ops->selectOp(id); });
+    connect(m_diff, &DiffView::opPicked, this, [this](int i) { // golden and test, element by element
+        const CompareResult *r = m_diff->model()->result();
+        if (!r || i < 0 || size_t(i) >= r->ops.size())
+            return;
+        const OpResult &op = r->ops[size_t(i)];
+        auto files = [&](const std::string &root) {
+            QStringList out;
+            const OpFiles f = findOpFiles(root, op.opPath, op.round);
+            if (f.round == op.round)
+                for (const auto &p : f.files)
+                    out << QString::fromStdString(p);
+            return out;
+        };
+        m_tensorDiff->setFiles(tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round),
+                               files(r->goldenRoot), files(r->myRoot));
+    });
     statusBar()->showMessage(tr("Ready"));
 
     buildMenus();
@@ -584,9 +606,11 @@ void MainWindow::inspectOp(const QString &id)
                        paths.isEmpty() ? tr("Nothing of this operation is in the dump yet: check it and Apply "
                                             "(a running program), or dump it with -ids %1.").arg(id)
                                        : QString());
-    m_stack->setCurrentIndex(1);
-    if (m_tabs->currentWidget() != m_heatmap) // picked in the heatmap: it stays in view
+    // From the files or the start page, the inspector comes forward; picked in the heatmap or
+    // the diff, those stay in view.
+    if (m_stack->currentIndex() == 0 || m_tabs->currentWidget() == m_tree->parentWidget())
         m_tabs->setCurrentWidget(m_inspector);
+    m_stack->setCurrentIndex(1);
 }
 
 void MainWindow::showCompareDialog()
@@ -673,9 +697,9 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test)
         emit compareFinished(false, error);
         co_return false;
     }
-    m_diff->setResult(result);
+    m_tabs->setCurrentIndex(m_tabs->indexOf(m_diff->parentWidget()));
+    m_diff->setResult(result); // selects the first divergent op, which fills the element view
     m_stack->setCurrentIndex(1);
-    m_tabs->setCurrentWidget(m_diff);
     const QString message = result->firstDivergent >= 0
                                 ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
                                 : tr("Every operation passed");

@@ -28,6 +28,7 @@ class QTabWidget;
 class QTextBrowser;
 class QTreeView;
 class DiffView;
+class TensorDiffView;
 class HeatmapView;
 class QPushButton;
 class TensorInspector;
@@ -59,6 +60,7 @@ public:
     TensorInspector *inspector() const { return m_inspector; }
     HeatmapView *heatmap() const { return m_heatmap; }
     DiffView *diff() const { return m_diff; }
+    TensorDiffView *tensorDiff() const { return m_tensorDiff; }
     // Compares a golden dump with a test dump off the GUI thread (progress and Cancel in the
     // status bar) and shows the result in the Diff tab; false when it could not run.
     QCoro::Task<bool> compareDumps(QString golden, QString test);
@@ -105,6 +107,7 @@ private:
     TensorInspector *m_inspector;
     HeatmapView *m_heatmap;
     DiffView *m_diff;
+    TensorDiffView *m_tensorDiff;
     QPushButton *m_cancel;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag; // the running compare's
     QString m_dumpRoot; // the dump the tree's ops are read from (the live one, or the opened one)

@@ -12,13 +12,21 @@ OpFiles findOpFiles(const std::string &root, const std::string &opPath, int64_t 
 try {
     OpFiles out;
     std::error_code ec;
+    // The dump itself, or a folder holding dumps (an -o folder with its msit_dump_* inside).
+    std::vector<fs::path> tensorRoots{fs::path(root) / "tensors"};
+    if (!fs::is_directory(tensorRoots[0], ec))
+        for (const auto &d : fs::directory_iterator(root, ec))
+            if (fs::is_directory(d.path() / "tensors", ec))
+                tensorRoots.push_back(d.path() / "tensors");
     std::vector<std::pair<int64_t, fs::path>> rounds;
-    for (const auto &proc : fs::directory_iterator(fs::path(root) / "tensors", ec)) {
-        std::error_code e2;
-        for (const auto &r : fs::directory_iterator(proc.path(), e2)) {
-            const auto n = parseInt(r.path().filename().string());
-            if (n && (maxRound < 0 || *n <= maxRound))
-                rounds.emplace_back(*n, r.path());
+    for (const fs::path &tensors : tensorRoots) {
+        for (const auto &proc : fs::directory_iterator(tensors, ec)) {
+            std::error_code e2;
+            for (const auto &r : fs::directory_iterator(proc.path(), e2)) {
+                const auto n = parseInt(r.path().filename().string());
+                if (n && (maxRound < 0 || *n <= maxRound))
+                    rounds.emplace_back(*n, r.path());
+            }
         }
     }
     std::sort(rounds.begin(), rounds.end(), [](const auto &a, const auto &b) { return a.first > b.first; });

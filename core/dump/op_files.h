@@ -13,8 +13,9 @@ struct OpFiles {
 };
 
 // The newest round (at most maxRound; -1: any) of root's msit layout
-// (root/tensors/{device}_{pid}/{round}/{opPath}/...) that holds files of the op at opPath
-// ("2_DecoderLayer/29_MUL_MAT"). Never throws: an unreadable dump has no files.
+// (root/tensors/{device}_{pid}/{round}/{opPath}/..., or the same in a msit_dump_* folder
+// inside root) that holds files of the op at opPath ("2_DecoderLayer/29_MUL_MAT"). Never
+// throws: an unreadable dump has no files.
 OpFiles findOpFiles(const std::string &root, const std::string &opPath, int64_t maxRound = -1);
 
 } // namespace llmscope

@@ -32,6 +32,8 @@
 #include "op_tree_panel.h"
 #include "diff_table_model.h"
 #include "diff_view.h"
+#include "tensor_diff_view.h"
+#include "tensor_slice_model.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
 #include "tensor_inspector.h"
@@ -226,6 +228,20 @@ private slots:
         QCOMPARE(d->table()->currentIndex().data(DiffTableModel::OpIdRole).toString(),
                  d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString()); // selected
         QVERIFY2(d->summary().contains("blk.1.ffn_down.weight"), qPrintable(d->summary()));
+        // The first divergent op's output, golden and test side by side with the error.
+        TensorDiffView *e = w.tensorDiff();
+        QVERIFY(e->fileList()->count() >= 2);
+        QVERIFY(e->fileList()->currentItem()->text().startsWith("after/outtensor0"));
+        QVERIFY(e->goldenModel()->columnCount() > 100);
+        QCOMPARE(e->errorModel()->columnCount(), e->goldenModel()->columnCount());
+        double worst = 0;
+        for (int c = 0; c < e->errorModel()->columnCount(); ++c) {
+            const double expect = std::fabs(e->testModel()->value(0, c) - e->goldenModel()->value(0, c)) /
+                                  std::fabs(e->goldenModel()->value(0, c));
+            QCOMPARE(e->errorModel()->error(0, c), expect);
+            worst = std::max(worst, expect);
+        }
+        QVERIFY(worst > 1e-3); // the corrupted weight shows in the op's output
         const int all = d->table()->model()->rowCount();
         QTest::mouseClick(d->failuresOnly(), Qt::LeftButton);
         QVERIFY(d->table()->model()->rowCount() < all);

@@ -1,0 +1,171 @@
+#include "tensor_diff_view.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "tensor_slice_model.h"
+
+SliceErrorModel::SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent)
+    : QAbstractTableModel(parent), m_golden(golden), m_test(test)
+{
+}
+
+void SliceErrorModel::refresh()
+{
+    beginResetModel();
+    endResetModel();
+}
+
+int SliceErrorModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : std::min(m_golden->rowCount(), m_test->rowCount());
+}
+
+int SliceErrorModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : std::min(m_golden->columnCount(), m_test->columnCount());
+}
+
+double SliceErrorModel::error(int row, int col) const
+{
+    const double g = m_golden->value(row, col), t = m_test->value(row, col);
+    if (std::isnan(g) || std::isnan(t))
+        return std::isnan(g) && std::isnan(t) ? 0 : INFINITY;
+    const double diff = std::fabs(t - g);
+    return std::fabs(g) > 0 ? diff / std::fabs(g) : diff;
+}
+
+QVariant SliceErrorModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const double e = error(index.row(), index.column());
+    if (role == Qt::DisplayRole)
+        return std::isinf(e) ? QStringLiteral("inf") : QString::number(e, 'g', 3);
+    if (role == Qt::BackgroundRole) {
+        if (e == 0)
+            return {};
+        // Stronger red for larger relative error: 1e-7 faint, 1 and over full.
+        const double t = std::clamp((std::log10(std::max(e, 1e-7)) + 7) / 7, 0.0, 1.0);
+        return QBrush(QColor(255, int(235 - 180 * t), int(235 - 180 * t)));
+    }
+    if (role == Qt::TextAlignmentRole)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant SliceErrorModel::headerData(int section, Qt::Orientation, int role) const
+{
+    return role == Qt::DisplayRole ? QVariant(QString::number(section)) : QVariant();
+}
+
+TensorDiffView::TensorDiffView(QWidget *parent)
+    : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QListWidget(this)),
+      m_golden(new TensorSliceModel(this)), m_test(new TensorSliceModel(this)),
+      m_error(new SliceErrorModel(m_golden, m_test, this)), m_goldenTable(new QTableView(this)),
+      m_testTable(new QTableView(this)), m_errorTable(new QTableView(this))
+{
+    m_title->setTextFormat(Qt::RichText);
+    m_status->setWordWrap(true);
+    m_files->setMaximumHeight(90);
+    auto *split = new QSplitter(this);
+    const QStringList titles{tr("Golden"), tr("Test"), tr("Relative error")};
+    int k = 0;
+    for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
+                                {m_testTable, m_test}, {m_errorTable, m_error}}) {
+        table->setModel(model);
+        table->horizontalHeader()->setDefaultSectionSize(74);
+        table->verticalHeader()->setDefaultSectionSize(20);
+        auto *box = new QWidget(this);
+        auto *l = new QVBoxLayout(box);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(titles[k++]), box));
+        l->addWidget(table);
+        split->addWidget(box);
+    }
+    // The three tables scroll together.
+    for (QTableView *a : {m_goldenTable, m_testTable, m_errorTable})
+        for (QTableView *b : {m_goldenTable, m_testTable, m_errorTable})
+            if (a != b) {
+                connect(a->verticalScrollBar(), &QScrollBar::valueChanged, b->verticalScrollBar(), &QScrollBar::setValue);
+                connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(),
+                        &QScrollBar::setValue);
+            }
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_files);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+    connect(m_files, &QListWidget::currentRowChanged, this, &TensorDiffView::showPair);
+    m_title->setText(tr("Pick an operation in the Diff table to see its tensors, golden and test, side by side."));
+}
+
+void TensorDiffView::setFiles(const QString &title, const QStringList &golden, const QStringList &test)
+{
+    m_goldenFiles = golden;
+    m_testFiles = test;
+    m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
+    m_files->clear();
+    int pick = -1;
+    for (const QString &g : golden) {
+        const QFileInfo gi(g);
+        const QString name = gi.dir().dirName() + QLatin1Char('/') + gi.fileName();
+        bool paired = false;
+        for (const QString &t : test)
+            paired |= t.endsWith(QLatin1Char('/') + name);
+        if (!paired)
+            continue;
+        auto *item = new QListWidgetItem(name, m_files);
+        item->setData(Qt::UserRole, g);
+        if (pick < 0 && name.startsWith(QLatin1String("after/out")))
+            pick = m_files->count() - 1;
+    }
+    if (m_files->count() == 0) {
+        m_golden->close();
+        m_test->close();
+        m_error->refresh();
+        m_status->setText(tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
+        return;
+    }
+    m_files->setCurrentRow(std::max(0, pick));
+}
+
+void TensorDiffView::showPair(int row)
+{
+    const auto *item = m_files->item(row);
+    if (!item)
+        return;
+    const QString g = item->data(Qt::UserRole).toString(), name = item->text();
+    QString t;
+    for (const QString &x : m_testFiles)
+        if (x.endsWith(QLatin1Char('/') + name))
+            t = x;
+    const bool ok = m_golden->open(g) && m_test->open(t);
+    m_error->refresh();
+    if (!ok) {
+        m_status->setText(m_golden->error().isEmpty() ? m_test->error() : m_golden->error());
+        return;
+    }
+    m_status->setText(m_golden->dims() == m_test->dims()
+                          ? tr("Both %1 elements; the last two dimensions shown (the first index of the others).")
+                                .arg(m_golden->rowCount() * m_golden->columnCount())
+                          : tr("The shapes differ: golden and test are shown as their files hold them."));
+}
+
+QString TensorDiffView::status() const
+{
+    return m_status->text();
+}

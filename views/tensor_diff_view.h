@@ -1,0 +1,49 @@
+// Golden and test values of one tensor side by side, with the error between them, over the
+// same 2-D slice: the element-wise view of a diff. Each side is read lazily (TensorSliceModel).
+#pragma once
+#include <QAbstractTableModel>
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QTableView;
+class TensorSliceModel;
+
+// |test - golden| / |golden| cell by cell (absolute where golden is 0), coloured by size.
+class SliceErrorModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent = nullptr);
+    double error(int row, int col) const;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    void refresh();
+
+private:
+    TensorSliceModel *m_golden, *m_test;
+};
+
+class TensorDiffView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorDiffView(QWidget *parent = nullptr);
+    // The op's files on both sides, paired by name (after/outtensor0.bin, ...).
+    void setFiles(const QString &title, const QStringList &golden, const QStringList &test);
+    TensorSliceModel *goldenModel() const { return m_golden; }
+    TensorSliceModel *testModel() const { return m_test; }
+    SliceErrorModel *errorModel() const { return m_error; }
+    QListWidget *fileList() const { return m_files; }
+    QString status() const;
+
+private:
+    void showPair(int row);
+
+    QLabel *m_title, *m_status;
+    QListWidget *m_files;
+    TensorSliceModel *m_golden, *m_test;
+    SliceErrorModel *m_error;
+    QTableView *m_goldenTable, *m_testTable, *m_errorTable;
+    QStringList m_goldenFiles, m_testFiles;
+};
