@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "compare/report_text.h"
 #include "dump/dump_layout.h"
 #include "select/op_ids.h"
 #include "util/error.h"
@@ -15,14 +16,6 @@
 using namespace llmscope;
 
 namespace {
-
-QString shapeText(const std::vector<int64_t> &dims)
-{
-    QStringList parts;
-    for (int64_t d : dims)
-        parts << QString::number(d);
-    return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
-}
 
 QString statText(double v)
 {
@@ -62,7 +55,7 @@ void OpTreeModel::setTopology(const live::Topology &t)
         n->id = id;
         n->name = QString::fromStdString(o.name);
         n->type = QString::fromStdString(o.type);
-        n->shape = shapeText(o.shape);
+        n->shape = QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
         n->parent = parent;
         n->row = int(parent->children.size());

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
@@ -106,14 +107,6 @@ Summary summarize(const std::string &path)
         s.error = QString::fromUtf8(e.what());
     }
     return s;
-}
-
-QString shapeText(const std::vector<int64_t> &dims)
-{
-    QStringList p;
-    for (int64_t d : dims)
-        p << QString::number(d);
-    return QLatin1Char('[') + p.join(QLatin1String(", ")) + QLatin1Char(']');
 }
 
 } // namespace
@@ -228,13 +221,13 @@ void TensorInspector::showFile(int row)
         const Tensor &t = info.tensor;
         const auto engine = t.attr(kEngineDTypeAttr);
         m_header->setText(tr("%1 %2%3")
-                              .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)), shapeText(t.dims))
+                              .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)), QString::fromStdString(report::shapeText(t.dims)))
                               .arg(t.hasData ? QString() : tr(" (no payload in the file)")));
     } catch (const Error &e) {
         m_header->setText(QString::fromUtf8(e.what()));
     }
     if (values) {
-        m_header->setText(m_header->text().isEmpty() ? shapeText(m_slice->dims()) : m_header->text());
+        m_header->setText(m_header->text().isEmpty() ? QString::fromStdString(report::shapeText(m_slice->dims())) : m_header->text());
     }
     // Dimension pickers for this tensor.
     m_building = true;
