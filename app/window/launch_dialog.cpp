@@ -337,13 +337,16 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
 
 QString LaunchDialog::commandLine() const
 {
+    return commandLineFor(options(), settings());
+}
+
+QString LaunchDialog::commandLineFor(const DumpOptions &o, const LaunchSettings &s)
+{
     std::vector<std::string> words;
-    const LaunchSettings s = settings();
     for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
         words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
     words.push_back("llmscope");
     words.push_back("dump");
-    const DumpOptions o = options();
     const auto args = dumpArguments(o);
     words.insert(words.end(), args.begin(), args.end());
     return QString::fromStdString(joinCommand(words));

@@ -28,6 +28,7 @@ public:
 
     // "K=V ... llmscope dump --exec ... [options]": environment, then the command.
     QString commandLine() const;
+    static QString commandLineFor(const llmscope::DumpOptions &o, const LaunchSettings &s);
     // Fills the dialog from such a line; false (and `error` says why) when it cannot be read.
     bool setCommandLine(const QString &line, QString *error = nullptr);
 

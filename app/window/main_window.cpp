@@ -377,10 +377,7 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
         return false;
     }
     m_lastLaunch = std::make_pair(options, settings);
-    const std::vector<std::string> args = dumpArguments(options);
-    std::vector<std::string> words{"llmscope", "dump"};
-    words.insert(words.end(), args.begin(), args.end());
-    LaunchDialog::remember(QString::fromStdString(joinCommand(words)), settings.workingDirectory);
+    LaunchDialog::remember(LaunchDialog::commandLineFor(options, settings), settings.workingDirectory);
     m_counters->setDumpFolder(m_session->dumpRoot());
     m_dumpRoot = m_session->dumpRoot();
     m_stack->setCurrentIndex(0);
