@@ -180,9 +180,9 @@ int runCompareCommand(const QStringList &args)
                                                            : in.tensorName;
             if (first.worstInputIsWeight)
                 say("  the weight " + name + " differs between golden and test (relative error " +
-                    pct(first.inputError) + "): the op's error comes in through it\n");
+                    pct(inputOrOutputError(in)) + "): the op's error comes in through it\n");
             else if (!in.passed)
-                say("  its input " + name + " already differs (relative error " + pct(first.inputError) +
+                say("  its input " + name + " already differs (relative error " + pct(inputOrOutputError(in)) +
                     "); the op that computes it was not compared\n");
         }
         for (size_t i : first.rows)
@@ -203,9 +203,9 @@ int runCompareCommand(const QStringList &args)
     for (size_t i = 0; i < worst.size() && i < 5; ++i)
         say("    " + opLine(*worst[i]) + "\n");
     for (size_t i = 0; i < res.onlyGolden.size() && i < 3; ++i)
-        say("  only in golden: " + res.onlyGolden[i] + "\n");
+        say("  only in golden: " + res.onlyGolden[i].path + "\n");
     for (size_t i = 0; i < res.onlyMy.size() && i < 3; ++i)
-        say("  only in my: " + res.onlyMy[i] + "\n");
+        say("  only in my: " + res.onlyMy[i].path + "\n");
     say("  report: " + csv + " (and .json)\n");
     return res.allPassed() ? 0 : 1;
 }

@@ -227,6 +227,11 @@ std::vector<int64_t> idParts(const std::string &id)
 
 } // namespace
 
+double inputOrOutputError(const CompareRow &row)
+{
+    return row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
+}
+
 std::string OpResult::label() const
 {
     return opLabel(opId, name, opType);
@@ -278,9 +283,9 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     }
     res.method = match.method;
     for (const auto *r : match.onlyGolden)
-        res.onlyGolden.push_back(r->path);
+        res.onlyGolden.push_back(*r);
     for (const auto *r : match.onlyMy)
-        res.onlyMy.push_back(r->path);
+        res.onlyMy.push_back(*r);
     // Ops and tensors by the names the program gave them, from golden's topology (else my's).
     OpNames names = readOpNames(golden);
     if (names.byPath.empty())
@@ -348,15 +353,19 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     });
     for (size_t k = 0; k < res.ops.size(); ++k) {
         OpResult &op = res.ops[k];
+        double worstIn = 0;
         for (size_t i : op.rows) {
             const CompareRow &row = res.rows[i];
-            const double err = row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
+            const double err = inputOrOutputError(row);
             if (row.golden.input) {
-                if (err > op.inputError) {
-                    op.inputError = err;
+                const bool weight = names.isLeaf(row.tensorName);
+                if (err > worstIn) {
+                    worstIn = err;
                     op.worstInput = int(i);
-                    op.worstInputIsWeight = names.isLeaf(row.tensorName);
+                    op.worstInputIsWeight = weight;
                 }
+                if (!weight) // a weight is the op's own: its difference counts as added by the op
+                    op.inputError = std::max(op.inputError, err);
             } else {
                 op.outputError = std::max(op.outputError, err);
                 if (row.computed)

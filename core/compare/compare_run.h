@@ -43,8 +43,8 @@ struct OpResult {
     std::string opId, opPath, opType;
     std::string name;         // node name from the model topology ("ffn_out-2"), if any
     double outputError = 0;   // worst relative euclidean distance of its outputs
-    double inputError = 0;    // worst of its inputs (what it inherits)
-    double addedError = 0;    // max(0, output - input): the error it adds itself
+    double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
+    double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
     double outputCosine = 1;  // lowest cosine of its outputs
     bool passed = true;       // every output row passed
     std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
@@ -60,11 +60,13 @@ struct CompareResult {
     std::vector<CompareRow> rows;             // golden execution order
     std::vector<OpResult> ops;                // execution order
     int firstDivergent = -1;                  // index into ops, -1 when every op passed
-    std::vector<std::string> onlyGolden, onlyMy; // paths without a partner
+    std::vector<TensorRecord> onlyGolden, onlyMy; // tensors without a partner
     std::vector<std::string> notes;           // where llmscope departs from msit, and why
     bool allPassed() const;
 };
 
+// A pair's relative euclidean distance (statistics only: the largest relative difference).
+double inputOrOutputError(const CompareRow &row);
 // One pair: metrics, pass or fail, and the reason; never throws (problems become the reason).
 // With thresholds, the row's tolerance is msit's default for my's dtype with the user's
 // thresholds over it, set once the files' headers are read.

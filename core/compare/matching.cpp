@@ -156,6 +156,14 @@ OpMapping loadOpMapping(const std::string &path)
     }
 }
 
+std::string writeOpMapping(const OpMapping &m)
+{
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto &[g, y] : m)
+        pairs.push_back({{"golden", g}, {"my", y}});
+    return nlohmann::json{{"pairs", pairs}}.dump(2) + "\n";
+}
+
 Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping)
 {
     Matching out;

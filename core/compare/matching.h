@@ -28,6 +28,8 @@ struct Matching {
 using OpMapping = std::map<std::string, std::string>; // golden op id -> my op id
 OpMapping parseOpMapping(const std::string &jsonText); // throws Error naming what is wrong
 OpMapping loadOpMapping(const std::string &path);
+// The {"pairs": [...]} form, which parseOpMapping reads back.
+std::string writeOpMapping(const OpMapping &m);
 
 // Topology names per (pid, op path) from the dump's model JSON, when it has one.
 Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping = {});

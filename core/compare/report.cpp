@@ -268,8 +268,14 @@ std::string compareReportJson(const CompareResult &res)
         j.close('}');
     }
     j.close(']');
-    j.strings("only_golden", res.onlyGolden);
-    j.strings("only_my", res.onlyMy);
+    auto paths = [](const std::vector<TensorRecord> &records) {
+        std::vector<std::string> out;
+        for (const auto &r : records)
+            out.push_back(r.path);
+        return out;
+    };
+    j.strings("only_golden", paths(res.onlyGolden));
+    j.strings("only_my", paths(res.onlyMy));
     j.strings("notes", res.notes);
     j.close('}');
     return j.text + "\n";

@@ -324,6 +324,12 @@ private slots:
         QCOMPARE(parseOpMapping(R"({"3_1": "3_4"})").at("3_1"), std::string("3_4"));
     }
 
+    void mappingWrittenReadsBack()
+    {
+        const OpMapping m{{"3_1", "3_4"}, {"12_0", "12_2"}};
+        QCOMPARE(parseOpMapping(writeOpMapping(m)), m);
+    }
+
     void filesAgainstFiles()
     {
         Tensor a = testing::f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6});

@@ -165,7 +165,7 @@ private slots:
         QVERIFY(!res.onlyMy.empty());
         bool softmax = false;
         for (const auto &p : res.onlyMy)
-            softmax |= QString::fromStdString(p).contains("_SOFT_MAX/");
+            softmax |= QString::fromStdString(p.path).contains("_SOFT_MAX/");
         QVERIFY(softmax);
         int layerOutputs = 0;
         for (const auto &row : res.rows)
