@@ -124,6 +124,20 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     }
 }
 
+void DiffView::selectOp(const QString &id)
+{
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const QModelIndex i = m_proxy->index(r, DiffTableModel::OpColumn);
+        if (i.data(DiffTableModel::OpIdRole).toString() == id) {
+            if (m_table->currentIndex().row() != r)
+                m_table->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |
+                                                                  QItemSelectionModel::Rows);
+            m_table->scrollTo(i);
+            return;
+        }
+    }
+}
+
 QString DiffView::summary() const
 {
     return m_summary->text();

@@ -25,6 +25,8 @@ public:
     QTableView *table() const { return m_table; }
     QCheckBox *failuresOnly() const { return m_failures; }
     QString summary() const;
+    // Selects the op's row (its first round), keeping the filter.
+    void selectOp(const QString &id);
 
 signals:
     void opClicked(const QString &id);

@@ -1,6 +1,7 @@
 #include "heatmap_model.h"
 
 #include <QBrush>
+#include <QFont>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -45,6 +46,10 @@ void HeatmapModel::clear()
     m_cellOp.clear();
     m_where.clear();
     m_stats.clear();
+    m_diff.clear();
+    m_rounds.clear();
+    m_firstOp.clear();
+    m_firstRound = -1;
     m_round = -1;
     m_lo = m_hi = 0;
     endResetModel();
@@ -97,6 +102,7 @@ void HeatmapModel::addStats(const live::RoundStats &s)
         round.insert(QString::fromStdString(o.id), o);
     while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
         m_stats.erase(m_stats.begin());
+    updateRounds();
     if (m_mode == Mode::RoundsByLayers) { // a new row of rounds
         beginResetModel();
         endResetModel();
@@ -105,6 +111,61 @@ void HeatmapModel::addStats(const live::RoundStats &s)
         recompute(); // the newest round is shown: it just changed
     }
     emit roundsChanged();
+}
+
+void HeatmapModel::setCompare(const CompareResult &r)
+{
+    m_diff.clear();
+    for (const OpResult &op : r.ops) {
+        if (!op.unreadable.empty())
+            continue;
+        DiffCell c;
+        c.cosine = op.outputCosine;
+        c.relEuclidean = op.outputError;
+        c.added = op.addedError;
+        c.passed = op.passed;
+        for (size_t row : op.rows) { // the largest over its outputs
+            const CompareRow &x = r.rows[row];
+            if (x.golden.input)
+                continue;
+            c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
+        }
+        m_diff[op.round].insert(QString::fromStdString(op.opId), c);
+    }
+    m_firstOp.clear();
+    m_firstRound = -1;
+    if (r.firstDivergent >= 0) {
+        m_firstOp = QString::fromStdString(r.ops[size_t(r.firstDivergent)].opId);
+        m_firstRound = r.ops[size_t(r.firstDivergent)].round;
+    }
+    beginResetModel();
+    updateRounds();
+    endResetModel();
+    recompute();
+    emit roundsChanged();
+}
+
+void HeatmapModel::clearCompare()
+{
+    beginResetModel();
+    m_diff.clear();
+    m_firstOp.clear();
+    m_firstRound = -1;
+    updateRounds();
+    endResetModel();
+    recompute();
+    emit roundsChanged();
+}
+
+void HeatmapModel::updateRounds()
+{
+    m_rounds.clear();
+    for (const auto &[k, v] : m_stats)
+        m_rounds.push_back(k);
+    for (const auto &[k, v] : m_diff)
+        m_rounds.push_back(k);
+    std::sort(m_rounds.begin(), m_rounds.end());
+    m_rounds.erase(std::unique(m_rounds.begin(), m_rounds.end()), m_rounds.end());
 }
 
 void HeatmapModel::setMetric(Metric m)
@@ -127,17 +188,14 @@ void HeatmapModel::setRound(int64_t round)
 
 int64_t HeatmapModel::round() const
 {
-    if (m_round >= 0 || m_stats.empty())
+    if (m_round >= 0 || m_rounds.empty())
         return m_round;
-    return m_stats.rbegin()->first;
+    return m_rounds.back();
 }
 
 std::vector<int64_t> HeatmapModel::rounds() const
 {
-    std::vector<int64_t> r;
-    for (const auto &[k, v] : m_stats)
-        r.push_back(k);
-    return r;
+    return m_rounds;
 }
 
 double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
@@ -145,6 +203,20 @@ double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
     if (layer < 0 || kind < 0 || size_t(layer) >= m_cellOp.size() || size_t(kind) >= m_cellOp[size_t(layer)].size())
         return NAN;
     const QString &id = m_cellOp[size_t(layer)][size_t(kind)];
+    if (isDiffMetric(m_metric)) {
+        const auto d = m_diff.find(round);
+        if (id.isEmpty() || d == m_diff.end())
+            return NAN;
+        const auto it = d->second.find(id);
+        if (it == d->second.end())
+            return NAN;
+        switch (m_metric) {
+        case Metric::CosineDistance: return 1 - it->cosine;
+        case Metric::MaxRelError: return it->maxRelErr;
+        case Metric::RelEuclidean: return it->relEuclidean;
+        default: return it->added;
+        }
+    }
     const auto r = m_stats.find(round);
     if (id.isEmpty() || r == m_stats.end())
         return NAN;
@@ -166,17 +238,17 @@ double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
             return NAN;
         return std::fabs(s.l2norm - p->l2norm) / std::max(std::fabs(p->l2norm), 1e-30);
     }
+    default: return NAN; // the diff metrics, handled above
     }
-    return NAN;
 }
 
 int64_t HeatmapModel::roundAt(int row) const
 {
     if (m_mode == Mode::LayersByKinds)
         return round();
-    if (row < 0 || size_t(row) >= m_stats.size())
+    if (row < 0 || size_t(row) >= m_rounds.size())
         return -1;
-    return std::next(m_stats.begin(), row)->first;
+    return m_rounds[size_t(row)];
 }
 
 QString HeatmapModel::opAt(int row, int col) const
@@ -239,6 +311,12 @@ QColor HeatmapModel::colourFor(double v) const
     if (!std::isnan(m_threshold) && v > m_threshold)
         return QColor(255, 40, 40); // over the threshold: flagged, whatever the ramp says
     double t = 0;
+    if (m_scale == Scale::Diverging) { // white at zero, blue below, red above, by the larger side
+        const double span = std::max(std::fabs(m_lo), std::fabs(m_hi));
+        const double f = span > 0 ? std::clamp(v / span, -1.0, 1.0) : 0;
+        return f < 0 ? QColor(int(255 + (33 - 255) * -f), int(255 + (102 - 255) * -f), int(255 + (172 - 255) * -f))
+                     : QColor(int(255 + (178 - 255) * f), int(255 + (24 - 255) * f), int(255 + (43 - 255) * f));
+    }
     if (m_scale == Scale::Log) {
         if (v <= 0 || m_lo <= 0)
             return QColor(200, 200, 200);
@@ -263,7 +341,7 @@ int HeatmapModel::rowCount(const QModelIndex &parent) const
 {
     if (parent.isValid())
         return 0;
-    return m_mode == Mode::LayersByKinds ? int(m_rowNames.size()) : (m_kinds.isEmpty() ? 0 : int(m_stats.size()));
+    return m_mode == Mode::LayersByKinds ? int(m_rowNames.size()) : (m_kinds.isEmpty() ? 0 : int(m_rounds.size()));
 }
 
 int HeatmapModel::columnCount(const QModelIndex &parent) const
@@ -284,11 +362,18 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
     const double v = value(index.row(), index.column());
     if (role == ValueRole)
         return v;
+    const bool first = !id.isEmpty() && id == m_firstOp && cellRound == m_firstRound;
+    if (role == FirstDivergentRole)
+        return first;
+    if (role == FlaggedRole)
+        return first || (!std::isnan(m_threshold) && v > m_threshold);
     if (role == Qt::BackgroundRole) {
         const QColor c = colourFor(v);
         return c.isValid() ? QBrush(c) : QVariant();
     }
     if (role == Qt::DisplayRole) {
+        if (first)
+            return QStringLiteral("\u25C6"); // the first divergent op: where to look
         const auto r = m_stats.find(cellRound);
         if (r != m_stats.end() && !id.isEmpty()) {
             const auto it = r->second.find(id);
@@ -317,7 +402,28 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             else
                 tip += tr("\nnot dumped in this round");
         }
+        const auto d = m_diff.find(cellRound);
+        if (d != m_diff.end()) {
+            const auto it = d->second.find(id);
+            if (it != d->second.end())
+                tip += tr("\ngolden vs test: cosine %1, max relative error %2, relative euclidean %3, added "
+                          "by this op %4%5")
+                           .arg(it->cosine, 0, 'f', 6)
+                           .arg(it->maxRelErr, 0, 'g', 4)
+                           .arg(it->relEuclidean, 0, 'g', 4)
+                           .arg(it->added, 0, 'g', 4)
+                           .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
+        }
         return tip;
+    }
+    if (role == Qt::ForegroundRole) { // marks readable on dark and light cells alike
+        const QColor c = colourFor(v);
+        return QBrush(c.isValid() && c.lightnessF() < 0.55 ? Qt::white : Qt::black);
+    }
+    if (role == Qt::FontRole && first) {
+        QFont f;
+        f.setBold(true);
+        return f;
     }
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignCenter);

@@ -3,7 +3,8 @@
 // (attn_norm, Qcur, ..., ffn_out, l_out); a cell's value is a statistic of that op's output in
 // that round. Fed by the probe's streamed statistics or by an opened dump's statistics; the
 // colours come from stored values, so changing the statistic, the scale or the round
-// recolours without recomputing anything.
+// recolours without recomputing anything. In a diff session the cells can show the compare's
+// metrics instead (cosine, errors, the error an op adds itself), the first divergent op marked.
 #pragma once
 #include <QAbstractTableModel>
 #include <QColor>
@@ -14,17 +15,22 @@
 #include <map>
 #include <vector>
 
+#include "compare/compare_run.h"
 #include "live/live_protocol.h"
 
 class HeatmapModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change };
-    enum class Scale { Linear, Log };
+    enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change,
+                        // a diff session's, per op output: 1 - cosine, max relative error,
+                        // relative euclidean distance, and the part of it the op adds itself
+                        CosineDistance, MaxRelError, RelEuclidean, AddedError };
+    // Diverging: around zero, blue below and red above (signed statistics such as the mean).
+    enum class Scale { Linear, Log, Diverging };
     // Layers x operation kinds for one round, or rounds x layers for one operation kind
     // (the token axis).
     enum class Mode { LayersByKinds, RoundsByLayers };
-    enum Role { OpIdRole = Qt::UserRole + 1, ValueRole };
+    enum Role { OpIdRole = Qt::UserRole + 1, ValueRole, FlaggedRole, FirstDivergentRole };
     static constexpr size_t kRoundsKept = 4096;
 
     explicit HeatmapModel(QObject *parent = nullptr);
@@ -33,6 +39,13 @@ public:
     void setOps(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
     void addStats(const llmscope::live::RoundStats &s); // a round's (or part of it)
     void clear();
+    // A comparison of golden (whose ops these are) with test: its metrics per round and op.
+    void setCompare(const llmscope::CompareResult &r);
+    void clearCompare();
+    bool hasCompare() const { return !m_diff.empty(); }
+    static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance; }
+    QString firstDivergentOp() const { return m_firstOp; }
+    int64_t firstDivergentRound() const { return m_firstRound; }
 
     void setMetric(Metric m);
     void setScale(Scale s);
@@ -51,6 +64,7 @@ public:
     QColor colourFor(double v) const;
     QModelIndex indexForOp(const QString &id) const;
     QString columnKind(int column) const { return m_kinds.value(column); }
+    const QStringList &layerNames() const { return m_rowNames; } // the top-level operations
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -61,16 +75,25 @@ signals:
     void roundsChanged();
 
 private:
+    struct DiffCell {
+        double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0;
+        bool passed = true;
+    };
     double value(int row, int col) const; // NaN: no value, in the shown layout
     double valueAt(int layer, int kind, int64_t round) const;
     QString opAt(int row, int col) const; // the op of a shown cell ("" when none)
     int64_t roundAt(int row) const;       // the round of a shown cell's row
     void recompute();                     // the range, after anything that changes what is shown
+    void updateRounds();                  // the rounds with statistics or compare metrics
 
     QStringList m_rowNames, m_kinds;
     std::vector<std::vector<QString>> m_cellOp; // [row][col] -> op id ("" when none)
     QHash<QString, std::pair<int, int>> m_where; // op id -> (row, col)
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats
+    std::map<int64_t, QHash<QString, DiffCell>> m_diff;                 // round -> op -> compare
+    std::vector<int64_t> m_rounds;                                      // keys of both, ascending
+    QString m_firstOp;                                                  // the first divergent op
+    int64_t m_firstRound = -1;
     Metric m_metric = Metric::MaxAbs;
     Scale m_scale = Scale::Linear;
     int64_t m_round = -1;

@@ -7,11 +7,45 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
 #include <QSlider>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+
+namespace {
+// A cell is its colour: the picked one is framed rather than painted over with the
+// selection colour, and the first divergent op has a double frame.
+class HeatmapCellDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *p, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        p->save();
+        const QRect r = option.rect;
+        const QVariant bg = index.data(Qt::BackgroundRole);
+        if (bg.canConvert<QBrush>())
+            p->fillRect(r, bg.value<QBrush>());
+        const QString text = index.data(Qt::DisplayRole).toString();
+        if (!text.isEmpty()) {
+            p->setPen(index.data(Qt::ForegroundRole).value<QBrush>().color());
+            p->drawText(r, Qt::AlignCenter, text);
+        }
+        if (index.data(HeatmapModel::FirstDivergentRole).toBool()) {
+            p->setPen(QPen(QColor(220, 0, 0), 2));
+            p->drawRect(r.adjusted(1, 1, -2, -2));
+        }
+        if (option.state & QStyle::State_Selected) {
+            p->setPen(QPen(option.palette.color(QPalette::Text), 3));
+            p->drawRect(r.adjusted(2, 2, -3, -3));
+        }
+        p->restore();
+    }
+};
+} // namespace
 
 HeatmapView::HeatmapView(QWidget *parent)
     : QWidget(parent), m_model(new HeatmapModel(this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
@@ -26,6 +60,7 @@ HeatmapView::HeatmapView(QWidget *parent)
     m_metric->addItem(tr("change from the previous round"), int(HeatmapModel::Metric::Change));
     m_scale->addItem(tr("linear"), int(HeatmapModel::Scale::Linear));
     m_scale->addItem(tr("log"), int(HeatmapModel::Scale::Log));
+    m_scale->addItem(tr("diverging (around 0)"), int(HeatmapModel::Scale::Diverging));
     m_mode->addItem(tr("layers x operations"), int(HeatmapModel::Mode::LayersByKinds));
     m_mode->addItem(tr("rounds x layers, one operation"), int(HeatmapModel::Mode::RoundsByLayers));
     m_kind->setEnabled(false);
@@ -42,6 +77,7 @@ HeatmapView::HeatmapView(QWidget *parent)
     m_table->verticalHeader()->setDefaultSectionSize(22);
     m_table->horizontalHeader()->setTextElideMode(Qt::ElideMiddle);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setItemDelegate(new HeatmapCellDelegate(m_table));
     m_table->setToolTip(tr("Rows: layers; columns: operations by node name; colour: the statistic chosen above. "
                            "'!' marks an output with NaN or Inf. Click a cell to pick the operation."));
     m_legend->setMinimumWidth(260);
@@ -120,6 +156,38 @@ HeatmapView::HeatmapView(QWidget *parent)
     updateLegend();
 }
 
+void HeatmapView::setCompare(const llmscope::CompareResult *r)
+{
+    const int firstDiff = m_metric->findData(int(HeatmapModel::Metric::CosineDistance));
+    if (!r) {
+        m_model->clearCompare();
+        if (firstDiff >= 0) {
+            m_metric->setCurrentIndex(0);
+            while (m_metric->count() > firstDiff)
+                m_metric->removeItem(firstDiff);
+        }
+        return;
+    }
+    m_model->setCompare(*r);
+    if (firstDiff < 0) {
+        m_metric->insertSeparator(m_metric->count());
+        m_metric->addItem(tr("diff: error added by the op itself"), int(HeatmapModel::Metric::AddedError));
+        m_metric->addItem(tr("diff: relative euclidean distance"), int(HeatmapModel::Metric::RelEuclidean));
+        m_metric->addItem(tr("diff: max relative error"), int(HeatmapModel::Metric::MaxRelError));
+        m_metric->addItem(tr("diff: 1 - cosine"), int(HeatmapModel::Metric::CosineDistance));
+    }
+    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::AddedError)));
+    if (!m_model->firstDivergentOp().isEmpty()) { // the round where it starts, in view
+        m_follow->setChecked(false);
+        const auto rounds = m_model->rounds();
+        const auto at = std::find(rounds.begin(), rounds.end(), m_model->firstDivergentRound());
+        m_round->setValue(int(at - rounds.begin()));
+        m_model->setRound(m_model->firstDivergentRound());
+        roundsChanged();
+        selectOp(m_model->firstDivergentOp());
+    }
+}
+
 void HeatmapView::roundsChanged()
 {
     const auto rounds = m_model->rounds();
@@ -139,6 +207,16 @@ void HeatmapView::updateLegend()
         m_legend->setText(tr("The heatmap fills as the program's dumped rounds bring statistics (--type stats, or "
                              "tensors), or from an opened dump's statistics."));
         m_legend->setStyleSheet(QString());
+        return;
+    }
+    if (HeatmapModel::Scale(m_scale->currentData().toInt()) == HeatmapModel::Scale::Diverging) {
+        const double span = std::max(std::fabs(lo), std::fabs(hi));
+        m_legend->setText(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
+                                         "<td align=\"center\">0</td><td align=\"right\" style=\"color:white\">"
+                                         "%2&nbsp;</td></tr></table>")
+                              .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)));
+        m_legend->setStyleSheet(QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
+                                               "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
         return;
     }
     m_legend->setText(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"

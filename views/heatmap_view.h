@@ -26,6 +26,9 @@ public:
     QDoubleSpinBox *thresholdBox() const { return m_threshold; }
     QSlider *roundSlider() const { return m_round; }
     void selectOp(const QString &id);
+    // A diff session's metrics join the statistics (and are shown: what each op adds itself,
+    // which singles out the op where the error starts); cleared, the statistics alone.
+    void setCompare(const llmscope::CompareResult *r);
 
 signals:
     void opClicked(const QString &id);

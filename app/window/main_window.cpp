@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -46,6 +47,9 @@
 #include "tensor_diff_view.h"
 #include "dump/op_files.h"
 #include "heatmap_view.h"
+#include "error_curve_view.h"
+#include "unpaired_view.h"
+#include "compare/report.h"
 #include "op_tree_panel.h"
 #include "tensor_inspector.h"
 #include "util/error.h"
@@ -92,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
       m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
+      m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)), m_diffSide(new QTabWidget(this)),
       m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
 {
@@ -130,8 +135,15 @@ MainWindow::MainWindow(QWidget *parent)
     split->setStretchFactor(1, 1);
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_inspector, tr("Inspector"));
+    auto *diffTop = new QSplitter(this);
+    diffTop->addWidget(m_diff);
+    m_diffSide->addTab(m_curves, tr("Error by layer"));
+    m_diffSide->addTab(m_unpaired, tr("Unpaired"));
+    diffTop->addWidget(m_diffSide);
+    diffTop->setStretchFactor(0, 3);
+    diffTop->setStretchFactor(1, 2);
     auto *diffSplit = new QSplitter(Qt::Vertical, this);
-    diffSplit->addWidget(m_diff);
+    diffSplit->addWidget(diffTop);
     diffSplit->addWidget(m_tensorDiff);
     m_tabs->addTab(diffSplit, tr("Diff"));
     m_tabs->addTab(split, tr("Tensor files"));
@@ -150,7 +162,7 @@ MainWindow::MainWindow(QWidget *parent)
     QDockWidget *consoleDock = dock(m_console, tr("Console"), QStringLiteral("ConsoleDock"), Qt::BottomDockWidgetArea);
     QDockWidget *countersDock = dock(m_counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
-    resizeDocks({opsDock}, {760}, Qt::Horizontal);
+    resizeDocks({opsDock}, {560}, Qt::Horizontal);
     resizeDocks({consoleDock}, {190}, Qt::Vertical);
     m_console->setReadOnly(true);
     m_console->setMaximumBlockCount(kConsoleLines);
@@ -165,6 +177,15 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelCompare);
     connect(m_diff, &DiffView::opClicked, this, [this](const QString &id) { m_ops->selectOp(id); });
+    connect(m_curves, &ErrorCurveView::opClicked, this, [this](const QString &id) {
+        m_ops->selectOp(id);
+        m_diff->selectOp(id);
+    });
+    connect(m_unpaired, &UnpairedView::compareAgain, this, [this](const QString &mapping) {
+        if (m_compareResult)
+            compareDumps(QString::fromStdString(m_compareResult->goldenRoot),
+                         QString::fromStdString(m_compareResult->myRoot), mapping);
+    });
     connect(m_diff, &DiffView::opPicked, this, [this](int i) { // golden and test, element by element
         const CompareResult *r = m_diff->model()->result();
         if (!r || i < 0 || size_t(i) >= r->ops.size())
@@ -279,6 +300,10 @@ void MainWindow::buildMenus()
     session->addSeparator();
     auto *compare = session->addAction(tr("&Compare dumps..."), this, &MainWindow::showCompareDialog);
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    m_exportAct = file->addAction(tr("&Export diff report..."), this, &MainWindow::chooseExportFolder);
+    m_exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportAct->setToolTip(tr("The comparison's CSV and JSON reports and pictures of its views, in a folder"));
+    m_exportAct->setEnabled(false);
     m_applyAct->setToolTip(tr("Dump the checked operations from the program's next graph on"));
 
     auto *view = menuBar()->addMenu(tr("&View"));
@@ -575,6 +600,10 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         m_dumpRoot = folder;
     if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*scan.topology);
+        const auto [groups, ops] = opsOf(*scan.topology);
+        m_heatmap->model()->setOps(groups, ops);
+        for (const auto &s : scan.stats)
+            m_heatmap->model()->addStats(s);
         m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
     }
     if (!m_session->isRunning())
@@ -646,16 +675,17 @@ void MainWindow::cancelCompare()
         m_cancelFlag->store(true);
 }
 
-QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test)
+QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString mapping)
 {
     QPointer<MainWindow> self(this);
     if (m_cancelFlag) { // one comparison at a time
         statusBar()->showMessage(tr("A comparison is running; cancel it first"), 10000);
         co_return false;
     }
+    std::optional<QCoro::Task<bool>> opening;
     if (!m_session->isRunning()) { // golden's operations in the tree and heatmap, while comparing
         m_ops->model()->clear();
-        openDump(golden);
+        opening.emplace(openDump(golden));
     }
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     m_cancelFlag = cancel;
@@ -675,6 +705,7 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test)
     CompareOptions o;
     o.goldenPath = golden.toStdString();
     o.myPath = test.toStdString();
+    o.mappingFile = mapping.toStdString();
     o.cancel = cancel.get();
     auto future = QtConcurrent::run([o, progress, cancel]() -> std::pair<std::shared_ptr<CompareResult>, QString> {
         try {
@@ -694,15 +725,67 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test)
         emit compareFinished(false, error);
         co_return false;
     }
-    m_tabs->setCurrentIndex(m_tabs->indexOf(m_diff->parentWidget()));
+    m_tabs->setCurrentIndex(m_tabs->indexOf(m_diffSide->parentWidget()->parentWidget()));
+    m_compareResult = result;
     m_diff->setResult(result); // selects the first divergent op, which fills the element view
+    m_unpaired->setResult(result.get());
+    m_exportAct->setEnabled(true);
     m_stack->setCurrentIndex(1);
+    if (opening) // golden's ops in the heatmap first: the metrics are shown on them
+        co_await *opening;
+    if (!self)
+        co_return false;
+    m_heatmap->setCompare(result.get());
+    m_curves->setResult(result.get(), m_heatmap->model()->layerNames());
+    if (result->firstDivergent >= 0)
+        m_ops->selectOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
     const QString message = result->firstDivergent >= 0
                                 ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
                                 : tr("Every operation passed");
     statusBar()->showMessage(message, 30000);
     emit compareFinished(true, message);
     co_return true;
+}
+
+QStringList MainWindow::exportDiff(const QString &folder, QString *error)
+{
+    if (!m_compareResult) {
+        *error = tr("Nothing to export: compare two dumps first (Session > Compare dumps, Ctrl+D).");
+        return {};
+    }
+    QStringList written;
+    try {
+        const QString csv = QString::fromStdString(writeCompareReports(*m_compareResult, folder.toStdString()));
+        written << csv << csv.left(csv.size() - 4) + QStringLiteral(".json");
+    } catch (const Error &e) {
+        *error = QString::fromUtf8(e.what());
+        return {};
+    }
+    // Pictures as the views stand: each widget paints itself, shown or not.
+    const std::pair<QWidget *, const char *> views[] = {
+        {m_heatmap, "heatmap.png"}, {m_diffSide->parentWidget()->parentWidget(), "diff.png"}, {m_curves, "error_by_layer.png"}};
+    for (const auto &[w, name] : views) {
+        const QString path = QDir(folder).filePath(QString::fromLatin1(name));
+        if (!w->grab().save(path, "PNG")) {
+            *error = tr("Could not write %1 (is the disk full?)").arg(path);
+            return {};
+        }
+        written << path;
+    }
+    return written;
+}
+
+void MainWindow::chooseExportFolder()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the diff report into"));
+    if (dir.isEmpty())
+        return;
+    QString error;
+    const QStringList files = exportDiff(dir, &error);
+    if (files.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Exported %n file(s) into %1", nullptr, int(files.size())).arg(dir), 15000);
 }
 
 void MainWindow::chooseDump()

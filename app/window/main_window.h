@@ -11,6 +11,7 @@
 
 #include <optional>
 
+#include "compare/compare_run.h"
 #include "launch/dump_options.h"
 #include "session/launch_plan.h"
 #include "session/live_session.h"
@@ -30,6 +31,8 @@ class QTreeView;
 class DiffView;
 class TensorDiffView;
 class HeatmapView;
+class ErrorCurveView;
+class UnpairedView;
 class QPushButton;
 class TensorInspector;
 
@@ -63,7 +66,15 @@ public:
     TensorDiffView *tensorDiff() const { return m_tensorDiff; }
     // Compares a golden dump with a test dump off the GUI thread (progress and Cancel in the
     // status bar) and shows the result in the Diff tab; false when it could not run.
-    QCoro::Task<bool> compareDumps(QString golden, QString test);
+    // mapping: a --mapping file of op pairs made by hand, or empty.
+    QCoro::Task<bool> compareDumps(QString golden, QString test, QString mapping = {});
+    // Writes the shown comparison's CSV and JSON reports and PNG pictures of its views into
+    // folder; the files written, or empty (and error says why).
+    QStringList exportDiff(const QString &folder, QString *error);
+    void chooseExportFolder();
+    ErrorCurveView *errorCurves() const { return m_curves; }
+    UnpairedView *unpaired() const { return m_unpaired; }
+    const llmscope::CompareResult *compareResult() const { return m_compareResult.get(); }
     void showCompareDialog();
     void cancelCompare();
     // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
@@ -108,6 +119,11 @@ private:
     HeatmapView *m_heatmap;
     DiffView *m_diff;
     TensorDiffView *m_tensorDiff;
+    ErrorCurveView *m_curves;
+    UnpairedView *m_unpaired;
+    QTabWidget *m_diffSide;
+    std::shared_ptr<const llmscope::CompareResult> m_compareResult; // the one shown
+    QAction *m_exportAct = nullptr;
     QPushButton *m_cancel;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag; // the running compare's
     QString m_dumpRoot; // the dump the tree's ops are read from (the live one, or the opened one)

@@ -4,7 +4,11 @@
 // round on the dump holds exactly those operations. And each way a session fails.
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -14,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
 
@@ -37,6 +42,9 @@
 #include "heatmap_model.h"
 #include "heatmap_view.h"
 #include "tensor_inspector.h"
+#include "error_curve_view.h"
+#include "unpaired_view.h"
+#include "compare/matching.h"
 #include "../engine/engine_run.h"
 
 using namespace llmscope;
@@ -248,6 +256,97 @@ private slots:
         for (int r = 0; r < d->table()->model()->rowCount(); ++r)
             QVERIFY(!d->table()->model()->index(r, 0).data(DiffTableModel::PassedRole).toBool());
         shoot(&w, QStringLiteral("diff.png"));
+
+        // The heatmap shows the compare's metrics on golden's ops: the flagged cell is layer 1's ffn_out.
+        const QString firstId = d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString();
+        HeatmapModel *h = w.heatmap()->model();
+        QCOMPARE(h->firstDivergentOp(), firstId);
+        QCOMPARE(HeatmapModel::Metric(w.heatmap()->metricBox()->currentData().toInt()),
+                 HeatmapModel::Metric::AddedError);
+        QModelIndex flagged;
+        for (int r = 0; r < h->rowCount(); ++r)
+            for (int c = 0; c < h->columnCount(); ++c)
+                if (h->index(r, c).data(HeatmapModel::FirstDivergentRole).toBool()) {
+                    QVERIFY(!flagged.isValid());
+                    flagged = h->index(r, c);
+                }
+        QVERIFY(flagged.isValid());
+        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
+        QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
+        QVERIFY(flagged.data(HeatmapModel::ValueRole).toDouble() > 1e-3); // the error it adds itself
+        const QModelIndex sameKindLayer0 = h->index(flagged.row() - 1, flagged.column());
+        QVERIFY(sameKindLayer0.data(HeatmapModel::ValueRole).toDouble() < 1e-5); // golden's layer 0 agrees
+        QCOMPARE(w.opPanel()->currentOpId(), firstId); // and the tree has it
+
+        // The error by layer: flat before layer 1, up from it on; a click on its point picks its worst op.
+        ErrorCurveView *curves = w.errorCurves();
+        const int64_t round = d->model()->index(first, DiffTableModel::RoundColumn).data().toLongLong();
+        const auto &out = curves->outputCurves().at(round);
+        const int layer1 = flagged.row();
+        QVERIFY2(out[size_t(layer1 - 1)] < 1e-5 && out[size_t(layer1)] > 1e-3,
+                 qPrintable(QString("%1 %2").arg(out[size_t(layer1 - 1)]).arg(out[size_t(layer1)])));
+        QVERIFY(curves->addedCurves().at(round)[size_t(layer1)] > 1e-3);
+        QVERIFY(curves->worstOp(round, layer1).startsWith(QString::number(layer1) + "_"));
+        auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.heatmap());
+        shoot(&w, QStringLiteral("diff_heatmap.png"));
+
+        // Exported: msit's CSV, the JSON, and pictures of the views.
+        QTemporaryDir exported;
+        QString error;
+        const QStringList files = w.exportDiff(exported.path(), &error);
+        QVERIFY2(files.size() == 5, qPrintable(error));
+        QFile csv(files[0]);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readLine().startsWith("token_id,data_id,golden_data_path"));
+        QFile json(files[1]);
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(json.readAll()).object().contains("ops"));
+        for (int i = 2; i < 5; ++i) {
+            const QImage img(files[i]);
+            QVERIFY2(!img.isNull() && img.width() > 200, qPrintable(files[i]));
+        }
+        QString noDisk;
+        QVERIFY(w.exportDiff(QStringLiteral("/proc/llmscope-cannot-write"), &noDisk).isEmpty());
+        QVERIFY(!noDisk.isEmpty());
+    }
+
+    // Ops the matching cannot pair (golden dumped 2_29, test 2_30): listed on each side, paired
+    // by hand, saved as a --mapping file, and compared again with it they pair.
+    void unpairedOpsArePairedByHand()
+    {
+        for (const auto &[side, id] : {std::pair{QStringLiteral("g"), QStringLiteral("2_29")},
+                                       std::pair{QStringLiteral("t"), QStringLiteral("2_30")}}) {
+            QProcess p;
+            p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
+                                         "--type", "model", "tensor", "-ids", id, "-er", "0,0", "-o",
+                                         m_dir.path() + "/unpaired/" + side});
+            QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/unpaired/g", m_dir.path() + "/unpaired/t")));
+        UnpairedView *u = w.unpaired();
+        QCOMPARE(u->goldenList()->count(), 1);
+        QCOMPARE(u->testList()->count(), 1);
+        QVERIFY(u->goldenList()->item(0)->text().startsWith("2_29"));
+        QVERIFY(!u->compareButton()->isEnabled());
+        u->goldenList()->setCurrentRow(0);
+        u->testList()->setCurrentRow(0);
+        QTest::mouseClick(u->pairButton(), Qt::LeftButton);
+        QCOMPARE(u->pairList()->count(), 1);
+        QCOMPARE(u->mapping().at("2_29"), std::string("2_30"));
+        const QString mapping = m_dir.path() + "/unpaired/mapping.json";
+        QString error;
+        QVERIFY2(u->saveMapping(mapping, &error), qPrintable(error));
+        QCOMPARE(loadOpMapping(mapping.toStdString()).at("2_29"), std::string("2_30"));
+        QSignalSpy done(&w, &MainWindow::compareFinished);
+        QTest::mouseClick(u->compareButton(), Qt::LeftButton);
+        QVERIFY(done.wait(60000));
+        QVERIFY(w.compareResult()->onlyGolden.empty() && w.compareResult()->onlyMy.empty());
+        QVERIFY(!w.compareResult()->rows.empty());
+        QCOMPARE(w.compareResult()->rows.front().my.opId, std::string("2_30"));
+        QCOMPARE(u->pairList()->count(), 1); // the pairs stay for the same two dumps
     }
 
     void noSuchProgram()

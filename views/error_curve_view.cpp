@@ -1,0 +1,152 @@
+#include "error_curve_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+using namespace llmscope;
+
+namespace {
+constexpr double kFloor = 1e-6; // a log axis has no zero; below this, float32 rounding: the floor
+}
+
+ErrorCurveView::ErrorCurveView(QWidget *parent) : QWidget(parent), m_view(new QChartView(this)), m_note(new QLabel(this))
+{
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(320, 220);
+    m_note->setWordWrap(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_note);
+    setResult(nullptr, {});
+}
+
+QString ErrorCurveView::worstOp(int64_t round, int layer) const
+{
+    const auto it = m_worst.find(round);
+    if (it == m_worst.end() || layer < 0 || size_t(layer) >= it->second.size())
+        return {};
+    return it->second[size_t(layer)];
+}
+
+void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerNames)
+{
+    m_output.clear();
+    m_added.clear();
+    m_worst.clear();
+    auto *chart = new QChart;
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    if (!r || r->ops.empty()) {
+        m_view->setChart(chart); // the view owns it and deletes the one before
+        m_note->setText(tr("Compare two dumps (Session > Compare dumps, Ctrl+D) to see how the error grows layer by "
+                           "layer."));
+        return;
+    }
+    int layers = int(layerNames.size());
+    for (const OpResult &op : r->ops)
+        layers = std::max(layers, op.opId.empty() ? 0 : std::atoi(op.opId.c_str()) + 1);
+    const int64_t firstRound = r->firstDivergent >= 0 ? r->ops[size_t(r->firstDivergent)].round : -1;
+    std::map<int64_t, bool> rounds;
+    for (const OpResult &op : r->ops)
+        rounds[op.round] = true;
+    // The first divergent op's round, then the earliest others, up to kMaxRounds.
+    std::vector<int64_t> shown;
+    if (firstRound >= 0)
+        shown.push_back(firstRound);
+    for (const auto &[round, _] : rounds)
+        if (round != firstRound && int(shown.size()) < kMaxRounds)
+            shown.push_back(round);
+    std::sort(shown.begin(), shown.end());
+    for (const int64_t round : shown) {
+        m_output[round].assign(size_t(layers), NAN);
+        m_added[round].assign(size_t(layers), NAN);
+        m_worst[round].assign(size_t(layers), QString());
+    }
+    for (const OpResult &op : r->ops) {
+        auto out = m_output.find(op.round);
+        if (out == m_output.end() || !op.unreadable.empty() || op.opId.empty())
+            continue;
+        const int layer = std::atoi(op.opId.c_str());
+        if (layer < 0 || layer >= layers)
+            continue;
+        double &o = out->second[size_t(layer)];
+        if (std::isnan(o) || op.outputError > o) {
+            o = op.outputError;
+            m_worst[op.round][size_t(layer)] = QString::fromStdString(op.opId);
+        }
+        double &a = m_added[op.round][size_t(layer)];
+        a = std::isnan(a) ? op.addedError : std::max(a, op.addedError);
+    }
+
+    auto *x = new QValueAxis;
+    x->setRange(0, std::max(1, layers - 1));
+    x->setTickCount(std::min(layers, 12) > 1 ? std::min(layers, 12) : 2);
+    x->setLabelFormat(QStringLiteral("%d"));
+    x->setTitleText(tr("layer (top-level operation id)"));
+    auto *y = new QLogValueAxis;
+    y->setBase(10);
+    y->setLabelFormat(QStringLiteral("%g"));
+    y->setMinorTickCount(0);
+    y->setTitleText(tr("relative error"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    double hi = kFloor * 10;
+    auto add = [&](const std::vector<double> &v, const QString &name, QPen pen, int64_t round) {
+        auto *s = new QLineSeries;
+        s->setName(name);
+        s->setPen(pen);
+        s->setPointsVisible(true);
+        for (size_t l = 0; l < v.size(); ++l)
+            if (!std::isnan(v[l])) {
+                s->append(double(l), std::max(v[l], kFloor));
+                hi = std::max(hi, v[l]);
+            }
+        chart->addSeries(s);
+        s->attachAxis(x);
+        s->attachAxis(y);
+        connect(s, &QLineSeries::clicked, this, [this, round](const QPointF &p) {
+            const QString id = worstOp(round, int(std::lround(p.x())));
+            if (!id.isEmpty())
+                emit opClicked(id);
+        });
+    };
+    for (const auto &[round, v] : m_output) {
+        QPen pen(round == firstRound ? QColor(200, 30, 30) : QColor::fromHsv(int(200 + 20 * (round % 5)), 160, 170));
+        pen.setWidthF(round == firstRound ? 2.5 : 1.2);
+        add(v, tr("round %1").arg(round), pen, round);
+    }
+    if (firstRound >= 0) {
+        QPen pen(QColor(230, 120, 0));
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(2);
+        add(m_added[firstRound], tr("round %1, added").arg(firstRound), pen, firstRound);
+    }
+    y->setRange(kFloor, std::pow(10.0, std::ceil(std::log10(hi))));
+    m_view->setChart(chart);
+    QString note;
+    if (rounds.size() > shown.size())
+        note = tr("%1 of %2 rounds shown (the first divergent's round and the earliest others).")
+                   .arg(shown.size())
+                   .arg(rounds.size());
+    if (firstRound >= 0) {
+        const OpResult &op = r->ops[size_t(r->firstDivergent)];
+        const int layer = std::atoi(op.opId.c_str());
+        note = tr("Solid: the worst output error of each layer's operations; dashed: the error they add themselves. "
+                  "It rises in %1 (id %2) in round %3. Click a point to pick that layer's worst operation. ")
+                   .arg(layerNames.value(layer, QString::number(layer)))
+                   .arg(layer)
+                   .arg(firstRound) +
+               note;
+    }
+    m_note->setText(note);
+}
