@@ -204,6 +204,13 @@ uint64_t liveTopology(Probe &p, SchedState &s, int64_t round)
     }
     for (const GraphNode &n : g.nodes) {
         live::TopoOp op{n.id, n.name, n.type, describe(n.tensor, false).dims, api.typeName(n.tensor->type)};
+        for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s) { // the layer graph's edges
+            const auto src = g.indexOf.find(n.tensor->src[s]);
+            if (src != g.indexOf.end())
+                op.inputs.push_back({g.nodes[size_t(src->second)].id, g.nodes[size_t(src->second)].name});
+            else
+                op.inputs.push_back({"", programName(api.getName(n.tensor->src[s]))});
+        }
         mix(op.id);
         mix(op.name);
         mix(op.type);

@@ -327,6 +327,12 @@ QColor HeatmapModel::colourFor(double v) const
     return ramp(t);
 }
 
+double HeatmapModel::valueOfOp(const QString &id) const
+{
+    const auto it = m_where.find(id);
+    return it == m_where.end() ? NAN : valueAt(it->first, it->second, round());
+}
+
 QModelIndex HeatmapModel::indexForOp(const QString &id) const
 {
     const auto it = m_where.find(id);

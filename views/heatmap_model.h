@@ -63,6 +63,8 @@ public:
     std::pair<double, double> range() const { return {m_lo, m_hi}; }
     QColor colourFor(double v) const;
     QModelIndex indexForOp(const QString &id) const;
+    // An op's value in the shown round and metric, whatever the view's mode (NaN: none).
+    double valueOfOp(const QString &id) const;
     QString columnKind(int column) const { return m_kinds.value(column); }
     const QStringList &layerNames() const { return m_rowNames; } // the top-level operations
 

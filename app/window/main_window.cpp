@@ -38,6 +38,7 @@
 #include "counters_view.h"
 #include "dump/dump_index.h"
 #include "dump/topology.h"
+#include "graph/layer_graph.h"
 #include "dump_tree_model.h"
 #include "launch_dialog.h"
 #include "op_tree_model.h"
@@ -49,6 +50,7 @@
 #include "heatmap_view.h"
 #include "error_curve_view.h"
 #include "unpaired_view.h"
+#include "layer_graph_view.h"
 #include "compare/report.h"
 #include "op_tree_panel.h"
 #include "tensor_inspector.h"
@@ -59,18 +61,6 @@ using namespace llmscope;
 namespace {
 constexpr int kRecentDumps = 8;
 constexpr int kConsoleLines = 5000;
-
-// An opened dump's top-level operations and their children, as the live topology has them.
-std::pair<std::vector<live::TopoOp>, std::vector<live::TopoOp>> opsOf(const TopoNode &model)
-{
-    std::vector<live::TopoOp> groups, ops;
-    for (const TopoNode &g : model.children) {
-        groups.push_back({g.id, g.name, g.type, {}, ""});
-        for (const TopoNode &o : g.children)
-            ops.push_back({o.id, o.name, o.type, {}, ""});
-    }
-    return {groups, ops};
-}
 
 // The statistics of every op output in an opened dump, round by round (the heatmap's).
 std::vector<live::RoundStats> statsOf(const DumpIndex &index)
@@ -96,7 +86,8 @@ MainWindow::MainWindow(QWidget *parent)
       m_details(new QTextBrowser(this)), m_progress(new QProgressBar(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
       m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
-      m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)), m_diffSide(new QTabWidget(this)),
+      m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
+      m_graph(new LayerGraphView(m_heatmap->model(), this)), m_diffSide(new QTabWidget(this)),
       m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
 {
@@ -125,8 +116,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
-    m_tree->header()->setSectionResizeMode(DumpTreeModel::NameColumn, QHeaderView::Stretch);
-    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->resizeSection(DumpTreeModel::NameColumn, 300); // names readable; the rest scrolls
+    m_tree->header()->setStretchLastSection(true);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::showDetails);
     auto *split = new QSplitter(this);
     split->addWidget(m_tree);
@@ -134,6 +125,7 @@ MainWindow::MainWindow(QWidget *parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
+    m_tabs->addTab(m_graph, tr("Graph"));
     m_tabs->addTab(m_inspector, tr("Inspector"));
     auto *diffTop = new QSplitter(this);
     diffTop->addWidget(m_diff);
@@ -145,6 +137,7 @@ MainWindow::MainWindow(QWidget *parent)
     auto *diffSplit = new QSplitter(Qt::Vertical, this);
     diffSplit->addWidget(diffTop);
     diffSplit->addWidget(m_tensorDiff);
+    m_diffPage = diffSplit;
     m_tabs->addTab(diffSplit, tr("Diff"));
     m_tabs->addTab(split, tr("Tensor files"));
     m_stack->addWidget(m_placeholder);
@@ -209,6 +202,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_ops, &OpTreePanel::applyRequested, this, &MainWindow::applySelection);
     connect(m_ops, &OpTreePanel::currentOpChanged, this, &MainWindow::inspectOp);
     connect(m_ops, &OpTreePanel::currentOpChanged, m_heatmap, &HeatmapView::selectOp);
+    connect(m_ops, &OpTreePanel::currentOpChanged, m_graph, &LayerGraphView::selectOp);
+    connect(m_graph, &LayerGraphView::opClicked, m_ops, &OpTreePanel::selectOp);
     connect(m_heatmap, &HeatmapView::opClicked, m_ops, &OpTreePanel::selectOp);
     connect(m_session, &LiveSession::stateChanged, this, &MainWindow::sessionState);
     connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
@@ -222,6 +217,7 @@ MainWindow::MainWindow(QWidget *parent)
         const bool first = m_ops->model()->opCount() == 0;
         m_ops->model()->setTopology(t);
         m_heatmap->model()->setOps(t.groups, t.ops);
+        m_graph->setTopology(t.groups, t.ops);
         if (first) {
             m_stack->setCurrentIndex(1);
             m_tabs->setCurrentWidget(m_heatmap); // it fills as the dumped rounds' statistics come
@@ -381,6 +377,7 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
     }
     m_ops->model()->clear();
     m_heatmap->model()->clear();
+    m_graph->clear();
     try {
         m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
     } catch (const Error &) {
@@ -541,9 +538,10 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         co_return false;
     if (early && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*early);
-        const auto [groups, ops] = opsOf(*early);
+        const auto [groups, ops] = topologyOps(*early);
         m_heatmap->model()->clear();
         m_heatmap->model()->setOps(groups, ops);
+        m_graph->setTopology(groups, ops);
         m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
         emit topologyShown(folder, m_ops->model()->opCount());
     }
@@ -600,8 +598,9 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
         m_dumpRoot = folder;
     if (scan.topology && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*scan.topology);
-        const auto [groups, ops] = opsOf(*scan.topology);
+        const auto [groups, ops] = topologyOps(*scan.topology);
         m_heatmap->model()->setOps(groups, ops);
+        m_graph->setTopology(groups, ops);
         for (const auto &s : scan.stats)
             m_heatmap->model()->addStats(s);
         m_ops->setStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, m_ops->model()->opCount()));
@@ -725,7 +724,7 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString
         emit compareFinished(false, error);
         co_return false;
     }
-    m_tabs->setCurrentIndex(m_tabs->indexOf(m_diffSide->parentWidget()->parentWidget()));
+    m_tabs->setCurrentIndex(m_tabs->indexOf(m_diffPage));
     m_compareResult = result;
     m_diff->setResult(result); // selects the first divergent op, which fills the element view
     m_unpaired->setResult(result.get());
@@ -763,7 +762,8 @@ QStringList MainWindow::exportDiff(const QString &folder, QString *error)
     }
     // Pictures as the views stand: each widget paints itself, shown or not.
     const std::pair<QWidget *, const char *> views[] = {
-        {m_heatmap, "heatmap.png"}, {m_diffSide->parentWidget()->parentWidget(), "diff.png"}, {m_curves, "error_by_layer.png"}};
+        {m_heatmap, "heatmap.png"}, {m_diffPage, "diff.png"}, {m_curves, "error_by_layer.png"},
+        {m_graph, "layer_graph.png"}};
     for (const auto &[w, name] : views) {
         const QString path = QDir(folder).filePath(QString::fromLatin1(name));
         if (!w->grab().save(path, "PNG")) {

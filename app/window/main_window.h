@@ -33,6 +33,7 @@ class TensorDiffView;
 class HeatmapView;
 class ErrorCurveView;
 class UnpairedView;
+class LayerGraphView;
 class QPushButton;
 class TensorInspector;
 
@@ -74,6 +75,7 @@ public:
     void chooseExportFolder();
     ErrorCurveView *errorCurves() const { return m_curves; }
     UnpairedView *unpaired() const { return m_unpaired; }
+    LayerGraphView *layerGraph() const { return m_graph; }
     const llmscope::CompareResult *compareResult() const { return m_compareResult.get(); }
     void showCompareDialog();
     void cancelCompare();
@@ -121,7 +123,9 @@ private:
     TensorDiffView *m_tensorDiff;
     ErrorCurveView *m_curves;
     UnpairedView *m_unpaired;
+    LayerGraphView *m_graph;
     QTabWidget *m_diffSide;
+    QWidget *m_diffPage; // the Diff tab
     std::shared_ptr<const llmscope::CompareResult> m_compareResult; // the one shown
     QAction *m_exportAct = nullptr;
     QPushButton *m_cancel;

@@ -50,15 +50,33 @@ template <typename T> T field(const json &j, const char *key, T fallback)
 
 json opJson(const TopoOp &o)
 {
-    return {{"id", o.id}, {"name", o.name}, {"type", o.type}, {"shape", o.shape}, {"dtype", o.dtype}};
+    json j{{"id", o.id}, {"name", o.name}, {"type", o.type}, {"shape", o.shape}, {"dtype", o.dtype}};
+    if (!o.inputs.empty()) {
+        json in = json::array();
+        for (const auto &i : o.inputs)
+            in.push_back(i.op.empty() ? json{{"name", i.name}} : json{{"op", i.op}, {"name", i.name}});
+        j["inputs"] = std::move(in);
+    }
+    return j;
 }
 
 TopoOp opFrom(const json &j)
 {
     if (!j.is_object())
         throw Error("an op is not an object");
-    return {field<std::string>(j, "id", ""), field<std::string>(j, "name", ""), field<std::string>(j, "type", ""),
-            field<std::vector<int64_t>>(j, "shape", {}), field<std::string>(j, "dtype", "")};
+    TopoOp o{field<std::string>(j, "id", ""), field<std::string>(j, "name", ""), field<std::string>(j, "type", ""),
+             field<std::vector<int64_t>>(j, "shape", {}), field<std::string>(j, "dtype", "")};
+    const auto in = j.find("inputs"); // optional: peers before it had none
+    if (in != j.end() && !in->is_null()) {
+        if (!in->is_array())
+            throw Error("an op's 'inputs' is not a list");
+        for (const auto &i : *in) {
+            if (!i.is_object())
+                throw Error("an op's input is not an object");
+            o.inputs.push_back({field<std::string>(i, "op", ""), field<std::string>(i, "name", "")});
+        }
+    }
+    return o;
 }
 
 std::vector<TopoOp> opsFrom(const json &j, const char *key)

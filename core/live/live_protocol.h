@@ -29,12 +29,21 @@ struct Hello {
     std::string program; // the target's executable
 };
 
+// Where an op's input comes from: the op that computes it, or a tensor no op of the graph
+// computes (a weight, the KV cache, the token ids), by name.
+struct TopoInput {
+    std::string op;      // the computing op's id; empty for such a leaf
+    std::string name;    // the tensor's name
+    bool operator==(const TopoInput &) const = default;
+};
+
 struct TopoOp {
     std::string id;      // "3_29" (a layer or group: "3")
     std::string name;    // node name ("ffn_out-2"); a group's name ("Layer2")
     std::string type;    // "MUL_MAT"; a group's type ("DecoderLayer")
     std::vector<int64_t> shape; // output dims, outermost first
     std::string dtype;   // output dtype ("float32", "q8_0")
+    std::vector<TopoInput> inputs = {}; // its sources in order (the layer graph's edges)
 };
 
 // The graph's operations, sent when a graph of a new shape is first computed (the prompt,

@@ -44,6 +44,9 @@
 #include "tensor_inspector.h"
 #include "error_curve_view.h"
 #include "unpaired_view.h"
+#include "layer_graph_view.h"
+#include <QGraphicsRectItem>
+#include <QGraphicsView>
 #include "compare/matching.h"
 #include "../engine/engine_run.h"
 
@@ -287,7 +290,23 @@ private slots:
                  qPrintable(QString("%1 %2").arg(out[size_t(layer1 - 1)]).arg(out[size_t(layer1)])));
         QVERIFY(curves->addedCurves().at(round)[size_t(layer1)] > 1e-3);
         QVERIFY(curves->worstOp(round, layer1).startsWith(QString::number(layer1) + "_"));
+        // The graph shows layer 1 with the first divergent op framed red, coloured as its heatmap cell.
+        LayerGraphView *graph = w.layerGraph();
+        QCOMPARE(graph->layer(), firstId.section('_', 0, 0));
+        QGraphicsRectItem *box = graph->opItem(firstId);
+        QVERIFY(box);
+        QCOMPARE(box->pen().color(), QColor(220, 0, 0));
+        QCOMPARE(box->brush().color(), h->colourFor(flagged.data(HeatmapModel::ValueRole).toDouble()));
+        QVERIFY(graph->graph().opCount() > 25);
         auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(graph);
+        graph->fit();
+        shoot(&w, QStringLiteral("diff_graph.png"));
+        // A click on another box picks that op in the tree.
+        const QString other = QString::fromStdString(graph->graph().nodes[2].id);
+        QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, {},
+                          graph->view()->mapFromScene(graph->opItem(other)->rect().center()));
+        QCOMPARE(w.opPanel()->currentOpId(), other);
         tabs->setCurrentWidget(w.heatmap());
         shoot(&w, QStringLiteral("diff_heatmap.png"));
 
@@ -295,16 +314,16 @@ private slots:
         QTemporaryDir exported;
         QString error;
         const QStringList files = w.exportDiff(exported.path(), &error);
-        QVERIFY2(files.size() == 5, qPrintable(error));
+        QVERIFY2(files.size() == 6, qPrintable(error));
         QFile csv(files[0]);
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QVERIFY(csv.readLine().startsWith("token_id,data_id,golden_data_path"));
         QFile json(files[1]);
         QVERIFY(json.open(QIODevice::ReadOnly));
         QVERIFY(QJsonDocument::fromJson(json.readAll()).object().contains("ops"));
-        for (int i = 2; i < 5; ++i) {
+        for (int i = 2; i < 6; ++i) {
             const QImage img(files[i]);
-            QVERIFY2(!img.isNull() && img.width() > 200, qPrintable(files[i]));
+            QVERIFY2(!img.isNull() && img.width() > 200, qPrintable(files[i] + QString(" %1x%2").arg(img.width()).arg(img.height())));
         }
         QString noDisk;
         QVERIFY(w.exportDiff(QStringLiteral("/proc/llmscope-cannot-write"), &noDisk).isEmpty());

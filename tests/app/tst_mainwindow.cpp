@@ -42,7 +42,8 @@ private slots:
         tree->expand(embed);
         const QModelIndex tensor = tree->model()->index(0, 0, embed);
         tree->scrollTo(tensor);
-        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(tensor).center());
+        const QRect r = tree->visualRect(tensor);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, QPoint(std::max(r.left(), 0) + 12, r.center().y()));
         QCOMPARE(tree->currentIndex(), tensor);
         auto *details = w.findChild<QTextBrowser *>();
         QVERIFY(details);

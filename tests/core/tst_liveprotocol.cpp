@@ -19,8 +19,11 @@ private slots:
         const auto h2 = std::get<Hello>(decode(encode(h)));
         QCOMPARE(h2.pid, int64_t(4242));
         QCOMPARE(h2.device, std::string("CPU"));
-        Topology t{3, 99, {{"1", "Layer0", "DecoderLayer", {}, ""}}, {{"1_2", "Qcur-0", "MUL_MAT", {18, 256}, "f32"}}};
+        Topology t{3, 99, {{"1", "Layer0", "DecoderLayer", {}, ""}},
+                   {{"1_2", "Qcur-0", "MUL_MAT", {18, 256}, "f32", {{"", "blk.0.attn_q.weight"}, {"1_1", "attn_norm-0"}}}}};
         const auto t2 = std::get<Topology>(decode(encode(t)));
+        QCOMPARE(t2.ops.at(0).inputs, t.ops.at(0).inputs);
+        QVERIFY(std::get<Topology>(decode(encode(Topology{0, 1, {}, {{"1_0", "x", "ADD", {}, ""}}}))).ops[0].inputs.empty());
         QCOMPARE(t2.round, int64_t(3));
         QCOMPARE(t2.key, uint64_t(99));
         QCOMPARE(t2.ops.at(0).shape, (std::vector<int64_t>{18, 256}));
@@ -63,6 +66,8 @@ private slots:
         QTest::newRow("wrong type") << R"({"type":"ack","seq":"x"})" << "field 'seq' has the wrong type";
         QTest::newRow("bad stats") << R"({"type":"stats","round":1,"stats":[[1,2]]})" << "statistics entry";
         QTest::newRow("bad op") << R"({"type":"topology","ops":[5]})" << "an op is not an object";
+        QTest::newRow("bad inputs") << R"({"type":"topology","ops":[{"id":"1_0","inputs":{}}]})" << "not a list";
+        QTest::newRow("bad input") << R"({"type":"topology","ops":[{"id":"1_0","inputs":[3]}]})" << "not an object";
     }
     void badLinesSayWhat()
     {

@@ -1,0 +1,104 @@
+// The layer graph: a real msit model topology (Bloom's layer, as msit dumped it) resolved into ops and
+// edges, laid out by Graphviz top to bottom without overlaps, coloured as the heatmap (and
+// recoloured with it), and a click on a box picks the op.
+#include <QGraphicsRectItem>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "dump/topology.h"
+#include "graph/layer_graph.h"
+#include "heatmap_model.h"
+#include "layer_graph_view.h"
+
+using namespace llmscope;
+
+class TstLayerGraph : public QObject {
+    Q_OBJECT
+    std::vector<live::TopoOp> m_groups, m_ops;
+
+private slots:
+    void initTestCase()
+    {
+        const TopoNode model =
+            readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
+        std::tie(m_groups, m_ops) = topologyOps(model);
+        QCOMPARE(m_groups.size(), size_t(1));
+    }
+
+    // Inputs resolved by name to the op that last output them; weights and other layers' outputs as leaves.
+    void edgesFromNames()
+    {
+        const LayerGraph g = buildLayerGraph(m_ops, "0");
+        QCOMPARE(g.opCount(), 11);
+        int weights = 0, outside = 0, internal = 0;
+        for (const auto &n : g.nodes) {
+            weights += n.kind == LayerGraph::Kind::Weight;
+            outside += n.kind == LayerGraph::Kind::Outside;
+        }
+        for (const auto &[from, to] : g.edges) {
+            QVERIFY(to < g.opCount()); // every edge ends at an op of the layer
+            internal += from < g.opCount();
+            if (from < g.opCount()) // an op's input is computed before it
+                QVERIFY(from < to);
+        }
+        QVERIFY(weights >= 4);
+        QVERIFY(outside >= 1); // the model's input to the layer
+        QVERIFY(internal >= 10);
+        // The second op's input is the first op's output, found by its name.
+        const auto &second = *std::find_if(m_ops.begin(), m_ops.end(), [](const auto &o) { return o.id == "0_1"; });
+        QVERIFY(std::any_of(second.inputs.begin(), second.inputs.end(), [](const auto &i) { return i.op == "0_0"; }));
+    }
+
+    void laidOutAndClickable()
+    {
+        HeatmapModel colours;
+        colours.setOps(m_groups, m_ops);
+        LayerGraphView v(&colours);
+        v.resize(900, 800);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.setTopology(m_groups, m_ops);
+        QCOMPARE(v.layer(), QString("0"));
+        const LayerGraph &g = v.graph();
+        std::vector<QRectF> boxes;
+        for (int i = 0; i < g.opCount(); ++i) {
+            QGraphicsRectItem *box = v.opItem(QString::fromStdString(g.nodes[size_t(i)].id));
+            QVERIFY(box);
+            boxes.push_back(box->rect());
+        }
+        for (size_t a = 0; a < boxes.size(); ++a)
+            for (size_t b = a + 1; b < boxes.size(); ++b)
+                QVERIFY(!boxes[a].intersects(boxes[b]));
+        for (const auto &[from, to] : g.edges) // top to bottom
+            if (from < g.opCount())
+                QVERIFY(boxes[size_t(from)].center().y() < boxes[size_t(to)].center().y());
+
+        // Coloured as the heatmap: a value above the threshold turns the box red, at once.
+        live::RoundStats s{0, {}};
+        for (int i = 0; i < g.opCount(); ++i)
+            s.stats.push_back({g.nodes[size_t(i)].id, double(i + 1), 0, 0, 1, 0, 0});
+        colours.addStats(s);
+        const QString last = QString::fromStdString(g.nodes[size_t(g.opCount() - 1)].id);
+        const QColor before = v.opItem(last)->brush().color();
+        QCOMPARE(before, colours.colourFor(double(g.opCount())));
+        colours.setThreshold(g.opCount() - 0.5);
+        QCOMPARE(v.opItem(last)->brush().color(), QColor(255, 40, 40));
+        QVERIFY(v.opItem(QString::fromStdString(g.nodes[0].id))->brush().color() != QColor(255, 40, 40));
+
+        // A click on a box picks its op and frames it.
+        v.fit();
+        QSignalSpy clicked(&v, &LayerGraphView::opClicked);
+        const QString target = QString::fromStdString(g.nodes[3].id);
+        const QPoint at = v.view()->mapFromScene(v.opItem(target)->rect().center());
+        QTest::mouseClick(v.view()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.at(0).at(0).toString(), target);
+        QCOMPARE(v.opItem(target)->pen().style(), Qt::DashLine);
+
+        v.grab().save(QStringLiteral(LLMSCOPE_BUILD_DIR "/screenshots/layer_graph_bloom.png"));
+    }
+};
+
+QTEST_MAIN(TstLayerGraph)
+#include "tst_layergraph.moc"

@@ -1,0 +1,57 @@
+// One layer's ggml nodes and their data edges, laid out by Graphviz: ops as boxes coloured by
+// the heatmap's metric (the same colours, round and threshold), weights, KV cache and inputs
+// from outside the layer as small leaves. Picking an op anywhere shows its layer with the op
+// framed; a click on a box picks that op everywhere.
+#pragma once
+#include <QHash>
+#include <QWidget>
+
+#include "graph/layer_graph.h"
+#include "live/live_protocol.h"
+
+class HeatmapModel;
+class QComboBox;
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QGraphicsRectItem;
+
+class LayerGraphView : public QWidget {
+    Q_OBJECT
+public:
+    // Colours come from the heatmap's model, and follow it.
+    explicit LayerGraphView(HeatmapModel *colours, QWidget *parent = nullptr);
+
+    void setTopology(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
+    void clear();
+    void showLayer(const QString &group);
+    void selectOp(const QString &id); // shows its layer, framed
+    QString layer() const { return m_group; }
+    const llmscope::LayerGraph &graph() const { return m_graph; }
+    // The box of an op of the shown layer (scene coordinates); null when not shown.
+    QGraphicsRectItem *opItem(const QString &id) const { return m_items.value(id); }
+    QColor opColour(const QString &id) const;
+    QGraphicsView *view() const { return m_view; }
+    QComboBox *layerBox() const { return m_layers; }
+    QString status() const;
+    void fit();
+
+signals:
+    void opClicked(const QString &id);
+
+protected:
+    bool eventFilter(QObject *o, QEvent *e) override;
+
+private:
+    void recolour();
+
+    HeatmapModel *m_colours;
+    QComboBox *m_layers;
+    QLabel *m_status;
+    QGraphicsScene *m_scene;
+    QGraphicsView *m_view;
+    std::vector<llmscope::live::TopoOp> m_groups, m_ops;
+    llmscope::LayerGraph m_graph;
+    QString m_group, m_selected;
+    QHash<QString, QGraphicsRectItem *> m_items; // op id -> its box
+};
