@@ -1,6 +1,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -42,14 +43,21 @@ int main(int argc, char **argv)
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--lang") && i + 1 < args.size()) {
             language = args[++i];
-        } else if (args[i] == QLatin1String("--exec")) {
+        } else if (args[i] == QLatin1String("--exec") || args[i] == QLatin1String("--hunt")) {
             for (; i < args.size(); ++i)
                 launch.push_back(args[i].toStdString());
         } else {
             dump = args[i];
         }
     }
-    if (!launch.empty()) {
+    if (!launch.empty() && launch[0] == "--hunt") { // the window's hunt: --golden and --test are needed
+        if (std::count(launch.begin(), launch.end(), "--golden") != 1 ||
+            std::count(launch.begin(), launch.end(), "--test") != 1) {
+            std::fputs("llmscope: --hunt needs --golden \"CMD\" and --test \"CMD\" (and takes -o DIR, -er RANGES)\n",
+                       stderr);
+            return 2;
+        }
+    } else if (!launch.empty()) {
         try {
             llmscope::parseDumpOptions(launch);
         } catch (const llmscope::Error &e) {

@@ -8,6 +8,7 @@
 
 #include "compare/compare_run.h"
 #include "compare/report.h"
+#include "session/hunt_plan.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -92,66 +93,42 @@ int runHuntCommand(const QStringList &args)
         return 2;
     }
     const QDir dir(out);
+    auto step = [](const QString &text) { say(QStringLiteral("llmscope hunt: %1\n").arg(text)); };
     try {
-        say(QStringLiteral("llmscope hunt: step 1 of 4: statistics of every operation in rounds %1, golden and test "
-                           "(cheap: seven numbers a tensor, no payload)\n").arg(rounds));
-        const QStringList statsOptions{"--type", "model", "stats", "-er", rounds};
-        const QString gStats = dump(golden, statsOptions, dir.absoluteFilePath("golden-stats"));
-        const QString tStats = dump(test, statsOptions, dir.absoluteFilePath("test-stats"));
+        step(hunt::stepStats(rounds));
+        const QStringList statsOptions = hunt::statsArgs(rounds);
+        const QString gStats = dump(golden, statsOptions, dir.absoluteFilePath(hunt::goldenStatsDir()));
+        const QString tStats = dump(test, statsOptions, dir.absoluteFilePath(hunt::testStatsDir()));
 
-        say(QStringLiteral("llmscope hunt: step 2 of 4: comparing the statistics to find the first operation whose "
-                           "output departs\n"));
+        step(hunt::stepCompareStats());
         CompareOptions o;
         o.goldenPath = gStats.toStdString();
         o.myPath = tStats.toStdString();
         const CompareResult statsResult = runCompare(o);
         writeCompareReports(statsResult, dir.absoluteFilePath("report-stats").toStdString());
         if (statsResult.firstDivergent < 0) {
-            say(QStringLiteral("llmscope hunt: every operation's statistics agree in rounds %1: nothing diverges "
-                               "there\n").arg(rounds));
+            step(hunt::nothingDiverges(rounds));
             return 1;
         }
         const OpResult &suspect = statsResult.ops[size_t(statsResult.firstDivergent)];
-        say(QStringLiteral("  first divergent by statistics: round %1, op %2 (statistics differ by %3 %)\n")
-                .arg(suspect.round)
-                .arg(QString::fromStdString(suspect.label()))
-                .arg(suspect.outputError * 100, 0, 'g', 3));
+        say(QStringLiteral("  %1\n").arg(hunt::suspect(suspect)));
 
-        const QString round = QString::number(suspect.round);
-        say(QStringLiteral("llmscope hunt: step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs "
-                           "before and outputs after, with their data\n").arg(QString::fromStdString(suspect.opId), round));
-        const QStringList tensorOptions{"--type", "model", "tensor", "-ids", QString::fromStdString(suspect.opId),
-                                        "-child", "False", "-er", round + "," + round};
-        const QString gTensors = dump(golden, tensorOptions, dir.absoluteFilePath("golden-tensors"));
-        const QString tTensors = dump(test, tensorOptions, dir.absoluteFilePath("test-tensors"));
+        step(hunt::stepTensors(suspect));
+        const QStringList tensorOptions = hunt::tensorArgs(suspect);
+        const QString gTensors = dump(golden, tensorOptions, dir.absoluteFilePath(hunt::goldenTensorsDir()));
+        const QString tTensors = dump(test, tensorOptions, dir.absoluteFilePath(hunt::testTensorsDir()));
 
-        say(QStringLiteral("llmscope hunt: step 4 of 4: comparing its tensors element by element\n"));
+        step(hunt::stepCompareTensors());
         o.goldenPath = gTensors.toStdString();
         o.myPath = tTensors.toStdString();
         const CompareResult result = runCompare(o);
         const std::string report = writeCompareReports(result, dir.absoluteFilePath("report-tensors").toStdString());
-        const OpResult *op = nullptr;
-        for (const auto &x : result.ops)
-            if (x.opId == suspect.opId)
-                op = &x;
+        const OpResult *op = hunt::findOp(result, suspect.opId);
         if (!op) {
-            say(QStringLiteral("llmscope hunt: the second runs did not dump op %1; see %2\n")
-                    .arg(QString::fromStdString(suspect.opId), dir.absolutePath()));
+            step(hunt::notDumped(suspect) + QStringLiteral("; see ") + dir.absolutePath());
             return 2;
         }
-        say(QStringLiteral("llmscope hunt: found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % "
-                           "(inputs %6 %, added %7 %)\n")
-                .arg(op->round)
-                .arg(QString::fromStdString(op->label()), QString::fromStdString(op->opPath))
-                .arg(op->outputCosine, 0, 'f', 6)
-                .arg(op->outputError * 100, 0, 'g', 3)
-                .arg(op->inputError * 100, 0, 'g', 3)
-                .arg(op->addedError * 100, 0, 'g', 3));
-        if (op->worstInputIsWeight && op->worstInput >= 0)
-            say(QStringLiteral("  the weight %1 differs between golden and test: the op's error comes in through it\n")
-                    .arg(QString::fromStdString(result.rows[size_t(op->worstInput)].tensorName)));
-        else if (op->addedError > 0)
-            say(QStringLiteral("  its inputs agree more than its output: the op itself adds the error\n"));
+        step(hunt::found(result, *op));
         say(QStringLiteral("  dumps and reports: %1 (element report %2)\n")
                 .arg(dir.absolutePath(), QString::fromStdString(report)));
         return 0;

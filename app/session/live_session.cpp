@@ -85,6 +85,8 @@ void LiveSession::setState(State s, const QString &message)
 {
     m_state = s;
     emit stateChanged(s, message);
+    if (!isRunning() && s != State::Idle)
+        emit ended(s, message);
 }
 
 bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *error)
@@ -94,6 +96,7 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
             *error = tr("a program is already running in this session; stop it first");
         return false;
     }
+    m_exitCode = -1;
     // A folder only this user can enter holds the socket; only peers of this uid are heard.
     m_socketDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/llmscope-live-XXXXXX"));
     if (!m_socketDir->isValid()) {
@@ -280,6 +283,7 @@ QCoro::Task<> LiveSession::stop(std::chrono::milliseconds grace)
 void LiveSession::processFinished(int code, QProcess::ExitStatus status)
 {
     readMessages(); // the goodbye and what came before it
+    m_exitCode = status == QProcess::NormalExit ? code : -1;
     const double seconds = double(m_clock.elapsed()) / 1000.0;
     const bool probed = !m_hello.engine.empty() || m_hello.pid;
     const QString noProbeNote =

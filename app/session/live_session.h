@@ -39,6 +39,7 @@ public:
     uint64_t select(const llmscope::Selection &selection);
 
     State state() const { return m_state; }
+    int exitCode() const { return m_exitCode; } // of the last run that ended normally; -1 otherwise
     bool isRunning() const { return m_state == State::Starting || m_state == State::Connected || m_state == State::Running; }
     QString dumpRoot() const { return m_plan.dumpRoot; }
     QString socketPath() const;
@@ -51,6 +52,8 @@ public:
 
 signals:
     void stateChanged(LiveSession::State state, const QString &message);
+    // Once per run, when it has ended (finished, crashed, stopped or failed to start).
+    void ended(LiveSession::State state, const QString &message);
     void helloReceived(const llmscope::live::Hello &hello);
     void topologyReceived(const llmscope::live::Topology &topology);
     void roundReceived(const llmscope::live::Round &round);
@@ -77,6 +80,7 @@ private:
     QProcess *m_process = nullptr;
     QByteArray m_buffer;
     State m_state = State::Idle;
+    int m_exitCode = -1;
     bool m_stopping = false;
     uint64_t m_seq = 0;
     llmscope::live::Hello m_hello;

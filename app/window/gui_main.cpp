@@ -7,6 +7,10 @@
 #include "i18n.h"
 #include "launch/dump_options.h"
 #include "main_window.h"
+#include "hunt_action.h"
+#include "launch_dialog.h"
+
+#include <QDir>
 
 extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, const char *dump, int launchCount,
                                  const char *const *launchArgs)
@@ -20,8 +24,34 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
     window.show();
     if (*dump)
         window.openDump(QString::fromLocal8Bit(dump));
-    if (launchCount > 0) {
-        std::vector<std::string> args(launchArgs, launchArgs + launchCount);
+    std::vector<std::string> args(launchArgs, launchArgs + launchCount);
+    if (!args.empty() && args[0] == "--hunt") { // --hunt --golden CMD --test CMD [-o DIR] [-er RANGES]
+        QString golden, test, folder = QStringLiteral("llmscope_hunt"), rounds = QStringLiteral("0,0");
+        for (size_t i = 1; i + 1 < args.size(); i += 2) {
+            const QString value = QString::fromStdString(args[i + 1]);
+            if (args[i] == "--golden")
+                golden = value;
+            else if (args[i] == "--test")
+                test = value;
+            else if (args[i] == "-o")
+                folder = value;
+            else if (args[i] == "-er")
+                rounds = value;
+        }
+        HuntSide g, t;
+        QString error;
+        auto read = [&error](const QString &line, HuntSide &side) {
+            llmscope::DumpOptions o;
+            if (!LaunchDialog::parseLaunchLine(line, true, &o, &side.settings, &error))
+                return false;
+            side.command = o.command;
+            return true;
+        };
+        if (!read(golden, g) || !read(test, t))
+            window.note(QObject::tr("Cannot hunt: %1").arg(error));
+        else
+            window.hunt(g, t, QDir(folder).absolutePath(), rounds);
+    } else if (!args.empty()) {
         window.launch(llmscope::parseDumpOptions(args)); // checked by main() before the window loads
     }
     return app.exec();

@@ -354,10 +354,22 @@ QString LaunchDialog::commandLineFor(const DumpOptions &o, const LaunchSettings 
 
 bool LaunchDialog::setCommandLine(const QString &line, QString *error)
 {
+    DumpOptions o;
+    LaunchSettings s;
+    s.workingDirectory = m_workDir->text();
+    if (!parseLaunchLine(line, false, &o, &s, error))
+        return false;
+    setOptions(o, s);
+    m_error->clear();
+    return true;
+}
+
+bool LaunchDialog::parseLaunchLine(const QString &line, bool plainCommand, DumpOptions *o, LaunchSettings *settings,
+                                   QString *error)
+{
     try {
         std::vector<std::string> words = splitCommand(line.toStdString());
-        LaunchSettings s;
-        s.workingDirectory = m_workDir->text();
+        LaunchSettings &s = *settings;
         size_t i = 0;
         for (; i < words.size() && isAssignment(words[i]); ++i) {
             const size_t eq = words[i].find('=');
@@ -367,12 +379,14 @@ bool LaunchDialog::setCommandLine(const QString &line, QString *error)
         const auto isLlmscope = [](const std::string &w) {
             return w == "llmscope" || (w.size() > 9 && w.compare(w.size() - 9, 9, "/llmscope") == 0);
         };
+        if (plainCommand && i < words.size() && !isLlmscope(words[i])) { // the program itself
+            *o = parseDumpOptions({"--exec", joinCommand(std::vector<std::string>(words.begin() + long(i), words.end()))});
+            return true;
+        }
         if (i + 1 >= words.size() || !isLlmscope(words[i]) || words[i + 1] != "dump")
             throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
                            "settings").toStdString());
-        const DumpOptions o = parseDumpOptions(std::vector<std::string>(words.begin() + long(i) + 2, words.end()));
-        setOptions(o, s);
-        m_error->clear();
+        *o = parseDumpOptions(std::vector<std::string>(words.begin() + long(i) + 2, words.end()));
         return true;
     } catch (const Error &e) {
         if (error)
@@ -464,9 +478,14 @@ void LaunchDialog::savePreset()
     m_presets->setCurrentText(name.trimmed());
 }
 
+QStringList LaunchDialog::preset(const QString &name)
+{
+    return QSettings().value(QStringLiteral("launch/presets/") + name).toStringList();
+}
+
 void LaunchDialog::loadPreset(const QString &name)
 {
-    const QStringList p = QSettings().value(QStringLiteral("launch/presets/") + name).toStringList();
+    const QStringList p = preset(name);
     if (p.isEmpty())
         return;
     QString error;

@@ -34,6 +34,12 @@ public:
 
     // A launch the window ran: remembered among the recent ones.
     static void remember(const QString &commandLine, const QString &workingDirectory);
+    // Reads such a line (or, with plainCommand, a program's own command line) into o and s
+    // (whose working folder it keeps); false (and error says why) when it cannot.
+    static bool parseLaunchLine(const QString &line, bool plainCommand, llmscope::DumpOptions *o,
+                                LaunchSettings *s, QString *error);
+    // A preset's command line and working folder; empty when there is none by that name.
+    static QStringList preset(const QString &name);
     static QStringList recentLaunches();
     static QStringList presetNames();
 

@@ -51,6 +51,7 @@
 #include "error_curve_view.h"
 #include "unpaired_view.h"
 #include "layer_graph_view.h"
+#include "hunt_action.h"
 #include "compare/report.h"
 #include "op_tree_panel.h"
 #include "tensor_inspector.h"
@@ -87,7 +88,8 @@ MainWindow::MainWindow(QWidget *parent)
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
       m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
       m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
-      m_graph(new LayerGraphView(m_heatmap->model(), this)), m_diffSide(new QTabWidget(this)),
+      m_graph(new LayerGraphView(m_heatmap->model(), this)), m_hunt(new HuntAction(this)),
+      m_diffSide(new QTabWidget(this)),
       m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
 {
@@ -168,7 +170,25 @@ MainWindow::MainWindow(QWidget *parent)
     m_cancel->setText(tr("Cancel"));
     m_cancel->hide();
     statusBar()->addPermanentWidget(m_cancel);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelCompare);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_hunt->isRunning())
+            m_hunt->cancel(); // the whole hunt: its running program or comparison
+        else
+            cancelCompare();
+    });
+    connect(m_hunt, &HuntAction::stepStarted, this, [this](int step, const QString &) {
+        m_cancel->show();
+        m_progress->setRange(0, 4);
+        m_progress->setValue(step - 1);
+        m_progress->setFormat(tr("hunt: step %1 of 4").arg(step));
+        m_progress->show();
+    });
+    connect(m_hunt, &HuntAction::finished, this, [this](bool, const QString &message) {
+        m_cancel->hide();
+        m_progress->hide();
+        m_progress->setFormat(QStringLiteral("%p%"));
+        statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 60000);
+    });
     connect(m_diff, &DiffView::opClicked, this, [this](const QString &id) { m_ops->selectOp(id); });
     connect(m_curves, &ErrorCurveView::opClicked, this, [this](const QString &id) {
         m_ops->selectOp(id);
@@ -296,6 +316,9 @@ void MainWindow::buildMenus()
     session->addSeparator();
     auto *compare = session->addAction(tr("&Compare dumps..."), this, &MainWindow::showCompareDialog);
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    auto *huntAct = session->addAction(tr("&Hunt the first divergent operation..."), this, &MainWindow::showHuntDialog);
+    huntAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    huntAct->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
     m_exportAct = file->addAction(tr("&Export diff report..."), this, &MainWindow::chooseExportFolder);
     m_exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_exportAct->setToolTip(tr("The comparison's CSV and JSON reports and pictures of its views, in a folder"));
@@ -385,7 +408,8 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
     }
     m_ops->setStatus(tr("Waiting for the program's first graph..."));
     m_counters->clear();
-    m_console->clear();
+    if (!m_hunt->isRunning()) // a hunt's runs share one console: its steps stay readable between them
+        m_console->clear();
     m_pending.clear();
     m_pendingStats.clear();
     m_pendingRound = -1;
@@ -734,8 +758,7 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString
         co_await *opening;
     if (!self)
         co_return false;
-    m_heatmap->setCompare(result.get());
-    m_curves->setResult(result.get(), m_heatmap->model()->layerNames());
+    showCompareMetrics(*result);
     if (result->firstDivergent >= 0)
         m_ops->selectOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
     const QString message = result->firstDivergent >= 0
@@ -744,6 +767,44 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString
     statusBar()->showMessage(message, 30000);
     emit compareFinished(true, message);
     co_return true;
+}
+
+void MainWindow::showCompareMetrics(const CompareResult &r)
+{
+    m_heatmap->setCompare(&r);
+    m_curves->setResult(&r, m_heatmap->model()->layerNames());
+    m_graph->selectOp(m_heatmap->model()->firstDivergentOp());
+}
+
+void MainWindow::note(const QString &text)
+{
+    appendConsole(text, QStringLiteral("#205080"));
+    statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 30000);
+}
+
+void MainWindow::showHuntDialog()
+{
+    if (m_hunt->isRunning()) {
+        statusBar()->showMessage(tr("A hunt is running; cancel it first"), 10000);
+        return;
+    }
+    HuntDialog d(this);
+    if (d.exec() != QDialog::Accepted)
+        return;
+    HuntSide golden, test;
+    QString error;
+    if (d.sides(&golden, &test, &error))
+        hunt(golden, test, d.folder(), d.rounds());
+}
+
+QCoro::Task<bool> MainWindow::hunt(HuntSide golden, HuntSide test, QString folder, QString rounds)
+{
+    if (m_session->isRunning()) {
+        statusBar()->showMessage(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
+        co_return false;
+    }
+    auto run = m_hunt->run(std::move(golden), std::move(test), folder, rounds);
+    co_return co_await run;
 }
 
 QStringList MainWindow::exportDiff(const QString &folder, QString *error)

@@ -33,6 +33,8 @@ class TensorDiffView;
 class HeatmapView;
 class ErrorCurveView;
 class UnpairedView;
+class HuntAction;
+struct HuntSide;
 class LayerGraphView;
 class QPushButton;
 class TensorInspector;
@@ -77,6 +79,15 @@ public:
     UnpairedView *unpaired() const { return m_unpaired; }
     LayerGraphView *layerGraph() const { return m_graph; }
     const llmscope::CompareResult *compareResult() const { return m_compareResult.get(); }
+    std::shared_ptr<const llmscope::CompareResult> compareResultShared() const { return m_compareResult; }
+    // A comparison's metrics on golden's ops in the heatmap, graph and error curves.
+    void showCompareMetrics(const llmscope::CompareResult &r);
+    // A line in the console and the status bar (the hunt's steps).
+    void note(const QString &text);
+    // Session > Hunt: runs golden and test, compares, and opens the first divergent op.
+    void showHuntDialog();
+    QCoro::Task<bool> hunt(HuntSide golden, HuntSide test, QString folder, QString rounds);
+    HuntAction *huntAction() const { return m_hunt; }
     void showCompareDialog();
     void cancelCompare();
     // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
@@ -124,6 +135,7 @@ private:
     ErrorCurveView *m_curves;
     UnpairedView *m_unpaired;
     LayerGraphView *m_graph;
+    HuntAction *m_hunt;
     QTabWidget *m_diffSide;
     QWidget *m_diffPage; // the Diff tab
     std::shared_ptr<const llmscope::CompareResult> m_compareResult; // the one shown

@@ -44,6 +44,7 @@
 #include "tensor_inspector.h"
 #include "error_curve_view.h"
 #include "unpaired_view.h"
+#include "hunt_action.h"
 #include "layer_graph_view.h"
 #include <QGraphicsRectItem>
 #include <QGraphicsView>
@@ -328,6 +329,77 @@ private slots:
         QString noDisk;
         QVERIFY(w.exportDiff(QStringLiteral("/proc/llmscope-cannot-write"), &noDisk).isEmpty());
         QVERIFY(!noDisk.isEmpty());
+    }
+
+    // Session > Hunt on golden and the corrupted layer: both run live with statistics, then
+    // again with the suspect's tensors; it ends on layer 1's ffn_out with the element diff open
+    // and the whole model's statistics diff in the heatmap.
+    void huntActionEndsOnTheCorruptedOp()
+    {
+        const QString fam = m_dir.path() + "/fam";
+        if (!QFile::exists(fam + "/model-corrupt.gguf"))
+            QVERIFY(engine::makeModel(kBin, {"--family", fam, "--layers", "2", "--corrupt-layer", "1"}));
+        auto side = [&](const QString &model) {
+            HuntSide s;
+            s.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", (fam + "/" + model).toStdString(),
+                         "-n", "2"};
+            return s;
+        };
+        MainWindow w;
+        w.show();
+        QSignalSpy steps(w.huntAction(), &HuntAction::stepStarted);
+        QSignalSpy probes(w.session(), &LiveSession::helloReceived);
+        const QString out = m_dir.path() + "/hunt";
+        QVERIFY(QCoro::waitFor(w.hunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0")));
+        QCOMPARE(steps.count(), 4);
+        QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
+        const QString log = w.huntAction()->log().join('\n');
+        QVERIFY2(log.contains("found: round 0, op") && log.contains("ffn_out-1 (MUL_MAT)"), qPrintable(log));
+        QVERIFY2(log.contains("blk.1.ffn_down.weight"), qPrintable(log));
+        QVERIFY(w.console()->toPlainText().contains("[hunt] step 3 of 4"));
+        for (const char *d : {"golden-stats", "test-stats", "golden-tensors", "test-tensors"})
+            QVERIFY2(!QDir(out + "/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);
+        // The element diff is open on the op; the heatmap holds every op's statistics diff.
+        TensorDiffView *e = w.tensorDiff();
+        QVERIFY(e->fileList()->count() >= 2);
+        QVERIFY(e->fileList()->currentItem()->text().startsWith("after/outtensor0"));
+        QVERIFY(e->goldenModel()->columnCount() > 100);
+        HeatmapModel *h = w.heatmap()->model();
+        const QModelIndex flagged = h->indexForOp(h->firstDivergentOp());
+        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
+        QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
+        int valued = 0;
+        for (int r = 0; r < h->rowCount(); ++r)
+            for (int c = 0; c < h->columnCount(); ++c)
+                valued += !std::isnan(h->index(r, c).data(HeatmapModel::ValueRole).toDouble());
+        QVERIFY2(valued > 50, qPrintable(QString::number(valued))); // the statistics pass, not the one op
+        QCOMPARE(w.layerGraph()->layer(), QString("2"));
+        shoot(&w, QStringLiteral("hunt.png"));
+    }
+
+    // Cancel during the first run stops the program and ends the hunt, saying so.
+    void huntIsCancelled()
+    {
+        MainWindow w;
+        w.show();
+        HuntSide slow;
+        slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "200",
+                        "--pace-ms", "200"};
+        QSignalSpy finished(w.huntAction(), &HuntAction::finished);
+        QSignalSpy topology(w.session(), &LiveSession::topologyReceived);
+        w.hunt(slow, slow, m_dir.path() + "/hunt-cancel", "0,0");
+        QVERIFY(topology.wait(30000));
+        QPushButton *cancel = nullptr;
+        for (auto *b : w.findChildren<QPushButton *>())
+            if (b->text() == "Cancel" && b->isVisible())
+                cancel = b;
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(finished.wait(15000));
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QVERIFY2(finished.at(0).at(1).toString().startsWith("cancelled"), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(w.session()->state(), LiveSession::State::Stopped);
+        QVERIFY(!w.huntAction()->isRunning());
     }
 
     // Ops the matching cannot pair (golden dumped 2_29, test 2_30): listed on each side, paired

@@ -1,0 +1,38 @@
+// The hunt for the first divergent operation, as `llmscope hunt` and the window's Hunt both
+// run it: what each of its four steps dumps, and the words that say what it does and why.
+// One owner, so the command line and the window say and do the same.
+#pragma once
+#include <QString>
+#include <QStringList>
+
+#include "compare/compare_run.h"
+
+namespace hunt {
+
+constexpr int kSteps = 4;
+
+// `llmscope dump` options of step 1 (statistics of every op) and step 3 (the suspect's full
+// tensors, its inputs before and outputs after, in its round only).
+QStringList statsArgs(const QString &rounds);
+QStringList tensorArgs(const llmscope::OpResult &suspect);
+
+// The folders of each dump and report under the hunt's output folder.
+QString goldenStatsDir();
+QString testStatsDir();
+QString goldenTensorsDir();
+QString testTensorsDir();
+
+QString stepStats(const QString &rounds);
+QString stepCompareStats();
+QString suspect(const llmscope::OpResult &op);
+QString stepTensors(const llmscope::OpResult &op);
+QString stepCompareTensors();
+QString nothingDiverges(const QString &rounds);
+QString notDumped(const llmscope::OpResult &op);
+// The end: the op, its errors, and where its error comes from.
+QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);
+
+// The op with this id in a comparison's result, or null.
+const llmscope::OpResult *findOp(const llmscope::CompareResult &r, const std::string &opId);
+
+} // namespace hunt

@@ -1,0 +1,272 @@
+#include "hunt_action.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+
+#include <QCoroSignal>
+
+#include "launch_dialog.h"
+#include "main_window.h"
+#include "session/hunt_plan.h"
+#include "session/live_session.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+struct Cancelled {};
+} // namespace
+
+HuntAction::HuntAction(MainWindow *window) : QObject(window), m_window(window) {}
+
+void HuntAction::say(const QString &text, int step)
+{
+    m_log << text;
+    if (m_window)
+        m_window->note(tr("[hunt] %1").arg(text));
+    if (step > 0)
+        emit stepStarted(step, text);
+}
+
+void HuntAction::cancel()
+{
+    if (!m_running || !m_cancelled)
+        return;
+    *m_cancelled = true;
+    if (m_window) {
+        m_window->stopProgram();
+        m_window->cancelCompare();
+    }
+}
+
+QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QString out)
+{
+    QDir(out).removeRecursively(); // this step's dump, made afresh
+    std::vector<std::string> words{"--exec", joinCommand(side.command)};
+    for (const QString &a : args + QStringList{"-o", out})
+        words.push_back(a.toStdString());
+    const DumpOptions o = parseDumpOptions(words);
+    const auto cancelled = m_cancelled;
+    QPointer<MainWindow> w = m_window;
+    if (!w)
+        throw Cancelled{};
+    LiveSession *session = w->session();
+    // Listening before the launch: one signal when the run ends. (Awaiting stateChanged in a
+    // loop would leave queued calls to awaiters already gone.)
+    auto ended = qCoro(session, &LiveSession::ended);
+    if (!w->launch(o, side.settings))
+        throw Error(tr("could not launch %1").arg(QString::fromStdString(joinCommand(side.command))).toStdString());
+    const auto end = co_await ended;
+    const QString message = std::get<1>(end);
+    if (*cancelled || !w)
+        throw Cancelled{};
+    if (session->state() != LiveSession::State::Finished || session->exitCode() != 0)
+        throw Error(tr("%1 did not finish well: %2").arg(QString::fromStdString(o.command[0]), message).toStdString());
+    const QStringList dumps = QDir(out).entryList({QStringLiteral("msit_dump_*")}, QDir::Dirs);
+    if (dumps.isEmpty())
+        throw Error(tr("the run wrote no dump under %1").arg(out).toStdString());
+    co_return QDir(out).absoluteFilePath(dumps.first());
+}
+
+QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds)
+{
+    if (m_running)
+        co_return false;
+    m_running = true;
+    m_cancelled = std::make_shared<bool>(false);
+    const auto cancelled = m_cancelled;
+    m_log.clear();
+    QPointer<MainWindow> w = m_window;
+    const QDir dir(folder);
+    bool found = false;
+    QString end;
+    try {
+        say(hunt::stepStats(rounds), 1);
+        const QStringList statsArgs = hunt::statsArgs(rounds);
+        // Each task named before it is awaited: g++ 12 mishandles temporaries inside co_await.
+        const QString gStatsOut = dir.absoluteFilePath(hunt::goldenStatsDir());
+        auto gStatsRun = dump(golden, statsArgs, gStatsOut);
+        const QString gStats = co_await gStatsRun;
+        const QString tStatsOut = dir.absoluteFilePath(hunt::testStatsDir());
+        auto tStatsRun = dump(test, statsArgs, tStatsOut);
+        const QString tStats = co_await tStatsRun;
+
+        say(hunt::stepCompareStats(), 2);
+        auto statsCompare = w->compareDumps(gStats, tStats);
+        const bool compared = co_await statsCompare;
+        if (*cancelled || !w)
+            throw Cancelled{};
+        if (!compared)
+            throw Error(tr("the statistics could not be compared").toStdString());
+        const auto statsResult = w->compareResultShared();
+        if (statsResult->firstDivergent < 0) {
+            end = hunt::nothingDiverges(rounds);
+            say(end);
+        } else {
+            const OpResult suspect = statsResult->ops[size_t(statsResult->firstDivergent)];
+            say(hunt::suspect(suspect));
+
+            say(hunt::stepTensors(suspect), 3);
+            const QStringList tensorArgs = hunt::tensorArgs(suspect);
+            const QString gTensorsOut = dir.absoluteFilePath(hunt::goldenTensorsDir());
+            auto gTensorsRun = dump(golden, tensorArgs, gTensorsOut);
+            const QString gTensors = co_await gTensorsRun;
+            const QString tTensorsOut = dir.absoluteFilePath(hunt::testTensorsDir());
+            auto tTensorsRun = dump(test, tensorArgs, tTensorsOut);
+            const QString tTensors = co_await tTensorsRun;
+
+            say(hunt::stepCompareTensors(), 4);
+            auto tensorsCompare = w->compareDumps(gTensors, tTensors);
+            const bool comparedTensors = co_await tensorsCompare;
+            if (*cancelled || !w)
+                throw Cancelled{};
+            if (!comparedTensors)
+                throw Error(tr("the tensors could not be compared").toStdString());
+            const auto result = w->compareResultShared();
+            // The whole model's picture from the statistics; the element view on the op.
+            w->showCompareMetrics(*statsResult);
+            const OpResult *op = hunt::findOp(*result, suspect.opId);
+            if (!op) {
+                end = hunt::notDumped(suspect);
+                say(end);
+            } else {
+                end = hunt::found(*result, *op);
+                say(end);
+                say(tr("dumps kept in %1").arg(dir.absolutePath()));
+                found = true;
+            }
+        }
+    } catch (const Cancelled &) {
+        end = tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath());
+        say(end);
+    } catch (const Error &e) {
+        end = tr("stopped: %1").arg(QString::fromUtf8(e.what()));
+        say(end);
+    }
+    m_running = false;
+    emit finished(found, end);
+    co_return found;
+}
+
+HuntDialog::HuntDialog(QWidget *parent)
+    : QDialog(parent), m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_rounds(new QLineEdit(this)),
+      m_folder(new QLineEdit(this)), m_error(new QLabel(this))
+{
+    setWindowTitle(tr("Hunt the first divergent operation"));
+    for (QComboBox *box : {m_golden, m_test}) {
+        box->setEditable(true);
+        box->setInsertPolicy(QComboBox::NoInsert);
+        box->setMinimumContentsLength(60);
+        box->lineEdit()->setPlaceholderText(tr("a program's command line, or llmscope dump --exec \"...\""));
+        for (const QString &name : LaunchDialog::presetNames()) {
+            const QStringList p = LaunchDialog::preset(name);
+            box->addItem(tr("preset %1: %2").arg(name, p.value(0)), p);
+        }
+        for (const QString &r : LaunchDialog::recentLaunches())
+            box->addItem(r.section(QLatin1Char('\n'), 0, 0),
+                         QStringList{r.section(QLatin1Char('\n'), 0, 0), r.section(QLatin1Char('\n'), 1)});
+        box->setCurrentIndex(-1);
+    }
+    QSettings settings;
+    m_golden->setEditText(settings.value(QStringLiteral("hunt/golden")).toString());
+    m_test->setEditText(settings.value(QStringLiteral("hunt/test")).toString());
+    m_rounds->setText(settings.value(QStringLiteral("hunt/rounds"), QStringLiteral("0,0")).toString());
+    m_rounds->setToolTip(tr("The rounds to compare (msit's -er): 0,0 is the prompt"));
+    m_folder->setText(settings.value(QStringLiteral("hunt/folder"), QDir::home().filePath(QStringLiteral("llmscope_hunt")))
+                          .toString());
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #b00000"));
+    auto *browse = new QPushButton(tr("..."), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Folder for the hunt's dumps"), m_folder->text());
+        if (!d.isEmpty())
+            m_folder->setText(d);
+    });
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(browse);
+    auto *form = new QFormLayout(this);
+    form->addRow(new QLabel(tr("Runs both programs with statistics of every operation, finds the first operation "
+                               "whose output departs, runs both again dumping only that operation's tensors, and "
+                               "opens the element-by-element diff there."),
+                            this));
+    form->addRow(tr("&Golden (reference):"), m_golden);
+    form->addRow(tr("&Test:"), m_test);
+    form->addRow(tr("&Rounds:"), m_rounds);
+    form->addRow(tr("&Dumps into:"), folderRow);
+    form->addRow(m_error);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Hunt"));
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &HuntDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+bool HuntDialog::sides(HuntSide *golden, HuntSide *test, QString *error) const
+{
+    auto read = [&](QComboBox *box, HuntSide *side, const QString &what) {
+        // A preset or recent launch chosen: its line and folder; else the typed line.
+        const int i = box->findText(box->currentText());
+        const QStringList data = i >= 0 ? box->itemData(i).toStringList() : QStringList();
+        const QString line = data.isEmpty() ? box->currentText() : data.value(0);
+        if (line.trimmed().isEmpty()) {
+            *error = tr("the %1 command is empty").arg(what);
+            return false;
+        }
+        DumpOptions o;
+        side->settings = {};
+        side->settings.workingDirectory = data.value(1);
+        QString why;
+        if (!LaunchDialog::parseLaunchLine(line, true, &o, &side->settings, &why)) {
+            *error = tr("the %1 command cannot be read: %2").arg(what, why);
+            return false;
+        }
+        side->command = o.command;
+        return true;
+    };
+    return read(m_golden, golden, tr("golden")) && read(m_test, test, tr("test"));
+}
+
+QString HuntDialog::folder() const
+{
+    return m_folder->text();
+}
+
+QString HuntDialog::rounds() const
+{
+    return m_rounds->text().trimmed();
+}
+
+void HuntDialog::accept()
+{
+    HuntSide g, t;
+    QString error;
+    if (!sides(&g, &t, &error)) {
+        m_error->setText(error);
+        return;
+    }
+    try {
+        Rounds::parse(rounds().toStdString(), false);
+    } catch (const Error &e) {
+        m_error->setText(tr("rounds: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (folder().trimmed().isEmpty()) {
+        m_error->setText(tr("choose a folder for the dumps"));
+        return;
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("hunt/golden"), m_golden->currentText());
+    settings.setValue(QStringLiteral("hunt/test"), m_test->currentText());
+    settings.setValue(QStringLiteral("hunt/rounds"), rounds());
+    settings.setValue(QStringLiteral("hunt/folder"), folder());
+    QDialog::accept();
+}
