@@ -76,13 +76,33 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     co_return QDir(out).absoluteFilePath(dumps.first());
 }
 
+QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::dumpAndCompare(HuntSide golden, HuntSide test,
+                                                                             QStringList args, QString goldenOut,
+                                                                             QString testOut, int step, QString text)
+{
+    const auto cancelled = m_cancelled;
+    // Each task named before it is awaited: g++ 12 mishandles temporaries inside co_await.
+    auto goldenRun = dump(golden, args, goldenOut);
+    const QString goldenDump = co_await goldenRun;
+    auto testRun = dump(test, args, testOut);
+    const QString testDump = co_await testRun;
+    say(text, step);
+    QPointer<MainWindow> w = m_window;
+    auto compare = w->compareDumps(goldenDump, testDump);
+    const bool compared = co_await compare;
+    if (*cancelled || !w)
+        throw Cancelled{};
+    if (!compared)
+        throw Error(tr("%1 and %2 could not be compared").arg(goldenDump, testDump).toStdString());
+    co_return w->compareResultShared();
+}
+
 QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds)
 {
     if (m_running)
         co_return false;
     m_running = true;
     m_cancelled = std::make_shared<bool>(false);
-    const auto cancelled = m_cancelled;
     m_log.clear();
     QPointer<MainWindow> w = m_window;
     const QDir dir(folder);
@@ -90,23 +110,9 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     QString end;
     try {
         say(hunt::stepStats(rounds), 1);
-        const QStringList statsArgs = hunt::statsArgs(rounds);
-        // Each task named before it is awaited: g++ 12 mishandles temporaries inside co_await.
-        const QString gStatsOut = dir.absoluteFilePath(hunt::goldenStatsDir());
-        auto gStatsRun = dump(golden, statsArgs, gStatsOut);
-        const QString gStats = co_await gStatsRun;
-        const QString tStatsOut = dir.absoluteFilePath(hunt::testStatsDir());
-        auto tStatsRun = dump(test, statsArgs, tStatsOut);
-        const QString tStats = co_await tStatsRun;
-
-        say(hunt::stepCompareStats(), 2);
-        auto statsCompare = w->compareDumps(gStats, tStats);
-        const bool compared = co_await statsCompare;
-        if (*cancelled || !w)
-            throw Cancelled{};
-        if (!compared)
-            throw Error(tr("the statistics could not be compared").toStdString());
-        const auto statsResult = w->compareResultShared();
+        auto statsPass = dumpAndCompare(golden, test, hunt::statsArgs(rounds), dir.absoluteFilePath(hunt::goldenStatsDir()),
+                                        dir.absoluteFilePath(hunt::testStatsDir()), 2, hunt::stepCompareStats());
+        const auto statsResult = co_await statsPass;
         if (statsResult->firstDivergent < 0) {
             end = hunt::nothingDiverges(rounds);
             say(end);
@@ -115,22 +121,12 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
             say(hunt::suspect(suspect));
 
             say(hunt::stepTensors(suspect), 3);
-            const QStringList tensorArgs = hunt::tensorArgs(suspect);
-            const QString gTensorsOut = dir.absoluteFilePath(hunt::goldenTensorsDir());
-            auto gTensorsRun = dump(golden, tensorArgs, gTensorsOut);
-            const QString gTensors = co_await gTensorsRun;
-            const QString tTensorsOut = dir.absoluteFilePath(hunt::testTensorsDir());
-            auto tTensorsRun = dump(test, tensorArgs, tTensorsOut);
-            const QString tTensors = co_await tTensorsRun;
-
-            say(hunt::stepCompareTensors(), 4);
-            auto tensorsCompare = w->compareDumps(gTensors, tTensors);
-            const bool comparedTensors = co_await tensorsCompare;
-            if (*cancelled || !w)
+            auto tensorPass = dumpAndCompare(golden, test, hunt::tensorArgs(suspect),
+                                             dir.absoluteFilePath(hunt::goldenTensorsDir()),
+                                             dir.absoluteFilePath(hunt::testTensorsDir()), 4, hunt::stepCompareTensors());
+            const auto result = co_await tensorPass;
+            if (!w)
                 throw Cancelled{};
-            if (!comparedTensors)
-                throw Error(tr("the tensors could not be compared").toStdString());
-            const auto result = w->compareResultShared();
             // The whole model's picture from the statistics; the element view on the op.
             w->showCompareMetrics(*statsResult);
             const OpResult *op = hunt::findOp(*result, suspect.opId);

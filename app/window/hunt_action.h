@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "compare/compare_run.h"
 #include "launch/dump_options.h"
 #include "session/launch_plan.h"
 
@@ -43,6 +44,10 @@ signals:
 private:
     // One `llmscope dump` run of side with these options, live in the window; its dump folder.
     QCoro::Task<QString> dump(const HuntSide &side, QStringList args, QString out);
+    // Both sides with these options, then their dumps compared (announced as step); the result.
+    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> dumpAndCompare(HuntSide golden, HuntSide test,
+                                                                              QStringList args, QString goldenOut,
+                                                                              QString testOut, int step, QString text);
     void say(const QString &text, int step = 0);
 
     QPointer<MainWindow> m_window;
