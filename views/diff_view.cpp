@@ -31,6 +31,12 @@ protected:
         return QSortFilterProxyModel::filterAcceptsRow(row, parent);
     }
 };
+// The last two parts of a dump's path ("golden-tensors/msit_dump_..."): the full one is in the tooltip.
+QString shortPath(const std::string &path)
+{
+    const QStringList parts = QString::fromStdString(path).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    return parts.size() <= 2 ? QString::fromStdString(path) : QStringLiteral(".../") + parts.mid(parts.size() - 2).join('/');
+}
 } // namespace
 
 DiffView::DiffView(QWidget *parent)
@@ -92,8 +98,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         passed += row.passed;
     QString text = tr("<b>%1</b> against <b>%2</b>: %3 tensor pairs (%4), %5 passed, %6 failed; %7 only in golden, "
                       "%8 only in test.")
-                       .arg(QString::fromStdString(res.goldenRoot).toHtmlEscaped(),
-                            QString::fromStdString(res.myRoot).toHtmlEscaped())
+                       .arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped())
                        .arg(res.rows.size())
                        .arg(QString::fromStdString(res.method))
                        .arg(passed)
@@ -114,6 +119,8 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         text += tr("<br>Every operation passed.");
     }
     m_summary->setText(text);
+    m_summary->setToolTip(tr("golden: %1\ntest: %2")
+                              .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)));
     m_model->setResult(std::move(r));
     const int first = m_model->firstDivergentRow();
     if (first >= 0) {

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "tensor_slice_model.h"
+#include "slice_picker.h"
 
 SliceErrorModel::SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent)
     : QAbstractTableModel(parent), m_golden(golden), m_test(test)
@@ -71,10 +72,20 @@ QVariant SliceErrorModel::headerData(int section, Qt::Orientation, int role) con
     return role == Qt::DisplayRole ? QVariant(QString::number(section)) : QVariant();
 }
 
+namespace {
+int64_t elementCount(const std::vector<int64_t> &dims)
+{
+    int64_t n = 1;
+    for (int64_t d : dims)
+        n *= d;
+    return n;
+}
+} // namespace
+
 TensorDiffView::TensorDiffView(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QListWidget(this)),
       m_golden(new TensorSliceModel(this)), m_test(new TensorSliceModel(this)),
-      m_error(new SliceErrorModel(m_golden, m_test, this)), m_goldenTable(new QTableView(this)),
+      m_error(new SliceErrorModel(m_golden, m_test, this)), m_picker(new SlicePicker(this)), m_goldenTable(new QTableView(this)),
       m_testTable(new QTableView(this)), m_errorTable(new QTableView(this))
 {
     m_title->setTextFormat(Qt::RichText);
@@ -108,7 +119,15 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     layout->addWidget(m_title);
     layout->addWidget(m_files);
     layout->addWidget(m_status);
+    layout->addWidget(m_picker);
     layout->addWidget(split, 1);
+    // One slice for all three: golden and test are the same cells, and the error between them.
+    connect(m_picker, &SlicePicker::sliceChanged, this, [this](int rows, int cols, const std::vector<int64_t> &fixed) {
+        m_golden->setSlice(rows, cols, fixed);
+        if (m_test->dims() == m_golden->dims())
+            m_test->setSlice(rows, cols, fixed);
+        m_error->refresh();
+    });
     connect(m_files, &QListWidget::currentRowChanged, this, &TensorDiffView::showPair);
     m_title->setText(tr("Pick an operation in the Diff table to see its tensors, golden and test, side by side."));
 }
@@ -155,13 +174,14 @@ void TensorDiffView::showPair(int row)
             t = x;
     const bool ok = m_golden->open(g) && m_test->open(t);
     m_error->refresh();
+    m_picker->setDims(ok ? m_golden->dims() : std::vector<int64_t>{}, m_golden->rowDim(), m_golden->colDim());
     if (!ok) {
         m_status->setText(m_golden->error().isEmpty() ? m_test->error() : m_golden->error());
         return;
     }
     m_status->setText(m_golden->dims() == m_test->dims()
-                          ? tr("Both %1 elements; the last two dimensions shown (the first index of the others).")
-                                .arg(m_golden->rowCount() * m_golden->columnCount())
+                          ? tr("Both %1 elements; pick the dimensions to show below.")
+                                .arg(qlonglong(elementCount(m_golden->dims())))
                           : tr("The shapes differ: golden and test are shown as their files hold them."));
 }
 

@@ -8,6 +8,7 @@ class QLabel;
 class QListWidget;
 class QTableView;
 class TensorSliceModel;
+class SlicePicker;
 
 // |test - golden| / |golden| cell by cell (absolute where golden is 0), coloured by size.
 class SliceErrorModel : public QAbstractTableModel {
@@ -35,6 +36,7 @@ public:
     TensorSliceModel *testModel() const { return m_test; }
     SliceErrorModel *errorModel() const { return m_error; }
     QListWidget *fileList() const { return m_files; }
+    SlicePicker *picker() const { return m_picker; }
     QString status() const;
 
 private:
@@ -44,6 +46,7 @@ private:
     QListWidget *m_files;
     TensorSliceModel *m_golden, *m_test;
     SliceErrorModel *m_error;
+    SlicePicker *m_picker;
     QTableView *m_goldenTable, *m_testTable, *m_errorTable;
     QStringList m_goldenFiles, m_testFiles;
 };

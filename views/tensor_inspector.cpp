@@ -28,6 +28,7 @@
 #include "tensor/dtype.h"
 #include "tensor/stats.h"
 #include "tensor_slice_model.h"
+#include "slice_picker.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -113,8 +114,7 @@ Summary summarize(const std::string &path)
 
 TensorInspector::TensorInspector(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_header(new QLabel(this)), m_stats(new QLabel(this)),
-      m_files(new QListWidget(this)), m_rowDim(new QComboBox(this)), m_colDim(new QComboBox(this)),
-      m_fixedRow(new QHBoxLayout), m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)),
+      m_files(new QListWidget(this)), m_picker(new SlicePicker(this)), m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)),
       m_chart(new QChartView(this))
 {
     m_title->setTextFormat(Qt::RichText);
@@ -132,13 +132,6 @@ TensorInspector::TensorInspector(QWidget *parent)
     m_chart->chart()->legend()->hide();
     m_chart->chart()->setMargins(QMargins(2, 2, 2, 2));
 
-    auto *pick = new QHBoxLayout;
-    pick->addWidget(new QLabel(tr("Rows:"), this));
-    pick->addWidget(m_rowDim);
-    pick->addWidget(new QLabel(tr("Columns:"), this));
-    pick->addWidget(m_colDim);
-    pick->addLayout(m_fixedRow);
-    pick->addStretch();
 
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
@@ -152,7 +145,7 @@ TensorInspector::TensorInspector(QWidget *parent)
     body->addWidget(m_files);
     body->addWidget(m_header);
     body->addWidget(m_stats);
-    body->addLayout(pick);
+    body->addWidget(m_picker);
     body->addWidget(split, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -162,8 +155,7 @@ TensorInspector::TensorInspector(QWidget *parent)
     setOp({}, -1, {}, tr("Pick an operation in the tree to see its tensors."));
 
     connect(m_files, &QListWidget::currentRowChanged, this, &TensorInspector::showFile);
-    connect(m_rowDim, &QComboBox::currentIndexChanged, this, &TensorInspector::applySlice);
-    connect(m_colDim, &QComboBox::currentIndexChanged, this, &TensorInspector::applySlice);
+    connect(m_picker, &SlicePicker::sliceChanged, m_slice, &TensorSliceModel::setSlice);
 }
 
 void TensorInspector::setOp(const QString &title, qint64 round, const QStringList &files, const QString &note)
@@ -229,48 +221,9 @@ void TensorInspector::showFile(int row)
     if (values) {
         m_header->setText(m_header->text().isEmpty() ? QString::fromStdString(report::shapeText(m_slice->dims())) : m_header->text());
     }
-    // Dimension pickers for this tensor.
-    m_building = true;
-    const auto dims = m_slice->dims();
-    m_rowDim->clear();
-    m_colDim->clear();
-    m_rowDim->addItem(tr("(none)"), -1);
-    m_colDim->addItem(tr("(none)"), -1);
-    for (size_t d = 0; d < dims.size(); ++d) {
-        const QString label = tr("dim %1 (%2)").arg(d).arg(dims[d]);
-        m_rowDim->addItem(label, int(d));
-        m_colDim->addItem(label, int(d));
-    }
-    m_rowDim->setCurrentIndex(m_rowDim->findData(m_slice->rowDim()));
-    m_colDim->setCurrentIndex(m_colDim->findData(m_slice->colDim()));
-    for (QSpinBox *s : m_fixed)
-        delete s;
-    m_fixed.clear();
-    for (size_t d = 0; d < dims.size(); ++d) {
-        auto *s = new QSpinBox(this);
-        s->setPrefix(tr("dim %1 = ").arg(d));
-        s->setRange(0, int(std::max<int64_t>(0, std::min<int64_t>(dims[d] - 1, INT32_MAX))));
-        connect(s, &QSpinBox::valueChanged, this, &TensorInspector::applySlice);
-        m_fixedRow->addWidget(s);
-        m_fixed.push_back(s);
-    }
-    m_building = false;
-    applySlice();
+    m_picker->setDims(m_slice->dims(), m_slice->rowDim(), m_slice->colDim());
     m_stats->setText(values ? tr("computing statistics...") : m_slice->error());
     loadStats(path, generation);
-}
-
-void TensorInspector::applySlice()
-{
-    if (m_building)
-        return;
-    std::vector<int64_t> fixed;
-    const int rows = m_rowDim->currentData().toInt(), cols = m_colDim->currentData().toInt();
-    for (size_t d = 0; d < m_fixed.size(); ++d) {
-        fixed.push_back(m_fixed[d]->value());
-        m_fixed[d]->setVisible(int(d) != rows && int(d) != cols);
-    }
-    m_slice->setSlice(rows, cols, fixed);
 }
 
 QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)

@@ -11,6 +11,7 @@
 
 class QChartView;
 class QComboBox;
+class SlicePicker;
 class QHBoxLayout;
 class QLabel;
 class QListWidget;
@@ -30,9 +31,7 @@ public:
     QTableView *table() const { return m_table; }
     QString statsText() const;
     QListWidget *fileList() const { return m_files; }
-    QComboBox *rowDimBox() const { return m_rowDim; }
-    QComboBox *colDimBox() const { return m_colDim; }
-    const std::vector<QSpinBox *> &fixedBoxes() const { return m_fixed; }
+    SlicePicker *picker() const { return m_picker; }
     QChartView *histogram() const { return m_chart; }
 
 signals:
@@ -40,18 +39,14 @@ signals:
 
 private:
     void showFile(int row);
-    void applySlice();
     QCoro::Task<> loadStats(QString path, quint64 generation);
 
     QLabel *m_title, *m_header, *m_stats;
     QListWidget *m_files;
-    QComboBox *m_rowDim, *m_colDim;
-    QHBoxLayout *m_fixedRow;
-    std::vector<QSpinBox *> m_fixed;
+    SlicePicker *m_picker;
     QTableView *m_table;
     TensorSliceModel *m_slice;
     QChartView *m_chart;
     QWidget *m_body;
     quint64 m_generation = 0;
-    bool m_building = false;
 };

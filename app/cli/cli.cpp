@@ -85,6 +85,8 @@ QString usageText()
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
         "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"
         "                                            open it on CMD running live under the probe\n"
+        "  llmscope [--lang en|zh_CN] --hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES]\n"
+        "                                            open it on the hunt below, each run live\n"
         "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
         "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope compare --golden-path A --my-path B [options]\n"
@@ -119,7 +121,8 @@ std::optional<int> runCli(const QStringList &args)
         return runCompareCommand(args.mid(2));
     if (first == QLatin1String("hunt"))
         return runHuntCommand(args.mid(2));
-    if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec")) {
+    if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
+        first != QLatin1String("--hunt")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;
     }

@@ -821,18 +821,27 @@ QStringList MainWindow::exportDiff(const QString &folder, QString *error)
         *error = QString::fromUtf8(e.what());
         return {};
     }
-    // Pictures as the views stand: each widget paints itself, shown or not.
-    const std::pair<QWidget *, const char *> views[] = {
-        {m_heatmap, "heatmap.png"}, {m_diffPage, "diff.png"}, {m_curves, "error_by_layer.png"},
-        {m_graph, "layer_graph.png"}};
-    for (const auto &[w, name] : views) {
+    // Pictures as the views stand. A tab laid out only while it is the current one: each page
+    // is brought forward for its picture (no repaint happens in between), then the user's tab.
+    const std::tuple<QWidget *, QWidget *, const char *> views[] = {{m_heatmap, m_heatmap, "heatmap.png"},
+                                                                    {m_diffPage, m_diffPage, "diff.png"},
+                                                                    {m_diffPage, m_curves, "error_by_layer.png"},
+                                                                    {m_graph, m_graph, "layer_graph.png"}};
+    QWidget *current = m_tabs->currentWidget();
+    const int stack = m_stack->currentIndex();
+    m_stack->setCurrentIndex(1);
+    for (const auto &[page, w, name] : views) {
+        m_tabs->setCurrentWidget(page);
         const QString path = QDir(folder).filePath(QString::fromLatin1(name));
         if (!w->grab().save(path, "PNG")) {
             *error = tr("Could not write %1 (is the disk full?)").arg(path);
-            return {};
+            written.clear();
+            break;
         }
         written << path;
     }
+    m_tabs->setCurrentWidget(current);
+    m_stack->setCurrentIndex(stack);
     return written;
 }
 

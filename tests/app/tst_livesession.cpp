@@ -45,6 +45,7 @@
 #include "error_curve_view.h"
 #include "unpaired_view.h"
 #include "hunt_action.h"
+#include "slice_picker.h"
 #include "layer_graph_view.h"
 #include <QGraphicsRectItem>
 #include <QGraphicsView>
@@ -254,6 +255,19 @@ private slots:
             worst = std::max(worst, expect);
         }
         QVERIFY(worst > 1e-3); // the corrupted weight shows in the op's output
+        // A 2-D input transposed with the dimension pickers: golden, test and error follow the same slice.
+        SlicePicker *p = e->picker();
+        for (int i = 0; i < e->fileList()->count() && (p->rowDim() < 0 || p->colDim() < 0); ++i)
+            e->fileList()->setCurrentRow(i);
+        const double g01 = e->goldenModel()->value(0, 1), t01 = e->testModel()->value(0, 1);
+        const int rows = p->rowDim(), cols = p->colDim();
+        QVERIFY(rows >= 0 && cols >= 0);
+        p->rowDimBox()->setCurrentIndex(p->rowDimBox()->findData(cols));
+        p->colDimBox()->setCurrentIndex(p->colDimBox()->findData(rows));
+        QCOMPARE(e->goldenModel()->value(1, 0), g01);
+        QCOMPARE(e->testModel()->value(1, 0), t01);
+        QCOMPARE(e->errorModel()->rowCount(), e->goldenModel()->rowCount());
+        QCOMPARE(e->errorModel()->error(1, 0), std::fabs(t01 - g01) / std::fabs(g01));
         const int all = d->table()->model()->rowCount();
         QTest::mouseClick(d->failuresOnly(), Qt::LeftButton);
         QVERIFY(d->table()->model()->rowCount() < all);

@@ -17,6 +17,7 @@
 #include "tensor/bin_file.h"
 #include "tensor/stats.h"
 #include "tensor_inspector.h"
+#include "slice_picker.h"
 #include "tensor_slice_model.h"
 
 using namespace llmscope;
@@ -63,16 +64,16 @@ private slots:
         QCOMPARE(m->columnCount(), 50);
         QCOMPARE(m->index(2, 3).data().toString(), QString("51.5")); // element 103
         // dim 0 = 1 through its spin box: the NaN at [1][2][3] shows, marked
-        QSpinBox *dim0 = w.fixedBoxes().at(0);
+        QSpinBox *dim0 = w.picker()->fixedBoxes().at(0);
         QVERIFY(dim0->isVisible());
         dim0->setValue(1);
         QCOMPARE(m->index(2, 3).data().toString(), QString("NaN"));
         QVERIFY(m->index(2, 3).data(Qt::BackgroundRole).isValid());
         QVERIFY(!m->index(2, 4).data(Qt::BackgroundRole).isValid());
         // rows = dim 0, columns = dim 2, dim 1 fixed at 2
-        w.rowDimBox()->setCurrentIndex(w.rowDimBox()->findData(0));
+        w.picker()->rowDimBox()->setCurrentIndex(w.picker()->rowDimBox()->findData(0));
         QCOMPARE(m->rowCount(), 4);
-        w.fixedBoxes().at(1)->setValue(2);
+        w.picker()->fixedBoxes().at(1)->setValue(2);
         QCOMPARE(m->index(1, 3).data().toString(), QString("NaN"));
         QCOMPARE(m->index(3, 0).data().toString(), QString::number((3 * 1500 + 2 * 50) * 0.5));
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
