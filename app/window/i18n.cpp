@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QSettings>
 #include <QTranslator>
 
 QString installTranslations(QCoreApplication &app, const QString &language)
@@ -10,6 +11,8 @@ QString installTranslations(QCoreApplication &app, const QString &language)
     QString lang = language;
     if (lang.isEmpty())
         lang = qEnvironmentVariable("LLMSCOPE_LANG");
+    if (lang.isEmpty()) // chosen in the window's View > Language
+        lang = QSettings().value(QStringLiteral("ui/language")).toString();
     if (lang.isEmpty())
         lang = QLocale::system().name();
     if (!lang.startsWith(QLatin1String("zh")))

@@ -4,6 +4,7 @@
 
 class QCoreApplication;
 
-// Installs translators for `language` ("en", "zh_CN"; empty: LLMSCOPE_LANG, else the
-// system locale). Returns the language in effect.
+// Installs translators for `language` ("en", "zh_CN"; empty: LLMSCOPE_LANG, else the one
+// chosen in the window (QSettings ui/language), else the system locale). Returns the language
+// in effect.
 QString installTranslations(QCoreApplication &app, const QString &language = {});

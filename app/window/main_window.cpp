@@ -1,6 +1,9 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
+#include <QLocale>
+#include <QProcess>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
@@ -341,6 +344,21 @@ void MainWindow::buildMenus()
     view->addSeparator();
     for (QDockWidget *d : findChildren<QDockWidget *>())
         view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    // The language: remembered, and in effect from the next start (every string is set up then).
+    auto *language = view->addMenu(tr("&Language"));
+    auto *languages = new QActionGroup(language);
+    const QString chosen = QSettings().value(QStringLiteral("ui/language")).toString();
+    for (const auto &[code, name] : {std::pair{QString(), tr("System (%1)").arg(QLocale::system().name())},
+                                     std::pair{QStringLiteral("en"), QStringLiteral("English")},
+                                     std::pair{QStringLiteral("zh_CN"), QStringLiteral("简体中文")}}) {
+        QAction *a = language->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(code == chosen);
+        a->setData(code);
+        languages->addAction(a);
+    }
+    connect(languages, &QActionGroup::triggered, this, [this](QAction *a) { chooseLanguage(a->data().toString()); });
 
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About llmscope"), this, &MainWindow::showAbout);
 
@@ -906,6 +924,22 @@ void MainWindow::showDetails()
                          cur.siblingAtColumn(c).data().toString().toHtmlEscaped());
     html += QStringLiteral("</table><p><small>%1</small></p>").arg(tip.toHtmlEscaped());
     m_details->setHtml(html);
+}
+
+void MainWindow::chooseLanguage(const QString &code)
+{
+    QSettings().setValue(QStringLiteral("ui/language"), code);
+    if (QMessageBox::question(this, tr("Language"),
+                              tr("llmscope shows the new language from its next start. Restart now? (A running "
+                                 "program is stopped.)")) != QMessageBox::Yes)
+        return;
+    QStringList args = QCoreApplication::arguments().mid(1);
+    for (int i = args.indexOf(QStringLiteral("--lang")); i >= 0; i = args.indexOf(QStringLiteral("--lang")))
+        args.remove(i, std::min<qsizetype>(2, args.size() - i)); // the chosen language, not the one it started in
+    if (m_session->isRunning())
+        m_session->stop(std::chrono::milliseconds(0));
+    QProcess::startDetached(QCoreApplication::applicationFilePath(), args);
+    close();
 }
 
 void MainWindow::showAbout()

@@ -111,6 +111,7 @@ private:
     void chooseDump();
     void showDetails();
     void showAbout();
+    void chooseLanguage(const QString &code); // "" the system's, "en", "zh_CN"
     void appendConsole(const QString &text, const QString &color = {});
     void sessionState(LiveSession::State s, const QString &message);
     void acknowledged(const llmscope::live::Ack &ack);

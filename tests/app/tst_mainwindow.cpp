@@ -1,4 +1,10 @@
+#include <QAction>
+#include <QApplication>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -97,6 +103,30 @@ private slots:
         }
         for (QTranslator *t : qApp->findChildren<QTranslator *>())
             QCoreApplication::removeTranslator(t);
+    }
+
+    // View > Language remembers the choice (the restart it offers is declined here), and the
+    // next start uses it when neither --lang nor LLMSCOPE_LANG says otherwise.
+    void languageFromTheMenu()
+    {
+        qunsetenv("LLMSCOPE_LANG");
+        MainWindow w;
+        QAction *chinese = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->data().toString() == "zh_CN")
+                chinese = a;
+        QVERIFY(chinese);
+        QTimer::singleShot(0, [] { // the "restart now?" question: No
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget()))
+                box->button(QMessageBox::No)->click();
+        });
+        chinese->trigger();
+        QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
+        QCOMPARE(installTranslations(*qApp, {}), QString("zh_CN"));
+        for (QTranslator *t : qApp->findChildren<QTranslator *>())
+            QCoreApplication::removeTranslator(t);
+        QSettings().remove("ui/language");
+        QCOMPARE(installTranslations(*qApp, "en"), QString("en"));
     }
 
     void ctrlOIsBound()
