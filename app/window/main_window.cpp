@@ -769,6 +769,7 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString
     m_tabs->setCurrentIndex(m_tabs->indexOf(m_diffPage));
     m_compareResult = result;
     m_diff->setResult(result); // selects the first divergent op, which fills the element view
+    emit diffShown(int(result->ops.size()));
     m_unpaired->setResult(result.get());
     m_exportAct->setEnabled(true);
     m_stack->setCurrentIndex(1);

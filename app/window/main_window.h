@@ -97,6 +97,7 @@ signals:
     void dumpLoaded(const QString &folder, int tensors);
     void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
     void compareFinished(bool ok, const QString &message);
+    void diffShown(int operations); // the Diff table holds a comparison (before the heatmap has its metrics)
     void dumpFailed(const QString &folder, const QString &message);
     // The probe acknowledged a selection: it applies from this round on.
     void selectionApplied(const QString &idsText, qint64 fromRound);
