@@ -138,12 +138,18 @@
         <translation>&lt;br&gt;首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
     </message>
     <message>
-        <source> The weight &lt;b&gt;%1&lt;/b&gt; differs between golden and test: the operation's error comes in through it.</source>
+        <source> The weight &lt;b&gt;%1&lt;/b&gt; differs between golden and test: the operation&apos;s error comes in through it.</source>
         <translation> 权重 &lt;b&gt;%1&lt;/b&gt; 在标杆与待测之间不同：该算子的误差经由它引入。</translation>
     </message>
     <message>
         <source>&lt;br&gt;Every operation passed.</source>
         <translation>&lt;br&gt;所有算子均通过。</translation>
+    </message>
+    <message>
+        <source>golden: %1
+test: %2</source>
+        <translation>标杆: %1
+待测: %2</translation>
     </message>
 </context>
 <context>
@@ -182,6 +188,37 @@
     </message>
 </context>
 <context>
+    <name>ErrorCurveView</name>
+    <message>
+        <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D) to see how the error grows layer by layer.</source>
+        <translation>比较两个转储(会话 &gt; 比较转储, Ctrl+D),查看误差如何逐层增长。</translation>
+    </message>
+    <message>
+        <source>layer (top-level operation id)</source>
+        <translation>层(顶层算子 id)</translation>
+    </message>
+    <message>
+        <source>relative error</source>
+        <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>round %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>round %1, added</source>
+        <translation>第 %1 轮, 自身引入</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rounds shown (the first divergent&apos;s round and the earliest others).</source>
+        <translation>显示 %2 轮中的 %1 轮(首个偏离算子所在轮及最早的其他轮)。</translation>
+    </message>
+    <message>
+        <source>Solid: the worst output error of each layer&apos;s operations; dashed: the error they add themselves. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
+        <translation>实线: 每层算子输出的最大误差; 虚线: 算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
+    </message>
+</context>
+<context>
     <name>HeatmapModel</name>
     <message>
         <source>%1: no %2 in this layer</source>
@@ -208,6 +245,24 @@ not dumped in this round</source>
     <message>
         <source>round %1</source>
         <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>
+golden vs test: cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5</source>
+        <translation>
+标杆 vs 待测: 余弦 %1, 最大相对误差 %2, 相对欧氏距离 %3, 本算子引入 %4%5</translation>
+    </message>
+    <message>
+        <source>
+the first divergent operation</source>
+        <translation>
+首个偏离的算子</translation>
+    </message>
+    <message>
+        <source>
+failed</source>
+        <translation>
+未通过</translation>
     </message>
 </context>
 <context>
@@ -249,7 +304,7 @@ not dumped in this round</source>
         <translation>程序计算时显示最新一轮</translation>
     </message>
     <message>
-        <source>Rows: layers; columns: operations by node name; colour: the statistic chosen above. '!' marks an output with NaN or Inf. Click a cell to pick the operation.</source>
+        <source>Rows: layers; columns: operations by node name; colour: the statistic chosen above. &apos;!&apos; marks an output with NaN or Inf. Click a cell to pick the operation.</source>
         <translation>行：层；列：按节点名排列的算子；颜色：上方选择的统计量。“!”表示输出含 NaN 或 Inf。点击单元格选中该算子。</translation>
     </message>
     <message>
@@ -265,7 +320,7 @@ not dumped in this round</source>
         <translation>轮次：</translation>
     </message>
     <message>
-        <source>The heatmap fills as the program's dumped rounds bring statistics (--type stats, or tensors), or from an opened dump's statistics.</source>
+        <source>The heatmap fills as the program&apos;s dumped rounds bring statistics (--type stats, or tensors), or from an opened dump&apos;s statistics.</source>
         <translation>热力图随程序转储轮次带来的统计量（--type stats 或 tensor）逐步填充，也可来自已打开转储中的统计量。</translation>
     </message>
     <message>
@@ -291,6 +346,181 @@ not dumped in this round</source>
     <message>
         <source>Flag above:</source>
         <translation>标记高于：</translation>
+    </message>
+    <message>
+        <source>diverging (around 0)</source>
+        <translation>发散(以 0 为中心)</translation>
+    </message>
+    <message>
+        <source>diff: error added by the op itself</source>
+        <translation>比对: 算子自身引入的误差</translation>
+    </message>
+    <message>
+        <source>diff: relative euclidean distance</source>
+        <translation>比对: 相对欧氏距离</translation>
+    </message>
+    <message>
+        <source>diff: max relative error</source>
+        <translation>比对: 最大相对误差</translation>
+    </message>
+    <message>
+        <source>diff: 1 - cosine</source>
+        <translation>比对: 1 - 余弦</translation>
+    </message>
+</context>
+<context>
+    <name>HuntAction</name>
+    <message>
+        <source>[hunt] %1</source>
+        <translation>[定位] %1</translation>
+    </message>
+    <message>
+        <source>could not launch %1</source>
+        <translation>无法启动 %1</translation>
+    </message>
+    <message>
+        <source>%1 did not finish well: %2</source>
+        <translation>%1 未正常结束: %2</translation>
+    </message>
+    <message>
+        <source>the run wrote no dump under %1</source>
+        <translation>该次运行未在 %1 下写出转储</translation>
+    </message>
+    <message>
+        <source>%1 and %2 could not be compared</source>
+        <translation>无法比较 %1 与 %2</translation>
+    </message>
+    <message>
+        <source>dumps kept in %1</source>
+        <translation>转储保存在 %1</translation>
+    </message>
+    <message>
+        <source>cancelled; the dumps written so far are kept in %1</source>
+        <translation>已取消; 已写出的转储保存在 %1</translation>
+    </message>
+    <message>
+        <source>stopped: %1</source>
+        <translation>已停止: %1</translation>
+    </message>
+</context>
+<context>
+    <name>HuntDialog</name>
+    <message>
+        <source>Hunt the first divergent operation</source>
+        <translation>定位首个偏离的算子</translation>
+    </message>
+    <message>
+        <source>a program&apos;s command line, or llmscope dump --exec &quot;...&quot;</source>
+        <translation>程序的命令行, 或 llmscope dump --exec &quot;...&quot;</translation>
+    </message>
+    <message>
+        <source>preset %1: %2</source>
+        <translation>预设 %1: %2</translation>
+    </message>
+    <message>
+        <source>The rounds to compare (msit&apos;s -er): 0,0 is the prompt</source>
+        <translation>要比较的轮次(msit 的 -er): 0,0 为提示词阶段</translation>
+    </message>
+    <message>
+        <source>...</source>
+        <translation>...</translation>
+    </message>
+    <message>
+        <source>Folder for the hunt&apos;s dumps</source>
+        <translation>定位所用转储的文件夹</translation>
+    </message>
+    <message>
+        <source>Runs both programs with statistics of every operation, finds the first operation whose output departs, runs both again dumping only that operation&apos;s tensors, and opens the element-by-element diff there.</source>
+        <translation>以全部算子的统计信息运行两个程序, 找出首个输出偏离的算子, 再次运行两者并只转储该算子的张量, 然后在该处打开逐元素比对。</translation>
+    </message>
+    <message>
+        <source>&amp;Golden (reference):</source>
+        <translation>标杆(参考)(&amp;G):</translation>
+    </message>
+    <message>
+        <source>&amp;Test:</source>
+        <translation>待测(&amp;T):</translation>
+    </message>
+    <message>
+        <source>&amp;Rounds:</source>
+        <translation>轮次(&amp;R):</translation>
+    </message>
+    <message>
+        <source>&amp;Dumps into:</source>
+        <translation>转储到(&amp;D):</translation>
+    </message>
+    <message>
+        <source>Hunt</source>
+        <translation>定位</translation>
+    </message>
+    <message>
+        <source>the %1 command is empty</source>
+        <translation>%1 命令为空</translation>
+    </message>
+    <message>
+        <source>the %1 command cannot be read: %2</source>
+        <translation>无法解析%1命令: %2</translation>
+    </message>
+    <message>
+        <source>golden</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>待测</translation>
+    </message>
+    <message>
+        <source>rounds: %1</source>
+        <translation>轮次: %1</translation>
+    </message>
+    <message>
+        <source>choose a folder for the dumps</source>
+        <translation>请选择转储文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>HuntText</name>
+    <message>
+        <source>step 1 of 4: statistics of every operation in rounds %1, golden and test (cheap: seven numbers a tensor, no payload)</source>
+        <translation>第 1/4 步: 标杆与待测在轮次 %1 中全部算子的统计信息(开销小: 每个张量七个数, 不含数据)</translation>
+    </message>
+    <message>
+        <source>step 2 of 4: comparing the statistics to find the first operation whose output departs</source>
+        <translation>第 2/4 步: 比较统计信息, 找出首个输出偏离的算子</translation>
+    </message>
+    <message>
+        <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
+        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
+    </message>
+    <message>
+        <source>step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, with their data</source>
+        <translation>第 3/4 步: 再次运行两者, 只转储第 %2 轮的算子 %1 执行前的输入与执行后的输出, 含数据</translation>
+    </message>
+    <message>
+        <source>step 4 of 4: comparing its tensors element by element</source>
+        <translation>第 4/4 步: 逐元素比较其张量</translation>
+    </message>
+    <message>
+        <source>every operation&apos;s statistics agree in rounds %1: nothing diverges there</source>
+        <translation>轮次 %1 中所有算子的统计信息一致: 没有偏离</translation>
+    </message>
+    <message>
+        <source>the second runs did not dump op %1</source>
+        <translation>第二次运行没有转储算子 %1</translation>
+    </message>
+    <message>
+        <source>found: round %1, op %2 in %3
+  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)</source>
+        <translation>找到: 第 %1 轮, 算子 %2, 位于 %3
+  输出余弦 %4, 相对误差 %5 %(输入 %6 %, 自身引入 %7 %)</translation>
+    </message>
+    <message>
+        <source>  the weight %1 differs between golden and test: the op&apos;s error comes in through it</source>
+        <translation>  权重 %1 在标杆与待测之间不同: 该算子的误差由它引入</translation>
+    </message>
+    <message>
+        <source>  its inputs agree more than its output: the op itself adds the error</source>
+        <translation>  其输入比输出更一致: 误差由该算子自身引入</translation>
     </message>
 </context>
 <context>
@@ -328,8 +558,8 @@ not dumped in this round</source>
         <translation>程序</translation>
     </message>
     <message>
-        <source>e.g. ./llama-cli -m model.gguf -p "Hello" -n 64</source>
-        <translation>例如 ./llama-cli -m model.gguf -p "Hello" -n 64</translation>
+        <source>e.g. ./llama-cli -m model.gguf -p &quot;Hello&quot; -n 64</source>
+        <translation>例如 ./llama-cli -m model.gguf -p &quot;Hello&quot; -n 64</translation>
     </message>
     <message>
         <source>...</source>
@@ -372,7 +602,7 @@ not dumped in this round</source>
         <translation>环境变量(&amp;E)：</translation>
     </message>
     <message>
-        <source>What to dump (msit llm dump's options)</source>
+        <source>What to dump (msit llm dump&apos;s options)</source>
         <translation>转储内容（msit llm dump 的选项）</translation>
     </message>
     <message>
@@ -384,7 +614,7 @@ not dumped in this round</source>
         <translation>--type(&amp;T)：</translation>
     </message>
     <message>
-        <source>statistics only, with or without tensor (msit's way to save disk)</source>
+        <source>statistics only, with or without tensor (msit&apos;s way to save disk)</source>
         <translation>仅统计量，带或不带 tensor 均如此（msit 节省磁盘的方式）</translation>
     </message>
     <message>
@@ -456,7 +686,7 @@ not dumped in this round</source>
         <translation>-o 输出目录(&amp;O)：</translation>
     </message>
     <message>
-        <source>msit's dynamic config JSON (optional)</source>
+        <source>msit&apos;s dynamic config JSON (optional)</source>
         <translation>msit 的动态配置 JSON（可选）</translation>
     </message>
     <message>
@@ -468,7 +698,7 @@ not dumped in this round</source>
         <translation>-l 日志级别(&amp;L)：</translation>
     </message>
     <message>
-        <source>llmscope's own</source>
+        <source>llmscope&apos;s own</source>
         <translation>llmscope 自有选项</translation>
     </message>
     <message>
@@ -532,8 +762,8 @@ not dumped in this round</source>
         <translation>请给出要运行的程序，例如 ./llama-cli -m model.gguf</translation>
     </message>
     <message>
-        <source>expected 'llmscope dump --exec "..." [options]', optionally after NAME=value settings</source>
-        <translation>应为 'llmscope dump --exec "..." [选项]'，前面可带 NAME=value 形式的设置</translation>
+        <source>expected &apos;llmscope dump --exec &quot;...&quot; [options]&apos;, optionally after NAME=value settings</source>
+        <translation>应为 &apos;llmscope dump --exec &quot;...&quot; [选项]&apos;，前面可带 NAME=value 形式的设置</translation>
     </message>
     <message>
         <source>Save preset</source>
@@ -544,8 +774,63 @@ not dumped in this round</source>
         <translation>预设名称：</translation>
     </message>
     <message>
-        <source>preset '%1' cannot be read: %2</source>
+        <source>preset &apos;%1&apos; cannot be read: %2</source>
         <translation>无法读取预设“%1”：%2</translation>
+    </message>
+</context>
+<context>
+    <name>LayerGraphView</name>
+    <message>
+        <source>Graphviz could not start</source>
+        <translation>Graphviz 无法启动</translation>
+    </message>
+    <message>
+        <source>Graphviz&apos;s dot layout is not available (is the libgvc6 plugin configuration installed?)</source>
+        <translation>Graphviz 的 dot 布局不可用(是否安装了 libgvc6 的插件配置?)</translation>
+    </message>
+    <message>
+        <source>Boxes: the layer&apos;s operations, coloured as the heatmap; grey leaves: weights, KV cache and inputs from outside the layer. Click a box to pick it; Ctrl+wheel zooms.</source>
+        <translation>方框: 本层的算子, 颜色与热力图一致; 灰色叶子: 权重、KV 缓存和来自层外的输入。点击方框选中算子; Ctrl+滚轮缩放。</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <source>Layer:</source>
+        <translation>层:</translation>
+    </message>
+    <message>
+        <source>A layer&apos;s operations appear here once a program runs or a dump is opened.</source>
+        <translation>程序运行或打开转储后, 这里显示一层的算子。</translation>
+    </message>
+    <message>
+        <source>No operations in this layer.</source>
+        <translation>该层没有算子。</translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3)</source>
+        <translation>%1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>weight %1</source>
+        <translation>权重 %1</translation>
+    </message>
+    <message>
+        <source>KV cache %1</source>
+        <translation>KV 缓存 %1</translation>
+    </message>
+    <message>
+        <source>input %1</source>
+        <translation>输入 %1</translation>
+    </message>
+    <message>
+        <source>%1, computed by %2 in another layer</source>
+        <translation>%1, 由其他层的 %2 计算</translation>
+    </message>
+    <message>
+        <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round.</source>
+        <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。</translation>
     </message>
 </context>
 <context>
@@ -714,12 +999,12 @@ not dumped in this round</source>
         <translation>关于 llmscope</translation>
     </message>
     <message>
-        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit's dump format.&lt;/p&gt;</source>
+        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit&apos;s dump format.&lt;/p&gt;</source>
         <translation>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;定位加速后的大模型推理与参考结果首次出现偏差的算子。读写 msit 的转储格式。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href="launch"&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href="open"&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href="launch"&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href="open"&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
+        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href=&quot;launch&quot;&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Inspector</source>
@@ -742,7 +1027,7 @@ not dumped in this round</source>
         <translation>会话</translation>
     </message>
     <message>
-        <source>The program's output appears here while it runs.</source>
+        <source>The program&apos;s output appears here while it runs.</source>
         <translation>程序运行时的输出显示在这里。</translation>
     </message>
     <message>
@@ -750,7 +1035,7 @@ not dumped in this round</source>
         <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
     </message>
     <message numerus="yes">
-        <source>%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); check operations and Apply to dump them from its next round on.</source>
+        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
         <translation>
             <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
         </translation>
@@ -792,7 +1077,7 @@ not dumped in this round</source>
         <translation>应用选择(&amp;A)</translation>
     </message>
     <message>
-        <source>Dump the checked operations from the program's next graph on</source>
+        <source>Dump the checked operations from the program&apos;s next graph on</source>
         <translation>从程序的下一张计算图起转储勾选的算子</translation>
     </message>
     <message>
@@ -828,7 +1113,7 @@ not dumped in this round</source>
         <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
     </message>
     <message>
-        <source>Waiting for the program's first graph...</source>
+        <source>Waiting for the program&apos;s first graph...</source>
         <translation>等待程序的第一张计算图...</translation>
     </message>
     <message>
@@ -840,7 +1125,7 @@ not dumped in this round</source>
         <translation>&lt;h2&gt;无法启动程序&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program's output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
+        <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program&apos;s output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
         <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -856,11 +1141,11 @@ not dumped in this round</source>
         <translation>无法应用：%1</translation>
     </message>
     <message>
-        <source>No probe is connected yet: the selection is sent once the program's probe talks.</source>
+        <source>No probe is connected yet: the selection is sent once the program&apos;s probe talks.</source>
         <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
     </message>
     <message>
-        <source>Sent -ids %1; waiting for the program's next graph...</source>
+        <source>Sent -ids %1; waiting for the program&apos;s next graph...</source>
         <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
     </message>
     <message>
@@ -957,6 +1242,80 @@ not dumped in this round</source>
         <source>%1, round %2</source>
         <translation>%1，第 %2 轮</translation>
     </message>
+    <message>
+        <source>Graph</source>
+        <translation>计算图</translation>
+    </message>
+    <message>
+        <source>Error by layer</source>
+        <translation>逐层误差</translation>
+    </message>
+    <message>
+        <source>Unpaired</source>
+        <translation>未配对</translation>
+    </message>
+    <message>
+        <source>hunt: step %1 of 4</source>
+        <translation>定位: 第 %1/4 步</translation>
+    </message>
+    <message>
+        <source>&amp;Hunt the first divergent operation...</source>
+        <translation>定位首个偏离的算子(&amp;H)...</translation>
+    </message>
+    <message>
+        <source>Run a golden and a test program, compare, and open the first operation that departs</source>
+        <translation>运行标杆与待测程序并比较, 打开首个偏离的算子</translation>
+    </message>
+    <message>
+        <source>&amp;Export diff report...</source>
+        <translation>导出比对报告(&amp;E)...</translation>
+    </message>
+    <message>
+        <source>The comparison&apos;s CSV and JSON reports and pictures of its views, in a folder</source>
+        <translation>将比较的 CSV 与 JSON 报告及各视图的图片导出到文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System (%1)</source>
+        <translation>跟随系统 (%1)</translation>
+    </message>
+    <message>
+        <source>A hunt is running; cancel it first</source>
+        <translation>定位正在进行, 请先取消</translation>
+    </message>
+    <message>
+        <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
+        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
+    </message>
+    <message>
+        <source>Could not write %1 (is the disk full?)</source>
+        <translation>无法写入 %1(磁盘已满?)</translation>
+    </message>
+    <message>
+        <source>Export the diff report into</source>
+        <translation>将比对报告导出到</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n file(s) into %1</source>
+        <translation>
+            <numerusform>已导出 %n 个文件到 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
+        <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>
@@ -1032,7 +1391,7 @@ not dumped in this round</source>
         <translation>-ids：所有算子（勾选或输入，例如 2_29,3）</translation>
     </message>
     <message>
-        <source>msit's -ids: operation ids joined by commas. A layer's id dumps the layer with its children. Typing here checks the boxes; checking boxes writes here.</source>
+        <source>msit&apos;s -ids: operation ids joined by commas. A layer&apos;s id dumps the layer with its children. Typing here checks the boxes; checking boxes writes here.</source>
         <translation>msit 的 -ids：用逗号连接的算子 id。层的 id 会转储该层及其子算子。在此输入会勾选复选框；勾选复选框会写到这里。</translation>
     </message>
     <message>
@@ -1046,6 +1405,36 @@ not dumped in this round</source>
     <message>
         <source>Launch a program (Session &gt; Launch) to apply a selection while it runs</source>
         <translation>先启动程序（会话 &gt; 启动），才能在其运行时应用选择</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>Cannot hunt: %1</source>
+        <translation>无法定位: %1</translation>
+    </message>
+</context>
+<context>
+    <name>SlicePicker</name>
+    <message>
+        <source>Rows:</source>
+        <translation>行:</translation>
+    </message>
+    <message>
+        <source>Columns:</source>
+        <translation>列:</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(无)</translation>
+    </message>
+    <message>
+        <source>dim %1 (%2)</source>
+        <translation>维度 %1 (%2)</translation>
+    </message>
+    <message>
+        <source>dim %1 = </source>
+        <translation>维度 %1 = </translation>
     </message>
 </context>
 <context>
@@ -1071,24 +1460,16 @@ not dumped in this round</source>
         <translation>两侧都没有该算子的张量文件（请用 --type tensor 转储）。</translation>
     </message>
     <message>
-        <source>Both %1 elements; the last two dimensions shown (the first index of the others).</source>
-        <translation>两侧均为 %1 个元素；显示最后两个维度（其余维度取第一个索引）。</translation>
-    </message>
-    <message>
         <source>The shapes differ: golden and test are shown as their files hold them.</source>
         <translation>形状不同：标杆与待测按各自文件中的形状显示。</translation>
+    </message>
+    <message>
+        <source>Both %1 elements; pick the dimensions to show below.</source>
+        <translation>两侧均为 %1 个元素; 在下方选择要显示的维度。</translation>
     </message>
 </context>
 <context>
     <name>TensorInspector</name>
-    <message>
-        <source>Rows:</source>
-        <translation>行：</translation>
-    </message>
-    <message>
-        <source>Columns:</source>
-        <translation>列：</translation>
-    </message>
     <message>
         <source>Pick an operation in the tree to see its tensors.</source>
         <translation>在树中选择一个算子以查看其张量。</translation>
@@ -1106,18 +1487,6 @@ not dumped in this round</source>
         <translation>（文件中没有数据）</translation>
     </message>
     <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
-    <message>
-        <source>dim %1 (%2)</source>
-        <translation>第 %1 维（%2）</translation>
-    </message>
-    <message>
-        <source>dim %1 = </source>
-        <translation>第 %1 维 = </translation>
-    </message>
-    <message>
         <source>computing statistics...</source>
         <translation>正在计算统计量...</translation>
     </message>
@@ -1130,7 +1499,7 @@ not dumped in this round</source>
         <translation>%1 个 NaN，%2 个 Inf</translation>
     </message>
     <message>
-        <source> (from the file's statistics: it holds no values)</source>
+        <source> (from the file&apos;s statistics: it holds no values)</source>
         <translation>（来自文件中的统计量：文件不含数值）</translation>
     </message>
     <message>
@@ -1143,6 +1512,79 @@ not dumped in this round</source>
     <message>
         <source>element %1</source>
         <translation>元素 %1</translation>
+    </message>
+</context>
+<context>
+    <name>UnpairedView</name>
+    <message numerus="yes">
+        <source>%1 %2: %n tensor(s), round %3</source>
+        <translation>
+            <numerusform>%1 %2: %n 个张量, 轮次 %3</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Pair</source>
+        <translation>配对(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Remove pair</source>
+        <translation>移除配对</translation>
+    </message>
+    <message>
+        <source>Save mapping...</source>
+        <translation>保存映射...</translation>
+    </message>
+    <message>
+        <source>Compare again with these pairs</source>
+        <translation>用这些配对重新比较</translation>
+    </message>
+    <message>
+        <source>Pair the golden operation selected on the left with the test operation on the right</source>
+        <translation>将左侧选中的标杆算子与右侧的待测算子配对</translation>
+    </message>
+    <message>
+        <source>Save the pairs as a JSON file for llmscope compare --mapping</source>
+        <translation>将配对保存为 JSON 文件, 供 llmscope compare --mapping 使用</translation>
+    </message>
+    <message>
+        <source>Only in golden:</source>
+        <translation>仅在标杆中:</translation>
+    </message>
+    <message>
+        <source>Only in test:</source>
+        <translation>仅在待测中:</translation>
+    </message>
+    <message>
+        <source>Pairs made by hand (golden -&gt; test):</source>
+        <translation>手动配对(标杆 -&gt; 待测):</translation>
+    </message>
+    <message>
+        <source>The tensors a comparison cannot pair are listed here.</source>
+        <translation>比较中无法配对的张量列在这里。</translation>
+    </message>
+    <message>
+        <source>Every tensor found a partner.</source>
+        <translation>所有张量都已配对。</translation>
+    </message>
+    <message>
+        <source>%1 golden and %2 test tensors have no partner (matched %3). Pick an operation on each side and Pair them; the pairs are compared tensor by tensor, round by round.</source>
+        <translation>%1 个标杆张量和 %2 个待测张量没有配对(匹配方式: %3)。在两侧各选一个算子并点击配对; 配对的算子会逐张量、逐轮比较。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1: %2</translation>
+    </message>
+    <message>
+        <source>Save mapping</source>
+        <translation>保存映射</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Saved %1: use it with llmscope compare --mapping %1</source>
+        <translation>已保存 %1: 可用于 llmscope compare --mapping %1</translation>
     </message>
 </context>
 </TS>

@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "diff_table_model.h"
+#include "label_fit.h"
 
 using namespace llmscope;
 
@@ -119,6 +120,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         text += tr("<br>Every operation passed.");
     }
     m_summary->setText(text);
+    fitLabelHeight(m_summary);
     m_summary->setToolTip(tr("golden: %1\ntest: %2")
                               .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)));
     m_model->setResult(std::move(r));
@@ -129,6 +131,12 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         m_table->scrollTo(i, QAbstractItemView::PositionAtCenter);
         m_table->horizontalScrollBar()->setValue(0); // the op's name in view, not its last column
     }
+}
+
+void DiffView::resizeEvent(QResizeEvent *e)
+{
+    QWidget::resizeEvent(e);
+    fitLabelHeight(m_summary);
 }
 
 void DiffView::selectOp(const QString &id)

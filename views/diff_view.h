@@ -28,11 +28,15 @@ public:
     // Selects the op's row (its first round), keeping the filter.
     void selectOp(const QString &id);
 
+protected:
+    void resizeEvent(QResizeEvent *e) override;
+
 signals:
     void opClicked(const QString &id);
     void opPicked(int op); // an index into the result's ops
 
 private:
+
     DiffTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_table;

@@ -12,6 +12,8 @@
 
 #include <cmath>
 
+#include "label_fit.h"
+
 using namespace llmscope;
 
 namespace {
@@ -21,7 +23,7 @@ constexpr double kFloor = 1e-6; // a log axis has no zero; below this, float32 r
 ErrorCurveView::ErrorCurveView(QWidget *parent) : QWidget(parent), m_view(new QChartView(this)), m_note(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(320, 220);
+    m_view->setMinimumSize(300, 150);
     m_note->setWordWrap(true);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -149,4 +151,11 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
                note;
     }
     m_note->setText(note);
+    fitLabelHeight(m_note);
+}
+
+void ErrorCurveView::resizeEvent(QResizeEvent *e)
+{
+    QWidget::resizeEvent(e);
+    fitLabelHeight(m_note);
 }

@@ -29,6 +29,9 @@ public:
     QString worstOp(int64_t round, int layer) const;
     QChartView *chartView() const { return m_view; }
 
+protected:
+    void resizeEvent(QResizeEvent *e) override;
+
 signals:
     void opClicked(const QString &id);
 

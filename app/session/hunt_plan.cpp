@@ -2,15 +2,16 @@
 
 #include <QCoreApplication>
 
+// The words' translation context ("HuntText" in translations/).
+class HuntText {
+    Q_DECLARE_TR_FUNCTIONS(HuntText)
+};
+
 using namespace llmscope;
 
 namespace hunt {
 
 namespace {
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Hunt", text);
-}
 QString pct(double v)
 {
     return QString::number(v * 100, 'g', 3);
@@ -36,55 +37,55 @@ QString testTensorsDir() { return QStringLiteral("test-tensors"); }
 
 QString stepStats(const QString &rounds)
 {
-    return tr("step 1 of 4: statistics of every operation in rounds %1, golden and test (cheap: seven numbers a "
+    return HuntText::tr("step 1 of 4: statistics of every operation in rounds %1, golden and test (cheap: seven numbers a "
               "tensor, no payload)").arg(rounds);
 }
 
 QString stepCompareStats()
 {
-    return tr("step 2 of 4: comparing the statistics to find the first operation whose output departs");
+    return HuntText::tr("step 2 of 4: comparing the statistics to find the first operation whose output departs");
 }
 
 QString suspect(const OpResult &op)
 {
-    return tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
+    return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
         .arg(op.round)
         .arg(QString::fromStdString(op.label()), pct(op.outputError));
 }
 
 QString stepTensors(const OpResult &op)
 {
-    return tr("step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, "
+    return HuntText::tr("step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, "
               "with their data").arg(QString::fromStdString(op.opId)).arg(op.round);
 }
 
 QString stepCompareTensors()
 {
-    return tr("step 4 of 4: comparing its tensors element by element");
+    return HuntText::tr("step 4 of 4: comparing its tensors element by element");
 }
 
 QString nothingDiverges(const QString &rounds)
 {
-    return tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
+    return HuntText::tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
 }
 
 QString notDumped(const OpResult &op)
 {
-    return tr("the second runs did not dump op %1").arg(QString::fromStdString(op.opId));
+    return HuntText::tr("the second runs did not dump op %1").arg(QString::fromStdString(op.opId));
 }
 
 QString found(const CompareResult &r, const OpResult &op)
 {
-    QString s = tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
+    QString s = HuntText::tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), QString::fromStdString(op.opPath))
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
     if (op.worstInputIsWeight && op.worstInput >= 0)
-        s += QLatin1Char('\n') + tr("  the weight %1 differs between golden and test: the op's error comes in through it")
+        s += QLatin1Char('\n') + HuntText::tr("  the weight %1 differs between golden and test: the op's error comes in through it")
                                      .arg(QString::fromStdString(r.rows[size_t(op.worstInput)].tensorName));
     else if (op.addedError > 0)
-        s += QLatin1Char('\n') + tr("  its inputs agree more than its output: the op itself adds the error");
+        s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
     return s;
 }
 

@@ -342,6 +342,15 @@ void MainWindow::buildMenus()
     auto *refresh = view->addAction(tr("&Refresh inspector"), this, [this] { inspectOp(m_ops->currentOpId()); });
     refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
+    for (int i = 0; i < m_tabs->count(); ++i) { // the central tabs: Ctrl+1 .. Ctrl+5
+        QWidget *page = m_tabs->widget(i);
+        QAction *a = view->addAction(m_tabs->tabText(i), this, [this, page] {
+            m_stack->setCurrentIndex(1);
+            m_tabs->setCurrentWidget(page);
+        });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
     for (QDockWidget *d : findChildren<QDockWidget *>())
         view->addAction(d->toggleViewAction());
     view->addSeparator();
@@ -766,6 +775,7 @@ QCoro::Task<bool> MainWindow::compareDumps(QString golden, QString test, QString
         emit compareFinished(false, error);
         co_return false;
     }
+    m_stack->setCurrentIndex(1); // before the table picks its first divergent op: the Diff tab stays in front
     m_tabs->setCurrentIndex(m_tabs->indexOf(m_diffPage));
     m_compareResult = result;
     m_diff->setResult(result); // selects the first divergent op, which fills the element view

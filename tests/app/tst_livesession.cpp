@@ -45,6 +45,9 @@
 #include "error_curve_view.h"
 #include "unpaired_view.h"
 #include "hunt_action.h"
+#include "i18n.h"
+#include "session/hunt_plan.h"
+#include <QTranslator>
 #include "slice_picker.h"
 #include "layer_graph_view.h"
 #include <QGraphicsRectItem>
@@ -69,6 +72,7 @@ std::vector<int> tokensIn(const QString &console)
 void shoot(QWidget *w, const QString &name)
 {
     QDir().mkpath(kShots);
+    QCoreApplication::processEvents(); // pending layouts first, as a user would see them
     w->grab().save(kShots + QLatin1Char('/') + name);
 }
 } // namespace
@@ -343,6 +347,33 @@ private slots:
         QString noDisk;
         QVERIFY(w.exportDiff(QStringLiteral("/proc/llmscope-cannot-write"), &noDisk).isEmpty());
         QVERIFY(!noDisk.isEmpty());
+    }
+
+    // The same diff in Chinese: tabs, metrics and the hunt's words, with pictures of each view.
+    void diffInChinese()
+    {
+        QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
+        auto *tabs = w.findChild<QTabWidget *>();
+        QStringList names;
+        for (int i = 0; i < tabs->count(); ++i)
+            names << tabs->tabText(i);
+        QVERIFY2(names.contains(QString::fromUtf8("计算图")) && names.contains(QString::fromUtf8("热力图")),
+                 qPrintable(names.join(',')));
+        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 算子自身引入的误差"));
+        QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
+        QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
+        shoot(&w, QStringLiteral("diff_zh_CN.png"));
+        tabs->setCurrentWidget(w.heatmap());
+        shoot(&w, QStringLiteral("diff_heatmap_zh_CN.png"));
+        tabs->setCurrentWidget(w.layerGraph());
+        w.layerGraph()->fit();
+        shoot(&w, QStringLiteral("diff_graph_zh_CN.png"));
+        for (QTranslator *t : qApp->findChildren<QTranslator *>())
+            QCoreApplication::removeTranslator(t);
     }
 
     // Session > Hunt on golden and the corrupted layer: both run live with statistics, then

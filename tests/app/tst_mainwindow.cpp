@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -136,6 +137,14 @@ private slots:
         for (QAction *a : w.findChildren<QAction *>())
             found |= a->shortcut() == QKeySequence(QKeySequence::Open);
         QVERIFY(found);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *tabs = w.findChild<QTabWidget *>();
+        for (int i = 0; i < tabs->count(); ++i) { // Ctrl+1 .. Ctrl+5 bring the central tabs forward
+            QTest::keyClick(&w, Qt::Key(Qt::Key_1 + i), Qt::ControlModifier);
+            QCOMPARE(tabs->currentIndex(), i);
+        }
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Tensor files"));
     }
 };
 
