@@ -92,6 +92,8 @@ const GgmlApi &ggml()
         bind(api.schedAllocGraph, handle, "ggml_backend_sched_alloc_graph");
         api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
         api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));
+        api.schedTensorBackend = reinterpret_cast<decltype(api.schedTensorBackend)>(
+            dlsym(base, "ggml_backend_sched_get_tensor_backend"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
         api.schedSynchronize =
             reinterpret_cast<decltype(api.schedSynchronize)>(dlsym(base, "ggml_backend_sched_synchronize"));

@@ -12,6 +12,7 @@
 #include "dump/topology.h"
 #include "ggml_api.h"
 #include "inline_reader.h"
+#include "op_info.h"
 #include "probe.h"
 #include "tensor/stats.h"
 
@@ -319,6 +320,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.selection = p.selectionForRound(s.round);
     const Selection &sel = *s.selection;
     s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    const OpInfoWanted info{c.opInfo, c.kernelInfo, c.tiling};
+    const bool infoRound = info.any() && sel.selectsRound(s.round) && sel.selectsDevice(0);
     s.post = false;
     s.asked = 0;
     s.lastAsked = -1;
@@ -326,14 +329,14 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.cancelledAfter = -1;
     if (!s.dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten() && !p.live()) {
+        if (p.topologyWritten() && !p.live() && !infoRound) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
     }
     ensureTopology(s, graph);
     const uint64_t liveKey = liveTopology(p, s, s.round);
-    if (!s.dumping && p.topologyWritten()) { // the app follows the graph's shape
+    if (!s.dumping && p.topologyWritten() && !infoRound) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;
     }
@@ -369,6 +372,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
             install(s, sched, evalCallback);
         }
     }
+    if (infoRound)
+        writeOpInfo(p, sched, plan, s.round, info);
     if (c.topology && p.claimTopology()) {
         const TopoNode model = s.topo->toModel();
         const std::string pid = std::to_string(::getpid());

@@ -38,6 +38,8 @@ ProbeConfig readProbeConfig()
             if (t == "tensor") c.tensors = true;
             else if (t == "stats") c.stats = true;
             else if (t == "model" || t == "layer") c.topology = true;
+            else if (t == "op") c.opInfo = true;
+            else if (t == "kernel") c.kernelInfo = true;
             else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
         }
         // msit: "stats" means the statistics only, with or without "tensor"; llmscope's
@@ -47,6 +49,7 @@ ProbeConfig readProbeConfig()
         c.descOnly = env("LLMSCOPE_SD") == "1";
         c.kvCache = env("LLMSCOPE_KV") == "1";
         c.statsCsv = env("LLMSCOPE_STATS_CSV") == "1";
+        c.tiling = env("LLMSCOPE_TILING") == "1";
         c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
         const std::string read = env("LLMSCOPE_READ");
         if (read == "graph") c.read = ReadMode::Graph;

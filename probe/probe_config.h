@@ -22,6 +22,9 @@ struct ProbeConfig {
     bool descOnly = false;      // -sd: header only
     bool topology = false;      // type "model" or "layer"
     bool statsCsv = false;      // LLMSCOPE_STATS_CSV=1: statistics as one statistic.csv a round
+    bool opInfo = false;        // type "op": operation_io_tensors CSVs
+    bool kernelInfo = false;    // type "kernel": kernel_io_tensors CSVs (the backend of each node)
+    bool tiling = false;        // LLMSCOPE_TILING=1 (-tiling): op_param.json and raw op_params
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views
     bool quiet = false;         // LLMSCOPE_LOG_LEVEL error or above: warnings only in the status file
     bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool

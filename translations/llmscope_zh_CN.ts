@@ -777,6 +777,22 @@ failed</source>
         <source>preset &apos;%1&apos; cannot be read: %2</source>
         <translation>无法读取预设“%1”：%2</translation>
     </message>
+    <message>
+        <source>-tiling (op parameters)</source>
+        <translation>-tiling(算子参数)</translation>
+    </message>
+    <message>
+        <source>operation_io_tensors: each dumped node&apos;s op, parameters, types, shapes and files</source>
+        <translation>operation_io_tensors: 每个转储节点的算子、参数、类型、形状和文件</translation>
+    </message>
+    <message>
+        <source>kernel_io_tensors: the same with the backend that ran each node (CPU, CUDA0, ...)</source>
+        <translation>kernel_io_tensors: 同上, 另含运行每个节点的后端(CPU、CUDA0 等)</translation>
+    </message>
+    <message>
+        <source>each dumped node&apos;s parameters: op_param.json beside its tensors, raw bytes under tiling/</source>
+        <translation>每个转储节点的参数: 张量旁的 op_param.json, 以及 tiling/ 下的原始字节</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

@@ -26,7 +26,7 @@ using namespace llmscope;
 
 namespace {
 const char *const kTypes[8] = {"model", "layer", "tensor", "stats", "op", "kernel", "cpu_profiling", "onnx"};
-constexpr int kTypesAvailable = 4; // op, kernel, cpu_profiling and onnx: not yet
+constexpr int kTypesAvailable = 6; // cpu_profiling and onnx: not yet
 constexpr int kRecentKept = 10;
 
 bool isAssignment(const std::string &s)
@@ -47,6 +47,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
       m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_line(new QLineEdit(this)),
       m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
+      m_tiling(new QCheckBox(tr("-tiling (op parameters)"), this)),
       m_statsCsv(new QCheckBox(tr("one statistic.csv per round (--stats-csv)"), this)),
       m_statsWithData(new QCheckBox(tr("payload and statistics in one file (--stats-with-data)"), this)),
       m_children(new QCheckBox(tr("probe child processes (--children)"), this)), m_time(new QComboBox(this)),
@@ -104,6 +105,9 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     typeRow->addStretch();
     wf->addRow(tr("--&type:"), typeRow);
     m_types[3]->setToolTip(tr("statistics only, with or without tensor (msit's way to save disk)"));
+    m_types[4]->setToolTip(tr("operation_io_tensors: each dumped node's op, parameters, types, shapes and files"));
+    m_types[5]->setToolTip(tr("kernel_io_tensors: the same with the backend that ran each node (CPU, CUDA0, ...)"));
+    m_tiling->setToolTip(tr("each dumped node's parameters: op_param.json beside its tensors, raw bytes under tiling/"));
     m_ids->setPlaceholderText(tr("every operation; e.g. 2_29,3"));
     wf->addRow(tr("-&ids:"), m_ids);
     m_rounds->setPlaceholderText(QStringLiteral("0,0"));
@@ -120,6 +124,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     tp->addWidget(m_part);
     tp->addWidget(m_child);
     tp->addWidget(m_descOnly);
+    tp->addWidget(m_tiling);
     tp->addStretch();
     wf->addRow(QString(), tp);
     m_devices->setPlaceholderText(tr("every device"));
@@ -232,7 +237,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
-    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_statsCsv, m_statsWithData, m_children})
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_statsCsv, m_statsWithData, m_children})
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
     for (QComboBox *c : {m_time, m_part, m_log, m_read})
         connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
@@ -275,6 +280,8 @@ DumpOptions LaunchDialog::options() const
                        "--read", m_read->currentText().toStdString()});
     if (m_kv->isChecked())
         a.push_back("--kv-cache");
+    if (m_tiling->isChecked())
+        a.push_back("-tiling");
     if (m_statsCsv->isChecked())
         a.push_back("--stats-csv");
     if (m_statsWithData->isChecked())
@@ -319,6 +326,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_log->setCurrentText(QString::fromStdString(o.logLevel == "warn" ? std::string("warning") : o.logLevel));
     m_read->setCurrentText(QString::fromStdString(o.readMode));
     m_kv->setChecked(o.kvCache);
+    m_tiling->setChecked(o.tiling);
     m_statsCsv->setChecked(o.statsCsv);
     m_statsWithData->setChecked(o.statsWithData);
     m_children->setChecked(o.children);

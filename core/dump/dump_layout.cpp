@@ -46,6 +46,16 @@ std::string opFolderName(int index, std::string_view name)
     return std::to_string(index) + "_" + sanitizeName(name);
 }
 
+std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                               bool before, bool input, int index)
+{
+    std::string p = roundFolder(device, pid, exec);
+    for (const auto &f : opFolders)
+        p += "/" + sanitizeName(f);
+    p += before ? "/before/" : "/after/";
+    return p + tensorFileName(input, index);
+}
+
 std::string tensorFileName(bool input, int index)
 {
     return std::string(input ? "intensor" : "outtensor") + std::to_string(index) + ".bin";

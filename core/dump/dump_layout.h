@@ -21,6 +21,10 @@ std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
 std::string opPath(const std::vector<std::string> &folders); // "3_DecoderLayer/29_MUL_MAT"
 std::string tensorFileName(bool input, int index);           // "intensor0.bin"
+// "tensors/{device}_{pid}/{exec}/{op folders}/{before|after}/{in|out}tensor{i}.bin", the
+// folders sanitized: where a tensor's file goes, relative to the msit_dump_* folder.
+std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                               bool before, bool input, int index);
 
 // "{device}_{pid}": device -1 when the folder has only a pid.
 struct DevicePid { int device = -1; int64_t pid = 0; };

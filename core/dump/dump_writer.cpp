@@ -36,11 +36,7 @@ DumpWriter::DumpWriter(Options options) : m_options(std::move(options))
 std::string DumpWriter::tensorPath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
                                    bool before, bool input, int index) const
 {
-    std::string p = m_root + "/" + roundFolder(device, pid, exec);
-    for (const auto &f : opFolders)
-        p += "/" + sanitizeName(f);
-    p += before ? "/before/" : "/after/";
-    return p + tensorFileName(input, index);
+    return m_root + "/" + tensorRelativePath(device, pid, exec, opFolders, before, input, index);
 }
 
 bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,

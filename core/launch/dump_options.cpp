@@ -11,7 +11,7 @@ namespace llmscope {
 namespace {
 
 const std::vector<std::string> kTypes{"model", "layer", "op", "kernel", "tensor", "stats", "cpu_profiling", "onnx"};
-const std::vector<std::string> kTypesDone{"model", "layer", "tensor", "stats"};
+const std::vector<std::string> kTypesDone{"model", "layer", "op", "kernel", "tensor", "stats"};
 
 bool contains(const std::vector<std::string> &v, const std::string &s)
 {
@@ -140,8 +140,7 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             if (!contains({"debug", "info", "warning", "warn", "error", "fatal", "critical"}, o.logLevel))
                 throw Error("-l: '" + o.logLevel + "' is not one of debug, info, warning, error, fatal, critical");
         } else if (a == "-tiling" || a == "--save-tiling") {
-            throw Error("-tiling: ggml has no host-computed tiling data to save; this option applies to Ascend "
-                        "operators only. Leave it out");
+            o.tiling = true;
         } else if (a == "-symlink" || a == "--enable-symlink") {
             throw Error("-symlink: deduplicating identical tensors into symlinks is not available in this "
                         "version of llmscope yet. Leave it out");
@@ -175,7 +174,7 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             throw Error("--type: '" + t + "' is not one of model layer op kernel tensor stats cpu_profiling onnx");
         if (!contains(kTypesDone, t))
             throw Error("--type " + t + ": not available in this version of llmscope yet (it writes model, layer, "
-                        "tensor and stats dumps); leave '" + t + "' out");
+                        "op, kernel, tensor and stats dumps); leave '" + t + "' out");
     }
     if (o.statsCsv && !contains(o.types, "stats"))
         throw Error("--stats-csv applies to --type stats; add 'stats' to --type or leave --stats-csv out");
@@ -235,6 +234,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(!o.configFile.empty(), "-config", o.configFile);
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
+    opt(o.tiling, "-tiling");
     opt(o.statsCsv, "--stats-csv");
     opt(o.statsWithData, "--stats-with-data");
     opt(o.readMode != d.readMode, "--read", o.readMode);
@@ -263,6 +263,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
+    env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
@@ -299,7 +300,12 @@ msit llm dump's options:
                             tensor  tensors with their data
                             stats   statistics only (max, min, mean, l2norm), with or
                                     without tensor: 'tensor stats' writes no payload
-                          op, kernel, cpu_profiling and onnx are not available yet
+                            op      operation_io_tensors/{pid}/operation_tensors_{round}.csv:
+                                    each dumped node's op, decoded parameters, types,
+                                    shapes and tensor files (msit's '|' columns)
+                            kernel  kernel_io_tensors/{pid}/kernel_tensors_{round}.csv: the
+                                    same with the backend that ran each node (CPU, CUDA0)
+                          cpu_profiling and onnx are not available yet
   -sd                     tensor descriptions only, no data
   -ids IDS                operation ids, e.g. 3_1,5 (default: every operation)
   -er RANGES              rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7
@@ -314,7 +320,9 @@ msit llm dump's options:
   -config FILE            msit's dynamic config (JSON: dump_enable, er, ids, child, device);
                           re-read every 5 s while the target runs; overrides those options
   -l LEVEL                log level: debug, info, warning, error, fatal (default: info)
-  -tiling, -symlink, -seed  refused, with the reason
+  -tiling                 each dumped node's parameters: op_param.json beside its
+                          tensors (decoded) and its raw op_params under tiling/
+  -symlink, -seed         refused, with the reason
 
 llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)

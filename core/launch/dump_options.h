@@ -19,6 +19,7 @@ struct DumpOptions {
     int time = 3;                       // -time
     std::string opNames;                // -opname
     int part = 2;                       // -stp
+    bool tiling = false;                // -tiling: each node's op parameters (ggml's op_params)
     std::string output = "./";          // -o
     std::string devices;                // -device
     std::string configFile;             // -config

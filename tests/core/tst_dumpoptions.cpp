@@ -1,4 +1,5 @@
 // llmscope dump's command line: msit's defaults, refusals with reasons, no shell.
+#include <algorithm>
 #include <QTest>
 
 #include "launch/dump_options.h"
@@ -78,6 +79,13 @@ private slots:
         QCOMPARE(env.at("LLMSCOPE_STATS_CSV"), std::string("1"));
         QCOMPARE(env.at("LLMSCOPE_READ"), std::string("graph"));
         QCOMPARE(o.output, std::string("/tmp/x"));
+        QCOMPARE(env.at("LLMSCOPE_TILING"), std::string("0"));
+        const DumpOptions info = parse({"--type", "model", "op", "kernel", "tensor", "-tiling"});
+        QCOMPARE(probeEnvironment(info, "R").at("LLMSCOPE_TYPE"), std::string("model,op,kernel,tensor"));
+        QCOMPARE(probeEnvironment(info, "R").at("LLMSCOPE_TILING"), std::string("1"));
+        std::vector<std::string> back = dumpArguments(info); // the app's command line reads back the same
+        QVERIFY(std::find(back.begin(), back.end(), "-tiling") != back.end());
+        QVERIFY(parseDumpOptions(back).tiling);
         // msit's long spellings
         const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
         QCOMPARE(l.ids, std::string("2"));
@@ -114,12 +122,9 @@ private slots:
         QTest::newRow("no exec") << QStringList{"-ids", "1"} << "--exec is required";
         QTest::newRow("empty exec") << QStringList{"--exec", "  "} << "the command is empty";
         QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
-        QTest::newRow("op type") << QStringList{"--exec", "a", "--type", "op"} << "not available in this version";
-        QTest::newRow("kernel") << QStringList{"--exec", "a", "--type", "tensor", "kernel"} << "leave 'kernel' out";
         QTest::newRow("cpu_profiling") << QStringList{"--exec", "a", "--type", "cpu_profiling"} << "not available";
         QTest::newRow("onnx") << QStringList{"--exec", "a", "--type", "onnx"} << "not available";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";
-        QTest::newRow("tiling") << QStringList{"--exec", "a", "-tiling"} << "Ascend operators only";
         QTest::newRow("symlink") << QStringList{"--exec", "a", "-symlink"} << "not available";
         QTest::newRow("seed") << QStringList{"--exec", "a", "-seed", "1"} << "sampling seed";
         QTest::newRow("ids") << QStringList{"--exec", "a", "-ids", "3__1"} << "ids";

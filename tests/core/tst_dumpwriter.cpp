@@ -9,6 +9,7 @@
 
 #include "dump/dump_layout.h"
 #include "dump/dump_writer.h"
+#include "dump/op_info_csv.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -37,6 +38,52 @@ DumpWriter::Options options(const QString &dir)
 class TstDumpWriter : public QObject {
     Q_OBJECT
 private slots:
+    // msit's op/kernel info: its header, ';' lists, '|' kept out of values, read back; a file
+    // that is not one is refused with the reason.
+    void opInfoCsvRoundTrips()
+    {
+        OpInfoRow r;
+        r.caseName = "ffn|out-2";
+        r.opName = "MUL_MAT";
+        r.opParam = "{}";
+        r.inDtypes = {"q8_0", "f32"};
+        r.inFormats = {"ND", "ND"};
+        r.inShapes = {"512,256", "18,256"};
+        r.outDtypes = {"f32"};
+        r.outFormats = {"ND"};
+        r.outShapes = {"18,512"};
+        r.outFiles = {"/d/after/outtensor0.bin"};
+        r.testType = "kernel";
+        r.fromModel = "3_29";
+        r.socVersion = "CUDA0";
+        const std::string text = opInfoCsv({r, r}, 7);
+        QVERIFY(text.rfind(std::string(kOpInfoHeader) + "\n", 0) == 0);
+        QVERIFY(text.find("\n8|ffn/out-2|MUL_MAT|{}|2|q8_0;f32|ND;ND|512,256;18,256|1|f32|") != std::string::npos);
+        const auto back = parseOpInfoCsv(text);
+        QCOMPARE(back.size(), size_t(2));
+        QCOMPARE(back[0].caseName, std::string("ffn/out-2"));
+        QCOMPARE(back[1].inShapes, r.inShapes);
+        QVERIFY(back[1].inFiles.empty());
+        QCOMPARE(back[1].outFiles, r.outFiles);
+        QCOMPARE(back[1].socVersion, std::string("CUDA0"));
+        QCOMPARE(opInfoPath(true, 42, 3, 1), std::string("kernel_io_tensors/42/kernel_tensors_3_1.csv"));
+        QCOMPARE(opInfoPath(false, 42, 3), std::string("operation_io_tensors/42/operation_tensors_3.csv"));
+        for (const char *bad : {"a|b\n", "CaseNum|x\n"}) {
+            try {
+                parseOpInfoCsv(bad);
+                QFAIL("accepted");
+            } catch (const Error &e) {
+                QVERIFY(QString(e.what()).contains("header"));
+            }
+        }
+        try {
+            parseOpInfoCsv(std::string(kOpInfoHeader) + "\n1|x|y\n");
+            QFAIL("accepted a short row");
+        } catch (const Error &e) {
+            QVERIFY(QString(e.what()).contains("has 3 fields"));
+        }
+    }
+
     void msitLayoutAndModes()
     {
         QTemporaryDir dir;

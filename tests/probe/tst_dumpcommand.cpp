@@ -9,6 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <cstring>
 
 #include <cmath>
 #include <map>
@@ -16,6 +20,8 @@
 
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
+#include "dump/op_info_csv.h"
+#include "dump/topology.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/stats.h"
@@ -145,6 +151,90 @@ private slots:
         QCOMPARE(st.size(), size_t(1));
         QCOMPARE(st[0].tensors, uint64_t(idx.tensors.size()));
         QVERIFY(st[0].finished);
+    }
+
+    // --type op kernel and -tiling: msit's op and kernel CSVs list every dumped node (its op,
+    // decoded parameters, types, shapes, files and the backend that ran it), checked against
+    // the topology and the tensor files; op_param.json and the raw op_params beside them.
+    void opKernelAndTilingDescribeEachNode()
+    {
+        const QString out = m_dir.path() + "/opinfo";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "op", "kernel", "tensor", "-tiling",
+                                   "-ids", "1", "-er", "0,0", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString root = onlyDump(out);
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY(idx.problems.empty());
+        const TopoNode model = readTopologyFile(idx.modelFiles.at(0));
+        const TopoNode *layer = model.find("1");
+        QVERIFY(layer && layer->children.size() > 20);
+        const QString pid = QDir(root + "/operation_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+        auto read = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+        };
+        const auto ops = parseOpInfoCsv(read(root + "/operation_io_tensors/" + pid + "/operation_tensors_0.csv"));
+        const auto kernels = parseOpInfoCsv(read(root + "/kernel_io_tensors/" + pid + "/kernel_tensors_0.csv"));
+        std::map<std::string, const TensorRecord *> outputs; // op id -> its output file
+        for (const auto &t : idx.tensors)
+            if (!t.input && t.index == 0)
+                outputs[t.opId] = &t;
+        QCOMPARE(ops.size(), outputs.size()); // a row for every node dumped (layer 0's, but the KV cache's)
+        QVERIFY(ops.size() > 20);
+        QCOMPARE(kernels.size(), ops.size());
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const OpInfoRow &o = ops[i];
+            const TopoNode *found = model.find(o.fromModel);
+            QVERIFY2(found, o.fromModel.c_str());
+            const TopoNode &node = *found;
+            QCOMPARE(o.fromModel, node.id);
+            QCOMPARE(o.caseName, node.name);
+            QCOMPARE(o.opName, node.type);
+            QCOMPARE(o.testType, std::string("operation"));
+            QCOMPARE(o.inDtypes.size(), node.inTensors.size());
+            QCOMPARE(o.outFiles.size(), size_t(1));
+            QVERIFY2(QFile::exists(QString::fromStdString(o.outFiles[0])), o.outFiles[0].c_str());
+            for (const auto &f : o.inFiles)
+                QVERIFY2(QFile::exists(QString::fromStdString(f)), f.c_str());
+            const TensorRecord *t = outputs.at(o.fromModel); // the shape written is the file's
+            std::string dims;
+            for (int64_t d : t->dims)
+                dims += (dims.empty() ? "" : ",") + std::to_string(d);
+            QCOMPARE(o.outShapes.at(0), dims);
+            QCOMPARE(kernels[i].socVersion, std::string("CPU"));
+            QCOMPARE(kernels[i].testType, std::string("kernel"));
+            QCOMPARE(kernels[i].fromModel, o.fromModel);
+        }
+        // The parameters, decoded: RMS norm's eps and rope's dims, the same in the raw bytes.
+        const auto norm = std::find_if(ops.begin(), ops.end(), [](const auto &o) { return o.opName == "RMS_NORM"; });
+        const auto rope = std::find_if(ops.begin(), ops.end(), [](const auto &o) { return o.opName == "ROPE"; });
+        QVERIFY(norm != ops.end() && rope != ops.end());
+        const QJsonObject eps = QJsonDocument::fromJson(QByteArray::fromStdString(norm->opParam)).object();
+        QVERIFY(eps["eps"].toDouble() > 0 && eps["eps"].toDouble() < 1e-3);
+        QVERIFY(QJsonDocument::fromJson(QByteArray::fromStdString(rope->opParam)).object()["n_dims"].toInt() > 0);
+        const QString normFolder = QFileInfo(QString::fromStdString(norm->outFiles[0])).dir().absolutePath() + "/..";
+        const QJsonObject param = QJsonDocument::fromJson(QByteArray::fromStdString(read(normFolder + "/op_param.json")))
+                                      .object();
+        QCOMPARE(param["id"].toString().toStdString(), norm->fromModel);
+        QCOMPARE(param["param"].toObject()["eps"].toDouble(), eps["eps"].toDouble());
+        const std::string raw = read(root + "/tiling/" + pid + "/0/" + QString::fromStdString(norm->fromModel) + "_RMS_NORM.bin");
+        QCOMPARE(raw.size(), size_t(64));
+        float rawEps;
+        std::memcpy(&rawEps, raw.data(), 4);
+        QCOMPARE(rawEps, float(eps["eps"].toDouble())); // %.9g: a float round-trips exactly
+
+        // op alone: the CSV without tensor files.
+        const QString infoOnly = m_dir.path() + "/opinfo-only";
+        const Run r2 = runLlmscope({"dump", "--exec", gen(), "--type", "op", "-ids", "1_3", "-er", "0,0", "-o", infoOnly});
+        QVERIFY2(r2.code == 0, qPrintable(r2.err));
+        const QString root2 = onlyDump(infoOnly);
+        QVERIFY(!QDir(root2 + "/tensors").exists() || scanDump(root2.toStdString()).tensors.empty());
+        const auto alone = parseOpInfoCsv(read(root2 + "/operation_io_tensors/" +
+                                               QDir(root2 + "/operation_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                                               "/operation_tensors_0.csv"));
+        QCOMPARE(alone.size(), size_t(1));
+        QCOMPARE(alone[0].fromModel, std::string("1_3"));
+        QVERIFY(alone[0].inFiles.empty() && alone[0].outFiles.empty());
     }
 
     // llmscope's extension: the payload kept, its statistics in the same file.

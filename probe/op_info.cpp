@@ -1,0 +1,94 @@
+#include "op_info.h"
+
+#include <unistd.h>
+
+#include "dump/dump_layout.h"
+#include "dump/op_info_csv.h"
+#include "ggml_api.h"
+#include "op_params.h"
+#include "probe.h"
+
+namespace llmscope::probe {
+
+namespace {
+std::string shapeOf(const ggml_tensor *t)
+{
+    int n = GGML_MAX_DIMS;
+    while (n > 1 && t->ne[n - 1] == 1)
+        --n;
+    std::string s;
+    for (int d = n - 1; d >= 0; --d) // outermost first, as the tensor files' headers
+        s += (s.empty() ? "" : ",") + std::to_string(t->ne[d]);
+    return s;
+}
+} // namespace
+
+void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, int64_t round, OpInfoWanted what)
+{
+    const GgmlApi &api = ggml();
+    const GraphTopology &topo = *plan.topo;
+    const int64_t pid = ::getpid();
+    const std::string root = p.config().root + "/";
+    // The files the plan writes for each node, when it writes tensor files.
+    std::vector<std::vector<std::string>> inFiles(topo.nodes.size()), outFiles(topo.nodes.size());
+    if (!plan.csv && (plan.payload || plan.statsOnly))
+        for (const PlanItem &item : plan.items)
+            (item.input ? inFiles : outFiles)[size_t(item.node)].push_back(
+                root + tensorRelativePath(0, pid, round, topo.folders(item.node), item.before, item.input, item.index));
+    std::vector<OpInfoRow> rows;
+    for (size_t i = 0; i < topo.nodes.size(); ++i) {
+        if (!plan.selected[i])
+            continue;
+        const GraphNode &n = topo.nodes[i];
+        const ggml_tensor *t = n.tensor;
+        const std::string params = opParamsJson(n.type, t);
+        if (what.op || what.kernel) {
+            OpInfoRow r;
+            r.caseName = n.name;
+            r.opName = n.type;
+            r.opParam = params;
+            for (int s = 0; s < GGML_MAX_SRC && t->src[s]; ++s) {
+                r.inDtypes.push_back(api.typeName(t->src[s]->type));
+                r.inFormats.push_back("ND");
+                r.inShapes.push_back(shapeOf(t->src[s]));
+            }
+            r.outDtypes.push_back(api.typeName(t->type));
+            r.outFormats.push_back("ND");
+            r.outShapes.push_back(shapeOf(t));
+            r.inFiles = inFiles[i];
+            r.outFiles = outFiles[i];
+            r.fromModel = n.id;
+            ggml_backend_t backend =
+                api.schedTensorBackend ? api.schedTensorBackend(sched, const_cast<ggml_tensor *>(t)) : nullptr;
+            const char *name = backend && api.backendName ? api.backendName(backend) : nullptr;
+            r.socVersion = name ? name : "unknown";
+            rows.push_back(std::move(r));
+        }
+        if (what.tiling) {
+            std::string folder = roundFolder(0, pid, round);
+            for (const auto &f : topo.folders(int(i)))
+                folder += "/" + sanitizeName(f);
+            p.writer()->submitText(folder + "/op_param.json",
+                                   "{\"id\":\"" + n.id + "\",\"op\":\"" + n.type + "\",\"param\":" + params + "}\n");
+            p.writer()->submitText("tiling/" + std::to_string(pid) + "/" + std::to_string(round) + "/" + n.id + "_" +
+                                       sanitizeName(n.type) + ".bin",
+                                   opParamsBytes(t));
+        }
+    }
+    for (const bool kernel : {false, true}) {
+        if (kernel ? !what.kernel : !what.op)
+            continue;
+        for (size_t part = 0, first = 0; first < rows.size() || (part == 0 && rows.empty()); ++part) {
+            std::vector<OpInfoRow> chunk(rows.begin() + long(first),
+                                         rows.begin() + long(std::min(rows.size(), first + kOpInfoRowsPerFile)));
+            for (auto &r : chunk)
+                r.testType = kernel ? "kernel" : "operation";
+            p.writer()->submitText(opInfoPath(kernel, pid, round, part), opInfoCsv(chunk, first + 1));
+            first += kOpInfoRowsPerFile;
+            if (rows.empty())
+                break;
+        }
+    }
+}
+
+} // namespace llmscope::probe

@@ -1,0 +1,23 @@
+// The per-round files about operations rather than their data: msit's op info
+// (operation_io_tensors), kernel info (kernel_io_tensors: the backend that ran each node) and,
+// with -tiling, each node's decoded parameters as op_param.json beside its tensors and its raw
+// op_params bytes under tiling/. Built on the program's thread while the graph is valid,
+// written by the writer thread.
+#pragma once
+#include <ggml-backend.h>
+
+#include "capture_plan.h"
+
+namespace llmscope::probe {
+
+class Probe;
+
+struct OpInfoWanted {
+    bool op = false, kernel = false, tiling = false;
+    bool any() const { return op || kernel || tiling; }
+};
+
+// For the plan's selected nodes in this round.
+void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, int64_t round, OpInfoWanted what);
+
+} // namespace llmscope::probe
