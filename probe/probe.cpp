@@ -26,6 +26,7 @@ Probe::Probe() : m_config(readProbeConfig())
         try {
             m_writer = std::make_unique<WriterThread>(m_config.root, m_config.queueBytes,
                                                       [this](const std::string &m) { warn(m); });
+            m_writer->setNanInfOnly(m_config.nanInfOnly);
         } catch (const std::exception &e) {
             warn(std::string("cannot write the dump: ") + e.what() + "; the probe stays inactive");
             m_config.active = false;

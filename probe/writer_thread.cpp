@@ -243,6 +243,8 @@ void WriterThread::execute(Job &job)
             s.tensors = m_writer.tensorsWritten() + m_csvRows;
             s.bytes = m_writer.bytesWritten();
             s.skipped = m_writer.tensorsSkipped();
+            s.nanInfRounds = m_nanInfRounds;
+            s.nanInfFirst = m_nanInfFirst;
             m_writer.writeText(std::string(ProbeStatus::kFolder) + "/" + std::to_string(s.pid) + ".json",
                                writeProbeStatus(s));
         }
@@ -259,11 +261,47 @@ void WriterThread::executeRound(CapturedRound &r)
     // Items sharing a payload (an output read again as the next node's input) share statistics.
     std::unordered_map<uint64_t, std::optional<TensorStats>> byPayload;
     std::vector<live::OpStats> opStats;
+    // --nan-inf-only: the nodes whose outputs hold NaN or Inf; nothing else is written.
+    std::vector<char> keep;
+    if (m_nanInfOnly) {
+        keep.assign(topo.nodes.size(), 0);
+        int first = -1;
+        for (size_t k = 0; k < plan.items.size(); ++k) {
+            const PlanItem &it = plan.items[k];
+            const uint64_t at = r.at[k];
+            if (at == CapturedRound::kNotTaken || it.input || it.before || it.kind != ItemKind::Data)
+                continue;
+            std::optional<TensorStats> st;
+            if (!r.stats.empty()) {
+                st = r.stats[k];
+            } else if (at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value()) {
+                auto [known, added] = byPayload.try_emplace(at);
+                if (added)
+                    known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+                st = known->second;
+            }
+            if (st && st->nanCount + st->infCount > 0) {
+                keep[size_t(it.node)] = 1;
+                if (first < 0 || it.node < first)
+                    first = it.node;
+            }
+        }
+        if (first >= 0 && r.round != m_nanInfLastRound) { // the first batch of a round that has one
+            m_nanInfLastRound = r.round;
+            ++m_nanInfRounds;
+            const GraphNode &n = topo.nodes[size_t(first)];
+            if (m_nanInfFirst.size() < ProbeStatus::kNanInfListed)
+                m_nanInfFirst.push_back("round " + std::to_string(r.round) + ": " + n.id + " " + n.name + " (" + n.type +
+                                        ")");
+        }
+    }
     for (size_t k = 0; k < plan.items.size(); ++k) {
         const uint64_t at = r.at[k];
         if (at == CapturedRound::kNotTaken)
             continue;
         const PlanItem &it = plan.items[k];
+        if (m_nanInfOnly && !keep[size_t(it.node)])
+            continue;
         waitForGap(); // an atomic load unless a crowded graph runs
         try {
             const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;

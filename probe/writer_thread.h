@@ -70,6 +70,10 @@ public:
     using RoundWritten = std::function<void(int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
                                             uint64_t bytes)>;
     void onRoundWritten(RoundWritten f) { m_roundWritten = std::move(f); }
+    // --nan-inf-only: of each round, only the nodes whose outputs hold NaN or Inf are written,
+    // with their inputs; the first such node of each round goes into the status. Set before
+    // the first round.
+    void setNanInfOnly(bool on) { m_nanInfOnly = on; }
 
 
 private:
@@ -109,6 +113,10 @@ private:
     int64_t m_lastCsvWritten = -1; // the newest round whose statistic.csv this process wrote
     // The fixed parts of each plan item's CSV row, for the plan they were built from.
     std::shared_ptr<const CapturePlan> m_rowsPlan;
+    bool m_nanInfOnly = false;        // set before the thread sees a round; then read there only
+    uint64_t m_nanInfRounds = 0;      // the writer thread's
+    int64_t m_nanInfLastRound = -1;
+    std::vector<std::string> m_nanInfFirst;
     std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
     RoundWritten m_roundWritten;

@@ -793,6 +793,10 @@ failed</source>
         <source>each dumped node&apos;s parameters: op_param.json beside its tensors, raw bytes under tiling/</source>
         <translation>每个转储节点的参数: 张量旁的 op_param.json, 以及 tiling/ 下的原始字节</translation>
     </message>
+    <message>
+        <source>only ops with NaN/Inf outputs (--nan-inf-only)</source>
+        <translation>只转储输出含 NaN/Inf 的算子(--nan-inf-only)</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

@@ -32,6 +32,13 @@ ErrorCurveView::ErrorCurveView(QWidget *parent) : QWidget(parent), m_view(new QC
     setResult(nullptr, {});
 }
 
+void ErrorCurveView::replaceChart(QChart *chart)
+{
+    QChart *old = m_view->chart();
+    m_view->setChart(chart); // the view owns the new chart, and releases the old one without deleting it
+    delete old;
+}
+
 QString ErrorCurveView::worstOp(int64_t round, int layer) const
 {
     const auto it = m_worst.find(round);
@@ -49,7 +56,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->legend()->setAlignment(Qt::AlignBottom);
     if (!r || r->ops.empty()) {
-        m_view->setChart(chart); // the view owns it and deletes the one before
+        replaceChart(chart);
         m_note->setText(tr("Compare two dumps (Session > Compare dumps, Ctrl+D) to see how the error grows layer by "
                            "layer."));
         return;
@@ -134,7 +141,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         add(m_added[firstRound], tr("round %1, added").arg(firstRound), pen, firstRound);
     }
     y->setRange(kFloor, std::pow(10.0, std::ceil(std::log10(hi))));
-    m_view->setChart(chart);
+    replaceChart(chart);
     QString note;
     if (rounds.size() > shown.size())
         note = tr("%1 of %2 rounds shown (the first divergent's round and the earliest others).")

@@ -36,6 +36,8 @@ signals:
     void opClicked(const QString &id);
 
 private:
+    void replaceChart(QChart *chart);
+
     QChartView *m_view;
     QLabel *m_note;
     std::map<int64_t, std::vector<double>> m_output, m_added;

@@ -32,7 +32,10 @@ QPolygonF arrowHead(QPointF from, QPointF tip)
 GraphLayout layoutGraph(const llmscope::LayerGraph &g, const std::vector<QSizeF> &sizes)
 {
     GraphLayout out;
-    std::unique_ptr<GVC_t, int (*)(GVC_t *)> gvc(gvContext(), gvFreeContext);
+    // One context for the process: each new one reads Graphviz's plugin configuration again
+    // (and Graphviz never frees that buffer). Layouts run on the GUI thread only.
+    static GVC_t *const context = gvContext();
+    GVC_t *const gvc = context;
     if (!gvc) {
         out.error = QCoreApplication::translate("LayerGraphView", "Graphviz could not start");
         return out;
@@ -59,7 +62,7 @@ GraphLayout layoutGraph(const llmscope::LayerGraph &g, const std::vector<QSizeF>
     for (size_t i = 0; i < g.edges.size(); ++i)
         edges.push_back(agedge(graph, nodes[size_t(g.edges[i].first)], nodes[size_t(g.edges[i].second)],
                                cs(("e" + std::to_string(i)).c_str()), 1));
-    if (gvLayout(gvc.get(), graph, "dot") != 0) {
+    if (gvLayout(gvc, graph, "dot") != 0) {
         out.error = QCoreApplication::translate("LayerGraphView", "Graphviz's dot layout is not available (is the "
                                                                   "libgvc6 plugin configuration installed?)");
         agclose(graph);
@@ -90,7 +93,7 @@ GraphLayout layoutGraph(const llmscope::LayerGraph &g, const std::vector<QSizeF>
         out.edges.push_back(path);
         out.arrows.push_back(arrow);
     }
-    gvFreeLayout(gvc.get(), graph);
+    gvFreeLayout(gvc, graph);
     agclose(graph);
     return out;
 }

@@ -86,6 +86,13 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
         }
         for (const auto &w : s.warnings)
             say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
+        if (o.nanInfOnly) {
+            say(QStringLiteral("  NaN/Inf:     %1 dumped round(s) had an output with NaN or Inf%2\n")
+                    .arg(s.nanInfRounds)
+                    .arg(s.nanInfRounds ? QStringLiteral("; the first op of each made them:") : QString()));
+            for (const auto &f : s.nanInfFirst)
+                say(QStringLiteral("    %1\n").arg(QString::fromStdString(f)));
+        }
     }
     say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
             .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))

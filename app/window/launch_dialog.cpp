@@ -48,6 +48,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
       m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
       m_tiling(new QCheckBox(tr("-tiling (op parameters)"), this)),
+      m_nanInf(new QCheckBox(tr("only ops with NaN/Inf outputs (--nan-inf-only)"), this)),
       m_statsCsv(new QCheckBox(tr("one statistic.csv per round (--stats-csv)"), this)),
       m_statsWithData(new QCheckBox(tr("payload and statistics in one file (--stats-with-data)"), this)),
       m_children(new QCheckBox(tr("probe child processes (--children)"), this)), m_time(new QComboBox(this)),
@@ -141,6 +142,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     auto *of = new QFormLayout(own);
     auto *checks = new QHBoxLayout;
     checks->addWidget(m_kv);
+    checks->addWidget(m_nanInf);
     checks->addWidget(m_children);
     checks->addStretch();
     of->addRow(checks);
@@ -237,7 +239,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
-    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_statsCsv, m_statsWithData, m_children})
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_statsCsv, m_statsWithData, m_children})
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
     for (QComboBox *c : {m_time, m_part, m_log, m_read})
         connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
@@ -282,6 +284,8 @@ DumpOptions LaunchDialog::options() const
         a.push_back("--kv-cache");
     if (m_tiling->isChecked())
         a.push_back("-tiling");
+    if (m_nanInf->isChecked())
+        a.push_back("--nan-inf-only");
     if (m_statsCsv->isChecked())
         a.push_back("--stats-csv");
     if (m_statsWithData->isChecked())
@@ -327,6 +331,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_read->setCurrentText(QString::fromStdString(o.readMode));
     m_kv->setChecked(o.kvCache);
     m_tiling->setChecked(o.tiling);
+    m_nanInf->setChecked(o.nanInfOnly);
     m_statsCsv->setChecked(o.statsCsv);
     m_statsWithData->setChecked(o.statsWithData);
     m_children->setChecked(o.children);

@@ -20,7 +20,8 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
-                     {"warnings", s.warnings}};
+                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds},
+                     {"nan_inf_first", s.nanInfFirst}};
     return j.dump(1) + "\n";
 }
 
@@ -45,6 +46,8 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.skipped = j.value("skipped", uint64_t(0));
         s.finished = j.at("finished").get<bool>();
         s.warnings = j.value("warnings", std::vector<std::string>{});
+        s.nanInfRounds = j.value("nan_inf_rounds", uint64_t(0));
+        s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());

@@ -24,6 +24,11 @@ struct ProbeStatus {
     uint64_t tensors = 0, bytes = 0, skipped = 0;
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
+    // --nan-inf-only: per round, the first op whose output holds NaN or Inf ("round 0: 2_31
+    // ffn_out-1 (MUL_MAT)"), the first kNanInfListed of them, and how many rounds had one.
+    uint64_t nanInfRounds = 0;
+    std::vector<std::string> nanInfFirst;
+    static constexpr size_t kNanInfListed = 64;
 
     static constexpr const char *kFolder = "llmscope";
 };

@@ -153,6 +153,8 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.statsCsv = true;
         } else if (a == "--stats-with-data") {
             o.statsWithData = true;
+        } else if (a == "--nan-inf-only") {
+            o.nanInfOnly = true;
         } else if (a == "--read") {
             o.readMode = toLower(value());
             if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
@@ -176,6 +178,8 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             throw Error("--type " + t + ": not available in this version of llmscope yet (it writes model, layer, "
                         "op, kernel, tensor and stats dumps); leave '" + t + "' out");
     }
+    if (o.nanInfOnly && !contains(o.types, "tensor") && !contains(o.types, "stats"))
+        throw Error("--nan-inf-only chooses which tensors to write: add --type tensor (or stats)");
     if (o.statsCsv && !contains(o.types, "stats"))
         throw Error("--stats-csv applies to --type stats; add 'stats' to --type or leave --stats-csv out");
     if (o.statsWithData && !(contains(o.types, "tensor") && contains(o.types, "stats")))
@@ -237,6 +241,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.tiling, "-tiling");
     opt(o.statsCsv, "--stats-csv");
     opt(o.statsWithData, "--stats-with-data");
+    opt(o.nanInfOnly, "--nan-inf-only");
     opt(o.readMode != d.readMode, "--read", o.readMode);
     opt(o.timeoutSeconds != 0, "--timeout", std::to_string(o.timeoutSeconds));
     opt(o.children, "--children");
@@ -264,6 +269,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
     env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
+    env["LLMSCOPE_NAN_INF_ONLY"] = o.nanInfOnly ? "1" : "0";
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
@@ -330,6 +336,9 @@ llmscope's own:
                           instead of one file per tensor; much faster for long runs
   --stats-with-data       with --type tensor stats: keep each tensor's payload and add its
                           statistics to the same file (msit writes statistics only)
+  --nan-inf-only          write only the selected ops whose outputs hold NaN or Inf, with
+                          their inputs; the summary names the first such op of each round
+                          (the one that made them)
   --read MODE             how the probe reads tensors: inline (as ggml's CPU backend
                           computes each node; one thread, else as node), node (the
                           scheduler hands over each node), graph (after the whole graph,

@@ -28,6 +28,7 @@ struct DumpOptions {
     bool kvCache = false;               // --kv-cache
     bool statsCsv = false;              // --stats-csv
     bool statsWithData = false;         // --stats-with-data: payload and statistics in one file
+    bool nanInfOnly = false;            // --nan-inf-only: only ops whose outputs hold NaN or Inf, with their inputs
     std::string readMode = "auto";      // --read: auto, inline, graph or node
     int timeoutSeconds = 0;             // --timeout
     std::string liveSocket;             // --live: the app's socket (core/live/live_protocol.h)

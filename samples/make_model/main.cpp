@@ -23,6 +23,7 @@ const char *kUsage =
     "  --context N [256]  --seed N [1]\n"
     "corruption options (perturb one weight of one layer; same seed, same other weights):\n"
     "  --corrupt-layer K  --corrupt-tensor NAME [ffn_down]  --corrupt-amount X [0.1]\n"
+    "  --corrupt-inf      instead of noise, the weight's first element becomes +Inf\n"
     "    the weight gets X times its own standard deviation of seeded Gaussian noise\n"
     "\n"
     "--family DIR writes model-f32.gguf, model-q8_0.gguf, model-q4_0.gguf and\n"
@@ -57,6 +58,10 @@ int main(int argc, char **argv)
             if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
+            }
+            if (a == "--corrupt-inf") { // a flag
+                corruption.inf = true;
+                continue;
             }
             if (i + 1 >= argc)
                 throw std::runtime_error("'" + a + "' needs a value (or is unknown); see --help");

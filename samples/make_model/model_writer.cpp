@@ -1,6 +1,7 @@
 #include "model_writer.h"
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -162,8 +163,10 @@ void writeModel(const ModelSpec &s, const Corruption &corruption, const std::str
             d[i] = static_cast<float>((t.isNorm ? 1.0 : 0.0) + scale * rnd.next());
         if (t.name == target) {
             Normal noise(s.seed ^ nameHash(t.name) ^ 0x5eedc0de5eedc0deull);
-            for (int64_t i = 0; i < n; ++i)
+            for (int64_t i = 0; i < n && !corruption.inf; ++i)
                 d[i] = static_cast<float>(d[i] + corruption.amount * scale * noise.next());
+            if (corruption.inf)
+                d[0] = std::numeric_limits<float>::infinity();
             hit = true;
         }
         gguf_add_tensor(gg, x);

@@ -18,6 +18,7 @@ struct Corruption {
     int layer = -1;                 // -1: none
     std::string tensor = "ffn_down"; // blk.{layer}.{tensor}.weight
     double amount = 0;              // noise standard deviation, relative to the weight's own
+    bool inf = false;               // instead of noise, its first element becomes +Inf
 };
 
 // Throws std::runtime_error with a message saying what is wrong.

@@ -122,6 +122,7 @@ private slots:
                 box->button(QMessageBox::No)->click();
         });
         chinese->trigger();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // the closed question box
         QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
         QCOMPARE(installTranslations(*qApp, {}), QString("zh_CN"));
         for (QTranslator *t : qApp->findChildren<QTranslator *>())

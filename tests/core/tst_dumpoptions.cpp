@@ -86,6 +86,9 @@ private slots:
         std::vector<std::string> back = dumpArguments(info); // the app's command line reads back the same
         QVERIFY(std::find(back.begin(), back.end(), "-tiling") != back.end());
         QVERIFY(parseDumpOptions(back).tiling);
+        const DumpOptions nan = parse({"--type", "tensor", "--nan-inf-only"});
+        QCOMPARE(probeEnvironment(nan, "R").at("LLMSCOPE_NAN_INF_ONLY"), std::string("1"));
+        QVERIFY(parseDumpOptions(dumpArguments(nan)).nanInfOnly);
         // msit's long spellings
         const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
         QCOMPARE(l.ids, std::string("2"));
@@ -122,6 +125,8 @@ private slots:
         QTest::newRow("no exec") << QStringList{"-ids", "1"} << "--exec is required";
         QTest::newRow("empty exec") << QStringList{"--exec", "  "} << "the command is empty";
         QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
+        QTest::newRow("nan-inf-only alone") << QStringList{"--exec", "a", "--type", "model", "--nan-inf-only"}
+                                            << "add --type tensor";
         QTest::newRow("cpu_profiling") << QStringList{"--exec", "a", "--type", "cpu_profiling"} << "not available";
         QTest::newRow("onnx") << QStringList{"--exec", "a", "--type", "onnx"} << "not available";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";

@@ -237,6 +237,42 @@ private slots:
         QVERIFY(alone[0].inFiles.empty() && alone[0].outFiles.empty());
     }
 
+    // --nan-inf-only on a model with an Inf in layer 1's ffn_down weight: exactly the ops whose
+    // outputs hold NaN or Inf (checked against a statistics dump of every op), from that
+    // weight's first use on, with their inputs; the summary names ffn_out-1 first.
+    void nanInfOnlyDumpsFromTheInfOn()
+    {
+        const QString model = m_dir.path() + "/inf.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", model, "--layers", "2", "--corrupt-layer", "1", "--corrupt-inf"}));
+        const QString cmd = kBin + "/llmscope-sample-generate -m " + model + " -n 2";
+        const Run all = runLlmscope({"dump", "--exec", cmd, "--type", "model", "stats", "-er", "0,0", "-o",
+                                     m_dir.path() + "/inf-all"});
+        QVERIFY2(all.code == 0, qPrintable(all.err));
+        std::set<std::string> nonFinite; // op ids whose output's statistics are not finite
+        for (const auto &t : scanDump(onlyDump(m_dir.path() + "/inf-all").toStdString()).tensors)
+            if (!t.input && !t.before && t.stats && !std::isfinite(t.stats->mean))
+                nonFinite.insert(t.opId);
+        QVERIFY(nonFinite.size() >= 3);
+        const QString out = m_dir.path() + "/inf-only";
+        const Run r = runLlmscope({"dump", "--exec", cmd, "--type", "model", "tensor", "--nan-inf-only", "-er", "0,0",
+                                   "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("NaN/Inf: +1 dumped round\\(s\\) had an output with NaN or Inf")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("round 0: \\d+_\\d+ ffn_out-1 \\(MUL_MAT\\)")), qPrintable(r.err));
+        std::set<std::string> dumped;
+        bool weightInput = false;
+        for (const auto &t : scanDump(onlyDump(out).toStdString()).tensors) {
+            dumped.insert(t.opId);
+            if (t.input && t.hasData) { // the Inf weight comes with ffn_out-1's inputs
+                const auto v = toFloat(readBin(t.path));
+                weightInput |= std::any_of(v.begin(), v.end(), [](float x) { return std::isinf(x); });
+            }
+        }
+        QCOMPARE(dumped, nonFinite);
+        QVERIFY(weightInput);
+    }
+
     // llmscope's extension: the payload kept, its statistics in the same file.
     void statsWithDataKeepsPayloads()
     {
