@@ -24,8 +24,9 @@ Probe::Probe() : m_config(readProbeConfig())
         warn("invalid setting (" + m_config.error + "); the probe stays inactive");
     if (m_config.active) {
         try {
-            m_writer = std::make_unique<WriterThread>(m_config.root, m_config.queueBytes,
-                                                      [this](const std::string &m) { warn(m); });
+            m_writer = std::make_unique<WriterThread>(
+                m_config.root, m_config.queueBytes, [this](const std::string &m) { warn(m); },
+                std::chrono::milliseconds(20), m_config.symlink);
             m_writer->setNanInfOnly(m_config.nanInfOnly);
         } catch (const std::exception &e) {
             warn(std::string("cannot write the dump: ") + e.what() + "; the probe stays inactive");

@@ -18,10 +18,11 @@
 namespace llmscope::probe {
 
 WriterThread::WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn,
-                           std::chrono::milliseconds gapWait)
+                           std::chrono::milliseconds gapWait, bool symlink)
     : m_writer([&] {
           DumpWriter::Options o;
           o.root = root;
+          o.symlink = symlink;
           o.warn = [this](const std::string &m) {
               if (m_warn)
                   m_warn(m);
@@ -243,6 +244,7 @@ void WriterThread::execute(Job &job)
             s.tensors = m_writer.tensorsWritten() + m_csvRows;
             s.bytes = m_writer.bytesWritten();
             s.skipped = m_writer.tensorsSkipped();
+            s.linked = m_writer.tensorsLinked();
             s.nanInfRounds = m_nanInfRounds;
             s.nanInfFirst = m_nanInfFirst;
             m_writer.writeText(std::string(ProbeStatus::kFolder) + "/" + std::to_string(s.pid) + ".json",

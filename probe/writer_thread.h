@@ -43,8 +43,9 @@ public:
     using Warn = std::function<void(const std::string &)>;
     // Throws Error when the writer cannot start (msit's free-space refusal, a bad folder).
     // gapWait: the longest the writer holds back for one crowded graph (see graphStarted).
+    // symlink: -symlink (DumpWriter::Options::symlink).
     WriterThread(const std::string &root, uint64_t queueCapBytes, Warn warn,
-                 std::chrono::milliseconds gapWait = std::chrono::milliseconds(20));
+                 std::chrono::milliseconds gapWait = std::chrono::milliseconds(20), bool symlink = false);
     ~WriterThread(); // drains the queue
 
     // One hand-over for many tensors: the target takes the lock once per graph, not per tensor.

@@ -797,6 +797,10 @@ failed</source>
         <source>only ops with NaN/Inf outputs (--nan-inf-only)</source>
         <translation>只转储输出含 NaN/Inf 的算子(--nan-inf-only)</translation>
     </message>
+    <message>
+        <source>identical tensors as links (-symlink)</source>
+        <translation>相同张量写为链接(-symlink)</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

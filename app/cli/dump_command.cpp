@@ -84,6 +84,9 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
                                "whole graph holds nothing\n")
                     .arg(s.roundsStopped).arg(listed.join(", ")));
         }
+        if (s.linked)
+            say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
+                               "before (-symlink)\n").arg(s.linked));
         for (const auto &w : s.warnings)
             say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
         if (o.nanInfOnly) {

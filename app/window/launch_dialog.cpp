@@ -49,6 +49,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
       m_tiling(new QCheckBox(tr("-tiling (op parameters)"), this)),
       m_nanInf(new QCheckBox(tr("only ops with NaN/Inf outputs (--nan-inf-only)"), this)),
+      m_symlink(new QCheckBox(tr("identical tensors as links (-symlink)"), this)),
       m_statsCsv(new QCheckBox(tr("one statistic.csv per round (--stats-csv)"), this)),
       m_statsWithData(new QCheckBox(tr("payload and statistics in one file (--stats-with-data)"), this)),
       m_children(new QCheckBox(tr("probe child processes (--children)"), this)), m_time(new QComboBox(this)),
@@ -126,6 +127,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     tp->addWidget(m_child);
     tp->addWidget(m_descOnly);
     tp->addWidget(m_tiling);
+    tp->addWidget(m_symlink);
     tp->addStretch();
     wf->addRow(QString(), tp);
     m_devices->setPlaceholderText(tr("every device"));
@@ -239,7 +241,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
-    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_statsCsv, m_statsWithData, m_children})
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_symlink, m_statsCsv, m_statsWithData, m_children})
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
     for (QComboBox *c : {m_time, m_part, m_log, m_read})
         connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
@@ -286,6 +288,8 @@ DumpOptions LaunchDialog::options() const
         a.push_back("-tiling");
     if (m_nanInf->isChecked())
         a.push_back("--nan-inf-only");
+    if (m_symlink->isChecked())
+        a.push_back("-symlink");
     if (m_statsCsv->isChecked())
         a.push_back("--stats-csv");
     if (m_statsWithData->isChecked())
@@ -332,6 +336,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_kv->setChecked(o.kvCache);
     m_tiling->setChecked(o.tiling);
     m_nanInf->setChecked(o.nanInfOnly);
+    m_symlink->setChecked(o.symlink);
     m_statsCsv->setChecked(o.statsCsv);
     m_statsWithData->setChecked(o.statsWithData);
     m_children->setChecked(o.children);

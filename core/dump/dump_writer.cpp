@@ -6,6 +6,13 @@
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/hash.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
 
 namespace llmscope {
 
@@ -43,6 +50,16 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
                              bool before, bool input, int index, const Tensor &t)
 {
     const std::string path = tensorPath(device, pid, exec, opFolders, before, input, index);
+    std::string header;
+    if (m_options.symlink) {
+        header = encodeBinHeader(t);
+        ensureDir(path.substr(0, path.rfind('/')));
+        if (linkToSame(path, header, t)) {
+            ++m_tensors;
+            ++m_linked;
+            return true;
+        }
+    }
     const uint64_t size = t.hasData ? t.data.size() : 0;
     const uint64_t free = freeFor(size);
     if (free < m_options.minFreeBytes || free < 2 * size) {
@@ -55,7 +72,55 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
     writeBin(path, t);
     ++m_tensors;
     m_bytes += size;
+    if (m_options.symlink) {
+        uint64_t h = fnv1a(header);
+        if (t.hasData)
+            h = fnv1a(std::string_view(reinterpret_cast<const char *>(t.data.data()), t.data.size()), h);
+        std::lock_guard lock(m_mutex);
+        m_byHash[h].push_back(path);
+    }
     return true;
+}
+
+bool DumpWriter::linkToSame(const std::string &path, const std::string &header, const Tensor &t)
+{
+    uint64_t h = fnv1a(header);
+    if (t.hasData)
+        h = fnv1a(std::string_view(reinterpret_cast<const char *>(t.data.data()), t.data.size()), h);
+    std::vector<std::string> candidates;
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_byHash.find(h);
+        if (it != m_byHash.end())
+            candidates = it->second;
+    }
+    const uint64_t size = header.size() + (t.hasData ? t.data.size() : 0);
+    for (const std::string &c : candidates) { // the hash finds them; the bytes decide
+        std::error_code ec;
+        if (fs::file_size(c, ec) != size || ec)
+            continue;
+        std::ifstream in(c, std::ios::binary);
+        std::string bytes(size, '\0');
+        if (!in.read(bytes.data(), std::streamsize(size)) || bytes.compare(0, header.size(), header) != 0 ||
+            (t.hasData && std::memcmp(bytes.data() + header.size(), t.data.data(), t.data.size()) != 0))
+            continue;
+        const fs::path target = fs::relative(c, fs::path(path).parent_path(), ec);
+        if (ec)
+            continue;
+        // Made under a temporary name and renamed: a reader never sees a half-made link.
+        const std::string tmp = path + ".link.tmp";
+        fs::remove(tmp, ec);
+        fs::create_symlink(target, tmp, ec);
+        if (ec)
+            return false;
+        fs::rename(tmp, path, ec);
+        if (ec) {
+            fs::remove(tmp, ec);
+            return false;
+        }
+        return true;
+    }
+    return false;
 }
 
 // statvfs for every small file costs more than writing it: ask again only after a while or

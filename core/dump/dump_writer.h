@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 #include <cstdint>
 #include <ctime>
@@ -36,6 +37,10 @@ public:
         // Free space is asked again after this many seconds, or once an eighth of the margin
         // above the minimum has been written; in between it is estimated from what was written.
         double recheckSeconds = 1.0;
+        // msit's -symlink: a tensor whose file would be byte for byte one already written
+        // (found by a hash of header and payload, then compared) becomes a relative symbolic
+        // link to that file instead of a second copy.
+        bool symlink = false;
     };
 
     // Refuses to start (throws Error with msit's message) below minFreeBytes free.
@@ -58,6 +63,7 @@ public:
     uint64_t tensorsWritten() const { return m_tensors; }
     uint64_t bytesWritten() const { return m_bytes; }
     uint64_t tensorsSkipped() const { return m_skipped; }
+    uint64_t tensorsLinked() const { return m_linked; } // of those written, as links (-symlink)
 
 private:
     uint64_t freeFor(uint64_t size);
@@ -65,12 +71,16 @@ private:
 
     Options m_options;
     std::string m_root;
-    std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0};
+    // -symlink: links path to an earlier file of the same bytes, if there is one.
+    bool linkToSame(const std::string &path, const std::string &header, const Tensor &t);
+
+    std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0}, m_linked{0};
     std::mutex m_mutex; // guards what follows
     std::unordered_set<std::string> m_dirs; // folders known to exist
     uint64_t m_lastFree = 0, m_sinceCheck = 0;
     std::chrono::steady_clock::time_point m_lastCheck{};
     bool m_freeKnown = false;
+    std::unordered_map<uint64_t, std::vector<std::string>> m_byHash; // -symlink: files written, by content hash
 };
 
 } // namespace llmscope

@@ -142,8 +142,7 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
         } else if (a == "-tiling" || a == "--save-tiling") {
             o.tiling = true;
         } else if (a == "-symlink" || a == "--enable-symlink") {
-            throw Error("-symlink: deduplicating identical tensors into symlinks is not available in this "
-                        "version of llmscope yet. Leave it out");
+            o.symlink = true;
         } else if (a == "-seed" || a == "--seed") {
             throw Error("-seed: msit seeds PyTorch's generators; llama.cpp programs take their sampling seed as "
                         "their own option (e.g. --seed in the --exec command). Leave it out");
@@ -239,6 +238,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
     opt(o.tiling, "-tiling");
+    opt(o.symlink, "-symlink");
     opt(o.statsCsv, "--stats-csv");
     opt(o.statsWithData, "--stats-with-data");
     opt(o.nanInfOnly, "--nan-inf-only");
@@ -269,6 +269,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
     env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
+    env["LLMSCOPE_SYMLINK"] = o.symlink ? "1" : "0";
     env["LLMSCOPE_NAN_INF_ONLY"] = o.nanInfOnly ? "1" : "0";
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
@@ -328,7 +329,9 @@ msit llm dump's options:
   -l LEVEL                log level: debug, info, warning, error, fatal (default: info)
   -tiling                 each dumped node's parameters: op_param.json beside its
                           tensors (decoded) and its raw op_params under tiling/
-  -symlink, -seed         refused, with the reason
+  -symlink                a tensor identical to one already written (hash, then bytes)
+                          becomes a relative symbolic link to it
+  -seed                   refused, with the reason
 
 llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)

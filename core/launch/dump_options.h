@@ -20,6 +20,7 @@ struct DumpOptions {
     std::string opNames;                // -opname
     int part = 2;                       // -stp
     bool tiling = false;                // -tiling: each node's op parameters (ggml's op_params)
+    bool symlink = false;               // -symlink: identical tensors as links to the first copy
     std::string output = "./";          // -o
     std::string devices;                // -device
     std::string configFile;             // -config

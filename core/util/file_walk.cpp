@@ -1,6 +1,7 @@
 #include "util/file_walk.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <dirent.h>
@@ -13,8 +14,20 @@
 namespace llmscope {
 namespace {
 
+// Whether the link at path resolves to a file inside the walked tree (rootReal: its real path).
+bool linkStaysInside(const std::string &path, const std::string &rootReal)
+{
+    char *real = ::realpath(path.c_str(), nullptr);
+    if (!real)
+        return false;
+    const std::string r(real);
+    std::free(real);
+    return r.size() > rootReal.size() && r.compare(0, rootReal.size(), rootReal) == 0 && r[rootReal.size()] == '/';
+}
+
 void walkDir(int fd, std::string &path, const std::function<void(const std::string &)> &file,
-             const std::function<void(const std::string &, const std::string &)> &problem, int depth)
+             const std::function<void(const std::string &, const std::string &)> &problem, int depth,
+             const std::string &rootReal)
 {
     DIR *dir = ::fdopendir(fd); // owns fd from here
     if (!dir) {
@@ -28,16 +41,27 @@ void walkDir(int fd, std::string &path, const std::function<void(const std::stri
         if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
             continue;
         unsigned char type = e->d_type;
-        if (type == DT_UNKNOWN || type == DT_LNK) {
+        bool link = type == DT_LNK;
+        if (type == DT_UNKNOWN) {
             struct stat st {};
-            const int flags = type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW;
-            if (::fstatat(::dirfd(dir), name, &st, flags) != 0)
-                continue; // a dangling link, or gone meanwhile
-            type = S_ISREG(st.st_mode) ? DT_REG : (S_ISDIR(st.st_mode) && e->d_type != DT_LNK ? DT_DIR : DT_UNKNOWN);
+            if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue; // gone meanwhile
+            link = S_ISLNK(st.st_mode);
+            type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
+        }
+        if (link) { // followed to a file inside the tree only (-symlink's links); never to folders
+            struct stat st {};
+            if (::fstatat(::dirfd(dir), name, &st, 0) != 0)
+                continue; // dangling
+            type = S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
         }
         path.resize(base);
         path += '/';
         path += name;
+        if (link && type == DT_REG && !linkStaysInside(path, rootReal)) {
+            problem(path, "a symbolic link that leads outside the dump; not read");
+            continue;
+        }
         if (type == DT_REG) {
             file(path);
         } else if (type == DT_DIR) {
@@ -51,7 +75,7 @@ void walkDir(int fd, std::string &path, const std::function<void(const std::stri
                     problem(path, std::strerror(errno));
                 continue;
             }
-            walkDir(sub, path, file, problem, depth + 1);
+            walkDir(sub, path, file, problem, depth + 1, rootReal);
         }
     }
     path.resize(base);
@@ -69,7 +93,10 @@ void walkFiles(const std::string &root, const std::function<void(const std::stri
     std::string path = root;
     while (path.size() > 1 && path.back() == '/')
         path.pop_back();
-    walkDir(fd, path, file, problem, 0);
+    char *real = ::realpath(root.c_str(), nullptr);
+    const std::string rootReal = real ? real : root;
+    std::free(real);
+    walkDir(fd, path, file, problem, 0, rootReal);
 }
 
 } // namespace llmscope

@@ -86,6 +86,9 @@ private slots:
         std::vector<std::string> back = dumpArguments(info); // the app's command line reads back the same
         QVERIFY(std::find(back.begin(), back.end(), "-tiling") != back.end());
         QVERIFY(parseDumpOptions(back).tiling);
+        const DumpOptions linked = parse({"-symlink"});
+        QCOMPARE(probeEnvironment(linked, "R").at("LLMSCOPE_SYMLINK"), std::string("1"));
+        QVERIFY(parseDumpOptions(dumpArguments(linked)).symlink);
         const DumpOptions nan = parse({"--type", "tensor", "--nan-inf-only"});
         QCOMPARE(probeEnvironment(nan, "R").at("LLMSCOPE_NAN_INF_ONLY"), std::string("1"));
         QVERIFY(parseDumpOptions(dumpArguments(nan)).nanInfOnly);
@@ -130,7 +133,6 @@ private slots:
         QTest::newRow("cpu_profiling") << QStringList{"--exec", "a", "--type", "cpu_profiling"} << "not available";
         QTest::newRow("onnx") << QStringList{"--exec", "a", "--type", "onnx"} << "not available";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";
-        QTest::newRow("symlink") << QStringList{"--exec", "a", "-symlink"} << "not available";
         QTest::newRow("seed") << QStringList{"--exec", "a", "-seed", "1"} << "sampling seed";
         QTest::newRow("ids") << QStringList{"--exec", "a", "-ids", "3__1"} << "ids";
         QTest::newRow("er") << QStringList{"--exec", "a", "-er", "5,3"} << "er";

@@ -2,6 +2,7 @@
 #include <QDirIterator>
 #include <QTemporaryDir>
 #include <QTest>
+#include <filesystem>
 
 #include <csignal>
 #include <sys/resource.h>
@@ -82,6 +83,29 @@ private slots:
         } catch (const Error &e) {
             QVERIFY(QString(e.what()).contains("has 3 fields"));
         }
+    }
+
+    // -symlink: the same bytes a second time become a relative link to the first file; the
+    // same size with other values, or another header, are written as files.
+    void symlinkForIdenticalTensors()
+    {
+        QTemporaryDir dir;
+        DumpWriter::Options o = options(dir.path());
+        o.symlink = true;
+        DumpWriter w(o);
+        const Tensor a = testing::f32Tensor({2, 2}, {1, 2, 3, 4});
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_MUL_MAT"}, true, true, 1, a));
+        QVERIFY(w.writeTensor(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 1, a));                  // the same
+        QVERIFY(w.writeTensor(0, 1, 2, {"1_L", "0_MUL_MAT"}, true, true, 1, testing::f32Tensor({2, 2}, {1, 2, 3, 5})));
+        QVERIFY(w.writeTensor(0, 1, 3, {"1_L", "0_MUL_MAT"}, true, true, 1, testing::f32Tensor({4}, {1, 2, 3, 4})));
+        QCOMPARE(w.tensorsWritten(), uint64_t(4));
+        QCOMPARE(w.tensorsLinked(), uint64_t(1));
+        const std::string second = w.tensorPath(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 1);
+        QVERIFY(std::filesystem::is_symlink(second));
+        QCOMPARE(std::filesystem::read_symlink(second).string(), std::string("../../../../0/1_L/0_MUL_MAT/before/intensor1.bin"));
+        QVERIFY(readBin(second).data == a.data);
+        for (int round : {2, 3})
+            QVERIFY(!std::filesystem::is_symlink(w.tensorPath(0, 1, round, {"1_L", "0_MUL_MAT"}, true, true, 1)));
     }
 
     void msitLayoutAndModes()

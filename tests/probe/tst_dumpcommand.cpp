@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include <cmath>
 #include <map>
@@ -22,6 +23,7 @@
 #include "dump/probe_status.h"
 #include "dump/op_info_csv.h"
 #include "dump/topology.h"
+#include "compare/compare_run.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/stats.h"
@@ -271,6 +273,50 @@ private slots:
         }
         QCOMPARE(dumped, nonFinite);
         QVERIFY(weightInput);
+    }
+
+    // -symlink: the weight an op reads every round is written once and linked after; links read
+    // back as the file they point to, the dump compares equal to one written without links,
+    // and a link that leads outside the dump is reported, not read.
+    void symlinkLinksIdenticalTensors()
+    {
+        const QString linkedOut = m_dir.path() + "/symlink", plainOut = m_dir.path() + "/nosymlink";
+        const QStringList common{"dump", "--exec", gen(), "--type", "tensor", "-ids", "2_29", "-er", "0,2"};
+        const Run r = runLlmscope(common + QStringList{"-symlink", "-o", linkedOut});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const Run plain = runLlmscope(common + QStringList{"-o", plainOut});
+        QVERIFY2(plain.code == 0, qPrintable(plain.err));
+        const QString root = onlyDump(linkedOut);
+        QVERIFY2(r.err.contains(QRegularExpression("linked: +2 of the tensors")), qPrintable(r.err));
+        int links = 0;
+        const QString realRoot = QFileInfo(root).canonicalFilePath();
+        for (const auto &t : scanDump(root.toStdString()).tensors) {
+            const QFileInfo f(QString::fromStdString(t.path));
+            if (!f.isSymLink())
+                continue;
+            ++links;
+            QVERIFY2(f.canonicalFilePath().startsWith(realRoot + "/"), qPrintable(f.filePath()));
+            QVERIFY(std::filesystem::read_symlink(t.path).is_relative()); // the dump can move
+            QVERIFY(readBin(t.path).data == readBin(f.canonicalFilePath().toStdString()).data);
+        }
+        QCOMPARE(links, 2); // rounds 1 and 2's weight input
+        QCOMPARE(readProbeStatuses(root.toStdString()).at(0).linked, uint64_t(2));
+        CompareOptions o; // read through the links, the same numbers as the plain dump
+        o.goldenPath = onlyDump(plainOut).toStdString();
+        o.myPath = root.toStdString();
+        const CompareResult res = runCompare(o);
+        QCOMPARE(res.rows.size(), scanDump(o.goldenPath).tensors.size());
+        QVERIFY(res.allPassed());
+        // A hostile link to a file outside the dump, named as a tensor: reported, not read.
+        const DumpIndex before = scanDump(root.toStdString());
+        const QString outside = m_dir.path() + "/outside.bin";
+        QVERIFY(QFile::copy(QString::fromStdString(before.tensors.front().path), outside));
+        const QString hostile = QFileInfo(QString::fromStdString(before.tensors.front().path)).dir().filePath("intensor7.bin");
+        QVERIFY(QFile::link(outside, hostile));
+        const DumpIndex after = scanDump(root.toStdString());
+        QCOMPARE(after.tensors.size(), before.tensors.size());
+        QVERIFY(std::any_of(after.problems.begin(), after.problems.end(),
+                            [](const DumpProblem &p) { return p.message.find("leads outside the dump") != std::string::npos; }));
     }
 
     // llmscope's extension: the payload kept, its statistics in the same file.
