@@ -37,7 +37,7 @@ ProbeConfig readProbeConfig()
         for (const auto &t : split(env("LLMSCOPE_TYPE").empty() ? "tensor" : env("LLMSCOPE_TYPE"), ',')) {
             if (t == "tensor") c.tensors = true;
             else if (t == "stats") c.stats = true;
-            else if (t == "model" || t == "layer") c.topology = true;
+            else if (t == "model" || t == "layer" || t == "onnx") c.topology = true; // onnx: made from it
             else if (t == "op") c.opInfo = true;
             else if (t == "kernel") c.kernelInfo = true;
             else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");

@@ -801,6 +801,10 @@ failed</source>
         <source>identical tensors as links (-symlink)</source>
         <translation>相同张量写为链接(-symlink)</translation>
     </message>
+    <message>
+        <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends (llmscope dump)</source>
+        <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出(llmscope dump)</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

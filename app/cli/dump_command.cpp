@@ -12,6 +12,7 @@
 #include <set>
 
 #include "dump/dump_index.h"
+#include "onnx/onnx_export.h"
 #include "dump/dump_layout.h"
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
@@ -46,6 +47,9 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     using namespace llmscope;
     std::vector<std::string> problems;
     const auto statuses = readProbeStatuses(root.toStdString(), &problems);
+    std::vector<std::string> onnxFiles; // msit's onnx type: from the topology files, now the program is done
+    if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
+        onnxFiles = exportDumpOnnx(root.toStdString(), &problems);
     DumpIndex idx;
     try {
         idx = scanDump(root.toStdString());
@@ -100,6 +104,9 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
             .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
             .arg(idx.modelFiles.size()).arg(idx.layerFiles.size()));
+    if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
+        say(QStringLiteral("  onnx:        %1 file(s) of the topology under onnx/ (no weights; open them in Netron)\n")
+                .arg(onnxFiles.size()));
     if (std::find(o.types.begin(), o.types.end(), "stats") != o.types.end() && !writesPayload(o) && !o.descOnly)
         say(QStringLiteral("  written:     statistics only, no payloads (msit's --type stats; --stats-with-data "
                            "keeps the payloads too)\n"));

@@ -11,7 +11,7 @@ namespace llmscope {
 namespace {
 
 const std::vector<std::string> kTypes{"model", "layer", "op", "kernel", "tensor", "stats", "cpu_profiling", "onnx"};
-const std::vector<std::string> kTypesDone{"model", "layer", "op", "kernel", "tensor", "stats"};
+const std::vector<std::string> kTypesDone{"model", "layer", "op", "kernel", "tensor", "stats", "onnx"};
 
 bool contains(const std::vector<std::string> &v, const std::string &s)
 {
@@ -175,7 +175,7 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             throw Error("--type: '" + t + "' is not one of model layer op kernel tensor stats cpu_profiling onnx");
         if (!contains(kTypesDone, t))
             throw Error("--type " + t + ": not available in this version of llmscope yet (it writes model, layer, "
-                        "op, kernel, tensor and stats dumps); leave '" + t + "' out");
+                        "op, kernel, tensor, stats and onnx dumps); leave '" + t + "' out");
     }
     if (o.nanInfOnly && !contains(o.types, "tensor") && !contains(o.types, "stats"))
         throw Error("--nan-inf-only chooses which tensors to write: add --type tensor (or stats)");
@@ -312,7 +312,9 @@ msit llm dump's options:
                                     shapes and tensor files (msit's '|' columns)
                             kernel  kernel_io_tensors/{pid}/kernel_tensors_{round}.csv: the
                                     same with the backend that ran each node (CPU, CUDA0)
-                          cpu_profiling and onnx are not available yet
+                            onnx    onnx/{pid}/{Model|Layer}.onnx: the topology as ONNX (no
+                                    weights), written when the program ends; for Netron
+                          cpu_profiling is not available yet
   -sd                     tensor descriptions only, no data
   -ids IDS                operation ids, e.g. 3_1,5 (default: every operation)
   -er RANGES              rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7

@@ -319,6 +319,36 @@ private slots:
                             [](const DumpProblem &p) { return p.message.find("leads outside the dump") != std::string::npos; }));
     }
 
+    // --type onnx: the model and each layer as ONNX files (no weights) that onnx's own checker
+    // (Debian's python3-onnx) accepts, with one node per ggml node of the topology.
+    void onnxFilesPassOnnxsChecker()
+    {
+        const QString out = m_dir.path() + "/onnx";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "onnx", "-er", "0,0", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString root = onlyDump(out);
+        QVERIFY2(r.err.contains(QRegularExpression("onnx: +\\d+ file\\(s\\)")), qPrintable(r.err));
+        const DumpIndex idx = scanDump(root.toStdString());
+        const TopoNode model = readTopologyFile(idx.modelFiles.at(0));
+        size_t nodes = 0;
+        for (const auto &g : model.children)
+            nodes += g.children.size();
+        QProcess check; // prints "file nodes" for each file it accepts; fails on the first it does not
+        check.start("/usr/bin/python3",
+                    {"-c", "import glob, onnx, sys\n"
+                           "for f in sorted(glob.glob(sys.argv[1] + '/onnx/*/*.onnx')):\n"
+                           "    m = onnx.load(f)\n"
+                           "    onnx.checker.check_model(m)\n"
+                           "    print(f.rsplit('/', 1)[1], len(m.graph.node))\n",
+                     root});
+        QVERIFY(check.waitForFinished(60000));
+        const QString printed = QString::fromUtf8(check.readAllStandardOutput());
+        QVERIFY2(check.exitCode() == 0, qPrintable(QString::fromUtf8(check.readAllStandardError())));
+        QVERIFY2(printed.contains(QString("GgmlGraph.onnx %1\n").arg(nodes)), qPrintable(printed));
+        QVERIFY2(printed.contains(QString("Layer1.onnx %1\n").arg(model.find("2")->children.size())), qPrintable(printed));
+        QCOMPARE(printed.count(".onnx"), int(idx.modelFiles.size() + idx.layerFiles.size()));
+    }
+
     // llmscope's extension: the payload kept, its statistics in the same file.
     void statsWithDataKeepsPayloads()
     {
