@@ -3,7 +3,12 @@
 #include <cstring>
 
 #include "dump/dump_layout.h"
+#include "op_info.h"
 #include "probe.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
 #include "tensor/dtype.h"
 #include "util/text.h"
 
@@ -19,6 +24,22 @@ struct AbiRound {
     std::shared_ptr<const Selection> selection;
     std::vector<TensorJob> pending;
     std::unordered_map<std::string, bool> ops; // op path -> selected, this round
+    // --type op/kernel, -tiling: what each selected op reported this round, in order.
+    bool info = false;
+    struct Tensor { bool input = false; int index = 0; std::string dtype, shape, file; };
+    struct OpRecord { std::vector<std::string> folders; std::string type, backend, params; std::vector<Tensor> tensors; };
+    std::vector<std::string> infoOrder;
+    std::unordered_map<std::string, OpRecord> infos;
+    OpRecord &record(const std::string &path, const std::vector<std::string> &folders, const std::string &type)
+    {
+        auto [it, added] = infos.try_emplace(path);
+        if (added) {
+            infoOrder.push_back(path);
+            it->second.folders = folders;
+            it->second.type = type;
+        }
+        return it->second;
+    }
 };
 AbiRound &abi()
 {
@@ -46,6 +67,15 @@ bool parsePath(const char *path, OpPath &out)
     return !out.folders.empty();
 }
 
+bool isJsonObject(const char *text)
+{
+    try {
+        return nlohmann::json::parse(text).is_object();
+    } catch (const nlohmann::json::exception &) {
+        return false;
+    }
+}
+
 bool selects(const Selection &sel, const OpPath &p)
 {
     std::vector<Selection::OpRef> path;
@@ -54,10 +84,50 @@ bool selects(const Selection &sel, const OpPath &p)
     return sel.selectsOpPath(path);
 }
 
+// The round's op and kernel rows, and op_param.json beside each op's tensors (-tiling).
+void writeInfos(Probe &p, AbiRound &r)
+{
+    const ProbeConfig &c = p.config();
+    const OpInfoWanted what{c.opInfo, c.kernelInfo, c.tiling};
+    std::vector<OpInfoRow> rows;
+    for (const std::string &path : r.infoOrder) {
+        const AbiRound::OpRecord &o = r.infos[path];
+        OpInfoRow row;
+        row.caseName = path;
+        row.opName = o.type;
+        row.opParam = o.params.empty() ? "{}" : o.params;
+        for (const auto &t : o.tensors) {
+            (t.input ? row.inDtypes : row.outDtypes).push_back(t.dtype);
+            (t.input ? row.inFormats : row.outFormats).push_back("ND");
+            (t.input ? row.inShapes : row.outShapes).push_back(t.shape);
+            if (!t.file.empty())
+                (t.input ? row.inFiles : row.outFiles).push_back(t.file);
+        }
+        std::string id;
+        for (const auto &f : o.folders)
+            id += (id.empty() ? "" : "_") + std::to_string(parseOpFolder(f)->index);
+        row.fromModel = id;
+        row.socVersion = o.backend.empty() ? "unknown" : o.backend;
+        const std::string params = row.opParam;
+        rows.push_back(std::move(row));
+        if (what.tiling) {
+            std::string folder = roundFolder(0, ::getpid(), r.round);
+            for (const auto &f : o.folders)
+                folder += "/" + sanitizeName(f);
+            p.writer()->submitText(folder + "/op_param.json", "{\"id\":\"" + id + "\",\"op\":\"" + sanitizeName(o.type) +
+                                                                  "\",\"param\":" + params + "}\n");
+        }
+    }
+    if (what.op || what.kernel)
+        submitOpInfoRows(p, r.round, std::move(rows), what);
+}
+
 void closeRound(Probe &p, AbiRound &r)
 {
     if (!r.open)
         return;
+    if (r.info)
+        writeInfos(p, r);
     uint64_t selected = 0;
     for (const auto &[path, sel] : r.ops)
         selected += sel;
@@ -94,6 +164,10 @@ int64_t llmscope_probe_begin_round(void)
         r.dumping = (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) &&
                     r.selection->selectsDevice(0);
         r.ops.clear();
+        r.info = (c.opInfo || c.kernelInfo || c.tiling) && r.selection->selectsRound(r.round) &&
+                  r.selection->selectsDevice(0);
+        r.infos.clear();
+        r.infoOrder.clear();
         r.open = true;
         return r.round;
     } catch (const std::exception &e) {
@@ -151,9 +225,21 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
             return 0;
         const bool chosen = r.dumping && selects(*r.selection, path);
         r.ops[opPath] = r.ops[opPath] || chosen;
-        if (!chosen || !r.selection->wantsTensor(before != 0, input != 0))
-            return 0;
         const ProbeConfig &c = p.config();
+        const bool wanted = r.selection->wantsTensor(before != 0, input != 0);
+        if (r.info && selects(*r.selection, path) && (before != 0) == (input != 0)) { // inputs before, outputs after
+            std::string shape;
+            for (int d = 0; d < ndims; ++d)
+                shape += (d ? "," : "") + std::to_string(dims[d]);
+            const bool file = chosen && wanted && !c.descOnly && !c.statsCsv && (c.tensors || c.stats);
+            r.record(opPath, path.folders, path.types.back())
+                .tensors.push_back({input != 0, index, dtypeName(dtype), shape,
+                                    file ? c.root + "/" + tensorRelativePath(0, ::getpid(), r.round, path.folders,
+                                                                             before != 0, input != 0, index)
+                                         : std::string()});
+        }
+        if (!chosen || !wanted)
+            return 0;
         TensorJob job;
         job.round = r.round;
         job.folders = path.folders;
@@ -176,6 +262,37 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
         return 1;
     } catch (const std::exception &e) {
         p.disable(std::string("llmscope_probe_tensor failed: ") + e.what());
+        return -1;
+    }
+}
+
+int llmscope_probe_op_info(const char *opPath, const char *backend, const char *paramsJson)
+{
+    Probe &p = Probe::get();
+    if (!p.active())
+        return 0;
+    OpPath path;
+    const size_t paramsLength = paramsJson ? std::strlen(paramsJson) : 0;
+    if (!parsePath(opPath, path) || (backend && std::strlen(backend) > 256) || paramsLength > 65536 ||
+        (paramsJson && !isJsonObject(paramsJson))) {
+        p.warn(std::string("llmscope_probe_op_info: bad arguments for '") + (opPath ? opPath : "(null)") +
+               "' (params_json must be a JSON object or null)");
+        return -1;
+    }
+    try {
+        std::lock_guard lock(p.mutex);
+        AbiRound &r = abi();
+        if (!r.open || !r.info || !selects(*r.selection, path))
+            return 0;
+        AbiRound::OpRecord &o = r.record(opPath, path.folders, path.types.back());
+        o.backend = backend ? backend : "";
+        o.params = paramsJson ? paramsJson : "";
+        for (char &ch : o.params) // one line in the CSV and in op_param.json
+            if (ch == '\n' || ch == '\r')
+                ch = ' ';
+        return 1;
+    } catch (const std::exception &e) {
+        p.disable(std::string("llmscope_probe_op_info failed: ") + e.what());
         return -1;
     }
 }

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define LLMSCOPE_PROBE_ABI_VERSION 1
+#define LLMSCOPE_PROBE_ABI_VERSION 2
 
 #ifndef LLMSCOPE_PROBE_API
 #define LLMSCOPE_PROBE_API __attribute__((weak)) /* the probe itself defines them strong */
@@ -58,6 +58,13 @@ LLMSCOPE_PROBE_API int llmscope_probe_wants(const char *op_path, int before, int
 LLMSCOPE_PROBE_API int llmscope_probe_tensor(const char *op_path, int before, int input, int index,
                                                 int dtype, const int64_t *dims, int ndims, const void *data,
                                                 size_t bytes);
+
+/* Version 2: what runs an operation and with which parameters, for msit's op and kernel info
+ * (--type op kernel: operation_io_tensors/ and kernel_io_tensors/ rows, which the tensors
+ * reported for it complete with dtypes, shapes and files) and -tiling (op_param.json beside
+ * its tensors). backend: e.g. "CPU", "CUDA0"; params_json: a JSON object, e.g.
+ * {"eps":1e-5}, or null. Returns 1 when recorded, 0 when not selected, -1 on bad arguments. */
+LLMSCOPE_PROBE_API int llmscope_probe_op_info(const char *op_path, const char *backend, const char *params_json);
 
 /* Ends the round: its tensors go to the writer. */
 LLMSCOPE_PROBE_API void llmscope_probe_end_round(void);

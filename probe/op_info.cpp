@@ -75,18 +75,21 @@ void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, 
                                    opParamsBytes(t));
         }
     }
+    submitOpInfoRows(p, round, std::move(rows), what);
+}
+
+void submitOpInfoRows(Probe &p, int64_t round, std::vector<OpInfoRow> rows, OpInfoWanted what)
+{
+    const int64_t pid = ::getpid();
     for (const bool kernel : {false, true}) {
         if (kernel ? !what.kernel : !what.op)
             continue;
-        for (size_t part = 0, first = 0; first < rows.size() || (part == 0 && rows.empty()); ++part) {
-            std::vector<OpInfoRow> chunk(rows.begin() + long(first),
+        for (size_t part = 0, first = 0; part == 0 || first < rows.size(); ++part, first += kOpInfoRowsPerFile) {
+            std::vector<OpInfoRow> chunk(rows.begin() + long(std::min(rows.size(), first)),
                                          rows.begin() + long(std::min(rows.size(), first + kOpInfoRowsPerFile)));
             for (auto &r : chunk)
                 r.testType = kernel ? "kernel" : "operation";
             p.writer()->submitText(opInfoPath(kernel, pid, round, part), opInfoCsv(chunk, first + 1));
-            first += kOpInfoRowsPerFile;
-            if (rows.empty())
-                break;
         }
     }
 }

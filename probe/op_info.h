@@ -7,6 +7,7 @@
 #include <ggml-backend.h>
 
 #include "capture_plan.h"
+#include "dump/op_info_csv.h"
 
 namespace llmscope::probe {
 
@@ -19,5 +20,8 @@ struct OpInfoWanted {
 
 // For the plan's selected nodes in this round.
 void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, int64_t round, OpInfoWanted what);
+// A round's rows as msit's op and/or kernel CSVs (at most kOpInfoRowsPerFile rows a file); the
+// ggml path and the C ABI both end here.
+void submitOpInfoRows(Probe &p, int64_t round, std::vector<OpInfoRow> rows, OpInfoWanted what);
 
 } // namespace llmscope::probe

@@ -25,6 +25,11 @@ int main(void)
             z[i] = y[i] > 0 ? y[i] : 0;
         if (probe) {
             llmscope_probe_begin_round();
+            if (llmscope_probe_version() >= 2) { /* what runs each op, with which parameters */
+                llmscope_probe_op_info("0_Linear", "my-cpu", "{\"bias\":true,\"transpose_b\":false}");
+                llmscope_probe_op_info("1_Relu", "my-cpu", NULL);
+                printf("bad op info: %d\n", llmscope_probe_op_info("1_Relu", "my-cpu", "[not an object"));
+            }
             if (llmscope_probe_wants("0_Linear", 1, 1) == 1) {
                 llmscope_probe_tensor("0_Linear", 1, 1, 0, LLMSCOPE_FLOAT32, dx, 2, x, sizeof x);
                 llmscope_probe_tensor("0_Linear", 1, 1, 1, LLMSCOPE_FLOAT32, dw, 2, w, sizeof w);

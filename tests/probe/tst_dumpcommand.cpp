@@ -597,6 +597,33 @@ private slots:
         QCOMPARE(only.tensors[0].exec, int64_t(1));
         QVERIFY(!only.tensors[0].input && only.tensors[0].stats && !only.tensors[0].hasData);
         QCOMPARE(only.tensors[0].stats->max, 6.0);
+
+        // Version 2: the engine's backend and parameters in msit's op and kernel info, and
+        // op_param.json (-tiling); a parameter text that is not a JSON object is refused.
+        const QString info = m_dir.path() + "/abiinfo";
+        const Run ri = runLlmscope({"dump", "--exec", kBin + "/llmscope-abi-target", "-er", "0,0", "--type", "op",
+                                    "kernel", "tensor", "-tiling", "-o", info});
+        QVERIFY2(ri.code == 0, qPrintable(ri.err));
+        QVERIFY(ri.out.contains("bad op info: -1"));
+        const QString root = onlyDump(info);
+        const QString pid = QDir(root + "/kernel_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+        QFile csv(root + "/kernel_io_tensors/" + pid + "/kernel_tensors_0.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const auto rows = parseOpInfoCsv(csv.readAll().toStdString());
+        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows[0].opName, std::string("Linear"));
+        QCOMPARE(rows[0].socVersion, std::string("my-cpu"));
+        QCOMPARE(rows[0].opParam, std::string("{\"bias\":true,\"transpose_b\":false}"));
+        QCOMPARE(rows[0].inShapes, (std::vector<std::string>{"2,3", "3,2", "2"}));
+        QCOMPARE(rows[0].outShapes, (std::vector<std::string>{"2,2"}));
+        QCOMPARE(rows[1].fromModel, std::string("1"));
+        QCOMPARE(rows[1].opParam, std::string("{}"));
+        for (const auto &f : rows[0].inFiles)
+            QVERIFY2(QFile::exists(QString::fromStdString(f)), f.c_str());
+        QFile param(root + "/tensors/0_" + pid + "/0/0_Linear/op_param.json");
+        QVERIFY(param.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(param.readAll()).object()["param"].toObject()["bias"].toBool(), true);
+        QVERIFY(QFile::exists(root + "/operation_io_tensors/" + pid + "/operation_tensors_0.csv"));
     }
 
     // A scheduler with a second device, as a GPU run's: ggml splits the graph and copies the
@@ -644,6 +671,20 @@ private slots:
             QVERIFY(!json.contains("Sim#"));
             QVERIFY(QRegularExpression(R"("inTensors":\s*\[\s*"ffn_up-0",\s*"inp_embd"\s*\])").match(json).hasMatch());
         }
+        // --type kernel says which backend ran each node: the scaled input on the CPU, the rest on the device.
+        const QString kernels = m_dir.path() + "/two-kernel";
+        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--type", "kernel", "-er", "0,0",
+                              "-o", kernels}).code, 0);
+        const QString root = onlyDump(kernels);
+        QFile csv(root + "/kernel_io_tensors/" + QDir(root + "/kernel_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                  "/kernel_tensors_0.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        std::map<std::string, std::string> ranOn;
+        for (const auto &row : parseOpInfoCsv(csv.readAll().toStdString()))
+            ranOn[row.caseName] = row.socVersion;
+        QCOMPARE(ranOn.at("inp_embd"), std::string("CPU"));
+        QCOMPARE(ranOn.at("ffn_up-0"), std::string("Sim"));
+        QCOMPARE(ranOn.size(), size_t(5));
     }
 
     // The program's own abort callback stops the decode of token 2 after 20 nodes, and the
