@@ -81,6 +81,7 @@ const GgmlApi &ggml()
         api.nbytes = reinterpret_cast<decltype(api.nbytes)>(dlsym(base, "ggml_nbytes"));
         api.isContiguous = reinterpret_cast<decltype(api.isContiguous)>(dlsym(base, "ggml_is_contiguous"));
         api.tensorGet = reinterpret_cast<decltype(api.tensorGet)>(dlsym(base, "ggml_backend_tensor_get"));
+        api.tensorSet = reinterpret_cast<decltype(api.tensorSet)>(dlsym(base, "ggml_backend_tensor_set"));
         api.graphNNodes = reinterpret_cast<decltype(api.graphNNodes)>(dlsym(base, "ggml_graph_n_nodes"));
         api.graphNode = reinterpret_cast<decltype(api.graphNode)>(dlsym(base, "ggml_graph_node"));
         api.bufferUsage = reinterpret_cast<decltype(api.bufferUsage)>(dlsym(base, "ggml_backend_buffer_get_usage"));

@@ -16,6 +16,7 @@ struct GgmlApi {
     size_t (*nbytes)(const ggml_tensor *) = nullptr;
     bool (*isContiguous)(const ggml_tensor *) = nullptr;
     void (*tensorGet)(const ggml_tensor *, void *, size_t, size_t) = nullptr;
+    void (*tensorSet)(ggml_tensor *, const void *, size_t, size_t) = nullptr; // optional: --follow-tokens
     int (*graphNNodes)(ggml_cgraph *) = nullptr;
     ggml_tensor *(*graphNode)(ggml_cgraph *, int) = nullptr;
     // Optional: the probe works without them, with less.

@@ -315,6 +315,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     s.round = p.takeRound();
+    p.followTokens(s.round, graph); // recorded every round; golden's with --follow-tokens
     if (p.liveWanted())
         p.startLive("ggml", backendNames(sched));
     s.selection = p.selectionForRound(s.round);

@@ -1,4 +1,7 @@
 #include "probe.h"
+#include "ggml_api.h"
+
+#include <cstring>
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +37,16 @@ Probe::Probe() : m_config(readProbeConfig())
         }
     }
     m_selection = std::make_shared<Selection>(m_config.selection);
+    if (m_config.active && !m_config.followTokens.empty()) {
+        try {
+            m_goldenTokens = readTokenRecords(m_config.followTokens);
+            m_following = !m_goldenTokens.empty();
+            if (!m_following)
+                warn("--follow-tokens: '" + m_config.followTokens + "' records no tokens; the program's own are used");
+        } catch (const std::exception &e) {
+            warn(std::string("--follow-tokens: ") + e.what() + "; the program's own tokens are used");
+        }
+    }
     m_active = m_config.active;
     if (m_writer)
         m_writer->onRoundWritten([this](int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
@@ -195,6 +208,52 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
         l->sendCounters(counters);
     if (due)
         writeStatus(false);
+}
+
+void Probe::noteTokensReplaced()
+{
+    std::lock_guard lock(m_statusMutex);
+    ++m_status.tokensReplaced;
+    m_statusDirty = true;
+}
+
+void Probe::followTokens(int64_t round, ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    if (!m_writer || !api.tensorGet)
+        return;
+    // llama.cpp's token ids: the int32 leaf "inp_tokens" its first GET_ROWS reads (absent when
+    // the program feeds embeddings).
+    ggml_tensor *tokens = nullptr;
+    const int n = api.graphNNodes(graph);
+    for (int i = 0; i < n && !tokens; ++i) {
+        ggml_tensor *node = api.graphNode(graph, i);
+        if (node->op == GGML_OP_GET_ROWS && node->src[1] && node->src[1]->type == GGML_TYPE_I32 &&
+            std::strcmp(node->src[1]->name, "inp_tokens") == 0)
+            tokens = node->src[1];
+    }
+    if (!tokens || !tokens->buffer || tokens->ne[1] != 1 || tokens->ne[2] != 1 || tokens->ne[3] != 1)
+        return;
+    std::vector<int32_t> ids(size_t(tokens->ne[0]));
+    api.tensorGet(tokens, ids.data(), 0, ids.size() * sizeof(int32_t));
+    bool replaced = false;
+    if (m_following) {
+        const auto golden = m_goldenTokens.find(round);
+        if (golden == m_goldenTokens.end() || golden->second.tokens.size() != ids.size() || !api.tensorSet) {
+            m_following = false; // from here on the rounds are the program's own
+            warn("--follow-tokens: round " + std::to_string(round) + " takes " + std::to_string(ids.size()) +
+                 " token(s), " +
+                 (golden == m_goldenTokens.end() ? std::string("and golden recorded no such round")
+                                                  : "golden's took " + std::to_string(golden->second.tokens.size())) +
+                 "; the program's own tokens are used from this round on, so later rounds are not comparable");
+        } else {
+            api.tensorSet(tokens, golden->second.tokens.data(), 0, ids.size() * sizeof(int32_t));
+            replaced = golden->second.tokens != ids;
+            ids = golden->second.tokens;
+            noteTokensReplaced();
+        }
+    }
+    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced));
 }
 
 void Probe::noteStopped(int64_t round)

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <ggml-backend.h>
 
 #include "capture_plan.h"
+#include "dump/token_record.h"
 #include "graph_topology.h"
 #include "live_channel.h"
 #include "round_capture.h"
@@ -107,6 +109,10 @@ public:
     void handOver(SchedState &s); // the round captured so far, to the writer thread
     void dropRound(SchedState &s); // the round captured so far, discarded
     void handOver(std::vector<TensorJob> &pending);
+    // Under mutex, before each ggml round computes: records the token ids it consumes and,
+    // with --follow-tokens, replaces them by golden's for that round.
+    void followTokens(int64_t round, ggml_cgraph *graph);
+    void noteTokensReplaced(); // from any thread
 
 private:
     Probe();
@@ -127,6 +133,8 @@ private:
     int64_t m_configMtime = -1;
     std::string m_configError;
     bool m_liveStarted = false;
+    std::map<int64_t, TokenRecord> m_goldenTokens; // --follow-tokens
+    bool m_following = false;                     // until a round's token count differs
 
     // Under m_statusMutex, which is taken last (never while waiting for another lock).
     std::mutex m_statusMutex;

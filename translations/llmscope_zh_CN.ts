@@ -805,6 +805,18 @@ failed</source>
         <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends (llmscope dump)</source>
         <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出(llmscope dump)</translation>
     </message>
+    <message>
+        <source>a golden dump: the program consumes its recorded tokens (optional)</source>
+        <translation>标杆转储: 程序使用其中记录的 token(可选)</translation>
+    </message>
+    <message>
+        <source>--follow-tokens: each round&apos;s token ids come from the golden dump, so the rounds stay comparable after the program&apos;s own choices diverge</source>
+        <translation>--follow-tokens: 每轮的 token id 取自标杆转储, 使程序自身选择偏离后各轮仍可比较</translation>
+    </message>
+    <message>
+        <source>--&amp;follow-tokens:</source>
+        <translation>--follow-tokens(&amp;F):</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

@@ -88,6 +88,11 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
                                "whole graph holds nothing\n")
                     .arg(s.roundsStopped).arg(listed.join(", ")));
         }
+        if (!o.followTokens.empty())
+            say(QStringLiteral("  tokens:      the program's token inputs were golden's (--follow-tokens %1) in %2 "
+                               "round(s): its outputs are not its own\n")
+                    .arg(QString::fromStdString(o.followTokens))
+                    .arg(s.tokensReplaced));
         if (s.linked)
             say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
                                "before (-symlink)\n").arg(s.linked));

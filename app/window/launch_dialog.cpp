@@ -44,7 +44,8 @@ bool isAssignment(const std::string &s)
 LaunchDialog::LaunchDialog(QWidget *parent)
     : QDialog(parent), m_command(new QLineEdit(this)), m_workDir(new QLineEdit(this)), m_ids(new QLineEdit(this)),
       m_rounds(new QLineEdit(this)), m_opNames(new QLineEdit(this)), m_devices(new QLineEdit(this)),
-      m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_line(new QLineEdit(this)),
+      m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_followTokens(new QLineEdit(this)),
+      m_line(new QLineEdit(this)),
       m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
       m_tiling(new QCheckBox(tr("-tiling (op parameters)"), this)),
@@ -166,6 +167,10 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     rt->addWidget(m_timeout);
     rt->addStretch();
     of->addRow(rt);
+    m_followTokens->setPlaceholderText(tr("a golden dump: the program consumes its recorded tokens (optional)"));
+    m_followTokens->setToolTip(tr("--follow-tokens: each round's token ids come from the golden dump, so the rounds "
+                                  "stay comparable after the program's own choices diverge"));
+    of->addRow(tr("--&follow-tokens:"), m_followTokens);
 
     // The command line, both ways
     auto *lineBox = new QGroupBox(tr("Command line (edit or paste one to fill the dialog)"), this);
@@ -239,7 +244,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         setCommandLine(r.section(QLatin1Char('\n'), 0, 0));
         m_workDir->setText(r.section(QLatin1Char('\n'), 1));
     });
-    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config})
+    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens})
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
@@ -281,6 +286,7 @@ DumpOptions LaunchDialog::options() const
     opt("-device", m_devices->text());
     opt("-o", m_output->text());
     opt("-config", m_config->text());
+    opt("--follow-tokens", m_followTokens->text());
     a.insert(a.end(), {"-child", m_child->isChecked() ? "True" : "False", "-time", std::to_string(m_time->currentIndex()),
                        "-stp", std::to_string(m_part->currentIndex()), "-l", m_log->currentText().toStdString(),
                        "--read", m_read->currentText().toStdString()});
@@ -330,6 +336,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_devices->setText(QString::fromStdString(o.devices));
     m_output->setText(o.output == "./" ? QString() : QString::fromStdString(o.output));
     m_config->setText(QString::fromStdString(o.configFile));
+    m_followTokens->setText(QString::fromStdString(o.followTokens));
     m_child->setChecked(o.child);
     m_time->setCurrentIndex(o.time);
     m_part->setCurrentIndex(o.part);

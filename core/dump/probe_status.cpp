@@ -20,7 +20,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
-                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds}, {"linked", s.linked},
+                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds}, {"linked", s.linked}, {"tokens_replaced", s.tokensReplaced},
                      {"nan_inf_first", s.nanInfFirst}};
     return j.dump(1) + "\n";
 }
@@ -48,6 +48,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.warnings = j.value("warnings", std::vector<std::string>{});
         s.nanInfRounds = j.value("nan_inf_rounds", uint64_t(0));
         s.linked = j.value("linked", uint64_t(0));
+        s.tokensReplaced = j.value("tokens_replaced", uint64_t(0));
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
         return s;
     } catch (const nlohmann::json::exception &e) {

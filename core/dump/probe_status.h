@@ -22,7 +22,8 @@ struct ProbeStatus {
     uint64_t opsSeen = 0;         // nodes of the largest graph looked at
     uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
     uint64_t tensors = 0, bytes = 0, skipped = 0;
-    uint64_t linked = 0;          // of the tensors, written as links to an identical one (-symlink)
+    uint64_t linked = 0;
+    uint64_t tokensReplaced = 0;  // rounds whose token ids were golden's, not the program's (--follow-tokens)          // of the tensors, written as links to an identical one (-symlink)
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
     // --nan-inf-only: per round, the first op whose output holds NaN or Inf ("round 0: 2_31

@@ -1,4 +1,5 @@
 #include "launch/dump_options.h"
+#include "dump/token_record.h"
 
 #include <cctype>
 
@@ -152,6 +153,11 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.statsCsv = true;
         } else if (a == "--stats-with-data") {
             o.statsWithData = true;
+        } else if (a == "--follow-tokens") {
+            o.followTokens = value();
+            if (readTokenRecords(o.followTokens).empty())
+                throw Error("--follow-tokens: '" + o.followTokens + "' records no tokens (dumps by llmscope record the "
+                            "tokens every round consumed; dump the golden program with llmscope dump first)");
         } else if (a == "--nan-inf-only") {
             o.nanInfOnly = true;
         } else if (a == "--read") {
@@ -242,6 +248,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.statsCsv, "--stats-csv");
     opt(o.statsWithData, "--stats-with-data");
     opt(o.nanInfOnly, "--nan-inf-only");
+    opt(!o.followTokens.empty(), "--follow-tokens", o.followTokens);
     opt(o.readMode != d.readMode, "--read", o.readMode);
     opt(o.timeoutSeconds != 0, "--timeout", std::to_string(o.timeoutSeconds));
     opt(o.children, "--children");
@@ -271,6 +278,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
     env["LLMSCOPE_SYMLINK"] = o.symlink ? "1" : "0";
     env["LLMSCOPE_NAN_INF_ONLY"] = o.nanInfOnly ? "1" : "0";
+    env["LLMSCOPE_FOLLOW_TOKENS"] = o.followTokens;
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
@@ -341,6 +349,11 @@ llmscope's own:
                           instead of one file per tensor; much faster for long runs
   --stats-with-data       with --type tensor stats: keep each tensor's payload and add its
                           statistics to the same file (msit writes statistics only)
+  --follow-tokens GOLDEN  the program consumes the token ids golden's dump recorded, round
+                          by round (written into its token input before each round
+                          computes), so its rounds stay comparable with golden's after its
+                          own choices diverge; stops, saying so, where a round's token
+                          count differs. Every dump records each round's tokens
   --nan-inf-only          write only the selected ops whose outputs hold NaN or Inf, with
                           their inputs; the summary names the first such op of each round
                           (the one that made them)

@@ -395,7 +395,8 @@ private slots:
         QSignalSpy steps(w.huntAction(), &HuntAction::stepStarted);
         QSignalSpy probes(w.session(), &LiveSession::helloReceived);
         const QString out = m_dir.path() + "/hunt";
-        QVERIFY(QCoro::waitFor(w.hunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0")));
+        const bool found = QCoro::waitFor(w.hunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0"));
+        QVERIFY2(found, qPrintable(w.huntAction()->log().join('\n')));
         QCOMPARE(steps.count(), 4);
         QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
         const QString log = w.huntAction()->log().join('\n');

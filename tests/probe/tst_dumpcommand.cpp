@@ -23,6 +23,7 @@
 #include "dump/probe_status.h"
 #include "dump/op_info_csv.h"
 #include "dump/topology.h"
+#include "dump/token_record.h"
 #include "compare/compare_run.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
@@ -347,6 +348,60 @@ private slots:
         QVERIFY2(printed.contains(QString("GgmlGraph.onnx %1\n").arg(nodes)), qPrintable(printed));
         QVERIFY2(printed.contains(QString("Layer1.onnx %1\n").arg(model.find("2")->children.size())), qPrintable(printed));
         QCOMPARE(printed.count(".onnx"), int(idx.modelFiles.size() + idx.layerFiles.size()));
+    }
+
+    // Every dump records each round's tokens; --follow-tokens makes a heavily corrupted model,
+    // whose own tokens differ from golden's, consume golden's round by round: its recorded
+    // inputs equal golden's and every round pairs in compare. A golden dump without records
+    // is refused, and a round of another token count stops the following, saying so.
+    void followTokensKeepsRoundsComparable()
+    {
+        const QString golden = m_dir.path() + "/follow-g.gguf", broken = m_dir.path() + "/follow-c.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", golden, "--layers", "2"}));
+        QVERIFY(engine::makeModel(kBin, {"--out", broken, "--layers", "2", "--corrupt-layer", "1", "--corrupt-amount", "20"}));
+        auto tokensOf = [](const QString &out) {
+            QProcess p;
+            p.start(kBin + "/llmscope-sample-generate", QStringList{"-m", out, "-n", "6"});
+            p.waitForFinished(60000);
+            return QString::fromUtf8(p.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
+        };
+        QVERIFY2(tokensOf(golden) != tokensOf(broken), "the corrupted model must choose other tokens");
+        const QString gOut = m_dir.path() + "/follow-golden";
+        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + golden + " -n 6", "--type",
+                              "model", "stats", "-er", "0,5", "-o", gOut}).code, 0);
+        const QString tOut = m_dir.path() + "/follow-test";
+        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 6", "--type",
+                                   "model", "stats", "-er", "0,5", "--follow-tokens", gOut, "-o", tOut});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("token inputs were golden's") && r.err.contains("in 6 round(s)"), qPrintable(r.err));
+        const auto g = readTokenRecords(gOut.toStdString()), t = readTokenRecords(tOut.toStdString());
+        QCOMPARE(g.size(), size_t(6));
+        QCOMPARE(t.size(), size_t(6));
+        int replaced = 0;
+        for (const auto &[round, rec] : t) {
+            QCOMPARE(rec.tokens, g.at(round).tokens);
+            replaced += rec.replaced;
+        }
+        QVERIFY(replaced >= 1); // the program would have fed its own other tokens
+        CompareOptions o;
+        o.goldenPath = onlyDump(gOut).toStdString();
+        o.myPath = onlyDump(tOut).toStdString();
+        const CompareResult res = runCompare(o);
+        std::set<int64_t> rounds;
+        for (const auto &row : res.rows)
+            rounds.insert(row.golden.exec);
+        QCOMPARE(rounds, (std::set<int64_t>{0, 1, 2, 3, 4, 5}));
+        QVERIFY(res.onlyGolden.empty() && res.onlyMy.empty());
+
+        const Run none = runLlmscope({"dump", "--exec", gen(), "--follow-tokens", m_dir.path(), "-o", m_dir.path() + "/x"});
+        QCOMPARE(none.code, 2);
+        QVERIFY2(none.err.contains("records no tokens"), qPrintable(none.err));
+        const Run other = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 3 -p other",
+                                       "--type", "stats", "--follow-tokens", gOut, "-o", m_dir.path() + "/follow-other"});
+        QCOMPARE(other.code, 0);
+        QVERIFY2(other.err.contains("round 0 takes") && other.err.contains("later rounds are not comparable"),
+                 qPrintable(other.err));
+        QVERIFY2(other.err.contains("in 0 round(s)"), qPrintable(other.err));
     }
 
     // llmscope's extension: the payload kept, its statistics in the same file.

@@ -262,7 +262,7 @@ private slots:
                                         "ggml_backend_sched_free",
                                         "ggml_backend_sched_graph_compute_async",
                                         "ggml_backend_sched_set_eval_callback", "llmscope_probe_begin_round",
-                                        "llmscope_probe_end_round", "llmscope_probe_tensor",
+                                        "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
                                         "llmscope_probe_version", "llmscope_probe_wants"}));
     }
 

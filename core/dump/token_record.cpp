@@ -1,0 +1,64 @@
+#include "dump/token_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace llmscope {
+
+std::string tokenRecordPath(int64_t pid, int64_t round)
+{
+    return "llmscope/tokens/" + std::to_string(pid) + "/" + std::to_string(round) + ".json";
+}
+
+std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced)
+{
+    return nlohmann::json{{"round", round}, {"tokens", tokens}, {"replaced", replaced}}.dump() + "\n";
+}
+
+std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
+{
+    fs::path root(dumpRoot);
+    std::error_code ec;
+    if (!fs::exists(root / "llmscope" / "tokens", ec)) { // an -o folder: its dump
+        std::vector<fs::path> dumps;
+        for (auto it = fs::directory_iterator(root, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+            if (it->path().filename().string().rfind("msit_dump_", 0) == 0)
+                dumps.push_back(it->path());
+        std::sort(dumps.begin(), dumps.end());
+        if (!dumps.empty())
+            root = dumps.front();
+    }
+    std::vector<fs::path> pids;
+    for (auto it = fs::directory_iterator(root / "llmscope" / "tokens", ec); !ec && it != fs::directory_iterator();
+         it.increment(ec))
+        pids.push_back(it->path());
+    std::sort(pids.begin(), pids.end());
+    std::map<int64_t, TokenRecord> out;
+    if (pids.empty())
+        return out;
+    for (auto it = fs::directory_iterator(pids.front(), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::ifstream f(it->path());
+        std::stringstream text;
+        text << f.rdbuf();
+        try {
+            const auto j = nlohmann::json::parse(text.str());
+            TokenRecord r;
+            r.tokens = j.at("tokens").get<std::vector<int32_t>>();
+            r.replaced = j.value("replaced", false);
+            out[j.at("round").get<int64_t>()] = std::move(r);
+        } catch (const nlohmann::json::exception &e) {
+            throw Error("token record '" + it->path().string() + "' is malformed: " + e.what());
+        }
+    }
+    return out;
+}
+
+} // namespace llmscope
