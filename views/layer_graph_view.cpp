@@ -55,7 +55,10 @@ LayerGraphView::LayerGraphView(HeatmapModel *colours, QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(row);
     layout->addWidget(m_view, 1);
-    connect(fitButton, &QPushButton::clicked, this, &LayerGraphView::fit);
+    connect(fitButton, &QPushButton::clicked, this, [this] {
+        m_autoFit = true;
+        fit();
+    });
     connect(m_layers, &QComboBox::activated, this, [this](int i) { showLayer(m_layers->itemData(i).toString()); });
     if (m_colours) // the heatmap's metric, round or threshold changed: the same colours here
         connect(m_colours, &QAbstractItemModel::dataChanged, this, &LayerGraphView::recolour);
@@ -165,7 +168,22 @@ void LayerGraphView::showLayer(const QString &group)
                           .arg(int(m_graph.nodes.size()) - m_graph.opCount())
                           .arg(m_graph.edges.size()));
     recolour();
+    m_autoFit = true;
     fit();
+}
+
+void LayerGraphView::resizeEvent(QResizeEvent *e)
+{
+    QWidget::resizeEvent(e);
+    if (m_autoFit)
+        fit();
+}
+
+void LayerGraphView::showEvent(QShowEvent *e)
+{
+    QWidget::showEvent(e);
+    if (m_autoFit)
+        fit();
 }
 
 void LayerGraphView::selectOp(const QString &id)
@@ -214,6 +232,7 @@ void LayerGraphView::fit()
 {
     if (m_scene->items().isEmpty())
         return;
+    m_view->resetTransform();
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     if (m_view->transform().m11() > 1.5) // a small layer: not blown up
         m_view->setTransform(QTransform::fromScale(1.5, 1.5));
@@ -237,6 +256,7 @@ bool LayerGraphView::eventFilter(QObject *o, QEvent *e)
         if (we->modifiers() & Qt::ControlModifier) {
             const double f = std::pow(1.0015, we->angleDelta().y());
             m_view->scale(f, f);
+            m_autoFit = false;
             return true;
         }
     }

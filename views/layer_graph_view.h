@@ -41,6 +41,10 @@ signals:
 
 protected:
     bool eventFilter(QObject *o, QEvent *e) override;
+    // Laid out while hidden (another tab in front), the graph is fitted again once it has its
+    // size, unless the user has zoomed.
+    void resizeEvent(QResizeEvent *e) override;
+    void showEvent(QShowEvent *e) override;
 
 private:
     void recolour();
@@ -53,5 +57,6 @@ private:
     std::vector<llmscope::live::TopoOp> m_groups, m_ops;
     llmscope::LayerGraph m_graph;
     QString m_group, m_selected;
+    bool m_autoFit = true; // fit on resize, until the user zooms
     QHash<QString, QGraphicsRectItem *> m_items; // op id -> its box
 };

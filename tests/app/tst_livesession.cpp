@@ -318,8 +318,10 @@ private slots:
         QCOMPARE(box->brush().color(), h->colourFor(flagged.data(HeatmapModel::ValueRole).toDouble()));
         QVERIFY(graph->graph().opCount() > 25);
         auto *tabs = w.findChild<QTabWidget *>();
-        tabs->setCurrentWidget(graph);
-        graph->fit();
+        tabs->setCurrentWidget(graph); // laid out while hidden: fitted to its size once shown
+        QCoreApplication::processEvents();
+        QVERIFY2(graph->view()->mapFromScene(box->rect()).boundingRect().width() > 40,
+                 "the graph is fitted to the tab's size, not the hidden one's");
         shoot(&w, QStringLiteral("diff_graph.png"));
         // A click on another box picks that op in the tree.
         const QString other = QString::fromStdString(graph->graph().nodes[2].id);
