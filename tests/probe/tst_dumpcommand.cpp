@@ -437,6 +437,27 @@ private slots:
         QCOMPARE(idx.modelFiles.size(), size_t(1));
         QVERIFY(idx.tensors.size() > 20);
         QVERIFY(checkAdds(idx) >= 2);
+        // The Node target too: op and kernel rows for the dumped nodes, -tiling's parameters,
+        // and the tokens each round consumed.
+        const QString info = m_dir.path() + "/node-info";
+        const Run ri = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type",
+                                    "op", "kernel", "tensor", "-tiling", "-ids", "1_0", "-er", "0,1", "-o", info});
+        QVERIFY2(ri.code == 0, qPrintable(ri.err));
+        const QString root = onlyDump(info);
+        const QString pid = QDir(root + "/kernel_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+        for (int round : {0, 1}) {
+            QFile csv(root + "/kernel_io_tensors/" + pid + QString("/kernel_tensors_%1.csv").arg(round));
+            QVERIFY(csv.open(QIODevice::ReadOnly));
+            const auto rows = parseOpInfoCsv(csv.readAll().toStdString());
+            QCOMPARE(rows.size(), size_t(1));
+            QCOMPARE(rows[0].opName, std::string("RMS_NORM"));
+            QCOMPARE(rows[0].socVersion, std::string("CPU"));
+            QVERIFY(QJsonDocument::fromJson(QByteArray::fromStdString(rows[0].opParam)).object()["eps"].toDouble() > 0);
+        }
+        const auto tokens = readTokenRecords(root.toStdString());
+        QVERIFY(tokens.size() >= 3);
+        QVERIFY(tokens.at(0).tokens.size() > 1); // the prompt
+        QCOMPARE(tokens.at(1).tokens.size(), size_t(1));
     }
 
     // With --read graph, rounds whose graph was allocated for them are read after the whole
