@@ -75,10 +75,33 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     Probe &p = Probe::get();
     SchedState *s = static_cast<SchedState *>(user);
     auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
+    const bool timing = s->profiling && p.active() && s->topo;
+    int n = -1; // the node, looked up once
+    if (timing) { // cpu_profiling: from the node asked for to it computed, it alone
+        n = nodeIndex(*s, *s->topo, t, ask);
+        if (n >= 0) {
+            const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+            if (ask)
+                s->profAsked[size_t(n)] = now;
+            else
+                s->profNs[size_t(n)] = now - s->profAsked[size_t(n)];
+        }
+        if (!s->dumping || s->post || !s->capture.active()) {
+            if (n < 0)
+                return host(ask);
+            if (ask) {
+                s->hostAsked[size_t(n)] = host(true);
+                return true;
+            }
+            return s->hostAsked[size_t(n)] ? host(false) : true;
+        }
+    }
     if (!p.active() || !s->dumping || s->post || !s->capture.active())
         return host(ask);
     const CapturePlan &plan = s->capture.plan();
-    const int i = nodeIndex(*s, *plan.topo, t, ask);
+    const int i = timing ? n : nodeIndex(*s, *plan.topo, t, ask);
     if (i < 0)
         return host(ask);
     try {
@@ -97,7 +120,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             }
             const bool h = host(true);
             s->hostAsked[size_t(i)] = h;
-            return h || plan.ask[size_t(i)];
+            return h || plan.ask[size_t(i)] || timing;
         }
         if (mine)
             takeItems(p, *s, plan.atEval[size_t(i)]);
@@ -323,6 +346,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
     const OpInfoWanted info{c.opInfo, c.kernelInfo, c.tiling};
     const bool infoRound = info.any() && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    s.profiling = c.cpuProfiling && sel.selectsRound(s.round) && sel.selectsDevice(0);
     s.post = false;
     s.asked = 0;
     s.lastAsked = -1;
@@ -330,14 +354,14 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.cancelledAfter = -1;
     if (!s.dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten() && !p.live() && !infoRound) {
+        if (p.topologyWritten() && !p.live() && !infoRound && !s.profiling) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
     }
     ensureTopology(s, graph);
     const uint64_t liveKey = liveTopology(p, s, s.round);
-    if (!s.dumping && p.topologyWritten() && !infoRound) { // the app follows the graph's shape
+    if (!s.dumping && p.topologyWritten() && !infoRound && !s.profiling) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;
     }
@@ -352,9 +376,13 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const CapturePlan &plan = *s.plan;
     const size_t n = plan.selected.size();
     s.inlineRead = false;
+    if (s.profiling) { // every node is asked for, timed alone
+        s.profAsked.assign(n, 0);
+        s.profNs.assign(n, -1);
+    }
     if (s.dumping) {
-        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel;
-        s.inlineRead = !s.post && readsInline(c, sched, false);
+        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !s.profiling;
+        s.inlineRead = !s.post && !s.profiling && readsInline(c, sched, false);
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
@@ -372,6 +400,9 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
                 }
             install(s, sched, evalCallback);
         }
+    } else if (s.profiling) {
+        s.hostAsked.assign(n, 0);
+        install(s, sched, evalCallback);
     }
     if (infoRound)
         writeOpInfo(p, sched, plan, s.round, info);
@@ -386,6 +417,25 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     for (char x : plan.selected)
         selected += x != 0;
     p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead, liveKey);
+}
+
+// cpu_profiling/{pid}/operation_statistic_{round}.csv: each selected node that ran, as
+// "{OP}_{id}", and the host time from the scheduler asking for it to it computed, alone (us).
+void writeProfile(Probe &p, const SchedState &s)
+{
+    if (!s.plan || !s.topo)
+        return;
+    std::string csv = "opname,execute_us\n";
+    for (size_t i = 0; i < s.topo->nodes.size() && i < s.profNs.size(); ++i)
+        if (s.plan->selected[i] && s.profNs[i] >= 0) {
+            const GraphNode &n = s.topo->nodes[i];
+            char us[32];
+            std::snprintf(us, sizeof us, "%.3f", double(s.profNs[i]) / 1000.0);
+            csv += n.type + "_" + n.id + "," + us + "\n";
+        }
+    p.writer()->submitText("cpu_profiling/" + std::to_string(::getpid()) + "/operation_statistic_" +
+                               std::to_string(s.round) + ".csv",
+                           csv);
 }
 
 // Whether a dumped round's graph ended before its last node: the program's abort callback (an
@@ -553,7 +603,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
-    SchedState *post = nullptr, *inl = nullptr, *dumped = nullptr;
+    SchedState *post = nullptr, *inl = nullptr, *dumped = nullptr, *profiled = nullptr;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
@@ -563,6 +613,8 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
                 prepareRound(p, sched, s, graph);
                 if (s.dumping)
                     dumped = &s;
+                if (s.profiling)
+                    profiled = &s;
                 if (s.dumping && !s.post)
                     attachThreadpool(p, sched, s);
                 if (s.dumping && s.post)
@@ -604,6 +656,14 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     }
     if (dumped && p.active() && endedEarly(*dumped, status))
         p.noteStopped(dumped->round);
+    if (profiled && p.active()) {
+        try {
+            std::lock_guard lock(p.mutex);
+            writeProfile(p, *profiled);
+        } catch (const std::exception &e) {
+            p.disable(std::string("cpu profiling failed: ") + e.what());
+        }
+    }
     return status;
 }
 

@@ -51,6 +51,8 @@ struct SchedState {
     int asked = 0;                // nodes the probe asks for this round (node by node)
     int lastAsked = -1;           // the last of them: the round is handed over after it
     int cursor = -1;              // the node the scheduler asked about or reported last
+    bool profiling = false;       // cpu_profiling: every node asked for and timed, this round
+    std::vector<int64_t> profAsked, profNs; // per node: when asked (steady ns), how long it ran
     RoundCapture capture;         // this round's tensors
     std::unordered_set<uint64_t> weightsSent; // weights whose statistics the writer has had
     const GraphTopology *liveTopo = nullptr; // the topology last looked at for the live channel

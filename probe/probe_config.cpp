@@ -40,6 +40,7 @@ ProbeConfig readProbeConfig()
             else if (t == "model" || t == "layer" || t == "onnx") c.topology = true; // onnx: made from it
             else if (t == "op") c.opInfo = true;
             else if (t == "kernel") c.kernelInfo = true;
+            else if (t == "cpu_profiling") c.cpuProfiling = true;
             else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
         }
         // msit: "stats" means the statistics only, with or without "tensor"; llmscope's

@@ -606,10 +606,6 @@ failed</source>
         <translation>转储内容（msit llm dump 的选项）</translation>
     </message>
     <message>
-        <source>not available in this version of llmscope yet</source>
-        <translation>此版本的 llmscope 尚不支持</translation>
-    </message>
-    <message>
         <source>--&amp;type:</source>
         <translation>--type(&amp;T)：</translation>
     </message>
@@ -816,6 +812,10 @@ failed</source>
     <message>
         <source>--&amp;follow-tokens:</source>
         <translation>--follow-tokens(&amp;F):</translation>
+    </message>
+    <message>
+        <source>cpu_profiling/: each selected node&apos;s host time per round (the round runs node by node: slower, the same results)</source>
+        <translation>cpu_profiling/: 每轮每个所选节点的主机耗时(该轮逐节点运行: 较慢, 结果相同)</translation>
     </message>
 </context>
 <context>

@@ -26,7 +26,6 @@ using namespace llmscope;
 
 namespace {
 const char *const kTypes[8] = {"model", "layer", "tensor", "stats", "op", "kernel", "cpu_profiling", "onnx"};
-constexpr int kTypeNotYet = 6; // cpu_profiling
 constexpr int kRecentKept = 10;
 
 bool isAssignment(const std::string &s)
@@ -99,10 +98,6 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     auto *typeRow = new QHBoxLayout;
     for (int i = 0; i < 8; ++i) {
         m_types[i] = new QCheckBox(QString::fromLatin1(kTypes[i]), this);
-        if (i == kTypeNotYet) {
-            m_types[i]->setEnabled(false);
-            m_types[i]->setToolTip(tr("not available in this version of llmscope yet"));
-        }
         typeRow->addWidget(m_types[i]);
     }
     typeRow->addStretch();
@@ -110,6 +105,8 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     m_types[3]->setToolTip(tr("statistics only, with or without tensor (msit's way to save disk)"));
     m_types[4]->setToolTip(tr("operation_io_tensors: each dumped node's op, parameters, types, shapes and files"));
     m_types[5]->setToolTip(tr("kernel_io_tensors: the same with the backend that ran each node (CPU, CUDA0, ...)"));
+    m_types[6]->setToolTip(tr("cpu_profiling/: each selected node's host time per round (the round runs node by "
+                              "node: slower, the same results)"));
     m_types[7]->setToolTip(tr("onnx/: the topology as ONNX files (no weights) for Netron, written when the program "
                               "ends (llmscope dump)"));
     m_tiling->setToolTip(tr("each dumped node's parameters: op_param.json beside its tensors, raw bytes under tiling/"));

@@ -12,7 +12,7 @@ namespace llmscope {
 namespace {
 
 const std::vector<std::string> kTypes{"model", "layer", "op", "kernel", "tensor", "stats", "cpu_profiling", "onnx"};
-const std::vector<std::string> kTypesDone{"model", "layer", "op", "kernel", "tensor", "stats", "onnx"};
+const std::vector<std::string> kTypesDone{"model", "layer", "op", "kernel", "tensor", "stats", "cpu_profiling", "onnx"};
 
 bool contains(const std::vector<std::string> &v, const std::string &s)
 {
@@ -322,7 +322,9 @@ msit llm dump's options:
                                     same with the backend that ran each node (CPU, CUDA0)
                             onnx    onnx/{pid}/{Model|Layer}.onnx: the topology as ONNX (no
                                     weights), written when the program ends; for Netron
-                          cpu_profiling is not available yet
+                            cpu_profiling  cpu_profiling/{pid}/operation_statistic_{round}.csv:
+                                    each selected node's host time, the node computed alone
+                                    (the round runs node by node: slower, same results)
   -sd                     tensor descriptions only, no data
   -ids IDS                operation ids, e.g. 3_1,5 (default: every operation)
   -er RANGES              rounds (graph computes) as inclusive pairs: 1,3 or 3,5,7,7

@@ -130,7 +130,6 @@ private slots:
         QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
         QTest::newRow("nan-inf-only alone") << QStringList{"--exec", "a", "--type", "model", "--nan-inf-only"}
                                             << "add --type tensor";
-        QTest::newRow("cpu_profiling") << QStringList{"--exec", "a", "--type", "cpu_profiling"} << "not available";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";
         QTest::newRow("seed") << QStringList{"--exec", "a", "-seed", "1"} << "sampling seed";
         QTest::newRow("ids") << QStringList{"--exec", "a", "-ids", "3__1"} << "ids";

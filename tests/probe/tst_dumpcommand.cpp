@@ -240,6 +240,46 @@ private slots:
         QVERIFY(alone[0].inFiles.empty() && alone[0].outFiles.empty());
     }
 
+    // cpu_profiling: each selected node's host time per round, the nodes the op info lists,
+    // and the program's tokens the same as without the probe (node by node changes nothing).
+    void cpuProfilingTimesEachSelectedNode()
+    {
+        const QString out = m_dir.path() + "/profile";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "op", "cpu_profiling", "-ids", "1", "-er", "0,1",
+                                   "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QProcess plain;
+        plain.start(kBin + "/llmscope-sample-generate", QStringList{"-m", m_model, "-n", "3"});
+        QVERIFY(plain.waitForFinished(60000));
+        const QString own = QString::fromUtf8(plain.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
+        QVERIFY2(r.out.contains("\ntokens:" + own + "\n"), qPrintable(r.out));
+        const QString root = onlyDump(out);
+        const QString pid = QDir(root + "/cpu_profiling").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+        for (int round : {0, 1}) {
+            QFile prof(root + "/cpu_profiling/" + pid + QString("/operation_statistic_%1.csv").arg(round));
+            QVERIFY(prof.open(QIODevice::ReadOnly));
+            QStringList lines = QString::fromUtf8(prof.readAll()).split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(lines.takeFirst(), QString("opname,execute_us"));
+            std::set<std::string> timed;
+            double matmul = 0;
+            for (const QString &l : lines) {
+                const double us = l.section(',', 1, 1).toDouble();
+                QVERIFY2(us >= 0 && us < 1e7, qPrintable(l));
+                timed.insert(l.section(',', 0, 0).toStdString());
+                if (l.startsWith("MUL_MAT_"))
+                    matmul += us;
+            }
+            QVERIFY(matmul > 0);
+            QFile info(root + "/operation_io_tensors/" + pid + QString("/operation_tensors_%1.csv").arg(round));
+            QVERIFY(info.open(QIODevice::ReadOnly));
+            std::set<std::string> listed;
+            for (const auto &row : parseOpInfoCsv(info.readAll().toStdString()))
+                listed.insert(row.opName + "_" + row.fromModel);
+            QCOMPARE(timed, listed);
+        }
+        QVERIFY(!QFile::exists(root + "/cpu_profiling/" + pid + "/operation_statistic_2.csv")); // -er 0,1
+    }
+
     // --nan-inf-only on a model with an Inf in layer 1's ffn_down weight: exactly the ops whose
     // outputs hold NaN or Inf (checked against a statistics dump of every op), from that
     // weight's first use on, with their inputs; the summary names ffn_out-1 first.
