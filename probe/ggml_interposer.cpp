@@ -13,6 +13,7 @@
 #include "ggml_api.h"
 #include "inline_reader.h"
 #include "op_info.h"
+#include "util/hash.h"
 #include "probe.h"
 #include "tensor/stats.h"
 
@@ -66,6 +67,29 @@ int nodeIndex(SchedState &s, const GraphTopology &topo, const ggml_tensor *t, bo
     return s.cursor = found->second;
 }
 
+uint64_t outputHash(const ggml_tensor *t, std::vector<uint8_t> &buf)
+{
+    const GgmlApi &api = ggml();
+    buf.resize(api.nbytes(t));
+    api.tensorGet(t, buf.data(), 0, buf.size());
+    return fnv1a(std::string_view(reinterpret_cast<const char *>(buf.data()), buf.size())) | 1; // never 0
+}
+
+// --watch: node n has just been computed. A watched op's output is hashed when it is computed,
+// and compared again after every later node; the first node after which it differs is kept.
+void watchAfter(SchedState &s, int n)
+{
+    static thread_local std::vector<uint8_t> buf;
+    for (size_t w = 0; w < s.watched.size(); ++w) {
+        const GraphNode &node = s.topo->nodes[size_t(s.watched[w])];
+        if (s.watched[w] == n) {
+            s.watchHash[w] = outputHash(node.tensor, buf);
+        } else if (s.watchHash[w] && s.changedAfter[w] < 0 && outputHash(node.tensor, buf) != s.watchHash[w]) {
+            s.changedAfter[w] = n;
+        }
+    }
+}
+
 // Node by node: the scheduler asks for each node; the probe asks for the selected ones (and
 // the node before each that wants its inputs before execution, so those are computed) and
 // copies their tensors as they pass. The user data is the scheduler's state, which lives
@@ -75,11 +99,14 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     Probe &p = Probe::get();
     SchedState *s = static_cast<SchedState *>(user);
     auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
-    const bool timing = s->profiling && p.active() && s->topo;
+    // cpu_profiling and --watch: every node asked for, so each is computed alone.
+    const bool timing = (s->profiling || s->watching) && p.active() && s->topo;
     int n = -1; // the node, looked up once
-    if (timing) { // cpu_profiling: from the node asked for to it computed, it alone
+    if (timing) {
         n = nodeIndex(*s, *s->topo, t, ask);
-        if (n >= 0) {
+        if (n >= 0 && !ask && s->watching)
+            watchAfter(*s, n);
+        if (n >= 0 && s->profiling) { // from the node asked for to it computed, it alone
             const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now().time_since_epoch())
                                     .count();
@@ -347,6 +374,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const OpInfoWanted info{c.opInfo, c.kernelInfo, c.tiling};
     const bool infoRound = info.any() && sel.selectsRound(s.round) && sel.selectsDevice(0);
     s.profiling = c.cpuProfiling && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    s.watching = !c.watch.empty() && sel.selectsRound(s.round) && sel.selectsDevice(0);
     s.post = false;
     s.asked = 0;
     s.lastAsked = -1;
@@ -354,14 +382,14 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     s.cancelledAfter = -1;
     if (!s.dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten() && !p.live() && !infoRound && !s.profiling) {
+        if (p.topologyWritten() && !p.live() && !infoRound && !s.profiling && !s.watching) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
     }
     ensureTopology(s, graph);
     const uint64_t liveKey = liveTopology(p, s, s.round);
-    if (!s.dumping && p.topologyWritten() && !infoRound && !s.profiling) { // the app follows the graph's shape
+    if (!s.dumping && p.topologyWritten() && !infoRound && !s.profiling && !s.watching) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;
     }
@@ -380,9 +408,18 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         s.profAsked.assign(n, 0);
         s.profNs.assign(n, -1);
     }
+    s.watched.clear();
+    if (s.watching) {
+        for (size_t i = 0; i < n; ++i)
+            if (c.watch.matches(s.topo->nodes[i].id, false))
+                s.watched.push_back(int(i));
+        s.watchHash.assign(s.watched.size(), 0);
+        s.changedAfter.assign(s.watched.size(), -1);
+    }
+    const bool everyNode = s.profiling || s.watching;
     if (s.dumping) {
-        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !s.profiling;
-        s.inlineRead = !s.post && !s.profiling && readsInline(c, sched, false);
+        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode;
+        s.inlineRead = !s.post && !everyNode && readsInline(c, sched, false);
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
@@ -400,7 +437,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
                 }
             install(s, sched, evalCallback);
         }
-    } else if (s.profiling) {
+    } else if (everyNode) {
         s.hostAsked.assign(n, 0);
         install(s, sched, evalCallback);
     }
@@ -436,6 +473,38 @@ void writeProfile(Probe &p, const SchedState &s)
     p.writer()->submitText("cpu_profiling/" + std::to_string(::getpid()) + "/operation_statistic_" +
                                std::to_string(s.round) + ".csv",
                            csv);
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break (a tensor's name may).
+std::string csvField(const std::string &v)
+{
+    if (v.find_first_of(",\"\n\r") == std::string::npos)
+        return v;
+    std::string q = "\"";
+    for (char c : v)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' || c == '\r' ? ' ' : c);
+    return q + "\"";
+}
+
+// watch/{pid}/watch_{round}.csv: each watched op and the first node after which its output
+// changed (empty: it held until the graph ended); changes go into the status too.
+void writeWatch(Probe &p, const SchedState &s)
+{
+    std::string csv = "watched_op,watched_name,changed_after_op,changed_after_name,changed_after_type\n";
+    for (size_t w = 0; w < s.watched.size(); ++w) {
+        const GraphNode &n = s.topo->nodes[size_t(s.watched[w])];
+        csv += n.id + "," + csvField(n.name) + ",";
+        if (s.changedAfter[w] >= 0) {
+            const GraphNode &a = s.topo->nodes[size_t(s.changedAfter[w])];
+            csv += a.id + "," + csvField(a.name) + "," + a.type;
+            p.noteWatchChange("round " + std::to_string(s.round) + ": " + n.id + " " + n.name + " changed after " + a.id +
+                              " " + a.name + " (" + a.type + ")");
+        } else {
+            csv += ",,";
+        }
+        csv += "\n";
+    }
+    p.writer()->submitText("watch/" + std::to_string(::getpid()) + "/watch_" + std::to_string(s.round) + ".csv", csv);
 }
 
 // Whether a dumped round's graph ended before its last node: the program's abort callback (an
@@ -613,7 +682,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
                 prepareRound(p, sched, s, graph);
                 if (s.dumping)
                     dumped = &s;
-                if (s.profiling)
+                if (s.profiling || s.watching)
                     profiled = &s;
                 if (s.dumping && !s.post)
                     attachThreadpool(p, sched, s);
@@ -659,7 +728,10 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     if (profiled && p.active()) {
         try {
             std::lock_guard lock(p.mutex);
-            writeProfile(p, *profiled);
+            if (profiled->profiling)
+                writeProfile(p, *profiled);
+            if (profiled->watching)
+                writeWatch(p, *profiled);
         } catch (const std::exception &e) {
             p.disable(std::string("cpu profiling failed: ") + e.what());
         }

@@ -210,6 +210,14 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
         writeStatus(false);
 }
 
+void Probe::noteWatchChange(const std::string &what)
+{
+    std::lock_guard lock(m_statusMutex);
+    if (m_status.watchChanges.size() < ProbeStatus::kWatchListed)
+        m_status.watchChanges.push_back(what);
+    m_statusDirty = true;
+}
+
 void Probe::noteTokensReplaced()
 {
     std::lock_guard lock(m_statusMutex);

@@ -52,6 +52,10 @@ struct SchedState {
     int lastAsked = -1;           // the last of them: the round is handed over after it
     int cursor = -1;              // the node the scheduler asked about or reported last
     bool profiling = false;       // cpu_profiling: every node asked for and timed, this round
+    bool watching = false;        // --watch: every node asked for, the watched outputs re-read after each
+    std::vector<int> watched;     // node indices of the watched ops
+    std::vector<uint64_t> watchHash; // per watched: its output's hash once computed (0: not yet)
+    std::vector<int> changedAfter;   // per watched: the first node after which it changed, -1 none
     std::vector<int64_t> profAsked, profNs; // per node: when asked (steady ns), how long it ran
     RoundCapture capture;         // this round's tensors
     std::unordered_set<uint64_t> weightsSent; // weights whose statistics the writer has had
@@ -115,6 +119,7 @@ public:
     // with --follow-tokens, replaces them by golden's for that round.
     void followTokens(int64_t round, ggml_cgraph *graph);
     void noteTokensReplaced(); // from any thread
+    void noteWatchChange(const std::string &what); // from any thread
 
 private:
     Probe();

@@ -54,6 +54,7 @@ ProbeConfig readProbeConfig()
         c.nanInfOnly = env("LLMSCOPE_NAN_INF_ONLY") == "1";
         c.symlink = env("LLMSCOPE_SYMLINK") == "1";
         c.followTokens = env("LLMSCOPE_FOLLOW_TOKENS");
+        c.watch = OpIds::parse(env("LLMSCOPE_WATCH"));
         c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
         const std::string read = env("LLMSCOPE_READ");
         if (read == "graph") c.read = ReadMode::Graph;

@@ -27,6 +27,7 @@ struct ProbeConfig {
     bool cpuProfiling = false;  // type "cpu_profiling": host time of each selected node, node by node    // type "kernel": kernel_io_tensors CSVs (the backend of each node)
     bool tiling = false;        // LLMSCOPE_TILING=1 (-tiling): op_param.json and raw op_params
     bool symlink = false;       // LLMSCOPE_SYMLINK=1: identical tensors as links to the first copy
+    OpIds watch;                // LLMSCOPE_WATCH: ops whose outputs are re-read after every later node
     std::string followTokens;   // LLMSCOPE_FOLLOW_TOKENS: a golden dump whose tokens each round consumes instead
     bool nanInfOnly = false;    // LLMSCOPE_NAN_INF_ONLY=1: only ops whose outputs hold NaN/Inf, with their inputs
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views

@@ -817,6 +817,18 @@ failed</source>
         <source>cpu_profiling/: each selected node&apos;s host time per round (the round runs node by node: slower, the same results)</source>
         <translation>cpu_profiling/: 每轮每个所选节点的主机耗时(该轮逐节点运行: 较慢, 结果相同)</translation>
     </message>
+    <message>
+        <source>op ids whose outputs are re-read after every later node, e.g. 1_1 (optional)</source>
+        <translation>在之后每个节点后重新读取其输出的算子 id, 例如 1_1(可选)</translation>
+    </message>
+    <message>
+        <source>--watch: records the first node after which a watched output changed (memory reused or written over too early)</source>
+        <translation>--watch: 记录被监视的输出在哪个节点之后首次改变(内存被复用或过早被覆盖)</translation>
+    </message>
+    <message>
+        <source>--&amp;watch:</source>
+        <translation>--watch(&amp;W):</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>

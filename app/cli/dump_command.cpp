@@ -93,6 +93,14 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
                                "round(s): its outputs are not its own\n")
                     .arg(QString::fromStdString(o.followTokens))
                     .arg(s.tokensReplaced));
+        if (!o.watch.empty()) {
+            say(QStringLiteral("  watch:       %1 change(s) of the watched outputs after they were computed%2\n")
+                    .arg(s.watchChanges.size())
+                    .arg(s.watchChanges.empty() ? QStringLiteral(" (every one held until its graph ended)")
+                                                : QStringLiteral(":")));
+            for (const auto &w : s.watchChanges)
+                say(QStringLiteral("    %1\n").arg(QString::fromStdString(w)));
+        }
         if (s.linked)
             say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
                                "before (-symlink)\n").arg(s.linked));

@@ -44,6 +44,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     : QDialog(parent), m_command(new QLineEdit(this)), m_workDir(new QLineEdit(this)), m_ids(new QLineEdit(this)),
       m_rounds(new QLineEdit(this)), m_opNames(new QLineEdit(this)), m_devices(new QLineEdit(this)),
       m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_followTokens(new QLineEdit(this)),
+      m_watch(new QLineEdit(this)),
       m_line(new QLineEdit(this)),
       m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
@@ -168,6 +169,10 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     m_followTokens->setToolTip(tr("--follow-tokens: each round's token ids come from the golden dump, so the rounds "
                                   "stay comparable after the program's own choices diverge"));
     of->addRow(tr("--&follow-tokens:"), m_followTokens);
+    m_watch->setPlaceholderText(tr("op ids whose outputs are re-read after every later node, e.g. 1_1 (optional)"));
+    m_watch->setToolTip(tr("--watch: records the first node after which a watched output changed (memory reused or "
+                           "written over too early)"));
+    of->addRow(tr("--&watch:"), m_watch);
 
     // The command line, both ways
     auto *lineBox = new QGroupBox(tr("Command line (edit or paste one to fill the dialog)"), this);
@@ -241,7 +246,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         setCommandLine(r.section(QLatin1Char('\n'), 0, 0));
         m_workDir->setText(r.section(QLatin1Char('\n'), 1));
     });
-    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens})
+    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens, m_watch})
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
@@ -284,6 +289,7 @@ DumpOptions LaunchDialog::options() const
     opt("-o", m_output->text());
     opt("-config", m_config->text());
     opt("--follow-tokens", m_followTokens->text());
+    opt("--watch", m_watch->text());
     a.insert(a.end(), {"-child", m_child->isChecked() ? "True" : "False", "-time", std::to_string(m_time->currentIndex()),
                        "-stp", std::to_string(m_part->currentIndex()), "-l", m_log->currentText().toStdString(),
                        "--read", m_read->currentText().toStdString()});
@@ -334,6 +340,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_output->setText(o.output == "./" ? QString() : QString::fromStdString(o.output));
     m_config->setText(QString::fromStdString(o.configFile));
     m_followTokens->setText(QString::fromStdString(o.followTokens));
+    m_watch->setText(QString::fromStdString(o.watch));
     m_child->setChecked(o.child);
     m_time->setCurrentIndex(o.time);
     m_part->setCurrentIndex(o.part);

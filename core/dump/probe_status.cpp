@@ -20,7 +20,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
-                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds}, {"linked", s.linked}, {"tokens_replaced", s.tokensReplaced},
+                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds}, {"linked", s.linked}, {"tokens_replaced", s.tokensReplaced}, {"watch_changes", s.watchChanges},
                      {"nan_inf_first", s.nanInfFirst}};
     return j.dump(1) + "\n";
 }
@@ -49,6 +49,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.nanInfRounds = j.value("nan_inf_rounds", uint64_t(0));
         s.linked = j.value("linked", uint64_t(0));
         s.tokensReplaced = j.value("tokens_replaced", uint64_t(0));
+        s.watchChanges = j.value("watch_changes", std::vector<std::string>{});
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
         return s;
     } catch (const nlohmann::json::exception &e) {

@@ -153,6 +153,14 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
             o.statsCsv = true;
         } else if (a == "--stats-with-data") {
             o.statsWithData = true;
+        } else if (a == "--watch") {
+            o.watch = value();
+            try {
+                if (OpIds::parse(o.watch).empty())
+                    throw Error("no ids");
+            } catch (const Error &e) {
+                throw Error("--watch: '" + o.watch + "' is not a list of op ids like 2_29,3_1 (" + e.what() + ")");
+            }
         } else if (a == "--follow-tokens") {
             o.followTokens = value();
             if (readTokenRecords(o.followTokens).empty())
@@ -249,6 +257,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.statsWithData, "--stats-with-data");
     opt(o.nanInfOnly, "--nan-inf-only");
     opt(!o.followTokens.empty(), "--follow-tokens", o.followTokens);
+    opt(!o.watch.empty(), "--watch", o.watch);
     opt(o.readMode != d.readMode, "--read", o.readMode);
     opt(o.timeoutSeconds != 0, "--timeout", std::to_string(o.timeoutSeconds));
     opt(o.children, "--children");
@@ -279,6 +288,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_SYMLINK"] = o.symlink ? "1" : "0";
     env["LLMSCOPE_NAN_INF_ONLY"] = o.nanInfOnly ? "1" : "0";
     env["LLMSCOPE_FOLLOW_TOKENS"] = o.followTokens;
+    env["LLMSCOPE_WATCH"] = o.watch;
     env["LLMSCOPE_STATS_WITH_DATA"] = o.statsWithData ? "1" : "0";
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
@@ -351,6 +361,10 @@ llmscope's own:
                           instead of one file per tensor; much faster for long runs
   --stats-with-data       with --type tensor stats: keep each tensor's payload and add its
                           statistics to the same file (msit writes statistics only)
+  --watch IDS             after every later node of a dumped round, re-read these ops'
+                          outputs and record the first node after which their bytes
+                          changed (memory reused or written over too early), as torchair's
+                          watcher does: watch/{pid}/watch_{round}.csv and the summary
   --follow-tokens GOLDEN  the program consumes the token ids golden's dump recorded, round
                           by round (written into its token input before each round
                           computes), so its rounds stay comparable with golden's after its

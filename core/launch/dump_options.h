@@ -29,6 +29,7 @@ struct DumpOptions {
     bool kvCache = false;               // --kv-cache
     bool statsCsv = false;              // --stats-csv
     bool statsWithData = false;         // --stats-with-data: payload and statistics in one file
+    std::string watch;                  // --watch IDS: when the chosen ops' outputs change after they ran
     std::string followTokens;           // --follow-tokens GOLDEN_DUMP: the program consumes golden's tokens
     bool nanInfOnly = false;            // --nan-inf-only: only ops whose outputs hold NaN or Inf, with their inputs
     std::string readMode = "auto";      // --read: auto, inline, graph or node

@@ -92,6 +92,9 @@ private slots:
         const DumpOptions nan = parse({"--type", "tensor", "--nan-inf-only"});
         QCOMPARE(probeEnvironment(nan, "R").at("LLMSCOPE_NAN_INF_ONLY"), std::string("1"));
         QVERIFY(parseDumpOptions(dumpArguments(nan)).nanInfOnly);
+        const DumpOptions watch = parse({"--watch", "2_29,3"});
+        QCOMPARE(probeEnvironment(watch, "R").at("LLMSCOPE_WATCH"), std::string("2_29,3"));
+        QCOMPARE(parseDumpOptions(dumpArguments(watch)).watch, std::string("2_29,3"));
         // msit's long spellings
         const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
         QCOMPARE(l.ids, std::string("2"));
@@ -128,6 +131,7 @@ private slots:
         QTest::newRow("no exec") << QStringList{"-ids", "1"} << "--exec is required";
         QTest::newRow("empty exec") << QStringList{"--exec", "  "} << "the command is empty";
         QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
+        QTest::newRow("watch ids") << QStringList{"--exec", "a", "--watch", "3_x"} << "is not a list of op ids";
         QTest::newRow("nan-inf-only alone") << QStringList{"--exec", "a", "--type", "model", "--nan-inf-only"}
                                             << "add --type tensor";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";

@@ -280,6 +280,33 @@ private slots:
         QVERIFY(!QFile::exists(root + "/cpu_profiling/" + pid + "/operation_statistic_2.csv")); // -er 0,1
     }
 
+    // --watch: layer 0's attn_norm output is written over once its last reader has run (ggml's
+    // allocator reuses its memory), the graph's last output never is; the tokens stay the same.
+    void watchFindsReusedOutputs()
+    {
+        const QString out = m_dir.path() + "/watch";
+        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "--watch", "1_1,3_2", "-er", "0,0",
+                                   "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QProcess plain;
+        plain.start(kBin + "/llmscope-sample-generate", QStringList{"-m", m_model, "-n", "3"});
+        QVERIFY(plain.waitForFinished(60000));
+        const QString own = QString::fromUtf8(plain.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
+        QVERIFY2(r.out.contains("\ntokens:" + own + "\n"), qPrintable(r.out));
+        const QString root = onlyDump(out);
+        const QString pid = QDir(root + "/watch").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+        QFile csv(root + "/watch/" + pid + "/watch_0.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0], QString("watched_op,watched_name,changed_after_op,changed_after_name,changed_after_type"));
+        QVERIFY2(lines[1].startsWith("1_1,attn_norm-0,1_"), qPrintable(lines[1])); // written over within layer 0
+        QVERIFY(lines[1].section(',', 2, 2).section('_', 1).toInt() > 1);          // after it ran
+        QCOMPARE(lines[2], QString("3_2,result_output,,,"));
+        QVERIFY2(r.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(root + "/watch/" + pid + "/watch_1.csv")); // -er 0,0
+    }
+
     // --nan-inf-only on a model with an Inf in layer 1's ffn_down weight: exactly the ops whose
     // outputs hold NaN or Inf (checked against a statistics dump of every op), from that
     // weight's first use on, with their inputs; the summary names ffn_out-1 first.

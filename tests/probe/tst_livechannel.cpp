@@ -110,9 +110,12 @@ class TstLiveChannel : public QObject {
         e.insert("LLMSCOPE_LIVE", socket);
         return e;
     }
-    engine::Generation generate(const QProcessEnvironment &e, int tokens = 24)
+    // paceMs: a pause between tokens, so a listener's reply reaches the probe while rounds are
+    // still to come however busy the machine is (the tokens are the same).
+    engine::Generation generate(const QProcessEnvironment &e, int tokens = 24, int paceMs = 0)
     {
-        return engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", QString::number(tokens)}, e);
+        return engine::run(kBin + "/llmscope-sample-generate",
+                           {"-m", m_model, "-n", QString::number(tokens), "--pace-ms", QString::number(paceMs)}, e);
     }
     // The dump holds what the status file says it holds, and the program finished.
     void checkComplete(const QString &root, const QString &warning)
@@ -168,7 +171,7 @@ private slots:
             ::close(fd);
         });
         const QString root = m_dir.path() + "/talk";
-        const auto g = generate(env(root, QString::fromStdString(sock)));
+        const auto g = generate(env(root, QString::fromStdString(sock)), 24, 30);
         QCOMPARE(g.exitCode, 0);
         QCOMPARE(g.tokens, m_plainTokens);
         l.join(); // everything the probe said has been read
