@@ -58,6 +58,15 @@ Run runLlmscope(const QStringList &args, QProcessEnvironment env = QProcessEnvir
     return r;
 }
 
+// The tokens the sample target generates from model without the probe (" 65 65 ...").
+QString tokensWithoutProbe(const QString &model, int n)
+{
+    QProcess p;
+    p.start(kBin + "/llmscope-sample-generate", QStringList{"-m", model, "-n", QString::number(n)});
+    p.waitForFinished(60000);
+    return QString::fromUtf8(p.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
+}
+
 QString onlyDump(const QString &out)
 {
     const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
@@ -248,11 +257,7 @@ private slots:
         const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "op", "cpu_profiling", "-ids", "1", "-er", "0,1",
                                    "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QProcess plain;
-        plain.start(kBin + "/llmscope-sample-generate", QStringList{"-m", m_model, "-n", "3"});
-        QVERIFY(plain.waitForFinished(60000));
-        const QString own = QString::fromUtf8(plain.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
-        QVERIFY2(r.out.contains("\ntokens:" + own + "\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("\ntokens:" + tokensWithoutProbe(m_model, 3) + "\n"), qPrintable(r.out));
         const QString root = onlyDump(out);
         const QString pid = QDir(root + "/cpu_profiling").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
         for (int round : {0, 1}) {
@@ -288,11 +293,7 @@ private slots:
         const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "--watch", "1_1,3_2", "-er", "0,0",
                                    "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QProcess plain;
-        plain.start(kBin + "/llmscope-sample-generate", QStringList{"-m", m_model, "-n", "3"});
-        QVERIFY(plain.waitForFinished(60000));
-        const QString own = QString::fromUtf8(plain.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
-        QVERIFY2(r.out.contains("\ntokens:" + own + "\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("\ntokens:" + tokensWithoutProbe(m_model, 3) + "\n"), qPrintable(r.out));
         const QString root = onlyDump(out);
         const QString pid = QDir(root + "/watch").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
         QFile csv(root + "/watch/" + pid + "/watch_0.csv");
@@ -426,13 +427,7 @@ private slots:
         const QString golden = m_dir.path() + "/follow-g.gguf", broken = m_dir.path() + "/follow-c.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", golden, "--layers", "2"}));
         QVERIFY(engine::makeModel(kBin, {"--out", broken, "--layers", "2", "--corrupt-layer", "1", "--corrupt-amount", "20"}));
-        auto tokensOf = [](const QString &out) {
-            QProcess p;
-            p.start(kBin + "/llmscope-sample-generate", QStringList{"-m", out, "-n", "6"});
-            p.waitForFinished(60000);
-            return QString::fromUtf8(p.readAllStandardOutput()).section("\ntokens:", 1, 1).section('\n', 0, 0);
-        };
-        QVERIFY2(tokensOf(golden) != tokensOf(broken), "the corrupted model must choose other tokens");
+        QVERIFY2(tokensWithoutProbe(golden, 6) != tokensWithoutProbe(broken, 6), "the corrupted model must choose other tokens");
         const QString gOut = m_dir.path() + "/follow-golden";
         QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + golden + " -n 6", "--type",
                               "model", "stats", "-er", "0,5", "-o", gOut}).code, 0);
