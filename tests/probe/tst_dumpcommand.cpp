@@ -516,6 +516,16 @@ private slots:
             QCOMPARE(rows[0].socVersion, std::string("CPU"));
             QVERIFY(QJsonDocument::fromJson(QByteArray::fromStdString(rows[0].opParam)).object()["eps"].toDouble() > 0);
         }
+        // cpu_profiling, --watch and onnx on the Node target: the same folders as natively.
+        const QString more = m_dir.path() + "/node-more";
+        const Run rm = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type",
+                                    "model", "cpu_profiling", "onnx", "--watch", "1_1", "-ids", "1", "-er", "0,0",
+                                    "-o", more});
+        QVERIFY2(rm.code == 0, qPrintable(rm.err));
+        const QString mroot = onlyDump(more);
+        QCOMPARE(QDir(mroot + "/cpu_profiling").entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 1);
+        QVERIFY2(rm.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")), qPrintable(rm.err));
+        QVERIFY2(rm.err.contains(QRegularExpression("onnx: +[1-9]\\d* file")), qPrintable(rm.err));
         const auto tokens = readTokenRecords(root.toStdString());
         QVERIFY(tokens.size() >= 3);
         QVERIFY(tokens.at(0).tokens.size() > 1); // the prompt
