@@ -798,10 +798,6 @@ failed</source>
         <translation>相同张量写为链接(-symlink)</translation>
     </message>
     <message>
-        <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends (llmscope dump)</source>
-        <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出(llmscope dump)</translation>
-    </message>
-    <message>
         <source>a golden dump: the program consumes its recorded tokens (optional)</source>
         <translation>标杆转储: 程序使用其中记录的 token(可选)</translation>
     </message>
@@ -828,6 +824,10 @@ failed</source>
     <message>
         <source>--&amp;watch:</source>
         <translation>--watch(&amp;W):</translation>
+    </message>
+    <message>
+        <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends</source>
+        <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出</translation>
     </message>
 </context>
 <context>
@@ -1367,6 +1367,12 @@ failed</source>
     <message>
         <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
         <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
+    </message>
+    <message numerus="yes">
+        <source>[llmscope] onnx: %n file(s) of the topology under onnx/</source>
+        <translation>
+            <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -109,7 +109,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     m_types[6]->setToolTip(tr("cpu_profiling/: each selected node's host time per round (the round runs node by "
                               "node: slower, the same results)"));
     m_types[7]->setToolTip(tr("onnx/: the topology as ONNX files (no weights) for Netron, written when the program "
-                              "ends (llmscope dump)"));
+                              "ends"));
     m_tiling->setToolTip(tr("each dumped node's parameters: op_param.json beside its tensors, raw bytes under tiling/"));
     m_ids->setPlaceholderText(tr("every operation; e.g. 2_29,3"));
     wf->addRow(tr("-&ids:"), m_ids);

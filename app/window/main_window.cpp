@@ -42,6 +42,7 @@
 #include "dump/dump_index.h"
 #include "dump/topology.h"
 #include "graph/layer_graph.h"
+#include "onnx/onnx_export.h"
 #include "dump_tree_model.h"
 #include "launch_dialog.h"
 #include "op_tree_model.h"
@@ -551,6 +552,16 @@ void MainWindow::sessionState(LiveSession::State s, const QString &message)
         const QString color = s == LiveSession::State::Finished ? QStringLiteral("#206020") : QStringLiteral("#b00000");
         appendConsole(QStringLiteral("[llmscope] ") + message, color);
         m_pending.clear();
+        const auto &types = m_session->options().types;
+        if (s != LiveSession::State::FailedToStart && !m_session->dumpRoot().isEmpty() &&
+            std::find(types.begin(), types.end(), "onnx") != types.end()) { // as llmscope dump: from the topology
+            std::vector<std::string> problems;
+            const auto files = exportDumpOnnx(m_session->dumpRoot().toStdString(), &problems);
+            appendConsole(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files.size())),
+                          QStringLiteral("#206020"));
+            for (const auto &p : problems)
+                appendConsole(QStringLiteral("[llmscope] ") + QString::fromStdString(p), QStringLiteral("#a05000"));
+        }
         if (s != LiveSession::State::FailedToStart && !m_session->dumpRoot().isEmpty())
             openDump(m_session->dumpRoot()); // what was written, file by file
     }

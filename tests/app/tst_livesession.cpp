@@ -488,6 +488,23 @@ private slots:
         QCOMPARE(u->pairList()->count(), 1); // the pairs stay for the same two dumps
     }
 
+    // --type onnx from the window: the ONNX files are written when the program ends, as
+    // llmscope dump writes them.
+    void onnxWrittenWhenTheProgramEnds()
+    {
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        const DumpOptions o = parseDumpOptions({"--exec", generate(2, 0).toStdString(), "--type", "model", "onnx", "-er",
+                                                "0,0", "-o", (m_dir.path() + "/win-onnx").toStdString()});
+        QVERIFY(w.launch(o));
+        QVERIFY(loaded.wait(60000));
+        const QString root = w.session()->dumpRoot();
+        QVERIFY(!QDir(root + "/onnx").entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
+        const QString pid = QDir(root + "/onnx").entryList(QDir::Dirs | QDir::NoDotAndDotDot).first();
+        QVERIFY(QFile::exists(root + "/onnx/" + pid + "/GgmlGraph.onnx"));
+        QVERIFY(w.console()->toPlainText().contains("onnx: "));
+    }
+
     void noSuchProgram()
     {
         MainWindow w;
