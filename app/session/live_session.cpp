@@ -235,7 +235,10 @@ void LiveSession::handle(const live::Message &m)
             return;
         }
         m_hello = *h;
-        setState(State::Connected, tr("the probe in process %1 is connected").arg(h->pid));
+        // A fast program can end before its probe's connection is accepted: what it said is
+        // still shown, but an ended session stays ended.
+        if (m_state == State::Starting)
+            setState(State::Connected, tr("the probe in process %1 is connected").arg(h->pid));
         emit helloReceived(*h);
     } else if (const auto *t = std::get_if<live::Topology>(&m)) {
         emit topologyReceived(*t);
@@ -282,6 +285,11 @@ QCoro::Task<> LiveSession::stop(std::chrono::milliseconds grace)
 
 void LiveSession::processFinished(int code, QProcess::ExitStatus status)
 {
+    // A program that ends fast may have connected without the event loop having accepted it
+    // yet: its probe did talk, and what it said is in the socket already.
+    accept();
+    if (m_socket)
+        m_socket->waitForReadyRead(0); // what has arrived, without waiting for more
     readMessages(); // the goodbye and what came before it
     m_exitCode = status == QProcess::NormalExit ? code : -1;
     const double seconds = double(m_clock.elapsed()) / 1000.0;

@@ -505,6 +505,36 @@ private slots:
         QVERIFY(w.console()->toPlainText().contains("onnx: "));
     }
 
+    // A program that says hello on the live socket and exits at once (a Python stand-in for
+    // a fast program's probe): the connection is still pending when the exit is seen. The
+    // session ends Finished, exit 0, having heard it, and the late hello never brings the
+    // ended session back to Connected.
+    void fastProgramEndsFinishedHavingHeardItsProbe()
+    {
+        const std::string hello = live::encode(live::Hello{live::kProtocolVersion, 4242, "test", "CPU", "x"});
+        for (int i = 0; i < 3; ++i) {
+            LiveSession s;
+            QSignalSpy said(&s, &LiveSession::helloReceived);
+            QSignalSpy ended(&s, &LiveSession::ended);
+            QString error;
+            const std::string script = "import os, socket, sys\n"
+                                       "s = socket.socket(socket.AF_UNIX)\n"
+                                       "s.connect(os.environ['LLMSCOPE_LIVE'])\n"
+                                       "s.sendall(sys.argv[1].encode())\n";
+            QVERIFY2(s.start(parseDumpOptions({"--exec", joinCommand({"/usr/bin/python3", "-c", script, hello}), "-o",
+                                               (m_dir.path() + "/fast").toStdString()}),
+                             {}, &error),
+                     qPrintable(error));
+            QVERIFY(ended.wait(30000));
+            QTest::qWait(100); // anything still queued
+            QCOMPARE(ended.count(), 1);
+            QCOMPARE(s.state(), LiveSession::State::Finished);
+            QCOMPARE(s.exitCode(), 0);
+            QCOMPARE(said.count(), 1);
+            QVERIFY2(!ended.at(0).at(1).toString().contains("No probe talked"), qPrintable(ended.at(0).at(1).toString()));
+        }
+    }
+
     void noSuchProgram()
     {
         MainWindow w;
