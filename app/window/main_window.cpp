@@ -451,7 +451,8 @@ bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settin
         return false;
     }
     m_lastLaunch = std::make_pair(options, settings);
-    LaunchDialog::remember(LaunchDialog::commandLineFor(options, settings), settings.workingDirectory);
+    if (!m_hunt->isRunning()) // a hunt's own runs are not the user's launches
+        LaunchDialog::remember(LaunchDialog::commandLineFor(options, settings), settings.workingDirectory);
     m_counters->setDumpFolder(m_session->dumpRoot());
     m_dumpRoot = m_session->dumpRoot();
     m_stack->setCurrentIndex(0);

@@ -401,6 +401,8 @@ private slots:
         QVERIFY2(found, qPrintable(w.huntAction()->log().join('\n')));
         QCOMPARE(steps.count(), 4);
         QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
+        for (const QString &recent : LaunchDialog::recentLaunches()) // the user's launches only
+            QVERIFY2(!recent.contains(out), qPrintable(recent));
         const QString log = w.huntAction()->log().join('\n');
         QVERIFY2(log.contains("found: round 0, op") && log.contains("ffn_out-1 (MUL_MAT)"), qPrintable(log));
         QVERIFY2(log.contains("blk.1.ffn_down.weight"), qPrintable(log));
