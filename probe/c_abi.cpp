@@ -108,15 +108,9 @@ void writeInfos(Probe &p, AbiRound &r)
             id += (id.empty() ? "" : "_") + std::to_string(parseOpFolder(f)->index);
         row.fromModel = id;
         row.socVersion = o.backend.empty() ? "unknown" : o.backend;
-        const std::string params = row.opParam;
+        if (what.tiling)
+            submitOpParam(p, r.round, o.folders, id, o.type, row.opParam);
         rows.push_back(std::move(row));
-        if (what.tiling) {
-            std::string folder = roundFolder(0, ::getpid(), r.round);
-            for (const auto &f : o.folders)
-                folder += "/" + sanitizeName(f);
-            p.writer()->submitText(folder + "/op_param.json", "{\"id\":\"" + id + "\",\"op\":\"" + sanitizeName(o.type) +
-                                                                  "\",\"param\":" + params + "}\n");
-        }
     }
     if (what.op || what.kernel)
         submitOpInfoRows(p, r.round, std::move(rows), what);

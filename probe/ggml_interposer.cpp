@@ -100,9 +100,9 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     SchedState *s = static_cast<SchedState *>(user);
     auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
     // cpu_profiling and --watch: every node asked for, so each is computed alone.
-    const bool timing = (s->profiling || s->watching) && p.active() && s->topo;
+    const bool everyNode = (s->profiling || s->watching) && p.active() && s->topo;
     int n = -1; // the node, looked up once
-    if (timing) {
+    if (everyNode) {
         n = nodeIndex(*s, *s->topo, t, ask);
         if (n >= 0 && !ask && s->watching)
             watchAfter(*s, n);
@@ -128,7 +128,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     if (!p.active() || !s->dumping || s->post || !s->capture.active())
         return host(ask);
     const CapturePlan &plan = s->capture.plan();
-    const int i = timing ? n : nodeIndex(*s, *plan.topo, t, ask);
+    const int i = everyNode ? n : nodeIndex(*s, *plan.topo, t, ask);
     if (i < 0)
         return host(ask);
     try {
@@ -147,7 +147,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             }
             const bool h = host(true);
             s->hostAsked[size_t(i)] = h;
-            return h || plan.ask[size_t(i)] || timing;
+            return h || plan.ask[size_t(i)] || everyNode;
         }
         if (mine)
             takeItems(p, *s, plan.atEval[size_t(i)]);

@@ -65,17 +65,20 @@ void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, 
             rows.push_back(std::move(r));
         }
         if (what.tiling) {
-            std::string folder = roundFolder(0, pid, round);
-            for (const auto &f : topo.folders(int(i)))
-                folder += "/" + sanitizeName(f);
-            p.writer()->submitText(folder + "/op_param.json",
-                                   "{\"id\":\"" + n.id + "\",\"op\":\"" + n.type + "\",\"param\":" + params + "}\n");
+            submitOpParam(p, round, topo.folders(int(i)), n.id, n.type, params);
             p.writer()->submitText("tiling/" + std::to_string(pid) + "/" + std::to_string(round) + "/" + n.id + "_" +
                                        sanitizeName(n.type) + ".bin",
                                    opParamsBytes(t));
         }
     }
     submitOpInfoRows(p, round, std::move(rows), what);
+}
+
+void submitOpParam(Probe &p, int64_t round, const std::vector<std::string> &folders, const std::string &id,
+                   const std::string &type, const std::string &paramsJson)
+{
+    p.writer()->submitText(opRelativePath(0, ::getpid(), round, folders) + "/op_param.json",
+                           "{\"id\":\"" + id + "\",\"op\":\"" + sanitizeName(type) + "\",\"param\":" + paramsJson + "}\n");
 }
 
 void submitOpInfoRows(Probe &p, int64_t round, std::vector<OpInfoRow> rows, OpInfoWanted what)

@@ -5,7 +5,6 @@
 #include <QCoreApplication>
 
 #include <cmath>
-#include <memory>
 #include <string>
 
 namespace {

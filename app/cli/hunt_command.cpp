@@ -8,6 +8,7 @@
 
 #include "compare/compare_run.h"
 #include "compare/report.h"
+#include "dump/dump_layout.h"
 #include "session/hunt_plan.h"
 #include "util/error.h"
 
@@ -50,10 +51,10 @@ QString dump(const QString &cmd, const QStringList &options, const QString &out)
         const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
         throw Error("llmscope dump of '" + cmd.toStdString() + "' failed:\n" + err.toStdString());
     }
-    const QStringList dumps = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
-    if (dumps.isEmpty())
+    const auto dumps = dumpsInside(QDir(out).absolutePath().toStdString());
+    if (dumps.empty())
         throw Error("llmscope dump wrote no dump folder under " + out.toStdString());
-    return QDir(out).absoluteFilePath(dumps.first());
+    return QString::fromStdString(dumps.front());
 }
 
 } // namespace

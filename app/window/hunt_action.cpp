@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -70,10 +71,10 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
         throw Cancelled{};
     if (session->state() != LiveSession::State::Finished || session->exitCode() != 0)
         throw Error(tr("%1 did not finish well: %2").arg(QString::fromStdString(o.command[0]), message).toStdString());
-    const QStringList dumps = QDir(out).entryList({QStringLiteral("msit_dump_*")}, QDir::Dirs);
-    if (dumps.isEmpty())
+    const QString root = session->dumpRoot(); // the msit_dump_* folder the session made for this run
+    if (!QFileInfo(root).isDir())
         throw Error(tr("the run wrote no dump under %1").arg(out).toStdString());
-    co_return QDir(out).absoluteFilePath(dumps.first());
+    co_return root;
 }
 
 QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::dumpAndCompare(HuntSide golden, HuntSide test,

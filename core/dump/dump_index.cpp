@@ -279,17 +279,11 @@ std::vector<std::string> findModelFiles(const std::string &root)
     }
     if (fs::is_regular_file(fs::path(root) / "model_tree.json", ec))
         out.push_back((fs::path(root) / "model_tree.json").string());
-    if (out.empty()) { // an -o folder: the dumps it holds, oldest first
-        std::vector<fs::path> dumps;
-        for (auto p = fs::directory_iterator(root, ec); !ec && p != fs::directory_iterator(); p.increment(ec))
-            if (p->path().filename().string().rfind("msit_dump_", 0) == 0 && p->is_directory(ec))
-                dumps.push_back(p->path());
-        std::sort(dumps.begin(), dumps.end());
-        for (const auto &d : dumps) {
-            std::vector<std::string> inner = findModelFiles(d.string());
+    if (out.empty()) // an -o folder: the dumps it holds, oldest first
+        for (const std::string &d : dumpsInside(root)) {
+            std::vector<std::string> inner = findModelFiles(d);
             out.insert(out.end(), inner.begin(), inner.end());
         }
-    }
     return out;
 }
 

@@ -1,5 +1,8 @@
 #include "dump/dump_layout.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "util/text.h"
 
 namespace llmscope {
@@ -11,6 +14,18 @@ std::string dumpFolderName(std::time_t when)
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y%m%d_%H%M%S", &tm);
     return std::string("msit_dump_") + buf;
+}
+
+std::vector<std::string> dumpsInside(const std::string &folder)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(folder, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
+        if (it->path().filename().string().rfind("msit_dump_", 0) == 0 && it->is_directory(ec))
+            out.push_back(it->path().string());
+    std::sort(out.begin(), out.end()); // the timestamp in the name sorts by time
+    return out;
 }
 
 std::string sanitizeName(std::string_view name)
@@ -46,14 +61,18 @@ std::string opFolderName(int index, std::string_view name)
     return std::to_string(index) + "_" + sanitizeName(name);
 }
 
-std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
-                               bool before, bool input, int index)
+std::string opRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders)
 {
     std::string p = roundFolder(device, pid, exec);
     for (const auto &f : opFolders)
         p += "/" + sanitizeName(f);
-    p += before ? "/before/" : "/after/";
-    return p + tensorFileName(input, index);
+    return p;
+}
+
+std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                               bool before, bool input, int index)
+{
+    return opRelativePath(device, pid, exec, opFolders) + (before ? "/before/" : "/after/") + tensorFileName(input, index);
 }
 
 std::string tensorFileName(bool input, int index)

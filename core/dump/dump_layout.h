@@ -11,6 +11,8 @@ namespace llmscope {
 
 // "msit_dump_YYYYmmdd_HHMMSS" in local time, as msit names its folder.
 std::string dumpFolderName(std::time_t when);
+// The msit_dump_* folders directly inside folder (an -o folder), oldest first; none when it has none.
+std::vector<std::string> dumpsInside(const std::string &folder);
 
 // A name safe as one path component: '/', '\\', control characters and leading dots
 // become '_', ".." cannot survive, empty becomes "_", and it is cut to 200 bytes.
@@ -21,6 +23,8 @@ std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
 std::string opPath(const std::vector<std::string> &folders); // "3_DecoderLayer/29_MUL_MAT"
 std::string tensorFileName(bool input, int index);           // "intensor0.bin"
+// "tensors/{device}_{pid}/{exec}/{op folders}", the folders sanitized: an op's folder in a round.
+std::string opRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders);
 // "tensors/{device}_{pid}/{exec}/{op folders}/{before|after}/{in|out}tensor{i}.bin", the
 // folders sanitized: where a tensor's file goes, relative to the msit_dump_* folder.
 std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dump/dump_layout.h"
 #include "util/error.h"
 
 namespace fs = std::filesystem;
@@ -27,15 +28,9 @@ std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
 {
     fs::path root(dumpRoot);
     std::error_code ec;
-    if (!fs::exists(root / "llmscope" / "tokens", ec)) { // an -o folder: its dump
-        std::vector<fs::path> dumps;
-        for (auto it = fs::directory_iterator(root, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-            if (it->path().filename().string().rfind("msit_dump_", 0) == 0)
-                dumps.push_back(it->path());
-        std::sort(dumps.begin(), dumps.end());
-        if (!dumps.empty())
+    if (!fs::exists(root / "llmscope" / "tokens", ec)) // an -o folder: its first dump
+        if (const auto dumps = dumpsInside(dumpRoot); !dumps.empty())
             root = dumps.front();
-    }
     std::vector<fs::path> pids;
     for (auto it = fs::directory_iterator(root / "llmscope" / "tokens", ec); !ec && it != fs::directory_iterator();
          it.increment(ec))

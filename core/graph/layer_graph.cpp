@@ -35,15 +35,15 @@ LayerGraph buildLayerGraph(const std::vector<live::TopoOp> &ops, const std::stri
 {
     LayerGraph g;
     std::unordered_map<std::string, int> index; // op id or leaf name -> node
+    std::vector<const live::TopoOp *> layer; // the layer's ops, in graph order: nodes 0..n-1
     for (const auto &o : ops)
         if (groupOf(o.id) == group && o.id.find('_') != std::string::npos) {
             index[o.id] = int(g.nodes.size());
             g.nodes.push_back({o.id, o.name, o.type, LayerGraph::Kind::Op});
+            layer.push_back(&o);
         }
-    const int opNodes = int(g.nodes.size());
-    for (int to = 0; to < opNodes; ++to) {
-        const auto &o = *std::find_if(ops.begin(), ops.end(), [&](const live::TopoOp &x) { return x.id == g.nodes[size_t(to)].id; });
-        for (const auto &in : o.inputs) {
+    for (int to = 0; to < int(layer.size()); ++to) {
+        for (const auto &in : layer[size_t(to)]->inputs) {
             const std::string key = in.op.empty() ? "leaf:" + in.name : in.op;
             auto it = index.find(key);
             if (it == index.end()) { // from outside the layer: one leaf per source
