@@ -196,8 +196,11 @@ void LiveChannel::run()
     std::string out = live::encode(m_hello), in;
     size_t sent = 0;
     char buf[64 << 10];
+    // Once stopping, the loop ends as soon as everything (the goodbye included) is sent, before
+    // it polls again: a peer that closes or fails after that point was told everything, and
+    // one that does before it went away without hearing the end, which is worth a warning
+    // whenever it is noticed, during the run or at the program's exit.
     for (;;) {
-        bool stopping = false;
         if (sent == out.size()) {
             out.clear();
             sent = 0;
@@ -205,8 +208,7 @@ void LiveChannel::run()
             while (out.size() < kSendChunk && nextLine(out)) {
             }
             m_idle = out.empty();
-            stopping = m_stop;
-            if (m_idle && stopping) // everything said, the goodbye included
+            if (m_idle && m_stop) // everything said, the goodbye included
                 break;
         }
         pollfd fds[2] = {{m_fd, short(POLLIN | (out.size() > sent ? POLLOUT : 0)), 0}, {m_wakePipe[0], POLLIN, 0}};
@@ -220,7 +222,7 @@ void LiveChannel::run()
         if (fds[0].revents & POLLIN) {
             const ssize_t n = ::recv(m_fd, buf, sizeof buf, MSG_DONTWAIT);
             if (n == 0) {
-                close(stopping ? "" : "the app closed the live channel; dumping on without it");
+                close("the app closed the live channel; dumping on without it");
                 return;
             }
             if (n > 0) {
@@ -250,7 +252,7 @@ void LiveChannel::run()
             }
         }
         if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-            close(stopping ? "" : "the app went away; dumping on without it");
+            close("the app went away; dumping on without it");
             return;
         }
         if (out.size() > sent) {
@@ -258,8 +260,7 @@ void LiveChannel::run()
             if (n > 0) {
                 sent += size_t(n);
             } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                close(stopping ? "" : std::string("the app stopped listening (") + std::strerror(errno) +
-                                          "); dumping on without it");
+                close(std::string("the app stopped listening (") + std::strerror(errno) + "); dumping on without it");
                 return;
             }
         }

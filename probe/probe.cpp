@@ -67,10 +67,11 @@ Probe::Probe() : m_config(readProbeConfig())
             std::lock_guard lock(p.mutex);
             for (auto &entry : p.scheds())
                 p.handOver(entry.second);
-            p.writeStatus(true);
             p.m_writer->drain();
             if (LiveChannel *l = p.live()) // a moment for the app to hear the end, never longer
                 l->finish(true, std::chrono::milliseconds(200));
+            p.writeStatus(true); // last: a channel that failed while saying goodbye is in it
+            p.m_writer->drain();
         });
     }
 }

@@ -2,6 +2,7 @@
 // talks (a selection applies from the acknowledged round), none at all, one that never reads
 // and one that goes away. Whatever the listener does, the program's tokens are those of a
 // run without the probe and the dump on disk is complete.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -229,13 +230,19 @@ private slots:
         const std::string sock = (m_dir.path() + "/away.sock").toStdString();
         Listener l(sock);
         QVERIFY(l.ok());
+        // The program holds after its first token until the listener is gone: the probe notices
+        // either while the program runs or when its goodbye finds nobody, never not at all.
+        const QString gone = m_dir.path() + "/away.gone";
         l.run([&](int fd) {
             char b[256];
             [[maybe_unused]] auto n = ::recv(fd, b, sizeof b, 0); // the hello, then gone
             ::close(fd);
+            QFile(gone).open(QIODevice::WriteOnly);
         });
         const QString root = m_dir.path() + "/away";
-        const auto g = generate(env(root, QString::fromStdString(sock)));
+        const auto g = engine::run(kBin + "/llmscope-sample-generate",
+                                   {"-m", m_model, "-n", "24", "--hold-after", "1", "--hold-file", gone},
+                                   env(root, QString::fromStdString(sock)));
         QCOMPARE(g.exitCode, 0);
         QCOMPARE(g.tokens, m_plainTokens);
         checkComplete(root, "dumping on without it");
