@@ -19,10 +19,14 @@ namespace {
 
 const char *kUsage =
     "usage: llmscope-sample-generate -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-t THREADS]\n"
-    "         [--flash-attn on|off|auto] [--batch N] [--ctx N] [--logits]\n"
+    "         [--flash-attn on|off|auto] [--batch N] [--ctx N] [--logits] [--device cpu|vulkan|cuda]\n"
     "  -p  prompt text [\"Hello, llmscope\"]   -n  tokens to generate [16]   -t  threads [1]\n"
     "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
     "  --logits  also print the logits that chose the last token\n"
+    "  --device  where the model runs [cpu]: vulkan or cuda loads that ggml backend\n"
+    "                 (libggml-vulkan.so, libggml-cuda.so) from --backend-dir and offloads every layer;\n"
+    "                 without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use Mesa's software device\n"
+    "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
@@ -31,7 +35,7 @@ const char *kUsage =
     "                 as a chat does: a live session has time to change what is dumped\n"
     "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
     "                 exists (lets a test change the probe's dynamic config at a known point)\n"
-    "Output lines: 'prompt_tokens: ...', 'tokens: ...', 'timing: ...', with --token-times 'token_ms: ...'\n"
+    "Output lines: 'device: ...' (the devices that ran the model), 'prompt_tokens: ...', 'tokens: ...', 'timing: ...', with --token-times 'token_ms: ...'\n"
     "(the decode of generated token 1, 2, ...), with --logits 'logits: ...' and with --abort-once\n"
     "'aborted: token T after K nodes'.\n";
 
@@ -59,11 +63,40 @@ void loadBackends()
         ggml_backend_load_all();
 }
 
+// A device backend from node-llama-cpp's build for that device: the same llama.cpp version,
+// whose libggml-base.so is the one this program already loaded, so the backend plugs into
+// it. Returns the devices it brings, or an empty list after saying why on stderr.
+std::vector<ggml_backend_dev_t> loadDevice(const std::string &device, std::string dir)
+{
+    if (dir.empty())
+        dir = std::string(LLMSCOPE_NODE_MODULES "/@node-llama-cpp/linux-x64-") + device + "/bins/linux-x64-" + device;
+    const std::string lib = dir + "/libggml-" + device + ".so";
+    if (!std::filesystem::exists(lib)) {
+        std::fprintf(stderr,
+                     "llmscope-sample-generate: no %s backend at %s: install @node-llama-cpp/linux-x64-%s "
+                     "(scripts/setup installs the Vulkan one) or name its folder with --backend-dir\n",
+                     device.c_str(), lib.c_str(), device.c_str());
+        return {};
+    }
+    ggml_backend_reg_t reg = ggml_backend_load(lib.c_str());
+    std::vector<ggml_backend_dev_t> devices;
+    for (size_t i = 0; reg && i < ggml_backend_reg_dev_count(reg); ++i)
+        devices.push_back(ggml_backend_reg_dev_get(reg, i));
+    if (devices.empty())
+        std::fprintf(stderr,
+                     "llmscope-sample-generate: %s found no device. %s\n", lib.c_str(),
+                     device == "vulkan" ? "On a machine without a GPU, install Mesa's Vulkan driver "
+                                          "(mesa-vulkan-drivers) and set GGML_VK_VISIBLE_DEVICES=0 so ggml "
+                                          "uses its software device."
+                                        : "Is the device's driver installed?");
+    return devices;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    std::string model, prompt = "Hello, llmscope", flash = "on";
+    std::string model, prompt = "Hello, llmscope", flash = "on", device = "cpu", backendDir;
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
     bool printLogits = false, countNodes = false, tokenTimes = false;
     int holdAfter = -1, paceMs = 0;
@@ -86,6 +119,8 @@ int main(int argc, char **argv)
         else if (a == "--batch") batch = std::atoi(value());
         else if (a == "--ctx") ctxSize = std::atoi(value());
         else if (a == "--logits") printLogits = true;
+        else if (a == "--device") device = value();
+        else if (a == "--backend-dir") backendDir = value();
         else if (a == "--count-nodes") countNodes = true;
         else if (a == "--token-times") tokenTimes = true;
         else if (a == "--hold-after") holdAfter = std::atoi(value());
@@ -106,7 +141,8 @@ int main(int argc, char **argv)
         }
     }
     if (model.empty() || n < 1 || threads < 1 || batch < 1 || ctxSize < 8 ||
-        (flash != "on" && flash != "off" && flash != "auto")) {
+        (flash != "on" && flash != "off" && flash != "auto") ||
+        (device != "cpu" && device != "vulkan" && device != "cuda")) {
         std::fputs(kUsage, stderr);
         return 2;
     }
@@ -116,6 +152,15 @@ int main(int argc, char **argv)
 
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
+    std::vector<ggml_backend_dev_t> devices;
+    if (device != "cpu") {
+        devices = loadDevice(device, backendDir);
+        if (devices.empty())
+            return 1;
+        mp.n_gpu_layers = 999; // every layer and the output head
+        devices.push_back(nullptr);
+        mp.devices = devices.data();
+    }
     mp.progress_callback = [](float, void *) { return true; }; // no progress dots on stderr
     llama_model *m = llama_model_load_from_file(model.c_str(), mp);
     if (!m) {
@@ -163,6 +208,10 @@ int main(int argc, char **argv)
                 return true;
             },
             nullptr);
+    std::printf("device:");
+    for (size_t i = 0; i + 1 < devices.size(); ++i)
+        std::printf(" %s (%s)", ggml_backend_dev_name(devices[i]), ggml_backend_dev_description(devices[i]));
+    std::printf("%sCPU\n", devices.empty() ? " " : ", ");
     const llama_vocab *vocab = llama_model_get_vocab(m);
     std::vector<llama_token> tokens(prompt.size() + 8);
     const int np = llama_tokenize(vocab, prompt.c_str(), int32_t(prompt.size()), tokens.data(), int32_t(tokens.size()),

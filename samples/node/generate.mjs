@@ -4,10 +4,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const usage = `usage: llmscope-sample-node -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-t THREADS]
-         [--flash-attn on|off] [--batch N] [--ctx N]`;
+         [--flash-attn on|off] [--batch N] [--ctx N] [--device cpu|vulkan|cuda]
+  --device  where the model runs [cpu]: vulkan or cuda uses node-llama-cpp's build for that device
+            and offloads every layer; without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use
+            Mesa's software device`;
 
 function parseArgs(argv) {
-    const o = { prompt: "Hello, llmscope", n: 16, threads: 1, flash: "on", batch: 512, ctx: 256 };
+    const o = { prompt: "Hello, llmscope", n: 16, threads: 1, flash: "on", batch: 512, ctx: 256, device: "cpu" };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         if (a === "-h" || a === "--help") { console.log(usage); process.exit(0); }
@@ -20,9 +23,11 @@ function parseArgs(argv) {
         else if (a === "--flash-attn") o.flash = v;
         else if (a === "--batch") o.batch = Number(v);
         else if (a === "--ctx") o.ctx = Number(v);
+        else if (a === "--device") o.device = v;
         else { console.error(`llmscope-sample-node: unknown option '${a}'\n${usage}`); process.exit(2); }
     }
-    if (!o.model || !(o.n >= 1) || !(o.threads >= 1) || !["on", "off"].includes(o.flash)) {
+    if (!o.model || !(o.n >= 1) || !(o.threads >= 1) || !["on", "off"].includes(o.flash) ||
+        !["cpu", "vulkan", "cuda"].includes(o.device)) {
         console.error(usage);
         process.exit(2);
     }
@@ -34,8 +39,23 @@ const modules = process.env.LLMSCOPE_NODE_MODULES
     ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../.deps/node/node_modules");
 const { getLlama, LlamaLogLevel } = await import(pathToFileURL(path.join(modules, "node-llama-cpp/dist/index.js")).href);
 
-const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.warn });
-const model = await llama.loadModel({ modelPath: path.resolve(opts.model), gpuLayers: 0 });
+const onDevice = opts.device !== "cpu";
+let llama;
+try {
+    llama = await getLlama({ gpu: onDevice ? opts.device : false, build: "never", logLevel: LlamaLogLevel.warn });
+} catch (e) {
+    console.error(`llmscope-sample-node: cannot use ${opts.device}: ${e.message}` +
+        (opts.device === "vulkan" ? "\nWithout a GPU, install Mesa's Vulkan driver (mesa-vulkan-drivers) and set " +
+            "GGML_VK_VISIBLE_DEVICES=0 so ggml uses its software device." : ""));
+    process.exit(1);
+}
+if (onDevice && llama.gpu !== opts.device) {
+    console.error(`llmscope-sample-node: node-llama-cpp gave ${llama.gpu || "the CPU"}, not ${opts.device}`);
+    process.exit(1);
+}
+const model = await llama.loadModel({ modelPath: path.resolve(opts.model), gpuLayers: onDevice ? "max" : 0 });
+const names = onDevice ? await llama.getGpuDeviceNames() : [];
+console.log(`device: ${names.map((n) => `${opts.device} (${n}), `).join("")}CPU`);
 const context = await model.createContext({
     contextSize: opts.ctx, batchSize: opts.batch, threads: opts.threads, flashAttention: opts.flash === "on",
 });
