@@ -28,10 +28,18 @@ pairs them by data id and token id and writes msit's cmp_report.csv.
   -o, --output DIR          where the reports go (default: ./)
   --mapping FILE            JSON pairs of op ids for operations the automatic matching cannot
                             pair: {"3_1": "3_4"} or {"pairs": [{"golden": "3_1", "my": "3_4"}]}
-  --rel-tol X               per-element relative tolerance (default by dtype: fp32 1e-7,
-                            fp16 1e-3, bf16 1e-2, int8 1)
-  --pass-rate X             share of elements that must be within it (default 0.9999 for
-                            fp32, 0.999 otherwise)
+  --standard engine|msit    how an operation is judged:
+                            engine: ggml's cross-backend budgets (test-backend-ops): the NMSE
+                              an op adds beyond what its inputs' error explains, within 1e-7
+                              (1e-6 SOFT_MAX, 5e-4 MUL_MAT, MUL_MAT_ID, OUT_PROD,
+                              FLASH_ATTN_EXT; exact for GET_ROWS, same-type copies, views);
+                              a weight that differs fails its op
+                            msit: msit's per-element rule by dtype (below), every tensor pair
+                            default: engine when both sides are llmscope dumps, else msit
+  --rel-tol X               msit: per-element relative tolerance (default by dtype: fp32 1e-7,
+                            fp16 1e-3, bf16 1e-2, int8 1); implies --standard msit
+  --pass-rate X             msit: share of elements that must be within it (default 0.9999
+                            for fp32, 0.999 otherwise); implies --standard msit
   --threads N               worker threads (default: one per core)
 
 Exit status: 0 every pair passed, 1 something failed or had no partner, 2 the comparison
@@ -52,6 +60,13 @@ double parseNumber(const std::string &option, const std::string &v, double lo, d
         throw llmscope::Error(option + ": '" + v + "' must be a number from " + llmscope::formatStat(lo) + " to " +
                               llmscope::formatStat(hi));
     return d;
+}
+
+std::string sig(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
 }
 
 std::string pct(double v)
@@ -114,6 +129,11 @@ int runCompareCommand(const QStringList &args)
                 output = value();
             } else if (a == "--mapping") {
                 o.mappingFile = value();
+            } else if (a == "--standard") {
+                const std::string v = value();
+                o.standard = parseStandard(v);
+                if (!o.standard)
+                    throw Error("--standard: '" + v + "' is not engine or msit");
             } else if (a == "--rel-tol") {
                 o.relTol = parseNumber(a, value(), 0, 1e30);
             } else if (a == "--pass-rate") {
@@ -126,6 +146,9 @@ int runCompareCommand(const QStringList &args)
         }
         if (o.goldenPath.empty() || o.myPath.empty())
             throw Error("--golden-path and --my-path are both required");
+        if (o.standard == Standard::Engine && (o.relTol || o.passRate))
+            throw Error("--rel-tol and --pass-rate set msit's per-element rule, which --standard engine does not use: "
+                        "drop them, or use --standard msit");
     } catch (const Error &e) {
         say(std::string("llmscope compare: ") + e.what() + "\n");
         return 2;
@@ -163,13 +186,18 @@ int runCompareCommand(const QStringList &args)
     say("llmscope compare: " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method + "), " +
         std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +
         std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
-        " only in my\n");
+        " only in my; " + standardName(res.standard) + " standard\n");
+    const bool engine = res.standard == Standard::Engine;
     auto opLine = [&](const OpResult &op) {
         const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;
         if (!op.unreadable.empty())
             return where + ": could not be compared: " + op.unreadable;
-        return where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " + pct(op.outputError) +
-               " (inputs " + pct(op.inputError) + ", added " + pct(op.addedError) + ")";
+        std::string s = where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " +
+                        pct(op.outputError) + " (inputs " + pct(op.inputError) + ", added " + pct(op.addedError) +
+                        "), NMSE " + sig(op.nmse);
+        if (engine)
+            s += ", adds " + sig(op.ownNmse) + " = " + pct(op.budgetShare) + " of its budget " + sig(op.budget);
+        return s;
     };
     if (res.firstDivergent >= 0) {
         const OpResult &first = res.ops[size_t(res.firstDivergent)];
@@ -193,13 +221,15 @@ int runCompareCommand(const QStringList &args)
     } else if (!res.rows.empty()) {
         say("  every operation passed\n");
     }
+    // The ops adding the most: for their budget under the engine standard, else outright.
+    auto weight = [engine](const OpResult *op) { return engine ? op->budgetShare : op->addedError; };
     std::vector<const OpResult *> worst;
     for (const auto &op : res.ops)
-        if (op.addedError > 0)
+        if (weight(&op) > 0 && op.unreadable.empty())
             worst.push_back(&op);
-    std::sort(worst.begin(), worst.end(), [](auto *a, auto *b) { return a->addedError > b->addedError; });
+    std::stable_sort(worst.begin(), worst.end(), [&](auto *a, auto *b) { return weight(a) > weight(b); });
     if (!worst.empty())
-        say("  largest error added by one operation:\n");
+        say(engine ? "  most error added for its budget:\n" : "  largest error added by one operation:\n");
     for (size_t i = 0; i < worst.size() && i < 5; ++i)
         say("    " + opLine(*worst[i]) + "\n");
     for (size_t i = 0; i < res.onlyGolden.size() && i < 3; ++i)

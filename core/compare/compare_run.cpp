@@ -12,10 +12,12 @@
 #include <mutex>
 #include <thread>
 
+#include "compare/op_verdicts.h"
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "dump/dump_layout.h"
 #include "dump/op_names.h"
+#include "dump/probe_status.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
@@ -90,6 +92,22 @@ DumpIndex load(const std::string &path, bool &isFile)
     if (idx.tensors.empty())
         idx = looseFolder(fs::absolute(path));
     return idx;
+}
+
+// A dump the probe wrote (its status folder is there): two engines or backends of one
+// model, judged by the engine standard unless told otherwise.
+bool isProbeDump(const DumpIndex &idx)
+{
+    if (idx.layout.empty())
+        return false;
+    std::error_code ec;
+    auto probeWrote = [&](const fs::path &dump) { return fs::is_directory(dump / ProbeStatus::kFolder, ec); };
+    if (probeWrote(idx.root))
+        return true;
+    for (const auto &dump : dumpsInside(idx.root)) // an -o folder's dumps
+        if (probeWrote(dump))
+            return true;
+    return false;
 }
 
 std::string shape(const std::vector<int64_t> &dims)
@@ -172,6 +190,8 @@ void compareStats(CompareRow &row)
         row.failReason = "NaN in the statistics";
         return;
     }
+    const uint64_t n = a.count ? a.count : std::max<uint64_t>(1, elementCount(row.golden.dims));
+    row.statsBound = statsErrorBound(a, b, n);
     row.passed = row.statsRelDiff <= row.tolerance.relTol;
     if (!row.passed)
         row.failReason = "statistics differ by " + report::num(row.statsRelDiff * 100) + " % (relative)";
@@ -215,21 +235,9 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
     }
 }
 
-namespace {
-
-std::vector<int64_t> idParts(const std::string &id)
-{
-    std::vector<int64_t> v;
-    for (const auto &p : split(id, '_'))
-        v.push_back(parseInt(p).value_or(0));
-    return v;
-}
-
-} // namespace
-
 double inputOrOutputError(const CompareRow &row)
 {
-    return row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
+    return row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsBound : 0;
 }
 
 std::string OpResult::label() const
@@ -330,55 +338,10 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     if (o.cancel && o.cancel->load())
         throw Error("compare cancelled");
 
-    // Operations in execution order, each with the error it adds itself.
-    std::map<std::tuple<int64_t, std::vector<int64_t>, std::string>, size_t> opIndex;
-    for (size_t i = 0; i < res.rows.size(); ++i) {
-        const CompareRow &row = res.rows[i];
-        const auto key = std::make_tuple(row.golden.exec, idParts(row.golden.opId), row.golden.opId);
-        auto [it, added] = opIndex.emplace(key, 0);
-        if (added) {
-            OpResult op;
-            op.round = row.golden.exec;
-            op.opId = row.golden.opId;
-            op.opPath = opPath(row.golden.opFolders);
-            op.opType = row.golden.opName;
-            op.name = row.nodeName;
-            res.ops.push_back(op);
-            it->second = res.ops.size() - 1;
-        }
-        res.ops[it->second].rows.push_back(i);
-    }
-    std::sort(res.ops.begin(), res.ops.end(), [](const OpResult &a, const OpResult &b) {
-        return std::make_tuple(a.round, idParts(a.opId)) < std::make_tuple(b.round, idParts(b.opId));
-    });
-    for (size_t k = 0; k < res.ops.size(); ++k) {
-        OpResult &op = res.ops[k];
-        double worstIn = 0;
-        for (size_t i : op.rows) {
-            const CompareRow &row = res.rows[i];
-            const double err = inputOrOutputError(row);
-            if (row.golden.input) {
-                const bool weight = names.isLeaf(row.tensorName);
-                if (err > worstIn) {
-                    worstIn = err;
-                    op.worstInput = int(i);
-                    op.worstInputIsWeight = weight;
-                }
-                if (!weight) // a weight is the op's own: its difference counts as added by the op
-                    op.inputError = std::max(op.inputError, err);
-            } else {
-                op.outputError = std::max(op.outputError, err);
-                if (row.computed)
-                    op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
-                if (row.unreadable && op.unreadable.empty())
-                    op.unreadable = row.failReason;
-                op.passed = op.passed && row.passed;
-            }
-        }
-        op.addedError = std::max(0.0, op.outputError - op.inputError);
-        if (!op.passed && res.firstDivergent < 0)
-            res.firstDivergent = int(k);
-    }
+    res.standard = o.standard ? *o.standard
+                   : (o.relTol || o.passRate || !isProbeDump(golden) || !isProbeDump(my)) ? Standard::Msit
+                                                                                        : Standard::Engine;
+    judgeOps(res, names);
     return res;
 }
 

@@ -10,14 +10,17 @@
 
 #include "compare/matching.h"
 #include "compare/metrics.h"
+#include "compare/precision_standard.h"
 
 namespace llmscope {
 
 struct CompareOptions {
     std::string goldenPath, myPath;    // dump folders, plain folders of tensor files, or two files
     std::string mappingFile;           // optional, see matching.h
-    std::optional<double> relTol;      // overrides the dtype table's tolerance
-    std::optional<double> passRate;    // overrides the dtype table's pass rate
+    // Unset: engine when both sides are llmscope dumps and no msit threshold is given, else msit.
+    std::optional<Standard> standard;
+    std::optional<double> relTol;      // overrides the dtype table's tolerance (msit's standard)
+    std::optional<double> passRate;    // overrides the dtype table's pass rate (msit's standard)
     unsigned threads = 0;              // 0: one per core
     const std::atomic<bool> *cancel = nullptr; // set: the comparison stops soon, with Error "compare cancelled"
 };
@@ -33,6 +36,7 @@ struct CompareRow {
     bool skipped = false;     // description-only on both sides: nothing to compare, not a failure
     Metrics metrics;
     double statsRelDiff = 0;  // stats-only rows: largest relative difference of the four
+    double statsBound = 0;    // stats-only rows: the lower bound of the relative euclidean error
     Tolerance tolerance;
     bool passed = false;
     std::string failReason;   // msit's cmp_fail_reason
@@ -41,6 +45,7 @@ struct CompareRow {
 struct OpResult {
     int64_t round = 0;
     std::string opId, opPath, opType;
+    std::string myOpId;       // the test side's id of the same op (graphs may differ in order)
     std::string name;         // node name from the model topology ("ffn_out-2"), if any
     double outputError = 0;   // worst relative euclidean distance of its outputs
     double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
@@ -50,6 +55,14 @@ struct OpResult {
     std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
     int worstInput = -1;      // row of the input with the largest error, -1 when none differs
     bool worstInputIsWeight = false; // that input is a tensor no node computes (a weight)
+    // The engine standard's figures (NMSE: the squared relative euclidean error). Computed
+    // under either standard; the verdict follows them under the engine one.
+    double nmse = 0;          // of its worst output
+    double explainedNmse = 0; // what its computed inputs' error explains
+    double ownNmse = 0;       // max(0, nmse - explained): what it adds itself
+    double budget = 0;        // NMSE it may add (engineBudget); 0: exact
+    double budgetShare = 0;   // ownNmse / budget (inf when an exact op adds any)
+    std::string verdict;      // why it failed, in words; empty when it passed
     std::vector<size_t> rows;
 
     std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
@@ -57,15 +70,17 @@ struct OpResult {
 
 struct CompareResult {
     std::string goldenRoot, myRoot, method;
+    Standard standard = Standard::Msit;
     std::vector<CompareRow> rows;             // golden execution order
     std::vector<OpResult> ops;                // execution order
     int firstDivergent = -1;                  // index into ops, -1 when every op passed
+    int mostAdded = -1;                       // the op with the largest budget share, -1 when none adds any
     std::vector<TensorRecord> onlyGolden, onlyMy; // tensors without a partner
     std::vector<std::string> notes;           // where llmscope departs from msit, and why
     bool allPassed() const;
 };
 
-// A pair's relative euclidean distance (statistics only: the largest relative difference).
+// A pair's relative euclidean distance (statistics only: its lower bound, statsErrorBound).
 double inputOrOutputError(const CompareRow &row);
 // One pair: metrics, pass or fail, and the reason; never throws (problems become the reason).
 // With thresholds, the row's tolerance is msit's default for my's dtype with the user's

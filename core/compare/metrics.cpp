@@ -170,6 +170,7 @@ Metrics MetricAccumulator::finish() const
     r.maxAbsErr = m_maxAbs;
     r.meanAbsErr = m_sumAbs / n;
     r.relEuclidean = std::sqrt(m_gg) <= eps ? 0 : std::sqrt(m_d2 / m_gg);
+    r.goldenNorm = std::sqrt(m_gg);
     // KL = sum p_g (g - my) ... rewritten: sum p_g (log p_g - log p_my)
     //    = -sum p_g (my - g) - lse(g) + lse(my), with sum p_g d = seGD / seG.
     const double lseG = m_maxG + std::log(m_sumExpG), lseM = m_maxM + std::log(m_sumExpM);

@@ -34,6 +34,7 @@ struct Metrics {
     uint64_t count = 0;       // elements compared (finite on both sides)
     double cosine = 1, maxRelErr = 0, meanRelErr = 0, maxAbsErr = 0, meanAbsErr = 0;
     double klDivergence = 0, relEuclidean = 0;
+    double goldenNorm = 0;    // ||golden|| over the finite pairs
     double within01 = 1, within05 = 1; // shares, msProbe
     double withinTol = 1;     // share within the tolerance used
     uint64_t nanGolden = 0, infGolden = 0, nanMy = 0, infMy = 0;

@@ -36,7 +36,7 @@ std::string msitReportCsv(const CompareResult &res)
                       "golden_min_value,golden_mean_value,my_data_path,my_op_type,my_dtype,my_shape,my_max_value,"
                       "my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
                       "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance,"
-                      "cmp_fail_reason,op_label\n"; // op_label: llmscope's, after msit's columns
+                      "cmp_fail_reason,op_label,nmse\n"; // llmscope's columns after msit's
     out.reserve(res.rows.size() * 512);
     // Fields appended in place: a report has a row per tensor pair.
     auto field = [&out](const std::string &s) {
@@ -82,6 +82,11 @@ std::string msitReportCsv(const CompareResult &res)
                                                    : r.failReason);
         out += ',';
         report::appendCsvField(out, opLabel(r.golden.opId, r.nodeName, r.golden.opName));
+        out += ',';
+        if ((r.computed && m.count) || r.statsOnly)
+            out += num(inputOrOutputError(r) * inputOrOutputError(r));
+        else
+            out += "N/A";
         out += '\n';
     }
     return out;
@@ -181,7 +186,9 @@ std::string compareReportJson(const CompareResult &res)
     j.field("my", res.myRoot);
     j.field("matched_by", res.method);
     j.field("all_passed", res.allPassed());
+    j.field("standard", std::string(standardName(res.standard)));
     j.field("first_divergent", res.firstDivergent);
+    j.field("most_added", res.mostAdded);
     j.key("rows");
     j.open('[');
     for (const auto &r : res.rows) {
@@ -237,8 +244,12 @@ std::string compareReportJson(const CompareResult &res)
             j.field("my_mean", m.myMean);
             j.close('}');
         }
-        if (r.statsOnly)
+        if (r.statsOnly) {
             j.field("stats_relative_difference", r.statsRelDiff);
+            j.field("stats_error_bound", r.statsBound);
+        }
+        if ((r.computed && r.metrics.count) || r.statsOnly)
+            j.field("nmse", inputOrOutputError(r) * inputOrOutputError(r));
         j.close('}');
     }
     j.close(']');
@@ -250,6 +261,7 @@ std::string compareReportJson(const CompareResult &res)
         j.field("op_id", op.opId);
         j.field("op_path", op.opPath);
         j.field("op_type", op.opType);
+        j.field("my_op_id", op.myOpId);
         j.field("node_name", op.name);
         j.field("label", op.label());
         j.field("unreadable", op.unreadable);
@@ -259,7 +271,13 @@ std::string compareReportJson(const CompareResult &res)
         j.field("input_error", op.inputError);
         j.field("added_error", op.addedError);
         j.field("output_cosine", op.outputCosine);
+        j.field("nmse", op.nmse);
+        j.field("explained_nmse", op.explainedNmse);
+        j.field("own_nmse", op.ownNmse);
+        j.field("budget", op.budget);
+        j.field("budget_share", op.budgetShare);
         j.field("passed", op.passed);
+        j.field("verdict", op.verdict);
         j.key("rows");
         j.open('[');
         for (size_t i : op.rows)

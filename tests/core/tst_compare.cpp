@@ -1,6 +1,6 @@
 // The compare engine on files written here: metrics against a long-double reference, msit's
 // special cases, NaN/Inf findings, matching (same and different topologies, a mapping file),
-// bad inputs, and both reports.
+// the engine and msit standards' verdicts, bad inputs, and both reports.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,12 +9,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
+#include <set>
 
 #include "compare/compare_run.h"
 #include "compare/metrics.h"
 #include "compare/report.h"
 #include "dump/dump_writer.h"
+#include "dump/probe_status.h"
 #include "dump/topology.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
@@ -77,6 +80,63 @@ TopoNode model(const std::vector<std::pair<std::string, std::vector<std::pair<st
     return m;
 }
 
+
+// One layer of chained ops for the engine standard: op k's input 0 is op k-1's output (the
+// first op's is the graph input "inp"), and ops listed in `weights` also read a weight
+// ("w{k}") as input 1. Each side's values: base(k, i) * (1 + rel(k) * noise(i)), so rel(k)
+// is the relative euclidean error of op k's output; weights get wrel(k) likewise.
+struct Chain {
+    std::vector<std::pair<std::string, std::string>> ops; // {node name, op type}
+    std::set<size_t> weights;
+};
+std::string writeChain(const std::string &dir, const Chain &c, const std::function<double(size_t)> &rel,
+                       const std::function<double(size_t)> &wrel = [](size_t) { return 0.0; })
+{
+    DumpWriter::Options o;
+    o.outDir = dir;
+    o.minFreeBytes = 0;
+    o.timestamp = 1700000000;
+    DumpWriter w(o);
+    auto values = [](size_t k, double r) {
+        std::vector<float> v(256);
+        double n2 = 0, e2 = 0;
+        std::vector<double> noise(256);
+        for (int i = 0; i < 256; ++i) {
+            v[size_t(i)] = float(std::sin(double(i) * 0.37 + double(k)) * (1 + double(i % 7)));
+            noise[size_t(i)] = std::cos(double(i) * 1.93 + double(k) * 0.5);
+            n2 += double(v[size_t(i)]) * v[size_t(i)];
+            e2 += noise[size_t(i)] * noise[size_t(i)];
+        }
+        const double scale = r * std::sqrt(n2 / e2); // ||noise * scale|| = r ||v||
+        for (int i = 0; i < 256; ++i)
+            v[size_t(i)] += float(noise[size_t(i)] * scale);
+        return v;
+    };
+    TopoNode model;
+    model.name = "GgmlGraph";
+    TopoNode layer;
+    layer.name = "Layer0";
+    layer.type = "DecoderLayer";
+    for (size_t k = 0; k < c.ops.size(); ++k) {
+        const std::vector<std::string> folders{"0_DecoderLayer", std::to_string(k) + "_" + c.ops[k].second};
+        const auto in = k ? values(k - 1, rel(k - 1)) : values(99, 0);
+        w.writeTensor(0, 7, 0, folders, true, true, 0, testing::f32Tensor({16, 16}, in));
+        TopoNode n;
+        n.name = c.ops[k].first;
+        n.type = c.ops[k].second;
+        n.inTensors = {k ? c.ops[k - 1].first : std::string("inp")};
+        if (c.weights.count(k)) {
+            w.writeTensor(0, 7, 0, folders, true, true, 1, testing::f32Tensor({16, 16}, values(50 + k, wrel(k))));
+            n.inTensors.push_back("w" + std::to_string(k));
+        }
+        n.outTensors = {c.ops[k].first};
+        w.writeTensor(0, 7, 0, folders, false, false, 0, testing::f32Tensor({16, 16}, values(k, rel(k))));
+        layer.children.push_back(n);
+    }
+    model.children.push_back(layer);
+    w.writeText("model/7/GgmlGraph.json", writeModelTopology(model));
+    return w.root();
+}
 } // namespace
 
 class TstCompare : public QObject {
@@ -447,6 +507,95 @@ private slots:
         }
     }
 
+    // Two backends of one model: rounding noise everywhere, more in the matrix products. The
+    // engine standard passes it all and names the op adding the most for its budget; msit's
+    // per-element rule fails nearly every pair.
+    void engineStandardPassesRoundingNoise()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"Qcur-0 (reshaped)", "RESHAPE"},
+                       {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"}, {"ffn_out-0", "MUL_MAT"}},
+                      {1, 5}};
+        const std::vector<double> rel{3e-7, 4e-4, 4e-4, 2e-4, 3e-4, 5e-4}; // what each output carries
+        const std::string g = writeChain(path("eng/g"), c, [](size_t) { return 0.0; });
+        const std::string m = writeChain(path("eng/m"), c, [&](size_t k) { return rel[k]; });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        o.standard = Standard::Engine;
+        const CompareResult r = runCompare(o);
+        QCOMPARE(r.ops.size(), size_t(6));
+        QVERIFY2(r.firstDivergent < 0, r.firstDivergent >= 0 ? r.ops[size_t(r.firstDivergent)].verdict.c_str() : "");
+        QVERIFY(r.allPassed());
+        // SWIGLU and ffn_out carry less than twice what they get; Qcur adds 1.6e-7 - (2 * 3e-7)^2.
+        QCOMPARE(r.mostAdded, 1);
+        near(r.ops[1].nmse, 1.6e-7L, "Qcur NMSE");
+        near(r.ops[1].budgetShare, (1.6e-7L - 3.6e-13L) / 5e-4L, "Qcur's share of its budget");
+        QCOMPARE(r.ops[2].ownNmse, 0.0); // a reshape passes on what it gets
+        QCOMPARE(r.ops[3].ownNmse, 0.0); // a sum's error is bounded by its inputs'
+        o.standard = Standard::Msit;
+        const CompareResult msit = runCompare(o);
+        QCOMPARE(msit.firstDivergent, 0);
+        size_t failed = 0;
+        for (const auto &row : msit.rows)
+            failed += !row.passed;
+        QCOMPARE(failed, size_t(11)); // every pair but the graph input: 1e-7 per element is float32's rounding
+    }
+
+    // A kernel that adds error beyond its budget is named; the ops after it carry the error
+    // without being blamed for it. A weight that differs is named as its op's cause.
+    void engineStandardNamesTheOpThatAddsError()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"},
+                       {"ffn_out-0", "MUL_MAT"}},
+                      {1, 4}};
+        const std::string g = writeChain(path("bad/g"), c, [](size_t) { return 0.0; });
+        // The SWIGLU adds 3e-3 relative error (NMSE 9e-6 > 1e-7); what follows carries it.
+        const std::vector<double> rel{1e-7, 3e-4, 2e-4, 3e-3, 3.2e-3};
+        const std::string m = writeChain(path("bad/m"), c, [&](size_t k) { return rel[k]; });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        o.standard = Standard::Engine;
+        const CompareResult r = runCompare(o);
+        QCOMPARE(r.firstDivergent, 3);
+        QVERIFY(!r.ops[3].passed);
+        QVERIFY2(QString::fromStdString(r.ops[3].verdict).contains("beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
+                 r.ops[3].verdict.c_str());
+        QVERIFY(r.ops[4].passed); // ffn_out carries it
+        QCOMPARE(r.mostAdded, 3);
+
+        // The same run whose ffn_out weight differs by 1 %: that op is named, with the weight.
+        const std::string w = writeChain(path("bad/w"), c, [](size_t k) { return k == 4 ? 1e-2 : 0.0; },
+                                         [](size_t k) { return k == 4 ? 1e-2 : 0.0; });
+        o.myPath = w;
+        const CompareResult rw = runCompare(o);
+        QCOMPARE(rw.firstDivergent, 4);
+        QVERIFY2(QString::fromStdString(rw.ops[4].verdict).contains("the weight w4 differs"), rw.ops[4].verdict.c_str());
+        QVERIFY(rw.ops[4].worstInputIsWeight);
+    }
+
+    // The probe's dumps are judged by the engine standard unless told otherwise; msit's
+    // thresholds ask for msit's.
+    void standardFollowsTheDumps()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}}, {}};
+        const std::string g = writeChain(path("std/g"), c, [](size_t) { return 0.0; });
+        const std::string m = writeChain(path("std/m"), c, [](size_t) { return 1e-6; });
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = m;
+        QCOMPARE(runCompare(o).standard, Standard::Msit); // no probe status: an msit dump
+        for (const auto &root : {g, m}) {
+            makeDirs(root + "/" + ProbeStatus::kFolder);
+            writeFileAtomic(root + "/" + ProbeStatus::kFolder + "/7.json", writeProbeStatus(ProbeStatus{}));
+        }
+        QCOMPARE(runCompare(o).standard, Standard::Engine);
+        o.relTol = 1e-3;
+        QCOMPARE(runCompare(o).standard, Standard::Msit);
+        QCOMPARE(parseStandard("engine"), std::optional<Standard>(Standard::Engine));
+        QVERIFY(!parseStandard("strict"));
+    }
+
     void reportsHaveMsitsColumnsAndEveryMetric()
     {
         const auto ops = std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Head"}};
@@ -465,13 +614,15 @@ private slots:
                                    "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
                                    "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
                                    "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
-                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label"));
+                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label,nmse"));
         QCOMPARE(lines.size(), 5);
-        QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head)"), qPrintable(lines.last()));
+        QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head),N/A"), qPrintable(lines.last()));
+        QVERIFY2(lines[1].endsWith(",0 (Embed),0"), qPrintable(lines[1]));
         const auto json = readWholeFile(csvPath.substr(0, csvPath.size() - 4) + ".json");
         const QJsonObject doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
         QCOMPARE(doc["rows"].toArray().size(), 4);
         QCOMPARE(doc["first_divergent"].toInt(), 1);
+        QCOMPARE(doc["standard"].toString(), QString("msit")); // loose test dumps, not the probe's
         QCOMPARE(doc["rows"].toArray()[3].toObject()["metrics"].toObject()["nan_my"].toInt(), 64);
         QVERIFY(doc["notes"].toArray().size() >= 1);
     }

@@ -1,0 +1,198 @@
+#include "compare/op_verdicts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "compare/report_text.h"
+#include "dump/dump_layout.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace {
+
+std::vector<int64_t> idParts(const std::string &id)
+{
+    std::vector<int64_t> v;
+    for (const auto &p : split(id, '_'))
+        v.push_back(parseInt(p).value_or(0));
+    return v;
+}
+
+// The KV cache is state a node wrote (SET_ROWS, CPY), not a weight: its difference is judged
+// where it was written.
+bool isState(const std::string &tensorName)
+{
+    return tensorName.rfind("cache_", 0) == 0;
+}
+
+double goldenNorm(const CompareRow &r)
+{
+    if (r.computed)
+        return r.metrics.goldenNorm;
+    if (r.statsOnly && r.golden.stats)
+        return r.golden.stats->l2norm;
+    return NAN;
+}
+
+std::string pct(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g %%", v * 100);
+    return b;
+}
+
+// Groups rows by (round, op id), in execution order.
+void groupOps(CompareResult &res)
+{
+    std::map<std::tuple<int64_t, std::vector<int64_t>, std::string>, size_t> opIndex;
+    for (size_t i = 0; i < res.rows.size(); ++i) {
+        const CompareRow &row = res.rows[i];
+        const auto key = std::make_tuple(row.golden.exec, idParts(row.golden.opId), row.golden.opId);
+        auto [it, added] = opIndex.emplace(key, 0);
+        if (added) {
+            OpResult op;
+            op.round = row.golden.exec;
+            op.opId = row.golden.opId;
+            op.myOpId = row.my.opId;
+            op.opPath = opPath(row.golden.opFolders);
+            op.opType = row.golden.opName;
+            op.name = row.nodeName;
+            res.ops.push_back(op);
+            it->second = res.ops.size() - 1;
+        }
+        res.ops[it->second].rows.push_back(i);
+    }
+    std::sort(res.ops.begin(), res.ops.end(), [](const OpResult &a, const OpResult &b) {
+        return std::make_tuple(a.round, idParts(a.opId)) < std::make_tuple(b.round, idParts(b.opId));
+    });
+}
+
+// The engine standard's verdict on one op, in words; empty when it passes.
+std::string engineVerdict(const CompareResult &res, const OpResult &op, const std::string &weightDiffers)
+{
+    if (!op.unreadable.empty())
+        return "could not be compared: " + op.unreadable;
+    for (size_t i : op.rows) {
+        const CompareRow &row = res.rows[i];
+        if (row.golden.input)
+            continue;
+        if (row.computed && row.metrics.nonFiniteMismatch)
+            return row.failReason;
+        if (!row.computed && !row.skipped && !(row.statsOnly && std::isfinite(row.statsBound)))
+            return row.failReason.empty() ? std::string("its output could not be compared") : row.failReason;
+    }
+    if (!weightDiffers.empty())
+        return weightDiffers;
+    if (op.budgetShare > 1)
+        return op.budget > 0 ? "adds NMSE " + report::num(op.ownNmse) + " beyond what its inputs explain (budget " +
+                                   report::num(op.budget) + " for " + op.opType + ")"
+                             : "its inputs agree but its output differs (NMSE " + report::num(op.nmse) + "): " +
+                                   op.opType + " moves data and must be exact";
+    return {};
+}
+
+} // namespace
+
+void judgeOps(CompareResult &res, const OpNames &names)
+{
+    groupOps(res);
+    const bool engine = res.standard == Standard::Engine;
+    double most = 0;
+    for (size_t k = 0; k < res.ops.size(); ++k) {
+        OpResult &op = res.ops[k];
+        double worstIn = 0, sumIn = 0, sumAbsIn = 0, outNorm = 0;
+        bool normsKnown = true;
+        int32_t inDtype = -1, outDtype = -1;
+        std::string weightDiffers;
+        for (size_t i : op.rows) {
+            const CompareRow &row = res.rows[i];
+            const double err = inputOrOutputError(row);
+            if (row.golden.input) {
+                if (inDtype < 0)
+                    inDtype = row.golden.dtype;
+                const bool weight = names.isLeaf(row.tensorName);
+                if (err > worstIn) {
+                    worstIn = err;
+                    op.worstInput = int(i);
+                    op.worstInputIsWeight = weight;
+                }
+                if (weight && !isState(row.tensorName)) { // the op's own: counted as error it adds
+                    if ((err > 0 || (row.computed && row.metrics.nonFiniteMismatch)) && weightDiffers.empty())
+                        weightDiffers = "the weight " + (row.tensorName.empty() ? "input " + std::to_string(row.golden.index)
+                                                                               : row.tensorName) +
+                                        " differs between golden and test (relative error " + pct(err) + ")";
+                    continue;
+                }
+                op.inputError = std::max(op.inputError, err);
+                sumIn += err;
+                const double n = goldenNorm(row);
+                normsKnown = normsKnown && std::isfinite(n);
+                sumAbsIn += (std::isfinite(n) ? n : 0) * err;
+            } else {
+                outDtype = row.golden.dtype;
+                op.outputError = std::max(op.outputError, err);
+                const double n = goldenNorm(row);
+                if (std::isfinite(n))
+                    outNorm = std::max(outNorm, n);
+                if (row.computed)
+                    op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
+                if (row.unreadable && op.unreadable.empty())
+                    op.unreadable = row.failReason;
+                op.passed = op.passed && row.passed;
+            }
+        }
+        op.addedError = std::max(0.0, op.outputError - op.inputError);
+
+        // The engine standard's figures: a sum's absolute errors add, other ops' relative ones.
+        const OpBudget budget = engineBudget(op.opType, inDtype, outDtype);
+        const double explained =
+            budget.sum && normsKnown && outNorm > 0 ? sumAbsIn / outNorm : budget.carry * sumIn;
+        op.nmse = op.outputError * op.outputError;
+        op.explainedNmse = explained * explained;
+        op.budget = budget.nmse;
+        if (budget.nmse == 0) // moves data: adds error only where its inputs agree
+            op.ownNmse = sumIn > 0 ? 0 : op.nmse;
+        else
+            op.ownNmse = std::max(0.0, op.nmse - op.explainedNmse);
+        op.budgetShare = op.budget > 0 ? op.ownNmse / op.budget : op.ownNmse > 0 ? INFINITY : 0;
+        if (std::isnan(op.budgetShare))
+            op.budgetShare = INFINITY;
+
+        if (engine) {
+            op.verdict = engineVerdict(res, op, weightDiffers);
+            op.passed = op.verdict.empty();
+            for (size_t i : op.rows) {
+                CompareRow &row = res.rows[i];
+                if (row.unreadable)
+                    continue;
+                if (!row.golden.input) {
+                    row.passed = op.passed;
+                    row.failReason = op.verdict;
+                } else if (names.isLeaf(row.tensorName) && !isState(row.tensorName) && inputOrOutputError(row) > 0) {
+                    row.passed = false;
+                    row.failReason = "differs from golden's (relative error " + pct(inputOrOutputError(row)) + ")";
+                } else {
+                    row.passed = true; // a computed input: judged at the op that computed it
+                    row.failReason.clear();
+                }
+            }
+        } else if (!op.passed) {
+            for (size_t i : op.rows)
+                if (!res.rows[i].golden.input && !res.rows[i].passed) {
+                    op.verdict = res.rows[i].failReason;
+                    break;
+                }
+        }
+        if (!op.passed && res.firstDivergent < 0)
+            res.firstDivergent = int(k);
+        if (op.budgetShare > most && op.unreadable.empty()) {
+            most = op.budgetShare;
+            res.mostAdded = int(k);
+        }
+    }
+}
+
+} // namespace llmscope

@@ -1,0 +1,15 @@
+// From a comparison's tensor pairs to its operations: each op's rows grouped in execution
+// order, the error it inherits from its computed inputs and the error it adds itself, and its
+// verdict under the result's standard (see precision_standard.h), the first divergent op and
+// the op adding the most error for its budget.
+#pragma once
+#include "compare/compare_run.h"
+#include "dump/op_names.h"
+
+namespace llmscope {
+
+// Fills res.ops, res.firstDivergent and res.mostAdded from res.rows; under the engine
+// standard it also sets each row's passed and failReason from its op's verdict.
+void judgeOps(CompareResult &res, const OpNames &names);
+
+} // namespace llmscope

@@ -1,0 +1,48 @@
+// How a comparison judges an operation: two standards.
+//
+// - engine (two engines or backends running the same model): ggml's own cross-backend check
+//   (tests/test-backend-ops.cpp) judges each op by NMSE against the CPU,
+//   sum((test - golden)^2) / sum(golden^2), within a budget per op type: 1e-7 by default,
+//   1e-6 for SOFT_MAX, 5e-4 for MUL_MAT, MUL_MAT_ID, OUT_PROD and FLASH_ATTN_EXT, exact for
+//   GET_ROWS, same-type CPY and views. Here an op is charged only the error it adds: its
+//   output's error less what its computed inputs' error explains (errors of independent
+//   sources add in squares; a sum's absolute errors add, a product's relative errors add), so
+//   error an op carries or amplifies as its maths must is not blamed on it. A weight is the
+//   op's own: one that differs between the runs is charged to the op, and named.
+// - msit: msit's per-dtype table, element by element (fp32: 99.99 % of elements within
+//   relative error 1e-7; see Tolerance). The default when a side is not an llmscope dump
+//   (an Ascend/msit dump, loose tensor files).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llmscope {
+
+enum class Standard { Engine, Msit };
+
+std::optional<Standard> parseStandard(const std::string &name); // "engine", "msit"
+const char *standardName(Standard s);
+
+struct OpBudget {
+    double nmse = 1e-7;     // the NMSE an op may add; 0: must be exact
+    bool sum = false;       // its output is a sum of its inputs (absolute errors add)
+    // How much of its inputs' relative error an op may pass on without adding any of its own.
+    // A sum's absolute errors bound its output's exactly (1). Other ops reweight what they
+    // carry: a per-row norm makes a small row's error count as much as a large row's, an
+    // elementwise product weights elements by the other factor, so the same element-wise
+    // relative error reads larger over the whole tensor (measured up to 1.1x on CPU against
+    // Vulkan); 2 leaves room for that and no more.
+    double carry = 2;
+};
+// The budget of a ggml op type (the dump's op folder name, e.g. MUL_MAT, SWIGLU), given the
+// dtypes of its first input and its output (a copy between types is not exact).
+OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t outputDtype);
+
+// The relative euclidean error of a tensor known by its statistics only: a lower bound of
+// ||test - golden|| / ||golden|| (each of |d l2norm|, |d max|, |d min| and sqrt(n) |d mean|
+// is at most ||test - golden||). 0 when golden's norm is 0 and the sides agree.
+struct TensorStats;
+double statsErrorBound(const TensorStats &golden, const TensorStats &test, uint64_t elements);
+
+} // namespace llmscope
