@@ -489,10 +489,6 @@ failed</source>
         <translation>第 2/4 步: 比较统计信息, 找出首个输出偏离的算子</translation>
     </message>
     <message>
-        <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
-        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
-    </message>
-    <message>
         <source>step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, with their data</source>
         <translation>第 3/4 步: 再次运行两者, 只转储第 %2 轮的算子 %1 执行前的输入与执行后的输出, 含数据</translation>
     </message>
@@ -521,6 +517,26 @@ failed</source>
     <message>
         <source>  its inputs agree more than its output: the op itself adds the error</source>
         <translation>  其输入比输出更一致: 误差由该算子自身引入</translation>
+    </message>
+    <message>
+        <source>first divergent by statistics: round %1, op %2 (relative error at least %3 %)</source>
+        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差至少 %3 %)</translation>
+    </message>
+    <message>
+        <source>%1 (test&apos;s %2)</source>
+        <translation>%1(测试侧为 %2)</translation>
+    </message>
+    <message>
+        <source>every operation is within its budget in rounds %1: nothing diverges beyond what two engines of one model may differ by</source>
+        <translation>第 %1 轮中每个算子都在其误差预算之内: 没有超出同一模型在两个引擎上应有差异的偏离</translation>
+    </message>
+    <message>
+        <source>  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, %4 % of the %5 allowed for %6</source>
+        <translation>  相对预算引入误差最多的: 第 %1 轮, 算子 %2 按统计信息引入 NMSE %3, 占 %6 允许的 %5 的 %4 %</translation>
+    </message>
+    <message>
+        <source>  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4</source>
+        <translation>  在预算之内: 它引入 NMSE %1, 占 %4 允许的 %3 的 %2 %</translation>
     </message>
 </context>
 <context>

@@ -108,16 +108,17 @@ int runHuntCommand(const QStringList &args)
         const CompareResult statsResult = runCompare(o);
         writeCompareReports(statsResult, dir.absoluteFilePath("report-stats").toStdString());
         if (statsResult.firstDivergent < 0) {
-            step(hunt::nothingDiverges(rounds));
+            step(hunt::nothingDiverges(rounds, statsResult));
             return 1;
         }
         const OpResult &suspect = statsResult.ops[size_t(statsResult.firstDivergent)];
         say(QStringLiteral("  %1\n").arg(hunt::suspect(suspect)));
 
         step(hunt::stepTensors(suspect));
-        const QStringList tensorOptions = hunt::tensorArgs(suspect);
-        const QString gTensors = dump(golden, tensorOptions, dir.absoluteFilePath(hunt::goldenTensorsDir()));
-        const QString tTensors = dump(test, tensorOptions, dir.absoluteFilePath(hunt::testTensorsDir()));
+        const QString gTensors = dump(golden, hunt::tensorArgs(suspect, hunt::Side::Golden),
+                                      dir.absoluteFilePath(hunt::goldenTensorsDir()));
+        const QString tTensors = dump(test, hunt::tensorArgs(suspect, hunt::Side::Test),
+                                      dir.absoluteFilePath(hunt::testTensorsDir()));
 
         step(hunt::stepCompareTensors());
         o.goldenPath = gTensors.toStdString();

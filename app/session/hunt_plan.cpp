@@ -23,10 +23,11 @@ QStringList statsArgs(const QString &rounds)
     return {"--type", "model", "stats", "-er", rounds};
 }
 
-QStringList tensorArgs(const OpResult &op)
+QStringList tensorArgs(const OpResult &op, Side side)
 {
     const QString round = QString::number(op.round);
-    return {"--type", "model", "tensor", "-ids", QString::fromStdString(op.opId), "-child", "False", "-er",
+    const std::string &id = side == Side::Test && !op.myOpId.empty() ? op.myOpId : op.opId;
+    return {"--type", "model", "tensor", "-ids", QString::fromStdString(id), "-child", "False", "-er",
             round + "," + round};
 }
 
@@ -48,15 +49,21 @@ QString stepCompareStats()
 
 QString suspect(const OpResult &op)
 {
-    return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
-        .arg(op.round)
-        .arg(QString::fromStdString(op.label()), pct(op.outputError));
+    QString s = HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
+                    .arg(op.round)
+                    .arg(QString::fromStdString(op.label()), pct(op.outputError));
+    if (!op.verdict.empty())
+        s += QStringLiteral(": ") + QString::fromStdString(op.verdict);
+    return s;
 }
 
 QString stepTensors(const OpResult &op)
 {
+    const QString ids = op.myOpId.empty() || op.myOpId == op.opId
+                            ? QString::fromStdString(op.opId)
+                            : HuntText::tr("%1 (test's %2)").arg(QString::fromStdString(op.opId), QString::fromStdString(op.myOpId));
     return HuntText::tr("step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, "
-              "with their data").arg(QString::fromStdString(op.opId)).arg(op.round);
+              "with their data").arg(ids).arg(op.round);
 }
 
 QString stepCompareTensors()
@@ -64,9 +71,24 @@ QString stepCompareTensors()
     return HuntText::tr("step 4 of 4: comparing its tensors element by element");
 }
 
-QString nothingDiverges(const QString &rounds)
+QString nothingDiverges(const QString &rounds, const CompareResult &r)
 {
-    return HuntText::tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
+    if (r.standard != Standard::Engine)
+        return HuntText::tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
+    QString s = HuntText::tr("every operation is within its budget in rounds %1: nothing diverges beyond what two "
+                             "engines of one model may differ by").arg(rounds);
+    if (r.mostAdded >= 0) {
+        const OpResult &op = r.ops[size_t(r.mostAdded)];
+        s += QLatin1Char('\n') + HuntText::tr("  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, "
+                                              "%4 % of the %5 allowed for %6")
+                                     .arg(op.round)
+                                     .arg(QString::fromStdString(op.label()))
+                                     .arg(op.ownNmse, 0, 'g', 3)
+                                     .arg(pct(op.budgetShare))
+                                     .arg(op.budget, 0, 'g', 3)
+                                     .arg(QString::fromStdString(op.opType));
+    }
+    return s;
 }
 
 QString notDumped(const OpResult &op)
@@ -81,6 +103,13 @@ QString found(const CompareResult &r, const OpResult &op)
                     .arg(QString::fromStdString(op.label()), QString::fromStdString(op.opPath))
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
+    if (r.standard == Standard::Engine && !(op.worstInputIsWeight && op.worstInput >= 0))
+        s += QLatin1Char('\n') + (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
+                                                    .arg(op.ownNmse, 0, 'g', 3)
+                                                    .arg(pct(op.budgetShare))
+                                                    .arg(op.budget, 0, 'g', 3)
+                                                    .arg(QString::fromStdString(op.opType))
+                                              : QStringLiteral("  ") + QString::fromStdString(op.verdict));
     if (op.worstInputIsWeight && op.worstInput >= 0)
         s += QLatin1Char('\n') + HuntText::tr("  the weight %1 differs between golden and test: the op's error comes in through it")
                                      .arg(QString::fromStdString(r.rows[size_t(op.worstInput)].tensorName));

@@ -12,9 +12,12 @@ namespace hunt {
 constexpr int kSteps = 4;
 
 // `llmscope dump` options of step 1 (statistics of every op) and step 3 (the suspect's full
-// tensors, its inputs before and outputs after, in its round only).
+// tensors, its inputs before and outputs after, in its round only). The two graphs may hold
+// the same nodes in another order (CPU against a device backend): each side dumps its own id
+// of the op the comparison paired.
+enum class Side { Golden, Test };
 QStringList statsArgs(const QString &rounds);
-QStringList tensorArgs(const llmscope::OpResult &suspect);
+QStringList tensorArgs(const llmscope::OpResult &suspect, Side side);
 
 // The folders of each dump and report under the hunt's output folder.
 QString goldenStatsDir();
@@ -27,7 +30,9 @@ QString stepCompareStats();
 QString suspect(const llmscope::OpResult &op);
 QString stepTensors(const llmscope::OpResult &op);
 QString stepCompareTensors();
-QString nothingDiverges(const QString &rounds);
+// Nothing beyond tolerance; under the engine standard, also the op adding the most error for
+// its budget and its share of it.
+QString nothingDiverges(const QString &rounds, const llmscope::CompareResult &r);
 QString notDumped(const llmscope::OpResult &op);
 // The end: the op, its errors, and where its error comes from.
 QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);

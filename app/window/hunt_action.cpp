@@ -78,14 +78,15 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
 }
 
 QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::dumpAndCompare(HuntSide golden, HuntSide test,
-                                                                             QStringList args, QString goldenOut,
-                                                                             QString testOut, int step, QString text)
+                                                                             QStringList goldenArgs, QStringList testArgs,
+                                                                             QString goldenOut, QString testOut, int step,
+                                                                             QString text)
 {
     const auto cancelled = m_cancelled;
     // Each task named before it is awaited: g++ 12 mishandles temporaries inside co_await.
-    auto goldenRun = dump(golden, args, goldenOut);
+    auto goldenRun = dump(golden, goldenArgs, goldenOut);
     const QString goldenDump = co_await goldenRun;
-    auto testRun = dump(test, args, testOut);
+    auto testRun = dump(test, testArgs, testOut);
     const QString testDump = co_await testRun;
     say(text, step);
     QPointer<MainWindow> w = m_window;
@@ -111,18 +112,20 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     QString end;
     try {
         say(hunt::stepStats(rounds), 1);
-        auto statsPass = dumpAndCompare(golden, test, hunt::statsArgs(rounds), dir.absoluteFilePath(hunt::goldenStatsDir()),
+        const QStringList statsArgs = hunt::statsArgs(rounds);
+        auto statsPass = dumpAndCompare(golden, test, statsArgs, statsArgs, dir.absoluteFilePath(hunt::goldenStatsDir()),
                                         dir.absoluteFilePath(hunt::testStatsDir()), 2, hunt::stepCompareStats());
         const auto statsResult = co_await statsPass;
         if (statsResult->firstDivergent < 0) {
-            end = hunt::nothingDiverges(rounds);
+            end = hunt::nothingDiverges(rounds, *statsResult);
             say(end);
         } else {
             const OpResult suspect = statsResult->ops[size_t(statsResult->firstDivergent)];
             say(hunt::suspect(suspect));
 
             say(hunt::stepTensors(suspect), 3);
-            auto tensorPass = dumpAndCompare(golden, test, hunt::tensorArgs(suspect),
+            auto tensorPass = dumpAndCompare(golden, test, hunt::tensorArgs(suspect, hunt::Side::Golden),
+                                             hunt::tensorArgs(suspect, hunt::Side::Test),
                                              dir.absoluteFilePath(hunt::goldenTensorsDir()),
                                              dir.absoluteFilePath(hunt::testTensorsDir()), 4, hunt::stepCompareTensors());
             const auto result = co_await tensorPass;

@@ -44,10 +44,11 @@ signals:
 private:
     // One `llmscope dump` run of side with these options, live in the window; its dump folder.
     QCoro::Task<QString> dump(const HuntSide &side, QStringList args, QString out);
-    // Both sides with these options, then their dumps compared (announced as step); the result.
+    // Both sides, each with its options, then their dumps compared (announced as step); the result.
     QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> dumpAndCompare(HuntSide golden, HuntSide test,
-                                                                              QStringList args, QString goldenOut,
-                                                                              QString testOut, int step, QString text);
+                                                                              QStringList goldenArgs, QStringList testArgs,
+                                                                              QString goldenOut, QString testOut, int step,
+                                                                              QString text);
     void say(const QString &text, int step = 0);
 
     QPointer<MainWindow> m_window;

@@ -10,6 +10,7 @@ namespace engine {
 struct Generation {
     int exitCode = -1;
     QString stderrText;
+    QString device; // the sample's 'device:' line: "Vulkan0 (llvmpipe ...), CPU"
     std::vector<int> promptTokens, tokens;
     std::vector<double> logits;
     std::vector<double> evalAsks; // --count-nodes: nodes ggml offered the application's callback
@@ -41,6 +42,9 @@ inline Generation run(const QString &program, const QStringList &args, const QPr
     const QString out = QString::fromUtf8(p.readAllStandardOutput());
     g.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     g.stderrText = QString::fromUtf8(p.readAllStandardError());
+    for (const QString &line : out.split('\n'))
+        if (line.startsWith("device: "))
+            g.device = line.mid(8);
     for (double d : numbersAfter(out, "prompt_tokens"))
         g.promptTokens.push_back(int(d));
     for (double d : numbersAfter(out, "tokens"))

@@ -1,0 +1,188 @@
+// The probe, compare and hunt on a device backend: llama.cpp's Vulkan build on Mesa's software
+// Vulkan device (no GPU needed), against its CPU backend, on one F32 model. The two backends
+// differ by rounding and their graphs hold the same nodes in another order.
+#include <QDir>
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "../engine/engine_run.h"
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+const QString kProbe = LLMSCOPE_PROBE;
+
+struct Run { int code = -1; QString err; };
+Run llmscopeRun(const QStringList &args)
+{
+    QProcess p;
+    p.start(kBin + "/llmscope", args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, "timed out"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+}
+
+QJsonObject reportJson(const QString &dir)
+{
+    const QStringList files = QDir(dir).entryList({"msit_cmp_report_*.json"});
+    if (files.size() != 1)
+        return {};
+    QFile f(dir + "/" + files[0]);
+    f.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+QString readAllOf(const QString &dir, const QString &pattern)
+{
+    QString text;
+    for (QDirIterator it(dir, {pattern}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+        QFile f(it.next());
+        f.open(QIODevice::ReadOnly);
+        text += QString::fromUtf8(f.readAll());
+    }
+    return text;
+}
+} // namespace
+
+class TstVulkan : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    std::vector<int> m_cpuTokens;
+
+    QString model(const QString &name) const { return m_dir.path() + "/" + name; }
+    QString cmd(const QString &m, const QString &device) const
+    {
+        return kBin + "/llmscope-sample-generate -m " + model(m) + " -n 4 --device " + device;
+    }
+    QString dumpOf(const QString &m, const QString &device, const QString &name)
+    {
+        const QString out = m_dir.path() + "/" + name;
+        const Run r = llmscopeRun({"dump", "--exec", cmd(m, device), "--type", "model", "tensor", "kernel", "-o", out});
+        return r.code == 0 ? out : QString();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        // Mesa's software device is a CPU-type device, which ggml's Vulkan backend skips
+        // unless told; the programs started here inherit this.
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0");
+        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path(), "--layers", "2", "--corrupt-layer", "1"}));
+        QVERIFY(engine::makeModel(kBin, {"--out", model("attn_v.gguf"), "--layers", "2", "--corrupt-layer", "1",
+                                         "--corrupt-tensor", "attn_v"}));
+        const auto vk = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "8",
+                                                                         "--device", "vulkan"});
+        QVERIFY2(vk.exitCode == 0 && vk.device.startsWith("Vulkan0"),
+                 qPrintable("no Vulkan device (scripts/setup installs mesa-vulkan-drivers and node-llama-cpp's Vulkan "
+                            "build): " + vk.device + vk.stderrText));
+        m_cpuTokens = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "8"}).tokens;
+        QCOMPARE(m_cpuTokens.size(), size_t(8));
+        QCOMPARE(vk.tokens, m_cpuTokens); // a 2-layer F32 model: the same greedy tokens
+    }
+
+    // The probe reads tensors out of device memory and never changes what the program computes:
+    // tokens are the same with and without it, native and through Node, and the kernel CSV
+    // names the device that ran each node.
+    void tokensUnchangedUnderTheProbe_data()
+    {
+        QTest::addColumn<QString>("program");
+        QTest::addColumn<QString>("type");
+        QTest::newRow("native, tensors") << "llmscope-sample-generate" << "tensor,model,kernel";
+        QTest::newRow("native, statistics") << "llmscope-sample-generate" << "stats,model";
+        QTest::newRow("node, tensors") << "llmscope-sample-node" << "tensor,model,kernel";
+    }
+    void tokensUnchangedUnderTheProbe()
+    {
+        QFETCH(QString, program);
+        QFETCH(QString, type);
+        const QStringList args{"-m", model("model-f32.gguf"), "-n", "8", "--device", "vulkan"};
+        const auto plain = engine::run(kBin + "/" + program, args);
+        QCOMPARE(plain.exitCode, 0);
+        QCOMPARE(plain.tokens, m_cpuTokens);
+        const QString root = m_dir.path() + "/probe-" + program + "-" + type;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("LD_PRELOAD", QStringLiteral(LLMSCOPE_PRELOAD_FIRST) + kProbe);
+        env.insert("LLMSCOPE_DUMP_ROOT", root);
+        env.insert("LLMSCOPE_TYPE", type);
+        env.insert("LLMSCOPE_ER", "0,1000");
+        const auto probed = engine::run(kBin + "/" + program, args, env);
+        QCOMPARE(probed.exitCode, 0);
+        QCOMPARE(probed.tokens, plain.tokens);
+        const QString kernels = readAllOf(root, "kernel_tensors_*.csv");
+        if (type.contains("kernel")) {
+            QVERIFY2(kernels.contains("Vulkan0"), qPrintable(kernels.left(400)));
+            QVERIFY(!readAllOf(root, "*.bin").isEmpty());
+        }
+    }
+
+    // Same model, CPU against Vulkan: within the engine standard's budgets everywhere (msit's
+    // per-element rule fails most pairs over rounding), paired by identity though the two
+    // graphs order their nodes differently.
+    void cpuAgainstVulkanIsWithinTolerance()
+    {
+        const QString cpu = dumpOf("model-f32.gguf", "cpu", "cpu"), vk = dumpOf("model-f32.gguf", "vulkan", "vk");
+        QVERIFY(!cpu.isEmpty() && !vk.isEmpty());
+        const Run engineRun = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "-o", m_dir.path() + "/cmp-engine"});
+        QVERIFY2(engineRun.code == 0, qPrintable(engineRun.err));
+        QVERIFY2(engineRun.err.contains("engine standard") && engineRun.err.contains("every operation passed") &&
+                     engineRun.err.contains("most error added for its budget:"),
+                 qPrintable(engineRun.err));
+        const QJsonObject doc = reportJson(m_dir.path() + "/cmp-engine");
+        QCOMPARE(doc["standard"].toString(), QString("engine"));
+        int reordered = 0, nonZero = 0;
+        for (const auto &v : doc["ops"].toArray()) {
+            const QJsonObject op = v.toObject();
+            reordered += op["op_id"] != op["my_op_id"];
+            nonZero += op["nmse"].toDouble() > 0;
+            QVERIFY(op["budget_share"].toDouble() <= 1);
+        }
+        QVERIFY2(reordered > 0, "the two graphs were expected to order some nodes differently");
+        QVERIFY(nonZero > 10); // the backends do differ
+        QVERIFY(doc["most_added"].toInt() >= 0);
+
+        const Run msit = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o",
+                                      m_dir.path() + "/cmp-msit"});
+        QCOMPARE(msit.code, 1);
+        const QJsonObject m = reportJson(m_dir.path() + "/cmp-msit");
+        int failed = 0;
+        for (const auto &v : m["rows"].toArray())
+            failed += !v.toObject()["passed"].toBool();
+        QVERIFY2(failed > m["rows"].toArray().size() / 2, qPrintable(QString::number(failed)));
+    }
+
+    // The hunt on CPU against Vulkan ends on nothing, naming the op adding the most for its
+    // budget; with a corrupted weight on the Vulkan side it ends on that weight's op, each side
+    // dumping its own id of the op (attn_v's product is 2_5 on the CPU, another on Vulkan).
+    void huntAcrossBackends()
+    {
+        const Run clean = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
+                                       cmd("model-f32.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-clean"});
+        QVERIFY2(clean.code == 1, qPrintable(clean.err));
+        QVERIFY2(clean.err.contains("nothing diverges beyond what two engines of one model may differ by") &&
+                     clean.err.contains("the most error for its budget: round 0, op "),
+                 qPrintable(clean.err));
+
+        const Run ffn = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
+                                     cmd("model-corrupt.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-ffn"});
+        QVERIFY2(ffn.code == 0 && ffn.err.contains("found: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
+                     ffn.err.contains("the weight blk.1.ffn_down.weight differs"),
+                 qPrintable(ffn.err));
+
+        const Run v = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
+                                   cmd("attn_v.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-v"});
+        QVERIFY2(v.code == 0 && v.err.contains("found: round 0, op 2_5 Vcur-1 (MUL_MAT)") &&
+                     v.err.contains("the weight blk.1.attn_v.weight differs"),
+                 qPrintable(v.err));
+        QVERIFY2(v.err.contains("dumping only op 2_5 (test's 2_"), qPrintable(v.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstVulkan)
+#include "tst_vulkan.moc"
