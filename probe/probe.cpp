@@ -48,7 +48,7 @@ Probe::Probe() : m_config(readProbeConfig())
         }
     }
     m_active = m_config.active;
-    if (m_writer)
+    if (m_writer && !m_config.liveSocket.empty()) // what the app is told as rounds are written
         m_writer->onRoundWritten([this](int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
                                         uint64_t bytes) {
             if (LiveChannel *l = live()) {

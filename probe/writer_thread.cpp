@@ -318,7 +318,10 @@ void WriterThread::executeRound(CapturedRound &r)
                 st = cached->second;
             } else if (it.kind == ItemKind::Data && !r.stats.empty()) {
                 st = r.stats[k]; // computed when taken
-            } else if (it.kind == ItemKind::Data && data && numeric && plan.addStats) { // tensors and statistics
+            } else if (it.kind == ItemKind::Data && data && numeric &&
+                       (plan.addStats || (m_roundWritten && !it.input && !it.before))) {
+                // tensors and statistics; or tensors alone with an app listening, whose heatmap
+                // shows outputs' statistics (computed here, off the program's threads)
                 auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
                 if (added)
                     known->second = computeStats(h.dtype, data, count);

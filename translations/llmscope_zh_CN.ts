@@ -114,6 +114,14 @@
         <source>Result</source>
         <translation>结果</translation>
     </message>
+    <message>
+        <source>adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)</source>
+        <translation>引入 NMSE %1, 该算子类型在两个引擎之间最多允许 %2(%3 标准)</translation>
+    </message>
+    <message>
+        <source>Of its budget</source>
+        <translation>占预算</translation>
+    </message>
 </context>
 <context>
     <name>DiffView</name>
@@ -366,6 +374,10 @@ failed</source>
     <message>
         <source>diff: 1 - cosine</source>
         <translation>比对: 1 - 余弦</translation>
+    </message>
+    <message>
+        <source>diff: share of its budget (engine standard)</source>
+        <translation>比对: 占自身误差预算的比例(引擎标准)</translation>
     </message>
 </context>
 <context>

@@ -44,6 +44,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         case InputErrorColumn: return op.inputError;
         case AddedErrorColumn: return op.addedError;
         case CosineColumn: return op.outputCosine;
+        case BudgetColumn: return op.budgetShare;
         case ResultColumn: return op.passed ? 1 : 0;
         }
         return {};
@@ -55,6 +56,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         case InputErrorColumn: return op.unreadable.empty() ? pct(op.inputError) : QString();
         case AddedErrorColumn: return op.unreadable.empty() ? pct(op.addedError) : QString();
         case CosineColumn: return op.unreadable.empty() ? QString::number(op.outputCosine, 'f', 6) : QString();
+        case BudgetColumn: return op.unreadable.empty() ? pct(op.budgetShare) : QString();
         case ResultColumn:
             if (!op.unreadable.empty())
                 return tr("unreadable");
@@ -64,6 +66,13 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (!op.unreadable.empty())
             return QString::fromStdString(op.unreadable);
+        if (index.column() == BudgetColumn)
+            return tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
+                .arg(op.ownNmse, 0, 'g', 3)
+                .arg(op.budget, 0, 'g', 3)
+                .arg(QString::fromLatin1(standardName(m_result->standard)));
+        if (!op.verdict.empty())
+            return QString::fromStdString(op.verdict);
         if (op.worstInputIsWeight && op.worstInput >= 0)
             return tr("its error comes in through the weight %1")
                 .arg(QString::fromStdString(m_result->rows[size_t(op.worstInput)].tensorName));
@@ -99,6 +108,7 @@ QVariant DiffTableModel::headerData(int section, Qt::Orientation orientation, in
     case InputErrorColumn: return tr("Inherited");
     case AddedErrorColumn: return tr("Added itself");
     case CosineColumn: return tr("Cosine");
+    case BudgetColumn: return tr("Of its budget");
     case ResultColumn: return tr("Result");
     }
     return {};

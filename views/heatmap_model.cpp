@@ -123,6 +123,7 @@ void HeatmapModel::setCompare(const CompareResult &r)
         c.cosine = op.outputCosine;
         c.relEuclidean = op.outputError;
         c.added = op.addedError;
+        c.budgetShare = op.budgetShare;
         c.passed = op.passed;
         for (size_t row : op.rows) { // the largest over its outputs
             const CompareRow &x = r.rows[row];
@@ -214,6 +215,7 @@ double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
         case Metric::CosineDistance: return 1 - it->cosine;
         case Metric::MaxRelError: return it->maxRelErr;
         case Metric::RelEuclidean: return it->relEuclidean;
+        case Metric::BudgetShare: return it->budgetShare;
         default: return it->added;
         }
     }

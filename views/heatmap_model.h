@@ -24,7 +24,9 @@ public:
     enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change,
                         // a diff session's, per op output: 1 - cosine, max relative error,
                         // relative euclidean distance, and the part of it the op adds itself
-                        CosineDistance, MaxRelError, RelEuclidean, AddedError };
+                        CosineDistance, MaxRelError, RelEuclidean, AddedError,
+                        // the NMSE it adds as a share of its op type's budget (engine standard)
+                        BudgetShare };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
     // Layers x operation kinds for one round, or rounds x layers for one operation kind
@@ -78,7 +80,7 @@ signals:
 
 private:
     struct DiffCell {
-        double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0;
+        double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
         bool passed = true;
     };
     double value(int row, int col) const; // NaN: no value, in the shown layout

@@ -171,12 +171,16 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
     m_model->setCompare(*r);
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
+        m_metric->addItem(tr("diff: share of its budget (engine standard)"), int(HeatmapModel::Metric::BudgetShare));
         m_metric->addItem(tr("diff: error added by the op itself"), int(HeatmapModel::Metric::AddedError));
         m_metric->addItem(tr("diff: relative euclidean distance"), int(HeatmapModel::Metric::RelEuclidean));
         m_metric->addItem(tr("diff: max relative error"), int(HeatmapModel::Metric::MaxRelError));
         m_metric->addItem(tr("diff: 1 - cosine"), int(HeatmapModel::Metric::CosineDistance));
     }
-    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::AddedError)));
+    // Two engines of one model: each op against its own budget; otherwise the error it adds.
+    m_metric->setCurrentIndex(m_metric->findData(int(r->standard == llmscope::Standard::Engine
+                                                         ? HeatmapModel::Metric::BudgetShare
+                                                         : HeatmapModel::Metric::AddedError)));
     if (!m_model->firstDivergentOp().isEmpty()) { // the round where it starts, in view
         m_follow->setChecked(false);
         const auto rounds = m_model->rounds();

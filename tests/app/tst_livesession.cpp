@@ -283,8 +283,9 @@ private slots:
         const QString firstId = d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString();
         HeatmapModel *h = w.heatmap()->model();
         QCOMPARE(h->firstDivergentOp(), firstId);
+        // Two runs of the probe: judged by the engine standard, each op against its budget.
         QCOMPARE(HeatmapModel::Metric(w.heatmap()->metricBox()->currentData().toInt()),
-                 HeatmapModel::Metric::AddedError);
+                 HeatmapModel::Metric::BudgetShare);
         QModelIndex flagged;
         for (int r = 0; r < h->rowCount(); ++r)
             for (int c = 0; c < h->columnCount(); ++c)
@@ -295,7 +296,7 @@ private slots:
         QVERIFY(flagged.isValid());
         QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
         QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
-        QVERIFY(flagged.data(HeatmapModel::ValueRole).toDouble() > 1e-3); // the error it adds itself
+        QVERIFY(flagged.data(HeatmapModel::ValueRole).toDouble() > 1); // beyond its budget
         const QModelIndex sameKindLayer0 = h->index(flagged.row() - 1, flagged.column());
         QVERIFY(sameKindLayer0.data(HeatmapModel::ValueRole).toDouble() < 1e-5); // golden's layer 0 agrees
         QCOMPARE(w.opPanel()->currentOpId(), firstId); // and the tree has it
@@ -365,7 +366,7 @@ private slots:
             names << tabs->tabText(i);
         QVERIFY2(names.contains(QString::fromUtf8("计算图")) && names.contains(QString::fromUtf8("热力图")),
                  qPrintable(names.join(',')));
-        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 算子自身引入的误差"));
+        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 占自身误差预算的比例(引擎标准)"));
         QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
         shoot(&w, QStringLiteral("diff_zh_CN.png"));

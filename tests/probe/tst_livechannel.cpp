@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -18,6 +19,8 @@
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
 #include "live/live_protocol.h"
+#include "tensor/bin_file.h"
+#include "tensor/stats.h"
 #include "../engine/engine_run.h"
 
 using namespace llmscope;
@@ -223,6 +226,43 @@ private slots:
         QCOMPARE(g.tokens.size(), size_t(48));
         QVERIFY(std::equal(m_plainTokens.begin(), m_plainTokens.end(), g.tokens.begin()));
         checkComplete(root, {});
+    }
+
+    // A dump of tensors without --type stats still streams its outputs' statistics to the app
+    // (its heatmap would be empty otherwise), equal to the dumped files' own.
+    void tensorDumpsStreamStatistics()
+    {
+        const std::string sock = (m_dir.path() + "/tstats.sock").toStdString();
+        Listener l(sock);
+        QVERIFY(l.ok());
+        std::map<std::string, live::OpStats> round0;
+        l.run([&](int fd) {
+            readLines(fd, [&](const live::Message &m) {
+                if (const auto *s = std::get_if<live::RoundStats>(&m); s && s->round == 0)
+                    for (const auto &o : s->stats)
+                        round0[o.id] = o;
+                return !std::holds_alternative<live::Goodbye>(m);
+            });
+            ::close(fd);
+        });
+        const QString root = m_dir.path() + "/tstats";
+        auto e = env(root, QString::fromStdString(sock), "tensor,model");
+        e.insert("LLMSCOPE_ER", "0,0");
+        const auto g = generate(e, 4);
+        QCOMPARE(g.exitCode, 0);
+        l.join();
+        QVERIFY2(round0.size() > 20, qPrintable(QString::number(round0.size())));
+        int checked = 0;
+        for (const auto &t : scanDump(root.toStdString()).tensors) {
+            if (t.input || t.dtype != 0 || !t.hasData || !round0.count(t.opId))
+                continue;
+            const auto st = computeStats(readBin(t.path));
+            QVERIFY(st);
+            QCOMPARE(round0[t.opId].l2norm, st->l2norm);
+            QCOMPARE(round0[t.opId].max, st->max);
+            ++checked;
+        }
+        QVERIFY(checked > 20);
     }
 
     void listenerThatGoesAway()
