@@ -1,5 +1,9 @@
 // Runs the sample targets and parses their output, for the real-engine suites.
 #pragma once
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStringList>
 
@@ -61,6 +65,32 @@ inline bool makeModel(const QString &binDir, const QStringList &args)
     QProcess p;
     p.start(binDir + "/llmscope-make-model", args);
     return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+// Runs binDir/llmscope with args (five minutes at most): its exit code (-1 when it crashed or
+// timed out) and what it said on stderr.
+struct LlmscopeRun { int code = -1; QString err; };
+inline LlmscopeRun llmscope(const QString &binDir, const QStringList &args)
+{
+    QProcess p;
+    p.start(binDir + "/llmscope", args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-1, "timed out"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+}
+
+// The JSON report llmscope compare wrote into dir; empty when there is not exactly one.
+inline QJsonObject compareReport(const QString &dir)
+{
+    const QStringList files = QDir(dir).entryList({"msit_cmp_report_*.json"});
+    if (files.size() != 1)
+        return {};
+    QFile f(dir + "/" + files[0]);
+    f.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(f.readAll()).object();
 }
 
 } // namespace engine

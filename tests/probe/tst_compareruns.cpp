@@ -24,27 +24,10 @@ namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 constexpr int kCorruptLayer = 1;
 
-struct Run { int code = -1; QString err; };
+using Run = engine::LlmscopeRun;
 Run llmscopeRun(const QStringList &args)
 {
-    QProcess p;
-    p.start(kBin + "/llmscope", args);
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-1, "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
-}
-
-QJsonObject readJson(const QString &dir)
-{
-    const QStringList files = QDir(dir).entryList({"msit_cmp_report_*.json"});
-    if (files.size() != 1)
-        return {};
-    QFile f(dir + "/" + files[0]);
-    f.open(QIODevice::ReadOnly);
-    return QJsonDocument::fromJson(f.readAll()).object();
+    return engine::llmscope(kBin, args);
 }
 } // namespace
 
@@ -94,7 +77,7 @@ private slots:
         QVERIFY2(r.err.contains(named), qPrintable(r.err));
         QVERIFY2(r.err.contains("the weight blk." + QString::number(kCorruptLayer) +
                                 ".ffn_down.weight differs between golden and test"), qPrintable(r.err));
-        const QJsonObject doc = readJson(out);
+        const QJsonObject doc = engine::compareReport(out);
         const QJsonArray ops = doc["ops"].toArray();
         const int first = doc["first_divergent"].toInt();
         QVERIFY(first > 0);

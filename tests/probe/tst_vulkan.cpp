@@ -16,27 +16,10 @@ namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 const QString kProbe = LLMSCOPE_PROBE;
 
-struct Run { int code = -1; QString err; };
+using Run = engine::LlmscopeRun;
 Run llmscopeRun(const QStringList &args)
 {
-    QProcess p;
-    p.start(kBin + "/llmscope", args);
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-1, "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
-}
-
-QJsonObject reportJson(const QString &dir)
-{
-    const QStringList files = QDir(dir).entryList({"msit_cmp_report_*.json"});
-    if (files.size() != 1)
-        return {};
-    QFile f(dir + "/" + files[0]);
-    f.open(QIODevice::ReadOnly);
-    return QJsonDocument::fromJson(f.readAll()).object();
+    return engine::llmscope(kBin, args);
 }
 
 QString readAllOf(const QString &dir, const QString &pattern)
@@ -134,7 +117,7 @@ private slots:
         QVERIFY2(engineRun.err.contains("engine standard") && engineRun.err.contains("every operation passed") &&
                      engineRun.err.contains("most error added for its budget:"),
                  qPrintable(engineRun.err));
-        const QJsonObject doc = reportJson(m_dir.path() + "/cmp-engine");
+        const QJsonObject doc = engine::compareReport(m_dir.path() + "/cmp-engine");
         QCOMPARE(doc["standard"].toString(), QString("engine"));
         int reordered = 0, nonZero = 0;
         for (const auto &v : doc["ops"].toArray()) {
@@ -150,7 +133,7 @@ private slots:
         const Run msit = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o",
                                       m_dir.path() + "/cmp-msit"});
         QCOMPARE(msit.code, 1);
-        const QJsonObject m = reportJson(m_dir.path() + "/cmp-msit");
+        const QJsonObject m = engine::compareReport(m_dir.path() + "/cmp-msit");
         int failed = 0;
         for (const auto &v : m["rows"].toArray())
             failed += !v.toObject()["passed"].toBool();
