@@ -231,7 +231,7 @@ std::string backendNames(ggml_backend_sched_t sched)
 
 // Tells the app a graph of new ops or shapes (the prompt's, then decode's): its groups and
 // ops with ids, names, types, output shapes and dtypes. Returns the key it goes by.
-uint64_t liveTopology(Probe &p, SchedState &s, int64_t round)
+uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64_t round)
 {
     LiveChannel *l = p.live();
     if (!l || !s.topo)
@@ -255,6 +255,10 @@ uint64_t liveTopology(Probe &p, SchedState &s, int64_t round)
     }
     for (const GraphNode &n : g.nodes) {
         live::TopoOp op{n.id, n.name, n.type, describe(n.tensor, false).dims, api.typeName(n.tensor->type)};
+        // The scheduler has assigned every node a backend by now (the graph is allocated).
+        if (ggml_backend_t b = api.schedTensorBackend ? api.schedTensorBackend(sched, const_cast<ggml_tensor *>(n.tensor)) : nullptr)
+            if (const char *name = api.backendName ? api.backendName(b) : nullptr)
+                op.backend = name;
         for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s) { // the layer graph's edges
             const auto src = g.indexOf.find(n.tensor->src[s]);
             if (src != g.indexOf.end())
@@ -388,7 +392,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         }
     }
     ensureTopology(s, graph);
-    const uint64_t liveKey = liveTopology(p, s, s.round);
+    const uint64_t liveKey = liveTopology(p, s, sched, s.round);
     if (!s.dumping && p.topologyWritten() && !infoRound && !s.profiling && !s.watching) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;

@@ -1461,6 +1461,10 @@ failed</source>
         <source>Dumped</source>
         <translation>已转储</translation>
     </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
 </context>
 <context>
     <name>OpTreePanel</name>

@@ -57,6 +57,7 @@ void OpTreeModel::setTopology(const live::Topology &t)
         n->type = QString::fromStdString(o.type);
         n->shape = QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
+        n->backend = QString::fromStdString(o.backend);
         n->parent = parent;
         n->row = int(parent->children.size());
         parent->children.push_back(std::move(n));
@@ -83,6 +84,18 @@ void OpTreeModel::setTopology(const TopoNode &model)
     root->type = QString::fromStdString(model.type);
     add(root.get(), model);
     rebuild(std::move(root));
+}
+
+void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
+{
+    for (const auto &[id, backend] : byId) {
+        const auto it = m_byId.find(QString::fromStdString(id));
+        if (it == m_byId.end())
+            continue;
+        it.value()->backend = QString::fromStdString(backend);
+        const QModelIndex at = indexFor(it.value(), BackendColumn);
+        emit dataChanged(at, at);
+    }
 }
 
 void OpTreeModel::clear()
@@ -219,6 +232,7 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         case TypeColumn: return n->type;
         case ShapeColumn: return n->shape;
         case DTypeColumn: return n->dtype;
+        case BackendColumn: return n->backend;
         case MaxColumn: return n->stats ? statText(n->stats->max) : QVariant();
         case MinColumn: return n->stats ? statText(n->stats->min) : QVariant();
         case MeanColumn: return n->stats ? statText(n->stats->mean) : QVariant();
@@ -372,6 +386,7 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
     case TypeColumn: return tr("Type");
     case ShapeColumn: return tr("Output shape");
     case DTypeColumn: return tr("DType");
+    case BackendColumn: return tr("Backend");
     case MaxColumn: return tr("Max");
     case MinColumn: return tr("Min");
     case MeanColumn: return tr("Mean");

@@ -10,7 +10,9 @@
 #include <QSet>
 #include <QStringList>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -20,7 +22,7 @@
 class OpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, NameColumn, TypeColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
+    enum Column { IdColumn, NameColumn, TypeColumn, ShapeColumn, DTypeColumn, BackendColumn, MaxColumn, MinColumn, MeanColumn,
                   NormColumn, DumpedColumn, ColumnCount };
     enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole };
 
@@ -31,6 +33,8 @@ public:
     void setTopology(const llmscope::live::Topology &t);
     // An opened dump's model topology (msit's model JSON, or a PyTorch model_tree.json).
     void setTopology(const llmscope::TopoNode &model);
+    // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
+    void setBackends(const std::map<std::string, std::string> &byId);
     void clear();
 
     void setRoundStats(const llmscope::live::RoundStats &s);
@@ -63,6 +67,7 @@ signals:
 private:
     struct Node {
         QString id, name, type, shape, dtype;
+        QString backend; // the backend that ran it ("CPU", "Vulkan0"), when known
         Node *parent = nullptr;
         int row = 0;
         bool checked = false;

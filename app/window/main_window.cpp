@@ -40,6 +40,7 @@
 
 #include "counters_view.h"
 #include "dump/dump_index.h"
+#include "dump/op_info_csv.h"
 #include "dump/topology.h"
 #include "graph/layer_graph.h"
 #include "onnx/onnx_export.h"
@@ -587,20 +588,30 @@ QCoro::Task<bool> MainWindow::openDump(QString folder)
     const std::string path = folder.toStdString();
     // The operations first (their topology file is found without walking the tensors), so a
     // large dump shows its tree at once; the files follow when the scan is done.
-    auto topoFuture = QtConcurrent::run([path]() -> std::optional<TopoNode> {
+    struct Early {
+        std::optional<TopoNode> topology;
+        std::map<std::string, std::string> backends; // from the kernel CSVs, when dumped
+    };
+    auto topoFuture = QtConcurrent::run([path]() -> Early {
+        Early e;
         for (const auto &f : findModelFiles(path))
             try {
-                return readTopologyFile(f);
+                e.topology = readTopologyFile(f);
+                break;
             } catch (const Error &) {
                 // the scan lists it among the problems
             }
-        return std::nullopt;
+        if (e.topology)
+            e.backends = readOpBackends(path);
+        return e;
     });
-    const std::optional<TopoNode> early = co_await topoFuture;
+    const Early earlyRead = co_await topoFuture;
+    const std::optional<TopoNode> &early = earlyRead.topology;
     if (!self)
         co_return false;
     if (early && !m_session->isRunning() && m_ops->model()->opCount() == 0) {
         m_ops->model()->setTopology(*early);
+        m_ops->model()->setBackends(earlyRead.backends);
         const auto [groups, ops] = topologyOps(*early);
         m_heatmap->model()->clear();
         m_heatmap->model()->setOps(groups, ops);

@@ -1,5 +1,10 @@
 #include "dump/op_info_csv.h"
 
+#include <algorithm>
+#include <filesystem>
+
+#include "dump/dump_layout.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -92,6 +97,39 @@ std::string opInfoPath(bool kernel, int64_t pid, int64_t exec, size_t part)
     return std::string(kernel ? "kernel_io_tensors/" : "operation_io_tensors/") + std::to_string(pid) + "/" +
            (kernel ? "kernel_tensors_" : "operation_tensors_") + std::to_string(exec) +
            (part ? "_" + std::to_string(part) : "") + ".csv";
+}
+
+} // namespace llmscope
+
+namespace llmscope {
+
+std::map<std::string, std::string> readOpBackends(const std::string &dumpRoot)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> roots{dumpRoot};
+    for (const auto &d : dumpsInside(dumpRoot))
+        roots.push_back(d);
+    std::vector<fs::path> files; // kernel_io_tensors/{pid}/kernel_tensors_{exec}*.csv
+    std::error_code ec;
+    for (const auto &root : roots)
+        for (auto pid = fs::directory_iterator(fs::path(root) / "kernel_io_tensors", ec);
+             !ec && pid != fs::directory_iterator(); pid.increment(ec))
+            for (auto f = fs::directory_iterator(pid->path(), ec); !ec && f != fs::directory_iterator(); f.increment(ec))
+                if (f->path().extension() == ".csv" && f->path().filename().string().rfind("kernel_tensors_", 0) == 0)
+                    files.push_back(f->path());
+    std::sort(files.begin(), files.end()); // one round's files and parts together, the first first
+    std::map<std::string, std::string> out;
+    for (const auto &f : files) {
+        try {
+            const auto bytes = readWholeFile(f.string());
+            for (const auto &row : parseOpInfoCsv(std::string(bytes.begin(), bytes.end())))
+                if (!row.fromModel.empty() && !row.socVersion.empty())
+                    out.emplace(row.fromModel, row.socVersion);
+        } catch (const Error &) {
+            // not one of ours, or cut short: the ops it would name keep no backend
+        }
+    }
+    return out;
 }
 
 } // namespace llmscope

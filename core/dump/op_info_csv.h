@@ -4,6 +4,7 @@
 // file; more go to operation_tensors_{exec}_{k}.csv.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ extern const char *const kOpInfoHeader;
 std::string opInfoCsv(const std::vector<OpInfoRow> &rows, size_t firstCaseNum = 1);
 // Throws Error for a file that is not one (a wrong header, a row of the wrong width).
 std::vector<OpInfoRow> parseOpInfoCsv(const std::string &text);
+
+// Each op's backend (op id -> "CPU", "Vulkan0") from the kernel CSVs of a dump folder or of the
+// msit_dump_* folders in an -o folder, the first round's that names it; empty without any.
+// Unreadable files are passed over.
+std::map<std::string, std::string> readOpBackends(const std::string &dumpRoot);
 
 // "operation_io_tensors/{pid}/operation_tensors_{exec}.csv" (part 0), "..._{exec}_{part}.csv".
 std::string opInfoPath(bool kernel, int64_t pid, int64_t exec, size_t part = 0);

@@ -57,6 +57,8 @@ json opJson(const TopoOp &o)
             in.push_back(i.op.empty() ? json{{"name", i.name}} : json{{"op", i.op}, {"name", i.name}});
         j["inputs"] = std::move(in);
     }
+    if (!o.backend.empty())
+        j["backend"] = o.backend;
     return j;
 }
 
@@ -76,6 +78,7 @@ TopoOp opFrom(const json &j)
             o.inputs.push_back({field<std::string>(i, "op", ""), field<std::string>(i, "name", "")});
         }
     }
+    o.backend = field<std::string>(j, "backend", ""); // optional too
     return o;
 }
 

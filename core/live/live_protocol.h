@@ -44,6 +44,7 @@ struct TopoOp {
     std::vector<int64_t> shape; // output dims, outermost first
     std::string dtype;   // output dtype ("float32", "q8_0")
     std::vector<TopoInput> inputs = {}; // its sources in order (the layer graph's edges)
+    std::string backend = {}; // the backend the scheduler runs it on ("CPU", "Vulkan0"); optional
 };
 
 // The graph's operations, sent when a graph of a new shape is first computed (the prompt,

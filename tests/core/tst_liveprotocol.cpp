@@ -23,6 +23,9 @@ private slots:
                    {{"1_2", "Qcur-0", "MUL_MAT", {18, 256}, "f32", {{"", "blk.0.attn_q.weight"}, {"1_1", "attn_norm-0"}}}}};
         const auto t2 = std::get<Topology>(decode(encode(t)));
         QCOMPARE(t2.ops.at(0).inputs, t.ops.at(0).inputs);
+        t.ops[0].backend = "Vulkan0";
+        QCOMPARE(std::get<Topology>(decode(encode(t))).ops.at(0).backend, std::string("Vulkan0"));
+        QCOMPARE(t2.ops.at(0).backend, std::string()); // optional: peers without it send none
         QVERIFY(std::get<Topology>(decode(encode(Topology{0, 1, {}, {{"1_0", "x", "ADD", {}, ""}}}))).ops[0].inputs.empty());
         QCOMPARE(t2.round, int64_t(3));
         QCOMPARE(t2.key, uint64_t(99));

@@ -152,7 +152,7 @@ private slots:
         Listener l(sock);
         QVERIFY(l.ok());
         std::atomic<int64_t> ackRound{-1};
-        std::atomic<int> topologies{0}, rounds{0}, statsFor12{0};
+        std::atomic<int> topologies{0}, rounds{0}, statsFor12{0}, cpuOps{0};
         std::atomic<bool> helloFirst{false}, goodbye{false};
         l.run([&](int fd) {
             bool first = true;
@@ -160,8 +160,11 @@ private slots:
                 if (first)
                     helloFirst = std::holds_alternative<live::Hello>(m);
                 first = false;
-                if (std::holds_alternative<live::Topology>(m))
+                if (const auto *t = std::get_if<live::Topology>(&m)) {
                     ++topologies;
+                    for (const auto &op : t->ops)
+                        cpuOps += op.backend == "CPU";
+                }
                 if (const auto *r = std::get_if<live::Round>(&m); r && ++rounds == 3)
                     sendLine(fd, live::Select{7, true, "1_2", "all", "", true, 3, 2});
                 if (const auto *a = std::get_if<live::Ack>(&m))
@@ -181,6 +184,7 @@ private slots:
         l.join(); // everything the probe said has been read
         QVERIFY(helloFirst);
         QVERIFY(topologies >= 2); // the prompt's graph, then decode's
+        QVERIFY(cpuOps > 50);     // each op with the backend that runs it
         QVERIFY(goodbye);
         QVERIFY2(ackRound >= 3, qPrintable(QString::number(ackRound)));
         QVERIFY(statsFor12 > 0);

@@ -10,7 +10,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "dump/op_info_csv.h"
 #include "../engine/engine_run.h"
+
+using namespace llmscope;
 
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
@@ -129,6 +132,15 @@ private slots:
         QVERIFY2(reordered > 0, "the two graphs were expected to order some nodes differently");
         QVERIFY(nonZero > 10); // the backends do differ
         QVERIFY(doc["most_added"].toInt() >= 0);
+        // The window's tree shows each op's backend from the kernel CSV: the device runs the
+        // layers' matrix products; the embedding's row lookup stays on the CPU.
+        const auto backends = readOpBackends(vk.toStdString());
+        QVERIFY(backends.size() > 40);
+        int onDevice = 0;
+        for (const auto &[id, backend] : backends)
+            onDevice += backend == "Vulkan0";
+        QVERIFY2(onDevice > 30, qPrintable(QString::number(onDevice)));
+        QCOMPARE(readOpBackends(cpu.toStdString()).at("1_2"), std::string("CPU"));
 
         const Run msit = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o",
                                       m_dir.path() + "/cmp-msit"});

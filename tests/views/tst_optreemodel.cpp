@@ -119,6 +119,15 @@ private slots:
         QVERIFY2(tree.contains("1_2 Qcur-0 MUL_MAT [1, 64] 2.5 from round 12"), qPrintable(tree));
         QVERIFY2(tree.contains("2_0 result_norm RMS_NORM [1, 64] from round 12"), qPrintable(tree));
         QVERIFY2(tree.contains("1_1 attn_norm-0 MUL [1, 64] [ ]"), qPrintable(tree)); // not dumped
+        // Each op's backend: from the live topology, or an opened dump's kernel CSV by id.
+        auto t = sampleTopology();
+        t.ops[0].backend = "CPU";
+        m.setTopology(t);
+        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+                 QString("CPU"));
+        m.setBackends({{"1_2", "Vulkan0"}, {"9_9", "CPU"}});
+        QCOMPARE(m.indexForId("1_2").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(), QString("Vulkan0"));
+        QCOMPARE(m.headerData(OpTreeModel::BackendColumn, Qt::Horizontal).toString(), QString("Backend"));
     }
 
     // msit's model JSON (an ATB model): the same tree, ids from position.
