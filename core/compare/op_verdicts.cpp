@@ -28,6 +28,15 @@ bool isState(const std::string &tensorName)
     return tensorName.rfind("cache_", 0) == 0;
 }
 
+// A tensor no node computes, as a user knows it: a weight, or what the program feeds the graph
+// (token ids, positions, the attention mask: different tokens make them differ).
+std::string leafName(const CompareRow &r)
+{
+    if (r.tensorName.empty())
+        return "the weight input " + std::to_string(r.golden.index);
+    return (r.tensorName.find("weight") != std::string::npos ? "the weight " : "the graph input ") + r.tensorName;
+}
+
 double goldenNorm(const CompareRow &r)
 {
     if (r.computed)
@@ -121,9 +130,7 @@ void judgeOps(CompareResult &res, const OpNames &names)
                 }
                 if (weight && !isState(row.tensorName)) { // the op's own: counted as error it adds
                     if ((err > 0 || (row.computed && row.metrics.nonFiniteMismatch)) && weightDiffers.empty())
-                        weightDiffers = "the weight " + (row.tensorName.empty() ? "input " + std::to_string(row.golden.index)
-                                                                               : row.tensorName) +
-                                        " differs between golden and test (relative error " + pct(err) + ")";
+                        weightDiffers = leafName(row) + " differs between golden and test (relative error " + pct(err) + ")";
                     continue;
                 }
                 op.inputError = std::max(op.inputError, err);

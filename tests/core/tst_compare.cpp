@@ -83,7 +83,7 @@ TopoNode model(const std::vector<std::pair<std::string, std::vector<std::pair<st
 
 // One layer of chained ops for the engine standard: op k's input 0 is op k-1's output (the
 // first op's is the graph input "inp"), and ops listed in `weights` also read a weight
-// ("w{k}") as input 1. Each side's values: base(k, i) * (1 + rel(k) * noise(i)), so rel(k)
+// ("w{k}.weight") as input 1. Each side's values: base(k, i) * (1 + rel(k) * noise(i)), so rel(k)
 // is the relative euclidean error of op k's output; weights get wrel(k) likewise.
 struct Chain {
     std::vector<std::pair<std::string, std::string>> ops; // {node name, op type}
@@ -127,7 +127,7 @@ std::string writeChain(const std::string &dir, const Chain &c, const std::functi
         n.inTensors = {k ? c.ops[k - 1].first : std::string("inp")};
         if (c.weights.count(k)) {
             w.writeTensor(0, 7, 0, folders, true, true, 1, testing::f32Tensor({16, 16}, values(50 + k, wrel(k))));
-            n.inTensors.push_back("w" + std::to_string(k));
+            n.inTensors.push_back("w" + std::to_string(k) + ".weight");
         }
         n.outTensors = {c.ops[k].first};
         w.writeTensor(0, 7, 0, folders, false, false, 0, testing::f32Tensor({16, 16}, values(k, rel(k))));
@@ -570,7 +570,7 @@ private slots:
         o.myPath = w;
         const CompareResult rw = runCompare(o);
         QCOMPARE(rw.firstDivergent, 4);
-        QVERIFY2(QString::fromStdString(rw.ops[4].verdict).contains("the weight w4 differs"), rw.ops[4].verdict.c_str());
+        QVERIFY2(QString::fromStdString(rw.ops[4].verdict).contains("the weight w4.weight differs"), rw.ops[4].verdict.c_str());
         QVERIFY(rw.ops[4].worstInputIsWeight);
     }
 
