@@ -56,6 +56,12 @@ ggml_backend_t GgmlApi::soleBackend(ggml_backend_sched_t sched) const
     return schedNBackends && schedBackend && schedNBackends(sched) == 1 ? schedBackend(sched, 0) : nullptr;
 }
 
+const char *GgmlApi::nodeBackendName(ggml_backend_sched_t sched, const ggml_tensor *t) const
+{
+    ggml_backend_t b = schedTensorBackend ? schedTensorBackend(sched, const_cast<ggml_tensor *>(t)) : nullptr;
+    return b && backendName ? backendName(b) : nullptr;
+}
+
 const GgmlApi &ggml()
 {
     static GgmlApi api;

@@ -37,6 +37,8 @@ struct GgmlApi {
     bool complete() const;
     // The scheduler's only backend; null when it has several (or they cannot be asked for).
     ggml_backend_t soleBackend(ggml_backend_sched_t sched) const;
+    // The name of the backend the scheduler runs node t on ("CPU", "Vulkan0"); null when unknown.
+    const char *nodeBackendName(ggml_backend_sched_t sched, const ggml_tensor *t) const;
 };
 
 // The CPU backend's threadpool functions, which live only in the loaded libggml-cpu variant.

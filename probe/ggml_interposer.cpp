@@ -256,9 +256,8 @@ uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64
     for (const GraphNode &n : g.nodes) {
         live::TopoOp op{n.id, n.name, n.type, describe(n.tensor, false).dims, api.typeName(n.tensor->type)};
         // The scheduler has assigned every node a backend by now (the graph is allocated).
-        if (ggml_backend_t b = api.schedTensorBackend ? api.schedTensorBackend(sched, const_cast<ggml_tensor *>(n.tensor)) : nullptr)
-            if (const char *name = api.backendName ? api.backendName(b) : nullptr)
-                op.backend = name;
+        if (const char *name = api.nodeBackendName(sched, n.tensor))
+            op.backend = name;
         for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s) { // the layer graph's edges
             const auto src = g.indexOf.find(n.tensor->src[s]);
             if (src != g.indexOf.end())
@@ -269,6 +268,7 @@ uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64
         mix(op.id);
         mix(op.name);
         mix(op.type);
+        mix(op.backend); // the same graph on other backends is news to the app too
         for (int64_t d : op.shape)
             mix(std::to_string(d));
         t.ops.push_back(std::move(op));

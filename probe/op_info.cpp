@@ -58,9 +58,7 @@ void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, 
             r.inFiles = inFiles[i];
             r.outFiles = outFiles[i];
             r.fromModel = n.id;
-            ggml_backend_t backend =
-                api.schedTensorBackend ? api.schedTensorBackend(sched, const_cast<ggml_tensor *>(t)) : nullptr;
-            const char *name = backend && api.backendName ? api.backendName(backend) : nullptr;
+            const char *name = api.nodeBackendName(sched, t);
             r.socVersion = name ? name : "unknown";
             rows.push_back(std::move(r));
         }

@@ -523,10 +523,6 @@ failed</source>
   输出余弦 %4, 相对误差 %5 %(输入 %6 %, 自身引入 %7 %)</translation>
     </message>
     <message>
-        <source>  the weight %1 differs between golden and test: the op&apos;s error comes in through it</source>
-        <translation>  权重 %1 在标杆与待测之间不同: 该算子的误差由它引入</translation>
-    </message>
-    <message>
         <source>  its inputs agree more than its output: the op itself adds the error</source>
         <translation>  其输入比输出更一致: 误差由该算子自身引入</translation>
     </message>
@@ -549,6 +545,14 @@ failed</source>
     <message>
         <source>  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4</source>
         <translation>  在预算之内: 它引入 NMSE %1, 占 %4 允许的 %3 的 %2 %</translation>
+    </message>
+    <message>
+        <source>  %1 differs between golden and test: the op&apos;s error comes in through it</source>
+        <translation>  %1 在标杆与待测之间不同: 该算子的误差由它引入</translation>
+    </message>
+    <message>
+        <source>element by element, op %1 is within its budget: the statistics overstated it, and nothing diverges beyond what two engines of one model may differ by</source>
+        <translation>逐元素比较, 算子 %1 在其预算之内: 统计信息高估了它, 没有超出同一模型在两个引擎上应有差异的偏离</translation>
     </message>
 </context>
 <context>

@@ -56,7 +56,8 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         case InputErrorColumn: return op.unreadable.empty() ? pct(op.inputError) : QString();
         case AddedErrorColumn: return op.unreadable.empty() ? pct(op.addedError) : QString();
         case CosineColumn: return op.unreadable.empty() ? QString::number(op.outputCosine, 'f', 6) : QString();
-        case BudgetColumn: return op.unreadable.empty() ? pct(op.budgetShare) : QString();
+        case BudgetColumn: // the engine standard's figure
+            return op.unreadable.empty() && m_result->standard == Standard::Engine ? pct(op.budgetShare) : QString();
         case ResultColumn:
             if (!op.unreadable.empty())
                 return tr("unreadable");

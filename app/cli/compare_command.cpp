@@ -8,6 +8,7 @@
 
 #include "compare/compare_run.h"
 #include "compare/manual_compare.h"
+#include "compare/op_verdicts.h"
 #include "compare/report.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -195,8 +196,10 @@ int runCompareCommand(const QStringList &args)
         std::string s = where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " +
                         pct(op.outputError) + " (inputs " + pct(op.inputError) + ", added " + pct(op.addedError) +
                         "), NMSE " + sig(op.nmse);
-        if (engine)
+        if (engine && op.budget > 0)
             s += ", adds " + sig(op.ownNmse) + " = " + pct(op.budgetShare) + " of its budget " + sig(op.budget);
+        else if (engine)
+            s += ", adds " + sig(op.ownNmse) + " (it moves data: must add none)";
         return s;
     };
     if (res.firstDivergent >= 0) {
@@ -207,7 +210,7 @@ int runCompareCommand(const QStringList &args)
             const std::string name = in.tensorName.empty() ? "input " + std::to_string(in.golden.index)
                                                            : in.tensorName;
             if (first.worstInputIsWeight)
-                say("  the weight " + name + " differs between golden and test (relative error " +
+                say("  " + leafLabel(in) + " differs between golden and test (relative error " +
                     pct(inputOrOutputError(in)) + "): the op's error comes in through it\n");
             else if (!in.passed)
                 say("  its input " + name + " already differs (relative error " + pct(inputOrOutputError(in)) +

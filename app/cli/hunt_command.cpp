@@ -133,6 +133,10 @@ int runHuntCommand(const QStringList &args)
         step(hunt::found(result, *op));
         say(QStringLiteral("  dumps and reports: %1 (element report %2)\n")
                 .arg(dir.absolutePath(), QString::fromStdString(report)));
+        if (!hunt::confirmed(result, *op)) {
+            step(hunt::cleared(*op));
+            return 1;
+        }
         return 0;
     } catch (const Error &e) {
         say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));

@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include "compare/op_verdicts.h"
+
 // The words' translation context ("HuntText" in translations/).
 class HuntText {
     Q_DECLARE_TR_FUNCTIONS(HuntText)
@@ -111,11 +113,23 @@ QString found(const CompareResult &r, const OpResult &op)
                                                     .arg(QString::fromStdString(op.opType))
                                               : QStringLiteral("  ") + QString::fromStdString(op.verdict));
     if (op.worstInputIsWeight && op.worstInput >= 0)
-        s += QLatin1Char('\n') + HuntText::tr("  the weight %1 differs between golden and test: the op's error comes in through it")
-                                     .arg(QString::fromStdString(r.rows[size_t(op.worstInput)].tensorName));
-    else if (op.addedError > 0)
+        s += QLatin1Char('\n') + HuntText::tr("  %1 differs between golden and test: the op's error comes in through it")
+                                     .arg(QString::fromStdString(leafLabel(r.rows[size_t(op.worstInput)])));
+    else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it
         s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
     return s;
+}
+
+bool confirmed(const CompareResult &r, const OpResult &op)
+{
+    return r.standard != Standard::Engine || !op.passed;
+}
+
+QString cleared(const OpResult &op)
+{
+    return HuntText::tr("element by element, op %1 is within its budget: the statistics overstated it, and nothing "
+                        "diverges beyond what two engines of one model may differ by")
+        .arg(QString::fromStdString(op.label()));
 }
 
 const OpResult *findOp(const CompareResult &r, const std::string &opId)

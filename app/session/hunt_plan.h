@@ -37,6 +37,11 @@ QString notDumped(const llmscope::OpResult &op);
 // The end: the op, its errors, and where its error comes from.
 QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 
+// Whether the element comparison confirms the suspect (under the engine standard it may find
+// it within its budget), and the words when it does not.
+bool confirmed(const llmscope::CompareResult &r, const llmscope::OpResult &op);
+QString cleared(const llmscope::OpResult &op);
+
 // The op with this id in a comparison's result, or null.
 const llmscope::OpResult *findOp(const llmscope::CompareResult &r, const std::string &opId);
 

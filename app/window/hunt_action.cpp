@@ -140,8 +140,12 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
             } else {
                 end = hunt::found(*result, *op);
                 say(end);
+                found = hunt::confirmed(*result, *op);
+                if (!found) {
+                    end = hunt::cleared(*op);
+                    say(end);
+                }
                 say(tr("dumps kept in %1").arg(dir.absolutePath()));
-                found = true;
             }
         }
     } catch (const Cancelled &) {

@@ -186,12 +186,12 @@ void compareStats(CompareRow &row)
     row.statsOnly = true;
     row.statsRelDiff = std::max({relDiff(a.max, b.max), relDiff(a.min, b.min), relDiff(a.mean, b.mean),
                                  relDiff(a.l2norm, b.l2norm)});
+    const uint64_t n = a.count ? a.count : std::max<uint64_t>(1, elementCount(row.golden.dims));
+    row.statsBound = statsErrorBound(a, b, n); // NaN: no bound to tell (NaN, Inf that differ)
     if (std::isnan(row.statsRelDiff)) {
         row.failReason = "NaN in the statistics";
         return;
     }
-    const uint64_t n = a.count ? a.count : std::max<uint64_t>(1, elementCount(row.golden.dims));
-    row.statsBound = statsErrorBound(a, b, n);
     row.passed = row.statsRelDiff <= row.tolerance.relTol;
     if (!row.passed)
         row.failReason = "statistics differ by " + report::num(row.statsRelDiff * 100) + " % (relative)";
@@ -237,7 +237,7 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
 
 double inputOrOutputError(const CompareRow &row)
 {
-    return row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsBound : 0;
+    return row.computed ? row.metrics.relEuclidean : row.statsOnly ? row.statsRelDiff : 0;
 }
 
 std::string OpResult::label() const

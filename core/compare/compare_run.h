@@ -80,7 +80,7 @@ struct CompareResult {
     bool allPassed() const;
 };
 
-// A pair's relative euclidean distance (statistics only: its lower bound, statsErrorBound).
+// A pair's relative euclidean distance (statistics only: the largest relative difference, msit's).
 double inputOrOutputError(const CompareRow &row);
 // One pair: metrics, pass or fail, and the reason; never throws (problems become the reason).
 // With thresholds, the row's tolerance is msit's default for my's dtype with the user's

@@ -12,4 +12,8 @@ namespace llmscope {
 // standard it also sets each row's passed and failReason from its op's verdict.
 void judgeOps(CompareResult &res, const OpNames &names);
 
+// A tensor no node computes, as a user knows it: "the weight blk.1.ffn_down.weight", or "the
+// graph input inp_tokens" (what the program feeds the graph).
+std::string leafLabel(const CompareRow &r);
+
 } // namespace llmscope

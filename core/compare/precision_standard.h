@@ -6,7 +6,7 @@
 //   1e-6 for SOFT_MAX, 5e-4 for MUL_MAT, MUL_MAT_ID, OUT_PROD and FLASH_ATTN_EXT, exact for
 //   GET_ROWS, same-type CPY and views. Here an op is charged only the error it adds: its
 //   output's error less what its computed inputs' error explains (errors of independent
-//   sources add in squares; a sum's absolute errors add, a product's relative errors add), so
+//   sources; a sum's absolute errors add, a product's relative errors add), so
 //   error an op carries or amplifies as its maths must is not blamed on it. A weight is the
 //   op's own: one that differs between the runs is charged to the op, and named.
 // - msit: msit's per-dtype table, element by element (fp32: 99.99 % of elements within
@@ -26,22 +26,27 @@ const char *standardName(Standard s);
 
 struct OpBudget {
     double nmse = 1e-7;     // the NMSE an op may add; 0: must be exact
-    bool sum = false;       // its output is a sum of its inputs (absolute errors add)
-    // How much of its inputs' relative error an op may pass on without adding any of its own.
-    // A sum's absolute errors bound its output's exactly (1). Other ops reweight what they
-    // carry: a per-row norm makes a small row's error count as much as a large row's, an
-    // elementwise product weights elements by the other factor, so the same element-wise
-    // relative error reads larger over the whole tensor (measured up to 1.1x on CPU against
-    // Vulkan); 2 leaves room for that and no more.
-    double carry = 2;
+    // Its output's absolute error is at most the sum of its inputs' (||d out|| <= sum ||d in||):
+    // a sum, or an op that moves, selects or converts elements (a subset of a tensor may hold
+    // a larger share of its error than the whole, never more of it).
+    bool absolute = false;
 };
+// How much of its inputs' relative error any other op may pass on without adding any of its
+// own. Ops reweight what they carry: a per-row norm makes a small row's error count as much as
+// a large row's, an elementwise product weights elements by the other factor, so the same
+// element-wise relative error reads larger over the whole tensor (measured up to 1.1x on CPU
+// against Vulkan); 2 leaves room for that and no more.
+constexpr double kEngineCarry = 2;
 // The budget of a ggml op type (the dump's op folder name, e.g. MUL_MAT, SWIGLU), given the
-// dtypes of its first input and its output (a copy between types is not exact).
-OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t outputDtype);
+// dtypes of its first input and its output (a copy between types is not exact) and whether
+// that input is a ggml block type (backends dequantize it in their own ways: not exact).
+OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t outputDtype, bool quantizedInput = false);
 
 // The relative euclidean error of a tensor known by its statistics only: a lower bound of
 // ||test - golden|| / ||golden|| (each of |d l2norm|, |d max|, |d min| and sqrt(n) |d mean|
-// is at most ||test - golden||). 0 when golden's norm is 0 and the sides agree.
+// is at most ||test - golden||), less what the statistics' six decimals can hide (1e-6 each,
+// sqrt(n) 1e-6 for the mean). 0 when golden's norm is 0 and the sides agree; NaN when a
+// statistic is NaN.
 struct TensorStats;
 double statsErrorBound(const TensorStats &golden, const TensorStats &test, uint64_t elements);
 

@@ -117,7 +117,13 @@ std::map<std::string, std::string> readOpBackends(const std::string &dumpRoot)
             for (auto f = fs::directory_iterator(pid->path(), ec); !ec && f != fs::directory_iterator(); f.increment(ec))
                 if (f->path().extension() == ".csv" && f->path().filename().string().rfind("kernel_tensors_", 0) == 0)
                     files.push_back(f->path());
-    std::sort(files.begin(), files.end()); // one round's files and parts together, the first first
+    // The first round first, its parts in order: kernel_tensors_{round}[_{part}].csv by number.
+    auto order = [](const fs::path &f) {
+        const auto parts = split(f.stem().string().substr(std::string("kernel_tensors_").size()), '_');
+        return std::make_pair(parseInt(parts.empty() ? "" : parts[0]).value_or(0),
+                              parts.size() > 1 ? parseInt(parts[1]).value_or(0) : 0);
+    };
+    std::sort(files.begin(), files.end(), [&](const fs::path &a, const fs::path &b) { return order(a) < order(b); });
     std::map<std::string, std::string> out;
     for (const auto &f : files) {
         try {

@@ -15,6 +15,7 @@
 
 #include "compare/compare_run.h"
 #include "compare/metrics.h"
+#include "compare/precision_standard.h"
 #include "compare/report.h"
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
@@ -22,6 +23,7 @@
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/npy_file.h"
+#include "tensor/stats.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "../compare_reference.h"
@@ -570,8 +572,40 @@ private slots:
         o.myPath = w;
         const CompareResult rw = runCompare(o);
         QCOMPARE(rw.firstDivergent, 4);
+        // An op that only moves data and still adds error beyond its input's is named too.
+        const Chain moved{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"Qcur-0 (reshaped)", "RESHAPE"}}, {}};
+        o.goldenPath = writeChain(path("bad/mg"), moved, [](size_t) { return 0.0; });
+        o.myPath = writeChain(path("bad/mm"), moved, [](size_t k) { return k == 2 ? 5e-2 : k == 1 ? 1e-4 : 0.0; });
+        const CompareResult rm = runCompare(o);
+        QCOMPARE(rm.firstDivergent, 2);
+        QVERIFY2(QString::fromStdString(rm.ops[2].verdict).contains("RESHAPE moves data and must add none"),
+                 rm.ops[2].verdict.c_str());
         QVERIFY2(QString::fromStdString(rw.ops[4].verdict).contains("the weight w4.weight differs"), rw.ops[4].verdict.c_str());
         QVERIFY(rw.ops[4].worstInputIsWeight);
+    }
+
+    // Statistics bound the error from below, past their six decimals; NaN and Inf that differ
+    // leave no bound (the op fails), the same Inf on both sides (a mask) is no difference.
+    void statisticsBoundTheError()
+    {
+        TensorStats g{100, 2, -1, 0.5, 10, 0, 0, 0};
+        TensorStats t = g;
+        QCOMPARE(statsErrorBound(g, t, 100), 0.0);
+        t.l2norm = 10.5;
+        near(statsErrorBound(g, t, 100), (0.5L - 1e-6L) / 10, "l2norm difference");
+        t = g;
+        t.mean = 0.51;
+        near(statsErrorBound(g, t, 100), 10 * (0.01L - 1e-6L) / 10, "sqrt(n) times the mean's difference");
+        t = g;
+        t.l2norm += 4e-7; // within what six decimals hide
+        QCOMPARE(statsErrorBound(g, t, 100), 0.0);
+        t = g;
+        t.nanCount = 1;
+        QVERIFY(std::isnan(statsErrorBound(g, t, 100)));
+        g.min = t.min = -INFINITY;
+        g.infCount = t.infCount = 1;
+        t.nanCount = 0;
+        QCOMPARE(statsErrorBound(g, t, 100), 0.0);
     }
 
     // The probe's dumps are judged by the engine standard unless told otherwise; msit's
