@@ -22,7 +22,7 @@
 class OpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, NameColumn, TypeColumn, ShapeColumn, DTypeColumn, BackendColumn, MaxColumn, MinColumn, MeanColumn,
+    enum Column { IdColumn, NameColumn, TypeColumn, BackendColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
                   NormColumn, DumpedColumn, ColumnCount };
     enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole };
 

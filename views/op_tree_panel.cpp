@@ -30,6 +30,7 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     m_view->header()->resizeSection(OpTreeModel::IdColumn, 130);
     m_view->header()->resizeSection(OpTreeModel::NameColumn, 130);
     m_view->header()->resizeSection(OpTreeModel::TypeColumn, 110);
+    m_view->header()->resizeSection(OpTreeModel::BackendColumn, 70);
     m_search->setPlaceholderText(tr("Search by name, type or id (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
     m_ids->setPlaceholderText(tr("-ids: every operation (check boxes or type e.g. 2_29,3)"));

@@ -219,6 +219,37 @@ private slots:
         QVERIFY(w.opPanel()->model()->opCount() > 60);
     }
 
+    // A newcomer's first launch: the dialog's default options (--type model tensor), the model
+    // on Vulkan (Mesa's software device). The tree names each op's backend and the heatmap
+    // fills from the dumped tensors' statistics, streamed as they are written.
+    void defaultLaunchOnVulkanFillsTreeAndHeatmap()
+    {
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // the software device is a CPU-type one
+        MainWindow w;
+        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        const DumpOptions o = parseDumpOptions({"--exec", (generate(3, 0) + " --device vulkan").toStdString(), "-o",
+                                                (m_dir.path() + "/vulkan").toStdString()});
+        QCOMPARE(o.types, DumpOptions().types); // msit's default: tensor, model
+        QVERIFY(w.launch(o));
+        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 60000);
+        QCOMPARE(w.session()->exitCode(), 0);
+        OpTreeModel *tree = w.opPanel()->model();
+        QCOMPARE(tree->indexForId("2_2").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+                 QString("Vulkan0")); // layer 1's Qcur product
+        QCOMPARE(tree->indexForId("0_0").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+                 QString("CPU")); // the embedding's row lookup
+        HeatmapModel *heat = w.heatmap()->model();
+        int filled = 0;
+        for (int r = 0; r < heat->rowCount(); ++r)
+            for (int c = 0; c < heat->columnCount(); ++c)
+                filled += std::isfinite(heat->index(r, c).data(HeatmapModel::ValueRole).toDouble());
+        QVERIFY2(filled > 40, qPrintable(QString::number(filled)));
+        QTabWidget *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.heatmap());
+        w.opPanel()->selectOp("2_2"); // layer 1 open in the tree, its backends in view
+        shoot(&w, QStringLiteral("vulkan_session.png"));
+    }
+
     // Golden against the model with a corrupted layer in the Diff tab: computed off the GUI
     // thread, the first divergent operation marked and selected, its weight named.
     void diffOfGoldenAndCorruptedLayer()
