@@ -554,6 +554,10 @@ failed</source>
         <source>element by element, op %1 is within its budget: the statistics overstated it, and nothing diverges beyond what two engines of one model may differ by</source>
         <translation>逐元素比较, 算子 %1 在其预算之内: 统计信息高估了它, 没有超出同一模型在两个引擎上应有差异的偏离</translation>
     </message>
+    <message>
+        <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
+        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
+    </message>
 </context>
 <context>
     <name>LaunchDialog</name>

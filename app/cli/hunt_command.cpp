@@ -112,7 +112,7 @@ int runHuntCommand(const QStringList &args)
             return 1;
         }
         const OpResult &suspect = statsResult.ops[size_t(statsResult.firstDivergent)];
-        say(QStringLiteral("  %1\n").arg(hunt::suspect(suspect)));
+        say(QStringLiteral("  %1\n").arg(hunt::suspect(statsResult, suspect)));
 
         step(hunt::stepTensors(suspect));
         const QString gTensors = dump(golden, hunt::tensorArgs(suspect, hunt::Side::Golden),

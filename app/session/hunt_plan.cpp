@@ -49,8 +49,12 @@ QString stepCompareStats()
     return HuntText::tr("step 2 of 4: comparing the statistics to find the first operation whose output departs");
 }
 
-QString suspect(const OpResult &op)
+QString suspect(const CompareResult &r, const OpResult &op)
 {
+    if (r.standard != Standard::Engine) // msit's figure: the statistics' largest relative difference
+        return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
+            .arg(op.round)
+            .arg(QString::fromStdString(op.label()), pct(op.outputError));
     QString s = HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), pct(op.outputError));

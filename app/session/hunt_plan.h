@@ -27,7 +27,7 @@ QString testTensorsDir();
 
 QString stepStats(const QString &rounds);
 QString stepCompareStats();
-QString suspect(const llmscope::OpResult &op);
+QString suspect(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 QString stepTensors(const llmscope::OpResult &op);
 QString stepCompareTensors();
 // Nothing beyond tolerance; under the engine standard, also the op adding the most error for

@@ -121,7 +121,7 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
             say(end);
         } else {
             const OpResult suspect = statsResult->ops[size_t(statsResult->firstDivergent)];
-            say(hunt::suspect(suspect));
+            say(hunt::suspect(*statsResult, suspect));
 
             say(hunt::stepTensors(suspect), 3);
             auto tensorPass = dumpAndCompare(golden, test, hunt::tensorArgs(suspect, hunt::Side::Golden),
