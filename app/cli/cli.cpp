@@ -91,7 +91,7 @@ QString usageText()
         "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope compare --golden-path A --my-path B [options]\n"
         "                                            compare two dumps; msit's report, first divergence\n"
-        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR]\n"
+        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard engine|msit]\n"
         "                                            find the first divergent op in two passes\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"

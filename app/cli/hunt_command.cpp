@@ -5,6 +5,7 @@
 #include <QProcess>
 
 #include <cstdio>
+#include <optional>
 
 #include "compare/compare_run.h"
 #include "compare/report.h"
@@ -16,7 +17,7 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES]
+const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard engine|msit]
 
 Finds the first operation where the test program departs from the golden one:
   1. runs both with statistics of every operation (--type model stats),
@@ -30,8 +31,11 @@ golden-tensors, test-tensors, and the reports.
   --test CMD       the program to check
   -o DIR           where the dumps and reports go (default: ./llmscope_hunt)
   -er RANGES       rounds to compare (default: 0,0, the prompt)
+  --standard S     how ops are judged, as llmscope compare's --standard (default: engine,
+                   ggml's cross-backend budgets; msit: msit's per-element table)
 
-Exit status: 0 a divergent operation was found, 1 every operation passed, 2 it could not run.
+Exit status: 0 a divergent operation was found, 1 every operation passed (or the suspect the
+statistics gave passed element by element), 2 it could not run.
 )";
 
 void say(const QString &s)
@@ -62,6 +66,7 @@ QString dump(const QString &cmd, const QStringList &options, const QString &out)
 int runHuntCommand(const QStringList &args)
 {
     QString golden, test, out = QStringLiteral("llmscope_hunt"), rounds = QStringLiteral("0,0");
+    std::optional<Standard> standard;
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args[i];
         auto value = [&]() -> QString {
@@ -81,6 +86,11 @@ int runHuntCommand(const QStringList &args)
                 out = value();
             } else if (a == QLatin1String("-er")) {
                 rounds = value();
+            } else if (a == QLatin1String("--standard")) {
+                const QString v = value();
+                standard = parseStandard(v.toStdString());
+                if (!standard)
+                    throw Error("--standard: '" + v.toStdString() + "' is not engine or msit");
             } else {
                 throw Error("unknown option '" + a.toStdString() + "' (see llmscope hunt --help)");
             }
@@ -103,6 +113,7 @@ int runHuntCommand(const QStringList &args)
 
         step(hunt::stepCompareStats());
         CompareOptions o;
+        o.standard = standard;
         o.goldenPath = gStats.toStdString();
         o.myPath = tStats.toStdString();
         const CompareResult statsResult = runCompare(o);

@@ -209,6 +209,22 @@ private slots:
                                       m_dir.path() + "/cmp-same"});
         QCOMPARE(same.code, 0);
         QVERIFY(same.err.contains("every operation passed"));
+        // The standard is chosen by name; anything else is refused with the reason.
+        for (const QStringList &args : {QStringList{"compare", "-gp", m_dir.path() + "/f32", "-mp", m_dir.path() + "/f32"},
+                                        QStringList{"hunt", "--golden", "x", "--test", "y"}}) {
+            const Run bogus = llmscopeRun(args + QStringList{"--standard", "strict"});
+            QCOMPARE(bogus.code, 2);
+            QVERIFY2(bogus.err.contains("--standard: 'strict' is not engine or msit"), qPrintable(bogus.err));
+        }
+        const Run both = llmscopeRun({"compare", "-gp", m_dir.path() + "/f32", "-mp", m_dir.path() + "/f32", "--standard",
+                                      "engine", "--rel-tol", "1e-3"});
+        QCOMPARE(both.code, 2);
+        QVERIFY2(both.err.contains("--standard engine does not use"), qPrintable(both.err));
+        const Run msit = llmscopeRun({"compare", "-gp", m_dir.path() + "/f32", "-mp", m_dir.path() + "/corrupt", "--standard",
+                                      "msit", "-o", m_dir.path() + "/cmp-msit"});
+        QCOMPARE(msit.code, 1);
+        QVERIFY2(msit.err.contains("; msit standard") && msit.err.contains("ffn_out-" + QString::number(kCorruptLayer)),
+                 qPrintable(msit.err));
     }
 };
 
