@@ -92,6 +92,7 @@ void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
         const auto it = m_byId.find(QString::fromStdString(id));
         if (it == m_byId.end())
             continue;
+        m_backends += it.value()->backend.isEmpty() && !backend.empty();
         it.value()->backend = QString::fromStdString(backend);
         const QModelIndex at = indexFor(it.value(), BackendColumn);
         emit dataChanged(at, at);
@@ -105,6 +106,7 @@ void OpTreeModel::clear()
     m_byId.clear();
     m_unknownIds.clear();
     m_count = 0;
+    m_backends = 0;
     m_statsRound = -1;
     endResetModel();
     emit checkedIdsChanged(QString());
@@ -122,10 +124,12 @@ void OpTreeModel::rebuild(std::unique_ptr<Node> root)
     m_byId.clear();
     m_unknownIds.clear();
     m_count = 0;
+    m_backends = 0;
     std::function<void(Node *)> index = [&](Node *n) {
         for (auto &c : n->children) {
             m_byId.insert(c->id, c.get());
             ++m_count;
+            m_backends += !c->backend.isEmpty();
             const auto k = kept.find(c->id);
             if (k != kept.end() && c->type.size()) {
                 c->stats = k->first;

@@ -35,6 +35,7 @@ public:
     void setTopology(const llmscope::TopoNode &model);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void setBackends(const std::map<std::string, std::string> &byId);
+    bool hasBackends() const { return m_backends > 0; } // some op's backend is known
     void clear();
 
     void setRoundStats(const llmscope::live::RoundStats &s);
@@ -82,6 +83,7 @@ private:
     void emitSubtreeChanged(Node *n, int first, int last);
 
     std::unique_ptr<Node> m_root;
+    int m_backends = 0; // ops whose backend is known
     QHash<QString, Node *> m_byId;
     QStringList m_unknownIds; // checked in the text, not in this tree
     int m_count = 0;

@@ -83,6 +83,12 @@ OpTreePanel::OpTreePanel(QWidget *parent)
         };
         walk({});
     });
+    // The Backend column only where something says which backend ran the ops (a live program,
+    // a dump with kernel CSVs): an empty column would read as unknown backends.
+    auto backendColumn = [this] { m_view->setColumnHidden(OpTreeModel::BackendColumn, !m_model->hasBackends()); };
+    connect(m_model, &QAbstractItemModel::dataChanged, this, backendColumn);
+    connect(m_model, &QAbstractItemModel::modelReset, this, backendColumn);
+    backendColumn();
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_view->expandToDepth(0);
         for (const QString &id : std::as_const(m_expanded))

@@ -120,9 +120,11 @@ private slots:
         QVERIFY2(tree.contains("2_0 result_norm RMS_NORM [1, 64] from round 12"), qPrintable(tree));
         QVERIFY2(tree.contains("1_1 attn_norm-0 MUL [1, 64] [ ]"), qPrintable(tree)); // not dumped
         // Each op's backend: from the live topology, or an opened dump's kernel CSV by id.
+        QVERIFY(!m.hasBackends()); // nothing said which: the panel hides the column
         auto t = sampleTopology();
         t.ops[0].backend = "CPU";
         m.setTopology(t);
+        QVERIFY(m.hasBackends());
         QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
                  QString("CPU"));
         m.setBackends({{"1_2", "Vulkan0"}, {"9_9", "CPU"}});
