@@ -165,7 +165,8 @@ void judgeOps(CompareResult &res, const OpNames &names)
                 }
                 if (weight && !(engine && isState(row.tensorName))) { // the op's own: counted as error it adds
                     if (leafDiffers(row, err) && weightDiffers.empty())
-                        weightDiffers = leafLabel(row) + " differs between golden and test (relative error " + pct(err) + ")";
+                        weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
+                                        (row.statsOnly ? "at least " : "") + pct(err) + ")";
                     continue;
                 }
                 op.inputError = std::max(op.inputError, err);
@@ -231,8 +232,9 @@ void judgeOps(CompareResult &res, const OpNames &names)
                     row.failReason = op.verdict;
                 } else if (leaf(row) && leafDiffers(row, error(row))) {
                     row.passed = false;
-                    if (row.failReason.empty() || row.computed)
-                        row.failReason = "differs from golden's (relative error " + pct(error(row)) + ")";
+                    if (row.failReason.empty() || row.computed || row.statsOnly)
+                        row.failReason = "differs from golden's (relative error " +
+                                         std::string(row.statsOnly ? "at least " : "") + pct(error(row)) + ")";
                 } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
                     row.passed = true; // a computed input: judged at the op that computed it
                     row.failReason.clear();
