@@ -114,6 +114,27 @@ std::string engineVerdict(const CompareResult &res, const OpResult &op, const st
     return {};
 }
 
+// Under the engine standard a row follows its op: an output its verdict, a leaf input that
+// differs fails, a computed input is judged at the op that computed it.
+void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
+{
+    if (row.unreadable)
+        return;
+    const double err = engineError(row);
+    if (!row.golden.input) {
+        row.passed = op.passed;
+        row.failReason = op.verdict;
+    } else if (leaf && leafDiffers(row, err)) {
+        row.passed = false;
+        if (row.failReason.empty() || row.computed || row.statsOnly)
+            row.failReason = "differs from golden's (relative error " + std::string(row.statsOnly ? "at least " : "") +
+                             pct(err) + ")";
+    } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
+        row.passed = true;
+        row.failReason.clear();
+    }
+}
+
 } // namespace
 
 // A tensor no node computes, as a user knows it: a weight, or what the program feeds the graph
@@ -163,7 +184,7 @@ void judgeOps(CompareResult &res, const OpNames &names)
                     op.worstInput = int(i);
                     op.worstInputIsWeight = weight;
                 }
-                if (weight && !(engine && isState(row.tensorName))) { // the op's own: counted as error it adds
+                if (weight) { // the op's own: counted as error it adds
                     if (leafDiffers(row, err) && weightDiffers.empty())
                         weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
                                         (row.statsOnly ? "at least " : "") + pct(err) + ")";
@@ -223,23 +244,8 @@ void judgeOps(CompareResult &res, const OpNames &names)
         if (engine) {
             op.verdict = engineVerdict(res, op, weightDiffers);
             op.passed = op.verdict.empty();
-            for (size_t i : op.rows) {
-                CompareRow &row = res.rows[i];
-                if (row.unreadable)
-                    continue;
-                if (!row.golden.input) {
-                    row.passed = op.passed;
-                    row.failReason = op.verdict;
-                } else if (leaf(row) && leafDiffers(row, error(row))) {
-                    row.passed = false;
-                    if (row.failReason.empty() || row.computed || row.statsOnly)
-                        row.failReason = "differs from golden's (relative error " +
-                                         std::string(row.statsOnly ? "at least " : "") + pct(error(row)) + ")";
-                } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
-                    row.passed = true; // a computed input: judged at the op that computed it
-                    row.failReason.clear();
-                }
-            }
+            for (size_t i : op.rows)
+                judgeRow(res.rows[i], op, leaf(res.rows[i]));
         } else if (!op.passed) {
             for (size_t i : op.rows)
                 if (!res.rows[i].golden.input && !res.rows[i].passed) {
