@@ -10,6 +10,7 @@
 #include "compare/manual_compare.h"
 #include "compare/op_verdicts.h"
 #include "compare/report.h"
+#include "compare/report_text.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -63,19 +64,8 @@ double parseNumber(const std::string &option, const std::string &v, double lo, d
     return d;
 }
 
-std::string sig(double v)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3g", v);
-    return b;
-}
-
-std::string pct(double v)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3g %%", v * 100);
-    return b;
-}
+using llmscope::report::percent;
+using llmscope::report::sig3;
 
 // msit's manual mapping: two metadata.json files from dump_data(), compared by data id.
 int runManualCompare(const std::string &golden, const std::string &my, const std::string &output)
@@ -194,12 +184,12 @@ int runCompareCommand(const QStringList &args)
         if (!op.unreadable.empty())
             return where + ": could not be compared: " + op.unreadable;
         std::string s = where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " +
-                        pct(op.outputError) + " (inputs " + pct(op.inputError) + ", added " + pct(op.addedError) +
-                        "), NMSE " + sig(op.nmse);
+                        percent(op.outputError) + " (inputs " + percent(op.inputError) + ", added " + percent(op.addedError) +
+                        "), NMSE " + sig3(op.nmse);
         if (engine && op.budget > 0)
-            s += ", adds " + sig(op.ownNmse) + " = " + pct(op.budgetShare) + " of its budget " + sig(op.budget);
+            s += ", adds " + sig3(op.ownNmse) + " = " + percent(op.budgetShare) + " of its budget " + sig3(op.budget);
         else if (engine)
-            s += ", adds " + sig(op.ownNmse) + " (it moves data: must add none)";
+            s += ", adds " + sig3(op.ownNmse) + " (it moves data: must add none)";
         return s;
     };
     if (res.firstDivergent >= 0) {
@@ -211,9 +201,9 @@ int runCompareCommand(const QStringList &args)
                                                            : in.tensorName;
             if (first.worstInputIsWeight)
                 say("  " + leafLabel(in) + " differs between golden and test (relative error " +
-                    pct(inputOrOutputError(in)) + "): the op's error comes in through it\n");
+                    percent(inputOrOutputError(in)) + "): the op's error comes in through it\n");
             else if (!in.passed)
-                say("  its input " + name + " already differs (relative error " + pct(inputOrOutputError(in)) +
+                say("  its input " + name + " already differs (relative error " + percent(inputOrOutputError(in)) +
                     "); the op that computes it was not compared\n");
         }
         for (size_t i : first.rows)

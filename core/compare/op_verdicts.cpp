@@ -59,9 +59,7 @@ double goldenNorm(const CompareRow &r)
 
 std::string pct(double v)
 {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3g %%", v * 100);
-    return b;
+    return report::percent(v);
 }
 
 // Groups rows by (round, op id), in execution order.

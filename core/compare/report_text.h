@@ -2,6 +2,7 @@
 #pragma once
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,18 @@ inline std::string num(double v)
     char b[64];
     const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6);
     return std::string(b, r.ptr);
+}
+
+// Three significant digits, for sentences ("8.16e-08"), and a share as a percentage ("0.0494 %").
+inline std::string sig3(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
+}
+inline std::string percent(double share)
+{
+    return sig3(share * 100) + " %";
 }
 
 inline std::string shapeText(const std::vector<int64_t> &dims)
