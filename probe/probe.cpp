@@ -219,6 +219,18 @@ void Probe::noteWatchChange(const std::string &what)
     m_statusDirty = true;
 }
 
+void Probe::noteModel(const std::string &path)
+{
+    {
+        std::lock_guard lock(m_statusMutex);
+        for (const auto &m : m_status.models)
+            if (m == path)
+                return;
+        m_status.models.push_back(path);
+        m_statusDirty = true;
+    }
+}
+
 void Probe::noteTokensReplaced()
 {
     std::lock_guard lock(m_statusMutex);

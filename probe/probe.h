@@ -120,6 +120,7 @@ public:
     void followTokens(int64_t round, ggml_cgraph *graph);
     void noteTokensReplaced(); // from any thread
     void noteWatchChange(const std::string &what); // from any thread
+    void noteModel(const std::string &path);       // from any thread: a model file the program loaded
 
 private:
     Probe();

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ggml/ggml_library.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/dtype.h"
@@ -80,9 +81,27 @@ TensorReader::TensorReader(TensorRecord &r) : m_path(r.path)
     m_header.hasData = true;
     if (!r.engineType.empty())
         m_header.setAttr(kEngineDTypeAttr, r.engineType);
+    if (!r.engineDims.empty())
+        m_header.setAttr(kEngineDimsAttr, joinDims(r.engineDims));
     m_dataOffset = r.dataOffset;
     m_available = r.dataBytes; // the scan checked it against the file's size; a shorter file fails to read
     openFile();
+}
+
+TensorReader::TensorReader(const std::string &modelPath, const ggml::ModelTensor &t) : m_path(modelPath)
+{
+    if (!t.type)
+        throw Error("'" + modelPath + "': " + t.name + " is stored as " + t.typeName +
+                    ", which ggml cannot give as floats");
+    m_header.dtype = 4;
+    m_header.dims = {int64_t(t.bytes)};
+    m_header.hasData = true;
+    m_header.setAttr(kEngineDTypeAttr, t.type->name);
+    m_header.setAttr(kEngineDimsAttr, joinDims(t.dims));
+    m_dataOffset = t.offset;
+    m_available = t.bytes;
+    openFile();
+    check(m_available);
 }
 
 void TensorReader::requireData()
@@ -103,9 +122,26 @@ void TensorReader::openFile()
 void TensorReader::check(uint64_t available)
 {
     const std::string &path = m_path;
-    if (auto engine = m_header.attr(kEngineDTypeAttr))
-        throw Error("'" + path + "': the engine's own type " + *engine +
-                    " cannot be compared element by element; dump it dequantized");
+    if (auto engine = m_header.attr(kEngineDTypeAttr)) {
+        m_block = ggml::Library::get().type(*engine);
+        if (!m_block)
+            throw Error("'" + path + "': the engine's own type " + *engine + " is not one ggml (" +
+                        ggml::Library::get().path() + ") can give as floats");
+        const auto dims = m_header.attr(kEngineDimsAttr);
+        if (!dims)
+            throw Error("'" + path + "': " + *engine + " data without its dims (engine_dims)");
+        try {
+            std::vector<int64_t> logical;
+            for (const auto &d : split(*dims, ','))
+                logical.push_back(parseInt(trim(d)).value_or(-1));
+            m_count = elementCount(logical);
+            if (m_block->bytes(m_count) > available)
+                throw Error("payload shorter than its " + *engine + " dims " + *dims + " need");
+        } catch (const Error &e) {
+            throw Error("'" + path + "': " + e.what());
+        }
+        return;
+    }
     if (!isNumeric(m_header.dtype))
         throw Error("'" + path + "': " + dtypeName(m_header.dtype) + " cannot be compared element by element");
     std::optional<uint64_t> need;
@@ -125,21 +161,8 @@ TensorReader::~TensorReader()
         ::close(m_fd);
 }
 
-void TensorReader::read(uint64_t first, uint64_t n, float *out)
+void TensorReader::readBytes(uint64_t from, uint64_t to, uint8_t *dst)
 {
-    if (m_fd < 0) {
-        decodeToFloat(m_header.dtype, m_whole.data.data(), first, n, out);
-        return;
-    }
-    // Sub-byte types start inside a byte: read from the byte holding element `first`.
-    const uint64_t bits = uint64_t(dtypeInfo(m_header.dtype)->bits);
-    const uint64_t from = first * bits / 8, to = ((first + n) * bits + 7) / 8;
-    const bool direct = m_header.dtype == 0; // float32: the file's bytes are the answer
-    uint8_t *dst = direct ? reinterpret_cast<uint8_t *>(out) : nullptr;
-    if (!direct) {
-        m_scratch.resize(to - from + 1);
-        dst = m_scratch.data();
-    }
     uint64_t done = 0;
     if (m_dataOffset + to <= m_head.size()) { // came with the header
         std::memcpy(dst, m_head.data() + m_dataOffset + from, to - from);
@@ -153,6 +176,41 @@ void TensorReader::read(uint64_t first, uint64_t n, float *out)
             throw Error("cannot read '" + m_path + "': " + (r < 0 ? std::strerror(errno) : "file shrank"));
         done += uint64_t(r);
     }
+}
+
+void TensorReader::read(uint64_t first, uint64_t n, float *out)
+{
+    if (m_block) { // whole blocks, dequantized, then the elements asked for
+        const uint64_t bs = uint64_t(m_block->blockSize);
+        const uint64_t b0 = first / bs, b1 = (first + n + bs - 1) / bs;
+        m_scratch.resize((b1 - b0) * m_block->blockBytes);
+        readBytes(b0 * m_block->blockBytes, b1 * m_block->blockBytes, m_scratch.data());
+        const bool whole = first == b0 * bs && n == (b1 - b0) * bs;
+        if (!whole)
+            m_blockFloats.resize((b1 - b0) * bs);
+        float *dst = whole ? out : m_blockFloats.data();
+        if (m_block->toFloat)
+            m_block->toFloat(m_scratch.data(), dst, int64_t((b1 - b0) * bs));
+        else // f32
+            std::memcpy(dst, m_scratch.data(), (b1 - b0) * bs * sizeof(float));
+        if (!whole)
+            std::memcpy(out, m_blockFloats.data() + (first - b0 * bs), n * sizeof(float));
+        return;
+    }
+    if (m_fd < 0) {
+        decodeToFloat(m_header.dtype, m_whole.data.data(), first, n, out);
+        return;
+    }
+    // Sub-byte types start inside a byte: read from the byte holding element `first`.
+    const uint64_t bits = uint64_t(dtypeInfo(m_header.dtype)->bits);
+    const uint64_t from = first * bits / 8, to = ((first + n) * bits + 7) / 8;
+    const bool direct = m_header.dtype == 0; // float32: the file's bytes are the answer
+    uint8_t *dst = direct ? reinterpret_cast<uint8_t *>(out) : nullptr;
+    if (!direct) {
+        m_scratch.resize(to - from + 1);
+        dst = m_scratch.data();
+    }
+    readBytes(from, to, dst);
     if (!direct) {
         // Element `first` may sit inside the first byte read (sub-byte types).
         decodeToFloat(m_header.dtype, dst, first - from * 8 / bits, n, out);

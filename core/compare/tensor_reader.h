@@ -1,5 +1,7 @@
 // A tensor file opened for comparison and read chunk by chunk into float32: .bin payloads
-// with pread straight into the caller's buffer (no copy for float32), .npy files whole.
+// with pread straight into the caller's buffer (no copy for float32), .npy files whole, and
+// ggml's quantized blocks (a dumped payload, or a weight in its model file) dequantized by
+// ggml's own to_float, block by block.
 // A file is opened once: a header the dump scan left unread is read here, and a payload that
 // came with the header's first read is not read again.
 // pread rather than mmap: unmapping thousands of files from several threads costs a TLB
@@ -13,6 +15,10 @@
 #include "tensor/tensor.h"
 
 namespace llmscope {
+namespace ggml {
+struct BlockType;
+struct ModelTensor;
+}
 
 class TensorReader {
 public:
@@ -22,6 +28,9 @@ public:
     // unread is read now and written into the record. Throws Error for unreadable files;
     // call requireData() before read().
     explicit TensorReader(TensorRecord &record);
+    // A tensor of a GGUF model file (a weight), in ggml's type. Throws Error for types ggml
+    // cannot give as floats.
+    TensorReader(const std::string &modelPath, const ggml::ModelTensor &tensor);
     ~TensorReader();
     TensorReader(const TensorReader &) = delete;
     TensorReader &operator=(const TensorReader &) = delete;
@@ -32,11 +41,14 @@ public:
     uint64_t count() const { return m_count; }
     // Elements [first, first + n) as float32. Throws Error when the file cannot be read.
     void read(uint64_t first, uint64_t n, float *out);
+    // ggml's block type of the data ("q4_0"); null for dtypes read directly.
+    const ggml::BlockType *blockType() const { return m_block; }
 
 private:
     void initFromFile();
     void check(uint64_t available);
     void openFile();
+    void readBytes(uint64_t from, uint64_t to, uint8_t *dst);
 
     std::string m_path;
     Tensor m_header;
@@ -47,6 +59,8 @@ private:
     std::vector<uint8_t> m_head;   // the file's first bytes, as read with the header
     std::vector<uint8_t> m_scratch; // raw bytes of non-float32 chunks
     Tensor m_whole;                 // .npy
+    const ggml::BlockType *m_block = nullptr; // ggml blocks, dequantized on read
+    std::vector<float> m_blockFloats;
 };
 
 } // namespace llmscope

@@ -150,6 +150,11 @@ void setRecordHeader(TensorRecord &r, const BinFileInfo &info)
     r.dataBytes = t.hasData && !info.objects.empty() ? info.objects.front().length : 0;
     r.dataOffset = t.hasData && !info.objects.empty() ? info.dataStart + info.objects.front().offset : 0;
     r.engineType = t.attr(kEngineDTypeAttr).value_or("");
+    r.engineDims.clear();
+    if (const auto dims = t.attr(kEngineDimsAttr))
+        for (const auto &d : split(*dims, ','))
+            if (const auto v = parseInt(trim(d)); v && *v >= 0)
+                r.engineDims.push_back(*v);
     r.stats = statsFromAttrs(t);
     r.headerRead = true;
 }

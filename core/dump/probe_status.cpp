@@ -20,8 +20,10 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
-                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds}, {"linked", s.linked}, {"tokens_replaced", s.tokensReplaced}, {"watch_changes", s.watchChanges},
-                     {"nan_inf_first", s.nanInfFirst}};
+                     {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds},
+                     {"linked", s.linked},     {"tokens_replaced", s.tokensReplaced},
+                     {"watch_changes", s.watchChanges}, {"nan_inf_first", s.nanInfFirst},
+                     {"models", s.models}};
     return j.dump(1) + "\n";
 }
 
@@ -51,6 +53,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.tokensReplaced = j.value("tokens_replaced", uint64_t(0));
         s.watchChanges = j.value("watch_changes", std::vector<std::string>{});
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
+        s.models = j.value("models", std::vector<std::string>{});
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());

@@ -22,11 +22,14 @@ struct ProbeStatus {
     uint64_t opsSeen = 0;         // nodes of the largest graph looked at
     uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
     uint64_t tensors = 0, bytes = 0, skipped = 0;
-    uint64_t linked = 0;
-    uint64_t tokensReplaced = 0;
+    uint64_t linked = 0;          // of the tensors, written as links to an identical one (-symlink)
+    uint64_t tokensReplaced = 0;  // rounds whose token ids were golden's, not the program's (--follow-tokens)
     // --watch: "round 0: 1_1 attn_norm-0 changed after 1_5 Vcur-0 (MUL_MAT)", the first kWatchListed.
     std::vector<std::string> watchChanges;
-    static constexpr size_t kWatchListed = 64;  // rounds whose token ids were golden's, not the program's (--follow-tokens)          // of the tensors, written as links to an identical one (-symlink)
+    static constexpr size_t kWatchListed = 64;
+    // The model files the program loaded (absolute paths): weights are read from them where the
+    // backend cannot give them back as stored (repacked, quantized, in device memory).
+    std::vector<std::string> models;
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
     // --nan-inf-only: per round, the first op whose output holds NaN or Inf ("round 0: 2_31
