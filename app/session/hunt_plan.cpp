@@ -2,6 +2,9 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+#include <limits>
+
 #include "compare/op_verdicts.h"
 
 // The words' translation context ("HuntText" in translations/).
@@ -18,6 +21,10 @@ QString pct(double v)
 {
     return QString::number(v * 100, 'g', 3);
 }
+double op_nan()
+{
+    return std::numeric_limits<double>::quiet_NaN();
+}
 } // namespace
 
 QStringList statsArgs(const QString &rounds)
@@ -33,7 +40,14 @@ QStringList tensorArgs(const OpResult &op, Side side)
             round + "," + round};
 }
 
+QStringList outputsArgs(const QString &rounds)
+{
+    return {"--type", "model", "tensor", "-stp", "1", "-er", rounds};
+}
+
 QString goldenStatsDir() { return QStringLiteral("golden-stats"); }
+QString goldenOutputsDir() { return QStringLiteral("golden-outputs"); }
+QString testOutputsDir() { return QStringLiteral("test-outputs"); }
 QString testStatsDir() { return QStringLiteral("test-stats"); }
 QString goldenTensorsDir() { return QStringLiteral("golden-tensors"); }
 QString testTensorsDir() { return QStringLiteral("test-tensors"); }
@@ -55,7 +69,11 @@ QString suspect(const CompareResult &r, const OpResult &op)
         return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
             .arg(op.round)
             .arg(QString::fromStdString(op.label()), pct(op.outputError));
-    QString s = HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
+    bool statsBased = false;
+    for (size_t i : op.rows)
+        statsBased = statsBased || r.rows[i].statsOnly;
+    QString s = (statsBased ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
+                            : HuntText::tr("first divergent: round %1, op %2 (relative error %3 %)"))
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), pct(op.outputError));
     if (!op.verdict.empty())
@@ -77,10 +95,65 @@ QString stepCompareTensors()
     return HuntText::tr("step 4 of 4: comparing its tensors element by element");
 }
 
+bool quantizedTest(const CompareResult &r)
+{
+    for (const auto &w : r.weights)
+        if (w.row.quantization && w.row.quantization->explained())
+            return true;
+    for (const auto &row : r.rows)
+        if (row.quantization && row.quantization->explained())
+            return true;
+    return false;
+}
+
+QString stepOutputs(const CompareResult &r, const QString &rounds)
+{
+    QStringList types;
+    for (const auto &w : r.weights)
+        if (w.goldenType != w.myType && !types.contains(QString::fromStdString(w.myType)))
+            types << QString::fromStdString(w.myType);
+    return HuntText::tr("the test's weights are stored as %1: statistics cannot tell a kernel's error from "
+                        "quantization's, so every operation's outputs in rounds %2 are dumped and compared element "
+                        "by element, golden and test")
+        .arg(types.join(QStringLiteral(", ")), rounds);
+}
+
+QString costliestWeights(const CompareResult &r)
+{
+    struct Cost { std::string weight, op; double added; };
+    std::vector<Cost> costs;
+    for (const auto &op : r.ops) {
+        if (op.quantizedWeight.empty())
+            continue;
+        const double added = std::max(0.0, op.nmse - op.inputError * op.inputError);
+        auto it = std::find_if(costs.begin(), costs.end(), [&](const Cost &c) { return c.weight == op.quantizedWeight; });
+        if (it == costs.end())
+            costs.push_back({op.quantizedWeight, op.label(), added});
+        else if (added > it->added)
+            *it = {op.quantizedWeight, op.label(), added};
+    }
+    std::sort(costs.begin(), costs.end(), [](const Cost &a, const Cost &b) { return a.added > b.added; });
+    QString s;
+    for (size_t i = 0; i < costs.size() && i < 3; ++i) {
+        const WeightComparison *w = r.weight(costs[i].weight);
+        s += QLatin1Char('\n') + HuntText::tr("    %1 (%2, relative error %3 %): its op %4 adds NMSE %5")
+                                    .arg(QString::fromStdString(costs[i].weight),
+                                         QString::fromStdString(w ? w->myType : std::string("?")),
+                                         pct(w && w->row.computed ? w->row.metrics.relEuclidean : op_nan()),
+                                         QString::fromStdString(costs[i].op))
+                                    .arg(costs[i].added, 0, 'g', 3);
+    }
+    return s;
+}
+
 QString nothingDiverges(const QString &rounds, const CompareResult &r)
 {
     if (r.standard != Standard::Engine)
         return HuntText::tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
+    if (quantizedTest(r))
+        return HuntText::tr("no kernel adds error beyond what quantization explains in rounds %1; the weights whose "
+                            "quantization costs most (llmscope quant-report ranks them all):%2")
+            .arg(rounds, costliestWeights(r));
     QString s = HuntText::tr("every operation is within its budget in rounds %1: nothing diverges beyond what two "
                              "engines of one model may differ by").arg(rounds);
     if (r.mostAdded >= 0) {
@@ -109,14 +182,17 @@ QString found(const CompareResult &r, const OpResult &op)
                     .arg(QString::fromStdString(op.label()), QString::fromStdString(op.opPath))
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
-    if (r.standard == Standard::Engine && !(op.worstInputIsWeight && op.worstInput >= 0))
+    const bool weightDiffers = op.worstInputIsWeight && op.worstInput >= 0 &&
+                               !(r.rows[size_t(op.worstInput)].quantization &&
+                                 r.rows[size_t(op.worstInput)].quantization->explained());
+    if (r.standard == Standard::Engine && !weightDiffers)
         s += QLatin1Char('\n') + (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
                                                     .arg(op.ownNmse, 0, 'g', 3)
                                                     .arg(pct(op.budgetShare))
                                                     .arg(op.budget, 0, 'g', 3)
                                                     .arg(QString::fromStdString(op.opType))
                                               : QStringLiteral("  ") + QString::fromStdString(op.verdict));
-    if (op.worstInputIsWeight && op.worstInput >= 0)
+    if (weightDiffers)
         s += QLatin1Char('\n') + HuntText::tr("  %1 differs between golden and test: the op's error comes in through it")
                                      .arg(QString::fromStdString(leafLabel(r.rows[size_t(op.worstInput)])));
     else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it

@@ -30,6 +30,17 @@ QString stepCompareStats();
 QString suspect(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 QString stepTensors(const llmscope::OpResult &op);
 QString stepCompareTensors();
+
+// A test whose weights are stored in other types than golden's (a quantized model): statistics
+// bound errors from below only, too loosely to tell a kernel's error from its weights'
+// quantization, so step 1 is done again with every op's outputs (and the logits) in full.
+bool quantizedTest(const llmscope::CompareResult &statsResult);
+QStringList outputsArgs(const QString &rounds);
+QString goldenOutputsDir();
+QString testOutputsDir();
+QString stepOutputs(const llmscope::CompareResult &statsResult, const QString &rounds);
+// The weights whose quantization costs most, by the NMSE their ops add (three, in words).
+QString costliestWeights(const llmscope::CompareResult &r);
 // Nothing beyond tolerance; under the engine standard, also the op adding the most error for
 // its budget and its share of it.
 QString nothingDiverges(const QString &rounds, const llmscope::CompareResult &r);

@@ -115,7 +115,15 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
         const QStringList statsArgs = hunt::statsArgs(rounds);
         auto statsPass = dumpAndCompare(golden, test, statsArgs, statsArgs, dir.absoluteFilePath(hunt::goldenStatsDir()),
                                         dir.absoluteFilePath(hunt::testStatsDir()), 2, hunt::stepCompareStats());
-        const auto statsResult = co_await statsPass;
+        auto statsResult = co_await statsPass;
+        if (statsResult->standard == Standard::Engine && hunt::quantizedTest(*statsResult)) {
+            const QStringList outputsArgs = hunt::outputsArgs(rounds);
+            auto outputsPass = dumpAndCompare(golden, test, outputsArgs, outputsArgs,
+                                              dir.absoluteFilePath(hunt::goldenOutputsDir()),
+                                              dir.absoluteFilePath(hunt::testOutputsDir()), 2,
+                                              hunt::stepOutputs(*statsResult, rounds));
+            statsResult = co_await outputsPass;
+        }
         if (statsResult->firstDivergent < 0) {
             end = hunt::nothingDiverges(rounds, *statsResult);
             say(end);

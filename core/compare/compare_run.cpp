@@ -18,6 +18,7 @@
 #include "dump/dump_layout.h"
 #include "dump/op_names.h"
 #include "dump/probe_status.h"
+#include "ggml/ggml_library.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
@@ -180,6 +181,18 @@ void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
     row.failReason = reason;
 }
 
+// Element metrics, and for a pair stored in different types what quantization explains.
+void compareReaders(CompareRow &row, TensorReader &g, TensorReader &m)
+{
+    compareData(row, g, m);
+    if (!row.computed || !storedDifferently(g, m))
+        return;
+    Quantization q;
+    q.error = row.metrics.relEuclidean;
+    measureQuantization(q, g, m);
+    row.quantization = q;
+}
+
 void compareStats(CompareRow &row)
 {
     const auto &a = *row.golden.stats, &b = *row.my.stats;
@@ -204,6 +217,85 @@ TensorRecord recordForFile(const std::string &path, const std::string &id)
     return looseRecord(fs::path(path), id);
 }
 
+namespace {
+void setTolerance(CompareRow &row, const CompareOptions *thresholds)
+{
+    if (!thresholds)
+        return;
+    row.tolerance = defaultTolerance(row.my.dtype);
+    if (thresholds->relTol)
+        row.tolerance.relTol = *thresholds->relTol;
+    if (thresholds->passRate)
+        row.tolerance.passRate = *thresholds->passRate;
+}
+
+// The model files a dump's programs loaded, parsed; a note for each that cannot be read.
+std::vector<std::shared_ptr<const ggml::ModelFile>> modelsOf(const DumpIndex &idx, std::vector<std::string> &paths,
+                                                              std::vector<std::string> &notes)
+{
+    std::vector<std::string> roots{idx.root};
+    for (const auto &d : dumpsInside(idx.root))
+        roots.push_back(d);
+    for (const auto &root : roots)
+        for (const auto &st : readProbeStatuses(root))
+            for (const auto &m : st.models)
+                if (std::find(paths.begin(), paths.end(), m) == paths.end())
+                    paths.push_back(m);
+    std::vector<std::shared_ptr<const ggml::ModelFile>> out;
+    for (const auto &path : paths) {
+        try {
+            out.push_back(ggml::Library::get().model(path));
+        } catch (const Error &e) {
+            notes.push_back(std::string("weights are read from the dump, not the model file: ") + e.what());
+        }
+    }
+    return out;
+}
+
+const ggml::ModelTensor *findWeight(const std::vector<std::shared_ptr<const ggml::ModelFile>> &models,
+                                    const std::string &name, std::string &path)
+{
+    for (const auto &m : models)
+        if (const ggml::ModelTensor *t = m->find(name)) {
+            path = m->path;
+            return t;
+        }
+    return nullptr;
+}
+
+// A dumped weight that cannot be compared as dumped: statistics or a description only, or
+// quantized blocks (which a CPU backend may hold repacked into its own layout).
+bool needsModel(const TensorRecord &r)
+{
+    return !r.headerRead || !r.hasData || !r.engineType.empty();
+}
+
+struct ModelWeight {
+    std::string goldenPath, myPath;
+    const ggml::ModelTensor *golden = nullptr, *my = nullptr;
+};
+
+void compareModelWeight(CompareRow &row, const ModelWeight &w, const CompareOptions *thresholds)
+{
+    row.unreadable = row.computed = row.statsOnly = row.skipped = false;
+    row.failReason.clear();
+    try {
+        TensorReader g(w.goldenPath, *w.golden), m(w.myPath, *w.my);
+        setTolerance(row, thresholds);
+        row.weightSource = "model files";
+        if (g.count() != m.count()) {
+            row.failReason = "shape mismatch: golden " + joinDims(w.golden->dims) + " vs my " + joinDims(w.my->dims);
+            return;
+        }
+        compareReaders(row, g, m);
+    } catch (const Error &e) {
+        row.failReason = e.what();
+        row.unreadable = true;
+        row.computed = false;
+    }
+}
+} // namespace
+
 void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
 {
     try {
@@ -213,15 +305,9 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
             g.emplace(row.golden);
         if (!row.my.headerRead || row.my.hasData)
             m.emplace(row.my);
-        if (thresholds) {
-            row.tolerance = defaultTolerance(row.my.dtype);
-            if (thresholds->relTol)
-                row.tolerance.relTol = *thresholds->relTol;
-            if (thresholds->passRate)
-                row.tolerance.passRate = *thresholds->passRate;
-        }
+        setTolerance(row, thresholds);
         if (row.golden.hasData && row.my.hasData)
-            compareData(row, *g, *m);
+            compareReaders(row, *g, *m);
         else if (row.golden.stats && row.my.stats)
             compareStats(row);
         else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
@@ -233,6 +319,14 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
         row.unreadable = true;
         row.computed = row.statsOnly = false;
     }
+}
+
+const WeightComparison *CompareResult::weight(const std::string &name) const
+{
+    for (const auto &w : weights)
+        if (w.name == name)
+            return &w;
+    return nullptr;
 }
 
 double inputOrOutputError(const CompareRow &row)
@@ -311,15 +405,86 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         }
     }
 
+    // Weights are read from the programs' model files, each once however many rounds dumped it:
+    // those the dumps cannot give as stored, and all of them when some weight is stored in
+    // another type on the two sides (a quantized test: what each weight's quantization costs).
+    std::vector<std::string> modelNotes;
+    const auto gModels = modelsOf(golden, res.goldenModels, modelNotes);
+    const auto mModels = modelsOf(my, res.myModels, modelNotes);
+    for (const auto &n : modelNotes)
+        if (std::find(res.notes.begin(), res.notes.end(), n) == res.notes.end())
+            res.notes.push_back(n);
+    std::vector<ModelWeight> weightSources;
+    std::map<std::string, size_t> weightIndex;
+    auto addWeight = [&](const std::string &name) -> std::optional<size_t> {
+        if (auto it = weightIndex.find(name); it != weightIndex.end())
+            return it->second;
+        ModelWeight w;
+        w.golden = findWeight(gModels, name, w.goldenPath);
+        w.my = findWeight(mModels, name, w.myPath);
+        if (!w.golden || !w.my)
+            return std::nullopt;
+        weightIndex[name] = weightSources.size();
+        weightSources.push_back(w);
+        return weightSources.size() - 1;
+    };
+    bool typesDiffer = false;
+    for (const auto &gm : gModels)
+        for (const auto &[name, t] : gm->tensors) {
+            std::string path;
+            const ggml::ModelTensor *other = findWeight(mModels, name, path);
+            typesDiffer = typesDiffer || (other && other->typeName != t.typeName);
+        }
+    if (typesDiffer)
+        for (const auto &gm : gModels)
+            for (const auto &[name, t] : gm->tensors)
+                if (names.byPath.empty() || names.isLeaf(name))
+                    addWeight(name);
+    std::vector<std::pair<size_t, size_t>> rowWeights; // (row, weight) whose row copies the weight's
+    std::vector<char> skip(res.rows.size(), 0);
+    for (size_t i = 0; i < res.rows.size(); ++i) {
+        const CompareRow &row = res.rows[i];
+        if (!row.golden.input || !names.isLeaf(row.tensorName) ||
+            !(typesDiffer || needsModel(row.golden) || needsModel(row.my)))
+            continue;
+        if (const auto w = addWeight(row.tensorName)) {
+            rowWeights.emplace_back(i, *w);
+            skip[i] = 1;
+        }
+    }
+    res.weights.resize(weightSources.size());
+    for (size_t k = 0; k < weightSources.size(); ++k) {
+        const ModelWeight &w = weightSources[k];
+        WeightComparison &c = res.weights[k];
+        c.name = w.golden->name;
+        c.dims = w.golden->dims;
+        c.goldenType = w.golden->typeName;
+        c.myType = w.my->typeName;
+        c.elements = w.golden->elements();
+        c.goldenBytes = w.golden->bytes;
+        c.myBytes = w.my->bytes;
+        c.row.tensorName = c.name;
+        c.row.golden.path = w.goldenPath;
+        c.row.my.path = w.myPath;
+        c.row.golden.input = c.row.my.input = true;
+    }
+
     // Pairs spread over threads; each pair is read once, chunk by chunk.
     const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
     std::atomic<size_t> next{0}, done{0};
     std::mutex progressMutex;
+    const size_t items = res.weights.size() + res.rows.size();
     auto work = [&] {
-        for (size_t i; (i = next++) < res.rows.size();) {
+        for (size_t k; (k = next++) < items;) {
             if (o.cancel && o.cancel->load(std::memory_order_relaxed))
                 break;
-            compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
+            if (k < res.weights.size()) {
+                compareModelWeight(res.weights[k].row, weightSources[k], &o);
+                continue;
+            }
+            const size_t i = k - res.weights.size();
+            if (!skip[i])
+                compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
                 const CompareRow &r = res.rows[i];
@@ -330,13 +495,27 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         }
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads && t < res.rows.size(); ++t)
+    for (unsigned t = 1; t < threads && t < items; ++t)
         pool.emplace_back(work);
     work();
     for (auto &t : pool)
         t.join();
     if (o.cancel && o.cancel->load())
         throw Error("compare cancelled");
+    for (const auto &[i, from] : rowWeights) {
+        CompareRow &row = res.rows[i];
+        const CompareRow &src = res.weights[from].row;
+        row.computed = src.computed;
+        row.unreadable = src.unreadable;
+        row.statsOnly = src.statsOnly;
+        row.skipped = src.skipped;
+        row.metrics = src.metrics;
+        row.tolerance = src.tolerance;
+        row.passed = src.passed;
+        row.failReason = src.failReason;
+        row.quantization = src.quantization;
+        row.weightSource = src.weightSource;
+    }
 
     res.standard = o.standard ? *o.standard
                    : (o.relTol || o.passRate || !isProbeDump(golden) || !isProbeDump(my)) ? Standard::Msit

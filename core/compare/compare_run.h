@@ -11,6 +11,7 @@
 #include "compare/matching.h"
 #include "compare/metrics.h"
 #include "compare/precision_standard.h"
+#include "compare/quantization.h"
 
 namespace llmscope {
 
@@ -40,6 +41,18 @@ struct CompareRow {
     Tolerance tolerance;
     bool passed = false;
     std::string failReason;   // msit's cmp_fail_reason
+    // Stored in another type on each side (a quantized weight): what its quantization explains.
+    std::optional<Quantization> quantization;
+    std::string weightSource; // "model files" when both sides were read from the programs' models
+};
+
+// A weight of both programs' model files, compared once from the files themselves.
+struct WeightComparison {
+    std::string name;                 // "blk.3.ffn_down.weight"
+    std::vector<int64_t> dims;
+    std::string goldenType, myType;   // storage types in the files ("f32", "q4_0")
+    uint64_t elements = 0, goldenBytes = 0, myBytes = 0;
+    CompareRow row;                   // its metrics, quantization and verdict (no dump paths)
 };
 
 struct OpResult {
@@ -54,6 +67,8 @@ struct OpResult {
     bool passed = true;       // every output row passed
     std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
     int worstInput = -1;      // row of the input with the largest error, -1 when none differs
+    std::string quantizedWeight; // its weight whose quantization explains part of its error, if any
+    double weightError = 0;      // that weight's relative error
     bool worstInputIsWeight = false; // that input is a tensor no node computes (a weight)
     // The engine standard's figures (NMSE: the squared relative euclidean error). Computed
     // under either standard; the verdict follows them under the engine one.
@@ -77,6 +92,12 @@ struct CompareResult {
     int mostAdded = -1;                       // the op with the largest budget share, -1 when none adds any
     std::vector<TensorRecord> onlyGolden, onlyMy; // tensors without a partner
     std::vector<std::string> notes;           // where llmscope departs from msit, and why
+    // The model files the programs loaded, as their dumps name them (golden's, my's).
+    std::vector<std::string> goldenModels, myModels;
+    // Weights read from those files: the ones dumped rows could not give, and every weight
+    // when the files store some weight in another type (a quantized test), in file order.
+    std::vector<WeightComparison> weights;
+    const WeightComparison *weight(const std::string &name) const;
     bool allPassed() const;
 };
 

@@ -122,6 +122,9 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
     if (!row.golden.input) {
         row.passed = op.passed;
         row.failReason = op.verdict;
+    } else if (leaf && row.quantization) {
+        row.passed = row.quantization->explained();
+        row.failReason = row.passed ? std::string() : row.quantization->words(row.tensorName);
     } else if (leaf && leafDiffers(row, err)) {
         row.passed = false;
         if (row.failReason.empty() || row.computed || row.statsOnly)
@@ -160,6 +163,18 @@ void judgeOps(CompareResult &res, const OpNames &names)
             double &e = produced[{row.golden.exec, row.tensorName}];
             e = std::max(e, error(row));
         }
+    for (auto &w : res.weights) {
+        CompareRow &row = w.row;
+        if (row.unreadable || !row.computed)
+            continue;
+        if (row.quantization) {
+            row.passed = row.quantization->explained();
+            row.failReason = row.passed ? std::string() : row.quantization->words(w.name);
+        } else {
+            row.passed = !leafDiffers(row, engineError(row));
+            row.failReason = row.passed ? std::string() : leafLabel(row) + " differs between golden and test";
+        }
+    }
     double most = 0;
     for (size_t k = 0; k < res.ops.size(); ++k) {
         OpResult &op = res.ops[k];
@@ -167,6 +182,30 @@ void judgeOps(CompareResult &res, const OpNames &names)
         bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
         int32_t inDtype = -1, outDtype = -1;
         std::string weightDiffers;
+        double quantErr = -1;
+        // A weight: stored in another type on purpose (what its quantization brings is explained,
+        // as an input's error is; the op is judged on what it adds beyond it), or one that
+        // differs, whose difference the op's own error counts.
+        auto takeWeight = [&](const CompareRow &row, double err) {
+            if (row.quantization && row.quantization->explained()) {
+                quantizedIn = true;
+                if (err > quantErr) {
+                    quantErr = err;
+                    op.quantizedWeight = row.tensorName;
+                    op.weightError = err;
+                }
+                sumIn += err;
+                const double n = goldenNorm(row);
+                normsKnown = normsKnown && std::isfinite(n);
+                sumAbsIn += (std::isfinite(n) ? n : 0) * err;
+                return;
+            }
+            if (row.quantization && weightDiffers.empty())
+                weightDiffers = row.quantization->words(row.tensorName);
+            if (leafDiffers(row, err) && weightDiffers.empty())
+                weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
+                                (row.statsOnly ? "at least " : "") + pct(err) + ")";
+        };
         for (size_t i : op.rows) {
             const CompareRow &row = res.rows[i];
             const double err = error(row);
@@ -182,10 +221,9 @@ void judgeOps(CompareResult &res, const OpNames &names)
                     op.worstInput = int(i);
                     op.worstInputIsWeight = weight;
                 }
-                if (weight) { // the op's own: counted as error it adds
-                    if (leafDiffers(row, err) && weightDiffers.empty())
-                        weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
-                                        (row.statsOnly ? "at least " : "") + pct(err) + ")";
+                quantizedIn = quantizedIn || row.quantization || !row.my.engineType.empty();
+                if (weight) {
+                    takeWeight(row, err);
                     continue;
                 }
                 op.inputError = std::max(op.inputError, err);
@@ -210,6 +248,10 @@ void judgeOps(CompareResult &res, const OpNames &names)
         if (!anyInput) // its inputs were not dumped: what their producers' outputs carry
             if (const OpNames::Node *node = names.find(op.opPath))
                 for (const std::string &in : node->inputs) {
+                    if (const WeightComparison *w = res.weight(in); w && names.isLeaf(in)) {
+                        takeWeight(w->row, error(w->row)); // read from the model files
+                        continue;
+                    }
                     const auto it = produced.find({op.round, in});
                     if (it == produced.end())
                         continue;

@@ -36,7 +36,7 @@ std::string msitReportCsv(const CompareResult &res)
                       "golden_min_value,golden_mean_value,my_data_path,my_op_type,my_dtype,my_shape,my_max_value,"
                       "my_min_value,my_mean_value,cosine_similarity,max_relative_error,mean_relative_error,"
                       "max_absolute_error,mean_absolute_error,kl_divergence,relative_euclidean_distance,"
-                      "cmp_fail_reason,op_label,nmse\n"; // llmscope's columns after msit's
+                      "cmp_fail_reason,op_label,nmse,note\n"; // llmscope's columns after msit's
     out.reserve(res.rows.size() * 512);
     // Fields appended in place: a report has a row per tensor pair.
     auto field = [&out](const std::string &s) {
@@ -89,6 +89,9 @@ std::string msitReportCsv(const CompareResult &res)
             out += num(r.statsBound * r.statsBound);
         else
             out += "N/A";
+        out += ',';
+        if (r.quantization && r.quantization->explained())
+            report::appendCsvField(out, r.quantization->words(r.tensorName));
         out += '\n';
     }
     return out;
@@ -254,6 +257,20 @@ std::string compareReportJson(const CompareResult &res)
             j.field("nmse", r.metrics.relEuclidean * r.metrics.relEuclidean);
         else if (r.statsOnly)
             j.field("nmse_lower_bound", r.statsBound * r.statsBound);
+        if (!r.weightSource.empty())
+            j.field("read_from", r.weightSource);
+        if (const auto &q = r.quantization) {
+            j.key("quantization");
+            j.open('{');
+            j.field("golden_type", q->goldenType);
+            j.field("my_type", q->myType);
+            j.field("relative_error", q->error);
+            j.field("expected", q->expected);
+            j.field("beyond_requantization", q->beyond);
+            j.field("explained", q->explained());
+            j.field("words", q->words(r.tensorName));
+            j.close('}');
+        }
         j.close('}');
     }
     j.close(']');
@@ -271,6 +288,8 @@ std::string compareReportJson(const CompareResult &res)
         j.field("unreadable", op.unreadable);
         j.field("worst_input", int64_t(op.worstInput));
         j.field("worst_input_is_weight", op.worstInputIsWeight);
+        j.field("quantized_weight", op.quantizedWeight);
+        j.field("weight_error", op.weightError);
         j.field("output_error", op.outputError);
         j.field("input_error", op.inputError);
         j.field("added_error", op.addedError);
@@ -299,6 +318,27 @@ std::string compareReportJson(const CompareResult &res)
     j.strings("only_golden", paths(res.onlyGolden));
     j.strings("only_my", paths(res.onlyMy));
     j.strings("notes", res.notes);
+    j.key("weights");
+    j.open('[');
+    for (const auto &w : res.weights) {
+        j.open('{');
+        j.field("name", w.name);
+        j.dims("dims", w.dims);
+        j.field("golden_type", w.goldenType);
+        j.field("my_type", w.myType);
+        j.field("elements", w.elements);
+        j.field("golden_bytes", w.goldenBytes);
+        j.field("my_bytes", w.myBytes);
+        j.field("relative_error", w.row.computed ? w.row.metrics.relEuclidean : NAN);
+        if (w.row.quantization)
+            j.field("expected", w.row.quantization->expected);
+        j.field("passed", w.row.passed);
+        j.field("reason", w.row.failReason);
+        j.close('}');
+    }
+    j.close(']');
+    j.strings("golden_models", res.goldenModels);
+    j.strings("my_models", res.myModels);
     j.close('}');
     return j.text + "\n";
 }
