@@ -10,6 +10,7 @@
 #include "compare_command.h"
 #include "dump_command.h"
 #include "hunt_command.h"
+#include "quant_report_command.h"
 #include "util/error.h"
 
 namespace {
@@ -93,6 +94,9 @@ QString usageText()
         "                                            compare two dumps; msit's report, first divergence\n"
         "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard engine|msit]\n"
         "                                            find the first divergent op in two passes\n"
+        "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
+        "                                            which weights a quantized model loses the most\n"
+        "                                            through; tensor-types.txt to keep them higher\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -121,6 +125,8 @@ std::optional<int> runCli(const QStringList &args)
         return runCompareCommand(args.mid(2));
     if (first == QLatin1String("hunt"))
         return runHuntCommand(args.mid(2));
+    if (first == QLatin1String("quant-report"))
+        return runQuantReportCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
         first != QLatin1String("--hunt")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());

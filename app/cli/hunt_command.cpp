@@ -1,5 +1,7 @@
 #include "hunt_command.h"
 
+#include "child_dump.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
@@ -42,23 +44,6 @@ void say(const QString &s)
 {
     std::fputs(s.toLocal8Bit().constData(), stderr);
     std::fflush(stderr);
-}
-
-// Runs `llmscope dump` (this same program) and returns the dump folder it made, or throws.
-QString dump(const QString &cmd, const QStringList &options, const QString &out)
-{
-    QDir(out).removeRecursively(); // a hunt's dump of this step, made afresh
-    QProcess p;
-    p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(QStringLiteral("/proc/self/exe"), QStringList{"dump", "--exec", cmd} + options + QStringList{"-o", out});
-    if (!p.waitForFinished(-1) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
-        throw Error("llmscope dump of '" + cmd.toStdString() + "' failed:\n" + err.toStdString());
-    }
-    const auto dumps = dumpsInside(QDir(out).absolutePath().toStdString());
-    if (dumps.empty())
-        throw Error("llmscope dump wrote no dump folder under " + out.toStdString());
-    return QString::fromStdString(dumps.front());
 }
 
 } // namespace
@@ -108,16 +93,24 @@ int runHuntCommand(const QStringList &args)
     try {
         step(hunt::stepStats(rounds));
         const QStringList statsOptions = hunt::statsArgs(rounds);
-        const QString gStats = dump(golden, statsOptions, dir.absoluteFilePath(hunt::goldenStatsDir()));
-        const QString tStats = dump(test, statsOptions, dir.absoluteFilePath(hunt::testStatsDir()));
+        const QString gStats = runChildDump(golden, statsOptions, dir.absoluteFilePath(hunt::goldenStatsDir()));
+        const QString tStats = runChildDump(test, statsOptions, dir.absoluteFilePath(hunt::testStatsDir()));
 
         step(hunt::stepCompareStats());
         CompareOptions o;
         o.standard = standard;
         o.goldenPath = gStats.toStdString();
         o.myPath = tStats.toStdString();
-        const CompareResult statsResult = runCompare(o);
+        CompareResult statsResult = runCompare(o);
         writeCompareReports(statsResult, dir.absoluteFilePath("report-stats").toStdString());
+        if (statsResult.standard == Standard::Engine && hunt::quantizedTest(statsResult)) {
+            step(hunt::stepOutputs(statsResult, rounds));
+            const QStringList outputs = hunt::outputsArgs(rounds);
+            o.goldenPath = runChildDump(golden, outputs, dir.absoluteFilePath(hunt::goldenOutputsDir())).toStdString();
+            o.myPath = runChildDump(test, outputs, dir.absoluteFilePath(hunt::testOutputsDir())).toStdString();
+            statsResult = runCompare(o);
+            writeCompareReports(statsResult, dir.absoluteFilePath("report-outputs").toStdString());
+        }
         if (statsResult.firstDivergent < 0) {
             step(hunt::nothingDiverges(rounds, statsResult));
             return 1;
@@ -126,9 +119,9 @@ int runHuntCommand(const QStringList &args)
         say(QStringLiteral("  %1\n").arg(hunt::suspect(statsResult, suspect)));
 
         step(hunt::stepTensors(suspect));
-        const QString gTensors = dump(golden, hunt::tensorArgs(suspect, hunt::Side::Golden),
+        const QString gTensors = runChildDump(golden, hunt::tensorArgs(suspect, hunt::Side::Golden),
                                       dir.absoluteFilePath(hunt::goldenTensorsDir()));
-        const QString tTensors = dump(test, hunt::tensorArgs(suspect, hunt::Side::Test),
+        const QString tTensors = runChildDump(test, hunt::tensorArgs(suspect, hunt::Side::Test),
                                       dir.absoluteFilePath(hunt::testTensorsDir()));
 
         step(hunt::stepCompareTensors());

@@ -15,7 +15,7 @@ namespace {
 const char *kUsage =
     "usage:\n"
     "  llmscope-make-model --out MODEL.gguf [shape options] [corruption options]\n"
-    "  llmscope-make-model --quantize q8_0|q4_0 --in MODEL.gguf --out QUANTIZED.gguf\n"
+    "  llmscope-make-model --quantize TYPE --in MODEL.gguf --out QUANTIZED.gguf [--tensor-types FILE]\n"
     "  llmscope-make-model --family DIR [shape options] [corruption options]\n"
     "\n"
     "shape options (defaults in brackets):\n"
@@ -25,6 +25,10 @@ const char *kUsage =
     "  --corrupt-layer K  --corrupt-tensor NAME [ffn_down]  --corrupt-amount X [0.1]\n"
     "  --corrupt-inf      instead of noise, the weight's first element becomes +Inf\n"
     "    the weight gets X times its own standard deviation of seeded Gaussian noise\n"
+    "\n"
+    "--quantize TYPE: a llama.cpp file type (%s); --tensor-types FILE: llama-quantize's\n"
+    "  --tensor-type lines, PATTERN=TYPE (blk.3.ffn_down.weight=q8_0), one a line, as\n"
+    "  llmscope quant-report writes them in tensor-types.txt\n"
     "\n"
     "--family DIR writes model-f32.gguf, model-q8_0.gguf, model-q4_0.gguf and\n"
     "model-corrupt.gguf (layer K, default layers/2) into DIR.\n";
@@ -51,12 +55,12 @@ int main(int argc, char **argv)
     ModelSpec spec;
     Corruption corruption;
     bool corruptionAmountSet = false;
-    std::string out, in, quantize, family;
+    std::string out, in, quantize, family, tensorTypes;
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "-h" || a == "--help") {
-                std::fputs(kUsage, stdout);
+                std::printf(kUsage, quantizeTypeNames().c_str());
                 return 0;
             }
             if (a == "--corrupt-inf") { // a flag
@@ -70,6 +74,7 @@ int main(int argc, char **argv)
             else if (a == "--in") in = v;
             else if (a == "--quantize") quantize = v;
             else if (a == "--family") family = v;
+            else if (a == "--tensor-types") tensorTypes = v;
             else if (a == "--layers") spec.layers = intArg("--layers", v);
             else if (a == "--width") spec.width = intArg("--width", v);
             else if (a == "--heads") spec.heads = intArg("--heads", v);
@@ -91,10 +96,12 @@ int main(int argc, char **argv)
         if (corruption.layer >= 0 && !corruptionAmountSet)
             corruption.amount = 0.1;
         llama_log_set(quietLog, nullptr);
+        if (!tensorTypes.empty() && quantize.empty())
+            throw std::runtime_error("--tensor-types goes with --quantize");
         if (!quantize.empty()) {
             if (in.empty() || out.empty())
                 throw std::runtime_error("--quantize needs --in and --out");
-            quantizeModel(in, out, quantize);
+            quantizeModel(in, out, quantize, tensorTypes);
             std::printf("%s\n", out.c_str());
         } else if (!family.empty()) {
             std::filesystem::create_directories(family);
@@ -116,7 +123,7 @@ int main(int argc, char **argv)
             writeModel(spec, corruption, out);
             std::printf("%s\n", out.c_str());
         } else {
-            std::fputs(kUsage, stderr);
+            std::fprintf(stderr, kUsage, quantizeTypeNames().c_str());
             return 2;
         }
     } catch (const std::exception &e) {

@@ -1,6 +1,9 @@
 #include "model_writer.h"
 
+#include <cctype>
 #include <cmath>
+#include <fstream>
+#include <regex>
 #include <limits>
 #include <cstring>
 #include <random>
@@ -185,16 +188,98 @@ void writeModel(const ModelSpec &s, const Corruption &corruption, const std::str
     }
 }
 
-void quantizeModel(const std::string &in, const std::string &out, const std::string &type)
+namespace {
+
+struct FileType { const char *name; llama_ftype ftype; };
+const FileType kFileTypes[] = {
+    {"f16", LLAMA_FTYPE_MOSTLY_F16},       {"bf16", LLAMA_FTYPE_MOSTLY_BF16},
+    {"q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},     {"q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},
+    {"q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},     {"q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},
+    {"q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},     {"q2_k", LLAMA_FTYPE_MOSTLY_Q2_K},
+    {"q3_k_s", LLAMA_FTYPE_MOSTLY_Q3_K_S}, {"q3_k_m", LLAMA_FTYPE_MOSTLY_Q3_K_M},
+    {"q3_k_l", LLAMA_FTYPE_MOSTLY_Q3_K_L}, {"q4_k_s", LLAMA_FTYPE_MOSTLY_Q4_K_S},
+    {"q4_k_m", LLAMA_FTYPE_MOSTLY_Q4_K_M}, {"q5_k_s", LLAMA_FTYPE_MOSTLY_Q5_K_S},
+    {"q5_k_m", LLAMA_FTYPE_MOSTLY_Q5_K_M}, {"q6_k", LLAMA_FTYPE_MOSTLY_Q6_K},
+    {"iq4_nl", LLAMA_FTYPE_MOSTLY_IQ4_NL}, {"iq4_xs", LLAMA_FTYPE_MOSTLY_IQ4_XS},
+    {"tq1_0", LLAMA_FTYPE_MOSTLY_TQ1_0},   {"tq2_0", LLAMA_FTYPE_MOSTLY_TQ2_0},
+    {"mxfp4", LLAMA_FTYPE_MOSTLY_MXFP4_MOE},
+};
+
+std::string lower(std::string s)
+{
+    for (char &c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+ggml_type ggmlType(const std::string &name)
+{
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+        const char *n = ggml_type_name(ggml_type(t));
+        if (n && lower(n) == lower(name) && ggml_blck_size(ggml_type(t)) > 0)
+            return ggml_type(t);
+    }
+    throw std::runtime_error("'" + name + "' is not a ggml type (q8_0, q4_0, f16, q6_K, ...)");
+}
+
+// llama-quantize's --tensor-type lines: PATTERN=TYPE, blank lines and '#' comments ignored.
+std::vector<std::pair<std::string, ggml_type>> readTensorTypes(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error("cannot read --tensor-types file '" + path + "'");
+    std::vector<std::pair<std::string, ggml_type>> out;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+            line.pop_back();
+        if (line.empty() || line[0] == '#')
+            continue;
+        const size_t eq = line.rfind('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == line.size())
+            throw std::runtime_error(path + ":" + std::to_string(n) + ": not PATTERN=TYPE: '" + line + "'");
+        try {
+            std::regex check(line.substr(0, eq)); // the quantizer compiles it the same way
+        } catch (const std::regex_error &) {
+            throw std::runtime_error(path + ":" + std::to_string(n) + ": '" + line.substr(0, eq) +
+                                     "' is not a valid pattern");
+        }
+        out.emplace_back(line.substr(0, eq), ggmlType(line.substr(eq + 1)));
+    }
+    return out;
+}
+
+} // namespace
+
+std::string quantizeTypeNames()
+{
+    std::string s;
+    for (const auto &f : kFileTypes)
+        s += (s.empty() ? "" : ", ") + std::string(f.name);
+    return s;
+}
+
+void quantizeModel(const std::string &in, const std::string &out, const std::string &type,
+                   const std::string &tensorTypes)
 {
     llama_model_quantize_params p = llama_model_quantize_default_params();
-    if (type == "q8_0")
-        p.ftype = LLAMA_FTYPE_MOSTLY_Q8_0;
-    else if (type == "q4_0")
-        p.ftype = LLAMA_FTYPE_MOSTLY_Q4_0;
-    else
-        throw std::runtime_error("--quantize takes q8_0 or q4_0, not '" + type + "'");
+    bool known = false;
+    for (const auto &f : kFileTypes)
+        if (lower(type) == f.name) {
+            p.ftype = f.ftype;
+            known = true;
+        }
+    if (!known)
+        throw std::runtime_error("--quantize takes " + quantizeTypeNames() + ", not '" + type + "'");
     p.nthread = 1;
+    const auto overrides = tensorTypes.empty() ? std::vector<std::pair<std::string, ggml_type>>{}
+                                               : readTensorTypes(tensorTypes);
+    std::vector<llama_model_tensor_override> tt;
+    for (const auto &[pattern, t] : overrides)
+        tt.push_back({pattern.c_str(), t});
+    tt.push_back({nullptr, GGML_TYPE_COUNT});
+    if (!overrides.empty())
+        p.tt_overrides = tt.data();
     const std::string tmp = out + ".tmp";
     if (llama_model_quantize(in.c_str(), tmp.c_str(), &p) != 0 || std::rename(tmp.c_str(), out.c_str()) != 0) {
         std::remove(tmp.c_str());

@@ -23,5 +23,11 @@ struct Corruption {
 
 // Throws std::runtime_error with a message saying what is wrong.
 void writeModel(const ModelSpec &spec, const Corruption &corruption, const std::string &path);
-// Quantizes with libllama's own llama_model_quantize (default parameters); type "q8_0" or "q4_0".
-void quantizeModel(const std::string &in, const std::string &out, const std::string &type);
+// Quantizes with libllama's own llama_model_quantize (default parameters) to a llama.cpp file
+// type ("q8_0", "q4_0", "q4_k_m", ... as llama-quantize names them). tensorTypes, when not
+// empty, is a file of llama-quantize --tensor-type lines ("blk.3.ffn_down.weight=q8_0": a
+// name pattern, then a ggml type), applied through the quantizer's tensor overrides.
+void quantizeModel(const std::string &in, const std::string &out, const std::string &type,
+                   const std::string &tensorTypes = {});
+// The --quantize names, for the usage text.
+std::string quantizeTypeNames();
