@@ -648,10 +648,10 @@ private slots:
                                    "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
                                    "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
                                    "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
-                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label,nmse"));
+                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label,nmse,note"));
         QCOMPARE(lines.size(), 5);
-        QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head),N/A"), qPrintable(lines.last()));
-        QVERIFY2(lines[1].endsWith(",0 (Embed),0"), qPrintable(lines[1]));
+        QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head),N/A,"), qPrintable(lines.last()));
+        QVERIFY2(lines[1].endsWith(",0 (Embed),0,"), qPrintable(lines[1]));
         const auto json = readWholeFile(csvPath.substr(0, csvPath.size() - 4) + ".json");
         const QJsonObject doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
         QCOMPARE(doc["rows"].toArray().size(), 4);
