@@ -558,6 +558,22 @@ failed</source>
         <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
         <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
     </message>
+    <message>
+        <source>first divergent: round %1, op %2 (relative error %3 %)</source>
+        <translation>首个发散：第 %1 轮，算子 %2（相对误差 %3 %）</translation>
+    </message>
+    <message>
+        <source>the test&apos;s weights are stored as %1: statistics cannot tell a kernel&apos;s error from quantization&apos;s, so every operation&apos;s outputs in rounds %2 are dumped and compared element by element, golden and test</source>
+        <translation>测试侧的权重以 %1 存储：统计量无法区分算子内核的误差与量化的误差，因此在第 %2 轮导出每个算子的输出，标杆与测试逐元素比对</translation>
+    </message>
+    <message>
+        <source>    %1 (%2, relative error %3 %): its op %4 adds NMSE %5</source>
+        <translation>    %1（%2，相对误差 %3 %）：其算子 %4 增加 NMSE %5</translation>
+    </message>
+    <message>
+        <source>no kernel adds error beyond what quantization explains in rounds %1; the weights whose quantization costs most (llmscope quant-report ranks them all):%2</source>
+        <translation>第 %1 轮中没有算子内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排序）：%2</translation>
+    </message>
 </context>
 <context>
     <name>LaunchDialog</name>
