@@ -489,6 +489,34 @@ failed</source>
         <source>choose a folder for the dumps</source>
         <translation>请选择转储文件夹</translation>
     </message>
+    <message>
+        <source>Quantization report</source>
+        <translation>量化报告</translation>
+    </message>
+    <message>
+        <source>The rounds whose logits and activations are compared (msit&apos;s -er): 0,15 is the prompt and 15 tokens</source>
+        <translation>比较其 logits 与激活的轮次(msit 的 -er): 0,15 为提示词及其后 15 个 token</translation>
+    </message>
+    <message>
+        <source>Extra bytes allowed for the weights kept higher, as a share of the test&apos;s weight bytes</source>
+        <translation>保留更高精度的权重所允许的额外字节, 以待测模型权重字节数的比例表示</translation>
+    </message>
+    <message>
+        <source>Runs the golden program (the F32 or F16 model) and the test (the same program on the quantized model, fed golden&apos;s tokens), compares every operation and the logits, and ranks the weights by what keeping each in a higher type would gain per byte; tensor-types.txt in the folder keeps the best within the budget.</source>
+        <translation>运行标杆程序(F32 或 F16 模型)与待测程序(同一程序运行量化模型, 输入标杆的 token), 比较每个算子与 logits, 并按每字节收益对权重排序(即把该权重保留为更高精度类型可减少的误差); 文件夹中的 tensor-types.txt 在预算内保留收益最高的权重。</translation>
+    </message>
+    <message>
+        <source>Size &amp;budget:</source>
+        <translation>大小预算(&amp;B):</translation>
+    </message>
+    <message>
+        <source>Make the report</source>
+        <translation>生成报告</translation>
+    </message>
+    <message>
+        <source>budget: &apos;%1&apos; is not a share such as 10% or 0.1</source>
+        <translation>预算: &apos;%1&apos; 不是 10% 或 0.1 这样的比例</translation>
+    </message>
 </context>
 <context>
     <name>HuntText</name>
@@ -1426,6 +1454,30 @@ failed</source>
             <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
         </translation>
     </message>
+    <message>
+        <source>quantization report: step %1 of %2</source>
+        <translation>量化报告: 第 %1/%2 步</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <source>&amp;Quantization report...</source>
+        <translation>量化报告(&amp;Q)...</translation>
+    </message>
+    <message>
+        <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
+        <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
+    </message>
+    <message>
+        <source>A hunt or report is running; cancel it first</source>
+        <translation>定位或报告正在进行, 请先取消</translation>
+    </message>
+    <message>
+        <source>A program or hunt is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
+        <translation>已有程序或定位在运行: 请先停止(会话 &gt; 停止, Ctrl+.)</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>
@@ -1526,6 +1578,91 @@ failed</source>
     <message>
         <source>Cannot hunt: %1</source>
         <translation>无法定位: %1</translation>
+    </message>
+</context>
+<context>
+    <name>QuantHeatmapModel</name>
+    <message>
+        <source>%1 (%2)
+share of the logits&apos; error: %3 %
+quantization error: %4 %, as %5: %6 %
+its op %7 adds NMSE %8
+%9 bytes, %10 as %5%11</source>
+        <translation>%1 (%2)
+占 logits 误差的比例: %3 %
+量化误差: %4 %, 若为 %5: %6 %
+其算子 %7 引入 NMSE %8
+%9 字节, 若为 %5 则 %10 字节%11</translation>
+    </message>
+    <message>
+        <source>
+chosen to keep higher (tensor-types.txt)</source>
+        <translation>
+已选为保留更高精度(tensor-types.txt)</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+</context>
+<context>
+    <name>QuantReportAction</name>
+    <message>
+        <source>golden and test must run in the same folder with the same environment for a quantization report (they differ): launch them by their command lines</source>
+        <translation>生成量化报告时标杆与待测须在同一文件夹、同一环境下运行(二者不同): 请用命令行启动它们</translation>
+    </message>
+    <message>
+        <source>cannot run %1: %2</source>
+        <translation>无法运行 %1: %2</translation>
+    </message>
+    <message>
+        <source>quantization report cancelled</source>
+        <translation>量化报告已取消</translation>
+    </message>
+    <message>
+        <source>the quantization report could not be made:
+%1</source>
+        <translation>无法生成量化报告:
+%1</translation>
+    </message>
+    <message>
+        <source>%1 was not written</source>
+        <translation>未写出 %1</translation>
+    </message>
+    <message>
+        <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
+        <translation>量化报告: KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重, 位于 %4</translation>
+    </message>
+</context>
+<context>
+    <name>QuantReportView</name>
+    <message>
+        <source>No quantization report yet: Session &gt; Quantization report runs an F32 golden and a quantized test and ranks the weights.</source>
+        <translation>尚无量化报告: 会话 &gt; 量化报告 会运行 F32 标杆与量化待测程序并对权重排序。</translation>
+    </message>
+    <message>
+        <source>Logits against golden: KL divergence %1 (mean over %2 rounds), top-1 agreement %3 %, NMSE %4 (the weights&apos; estimated parts add up to %5). Cells: each weight&apos;s share of the logits&apos; error, in %; bold: kept higher in %6/tensor-types.txt (%7 weights, %8 KiB more, budget %9 KiB).</source>
+        <translation>与标杆相比的 logits: KL 散度 %1(%2 轮平均), top-1 一致率 %3 %, NMSE %4(各权重的估计贡献合计 %5)。单元格: 各权重占 logits 误差的比例(%); 粗体: 在 %6/tensor-types.txt 中保留更高精度(%7 个权重, 多 %8 KiB, 预算 %9 KiB)。</translation>
+    </message>
+    <message>
+        <source>kept higher</source>
+        <translation>保留更高精度</translation>
+    </message>
+    <message>
+        <source>left as quantized</source>
+        <translation>保持量化</translation>
+    </message>
+    <message>
+        <source>Best to keep higher, per byte</source>
+        <translation>按每字节收益, 最值得保留更高精度的权重</translation>
+    </message>
+    <message>
+        <source>share of the logits&apos; error, %</source>
+        <translation>占 logits 误差的比例, %</translation>
     </message>
 </context>
 <context>

@@ -13,6 +13,7 @@
 #include <QSettings>
 
 #include <QCoroSignal>
+#include <QRegularExpression>
 
 #include "launch_dialog.h"
 #include "main_window.h"
@@ -168,11 +169,14 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     co_return found;
 }
 
-HuntDialog::HuntDialog(QWidget *parent)
-    : QDialog(parent), m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_rounds(new QLineEdit(this)),
-      m_folder(new QLineEdit(this)), m_error(new QLabel(this))
+HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
+    : QDialog(parent), m_purpose(purpose),
+      m_group(purpose == Purpose::Hunt ? QStringLiteral("hunt") : QStringLiteral("quant")),
+      m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_rounds(new QLineEdit(this)),
+      m_folder(new QLineEdit(this)), m_budget(new QLineEdit(this)), m_error(new QLabel(this))
 {
-    setWindowTitle(tr("Hunt the first divergent operation"));
+    const bool hunt = purpose == Purpose::Hunt;
+    setWindowTitle(hunt ? tr("Hunt the first divergent operation") : tr("Quantization report"));
     for (QComboBox *box : {m_golden, m_test}) {
         box->setEditable(true);
         box->setInsertPolicy(QComboBox::NoInsert);
@@ -188,12 +192,19 @@ HuntDialog::HuntDialog(QWidget *parent)
         box->setCurrentIndex(-1);
     }
     QSettings settings;
-    m_golden->setEditText(settings.value(QStringLiteral("hunt/golden")).toString());
-    m_test->setEditText(settings.value(QStringLiteral("hunt/test")).toString());
-    m_rounds->setText(settings.value(QStringLiteral("hunt/rounds"), QStringLiteral("0,0")).toString());
-    m_rounds->setToolTip(tr("The rounds to compare (msit's -er): 0,0 is the prompt"));
-    m_folder->setText(settings.value(QStringLiteral("hunt/folder"), QDir::home().filePath(QStringLiteral("llmscope_hunt")))
+    m_golden->setEditText(settings.value(m_group + QStringLiteral("/golden")).toString());
+    m_test->setEditText(settings.value(m_group + QStringLiteral("/test")).toString());
+    m_rounds->setText(settings.value(m_group + QStringLiteral("/rounds"), hunt ? QStringLiteral("0,0") : QStringLiteral("0,15"))
                           .toString());
+    m_rounds->setToolTip(hunt ? tr("The rounds to compare (msit's -er): 0,0 is the prompt")
+                              : tr("The rounds whose logits and activations are compared (msit's -er): 0,15 is the "
+                                   "prompt and 15 tokens"));
+    m_folder->setText(settings
+                          .value(m_group + QStringLiteral("/folder"),
+                                 QDir::home().filePath(hunt ? QStringLiteral("llmscope_hunt") : QStringLiteral("llmscope_quant")))
+                          .toString());
+    m_budget->setText(settings.value(QStringLiteral("quant/budget"), QStringLiteral("10%")).toString());
+    m_budget->setToolTip(tr("Extra bytes allowed for the weights kept higher, as a share of the test's weight bytes"));
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("color: #b00000"));
     auto *browse = new QPushButton(tr("..."), this);
@@ -206,17 +217,27 @@ HuntDialog::HuntDialog(QWidget *parent)
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
     auto *form = new QFormLayout(this);
-    form->addRow(new QLabel(tr("Runs both programs with statistics of every operation, finds the first operation "
-                               "whose output departs, runs both again dumping only that operation's tensors, and "
-                               "opens the element-by-element diff there."),
-                            this));
+    auto *about = new QLabel(hunt ? tr("Runs both programs with statistics of every operation, finds the first operation "
+                                       "whose output departs, runs both again dumping only that operation's tensors, and "
+                                       "opens the element-by-element diff there.")
+                                  : tr("Runs the golden program (the F32 or F16 model) and the test (the same program on "
+                                       "the quantized model, fed golden's tokens), compares every operation and the "
+                                       "logits, and ranks the weights by what keeping each in a higher type would "
+                                       "gain per byte; tensor-types.txt in the folder keeps the best within the budget."),
+                             this);
+    about->setWordWrap(true);
+    form->addRow(about);
     form->addRow(tr("&Golden (reference):"), m_golden);
     form->addRow(tr("&Test:"), m_test);
     form->addRow(tr("&Rounds:"), m_rounds);
+    if (!hunt)
+        form->addRow(tr("Size &budget:"), m_budget);
+    else
+        m_budget->hide();
     form->addRow(tr("&Dumps into:"), folderRow);
     form->addRow(m_error);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Hunt"));
+    buttons->button(QDialogButtonBox::Ok)->setText(hunt ? tr("Hunt") : tr("Make the report"));
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &HuntDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -252,6 +273,11 @@ QString HuntDialog::folder() const
     return m_folder->text();
 }
 
+QString HuntDialog::budget() const
+{
+    return m_budget->text().trimmed();
+}
+
 QString HuntDialog::rounds() const
 {
     return m_rounds->text().trimmed();
@@ -275,10 +301,17 @@ void HuntDialog::accept()
         m_error->setText(tr("choose a folder for the dumps"));
         return;
     }
+    if (m_purpose == Purpose::QuantReport &&
+        !QRegularExpression(QStringLiteral("^\\s*[0-9]*\\.?[0-9]+\\s*%?\\s*$")).match(budget()).hasMatch()) {
+        m_error->setText(tr("budget: '%1' is not a share such as 10% or 0.1").arg(budget()));
+        return;
+    }
     QSettings settings;
-    settings.setValue(QStringLiteral("hunt/golden"), m_golden->currentText());
-    settings.setValue(QStringLiteral("hunt/test"), m_test->currentText());
-    settings.setValue(QStringLiteral("hunt/rounds"), rounds());
-    settings.setValue(QStringLiteral("hunt/folder"), folder());
+    settings.setValue(m_group + QStringLiteral("/golden"), m_golden->currentText());
+    settings.setValue(m_group + QStringLiteral("/test"), m_test->currentText());
+    settings.setValue(m_group + QStringLiteral("/rounds"), rounds());
+    settings.setValue(m_group + QStringLiteral("/folder"), folder());
+    if (m_purpose == Purpose::QuantReport)
+        settings.setValue(QStringLiteral("quant/budget"), budget());
     QDialog::accept();
 }

@@ -39,6 +39,8 @@
 #include <QCoroFuture>
 
 #include "counters_view.h"
+#include "quant_report_action.h"
+#include "quant_report_view.h"
 #include "dump/dump_index.h"
 #include "dump/op_info_csv.h"
 #include "dump/topology.h"
@@ -94,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
       m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
       m_graph(new LayerGraphView(m_heatmap->model(), this)), m_hunt(new HuntAction(this)),
+      m_quant(new QuantReportAction(this)), m_quantView(new QuantReportView(this)),
       m_diffSide(new QTabWidget(this)),
       m_cancel(new QPushButton(this)),
       m_session(new LiveSession(this))
@@ -178,8 +181,32 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         if (m_hunt->isRunning())
             m_hunt->cancel(); // the whole hunt: its running program or comparison
+        else if (m_quant->isRunning())
+            m_quant->cancel(); // the report and every program it runs
         else
             cancelCompare();
+    });
+    m_quantView->hide(); // a tab once there is a report
+    connect(m_quant, &QuantReportAction::stepStarted, this, [this](int step, const QString &text) {
+        m_cancel->show();
+        m_progress->setRange(0, QuantReportAction::kSteps);
+        m_progress->setValue(step - 1);
+        m_progress->setFormat(tr("quantization report: step %1 of %2").arg(step).arg(QuantReportAction::kSteps));
+        m_progress->show();
+        note(text);
+    });
+    connect(m_quant, &QuantReportAction::finished, this, [this](bool ok, const QString &message) {
+        m_cancel->hide();
+        m_progress->hide();
+        m_progress->setFormat(QStringLiteral("%p%"));
+        note(message);
+        if (!ok)
+            return;
+        m_quantView->setReport(*m_quant->report(), m_quant->folder());
+        if (m_tabs->indexOf(m_quantView) < 0)
+            m_tabs->addTab(m_quantView, tr("Quantization"));
+        m_stack->setCurrentWidget(m_tabs);
+        m_tabs->setCurrentWidget(m_quantView);
     });
     connect(m_hunt, &HuntAction::stepStarted, this, [this](int step, const QString &) {
         m_cancel->show();
@@ -324,6 +351,10 @@ void MainWindow::buildMenus()
     auto *huntAct = session->addAction(tr("&Hunt the first divergent operation..."), this, &MainWindow::showHuntDialog);
     huntAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     huntAct->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
+    auto *quantAct = session->addAction(tr("&Quantization report..."), this, &MainWindow::showQuantReportDialog);
+    quantAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+    quantAct->setToolTip(tr("An F32 golden against its quantized model: which weights lose the most, and which to "
+                            "keep in a higher type"));
     m_exportAct = file->addAction(tr("&Export diff report..."), this, &MainWindow::chooseExportFolder);
     m_exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_exportAct->setToolTip(tr("The comparison's CSV and JSON reports and pictures of its views, in a folder"));
@@ -856,6 +887,31 @@ QCoro::Task<bool> MainWindow::hunt(HuntSide golden, HuntSide test, QString folde
         co_return false;
     }
     auto run = m_hunt->run(std::move(golden), std::move(test), folder, rounds);
+    co_return co_await run;
+}
+
+void MainWindow::showQuantReportDialog()
+{
+    if (m_quant->isRunning() || m_hunt->isRunning()) {
+        statusBar()->showMessage(tr("A hunt or report is running; cancel it first"), 10000);
+        return;
+    }
+    HuntDialog d(this, HuntDialog::Purpose::QuantReport);
+    if (d.exec() != QDialog::Accepted)
+        return;
+    HuntSide golden, test;
+    QString error;
+    if (d.sides(&golden, &test, &error))
+        quantReport(golden, test, d.folder(), d.rounds(), d.budget());
+}
+
+QCoro::Task<bool> MainWindow::quantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget)
+{
+    if (m_session->isRunning() || m_hunt->isRunning()) {
+        statusBar()->showMessage(tr("A program or hunt is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
+        co_return false;
+    }
+    auto run = m_quant->run(std::move(golden), std::move(test), folder, rounds, budget);
     co_return co_await run;
 }
 

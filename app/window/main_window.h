@@ -35,6 +35,8 @@ class ErrorCurveView;
 class UnpairedView;
 class HuntAction;
 struct HuntSide;
+class QuantReportAction;
+class QuantReportView;
 class LayerGraphView;
 class QPushButton;
 class TensorInspector;
@@ -88,6 +90,12 @@ public:
     void showHuntDialog();
     QCoro::Task<bool> hunt(HuntSide golden, HuntSide test, QString folder, QString rounds);
     HuntAction *huntAction() const { return m_hunt; }
+    // Session > Quantization report: golden against a quantized test, the weights ranked; shown
+    // in the Quantization tab.
+    void showQuantReportDialog();
+    QCoro::Task<bool> quantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
+    QuantReportAction *quantReportAction() const { return m_quant; }
+    QuantReportView *quantReportView() const { return m_quantView; }
     void showCompareDialog();
     void cancelCompare();
     // Shows the op's tensors from the newest round of the dump (live or opened) that has them.
@@ -138,6 +146,8 @@ private:
     UnpairedView *m_unpaired;
     LayerGraphView *m_graph;
     HuntAction *m_hunt;
+    QuantReportAction *m_quant;
+    QuantReportView *m_quantView;
     QTabWidget *m_diffSide;
     QWidget *m_diffPage; // the Diff tab
     std::shared_ptr<const llmscope::CompareResult> m_compareResult; // the one shown

@@ -375,6 +375,60 @@ std::string quantReportJson(const QuantReport &r)
     return j.dump(1) + "\n";
 }
 
+QuantReport parseQuantReport(const std::string &text)
+{
+    auto num = [](const nlohmann::json &j, const char *k) {
+        const auto it = j.find(k);
+        return it == j.end() || it->is_null() ? NAN : it->get<double>();
+    };
+    try {
+        const auto j = nlohmann::json::parse(text);
+        if (j.at("version").get<int>() != 1)
+            throw Error("quantization report: version " + j.at("version").dump() + " is not one this llmscope reads");
+        QuantReport r;
+        const auto &l = j.at("logits");
+        r.meanKl = num(l, "mean_kl_divergence");
+        r.top1 = num(l, "top1_agreement");
+        r.logitsNmse = num(l, "nmse");
+        r.estimatedNmse = num(l, "estimated_nmse");
+        for (const auto &d : j.at("rounds"))
+            r.rounds.push_back({d.at("round").get<int64_t>(), d.at("positions").get<uint64_t>(), num(d, "kl_divergence"),
+                                num(d, "top1_agreement"), num(d, "nmse")});
+        const auto &b = j.at("budget");
+        r.testBytes = b.at("test_weight_bytes").get<uint64_t>();
+        r.budgetBytes = b.at("extra_bytes_allowed").get<uint64_t>();
+        r.chosenBytes = b.at("extra_bytes_chosen").get<uint64_t>();
+        for (const auto &w : j.at("weights")) {
+            WeightCost c;
+            c.name = w.at("name").get<std::string>();
+            c.pattern = w.value("pattern", c.name);
+            c.layer = w.at("layer").get<int>();
+            c.kind = w.at("kind").get<std::string>();
+            c.goldenType = w.at("golden_type").get<std::string>();
+            c.myType = w.at("type").get<std::string>();
+            c.keepType = w.at("keep_type").get<std::string>();
+            c.elements = w.at("elements").get<uint64_t>();
+            c.myBytes = w.at("bytes").get<uint64_t>();
+            c.keepBytes = w.at("keep_bytes").get<uint64_t>();
+            c.f16Bytes = w.at("f16_bytes").get<uint64_t>();
+            c.f32Bytes = w.at("f32_bytes").get<uint64_t>();
+            c.quantError = num(w, "quantization_error");
+            c.keepError = num(w, "keep_error");
+            c.op = w.at("op").get<std::string>();
+            c.addedNmse = num(w, "added_nmse");
+            c.logitsNmse = num(w, "logits_nmse");
+            c.share = num(w, "share");
+            c.gainPerMiB = num(w, "gain_per_mib");
+            c.chosen = w.at("chosen").get<bool>();
+            r.weights.push_back(c);
+        }
+        r.notes = j.value("notes", std::vector<std::string>{});
+        return r;
+    } catch (const nlohmann::json::exception &e) {
+        throw Error(std::string("quantization report: ") + e.what());
+    }
+}
+
 std::string quantReportCsv(const QuantReport &r)
 {
     std::string out = "rank,name,layer,kind,type,keep_type,bytes,keep_bytes,saved_vs_f16,saved_vs_f32,"

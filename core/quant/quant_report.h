@@ -69,6 +69,9 @@ struct QuantReport {
 QuantReport buildQuantReport(const CompareResult &result, const QuantReportOptions &options);
 
 std::string quantReportJson(const QuantReport &r);
+// Reads quantReportJson's text back (the window opens a report folder). Throws Error for text
+// that is not such a report.
+QuantReport parseQuantReport(const std::string &jsonText);
 std::string quantReportCsv(const QuantReport &r);
 // llama-quantize's --tensor-type lines for the chosen weights: "blk.3.ffn_down.weight=q8_0".
 std::string tensorTypesText(const QuantReport &r);

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
+#include <QLabel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
@@ -45,6 +46,9 @@
 #include "error_curve_view.h"
 #include "unpaired_view.h"
 #include "hunt_action.h"
+#include "quant_heatmap_model.h"
+#include "quant_report_action.h"
+#include "quant_report_view.h"
 #include "i18n.h"
 #include "session/hunt_plan.h"
 #include <QTranslator>
@@ -487,6 +491,86 @@ private slots:
         QVERIFY2(finished.at(0).at(1).toString().startsWith("cancelled"), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(w.session()->state(), LiveSession::State::Stopped);
         QVERIFY(!w.huntAction()->isRunning());
+    }
+
+    // Session > Quantization report on F32 against Q4_0: its four steps as progress, then the
+    // Quantization tab with the weights x layers heatmap and the ranked bars; a click on a cell
+    // picks that weight.
+    void quantReportActionShowsTheRanking()
+    {
+        const QString fam = m_dir.path() + "/fam";
+        if (!QFile::exists(fam + "/model-corrupt.gguf"))
+            QVERIFY(engine::makeModel(kBin, {"--family", fam, "--layers", "2", "--corrupt-layer", "1"}));
+        auto side = [&](const QString &model) {
+            HuntSide s;
+            s.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", (fam + "/" + model).toStdString(),
+                         "-n", "4"};
+            return s;
+        };
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        w.quantReportAction()->setProgram(kBin + "/llmscope");
+        QSignalSpy steps(w.quantReportAction(), &QuantReportAction::stepStarted);
+        const QString out = m_dir.path() + "/quant";
+        const bool ok = QCoro::waitFor(w.quantReport(side("model-f32.gguf"), side("model-q4_0.gguf"), out, "0,3", "10%"));
+        QVERIFY2(ok, qPrintable(w.console()->toPlainText()));
+        QCOMPARE(steps.count(), 4);
+        QVERIFY(QFile::exists(out + "/tensor-types.txt"));
+        QuantReportView *v = w.quantReportView();
+        QVERIFY(v->isVisible());
+        QuantHeatmapModel *m = v->model();
+        QCOMPARE(m->columnCount(), 3); // layers 0 and 1, and the model's own weights
+        QCOMPARE(m->rowCount(), 9);    // 7 matrices a layer, token_embd, output
+        QCOMPARE(m->headerData(0, Qt::Vertical, Qt::DisplayRole).toString(), QString("attn_q"));
+        QVERIFY(v->summary()->text().contains("KL divergence"));
+        QCOMPARE(v->barWeights().size(), QuantReportView::kBars); // of 16 weights
+        QCOMPARE(v->barWeights().first(), QString::fromStdString(m->report().weights.front().name));
+        const QModelIndex cell = m->indexOf("blk.1.ffn_down.weight");
+        QVERIFY(cell.isValid());
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().contains("share of the logits' error"));
+        QSignalSpy picked(v, &QuantReportView::weightSelected);
+        QTest::mouseClick(v->table()->viewport(), Qt::LeftButton, {}, v->table()->visualRect(cell).center());
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked.at(0).at(0).toString(), QString("blk.1.ffn_down.weight"));
+        shoot(&w, QStringLiteral("quant_report.png"));
+    }
+
+    // Cancel during the report's first run stops it and every program it started.
+    void quantReportIsCancelled()
+    {
+        MainWindow w;
+        w.show();
+        w.quantReportAction()->setProgram(kBin + "/llmscope");
+        HuntSide slow;
+        slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "201",
+                        "--pace-ms", "200"};
+        auto running = [] { // a process of the slow launch alive
+            for (const QString &pid : QDir("/proc").entryList(QDir::Dirs))
+                if (pid.toInt() > 0) {
+                    QFile f("/proc/" + pid + "/cmdline");
+                    if (f.open(QIODevice::ReadOnly) && f.readAll().replace('\0', ' ').contains("-n 201 --pace-ms 200"))
+                        return true;
+                }
+            return false;
+        };
+        QVERIFY(!running());
+        QSignalSpy finished(w.quantReportAction(), &QuantReportAction::finished);
+        QSignalSpy steps(w.quantReportAction(), &QuantReportAction::stepStarted);
+        w.quantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
+        QVERIFY(steps.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // golden's program, started by the report's dump
+        QPushButton *cancel = nullptr;
+        for (auto *b : w.findChildren<QPushButton *>())
+            if (b->text() == "Cancel" && b->isVisible())
+                cancel = b;
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(finished.at(0).at(1).toString(), QString("quantization report cancelled"));
+        QVERIFY(!w.quantReportAction()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!running(), 10000);
     }
 
     // Ops the matching cannot pair (golden dumped 2_29, test 2_30): listed on each side, paired
