@@ -14,6 +14,7 @@
 #include <cmath>
 #include <set>
 
+#include "compare/quantization.h"
 #include "compare/tensor_reader.h"
 #include "dump/probe_status.h"
 #include "dump/dump_layout.h"
@@ -132,6 +133,65 @@ private slots:
             std::vector<float> c(fromDump.count());
             fromDump.read(0, c.size(), c.data());
             QVERIFY(c == b);
+        }
+    }
+
+    // Every family of ggml's formats comes back through ggml's own to_float: legacy, K-quants,
+    // IQ, BF16. Without an importance matrix llama-quantize rounds legacy and K-quants as ggml's
+    // reference quantizer does, so golden requantized to the test's type is the test's weight
+    // exactly; IQ4_NL's quantizer searches further and does a little better than the reference,
+    // which the 1.25 room takes as quantization, as it must.
+    void everyFormatDequantizes_data()
+    {
+        QTest::addColumn<QString>("ftype");
+        QTest::addColumn<QString>("type");  // blk.0.ffn_down.weight's type in that file
+        QTest::addColumn<double>("high");   // its relative error is below this
+        QTest::addColumn<bool>("exact");    // the same bytes as golden requantized by the reference
+        QTest::newRow("q4_1") << "q4_1" << "q4_1" << 0.15 << true;
+        QTest::newRow("q5_0") << "q5_0" << "q5_0" << 0.08 << true;
+        QTest::newRow("q5_1") << "q5_1" << "q5_1" << 0.08 << true;
+        QTest::newRow("q2_k") << "q2_k" << "q3_K" << 0.2 << true; // Q2_K's mixture keeps ffn_down at Q3_K
+        QTest::newRow("q3_k_m") << "q3_k_m" << "q4_K" << 0.08 << true;
+        QTest::newRow("q4_k_m") << "q4_k_m" << "q4_K" << 0.08 << true;
+        QTest::newRow("q6_k") << "q6_k" << "q6_K" << 0.05 << true;
+        QTest::newRow("iq4_nl") << "iq4_nl" << "iq4_nl" << 0.15 << false;
+        QTest::newRow("bf16") << "bf16" << "bf16" << 0.01 << true;
+    }
+
+    void everyFormatDequantizes()
+    {
+        QFETCH(QString, ftype);
+        QFETCH(QString, type);
+        QFETCH(double, high);
+        QFETCH(bool, exact);
+        const QString out = m_dir.path() + "/model-" + ftype + ".gguf";
+        QCOMPARE(makeModel({"--quantize", ftype, "--in", model("f32"), "--out", out}), QString());
+        const auto &lib = ggml::Library::get();
+        const auto f32 = lib.model(model("f32").toStdString());
+        const auto q = lib.model(out.toStdString());
+        const ggml::ModelTensor *gt = f32->find("blk.0.ffn_down.weight"), *qt = q->find("blk.0.ffn_down.weight");
+        QVERIFY(gt && qt);
+        QCOMPARE(QString::fromStdString(qt->typeName), type);
+        TensorReader g(f32->path, *gt), m(q->path, *qt);
+        Quantization quant;
+        std::vector<float> a(g.count()), b(m.count());
+        g.read(0, a.size(), a.data());
+        m.read(0, b.size(), b.data());
+        double d = 0, n = 0;
+        for (size_t i = 0; i < a.size(); ++i) {
+            d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+            n += double(a[i]) * a[i];
+        }
+        quant.error = std::sqrt(d / n);
+        measureQuantization(quant, g, m);
+        QCOMPARE(QString::fromStdString(quant.myType), type);
+        QVERIFY2(quant.error > 0 && quant.error < high, qPrintable(QString::number(quant.error)));
+        QVERIFY(quant.explained());
+        if (exact) {
+            QVERIFY2(quant.beyond < 1e-6, qPrintable(QString::number(quant.beyond)));
+            QVERIFY(std::fabs(quant.expected - quant.error) < 1e-6);
+        } else {
+            QVERIFY(quant.beyond > 0 && quant.error <= quant.expected);
         }
     }
 
