@@ -177,6 +177,25 @@ private slots:
                  qPrintable(v.err));
         QVERIFY2(v.err.contains("dumping only op 2_5 (test's 2_"), qPrintable(v.err));
     }
+
+    // A quantized model on the device (its weights in device memory, read from the model file):
+    // F32 on the CPU against Q4_0 on Vulkan blames quantization, not a kernel; with a corrupted
+    // layer under Q4_0 the hunt still ends on that layer and names its weight.
+    void quantizedOnTheDevice()
+    {
+        QCOMPARE(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", model("model-corrupt.gguf"), "--out",
+                                          model("corrupt-q4_0.gguf")}),
+                 true);
+        const Run q = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
+                                   cmd("model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
+        QVERIFY2(q.code == 1 && q.err.contains("no kernel adds error beyond what quantization explains"),
+                 qPrintable(q.err));
+        const Run c = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
+                                   cmd("corrupt-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-cq4"});
+        QVERIFY2(c.code == 0 && c.err.contains("found: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
+                     c.err.contains("blk.1.ffn_down.weight (q4_0) differs from golden's by"),
+                 qPrintable(c.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstVulkan)
