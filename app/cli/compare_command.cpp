@@ -35,7 +35,7 @@ pairs them by data id and token id and writes msit's cmp_report.csv.
                               an op adds beyond what its inputs' error explains, within 1e-7
                               (1e-6 SOFT_MAX, 5e-4 MUL_MAT, MUL_MAT_ID, OUT_PROD,
                               FLASH_ATTN_EXT; exact for GET_ROWS, same-type copies, views);
-                              a weight that differs fails its op
+                              a weight that differs fails its op (beyond its quantization)
                             msit: msit's per-element rule by dtype (below), every tensor pair
                             default: engine when both sides are llmscope dumps, else msit
   --rel-tol X               msit: per-element relative tolerance (default by dtype: fp32 1e-7,
@@ -43,6 +43,13 @@ pairs them by data id and token id and writes msit's cmp_report.csv.
   --pass-rate X             msit: share of elements that must be within it (default 0.9999
                             for fp32, 0.999 otherwise); implies --standard msit
   --threads N               worker threads (default: one per core)
+
+Quantized weights: where a dump names the model files its program loaded, weights it cannot
+give as stored (statistics only, quantized blocks) are read from both files, once each, and
+ggml's own types (q4_0, q6_K, iq4_nl, ...) are dequantized by the libggml-base.so llmscope was
+built with (LLMSCOPE_GGML_LIBRARY names another). A weight stored in another type on the test
+side is quantization when it differs from golden's by at most 1.25 times what requantizing
+golden's to that type gives; the op is then judged on what it adds beyond it.
 
 Exit status: 0 every pair passed, 1 something failed or had no partner, 2 the comparison
 could not run.

@@ -267,7 +267,21 @@ const ggml::ModelTensor *findWeight(const std::vector<std::shared_ptr<const ggml
 // quantized blocks (which a CPU backend may hold repacked into its own layout).
 bool needsModel(const TensorRecord &r)
 {
-    return !r.headerRead || !r.hasData || !r.engineType.empty();
+    return !r.hasData || !r.engineType.empty();
+}
+
+// Reads a row's headers the scan left unread (into its records); false when a file cannot be
+// read (its pair then says why).
+bool readHeaders(CompareRow &row)
+{
+    try {
+        for (TensorRecord *r : {&row.golden, &row.my})
+            if (!r->headerRead)
+                TensorReader reader(*r);
+        return true;
+    } catch (const Error &) {
+        return false;
+    }
 }
 
 struct ModelWeight {
@@ -440,34 +454,44 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             for (const auto &[name, t] : gm->tensors)
                 if (names.byPath.empty() || names.isLeaf(name))
                     addWeight(name);
+    // A weight row compares as dumped unless the dump cannot give the weight as stored: then
+    // (or always, for a quantized test) it copies the weight's comparison from the model files.
+    // Whether it can is known once its headers are read, by the worker that takes it.
     std::vector<std::pair<size_t, size_t>> rowWeights; // (row, weight) whose row copies the weight's
-    std::vector<char> skip(res.rows.size(), 0);
+    std::vector<char> skip(res.rows.size(), 0), fromModel(res.rows.size(), 0);
     for (size_t i = 0; i < res.rows.size(); ++i) {
         const CompareRow &row = res.rows[i];
-        if (!row.golden.input || !names.isLeaf(row.tensorName) ||
-            !(typesDiffer || needsModel(row.golden) || needsModel(row.my)))
+        if (!row.golden.input || !names.isLeaf(row.tensorName))
             continue;
-        if (const auto w = addWeight(row.tensorName)) {
-            rowWeights.emplace_back(i, *w);
+        std::string path;
+        if (!findWeight(gModels, row.tensorName, path) || !findWeight(mModels, row.tensorName, path))
+            continue;
+        if (typesDiffer) {
+            rowWeights.emplace_back(i, *addWeight(row.tensorName));
             skip[i] = 1;
+        } else {
+            fromModel[i] = 1; // decided by its worker
         }
     }
-    res.weights.resize(weightSources.size());
-    for (size_t k = 0; k < weightSources.size(); ++k) {
-        const ModelWeight &w = weightSources[k];
-        WeightComparison &c = res.weights[k];
-        c.name = w.golden->name;
-        c.dims = w.golden->dims;
-        c.goldenType = w.golden->typeName;
-        c.myType = w.my->typeName;
-        c.elements = w.golden->elements();
-        c.goldenBytes = w.golden->bytes;
-        c.myBytes = w.my->bytes;
-        c.row.tensorName = c.name;
-        c.row.golden.path = w.goldenPath;
-        c.row.my.path = w.myPath;
-        c.row.golden.input = c.row.my.input = true;
-    }
+    auto fillWeights = [&](size_t from) {
+        res.weights.resize(weightSources.size());
+        for (size_t k = from; k < weightSources.size(); ++k) {
+            const ModelWeight &w = weightSources[k];
+            WeightComparison &c = res.weights[k];
+            c.name = w.golden->name;
+            c.dims = w.golden->dims;
+            c.goldenType = w.golden->typeName;
+            c.myType = w.my->typeName;
+            c.elements = w.golden->elements();
+            c.goldenBytes = w.golden->bytes;
+            c.myBytes = w.my->bytes;
+            c.row.tensorName = c.name;
+            c.row.golden.path = w.goldenPath;
+            c.row.my.path = w.myPath;
+            c.row.golden.input = c.row.my.input = true;
+        }
+    };
+    fillWeights(0);
 
     // Pairs spread over threads; each pair is read once, chunk by chunk.
     const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
@@ -483,7 +507,10 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
                 continue;
             }
             const size_t i = k - res.weights.size();
-            if (!skip[i])
+            if (fromModel[i] && readHeaders(res.rows[i]) && !needsModel(res.rows[i].golden) &&
+                !needsModel(res.rows[i].my))
+                fromModel[i] = 0; // the dump has it as stored
+            if (!skip[i] && !fromModel[i])
                 compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
             const size_t d = ++done;
             if (progress && (d % 16 == 0 || d == res.rows.size())) {
@@ -502,6 +529,14 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         t.join();
     if (o.cancel && o.cancel->load())
         throw Error("compare cancelled");
+    // The weights the workers found the dumps could not give, compared from the model files.
+    const size_t before = weightSources.size();
+    for (size_t i = 0; i < res.rows.size(); ++i)
+        if (fromModel[i])
+            rowWeights.emplace_back(i, *addWeight(res.rows[i].tensorName));
+    fillWeights(before);
+    for (size_t k = before; k < res.weights.size(); ++k)
+        compareModelWeight(res.weights[k].row, weightSources[k], &o);
     for (const auto &[i, from] : rowWeights) {
         CompareRow &row = res.rows[i];
         const CompareRow &src = res.weights[from].row;
