@@ -1415,10 +1415,6 @@ failed</source>
         <translation>跟随系统 (%1)</translation>
     </message>
     <message>
-        <source>A hunt is running; cancel it first</source>
-        <translation>定位正在进行, 请先取消</translation>
-    </message>
-    <message>
         <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
         <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
     </message>

@@ -49,7 +49,8 @@ give as stored (statistics only, quantized blocks) are read from both files, onc
 ggml's own types (q4_0, q6_K, iq4_nl, ...) are dequantized by the libggml-base.so llmscope was
 built with (LLMSCOPE_GGML_LIBRARY names another). A weight stored in another type on the test
 side is quantization when it differs from golden's by at most 1.25 times what requantizing
-golden's to that type gives; the op is then judged on what it adds beyond it.
+golden's to that type gives (with no such figure, by at most 50 %); the op is then judged on
+what it adds beyond its inputs' error and 4 times its weight's.
 
 Exit status: 0 every pair passed, 1 something failed or had no partner, 2 the comparison
 could not run.

@@ -867,8 +867,8 @@ void MainWindow::note(const QString &text)
 
 void MainWindow::showHuntDialog()
 {
-    if (m_hunt->isRunning()) {
-        statusBar()->showMessage(tr("A hunt is running; cancel it first"), 10000);
+    if (m_hunt->isRunning() || m_quant->isRunning()) {
+        statusBar()->showMessage(tr("A hunt or report is running; cancel it first"), 10000);
         return;
     }
     HuntDialog d(this);
@@ -882,6 +882,10 @@ void MainWindow::showHuntDialog()
 
 QCoro::Task<bool> MainWindow::hunt(HuntSide golden, HuntSide test, QString folder, QString rounds)
 {
+    if (m_quant->isRunning()) {
+        statusBar()->showMessage(tr("A hunt or report is running; cancel it first"), 10000);
+        co_return false;
+    }
     if (m_session->isRunning()) {
         statusBar()->showMessage(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
         co_return false;
@@ -903,6 +907,8 @@ void MainWindow::showQuantReportDialog()
     QString error;
     if (d.sides(&golden, &test, &error))
         quantReport(golden, test, d.folder(), d.rounds(), d.budget());
+    else
+        note(error); // the dialog checked them: only a file changed since could say this
 }
 
 QCoro::Task<bool> MainWindow::quantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget)

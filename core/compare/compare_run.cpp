@@ -185,7 +185,7 @@ void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
 void compareReaders(CompareRow &row, TensorReader &g, TensorReader &m)
 {
     compareData(row, g, m);
-    if (!row.computed || !storedDifferently(g, m))
+    if (!row.weight || !row.computed || !storedDifferently(g, m))
         return;
     Quantization q;
     q.error = row.metrics.relEuclidean;
@@ -416,6 +416,7 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         if (const OpNames::Node *n = names.find(path)) {
             row.nodeName = n->name;
             row.tensorName = row.golden.input ? names.inputName(path, row.golden.index) : n->name;
+            row.weight = row.golden.input && names.isLeaf(row.tensorName);
         }
     }
 
@@ -463,9 +464,10 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         const CompareRow &row = res.rows[i];
         if (!row.golden.input || !names.isLeaf(row.tensorName))
             continue;
-        std::string path;
-        if (!findWeight(gModels, row.tensorName, path) || !findWeight(mModels, row.tensorName, path))
-            continue;
+        std::string gPath, mPath;
+        if (!findWeight(gModels, row.tensorName, gPath) || !findWeight(mModels, row.tensorName, mPath) ||
+            (!typesDiffer && gPath == mPath))
+            continue; // one file on both sides: its weights agree; the dumps say what memory held
         if (typesDiffer) {
             rowWeights.emplace_back(i, *addWeight(row.tensorName));
             skip[i] = 1;
@@ -486,6 +488,7 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             c.goldenBytes = w.golden->bytes;
             c.myBytes = w.my->bytes;
             c.row.tensorName = c.name;
+            c.row.weight = true;
             c.row.golden.path = w.goldenPath;
             c.row.my.path = w.myPath;
             c.row.golden.input = c.row.my.input = true;
@@ -535,8 +538,20 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         if (fromModel[i])
             rowWeights.emplace_back(i, *addWeight(res.rows[i].tensorName));
     fillWeights(before);
-    for (size_t k = before; k < res.weights.size(); ++k)
-        compareModelWeight(res.weights[k].row, weightSources[k], &o);
+    next = before;
+    auto late = [&] {
+        for (size_t k; (k = next++) < res.weights.size();)
+            if (!(o.cancel && o.cancel->load(std::memory_order_relaxed)))
+                compareModelWeight(res.weights[k].row, weightSources[k], &o);
+    };
+    pool.clear();
+    for (unsigned t = 1; t < threads && t < res.weights.size() - before; ++t)
+        pool.emplace_back(late);
+    late();
+    for (auto &t : pool)
+        t.join();
+    if (o.cancel && o.cancel->load())
+        throw Error("compare cancelled");
     for (const auto &[i, from] : rowWeights) {
         CompareRow &row = res.rows[i];
         const CompareRow &src = res.weights[from].row;

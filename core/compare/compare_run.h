@@ -31,6 +31,8 @@ struct CompareRow {
     std::string key;
     std::string nodeName;     // the op's node name from golden's model topology, if any
     std::string tensorName;   // this tensor's name there (an input's source, an output's node)
+    bool weight = false;      // an input no node computes that names a tensor (a weight): its
+                              // storage types are compared (quantization) when they differ
     bool computed = false;    // element metrics present
     bool unreadable = false;  // a file could not be read or compared: failReason says why, no metrics
     bool statsOnly = false;   // compared on max/min/mean/l2norm only
@@ -67,7 +69,7 @@ struct OpResult {
     bool passed = true;       // every output row passed
     std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
     int worstInput = -1;      // row of the input with the largest error, -1 when none differs
-    std::string quantizedWeight; // its weight whose quantization explains part of its error, if any
+    std::string quantizedWeight; // its weight stored in another type on the test side, if any
     double weightError = 0;      // that weight's relative error
     bool worstInputIsWeight = false; // that input is a tensor no node computes (a weight)
     // The engine standard's figures (NMSE: the squared relative euclidean error). Computed

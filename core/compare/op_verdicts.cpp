@@ -187,17 +187,18 @@ void judgeOps(CompareResult &res, const OpNames &names)
         // as an input's error is; the op is judged on what it adds beyond it), or one that
         // differs, whose difference the op's own error counts.
         auto takeWeight = [&](const CompareRow &row, double err) {
+            if (row.quantization && err > quantErr) {
+                quantErr = err;
+                op.quantizedWeight = row.tensorName;
+                op.weightError = err;
+            }
             if (row.quantization && row.quantization->explained()) {
                 quantizedIn = true;
-                if (err > quantErr) {
-                    quantErr = err;
-                    op.quantizedWeight = row.tensorName;
-                    op.weightError = err;
-                }
-                sumIn += err;
+                const double carried = err * kQuantCarry / kEngineCarry; // counted kQuantCarry times
+                sumIn += carried;
                 const double n = goldenNorm(row);
                 normsKnown = normsKnown && std::isfinite(n);
-                sumAbsIn += (std::isfinite(n) ? n : 0) * err;
+                sumAbsIn += (std::isfinite(n) ? n : 0) * carried;
                 return;
             }
             if (row.quantization && weightDiffers.empty())

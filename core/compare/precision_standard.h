@@ -37,6 +37,10 @@ struct OpBudget {
 // element-wise relative error reads larger over the whole tensor (measured up to 1.1x on CPU
 // against Vulkan); 2 leaves room for that and no more.
 constexpr double kEngineCarry = 2;
+// A quantized weight's relative error reaches its op's output up to this many times: block
+// quantization errs most, relatively, on a block's small weights, and activations may weight
+// those heavily (outlier channels).
+constexpr double kQuantCarry = 4;
 // The budget of a ggml op type (the dump's op folder name, e.g. MUL_MAT, SWIGLU), given the
 // dtypes of its first input and its output (a copy between types is not exact) and whether
 // that input is a ggml block type (backends dequantize it in their own ways: not exact).

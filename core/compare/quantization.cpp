@@ -17,6 +17,9 @@ std::string Quantization::words(const std::string &tensorName) const
     if (explained())
         return "quantization of " + name + " (" + myType + "): relative error " + report::percent(error) +
                (std::isfinite(expected) ? "" : " (" + goldenType + " against " + myType + ")");
+    if (std::isnan(expected))
+        return name + " (" + myType + ") differs from golden's (" + goldenType + ") by " + report::percent(error) +
+               ", more than any quantization of it should";
     return name + " (" + myType + ") differs from golden's by " + report::percent(error) +
            ", more than its quantization explains (" + report::percent(expected) + ")";
 }
@@ -53,6 +56,7 @@ void measureQuantization(Quantization &q, TensorReader &golden, TensorReader &my
     }
     if (!target || !target->fromFloat || !target->toFloat)
         return;
+    ggml::Library::get().prepare(*target);
     const uint64_t n = golden.count();
     const uint64_t chunk = uint64_t(target->blockSize) * std::max<uint64_t>(1, 32768 / uint64_t(target->blockSize));
     if (n % uint64_t(target->blockSize))
@@ -85,6 +89,7 @@ double requantizationError(TensorReader &golden, const std::string &type)
     const ggml::BlockType *target = ggml::Library::get().type(type);
     if (!target || !target->toFloat || !target->fromFloat || golden.count() % uint64_t(target->blockSize))
         return NAN;
+    ggml::Library::get().prepare(*target);
     const uint64_t n = golden.count();
     const uint64_t chunk = uint64_t(target->blockSize) * std::max<uint64_t>(1, 32768 / uint64_t(target->blockSize));
     std::vector<float> g(chunk), r(chunk);

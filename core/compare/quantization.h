@@ -17,9 +17,15 @@ struct Quantization {
     double expected = NAN;          // relative error of golden's weight requantized to my's type
     double beyond = NAN;            // relative distance of my's weight from that requantization
     static constexpr double kRoom = 1.25; // error up to kRoom * expected is quantization
+    // Without a figure to hold it to (golden quantized too, a type without a reference
+    // quantizer, no ggml): quantization up to this relative error; a zeroed or replaced weight
+    // (about 1 and more) is not.
+    static constexpr double kUnknownBound = 0.5;
 
-    // NaN expected (golden quantized too, or no reference quantizer): taken as quantization.
-    bool explained() const { return !(error > kRoom * expected + 1e-9); }
+    bool explained() const
+    {
+        return std::isnan(expected) ? error <= kUnknownBound : !(error > kRoom * expected + 1e-9);
+    }
     // "quantization of blk.3.ffn_down.weight (q4_0): relative error 7.1 %", or why it is more.
     std::string words(const std::string &tensorName) const;
 };

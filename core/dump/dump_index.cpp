@@ -152,9 +152,10 @@ void setRecordHeader(TensorRecord &r, const BinFileInfo &info)
     r.engineType = t.attr(kEngineDTypeAttr).value_or("");
     r.engineDims.clear();
     if (const auto dims = t.attr(kEngineDimsAttr))
-        for (const auto &d : split(*dims, ','))
-            if (const auto v = parseInt(trim(d)); v && *v >= 0)
-                r.engineDims.push_back(*v);
+        for (const auto &d : split(*dims, ',')) {
+            const auto v = parseInt(trim(d));
+            r.engineDims.push_back(v && *v >= 0 ? *v : -1); // a bad entry stays, for the reader to refuse
+        }
     r.stats = statsFromAttrs(t);
     r.headerRead = true;
 }

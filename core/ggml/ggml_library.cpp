@@ -1,5 +1,6 @@
 #include "ggml/ggml_library.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -44,6 +45,7 @@ struct Library::Api {
     size_t (*typeSize)(int) = nullptr;
     bool (*isQuantized)(int) = nullptr;
     const TypeTraits *(*traits)(int) = nullptr;
+    void (*quantizeInit)(int) = nullptr; // optional
     void *(*ggufInit)(const char *, GgufInitParams) = nullptr;
     void (*ggufFree)(void *) = nullptr;
     size_t (*dataOffset)(const void *) = nullptr;
@@ -55,7 +57,7 @@ struct Library::Api {
     const int64_t *(*tensorNe)(const void *, int64_t) = nullptr;
 
     mutable std::mutex mutex; // the model cache
-    struct Cached { int64_t size, mtime; std::shared_ptr<const ModelFile> file; };
+    struct Cached { int64_t size, mtime, mtimeNs; std::shared_ptr<const ModelFile> file; };
     mutable std::map<std::string, Cached> models;
 };
 
@@ -64,7 +66,10 @@ uint64_t BlockType::bytes(uint64_t elements) const
     if (elements % uint64_t(blockSize))
         throw Error(std::to_string(elements) + " elements are not a whole number of " + name + " blocks of " +
                     std::to_string(blockSize));
-    return elements / uint64_t(blockSize) * blockBytes;
+    uint64_t out = 0;
+    if (__builtin_mul_overflow(elements / uint64_t(blockSize), blockBytes, &out))
+        throw Error(std::to_string(elements) + " " + name + " elements are more than any file holds");
+    return out;
 }
 
 uint64_t ModelTensor::elements() const
@@ -131,12 +136,14 @@ Library::Library() : m_api(std::make_unique<Api>())
     bind(a.tensorType, "gguf_get_tensor_type");
     bind(a.tensorSize, "gguf_get_tensor_size");
     bind(a.tensorNe, "gguf_get_tensor_ne");
-    // ggml_type_name does not check its argument: the types of the ggml llmscope was built
-    // with (ggml only ever adds types). Removed ones have no block size.
+    a.quantizeInit = reinterpret_cast<decltype(a.quantizeInit)>(::dlsym(a.handle, "ggml_quantize_init"));
+    // The types of the ggml llmscope was built with (ggml only ever adds types; a release build
+    // of ggml_type_name does not check its argument), up to where an older library says NONE.
+    // Removed ones have no block size.
     for (int t = 0; t < LLMSCOPE_GGML_TYPES; ++t) {
         const char *name = a.typeName(t);
-        if (!name)
-            continue;
+        if (!name || std::strcmp(name, "NONE") == 0)
+            break;
         const int64_t blck = a.blckSize(t);
         if (blck <= 0)
             continue;
@@ -147,6 +154,7 @@ Library::Library() : m_api(std::make_unique<Api>())
                         std::to_string(t) + ")");
         BlockType b;
         b.name = name;
+        b.id = t;
         b.blockSize = blck;
         b.blockBytes = tr->typeSize;
         b.quantized = tr->isQuantized;
@@ -169,7 +177,23 @@ Library::~Library()
 const BlockType *Library::type(const std::string &name) const
 {
     const auto it = m_types.find(name);
-    return it == m_types.end() ? nullptr : &it->second;
+    if (it != m_types.end())
+        return &it->second;
+    auto lower = [](std::string v) {
+        for (char &c : v)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        return v;
+    };
+    for (const auto &[n, b] : m_types)
+        if (lower(n) == lower(name))
+            return &b;
+    return nullptr;
+}
+
+void Library::prepare(const BlockType &type) const
+{
+    if (m_api->quantizeInit && type.quantized)
+        m_api->quantizeInit(type.id); // once per type inside ggml, under its own lock
 }
 
 std::shared_ptr<const ModelFile> Library::model(const std::string &path) const
@@ -180,7 +204,8 @@ std::shared_ptr<const ModelFile> Library::model(const std::string &path) const
         throw Error("the model file '" + path + "' is not there (moved since the dump?)");
     std::lock_guard lock(a.mutex);
     auto cached = a.models.find(path);
-    if (cached != a.models.end() && cached->second.size == st.st_size && cached->second.mtime == st.st_mtime)
+    if (cached != a.models.end() && cached->second.size == st.st_size && cached->second.mtime == st.st_mtim.tv_sec &&
+        cached->second.mtimeNs == st.st_mtim.tv_nsec)
         return cached->second.file;
     void *ctx = a.ggufInit(path.c_str(), GgufInitParams{true, nullptr});
     if (!ctx)
@@ -215,7 +240,7 @@ std::shared_ptr<const ModelFile> Library::model(const std::string &path) const
         throw;
     }
     a.ggufFree(ctx);
-    a.models[path] = Api::Cached{st.st_size, st.st_mtime, file};
+    a.models[path] = Api::Cached{st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, file};
     return file;
 }
 

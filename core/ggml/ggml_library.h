@@ -16,13 +16,15 @@ namespace llmscope::ggml {
 
 struct BlockType {
     std::string name;        // "q4_0", "f16", ...
+    int id = -1;             // ggml_type in the loaded library
     int64_t blockSize = 1;   // elements per block
     uint64_t blockBytes = 0; // bytes per block
     bool quantized = false;
     void (*toFloat)(const void *blocks, float *out, int64_t elements) = nullptr;
-    void (*fromFloat)(const float *in, void *blocks, int64_t elements) = nullptr; // null: none
+    // ggml's reference quantizer; null: none. Call Library::prepare(type) once before it.
+    void (*fromFloat)(const float *in, void *blocks, int64_t elements) = nullptr;
 
-    // Bytes of n elements; throws Error when n is not a whole number of blocks.
+    // Bytes of n elements; throws Error when n is not a whole number of blocks or too many.
     uint64_t bytes(uint64_t elements) const;
 };
 
@@ -47,8 +49,10 @@ public:
     // The process's one library, loaded on first use. Throws Error saying what to do when it
     // cannot be loaded or is not a ggml it understands.
     static const Library &get();
-    // Null for names it does not know.
+    // Null for names it does not know; the case of letters does not matter ("q4_k" is q4_K).
     const BlockType *type(const std::string &name) const;
+    // Readies ggml's reference quantizer of a type (the IQ types need tables built first).
+    void prepare(const BlockType &type) const;
     // A model file's tensor table, parsed once per path by ggml's GGUF reader (cached).
     // Throws Error for files that are not readable GGUF, or whose tensors lie past the end.
     std::shared_ptr<const ModelFile> model(const std::string &path) const;

@@ -151,9 +151,12 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
     // residual stream's golden power and error power at each block boundary, by node name.
     struct Round {
         std::map<std::string, double> added, power; // weight -> its op's added NMSE, output power
+        std::map<std::string, double> atLogits;     // weight -> NMSE its op adds to the logits (the output matrix's)
         std::map<std::string, double> ms, err;      // residual point -> power, error power
         int layers = 0;
     };
+    // The residual stream's start: the embedding's output ("embd", "inp_embd" in other builds).
+    auto isStart = [](const std::string &name) { return name == "embd" || name == "inp_embd"; };
     std::map<int64_t, Round> rounds;
     std::map<std::string, std::string> opOf;
     for (const auto &op : res.ops) {
@@ -161,11 +164,17 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
             continue;
         Round &r = rounds[op.round];
         if (!op.quantizedWeight.empty()) {
-            r.added[op.quantizedWeight] = std::max(0.0, op.nmse - op.inputError * op.inputError);
-            r.power[op.quantizedWeight] = meanSquare(res, op);
+            const double added = std::max(0.0, op.nmse - op.inputError * op.inputError);
+            // The logits' own matrix (output.weight, or token_embd where the two are tied).
+            if (op.name == "result_output")
+                r.atLogits[op.quantizedWeight] = added;
+            else {
+                r.added[op.quantizedWeight] = added;
+                r.power[op.quantizedWeight] = meanSquare(res, op);
+            }
             opOf.emplace(op.quantizedWeight, op.label());
         }
-        if (op.name == "embd" || startsWith(op.name, "ffn_inp-") || startsWith(op.name, "l_out-")) {
+        if (isStart(op.name) || startsWith(op.name, "ffn_inp-") || startsWith(op.name, "l_out-")) {
             const double ms = meanSquare(res, op);
             r.ms[op.name] = ms;
             r.err[op.name] = op.nmse * ms;
@@ -179,6 +188,7 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
     // logits' NMSE is what it adds, times the gains of every later half block, over the
     // residual's power at the end; output.weight's is what it adds to the logits itself.
     std::map<std::string, std::pair<double, int>> part; // weight -> (sum over rounds, rounds)
+    std::vector<int64_t> unknownRounds;
     for (const auto &[round, r] : rounds) {
         auto point = [&](const std::string &name, double &ms, double &err) {
             const auto a = r.ms.find(name), b = r.err.find(name);
@@ -190,8 +200,12 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
         };
         struct Half { std::string before, after; int layer; bool attn; double gain = 1; };
         std::vector<Half> halves;
+        std::string start = "embd";
+        for (const auto &[name, ms] : r.ms)
+            if (isStart(name))
+                start = name;
         for (int n = 0; n < r.layers; ++n) {
-            halves.push_back({n == 0 ? "embd" : "l_out-" + std::to_string(n - 1), "ffn_inp-" + std::to_string(n), n, true});
+            halves.push_back({n == 0 ? start : "l_out-" + std::to_string(n - 1), "ffn_inp-" + std::to_string(n), n, true});
             halves.push_back({"ffn_inp-" + std::to_string(n), "l_out-" + std::to_string(n), n, false});
         }
         auto inHalf = [](const Half &h, const std::string &weight) {
@@ -220,6 +234,8 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
         }
         double msFinal = 0, errFinal = 0;
         known = known && point("l_out-" + std::to_string(r.layers - 1), msFinal, errFinal);
+        if (!known)
+            unknownRounds.push_back(round);
         for (const auto &[weight, a] : r.added) {
             int layer;
             std::string kind;
@@ -238,7 +254,7 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
                 }
                 if (!found && weight.rfind("token_embd", 0) == 0) { // the residual's start
                     double ms = 0, err = 0;
-                    found = point("embd", ms, err);
+                    found = point(start, ms, err);
                     power = a * ms;
                 }
                 if (found)
@@ -248,7 +264,20 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
             p.first += v;
             ++p.second;
         }
+        for (const auto &[weight, a] : r.atLogits) { // added to the logits directly
+            auto &p = part[weight];
+            if (r.added.count(weight))
+                p.first += a; // tied: the same round counted once, both paths summed
+            else {
+                p.first += a;
+                ++p.second;
+            }
+        }
     }
+    if (!unknownRounds.empty())
+        q.notes.push_back("the residual stream's nodes (embd or inp_embd, ffn_inp-N, l_out-N) were not all found in " +
+                          std::to_string(unknownRounds.size()) +
+                          " rounds: there each weight counts with the NMSE its own op adds, not carried to the logits");
 
     uint64_t testBytes = 0;
     for (const auto &w : res.weights) {
@@ -271,18 +300,28 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
         c.op = opOf[w.name];
         double added = 0;
         int n = 0;
-        for (const auto &[round, r] : rounds)
-            if (const auto a = r.added.find(w.name); a != r.added.end()) {
-                added += a->second;
+        for (const auto &[round, r] : rounds) {
+            const auto a = r.added.find(w.name), l = r.atLogits.find(w.name);
+            if (a != r.added.end() || l != r.atLogits.end()) {
+                added += std::max(a != r.added.end() ? a->second : 0.0, l != r.atLogits.end() ? l->second : 0.0);
                 ++n;
             }
+        }
         c.addedNmse = n ? added / n : 0;
         c.logitsNmse = p->second.first / std::max(1, p->second.second);
         c.keepType = o.keepType.empty() ? defaultKeep(c.myType) : o.keepType;
         const ggml::BlockType *keep = ggml::Library::get().type(c.keepType);
         if (!keep)
             throw Error("--keep-type: ggml has no type '" + c.keepType + "'");
-        c.keepBytes = keep->bytes(c.elements);
+        c.keepType = keep->name;
+        try {
+            c.keepBytes = keep->bytes(c.elements);
+        } catch (const Error &e) {
+            q.notes.push_back(w.name + " cannot be kept as " + c.keepType + ": " + e.what());
+            continue;
+        }
+        if (!w.row.passed && !w.row.failReason.empty())
+            q.notes.push_back(w.row.failReason + ": ranked all the same, but check that file");
         try {
             const auto model = ggml::Library::get().model(w.row.golden.path);
             if (const ggml::ModelTensor *t = model->find(w.name)) {

@@ -530,6 +530,8 @@ private slots:
         QVERIFY(cell.isValid());
         QVERIFY(cell.data(Qt::ToolTipRole).toString().contains("share of the logits' error"));
         QSignalSpy picked(v, &QuantReportView::weightSelected);
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCoreApplication::processEvents(); // the new tab laid out before its cell is clicked
         QTest::mouseClick(v->table()->viewport(), Qt::LeftButton, {}, v->table()->visualRect(cell).center());
         QCOMPARE(picked.count(), 1);
         QCOMPARE(picked.at(0).at(0).toString(), QString("blk.1.ffn_down.weight"));
@@ -545,7 +547,7 @@ private slots:
         HuntSide slow;
         slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "201",
                         "--pace-ms", "200"};
-        auto running = [] { // a process of the slow launch alive
+        auto running = [] { // a process of the slow launch alive: the report, its dump or the program
             for (const QString &pid : QDir("/proc").entryList(QDir::Dirs))
                 if (pid.toInt() > 0) {
                     QFile f("/proc/" + pid + "/cmdline");
@@ -559,7 +561,7 @@ private slots:
         QSignalSpy steps(w.quantReportAction(), &QuantReportAction::stepStarted);
         w.quantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
         QVERIFY(steps.wait(30000));
-        QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // golden's program, started by the report's dump
+        QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // the report running golden (its dump, the program)
         QPushButton *cancel = nullptr;
         for (auto *b : w.findChildren<QPushButton *>())
             if (b->text() == "Cancel" && b->isVisible())

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "compare/compare_run.h"
+#include "compare/quantization.h"
 #include "compare/metrics.h"
 #include "compare/precision_standard.h"
 #include "compare/report.h"
@@ -659,6 +660,31 @@ private slots:
         QCOMPARE(doc["standard"].toString(), QString("msit")); // loose test dumps, not the probe's
         QCOMPARE(doc["rows"].toArray()[3].toObject()["metrics"].toObject()["nan_my"].toInt(), 64);
         QVERIFY(doc["notes"].toArray().size() >= 1);
+    }
+
+    // A weight stored in another type is quantization up to 1.25 times what requantizing
+    // golden's gives; without that figure, up to a relative error of 0.5; else it differs.
+    void quantizationVerdicts()
+    {
+        Quantization q;
+        q.goldenType = "f32";
+        q.myType = "q4_0";
+        q.expected = 0.085;
+        q.error = 0.086;
+        QVERIFY(q.explained());
+        QCOMPARE(q.words("blk.3.ffn_down.weight"),
+                 std::string("quantization of blk.3.ffn_down.weight (q4_0): relative error 8.6 %"));
+        q.error = 0.123;
+        QVERIFY(!q.explained());
+        QCOMPARE(q.words("blk.3.ffn_down.weight"),
+                 std::string("blk.3.ffn_down.weight (q4_0) differs from golden's by 12.3 %, more than its quantization "
+                             "explains (8.5 %)"));
+        q.expected = NAN; // golden quantized too, or no reference quantizer
+        q.error = 0.3;
+        QVERIFY(q.explained());
+        q.error = 1.0; // a zeroed weight
+        QVERIFY(!q.explained());
+        QVERIFY(QString::fromStdString(q.words("w")).contains("more than any quantization of it should"));
     }
 };
 

@@ -87,6 +87,16 @@ private slots:
         const auto statuses = readProbeStatuses(dumps[0]);
         QCOMPARE(statuses.size(), size_t(1));
         QCOMPARE(statuses[0].models, std::vector<std::string>{QFileInfo(model("q8_0")).canonicalFilePath().toStdString()});
+        // The same through Node, which loads llama.cpp privately (RTLD_LOCAL).
+        const QString nodeOut = m_dir.path() + "/noted-node";
+        QCOMPARE(engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-node -m " + model("q4_0") + " -n 1",
+                                         "--type", "model", "stats", "-o", nodeOut})
+                     .code,
+                 0);
+        const auto nodeDumps = dumpsInside(nodeOut.toStdString());
+        QCOMPARE(nodeDumps.size(), size_t(1));
+        QCOMPARE(readProbeStatuses(nodeDumps[0]).at(0).models,
+                 std::vector<std::string>{QFileInfo(model("q4_0")).canonicalFilePath().toStdString()});
 
         const auto &lib = ggml::Library::get();
         const auto f32 = lib.model(model("f32").toStdString());
