@@ -94,6 +94,21 @@ class TstLiveSession : public QObject {
             .arg(paceMs);
     }
 
+    // The 2-layer family (F32, Q8_0, Q4_0, layer 1 corrupted), made once for the tests that use it.
+    QString family() const { return m_dir.path() + "/fam"; }
+    bool makeFamily() const
+    {
+        return QFile::exists(family() + "/model-corrupt.gguf") ||
+               engine::makeModel(kBin, {"--family", family(), "--layers", "2", "--corrupt-layer", "1"});
+    }
+    HuntSide familySide(const QString &model, int tokens) const
+    {
+        HuntSide s;
+        s.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", (family() + "/" + model).toStdString(),
+                     "-n", std::to_string(tokens)};
+        return s;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -424,15 +439,8 @@ private slots:
     // and the whole model's statistics diff in the heatmap.
     void huntActionEndsOnTheCorruptedOp()
     {
-        const QString fam = m_dir.path() + "/fam";
-        if (!QFile::exists(fam + "/model-corrupt.gguf"))
-            QVERIFY(engine::makeModel(kBin, {"--family", fam, "--layers", "2", "--corrupt-layer", "1"}));
-        auto side = [&](const QString &model) {
-            HuntSide s;
-            s.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", (fam + "/" + model).toStdString(),
-                         "-n", "2"};
-            return s;
-        };
+        QVERIFY(makeFamily());
+        auto side = [&](const QString &model) { return familySide(model, 2); };
         MainWindow w;
         w.show();
         QSignalSpy steps(w.huntAction(), &HuntAction::stepStarted);
@@ -498,15 +506,8 @@ private slots:
     // picks that weight.
     void quantReportActionShowsTheRanking()
     {
-        const QString fam = m_dir.path() + "/fam";
-        if (!QFile::exists(fam + "/model-corrupt.gguf"))
-            QVERIFY(engine::makeModel(kBin, {"--family", fam, "--layers", "2", "--corrupt-layer", "1"}));
-        auto side = [&](const QString &model) {
-            HuntSide s;
-            s.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", (fam + "/" + model).toStdString(),
-                         "-n", "4"};
-            return s;
-        };
+        QVERIFY(makeFamily());
+        auto side = [&](const QString &model) { return familySide(model, 4); };
         MainWindow w;
         w.resize(1400, 860);
         w.show();

@@ -42,6 +42,22 @@ QJsonObject readJson(const QString &path)
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
+// ||a - b|| / ||a|| of two tensors read whole.
+double relativeError(TensorReader &golden, TensorReader &test, std::vector<float> *testValues = nullptr)
+{
+    std::vector<float> a(golden.count()), b(test.count());
+    golden.read(0, a.size(), a.data());
+    test.read(0, b.size(), b.data());
+    double d = 0, n = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        n += double(a[i]) * a[i];
+    }
+    if (testValues)
+        *testValues = std::move(b);
+    return std::sqrt(d / n);
+}
+
 QString makeModel(const QStringList &args)
 {
     QProcess p;
@@ -109,15 +125,8 @@ private slots:
             QCOMPARE(qt->dims, gt->dims);
             TensorReader g(f32->path, *gt), m(q->path, *qt);
             QCOMPARE(g.count(), m.count());
-            std::vector<float> a(g.count()), b(m.count());
-            g.read(0, g.count(), a.data());
-            m.read(0, m.count(), b.data());
-            double d = 0, n = 0;
-            for (size_t i = 0; i < a.size(); ++i) {
-                d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-                n += double(a[i]) * a[i];
-            }
-            const double rel = std::sqrt(d / n);
+            std::vector<float> b;
+            const double rel = relativeError(g, m, &b);
             QVERIFY2(rel > low && rel < high, qPrintable(type + ": " + QString::number(rel)));
             // A chunk read from the middle of a block equals the same elements read whole.
             std::vector<float> part(45);
@@ -184,15 +193,7 @@ private slots:
         QCOMPARE(QString::fromStdString(qt->typeName), type);
         TensorReader g(f32->path, *gt), m(q->path, *qt);
         Quantization quant;
-        std::vector<float> a(g.count()), b(m.count());
-        g.read(0, a.size(), a.data());
-        m.read(0, b.size(), b.data());
-        double d = 0, n = 0;
-        for (size_t i = 0; i < a.size(); ++i) {
-            d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-            n += double(a[i]) * a[i];
-        }
-        quant.error = std::sqrt(d / n);
+        quant.error = relativeError(g, m);
         measureQuantization(quant, g, m);
         QCOMPARE(QString::fromStdString(quant.myType), type);
         QVERIFY2(quant.error > 0 && quant.error < high, qPrintable(QString::number(quant.error)));
