@@ -21,10 +21,6 @@ QString pct(double v)
 {
     return QString::number(v * 100, 'g', 3);
 }
-double op_nan()
-{
-    return std::numeric_limits<double>::quiet_NaN();
-}
 } // namespace
 
 QStringList statsArgs(const QString &rounds)
@@ -139,7 +135,7 @@ QString costliestWeights(const CompareResult &r)
         s += QLatin1Char('\n') + HuntText::tr("    %1 (%2, relative error %3 %): its op %4 adds NMSE %5")
                                     .arg(QString::fromStdString(costs[i].weight),
                                          QString::fromStdString(w ? w->myType : std::string("?")),
-                                         pct(w && w->row.computed ? w->row.metrics.relEuclidean : op_nan()),
+                                         pct(w && w->row.computed ? w->row.metrics.relEuclidean : std::numeric_limits<double>::quiet_NaN()),
                                          QString::fromStdString(costs[i].op))
                                     .arg(costs[i].added, 0, 'g', 3);
     }

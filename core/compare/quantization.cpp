@@ -41,6 +41,43 @@ bool storedDifferently(const TensorReader &golden, const TensorReader &my)
     return storageType(golden) != storageType(my);
 }
 
+namespace {
+
+// One pass over golden (and my, when given): golden requantized to target and dequantized
+// again. Sums over the elements finite on both sides: golden's power, the requantization's
+// error power, and my's distance from the requantization. False when target has no reference
+// quantizer or golden is not a whole number of its blocks.
+struct RequantSums { double gg = 0, dq = 0, dm = 0; };
+bool requantize(TensorReader &golden, TensorReader *my, const ggml::BlockType &target, RequantSums &s)
+{
+    const uint64_t n = golden.count(), bs = uint64_t(target.blockSize);
+    if (!target.fromFloat || !target.toFloat || n % bs)
+        return false;
+    ggml::Library::get().prepare(target);
+    const uint64_t chunk = bs * std::max<uint64_t>(1, 32768 / bs);
+    std::vector<float> g(chunk), m(my ? chunk : 0), r(chunk);
+    std::vector<uint8_t> blocks(target.bytes(chunk));
+    for (uint64_t i = 0; i < n; i += chunk) {
+        const uint64_t len = std::min(chunk, n - i);
+        golden.read(i, len, g.data());
+        if (my)
+            my->read(i, len, m.data());
+        target.fromFloat(g.data(), blocks.data(), int64_t(len));
+        target.toFloat(blocks.data(), r.data(), int64_t(len));
+        for (uint64_t j = 0; j < len; ++j) {
+            if (!std::isfinite(g[j]) || (my && !std::isfinite(m[j])))
+                continue;
+            s.gg += double(g[j]) * g[j];
+            s.dq += (double(r[j]) - g[j]) * (double(r[j]) - g[j]);
+            if (my)
+                s.dm += (double(m[j]) - r[j]) * (double(m[j]) - r[j]);
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 void measureQuantization(Quantization &q, TensorReader &golden, TensorReader &my)
 {
     q.goldenType = storageType(golden);
@@ -54,59 +91,20 @@ void measureQuantization(Quantization &q, TensorReader &golden, TensorReader &my
     } catch (const Error &) {
         return; // no ggml here: the error stays unexplained by a figure, but is still quantization
     }
-    if (!target || !target->fromFloat || !target->toFloat)
+    RequantSums s;
+    if (!target || !requantize(golden, &my, *target, s) || !(s.gg > 0))
         return;
-    ggml::Library::get().prepare(*target);
-    const uint64_t n = golden.count();
-    const uint64_t chunk = uint64_t(target->blockSize) * std::max<uint64_t>(1, 32768 / uint64_t(target->blockSize));
-    if (n % uint64_t(target->blockSize))
-        return;
-    std::vector<float> g(chunk), m(chunk), r(chunk);
-    std::vector<uint8_t> blocks(target->bytes(chunk));
-    double gg = 0, dq = 0, dm = 0;
-    for (uint64_t i = 0; i < n; i += chunk) {
-        const uint64_t len = std::min(chunk, n - i);
-        golden.read(i, len, g.data());
-        my.read(i, len, m.data());
-        target->fromFloat(g.data(), blocks.data(), int64_t(len));
-        target->toFloat(blocks.data(), r.data(), int64_t(len));
-        for (uint64_t j = 0; j < len; ++j) {
-            if (!std::isfinite(g[j]) || !std::isfinite(m[j]))
-                continue;
-            gg += double(g[j]) * g[j];
-            dq += (double(r[j]) - g[j]) * (double(r[j]) - g[j]);
-            dm += (double(m[j]) - r[j]) * (double(m[j]) - r[j]);
-        }
-    }
-    if (gg > 0) {
-        q.expected = std::sqrt(dq / gg);
-        q.beyond = std::sqrt(dm / gg);
-    }
+    q.expected = std::sqrt(s.dq / s.gg);
+    q.beyond = std::sqrt(s.dm / s.gg);
 }
 
 double requantizationError(TensorReader &golden, const std::string &type)
 {
     const ggml::BlockType *target = ggml::Library::get().type(type);
-    if (!target || !target->toFloat || !target->fromFloat || golden.count() % uint64_t(target->blockSize))
+    RequantSums s;
+    if (!target || !requantize(golden, nullptr, *target, s))
         return NAN;
-    ggml::Library::get().prepare(*target);
-    const uint64_t n = golden.count();
-    const uint64_t chunk = uint64_t(target->blockSize) * std::max<uint64_t>(1, 32768 / uint64_t(target->blockSize));
-    std::vector<float> g(chunk), r(chunk);
-    std::vector<uint8_t> blocks(target->bytes(chunk));
-    double gg = 0, dq = 0;
-    for (uint64_t i = 0; i < n; i += chunk) {
-        const uint64_t len = std::min(chunk, n - i);
-        golden.read(i, len, g.data());
-        target->fromFloat(g.data(), blocks.data(), int64_t(len));
-        target->toFloat(blocks.data(), r.data(), int64_t(len));
-        for (uint64_t j = 0; j < len; ++j)
-            if (std::isfinite(g[j])) {
-                gg += double(g[j]) * g[j];
-                dq += (double(r[j]) - g[j]) * (double(r[j]) - g[j]);
-            }
-    }
-    return gg > 0 ? std::sqrt(dq / gg) : 0;
+    return s.gg > 0 ? std::sqrt(s.dq / s.gg) : 0;
 }
 
 } // namespace llmscope

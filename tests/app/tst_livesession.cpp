@@ -73,6 +73,15 @@ std::vector<int> tokensIn(const QString &console)
     return v;
 }
 
+// The status bar's Cancel while a long job runs, or null.
+QPushButton *visibleCancel(const QWidget &window)
+{
+    for (auto *b : window.findChildren<QPushButton *>())
+        if (b->text() == "Cancel" && b->isVisible())
+            return b;
+    return nullptr;
+}
+
 void shoot(QWidget *w, const QString &name)
 {
     QDir().mkpath(kShots);
@@ -488,10 +497,7 @@ private slots:
         QSignalSpy topology(w.session(), &LiveSession::topologyReceived);
         w.hunt(slow, slow, m_dir.path() + "/hunt-cancel", "0,0");
         QVERIFY(topology.wait(30000));
-        QPushButton *cancel = nullptr;
-        for (auto *b : w.findChildren<QPushButton *>())
-            if (b->text() == "Cancel" && b->isVisible())
-                cancel = b;
+        QPushButton *cancel = visibleCancel(w);
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);
         QVERIFY(finished.wait(15000));
@@ -563,10 +569,7 @@ private slots:
         w.quantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
         QVERIFY(steps.wait(30000));
         QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // the report running golden (its dump, the program)
-        QPushButton *cancel = nullptr;
-        for (auto *b : w.findChildren<QPushButton *>())
-            if (b->text() == "Cancel" && b->isVisible())
-                cancel = b;
+        QPushButton *cancel = visibleCancel(w);
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);
         QVERIFY(finished.wait(30000));
