@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QFont>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -61,6 +62,7 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
     beginResetModel();
     m_rowNames.clear();
     m_kinds.clear();
+    m_kindNodes.clear();
     m_cellOp.clear();
     m_where.clear();
     QHash<QString, int> rowOf;
@@ -69,25 +71,57 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
         m_rowNames << QString::fromStdString(g.name);
     }
     m_cellOp.assign(size_t(m_rowNames.size()), {});
-    std::vector<QHash<QString, int>> seen(size_t(m_rowNames.size())); // kind -> count, per row
+    // A layer's nodes of one kind ("Qcur") are told apart by their op type ("Qcur (ROPE)"),
+    // and those of one kind and type by their order ("norm (2nd)"): the same in every layer.
+    struct Seen {
+        QHash<QString, int> perKind;           // kind -> nodes of it in the row
+        QHash<QString, QSet<QString>> types;   // kind -> op types among them
+        QHash<QString, int> perKindType;       // "kind\ttype" -> nodes so far
+    };
+    std::vector<Seen> seen(size_t(m_rowNames.size()));
+    auto rowOfOp = [&](const live::TopoOp &o) {
+        const auto r = rowOf.find(QString::fromStdString(o.id).section(QLatin1Char('_'), 0, 0));
+        return r == rowOf.end() ? -1 : *r;
+    };
+    for (const auto &o : ops)
+        if (const int r = rowOfOp(o); r >= 0) {
+            const QString base = kindOf(QString::fromStdString(o.name));
+            ++seen[size_t(r)].perKind[base];
+            seen[size_t(r)].types[base].insert(QString::fromStdString(o.type));
+        }
+    static const char *const kOrdinals[] = {"", "", "2nd", "3rd"};
+    auto ordinal = [](int n) {
+        return n < 4 ? QString::fromLatin1(kOrdinals[n]) : QStringLiteral("%1th").arg(n);
+    };
     for (const auto &o : ops) {
         const QString id = QString::fromStdString(o.id);
-        const auto r = rowOf.find(id.section(QLatin1Char('_'), 0, 0));
-        if (r == rowOf.end())
+        const int row = rowOfOp(o);
+        if (row < 0)
             continue;
-        const QString base = kindOf(QString::fromStdString(o.name));
-        const int n = ++seen[size_t(*r)][base];
-        const QString kind = n == 1 ? base : QStringLiteral("%1 #%2").arg(base).arg(n);
+        Seen &here = seen[size_t(row)];
+        const QString base = kindOf(QString::fromStdString(o.name)), type = QString::fromStdString(o.type);
+        const int n = ++here.perKindType[base + QLatin1Char('\t') + type];
+        QString kind = base;
+        if (here.perKind.value(base) > 1) {
+            QStringList parts;
+            if (here.types.value(base).size() > 1)
+                parts << type;
+            if (n > 1)
+                parts << ordinal(n);
+            if (!parts.isEmpty())
+                kind += QStringLiteral(" (%1)").arg(parts.join(QStringLiteral(", ")));
+        }
+        m_kindNodes[kind] << QString::fromStdString(o.name);
         int col = int(m_kinds.indexOf(kind));
         if (col < 0) {
             col = int(m_kinds.size());
             m_kinds << kind;
         }
-        auto &cells = m_cellOp[size_t(*r)];
+        auto &cells = m_cellOp[size_t(row)];
         if (cells.size() <= size_t(col))
             cells.resize(size_t(col) + 1);
         cells[size_t(col)] = id;
-        m_where.insert(id, {*r, col});
+        m_where.insert(id, {row, col});
     }
     for (auto &cells : m_cellOp)
         cells.resize(size_t(m_kinds.size()));
@@ -444,5 +478,14 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
         return {};
     if (m_mode == Mode::RoundsByLayers)
         return orientation == Qt::Horizontal ? m_rowNames.value(section) : tr("round %1").arg(roundAt(section));
-    return orientation == Qt::Horizontal ? m_kinds.value(section) : m_rowNames.value(section);
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) { // the engine's names of the column's nodes
+        const QStringList &nodes = m_kindNodes.value(m_kinds.value(section));
+        return tr("%1\n%n node(s): %2", nullptr, int(nodes.size()))
+            .arg(m_kinds.value(section),
+                 nodes.size() > 4 ? QStringLiteral("%1, %2 ... %3").arg(nodes.front(), nodes.at(1), nodes.back())
+                                  : nodes.join(QStringLiteral(", ")));
+    }
+    if (orientation == Qt::Horizontal) // two lines, "Qcur" over "(ROPE)": the column stays narrow
+        return QString(m_kinds.value(section)).replace(QStringLiteral(" ("), QStringLiteral("\n("));
+    return m_rowNames.value(section);
 }

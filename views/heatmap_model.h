@@ -91,6 +91,7 @@ private:
     void updateRounds();                  // the rounds with statistics or compare metrics
 
     QStringList m_rowNames, m_kinds;
+    QHash<QString, QStringList> m_kindNodes; // a column's kind -> the node names in it
     std::vector<std::vector<QString>> m_cellOp; // [row][col] -> op id ("" when none)
     QHash<QString, std::pair<int, int>> m_where; // op id -> (row, col)
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats

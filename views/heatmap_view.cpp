@@ -75,7 +75,10 @@ HeatmapView::HeatmapView(QWidget *parent)
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setDefaultSectionSize(64);
     m_table->verticalHeader()->setDefaultSectionSize(22);
-    m_table->horizontalHeader()->setTextElideMode(Qt::ElideMiddle);
+    // A column is as wide as its kind's longest word, its name broken between words: no
+    // name is cut (HeatmapModel breaks "Qcur (ROPE)" before the parenthesis).
+    m_table->horizontalHeader()->setTextElideMode(Qt::ElideNone);
+    m_table->horizontalHeader()->setMinimumSectionSize(48);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setItemDelegate(new HeatmapCellDelegate(m_table));
     m_table->setToolTip(tr("Rows: layers; columns: operations by node name; colour: the statistic chosen above. "
@@ -148,6 +151,11 @@ HeatmapView::HeatmapView(QWidget *parent)
     });
     connect(m_model, &HeatmapModel::roundsChanged, this, &HeatmapView::roundsChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+        for (int c = 0; c < m_model->columnCount(); ++c) // at least the cells' usual width
+            m_table->horizontalHeader()->resizeSection(c, std::max(64, m_table->horizontalHeader()->sectionSize(c)));
+    });
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
         const QString id = i.data(HeatmapModel::OpIdRole).toString();
         if (!id.isEmpty())

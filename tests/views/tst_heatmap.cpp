@@ -50,9 +50,12 @@ private slots:
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setOps(groups(), ops());
         QCOMPARE(m.rowCount(), 4);
-        QCOMPARE(m.columnCount(), 5); // inp_embd, norm, ffn_out, norm #2, result_output
+        QCOMPARE(m.columnCount(), 5); // inp_embd, norm, ffn_out, norm (2nd), result_output
         QCOMPARE(m.columnKind(1), QString("norm"));
-        QCOMPARE(m.columnKind(3), QString("norm #2"));
+        QCOMPARE(m.columnKind(3), QString("norm (2nd)")); // the same kind and type: told apart by order
+        QCOMPARE(m.headerData(3, Qt::Horizontal).toString(), QString("norm\n(2nd)"));
+        QCOMPARE(m.headerData(3, Qt::Horizontal, Qt::ToolTipRole).toString(),
+                 QString("norm (2nd)\n2 node(s): norm-0, norm-1")); // the engine's full names
         QCOMPARE(m.headerData(2, Qt::Vertical).toString(), QString("Layer1"));
         QCOMPARE(m.indexForOp("2_2"), m.index(2, 3)); // layer 1's second norm
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::OpIdRole).toString(), QString("2_1"));
@@ -64,6 +67,15 @@ private slots:
         QCOMPARE(views.columnCount(), 2);
         QCOMPARE(views.columnKind(0), QString("Qcur (view)"));
         QCOMPARE(views.columnKind(1), QString("cache_k (view)"));
+        HeatmapModel typed; // one node name for several ops, as llama.cpp names Qcur before and after RoPE
+        typed.setOps({{"1", "Layer0", "DecoderLayer", {}, ""}},
+                     {{"1_0", "Qcur-0", "MUL_MAT", {}, ""}, {"1_1", "Qcur-0", "ROPE", {}, ""}, {"1_2", "Qcur-0", "ROPE", {}, ""}});
+        QCOMPARE(typed.columnCount(), 3);
+        QCOMPARE(typed.columnKind(0), QString("Qcur (MUL_MAT)"));
+        QCOMPARE(typed.columnKind(1), QString("Qcur (ROPE)"));
+        QCOMPARE(typed.columnKind(2), QString("Qcur (ROPE, 2nd)"));
+        for (int c = 0; c < typed.columnCount(); ++c)
+            QVERIFY(!typed.columnKind(c).contains('#'));
         m.addStats({5, {st("1_1", 2, 10), st("2_1", 8, 30, 3), st("0_0", 1, 4)}});
         QCOMPARE(m.round(), int64_t(5));
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble(), 8.0); // max |x|
