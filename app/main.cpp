@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include "cli.h"
+#include "session/hunt_plan.h"
 #include "launch/dump_options.h"
 #include "util/error.h"
 #include "gui_main.h"
@@ -50,11 +51,14 @@ int main(int argc, char **argv)
             dump = args[i];
         }
     }
-    if (!launch.empty() && launch[0] == "--hunt") { // the window's hunt: --golden and --test are needed
-        if (std::count(launch.begin(), launch.end(), "--golden") != 1 ||
-            std::count(launch.begin(), launch.end(), "--test") != 1) {
-            std::fputs("llmscope: --hunt needs --golden \"CMD\" and --test \"CMD\" (and takes -o DIR, -er RANGES)\n",
-                       stderr);
+    if (!launch.empty() && launch[0] == "--hunt") { // the window's hunt: read as `llmscope hunt` reads it
+        try {
+            QStringList rest;
+            for (size_t i = 1; i < launch.size(); ++i)
+                rest << QString::fromStdString(launch[i]);
+            hunt::parseRequest(rest);
+        } catch (const llmscope::Error &e) {
+            std::fprintf(stderr, "llmscope --hunt: %s\n", e.what());
             return 2;
         }
     } else if (!launch.empty()) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "main_window.h"
+#include "workspace.h"
 
 int main(int argc, char **argv)
 {
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
         tableMs = clock.elapsed();
         ops = n;
     });
-    QObject::connect(&w, &MainWindow::compareFinished, [&](bool ok, const QString &message) {
+    QObject::connect(w.workspace(), &Workspace::compareFinished, [&](bool ok, const QString &message) {
         const qint64 doneMs = clock.elapsed();
         if (!ok) {
             std::fprintf(stderr, "cannot compare: %s\n", qPrintable(message));
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
         clock.start();
         tick.start();
         timer.start();
-        w.compareDumps(QString::fromLocal8Bit(argv[1]), QString::fromLocal8Bit(argv[2]));
+        w.workspace()->compare(QString::fromLocal8Bit(argv[1]), QString::fromLocal8Bit(argv[2]));
     });
     return app.exec();
 }

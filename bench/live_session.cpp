@@ -15,6 +15,7 @@
 
 #include "launch/dump_options.h"
 #include "main_window.h"
+#include "workspace.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 
@@ -47,8 +48,8 @@ int main(int argc, char **argv)
         }
         ++ticks;
     });
-    QObject::connect(w.session(), &LiveSession::roundReceived, [&] { ++rounds; });
-    QObject::connect(w.session(), &LiveSession::statsReceived, [&](const llmscope::live::RoundStats &s) {
+    QObject::connect(w.workspace()->session(), &LiveSession::roundReceived, [&] { ++rounds; });
+    QObject::connect(w.workspace()->session(), &LiveSession::statsReceived, [&](const llmscope::live::RoundStats &s) {
         ++stats;
         statsRows += qint64(s.stats.size());
     });
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
         if (awakeCpu > 0)
             longestWork = std::max(longestWork, cpuMs() - awakeCpu);
     });
-    QObject::connect(w.session(), &LiveSession::stateChanged, [&](LiveSession::State s, const QString &message) {
+    QObject::connect(w.workspace()->session(), &LiveSession::stateChanged, [&](LiveSession::State s, const QString &message) {
         if (s == LiveSession::State::Running || s == LiveSession::State::Connected || s == LiveSession::State::Starting)
             return;
         std::printf("GUI thread busy %.0f ms of CPU while the program ran, at most %.1f ms between two waits; ",

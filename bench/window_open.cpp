@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "main_window.h"
+#include "workspace.h"
 
 int main(int argc, char **argv)
 {
@@ -33,15 +34,15 @@ int main(int argc, char **argv)
     });
     int tensors = -1, ops = -1;
     qint64 shownMs = -1, opsMs = -1;
-    QObject::connect(&w, &MainWindow::topologyShown, [&](const QString &, int n) {
+    QObject::connect(w.workspace(), &Workspace::topologyShown, [&](const QString &, int n) {
         ops = n;
         opsMs = clock.elapsed();
     });
-    QObject::connect(&w, &MainWindow::dumpLoaded, [&](const QString &, int n) {
+    QObject::connect(w.workspace(), &Workspace::dumpLoaded, [&](const QString &, int n) {
         tensors = n;
         shownMs = clock.elapsed();
     });
-    QObject::connect(&w, &MainWindow::dumpFailed, [&](const QString &, const QString &why) {
+    QObject::connect(w.workspace(), &Workspace::dumpFailed, [&](const QString &, const QString &why) {
         std::fprintf(stderr, "cannot open: %s\n", qPrintable(why));
         app.exit(1);
     });
@@ -49,9 +50,9 @@ int main(int argc, char **argv)
         clock.start();
         tick.start();
         timer.start();
-        w.openDump(QString::fromLocal8Bit(argv[1]));
+        w.workspace()->openDump(QString::fromLocal8Bit(argv[1]));
     });
-    QObject::connect(&w, &MainWindow::dumpLoaded, [&] {
+    QObject::connect(w.workspace(), &Workspace::dumpLoaded, [&] {
         // a few more ticks: the first paint of the filled views counts too
         QTimer::singleShot(200, [&] {
             std::printf("operations tree (%d ops) after %lld ms; tensor files (%d) after %lld ms; longest event-loop "

@@ -2,6 +2,33 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CompareDialog</name>
+    <message>
+        <source>Compare a golden dump with a test dump</source>
+        <translation>比较标杆转储与待测转储</translation>
+    </message>
+    <message>
+        <source>...</source>
+        <translation>...</translation>
+    </message>
+    <message>
+        <source>Dump folder</source>
+        <translation>转储目录</translation>
+    </message>
+    <message>
+        <source>&amp;Golden (reference):</source>
+        <translation>标杆（参考）(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>&amp;Test:</source>
+        <translation>待测(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+</context>
+<context>
     <name>CountersView</name>
     <message>
         <source>State:</source>
@@ -272,6 +299,14 @@ failed</source>
         <translation>
 未通过</translation>
     </message>
+    <message numerus="yes">
+        <source>%1
+%n node(s): %2</source>
+        <translation>
+            <numerusform>%1
+%n 个节点: %2</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>
@@ -387,10 +422,6 @@ failed</source>
         <translation>[定位] %1</translation>
     </message>
     <message>
-        <source>could not launch %1</source>
-        <translation>无法启动 %1</translation>
-    </message>
-    <message>
         <source>%1 did not finish well: %2</source>
         <translation>%1 未正常结束: %2</translation>
     </message>
@@ -413,6 +444,10 @@ failed</source>
     <message>
         <source>stopped: %1</source>
         <translation>已停止: %1</translation>
+    </message>
+    <message>
+        <source>could not launch %1: %2</source>
+        <translation>无法启动 %1: %2</translation>
     </message>
 </context>
 <context>
@@ -601,6 +636,25 @@ failed</source>
     <message>
         <source>no kernel adds error beyond what quantization explains in rounds %1; the weights whose quantization costs most (llmscope quant-report ranks them all):%2</source>
         <translation>第 %1 轮中没有算子内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排序）：%2</translation>
+    </message>
+</context>
+<context>
+    <name>JobBar</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the %1</source>
+        <translation>取消%1</translation>
+    </message>
+    <message>
+        <source>%1: step %2 of %3</source>
+        <translation>%1: 第 %2/%3 步</translation>
+    </message>
+    <message>
+        <source>%1: %p%</source>
+        <translation>%1: %p%</translation>
     </message>
 </context>
 <context>
@@ -1063,6 +1117,10 @@ failed</source>
         <source>the program exited with status %1 after %2 s</source>
         <translation>程序在 %2 秒后退出，状态码 %1</translation>
     </message>
+    <message>
+        <source>the program ran past --timeout %1 s; stopping it</source>
+        <translation>程序运行超过 --timeout %1 秒; 正在停止</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1095,32 +1153,12 @@ failed</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <source>Scanning %1...</source>
-        <translation>正在扫描 %1...</translation>
-    </message>
-    <message>
-        <source>Could not open %1</source>
-        <translation>无法打开 %1</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;Could not open the dump&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
         <translation>&lt;h2&gt;无法打开该转储&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
     </message>
     <message>
         <source>%1 - llmscope</source>
         <translation>%1 - llmscope</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n tensor(s) in %1 round(s)</source>
-        <translation>
-            <numerusform>%n 个张量,共 %1 轮</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>; %n file(s) could not be read</source>
-        <translation>
-            <numerusform>;%n 个文件无法读取</numerusform>
-        </translation>
     </message>
     <message>
         <source>Open dump folder</source>
@@ -1161,28 +1199,6 @@ failed</source>
     <message>
         <source>The program&apos;s output appears here while it runs.</source>
         <translation>程序运行时的输出显示在这里。</translation>
-    </message>
-    <message>
-        <source>[llmscope] probe connected: process %1 (%2 on %3)</source>
-        <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
-        <translation>
-            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>every operation</source>
-        <translation>所有算子</translation>
-    </message>
-    <message>
-        <source>-ids %1</source>
-        <translation>-ids %1</translation>
-    </message>
-    <message>
-        <source>[llmscope] warning: %1</source>
-        <translation>[llmscope] 警告：%1</translation>
     </message>
     <message>
         <source>Open &amp;recent</source>
@@ -1241,70 +1257,12 @@ failed</source>
         <translation>无法启动：%1</translation>
     </message>
     <message>
-        <source>A program is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
-        <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
-    </message>
-    <message>
-        <source>Waiting for the program&apos;s first graph...</source>
-        <translation>等待程序的第一张计算图...</translation>
-    </message>
-    <message>
-        <source>[llmscope] cannot launch: %1</source>
-        <translation>[llmscope] 无法启动：%1</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;Could not launch the program&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
         <translation>&lt;h2&gt;无法启动程序&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program&apos;s output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
         <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>[llmscope] %1; dumping into %2</source>
-        <translation>[llmscope] %1；转储到 %2</translation>
-    </message>
-    <message>
-        <source>[llmscope] stopping the program</source>
-        <translation>[llmscope] 正在停止程序</translation>
-    </message>
-    <message>
-        <source>Cannot apply: %1</source>
-        <translation>无法应用：%1</translation>
-    </message>
-    <message>
-        <source>No probe is connected yet: the selection is sent once the program&apos;s probe talks.</source>
-        <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
-    </message>
-    <message>
-        <source>Sent -ids %1; waiting for the program&apos;s next graph...</source>
-        <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
-    </message>
-    <message>
-        <source>(every operation)</source>
-        <translation>（所有算子）</translation>
-    </message>
-    <message>
-        <source>The program refused the selection: %1</source>
-        <translation>程序拒绝了该选择：%1</translation>
-    </message>
-    <message>
-        <source>Dumping %1 from round %2 on (acknowledged by the program).</source>
-        <translation>从第 %2 轮起转储 %1（程序已确认）。</translation>
-    </message>
-    <message>
-        <source>[llmscope] the program dumps %1 from round %2</source>
-        <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
-    </message>
-    <message numerus="yes">
-        <source>Topology of the opened dump: %n operation(s).</source>
-        <translation>
-            <numerusform>已打开转储的拓扑：%n 个算子。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
-        <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
     </message>
     <message>
         <source>Heatmap</source>
@@ -1315,64 +1273,8 @@ failed</source>
         <translation>差异</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
         <source>&amp;Compare dumps...</source>
         <translation>比较转储(&amp;C)...</translation>
-    </message>
-    <message>
-        <source>Compare a golden dump with a test dump</source>
-        <translation>比较标杆转储与待测转储</translation>
-    </message>
-    <message>
-        <source>...</source>
-        <translation>...</translation>
-    </message>
-    <message>
-        <source>Dump folder</source>
-        <translation>转储目录</translation>
-    </message>
-    <message>
-        <source>&amp;Golden (reference):</source>
-        <translation>标杆（参考）(&amp;G)：</translation>
-    </message>
-    <message>
-        <source>&amp;Test:</source>
-        <translation>待测(&amp;T)：</translation>
-    </message>
-    <message>
-        <source>Compare</source>
-        <translation>比较</translation>
-    </message>
-    <message>
-        <source>A comparison is running; cancel it first</source>
-        <translation>已有比较在进行；请先取消</translation>
-    </message>
-    <message>
-        <source>Comparing %1 with %2...</source>
-        <translation>正在比较 %1 与 %2...</translation>
-    </message>
-    <message>
-        <source>Comparing: %1</source>
-        <translation>正在比较：%1</translation>
-    </message>
-    <message>
-        <source>Could not compare: %1</source>
-        <translation>无法比较：%1</translation>
-    </message>
-    <message>
-        <source>First divergent: %1</source>
-        <translation>首个偏离：%1</translation>
-    </message>
-    <message>
-        <source>Every operation passed</source>
-        <translation>所有算子均通过</translation>
-    </message>
-    <message>
-        <source>%1, round %2</source>
-        <translation>%1，第 %2 轮</translation>
     </message>
     <message>
         <source>Graph</source>
@@ -1385,10 +1287,6 @@ failed</source>
     <message>
         <source>Unpaired</source>
         <translation>未配对</translation>
-    </message>
-    <message>
-        <source>hunt: step %1 of 4</source>
-        <translation>定位: 第 %1/4 步</translation>
     </message>
     <message>
         <source>&amp;Hunt the first divergent operation...</source>
@@ -1413,10 +1311,6 @@ failed</source>
     <message>
         <source>System (%1)</source>
         <translation>跟随系统 (%1)</translation>
-    </message>
-    <message>
-        <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
-        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
     </message>
     <message>
         <source>Could not write %1 (is the disk full?)</source>
@@ -1444,16 +1338,6 @@ failed</source>
         <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
         <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
     </message>
-    <message numerus="yes">
-        <source>[llmscope] onnx: %n file(s) of the topology under onnx/</source>
-        <translation>
-            <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>quantization report: step %1 of %2</source>
-        <translation>量化报告: 第 %1/%2 步</translation>
-    </message>
     <message>
         <source>Quantization</source>
         <translation>量化</translation>
@@ -1465,14 +1349,6 @@ failed</source>
     <message>
         <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
         <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
-    </message>
-    <message>
-        <source>A hunt or report is running; cancel it first</source>
-        <translation>定位或报告正在进行, 请先取消</translation>
-    </message>
-    <message>
-        <source>A program or hunt is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
-        <translation>已有程序或定位在运行: 请先停止(会话 &gt; 停止, Ctrl+.)</translation>
     </message>
 </context>
 <context>
@@ -1832,6 +1708,171 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Saved %1: use it with llmscope compare --mapping %1</source>
         <translation>已保存 %1: 可用于 llmscope compare --mapping %1</translation>
+    </message>
+</context>
+<context>
+    <name>Workspace</name>
+    <message>
+        <source>scan</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>comparison</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>hunt</source>
+        <translation>定位</translation>
+    </message>
+    <message>
+        <source>quantization report</source>
+        <translation>量化报告</translation>
+    </message>
+    <message>
+        <source>[llmscope] probe connected: process %1 (%2 on %3)</source>
+        <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
+    </message>
+    <message>
+        <source>[llmscope] warning: %1</source>
+        <translation>[llmscope] 警告：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
+        <translation>
+            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>every operation</source>
+        <translation>所有算子</translation>
+    </message>
+    <message>
+        <source>-ids %1</source>
+        <translation>-ids %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Topology of the opened dump: %n operation(s).</source>
+        <translation>
+            <numerusform>已打开转储的拓扑：%n 个算子。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A program is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
+        <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
+    </message>
+    <message>
+        <source>Scanning %1...</source>
+        <translation>正在扫描 %1...</translation>
+    </message>
+    <message>
+        <source>Could not open %1</source>
+        <translation>无法打开 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s) in %1 round(s)</source>
+        <translation>
+            <numerusform>%n 个张量,共 %1 轮</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n file(s) could not be read</source>
+        <translation>
+            <numerusform>;%n 个文件无法读取</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting for the program&apos;s first graph...</source>
+        <translation>等待程序的第一张计算图...</translation>
+    </message>
+    <message>
+        <source>[llmscope] cannot launch: %1</source>
+        <translation>[llmscope] 无法启动：%1</translation>
+    </message>
+    <message>
+        <source>[llmscope] %1; dumping into %2</source>
+        <translation>[llmscope] %1；转储到 %2</translation>
+    </message>
+    <message>
+        <source>[llmscope] stopping the program</source>
+        <translation>[llmscope] 正在停止程序</translation>
+    </message>
+    <message numerus="yes">
+        <source>[llmscope] onnx: %n file(s) of the topology under onnx/</source>
+        <translation>
+            <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot apply: %1</source>
+        <translation>无法应用：%1</translation>
+    </message>
+    <message>
+        <source>No probe is connected yet: the selection is sent once the program&apos;s probe talks.</source>
+        <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
+    </message>
+    <message>
+        <source>Sent -ids %1; waiting for the program&apos;s next graph...</source>
+        <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
+    </message>
+    <message>
+        <source>(every operation)</source>
+        <translation>（所有算子）</translation>
+    </message>
+    <message>
+        <source>The program refused the selection: %1</source>
+        <translation>程序拒绝了该选择：%1</translation>
+    </message>
+    <message>
+        <source>Dumping %1 from round %2 on (acknowledged by the program).</source>
+        <translation>从第 %2 轮起转储 %1（程序已确认）。</translation>
+    </message>
+    <message>
+        <source>[llmscope] the program dumps %1 from round %2</source>
+        <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
+    </message>
+    <message>
+        <source>A comparison is running; cancel it first</source>
+        <translation>已有比较在进行；请先取消</translation>
+    </message>
+    <message>
+        <source>Comparing %1 with %2...</source>
+        <translation>正在比较 %1 与 %2...</translation>
+    </message>
+    <message>
+        <source>Comparing: %1</source>
+        <translation>正在比较：%1</translation>
+    </message>
+    <message>
+        <source>Could not compare: %1</source>
+        <translation>无法比较：%1</translation>
+    </message>
+    <message>
+        <source>the comparison ended after another source was opened; it is not shown</source>
+        <translation>比较结束时已打开了另一个来源; 不显示其结果</translation>
+    </message>
+    <message>
+        <source>First divergent: %1</source>
+        <translation>首个偏离：%1</translation>
+    </message>
+    <message>
+        <source>Every operation passed</source>
+        <translation>所有算子均通过</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1，第 %2 轮</translation>
+    </message>
+    <message>
+        <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
+        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
+    </message>
+    <message>
+        <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
+        <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
+    </message>
+    <message>
+        <source>A hunt or report is running; cancel it first</source>
+        <translation>定位或报告正在进行, 请先取消</translation>
     </message>
 </context>
 </TS>

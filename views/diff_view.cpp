@@ -93,6 +93,12 @@ DiffView::DiffView(QWidget *parent)
 
 void DiffView::setResult(std::shared_ptr<const CompareResult> r)
 {
+    if (!r) { // a new source: nothing compared yet
+        m_summary->clear();
+        m_summary->setToolTip({});
+        m_model->setResult(nullptr);
+        return;
+    }
     const CompareResult &res = *r;
     size_t passed = 0;
     for (const auto &row : res.rows)

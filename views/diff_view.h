@@ -20,7 +20,7 @@ class DiffView : public QWidget {
 public:
     explicit DiffView(QWidget *parent = nullptr);
 
-    void setResult(std::shared_ptr<const llmscope::CompareResult> r);
+    void setResult(std::shared_ptr<const llmscope::CompareResult> r); // null: empty
     DiffTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     QCheckBox *failuresOnly() const { return m_failures; }

@@ -18,38 +18,27 @@ DumpTreeModel::Node *DumpTreeModel::Node::child(const QString &wanted)
     return children.back().get();
 }
 
-struct DumpTreeModel::Tree {
-    DumpIndex index;
-    std::unique_ptr<Node> root = std::make_unique<Node>();
-};
-
-DumpTreeModel::DumpTreeModel(QObject *parent) : QAbstractItemModel(parent)
-{
-    setTree(buildTree({}));
-}
+DumpTreeModel::DumpTreeModel(QObject *parent) : QAbstractItemModel(parent) {}
 DumpTreeModel::~DumpTreeModel() = default;
 
-const DumpIndex &DumpTreeModel::dumpIndex() const
-{
-    return m_tree->index;
-}
-
-void DumpTreeModel::setTree(std::shared_ptr<Tree> tree)
+void DumpTreeModel::clear()
 {
     beginResetModel();
-    m_tree = std::move(tree);
-    m_root = m_tree->root.get();
+    m_index = {};
+    m_root = std::make_unique<Node>();
     endResetModel();
 }
 
-std::shared_ptr<DumpTreeModel::Tree> DumpTreeModel::buildTree(DumpIndex index)
+void DumpTreeModel::setIndex(const DumpIndex &index)
 {
-    auto tree = std::make_shared<Tree>();
-    tree->index = std::move(index);
-    const DumpIndex &idx = tree->index;
-    Node *root = tree->root.get();
-    for (size_t i = 0; i < idx.tensors.size(); ++i) {
-        const TensorRecord &t = idx.tensors[i];
+    clear();
+    addChunk(index);
+}
+
+void DumpTreeModel::build(Node *root, size_t first) const
+{
+    for (size_t i = first; i < m_index.tensors.size(); ++i) {
+        const TensorRecord &t = m_index.tensors[i];
         Node *n = root->child(tr("Round %1").arg(t.exec));
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
@@ -65,12 +54,45 @@ std::shared_ptr<DumpTreeModel::Tree> DumpTreeModel::buildTree(DumpIndex index)
         l->row = static_cast<int>(n->children.size());
         n->children.push_back(std::move(l));
     }
-    return tree;
+}
+
+void DumpTreeModel::addChunk(const DumpIndex &chunk)
+{
+    if (m_index.root.empty()) {
+        m_index.root = chunk.root;
+        m_index.layout = chunk.layout;
+    }
+    m_index.problems.insert(m_index.problems.end(), chunk.problems.begin(), chunk.problems.end());
+    if (chunk.tensors.empty())
+        return;
+    const size_t first = m_index.tensors.size();
+    m_index.tensors.insert(m_index.tensors.end(), chunk.tensors.begin(), chunk.tensors.end());
+    Node scratch;
+    build(&scratch, first);
+    bool known = false;
+    for (const auto &c : scratch.children)
+        for (const auto &mine : m_root->children)
+            known = known || mine->label == c->label;
+    if (known) { // adds to a round already shown: the whole tree again
+        beginResetModel();
+        m_root = std::make_unique<Node>();
+        build(m_root.get(), 0);
+        endResetModel();
+        return;
+    }
+    const int row = int(m_root->children.size());
+    beginInsertRows({}, row, row + int(scratch.children.size()) - 1);
+    for (auto &c : scratch.children) {
+        c->parent = m_root.get();
+        c->row = int(m_root->children.size());
+        m_root->children.push_back(std::move(c));
+    }
+    endInsertRows();
 }
 
 DumpTreeModel::Node *DumpTreeModel::nodeFor(const QModelIndex &index) const
 {
-    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : m_root;
+    return index.isValid() ? static_cast<Node *>(index.internalPointer()) : m_root.get();
 }
 
 QModelIndex DumpTreeModel::index(int row, int column, const QModelIndex &parent) const
@@ -88,7 +110,7 @@ QModelIndex DumpTreeModel::parent(const QModelIndex &child) const
     if (!child.isValid())
         return {};
     Node *p = nodeFor(child)->parent;
-    if (!p || p == m_root)
+    if (!p || p == m_root.get())
         return {};
     return createIndex(p->row, 0, p);
 }
@@ -112,11 +134,11 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
     const Node *n = nodeFor(index);
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
-                   ? QString::fromStdString(m_tree->index.tensors[static_cast<size_t>(n->tensor)].path)
+                   ? QString::fromStdString(m_index.tensors[static_cast<size_t>(n->tensor)].path)
                    : n->label;
     if (n->tensor < 0)
         return {};
-    const TensorRecord &t = m_tree->index.tensors[static_cast<size_t>(n->tensor)];
+    const TensorRecord &t = m_index.tensors[static_cast<size_t>(n->tensor)];
     auto stat = [&](double TensorStats::*field) -> QVariant {
         if (!t.stats)
             return {};

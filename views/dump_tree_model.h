@@ -16,13 +16,14 @@ public:
     explicit DumpTreeModel(QObject *parent = nullptr);
     ~DumpTreeModel() override;
 
-    // A dump's index and its tree of nodes, built off the GUI thread (buildTree) and swapped
-    // in at once (setTree): a dump of a hundred thousand tensors does not stall the window.
-    struct Tree;
-    static std::shared_ptr<Tree> buildTree(llmscope::DumpIndex index);
-    void setTree(std::shared_ptr<Tree> tree);
-    void setIndex(llmscope::DumpIndex index) { setTree(buildTree(std::move(index))); }
-    const llmscope::DumpIndex &dumpIndex() const;
+    // The tree grows as a scan reads the dump a round at a time (scanDumpByRound's chunks):
+    // each chunk's rounds are appended as new top-level rows, so the rounds already shown
+    // keep their place, expansion and selection. A chunk that adds to a round already
+    // shown resets the model (only the scan's last chunk can).
+    void addChunk(const llmscope::DumpIndex &chunk);
+    void setIndex(const llmscope::DumpIndex &index); // clear, then the whole index as one chunk
+    void clear();
+    const llmscope::DumpIndex &dumpIndex() const { return m_index; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -41,7 +42,9 @@ private:
         Node *child(const QString &label);
     };
     Node *nodeFor(const QModelIndex &index) const;
+    // Nodes for tensors [first, m_index.tensors.size()) under root.
+    void build(Node *root, size_t first) const;
 
-    std::shared_ptr<Tree> m_tree;
-    Node *m_root = nullptr; // m_tree's
+    llmscope::DumpIndex m_index; // the tensors shown, in the order they came
+    std::unique_ptr<Node> m_root = std::make_unique<Node>();
 };

@@ -92,8 +92,10 @@ UnpairedView::UnpairedView(QWidget *parent)
 
 void UnpairedView::setResult(const CompareResult *r)
 {
-    const std::string roots = r ? r->goldenRoot + "\n" + r->myRoot : std::string();
-    if (roots != m_roots) { // other dumps: the pairs made were for those
+    // Other dumps: the pairs made were for those. Emptied in between (a comparison run again
+    // with these pairs starts from nothing shown), the pairs wait for the result.
+    const std::string roots = r ? r->goldenRoot + "\n" + r->myRoot : m_roots;
+    if (roots != m_roots) {
         m_mapping.clear();
         m_roots = roots;
     }
@@ -109,7 +111,13 @@ void UnpairedView::setResult(const CompareResult *r)
                               .arg(r->onlyGolden.size())
                               .arg(r->onlyMy.size())
                               .arg(QString::fromStdString(r->method)));
-    refreshPairs();
+    if (r) {
+        refreshPairs();
+    } else { // nothing compared: the pairs kept show again with their dumps' result
+        m_pairs->clear();
+        for (QPushButton *b : {m_remove, m_save, m_compare})
+            b->setEnabled(false);
+    }
 }
 
 bool UnpairedView::pairSelected()

@@ -50,44 +50,19 @@ void say(const QString &s)
 
 int runHuntCommand(const QStringList &args)
 {
-    QString golden, test, out = QStringLiteral("llmscope_hunt"), rounds = QStringLiteral("0,0");
-    std::optional<Standard> standard;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        auto value = [&]() -> QString {
-            if (i + 1 >= args.size())
-                throw Error(a.toStdString() + " needs a value (see llmscope hunt --help)");
-            return args[++i];
-        };
-        try {
-            if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-                std::fputs(kUsage, stdout);
-                return 0;
-            } else if (a == QLatin1String("--golden")) {
-                golden = value();
-            } else if (a == QLatin1String("--test")) {
-                test = value();
-            } else if (a == QLatin1String("-o") || a == QLatin1String("--output")) {
-                out = value();
-            } else if (a == QLatin1String("-er")) {
-                rounds = value();
-            } else if (a == QLatin1String("--standard")) {
-                const QString v = value();
-                standard = parseStandard(v.toStdString());
-                if (!standard)
-                    throw Error("--standard: '" + v.toStdString() + "' is not engine or msit");
-            } else {
-                throw Error("unknown option '" + a.toStdString() + "' (see llmscope hunt --help)");
-            }
-        } catch (const Error &e) {
-            say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));
-            return 2;
-        }
-    }
-    if (golden.isEmpty() || test.isEmpty()) {
-        say(QStringLiteral("llmscope hunt: --golden and --test are both required\n"));
+    hunt::Request request;
+    try {
+        request = hunt::parseRequest(args);
+    } catch (const Error &e) {
+        say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
+    if (request.help) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    const QString golden = request.golden, test = request.test, out = request.folder, rounds = request.rounds;
+    const std::optional<Standard> standard = request.standard;
     const QDir dir(out);
     auto step = [](const QString &text) { say(QStringLiteral("llmscope hunt: %1\n").arg(text)); };
     try {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compare/op_verdicts.h"
+#include "util/error.h"
 
 // The words' translation context ("HuntText" in translations/).
 class HuntText {
@@ -22,6 +23,41 @@ QString pct(double v)
     return QString::number(v * 100, 'g', 3);
 }
 } // namespace
+
+Request parseRequest(const QStringList &args)
+{
+    Request r;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        auto value = [&]() -> QString {
+            if (i + 1 >= args.size())
+                throw llmscope::Error(a.toStdString() + " needs a value (see llmscope hunt --help)");
+            return args[++i];
+        };
+        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
+            r.help = true;
+            return r;
+        } else if (a == QLatin1String("--golden")) {
+            r.golden = value();
+        } else if (a == QLatin1String("--test")) {
+            r.test = value();
+        } else if (a == QLatin1String("-o") || a == QLatin1String("--output")) {
+            r.folder = value();
+        } else if (a == QLatin1String("-er")) {
+            r.rounds = value();
+        } else if (a == QLatin1String("--standard")) {
+            const QString v = value();
+            r.standard = llmscope::parseStandard(v.toStdString());
+            if (!r.standard)
+                throw llmscope::Error("--standard: '" + v.toStdString() + "' is not engine or msit");
+        } else {
+            throw llmscope::Error("unknown option '" + a.toStdString() + "' (see llmscope hunt --help)");
+        }
+    }
+    if (r.golden.isEmpty() || r.test.isEmpty())
+        throw llmscope::Error("--golden and --test are both required");
+    return r;
+}
 
 QStringList statsArgs(const QString &rounds)
 {

@@ -5,11 +5,27 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 #include "compare/compare_run.h"
+#include "compare/precision_standard.h"
 
 namespace hunt {
 
 constexpr int kSteps = 4;
+
+// What a hunt is asked for, on the command line (`llmscope hunt ...`) or for the window
+// (`llmscope --hunt ...`): one reader for both.
+struct Request {
+    QString golden, test;                         // command lines
+    QString folder = QStringLiteral("llmscope_hunt"); // -o
+    QString rounds = QStringLiteral("0,0");       // -er
+    std::optional<llmscope::Standard> standard;   // --standard
+    bool help = false;                            // -h, --help
+};
+// --golden CMD --test CMD [-o DIR] [-er RANGES] [--standard engine|msit]; throws Error that
+// names the option at fault (an unknown one, a missing value, a missing --golden or --test).
+Request parseRequest(const QStringList &args);
 
 // `llmscope dump` options of step 1 (statistics of every op) and step 3 (the suspect's full
 // tensors, its inputs before and outputs after, in its round only). The two graphs may hold

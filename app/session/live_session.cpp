@@ -1,5 +1,7 @@
 #include "live_session.h"
 
+#include <QTimer>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QLocalServer>
@@ -156,6 +158,15 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
     m_clock.start();
     m_process->start();
     watchConnection();
+    if (m_options.timeoutSeconds > 0) { // --timeout, as llmscope dump honours it
+        QPointer<QProcess> process(m_process);
+        QTimer::singleShot(std::chrono::seconds(m_options.timeoutSeconds), this, [this, process] {
+            if (!process || process != m_process || !isRunning())
+                return; // that run has ended; a later one has its own timer
+            emit warningReceived(tr("the program ran past --timeout %1 s; stopping it").arg(m_options.timeoutSeconds));
+            stop();
+        });
+    }
     return true;
 }
 

@@ -8,6 +8,8 @@
 #include "launch/dump_options.h"
 #include "main_window.h"
 #include "hunt_action.h"
+#include "session/hunt_plan.h"
+#include "workspace.h"
 #include "launch_dialog.h"
 
 #include <QDir>
@@ -23,21 +25,13 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
     MainWindow window;
     window.show();
     if (*dump)
-        window.openDump(QString::fromLocal8Bit(dump));
+        window.workspace()->openDump(QString::fromLocal8Bit(dump));
     std::vector<std::string> args(launchArgs, launchArgs + launchCount);
-    if (!args.empty() && args[0] == "--hunt") { // --hunt --golden CMD --test CMD [-o DIR] [-er RANGES]
-        QString golden, test, folder = QStringLiteral("llmscope_hunt"), rounds = QStringLiteral("0,0");
-        for (size_t i = 1; i + 1 < args.size(); i += 2) {
-            const QString value = QString::fromStdString(args[i + 1]);
-            if (args[i] == "--golden")
-                golden = value;
-            else if (args[i] == "--test")
-                test = value;
-            else if (args[i] == "-o")
-                folder = value;
-            else if (args[i] == "-er")
-                rounds = value;
-        }
+    if (!args.empty() && args[0] == "--hunt") { // checked by main() with the same reader as `llmscope hunt`
+        QStringList rest;
+        for (size_t i = 1; i < args.size(); ++i)
+            rest << QString::fromStdString(args[i]);
+        const hunt::Request request = hunt::parseRequest(rest);
         HuntSide g, t;
         QString error;
         auto read = [&error](const QString &line, HuntSide &side) {
@@ -47,10 +41,10 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
             side.command = o.command;
             return true;
         };
-        if (!read(golden, g) || !read(test, t))
-            window.note(QObject::tr("Cannot hunt: %1").arg(error));
+        if (!read(request.golden, g) || !read(request.test, t))
+            window.workspace()->say(QObject::tr("Cannot hunt: %1").arg(error), Workspace::Tone::Failure);
         else
-            window.hunt(g, t, QDir(folder).absolutePath(), rounds);
+            window.workspace()->runHunt(g, t, QDir(request.folder).absolutePath(), request.rounds);
     } else if (!args.empty()) {
         window.launch(llmscope::parseDumpOptions(args)); // checked by main() before the window loads
     }

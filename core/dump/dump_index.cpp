@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <map>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -160,61 +162,60 @@ void setRecordHeader(TensorRecord &r, const BinFileInfo &info)
     r.headerRead = true;
 }
 
-DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bool readHeaders)
+namespace {
+
+// What a walk finds: tensor files still to read (with the folder their place is read from),
+// and msProbe's statistic.csv files.
+struct Found {
+    struct Bin { std::string file, tensorsRoot; bool msprobe; };
+    std::vector<Bin> bins;
+    std::vector<std::string> statCsvs;
+};
+
+// Sorts files into found and index's topology lists by name and place.
+void classify(const std::string &full, const std::string &rootPath, DumpIndex &index, Found &found)
 {
-    std::error_code ec;
-    const fs::path root = fs::absolute(rootText, ec);
-    if (ec || !fs::is_directory(root, ec))
-        throw Error("'" + rootText + "' is not a folder; give a dump folder (msit_dump_*, or one holding it)");
-    DumpIndex index;
-    index.root = root.string();
-
-    struct Pending { std::string file, tensorsRoot; bool msprobe; };
-    std::vector<Pending> bins;
-    std::vector<fs::path> statCsvs;
-    const std::string &rootPath = root.native();
-    auto visit = [&](const std::string &full) {
-        const std::string name = full.substr(full.rfind('/') + 1);
-        // The nearest enclosing "tensors" or "atb_dump_data/data" folder below root, found in
-        // the path text (path objects cost more than the header reads here).
-        std::string tensorsRoot;
-        bool msprobe = false;
-        for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootPath.size();
-             end = full.rfind('/', end - 1)) {
-            const size_t begin = full.rfind('/', end - 1);
-            const std::string_view dir(full.data() + begin + 1, end - begin - 1);
-            if (dir == "tensors") {
-                tensorsRoot = full.substr(0, end);
-                break;
-            }
-            if (dir == "data" && begin >= 14 && full.compare(begin - 14, 14, "/atb_dump_data") == 0) {
-                tensorsRoot = full.substr(0, end);
-                msprobe = true;
-                break;
-            }
+    const std::string name = full.substr(full.rfind('/') + 1);
+    // The nearest enclosing "tensors" or "atb_dump_data/data" folder below root, found in
+    // the path text (path objects cost more than the header reads here).
+    std::string tensorsRoot;
+    bool msprobe = false;
+    for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootPath.size();
+         end = full.rfind('/', end - 1)) {
+        const size_t begin = full.rfind('/', end - 1);
+        const std::string_view dir(full.data() + begin + 1, end - begin - 1);
+        if (dir == "tensors") {
+            tensorsRoot = full.substr(0, end);
+            break;
         }
-        const std::string lower = toLower(name);
-        if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
-            bins.push_back({full, tensorsRoot, msprobe});
-        } else if (name == "statistic.csv") {
-            statCsvs.push_back(full);
-        } else if (name == "model_tree.json") {
-            index.torchTreeFiles.push_back(full);
-        } else if (lower.size() > 5 && lower.substr(lower.size() - 5) == ".json") {
-            const fs::path p(full);
-            const std::string parent2 = p.parent_path().parent_path().filename().string();
-            if (parent2 == "model")
-                index.modelFiles.push_back(full);
-            else if (parent2 == "layer")
-                index.layerFiles.push_back(full);
+        if (dir == "data" && begin >= 14 && full.compare(begin - 14, 14, "/atb_dump_data") == 0) {
+            tensorsRoot = full.substr(0, end);
+            msprobe = true;
+            break;
         }
-    };
-    walkFiles(rootPath, visit, [&](const std::string &path, const std::string &why) {
-        index.problems.push_back({path, "folder not read: " + why});
-    });
+    }
+    const std::string lower = toLower(name);
+    if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
+        found.bins.push_back({full, tensorsRoot, msprobe});
+    } else if (name == "statistic.csv") {
+        found.statCsvs.push_back(full);
+    } else if (name == "model_tree.json") {
+        index.torchTreeFiles.push_back(full);
+    } else if (lower.size() > 5 && lower.substr(lower.size() - 5) == ".json") {
+        const fs::path p(full);
+        const std::string parent2 = p.parent_path().parent_path().filename().string();
+        if (parent2 == "model")
+            index.modelFiles.push_back(full);
+        else if (parent2 == "layer")
+            index.layerFiles.push_back(full);
+    }
+}
 
-    const uint64_t total = bins.size();
-    uint64_t done = 0;
+// Places each found tensor file and reads its header into index.tensors; files that cannot
+// be read go to index.problems. progress counts files across calls (done, total).
+void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanProgress &progress, uint64_t &done,
+              uint64_t total, bool readHeaders)
+{
     for (const auto &b : bins) {
         if (progress && (done % 64 == 0) && !progress(done, total))
             throw Error("scan cancelled");
@@ -239,20 +240,24 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bo
             index.layout = b.msprobe ? "msprobe" : "msit";
         index.tensors.push_back(std::move(rec));
     }
-    if (progress)
-        progress(total, total);
-    for (const auto &csv : statCsvs) {
+}
+
+void readStatisticCsvs(const std::vector<std::string> &csvs, DumpIndex &index)
+{
+    for (const auto &csv : csvs) {
         readStatisticCsv(csv, index);
         if (index.layout.empty())
             index.layout = "msprobe";
     }
-    for (auto *list : {&index.modelFiles, &index.layerFiles, &index.torchTreeFiles})
-        std::sort(list->begin(), list->end());
-    // Sort by a precomputed key: op ids compare by their numeric parts ("2" < "10").
+}
+
+// By pid, round, op id (numeric parts: "2" < "10"), after before before, input, index.
+void sortTensors(std::vector<TensorRecord> &tensors)
+{
     std::vector<std::pair<std::tuple<int64_t, int64_t, std::vector<int64_t>, bool, bool, int>, size_t>> keys;
-    keys.reserve(index.tensors.size());
-    for (size_t i = 0; i < index.tensors.size(); ++i) {
-        const TensorRecord &r = index.tensors[i];
+    keys.reserve(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorRecord &r = tensors[i];
         std::vector<int64_t> op;
         for (const auto &part : split(r.opId, '_'))
             op.push_back(parseInt(part).value_or(0));
@@ -262,8 +267,127 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bo
     std::vector<TensorRecord> sorted;
     sorted.reserve(keys.size());
     for (const auto &k : keys)
-        sorted.push_back(std::move(index.tensors[k.second]));
-    index.tensors = std::move(sorted);
+        sorted.push_back(std::move(tensors[k.second]));
+    tensors = std::move(sorted);
+}
+
+void sortLists(DumpIndex &index)
+{
+    for (auto *list : {&index.modelFiles, &index.layerFiles, &index.torchTreeFiles})
+        std::sort(list->begin(), list->end());
+}
+
+fs::path checkedRoot(const std::string &rootText)
+{
+    std::error_code ec;
+    const fs::path root = fs::absolute(rootText, ec);
+    if (ec || !fs::is_directory(root, ec))
+        throw Error("'" + rootText + "' is not a folder; give a dump folder (msit_dump_*, or one holding it)");
+    return root;
+}
+
+// The round a folder holds when it is {tensors root}/{device}_{pid}/{exec}.
+std::optional<int64_t> roundOfFolder(const std::string &path)
+{
+    const size_t e = path.rfind('/');
+    if (e == std::string::npos || e == 0)
+        return std::nullopt;
+    const size_t d = path.rfind('/', e - 1);
+    if (d == std::string::npos || d == 0)
+        return std::nullopt;
+    const size_t t = path.rfind('/', d - 1);
+    if (t == std::string::npos)
+        return std::nullopt;
+    const std::string_view parent(path.data() + t + 1, d - t - 1);
+    const bool msprobe = parent == "data" && t >= 14 && path.compare(t - 14, 14, "/atb_dump_data") == 0;
+    if (parent != "tensors" && !msprobe)
+        return std::nullopt;
+    if (!parseDevicePid(path.substr(d + 1, e - d - 1)))
+        return std::nullopt;
+    return parseInt(path.substr(e + 1));
+}
+
+} // namespace
+
+DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bool readHeaders)
+{
+    const fs::path root = checkedRoot(rootText);
+    DumpIndex index;
+    index.root = root.string();
+    Found found;
+    const std::string &rootPath = root.native();
+    walkFiles(rootPath, [&](const std::string &full) { classify(full, rootPath, index, found); },
+              [&](const std::string &path, const std::string &why) {
+                  index.problems.push_back({path, "folder not read: " + why});
+              });
+    uint64_t done = 0;
+    readBins(found.bins, index, progress, done, found.bins.size(), readHeaders);
+    if (progress)
+        progress(found.bins.size(), found.bins.size());
+    readStatisticCsvs(found.statCsvs, index);
+    sortLists(index);
+    sortTensors(index.tensors);
+    return index;
+}
+
+DumpIndex scanDumpByRound(const std::string &rootText, const RoundSink &onRound, const ScanProgress &progress)
+{
+    const fs::path root = checkedRoot(rootText);
+    DumpIndex index;
+    index.root = root.string();
+    Found rest; // what lies outside the round folders
+    std::map<int64_t, std::vector<std::string>> rounds; // the folders of each round, every device and pid
+    const std::string &rootPath = root.native();
+    auto problem = [&](const std::string &path, const std::string &why) {
+        index.problems.push_back({path, "folder not read: " + why});
+    };
+    walkFiles(
+        rootPath, [&](const std::string &full) { classify(full, rootPath, index, rest); }, problem,
+        [&](const std::string &dir) {
+            const auto round = roundOfFolder(dir);
+            if (round)
+                rounds[*round].push_back(dir);
+            return !round;
+        },
+        rootPath);
+    uint64_t done = 0;
+    const uint64_t total = rounds.size() + 1;
+    for (const auto &[round, folders] : rounds) {
+        if (progress && !progress(done, total))
+            throw Error("scan cancelled");
+        ++done;
+        DumpIndex chunk;
+        chunk.root = index.root;
+        Found found;
+        for (const auto &folder : folders)
+            walkFiles(folder, [&](const std::string &full) { classify(full, rootPath, chunk, found); }, problem, {},
+                      rootPath);
+        uint64_t files = 0;
+        readBins(found.bins, chunk, {}, files, found.bins.size(), true);
+        sortTensors(chunk.tensors);
+        if (!onRound(chunk))
+            throw Error("scan cancelled");
+        if (index.layout.empty())
+            index.layout = chunk.layout;
+        std::move(chunk.tensors.begin(), chunk.tensors.end(), std::back_inserter(index.tensors));
+        std::move(chunk.problems.begin(), chunk.problems.end(), std::back_inserter(index.problems));
+    }
+    DumpIndex last; // tensor files outside the round folders, and msProbe's statistic.csv rows
+    last.root = index.root;
+    uint64_t files = 0;
+    readBins(rest.bins, last, {}, files, rest.bins.size(), true);
+    readStatisticCsvs(rest.statCsvs, last);
+    sortTensors(last.tensors);
+    if (!last.tensors.empty() && !onRound(last))
+        throw Error("scan cancelled");
+    if (index.layout.empty())
+        index.layout = last.layout;
+    std::move(last.tensors.begin(), last.tensors.end(), std::back_inserter(index.tensors));
+    std::move(last.problems.begin(), last.problems.end(), std::back_inserter(index.problems));
+    if (progress)
+        progress(total, total);
+    sortLists(index);
+    sortTensors(index.tensors);
     return index;
 }
 

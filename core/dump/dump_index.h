@@ -59,6 +59,15 @@ using ScanProgress = std::function<bool(uint64_t done, uint64_t total)>;
 // up when read, not in problems.
 DumpIndex scanDump(const std::string &root, const ScanProgress &progress = {}, bool readHeaders = true);
 
+// The same scan a round at a time, for a window that shows what is read as it goes:
+// onRound(chunk) gets each round's tensors (every {device}_{pid}/{exec} folder of that round,
+// rounds in order; a chunk holds the problems met in it too), then one last chunk with the
+// tensors outside round folders and msProbe's statistic.csv rows, when there are any.
+// onRound or progress returning false cancels (Error "scan cancelled"). Returns the whole
+// index, as scanDump would.
+using RoundSink = std::function<bool(const DumpIndex &chunk)>;
+DumpIndex scanDumpByRound(const std::string &root, const RoundSink &onRound, const ScanProgress &progress = {});
+
 // The model topology files where msit and msProbe put them (model/{pid}/*.json,
 // atb_dump_data/info/model/*/*.json, a model_tree.json at the top), found without walking
 // the tensors: a window shows the operations before the scan of a large dump is done.

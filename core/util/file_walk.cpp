@@ -26,8 +26,8 @@ bool linkStaysInside(const std::string &path, const std::string &rootReal)
 }
 
 void walkDir(int fd, std::string &path, const std::function<void(const std::string &)> &file,
-             const std::function<void(const std::string &, const std::string &)> &problem, int depth,
-             const std::string &rootReal)
+             const std::function<void(const std::string &, const std::string &)> &problem,
+             const std::function<bool(const std::string &)> &enter, int depth, const std::string &rootReal)
 {
     DIR *dir = ::fdopendir(fd); // owns fd from here
     if (!dir) {
@@ -65,6 +65,8 @@ void walkDir(int fd, std::string &path, const std::function<void(const std::stri
         if (type == DT_REG) {
             file(path);
         } else if (type == DT_DIR) {
+            if (enter && !enter(path))
+                continue;
             if (depth > 64) {
                 problem(path, "folders nested too deep");
                 continue;
@@ -75,7 +77,7 @@ void walkDir(int fd, std::string &path, const std::function<void(const std::stri
                     problem(path, std::strerror(errno));
                 continue;
             }
-            walkDir(sub, path, file, problem, depth + 1, rootReal);
+            walkDir(sub, path, file, problem, enter, depth + 1, rootReal);
         }
     }
     path.resize(base);
@@ -87,16 +89,23 @@ void walkDir(int fd, std::string &path, const std::function<void(const std::stri
 void walkFiles(const std::string &root, const std::function<void(const std::string &)> &file,
                const std::function<void(const std::string &, const std::string &)> &problem)
 {
+    walkFiles(root, file, problem, {}, root);
+}
+
+void walkFiles(const std::string &root, const std::function<void(const std::string &)> &file,
+               const std::function<void(const std::string &, const std::string &)> &problem,
+               const std::function<bool(const std::string &)> &enter, const std::string &boundary)
+{
     const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         throw Error("cannot open folder '" + root + "': " + std::strerror(errno));
     std::string path = root;
     while (path.size() > 1 && path.back() == '/')
         path.pop_back();
-    char *real = ::realpath(root.c_str(), nullptr);
-    const std::string rootReal = real ? real : root;
+    char *real = ::realpath(boundary.c_str(), nullptr);
+    const std::string rootReal = real ? real : boundary;
     std::free(real);
-    walkDir(fd, path, file, problem, 0, rootReal);
+    walkDir(fd, path, file, problem, enter, 0, rootReal);
 }
 
 } // namespace llmscope

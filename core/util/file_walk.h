@@ -12,4 +12,11 @@ namespace llmscope {
 void walkFiles(const std::string &root, const std::function<void(const std::string &)> &file,
                const std::function<void(const std::string &, const std::string &)> &problem);
 
+// The same, with two choices: enter(path) says whether to walk into a folder (false: the
+// caller walks it later, or never), and links must stay inside `boundary` (a walk of one
+// part of a dump keeps the whole dump's boundary) instead of inside root.
+void walkFiles(const std::string &root, const std::function<void(const std::string &)> &file,
+               const std::function<void(const std::string &, const std::string &)> &problem,
+               const std::function<bool(const std::string &)> &enter, const std::string &boundary);
+
 } // namespace llmscope

@@ -34,6 +34,7 @@
 #include "dump/topology.h"
 #include "launch_dialog.h"
 #include "main_window.h"
+#include "workspace.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 #include "diff_table_model.h"
@@ -74,12 +75,11 @@ std::vector<int> tokensIn(const QString &console)
 }
 
 // The status bar's Cancel while a long job runs, or null.
-QPushButton *visibleCancel(const QWidget &window)
+// A job's own Cancel in the status bar ("Hunt", "Report", "Compare", "Scan"), when shown.
+QPushButton *visibleCancel(const QWidget &window, const QString &job)
 {
-    for (auto *b : window.findChildren<QPushButton *>())
-        if (b->text() == "Cancel" && b->isVisible())
-            return b;
-    return nullptr;
+    auto *b = window.findChild<QPushButton *>("Cancel" + job);
+    return b && b->isVisible() && b->text() == "Cancel" ? b : nullptr;
 }
 
 void shoot(QWidget *w, const QString &name)
@@ -144,7 +144,7 @@ private slots:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy applied(&w, &MainWindow::selectionApplied);
+        QSignalSpy applied(w.workspace(), &Workspace::selectionApplied);
         QVERIFY(w.launch(o, d.settings()));
         OpTreePanel *panel = w.opPanel();
         OpTreeModel *model = panel->model();
@@ -153,7 +153,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.counters()->text().contains("running"), 10000);
 
         // The tree holds what the probe wrote in the dump's model file.
-        const QString root = w.session()->dumpRoot();
+        const QString root = w.workspace()->session()->dumpRoot();
         QTRY_VERIFY_WITH_TIMEOUT(!scanDump(root.toStdString()).modelFiles.empty(), 10000);
         const TopoNode topo = readTopologyFile(scanDump(root.toStdString()).modelFiles.front());
         int compared = 0;
@@ -183,7 +183,7 @@ private slots:
         QTRY_VERIFY(panel->applyButton()->isEnabled());
         QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 20000);
-        const qint64 from = applied.at(0).at(1).toLongLong();
+        const qint64 from = applied.at(0).at(2).toLongLong();
         QVERIFY(from > 0);
         QCOMPARE(model->indexForId("2_29").siblingAtColumn(OpTreeModel::DumpedColumn).data().toString(),
                  QStringLiteral("from round %1").arg(from));
@@ -192,7 +192,7 @@ private slots:
         QVERIFY(!model->indexForId("2_29").siblingAtColumn(OpTreeModel::MaxColumn).data().toString().isEmpty());
         shoot(&w, QStringLiteral("live_session.png"));
 
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 60000);
         std::map<int64_t, std::set<std::string>> ops;
         for (const auto &t : scanDump(root.toStdString()).tensors)
             ops[t.exec].insert(t.opId);
@@ -230,20 +230,20 @@ private slots:
         const DumpOptions o = parseDumpOptions({"--exec", generate(3, 0).toStdString(), "--type", "model", "stats",
                                                 "-o", (m_dir.path() + "/again").toStdString()});
         QVERIFY(w.launch(o));
-        const QString first = w.session()->dumpRoot();
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 30000);
-        QSignalSpy hello(w.session(), &LiveSession::helloReceived);
+        const QString first = w.workspace()->session()->dumpRoot();
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 30000);
+        QSignalSpy hello(w.workspace()->session(), &LiveSession::helloReceived);
         QAction *again = nullptr;
         for (QAction *a : w.findChildren<QAction *>())
             if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R))
                 again = a;
         QVERIFY(again && again->isEnabled());
         again->trigger(); // Session > Run again
-        QVERIFY(w.session()->isRunning() || w.session()->state() == LiveSession::State::Finished);
+        QVERIFY(w.workspace()->session()->isRunning() || w.workspace()->session()->state() == LiveSession::State::Finished);
         QTRY_COMPARE_WITH_TIMEOUT(hello.count(), 1, 30000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 30000);
-        QVERIFY(w.session()->dumpRoot() != first);
-        QVERIFY(!scanDump(w.session()->dumpRoot().toStdString()).tensors.empty());
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 30000);
+        QVERIFY(w.workspace()->session()->dumpRoot() != first);
+        QVERIFY(!scanDump(w.workspace()->session()->dumpRoot().toStdString()).tensors.empty());
         QVERIFY(w.opPanel()->model()->opCount() > 60);
     }
 
@@ -254,13 +254,13 @@ private slots:
     {
         qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // the software device is a CPU-type one
         MainWindow w;
-        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        QSignalSpy loaded(w.workspace(), &Workspace::dumpLoaded);
         const DumpOptions o = parseDumpOptions({"--exec", (generate(3, 0) + " --device vulkan").toStdString(), "-o",
                                                 (m_dir.path() + "/vulkan").toStdString()});
         QCOMPARE(o.types, DumpOptions().types); // msit's default: tensor, model
         QVERIFY(w.launch(o));
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Finished, 60000);
-        QCOMPARE(w.session()->exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 60000);
+        QCOMPARE(w.workspace()->session()->exitCode(), 0);
         OpTreeModel *tree = w.opPanel()->model();
         QCOMPARE(tree->indexForId("2_2").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
                  QString("Vulkan0")); // layer 1's Qcur product
@@ -293,8 +293,8 @@ private slots:
         }
         MainWindow w;
         w.show();
-        QSignalSpy done(&w, &MainWindow::compareFinished);
-        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
+        QSignalSpy done(w.workspace(), &Workspace::compareFinished);
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
         QCOMPARE(done.count(), 1);
         DiffView *d = w.diff();
         const int first = d->model()->firstDivergentRow();
@@ -423,7 +423,7 @@ private slots:
         MainWindow w;
         w.resize(1400, 860);
         w.show();
-        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(m_dir.path() + "/cmp/f32", m_dir.path() + "/cmp/corrupt")));
         auto *tabs = w.findChild<QTabWidget *>();
         QStringList names;
         for (int i = 0; i < tabs->count(); ++i)
@@ -452,16 +452,16 @@ private slots:
         auto side = [&](const QString &model) { return familySide(model, 2); };
         MainWindow w;
         w.show();
-        QSignalSpy steps(w.huntAction(), &HuntAction::stepStarted);
-        QSignalSpy probes(w.session(), &LiveSession::helloReceived);
+        QSignalSpy steps(w.workspace()->hunt(), &HuntAction::stepStarted);
+        QSignalSpy probes(w.workspace()->session(), &LiveSession::helloReceived);
         const QString out = m_dir.path() + "/hunt";
-        const bool found = QCoro::waitFor(w.hunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0"));
-        QVERIFY2(found, qPrintable(w.huntAction()->log().join('\n')));
+        const bool found = QCoro::waitFor(w.workspace()->runHunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0"));
+        QVERIFY2(found, qPrintable(w.workspace()->hunt()->log().join('\n')));
         QCOMPARE(steps.count(), 4);
         QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
         for (const QString &recent : LaunchDialog::recentLaunches()) // the user's launches only
             QVERIFY2(!recent.contains(out), qPrintable(recent));
-        const QString log = w.huntAction()->log().join('\n');
+        const QString log = w.workspace()->hunt()->log().join('\n');
         QVERIFY2(log.contains("found: round 0, op") && log.contains("ffn_out-1 (MUL_MAT)"), qPrintable(log));
         QVERIFY2(log.contains("blk.1.ffn_down.weight"), qPrintable(log));
         QVERIFY(w.console()->toPlainText().contains("[hunt] step 3 of 4"));
@@ -493,18 +493,18 @@ private slots:
         HuntSide slow;
         slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "200",
                         "--pace-ms", "200"};
-        QSignalSpy finished(w.huntAction(), &HuntAction::finished);
-        QSignalSpy topology(w.session(), &LiveSession::topologyReceived);
-        w.hunt(slow, slow, m_dir.path() + "/hunt-cancel", "0,0");
+        QSignalSpy finished(w.workspace()->hunt(), &HuntAction::finished);
+        QSignalSpy topology(w.workspace()->session(), &LiveSession::topologyReceived);
+        w.workspace()->runHunt(slow, slow, m_dir.path() + "/hunt-cancel", "0,0");
         QVERIFY(topology.wait(30000));
-        QPushButton *cancel = visibleCancel(w);
+        QPushButton *cancel = visibleCancel(w, "Hunt");
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);
         QVERIFY(finished.wait(15000));
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QVERIFY2(finished.at(0).at(1).toString().startsWith("cancelled"), qPrintable(finished.at(0).at(1).toString()));
-        QCOMPARE(w.session()->state(), LiveSession::State::Stopped);
-        QVERIFY(!w.huntAction()->isRunning());
+        QCOMPARE(w.workspace()->session()->state(), LiveSession::State::Stopped);
+        QVERIFY(!w.workspace()->hunt()->isRunning());
     }
 
     // Session > Quantization report on F32 against Q4_0: its four steps as progress, then the
@@ -517,10 +517,10 @@ private slots:
         MainWindow w;
         w.resize(1400, 860);
         w.show();
-        w.quantReportAction()->setProgram(kBin + "/llmscope");
-        QSignalSpy steps(w.quantReportAction(), &QuantReportAction::stepStarted);
+        w.workspace()->quantReport()->setProgram(kBin + "/llmscope");
+        QSignalSpy steps(w.workspace()->quantReport(), &QuantReportAction::stepStarted);
         const QString out = m_dir.path() + "/quant";
-        const bool ok = QCoro::waitFor(w.quantReport(side("model-f32.gguf"), side("model-q4_0.gguf"), out, "0,3", "10%"));
+        const bool ok = QCoro::waitFor(w.workspace()->runQuantReport(side("model-f32.gguf"), side("model-q4_0.gguf"), out, "0,3", "10%"));
         QVERIFY2(ok, qPrintable(w.console()->toPlainText()));
         QCOMPARE(steps.count(), 4);
         QVERIFY(QFile::exists(out + "/tensor-types.txt"));
@@ -550,7 +550,7 @@ private slots:
     {
         MainWindow w;
         w.show();
-        w.quantReportAction()->setProgram(kBin + "/llmscope");
+        w.workspace()->quantReport()->setProgram(kBin + "/llmscope");
         HuntSide slow;
         slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "201",
                         "--pace-ms", "200"};
@@ -564,18 +564,18 @@ private slots:
             return false;
         };
         QVERIFY(!running());
-        QSignalSpy finished(w.quantReportAction(), &QuantReportAction::finished);
-        QSignalSpy steps(w.quantReportAction(), &QuantReportAction::stepStarted);
-        w.quantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
+        QSignalSpy finished(w.workspace()->quantReport(), &QuantReportAction::finished);
+        QSignalSpy steps(w.workspace()->quantReport(), &QuantReportAction::stepStarted);
+        w.workspace()->runQuantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
         QVERIFY(steps.wait(30000));
         QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // the report running golden (its dump, the program)
-        QPushButton *cancel = visibleCancel(w);
+        QPushButton *cancel = visibleCancel(w, "Report");
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);
         QVERIFY(finished.wait(30000));
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QCOMPARE(finished.at(0).at(1).toString(), QString("quantization report cancelled"));
-        QVERIFY(!w.quantReportAction()->isRunning());
+        QVERIFY(!w.workspace()->quantReport()->isRunning());
         QTRY_VERIFY_WITH_TIMEOUT(!running(), 10000);
     }
 
@@ -593,7 +593,7 @@ private slots:
         }
         MainWindow w;
         w.show();
-        QVERIFY(QCoro::waitFor(w.compareDumps(m_dir.path() + "/unpaired/g", m_dir.path() + "/unpaired/t")));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(m_dir.path() + "/unpaired/g", m_dir.path() + "/unpaired/t")));
         UnpairedView *u = w.unpaired();
         QCOMPARE(u->goldenList()->count(), 1);
         QCOMPARE(u->testList()->count(), 1);
@@ -608,12 +608,12 @@ private slots:
         QString error;
         QVERIFY2(u->saveMapping(mapping, &error), qPrintable(error));
         QCOMPARE(loadOpMapping(mapping.toStdString()).at("2_29"), std::string("2_30"));
-        QSignalSpy done(&w, &MainWindow::compareFinished);
+        QSignalSpy done(w.workspace(), &Workspace::compareFinished);
         QTest::mouseClick(u->compareButton(), Qt::LeftButton);
         QVERIFY(done.wait(60000));
-        QVERIFY(w.compareResult()->onlyGolden.empty() && w.compareResult()->onlyMy.empty());
-        QVERIFY(!w.compareResult()->rows.empty());
-        QCOMPARE(w.compareResult()->rows.front().my.opId, std::string("2_30"));
+        QVERIFY(w.workspace()->comparison()->onlyGolden.empty() && w.workspace()->comparison()->onlyMy.empty());
+        QVERIFY(!w.workspace()->comparison()->rows.empty());
+        QCOMPARE(w.workspace()->comparison()->rows.front().my.opId, std::string("2_30"));
         QCOMPARE(u->pairList()->count(), 1); // the pairs stay for the same two dumps
     }
 
@@ -622,12 +622,12 @@ private slots:
     void onnxWrittenWhenTheProgramEnds()
     {
         MainWindow w;
-        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
+        QSignalSpy loaded(w.workspace(), &Workspace::dumpLoaded);
         const DumpOptions o = parseDumpOptions({"--exec", generate(2, 0).toStdString(), "--type", "model", "onnx", "-er",
                                                 "0,0", "-o", (m_dir.path() + "/win-onnx").toStdString()});
         QVERIFY(w.launch(o));
         QVERIFY(loaded.wait(60000));
-        const QString root = w.session()->dumpRoot();
+        const QString root = w.workspace()->session()->dumpRoot();
         QVERIFY(!QDir(root + "/onnx").entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
         const QString pid = QDir(root + "/onnx").entryList(QDir::Dirs | QDir::NoDotAndDotDot).first();
         QVERIFY(QFile::exists(root + "/onnx/" + pid + "/GgmlGraph.onnx"));
@@ -672,7 +672,7 @@ private slots:
         QVERIFY2(w.console()->toPlainText().contains("cannot run 'no-such-program-xyz': not found in PATH"),
                  qPrintable(w.console()->toPlainText()));
         QVERIFY(w.counters()->text().contains("failed to start"));
-        QVERIFY(!w.session()->isRunning());
+        QVERIFY(!w.workspace()->session()->isRunning());
     }
 
     void programThatCrashes()
@@ -680,7 +680,7 @@ private slots:
         MainWindow w;
         DumpOptions o = parseDumpOptions({"--exec", "sh -c 'kill -SEGV $$'", "-o", (m_dir.path() + "/crash").toStdString()});
         QVERIFY(w.launch(o));
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Crashed, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Crashed, 20000);
         QVERIFY2(w.counters()->text().contains("signal 11"), qPrintable(w.counters()->text()));
         QVERIFY(w.counters()->text().contains("No probe talked to llmscope"));
     }
@@ -689,29 +689,29 @@ private slots:
     void programThatHangsIsStopped()
     {
         MainWindow w;
-        w.session()->setConnectTimeout(std::chrono::milliseconds(500));
-        QSignalSpy noProbe(w.session(), &LiveSession::noProbe);
+        w.workspace()->session()->setConnectTimeout(std::chrono::milliseconds(500));
+        QSignalSpy noProbe(w.workspace()->session(), &LiveSession::noProbe);
         DumpOptions o = parseDumpOptions({"--exec", "sh -c 'trap \"\" TERM; sleep 60'", "-o",
                                           (m_dir.path() + "/hang").toStdString()});
         QVERIFY(w.launch(o));
         QTRY_COMPARE_WITH_TIMEOUT(noProbe.count(), 1, 10000);
         QVERIFY(noProbe.at(0).at(0).toString().contains("statically"));
         QVERIFY(w.console()->toPlainText().contains("statically"));
-        QVERIFY(w.session()->isRunning());
-        QCoro::waitFor(w.session()->stop(std::chrono::milliseconds(300)));
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Stopped, 10000);
+        QVERIFY(w.workspace()->session()->isRunning());
+        QCoro::waitFor(w.workspace()->session()->stop(std::chrono::milliseconds(300)));
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Stopped, 10000);
         QVERIFY(w.console()->toPlainText().contains("did not end"));
     }
 
     void sleepNeverConnects()
     {
         MainWindow w;
-        w.session()->setConnectTimeout(std::chrono::milliseconds(500));
-        QSignalSpy noProbe(w.session(), &LiveSession::noProbe);
+        w.workspace()->session()->setConnectTimeout(std::chrono::milliseconds(500));
+        QSignalSpy noProbe(w.workspace()->session(), &LiveSession::noProbe);
         QVERIFY(w.launch(parseDumpOptions({"--exec", "sleep 30", "-o", (m_dir.path() + "/sleep").toStdString()})));
         QTRY_COMPARE_WITH_TIMEOUT(noProbe.count(), 1, 10000);
-        w.stopProgram();
-        QTRY_COMPARE_WITH_TIMEOUT(w.session()->state(), LiveSession::State::Stopped, 10000);
+        w.workspace()->stop();
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Stopped, 10000);
     }
 };
 

@@ -20,6 +20,7 @@
 #include "dump_tree_model.h"
 #include "i18n.h"
 #include "main_window.h"
+#include "workspace.h"
 #include "op_tree_model.h"
 #include "../test_helpers.h"
 
@@ -35,8 +36,8 @@ private slots:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
-        QVERIFY(QCoro::waitFor(w.openDump(dir.path())));
+        QSignalSpy loaded(w.workspace(), &Workspace::dumpLoaded);
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(dir.path())));
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded.at(0).at(1).toInt(), 16);
         QTreeView *tree = w.treeView();
@@ -67,8 +68,8 @@ private slots:
         QTemporaryDir dir;
         testing::writeSyntheticDump(dir.path().toStdString());
         MainWindow w;
-        QSignalSpy loaded(&w, &MainWindow::dumpLoaded);
-        w.openDump(dir.path() + QStringLiteral("/")); // a temporary, destroyed right here
+        QSignalSpy loaded(w.workspace(), &Workspace::dumpLoaded);
+        w.workspace()->openDump(dir.path() + QStringLiteral("/")); // a temporary, destroyed right here
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000); // or already, if the scan beat the first wait
         QCOMPARE(loaded.at(0).at(0).toString(), dir.path() + QStringLiteral("/"));
         QCOMPARE(w.windowTitle(), dir.path() + QStringLiteral("/ - llmscope"));
@@ -78,8 +79,8 @@ private slots:
     {
         MainWindow w;
         w.show();
-        QSignalSpy failed(&w, &MainWindow::dumpFailed);
-        QVERIFY(!QCoro::waitFor(w.openDump("/nonexistent/dump")));
+        QSignalSpy failed(w.workspace(), &Workspace::dumpFailed);
+        QVERIFY(!QCoro::waitFor(w.workspace()->openDump("/nonexistent/dump")));
         QCOMPARE(failed.count(), 1);
         QVERIFY(failed.at(0).at(1).toString().contains("is not a folder"));
         auto *stack = w.findChild<QStackedWidget *>();

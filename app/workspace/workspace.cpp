@@ -1,0 +1,618 @@
+#include "workspace.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
+#include <QtConcurrent>
+
+#include <mutex>
+
+#include <QCoroFuture>
+
+#include "compare/report.h"
+#include "dump/op_files.h"
+#include "dump/op_info_csv.h"
+#include "graph/layer_graph.h"
+#include "hunt_action.h"
+#include "job.h"
+#include "onnx/onnx_export.h"
+#include "quant_report_action.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+Workspace::Workspace(QObject *parent)
+    : QObject(parent), m_session(new LiveSession(this)),
+      m_scanJob(new Job(Job::Kind::Scan, tr("scan"), this)),
+      m_compareJob(new Job(Job::Kind::Compare, tr("comparison"), this)),
+      m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
+      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)), m_hunt(new HuntAction(this)),
+      m_quant(new QuantReportAction(this))
+{
+    connect(m_session, &LiveSession::stateChanged, this, &Workspace::sessionState);
+    connect(m_session, &LiveSession::acknowledged, this, &Workspace::acknowledged);
+    connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
+        say(tr("[llmscope] probe connected: process %1 (%2 on %3)")
+                .arg(h.pid)
+                .arg(QString::fromStdString(h.engine), QString::fromStdString(h.device)));
+    });
+    connect(m_session, &LiveSession::topologyReceived, this, &Workspace::setLiveTopology);
+    // Statistics stream in a round at a time, faster than anyone reads them: the heatmap
+    // keeps every round; the op tree gets the newest of each op at most ten times a second.
+    m_statsFlush.setSingleShot(true);
+    m_statsFlush.setInterval(100);
+    connect(&m_statsFlush, &QTimer::timeout, this, &Workspace::flushOpStats);
+    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
+        emit statsAdded(s);
+        for (const auto &o : s.stats)
+            m_pendingStats[o.id] = o;
+        m_pendingRound = std::max(m_pendingRound, s.round);
+        if (!m_statsFlush.isActive())
+            m_statsFlush.start();
+    });
+    connect(m_session, &LiveSession::warningReceived, this, [this](const QString &w) {
+        say(tr("[llmscope] warning: %1").arg(w), Tone::Warning);
+    });
+    connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
+        say(QStringLiteral("[llmscope] ") + why, Tone::Warning);
+        emit selectionStatus(why);
+    });
+    connect(m_session, &LiveSession::output, this,
+            [this](const QString &text, bool err) { emit said(text, err ? Tone::ErrorOutput : Tone::Output); });
+
+    // The hunt and the report are jobs like the others: their steps are their progress, and
+    // their Cancel stops what they run.
+    auto follow = [this](Job *job, auto *action, int steps, auto stepSignal, auto finishedSignal) {
+        auto gen = std::make_shared<uint64_t>(0);
+        connect(action, stepSignal, this, [job, gen, steps](int step, const QString &text) {
+            if (!job->isRunning())
+                *gen = job->begin(text).generation;
+            job->setProgress(step - 1, steps, text);
+        });
+        connect(action, finishedSignal, this, [job, gen](bool ok, const QString &message) {
+            job->end(*gen, ok, message.section(QLatin1Char('\n'), 0, 0));
+        });
+        connect(job, &Job::cancelRequested, action, [action] { action->cancel(); });
+    };
+    follow(m_huntJob, m_hunt, HuntAction::kSteps, &HuntAction::stepStarted, &HuntAction::finished);
+    follow(m_reportJob, m_quant, QuantReportAction::kSteps, &QuantReportAction::stepStarted,
+           &QuantReportAction::finished);
+    connect(m_quant, &QuantReportAction::stepStarted, this, [this](int, const QString &text) { say(text, Tone::Step); });
+    connect(m_quant, &QuantReportAction::finished, this, [this](bool, const QString &text) { say(text, Tone::Step); });
+}
+
+Workspace::~Workspace() = default;
+
+void Workspace::say(const QString &text, Tone tone)
+{
+    emit said(text, tone);
+    emit status(text.section(QLatin1Char('\n'), 0, 0), 30000);
+}
+
+// --- the source
+
+void Workspace::beginSource(Source source, const QString &name)
+{
+    ++m_sourceGen;
+    if (m_scanJob->isRunning())
+        m_scanJob->cancel(); // its files and statistics belong to what was shown before
+    m_source = source;
+    m_sourceName = name;
+    m_dumpRoot.clear();
+    m_topology = {};
+    m_modelTree.reset();
+    m_backends.clear();
+    m_catalog = {};
+    m_comparison.reset();
+    m_metrics.reset();
+    m_currentOp.clear();
+    m_pending.clear();
+    m_pendingStats.clear();
+    m_pendingRound = -1;
+    m_statsFlush.stop();
+    emit sourceChanged(source, name);
+    emit actionsChanged();
+}
+
+void Workspace::setLiveTopology(const live::Topology &t)
+{
+    const bool first = m_topology.ops.empty() && m_topology.groups.empty();
+    m_topology = t;
+    m_modelTree.reset();
+    m_catalog = OpCatalog(t);
+    emit topologyChanged();
+    if (!first)
+        return;
+    const DumpOptions &o = m_session->options();
+    emit selectionStatus(tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
+                            "check operations and Apply to dump them from its next round on.",
+                            nullptr, int(t.ops.size()))
+                             .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
+                                  QString::fromStdString(o.rounds)));
+}
+
+void Workspace::setModelTree(const TopoNode &model, std::map<std::string, std::string> backends)
+{
+    const auto [groups, ops] = topologyOps(model);
+    m_topology = {};
+    m_topology.groups = groups;
+    m_topology.ops = ops;
+    m_modelTree = model;
+    m_catalog = OpCatalog(model);
+    m_backends = std::move(backends);
+    emit topologyChanged();
+    if (!m_backends.empty())
+        emit backendsChanged();
+    emit selectionStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, int(m_catalog.size())));
+}
+
+std::vector<live::RoundStats> Workspace::statsOf(const DumpIndex &index)
+{
+    std::map<int64_t, live::RoundStats> byRound;
+    for (const TensorRecord &t : index.tensors)
+        if (t.stats && !t.input && !t.before && t.index == 0) {
+            live::RoundStats &r = byRound[t.exec];
+            r.round = t.exec;
+            r.stats.push_back({t.opId, t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm, t.stats->nanCount,
+                               t.stats->infCount});
+        }
+    std::vector<live::RoundStats> out;
+    for (auto &[round, r] : byRound)
+        out.push_back(std::move(r));
+    return out;
+}
+
+QCoro::Task<bool> Workspace::openDump(QString folder)
+{
+    if (m_session->isRunning()) { // its views are the program's until it ends
+        const QString why = tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
+        emit status(why, 10000);
+        emit dumpFailed(folder, why);
+        co_return false;
+    }
+    beginSource(Source::Dump, folder);
+    m_dumpRoot = folder;
+    auto scanning = scan(folder, true);
+    co_return co_await scanning;
+}
+
+QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
+{
+    QPointer<Workspace> self(this);
+    const Job::Run run = m_scanJob->begin(tr("Scanning %1...").arg(folder));
+    const uint64_t gen = run.generation;
+    auto current = [self, gen] { return self && self->m_scanJob->isCurrent(gen); };
+    const std::string path = folder.toStdString();
+    // The operations first (their topology file is found without walking the tensors), so a
+    // large dump shows its tree at once; the files and statistics follow round by round.
+    struct Early {
+        std::optional<TopoNode> topology;
+        std::map<std::string, std::string> backends; // from the kernel CSVs, when dumped
+    };
+    bool early = false;
+    if (withStats) {
+        auto topoFuture = QtConcurrent::run([path]() -> Early {
+            Early e;
+            for (const auto &f : findModelFiles(path))
+                try {
+                    e.topology = readTopologyFile(f);
+                    break;
+                } catch (const Error &) {
+                    // the scan lists it among the problems
+                }
+            if (e.topology)
+                e.backends = readOpBackends(path);
+            return e;
+        });
+        Early e = co_await topoFuture;
+        if (!current())
+            co_return false;
+        if (e.topology) {
+            early = true;
+            setModelTree(*e.topology, std::move(e.backends));
+            emit topologyShown(folder, int(m_catalog.size()));
+        }
+    }
+    // Each round is handed over as soon as it is read: the scan queues it and asks this
+    // thread to take what is queued; the scan's end takes the rest before it says it is done,
+    // so the files and statistics always come before dumpLoaded, in round order.
+    struct Handover {
+        std::mutex lock;
+        std::vector<std::pair<DumpIndex, std::vector<live::RoundStats>>> rounds; // guarded by lock
+    };
+    auto handover = std::make_shared<Handover>();
+    auto take = [self, gen, handover] {
+        std::vector<std::pair<DumpIndex, std::vector<live::RoundStats>>> rounds;
+        {
+            std::lock_guard<std::mutex> hold(handover->lock);
+            rounds.swap(handover->rounds);
+        }
+        for (const auto &[files, stats] : rounds) {
+            if (!self || !self->m_scanJob->isCurrent(gen))
+                return;
+            emit self->filesAdded(files);
+            for (const auto &s : stats)
+                emit self->statsAdded(s);
+        }
+    };
+    auto cancelled = run.cancelled;
+    const bool statsByRound = withStats && early;
+    auto onRound = [handover, take, cancelled, statsByRound](const DumpIndex &chunk) {
+        if (*cancelled)
+            return false;
+        bool first;
+        {
+            std::lock_guard<std::mutex> hold(handover->lock);
+            first = handover->rounds.empty();
+            handover->rounds.emplace_back(chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>());
+        }
+        if (first) // one call takes everything queued until it runs
+            QMetaObject::invokeMethod(qApp, take);
+        return true;
+    };
+    auto report = m_scanJob->reporter(gen);
+    struct Scan {
+        int tensors = 0, problems = 0, rounds = 0;
+        std::optional<TopoNode> topology;
+        std::vector<live::RoundStats> stats; // when the topology came only with the scan
+        QString error;
+    };
+    auto future = QtConcurrent::run([path, onRound, report, cancelled, withStats, early]() {
+        Scan s;
+        try {
+            const DumpIndex index = scanDumpByRound(path, onRound, [&](uint64_t done, uint64_t total) {
+                report(qint64(done), qint64(total), {});
+                return !*cancelled;
+            });
+            s.tensors = int(index.tensors.size());
+            s.problems = int(index.problems.size());
+            s.rounds = int(index.rounds().size());
+            if (withStats && !early)
+                for (const auto &files : {index.modelFiles, index.torchTreeFiles})
+                    if (!s.topology && !files.empty()) {
+                        try {
+                            s.topology = readTopologyFile(files.front());
+                        } catch (const Error &) {
+                            // listed among the problems by the scan; the files still show
+                        }
+                    }
+            if (s.topology)
+                s.stats = statsOf(index);
+        } catch (const Error &e) {
+            s.error = QString::fromUtf8(e.what());
+        }
+        return s;
+    });
+    Scan scan = co_await future;
+    take(); // the rounds not taken yet
+    if (!current())
+        co_return false; // a newer scan, or another source, owns what is shown
+    if (!scan.error.isEmpty()) {
+        m_scanJob->end(gen, false, scan.error);
+        emit status(tr("Could not open %1").arg(folder), 0);
+        emit dumpFailed(folder, scan.error);
+        co_return false;
+    }
+    if (scan.topology) {
+        setModelTree(*scan.topology, {});
+        for (const auto &s : scan.stats)
+            emit statsAdded(s);
+    }
+    const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
+                            (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
+    m_scanJob->end(gen, true, summary);
+    emit status(summary, 0);
+    emit dumpLoaded(folder, scan.tensors, scan.rounds, scan.problems);
+    co_return true;
+}
+
+bool Workspace::launch(const DumpOptions &options, const LaunchSettings &settings, QString *error)
+{
+    if (m_session->isRunning()) {
+        *error = tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
+        emit status(*error, 10000);
+        return false;
+    }
+    beginSource(Source::Program, QFileInfo(QString::fromStdString(options.command.empty() ? std::string() : options.command[0]))
+                                     .fileName());
+    emit selectionStatus(tr("Waiting for the program's first graph..."));
+    if (!m_session->start(options, settings, error)) {
+        say(tr("[llmscope] cannot launch: %1").arg(*error), Tone::Failure);
+        emit launchFailed(*error);
+        emit actionsChanged();
+        return false;
+    }
+    m_lastLaunch = std::make_pair(options, settings);
+    m_dumpRoot = m_session->dumpRoot();
+    emit launched(options, settings, m_hunt->isRunning());
+    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_dumpRoot));
+    emit actionsChanged();
+    return true;
+}
+
+QCoro::Task<> Workspace::runAgain()
+{
+    if (!m_lastLaunch)
+        co_return;
+    QPointer<Workspace> self(this);
+    if (m_session->isRunning()) {
+        auto stopping = m_session->stop();
+        co_await stopping;
+    }
+    if (!self || !self->m_lastLaunch)
+        co_return;
+    QString error;
+    const auto again = *self->m_lastLaunch; // a copy: launch replaces it
+    self->launch(again.first, again.second, &error);
+}
+
+bool Workspace::closeSource()
+{
+    if (m_session->isRunning()) {
+        emit status(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
+        return false;
+    }
+    beginSource(Source::None, {});
+    return true;
+}
+
+void Workspace::stop()
+{
+    if (!m_session->isRunning())
+        return;
+    say(tr("[llmscope] stopping the program"));
+    m_session->stop();
+}
+
+void Workspace::sessionState(LiveSession::State s, const QString &message)
+{
+    if (!message.isEmpty())
+        emit status(message, 15000);
+    if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
+        s == LiveSession::State::FailedToStart) {
+        say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? Tone::Info : Tone::Failure);
+        m_pending.clear();
+        const QString root = m_session->dumpRoot();
+        const auto &types = m_session->options().types;
+        if (s != LiveSession::State::FailedToStart && !root.isEmpty() &&
+            std::find(types.begin(), types.end(), "onnx") != types.end()) { // as llmscope dump: from the topology
+            std::vector<std::string> problems;
+            const auto files = exportDumpOnnx(root.toStdString(), &problems);
+            say(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files.size())));
+            for (const auto &p : problems)
+                say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), Tone::Warning);
+        }
+        if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_source == Source::Program &&
+            root == m_dumpRoot)
+            scan(root, false); // what was written, file by file; the statistics came live
+    }
+    emit actionsChanged();
+}
+
+// --- selection
+
+bool Workspace::canApply() const
+{
+    return m_session->isRunning() && m_session->state() != LiveSession::State::Starting;
+}
+
+void Workspace::applySelection(const QString &ids)
+{
+    if (!m_session->isRunning())
+        return;
+    Selection sel;
+    try {
+        const DumpOptions &o = m_session->options();
+        sel.ids = OpIds::parse(ids.toStdString());
+        sel.opNames = parseOpNames(o.opNames);
+        sel.child = o.child;
+        sel.time = DumpTime(o.time);
+        sel.part = TensorPart(o.part);
+        sel.rounds = Rounds::all(); // from the acknowledged round on
+    } catch (const Error &e) {
+        emit selectionStatus(tr("Cannot apply: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    const uint64_t seq = m_session->select(sel);
+    if (!seq) {
+        emit selectionStatus(tr("No probe is connected yet: the selection is sent once the program's probe talks."));
+        return;
+    }
+    m_pending[seq] = {sel, ids};
+    emit selectionStatus(
+        tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids));
+}
+
+void Workspace::acknowledged(const live::Ack &ack)
+{
+    const auto it = m_pending.find(ack.seq);
+    if (it == m_pending.end())
+        return;
+    const auto [sel, ids] = it->second;
+    m_pending.erase(m_pending.begin(), std::next(it));
+    if (!ack.error.empty()) {
+        emit selectionStatus(tr("The program refused the selection: %1").arg(QString::fromStdString(ack.error)));
+        return;
+    }
+    const QString what = ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids);
+    emit selectionStatus(tr("Dumping %1 from round %2 on (acknowledged by the program).").arg(what).arg(ack.fromRound));
+    say(tr("[llmscope] the program dumps %1 from round %2").arg(what).arg(ack.fromRound));
+    emit selectionApplied(sel, ids, ack.fromRound);
+}
+
+void Workspace::flushOpStats()
+{
+    live::RoundStats merged{m_pendingRound, {}};
+    merged.stats.reserve(m_pendingStats.size());
+    for (auto &[id, o] : m_pendingStats)
+        merged.stats.push_back(std::move(o));
+    m_pendingStats.clear();
+    emit opStatsChanged(merged);
+}
+
+// --- comparison
+
+QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mapping)
+{
+    QPointer<Workspace> self(this);
+    if (m_compareJob->isRunning()) { // one comparison at a time
+        emit status(tr("A comparison is running; cancel it first"), 10000);
+        co_return false;
+    }
+    std::optional<QCoro::Task<bool>> opening;
+    if (!m_session->isRunning()) { // golden's operations in the tree and heatmap, while comparing
+        beginSource(Source::Dump, golden);
+        m_dumpRoot = golden;
+        opening.emplace(scan(golden, true));
+    }
+    const uint64_t source = m_sourceGen;
+    const Job::Run run = m_compareJob->begin(tr("Comparing %1 with %2...").arg(golden, test));
+    auto report = m_compareJob->reporter(run.generation);
+    CompareOptions o;
+    o.goldenPath = golden.toStdString();
+    o.myPath = test.toStdString();
+    o.mappingFile = mapping.toStdString();
+    o.cancel = run.cancelled.get();
+    auto progress = [report](uint64_t done, uint64_t total, const std::string &op) {
+        report(qint64(done), qint64(total), tr("Comparing: %1").arg(QString::fromStdString(op)));
+    };
+    auto future = QtConcurrent::run([o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<CompareResult>, QString> {
+        try {
+            return {std::make_shared<CompareResult>(runCompare(o, progress)), QString()};
+        } catch (const Error &e) {
+            return {nullptr, QString::fromUtf8(e.what())};
+        }
+    });
+    auto [result, error] = co_await future;
+    if (!self)
+        co_return false;
+    if (!result) {
+        m_compareJob->end(run.generation, false, error);
+        emit status(tr("Could not compare: %1").arg(error), 15000);
+        emit compareFinished(false, error);
+        co_return false;
+    }
+    if (m_sourceGen != source) { // another dump or program came meanwhile: this belongs to none of it
+        const QString why = tr("the comparison ended after another source was opened; it is not shown");
+        m_compareJob->end(run.generation, false, why);
+        emit compareFinished(false, why);
+        co_return false;
+    }
+    m_comparison = result;
+    const QString message =
+        result->firstDivergent >= 0
+            ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
+            : tr("Every operation passed");
+    m_compareJob->end(run.generation, true, message);
+    emit comparisonChanged(result);
+    if (opening) // golden's ops in the heatmap first: the metrics are shown on them
+        co_await *opening;
+    if (!self || m_sourceGen != source)
+        co_return false;
+    showMetrics(result);
+    if (result->firstDivergent >= 0)
+        pickOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
+    emit status(message, 30000);
+    emit compareFinished(true, message);
+    co_return true;
+}
+
+void Workspace::showMetrics(std::shared_ptr<const CompareResult> r)
+{
+    m_metrics = std::move(r);
+    emit metricsChanged(m_metrics);
+}
+
+Workspace::OpTensors Workspace::comparedTensors(int i) const
+{
+    const CompareResult *r = m_comparison.get();
+    if (!r || i < 0 || size_t(i) >= r->ops.size())
+        return {};
+    const OpResult &op = r->ops[size_t(i)];
+    auto files = [&](const std::string &root) {
+        QStringList out;
+        const OpFiles f = findOpFiles(root, op.opPath, op.round);
+        if (f.round == op.round)
+            for (const auto &p : f.files)
+                out << QString::fromStdString(p);
+        return out;
+    };
+    return {tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round), files(r->goldenRoot),
+            files(r->myRoot)};
+}
+
+QStringList Workspace::writeReports(const QString &folder, QString *error) const
+{
+    if (!m_comparison) {
+        *error = tr("Nothing to export: compare two dumps first (Session > Compare dumps, Ctrl+D).");
+        return {};
+    }
+    try {
+        const QString csv = QString::fromStdString(writeCompareReports(*m_comparison, folder.toStdString()));
+        return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
+    } catch (const Error &e) {
+        *error = QString::fromUtf8(e.what());
+        return {};
+    }
+}
+
+// --- the picked operation
+
+void Workspace::pickOp(const QString &id)
+{
+    if (id.isEmpty() || id == m_currentOp)
+        return;
+    m_currentOp = id;
+    emit currentOpChanged(id);
+}
+
+Workspace::Inspection Workspace::inspect(const QString &id) const
+{
+    Inspection out;
+    const CatalogOp *op = m_catalog.find(id.toStdString());
+    out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
+                                                 op ? QString::fromStdString(op->type) : QString());
+    const OpFiles files =
+        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path);
+    out.round = files.round;
+    for (const auto &f : files.files)
+        out.files << QString::fromStdString(f);
+    if (out.files.isEmpty())
+        out.note = tr("Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump "
+                      "it with -ids %1.")
+                       .arg(id);
+    return out;
+}
+
+// --- the hunt and the quantization report
+
+QString Workspace::busyReason() const
+{
+    if (m_hunt->isRunning() || m_quant->isRunning())
+        return tr("A hunt or report is running; cancel it first");
+    if (m_session->isRunning())
+        return tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
+    return {};
+}
+
+QCoro::Task<bool> Workspace::runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds)
+{
+    if (const QString why = busyReason(); !why.isEmpty()) {
+        emit status(why, 10000);
+        co_return false;
+    }
+    auto run = m_hunt->run(std::move(golden), std::move(test), folder, rounds);
+    co_return co_await run;
+}
+
+QCoro::Task<bool> Workspace::runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                                            QString budget)
+{
+    if (const QString why = busyReason(); !why.isEmpty()) {
+        emit status(why, 10000);
+        co_return false;
+    }
+    auto run = m_quant->run(std::move(golden), std::move(test), folder, rounds, budget);
+    co_return co_await run;
+}

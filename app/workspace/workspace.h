@@ -1,0 +1,182 @@
+// What a session in the window is about, owned in one place: the source (a dump opened, or a
+// program running under the probe), its operations and statistics, the dump's files as they
+// are read, the comparison shown, the picked operation, the selection sent to the program,
+// and the long jobs (scan, compare, hunt, quantization report) with their progress and
+// Cancel. Views follow its signals and ask it for what they show; none calls another.
+// Qt Core only (no widgets): tested without a window. Every method and signal is on the GUI
+// thread; scans and compares run on the thread pool and come back here by queued calls.
+//
+// A new source (open, launch, a comparison's golden) emits sourceChanged first: every view
+// resets on it, and nothing of the previous source (its comparison, its metrics, its files)
+// survives it. Scans: the newest request wins; an older one is cancelled and its late
+// chunks are dropped.
+#pragma once
+#include <QObject>
+#include <QTimer>
+
+#include <QCoroTask>
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "compare/compare_run.h"
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "graph/op_catalog.h"
+#include "launch/dump_options.h"
+#include "live/live_protocol.h"
+#include "select/selection.h"
+#include "session/launch_plan.h"
+#include "session/live_session.h"
+
+class Job;
+class HuntAction;
+class QuantReportAction;
+struct HuntSide;
+
+class Workspace : public QObject {
+    Q_OBJECT
+public:
+    enum class Source { None, Dump, Program };
+    Q_ENUM(Source)
+    // How a line for the console reads: the program's own output, or llmscope's voice.
+    enum class Tone { Output, ErrorOutput, Info, Warning, Failure, Step };
+    Q_ENUM(Tone)
+
+    explicit Workspace(QObject *parent = nullptr);
+    ~Workspace() override;
+
+    // --- the source
+    Source source() const { return m_source; }
+    QString sourceName() const { return m_sourceName; } // the folder, or the program's name
+    LiveSession *session() const { return m_session; }
+    // Opens a dump folder: its topology at once, its files and statistics round by round.
+    // By value: the coroutine outlives its callers' arguments.
+    QCoro::Task<bool> openDump(QString folder);
+    // Starts a program under the probe (a new source); false and error says why.
+    bool launch(const llmscope::DumpOptions &options, const LaunchSettings &settings, QString *error);
+    bool canRunAgain() const { return m_lastLaunch.has_value(); }
+    const std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> &lastLaunch() const { return m_lastLaunch; }
+    QCoro::Task<> runAgain();
+    void stop();
+    // Back to nothing shown (File > Close); refused while a program runs.
+    bool closeSource();
+    // The folder the picked op's tensors are read from (the running program's dump, or the opened one).
+    QString dumpRoot() const { return m_dumpRoot; }
+
+    // --- what the views show
+    const llmscope::live::Topology &topology() const { return m_topology; } // groups and ops
+    // An opened dump's model file (nested as msit's), when the topology came from one.
+    const std::optional<llmscope::TopoNode> &modelTree() const { return m_modelTree; }
+    const std::map<std::string, std::string> &backends() const { return m_backends; }
+    const llmscope::OpCatalog &catalog() const { return m_catalog; }
+    // The statistics of every op output in a dump, round by round (the heatmap's).
+    static std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index);
+
+    // --- comparison
+    // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
+    // source when no program runs. mapping: a --mapping file of op pairs, or empty.
+    QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {});
+    std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
+    // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
+    // one, or a hunt's statistics pass while its element-wise diff is shown.
+    void showMetrics(std::shared_ptr<const llmscope::CompareResult> r);
+    std::shared_ptr<const llmscope::CompareResult> metrics() const { return m_metrics; }
+    struct OpTensors {
+        QString title;
+        QStringList golden, test;
+    };
+    // The files of the comparison's op (an index into its ops), golden's and test's.
+    OpTensors comparedTensors(int op) const;
+    // The comparison's CSV and JSON reports into folder; the files, or empty and error says why.
+    QStringList writeReports(const QString &folder, QString *error) const;
+
+    // --- the picked operation
+    void pickOp(const QString &id); // from anywhere; emits currentOpChanged when it changes
+    QString currentOp() const { return m_currentOp; }
+    struct Inspection {
+        QString title;
+        qint64 round = -1;
+        QStringList files;
+        QString note; // when there are none: what to do
+    };
+    // What the dump holds of an op: the newest round's files.
+    Inspection inspect(const QString &id) const;
+
+    // --- the selection sent to the running program
+    // Sends -ids text to the program; the op panel's status comes back by selectionStatus.
+    void applySelection(const QString &idsText);
+    bool canApply() const;
+
+    // --- jobs
+    Job *scanJob() const { return m_scanJob; }
+    Job *compareJob() const { return m_compareJob; }
+    Job *huntJob() const { return m_huntJob; }
+    Job *reportJob() const { return m_reportJob; }
+    HuntAction *hunt() const { return m_hunt; }
+    QuantReportAction *quantReport() const { return m_quant; }
+    // Session > Hunt: golden and test run, compared, and the first divergent op opened.
+    // Refused (false, and status says why) while a program, hunt or report runs.
+    QCoro::Task<bool> runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds);
+    // Session > Quantization report, refused as the hunt is.
+    QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
+    // Why a hunt or report cannot start now; empty when it can.
+    QString busyReason() const;
+    // A line for the console (and the status bar), in llmscope's voice.
+    void say(const QString &text, Tone tone = Tone::Info);
+
+signals:
+    void sourceChanged(Workspace::Source source, const QString &name); // every view resets
+    void launchFailed(const QString &error);
+    void launched(const llmscope::DumpOptions &options, const LaunchSettings &settings, bool byHunt);
+    void topologyChanged(); // topology(), modelTree(), catalog()
+    void backendsChanged();
+    void statsAdded(const llmscope::live::RoundStats &stats); // every round as it comes (the heatmap's)
+    // The newest statistics of each op, merged: at most ten times a second while a program runs.
+    void opStatsChanged(const llmscope::live::RoundStats &newest);
+    void filesAdded(const llmscope::DumpIndex &chunk); // a scan's rounds, in order
+    void dumpLoaded(const QString &folder, int tensors, int rounds, int problems);
+    void dumpFailed(const QString &folder, const QString &message);
+    void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
+    void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r); // null: none
+    void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);   // null: none
+    void compareFinished(bool ok, const QString &message);
+    void currentOpChanged(const QString &id);
+    void selectionStatus(const QString &text); // for the op panel
+    void selectionApplied(const llmscope::Selection &selection, const QString &idsText, qint64 fromRound);
+    void said(const QString &text, Workspace::Tone tone);
+    void status(const QString &text, int timeoutMs); // a line for the status bar only
+    void actionsChanged(); // running, can apply, can run again
+
+private:
+    void beginSource(Source source, const QString &name);
+    void setLiveTopology(const llmscope::live::Topology &t);
+    void setModelTree(const llmscope::TopoNode &model, std::map<std::string, std::string> backends);
+    // Reads folder's files round by round; withStats: its statistics and topology are the source's.
+    QCoro::Task<bool> scan(QString folder, bool withStats);
+    void sessionState(LiveSession::State s, const QString &message);
+    void acknowledged(const llmscope::live::Ack &ack);
+    void flushOpStats();
+
+    LiveSession *m_session;
+    Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob;
+    HuntAction *m_hunt;
+    QuantReportAction *m_quant;
+
+    Source m_source = Source::None;
+    QString m_sourceName;
+    uint64_t m_sourceGen = 0; // a source's late results are dropped once another is in
+    QString m_dumpRoot;
+    std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
+    llmscope::live::Topology m_topology;
+    std::optional<llmscope::TopoNode> m_modelTree;
+    std::map<std::string, std::string> m_backends;
+    llmscope::OpCatalog m_catalog;
+    std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
+    QString m_currentOp;
+    std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
+    std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
+    int64_t m_pendingRound = -1;
+    QTimer m_statsFlush;
+};

@@ -1,0 +1,222 @@
+// The workspace on its own, without a window: its state machine printed as the transitions a
+// view sees (open, launch, connect, compare, pick, close), and the races and leftovers a
+// window used to get wrong.
+#include <QDir>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <QCoroTask>
+
+#include "../engine/engine_run.h"
+#include "../test_helpers.h"
+#include "job.h"
+#include "launch/dump_options.h"
+#include "workspace.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+// A dump folder by its parent and its name ("a/msit_dump_..."); a program by its name.
+QString shortName(const QString &path)
+{
+    const QFileInfo f(path);
+    return path.contains('/') ? f.dir().dirName() + "/" + f.fileName() : path;
+}
+
+// Every signal a view follows, one line each; a run of the same line (statistics by round)
+// is printed once, so the transitions read as states, not as counts of messages.
+class Transitions : public QObject {
+public:
+    explicit Transitions(Workspace *ws)
+    {
+        auto add = [this](const QString &line) {
+            if (m_lines.isEmpty() || m_lines.last() != line)
+                m_lines << line;
+        };
+        connect(ws, &Workspace::sourceChanged, this, [add](Workspace::Source s, const QString &name) {
+            static const char *names[] = {"None", "Dump", "Program"};
+            add(QStringLiteral("source %1 %2").arg(QLatin1String(names[int(s)]), shortName(name)).trimmed());
+        });
+        connect(ws, &Workspace::topologyChanged, this, [add, ws] {
+            add(QStringLiteral("topology %1 ops").arg(ws->topology().ops.size()));
+        });
+        connect(ws, &Workspace::statsAdded, this, [add] { add("stats"); });
+        connect(ws, &Workspace::filesAdded, this, [add](const DumpIndex &chunk) {
+            add(QStringLiteral("files round %1: %2 tensors")
+                    .arg(chunk.tensors.empty() ? -1 : chunk.tensors.front().exec)
+                    .arg(chunk.tensors.size()));
+        });
+        connect(ws, &Workspace::dumpLoaded, this, [add](const QString &folder, int tensors, int rounds) {
+            add(QStringLiteral("loaded %1: %2 tensors in %3 rounds").arg(shortName(folder)).arg(tensors).arg(rounds));
+        });
+        connect(ws, &Workspace::dumpFailed, this, [add](const QString &, const QString &why) { add("failed: " + why); });
+        connect(ws, &Workspace::comparisonChanged, this, [add](std::shared_ptr<const CompareResult> r) {
+            add(r ? QStringLiteral("comparison of %1 ops").arg(r->ops.size()) : QStringLiteral("no comparison"));
+        });
+        connect(ws, &Workspace::metricsChanged, this,
+                [add](std::shared_ptr<const CompareResult> r) { add(r ? "metrics" : "no metrics"); });
+        connect(ws, &Workspace::compareFinished, this,
+                [add](bool ok, const QString &message) { add(QStringLiteral("compared %1: %2").arg(ok).arg(message)); });
+        connect(ws, &Workspace::currentOpChanged, this, [add](const QString &id) { add("picked " + id); });
+        connect(ws, &Workspace::launched, this, [add] { add("launched"); });
+        connect(ws, &Workspace::launchFailed, this, [add](const QString &why) { add("launch failed: " + why); });
+        connect(ws->session(), &LiveSession::stateChanged, this,
+                [add](LiveSession::State s) { add("program " + LiveSession::stateName(s)); });
+        for (Job *job : {ws->scanJob(), ws->compareJob()}) {
+            connect(job, &Job::started, this, [add, job] { add(job->title() + " started"); });
+            connect(job, &Job::finished, this, [add, job](bool ok) { add(job->title() + (ok ? " done" : " ended")); });
+        }
+    }
+    QString take()
+    {
+        const QString out = m_lines.join('\n');
+        m_lines.clear();
+        return out;
+    }
+
+private:
+    QStringList m_lines;
+};
+
+QString lines(std::initializer_list<const char *> l)
+{
+    QStringList out;
+    for (const char *s : l)
+        out << QString::fromUtf8(s);
+    return out.join('\n');
+}
+} // namespace
+
+class TstWorkspace : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString synthetic(const QString &name, int64_t pid = 4242) const
+    {
+        const QString out = m_dir.path() + "/" + name;
+        if (!QDir(out).exists())
+            testing::writeSyntheticDump(out.toStdString(), pid);
+        return QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty()
+                   ? out
+                   : out + "/" + QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).front();
+    }
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void openPickClose()
+    {
+        Workspace ws;
+        Transitions t(&ws);
+        const QString dump = synthetic("a");
+        QVERIFY(QCoro::waitFor(ws.openDump(dump)));
+        QCOMPARE(t.take(), lines({"source Dump a/msit_dump_20231114_221320", "scan started", "files round 0: 8 tensors",
+                                  "files round 1: 8 tensors", "scan done",
+                                  "loaded a/msit_dump_20231114_221320: 16 tensors in 2 rounds"}));
+        QCOMPARE(ws.source(), Workspace::Source::Dump);
+        QCOMPARE(ws.dumpRoot(), dump);
+        ws.pickOp("1_1");
+        ws.pickOp("1_1"); // the same op again: nothing changes
+        QCOMPARE(t.take(), QString("picked 1_1"));
+        QVERIFY(ws.closeSource());
+        QCOMPARE(t.take(), QString("source None"));
+        QVERIFY(ws.currentOp().isEmpty());
+        QVERIFY(ws.dumpRoot().isEmpty());
+    }
+
+    void aMissingFolderFails()
+    {
+        Workspace ws;
+        Transitions t(&ws);
+        QVERIFY(!QCoro::waitFor(ws.openDump(m_dir.path() + "/none")));
+        const QString printed = t.take();
+        QVERIFY2(printed.startsWith("source Dump " + shortName(m_dir.path() + "/none") + "\nscan started\nscan ended\nfailed: '"),
+                 qPrintable(printed));
+    }
+
+    // A comparison, then a new source: nothing of the comparison survives it (the heatmap's
+    // metric, the diff, Export all follow comparisonChanged and sourceChanged).
+    void aNewSourceDropsTheComparison()
+    {
+        Workspace ws;
+        Transitions t(&ws);
+        const QString golden = synthetic("g", 1), test = synthetic("t", 2);
+        QVERIFY(QCoro::waitFor(ws.compare(golden, test)));
+        const QString printed = t.take();
+        QVERIFY2(printed.startsWith("source Dump g/msit_dump_20231114_221320\nscan started\ncomparison started"),
+                 qPrintable(printed));
+        QVERIFY2(printed.endsWith("comparison of 8 ops\nmetrics\ncompared 1: Every operation passed"), qPrintable(printed));
+        QVERIFY(ws.comparison());
+        QVERIFY(ws.metrics());
+        QVERIFY(QCoro::waitFor(ws.openDump(test)));
+        QVERIFY(!ws.comparison());
+        QVERIFY(!ws.metrics());
+        QString error;
+        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
+                           {}, &error));
+        QVERIFY(!ws.comparison());
+        QCOMPARE(ws.source(), Workspace::Source::Program);
+    }
+
+    // Two scans asked for back to back (a run's dump, then a comparison's golden, as the hunt
+    // does): the newest wins. The older one's files never reach the views, it never says it
+    // loaded, and the picked op's tensors are read from the newest.
+    void theNewestScanWins()
+    {
+        Workspace ws;
+        Transitions t(&ws);
+        QSignalSpy loaded(&ws, &Workspace::dumpLoaded);
+        const QString first = synthetic("first", 7), golden = synthetic("g2", 1), test = synthetic("t2", 2);
+        ws.openDump(first); // not awaited: still scanning when the comparison starts
+        QVERIFY(QCoro::waitFor(ws.compare(golden, test)));
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.at(0).at(0).toString(), golden);
+        QCOMPARE(ws.dumpRoot(), golden);
+        const QString printed = t.take();
+        const QString afterGolden = printed.section("source Dump g2/", 1);
+        QVERIFY2(!afterGolden.isEmpty(), qPrintable(printed));
+        QVERIFY2(!afterGolden.contains("first/"), qPrintable(printed));
+        QCOMPARE(afterGolden.count("files round"), 2); // golden's two rounds, once
+    }
+
+    // A program under the probe: launched, connected, its graph and statistics, its end and
+    // the files of its dump.
+    void launchConnectEnd()
+    {
+        const QString model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", model, "--layers", "2"}));
+        Workspace ws;
+        Transitions t(&ws);
+        QSignalSpy ended(ws.session(), &LiveSession::ended);
+        QSignalSpy loaded(&ws, &Workspace::dumpLoaded);
+        QString error;
+        QVERIFY2(ws.launch(parseDumpOptions({"--exec", (kBin + "/llmscope-sample-generate -m " + model + " -n 2").toStdString(),
+                                             "--type", "model", "stats", "-o", (m_dir.path() + "/live").toStdString()}),
+                           {}, &error),
+                 qPrintable(error));
+        QVERIFY(ended.wait(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        // The statistics come on the probe's writer thread, between graphs: where they fall among
+        // the topologies is the probe's business, so they are checked apart.
+        QString printed = t.take().replace(QRegularExpression("files round \\d+: \\d+ tensors(\nfiles round \\d+: \\d+ tensors)*"),
+                                           "files by round");
+        QVERIFY2(printed.contains("\nstats\n"), qPrintable(printed));
+        printed.replace("\nstats\n", "\n");
+        printed.replace(QRegularExpression("(topology 68 ops\n)+"), "topology 68 ops\n"); // the prompt's and a token's graph
+        QCOMPARE(printed, lines({"source Program llmscope-sample-generate", "program starting", "launched",
+                                 "program connected", "topology 68 ops", "program running", "topology 68 ops",
+                                 "scan started", "program finished", "files by round", "scan done"}) +
+                              "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
+                              ": 151 tensors in 1 rounds"); // -er's default: the prompt
+        QCOMPARE(ws.source(), Workspace::Source::Program);
+        QVERIFY(ws.closeSource()); // the program has ended
+    }
+};
+
+QTEST_GUILESS_MAIN(TstWorkspace)
+#include "tst_workspace.moc"
