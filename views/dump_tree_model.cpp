@@ -24,7 +24,8 @@ DumpTreeModel::~DumpTreeModel() = default;
 void DumpTreeModel::clear()
 {
     beginResetModel();
-    m_index = {};
+    m_tensors.clear();
+    m_problems.clear();
     m_root = std::make_unique<Node>();
     endResetModel();
 }
@@ -37,8 +38,8 @@ void DumpTreeModel::setIndex(const DumpIndex &index)
 
 void DumpTreeModel::build(Node *root, size_t first) const
 {
-    for (size_t i = first; i < m_index.tensors.size(); ++i) {
-        const TensorRecord &t = m_index.tensors[i];
+    for (size_t i = first; i < m_tensors.size(); ++i) {
+        const TensorRecord &t = m_tensors[i];
         Node *n = root->child(tr("Round %1").arg(t.exec));
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
@@ -58,15 +59,11 @@ void DumpTreeModel::build(Node *root, size_t first) const
 
 void DumpTreeModel::addChunk(const DumpIndex &chunk)
 {
-    if (m_index.root.empty()) {
-        m_index.root = chunk.root;
-        m_index.layout = chunk.layout;
-    }
-    m_index.problems.insert(m_index.problems.end(), chunk.problems.begin(), chunk.problems.end());
+    m_problems.insert(m_problems.end(), chunk.problems.begin(), chunk.problems.end());
     if (chunk.tensors.empty())
         return;
-    const size_t first = m_index.tensors.size();
-    m_index.tensors.insert(m_index.tensors.end(), chunk.tensors.begin(), chunk.tensors.end());
+    const size_t first = m_tensors.size();
+    m_tensors.insert(m_tensors.end(), chunk.tensors.begin(), chunk.tensors.end());
     Node scratch;
     build(&scratch, first);
     bool known = false;
@@ -134,11 +131,11 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
     const Node *n = nodeFor(index);
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
-                   ? QString::fromStdString(m_index.tensors[static_cast<size_t>(n->tensor)].path)
+                   ? QString::fromStdString(m_tensors[static_cast<size_t>(n->tensor)].path)
                    : n->label;
     if (n->tensor < 0)
         return {};
-    const TensorRecord &t = m_index.tensors[static_cast<size_t>(n->tensor)];
+    const TensorRecord &t = m_tensors[static_cast<size_t>(n->tensor)];
     auto stat = [&](double TensorStats::*field) -> QVariant {
         if (!t.stats)
             return {};

@@ -3,6 +3,7 @@
 #pragma once
 #include <QAbstractItemModel>
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -23,7 +24,8 @@ public:
     void addChunk(const llmscope::DumpIndex &chunk);
     void setIndex(const llmscope::DumpIndex &index); // clear, then the whole index as one chunk
     void clear();
-    const llmscope::DumpIndex &dumpIndex() const { return m_index; }
+    size_t tensorCount() const { return m_tensors.size(); }
+    const std::vector<llmscope::DumpProblem> &problems() const { return m_problems; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -45,6 +47,9 @@ private:
     // Nodes for tensors [first, m_index.tensors.size()) under root.
     void build(Node *root, size_t first) const;
 
-    llmscope::DumpIndex m_index; // the tensors shown, in the order they came
+    // The tensors shown, in the order they came: a deque, so a new round never moves the
+    // hundred thousand records before it.
+    std::deque<llmscope::TensorRecord> m_tensors;
+    std::vector<llmscope::DumpProblem> m_problems;
     std::unique_ptr<Node> m_root = std::make_unique<Node>();
 };

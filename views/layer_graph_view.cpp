@@ -89,13 +89,23 @@ void LayerGraphView::setTopology(const std::vector<live::TopoOp> &groups, const 
     m_group.clear();
     const QString first = groups.size() > 1 ? QString::fromStdString(groups[1].id) // the first layer, not the embedding
                                             : groups.empty() ? QString() : QString::fromStdString(groups[0].id);
-    showLayer(keep.isEmpty() || m_layers->findData(keep) < 0 ? first : keep);
+    const QString layer = keep.isEmpty() || m_layers->findData(keep) < 0 ? first : keep;
+    if (!isVisible()) { // laid out when shown or when an op is picked: opening a dump waits for no layout
+        m_scene->clear();
+        m_items.clear();
+        m_group = layer;
+        m_layers->setCurrentIndex(m_layers->findData(layer));
+        m_deferred = true;
+        return;
+    }
+    showLayer(layer);
 }
 
 void LayerGraphView::showLayer(const QString &group)
 {
     if (group == m_group && !m_items.isEmpty())
         return;
+    m_deferred = false;
     m_group = group;
     m_layers->setCurrentIndex(m_layers->findData(group));
     m_scene->clear();
@@ -182,6 +192,8 @@ void LayerGraphView::resizeEvent(QResizeEvent *e)
 void LayerGraphView::showEvent(QShowEvent *e)
 {
     QWidget::showEvent(e);
+    if (m_deferred)
+        showLayer(m_group);
     if (m_autoFit)
         fit();
 }

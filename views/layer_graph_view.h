@@ -57,6 +57,7 @@ private:
     std::vector<llmscope::live::TopoOp> m_groups, m_ops;
     llmscope::LayerGraph m_graph;
     QString m_group, m_selected;
+    bool m_deferred = false; // a topology came while hidden: its layer is laid out once shown
     bool m_autoFit = true; // fit on resize, until the user zooms
     QHash<QString, QGraphicsRectItem *> m_items; // op id -> its box
 };

@@ -52,6 +52,7 @@ LiveSession::LiveSession(QObject *parent) : QObject(parent)
         return true;
     }();
     (void)registered;
+    m_reader = std::make_unique<LiveReader>(this, [this](LiveReader::Batch b) { handleBatch(std::move(b)); });
 }
 
 LiveSession::~LiveSession()
@@ -127,7 +128,6 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
     }
     m_options = o;
     m_hello = {};
-    m_buffer.clear();
     m_stopping = false;
     if (m_socket) { // the last run's probe: gone, or going
         m_socket->disconnect(this);
@@ -201,6 +201,7 @@ void LiveSession::accept()
             continue;
         }
         m_socket = s;
+        ++m_connection;
         s->setParent(this);
         connect(s, &QLocalSocket::readyRead, this, &LiveSession::readMessages);
         connect(s, &QLocalSocket::disconnected, this, [this] { readMessages(); });
@@ -211,22 +212,26 @@ void LiveSession::readMessages()
 {
     if (!m_socket)
         return;
-    m_buffer += m_socket->readAll();
-    qsizetype from = 0;
-    for (qsizetype nl; (nl = m_buffer.indexOf('\n', from)) >= 0; from = nl + 1) {
-        try {
-            handle(live::decode(m_buffer.mid(from, nl - from).toStdString()));
-        } catch (const Error &e) {
-            emit warningReceived(tr("ignored a message from the probe: %1").arg(QString::fromUtf8(e.what())));
-        }
+    QByteArray bytes = m_socket->readAll();
+    if (!bytes.isEmpty())
+        m_reader->feed(m_connection, std::move(bytes));
+}
+
+void LiveSession::handleBatch(LiveReader::Batch batch)
+{
+    if (batch.connection != m_connection)
+        return; // an earlier connection's
+    for (auto &item : batch.items) {
         if (!m_socket)
             return; // refused
+        if (item.message)
+            handle(*item.message);
+        else
+            emit warningReceived(tr("ignored a message from the probe: %1").arg(item.error));
     }
-    m_buffer.remove(0, from);
-    if (size_t(m_buffer.size()) > live::kMaxLineBytes) {
+    if (batch.tooLong && m_socket) {
         emit warningReceived(tr("the probe sent a message too long to read; no longer listening to it"));
         m_socket->abort();
-        m_buffer.clear();
     }
 }
 
@@ -302,20 +307,24 @@ void LiveSession::processFinished(int code, QProcess::ExitStatus status)
     if (m_socket)
         m_socket->waitForReadyRead(0); // what has arrived, without waiting for more
     readMessages(); // the goodbye and what came before it
-    m_exitCode = status == QProcess::NormalExit ? code : -1;
     const double seconds = double(m_clock.elapsed()) / 1000.0;
-    const bool probed = !m_hello.engine.empty() || m_hello.pid;
-    const QString noProbeNote =
-        probed ? QString()
-               : tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
-                    "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
-    if (m_stopping)
-        setState(State::Stopped, tr("stopped after %1 s").arg(seconds, 0, 'f', 1));
-    else if (status == QProcess::CrashExit)
-        setState(State::Crashed, tr("the program crashed after %1 s (%2); the dump keeps every file written before it")
-                                     .arg(seconds, 0, 'f', 1)
-                                     .arg(signalName(code)) + noProbeNote);
-    else
-        setState(State::Finished, tr("the program exited with status %1 after %2 s").arg(code).arg(seconds, 0, 'f', 1) +
-                                      noProbeNote);
+    const bool stopping = m_stopping;
+    // Said once the reader has handed over every message the run sent (its hello among them).
+    m_reader->after([this, code, status, seconds, stopping] {
+        m_exitCode = status == QProcess::NormalExit ? code : -1;
+        const bool probed = !m_hello.engine.empty() || m_hello.pid;
+        const QString noProbeNote =
+            probed ? QString()
+                   : tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
+                        "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
+        if (stopping)
+            setState(State::Stopped, tr("stopped after %1 s").arg(seconds, 0, 'f', 1));
+        else if (status == QProcess::CrashExit)
+            setState(State::Crashed, tr("the program crashed after %1 s (%2); the dump keeps every file written before it")
+                                         .arg(seconds, 0, 'f', 1)
+                                         .arg(signalName(code)) + noProbeNote);
+        else
+            setState(State::Finished, tr("the program exited with status %1 after %2 s").arg(code).arg(seconds, 0, 'f', 1) +
+                                          noProbeNote);
+    });
 }

@@ -2,7 +2,9 @@
 // plan as `llmscope dump`, listens on a private socket for the probe's live channel, and
 // hands the views typed messages. Its own states, errors that say what to do, and Stop
 // (terminate, then kill after a grace period). No widgets; every signal is emitted on the
-// thread that owns the session (the GUI thread).
+// thread that owns the session (the GUI thread). The probe's messages are decoded on a reader
+// thread (LiveReader): this thread only moves bytes and handles decoded batches; a run's end
+// is said after every message it sent.
 #pragma once
 #include <QElapsedTimer>
 #include <QObject>
@@ -17,6 +19,7 @@
 
 #include "live/live_protocol.h"
 #include "session/launch_plan.h"
+#include "session/live_reader.h"
 
 class QLocalServer;
 class QLocalSocket;
@@ -68,7 +71,8 @@ private:
     QCoro::Task<> watchConnection(); // waits for the probe, or says why it may never come
     void setState(State s, const QString &message = {});
     void accept();
-    void readMessages();
+    void readMessages(); // the socket's bytes, to the reader
+    void handleBatch(LiveReader::Batch batch);
     void handle(const llmscope::live::Message &m);
     void processFinished(int code, QProcess::ExitStatus status);
 
@@ -78,7 +82,6 @@ private:
     QLocalServer *m_server = nullptr;
     QPointer<QLocalSocket> m_socket;
     QProcess *m_process = nullptr;
-    QByteArray m_buffer;
     State m_state = State::Idle;
     int m_exitCode = -1;
     bool m_stopping = false;
@@ -86,6 +89,8 @@ private:
     llmscope::live::Hello m_hello;
     std::chrono::milliseconds m_connectTimeout{15000};
     QElapsedTimer m_clock;
+    uint64_t m_connection = 0; // the accepted connection's number; the reader's batches of others are dropped
+    std::unique_ptr<LiveReader> m_reader; // last: its thread ends before the rest goes
 };
 
 Q_DECLARE_METATYPE(llmscope::live::Hello)
