@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "label_fit.h"
+#include "select/op_id.h"
 
 using namespace llmscope;
 
@@ -63,7 +64,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     }
     int layers = int(layerNames.size());
     for (const OpResult &op : r->ops)
-        layers = std::max(layers, op.opId.empty() ? 0 : std::atoi(op.opId.c_str()) + 1);
+        layers = std::max(layers, op.opId.empty() ? 0 : int(OpId::lenient(op.opId).layer()) + 1);
     const int64_t firstRound = r->firstDivergent >= 0 ? r->ops[size_t(r->firstDivergent)].round : -1;
     std::map<int64_t, bool> rounds;
     for (const OpResult &op : r->ops)
@@ -85,7 +86,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         auto out = m_output.find(op.round);
         if (out == m_output.end() || !op.unreadable.empty() || op.opId.empty())
             continue;
-        const int layer = std::atoi(op.opId.c_str());
+        const int layer = int(OpId::lenient(op.opId).layer());
         if (layer < 0 || layer >= layers)
             continue;
         double &o = out->second[size_t(layer)];
@@ -149,7 +150,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
                    .arg(rounds.size());
     if (firstRound >= 0) {
         const OpResult &op = r->ops[size_t(r->firstDivergent)];
-        const int layer = std::atoi(op.opId.c_str());
+        const int layer = int(OpId::lenient(op.opId).layer());
         note = tr("Solid: the worst output error of each layer's operations; dashed: the error they add themselves. "
                   "It rises in %1 (id %2) in round %3. Click a point to pick that layer's worst operation. ")
                    .arg(layerNames.value(layer, QString::number(layer)))

@@ -1,5 +1,6 @@
 #include "heatmap_model.h"
 
+#include "select/op_id.h"
 #include <QBrush>
 #include <QFont>
 #include <QRegularExpression>
@@ -80,7 +81,7 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
     };
     std::vector<Seen> seen(size_t(m_rowNames.size()));
     auto rowOfOp = [&](const live::TopoOp &o) {
-        const auto r = rowOf.find(QString::fromStdString(o.id).section(QLatin1Char('_'), 0, 0));
+        const auto r = rowOf.find(QString::fromStdString(std::string(opGroup(o.id))));
         return r == rowOf.end() ? -1 : *r;
     };
     for (const auto &o : ops)

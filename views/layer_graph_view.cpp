@@ -15,6 +15,7 @@
 
 #include "graphviz_layout.h"
 #include "heatmap_model.h"
+#include "select/op_id.h"
 
 using namespace llmscope;
 
@@ -203,7 +204,7 @@ void LayerGraphView::selectOp(const QString &id)
     if (id.isEmpty())
         return;
     m_selected = id;
-    showLayer(id.section(QLatin1Char('_'), 0, 0));
+    showLayer(QString::fromStdString(std::string(opGroup(id.toStdString()))));
     recolour();
     if (QGraphicsRectItem *box = m_items.value(id))
         m_view->ensureVisible(box);

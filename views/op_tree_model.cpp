@@ -12,6 +12,7 @@
 #include "dump/dump_layout.h"
 #include "select/op_ids.h"
 #include "util/error.h"
+#include "select/op_id.h"
 
 using namespace llmscope;
 
@@ -49,7 +50,7 @@ void OpTreeModel::setTopology(const live::Topology &t)
     }
     for (const auto &o : t.ops) {
         const QString id = QString::fromStdString(o.id);
-        const auto g = groups.find(id.section(QLatin1Char('_'), 0, 0));
+        const auto g = groups.find(QString::fromStdString(std::string(opGroup(o.id))));
         Node *parent = g == groups.end() ? root.get() : g->second;
         auto n = std::make_unique<Node>();
         n->id = id;
@@ -167,7 +168,7 @@ QString OpTreeModel::opPath(const QString &id) const
 {
     QStringList parts;
     for (const Node *n = m_byId.value(id); n && n != m_root.get(); n = n->parent)
-        parts.prepend(QString::fromStdString(opFolderName(n->id.section(QLatin1Char('_'), -1).toInt(), n->type.toStdString())));
+        parts.prepend(QString::fromStdString(opFolderName(int(OpId::lenient(n->id.toStdString()).last()), n->type.toStdString())));
     return parts.join(QLatin1Char('/'));
 }
 

@@ -12,6 +12,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "select/op_id.h"
 
 namespace llmscope {
 namespace {
@@ -124,9 +125,8 @@ OpMapping parseOpMapping(const std::string &text)
         if (!g.is_string() || !y.is_string())
             throw Error("mapping file: op ids must be strings like \"3_1\"");
         for (const std::string &id : {g.get<std::string>(), y.get<std::string>()})
-            for (const auto &part : split(id, '_'))
-                if (!parseInt(part) || *parseInt(part) < 0)
-                    throw Error("mapping file: '" + id + "' is not an op id like 3_1");
+            if (!OpId::parse(id))
+                throw Error("mapping file: '" + id + "' is not an op id like 3_1");
         m[g.get<std::string>()] = y.get<std::string>();
     };
     if (j.is_object() && j.contains("pairs")) {

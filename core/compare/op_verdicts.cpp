@@ -10,16 +10,14 @@
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
 #include "util/text.h"
+#include "select/op_id.h"
 
 namespace llmscope {
 namespace {
 
 std::vector<int64_t> idParts(const std::string &id)
 {
-    std::vector<int64_t> v;
-    for (const auto &p : split(id, '_'))
-        v.push_back(parseInt(p).value_or(0));
-    return v;
+    return OpId::lenient(id).parts();
 }
 
 // The KV cache is state a node wrote (SET_ROWS, CPY), not a weight: its difference is judged

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "dump/dump_layout.h"
+#include "select/op_id.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
@@ -258,10 +259,7 @@ void sortTensors(std::vector<TensorRecord> &tensors)
     keys.reserve(tensors.size());
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorRecord &r = tensors[i];
-        std::vector<int64_t> op;
-        for (const auto &part : split(r.opId, '_'))
-            op.push_back(parseInt(part).value_or(0));
-        keys.push_back({{r.pid, r.exec, std::move(op), !r.before, !r.input, r.index}, i});
+        keys.push_back({{r.pid, r.exec, OpId::lenient(r.opId).parts(), !r.before, !r.input, r.index}, i});
     }
     std::sort(keys.begin(), keys.end());
     std::vector<TensorRecord> sorted;

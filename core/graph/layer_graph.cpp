@@ -1,5 +1,6 @@
 #include "graph/layer_graph.h"
 
+#include "select/op_id.h"
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -19,7 +20,7 @@ LayerGraph::Kind leafKind(const std::string &name)
 
 std::string groupOf(const std::string &id)
 {
-    return id.substr(0, id.find('_'));
+    return std::string(opGroup(id));
 }
 } // namespace
 

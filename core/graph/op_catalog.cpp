@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "dump/dump_layout.h"
+#include "select/op_id.h"
 
 namespace llmscope {
 namespace {
@@ -10,13 +11,7 @@ namespace {
 // The folder of an op: its last id part and its type ("3_1" of type Linear: "1_Linear").
 std::string folderOf(const std::string &id, const std::string &type)
 {
-    const size_t cut = id.rfind('_');
-    const std::string last = cut == std::string::npos ? id : id.substr(cut + 1);
-    int index = 0;
-    for (char c : last)
-        if (c >= '0' && c <= '9' && index < 100000000)
-            index = index * 10 + (c - '0');
-    return opFolderName(index, type);
+    return opFolderName(int(OpId::lenient(id).last()), type);
 }
 
 } // namespace
@@ -26,7 +21,7 @@ OpCatalog::OpCatalog(const live::Topology &t)
     for (const auto &g : t.groups)
         m_ops[g.id] = {g.name, g.type, folderOf(g.id, g.type)};
     for (const auto &o : t.ops) {
-        const std::string group = o.id.substr(0, o.id.find('_'));
+        const std::string group(opGroup(o.id));
         const auto g = m_ops.find(group);
         const std::string folder = folderOf(o.id, o.type);
         m_ops[o.id] = {o.name, o.type, g != m_ops.end() && group != o.id ? g->second.path + "/" + folder : folder};

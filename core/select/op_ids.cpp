@@ -1,24 +1,11 @@
 #include "select/op_ids.h"
+#include "select/op_id.h"
 
 #include "util/error.h"
 #include "util/text.h"
 
 namespace llmscope {
 namespace {
-
-bool isValidId(std::string_view id)
-{
-    bool needDigit = true;
-    for (char c : id) {
-        if (c >= '0' && c <= '9')
-            needDigit = false;
-        else if (c == '_' && !needDigit)
-            needDigit = true;
-        else
-            return false;
-    }
-    return !needDigit;
-}
 
 bool isPrefixPath(std::string_view prefix, std::string_view id)
 {
@@ -35,7 +22,7 @@ OpIds OpIds::parse(std::string_view text)
         return out;
     for (const auto &raw : split(t, ',')) {
         const std::string id = trim(raw);
-        if (!isValidId(id))
+        if (!OpId::parse(id))
             throw Error("ids: '" + id + "' is not an operation id (digits joined by '_', e.g. 3 or 3_1)");
         out.m_ids.push_back(id);
     }

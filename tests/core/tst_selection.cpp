@@ -1,6 +1,7 @@
 #include <QTest>
 
 #include "select/dynamic_config.h"
+#include "select/op_id.h"
 #include "select/selection.h"
 #include "util/error.h"
 
@@ -9,6 +10,26 @@ using namespace llmscope;
 class TstSelection : public QObject {
     Q_OBJECT
 private slots:
+    // One reader of op ids: strict for what a user types, lenient for what a dump holds,
+    // ordered by number part by part.
+    void opId()
+    {
+        using llmscope::OpId;
+        QVERIFY(OpId::parse("3_1_2"));
+        QCOMPARE(OpId::parse("3_1_2")->parts(), (std::vector<int64_t>{3, 1, 2}));
+        for (const char *bad : {"", "_", "3_", "_3", "3__1", "3a", "-1", "3_1 ", "99999999999999999999"})
+            QVERIFY2(!OpId::parse(bad), bad);
+        QCOMPARE(OpId::lenient("3_x_2").parts(), (std::vector<int64_t>{3, 0, 2}));
+        QCOMPARE(OpId::lenient("12_4").layer(), int64_t(12));
+        QCOMPARE(OpId::lenient("12_4").last(), int64_t(4));
+        QCOMPARE(OpId::parse("007_1")->text(), std::string("7_1"));
+        QVERIFY(*OpId::parse("2") < *OpId::parse("10")); // by number, not by text
+        QVERIFY(*OpId::parse("3") < *OpId::parse("3_1"));
+        QVERIFY(!(*OpId::parse("3_1") < *OpId::parse("3")));
+        QCOMPARE(std::string(llmscope::opGroup("3_1_2")), std::string("3"));
+        QCOMPARE(std::string(llmscope::opGroup("3")), std::string("3"));
+    }
+
     void ids_data()
     {
         QTest::addColumn<QString>("ids");
