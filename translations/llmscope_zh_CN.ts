@@ -434,18 +434,6 @@ failed</source>
         <translation>无法比较 %1 与 %2</translation>
     </message>
     <message>
-        <source>dumps kept in %1</source>
-        <translation>转储保存在 %1</translation>
-    </message>
-    <message>
-        <source>cancelled; the dumps written so far are kept in %1</source>
-        <translation>已取消; 已写出的转储保存在 %1</translation>
-    </message>
-    <message>
-        <source>stopped: %1</source>
-        <translation>已停止: %1</translation>
-    </message>
-    <message>
         <source>could not launch %1: %2</source>
         <translation>无法启动 %1: %2</translation>
     </message>
@@ -551,6 +539,25 @@ failed</source>
     <message>
         <source>budget: &apos;%1&apos; is not a share such as 10% or 0.1</source>
         <translation>预算: &apos;%1&apos; 不是 10% 或 0.1 这样的比例</translation>
+    </message>
+</context>
+<context>
+    <name>HuntRunnerText</name>
+    <message>
+        <source>; see %1</source>
+        <translation>; 见 %1</translation>
+    </message>
+    <message>
+        <source>dumps and reports kept in %1</source>
+        <translation>转储与报告保存在 %1</translation>
+    </message>
+    <message>
+        <source>cancelled; the dumps written so far are kept in %1</source>
+        <translation>已取消; 已写出的转储保存在 %1</translation>
+    </message>
+    <message>
+        <source>stopped: %1</source>
+        <translation>已停止: %1</translation>
     </message>
 </context>
 <context>

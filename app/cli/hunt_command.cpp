@@ -2,6 +2,7 @@
 
 #include "child_dump.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
@@ -13,6 +14,7 @@
 #include "compare/report.h"
 #include "dump/dump_layout.h"
 #include "session/hunt_plan.h"
+#include "session/hunt_runner.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -61,64 +63,33 @@ int runHuntCommand(const QStringList &args)
         std::fputs(kUsage, stdout);
         return 0;
     }
-    const QString golden = request.golden, test = request.test, out = request.folder, rounds = request.rounds;
-    const std::optional<Standard> standard = request.standard;
-    const QDir dir(out);
-    auto step = [](const QString &text) { say(QStringLiteral("llmscope hunt: %1\n").arg(text)); };
-    try {
-        step(hunt::stepStats(rounds));
-        const QStringList statsOptions = hunt::statsArgs(rounds);
-        const QString gStats = runChildDump(golden, statsOptions, dir.absoluteFilePath(hunt::goldenStatsDir()));
-        const QString tStats = runChildDump(test, statsOptions, dir.absoluteFilePath(hunt::testStatsDir()));
-
-        step(hunt::stepCompareStats());
+    // The runner is a coroutine; here every step finishes before it returns (a child dump, a
+    // compare), so it runs to its end inside waitFor.
+    int argc = 1;
+    char name[] = "llmscope";
+    char *argv[] = {name, nullptr};
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
+    hunt::Steps steps;
+    steps.dump = [&request](hunt::Side side, QStringList options, QString out) -> QCoro::Task<QString> {
+        co_return runChildDump(side == hunt::Side::Golden ? request.golden : request.test, options, out);
+    };
+    steps.compare = [&request](QString golden, QString test) -> QCoro::Task<std::shared_ptr<const CompareResult>> {
         CompareOptions o;
-        o.standard = standard;
-        o.goldenPath = gStats.toStdString();
-        o.myPath = tStats.toStdString();
-        CompareResult statsResult = runCompare(o);
-        writeCompareReports(statsResult, dir.absoluteFilePath("report-stats").toStdString());
-        if (statsResult.standard == Standard::Engine && hunt::quantizedTest(statsResult)) {
-            step(hunt::stepOutputs(statsResult, rounds));
-            const QStringList outputs = hunt::outputsArgs(rounds);
-            o.goldenPath = runChildDump(golden, outputs, dir.absoluteFilePath(hunt::goldenOutputsDir())).toStdString();
-            o.myPath = runChildDump(test, outputs, dir.absoluteFilePath(hunt::testOutputsDir())).toStdString();
-            statsResult = runCompare(o);
-            writeCompareReports(statsResult, dir.absoluteFilePath("report-outputs").toStdString());
-        }
-        if (statsResult.firstDivergent < 0) {
-            step(hunt::nothingDiverges(rounds, statsResult));
-            return 1;
-        }
-        const OpResult &suspect = statsResult.ops[size_t(statsResult.firstDivergent)];
-        say(QStringLiteral("  %1\n").arg(hunt::suspect(statsResult, suspect)));
-
-        step(hunt::stepTensors(suspect));
-        const QString gTensors = runChildDump(golden, hunt::tensorArgs(suspect, hunt::Side::Golden),
-                                      dir.absoluteFilePath(hunt::goldenTensorsDir()));
-        const QString tTensors = runChildDump(test, hunt::tensorArgs(suspect, hunt::Side::Test),
-                                      dir.absoluteFilePath(hunt::testTensorsDir()));
-
-        step(hunt::stepCompareTensors());
-        o.goldenPath = gTensors.toStdString();
-        o.myPath = tTensors.toStdString();
-        const CompareResult result = runCompare(o);
-        const std::string report = writeCompareReports(result, dir.absoluteFilePath("report-tensors").toStdString());
-        const OpResult *op = hunt::findOp(result, suspect.opId);
-        if (!op) {
-            step(hunt::notDumped(suspect) + QStringLiteral("; see ") + dir.absolutePath());
-            return 2;
-        }
-        step(hunt::found(result, *op));
-        say(QStringLiteral("  dumps and reports: %1 (element report %2)\n")
-                .arg(dir.absolutePath(), QString::fromStdString(report)));
-        if (!hunt::confirmed(result, *op)) {
-            step(hunt::cleared(*op));
-            return 1;
-        }
-        return 0;
-    } catch (const Error &e) {
-        say(QStringLiteral("llmscope hunt: %1\n").arg(QString::fromUtf8(e.what())));
-        return 2;
+        o.standard = request.standard;
+        o.goldenPath = golden.toStdString();
+        o.myPath = test.toStdString();
+        co_return std::make_shared<const CompareResult>(runCompare(o));
+    };
+    steps.say = [](const QString &text, int step) {
+        say(step < 0 ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
+    };
+    const hunt::Outcome outcome = QCoro::waitFor(hunt::run(steps, request.folder, request.rounds));
+    switch (outcome.end) {
+    case hunt::Outcome::End::Found: return 0;
+    case hunt::Outcome::End::NothingDiverges:
+    case hunt::Outcome::End::Cleared: return 1;
+    default: return 2;
     }
 }

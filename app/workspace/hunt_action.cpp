@@ -13,10 +13,6 @@
 
 using namespace llmscope;
 
-namespace {
-struct Cancelled {};
-} // namespace
-
 HuntAction::HuntAction(Workspace *workspace) : QObject(workspace), m_workspace(workspace) {}
 
 void HuntAction::say(const QString &text, int step)
@@ -49,7 +45,7 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     const auto cancelled = m_cancelled;
     QPointer<Workspace> w = m_workspace;
     if (!w)
-        throw Cancelled{};
+        throw hunt::Cancelled{};
     LiveSession *session = w->session();
     // Listening before the launch: one signal when the run ends. (Awaiting stateChanged in a
     // loop would leave queued calls to awaiters already gone.)
@@ -60,7 +56,7 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     const auto end = co_await ended;
     const QString message = std::get<1>(end);
     if (*cancelled || !w)
-        throw Cancelled{};
+        throw hunt::Cancelled{};
     if (session->state() != LiveSession::State::Finished || session->exitCode() != 0)
         throw Error(tr("%1 did not finish well: %2").arg(QString::fromStdString(o.command[0]), message).toStdString());
     const QString root = session->dumpRoot(); // the msit_dump_* folder the session made for this run
@@ -69,25 +65,18 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     co_return root;
 }
 
-QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::dumpAndCompare(HuntSide golden, HuntSide test,
-                                                                             QStringList goldenArgs, QStringList testArgs,
-                                                                             QString goldenOut, QString testOut, int step,
-                                                                             QString text)
+QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::compare(QString golden, QString test)
 {
     const auto cancelled = m_cancelled;
-    // Each task named before it is awaited: g++ 12 mishandles temporaries inside co_await.
-    auto goldenRun = dump(golden, goldenArgs, goldenOut);
-    const QString goldenDump = co_await goldenRun;
-    auto testRun = dump(test, testArgs, testOut);
-    const QString testDump = co_await testRun;
-    say(text, step);
     QPointer<Workspace> w = m_workspace;
-    auto compare = w->compare(goldenDump, testDump);
-    const bool compared = co_await compare;
+    if (!w)
+        throw hunt::Cancelled{};
+    auto comparing = w->compare(golden, test);
+    const bool compared = co_await comparing;
     if (*cancelled || !w)
-        throw Cancelled{};
+        throw hunt::Cancelled{};
     if (!compared)
-        throw Error(tr("%1 and %2 could not be compared").arg(goldenDump, testDump).toStdString());
+        throw Error(tr("%1 and %2 could not be compared").arg(golden, test).toStdString());
     co_return w->comparison();
 }
 
@@ -99,64 +88,18 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     m_cancelled = std::make_shared<bool>(false);
     m_log.clear();
     QPointer<Workspace> w = m_workspace;
-    const QDir dir(folder);
-    bool found = false;
-    QString end;
-    try {
-        say(hunt::stepStats(rounds), 1);
-        const QStringList statsArgs = hunt::statsArgs(rounds);
-        auto statsPass = dumpAndCompare(golden, test, statsArgs, statsArgs, dir.absoluteFilePath(hunt::goldenStatsDir()),
-                                        dir.absoluteFilePath(hunt::testStatsDir()), 2, hunt::stepCompareStats());
-        auto statsResult = co_await statsPass;
-        if (statsResult->standard == Standard::Engine && hunt::quantizedTest(*statsResult)) {
-            const QStringList outputsArgs = hunt::outputsArgs(rounds);
-            auto outputsPass = dumpAndCompare(golden, test, outputsArgs, outputsArgs,
-                                              dir.absoluteFilePath(hunt::goldenOutputsDir()),
-                                              dir.absoluteFilePath(hunt::testOutputsDir()), 2,
-                                              hunt::stepOutputs(*statsResult, rounds));
-            statsResult = co_await outputsPass;
-        }
-        if (statsResult->firstDivergent < 0) {
-            end = hunt::nothingDiverges(rounds, *statsResult);
-            say(end);
-        } else {
-            const OpResult suspect = statsResult->ops[size_t(statsResult->firstDivergent)];
-            say(hunt::suspect(*statsResult, suspect));
-
-            say(hunt::stepTensors(suspect), 3);
-            auto tensorPass = dumpAndCompare(golden, test, hunt::tensorArgs(suspect, hunt::Side::Golden),
-                                             hunt::tensorArgs(suspect, hunt::Side::Test),
-                                             dir.absoluteFilePath(hunt::goldenTensorsDir()),
-                                             dir.absoluteFilePath(hunt::testTensorsDir()), 4, hunt::stepCompareTensors());
-            const auto result = co_await tensorPass;
-            if (!w)
-                throw Cancelled{};
-            // The whole model's picture from the statistics; the element view on the op.
-            w->showMetrics(statsResult);
-            const OpResult *op = hunt::findOp(*result, suspect.opId);
-            if (!op) {
-                end = hunt::notDumped(suspect);
-                say(end);
-            } else {
-                end = hunt::found(*result, *op);
-                say(end);
-                found = hunt::confirmed(*result, *op);
-                if (!found) {
-                    end = hunt::cleared(*op);
-                    say(end);
-                }
-                say(tr("dumps kept in %1").arg(dir.absolutePath()));
-            }
-        }
-    } catch (const Cancelled &) {
-        end = tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath());
-        say(end);
-    } catch (const Error &e) {
-        end = tr("stopped: %1").arg(QString::fromUtf8(e.what()));
-        say(end);
-    }
+    hunt::Steps steps;
+    steps.dump = [this, golden, test](hunt::Side side, QStringList options, QString out) {
+        return dump(side == hunt::Side::Golden ? golden : test, options, out);
+    };
+    steps.compare = [this](QString g, QString t) { return compare(g, t); };
+    steps.say = [this](const QString &text, int step) { say(text, std::max(step, 0)); };
+    auto hunting = hunt::run(steps, folder, rounds);
+    const hunt::Outcome outcome = co_await hunting;
+    if (w && outcome.stats && outcome.tensors)
+        w->showMetrics(outcome.stats); // the whole model's picture from the statistics; the element view on the op
     m_running = false;
-    emit finished(found, end);
+    const bool found = outcome.end == hunt::Outcome::End::Found;
+    emit finished(found, outcome.message);
     co_return found;
 }
-

@@ -1,4 +1,4 @@
-// The hunt, a workspace job: a golden and a test launch (presets, recent launches or plain
+// The hunt, a workspace job, run by hunt::run as `llmscope hunt` is: a golden and a test launch (presets, recent launches or plain
 // command lines) run back to back under the probe with statistics of every operation, each
 // shown live; the statistics compared; both run again dumping the first divergent op's full
 // tensors only; and the element-wise diff opened on it. Each step says what it does and why
@@ -13,6 +13,7 @@
 
 #include "compare/compare_run.h"
 #include "launch/dump_options.h"
+#include "session/hunt_runner.h"
 #include "session/launch_plan.h"
 
 class Workspace;
@@ -41,11 +42,8 @@ signals:
 private:
     // One `llmscope dump` run of side with these options, live in the window; its dump folder.
     QCoro::Task<QString> dump(const HuntSide &side, QStringList args, QString out);
-    // Both sides, each with its options, then their dumps compared (announced as step); the result.
-    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> dumpAndCompare(HuntSide golden, HuntSide test,
-                                                                              QStringList goldenArgs, QStringList testArgs,
-                                                                              QString goldenOut, QString testOut, int step,
-                                                                              QString text);
+    // Two dumps compared in the workspace (shown in the window); the result.
+    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> compare(QString golden, QString test);
     void say(const QString &text, int step = 0);
 
     QPointer<Workspace> m_workspace;

@@ -1,0 +1,91 @@
+#include "hunt_runner.h"
+
+#include <QCoreApplication>
+#include <QDir>
+
+#include "compare/report.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace hunt {
+namespace {
+
+// The words' translation context, as hunt_plan's.
+class HuntRunnerText {
+    Q_DECLARE_TR_FUNCTIONS(HuntRunnerText)
+};
+
+// Both sides dumped with their options, then compared; the comparison's reports written
+// under folder/report (the CSV and JSON, as llmscope compare writes them).
+QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStringList goldenOptions,
+                                                      QStringList testOptions, QString goldenOut, QString testOut,
+                                                      int compareStep, QString compareText, QString report)
+{
+    auto goldenRun = steps.dump(Side::Golden, goldenOptions, goldenOut); // named: g++ 12 and co_await temporaries
+    const QString goldenDump = co_await goldenRun;
+    auto testRun = steps.dump(Side::Test, testOptions, testOut);
+    const QString testDump = co_await testRun;
+    steps.say(compareText, compareStep);
+    auto comparing = steps.compare(goldenDump, testDump);
+    auto result = co_await comparing;
+    writeCompareReports(*result, report.toStdString());
+    co_return result;
+}
+
+} // namespace
+
+QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
+{
+    Outcome out;
+    const QDir dir(folder);
+    auto end = [&](Outcome::End e, const QString &message) {
+        out.end = e;
+        out.message = message;
+        steps.say(message, 0);
+    };
+    try {
+        steps.say(stepStats(rounds), 1);
+        const QStringList stats = statsArgs(rounds);
+        auto statsPass = pass(steps, stats, stats, dir.absoluteFilePath(goldenStatsDir()),
+                              dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
+                              dir.absoluteFilePath(QStringLiteral("report-stats")));
+        out.stats = co_await statsPass;
+        if (out.stats->standard == Standard::Engine && quantizedTest(*out.stats)) {
+            const QStringList outputs = outputsArgs(rounds);
+            auto outputsPass = pass(steps, outputs, outputs, dir.absoluteFilePath(goldenOutputsDir()),
+                                    dir.absoluteFilePath(testOutputsDir()), 2, stepOutputs(*out.stats, rounds),
+                                    dir.absoluteFilePath(QStringLiteral("report-outputs")));
+            out.stats = co_await outputsPass;
+        }
+        if (out.stats->firstDivergent < 0) {
+            end(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats));
+            co_return out;
+        }
+        const OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
+        steps.say(suspect(*out.stats, suspectOp), -1);
+
+        steps.say(stepTensors(suspectOp), 3);
+        auto tensorPass = pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
+                               dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()), 4,
+                               stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
+        out.tensors = co_await tensorPass;
+        const OpResult *op = findOp(*out.tensors, suspectOp.opId);
+        if (!op) {
+            end(Outcome::End::NotDumped, notDumped(suspectOp) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
+            co_return out;
+        }
+        end(Outcome::End::Found, found(*out.tensors, *op));
+        steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+        if (!confirmed(*out.tensors, *op))
+            end(Outcome::End::Cleared, cleared(*op));
+    } catch (const Cancelled &) {
+        end(Outcome::End::Cancelled,
+            HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));
+    } catch (const Error &e) {
+        end(Outcome::End::Failed, HuntRunnerText::tr("stopped: %1").arg(QString::fromUtf8(e.what())));
+    }
+    co_return out;
+}
+
+} // namespace hunt

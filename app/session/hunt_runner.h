@@ -1,0 +1,40 @@
+// The hunt's steps, run by one runner for `llmscope hunt` and for the window's Session > Hunt.
+// What differs between the two comes in as Steps: how a side is dumped (a child `llmscope
+// dump`, or a launch shown live in the window), how two dumps are compared, and where the
+// words go. The order of the steps, the reports written beside the dumps, the verdict and the
+// words themselves (hunt_plan.h) are the runner's.
+#pragma once
+#include <QCoroTask>
+
+#include <functional>
+#include <memory>
+
+#include "session/hunt_plan.h"
+
+namespace hunt {
+
+// Thrown by a step when the user cancelled: the hunt ends, saying so, keeping its dumps.
+struct Cancelled {};
+
+struct Steps {
+    // Dumps side with these `llmscope dump` options into out; the dump folder it made. Throws
+    // llmscope::Error when it cannot, Cancelled when cancelled.
+    std::function<QCoro::Task<QString>(Side side, QStringList options, QString out)> dump;
+    // Compares golden's dump with test's; throws as dump does.
+    std::function<QCoro::Task<std::shared_ptr<const llmscope::CompareResult>>(QString golden, QString test)> compare;
+    // A line to show: step 1..kSteps starts one; 0 a conclusion; -1 a detail under it.
+    std::function<void(const QString &text, int step)> say;
+};
+
+struct Outcome {
+    enum class End { Found, NothingDiverges, Cleared, NotDumped, Failed, Cancelled };
+    End end = End::Failed;
+    QString message;                                       // the last line said
+    std::shared_ptr<const llmscope::CompareResult> stats;   // the statistics (or outputs) pass
+    std::shared_ptr<const llmscope::CompareResult> tensors; // the suspect's element-wise pass
+};
+
+// Runs the hunt into folder (its dumps, and report-stats, report-outputs, report-tensors).
+QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds);
+
+} // namespace hunt
