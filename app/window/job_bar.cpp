@@ -14,7 +14,9 @@ JobBar::JobBar(Job *job, QWidget *parent)
     setObjectName(QStringLiteral("JobBar") + kind); // tests and screenshots find each job's own
     m_cancel->setObjectName(QStringLiteral("Cancel") + kind);
     m_cancel->setToolTip(tr("Cancel the %1").arg(job->title()));
-    m_progress->setMaximumWidth(240);
+    m_progress->setFixedWidth(220);
+    m_cancel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_progress);

@@ -392,6 +392,8 @@ void MainWindow::followComparison()
 
 void MainWindow::followJobs()
 {
+    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob()})
+        connect(job, &Job::started, this, [this](const QString &what) { statusBar()->showMessage(what); });
     connect(m_ws->huntJob(), &Job::finished, this,
             [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
     connect(m_ws->quantReport(), &QuantReportAction::finished, this, [this](bool ok) {

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPointer>
+#include <QThreadPool>
 #include <QtConcurrent>
 
 #include <mutex>
@@ -23,7 +24,7 @@
 using namespace llmscope;
 
 Workspace::Workspace(QObject *parent)
-    : QObject(parent), m_session(new LiveSession(this)),
+    : QObject(parent), m_session(new LiveSession(this)), m_pool(QThreadPool::globalInstance()),
       m_scanJob(new Job(Job::Kind::Scan, tr("scan"), this)),
       m_compareJob(new Job(Job::Kind::Compare, tr("comparison"), this)),
       m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
@@ -192,7 +193,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
     };
     bool early = false;
     if (withStats) {
-        auto topoFuture = QtConcurrent::run([path]() -> Early {
+        auto topoFuture = QtConcurrent::run(m_pool, [path]() -> Early {
             Early e;
             for (const auto &f : findModelFiles(path))
                 try {
@@ -258,7 +259,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
         std::vector<live::RoundStats> stats; // when the topology came only with the scan
         QString error;
     };
-    auto future = QtConcurrent::run([path, onRound, report, cancelled, withStats, early]() {
+    auto future = QtConcurrent::run(m_pool, [path, onRound, report, cancelled, withStats, early]() {
         Scan s;
         try {
             const DumpIndex index = scanDumpByRound(path, onRound, [&](uint64_t done, uint64_t total) {
@@ -477,7 +478,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     auto progress = [report](uint64_t done, uint64_t total, const std::string &op) {
         report(qint64(done), qint64(total), tr("Comparing: %1").arg(QString::fromStdString(op)));
     };
-    auto future = QtConcurrent::run([o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<CompareResult>, QString> {
+    auto future = QtConcurrent::run(m_pool, [o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<CompareResult>, QString> {
         try {
             return {std::make_shared<CompareResult>(runCompare(o, progress)), QString()};
         } catch (const Error &e) {

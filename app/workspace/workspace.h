@@ -31,6 +31,7 @@
 #include "session/live_session.h"
 
 class Job;
+class QThreadPool;
 class HuntAction;
 class QuantReportAction;
 struct HuntSide;
@@ -123,6 +124,9 @@ public:
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
     // Why a hunt or report cannot start now; empty when it can.
     QString busyReason() const;
+    // The threads scans and comparisons run on (default: Qt's global pool, which the window's
+    // painting shares; a test gives one of its own to order the work it races).
+    void setThreadPool(QThreadPool *pool) { m_pool = pool; }
     // A line for the console (and the status bar), in llmscope's voice.
     void say(const QString &text, Tone tone = Tone::Info);
 
@@ -160,6 +164,7 @@ private:
     void flushOpStats();
 
     LiveSession *m_session;
+    QThreadPool *m_pool;
     Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;

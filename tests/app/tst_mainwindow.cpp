@@ -2,7 +2,10 @@
 #include <QApplication>
 #include <QLabel>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QSemaphore>
+#include <QThreadPool>
 #include <QSettings>
 #include <QTimer>
 #include <QSignalSpy>
@@ -19,6 +22,7 @@
 
 #include "dump_tree_model.h"
 #include "i18n.h"
+#include "job.h"
 #include "main_window.h"
 #include "workspace.h"
 #include "op_tree_model.h"
@@ -87,6 +91,41 @@ private slots:
         QCOMPARE(stack->currentIndex(), 0);
         auto *label = qobject_cast<QLabel *>(stack->currentWidget());
         QVERIFY(label->text().contains("Could not open the dump"));
+    }
+
+    // A scan shows its own progress and Cancel in the status bar; Cancel ends it, saying so,
+    // and nothing of the dump is loaded. (One pool thread, held: the scan cannot end before
+    // the click, however the machine schedules it.)
+    void aScanShowsItsProgressAndCancels()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QThreadPool pool; // the workspace's own: the window's painting keeps Qt's
+        pool.setMaxThreadCount(1);
+        w.workspace()->setThreadPool(&pool);
+        QSemaphore hold;
+        pool.start([&hold] { hold.acquire(); });
+        QSignalSpy failed(w.workspace(), &Workspace::dumpFailed);
+        QSignalSpy loaded(w.workspace(), &Workspace::dumpLoaded);
+        w.workspace()->openDump(dir.path());
+        auto *cancel = w.findChild<QPushButton *>("CancelScan");
+        QVERIFY(cancel);
+        QVERIFY(cancel->isVisible());
+        QVERIFY(!w.findChild<QPushButton *>("CancelCompare")->isVisible()); // each job its own
+        auto *bar = w.findChild<QWidget *>("JobBarScan")->findChild<QProgressBar *>();
+        QVERIFY(bar->isVisible());
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/scanning.png");
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        hold.release();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+        QCOMPARE(failed.at(0).at(1).toString(), QString("scan cancelled"));
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!cancel->isVisible());
+        QVERIFY(!w.workspace()->scanJob()->isRunning());
     }
 
     void chineseUi()
