@@ -56,7 +56,11 @@ int main(int argc, char **argv)
             QStringList rest;
             for (size_t i = 1; i < launch.size(); ++i)
                 rest << QString::fromStdString(launch[i]);
-            hunt::parseRequest(rest);
+            if (hunt::parseRequest(rest).help) {
+                std::fputs("llmscope --hunt opens the window on a hunt; it takes the options of llmscope hunt "
+                           "(see llmscope hunt --help)\n", stdout);
+                return 0;
+            }
         } catch (const llmscope::Error &e) {
             std::fprintf(stderr, "llmscope --hunt: %s\n", e.what());
             return 2;

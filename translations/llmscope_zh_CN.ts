@@ -559,6 +559,10 @@ failed</source>
         <source>stopped: %1</source>
         <translation>已停止: %1</translation>
     </message>
+    <message>
+        <source>stopped: an unexpected error</source>
+        <translation>已停止: 意外错误</translation>
+    </message>
 </context>
 <context>
     <name>HuntText</name>
@@ -1880,6 +1884,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>A hunt or report is running; cancel it first</source>
         <translation>定位或报告正在进行, 请先取消</translation>
+    </message>
+    <message>
+        <source>scan of the previous source stopped</source>
+        <translation>已停止对上一个来源的扫描</translation>
+    </message>
+    <message>
+        <source>comparison of the previous source stopped</source>
+        <translation>已停止对上一个来源的比较</translation>
     </message>
 </context>
 </TS>

@@ -147,6 +147,8 @@ void DiffView::resizeEvent(QResizeEvent *e)
 
 void DiffView::selectOp(const QString &id)
 {
+    if (m_table->currentIndex().siblingAtColumn(DiffTableModel::OpColumn).data(DiffTableModel::OpIdRole).toString() == id)
+        return; // already on it (in the round the user picked)
     for (int r = 0; r < m_proxy->rowCount(); ++r) {
         const QModelIndex i = m_proxy->index(r, DiffTableModel::OpColumn);
         if (i.data(DiffTableModel::OpIdRole).toString() == id) {

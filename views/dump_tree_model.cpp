@@ -1,5 +1,7 @@
 #include "dump_tree_model.h"
 
+#include <algorithm>
+
 #include "tensor/dtype.h"
 #include "util/text.h"
 
@@ -70,8 +72,10 @@ void DumpTreeModel::addChunk(const DumpIndex &chunk)
     for (const auto &c : scratch.children)
         for (const auto &mine : m_root->children)
             known = known || mine->label == c->label;
-    if (known) { // adds to a round already shown: the whole tree again
+    if (known) { // adds to a round already shown: the whole tree again, each round's tensors together
         beginResetModel();
+        std::stable_sort(m_tensors.begin(), m_tensors.end(),
+                         [](const TensorRecord &a, const TensorRecord &b) { return a.exec < b.exec; });
         m_root = std::make_unique<Node>();
         build(m_root.get(), 0);
         endResetModel();

@@ -82,8 +82,10 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
     } catch (const Cancelled &) {
         end(Outcome::End::Cancelled,
             HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));
-    } catch (const Error &e) {
+    } catch (const std::exception &e) { // llmscope's errors, and any other: the hunt ends, saying why
         end(Outcome::End::Failed, HuntRunnerText::tr("stopped: %1").arg(QString::fromUtf8(e.what())));
+    } catch (...) {
+        end(Outcome::End::Failed, HuntRunnerText::tr("stopped: an unexpected error"));
     }
     co_return out;
 }

@@ -303,6 +303,8 @@ void LiveSession::processFinished(int code, QProcess::ExitStatus status)
 {
     // A program that ends fast may have connected without the event loop having accepted it
     // yet: its probe did talk, and what it said is in the socket already.
+    if (m_server)
+        m_server->waitForNewConnection(0); // one still in the kernel's backlog, too
     accept();
     if (m_socket)
         m_socket->waitForReadyRead(0); // what has arrived, without waiting for more

@@ -44,7 +44,7 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
         if (!read(request.golden, g) || !read(request.test, t))
             window.workspace()->say(QObject::tr("Cannot hunt: %1").arg(error), Workspace::Tone::Failure);
         else
-            window.workspace()->runHunt(g, t, QDir(request.folder).absolutePath(), request.rounds);
+            window.workspace()->runHunt(g, t, QDir(request.folder).absolutePath(), request.rounds, request.standard);
     } else if (!args.empty()) {
         window.launch(llmscope::parseDumpOptions(args)); // checked by main() before the window loads
     }

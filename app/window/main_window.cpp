@@ -276,6 +276,11 @@ void MainWindow::followSource()
         m_graph->setTopology(m_ws->topology().groups, m_ws->topology().ops);
         if (first && m_ws->source() == Workspace::Source::Program)
             showPage(m_heatmap); // it fills as the dumped rounds' statistics come
+        if (const QString op = m_ws->currentOp(); !op.isEmpty()) { // picked before its topology came
+            m_ops->selectOp(op);
+            m_heatmap->selectOp(op);
+            inspect(op);
+        }
     });
     connect(m_ws, &Workspace::backendsChanged, this, [this] { m_ops->model()->setBackends(m_ws->backends()); });
     connect(m_ws, &Workspace::statsAdded, m_heatmap->model(), &HeatmapModel::addStats);

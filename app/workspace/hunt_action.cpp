@@ -47,8 +47,9 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     if (!w)
         throw hunt::Cancelled{};
     LiveSession *session = w->session();
-    // Listening before the launch: one signal when the run ends. (Awaiting stateChanged in a
-    // loop would leave queued calls to awaiters already gone.)
+    // One signal when the run ends (QCoro connects when it is awaited, below: the launch
+    // never ends a run before returning). Awaiting stateChanged in a loop would leave queued
+    // calls to awaiters already gone.
     auto ended = qCoro(session, &LiveSession::ended);
     QString why;
     if (!w->launch(o, side.settings, &why))
@@ -65,13 +66,14 @@ QCoro::Task<QString> HuntAction::dump(const HuntSide &side, QStringList args, QS
     co_return root;
 }
 
-QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::compare(QString golden, QString test)
+QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::compare(QString golden, QString test,
+                                                                      std::optional<Standard> standard)
 {
     const auto cancelled = m_cancelled;
     QPointer<Workspace> w = m_workspace;
     if (!w)
         throw hunt::Cancelled{};
-    auto comparing = w->compare(golden, test);
+    auto comparing = w->compare(golden, test, {}, standard);
     const bool compared = co_await comparing;
     if (*cancelled || !w)
         throw hunt::Cancelled{};
@@ -80,7 +82,8 @@ QCoro::Task<std::shared_ptr<const CompareResult>> HuntAction::compare(QString go
     co_return w->comparison();
 }
 
-QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds)
+QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                                  std::optional<Standard> standard)
 {
     if (m_running)
         co_return false;
@@ -92,7 +95,7 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     steps.dump = [this, golden, test](hunt::Side side, QStringList options, QString out) {
         return dump(side == hunt::Side::Golden ? golden : test, options, out);
     };
-    steps.compare = [this](QString g, QString t) { return compare(g, t); };
+    steps.compare = [this, standard](QString g, QString t) { return compare(g, t, standard); };
     steps.say = [this](const QString &text, int step) { say(text, std::max(step, 0)); };
     auto hunting = hunt::run(steps, folder, rounds);
     const hunt::Outcome outcome = co_await hunting;

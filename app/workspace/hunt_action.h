@@ -30,7 +30,9 @@ public:
     explicit HuntAction(Workspace *workspace);
 
     // Runs the four steps into folder; true when a divergent op was found and opened.
-    QCoro::Task<bool> run(HuntSide golden, HuntSide test, QString folder, QString rounds);
+    // standard: how ops are judged (as llmscope hunt's --standard); the engine's when unset.
+    QCoro::Task<bool> run(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                          std::optional<llmscope::Standard> standard = {});
     void cancel();
     bool isRunning() const { return m_running; }
     QStringList log() const { return m_log; }
@@ -43,7 +45,8 @@ private:
     // One `llmscope dump` run of side with these options, live in the window; its dump folder.
     QCoro::Task<QString> dump(const HuntSide &side, QStringList args, QString out);
     // Two dumps compared in the workspace (shown in the window); the result.
-    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> compare(QString golden, QString test);
+    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> compare(QString golden, QString test,
+                                                                       std::optional<llmscope::Standard> standard);
     void say(const QString &text, int step = 0);
 
     QPointer<Workspace> m_workspace;

@@ -41,6 +41,19 @@ void Job::end(uint64_t generation, bool ok, const QString &message)
     emit finished(ok, message);
 }
 
+void Job::abandon(const QString &message)
+{
+    if (!m_running)
+        return;
+    if (m_cancelled)
+        m_cancelled->store(true);
+    emit cancelRequested();
+    ++m_generation; // its late results are no longer current
+    m_running = false;
+    m_cancelled.reset();
+    emit finished(false, message);
+}
+
 void Job::cancel()
 {
     if (!m_running)

@@ -37,6 +37,9 @@ public:
     // Ends the run of that generation (a stale one is ignored).
     void end(uint64_t generation, bool ok, const QString &message);
     void cancel();
+    // Cancels the current run and ends it at once (what it was for has gone: a new source);
+    // whatever it still hands over is dropped as stale.
+    void abandon(const QString &message);
 
 signals:
     void started(const QString &what);

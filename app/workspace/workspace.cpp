@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include <QCoroFuture>
+#include <QCoroSignal>
 
 #include "compare/report.h"
 #include "dump/op_files.h"
@@ -96,8 +97,9 @@ void Workspace::say(const QString &text, Tone tone)
 void Workspace::beginSource(Source source, const QString &name)
 {
     ++m_sourceGen;
-    if (m_scanJob->isRunning())
-        m_scanJob->cancel(); // its files and statistics belong to what was shown before
+    // What the scan and the comparison still bring belongs to what was shown before.
+    m_scanJob->abandon(tr("scan of the previous source stopped"));
+    m_compareJob->abandon(tr("comparison of the previous source stopped"));
     m_source = source;
     m_sourceName = name;
     m_dumpRoot.clear();
@@ -167,9 +169,7 @@ std::vector<live::RoundStats> Workspace::statsOf(const DumpIndex &index)
 QCoro::Task<bool> Workspace::openDump(QString folder)
 {
     if (m_session->isRunning()) { // its views are the program's until it ends
-        const QString why = tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
-        emit status(why, 10000);
-        emit dumpFailed(folder, why);
+        emit status(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
         co_return false;
     }
     beginSource(Source::Dump, folder);
@@ -337,9 +337,11 @@ QCoro::Task<> Workspace::runAgain()
     if (!m_lastLaunch)
         co_return;
     QPointer<Workspace> self(this);
-    if (m_session->isRunning()) {
-        auto stopping = m_session->stop();
-        co_await stopping;
+    if (m_session->isRunning()) { // stopped, and said so (its end comes after its last message)
+        LiveSession *session = m_session;
+        auto ended = qCoro(session, &LiveSession::ended);
+        session->stop();
+        co_await ended;
     }
     if (!self || !self->m_lastLaunch)
         co_return;
@@ -454,7 +456,7 @@ void Workspace::flushOpStats()
 
 // --- comparison
 
-QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mapping)
+QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mapping, std::optional<Standard> standard)
 {
     QPointer<Workspace> self(this);
     if (m_compareJob->isRunning()) { // one comparison at a time
@@ -474,6 +476,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     o.goldenPath = golden.toStdString();
     o.myPath = test.toStdString();
     o.mappingFile = mapping.toStdString();
+    o.standard = standard;
     o.cancel = run.cancelled.get();
     auto progress = [report](uint64_t done, uint64_t total, const std::string &op) {
         report(qint64(done), qint64(total), tr("Comparing: %1").arg(QString::fromStdString(op)));
@@ -495,9 +498,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         co_return false;
     }
     if (m_sourceGen != source) { // another dump or program came meanwhile: this belongs to none of it
-        const QString why = tr("the comparison ended after another source was opened; it is not shown");
-        m_compareJob->end(run.generation, false, why);
-        emit compareFinished(false, why);
+        emit compareFinished(false, tr("the comparison ended after another source was opened; it is not shown"));
         co_return false;
     }
     m_comparison = result;
@@ -509,8 +510,12 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     emit comparisonChanged(result);
     if (opening) // golden's ops in the heatmap first: the metrics are shown on them
         co_await *opening;
-    if (!self || m_sourceGen != source)
+    if (!self)
         co_return false;
+    if (m_sourceGen != source) {
+        emit compareFinished(false, tr("the comparison ended after another source was opened; it is not shown"));
+        co_return false;
+    }
     showMetrics(result);
     if (result->firstDivergent >= 0)
         pickOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
@@ -597,13 +602,14 @@ QString Workspace::busyReason() const
     return {};
 }
 
-QCoro::Task<bool> Workspace::runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds)
+QCoro::Task<bool> Workspace::runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                                     std::optional<Standard> standard)
 {
     if (const QString why = busyReason(); !why.isEmpty()) {
         emit status(why, 10000);
         co_return false;
     }
-    auto run = m_hunt->run(std::move(golden), std::move(test), folder, rounds);
+    auto run = m_hunt->run(std::move(golden), std::move(test), folder, rounds, standard);
     co_return co_await run;
 }
 

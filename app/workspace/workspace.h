@@ -78,7 +78,9 @@ public:
     // --- comparison
     // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
     // source when no program runs. mapping: a --mapping file of op pairs, or empty.
-    QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {});
+    // standard: how ops are judged (compare's --standard), the engine's budgets when unset.
+    QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {},
+                              std::optional<llmscope::Standard> standard = {});
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.
@@ -119,7 +121,8 @@ public:
     QuantReportAction *quantReport() const { return m_quant; }
     // Session > Hunt: golden and test run, compared, and the first divergent op opened.
     // Refused (false, and status says why) while a program, hunt or report runs.
-    QCoro::Task<bool> runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds);
+    QCoro::Task<bool> runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                              std::optional<llmscope::Standard> standard = {});
     // Session > Quantization report, refused as the hunt is.
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
     // Why a hunt or report cannot start now; empty when it can.

@@ -361,7 +361,10 @@ DumpIndex scanDumpByRound(const std::string &rootText, const RoundSink &onRound,
             walkFiles(folder, [&](const std::string &full) { classify(full, rootPath, chunk, found); }, problem, {},
                       rootPath);
         uint64_t files = 0;
-        readBins(found.bins, chunk, {}, files, found.bins.size(), true);
+        const uint64_t roundsDone = done;
+        readBins(found.bins, chunk, [&](uint64_t, uint64_t) { return !progress || progress(roundsDone, total); }, files,
+                 found.bins.size(), true); // Cancel heard every 64 files, not only between rounds
+        readStatisticCsvs(found.statCsvs, chunk); // msProbe's statistic.csv lies in its round's folder
         sortTensors(chunk.tensors);
         if (!onRound(chunk))
             throw Error("scan cancelled");

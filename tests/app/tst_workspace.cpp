@@ -201,7 +201,55 @@ private slots:
         QCOMPARE(afterGolden.count("files round"), 2); // golden's two rounds, once
     }
 
+    // A launch while a dump is still being scanned: the scan is abandoned at once, and
+    // nothing of it reaches the new source (no files, no topology, no "loaded" or "failed").
+    void aLaunchAbandonsTheScan()
+    {
+        Workspace ws;
+        QThreadPool pool;
+        pool.setMaxThreadCount(1);
+        ws.setThreadPool(&pool);
+        QSemaphore hold;
+        pool.start([&hold] { hold.acquire(); });
+        const QString dump = synthetic("scanned");
+        auto opening = ws.openDump(dump);
+        QVERIFY(ws.scanJob()->isRunning());
+        Transitions t(&ws);
+        QString error;
+        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/y").toStdString()}),
+                           {}, &error)); // a new source all the same: the program's
+        QVERIFY(!ws.scanJob()->isRunning());
+        hold.release();
+        QVERIFY(!QCoro::waitFor(opening)); // the abandoned scan ran to its end, and said nothing
+        const QString printed = t.take();
+        QVERIFY2(printed.startsWith("scan ended\nsource Program program"), qPrintable(printed));
+        QVERIFY2(!printed.contains("files") && !printed.contains("loaded") && !printed.contains("\nfailed:") &&
+                     !printed.contains("topology"),
+                 qPrintable(printed));
+        QCOMPARE(ws.source(), Workspace::Source::Program);
+    }
+
 #ifdef LLMSCOPE_WORKSPACE_LIVE
+    // Run again while the program runs: stopped, its end said, then started again (the
+    // launch must not find the old run still "running").
+    void runAgainWhileRunning()
+    {
+        Workspace ws;
+        QSignalSpy launched(&ws, &Workspace::launched);
+        QSignalSpy ended(ws.session(), &LiveSession::ended);
+        QString error;
+        QVERIFY2(ws.launch(parseDumpOptions({"--exec", "sleep 30", "-o", (m_dir.path() + "/again").toStdString()}), {}, &error),
+                 qPrintable(error));
+        QVERIFY(ws.session()->isRunning());
+        QCoro::waitFor(ws.runAgain());
+        QCOMPARE(ended.count(), 1);
+        QCOMPARE(ended.at(0).at(0).value<LiveSession::State>(), LiveSession::State::Stopped);
+        QCOMPARE(launched.count(), 2);
+        QVERIFY(ws.session()->isRunning());
+        ws.stop();
+        QVERIFY(ended.wait(10000));
+    }
+
     // A program under the probe: launched, connected, its graph and statistics, its end and
     // the files of its dump.
     void launchConnectEnd()

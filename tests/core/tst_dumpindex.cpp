@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <fstream>
 
 #include "dump/dump_index.h"
@@ -14,6 +15,39 @@
 #include "../test_helpers.h"
 
 using namespace llmscope;
+
+namespace {
+// The window's scan, a round at a time, finds what the whole scan finds: the same tensors in
+// the same order, the same problems and topology files; its chunks come in round order.
+bool sameByRound(const std::string &root)
+{
+    const DumpIndex whole = scanDump(root);
+    std::vector<int64_t> chunkRounds;
+    size_t chunked = 0;
+    const DumpIndex byRound = scanDumpByRound(root, [&](const DumpIndex &chunk) {
+        chunked += chunk.tensors.size();
+        for (const auto &t : chunk.tensors)
+            if (chunkRounds.empty() || chunkRounds.back() != t.exec)
+                chunkRounds.push_back(t.exec);
+        return true;
+    });
+    auto paths = [](const DumpIndex &i) {
+        std::vector<std::string> out;
+        for (const auto &t : i.tensors)
+            out.push_back(t.path + "#" + std::to_string(t.exec) + t.opId);
+        return out;
+    };
+    bool ok = paths(whole) == paths(byRound) && chunked == whole.tensors.size() && whole.layout == byRound.layout &&
+              whole.problems.size() == byRound.problems.size() && whole.modelFiles == byRound.modelFiles &&
+              whole.layerFiles == byRound.layerFiles && whole.torchTreeFiles == byRound.torchTreeFiles;
+    ok = ok && std::is_sorted(chunkRounds.begin(), chunkRounds.end());
+    if (!ok)
+        qWarning("by round: %zu tensors (%zu in chunks), layout '%s', %zu problems; whole: %zu, '%s', %zu",
+                 byRound.tensors.size(), chunked, byRound.layout.c_str(), byRound.problems.size(), whole.tensors.size(),
+                 whole.layout.c_str(), whole.problems.size());
+    return ok;
+}
+} // namespace
 
 class TstDumpIndex : public QObject {
     Q_OBJECT
@@ -49,6 +83,8 @@ private slots:
         QVERIFY(!idx.tensors[5].input && !idx.tensors[5].before);
         // The scan also works from the msit_dump_* folder itself.
         QCOMPARE(scanDump(root).tensors.size(), size_t(16));
+        QVERIFY(sameByRound(dir.path().toStdString()));
+        QVERIFY(sameByRound(root));
     }
 
     void fileNameVariants_data()
@@ -128,6 +164,7 @@ private slots:
         QVERIFY(it->stats && it->stats->l2norm == 9.75);
         QCOMPARE(it->exec, int64_t(3));
         QVERIFY(idx.problems.empty());
+        QVERIFY(sameByRound(dir.path().toStdString())); // statistic.csv lies in the round's folder
     }
 
     void topologyFilesAreListed()
@@ -150,6 +187,7 @@ private slots:
         QCOMPARE(idx.torchTreeFiles.size(), size_t(1));
         QCOMPARE(readTopologyFile(idx.modelFiles[0]).name, std::string("Bloom7BFlashAttentionModel"));
         QCOMPARE(readTopologyFile(idx.torchTreeFiles[0]).type, std::string("BloomLayer"));
+        QVERIFY(sameByRound(dir.path().toStdString()));
     }
 
     // Unreadable files are reported and the rest of the dump still opens.
@@ -169,6 +207,27 @@ private slots:
         const DumpIndex idx = scanDump(dir.path().toStdString());
         QCOMPARE(idx.tensors.size(), size_t(16));
         QCOMPARE(idx.problems.size(), size_t(3));
+        QVERIFY(sameByRound(dir.path().toStdString()));
+    }
+
+    // Two processes' rounds in one dump: each round's folders of both, in round order.
+    void byRoundOverProcesses()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString(), 4242);
+        testing::writeSyntheticDump(dir.path().toStdString(), 777);
+        std::vector<size_t> sizes;
+        const DumpIndex idx = scanDumpByRound(dir.path().toStdString(), [&](const DumpIndex &chunk) {
+            sizes.push_back(chunk.tensors.size());
+            return true;
+        });
+        QCOMPARE(idx.tensors.size(), size_t(32));
+        QCOMPARE(sizes, (std::vector<size_t>{16, 16})); // rounds 0 and 1, both processes in each
+        QVERIFY(sameByRound(dir.path().toStdString()));
+        // Cancel from the round sink or from the progress.
+        QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return false; }));
+        QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return true; },
+                                                        [](uint64_t, uint64_t) { return false; }));
     }
 
     void cancelAndBadRoots()

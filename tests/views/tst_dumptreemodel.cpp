@@ -36,6 +36,36 @@ private slots:
         model.setIndex({}); // reset to empty is valid too
         QCOMPARE(model.rowCount(), 0);
     }
+
+    // The tree grows a round at a time; a chunk adding to a round already shown (the scan's
+    // last: files outside the round folders) joins that round, it does not repeat it.
+    void growsRoundByRound()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        DumpTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<llmscope::DumpIndex> chunks;
+        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
+            chunks.push_back(c);
+            return true;
+        });
+        QCOMPARE(chunks.size(), size_t(2));
+        model.addChunk(chunks[0]);
+        QCOMPARE(model.rowCount(), 1);
+        const QPersistentModelIndex round0 = model.index(0, 0);
+        model.addChunk(chunks[1]);
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(round0.isValid()); // round 0 kept its place
+        QCOMPARE(model.index(1, 0).data().toString(), QString("Round 1"));
+        llmscope::DumpIndex late = chunks[0]; // more of round 0, after round 1
+        late.tensors.resize(2);
+        model.addChunk(late);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, 0).data().toString(), QString("Round 0"));
+        QCOMPARE(model.index(1, 0).data().toString(), QString("Round 1"));
+        QCOMPARE(model.tensorCount(), size_t(18));
+    }
 };
 
 QTEST_MAIN(TstDumpTreeModel)
