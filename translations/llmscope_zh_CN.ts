@@ -669,6 +669,25 @@ failed</source>
     </message>
 </context>
 <context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System (%1)</source>
+        <translation>跟随系统 (%1)</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
+        <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
+    </message>
+</context>
+<context>
     <name>LaunchDialog</name>
     <message>
         <source>descriptions only (-sd)</source>
@@ -1212,10 +1231,6 @@ failed</source>
         <translation>程序运行时的输出显示在这里。</translation>
     </message>
     <message>
-        <source>Open &amp;recent</source>
-        <translation>最近打开(&amp;R)</translation>
-    </message>
-    <message>
         <source>&amp;Session</source>
         <translation>会话(&amp;S)</translation>
     </message>
@@ -1316,14 +1331,6 @@ failed</source>
         <translation>将比较的 CSV 与 JSON 报告及各视图的图片导出到文件夹</translation>
     </message>
     <message>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>System (%1)</source>
-        <translation>跟随系统 (%1)</translation>
-    </message>
-    <message>
         <source>Could not write %1 (is the disk full?)</source>
         <translation>无法写入 %1(磁盘已满?)</translation>
     </message>
@@ -1340,14 +1347,6 @@ failed</source>
         <translation>
             <numerusform>已导出 %n 个文件到 %1</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
-        <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
     </message>
     <message>
         <source>Quantization</source>
@@ -1546,6 +1545,13 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>share of the logits&apos; error, %</source>
         <translation>占 logits 误差的比例, %</translation>
+    </message>
+</context>
+<context>
+    <name>RecentDumps</name>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,6 @@
 #include "main_window.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -11,12 +10,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -36,12 +33,14 @@
 #include "hunt_dialog.h"
 #include "job.h"
 #include "job_bar.h"
+#include "language_menu.h"
 #include "launch_dialog.h"
 #include "layer_graph_view.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 #include "quant_report_action.h"
 #include "quant_report_view.h"
+#include "recent_dumps.h"
 #include "tensor_diff_view.h"
 #include "tensor_inspector.h"
 #include "unpaired_view.h"
@@ -51,7 +50,6 @@
 using namespace llmscope;
 
 namespace {
-constexpr int kRecentDumps = 8;
 constexpr int kConsoleLines = 5000;
 } // namespace
 
@@ -82,7 +80,6 @@ MainWindow::MainWindow(QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    updateRecentMenu();
     updateActions();
 }
 
@@ -171,7 +168,9 @@ void MainWindow::buildMenus()
     auto *file = menuBar()->addMenu(tr("&File"));
     auto *open = file->addAction(tr("&Open dump folder..."), this, &MainWindow::chooseDump);
     open->setShortcut(QKeySequence::Open);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
+    m_recent = new RecentDumps(this);
+    connect(m_recent, &RecentDumps::openRequested, this, &MainWindow::openDump);
+    file->addMenu(m_recent);
     m_exportAct = file->addAction(tr("&Export diff report..."), this, &MainWindow::chooseExportFolder);
     m_exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_exportAct->setToolTip(tr("The comparison's CSV and JSON reports and pictures of its views, in a folder"));
@@ -219,19 +218,10 @@ void MainWindow::buildMenus()
         view->addAction(d->toggleViewAction());
     view->addSeparator();
     // The language: remembered, and in effect from the next start (every string is set up then).
-    auto *language = view->addMenu(tr("&Language"));
-    auto *languages = new QActionGroup(language);
-    const QString chosen = QSettings().value(QStringLiteral("ui/language")).toString();
-    for (const auto &[code, name] : {std::pair{QString(), tr("System (%1)").arg(QLocale::system().name())},
-                                     std::pair{QStringLiteral("en"), QStringLiteral("English")},
-                                     std::pair{QStringLiteral("zh_CN"), QStringLiteral("简体中文")}}) {
-        QAction *a = language->addAction(name);
-        a->setCheckable(true);
-        a->setChecked(code == chosen);
-        a->setData(code);
-        languages->addAction(a);
-    }
-    connect(languages, &QActionGroup::triggered, this, [this](QAction *a) { chooseLanguage(a->data().toString()); });
+    view->addMenu(new LanguageMenu(this, [this] {
+        if (m_ws->session()->isRunning())
+            m_ws->session()->stop(std::chrono::milliseconds(0));
+    }));
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About llmscope"), this, &MainWindow::showAbout);
 
     auto *bar = addToolBar(tr("Session"));
@@ -298,7 +288,7 @@ void MainWindow::followSource()
             m_tabs->setCurrentWidget(m_filesPage);
         if (m_ws->source() == Workspace::Source::Dump)
             setWindowTitle(tr("%1 - llmscope").arg(folder));
-        rememberDump(folder);
+        m_recent->add(folder);
     });
     connect(m_ws, &Workspace::dumpFailed, this, [this](const QString &, const QString &error) {
         if (m_stack->currentWidget() == m_startPage)
@@ -592,43 +582,6 @@ void MainWindow::chooseExportFolder()
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         statusBar()->showMessage(tr("Exported %n file(s) into %1", nullptr, int(files.size())).arg(dir), 15000);
-}
-
-void MainWindow::rememberDump(const QString &folder)
-{
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("dumps/recent")).toStringList();
-    recent.removeAll(folder);
-    recent.prepend(folder);
-    while (recent.size() > kRecentDumps)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("dumps/recent"), recent);
-    updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("dumps/recent")).toStringList();
-    for (const QString &f : recent)
-        m_recentMenu->addAction(f, this, [this, f] { openDump(f); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::chooseLanguage(const QString &code)
-{
-    QSettings().setValue(QStringLiteral("ui/language"), code);
-    if (QMessageBox::question(this, tr("Language"),
-                              tr("llmscope shows the new language from its next start. Restart now? (A running "
-                                 "program is stopped.)")) != QMessageBox::Yes)
-        return;
-    QStringList args = QCoreApplication::arguments().mid(1);
-    for (int i = args.indexOf(QStringLiteral("--lang")); i >= 0; i = args.indexOf(QStringLiteral("--lang")))
-        args.remove(i, std::min<qsizetype>(2, args.size() - i)); // the chosen language, not the one it started in
-    if (m_ws->session()->isRunning())
-        m_ws->session()->stop(std::chrono::milliseconds(0));
-    QProcess::startDetached(QCoreApplication::applicationFilePath(), args);
-    close();
 }
 
 void MainWindow::showAbout()

@@ -28,6 +28,7 @@ class QTabWidget;
 class QTextBrowser;
 class QTreeView;
 class QuantReportView;
+class RecentDumps;
 class TensorDiffView;
 class TensorInspector;
 class UnpairedView;
@@ -94,9 +95,6 @@ private:
     void showHuntDialog();
     void showQuantReportDialog();
     void chooseExportFolder();
-    void rememberDump(const QString &folder);
-    void updateRecentMenu();
-    void chooseLanguage(const QString &code); // "" the system's, "en", "zh_CN"
     void showAbout();
 
     Workspace *m_ws;
@@ -122,5 +120,5 @@ private:
     QWidget *m_diffPage;
     QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr,
             *m_exportAct = nullptr;
-    QMenu *m_recentMenu = nullptr;
+    RecentDumps *m_recent = nullptr;
 };

@@ -7,14 +7,13 @@
 #include <QThreadPool>
 #include <QtConcurrent>
 
-#include <mutex>
 
 #include <QCoroFuture>
 #include <QCoroSignal>
 
 #include "compare/report.h"
+#include "dump_scan.h"
 #include "dump/op_files.h"
-#include "dump/op_info_csv.h"
 #include "graph/layer_graph.h"
 #include "hunt_action.h"
 #include "job.h"
@@ -187,26 +186,10 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
     const std::string path = folder.toStdString();
     // The operations first (their topology file is found without walking the tensors), so a
     // large dump shows its tree at once; the files and statistics follow round by round.
-    struct Early {
-        std::optional<TopoNode> topology;
-        std::map<std::string, std::string> backends; // from the kernel CSVs, when dumped
-    };
     bool early = false;
     if (withStats) {
-        auto topoFuture = QtConcurrent::run(m_pool, [path]() -> Early {
-            Early e;
-            for (const auto &f : findModelFiles(path))
-                try {
-                    e.topology = readTopologyFile(f);
-                    break;
-                } catch (const Error &) {
-                    // the scan lists it among the problems
-                }
-            if (e.topology)
-                e.backends = readOpBackends(path);
-            return e;
-        });
-        Early e = co_await topoFuture;
+        auto topoFuture = QtConcurrent::run(m_pool, [path] { return dumpscan::readEarlyTopology(path); });
+        dumpscan::EarlyTopology e = co_await topoFuture;
         if (!current())
             co_return false;
         if (e.topology) {
@@ -218,74 +201,23 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
     // Each round is handed over as soon as it is read: the scan queues it and asks this
     // thread to take what is queued; the scan's end takes the rest before it says it is done,
     // so the files and statistics always come before dumpLoaded, in round order.
-    struct Handover {
-        std::mutex lock;
-        std::vector<std::pair<DumpIndex, std::vector<live::RoundStats>>> rounds; // guarded by lock
-    };
-    auto handover = std::make_shared<Handover>();
+    auto handover = std::make_shared<dumpscan::RoundHandover>();
     auto take = [self, gen, handover] {
-        std::vector<std::pair<DumpIndex, std::vector<live::RoundStats>>> rounds;
-        {
-            std::lock_guard<std::mutex> hold(handover->lock);
-            rounds.swap(handover->rounds);
-        }
-        for (const auto &[files, stats] : rounds) {
+        for (const auto &round : handover->take()) {
             if (!self || !self->m_scanJob->isCurrent(gen))
                 return;
-            emit self->filesAdded(files);
-            for (const auto &s : stats)
+            emit self->filesAdded(round.files);
+            for (const auto &s : round.stats)
                 emit self->statsAdded(s);
         }
     };
-    auto cancelled = run.cancelled;
-    const bool statsByRound = withStats && early;
-    auto onRound = [handover, take, cancelled, statsByRound](const DumpIndex &chunk) {
-        if (*cancelled)
-            return false;
-        bool first;
-        {
-            std::lock_guard<std::mutex> hold(handover->lock);
-            first = handover->rounds.empty();
-            handover->rounds.emplace_back(chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>());
-        }
-        if (first) // one call takes everything queued until it runs
-            QMetaObject::invokeMethod(qApp, take);
-        return true;
-    };
     auto report = m_scanJob->reporter(gen);
-    struct Scan {
-        int tensors = 0, problems = 0, rounds = 0;
-        std::optional<TopoNode> topology;
-        std::vector<live::RoundStats> stats; // when the topology came only with the scan
-        QString error;
-    };
-    auto future = QtConcurrent::run(m_pool, [path, onRound, report, cancelled, withStats, early]() {
-        Scan s;
-        try {
-            const DumpIndex index = scanDumpByRound(path, onRound, [&](uint64_t done, uint64_t total) {
-                report(qint64(done), qint64(total), {});
-                return !*cancelled;
-            });
-            s.tensors = int(index.tensors.size());
-            s.problems = int(index.problems.size());
-            s.rounds = int(index.rounds().size());
-            if (withStats && !early)
-                for (const auto &files : {index.modelFiles, index.torchTreeFiles})
-                    if (!s.topology && !files.empty()) {
-                        try {
-                            s.topology = readTopologyFile(files.front());
-                        } catch (const Error &) {
-                            // listed among the problems by the scan; the files still show
-                        }
-                    }
-            if (s.topology)
-                s.stats = statsOf(index);
-        } catch (const Error &e) {
-            s.error = QString::fromUtf8(e.what());
-        }
-        return s;
+    auto future = QtConcurrent::run(m_pool, [path, handover, take, report, cancelled = run.cancelled, withStats, early] {
+        return dumpscan::scanRounds(
+            path, *handover, withStats && early, withStats && !early, [take] { QMetaObject::invokeMethod(qApp, take); },
+            [report](uint64_t done, uint64_t total) { report(qint64(done), qint64(total), {}); }, *cancelled);
     });
-    Scan scan = co_await future;
+    dumpscan::Outcome scan = co_await future;
     take(); // the rounds not taken yet
     if (!current())
         co_return false; // a newer scan, or another source, owns what is shown

@@ -1,0 +1,81 @@
+#include "dump_scan.h"
+
+#include "dump/op_info_csv.h"
+#include "util/error.h"
+#include "workspace.h"
+
+using namespace llmscope;
+
+namespace dumpscan {
+
+EarlyTopology readEarlyTopology(const std::string &root)
+{
+    EarlyTopology e;
+    for (const auto &f : findModelFiles(root))
+        try {
+            e.topology = readTopologyFile(f);
+            break;
+        } catch (const Error &) {
+            // the scan lists it among the problems
+        }
+    if (e.topology)
+        e.backends = readOpBackends(root);
+    return e;
+}
+
+bool RoundHandover::push(Round round)
+{
+    std::lock_guard<std::mutex> hold(m_lock);
+    const bool first = m_rounds.empty();
+    m_rounds.push_back(std::move(round));
+    return first;
+}
+
+std::vector<RoundHandover::Round> RoundHandover::take()
+{
+    std::vector<Round> out;
+    std::lock_guard<std::mutex> hold(m_lock);
+    out.swap(m_rounds);
+    return out;
+}
+
+Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsByRound, bool topologyFromScan,
+                   const std::function<void()> &onTaken, const std::function<void(uint64_t, uint64_t)> &progress,
+                   const std::atomic<bool> &cancelled)
+{
+    Outcome out;
+    try {
+        const DumpIndex index = scanDumpByRound(
+            root,
+            [&](const DumpIndex &chunk) {
+                if (cancelled)
+                    return false;
+                if (handover.push({chunk, statsByRound ? Workspace::statsOf(chunk) : std::vector<live::RoundStats>()}))
+                    onTaken();
+                return true;
+            },
+            [&](uint64_t done, uint64_t total) {
+                progress(done, total);
+                return !cancelled;
+            });
+        out.tensors = int(index.tensors.size());
+        out.problems = int(index.problems.size());
+        out.rounds = int(index.rounds().size());
+        if (topologyFromScan)
+            for (const auto &files : {index.modelFiles, index.torchTreeFiles})
+                if (!out.topology && !files.empty()) {
+                    try {
+                        out.topology = readTopologyFile(files.front());
+                    } catch (const Error &) {
+                        // listed among the problems by the scan; the files still show
+                    }
+                }
+        if (out.topology)
+            out.stats = Workspace::statsOf(index);
+    } catch (const Error &e) {
+        out.error = QString::fromUtf8(e.what());
+    }
+    return out;
+}
+
+} // namespace dumpscan

@@ -1,0 +1,57 @@
+// The worker side of the workspace's scan of a dump: what runs on the thread pool (the
+// topology read before the tensors, the round-by-round scan) and the handover of each round
+// to the GUI thread. No Qt objects: the workspace posts and emits.
+#pragma once
+#include <QString>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "live/live_protocol.h"
+
+namespace dumpscan {
+
+// The model topology file and the kernel CSV's backends, found without walking the tensors.
+struct EarlyTopology {
+    std::optional<llmscope::TopoNode> topology;
+    std::map<std::string, std::string> backends;
+};
+EarlyTopology readEarlyTopology(const std::string &root);
+
+// Rounds read and not yet shown. push() is called on the scan's thread, take() on the GUI
+// thread; the lock guards the list alone.
+class RoundHandover {
+public:
+    struct Round {
+        llmscope::DumpIndex files;
+        std::vector<llmscope::live::RoundStats> stats; // its statistics, when the heatmap takes them
+    };
+    // True when the list was empty: the caller asks the GUI thread to take (one call takes
+    // everything queued until it runs).
+    bool push(Round round);
+    std::vector<Round> take();
+
+private:
+    std::mutex m_lock;
+    std::vector<Round> m_rounds; // guarded by m_lock
+};
+
+struct Outcome {
+    int tensors = 0, problems = 0, rounds = 0;
+    std::optional<llmscope::TopoNode> topology;     // read from the scan's files (no early one)
+    std::vector<llmscope::live::RoundStats> stats;  // every round's, with that topology
+    QString error;
+};
+// scanDumpByRound into handover (onTaken: ask the GUI thread to take); progress reports and
+// reads cancelled. topologyFromScan: no early topology, so look for one among the files.
+Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsByRound, bool topologyFromScan,
+                   const std::function<void()> &onTaken, const std::function<void(uint64_t, uint64_t)> &progress,
+                   const std::atomic<bool> &cancelled);
+
+} // namespace dumpscan
