@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "label_fit.h"
+#include "compare/error_by_layer.h"
 #include "select/op_id.h"
 
 using namespace llmscope;
@@ -43,9 +44,9 @@ void ErrorCurveView::replaceChart(QChart *chart)
 QString ErrorCurveView::worstOp(int64_t round, int layer) const
 {
     const auto it = m_worst.find(round);
-    if (it == m_worst.end() || layer < 0 || size_t(layer) >= it->second.size())
+    if (it == m_worst.end() || layer < 0 || layer >= it->second.size())
         return {};
-    return it->second[size_t(layer)];
+    return it->second.at(layer);
 }
 
 void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerNames)
@@ -62,41 +63,14 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
                            "layer."));
         return;
     }
-    int layers = int(layerNames.size());
-    for (const OpResult &op : r->ops)
-        layers = std::max(layers, op.opId.empty() ? 0 : int(OpId::lenient(op.opId).layer()) + 1);
-    const int64_t firstRound = r->firstDivergent >= 0 ? r->ops[size_t(r->firstDivergent)].round : -1;
-    std::map<int64_t, bool> rounds;
-    for (const OpResult &op : r->ops)
-        rounds[op.round] = true;
-    // The first divergent op's round, then the earliest others, up to kMaxRounds.
-    std::vector<int64_t> shown;
-    if (firstRound >= 0)
-        shown.push_back(firstRound);
-    for (const auto &[round, _] : rounds)
-        if (round != firstRound && int(shown.size()) < kMaxRounds)
-            shown.push_back(round);
-    std::sort(shown.begin(), shown.end());
-    for (const int64_t round : shown) {
-        m_output[round].assign(size_t(layers), NAN);
-        m_added[round].assign(size_t(layers), NAN);
-        m_worst[round].assign(size_t(layers), QString());
-    }
-    for (const OpResult &op : r->ops) {
-        auto out = m_output.find(op.round);
-        if (out == m_output.end() || !op.unreadable.empty() || op.opId.empty())
-            continue;
-        const int layer = int(OpId::lenient(op.opId).layer());
-        if (layer < 0 || layer >= layers)
-            continue;
-        double &o = out->second[size_t(layer)];
-        if (std::isnan(o) || op.outputError > o) {
-            o = op.outputError;
-            m_worst[op.round][size_t(layer)] = QString::fromStdString(op.opId);
-        }
-        double &a = m_added[op.round][size_t(layer)];
-        a = std::isnan(a) ? op.addedError : std::max(a, op.addedError);
-    }
+    const ErrorByLayer curves = errorByLayer(*r, int(layerNames.size()), kMaxRounds);
+    const int layers = curves.layers;
+    const int64_t firstRound = curves.firstRound;
+    m_output = curves.output;
+    m_added = curves.added;
+    for (const auto &[round, ops] : curves.worst)
+        for (const auto &id : ops)
+            m_worst[round] << QString::fromStdString(id);
 
     auto *x = new QValueAxis;
     x->setRange(0, std::max(1, layers - 1));
@@ -144,10 +118,10 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     y->setRange(kFloor, std::pow(10.0, std::ceil(std::log10(hi))));
     replaceChart(chart);
     QString note;
-    if (rounds.size() > shown.size())
+    if (curves.roundsCompared > m_output.size())
         note = tr("%1 of %2 rounds shown (the first divergent's round and the earliest others).")
-                   .arg(shown.size())
-                   .arg(rounds.size());
+                   .arg(m_output.size())
+                   .arg(curves.roundsCompared);
     if (firstRound >= 0) {
         const OpResult &op = r->ops[size_t(r->firstDivergent)];
         const int layer = int(OpId::lenient(op.opId).layer());

@@ -41,5 +41,5 @@ private:
     QChartView *m_view;
     QLabel *m_note;
     std::map<int64_t, std::vector<double>> m_output, m_added;
-    std::map<int64_t, std::vector<QString>> m_worst; // round -> layer -> op with the largest output error
+    std::map<int64_t, QStringList> m_worst; // round -> layer -> op with the largest output error
 };

@@ -13,6 +13,8 @@
 #include <random>
 #include <set>
 
+#include "compare/error_by_layer.h"
+
 #include "compare/compare_run.h"
 #include "compare/quantization.h"
 #include "compare/metrics.h"
@@ -149,6 +151,39 @@ class TstCompare : public QObject {
     std::string path(const std::string &name) const { return m_dir.path().toStdString() + "/" + name; }
 
 private slots:
+    // The error curves' data: per shown round, each layer's worst output error and its op,
+    // and the error its ops add; the first divergent op's round always among those shown.
+    void errorByLayerCurves()
+    {
+        CompareResult r;
+        auto op = [](int64_t round, const char *id, double out, double added) {
+            OpResult o;
+            o.round = round;
+            o.opId = id;
+            o.outputError = out;
+            o.addedError = added;
+            return o;
+        };
+        for (int64_t round = 0; round < 5; ++round) {
+            r.ops.push_back(op(round, "1_0", 0.01, 0.01));
+            r.ops.push_back(op(round, "1_3", 0.02, 0.001));
+            r.ops.push_back(op(round, "2_1", round == 4 ? 0.5 : 0.03, round == 4 ? 0.4 : 0.0));
+        }
+        r.firstDivergent = 14; // round 4's 2_1
+        const ErrorByLayer e = errorByLayer(r, 4, 3);
+        QCOMPARE(e.layers, 4);
+        QCOMPARE(e.firstRound, int64_t(4));
+        QCOMPARE(e.roundsCompared, size_t(5));
+        QCOMPARE(e.output.size(), size_t(3)); // round 4, then the earliest: 0 and 1
+        QVERIFY(e.output.count(4) && e.output.count(0) && e.output.count(1) && !e.output.count(2));
+        QCOMPARE(e.output.at(0)[1], 0.02);
+        QCOMPARE(e.worst.at(0)[1], std::string("1_3"));
+        QCOMPARE(e.added.at(0)[1], 0.01); // the most any op of the layer adds
+        QCOMPARE(e.output.at(4)[2], 0.5);
+        QCOMPARE(e.added.at(4)[2], 0.4);
+        QVERIFY(std::isnan(e.output.at(0)[0]) && std::isnan(e.output.at(0)[3])); // nothing compared there
+    }
+
     void metricsEqualTheReference_data()
     {
         QTest::addColumn<int>("seed");
