@@ -6,6 +6,7 @@
 #include <cstring>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -363,49 +364,52 @@ bool CompareResult::allPassed() const
     return true;
 }
 
-CompareResult runCompare(const CompareOptions &o, const CompareProgress &progress)
+namespace {
+
+using Models = std::vector<std::shared_ptr<const ggml::ModelFile>>;
+
+// Both dumps (or files), read at the same time: scanning is mostly waiting on the file system.
+struct Loaded {
+    DumpIndex golden, my;
+    bool files = false; // a file against a file
+};
+Loaded loadBoth(const CompareOptions &o)
 {
+    Loaded l;
     bool gFile = false, mFile = false;
-    // The two folders are read at the same time: scanning is mostly waiting on the file system.
     auto myLoad = std::async(std::launch::async, [&] { return load(o.myPath, mFile); });
-    DumpIndex golden;
     try {
-        golden = load(o.goldenPath, gFile);
+        l.golden = load(o.goldenPath, gFile);
     } catch (...) {
         myLoad.wait();
         throw;
     }
-    const DumpIndex my = myLoad.get();
+    l.my = myLoad.get();
     if (gFile != mFile)
         throw Error("compare a file with a file, or a folder with a folder ('" + o.goldenPath + "' and '" + o.myPath + "')");
-    CompareResult res;
-    res.goldenRoot = golden.root;
-    res.myRoot = my.root;
-    res.notes.push_back("max/mean absolute error are taken over every element; msit masks them to 0 where "
-                        "|golden| <= float32 epsilon");
-    res.notes.push_back("elements that are NaN or Inf on either side are counted and left out of the metrics; "
-                        "msit reports only a failure reason");
-    if (golden.tensors.empty())
+    if (l.golden.tensors.empty())
         throw Error("'" + o.goldenPath + "' holds no tensors");
-    if (my.tensors.empty())
+    if (l.my.tensors.empty())
         throw Error("'" + o.myPath + "' holds no tensors");
+    l.files = gFile;
+    return l;
+}
 
+// The pairs, as rows named after the program's ops and tensors; the unpaired tensors.
+void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const CompareOptions &o)
+{
     Matching match;
-    if (gFile) {
-        match.pairs.push_back({&golden.tensors[0], &my.tensors[0], "file"});
+    if (l.files) {
+        match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file"});
         match.method = "file against file";
     } else {
-        match = matchDumps(golden, my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
+        match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
     }
     res.method = match.method;
     for (const auto *r : match.onlyGolden)
         res.onlyGolden.push_back(*r);
     for (const auto *r : match.onlyMy)
         res.onlyMy.push_back(*r);
-    // Ops and tensors by the names the program gave them, from golden's topology (else my's).
-    OpNames names = readOpNames(golden);
-    if (names.byPath.empty())
-        names = readOpNames(my);
     res.rows.resize(match.pairs.size());
     for (size_t i = 0; i < match.pairs.size(); ++i) {
         CompareRow &row = res.rows[i];
@@ -419,66 +423,38 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             row.weight = row.golden.input && names.isLeaf(row.tensorName);
         }
     }
+}
 
-    // Weights are read from the programs' model files, each once however many rounds dumped it:
-    // those the dumps cannot give as stored, and all of them when some weight is stored in
-    // another type on the two sides (a quantized test: what each weight's quantization costs).
-    std::vector<std::string> modelNotes;
-    const auto gModels = modelsOf(golden, res.goldenModels, modelNotes);
-    const auto mModels = modelsOf(my, res.myModels, modelNotes);
-    for (const auto &n : modelNotes)
-        if (std::find(res.notes.begin(), res.notes.end(), n) == res.notes.end())
-            res.notes.push_back(n);
-    std::vector<ModelWeight> weightSources;
-    std::map<std::string, size_t> weightIndex;
-    auto addWeight = [&](const std::string &name) -> std::optional<size_t> {
-        if (auto it = weightIndex.find(name); it != weightIndex.end())
+// Which weights are read from the programs' model files, each once however many rounds dumped
+// it: those the dumps cannot give as stored, and all of them when some weight is stored in
+// another type on the two sides (a quantized test: what each weight's quantization costs).
+struct WeightPlan {
+    Models golden, my;
+    std::vector<ModelWeight> sources;          // res.weights[k] is sources[k]'s comparison
+    std::map<std::string, size_t> index;
+    bool typesDiffer = false;
+    std::vector<std::pair<size_t, size_t>> rowWeights; // (row, weight) whose row copies the weight's
+    std::vector<char> skip, fromModel;         // per row: copies a weight's / decided by its worker
+
+    std::optional<size_t> add(const std::string &name)
+    {
+        if (auto it = index.find(name); it != index.end())
             return it->second;
         ModelWeight w;
-        w.golden = findWeight(gModels, name, w.goldenPath);
-        w.my = findWeight(mModels, name, w.myPath);
+        w.golden = findWeight(golden, name, w.goldenPath);
+        w.my = findWeight(my, name, w.myPath);
         if (!w.golden || !w.my)
             return std::nullopt;
-        weightIndex[name] = weightSources.size();
-        weightSources.push_back(w);
-        return weightSources.size() - 1;
-    };
-    bool typesDiffer = false;
-    for (const auto &gm : gModels)
-        for (const auto &[name, t] : gm->tensors) {
-            std::string path;
-            const ggml::ModelTensor *other = findWeight(mModels, name, path);
-            typesDiffer = typesDiffer || (other && other->typeName != t.typeName);
-        }
-    if (typesDiffer)
-        for (const auto &gm : gModels)
-            for (const auto &[name, t] : gm->tensors)
-                if (names.byPath.empty() || names.isLeaf(name))
-                    addWeight(name);
-    // A weight row compares as dumped unless the dump cannot give the weight as stored: then
-    // (or always, for a quantized test) it copies the weight's comparison from the model files.
-    // Whether it can is known once its headers are read, by the worker that takes it.
-    std::vector<std::pair<size_t, size_t>> rowWeights; // (row, weight) whose row copies the weight's
-    std::vector<char> skip(res.rows.size(), 0), fromModel(res.rows.size(), 0);
-    for (size_t i = 0; i < res.rows.size(); ++i) {
-        const CompareRow &row = res.rows[i];
-        if (!row.golden.input || !names.isLeaf(row.tensorName))
-            continue;
-        std::string gPath, mPath;
-        if (!findWeight(gModels, row.tensorName, gPath) || !findWeight(mModels, row.tensorName, mPath) ||
-            (!typesDiffer && gPath == mPath))
-            continue; // one file on both sides: its weights agree; the dumps say what memory held
-        if (typesDiffer) {
-            rowWeights.emplace_back(i, *addWeight(row.tensorName));
-            skip[i] = 1;
-        } else {
-            fromModel[i] = 1; // decided by its worker
-        }
+        index[name] = sources.size();
+        sources.push_back(w);
+        return sources.size() - 1;
     }
-    auto fillWeights = [&](size_t from) {
-        res.weights.resize(weightSources.size());
-        for (size_t k = from; k < weightSources.size(); ++k) {
-            const ModelWeight &w = weightSources[k];
+    // res.weights from sources[from..]: what each is, before it is compared.
+    void fill(CompareResult &res, size_t from) const
+    {
+        res.weights.resize(sources.size());
+        for (size_t k = from; k < sources.size(); ++k) {
+            const ModelWeight &w = sources[k];
             WeightComparison &c = res.weights[k];
             c.name = w.golden->name;
             c.dims = w.golden->dims;
@@ -493,36 +469,62 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
             c.row.my.path = w.myPath;
             c.row.golden.input = c.row.my.input = true;
         }
-    };
-    fillWeights(0);
+    }
+};
 
-    // Pairs spread over threads; each pair is read once, chunk by chunk.
-    const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
-    std::atomic<size_t> next{0}, done{0};
-    std::mutex progressMutex;
-    const size_t items = res.weights.size() + res.rows.size();
-    auto work = [&] {
-        for (size_t k; (k = next++) < items;) {
-            if (o.cancel && o.cancel->load(std::memory_order_relaxed))
-                break;
-            if (k < res.weights.size()) {
-                compareModelWeight(res.weights[k].row, weightSources[k], &o);
-                continue;
-            }
-            const size_t i = k - res.weights.size();
-            if (fromModel[i] && readHeaders(res.rows[i]) && !needsModel(res.rows[i].golden) &&
-                !needsModel(res.rows[i].my))
-                fromModel[i] = 0; // the dump has it as stored
-            if (!skip[i] && !fromModel[i])
-                compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
-            const size_t d = ++done;
-            if (progress && (d % 16 == 0 || d == res.rows.size())) {
-                const CompareRow &r = res.rows[i];
-                const std::string op = opLabel(r.golden.opId, r.nodeName, r.golden.opName);
-                std::lock_guard lock(progressMutex);
-                progress(d, res.rows.size(), op);
-            }
+WeightPlan planWeights(CompareResult &res, const Loaded &l, const OpNames &names)
+{
+    WeightPlan plan;
+    std::vector<std::string> modelNotes;
+    plan.golden = modelsOf(l.golden, res.goldenModels, modelNotes);
+    plan.my = modelsOf(l.my, res.myModels, modelNotes);
+    for (const auto &n : modelNotes)
+        if (std::find(res.notes.begin(), res.notes.end(), n) == res.notes.end())
+            res.notes.push_back(n);
+    for (const auto &gm : plan.golden)
+        for (const auto &[name, t] : gm->tensors) {
+            std::string path;
+            const ggml::ModelTensor *other = findWeight(plan.my, name, path);
+            plan.typesDiffer = plan.typesDiffer || (other && other->typeName != t.typeName);
         }
+    if (plan.typesDiffer)
+        for (const auto &gm : plan.golden)
+            for (const auto &[name, t] : gm->tensors)
+                if (names.byPath.empty() || names.isLeaf(name))
+                    plan.add(name);
+    // A weight row compares as dumped unless the dump cannot give the weight as stored: then
+    // (or always, for a quantized test) it copies the weight's comparison from the model files.
+    // Whether it can is known once its headers are read, by the worker that takes it.
+    plan.skip.assign(res.rows.size(), 0);
+    plan.fromModel.assign(res.rows.size(), 0);
+    for (size_t i = 0; i < res.rows.size(); ++i) {
+        const CompareRow &row = res.rows[i];
+        if (!row.golden.input || !names.isLeaf(row.tensorName))
+            continue;
+        std::string gPath, mPath;
+        if (!findWeight(plan.golden, row.tensorName, gPath) || !findWeight(plan.my, row.tensorName, mPath) ||
+            (!plan.typesDiffer && gPath == mPath))
+            continue; // one file on both sides: its weights agree; the dumps say what memory held
+        if (plan.typesDiffer) {
+            plan.rowWeights.emplace_back(i, *plan.add(row.tensorName));
+            plan.skip[i] = 1;
+        } else {
+            plan.fromModel[i] = 1;
+        }
+    }
+    plan.fill(res, 0);
+    return plan;
+}
+
+// items() work items spread over threads (o.threads, or every core); stops on cancel.
+void inParallel(const CompareOptions &o, size_t items, const std::function<void(size_t)> &item)
+{
+    const unsigned threads = std::max(1u, o.threads ? o.threads : std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t k; (k = next++) < items;)
+            if (!(o.cancel && o.cancel->load(std::memory_order_relaxed)))
+                item(k);
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads && t < items; ++t)
@@ -532,27 +534,42 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         t.join();
     if (o.cancel && o.cancel->load())
         throw Error("compare cancelled");
-    // The weights the workers found the dumps could not give, compared from the model files.
-    const size_t before = weightSources.size();
+}
+
+// Every pair and planned weight, each read once, chunk by chunk; then the weights the workers
+// found the dumps could not give, from the model files; weight rows copy their weight's.
+void compareAll(CompareResult &res, WeightPlan &plan, const CompareOptions &o, const CompareProgress &progress)
+{
+    std::atomic<size_t> done{0};
+    std::mutex progressMutex;
+    const size_t weights = res.weights.size();
+    inParallel(o, weights + res.rows.size(), [&](size_t k) {
+        if (k < weights) {
+            compareModelWeight(res.weights[k].row, plan.sources[k], &o);
+            return;
+        }
+        const size_t i = k - weights;
+        if (plan.fromModel[i] && readHeaders(res.rows[i]) && !needsModel(res.rows[i].golden) &&
+            !needsModel(res.rows[i].my))
+            plan.fromModel[i] = 0; // the dump has it as stored
+        if (!plan.skip[i] && !plan.fromModel[i])
+            compareTensorPair(res.rows[i], &o); // thresholds once the headers are known
+        const size_t d = ++done;
+        if (progress && (d % 16 == 0 || d == res.rows.size())) {
+            const CompareRow &r = res.rows[i];
+            const std::string op = opLabel(r.golden.opId, r.nodeName, r.golden.opName);
+            std::lock_guard lock(progressMutex);
+            progress(d, res.rows.size(), op);
+        }
+    });
+    const size_t before = plan.sources.size();
     for (size_t i = 0; i < res.rows.size(); ++i)
-        if (fromModel[i])
-            rowWeights.emplace_back(i, *addWeight(res.rows[i].tensorName));
-    fillWeights(before);
-    next = before;
-    auto late = [&] {
-        for (size_t k; (k = next++) < res.weights.size();)
-            if (!(o.cancel && o.cancel->load(std::memory_order_relaxed)))
-                compareModelWeight(res.weights[k].row, weightSources[k], &o);
-    };
-    pool.clear();
-    for (unsigned t = 1; t < threads && t < res.weights.size() - before; ++t)
-        pool.emplace_back(late);
-    late();
-    for (auto &t : pool)
-        t.join();
-    if (o.cancel && o.cancel->load())
-        throw Error("compare cancelled");
-    for (const auto &[i, from] : rowWeights) {
+        if (plan.fromModel[i])
+            plan.rowWeights.emplace_back(i, *plan.add(res.rows[i].tensorName));
+    plan.fill(res, before);
+    inParallel(o, res.weights.size() - before,
+               [&](size_t k) { compareModelWeight(res.weights[before + k].row, plan.sources[before + k], &o); });
+    for (const auto &[i, from] : plan.rowWeights) {
         CompareRow &row = res.rows[i];
         const CompareRow &src = res.weights[from].row;
         row.computed = src.computed;
@@ -566,11 +583,32 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         row.quantization = src.quantization;
         row.weightSource = src.weightSource;
     }
+}
 
+} // namespace
+
+CompareResult runCompare(const CompareOptions &o, const CompareProgress &progress)
+{
+    const Loaded loaded = loadBoth(o);
+    CompareResult res;
+    res.goldenRoot = loaded.golden.root;
+    res.myRoot = loaded.my.root;
+    res.notes.push_back("max/mean absolute error are taken over every element; msit masks them to 0 where "
+                        "|golden| <= float32 epsilon");
+    res.notes.push_back("elements that are NaN or Inf on either side are counted and left out of the metrics; "
+                        "msit reports only a failure reason");
+    // Ops and tensors by the names the program gave them, from golden's topology (else my's).
+    OpNames names = readOpNames(loaded.golden);
+    if (names.byPath.empty())
+        names = readOpNames(loaded.my);
+    pairRows(res, loaded, names, o);
+    WeightPlan plan = planWeights(res, loaded, names);
+    compareAll(res, plan, o, progress);
     res.standard = o.standard ? *o.standard
-                   : (o.relTol || o.passRate || !isProbeDump(golden) || !isProbeDump(my)) ? Standard::Msit
-                                                                                        : Standard::Engine;
-    judgeOps(res, names);
+                   : (o.relTol || o.passRate || !isProbeDump(loaded.golden) || !isProbeDump(loaded.my))
+                       ? Standard::Msit
+                       : Standard::Engine;
+    judgeOps(res, names); // aggregate by op; the first divergent
     return res;
 }
 
