@@ -61,7 +61,29 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     setWindowTitle(tr("Launch a program under the probe"));
     resize(820, 720);
 
-    // Program
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(buildPresetRow());
+    layout->addWidget(buildProgramBox());
+    layout->addWidget(buildDumpBox());
+    layout->addWidget(buildOwnBox());
+    layout->addWidget(buildLineBox());
+    layout->addWidget(m_error);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    auto *run = buttons->addButton(tr("&Run"), QDialogButtonBox::AcceptRole);
+    run->setDefault(true);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, this, &LaunchDialog::accept);
+    followFields();
+
+    DumpOptions defaults;
+    defaults.command = {};
+    setOptions(defaults);
+}
+
+// The program, its working folder and its environment.
+QWidget *LaunchDialog::buildProgramBox()
+{
     auto *program = new QGroupBox(tr("Program"), this);
     auto *pf = new QFormLayout(program);
     m_command->setPlaceholderText(tr("e.g. ./llama-cli -m model.gguf -p \"Hello\" -n 64"));
@@ -93,7 +115,32 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     envRow->addLayout(envButtons);
     pf->addRow(tr("&Environment:"), envRow);
 
-    // What to dump
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Program to run"));
+        if (!f.isEmpty())
+            m_command->setText(QString::fromStdString(joinCommand({f.toStdString()})));
+    });
+    connect(browseDir, &QToolButton::clicked, this, [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Working folder"));
+        if (!d.isEmpty())
+            m_workDir->setText(d);
+    });
+    connect(addEnv, &QPushButton::clicked, this, [this] {
+        m_env->insertRow(m_env->rowCount());
+        m_env->setCurrentCell(m_env->rowCount() - 1, 0);
+        m_env->editItem(m_env->item(m_env->rowCount() - 1, 0));
+    });
+    connect(removeEnv, &QPushButton::clicked, this, [this] {
+        if (m_env->currentRow() >= 0)
+            m_env->removeRow(m_env->currentRow());
+        updateCommandLine();
+    });
+    return program;
+}
+
+// msit llm dump's options.
+QWidget *LaunchDialog::buildDumpBox()
+{
     auto *what = new QGroupBox(tr("What to dump (msit llm dump's options)"), this);
     auto *wf = new QFormLayout(what);
     auto *typeRow = new QHBoxLayout;
@@ -141,6 +188,12 @@ LaunchDialog::LaunchDialog(QWidget *parent)
                      QStringLiteral("fatal")});
     wf->addRow(tr("-&l (log level):"), m_log);
 
+    return what;
+}
+
+// llmscope's own options.
+QWidget *LaunchDialog::buildOwnBox()
+{
     auto *own = new QGroupBox(tr("llmscope's own"), this);
     auto *of = new QFormLayout(own);
     auto *checks = new QHBoxLayout;
@@ -174,7 +227,12 @@ LaunchDialog::LaunchDialog(QWidget *parent)
                            "written over too early)"));
     of->addRow(tr("--&watch:"), m_watch);
 
-    // The command line, both ways
+    return own;
+}
+
+// The command line, both ways: it follows the fields, and a line pasted fills them.
+QWidget *LaunchDialog::buildLineBox()
+{
     auto *lineBox = new QGroupBox(tr("Command line (edit or paste one to fill the dialog)"), this);
     auto *lb = new QHBoxLayout(lineBox);
     auto *copy = new QPushButton(tr("&Copy"), this);
@@ -183,7 +241,13 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     m_error->setStyleSheet(QStringLiteral("color: #b00000"));
     m_error->setWordWrap(true);
 
-    // Presets and recent launches
+    connect(copy, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(m_line->text()); });
+    return lineBox;
+}
+
+// Presets and recent launches.
+QLayout *LaunchDialog::buildPresetRow()
+{
     auto *presetRow = new QHBoxLayout;
     m_presets->setEditable(false);
     m_presets->addItem(tr("(presets)"));
@@ -197,42 +261,6 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     presetRow->addWidget(del);
     presetRow->addWidget(m_recent, 1);
 
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
-    auto *run = buttons->addButton(tr("&Run"), QDialogButtonBox::AcceptRole);
-    run->setDefault(true);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(presetRow);
-    layout->addWidget(program);
-    layout->addWidget(what);
-    layout->addWidget(own);
-    layout->addWidget(lineBox);
-    layout->addWidget(m_error);
-    layout->addWidget(buttons);
-
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(buttons, &QDialogButtonBox::accepted, this, &LaunchDialog::accept);
-    connect(copy, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(m_line->text()); });
-    connect(browse, &QToolButton::clicked, this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Program to run"));
-        if (!f.isEmpty())
-            m_command->setText(QString::fromStdString(joinCommand({f.toStdString()})));
-    });
-    connect(browseDir, &QToolButton::clicked, this, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("Working folder"));
-        if (!d.isEmpty())
-            m_workDir->setText(d);
-    });
-    connect(addEnv, &QPushButton::clicked, this, [this] {
-        m_env->insertRow(m_env->rowCount());
-        m_env->setCurrentCell(m_env->rowCount() - 1, 0);
-        m_env->editItem(m_env->item(m_env->rowCount() - 1, 0));
-    });
-    connect(removeEnv, &QPushButton::clicked, this, [this] {
-        if (m_env->currentRow() >= 0)
-            m_env->removeRow(m_env->currentRow());
-        updateCommandLine();
-    });
     connect(save, &QPushButton::clicked, this, &LaunchDialog::savePreset);
     connect(del, &QPushButton::clicked, this, &LaunchDialog::deletePreset);
     connect(m_presets, &QComboBox::activated, this, [this](int i) {
@@ -246,6 +274,12 @@ LaunchDialog::LaunchDialog(QWidget *parent)
         setCommandLine(r.section(QLatin1Char('\n'), 0, 0));
         m_workDir->setText(r.section(QLatin1Char('\n'), 1));
     });
+    return presetRow;
+}
+
+// Every field rewrites the command line as it changes.
+void LaunchDialog::followFields()
+{
     for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens, m_watch})
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
@@ -258,9 +292,6 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     connect(m_env, &QTableWidget::itemChanged, this, &LaunchDialog::updateCommandLine);
     connect(m_line, &QLineEdit::textEdited, this, &LaunchDialog::commandLineEdited);
 
-    DumpOptions defaults;
-    defaults.command = {};
-    setOptions(defaults);
 }
 
 DumpOptions LaunchDialog::options() const

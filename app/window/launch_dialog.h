@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPlainTextEdit;
 class QSpinBox;
@@ -48,6 +49,12 @@ public:
     QLineEdit *idsEdit() const { return m_ids; }
 
 private:
+    QWidget *buildProgramBox();
+    QWidget *buildDumpBox();
+    QWidget *buildOwnBox();
+    QWidget *buildLineBox();
+    QLayout *buildPresetRow();
+    void followFields();
     void updateCommandLine();
     void commandLineEdited();
     void savePreset();
