@@ -53,6 +53,16 @@ HeatmapView::HeatmapView(QWidget *parent)
       m_threshold(new QDoubleSpinBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
       m_follow(new QCheckBox(tr("newest"), this)), m_roundLabel(new QLabel(this)), m_legend(new QLabel(this))
 {
+    setUpControls();
+    layOut();
+    followControls();
+    followModel();
+    updateLegend();
+}
+
+// The choices above the table: statistic, scale, view, round, threshold.
+void HeatmapView::setUpControls()
+{
     m_metric->addItem(tr("max |x|"), int(HeatmapModel::Metric::MaxAbs));
     m_metric->addItem(tr("mean"), int(HeatmapModel::Metric::Mean));
     m_metric->addItem(tr("L2 norm"), int(HeatmapModel::Metric::L2Norm));
@@ -72,6 +82,11 @@ HeatmapView::HeatmapView(QWidget *parent)
     m_follow->setChecked(true);
     m_follow->setToolTip(tr("Show the newest round as the program computes"));
     m_round->setEnabled(false);
+}
+
+// The table and the controls above it.
+void HeatmapView::layOut()
+{
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setDefaultSectionSize(64);
     m_table->verticalHeader()->setDefaultSectionSize(22);
@@ -107,7 +122,11 @@ HeatmapView::HeatmapView(QWidget *parent)
     layout->addLayout(controls2);
     layout->addWidget(m_legend);
     layout->addWidget(m_table, 1);
+}
 
+// Each control changes the model.
+void HeatmapView::followControls()
+{
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
         m_model->setMetric(HeatmapModel::Metric(m_metric->currentData().toInt()));
         updateLegend();
@@ -141,6 +160,16 @@ HeatmapView::HeatmapView(QWidget *parent)
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double t) {
         m_model->setThreshold(t > 0 ? t : NAN);
     });
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
+        const QString id = i.data(HeatmapModel::OpIdRole).toString();
+        if (!id.isEmpty())
+            emit opClicked(id);
+    });
+}
+
+// A new graph's kinds, columns sized to their names, and the legend.
+void HeatmapView::followModel()
+{
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         if (m_model->mode() != HeatmapModel::Mode::LayersByKinds || m_kind->count() == m_model->kindCount())
             return;
@@ -156,12 +185,6 @@ HeatmapView::HeatmapView(QWidget *parent)
         for (int c = 0; c < m_model->columnCount(); ++c) // at least the cells' usual width
             m_table->horizontalHeader()->resizeSection(c, std::max(64, m_table->horizontalHeader()->sectionSize(c)));
     });
-    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
-        const QString id = i.data(HeatmapModel::OpIdRole).toString();
-        if (!id.isEmpty())
-            emit opClicked(id);
-    });
-    updateLegend();
 }
 
 void HeatmapView::setCompare(const llmscope::CompareResult *r)

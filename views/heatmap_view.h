@@ -34,6 +34,10 @@ signals:
     void opClicked(const QString &id);
 
 private:
+    void setUpControls();
+    void layOut();
+    void followControls();
+    void followModel();
     void roundsChanged();
     void updateLegend();
 
