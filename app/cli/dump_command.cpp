@@ -47,9 +47,8 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     using namespace llmscope;
     std::vector<std::string> problems;
     const auto statuses = readProbeStatuses(root.toStdString(), &problems);
-    std::vector<std::string> onnxFiles; // msit's onnx type: from the topology files, now the program is done
-    if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
-        onnxFiles = exportDumpOnnx(root.toStdString(), &problems);
+    // msit's onnx type: from the topology files, now the program is done
+    const auto onnxFiles = exportOnnxAfterRun(o.types, root.toStdString(), &problems);
     DumpIndex idx;
     try {
         idx = scanDump(root.toStdString());
@@ -119,7 +118,7 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
             .arg(idx.modelFiles.size()).arg(idx.layerFiles.size()));
     if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
         say(QStringLiteral("  onnx:        %1 file(s) of the topology under onnx/ (no weights; open them in Netron)\n")
-                .arg(onnxFiles.size()));
+                .arg(onnxFiles ? onnxFiles->size() : 0));
     if (std::find(o.types.begin(), o.types.end(), "stats") != o.types.end() && !writesPayload(o) && !o.descOnly)
         say(QStringLiteral("  written:     statistics only, no payloads (msit's --type stats; --stats-with-data "
                            "keeps the payloads too)\n"));

@@ -309,15 +309,13 @@ void Workspace::sessionState(LiveSession::State s, const QString &message)
         say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? Tone::Info : Tone::Failure);
         m_pending.clear();
         const QString root = m_session->dumpRoot();
-        const auto &types = m_session->options().types;
-        if (s != LiveSession::State::FailedToStart && !root.isEmpty() &&
-            std::find(types.begin(), types.end(), "onnx") != types.end()) { // as llmscope dump: from the topology
-            std::vector<std::string> problems;
-            const auto files = exportDumpOnnx(root.toStdString(), &problems);
-            say(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files.size())));
-            for (const auto &p : problems)
-                say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), Tone::Warning);
-        }
+        std::vector<std::string> problems;
+        if (s != LiveSession::State::FailedToStart && !root.isEmpty())
+            if (const auto files = exportOnnxAfterRun(m_session->options().types, root.toStdString(), &problems)) {
+                say(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files->size())));
+                for (const auto &p : problems)
+                    say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), Tone::Warning);
+            }
         if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_source == Source::Program &&
             root == m_dumpRoot)
             scan(root, false); // what was written, file by file; the statistics came live

@@ -1,5 +1,7 @@
 #include "onnx/onnx_export.h"
 
+#include <algorithm>
+
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -138,6 +140,15 @@ std::vector<std::string> exportDumpOnnx(const std::string &root, std::vector<std
         }
     }
     return written;
+}
+
+std::optional<std::vector<std::string>> exportOnnxAfterRun(const std::vector<std::string> &types,
+                                                           const std::string &dumpRoot,
+                                                           std::vector<std::string> *problems)
+{
+    if (std::find(types.begin(), types.end(), "onnx") == types.end())
+        return std::nullopt;
+    return exportDumpOnnx(dumpRoot, problems);
 }
 
 } // namespace llmscope

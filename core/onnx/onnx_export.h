@@ -4,6 +4,7 @@
 // ids) as the graph's inputs. Built with Debian's libonnx (its protobuf classes); a library of
 // its own so the probe never links protobuf into the programs it is loaded into.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,11 @@ void writeOnnx(const TopoNode &graph, const std::string &path);
 // onnx/{pid}/{name}.onnx; returns the files written. Unreadable topology files are skipped
 // and named in problems.
 std::vector<std::string> exportDumpOnnx(const std::string &dumpRoot, std::vector<std::string> *problems = nullptr);
+
+// msit's onnx type, once a run has ended (llmscope dump and the window both): when types
+// asks for "onnx", the dump's topology exported as above; nullopt when it was not asked for.
+std::optional<std::vector<std::string>> exportOnnxAfterRun(const std::vector<std::string> &types,
+                                                           const std::string &dumpRoot,
+                                                           std::vector<std::string> *problems);
 
 } // namespace llmscope
