@@ -141,12 +141,14 @@ void HeatmapView::followControls()
             return;
         m_model->setRound(rounds[size_t(i)]);
         m_roundLabel->setText(QString::number(rounds[size_t(i)]));
+        emit roundPicked(rounds[size_t(i)]);
         updateLegend();
     });
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
         m_round->setEnabled(!on);
         if (on)
             m_model->setRound(-1);
+        emit roundPicked(on ? -1 : m_model->round());
         roundsChanged();
     });
     auto applyMode = [this] {
@@ -219,6 +221,7 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
         m_round->setValue(int(at - rounds.begin()));
         m_model->setRound(m_model->firstDivergentRound());
         roundsChanged();
+        emit roundPicked(m_model->firstDivergentRound());
         selectOp(m_model->firstDivergentOp());
     }
 }

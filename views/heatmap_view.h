@@ -32,6 +32,8 @@ public:
 
 signals:
     void opClicked(const QString &id);
+    // The round shown was chosen (the slider, "newest" as -1, a comparison's first divergent).
+    void roundPicked(qint64 round);
 
 private:
     void setUpControls();

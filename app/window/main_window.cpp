@@ -350,6 +350,11 @@ void MainWindow::followOps()
         m_diff->selectOp(id);
         inspect(id);
     });
+    connect(m_heatmap, &HeatmapView::roundPicked, m_ws, &Workspace::pickRound);
+    connect(m_ws, &Workspace::currentRoundChanged, this, [this] {
+        if (!m_ws->currentOp().isEmpty())
+            inspect(m_ws->currentOp()); // that round's tensors
+    });
     connect(m_ops, &OpTreePanel::applyRequested, m_ws, &Workspace::applySelection);
     connect(m_ws, &Workspace::selectionStatus, m_ops, &OpTreePanel::setStatus);
     connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &, qint64 fromRound) {

@@ -109,6 +109,7 @@ void Workspace::beginSource(Source source, const QString &name)
     m_comparison.reset();
     m_metrics.reset();
     m_currentOp.clear();
+    m_currentRound = -1;
     m_pending.clear();
     m_pendingStats.clear();
     m_pendingRound = -1;
@@ -503,6 +504,14 @@ void Workspace::pickOp(const QString &id)
     emit currentOpChanged(id);
 }
 
+void Workspace::pickRound(qint64 round)
+{
+    if (round < -1 || round == m_currentRound)
+        return;
+    m_currentRound = round;
+    emit currentRoundChanged(round);
+}
+
 Workspace::Inspection Workspace::inspect(const QString &id) const
 {
     Inspection out;
@@ -510,7 +519,7 @@ Workspace::Inspection Workspace::inspect(const QString &id) const
     out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
                                                  op ? QString::fromStdString(op->type) : QString());
     const OpFiles files =
-        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path);
+        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path, m_currentRound);
     out.round = files.round;
     for (const auto &f : files.files)
         out.files << QString::fromStdString(f);

@@ -98,13 +98,16 @@ public:
     // --- the picked operation
     void pickOp(const QString &id); // from anywhere; emits currentOpChanged when it changes
     QString currentOp() const { return m_currentOp; }
+    // The round looked at (-1: the newest): what the inspector reads the picked op from.
+    void pickRound(qint64 round);
+    qint64 currentRound() const { return m_currentRound; }
     struct Inspection {
         QString title;
         qint64 round = -1;
         QStringList files;
         QString note; // when there are none: what to do
     };
-    // What the dump holds of an op: the newest round's files.
+    // What the dump holds of an op: the files of the picked round, or of the newest before it.
     Inspection inspect(const QString &id) const;
 
     // --- the selection sent to the running program
@@ -150,6 +153,7 @@ signals:
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);   // null: none
     void compareFinished(bool ok, const QString &message);
     void currentOpChanged(const QString &id);
+    void currentRoundChanged(qint64 round);
     void selectionStatus(const QString &text); // for the op panel
     void selectionApplied(const llmscope::Selection &selection, const QString &idsText, qint64 fromRound);
     void said(const QString &text, Workspace::Tone tone);
@@ -183,6 +187,7 @@ private:
     llmscope::OpCatalog m_catalog;
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     QString m_currentOp;
+    qint64 m_currentRound = -1;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
     std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
     int64_t m_pendingRound = -1;

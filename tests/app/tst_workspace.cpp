@@ -65,6 +65,7 @@ public:
         connect(ws, &Workspace::compareFinished, this,
                 [add](bool ok, const QString &message) { add(QStringLiteral("compared %1: %2").arg(ok).arg(message)); });
         connect(ws, &Workspace::currentOpChanged, this, [add](const QString &id) { add("picked " + id); });
+        connect(ws, &Workspace::currentRoundChanged, this, [add](qint64 round) { add(QStringLiteral("round %1").arg(round)); });
         connect(ws, &Workspace::launched, this, [add] { add("launched"); });
         connect(ws, &Workspace::launchFailed, this, [add](const QString &why) { add("launch failed: " + why); });
         connect(ws->session(), &LiveSession::stateChanged, this,
@@ -124,10 +125,15 @@ private slots:
         QCOMPARE(ws.dumpRoot(), dump);
         ws.pickOp("1_1");
         ws.pickOp("1_1"); // the same op again: nothing changes
-        QCOMPARE(t.take(), QString("picked 1_1"));
+        ws.pickRound(1);
+        ws.pickRound(1);
+        ws.pickRound(-1); // the newest again
+        QCOMPARE(t.take(), QString("picked 1_1\nround 1\nround -1"));
+        ws.pickRound(0);
         QVERIFY(ws.closeSource());
-        QCOMPARE(t.take(), QString("source None"));
+        QCOMPARE(t.take(), QString("round 0\nsource None"));
         QVERIFY(ws.currentOp().isEmpty());
+        QCOMPARE(ws.currentRound(), qint64(-1)); // a new source starts at its newest round
         QVERIFY(ws.dumpRoot().isEmpty());
     }
 
