@@ -186,6 +186,10 @@ test: %2</source>
         <translation>标杆: %1
 待测: %2</translation>
     </message>
+    <message>
+        <source> Its input &lt;b&gt;%1&lt;/b&gt; already differs: the operation that computes it was not compared.</source>
+        <translation> 其输入 &lt;b&gt;%1&lt;/b&gt; 已经不同: 计算它的算子未被比较。</translation>
+    </message>
 </context>
 <context>
     <name>DumpTreeModel</name>
@@ -647,6 +651,10 @@ failed</source>
     <message>
         <source>no kernel adds error beyond what quantization explains in rounds %1; the weights whose quantization costs most (llmscope quant-report ranks them all):%2</source>
         <translation>第 %1 轮中没有算子内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排序）：%2</translation>
+    </message>
+    <message>
+        <source>  its input %1 already differs: the op that computes it was not compared</source>
+        <translation>  其输入 %1 已经不同: 计算它的算子未被比较</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,8 @@
 
 #include "diff_table_model.h"
 #include "label_fit.h"
+#include "compare/divergence_cause.h"
+#include "compare/op_verdicts.h"
 
 using namespace llmscope;
 
@@ -118,10 +120,14 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
                     .arg(QString::fromStdString(op.label()).toHtmlEscaped())
                     .arg(op.round)
                     .arg(res.firstDivergent);
-        if (op.worstInputIsWeight && op.worstInput >= 0)
+        const DivergenceCause cause = divergenceCause(res, op);
+        if (cause.kind == DivergenceCause::Kind::Weight)
             text += tr(" The weight <b>%1</b> differs between golden and test: the operation's error comes in "
                        "through it.")
-                        .arg(QString::fromStdString(res.rows[size_t(op.worstInput)].tensorName).toHtmlEscaped());
+                        .arg(QString::fromStdString(cause.row->tensorName).toHtmlEscaped());
+        else if (cause.kind == DivergenceCause::Kind::Input)
+            text += tr(" Its input <b>%1</b> already differs: the operation that computes it was not compared.")
+                        .arg(QString::fromStdString(leafLabel(*cause.row)).toHtmlEscaped());
     } else if (!res.rows.empty()) {
         text += tr("<br>Every operation passed.");
     }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "compare/divergence_cause.h"
 #include "compare/compare_run.h"
 #include "compare/manual_compare.h"
 #include "compare/op_verdicts.h"
@@ -203,17 +204,15 @@ int runCompareCommand(const QStringList &args)
     if (res.firstDivergent >= 0) {
         const OpResult &first = res.ops[size_t(res.firstDivergent)];
         say("  first divergent: " + opLine(first) + "\n");
-        if (first.worstInput >= 0) {
-            const CompareRow &in = res.rows[size_t(first.worstInput)];
-            const std::string name = in.tensorName.empty() ? "input " + std::to_string(in.golden.index)
-                                                           : in.tensorName;
-            if (first.worstInputIsWeight)
-                say("  " + leafLabel(in) + " differs between golden and test (relative error " +
-                    percent(inputOrOutputError(in)) + "): the op's error comes in through it\n");
-            else if (!in.passed)
-                say("  its input " + name + " already differs (relative error " + percent(inputOrOutputError(in)) +
-                    "); the op that computes it was not compared\n");
-        }
+        const DivergenceCause cause = divergenceCause(res, first);
+        if (cause.kind == DivergenceCause::Kind::Weight)
+            say("  " + leafLabel(*cause.row) + " differs between golden and test (relative error " +
+                percent(inputOrOutputError(*cause.row)) + "): the op's error comes in through it\n");
+        else if (cause.kind == DivergenceCause::Kind::Input)
+            say("  its input " +
+                (cause.row->tensorName.empty() ? "input " + std::to_string(cause.row->golden.index) : cause.row->tensorName) +
+                " already differs (relative error " + percent(inputOrOutputError(*cause.row)) +
+                "); the op that computes it was not compared\n");
         for (size_t i : first.rows)
             if (!res.rows[i].passed)
                 say("    " + res.rows[i].golden.path + ": " +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
 #include "util/error.h"
 
@@ -214,9 +215,8 @@ QString found(const CompareResult &r, const OpResult &op)
                     .arg(QString::fromStdString(op.label()), QString::fromStdString(op.opPath))
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
-    const bool weightDiffers = op.worstInputIsWeight && op.worstInput >= 0 &&
-                               !(r.rows[size_t(op.worstInput)].quantization &&
-                                 r.rows[size_t(op.worstInput)].quantization->explained());
+    const DivergenceCause cause = divergenceCause(r, op);
+    const bool weightDiffers = cause.kind == DivergenceCause::Kind::Weight;
     if (r.standard == Standard::Engine && !weightDiffers)
         s += QLatin1Char('\n') + (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
                                                     .arg(op.ownNmse, 0, 'g', 3)
@@ -226,7 +226,10 @@ QString found(const CompareResult &r, const OpResult &op)
                                               : QStringLiteral("  ") + QString::fromStdString(op.verdict));
     if (weightDiffers)
         s += QLatin1Char('\n') + HuntText::tr("  %1 differs between golden and test: the op's error comes in through it")
-                                     .arg(QString::fromStdString(leafLabel(r.rows[size_t(op.worstInput)])));
+                                     .arg(QString::fromStdString(leafLabel(*cause.row)));
+    else if (cause.kind == DivergenceCause::Kind::Input)
+        s += QLatin1Char('\n') + HuntText::tr("  its input %1 already differs: the op that computes it was not compared")
+                                     .arg(QString::fromStdString(leafLabel(*cause.row)));
     else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it
         s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
     return s;

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "compare/divergence_cause.h"
 #include "compare/error_by_layer.h"
 
 #include "compare/compare_run.h"
@@ -153,6 +154,34 @@ class TstCompare : public QObject {
 private slots:
     // The error curves' data: per shown round, each layer's worst output error and its op,
     // and the error its ops add; the first divergent op's round always among those shown.
+    // One rule says where the first divergent op's error comes from, for every front end.
+    void divergenceCauses()
+    {
+        CompareResult r;
+        r.rows.resize(2);
+        r.rows[0].weight = true;
+        r.rows[0].tensorName = "blk.1.ffn_down.weight";
+        r.rows[1].passed = false;
+        OpResult op;
+        op.worstInput = 0;
+        op.worstInputIsWeight = true;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
+        QCOMPARE(divergenceCause(r, op).row, &r.rows[0]);
+        r.rows[0].quantization = Quantization{"f32", "q4_0", 0.08, 0.08, 0.0};
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself); // its quantization: the op's own
+        r.rows[0].quantization->error = 0.3; // beyond what quantization explains
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
+        op.worstInput = 1;
+        op.worstInputIsWeight = false;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Input);
+        r.rows[1].passed = true;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
+        op.worstInput = -1;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
+        op.unreadable = "truncated";
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Unreadable);
+    }
+
     void errorByLayerCurves()
     {
         CompareResult r;

@@ -1,0 +1,21 @@
+#include "compare/divergence_cause.h"
+
+namespace llmscope {
+
+DivergenceCause divergenceCause(const CompareResult &r, const OpResult &op)
+{
+    if (!op.unreadable.empty())
+        return {DivergenceCause::Kind::Unreadable, nullptr};
+    if (op.worstInput < 0 || size_t(op.worstInput) >= r.rows.size())
+        return {DivergenceCause::Kind::Itself, nullptr};
+    const CompareRow &in = r.rows[size_t(op.worstInput)];
+    if (op.worstInputIsWeight)
+        return in.quantization && in.quantization->explained() // its quantization: the op's own error
+                   ? DivergenceCause{DivergenceCause::Kind::Itself, nullptr}
+                   : DivergenceCause{DivergenceCause::Kind::Weight, &in};
+    if (!in.passed)
+        return {DivergenceCause::Kind::Input, &in};
+    return {DivergenceCause::Kind::Itself, nullptr};
+}
+
+} // namespace llmscope
