@@ -103,13 +103,10 @@ int runManualCompare(const std::string &golden, const std::string &my, const std
     return passed == rows.size() && !rows.empty() ? 0 : 1;
 }
 
-} // namespace
-
-int runCompareCommand(const QStringList &args)
+// The options; a status to exit with when they end the command (help, or an error said).
+std::optional<int> readCompareOptions(const QStringList &args, llmscope::CompareOptions &o, std::string &output)
 {
     using namespace llmscope;
-    CompareOptions o;
-    std::string output = "./";
     try {
         for (int i = 0; i < args.size(); ++i) {
             const std::string a = args[i].toStdString();
@@ -154,32 +151,14 @@ int runCompareCommand(const QStringList &args)
         return 2;
     }
 
-    if (isManualMetadata(o.goldenPath) && isManualMetadata(o.myPath))
-        return runManualCompare(o.goldenPath, o.myPath, output);
+    return std::nullopt;
+}
 
-    const bool tty = isatty(fileno(stderr));
-    auto progress = [tty](uint64_t done, uint64_t total, const std::string &op) {
-        if (!tty || !total)
-            return;
-        const int width = 30, filled = int(width * done / total);
-        std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu pairs  %.40s\033[K", std::string(size_t(filled), '#').c_str(),
-                     std::string(size_t(width - filled), ' ').c_str(), int(100 * done / total),
-                     (unsigned long long)done, (unsigned long long)total, op.c_str());
-    };
-    CompareResult res;
-    std::string csv;
-    try {
-        res = runCompare(o, progress);
-        if (tty)
-            std::fputs("\r\033[K", stderr);
-        csv = writeCompareReports(res, output);
-    } catch (const Error &e) {
-        if (tty)
-            std::fputs("\r\033[K", stderr);
-        say(std::string("llmscope compare: ") + e.what() + "\n");
-        return 2;
-    }
-
+// The summary on stderr: counts, the first divergent op and where its error comes from, the
+// ops adding the most, the unpaired, the report. The exit status.
+int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv)
+{
+    using namespace llmscope;
     size_t passed = 0;
     for (const auto &r : res.rows)
         passed += r.passed;
@@ -238,4 +217,42 @@ int runCompareCommand(const QStringList &args)
         say("  only in my: " + res.onlyMy[i].path + "\n");
     say("  report: " + csv + " (and .json)\n");
     return res.allPassed() ? 0 : 1;
+}
+
+} // namespace
+
+int runCompareCommand(const QStringList &args)
+{
+    using namespace llmscope;
+    CompareOptions o;
+    std::string output = "./";
+    if (const auto status = readCompareOptions(args, o, output))
+        return *status;
+    if (isManualMetadata(o.goldenPath) && isManualMetadata(o.myPath))
+        return runManualCompare(o.goldenPath, o.myPath, output);
+
+    const bool tty = isatty(fileno(stderr));
+    auto progress = [tty](uint64_t done, uint64_t total, const std::string &op) {
+        if (!tty || !total)
+            return;
+        const int width = 30, filled = int(width * done / total);
+        std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu pairs  %.40s\033[K", std::string(size_t(filled), '#').c_str(),
+                     std::string(size_t(width - filled), ' ').c_str(), int(100 * done / total),
+                     (unsigned long long)done, (unsigned long long)total, op.c_str());
+    };
+    CompareResult res;
+    std::string csv;
+    try {
+        res = runCompare(o, progress);
+        if (tty)
+            std::fputs("\r\033[K", stderr);
+        csv = writeCompareReports(res, output);
+    } catch (const Error &e) {
+        if (tty)
+            std::fputs("\r\033[K", stderr);
+        say(std::string("llmscope compare: ") + e.what() + "\n");
+        return 2;
+    }
+
+    return sayCompareSummary(res, csv);
 }
