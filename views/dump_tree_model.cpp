@@ -27,7 +27,6 @@ void DumpTreeModel::clear()
 {
     beginResetModel();
     m_tensors.clear();
-    m_problems.clear();
     m_root = std::make_unique<Node>();
     endResetModel();
 }
@@ -61,7 +60,6 @@ void DumpTreeModel::build(Node *root, size_t first) const
 
 void DumpTreeModel::addChunk(const DumpIndex &chunk)
 {
-    m_problems.insert(m_problems.end(), chunk.problems.begin(), chunk.problems.end());
     if (chunk.tensors.empty())
         return;
     const size_t first = m_tensors.size();

@@ -25,7 +25,6 @@ public:
     void setIndex(const llmscope::DumpIndex &index); // clear, then the whole index as one chunk
     void clear();
     size_t tensorCount() const { return m_tensors.size(); }
-    const std::vector<llmscope::DumpProblem> &problems() const { return m_problems; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -37,19 +36,18 @@ public:
 private:
     struct Node {
         QString label;
-        int tensor = -1; // index into m_index.tensors for leaves
+        int tensor = -1; // index into m_tensors for leaves
         Node *parent = nullptr;
         int row = 0;
         std::vector<std::unique_ptr<Node>> children;
         Node *child(const QString &label);
     };
     Node *nodeFor(const QModelIndex &index) const;
-    // Nodes for tensors [first, m_index.tensors.size()) under root.
+    // Nodes for tensors [first, m_tensors.size()) under root.
     void build(Node *root, size_t first) const;
 
     // The tensors shown, in the order they came: a deque, so a new round never moves the
     // hundred thousand records before it.
     std::deque<llmscope::TensorRecord> m_tensors;
-    std::vector<llmscope::DumpProblem> m_problems;
     std::unique_ptr<Node> m_root = std::make_unique<Node>();
 };

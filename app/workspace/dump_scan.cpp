@@ -2,11 +2,26 @@
 
 #include "dump/op_info_csv.h"
 #include "util/error.h"
-#include "workspace.h"
 
 using namespace llmscope;
 
 namespace dumpscan {
+
+std::vector<live::RoundStats> statsOf(const DumpIndex &index)
+{
+    std::map<int64_t, live::RoundStats> byRound;
+    for (const TensorRecord &t : index.tensors)
+        if (t.stats && !t.input && !t.before && t.index == 0) {
+            live::RoundStats &r = byRound[t.exec];
+            r.round = t.exec;
+            r.stats.push_back({t.opId, t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm, t.stats->nanCount,
+                               t.stats->infCount});
+        }
+    std::vector<live::RoundStats> out;
+    for (auto &[round, r] : byRound)
+        out.push_back(std::move(r));
+    return out;
+}
 
 EarlyTopology readEarlyTopology(const std::string &root)
 {
@@ -50,7 +65,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
             [&](const DumpIndex &chunk) {
                 if (cancelled)
                     return false;
-                if (handover.push({chunk, statsByRound ? Workspace::statsOf(chunk) : std::vector<live::RoundStats>()}))
+                if (handover.push({chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>()}))
                     onTaken();
                 return true;
             },
@@ -71,7 +86,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
                     }
                 }
         if (out.topology)
-            out.stats = Workspace::statsOf(index);
+            out.stats = statsOf(index);
     } catch (const Error &e) {
         out.error = QString::fromUtf8(e.what());
     }

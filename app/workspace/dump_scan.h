@@ -17,6 +17,9 @@
 
 namespace dumpscan {
 
+// The statistics of every op output in a dump, round by round (the heatmap's).
+std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index);
+
 // The model topology file and the kernel CSV's backends, found without walking the tensors.
 struct EarlyTopology {
     std::optional<llmscope::TopoNode> topology;

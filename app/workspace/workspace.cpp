@@ -150,22 +150,6 @@ void Workspace::setModelTree(const TopoNode &model, std::map<std::string, std::s
     emit selectionStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, int(m_catalog.size())));
 }
 
-std::vector<live::RoundStats> Workspace::statsOf(const DumpIndex &index)
-{
-    std::map<int64_t, live::RoundStats> byRound;
-    for (const TensorRecord &t : index.tensors)
-        if (t.stats && !t.input && !t.before && t.index == 0) {
-            live::RoundStats &r = byRound[t.exec];
-            r.round = t.exec;
-            r.stats.push_back({t.opId, t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm, t.stats->nanCount,
-                               t.stats->infCount});
-        }
-    std::vector<live::RoundStats> out;
-    for (auto &[round, r] : byRound)
-        out.push_back(std::move(r));
-    return out;
-}
-
 QCoro::Task<bool> Workspace::openDump(QString folder)
 {
     if (m_session->isRunning()) { // its views are the program's until it ends

@@ -72,8 +72,6 @@ public:
     const std::optional<llmscope::TopoNode> &modelTree() const { return m_modelTree; }
     const std::map<std::string, std::string> &backends() const { return m_backends; }
     const llmscope::OpCatalog &catalog() const { return m_catalog; }
-    // The statistics of every op output in a dump, round by round (the heatmap's).
-    static std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index);
 
     // --- comparison
     // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
