@@ -247,6 +247,12 @@ void WriterThread::execute(Job &job)
             s.linked = m_writer.tensorsLinked();
             s.nanInfRounds = m_nanInfRounds;
             s.nanInfFirst = m_nanInfFirst;
+            // The tensor index is closed before the status says the run is finished: a reader
+            // that sees the status finished finds the index whole.
+            if (s.finished)
+                m_writer.finishIndex();
+            else
+                m_writer.flushIndex();
             m_writer.writeText(std::string(ProbeStatus::kFolder) + "/" + std::to_string(s.pid) + ".json",
                                writeProbeStatus(s));
         }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dump/dump_index.h"
 #include "dump/dump_writer.h"
 #include "tensor/dtype.h"
 #include "tensor/tensor.h"
@@ -60,6 +61,43 @@ inline std::string writeSyntheticDump(const std::string &outDir, int64_t pid = 4
             w.writeTensor(0, pid, round, ops[k], false, false, 0, f32Tensor({2, 2}, {base, -1, -2, -3}));
         }
     return w.root();
+}
+
+// Whether the window's scan of root (scanDumpByRound, which takes the writer's index where a
+// process folder has one) lists what a walk that opens every file lists: the same files,
+// places and headers. why gets the first difference.
+inline bool indexedScanMatchesWalk(const std::string &root, std::string &why)
+{
+    const llmscope::DumpIndex walked = llmscope::scanDump(root);
+    const llmscope::DumpIndex indexed = llmscope::scanDumpByRound(root, [](const llmscope::DumpIndex &) { return true; });
+    if (walked.tensors.size() != indexed.tensors.size()) {
+        why = std::to_string(indexed.tensors.size()) + " tensors listed, " + std::to_string(walked.tensors.size()) +
+              " walked";
+        return false;
+    }
+    auto stats = [](const llmscope::TensorRecord &t) {
+        return t.stats ? std::vector<double>{double(t.stats->count), t.stats->max, t.stats->min, t.stats->mean,
+                                             t.stats->l2norm}
+                       : std::vector<double>{};
+    };
+    for (size_t i = 0; i < walked.tensors.size(); ++i) {
+        const auto &a = walked.tensors[i], &b = indexed.tensors[i];
+        const bool same = a.path == b.path && a.device == b.device && a.pid == b.pid && a.exec == b.exec &&
+                          a.opId == b.opId && a.opFolders == b.opFolders && a.opName == b.opName &&
+                          a.before == b.before && a.input == b.input && a.index == b.index && a.param == b.param &&
+                          a.dtype == b.dtype && a.format == b.format && a.dims == b.dims && a.hasData == b.hasData &&
+                          a.dataBytes == b.dataBytes && a.dataOffset == b.dataOffset && a.engineType == b.engineType &&
+                          a.engineDims == b.engineDims && stats(a) == stats(b) && b.headerRead;
+        if (!same) {
+            why = "differs at " + a.path;
+            return false;
+        }
+    }
+    if (walked.problems.size() != indexed.problems.size() || walked.layout != indexed.layout) {
+        why = "problems or layout differ";
+        return false;
+    }
+    return true;
 }
 
 } // namespace testing

@@ -103,7 +103,12 @@ bool isProbeDump(const DumpIndex &idx)
     if (idx.layout.empty())
         return false;
     std::error_code ec;
-    auto probeWrote = [&](const fs::path &dump) { return fs::is_directory(dump / ProbeStatus::kFolder, ec); };
+    auto probeWrote = [&](const fs::path &dump) { // a probe status file, not only the writer's tensor index
+        for (const auto &e : fs::directory_iterator(dump / ProbeStatus::kFolder, ec))
+            if (e.path().extension() == ".json" && e.is_regular_file(ec))
+                return true;
+        return false;
+    };
     if (probeWrote(idx.root))
         return true;
     for (const auto &dump : dumpsInside(idx.root)) // an -o folder's dumps

@@ -1,14 +1,17 @@
 #include "dump/dump_index.h"
 
 #include <algorithm>
+#include <dirent.h>
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <fstream>
 #include <set>
 #include <tuple>
 
 #include "dump/dump_layout.h"
+#include "dump/tensor_index.h"
 #include "select/op_id.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
@@ -305,6 +308,74 @@ std::optional<int64_t> roundOfFolder(const std::string &path)
     return parseInt(path.substr(e + 1));
 }
 
+// The round folders directly inside a process folder ({tensors root}/{device}_{pid}).
+std::map<int64_t, std::string> roundFolders(const std::string &processFolder)
+{
+    std::map<int64_t, std::string> out;
+    DIR *dir = ::opendir(processFolder.c_str());
+    if (!dir)
+        return out;
+    while (const dirent *e = ::readdir(dir))
+        if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)
+            if (const auto exec = parseInt(e->d_name); exec && fs::is_directory(processFolder + "/" + e->d_name))
+                out.emplace(*exec, processFolder + "/" + e->d_name);
+    ::closedir(dir);
+    return out;
+}
+
+// A process folder's index ({tensors root}/{device}_{pid}, its writer's index whole), with
+// what turns its lines into records.
+struct IndexedProcess {
+    TensorIndexFile index;
+    std::string dumpRoot, prefix; // prefix: "tensors/{device}_{pid}/"
+
+    // The round's records as a walk would place them; nullopt when a line does not read or
+    // does not lie in this process's folder (the round is walked instead).
+    std::optional<std::vector<TensorRecord>> records(int64_t round) const
+    {
+        auto files = index.files(round);
+        if (!files)
+            return std::nullopt;
+        std::vector<TensorRecord> out;
+        out.reserve(files->size());
+        for (IndexedFile &f : *files) {
+            if (f.relativePath.compare(0, prefix.size(), prefix) != 0)
+                return std::nullopt;
+            const auto parts = split(f.relativePath.substr(8), '/');
+            for (const auto &p : parts)
+                if (p.empty() || p == "." || p == "..")
+                    return std::nullopt;
+            TensorRecord rec;
+            rec.path = dumpRoot + "/" + f.relativePath;
+            if (!placeFromComponents(parts, rec) || rec.exec != round)
+                return std::nullopt;
+            try {
+                setRecordHeader(rec, f.info);
+            } catch (const Error &) {
+                return std::nullopt;
+            }
+            out.push_back(std::move(rec));
+        }
+        return out;
+    }
+};
+
+std::shared_ptr<const IndexedProcess> indexedProcess(const std::string &dir)
+{
+    const size_t slash = dir.rfind('/');
+    if (slash == std::string::npos || slash < 8 || dir.compare(slash - 8, 8, "/tensors") != 0)
+        return nullptr;
+    const std::string name = dir.substr(slash + 1);
+    const auto dp = parseDevicePid(name);
+    if (!dp)
+        return nullptr;
+    const std::string dumpRoot = dir.substr(0, slash - 8);
+    auto index = TensorIndexFile::open(dumpRoot + "/" + tensorIndexPath(dp->device, dp->pid));
+    if (!index)
+        return nullptr;
+    return std::make_shared<const IndexedProcess>(IndexedProcess{std::move(*index), dumpRoot, "tensors/" + name + "/"});
+}
+
 } // namespace
 
 DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bool readHeaders)
@@ -334,7 +405,13 @@ DumpIndex scanDumpByRound(const std::string &rootText, const RoundSink &onRound,
     DumpIndex index;
     index.root = root.string();
     Found rest; // what lies outside the round folders
-    std::map<int64_t, std::vector<std::string>> rounds; // the folders of each round, every device and pid
+    struct Round {
+        std::vector<std::string> folders; // to walk, every device and pid
+        // listed by their writer's index, read when the round's turn comes; the folder is
+        // walked instead if the index's lines for it do not read
+        std::vector<std::pair<std::shared_ptr<const IndexedProcess>, std::string>> indexed;
+    };
+    std::map<int64_t, Round> rounds;
     const std::string &rootPath = root.native();
     auto problem = [&](const std::string &path, const std::string &why) {
         index.problems.push_back({path, "folder not read: " + why});
@@ -342,22 +419,40 @@ DumpIndex scanDumpByRound(const std::string &rootText, const RoundSink &onRound,
     walkFiles(
         rootPath, [&](const std::string &full) { classify(full, rootPath, index, rest); }, problem,
         [&](const std::string &dir) {
+            if (auto indexed = indexedProcess(dir)) {
+                const auto listed = indexed->index.rounds();
+                for (const auto &[round, folder] : roundFolders(dir)) { // a listed round whose folder is gone: none
+                    if (std::binary_search(listed.begin(), listed.end(), round))
+                        rounds[round].indexed.emplace_back(indexed, folder);
+                    else // written after the index was closed, or by another writer
+                        rounds[round].folders.push_back(folder);
+                }
+                return false;
+            }
             const auto round = roundOfFolder(dir);
             if (round)
-                rounds[*round].push_back(dir);
+                rounds[*round].folders.push_back(dir);
             return !round;
         },
         rootPath);
     uint64_t done = 0;
     const uint64_t total = rounds.size() + 1;
-    for (const auto &[round, folders] : rounds) {
+    for (auto &[round, parts] : rounds) {
         if (progress && !progress(done, total))
             throw Error("scan cancelled");
         ++done;
         DumpIndex chunk;
         chunk.root = index.root;
+        for (const auto &[process, folder] : parts.indexed) {
+            if (auto records = process->records(round)) {
+                chunk.layout = "msit";
+                std::move(records->begin(), records->end(), std::back_inserter(chunk.tensors));
+            } else {
+                parts.folders.push_back(folder);
+            }
+        }
         Found found;
-        for (const auto &folder : folders)
+        for (const auto &folder : parts.folders)
             walkFiles(folder, [&](const std::string &full) { classify(full, rootPath, chunk, found); }, problem, {},
                       rootPath);
         uint64_t files = 0;

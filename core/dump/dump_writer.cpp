@@ -3,12 +3,16 @@
 #include <sys/statvfs.h>
 
 #include "dump/dump_layout.h"
+#include "dump/tensor_index.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/hash.h"
 
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
@@ -40,6 +44,15 @@ DumpWriter::DumpWriter(Options options) : m_options(std::move(options))
     makeDirs(m_root);
 }
 
+DumpWriter::~DumpWriter()
+{
+    try {
+        finishIndex();
+    } catch (...) {
+        // an index not closed is one readers do not use
+    }
+}
+
 std::string DumpWriter::tensorPath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
                                    bool before, bool input, int index) const
 {
@@ -57,6 +70,7 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
         if (linkToSame(path, header, t)) {
             ++m_tensors;
             ++m_linked;
+            indexFile(device, pid, path.substr(m_root.size() + 1), t, header.size());
             return true;
         }
     }
@@ -69,9 +83,10 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
         return false;
     }
     ensureDir(path.substr(0, path.rfind('/')));
-    writeBin(path, t);
+    const uint64_t headerBytes = writeBin(path, t);
     ++m_tensors;
     m_bytes += size;
+    indexFile(device, pid, path.substr(m_root.size() + 1), t, headerBytes);
     if (m_options.symlink) {
         uint64_t h = fnv1a(header);
         if (t.hasData)
@@ -153,6 +168,73 @@ void DumpWriter::ensureDir(const std::string &dir)
     makeDirs(dir);
     std::lock_guard lock(m_mutex);
     m_dirs.insert(dir);
+}
+
+void DumpWriter::indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t,
+                           uint64_t headerBytes)
+{
+    const auto line = tensorIndexLine(relativePath, t, headerBytes);
+    std::lock_guard lock(m_mutex);
+    const std::string file = tensorIndexPath(device, pid);
+    Index &index = m_index[file];
+    if (index.finished && !index.broken) // a line after the end line: readers no longer trust it
+        appendToFile(m_root + "/" + file, "# written after its end\n");
+    if (!line || index.finished) // a file the index cannot list: the index must not claim to be whole
+        index.broken = true;
+    if (index.broken)
+        return;
+    index.pending += *line;
+    ++index.lines;
+    if (index.pending.size() >= (1u << 20))
+        appendIndex(file, index, false);
+}
+
+bool DumpWriter::appendToFile(const std::string &path, const std::string &text)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+    bool ok = fd >= 0;
+    for (size_t done = 0; ok && done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        done += ok ? size_t(n) : 0;
+    }
+    if (fd >= 0)
+        ::close(fd);
+    return ok;
+}
+
+void DumpWriter::appendIndex(const std::string &relativePath, Index &index, bool finish)
+{
+    if (index.broken || index.finished)
+        return;
+    std::string text = index.started ? std::string() : tensorIndexFirstLine();
+    text += index.pending;
+    if (finish)
+        text += tensorIndexEndLine(index.lines);
+    index.pending.clear();
+    const std::string path = m_root + "/" + relativePath;
+    makeDirs(path.substr(0, path.rfind('/')));
+    const bool ok = appendToFile(path, text);
+    index.started = true;
+    index.broken = !ok; // a torn block is never followed by an end line
+    index.finished = ok && finish;
+}
+
+void DumpWriter::flushIndex()
+{
+    std::lock_guard lock(m_mutex);
+    for (auto &[file, index] : m_index)
+        if (!index.pending.empty())
+            appendIndex(file, index, false);
+}
+
+void DumpWriter::finishIndex()
+{
+    std::lock_guard lock(m_mutex);
+    for (auto &[file, index] : m_index)
+        appendIndex(file, index, true);
 }
 
 void DumpWriter::writeText(const std::string &relativePath, const std::string &content)

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -45,6 +46,9 @@ public:
 
     // Refuses to start (throws Error with msit's message) below minFreeBytes free.
     explicit DumpWriter(Options options);
+    ~DumpWriter();
+    DumpWriter(const DumpWriter &) = delete;
+    DumpWriter &operator=(const DumpWriter &) = delete;
 
     const std::string &root() const { return m_root; } // .../msit_dump_{ts}
 
@@ -59,6 +63,13 @@ public:
     void writeText(const std::string &relativePath, const std::string &content);
     // The file is the parts one after the other (no joined copy).
     void writeText(const std::string &relativePath, std::initializer_list<std::string_view> parts);
+
+    // The dump's tensor index (dump/tensor_index.h): lines are kept and appended to
+    // llmscope/index/{device}_{pid}.tsv a block at a time; finishIndex writes what is left and
+    // the end line (the destructor does too). A writer whose index could not be written
+    // never closes it, and readers walk the folders instead.
+    void flushIndex();
+    void finishIndex();
 
     uint64_t tensorsWritten() const { return m_tensors; }
     uint64_t bytesWritten() const { return m_bytes; }
@@ -81,6 +92,15 @@ private:
     std::chrono::steady_clock::time_point m_lastCheck{};
     bool m_freeKnown = false;
     std::unordered_map<uint64_t, std::vector<std::string>> m_byHash; // -symlink: files written, by content hash
+    struct Index {
+        std::string pending; // lines not yet appended
+        uint64_t lines = 0;
+        bool started = false, broken = false, finished = false;
+    };
+    std::map<std::string, Index> m_index; // by its path relative to the root
+    void indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t, uint64_t headerBytes);
+    void appendIndex(const std::string &relativePath, Index &index, bool finish); // m_mutex held
+    static bool appendToFile(const std::string &path, const std::string &text); // all of it, or false
 };
 
 } // namespace llmscope

@@ -202,7 +202,7 @@ std::string encodeBinHeader(const Tensor &t)
     return h;
 }
 
-void writeBin(const std::string &path, const Tensor &t)
+uint64_t writeBin(const std::string &path, const Tensor &t)
 {
     if (t.hasData)
         if (auto need = dtypeBytes(t.dtype, t.elementCount()); need && *need != t.data.size())
@@ -213,6 +213,7 @@ void writeBin(const std::string &path, const Tensor &t)
     if (t.hasData)
         parts.emplace_back(t.data.data(), t.data.size());
     writeFileAtomic(path, parts);
+    return header.size();
 }
 
 } // namespace llmscope

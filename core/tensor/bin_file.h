@@ -29,7 +29,8 @@ Tensor readBin(const std::string &path);
 
 // The header bytes msit writes for t: payload of t.data when hasData, none otherwise.
 std::string encodeBinHeader(const Tensor &t);
-// Writes header and payload atomically (temporary name, then rename), mode 0640.
-void writeBin(const std::string &path, const Tensor &t);
+// Writes header and payload atomically (temporary name, then rename), mode 0640. Returns the
+// header's size (where the payload starts).
+uint64_t writeBin(const std::string &path, const Tensor &t);
 
 } // namespace llmscope

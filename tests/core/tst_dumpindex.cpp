@@ -8,6 +8,8 @@
 
 #include "dump/dump_index.h"
 #include "dump/dump_layout.h"
+#include "dump/tensor_index.h"
+#include "dump/dump_writer.h"
 #include "tensor/bin_file.h"
 #include "tensor/stats.h"
 #include "util/atomic_file.h"
@@ -228,6 +230,117 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return false; }));
         QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return true; },
                                                         [](uint64_t, uint64_t) { return false; }));
+    }
+
+    // The writer's index lists what a walk that opens every file finds, and the window's scan
+    // takes it: a line altered in a closed index shows in the scan (so the index is read), the
+    // same line in an index that cannot be trusted does not (so the folder is walked).
+    void writersIndexStandsForTheWalk_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<bool>("used");
+        QTest::newRow("closed") << "" << true;
+        QTest::newRow("no end line (killed)") << "drop-end" << false;
+        QTest::newRow("a line after the end") << "after-end" << false;
+        QTest::newRow("end line miscounts") << "miscount" << false;
+        QTest::newRow("unreadable line") << "garbage" << false;
+        QTest::newRow("path outside its folder") << "escape" << false;
+        QTest::newRow("path of another process") << "other-pid" << false;
+        QTest::newRow("wrong first line") << "first-line" << false;
+    }
+    void writersIndexStandsForTheWalk()
+    {
+        QFETCH(QString, damage);
+        QFETCH(bool, used);
+        QTemporaryDir dir;
+        const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
+        const std::string indexFile = root + "/llmscope/index/0_4242.tsv";
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
+        const auto listed = readTensorIndex(indexFile);
+        QVERIFY(listed);
+        QCOMPARE(listed->size(), size_t(16));
+
+        // The first tensor line gets other dims (2x2 -> 4): a scan that reads the index says 4.
+        std::ifstream in(indexFile);
+        std::vector<std::string> lines;
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+        const size_t tab = lines[1].find("\t2,2\t");
+        QVERIFY(tab != std::string::npos);
+        lines[1].replace(tab, 5, "\t4\t");
+        if (damage == "drop-end")
+            lines.pop_back();
+        else if (damage == "after-end")
+            lines.push_back(lines[2]);
+        else if (damage == "miscount")
+            lines.back() = "# end 15";
+        else if (damage == "garbage")
+            lines[3] = "tensors/0_4242/0/0_Embed/after\tnot a number";
+        else if (damage == "escape")
+            lines[3].replace(0, lines[3].find("/0/"), "tensors/0_4242/../0_4242");
+        else if (damage == "other-pid")
+            lines[3].replace(0, lines[3].find("/0/"), "tensors/0_17");
+        else if (damage == "first-line")
+            lines[0] = "# llmscope tensor index 2";
+        std::ofstream out(indexFile, std::ios::trunc);
+        for (const auto &l : lines)
+            out << l << '\n';
+        out.close();
+        const DumpIndex scanned = scanDumpByRound(root, [](const DumpIndex &) { return true; });
+        const auto first = std::find_if(scanned.tensors.begin(), scanned.tensors.end(), [&](const TensorRecord &t) {
+            return t.path == root + "/" + lines[1].substr(0, lines[1].find('\t'));
+        });
+        QVERIFY(first != scanned.tensors.end());
+        QCOMPARE(first->dims, used ? std::vector<int64_t>({4}) : std::vector<int64_t>({2, 2}));
+        if (!used)
+            QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
+    }
+
+    // What the index does not list is walked: a round written after it was closed (marked,
+    // so the index is no longer used), and a round folder it lists that is gone.
+    void roundsBesideTheIndex()
+    {
+        QTemporaryDir dir;
+        DumpWriter::Options o;
+        o.outDir = dir.path().toStdString();
+        o.minFreeBytes = 0;
+        o.timestamp = 1700000000;
+        DumpWriter w(o);
+        for (int64_t round = 0; round < 3; ++round)
+            w.writeTensor(0, 7, round, {"0_Embed"}, false, false, 0, testing::f32Tensor({2}, {float(round), 1}));
+        w.finishIndex();
+        const std::string root = w.root(), indexFile = root + "/llmscope/index/0_7.tsv";
+        QVERIFY(readTensorIndex(indexFile));
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
+        QDir(QString::fromStdString(root + "/tensors/0_7/1")).removeRecursively();
+        QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
+        QCOMPARE(scanDumpByRound(root, [](const DumpIndex &) { return true; }).tensors.size(), size_t(2));
+        w.writeTensor(0, 7, 3, {"0_Embed"}, false, false, 0, testing::f32Tensor({2}, {3, 1}));
+        QVERIFY(!readTensorIndex(indexFile));
+        QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
+        QCOMPARE(scanDumpByRound(root, [](const DumpIndex &) { return true; }).tensors.size(), size_t(3));
+    }
+
+    // Hostile names (a tab, a line break, "..") reach the index as the folders they were
+    // written to: one line each, and the scan that reads it finds what the walk finds.
+    void hostileNamesInTheIndex()
+    {
+        QTemporaryDir dir;
+        DumpWriter::Options o;
+        o.outDir = dir.path().toStdString();
+        o.minFreeBytes = 0;
+        DumpWriter w(o);
+        w.writeTensor(0, 9, 0, {"0_Embed"}, false, false, 0, testing::f32Tensor({1}, {1}));
+        w.writeTensor(0, 9, 0, {"1_a\tb\nc"}, false, false, 0, testing::f32Tensor({1}, {2}));
+        w.writeTensor(0, 9, 0, {"2_..", "0_/x"}, false, false, 0, testing::f32Tensor({1}, {3}));
+        w.finishIndex();
+        const auto listed = readTensorIndex(w.root() + "/llmscope/index/0_9.tsv");
+        QVERIFY(listed);
+        QCOMPARE(listed->size(), size_t(3));
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(w.root(), why), why.c_str());
     }
 
     void cancelAndBadRoots()

@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include "../test_helpers.h"
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
 #include "dump/op_info_csv.h"
@@ -369,6 +370,8 @@ private slots:
             QVERIFY(readBin(t.path).data == readBin(f.canonicalFilePath().toStdString()).data);
         }
         QCOMPARE(links, 2); // rounds 1 and 2's weight input
+        std::string why; // the writer's index lists the links as the walk finds them
+        QVERIFY2(testing::indexedScanMatchesWalk(root.toStdString(), why), why.c_str());
         QCOMPARE(readProbeStatuses(root.toStdString()).at(0).linked, uint64_t(2));
         CompareOptions o; // read through the links, the same numbers as the plain dump
         o.goldenPath = onlyDump(plainOut).toStdString();

@@ -10,12 +10,14 @@
 
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
+#include "dump/tensor_index.h"
 #include "dump/topology.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/stats.h"
 #include "util/text.h"
 #include "../engine/engine_run.h"
+#include "../test_helpers.h"
 
 using namespace llmscope;
 
@@ -265,6 +267,32 @@ private slots:
                                         "llmscope_probe_begin_round",
                                         "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
                                         "llmscope_probe_version", "llmscope_probe_wants"}));
+    }
+
+    // The probe's tensor index (llmscope/index/) is closed when the program ends and lists what
+    // a walk opening every file finds: statistics of every round, and tensors with payloads.
+    void indexListsWhatWasWritten_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::newRow("stats") << "stats";
+        QTest::newRow("tensors") << "tensor";
+    }
+    void indexListsWhatWasWritten()
+    {
+        QFETCH(QString, type);
+        const QString root = m_dir.path() + "/indexed-" + type;
+        const auto r = native(root, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_TYPE", type}});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+        const DumpIndex walked = scanDump(root.toStdString());
+        QVERIFY(!walked.tensors.empty());
+        QCOMPARE(walked.rounds(), (std::vector<int64_t>{0, 1, 2}));
+        const std::string dump = walked.tensors.front().path.substr(0, walked.tensors.front().path.find("/tensors/"));
+        const auto listed = readTensorIndex(dump + "/" + tensorIndexPath(walked.tensors.front().device,
+                                                                          walked.tensors.front().pid));
+        QVERIFY(listed);
+        QCOMPARE(listed->size(), walked.tensors.size());
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(root.toStdString(), why), why.c_str());
     }
 
     void badSettingsPassThrough()
