@@ -38,20 +38,28 @@ EarlyTopology readEarlyTopology(const std::string &root)
     return e;
 }
 
-bool RoundHandover::push(Round round)
+bool RoundHandover::push(Round round, const std::atomic<bool> &cancelled)
 {
-    std::lock_guard<std::mutex> hold(m_lock);
+    std::unique_lock<std::mutex> hold(m_lock);
+    while (m_rounds.size() >= kMaxQueued && !cancelled)
+        m_taken.wait_for(hold, std::chrono::milliseconds(20));
     const bool first = m_rounds.empty();
     m_rounds.push_back(std::move(round));
     return first;
 }
 
-std::vector<RoundHandover::Round> RoundHandover::take()
+std::optional<RoundHandover::Round> RoundHandover::takeOne()
 {
-    std::vector<Round> out;
-    std::lock_guard<std::mutex> hold(m_lock);
-    out.swap(m_rounds);
-    return out;
+    std::optional<Round> r;
+    {
+        std::lock_guard<std::mutex> hold(m_lock);
+        if (m_rounds.empty())
+            return std::nullopt;
+        r = std::move(m_rounds.front());
+        m_rounds.pop_front();
+    }
+    m_taken.notify_one();
+    return r;
 }
 
 Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsByRound, bool topologyFromScan,
@@ -65,7 +73,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
             [&](const DumpIndex &chunk) {
                 if (cancelled)
                     return false;
-                if (handover.push({chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>()}))
+                if (handover.push({chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>()}, cancelled))
                     onTaken();
                 return true;
             },

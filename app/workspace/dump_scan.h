@@ -5,8 +5,10 @@
 #include <QString>
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -27,7 +29,7 @@ struct EarlyTopology {
 };
 EarlyTopology readEarlyTopology(const std::string &root);
 
-// Rounds read and not yet shown. push() is called on the scan's thread, take() on the GUI
+// Rounds read and not yet shown. push() is called on the scan's thread, takeOne() on the GUI
 // thread; the lock guards the list alone.
 class RoundHandover {
 public:
@@ -35,14 +37,20 @@ public:
         llmscope::DumpIndex files;
         std::vector<llmscope::live::RoundStats> stats; // its statistics, when the heatmap takes them
     };
-    // True when the list was empty: the caller asks the GUI thread to take (one call takes
-    // everything queued until it runs).
-    bool push(Round round);
-    std::vector<Round> take();
+    // Rounds queued at most: a scan faster than the views (a dump with its writer's index)
+    // waits for them instead of racing ahead, whose allocations starve the GUI thread.
+    static constexpr size_t kMaxQueued = 2;
+
+    // Queues round, first waiting while kMaxQueued are queued, unless cancelled (looked at
+    // every 20 ms while waiting). True when the list was empty: the caller asks the GUI
+    // thread to take what is queued.
+    bool push(Round round, const std::atomic<bool> &cancelled);
+    std::optional<Round> takeOne(); // the oldest round queued
 
 private:
     std::mutex m_lock;
-    std::vector<Round> m_rounds; // guarded by m_lock
+    std::condition_variable m_taken;
+    std::deque<Round> m_rounds; // guarded by m_lock
 };
 
 struct Outcome {

@@ -4,6 +4,12 @@
 
 Job::Job(Kind kind, QString title, QObject *parent) : QObject(parent), m_kind(kind), m_title(std::move(title)) {}
 
+Job::~Job()
+{
+    if (m_cancelled)
+        m_cancelled->store(true); // nobody is left to take its results: its worker stops
+}
+
 Job::Run Job::begin(const QString &what)
 {
     if (m_cancelled)

@@ -18,6 +18,7 @@ public:
     Q_ENUM(Kind)
 
     Job(Kind kind, QString title, QObject *parent = nullptr);
+    ~Job() override;
 
     Kind kind() const { return m_kind; }
     QString title() const { return m_title; }

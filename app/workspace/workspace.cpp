@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
@@ -10,6 +11,7 @@
 
 #include <QCoroFuture>
 #include <QCoroSignal>
+#include <QCoroTimer>
 
 #include "compare/report.h"
 #include "dump_scan.h"
@@ -184,26 +186,42 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
         }
     }
     // Each round is handed over as soon as it is read: the scan queues it and asks this
-    // thread to take what is queued; the scan's end takes the rest before it says it is done,
-    // so the files and statistics always come before dumpLoaded, in round order.
+    // thread to take what is queued. This thread takes rounds for one slice of time at a
+    // time and lets the event loop run between slices, so a scan faster than the views (a
+    // dump with its writer's index) never stalls the window; the scan's end takes the rest,
+    // slice by slice, before it says it is done, so the files and statistics always come
+    // before dumpLoaded, in round order.
     auto handover = std::make_shared<dumpscan::RoundHandover>();
-    auto take = [self, gen, handover] {
-        for (const auto &round : handover->take()) {
+    auto takeSlice = [self, gen, handover] { // true when nothing is left to take
+        QElapsedTimer slice;
+        slice.start();
+        while (auto round = handover->takeOne()) {
             if (!self || !self->m_scanJob->isCurrent(gen))
-                return;
-            emit self->filesAdded(round.files);
-            for (const auto &s : round.stats)
+                return true;
+            emit self->filesAdded(round->files);
+            for (const auto &s : round->stats)
                 emit self->statsAdded(s);
+            if (slice.elapsed() >= kTakeSliceMs)
+                return false;
         }
+        return true;
+    };
+    auto take = std::make_shared<std::function<void()>>();
+    *take = [takeSlice, again = std::weak_ptr<std::function<void()>>(take)] {
+        if (!takeSlice())
+            if (const auto next = again.lock())
+                QMetaObject::invokeMethod(qApp, *next, Qt::QueuedConnection);
     };
     auto report = m_scanJob->reporter(gen);
     auto future = QtConcurrent::run(m_pool, [path, handover, take, report, cancelled = run.cancelled, withStats, early] {
         return dumpscan::scanRounds(
-            path, *handover, withStats && early, withStats && !early, [take] { QMetaObject::invokeMethod(qApp, take); },
+            path, *handover, withStats && early, withStats && !early,
+            [take] { QMetaObject::invokeMethod(qApp, *take, Qt::QueuedConnection); },
             [report](uint64_t done, uint64_t total) { report(qint64(done), qint64(total), {}); }, *cancelled);
     });
     dumpscan::Outcome scan = co_await future;
-    take(); // the rounds not taken yet
+    while (!takeSlice()) // the rounds not taken yet
+        co_await QCoro::sleepFor(std::chrono::milliseconds(0));
     if (!current())
         co_return false; // a newer scan, or another source, owns what is shown
     if (!scan.error.isEmpty()) {
@@ -301,9 +319,18 @@ void Workspace::sessionState(LiveSession::State s, const QString &message)
                 for (const auto &p : problems)
                     say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), Tone::Warning);
             }
+        // What was written, file by file (the statistics came live). Started from the event loop,
+        // once every follower has heard of the run's end: a scan that ends at once (the writer's
+        // index) still reports after it.
         if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_source == Source::Program &&
             root == m_dumpRoot)
-            scan(root, false); // what was written, file by file; the statistics came live
+            QMetaObject::invokeMethod(
+                this,
+                [this, root] {
+                    if (m_source == Source::Program && root == m_dumpRoot && !m_session->isRunning())
+                        scan(root, false);
+                },
+                Qt::QueuedConnection);
     }
     emit actionsChanged();
 }

@@ -45,6 +45,9 @@ public:
     enum class Tone { Output, ErrorOutput, Info, Warning, Failure, Step };
     Q_ENUM(Tone)
 
+    // The longest the GUI thread spends taking a scan's rounds before the event loop runs.
+    static constexpr qint64 kTakeSliceMs = 8;
+
     explicit Workspace(QObject *parent = nullptr);
     ~Workspace() override;
 
