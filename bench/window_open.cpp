@@ -1,8 +1,8 @@
 // Opens a dump folder in the real main window (offscreen) and measures, in one run: when the
 // window shows its operations tree, when the first round of tensor files and of heatmap
 // statistics is in (the window usable), when every file is in, and the longest gap between
-// ticks of a 10 ms timer while it loads (the event loop's worst stall). Prints the figures;
-// asserts nothing.
+// ticks of a 10 ms timer while it loads (the event loop's worst stall), and the slowest single
+// event (LLMSCOPE_BENCH_EVENTS=1 lists each over 20 ms). Prints the figures; asserts nothing.
 //   llmscope-bench-window-open DUMP_FOLDER
 #include <QApplication>
 #include <QElapsedTimer>
@@ -19,10 +19,44 @@
 #include "main_window.h"
 #include "workspace.h"
 
+// Times each event the GUI thread handles at the top of its loop (not nested ones): the
+// slowest names what stalled the loop.
+class TimedApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    qint64 slowestMs = 0;
+    QString slowest;
+    bool notify(QObject *receiver, QEvent *e) override
+    {
+        if (m_depth++ > 0) {
+            const bool r = QApplication::notify(receiver, e);
+            --m_depth;
+            return r;
+        }
+        QElapsedTimer t;
+        t.start();
+        const QString what = QStringLiteral("%1 (%2), event %3")
+                                 .arg(QString::fromLatin1(receiver->metaObject()->className()), receiver->objectName())
+                                 .arg(int(e->type()));
+        const bool r = QApplication::notify(receiver, e);
+        --m_depth;
+        if (const qint64 ms = t.elapsed(); ms > slowestMs) {
+            slowestMs = ms;
+            slowest = what;
+        }
+        if (qEnvironmentVariableIsSet("LLMSCOPE_BENCH_EVENTS") && t.elapsed() >= 20)
+            std::fprintf(stderr, "event of %lld ms: %s\n", (long long)t.elapsed(), qPrintable(what));
+        return r;
+    }
+
+private:
+    int m_depth = 0;
+};
+
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     if (argc != 2) {
         std::fprintf(stderr, "usage: llmscope-bench-window-open DUMP_FOLDER\n");
         return 2;
@@ -79,6 +113,7 @@ int main(int argc, char **argv)
                         ops, (long long)opsMs, (long long)firstFilesMs, (long long)firstStatsMs, tensors, roundsShown,
                         (long long)allMs, w.heatmap()->model()->rowCount(), w.heatmap()->model()->columnCount(),
                         (long long)longestGap, (long long)longestGapAt, (long long)ticks);
+            std::printf("slowest event handled: %lld ms, %s\n", (long long)app.slowestMs, qPrintable(app.slowest));
             // The scan alone, side by side: what "all files" cannot beat.
             QElapsedTimer scan;
             scan.start();

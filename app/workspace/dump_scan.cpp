@@ -43,9 +43,10 @@ bool RoundHandover::push(Round round, const std::atomic<bool> &cancelled)
     std::unique_lock<std::mutex> hold(m_lock);
     while (m_rounds.size() >= kMaxQueued && !cancelled)
         m_taken.wait_for(hold, std::chrono::milliseconds(20));
-    const bool first = m_rounds.empty();
     m_rounds.push_back(std::move(round));
-    return first;
+    const bool ask = !m_asked;
+    m_asked = true;
+    return ask;
 }
 
 std::optional<RoundHandover::Round> RoundHandover::takeOne()
@@ -53,8 +54,10 @@ std::optional<RoundHandover::Round> RoundHandover::takeOne()
     std::optional<Round> r;
     {
         std::lock_guard<std::mutex> hold(m_lock);
-        if (m_rounds.empty())
+        if (m_rounds.empty()) {
+            m_asked = false;
             return std::nullopt;
+        }
         r = std::move(m_rounds.front());
         m_rounds.pop_front();
     }

@@ -42,15 +42,18 @@ public:
     static constexpr size_t kMaxQueued = 2;
 
     // Queues round, first waiting while kMaxQueued are queued, unless cancelled (looked at
-    // every 20 ms while waiting). True when the list was empty: the caller asks the GUI
-    // thread to take what is queued.
+    // every 20 ms while waiting). True when no take is asked for yet: the caller asks the GUI
+    // thread to take what is queued. One take is asked for at a time: many in one pass of the
+    // event loop would stall it however short each is.
     bool push(Round round, const std::atomic<bool> &cancelled);
-    std::optional<Round> takeOne(); // the oldest round queued
+    // The oldest round queued; none when the list is empty, and the next push asks again.
+    std::optional<Round> takeOne();
 
 private:
     std::mutex m_lock;
     std::condition_variable m_taken;
     std::deque<Round> m_rounds; // guarded by m_lock
+    bool m_asked = false;        // guarded by m_lock: a take is asked for or running
 };
 
 struct Outcome {

@@ -192,7 +192,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
     // slice by slice, before it says it is done, so the files and statistics always come
     // before dumpLoaded, in round order.
     auto handover = std::make_shared<dumpscan::RoundHandover>();
-    auto takeSlice = [self, gen, handover] { // true when nothing is left to take
+    auto takeSlice = [self, gen, handover, sliceMs = m_takeSliceMs] { // true when nothing is left to take
         QElapsedTimer slice;
         slice.start();
         while (auto round = handover->takeOne()) {
@@ -201,7 +201,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
             emit self->filesAdded(round->files);
             for (const auto &s : round->stats)
                 emit self->statsAdded(s);
-            if (slice.elapsed() >= kTakeSliceMs)
+            if (slice.elapsed() >= sliceMs)
                 return false;
         }
         return true;

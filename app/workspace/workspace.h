@@ -134,6 +134,8 @@ public:
     // The threads scans and comparisons run on (default: Qt's global pool, which the window's
     // painting shares; a test gives one of its own to order the work it races).
     void setThreadPool(QThreadPool *pool) { m_pool = pool; }
+    // How long the GUI thread takes a scan's rounds before the event loop runs (0: one round).
+    void setTakeSlice(qint64 ms) { m_takeSliceMs = ms; }
     // A line for the console (and the status bar), in llmscope's voice.
     void say(const QString &text, Tone tone = Tone::Info);
 
@@ -173,6 +175,7 @@ private:
 
     LiveSession *m_session;
     QThreadPool *m_pool;
+    qint64 m_takeSliceMs = kTakeSliceMs;
     Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;

@@ -10,10 +10,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <numeric>
+#include <thread>
+
 #include <QCoroTask>
 
 #include "../engine/engine_run.h"
 #include "../test_helpers.h"
+#include "dump_scan.h"
+#include "dump/tensor_index.h"
 #include "job.h"
 #include "launch/dump_options.h"
 #include "workspace.h"
@@ -135,6 +141,74 @@ private slots:
         QVERIFY(ws.currentOp().isEmpty());
         QCOMPARE(ws.currentRound(), qint64(-1)); // a new source starts at its newest round
         QVERIFY(ws.dumpRoot().isEmpty());
+    }
+
+    // One take is asked of the GUI thread at a time; a full queue holds the scan until a round
+    // is taken, or it is cancelled.
+    void handoverAsksOnce()
+    {
+        dumpscan::RoundHandover h;
+        std::atomic<bool> cancelled{false};
+        auto round = [](int64_t exec) {
+            dumpscan::RoundHandover::Round r;
+            r.files.tensors.resize(1);
+            r.files.tensors[0].exec = exec;
+            return r;
+        };
+        QVERIFY(h.push(round(0), cancelled));
+        QVERIFY(!h.push(round(1), cancelled)); // a take is asked for already
+        QCOMPARE(h.takeOne()->files.tensors[0].exec, int64_t(0));
+        QVERIFY(!h.push(round(2), cancelled)); // and still running
+        QCOMPARE(h.takeOne()->files.tensors[0].exec, int64_t(1));
+        QCOMPARE(h.takeOne()->files.tensors[0].exec, int64_t(2));
+        QVERIFY(!h.takeOne());
+        QVERIFY(h.push(round(3), cancelled)); // the take ended on an empty list: ask again
+        QVERIFY(!h.push(round(4), cancelled));
+        static_assert(dumpscan::RoundHandover::kMaxQueued == 2);
+        std::atomic<bool> pushed{false};
+        std::thread scan([&] { // the queue is full: held until a round is taken
+            h.push(round(5), cancelled);
+            pushed = true;
+        });
+        QCOMPARE(h.takeOne()->files.tensors[0].exec, int64_t(3));
+        scan.join();
+        QVERIFY(pushed);
+        cancelled = true; // full again, but cancelled: not held
+        QVERIFY(!h.push(round(6), cancelled));
+        for (int64_t want : {4, 5, 6})
+            QCOMPARE(h.takeOne()->files.tensors[0].exec, want);
+    }
+
+    // A dump read from its writer's index, taken one round per pass of the event loop: every
+    // round comes, in order, before the scan says it is done.
+    void roundsTakenInSlices()
+    {
+        QTemporaryDir dir;
+        DumpWriter::Options o;
+        o.outDir = dir.path().toStdString();
+        o.minFreeBytes = 0;
+        o.timestamp = 1700000000;
+        std::string root;
+        {
+            DumpWriter w(o);
+            for (int64_t r = 0; r < 40; ++r)
+                w.writeTensor(0, 7, r, {"0_Embed"}, false, false, 0, testing::f32Tensor({2}, {float(r), 1}));
+            root = w.root();
+        }
+        QVERIFY(readTensorIndex(root + "/llmscope/index/0_7.tsv"));
+        Workspace ws;
+        ws.setTakeSlice(0);
+        std::vector<int64_t> rounds;
+        connect(&ws, &Workspace::filesAdded, this, [&](const DumpIndex &chunk) {
+            for (const auto &t : chunk.tensors)
+                rounds.push_back(t.exec);
+        });
+        QSignalSpy loaded(&ws, &Workspace::dumpLoaded);
+        QVERIFY(QCoro::waitFor(ws.openDump(QString::fromStdString(root))));
+        QCOMPARE(loaded.count(), 1);
+        std::vector<int64_t> want(40);
+        std::iota(want.begin(), want.end(), 0);
+        QCOMPARE(rounds, want);
     }
 
     void aMissingFolderFails()
