@@ -43,15 +43,21 @@ inline llmscope::Tensor randomTensor(int32_t dtype, std::vector<int64_t> dims, u
     return t;
 }
 
-// A msit-layout dump: rounds 0 and 1, ops 0_Embed, 1_Layer/{0_Norm,1_Linear}, 2_Head,
-// inputs before and outputs after. Returns the msit_dump_* folder.
-inline std::string writeSyntheticDump(const std::string &outDir, int64_t pid = 4242)
+// A writer into outDir with a fixed timestamp and no free-space floor.
+inline llmscope::DumpWriter::Options writerOptions(const std::string &outDir)
 {
     llmscope::DumpWriter::Options o;
     o.outDir = outDir;
     o.minFreeBytes = 0;
     o.timestamp = 1700000000;
-    llmscope::DumpWriter w(o);
+    return o;
+}
+
+// A msit-layout dump: rounds 0 and 1, ops 0_Embed, 1_Layer/{0_Norm,1_Linear}, 2_Head,
+// inputs before and outputs after. Returns the msit_dump_* folder.
+inline std::string writeSyntheticDump(const std::string &outDir, int64_t pid = 4242)
+{
+    llmscope::DumpWriter w(writerOptions(outDir));
     const std::vector<std::vector<std::string>> ops = {
         {"0_Embed"}, {"1_Layer", "0_Norm"}, {"1_Layer", "1_Linear"}, {"2_Head"}};
     for (int64_t round = 0; round < 2; ++round)

@@ -184,13 +184,9 @@ private slots:
     void roundsTakenInSlices()
     {
         QTemporaryDir dir;
-        DumpWriter::Options o;
-        o.outDir = dir.path().toStdString();
-        o.minFreeBytes = 0;
-        o.timestamp = 1700000000;
         std::string root;
         {
-            DumpWriter w(o);
+            DumpWriter w(testing::writerOptions(dir.path().toStdString()));
             for (int64_t r = 0; r < 40; ++r)
                 w.writeTensor(0, 7, r, {"0_Embed"}, false, false, 0, testing::f32Tensor({2}, {float(r), 1}));
             root = w.root();

@@ -302,11 +302,7 @@ private slots:
     void roundsBesideTheIndex()
     {
         QTemporaryDir dir;
-        DumpWriter::Options o;
-        o.outDir = dir.path().toStdString();
-        o.minFreeBytes = 0;
-        o.timestamp = 1700000000;
-        DumpWriter w(o);
+        DumpWriter w(testing::writerOptions(dir.path().toStdString()));
         for (int64_t round = 0; round < 3; ++round)
             w.writeTensor(0, 7, round, {"0_Embed"}, false, false, 0, testing::f32Tensor({2}, {float(round), 1}));
         w.finishIndex();
@@ -328,10 +324,7 @@ private slots:
     void hostileNamesInTheIndex()
     {
         QTemporaryDir dir;
-        DumpWriter::Options o;
-        o.outDir = dir.path().toStdString();
-        o.minFreeBytes = 0;
-        DumpWriter w(o);
+        DumpWriter w(testing::writerOptions(dir.path().toStdString()));
         w.writeTensor(0, 9, 0, {"0_Embed"}, false, false, 0, testing::f32Tensor({1}, {1}));
         w.writeTensor(0, 9, 0, {"1_a\tb\nc"}, false, false, 0, testing::f32Tensor({1}, {2}));
         w.writeTensor(0, 9, 0, {"2_..", "0_/x"}, false, false, 0, testing::f32Tensor({1}, {3}));
