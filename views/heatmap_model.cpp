@@ -23,39 +23,33 @@ QString kindOf(const QString &name)
     return k.isEmpty() ? name : k;
 }
 
-// A perceptual ramp from dark blue through green to yellow (viridis' ends and middle).
-QColor ramp(double t)
-{
-    static const QColor stops[] = {QColor(68, 1, 84), QColor(59, 82, 139), QColor(33, 145, 140), QColor(94, 201, 98),
-                                   QColor(253, 231, 37)};
-    t = std::clamp(t, 0.0, 1.0) * 4.0;
-    const int i = std::min(3, int(t));
-    const double f = t - i;
-    const QColor &a = stops[i], &b = stops[i + 1];
-    return QColor(int(a.red() + (b.red() - a.red()) * f), int(a.green() + (b.green() - a.green()) * f),
-                  int(a.blue() + (b.blue() - a.blue()) * f));
-}
-
 } // namespace
 
-HeatmapModel::HeatmapModel(QObject *parent) : QAbstractTableModel(parent) {}
+HeatmapModel::HeatmapModel(OpColours *colours, QObject *parent)
+    : QAbstractTableModel(parent), m_colours(colours ? colours : new OpColours(this))
+{
+    connect(m_colours, &OpColours::changed, this, &HeatmapModel::recoloured);
+    connect(m_colours, &OpColours::roundsChanged, this, [this] {
+        if (m_mode == Mode::RoundsByLayers && m_rounds != m_colours->rounds()) { // a row for each round
+            beginResetModel();
+            m_rounds = m_colours->rounds();
+            endResetModel();
+            updateScope();
+        }
+    });
+}
 
 void HeatmapModel::clear()
 {
     beginResetModel();
     m_rowNames.clear();
     m_kinds.clear();
+    m_kindNodes.clear();
     m_cellOp.clear();
     m_where.clear();
-    m_stats.clear();
-    m_diff.clear();
     m_rounds.clear();
-    m_firstOp.clear();
-    m_firstRound = -1;
-    m_round = -1;
-    m_lo = m_hi = 0;
     endResetModel();
-    emit roundsChanged();
+    updateScope();
 }
 
 void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::vector<live::TopoOp> &ops)
@@ -126,163 +120,37 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
     }
     for (auto &cells : m_cellOp)
         cells.resize(size_t(m_kinds.size()));
+    m_rounds = m_colours->rounds();
     endResetModel();
-    recompute();
+    updateScope();
 }
 
-void HeatmapModel::addStats(const live::RoundStats &s)
+void HeatmapModel::updateScope()
 {
-    auto &round = m_stats[s.round];
-    for (const auto &o : s.stats)
-        round.insert(QString::fromStdString(o.id), o);
-    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
-        m_stats.erase(m_stats.begin());
-    updateRounds();
-    if (m_mode == Mode::RoundsByLayers) { // a new row of rounds
-        beginResetModel();
-        endResetModel();
-        recompute();
-    } else if (m_round < 0 || m_round == s.round) {
-        recompute(); // the newest round is shown: it just changed
+    QStringList ops;
+    if (m_mode == Mode::LayersByKinds) {
+        for (const auto &row : m_cellOp)
+            for (const QString &op : row)
+                if (!op.isEmpty())
+                    ops << op;
+    } else {
+        for (const auto &row : m_cellOp)
+            if (size_t(m_kind) < row.size() && !row[size_t(m_kind)].isEmpty())
+                ops << row[size_t(m_kind)];
     }
-    emit roundsChanged();
+    m_colours->setScope(ops, m_mode == Mode::RoundsByLayers); // recolours
 }
 
-void HeatmapModel::setCompare(const CompareResult &r)
+void HeatmapModel::recoloured()
 {
-    m_diff.clear();
-    for (const OpResult &op : r.ops) {
-        if (!op.unreadable.empty())
-            continue;
-        DiffCell c;
-        c.cosine = op.outputCosine;
-        c.relEuclidean = op.outputError;
-        c.added = op.addedError;
-        c.budgetShare = op.budgetShare;
-        c.passed = op.passed;
-        for (size_t row : op.rows) { // the largest over its outputs
-            const CompareRow &x = r.rows[row];
-            if (x.golden.input)
-                continue;
-            c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
-        }
-        m_diff[op.round].insert(QString::fromStdString(op.opId), c);
-    }
-    m_firstOp.clear();
-    m_firstRound = -1;
-    if (r.firstDivergent >= 0) {
-        m_firstOp = QString::fromStdString(r.ops[size_t(r.firstDivergent)].opId);
-        m_firstRound = r.ops[size_t(r.firstDivergent)].round;
-    }
-    beginResetModel();
-    updateRounds();
-    endResetModel();
-    recompute();
-    emit roundsChanged();
-}
-
-void HeatmapModel::clearCompare()
-{
-    beginResetModel();
-    m_diff.clear();
-    m_firstOp.clear();
-    m_firstRound = -1;
-    updateRounds();
-    endResetModel();
-    recompute();
-    emit roundsChanged();
-}
-
-void HeatmapModel::updateRounds()
-{
-    m_rounds.clear();
-    for (const auto &[k, v] : m_stats)
-        m_rounds.push_back(k);
-    for (const auto &[k, v] : m_diff)
-        m_rounds.push_back(k);
-    std::sort(m_rounds.begin(), m_rounds.end());
-    m_rounds.erase(std::unique(m_rounds.begin(), m_rounds.end()), m_rounds.end());
-}
-
-void HeatmapModel::setMetric(Metric m)
-{
-    m_metric = m;
-    recompute();
-}
-
-void HeatmapModel::setScale(Scale s)
-{
-    m_scale = s;
-    recompute();
-}
-
-void HeatmapModel::setRound(int64_t round)
-{
-    m_round = round;
-    recompute();
-}
-
-int64_t HeatmapModel::round() const
-{
-    if (m_round >= 0 || m_rounds.empty())
-        return m_round;
-    return m_rounds.back();
-}
-
-std::vector<int64_t> HeatmapModel::rounds() const
-{
-    return m_rounds;
-}
-
-double HeatmapModel::valueAt(int layer, int kind, int64_t round) const
-{
-    if (layer < 0 || kind < 0 || size_t(layer) >= m_cellOp.size() || size_t(kind) >= m_cellOp[size_t(layer)].size())
-        return NAN;
-    const QString &id = m_cellOp[size_t(layer)][size_t(kind)];
-    if (isDiffMetric(m_metric)) {
-        const auto d = m_diff.find(round);
-        if (id.isEmpty() || d == m_diff.end())
-            return NAN;
-        const auto it = d->second.find(id);
-        if (it == d->second.end())
-            return NAN;
-        switch (m_metric) {
-        case Metric::CosineDistance: return 1 - it->cosine;
-        case Metric::MaxRelError: return it->maxRelErr;
-        case Metric::RelEuclidean: return it->relEuclidean;
-        case Metric::BudgetShare: return it->budgetShare;
-        default: return it->added;
-        }
-    }
-    const auto r = m_stats.find(round);
-    if (id.isEmpty() || r == m_stats.end())
-        return NAN;
-    const auto it = r->second.find(id);
-    if (it == r->second.end())
-        return NAN;
-    const live::OpStats &s = *it;
-    switch (m_metric) {
-    case Metric::MaxAbs: return std::max(std::fabs(s.max), std::fabs(s.min));
-    case Metric::Mean: return s.mean;
-    case Metric::L2Norm: return s.l2norm;
-    case Metric::NanInf: return double(s.nan + s.inf);
-    case Metric::Change: {
-        if (r == m_stats.begin())
-            return NAN;
-        const auto &prev = std::prev(r)->second;
-        const auto p = prev.find(id);
-        if (p == prev.end())
-            return NAN;
-        return std::fabs(s.l2norm - p->l2norm) / std::max(std::fabs(p->l2norm), 1e-30);
-    }
-    default: return NAN; // the diff metrics, handled above
-    }
+    if (rowCount() && columnCount())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
 int64_t HeatmapModel::roundAt(int row) const
 {
     if (m_mode == Mode::LayersByKinds)
-        return round();
+        return m_colours->round();
     if (row < 0 || size_t(row) >= m_rounds.size())
         return -1;
     return m_rounds[size_t(row)];
@@ -299,9 +167,7 @@ QString HeatmapModel::opAt(int row, int col) const
 
 double HeatmapModel::value(int row, int col) const
 {
-    if (m_mode == Mode::LayersByKinds)
-        return valueAt(row, col, round());
-    return valueAt(col, m_kind, roundAt(row));
+    return m_colours->valueOf(opAt(row, col), roundAt(row));
 }
 
 void HeatmapModel::setMode(Mode m, int kind)
@@ -309,65 +175,9 @@ void HeatmapModel::setMode(Mode m, int kind)
     beginResetModel();
     m_mode = m;
     m_kind = std::clamp(kind, 0, std::max(0, int(m_kinds.size()) - 1));
+    m_rounds = m_colours->rounds();
     endResetModel();
-    recompute();
-}
-
-void HeatmapModel::setThreshold(double t)
-{
-    m_threshold = t;
-    recompute();
-}
-
-void HeatmapModel::recompute()
-{
-    m_lo = INFINITY;
-    m_hi = -INFINITY;
-    for (int r = 0; r < rowCount(); ++r)
-        for (int c = 0; c < columnCount(); ++c) {
-            const double v = value(r, c);
-            if (!std::isfinite(v) || (m_scale == Scale::Log && v <= 0))
-                continue;
-            m_lo = std::min(m_lo, v);
-            m_hi = std::max(m_hi, v);
-        }
-    if (m_lo > m_hi)
-        m_lo = m_hi = 0;
-    if (rowCount() && columnCount())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
-}
-
-QColor HeatmapModel::colourFor(double v) const
-{
-    if (std::isnan(v))
-        return {};
-    if (std::isinf(v))
-        return QColor(230, 0, 120);
-    if (m_metric == Metric::NanInf)
-        return v > 0 ? QColor(230, 0, 120) : QColor(235, 235, 235);
-    if (!std::isnan(m_threshold) && v > m_threshold)
-        return QColor(255, 40, 40); // over the threshold: flagged, whatever the ramp says
-    double t = 0;
-    if (m_scale == Scale::Diverging) { // white at zero, blue below, red above, by the larger side
-        const double span = std::max(std::fabs(m_lo), std::fabs(m_hi));
-        const double f = span > 0 ? std::clamp(v / span, -1.0, 1.0) : 0;
-        return f < 0 ? QColor(int(255 + (33 - 255) * -f), int(255 + (102 - 255) * -f), int(255 + (172 - 255) * -f))
-                     : QColor(int(255 + (178 - 255) * f), int(255 + (24 - 255) * f), int(255 + (43 - 255) * f));
-    }
-    if (m_scale == Scale::Log) {
-        if (v <= 0 || m_lo <= 0)
-            return QColor(200, 200, 200);
-        t = m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
-    } else {
-        t = m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
-    }
-    return ramp(t);
-}
-
-double HeatmapModel::valueOfOp(const QString &id) const
-{
-    const auto it = m_where.find(id);
-    return it == m_where.end() ? NAN : valueAt(it->first, it->second, round());
+    updateScope();
 }
 
 QModelIndex HeatmapModel::indexForOp(const QString &id) const
@@ -405,24 +215,21 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
     const double v = value(index.row(), index.column());
     if (role == ValueRole)
         return v;
-    const bool first = !id.isEmpty() && id == m_firstOp && cellRound == m_firstRound;
+    const bool first = !id.isEmpty() && id == m_colours->firstDivergentOp() &&
+                       cellRound == m_colours->firstDivergentRound();
     if (role == FirstDivergentRole)
         return first;
     if (role == FlaggedRole)
-        return first || (!std::isnan(m_threshold) && v > m_threshold);
+        return first || m_colours->flagged(v);
     if (role == Qt::BackgroundRole) {
-        const QColor c = colourFor(v);
+        const QColor c = m_colours->colourFor(v);
         return c.isValid() ? QBrush(c) : QVariant();
     }
     if (role == Qt::DisplayRole) {
         if (first)
             return QStringLiteral("\u25C6"); // the first divergent op: where to look
-        const auto r = m_stats.find(cellRound);
-        if (r != m_stats.end() && !id.isEmpty()) {
-            const auto it = r->second.find(id);
-            if (it != r->second.end() && (it->nan || it->inf))
-                return QStringLiteral("!"); // NaN or Inf in the output, whatever the statistic shown
-        }
+        if (const auto *s = m_colours->statsOf(id, cellRound); s && (s->nan || s->inf))
+            return QStringLiteral("!"); // NaN or Inf in the output, whatever the statistic shown
         return {};
     }
     if (role == Qt::ToolTipRole) {
@@ -431,36 +238,28 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         if (id.isEmpty())
             return tr("%1: no %2 in this layer").arg(m_rowNames.value(layer), m_kinds.value(kind));
         QString tip = tr("%1 %2, round %3").arg(id, m_kinds.value(kind)).arg(cellRound);
-        const auto r = m_stats.find(cellRound);
-        if (r != m_stats.end()) {
-            const auto it = r->second.find(id);
-            if (it != r->second.end())
-                tip += tr("\nmax %1, min %2, mean %3, L2 norm %4\nNaN %5, Inf %6")
-                           .arg(it->max, 0, 'g', 6)
-                           .arg(it->min, 0, 'g', 6)
-                           .arg(it->mean, 0, 'g', 6)
-                           .arg(it->l2norm, 0, 'g', 6)
-                           .arg(it->nan)
-                           .arg(it->inf);
-            else
-                tip += tr("\nnot dumped in this round");
-        }
-        const auto d = m_diff.find(cellRound);
-        if (d != m_diff.end()) {
-            const auto it = d->second.find(id);
-            if (it != d->second.end())
-                tip += tr("\ngolden vs test: cosine %1, max relative error %2, relative euclidean %3, added "
-                          "by this op %4%5")
-                           .arg(it->cosine, 0, 'f', 6)
-                           .arg(it->maxRelErr, 0, 'g', 4)
-                           .arg(it->relEuclidean, 0, 'g', 4)
-                           .arg(it->added, 0, 'g', 4)
-                           .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
-        }
+        if (const auto *it = m_colours->statsOf(id, cellRound))
+            tip += tr("\nmax %1, min %2, mean %3, L2 norm %4\nNaN %5, Inf %6")
+                       .arg(it->max, 0, 'g', 6)
+                       .arg(it->min, 0, 'g', 6)
+                       .arg(it->mean, 0, 'g', 6)
+                       .arg(it->l2norm, 0, 'g', 6)
+                       .arg(it->nan)
+                       .arg(it->inf);
+        else if (m_colours->hasStatsIn(cellRound))
+            tip += tr("\nnot dumped in this round");
+        if (const auto *it = m_colours->diffOf(id, cellRound))
+            tip += tr("\ngolden vs test: cosine %1, max relative error %2, relative euclidean %3, added "
+                      "by this op %4%5")
+                       .arg(it->cosine, 0, 'f', 6)
+                       .arg(it->maxRelErr, 0, 'g', 4)
+                       .arg(it->relEuclidean, 0, 'g', 4)
+                       .arg(it->added, 0, 'g', 4)
+                       .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
         return tip;
     }
     if (role == Qt::ForegroundRole) { // marks readable on dark and light cells alike
-        const QColor c = colourFor(v);
+        const QColor c = m_colours->colourFor(v);
         return QBrush(c.isValid() && c.lightnessF() < 0.55 ? Qt::white : Qt::black);
     }
     if (role == Qt::FontRole && first) {

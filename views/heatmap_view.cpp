@@ -47,8 +47,8 @@ public:
 };
 } // namespace
 
-HeatmapView::HeatmapView(QWidget *parent)
-    : QWidget(parent), m_model(new HeatmapModel(this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
+HeatmapView::HeatmapView(OpColours *colours, QWidget *parent)
+    : QWidget(parent), m_model(new HeatmapModel(colours, this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
       m_scale(new QComboBox(this)), m_mode(new QComboBox(this)), m_kind(new QComboBox(this)),
       m_threshold(new QDoubleSpinBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
       m_follow(new QCheckBox(tr("newest"), this)), m_roundLabel(new QLabel(this)), m_legend(new QLabel(this))
@@ -128,18 +128,18 @@ void HeatmapView::layOut()
 void HeatmapView::followControls()
 {
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
-        m_model->setMetric(HeatmapModel::Metric(m_metric->currentData().toInt()));
+        colours()->setMetric(HeatmapModel::Metric(m_metric->currentData().toInt()));
         updateLegend();
     });
     connect(m_scale, &QComboBox::currentIndexChanged, this, [this] {
-        m_model->setScale(HeatmapModel::Scale(m_scale->currentData().toInt()));
+        colours()->setScale(HeatmapModel::Scale(m_scale->currentData().toInt()));
         updateLegend();
     });
     connect(m_round, &QSlider::valueChanged, this, [this](int i) {
-        const auto rounds = m_model->rounds();
+        const auto rounds = colours()->rounds();
         if (m_follow->isChecked() || i < 0 || size_t(i) >= rounds.size())
             return;
-        m_model->setRound(rounds[size_t(i)]);
+        colours()->setRound(rounds[size_t(i)]);
         m_roundLabel->setText(QString::number(rounds[size_t(i)]));
         emit roundPicked(rounds[size_t(i)]);
         updateLegend();
@@ -147,8 +147,8 @@ void HeatmapView::followControls()
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
         m_round->setEnabled(!on);
         if (on)
-            m_model->setRound(-1);
-        emit roundPicked(on ? -1 : m_model->round());
+            colours()->setRound(-1);
+        emit roundPicked(on ? -1 : colours()->round());
         roundsChanged();
     });
     auto applyMode = [this] {
@@ -160,7 +160,7 @@ void HeatmapView::followControls()
     connect(m_mode, &QComboBox::currentIndexChanged, this, applyMode);
     connect(m_kind, &QComboBox::currentIndexChanged, this, applyMode);
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double t) {
-        m_model->setThreshold(t > 0 ? t : NAN);
+        colours()->setThreshold(t > 0 ? t : NAN);
     });
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
         const QString id = i.data(HeatmapModel::OpIdRole).toString();
@@ -180,7 +180,8 @@ void HeatmapView::followModel()
         for (int k = 0; k < m_model->kindCount(); ++k)
             m_kind->addItem(m_model->columnKind(k));
     });
-    connect(m_model, &HeatmapModel::roundsChanged, this, &HeatmapView::roundsChanged);
+    connect(colours(), &OpColours::roundsChanged, this, &HeatmapView::roundsChanged);
+    connect(colours(), &OpColours::changed, this, &HeatmapView::updateLegend); // the range follows the values
     connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
@@ -193,7 +194,7 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
 {
     const int firstDiff = m_metric->findData(int(HeatmapModel::Metric::CosineDistance));
     if (!r) {
-        m_model->clearCompare();
+        colours()->clearCompare();
         if (firstDiff >= 0) {
             m_metric->setCurrentIndex(0);
             while (m_metric->count() > firstDiff)
@@ -201,7 +202,7 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
         }
         return;
     }
-    m_model->setCompare(*r);
+    colours()->setCompare(*r);
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
         m_metric->addItem(tr("diff: share of its budget (engine standard)"), int(HeatmapModel::Metric::BudgetShare));
@@ -214,55 +215,62 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
     m_metric->setCurrentIndex(m_metric->findData(int(r->standard == llmscope::Standard::Engine
                                                          ? HeatmapModel::Metric::BudgetShare
                                                          : HeatmapModel::Metric::AddedError)));
-    if (!m_model->firstDivergentOp().isEmpty()) { // the round where it starts, in view
+    if (!colours()->firstDivergentOp().isEmpty()) { // the round where it starts, in view
         m_follow->setChecked(false);
-        const auto rounds = m_model->rounds();
-        const auto at = std::find(rounds.begin(), rounds.end(), m_model->firstDivergentRound());
+        const auto rounds = colours()->rounds();
+        const auto at = std::find(rounds.begin(), rounds.end(), colours()->firstDivergentRound());
         m_round->setValue(int(at - rounds.begin()));
-        m_model->setRound(m_model->firstDivergentRound());
+        colours()->setRound(colours()->firstDivergentRound());
         roundsChanged();
-        emit roundPicked(m_model->firstDivergentRound());
-        selectOp(m_model->firstDivergentOp());
+        emit roundPicked(colours()->firstDivergentRound());
+        selectOp(colours()->firstDivergentOp());
     }
 }
 
 void HeatmapView::roundsChanged()
 {
-    const auto rounds = m_model->rounds();
+    const auto rounds = colours()->rounds();
     m_round->blockSignals(true);
     m_round->setRange(0, std::max(0, int(rounds.size()) - 1));
     if (m_follow->isChecked())
         m_round->setValue(m_round->maximum());
     m_round->blockSignals(false);
-    m_roundLabel->setText(m_model->round() >= 0 ? QString::number(m_model->round()) : QStringLiteral("-"));
+    m_roundLabel->setText(colours()->round() >= 0 ? QString::number(colours()->round()) : QStringLiteral("-"));
     updateLegend();
 }
 
 void HeatmapView::updateLegend()
 {
-    const auto [lo, hi] = m_model->range();
+    // A style sheet costs a restyle of the label: set only what differs.
+    auto show = [this](const QString &text, const QString &style) {
+        if (m_legend->text() != text)
+            m_legend->setText(text);
+        if (m_legend->styleSheet() != style)
+            m_legend->setStyleSheet(style);
+    };
+    const auto [lo, hi] = colours()->range();
     if (m_model->rowCount() == 0) {
-        m_legend->setText(tr("The heatmap fills as the program's dumped rounds bring statistics (--type stats, or "
-                             "tensors), or from an opened dump's statistics."));
-        m_legend->setStyleSheet(QString());
+        show(tr("The heatmap fills as the program's dumped rounds bring statistics (--type stats, or "
+                "tensors), or from an opened dump's statistics."),
+             QString());
         return;
     }
-    if (HeatmapModel::Scale(m_scale->currentData().toInt()) == HeatmapModel::Scale::Diverging) {
+    if (colours()->scale() == OpColours::Scale::Diverging) {
         const double span = std::max(std::fabs(lo), std::fabs(hi));
-        m_legend->setText(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
-                                         "<td align=\"center\">0</td><td align=\"right\" style=\"color:white\">"
-                                         "%2&nbsp;</td></tr></table>")
-                              .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)));
-        m_legend->setStyleSheet(QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
-                                               "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
+        show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
+                            "<td align=\"center\">0</td><td align=\"right\" style=\"color:white\">"
+                            "%2&nbsp;</td></tr></table>")
+                 .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)),
+             QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
+                            "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
         return;
     }
-    m_legend->setText(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
-                                     "<td align=\"right\">%2&nbsp;</td></tr></table>")
-                          .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)));
-    m_legend->setStyleSheet(QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
-                                           "stop:0 rgb(68,1,84), stop:0.25 rgb(59,82,139), stop:0.5 rgb(33,145,140), "
-                                           "stop:0.75 rgb(94,201,98), stop:1 rgb(253,231,37)); }"));
+    show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
+                        "<td align=\"right\">%2&nbsp;</td></tr></table>")
+             .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)),
+         QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
+                        "stop:0 rgb(68,1,84), stop:0.25 rgb(59,82,139), stop:0.5 rgb(33,145,140), "
+                        "stop:0.75 rgb(94,201,98), stop:1 rgb(253,231,37)); }"));
 }
 
 void HeatmapView::selectOp(const QString &id)

@@ -15,9 +15,13 @@ class QTableView;
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
-    explicit HeatmapView(QWidget *parent = nullptr);
+    // colours: the scale shared with other views, which this view's controls set; null: one of
+    // its own.
+    explicit HeatmapView(OpColours *colours, QWidget *parent = nullptr);
+    explicit HeatmapView(QWidget *parent = nullptr) : HeatmapView(nullptr, parent) {}
 
     HeatmapModel *model() const { return m_model; }
+    OpColours *colours() const { return m_model->colours(); }
     QTableView *table() const { return m_table; }
     QComboBox *metricBox() const { return m_metric; }
     QComboBox *scaleBox() const { return m_scale; }

@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "graphviz_layout.h"
-#include "heatmap_model.h"
+#include "op_colours.h"
 #include "select/op_id.h"
 
 using namespace llmscope;
@@ -34,7 +34,7 @@ QString shortName(const LayerGraph::Node &n)
 }
 } // namespace
 
-LayerGraphView::LayerGraphView(HeatmapModel *colours, QWidget *parent)
+LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
     : QWidget(parent), m_colours(colours), m_layers(new QComboBox(this)), m_status(new QLabel(this)),
       m_scene(new QGraphicsScene(this)), m_view(new QGraphicsView(m_scene, this))
 {
@@ -61,8 +61,8 @@ LayerGraphView::LayerGraphView(HeatmapModel *colours, QWidget *parent)
         fit();
     });
     connect(m_layers, &QComboBox::activated, this, [this](int i) { showLayer(m_layers->itemData(i).toString()); });
-    if (m_colours) // the heatmap's metric, round or threshold changed: the same colours here
-        connect(m_colours, &QAbstractItemModel::dataChanged, this, &LayerGraphView::recolour);
+    if (m_colours) // the metric, round or threshold changed, or new values: the same colours as the heatmap
+        connect(m_colours, &OpColours::changed, this, &LayerGraphView::recolour);
     clear();
 }
 
@@ -214,7 +214,7 @@ QColor LayerGraphView::opColour(const QString &id) const
 {
     if (!m_colours)
         return {};
-    return m_colours->colourFor(m_colours->valueOfOp(id));
+    return m_colours->colourOf(id);
 }
 
 void LayerGraphView::recolour()

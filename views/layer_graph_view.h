@@ -1,5 +1,5 @@
 // One layer's ggml nodes and their data edges, laid out by Graphviz: ops as boxes coloured by
-// the heatmap's metric (the same colours, round and threshold), weights, KV cache and inputs
+// the shared colour scale (OpColours: the heatmap's metric, round and threshold), weights, KV cache and inputs
 // from outside the layer as small leaves. Picking an op anywhere shows its layer with the op
 // framed; a click on a box picks that op everywhere.
 #pragma once
@@ -9,7 +9,7 @@
 #include "graph/layer_graph.h"
 #include "live/live_protocol.h"
 
-class HeatmapModel;
+class OpColours;
 class QComboBox;
 class QGraphicsScene;
 class QGraphicsView;
@@ -19,8 +19,8 @@ class QGraphicsRectItem;
 class LayerGraphView : public QWidget {
     Q_OBJECT
 public:
-    // Colours come from the heatmap's model, and follow it.
-    explicit LayerGraphView(HeatmapModel *colours, QWidget *parent = nullptr);
+    // Colours come from the shared scale, and follow it (null: boxes uncoloured).
+    explicit LayerGraphView(OpColours *colours, QWidget *parent = nullptr);
 
     void setTopology(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
     void clear();
@@ -49,7 +49,7 @@ protected:
 private:
     void recolour();
 
-    HeatmapModel *m_colours;
+    OpColours *m_colours;
     QComboBox *m_layers;
     QLabel *m_status;
     QGraphicsScene *m_scene;

@@ -58,9 +58,9 @@ MainWindow::MainWindow(QWidget *parent)
       m_startPage(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
       m_fileDetails(new QTextBrowser(this)), m_filesPage(nullptr), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
-      m_heatmap(new HeatmapView(this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
+      m_colours(new OpColours(this)), m_heatmap(new HeatmapView(m_colours, this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
       m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
-      m_graph(new LayerGraphView(m_heatmap->model(), this)), m_quantView(new QuantReportView(this)),
+      m_graph(new LayerGraphView(m_colours, this)), m_quantView(new QuantReportView(this)),
       m_diffSide(new QTabWidget(this)), m_diffPage(nullptr)
 {
     setWindowTitle(tr("llmscope - LLM inference precision debugger"));
@@ -239,6 +239,7 @@ void MainWindow::followSource()
     connect(m_ws, &Workspace::sourceChanged, this, [this](Workspace::Source source, const QString &name) {
         m_ops->model()->clear();
         m_heatmap->model()->clear();
+        m_colours->clear();
         m_heatmap->setCompare(nullptr);
         m_graph->clear();
         m_files->clear();
@@ -273,7 +274,7 @@ void MainWindow::followSource()
         }
     });
     connect(m_ws, &Workspace::backendsChanged, this, [this] { m_ops->model()->setBackends(m_ws->backends()); });
-    connect(m_ws, &Workspace::statsAdded, m_heatmap->model(), &HeatmapModel::addStats);
+    connect(m_ws, &Workspace::statsAdded, m_colours, &OpColours::addStats);
     connect(m_ws, &Workspace::filesAdded, this, [this](const DumpIndex &chunk) {
         const bool first = m_files->rowCount() == 0;
         m_files->addChunk(chunk);
@@ -376,8 +377,11 @@ void MainWindow::followComparison()
     });
     connect(m_ws, &Workspace::metricsChanged, this, [this](std::shared_ptr<const CompareResult> r) {
         m_heatmap->setCompare(r.get());
-        m_curves->setResult(r.get(), m_heatmap->model()->layerNames());
-        m_graph->selectOp(m_heatmap->model()->firstDivergentOp());
+        QStringList layers; // the top-level operations by id, as the workspace's topology has them
+        for (const auto &g : m_ws->topology().groups)
+            layers << QString::fromStdString(g.name);
+        m_curves->setResult(r.get(), layers);
+        m_graph->selectOp(m_colours->firstDivergentOp());
     });
     connect(m_diff, &DiffView::opPicked, this, [this](int i) { // golden and test, element by element
         const Workspace::OpTensors t = m_ws->comparedTensors(i);

@@ -17,6 +17,7 @@ class DiffView;
 class DumpTreeModel;
 class ErrorCurveView;
 class HeatmapView;
+class OpColours;
 class LayerGraphView;
 class LiveSession;
 class OpTreePanel;
@@ -109,6 +110,7 @@ private:
     CountersView *m_counters;
     QPlainTextEdit *m_console;
     TensorInspector *m_inspector;
+    OpColours *m_colours; // the colour scale the heatmap sets and the layer graph shares
     HeatmapView *m_heatmap;
     DiffView *m_diff;
     TensorDiffView *m_tensorDiff;

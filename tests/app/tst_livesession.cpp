@@ -211,7 +211,7 @@ private slots:
         HeatmapModel *heat = w.heatmap()->model();
         QVERIFY(heat->rowCount() == 4 && heat->columnCount() > 30); // embedding, 2 layers, head
         QVERIFY(std::isfinite(heat->indexForOp("2_29").data(HeatmapModel::ValueRole).toDouble()));
-        QCOMPARE(heat->round(), int64_t(39));
+        QCOMPARE(heat->colours()->round(), int64_t(39));
         shoot(&w, QStringLiteral("live_heatmap.png"));
         // Picking the op in the tree shows its dumped tensors in the inspector.
         QSignalSpy inspected(w.inspector(), &TensorInspector::tensorLoaded);
@@ -342,7 +342,7 @@ private slots:
         // The heatmap shows the compare's metrics on golden's ops: the flagged cell is layer 1's ffn_out.
         const QString firstId = d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString();
         HeatmapModel *h = w.heatmap()->model();
-        QCOMPARE(h->firstDivergentOp(), firstId);
+        QCOMPARE(h->colours()->firstDivergentOp(), firstId);
         // Two runs of the probe: judged by the engine standard, each op against its budget.
         QCOMPARE(HeatmapModel::Metric(w.heatmap()->metricBox()->currentData().toInt()),
                  HeatmapModel::Metric::BudgetShare);
@@ -376,7 +376,7 @@ private slots:
         QGraphicsRectItem *box = graph->opItem(firstId);
         QVERIFY(box);
         QCOMPARE(box->pen().color(), QColor(220, 0, 0));
-        QCOMPARE(box->brush().color(), h->colourFor(flagged.data(HeatmapModel::ValueRole).toDouble()));
+        QCOMPARE(box->brush().color(), h->colours()->colourFor(flagged.data(HeatmapModel::ValueRole).toDouble()));
         QVERIFY(graph->graph().opCount() > 25);
         auto *tabs = w.findChild<QTabWidget *>();
         tabs->setCurrentWidget(graph); // laid out while hidden: fitted to its size once shown
@@ -473,7 +473,7 @@ private slots:
         QVERIFY(e->fileList()->currentItem()->text().startsWith("after/outtensor0"));
         QVERIFY(e->goldenModel()->columnCount() > 100);
         HeatmapModel *h = w.heatmap()->model();
-        const QModelIndex flagged = h->indexForOp(h->firstDivergentOp());
+        const QModelIndex flagged = h->indexForOp(h->colours()->firstDivergentOp());
         QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
         QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
         int valued = 0;

@@ -76,18 +76,18 @@ private slots:
         QCOMPARE(typed.columnKind(2), QString("Qcur (ROPE, 2nd)"));
         for (int c = 0; c < typed.columnCount(); ++c)
             QVERIFY(!typed.columnKind(c).contains('#'));
-        m.addStats({5, {st("1_1", 2, 10), st("2_1", 8, 30, 3), st("0_0", 1, 4)}});
-        QCOMPARE(m.round(), int64_t(5));
+        m.colours()->addStats({5, {st("1_1", 2, 10), st("2_1", 8, 30, 3), st("0_0", 1, 4)}});
+        QCOMPARE(m.colours()->round(), int64_t(5));
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble(), 8.0); // max |x|
         QCOMPARE(m.indexForOp("2_1").data().toString(), QString("!")); // NaN in the output
         QVERIFY(std::isnan(m.indexForOp("1_0").data(HeatmapModel::ValueRole).toDouble())); // not dumped
-        m.setMetric(HeatmapModel::Metric::L2Norm);
-        QCOMPARE(m.range(), (std::pair<double, double>{4, 30}));
-        m.addStats({6, {st("2_1", 8, 60)}});
-        m.setMetric(HeatmapModel::Metric::Change);
+        m.colours()->setMetric(HeatmapModel::Metric::L2Norm);
+        QCOMPARE(m.colours()->range(), (std::pair<double, double>{4, 30}));
+        m.colours()->addStats({6, {st("2_1", 8, 60)}});
+        m.colours()->setMetric(HeatmapModel::Metric::Change);
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble(), 1.0); // 30 -> 60
-        m.setRound(5);
-        QCOMPARE(m.round(), int64_t(5));
+        m.colours()->setRound(5);
+        QCOMPARE(m.colours()->round(), int64_t(5));
         QVERIFY(std::isnan(m.indexForOp("2_1").data(HeatmapModel::ValueRole).toDouble())); // no round before 5
     }
 
@@ -99,7 +99,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         HeatmapModel *m = v.model();
         m->setOps(groups(), ops());
-        m->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 100, 10)}});
+        m->colours()->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 100, 10)}});
         QTableView *t = v.table();
         const QModelIndex a = m->indexForOp("1_1"), b = m->indexForOp("2_1");
         const QColor a1 = pixel(t, a), b1 = pixel(t, b);
@@ -114,12 +114,12 @@ private slots:
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualRect(b).center());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(0).toString(), QString("2_1"));
-        m->addStats({2, {st("1_1", 1, 50)}});
-        QCOMPARE(m->round(), int64_t(2)); // following the newest
+        m->colours()->addStats({2, {st("1_1", 1, 50)}});
+        QCOMPARE(m->colours()->round(), int64_t(2)); // following the newest
         auto *follow = v.findChild<QCheckBox *>();
         follow->setChecked(false);
         v.roundSlider()->setValue(0);
-        QCOMPARE(m->round(), int64_t(1));
+        QCOMPARE(m->colours()->round(), int64_t(1));
     }
 
     // A threshold recolours at once from the stored values: the cells above it turn red.
@@ -131,7 +131,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         HeatmapModel *m = v.model();
         m->setOps(groups(), ops());
-        m->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 5, 10)}});
+        m->colours()->addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 5, 10)}});
         QTableView *t = v.table();
         const QModelIndex low = m->indexForOp("1_1"), high = m->indexForOp("2_1"), mid = m->indexForOp("0_0");
         const QColor midBefore = pixel(t, mid);
@@ -142,7 +142,7 @@ private slots:
         v.thresholdBox()->setValue(7);
         QCOMPARE(pixel(t, mid), midBefore); // back on the ramp
         v.thresholdBox()->setValue(0);
-        QVERIFY(std::isnan(m->threshold()));
+        QVERIFY(std::isnan(m->colours()->threshold()));
     }
 
     // The token axis: rounds x layers for one operation kind.
@@ -153,7 +153,7 @@ private slots:
         QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m->setOps(groups(), ops());
         for (int r = 0; r < 3; ++r)
-            m->addStats({r, {st("1_1", 1 + r, 10), st("2_1", 10 * (r + 1), 20)}});
+            m->colours()->addStats({r, {st("1_1", 1 + r, 10), st("2_1", 10 * (r + 1), 20)}});
         v.modeBox()->setCurrentIndex(1);
         QVERIFY(v.kindBox()->isEnabled());
         v.kindBox()->setCurrentIndex(v.kindBox()->findText("ffn_out"));
@@ -164,7 +164,8 @@ private slots:
         QCOMPARE(m->index(2, 2).data(HeatmapModel::ValueRole).toDouble(), 30.0); // layer 1's ffn_out, round 2
         QCOMPARE(m->index(0, 1).data(HeatmapModel::OpIdRole).toString(), QString("1_1"));
         QCOMPARE(m->indexForOp("2_1"), m->index(2, 2)); // its newest round
-        m->addStats({3, {st("2_1", 1, 1)}});
+        QCOMPARE(m->colours()->range(), (std::pair<double, double>{1, 30})); // the colours span every round shown
+        m->colours()->addStats({3, {st("2_1", 1, 1)}});
         QCOMPARE(m->rowCount(), 4); // a row for each new round
     }
 };

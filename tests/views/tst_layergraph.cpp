@@ -10,6 +10,7 @@
 #include "graph/layer_graph.h"
 #include "heatmap_model.h"
 #include "layer_graph_view.h"
+#include "op_colours.h"
 
 using namespace llmscope;
 
@@ -52,8 +53,9 @@ private slots:
 
     void laidOutAndClickable()
     {
-        HeatmapModel colours;
-        colours.setOps(m_groups, m_ops);
+        OpColours colours; // one scale for the heatmap and the graph
+        HeatmapModel heat(&colours);
+        heat.setOps(m_groups, m_ops);
         LayerGraphView v(&colours);
         v.resize(900, 800);
         v.show();
@@ -74,7 +76,8 @@ private slots:
             if (from < g.opCount())
                 QVERIFY(boxes[size_t(from)].center().y() < boxes[size_t(to)].center().y());
 
-        // Coloured as the heatmap: a value above the threshold turns the box red, at once.
+        // Coloured as the heatmap: a value above the threshold turns the box red, at once, and
+        // another statistic recolours it as it recolours the cell.
         live::RoundStats s{0, {}};
         for (int i = 0; i < g.opCount(); ++i)
             s.stats.push_back({g.nodes[size_t(i)].id, double(i + 1), 0, 0, 1, 0, 0});
@@ -82,9 +85,15 @@ private slots:
         const QString last = QString::fromStdString(g.nodes[size_t(g.opCount() - 1)].id);
         const QColor before = v.opItem(last)->brush().color();
         QCOMPARE(before, colours.colourFor(double(g.opCount())));
+        QCOMPARE(before, heat.indexForOp(last).data(Qt::BackgroundRole).value<QBrush>().color()); // its heatmap cell's
         colours.setThreshold(g.opCount() - 0.5);
         QCOMPARE(v.opItem(last)->brush().color(), QColor(255, 40, 40));
         QVERIFY(v.opItem(QString::fromStdString(g.nodes[0].id))->brush().color() != QColor(255, 40, 40));
+        colours.setThreshold(NAN);
+        colours.setMetric(OpColours::Metric::Mean); // every mean 0: one colour, the cells' and the boxes'
+        const QString firstOp = QString::fromStdString(g.nodes[0].id);
+        QCOMPARE(v.opItem(firstOp)->brush().color(), heat.indexForOp(firstOp).data(Qt::BackgroundRole).value<QBrush>().color());
+        QCOMPARE(v.opItem(last)->brush().color(), v.opItem(firstOp)->brush().color());
 
         // A click on a box picks its op and frames it.
         v.fit();

@@ -1,0 +1,246 @@
+#include "op_colours.h"
+
+#include <algorithm>
+
+using namespace llmscope;
+
+namespace {
+
+// A perceptual ramp from dark blue through green to yellow (viridis' ends and middle).
+QColor ramp(double t)
+{
+    static const QColor stops[] = {QColor(68, 1, 84), QColor(59, 82, 139), QColor(33, 145, 140), QColor(94, 201, 98),
+                                   QColor(253, 231, 37)};
+    t = std::clamp(t, 0.0, 1.0) * 4.0;
+    const int i = std::min(3, int(t));
+    const double f = t - i;
+    const QColor &a = stops[i], &b = stops[i + 1];
+    return QColor(int(a.red() + (b.red() - a.red()) * f), int(a.green() + (b.green() - a.green()) * f),
+                  int(a.blue() + (b.blue() - a.blue()) * f));
+}
+
+} // namespace
+
+OpColours::OpColours(QObject *parent) : QObject(parent) {}
+
+void OpColours::clear()
+{
+    m_stats.clear();
+    m_diff.clear();
+    m_rounds.clear();
+    m_firstOp.clear();
+    m_firstRound = -1;
+    m_round = -1;
+    recompute();
+    emit roundsChanged();
+}
+
+void OpColours::addStats(const live::RoundStats &s)
+{
+    auto &round = m_stats[s.round];
+    for (const auto &o : s.stats)
+        round.insert(QString::fromStdString(o.id), o);
+    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
+        m_stats.erase(m_stats.begin());
+    const bool newRound = !std::binary_search(m_rounds.begin(), m_rounds.end(), s.round);
+    updateRounds();
+    if (newRound)
+        emit roundsChanged();
+    if (m_scopeEveryRound || m_round < 0 || m_round == s.round)
+        recompute(); // what is shown just changed
+}
+
+void OpColours::setCompare(const CompareResult &r)
+{
+    m_diff.clear();
+    for (const OpResult &op : r.ops) {
+        if (!op.unreadable.empty())
+            continue;
+        DiffCell c;
+        c.cosine = op.outputCosine;
+        c.relEuclidean = op.outputError;
+        c.added = op.addedError;
+        c.budgetShare = op.budgetShare;
+        c.passed = op.passed;
+        for (size_t row : op.rows) { // the largest over its outputs
+            const CompareRow &x = r.rows[row];
+            if (x.golden.input)
+                continue;
+            c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
+        }
+        m_diff[op.round].insert(QString::fromStdString(op.opId), c);
+    }
+    m_firstOp.clear();
+    m_firstRound = -1;
+    if (r.firstDivergent >= 0) {
+        m_firstOp = QString::fromStdString(r.ops[size_t(r.firstDivergent)].opId);
+        m_firstRound = r.ops[size_t(r.firstDivergent)].round;
+    }
+    updateRounds();
+    emit roundsChanged();
+    recompute();
+}
+
+void OpColours::clearCompare()
+{
+    m_diff.clear();
+    m_firstOp.clear();
+    m_firstRound = -1;
+    updateRounds();
+    emit roundsChanged();
+    recompute();
+}
+
+void OpColours::updateRounds()
+{
+    m_rounds.clear();
+    for (const auto &[k, v] : m_stats)
+        m_rounds.push_back(k);
+    for (const auto &[k, v] : m_diff)
+        m_rounds.push_back(k);
+    std::sort(m_rounds.begin(), m_rounds.end());
+    m_rounds.erase(std::unique(m_rounds.begin(), m_rounds.end()), m_rounds.end());
+}
+
+void OpColours::setMetric(Metric m)
+{
+    m_metric = m;
+    recompute();
+}
+
+void OpColours::setScale(Scale s)
+{
+    m_scale = s;
+    recompute();
+}
+
+void OpColours::setRound(int64_t round)
+{
+    m_round = round;
+    emit roundsChanged();
+    recompute();
+}
+
+int64_t OpColours::round() const
+{
+    if (m_round >= 0 || m_rounds.empty())
+        return m_round;
+    return m_rounds.back();
+}
+
+void OpColours::setThreshold(double t)
+{
+    m_threshold = t;
+    recompute();
+}
+
+void OpColours::setScope(QStringList ops, bool everyRound)
+{
+    m_scope = std::move(ops);
+    m_scopeEveryRound = everyRound;
+    recompute();
+}
+
+const live::OpStats *OpColours::statsOf(const QString &op, int64_t round) const
+{
+    const auto r = m_stats.find(round);
+    if (op.isEmpty() || r == m_stats.end())
+        return nullptr;
+    const auto it = r->second.find(op);
+    return it == r->second.end() ? nullptr : &*it;
+}
+
+const OpColours::DiffCell *OpColours::diffOf(const QString &op, int64_t round) const
+{
+    const auto d = m_diff.find(round);
+    if (op.isEmpty() || d == m_diff.end())
+        return nullptr;
+    const auto it = d->second.find(op);
+    return it == d->second.end() ? nullptr : &*it;
+}
+
+double OpColours::valueOf(const QString &op, int64_t round) const
+{
+    if (isDiffMetric(m_metric)) {
+        const DiffCell *c = diffOf(op, round);
+        if (!c)
+            return NAN;
+        switch (m_metric) {
+        case Metric::CosineDistance: return 1 - c->cosine;
+        case Metric::MaxRelError: return c->maxRelErr;
+        case Metric::RelEuclidean: return c->relEuclidean;
+        case Metric::BudgetShare: return c->budgetShare;
+        default: return c->added;
+        }
+    }
+    const live::OpStats *s = statsOf(op, round);
+    if (!s)
+        return NAN;
+    switch (m_metric) {
+    case Metric::MaxAbs: return std::max(std::fabs(s->max), std::fabs(s->min));
+    case Metric::Mean: return s->mean;
+    case Metric::L2Norm: return s->l2norm;
+    case Metric::NanInf: return double(s->nan + s->inf);
+    case Metric::Change: {
+        const auto r = m_stats.find(round);
+        if (r == m_stats.begin())
+            return NAN;
+        const live::OpStats *p = statsOf(op, std::prev(r)->first);
+        if (!p)
+            return NAN;
+        return std::fabs(s->l2norm - p->l2norm) / std::max(std::fabs(p->l2norm), 1e-30);
+    }
+    default: return NAN; // the diff metrics, handled above
+    }
+}
+
+void OpColours::recompute()
+{
+    m_lo = INFINITY;
+    m_hi = -INFINITY;
+    auto take = [this](double v) {
+        if (!std::isfinite(v) || (m_scale == Scale::Log && v <= 0))
+            return;
+        m_lo = std::min(m_lo, v);
+        m_hi = std::max(m_hi, v);
+    };
+    const int64_t shown = round();
+    for (const QString &op : m_scope) {
+        if (!m_scopeEveryRound) {
+            take(valueOf(op, shown));
+            continue;
+        }
+        for (int64_t r : m_rounds)
+            take(valueOf(op, r));
+    }
+    if (m_lo > m_hi)
+        m_lo = m_hi = 0;
+    emit changed();
+}
+
+QColor OpColours::colourFor(double v) const
+{
+    if (std::isnan(v))
+        return {};
+    if (std::isinf(v))
+        return QColor(230, 0, 120);
+    if (m_metric == Metric::NanInf)
+        return v > 0 ? QColor(230, 0, 120) : QColor(235, 235, 235);
+    if (flagged(v))
+        return QColor(255, 40, 40); // over the threshold: flagged, whatever the ramp says
+    double t = 0;
+    if (m_scale == Scale::Diverging) { // white at zero, blue below, red above, by the larger side
+        const double span = std::max(std::fabs(m_lo), std::fabs(m_hi));
+        const double f = span > 0 ? std::clamp(v / span, -1.0, 1.0) : 0;
+        return f < 0 ? QColor(int(255 + (33 - 255) * -f), int(255 + (102 - 255) * -f), int(255 + (172 - 255) * -f))
+                     : QColor(int(255 + (178 - 255) * f), int(255 + (24 - 255) * f), int(255 + (43 - 255) * f));
+    }
+    if (m_scale == Scale::Log) {
+        if (v <= 0 || m_lo <= 0)
+            return QColor(200, 200, 200);
+        t = m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
+    } else {
+        t = m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
+    }
+    return ramp(t);
+}

@@ -1,0 +1,96 @@
+// The one colour scale the views share: each op's value under the statistic or comparison
+// metric picked, in the round picked, and the colour of that value (the ramp, the scale, the
+// threshold and the range of what is shown). Fed the statistics as rounds bring them and the
+// comparison shown; the heatmap lays these colours out as layers x kinds (or rounds x layers),
+// the layer graph paints its boxes with them, so a value has one colour wherever it is seen.
+// GUI thread only.
+#pragma once
+#include <QColor>
+#include <QHash>
+#include <QObject>
+#include <QStringList>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "compare/compare_run.h"
+#include "live/live_protocol.h"
+
+class OpColours : public QObject {
+    Q_OBJECT
+public:
+    enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change,
+                        // a diff session's, per op output: 1 - cosine, max relative error,
+                        // relative euclidean distance, and the part of it the op adds itself
+                        CosineDistance, MaxRelError, RelEuclidean, AddedError,
+                        // the NMSE it adds as a share of its op type's budget (engine standard)
+                        BudgetShare };
+    // Diverging: around zero, blue below and red above (signed statistics such as the mean).
+    enum class Scale { Linear, Log, Diverging };
+    static constexpr size_t kRoundsKept = 4096;
+    // A compared op output's figures, as the heatmap's tooltip shows them.
+    struct DiffCell {
+        double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
+        bool passed = true;
+    };
+
+    explicit OpColours(QObject *parent = nullptr);
+
+    void addStats(const llmscope::live::RoundStats &s); // a round's (or part of it)
+    void clear();                                       // every statistic and the comparison
+    // A comparison of golden (whose ops these are) with test: its metrics per round and op.
+    void setCompare(const llmscope::CompareResult &r);
+    void clearCompare();
+    bool hasCompare() const { return !m_diff.empty(); }
+    static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance; }
+    QString firstDivergentOp() const { return m_firstOp; }
+    int64_t firstDivergentRound() const { return m_firstRound; }
+
+    void setMetric(Metric m);
+    Metric metric() const { return m_metric; }
+    void setScale(Scale s);
+    Scale scale() const { return m_scale; }
+    void setRound(int64_t round); // -1: the newest round with statistics
+    int64_t round() const;        // the round shown
+    std::vector<int64_t> rounds() const { return m_rounds; } // with statistics or compare metrics
+    // Values above it are flagged in one colour; NaN: no threshold. Recolours at once.
+    void setThreshold(double t);
+    double threshold() const { return m_threshold; }
+    bool flagged(double v) const { return !std::isnan(m_threshold) && v > m_threshold; }
+
+    // What the colour range spans: these ops in the round shown, or in every round (the
+    // heatmap's token axis). The heatmap sets it to what it shows.
+    void setScope(QStringList ops, bool everyRound);
+    // The colour range of what is in scope: [lo, hi] of the finite values.
+    std::pair<double, double> range() const { return {m_lo, m_hi}; }
+    QColor colourFor(double v) const; // invalid for NaN (no value)
+
+    double valueOf(const QString &op, int64_t round) const; // NaN: none
+    double valueOf(const QString &op) const { return valueOf(op, round()); }
+    QColor colourOf(const QString &op) const { return colourFor(valueOf(op)); }
+    const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped
+    const DiffCell *diffOf(const QString &op, int64_t round) const;                 // null: not compared
+    bool hasStatsIn(int64_t round) const { return m_stats.count(round) > 0; }
+
+signals:
+    void changed();       // values or colours: views recolour
+    void roundsChanged(); // the rounds with values, or the round shown
+
+private:
+    void recompute(); // the range, then changed()
+    void updateRounds();
+
+    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats
+    std::map<int64_t, QHash<QString, DiffCell>> m_diff;                 // round -> op -> compare
+    std::vector<int64_t> m_rounds;                                      // keys of both, ascending
+    QString m_firstOp;                                                  // the first divergent op
+    int64_t m_firstRound = -1;
+    Metric m_metric = Metric::MaxAbs;
+    Scale m_scale = Scale::Linear;
+    int64_t m_round = -1;
+    double m_threshold = NAN;
+    QStringList m_scope;
+    bool m_scopeEveryRound = false;
+    double m_lo = 0, m_hi = 0;
+};
