@@ -96,36 +96,49 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
 
 } // namespace
 
-std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
-                                                      const ProbeConfig &c)
-{
-    auto plan = std::make_shared<CapturePlan>();
-    const GraphTopology &g = *topo;
-    const size_t n = g.nodes.size();
-    plan->selected.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-        const GraphNode &node = g.nodes[i];
-        if (node.kvCache && !c.kvCache)
-            continue;
-        const std::string groupId = std::to_string(node.group);
-        const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
-        plan->selected[i] = sel.selectsOpPath(path);
+namespace {
+
+// Builds a plan phase by phase: which nodes are selected, which tensors each wants and how
+// each is read, which share their bytes, and at which nodes to ask for them.
+struct PlanBuilder {
+    CapturePlan &plan;
+    const GraphTopology &g;
+    const Selection &sel;
+    const ProbeConfig &c;
+    std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
+
+    void selectNodes()
+    {
+        const size_t n = g.nodes.size();
+        plan.selected.assign(n, 0);
+        for (size_t i = 0; i < n; ++i) {
+            const GraphNode &node = g.nodes[i];
+            if (node.kvCache && !c.kvCache)
+                continue;
+            const std::string groupId = std::to_string(node.group);
+            const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
+            plan.selected[i] = sel.selectsOpPath(path);
+        }
+        // The last node writing into each root's memory, for deciding what is intact at the end.
+        for (size_t i = 0; i < n; ++i)
+            if (writesIntoView(g.nodes[i].tensor))
+                lastWriter[rootOf(g.nodes[i].tensor)] = int(i);
     }
 
-    // The last node writing into each root's memory, for deciding what is intact at the end.
-    std::unordered_map<const ggml_tensor *, int> lastWriter;
-    for (size_t i = 0; i < n; ++i)
-        if (writesIntoView(g.nodes[i].tensor))
-            lastWriter[rootOf(g.nodes[i].tensor)] = int(i);
+    void chooseOutputs()
+    {
+        const bool payload = c.tensors && !c.descOnly;
+        const bool stats = c.stats && !c.descOnly && !payload;
+        plan.payload = payload;
+        plan.statsOnly = stats;
+        plan.addStats = payload && c.stats;
+        plan.csv = stats && c.statsCsv;
+        plan.post = true;
+    }
 
-    const bool payload = c.tensors && !c.descOnly;
-    const bool stats = c.stats && !c.descOnly && !payload;
-    plan->payload = payload;
-    plan->statsOnly = stats;
-    plan->addStats = payload && c.stats;
-    plan->csv = stats && c.statsCsv;
-    plan->post = true;
-    auto add = [&](int node, const ggml_tensor *t, bool before, bool input, int index) {
+    // One tensor a node wants, and how it is read.
+    void add(int node, const ggml_tensor *t, bool before, bool input, int index)
+    {
         PlanItem it;
         it.tensor = t;
         it.node = node;
@@ -138,14 +151,14 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         } else if (!c.descOnly && !isReadable(t)) {
             it.kind = ItemKind::Header;
             it.unreadable = true;
-            ++plan->unreadable;
-        } else if (c.descOnly || (stats && aclDtype(t->type) < 0)) {
+            ++plan.unreadable;
+        } else if (c.descOnly || (plan.statsOnly && aclDtype(t->type) < 0)) {
             it.kind = ItemKind::Header;
-        } else if (stats && isWeight(t)) {
+        } else if (plan.statsOnly && isWeight(t)) {
             it.kind = ItemKind::Weight;
             it.weightKey = weightKey(t);
         }
-        it.header = describe(t, it.kind == ItemKind::Data && payload);
+        it.header = describe(t, it.kind == ItemKind::Data && plan.payload);
         it.elements = it.header.elementCount();
         if (it.kind != ItemKind::Header) {
             it.bytes = denseBytes(t);
@@ -153,75 +166,103 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
         }
         it.early = it.kind == ItemKind::Data && input && !before && mayComputeOver(g.nodes[size_t(node)].tensor, t);
         if (it.kind == ItemKind::Data) {
-            plan->dataBytes += it.bytes;
+            plan.dataBytes += it.bytes;
             // Read after the whole graph, the tensor must hold what it held at this moment.
             // An output before its node runs holds nothing meaningful: only node by node.
             const auto w = lastWriter.find(rootOf(t));
             const bool rewritten = w != lastWriter.end() && (before ? w->second >= node : w->second > node);
             if ((before && !input) || rewritten)
-                plan->post = false;
+                plan.post = false;
         }
-        plan->items.push_back(std::move(it));
-    };
-    plan->atAsk.assign(n, {0, 0});
-    plan->atEval.assign(n, {0, 0});
-    for (size_t i = 0; i < n; ++i) {
-        const ggml_tensor *t = g.nodes[i].tensor;
-        auto side = [&](bool before, bool inputs) {
-            if (!sel.wantsTensor(before, inputs))
-                return;
-            if (inputs) {
-                for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
-                    add(int(i), t->src[k], before, true, k);
-            } else {
-                add(int(i), t, before, false, 0);
+        plan.items.push_back(std::move(it));
+    }
+
+    // The selected nodes' tensors in graph order: those wanted before a node runs (read when
+    // the scheduler asks) then those after (read at its eval).
+    void addItems()
+    {
+        const size_t n = g.nodes.size();
+        plan.atAsk.assign(n, {0, 0});
+        plan.atEval.assign(n, {0, 0});
+        for (size_t i = 0; i < n; ++i) {
+            const ggml_tensor *t = g.nodes[i].tensor;
+            auto side = [&](bool before, bool inputs) {
+                if (!sel.wantsTensor(before, inputs))
+                    return;
+                if (inputs) {
+                    for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
+                        add(int(i), t->src[k], before, true, k);
+                } else {
+                    add(int(i), t, before, false, 0);
+                }
+            };
+            const uint32_t a = uint32_t(plan.items.size());
+            if (plan.selected[i]) {
+                side(true, true);
+                side(true, false);
             }
-        };
-        const uint32_t a = uint32_t(plan->items.size());
-        if (plan->selected[i]) {
-            side(true, true);
-            side(true, false);
+            const uint32_t b = uint32_t(plan.items.size());
+            if (plan.selected[i]) {
+                side(false, true);
+                side(false, false);
+            }
+            plan.atAsk[i] = {a, b};
+            plan.atEval[i] = {b, uint32_t(plan.items.size())};
         }
-        const uint32_t b = uint32_t(plan->items.size());
-        if (plan->selected[i]) {
-            side(false, true);
-            side(false, false);
-        }
-        plan->atAsk[i] = {a, b};
-        plan->atEval[i] = {b, uint32_t(plan->items.size())};
     }
 
     // After the whole graph, tensors with the same bytes (a node's output read again as the
     // next node's input, a reshape of it) are copied once.
-    std::unordered_map<const void *, int> byData;
-    for (size_t k = 0; k < plan->items.size(); ++k) {
-        PlanItem &it = plan->items[k];
-        if (it.kind != ItemKind::Data)
-            continue;
-        const ggml_tensor *t = it.tensor;
-        if (t->data && ggml().isContiguous(t)) {
-            auto [pos, added] = byData.emplace(t->data, int(k));
-            const PlanItem &first = plan->items[size_t(pos->second)];
-            if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
-                it.alias = pos->second;
+    void shareSameData()
+    {
+        std::unordered_map<const void *, int> byData;
+        for (size_t k = 0; k < plan.items.size(); ++k) {
+            PlanItem &it = plan.items[k];
+            if (it.kind != ItemKind::Data)
                 continue;
+            const ggml_tensor *t = it.tensor;
+            if (t->data && ggml().isContiguous(t)) {
+                auto [pos, added] = byData.emplace(t->data, int(k));
+                const PlanItem &first = plan.items[size_t(pos->second)];
+                if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
+                    it.alias = pos->second;
+                    continue;
+                }
             }
+            plan.postBytes += it.bytes;
         }
-        plan->postBytes += it.bytes;
+        linkSameBytes(plan, g);
     }
-    linkSameBytes(*plan, g);
+
     // Node by node, a node is asked for when its own tensors are wanted after it runs, or the
     // next node's before it runs, early ones included (then everything up to this node has
     // been computed).
-    const bool after = sel.wantsTensor(false, true) || sel.wantsTensor(false, false);
-    const bool before = sel.wantsTensor(true, true) || sel.wantsTensor(true, false);
-    std::vector<char> early(n, 0);
-    for (const PlanItem &it : plan->items)
-        early[size_t(it.node)] |= it.early;
-    plan->ask.assign(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        plan->ask[i] = (plan->selected[i] && after) ||
-                       (i + 1 < n && plan->selected[i + 1] && (before || early[i + 1]));
+    void planAsks()
+    {
+        const size_t n = g.nodes.size();
+        const bool after = sel.wantsTensor(false, true) || sel.wantsTensor(false, false);
+        const bool before = sel.wantsTensor(true, true) || sel.wantsTensor(true, false);
+        std::vector<char> early(n, 0);
+        for (const PlanItem &it : plan.items)
+            early[size_t(it.node)] |= it.early;
+        plan.ask.assign(n, 0);
+        for (size_t i = 0; i < n; ++i)
+            plan.ask[i] = (plan.selected[i] && after) || (i + 1 < n && plan.selected[i + 1] && (before || early[i + 1]));
+    }
+};
+
+} // namespace
+
+std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
+                                                      const ProbeConfig &c)
+{
+    auto plan = std::make_shared<CapturePlan>();
+    PlanBuilder b{*plan, *topo, sel, c};
+    b.selectNodes();
+    b.chooseOutputs();
+    b.addItems();
+    b.shareSameData();
+    b.planAsks();
     plan->topo = std::move(topo);
     return plan;
 }

@@ -262,107 +262,127 @@ void WriterThread::execute(Job &job)
     }
 }
 
+std::vector<char> WriterThread::nanInfNodes(const CapturedRound &r, PayloadStats &byPayload)
+{
+    const CapturePlan &plan = *r.plan;
+    const GraphTopology &topo = *plan.topo;
+    std::vector<char> keep(topo.nodes.size(), 0);
+    int first = -1;
+    for (size_t k = 0; k < plan.items.size(); ++k) {
+        const PlanItem &it = plan.items[k];
+        const uint64_t at = r.at[k];
+        if (at == CapturedRound::kNotTaken || it.input || it.before || it.kind != ItemKind::Data)
+            continue;
+        std::optional<TensorStats> st;
+        if (!r.stats.empty()) {
+            st = r.stats[k];
+        } else if (at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value()) {
+            auto [known, added] = byPayload.try_emplace(at);
+            if (added)
+                known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+            st = known->second;
+        }
+        if (st && st->nanCount + st->infCount > 0) {
+            keep[size_t(it.node)] = 1;
+            if (first < 0 || it.node < first)
+                first = it.node;
+        }
+    }
+    if (first >= 0 && r.round != m_nanInfLastRound) { // the first batch of a round that has one
+        m_nanInfLastRound = r.round;
+        ++m_nanInfRounds;
+        const GraphNode &n = topo.nodes[size_t(first)];
+        if (m_nanInfFirst.size() < ProbeStatus::kNanInfListed)
+            m_nanInfFirst.push_back("round " + std::to_string(r.round) + ": " + n.id + " " + n.name + " (" + n.type +
+                                    ")");
+    }
+    return keep;
+}
+
+std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_t k, PayloadStats &byPayload)
+{
+    const CapturePlan &plan = *r.plan;
+    const PlanItem &it = plan.items[k];
+    const uint64_t at = r.at[k];
+    if (it.kind == ItemKind::Weight) {
+        auto cached = m_weightStats.find(it.weightKey);
+        if (cached == m_weightStats.end()) // first sight: computed when taken
+            cached = m_weightStats.emplace(it.weightKey, r.stats.empty() ? std::nullopt : r.stats[k]).first;
+        return cached->second;
+    }
+    if (it.kind != ItemKind::Data)
+        return std::nullopt;
+    if (!r.stats.empty())
+        return r.stats[k]; // computed when taken
+    const bool numeric = !it.header.attr(kEngineDTypeAttr).has_value(); // ggml block types have no statistics
+    if (at == CapturedRound::kNoPayload || !numeric || !(plan.addStats || (m_roundWritten && !it.input && !it.before)))
+        return std::nullopt;
+    // tensors and statistics; or tensors alone with an app listening, whose heatmap shows
+    // outputs' statistics (computed here, off the program's threads)
+    auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
+    if (added)
+        known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+    return known->second;
+}
+
+// One item as a statistic.csv row, or as a tensor file: its header, its statistics or payload.
+void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st)
+{
+    const CapturePlan &plan = *r.plan;
+    const GraphTopology &topo = *plan.topo;
+    const PlanItem &it = plan.items[k];
+    const uint64_t at = r.at[k];
+    const Tensor &h = it.header;
+    const auto &folders = topo.folders(it.node);
+    if (plan.csv) {
+        if (r.plan != m_rowsPlan) {
+            m_rowsPlan = r.plan;
+            m_rowParts.assign(plan.items.size(), std::nullopt);
+        }
+        auto &parts = m_rowParts[k];
+        if (!parts)
+            parts = statisticRowParts(csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input,
+                                             it.index, h));
+        addCsvLine(r.round, *parts, st);
+        return;
+    }
+    const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
+    Tensor t = h;
+    if (it.kvSkipped) {
+        t.setAttr("llmscope_skipped", "kv_cache");
+    } else if (it.unreadable) {
+        t.setAttr("llmscope_skipped", "unreadable_buffer");
+    } else if (plan.statsOnly) {
+        setStatsAttrs(t, st);
+    } else if (plan.payload && it.kind == ItemKind::Data && data) {
+        t.data.assign(data, data + it.bytes);
+        if (plan.addStats && !h.attr(kEngineDTypeAttr).has_value())
+            setStatsAttrs(t, st);
+    }
+    m_writer.writeTensor(0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
+    giveBuffer(std::move(t.data));
+}
+
 void WriterThread::executeRound(CapturedRound &r)
 {
     const CapturePlan &plan = *r.plan;
     const GraphTopology &topo = *plan.topo;
-    // Items sharing a payload (an output read again as the next node's input) share statistics.
-    std::unordered_map<uint64_t, std::optional<TensorStats>> byPayload;
+    PayloadStats byPayload;
     std::vector<live::OpStats> opStats;
-    // --nan-inf-only: the nodes whose outputs hold NaN or Inf; nothing else is written.
-    std::vector<char> keep;
-    if (m_nanInfOnly) {
-        keep.assign(topo.nodes.size(), 0);
-        int first = -1;
-        for (size_t k = 0; k < plan.items.size(); ++k) {
-            const PlanItem &it = plan.items[k];
-            const uint64_t at = r.at[k];
-            if (at == CapturedRound::kNotTaken || it.input || it.before || it.kind != ItemKind::Data)
-                continue;
-            std::optional<TensorStats> st;
-            if (!r.stats.empty()) {
-                st = r.stats[k];
-            } else if (at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value()) {
-                auto [known, added] = byPayload.try_emplace(at);
-                if (added)
-                    known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
-                st = known->second;
-            }
-            if (st && st->nanCount + st->infCount > 0) {
-                keep[size_t(it.node)] = 1;
-                if (first < 0 || it.node < first)
-                    first = it.node;
-            }
-        }
-        if (first >= 0 && r.round != m_nanInfLastRound) { // the first batch of a round that has one
-            m_nanInfLastRound = r.round;
-            ++m_nanInfRounds;
-            const GraphNode &n = topo.nodes[size_t(first)];
-            if (m_nanInfFirst.size() < ProbeStatus::kNanInfListed)
-                m_nanInfFirst.push_back("round " + std::to_string(r.round) + ": " + n.id + " " + n.name + " (" + n.type +
-                                        ")");
-        }
-    }
+    const std::vector<char> keep = m_nanInfOnly ? nanInfNodes(r, byPayload) : std::vector<char>();
     for (size_t k = 0; k < plan.items.size(); ++k) {
-        const uint64_t at = r.at[k];
-        if (at == CapturedRound::kNotTaken)
+        if (r.at[k] == CapturedRound::kNotTaken)
             continue;
         const PlanItem &it = plan.items[k];
         if (m_nanInfOnly && !keep[size_t(it.node)])
             continue;
         waitForGap(); // an atomic load unless a crowded graph runs
         try {
-            const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
-            const Tensor &h = it.header;
-            const uint64_t count = h.elementCount();
-            std::optional<TensorStats> st;
-            const bool numeric = !h.attr(kEngineDTypeAttr).has_value(); // ggml block types have no statistics
-            if (it.kind == ItemKind::Weight) {
-                auto cached = m_weightStats.find(it.weightKey);
-                if (cached == m_weightStats.end()) // first sight: computed when taken
-                    cached = m_weightStats.emplace(it.weightKey, r.stats.empty() ? std::nullopt : r.stats[k]).first;
-                st = cached->second;
-            } else if (it.kind == ItemKind::Data && !r.stats.empty()) {
-                st = r.stats[k]; // computed when taken
-            } else if (it.kind == ItemKind::Data && data && numeric &&
-                       (plan.addStats || (m_roundWritten && !it.input && !it.before))) {
-                // tensors and statistics; or tensors alone with an app listening, whose heatmap
-                // shows outputs' statistics (computed here, off the program's threads)
-                auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
-                if (added)
-                    known->second = computeStats(h.dtype, data, count);
-                st = known->second;
-            }
+            const std::optional<TensorStats> st = itemStats(r, k, byPayload);
             if (st && m_roundWritten && !it.input && !it.before)
                 opStats.push_back({topo.nodes[size_t(it.node)].id, st->max, st->min, st->mean, st->l2norm,
                                    st->nanCount, st->infCount});
-            const auto &folders = topo.folders(it.node);
-            if (plan.csv) {
-                if (r.plan != m_rowsPlan) {
-                    m_rowsPlan = r.plan;
-                    m_rowParts.assign(plan.items.size(), std::nullopt);
-                }
-                auto &parts = m_rowParts[k];
-                if (!parts)
-                    parts = statisticRowParts(
-                        csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, h));
-                addCsvLine(r.round, *parts, st);
-                continue;
-            }
-            Tensor t = h;
-            if (it.kvSkipped) {
-                t.setAttr("llmscope_skipped", "kv_cache");
-            } else if (it.unreadable) {
-                t.setAttr("llmscope_skipped", "unreadable_buffer");
-            } else if (plan.statsOnly) {
-                setStatsAttrs(t, st);
-            } else if (plan.payload && it.kind == ItemKind::Data && data) {
-                t.data.assign(data, data + it.bytes);
-                if (plan.addStats && numeric)
-                    setStatsAttrs(t, st);
-            }
-            m_writer.writeTensor(0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
-            giveBuffer(std::move(t.data));
+            writeItem(r, k, st);
         } catch (const std::exception &e) {
             if (m_warn)
                 m_warn(std::string("write failed: ") + e.what());

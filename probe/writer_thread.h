@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -90,6 +91,12 @@ private:
     void run();
     void execute(Job &job);
     void executeRound(CapturedRound &r);
+    // A round's statistics by payload offset: items sharing a payload share them.
+    using PayloadStats = std::unordered_map<uint64_t, std::optional<TensorStats>>;
+    // --nan-inf-only: the nodes whose outputs hold NaN or Inf (noted in the status).
+    std::vector<char> nanInfNodes(const CapturedRound &r, PayloadStats &byPayload);
+    std::optional<TensorStats> itemStats(const CapturedRound &r, size_t k, PayloadStats &byPayload);
+    void writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st);
     StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
                         bool before, bool input, int index, const Tensor &header) const;
     void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);

@@ -41,77 +41,67 @@ QString humanBytes(uint64_t b)
     return QStringLiteral("%1 GiB").arg(double(b) / (1u << 30), 0, 'f', 2);
 }
 
-// What the dump holds, from the probe's status files and the folder itself.
-int summarize(const llmscope::DumpOptions &o, const QString &root, const QString &ended, bool targetOk)
+// One process's lines: its rounds, what it read and wrote, and what it warned of.
+void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
+{
+    const QString dumped = s.roundsDumped
+                               ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
+                                                "%6 node by node)")
+                                     .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsInline)
+                                     .arg(s.roundsWholeGraph)
+                                     .arg(s.roundsDumped - s.roundsWholeGraph - s.roundsInline)
+                               : QStringLiteral("none dumped");
+    say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
+                       "%6 tensors written, %7 skipped\n")
+            .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
+    if (s.roundsStopped) {
+        QStringList listed;
+        for (int64_t r : s.stoppedRounds)
+            listed << QString::number(r);
+        if (s.roundsStopped > s.stoppedRounds.size())
+            listed << QStringLiteral("...");
+        say(QStringLiteral("  stopped:     the program stopped %1 dumped round(s) before the graph finished (%2): "
+                           "a round read inline or node by node holds what ran until then, one read after the "
+                           "whole graph holds nothing\n")
+                .arg(s.roundsStopped).arg(listed.join(", ")));
+    }
+    if (!o.followTokens.empty())
+        say(QStringLiteral("  tokens:      the program's token inputs were golden's (--follow-tokens %1) in %2 "
+                           "round(s): its outputs are not its own\n")
+                .arg(QString::fromStdString(o.followTokens))
+                .arg(s.tokensReplaced));
+    if (!o.watch.empty()) {
+        say(QStringLiteral("  watch:       %1 change(s) of the watched outputs after they were computed%2\n")
+                .arg(s.watchChanges.size())
+                .arg(s.watchChanges.empty() ? QStringLiteral(" (every one held until its graph ended)")
+                                            : QStringLiteral(":")));
+        for (const auto &w : s.watchChanges)
+            say(QStringLiteral("    %1\n").arg(QString::fromStdString(w)));
+    }
+    if (s.linked)
+        say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
+                           "before (-symlink)\n").arg(s.linked));
+    for (const auto &w : s.warnings)
+        say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
+    if (o.nanInfOnly) {
+        say(QStringLiteral("  NaN/Inf:     %1 dumped round(s) had an output with NaN or Inf%2\n")
+                .arg(s.nanInfRounds)
+                .arg(s.nanInfRounds ? QStringLiteral("; the first op of each made them:") : QString()));
+        for (const auto &f : s.nanInfFirst)
+            say(QStringLiteral("    %1\n").arg(QString::fromStdString(f)));
+    }
+}
+
+// What the folder holds, and every problem met reading it.
+void sayOnDisk(const llmscope::DumpOptions &o, const llmscope::DumpIndex &idx,
+               const std::optional<std::vector<std::string>> &onnxFiles, std::vector<std::string> &problems)
 {
     using namespace llmscope;
-    std::vector<std::string> problems;
-    const auto statuses = readProbeStatuses(root.toStdString(), &problems);
-    // msit's onnx type: from the topology files, now the program is done
-    const auto onnxFiles = exportOnnxAfterRun(o.types, root.toStdString(), &problems);
-    DumpIndex idx;
-    try {
-        idx = scanDump(root.toStdString());
-    } catch (const Error &e) {
-        problems.push_back(e.what());
-    }
     uint64_t bytes = 0;
     std::set<std::string> ops;
     for (const auto &t : idx.tensors) {
         bytes += t.dataBytes;
         ops.insert(t.opId);
-    }
-    say(QStringLiteral("\nllmscope dump: %1\n").arg(ended));
-    say(QStringLiteral("  dump:        %1\n").arg(root));
-    bool finished = !statuses.empty();
-    for (const auto &s : statuses) {
-        finished = finished && s.finished;
-        const QString dumped = s.roundsDumped
-                                   ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
-                                                    "%6 node by node)")
-                                         .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsInline)
-                                         .arg(s.roundsWholeGraph)
-                                         .arg(s.roundsDumped - s.roundsWholeGraph - s.roundsInline)
-                                   : QStringLiteral("none dumped");
-        say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
-                           "%6 tensors written, %7 skipped\n")
-                .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
-        if (s.roundsStopped) {
-            QStringList listed;
-            for (int64_t r : s.stoppedRounds)
-                listed << QString::number(r);
-            if (s.roundsStopped > s.stoppedRounds.size())
-                listed << QStringLiteral("...");
-            say(QStringLiteral("  stopped:     the program stopped %1 dumped round(s) before the graph finished (%2): "
-                               "a round read inline or node by node holds what ran until then, one read after the "
-                               "whole graph holds nothing\n")
-                    .arg(s.roundsStopped).arg(listed.join(", ")));
-        }
-        if (!o.followTokens.empty())
-            say(QStringLiteral("  tokens:      the program's token inputs were golden's (--follow-tokens %1) in %2 "
-                               "round(s): its outputs are not its own\n")
-                    .arg(QString::fromStdString(o.followTokens))
-                    .arg(s.tokensReplaced));
-        if (!o.watch.empty()) {
-            say(QStringLiteral("  watch:       %1 change(s) of the watched outputs after they were computed%2\n")
-                    .arg(s.watchChanges.size())
-                    .arg(s.watchChanges.empty() ? QStringLiteral(" (every one held until its graph ended)")
-                                                : QStringLiteral(":")));
-            for (const auto &w : s.watchChanges)
-                say(QStringLiteral("    %1\n").arg(QString::fromStdString(w)));
-        }
-        if (s.linked)
-            say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
-                               "before (-symlink)\n").arg(s.linked));
-        for (const auto &w : s.warnings)
-            say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
-        if (o.nanInfOnly) {
-            say(QStringLiteral("  NaN/Inf:     %1 dumped round(s) had an output with NaN or Inf%2\n")
-                    .arg(s.nanInfRounds)
-                    .arg(s.nanInfRounds ? QStringLiteral("; the first op of each made them:") : QString()));
-            for (const auto &f : s.nanInfFirst)
-                say(QStringLiteral("    %1\n").arg(QString::fromStdString(f)));
-        }
     }
     say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
             .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
@@ -126,6 +116,15 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
         problems.push_back(p.path + ": " + p.message);
     for (const auto &p : problems)
         say(QStringLiteral("  problem:     %1\n").arg(QString::fromStdString(p)));
+}
+
+// The exit code, and why nothing was dumped where nothing was.
+int verdict(const llmscope::DumpOptions &o, const std::vector<llmscope::ProbeStatus> &statuses,
+            const llmscope::DumpIndex &idx, const std::vector<std::string> &problems, bool targetOk)
+{
+    bool finished = !statuses.empty();
+    for (const auto &s : statuses)
+        finished = finished && s.finished;
     if (statuses.empty()) {
         say(QStringLiteral("  The probe never reported: the target did not run a llama.cpp/ggml graph, links "
                            "llama.cpp statically (it cannot be interposed), or ended before its first graph.\n"));
@@ -152,6 +151,28 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
         return targetOk ? 3 : 1;
     }
     return targetOk && finished && problems.empty() ? 0 : 1;
+}
+
+// What the dump holds, from the probe's status files and the folder itself.
+int summarize(const llmscope::DumpOptions &o, const QString &root, const QString &ended, bool targetOk)
+{
+    using namespace llmscope;
+    std::vector<std::string> problems;
+    const auto statuses = readProbeStatuses(root.toStdString(), &problems);
+    // msit's onnx type: from the topology files, now the program is done
+    const auto onnxFiles = exportOnnxAfterRun(o.types, root.toStdString(), &problems);
+    DumpIndex idx;
+    try {
+        idx = scanDump(root.toStdString());
+    } catch (const Error &e) {
+        problems.push_back(e.what());
+    }
+    say(QStringLiteral("\nllmscope dump: %1\n").arg(ended));
+    say(QStringLiteral("  dump:        %1\n").arg(root));
+    for (const auto &s : statuses)
+        sayProcess(o, s);
+    sayOnDisk(o, idx, onnxFiles, problems);
+    return verdict(o, statuses, idx, problems, targetOk);
 }
 
 } // namespace

@@ -145,153 +145,218 @@ std::string leafLabel(const CompareRow &r)
     return (r.tensorName.find("weight") != std::string::npos ? "the weight " : "the graph input ") + r.tensorName;
 }
 
-void judgeOps(CompareResult &res, const OpNames &names)
-{
-    groupOps(res);
-    const bool engine = res.standard == Standard::Engine;
-    auto error = [engine](const CompareRow &row) { return engine ? engineError(row) : inputOrOutputError(row); };
-    // A tensor no node computes: a weight or the graph's input (the KV cache is state some
-    // node wrote: under the engine standard it is judged where it was written).
-    auto leaf = [&](const CompareRow &row) { return names.isLeaf(row.tensorName) && !(engine && isState(row.tensorName)); };
-    // Each node's worst output error per round, for ops whose inputs were not dumped (-stp 1,
-    // or their producers only): what they inherit is read from their producers' outputs.
-    std::map<std::pair<int64_t, std::string>, double> produced;
-    for (const auto &row : res.rows)
-        if (!row.golden.input && !row.tensorName.empty()) {
-            double &e = produced[{row.golden.exec, row.tensorName}];
-            e = std::max(e, error(row));
+namespace {
+
+// What one op's rows add up to: its inputs' errors (the weights' apart), its outputs'.
+struct OpTally {
+    double worstIn = 0, sumIn = 0, sumAbsIn = 0, outNorm = 0;
+    bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
+    int32_t inDtype = -1, outDtype = -1;
+    std::string weightDiffers;
+    double quantErr = -1;
+
+    // A weight: stored in another type on purpose (what its quantization brings is explained,
+    // as an input's error is; the op is judged on what it adds beyond it), or one that
+    // differs, whose difference the op's own error counts.
+    void takeWeight(OpResult &op, const CompareRow &row, double err)
+    {
+        if (row.quantization && err > quantErr) {
+            quantErr = err;
+            op.quantizedWeight = row.tensorName;
+            op.weightError = err;
         }
-    for (auto &w : res.weights) {
-        CompareRow &row = w.row;
-        if (row.unreadable || !row.computed)
-            continue;
-        if (row.quantization) {
-            row.passed = row.quantization->explained();
-            row.failReason = row.passed ? std::string() : row.quantization->words(w.name);
-        } else {
-            row.passed = !leafDiffers(row, engineError(row));
-            row.failReason = row.passed ? std::string() : leafLabel(row) + " differs between golden and test";
+        if (row.quantization && row.quantization->explained()) {
+            quantizedIn = true;
+            const double carried = err * kQuantCarry / kEngineCarry; // counted kQuantCarry times
+            sumIn += carried;
+            const double n = goldenNorm(row);
+            normsKnown = normsKnown && std::isfinite(n);
+            sumAbsIn += (std::isfinite(n) ? n : 0) * carried;
+            return;
+        }
+        if (row.quantization && weightDiffers.empty())
+            weightDiffers = row.quantization->words(row.tensorName);
+        if (leafDiffers(row, err) && weightDiffers.empty())
+            weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
+                            (row.statsOnly ? "at least " : "") + pct(err) + ")";
+    }
+
+    void takeInput(OpResult &op, const CompareRow &row, double err)
+    {
+        op.inputError = std::max(op.inputError, err);
+        sumIn += err;
+        const double n = goldenNorm(row);
+        normsKnown = normsKnown && std::isfinite(n);
+        sumAbsIn += (std::isfinite(n) ? n : 0) * err;
+    }
+
+    void takeOutput(OpResult &op, const CompareRow &row, double err)
+    {
+        statsBased = statsBased || row.statsOnly;
+        outDtype = row.golden.dtype;
+        op.outputError = std::max(op.outputError, err);
+        const double n = goldenNorm(row);
+        if (std::isfinite(n))
+            outNorm = std::max(outNorm, n);
+        if (row.computed)
+            op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
+        if (row.unreadable && op.unreadable.empty())
+            op.unreadable = row.failReason;
+        op.passed = op.passed && row.passed;
+    }
+};
+
+// The engine standard's figures: a sum's absolute errors add (and a data mover's carry over),
+// other ops' relative ones; what the op adds beyond that, as a share of its op type's budget.
+void applyBudget(OpResult &op, const OpTally &t)
+{
+    const OpBudget budget = engineBudget(op.opType, t.inDtype, t.outDtype, t.quantizedIn);
+    double explained = budget.absolute && t.normsKnown && t.outNorm > 0 ? t.sumAbsIn / t.outNorm : kEngineCarry * t.sumIn;
+    if (std::isnan(explained))
+        explained = 0; // what cannot be told is not explained
+    op.nmse = op.outputError * op.outputError;
+    op.explainedNmse = explained * explained;
+    op.budget = budget.nmse;
+    op.ownNmse = std::max(0.0, op.nmse - op.explainedNmse);
+    if (op.ownNmse <= 1e-9 * op.nmse) // the sums' own rounding: the same elements, summed in another order
+        op.ownNmse = 0;
+    // Statistics bound errors from below only, and an op that moves data cannot add error
+    // unless its inputs agree: from statistics, one whose inputs differ is not charged.
+    if (budget.nmse == 0 && t.statsBased && t.sumIn > 0)
+        op.ownNmse = 0;
+    if (std::isnan(op.ownNmse))
+        op.ownNmse = INFINITY;
+    op.budgetShare = op.budget > 0 ? op.ownNmse / op.budget : op.ownNmse > 0 ? INFINITY : 0;
+}
+
+// Judges a comparison's weights and ops in turn, by the standard it is under.
+class OpJudge {
+public:
+    OpJudge(CompareResult &res, const OpNames &names)
+        : m_res(res), m_names(names), m_engine(res.standard == Standard::Engine)
+    {
+        // Each node's worst output error per round, for ops whose inputs were not dumped (-stp 1,
+        // or their producers only): what they inherit is read from their producers' outputs.
+        for (const auto &row : res.rows)
+            if (!row.golden.input && !row.tensorName.empty()) {
+                double &e = m_produced[{row.golden.exec, row.tensorName}];
+                e = std::max(e, error(row));
+            }
+    }
+
+    void judgeWeights()
+    {
+        for (auto &w : m_res.weights) {
+            CompareRow &row = w.row;
+            if (row.unreadable || !row.computed)
+                continue;
+            if (row.quantization) {
+                row.passed = row.quantization->explained();
+                row.failReason = row.passed ? std::string() : row.quantization->words(w.name);
+            } else {
+                row.passed = !leafDiffers(row, engineError(row));
+                row.failReason = row.passed ? std::string() : leafLabel(row) + " differs between golden and test";
+            }
         }
     }
-    double most = 0;
-    for (size_t k = 0; k < res.ops.size(); ++k) {
-        OpResult &op = res.ops[k];
-        double worstIn = 0, sumIn = 0, sumAbsIn = 0, outNorm = 0;
-        bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
-        int32_t inDtype = -1, outDtype = -1;
-        std::string weightDiffers;
-        double quantErr = -1;
-        // A weight: stored in another type on purpose (what its quantization brings is explained,
-        // as an input's error is; the op is judged on what it adds beyond it), or one that
-        // differs, whose difference the op's own error counts.
-        auto takeWeight = [&](const CompareRow &row, double err) {
-            if (row.quantization && err > quantErr) {
-                quantErr = err;
-                op.quantizedWeight = row.tensorName;
-                op.weightError = err;
-            }
-            if (row.quantization && row.quantization->explained()) {
-                quantizedIn = true;
-                const double carried = err * kQuantCarry / kEngineCarry; // counted kQuantCarry times
-                sumIn += carried;
-                const double n = goldenNorm(row);
-                normsKnown = normsKnown && std::isfinite(n);
-                sumAbsIn += (std::isfinite(n) ? n : 0) * carried;
-                return;
-            }
-            if (row.quantization && weightDiffers.empty())
-                weightDiffers = row.quantization->words(row.tensorName);
-            if (leafDiffers(row, err) && weightDiffers.empty())
-                weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
-                                (row.statsOnly ? "at least " : "") + pct(err) + ")";
-        };
-        for (size_t i : op.rows) {
-            const CompareRow &row = res.rows[i];
-            const double err = error(row);
-            if (row.golden.input) {
-                anyInput = true;
-                if (inDtype < 0) {
-                    inDtype = row.golden.dtype;
-                    quantizedIn = !row.golden.engineType.empty();
-                }
-                const bool weight = leaf(row);
-                if (err > worstIn || std::isnan(err)) {
-                    worstIn = std::isnan(err) ? INFINITY : err;
-                    op.worstInput = int(i);
-                    op.worstInputIsWeight = weight;
-                }
-                quantizedIn = quantizedIn || row.quantization || !row.my.engineType.empty();
-                if (weight) {
-                    takeWeight(row, err);
-                    continue;
-                }
-                op.inputError = std::max(op.inputError, err);
-                sumIn += err;
-                const double n = goldenNorm(row);
-                normsKnown = normsKnown && std::isfinite(n);
-                sumAbsIn += (std::isfinite(n) ? n : 0) * err;
-            } else {
-                statsBased = statsBased || row.statsOnly;
-                outDtype = row.golden.dtype;
-                op.outputError = std::max(op.outputError, err);
-                const double n = goldenNorm(row);
-                if (std::isfinite(n))
-                    outNorm = std::max(outNorm, n);
-                if (row.computed)
-                    op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
-                if (row.unreadable && op.unreadable.empty())
-                    op.unreadable = row.failReason;
-                op.passed = op.passed && row.passed;
-            }
-        }
-        if (!anyInput) // its inputs were not dumped: what their producers' outputs carry
-            if (const OpNames::Node *node = names.find(op.opPath))
-                for (const std::string &in : node->inputs) {
-                    if (const WeightComparison *w = res.weight(in); w && names.isLeaf(in)) {
-                        takeWeight(w->row, error(w->row)); // read from the model files
-                        continue;
-                    }
-                    const auto it = produced.find({op.round, in});
-                    if (it == produced.end())
-                        continue;
-                    op.inputError = std::max(op.inputError, it->second);
-                    sumIn += it->second;
-                    normsKnown = false;
-                }
+
+    void judgeOp(OpResult &op)
+    {
+        OpTally t;
+        tallyRows(op, t);
+        if (!t.anyInput)
+            tallyProducers(op, t);
         op.addedError = std::max(0.0, op.outputError - op.inputError);
-
-        // The engine standard's figures: a sum's absolute errors add (and a data mover's carry
-        // over), other ops' relative ones.
-        const OpBudget budget = engineBudget(op.opType, inDtype, outDtype, quantizedIn);
-        double explained = budget.absolute && normsKnown && outNorm > 0 ? sumAbsIn / outNorm : kEngineCarry * sumIn;
-        if (std::isnan(explained))
-            explained = 0; // what cannot be told is not explained
-        op.nmse = op.outputError * op.outputError;
-        op.explainedNmse = explained * explained;
-        op.budget = budget.nmse;
-        op.ownNmse = std::max(0.0, op.nmse - op.explainedNmse);
-        if (op.ownNmse <= 1e-9 * op.nmse) // the sums' own rounding: the same elements, summed in another order
-            op.ownNmse = 0;
-        // Statistics bound errors from below only, and an op that moves data cannot add error
-        // unless its inputs agree: from statistics, one whose inputs differ is not charged.
-        if (budget.nmse == 0 && statsBased && sumIn > 0)
-            op.ownNmse = 0;
-        if (std::isnan(op.ownNmse))
-            op.ownNmse = INFINITY;
-        op.budgetShare = op.budget > 0 ? op.ownNmse / op.budget : op.ownNmse > 0 ? INFINITY : 0;
-
-        if (engine) {
-            op.verdict = engineVerdict(res, op, weightDiffers);
+        applyBudget(op, t);
+        if (m_engine) {
+            op.verdict = engineVerdict(m_res, op, t.weightDiffers);
             op.passed = op.verdict.empty();
             for (size_t i : op.rows)
-                judgeRow(res.rows[i], op, leaf(res.rows[i]));
+                judgeRow(m_res.rows[i], op, leaf(m_res.rows[i]));
         } else if (!op.passed) {
             for (size_t i : op.rows)
-                if (!res.rows[i].golden.input && !res.rows[i].passed) {
-                    op.verdict = res.rows[i].failReason;
+                if (!m_res.rows[i].golden.input && !m_res.rows[i].passed) {
+                    op.verdict = m_res.rows[i].failReason;
                     break;
                 }
         }
+    }
+
+private:
+    double error(const CompareRow &row) const { return m_engine ? engineError(row) : inputOrOutputError(row); }
+    // A tensor no node computes: a weight or the graph's input (the KV cache is state some
+    // node wrote: under the engine standard it is judged where it was written).
+    bool leaf(const CompareRow &row) const
+    {
+        return m_names.isLeaf(row.tensorName) && !(m_engine && isState(row.tensorName));
+    }
+
+    void tallyRows(OpResult &op, OpTally &t) const
+    {
+        for (size_t i : op.rows) {
+            const CompareRow &row = m_res.rows[i];
+            const double err = error(row);
+            if (!row.golden.input) {
+                t.takeOutput(op, row, err);
+                continue;
+            }
+            t.anyInput = true;
+            if (t.inDtype < 0) {
+                t.inDtype = row.golden.dtype;
+                t.quantizedIn = !row.golden.engineType.empty();
+            }
+            const bool weight = leaf(row);
+            if (err > t.worstIn || std::isnan(err)) {
+                t.worstIn = std::isnan(err) ? INFINITY : err;
+                op.worstInput = int(i);
+                op.worstInputIsWeight = weight;
+            }
+            t.quantizedIn = t.quantizedIn || row.quantization || !row.my.engineType.empty();
+            if (weight)
+                t.takeWeight(op, row, err);
+            else
+                t.takeInput(op, row, err);
+        }
+    }
+
+    // Its inputs were not dumped: what their producers' outputs carry, and its weights as
+    // read from the model files.
+    void tallyProducers(OpResult &op, OpTally &t) const
+    {
+        const OpNames::Node *node = m_names.find(op.opPath);
+        if (!node)
+            return;
+        for (const std::string &in : node->inputs) {
+            if (const WeightComparison *w = m_res.weight(in); w && m_names.isLeaf(in)) {
+                t.takeWeight(op, w->row, error(w->row));
+                continue;
+            }
+            const auto it = m_produced.find({op.round, in});
+            if (it == m_produced.end())
+                continue;
+            op.inputError = std::max(op.inputError, it->second);
+            t.sumIn += it->second;
+            t.normsKnown = false;
+        }
+    }
+
+    CompareResult &m_res;
+    const OpNames &m_names;
+    const bool m_engine;
+    std::map<std::pair<int64_t, std::string>, double> m_produced;
+};
+
+} // namespace
+
+void judgeOps(CompareResult &res, const OpNames &names)
+{
+    groupOps(res);
+    OpJudge judge(res, names);
+    judge.judgeWeights();
+    double most = 0;
+    for (size_t k = 0; k < res.ops.size(); ++k) {
+        OpResult &op = res.ops[k];
+        judge.judgeOp(op);
         if (!op.passed && res.firstDivergent < 0)
             res.firstDivergent = int(k);
         if (op.budgetShare > most && op.unreadable.empty()) {

@@ -92,98 +92,116 @@ std::vector<std::string> splitCommand(const std::string &text)
     return out;
 }
 
-DumpOptions parseDumpOptions(const std::vector<std::string> &args)
-{
-    DumpOptions o;
-    bool haveExec = false;
-    for (size_t i = 0; i < args.size(); ++i) {
+namespace {
+
+// The arguments read one at a time: i is the option being read, value() takes the next.
+struct ArgReader {
+    const std::vector<std::string> &args;
+    size_t i = 0;
+    std::string value()
+    {
         const std::string &a = args[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1][0] == '-' && !std::isdigit(args[i + 1][1])))
-                throw Error(a + " needs a value (see llmscope dump --help)");
-            return args[++i];
-        };
-        if (a == "--exec") {
-            o.command = splitCommand(value());
-            haveExec = true;
-        } else if (a == "--type") {
-            o.types.clear();
-            while (i + 1 < args.size() && args[i + 1][0] != '-')
-                o.types.push_back(args[++i]);
-            if (o.types.empty())
-                throw Error("--type needs at least one of: model layer op kernel tensor stats cpu_profiling onnx");
-        } else if (a == "-sd" || a == "--only-save-desc") {
-            o.descOnly = true;
-        } else if (a == "-ids" || a == "--save-operation-ids") {
-            o.ids = value();
-            OpIds::parse(o.ids);
-        } else if (a == "-er" || a == "--execute-range") {
-            o.rounds = value();
-            Rounds::parse(o.rounds, false);
-        } else if (a == "-child" || a == "--save-operation-child") {
-            o.child = parseBoolOption("-child", value());
-        } else if (a == "-time" || a == "--save-time") {
-            o.time = parseChoice("-time", value(), 0, 3);
-        } else if (a == "-opname" || a == "--operation-name") {
-            o.opNames = value();
-            parseOpNames(o.opNames);
-        } else if (a == "-stp" || a == "--save-tensor-part") {
-            o.part = parseChoice("-stp", value(), 0, 2);
-        } else if (a == "-o" || a == "--output") {
-            o.output = value();
-        } else if (a == "-device" || a == "--device-id") {
-            o.devices = value();
-            parseDevices(o.devices);
-        } else if (a == "-config" || a == "--config-path") {
-            o.configFile = value();
-        } else if (a == "-l" || a == "--log-level") {
-            o.logLevel = toLower(value());
-            if (!contains({"debug", "info", "warning", "warn", "error", "fatal", "critical"}, o.logLevel))
-                throw Error("-l: '" + o.logLevel + "' is not one of debug, info, warning, error, fatal, critical");
-        } else if (a == "-tiling" || a == "--save-tiling") {
-            o.tiling = true;
-        } else if (a == "-symlink" || a == "--enable-symlink") {
-            o.symlink = true;
-        } else if (a == "-seed" || a == "--seed") {
-            throw Error("-seed: msit seeds PyTorch's generators; llama.cpp programs take their sampling seed as "
-                        "their own option (e.g. --seed in the --exec command). Leave it out");
-        } else if (a == "--kv-cache") {
-            o.kvCache = true;
-        } else if (a == "--stats-csv") {
-            o.statsCsv = true;
-        } else if (a == "--stats-with-data") {
-            o.statsWithData = true;
-        } else if (a == "--watch") {
-            o.watch = value();
-            try {
-                if (OpIds::parse(o.watch).empty())
-                    throw Error("no ids");
-            } catch (const Error &e) {
-                throw Error("--watch: '" + o.watch + "' is not a list of op ids like 2_29,3_1 (" + e.what() + ")");
-            }
-        } else if (a == "--follow-tokens") {
-            o.followTokens = value();
-            if (readTokenRecords(o.followTokens).empty())
-                throw Error("--follow-tokens: '" + o.followTokens + "' records no tokens (dumps by llmscope record the "
-                            "tokens every round consumed; dump the golden program with llmscope dump first)");
-        } else if (a == "--nan-inf-only") {
-            o.nanInfOnly = true;
-        } else if (a == "--read") {
-            o.readMode = toLower(value());
-            if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
-                throw Error("--read: '" + o.readMode + "' is not one of auto, inline, graph, node");
-        } else if (a == "--live") {
-            o.liveSocket = value();
-        } else if (a == "--children") {
-            o.children = true;
-        } else if (a == "--timeout") {
-            o.timeoutSeconds = parseChoice("--timeout", value(), 1, 7 * 24 * 3600);
-        } else {
-            throw Error("unknown option '" + a + "' (see llmscope dump --help)");
-        }
+        if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1][0] == '-' && !std::isdigit(args[i + 1][1])))
+            throw Error(a + " needs a value (see llmscope dump --help)");
+        return args[++i];
     }
-    if (!haveExec)
-        throw Error("--exec is required: the inference program to run, e.g. --exec \"./llama-cli -m model.gguf\"");
+};
+
+// msit's own options (and --exec); false when a is not one of them.
+bool takeMsitOption(const std::string &a, ArgReader &r, DumpOptions &o)
+{
+    if (a == "--exec") {
+        o.command = splitCommand(r.value());
+    } else if (a == "--type") {
+        o.types.clear();
+        while (r.i + 1 < r.args.size() && r.args[r.i + 1][0] != '-')
+            o.types.push_back(r.args[++r.i]);
+        if (o.types.empty())
+            throw Error("--type needs at least one of: model layer op kernel tensor stats cpu_profiling onnx");
+    } else if (a == "-sd" || a == "--only-save-desc") {
+        o.descOnly = true;
+    } else if (a == "-ids" || a == "--save-operation-ids") {
+        o.ids = r.value();
+        OpIds::parse(o.ids);
+    } else if (a == "-er" || a == "--execute-range") {
+        o.rounds = r.value();
+        Rounds::parse(o.rounds, false);
+    } else if (a == "-child" || a == "--save-operation-child") {
+        o.child = parseBoolOption("-child", r.value());
+    } else if (a == "-time" || a == "--save-time") {
+        o.time = parseChoice("-time", r.value(), 0, 3);
+    } else if (a == "-opname" || a == "--operation-name") {
+        o.opNames = r.value();
+        parseOpNames(o.opNames);
+    } else if (a == "-stp" || a == "--save-tensor-part") {
+        o.part = parseChoice("-stp", r.value(), 0, 2);
+    } else if (a == "-o" || a == "--output") {
+        o.output = r.value();
+    } else if (a == "-device" || a == "--device-id") {
+        o.devices = r.value();
+        parseDevices(o.devices);
+    } else if (a == "-config" || a == "--config-path") {
+        o.configFile = r.value();
+    } else if (a == "-l" || a == "--log-level") {
+        o.logLevel = toLower(r.value());
+        if (!contains({"debug", "info", "warning", "warn", "error", "fatal", "critical"}, o.logLevel))
+            throw Error("-l: '" + o.logLevel + "' is not one of debug, info, warning, error, fatal, critical");
+    } else if (a == "-tiling" || a == "--save-tiling") {
+        o.tiling = true;
+    } else if (a == "-symlink" || a == "--enable-symlink") {
+        o.symlink = true;
+    } else if (a == "-seed" || a == "--seed") {
+        throw Error("-seed: msit seeds PyTorch's generators; llama.cpp programs take their sampling seed as "
+                    "their own option (e.g. --seed in the --exec command). Leave it out");
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// llmscope's options beyond msit's; false when a is not one of them.
+bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
+{
+    if (a == "--kv-cache") {
+        o.kvCache = true;
+    } else if (a == "--stats-csv") {
+        o.statsCsv = true;
+    } else if (a == "--stats-with-data") {
+        o.statsWithData = true;
+    } else if (a == "--watch") {
+        o.watch = r.value();
+        try {
+            if (OpIds::parse(o.watch).empty())
+                throw Error("no ids");
+        } catch (const Error &e) {
+            throw Error("--watch: '" + o.watch + "' is not a list of op ids like 2_29,3_1 (" + e.what() + ")");
+        }
+    } else if (a == "--follow-tokens") {
+        o.followTokens = r.value();
+        if (readTokenRecords(o.followTokens).empty())
+            throw Error("--follow-tokens: '" + o.followTokens + "' records no tokens (dumps by llmscope record the "
+                        "tokens every round consumed; dump the golden program with llmscope dump first)");
+    } else if (a == "--nan-inf-only") {
+        o.nanInfOnly = true;
+    } else if (a == "--read") {
+        o.readMode = toLower(r.value());
+        if (!contains({"auto", "inline", "graph", "node"}, o.readMode))
+            throw Error("--read: '" + o.readMode + "' is not one of auto, inline, graph, node");
+    } else if (a == "--live") {
+        o.liveSocket = r.value();
+    } else if (a == "--children") {
+        o.children = true;
+    } else if (a == "--timeout") {
+        o.timeoutSeconds = parseChoice("--timeout", r.value(), 1, 7 * 24 * 3600);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// What the options ask for together: known --type values, and options that need another.
+void checkCombination(const DumpOptions &o)
+{
     for (const auto &t : o.types) {
         if (!contains(kTypes, t))
             throw Error("--type: '" + t + "' is not one of model layer op kernel tensor stats cpu_profiling onnx");
@@ -201,6 +219,22 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
     if (o.statsWithData && o.statsCsv)
         throw Error("--stats-with-data writes statistics into each tensor file, --stats-csv into one CSV a round; "
                     "choose one");
+}
+
+} // namespace
+
+DumpOptions parseDumpOptions(const std::vector<std::string> &args)
+{
+    DumpOptions o;
+    ArgReader r{args};
+    for (; r.i < args.size(); ++r.i) {
+        const std::string &a = args[r.i];
+        if (!takeMsitOption(a, r, o) && !takeOwnOption(a, r, o))
+            throw Error("unknown option '" + a + "' (see llmscope dump --help)");
+    }
+    if (o.command.empty())
+        throw Error("--exec is required: the inference program to run, e.g. --exec \"./llama-cli -m model.gguf\"");
+    checkCombination(o);
     return o;
 }
 

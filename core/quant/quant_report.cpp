@@ -121,12 +121,9 @@ void logitsDivergence(CompareRow row, RoundDivergence &d)
     d.nmse = gg > 0 ? d2 / gg : 0;
 }
 
-} // namespace
-
-QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions &o)
+// The logits' divergence round by round, and over every position.
+void logitsFigures(const CompareResult &res, QuantReport &q)
 {
-    QuantReport q;
-    // The logits, round by round.
     for (const auto &row : res.rows)
         if (!row.golden.input && row.nodeName == "result_output" && row.golden.hasData && row.my.hasData) {
             RoundDivergence d;
@@ -147,22 +144,30 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
     q.top1 /= double(std::max<uint64_t>(1, positions));
     q.logitsNmse /= double(q.rounds.size());
 
-    // Per round: each quantized weight's op (the NMSE it adds, the power of its output), and the
-    // residual stream's golden power and error power at each block boundary, by node name.
-    struct Round {
-        std::map<std::string, double> added, power; // weight -> its op's added NMSE, output power
-        std::map<std::string, double> atLogits;     // weight -> NMSE its op adds to the logits (the output matrix's)
-        std::map<std::string, double> ms, err;      // residual point -> power, error power
-        int layers = 0;
-    };
-    // The residual stream's start: the embedding's output ("embd", "inp_embd" in other builds).
-    auto isStart = [](const std::string &name) { return name == "embd" || name == "inp_embd"; };
-    std::map<int64_t, Round> rounds;
-    std::map<std::string, std::string> opOf;
+}
+
+// One round's figures by node name: each quantized weight's op (the NMSE it adds, the power
+// of its output) and the residual stream's golden power and error power at each block boundary.
+struct RoundFigures {
+    std::map<std::string, double> added, power; // weight -> its op's added NMSE, output power
+    std::map<std::string, double> atLogits;     // weight -> NMSE its op adds to the logits (the output matrix's)
+    std::map<std::string, double> ms, err;      // residual point -> power, error power
+    int layers = 0;
+};
+
+// The residual stream's start: the embedding's output ("embd", "inp_embd" in other builds).
+bool isStart(const std::string &name)
+{
+    return name == "embd" || name == "inp_embd";
+}
+
+std::map<int64_t, RoundFigures> roundFigures(const CompareResult &res, std::map<std::string, std::string> &opOf)
+{
+    std::map<int64_t, RoundFigures> rounds;
     for (const auto &op : res.ops) {
         if (!op.unreadable.empty())
             continue;
-        Round &r = rounds[op.round];
+        RoundFigures &r = rounds[op.round];
         if (!op.quantizedWeight.empty()) {
             const double added = std::max(0.0, op.nmse - op.inputError * op.inputError);
             // The logits' own matrix (output.weight, or token_embd where the two are tied).
@@ -182,163 +187,170 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
                 r.layers = std::max(r.layers, int(parseInt(op.name.substr(6)).value_or(0)) + 1);
         }
     }
-    // Each half block (attention, FFN) writes its weights' added errors into the residual and
-    // passes on the error already there with a gain, measured from the error powers before
-    // and after it: E_after = gain * E_before + what its weights add. A weight's part of the
-    // logits' NMSE is what it adds, times the gains of every later half block, over the
-    // residual's power at the end; output.weight's is what it adds to the logits itself.
-    std::map<std::string, std::pair<double, int>> part; // weight -> (sum over rounds, rounds)
-    std::vector<int64_t> unknownRounds;
-    for (const auto &[round, r] : rounds) {
-        auto point = [&](const std::string &name, double &ms, double &err) {
-            const auto a = r.ms.find(name), b = r.err.find(name);
-            if (a == r.ms.end() || !(a->second > 0) || !std::isfinite(b->second))
-                return false;
-            ms = a->second;
-            err = b->second;
-            return true;
-        };
-        struct Half { std::string before, after; int layer; bool attn; double gain = 1; };
-        std::vector<Half> halves;
-        std::string start = "embd";
-        for (const auto &[name, ms] : r.ms)
-            if (isStart(name))
-                start = name;
-        for (int n = 0; n < r.layers; ++n) {
-            halves.push_back({n == 0 ? start : "l_out-" + std::to_string(n - 1), "ffn_inp-" + std::to_string(n), n, true});
-            halves.push_back({"ffn_inp-" + std::to_string(n), "l_out-" + std::to_string(n), n, false});
+    return rounds;
+}
+
+// Each half block (attention, FFN) writes its weights' added errors into the residual and
+// passes on the error already there with a gain, measured from the error powers before
+// and after it: E_after = gain * E_before + what its weights add. A weight's part of the
+// logits' NMSE is what it adds, times the gains of every later half block, over the
+// residual's power at the end; output.weight's is what it adds to the logits itself.
+// Adds one round's parts to part (weight -> (sum over rounds, rounds)); false when the
+// residual's figures were not all found (then each weight counts its own op's added NMSE).
+bool roundParts(const RoundFigures &r, std::map<std::string, std::pair<double, int>> &part)
+{
+    auto point = [&](const std::string &name, double &ms, double &err) {
+        const auto a = r.ms.find(name), b = r.err.find(name);
+        if (a == r.ms.end() || !(a->second > 0) || !std::isfinite(b->second))
+            return false;
+        ms = a->second;
+        err = b->second;
+        return true;
+    };
+    struct Half { std::string before, after; int layer; bool attn; double gain = 1; };
+    std::vector<Half> halves;
+    std::string start = "embd";
+    for (const auto &[name, ms] : r.ms)
+        if (isStart(name))
+            start = name;
+    for (int n = 0; n < r.layers; ++n) {
+        halves.push_back({n == 0 ? start : "l_out-" + std::to_string(n - 1), "ffn_inp-" + std::to_string(n), n, true});
+        halves.push_back({"ffn_inp-" + std::to_string(n), "l_out-" + std::to_string(n), n, false});
+    }
+    auto inHalf = [](const Half &h, const std::string &weight) {
+        int layer;
+        std::string kind;
+        parseName(weight, layer, kind);
+        return layer == h.layer && startsWith(kind, h.attn ? "attn_" : "ffn_");
+    };
+    auto writes = [&](const Half &h, const std::string &weight) { // its added error, as power in the residual
+        const auto w = r.power.find(writerOf(h.layer, h.attn ? "attn_" : "ffn_"));
+        const double power = w != r.power.end() && std::isfinite(w->second) ? w->second : 0;
+        return r.added.at(weight) * power;
+    };
+    bool known = !halves.empty();
+    for (auto &h : halves) {
+        double msB, errB, msA, errA;
+        if (!point(h.before, msB, errB) || !point(h.after, msA, errA)) {
+            known = false;
+            break;
         }
-        auto inHalf = [](const Half &h, const std::string &weight) {
-            int layer;
-            std::string kind;
-            parseName(weight, layer, kind);
-            return layer == h.layer && startsWith(kind, h.attn ? "attn_" : "ffn_");
-        };
-        auto writes = [&](const Half &h, const std::string &weight) { // its added error, as power in the residual
-            const auto w = r.power.find(writerOf(h.layer, h.attn ? "attn_" : "ffn_"));
-            const double power = w != r.power.end() && std::isfinite(w->second) ? w->second : 0;
-            return r.added.at(weight) * power;
-        };
-        bool known = !halves.empty();
-        for (auto &h : halves) {
-            double msB, errB, msA, errA;
-            if (!point(h.before, msB, errB) || !point(h.after, msA, errA)) {
-                known = false;
-                break;
+        double added = 0;
+        for (const auto &[weight, a] : r.added)
+            if (inHalf(h, weight))
+                added += writes(h, weight);
+        h.gain = errB > 0 ? std::max(0.0, errA - added) / errB : 1;
+    }
+    double msFinal = 0, errFinal = 0;
+    known = known && point("l_out-" + std::to_string(r.layers - 1), msFinal, errFinal);
+    for (const auto &[weight, a] : r.added) {
+        int layer;
+        std::string kind;
+        parseName(weight, layer, kind);
+        double v = a; // without the residual's figures: its own added NMSE
+        if (kind != "output" && known) {
+            double gain = 1, power = 0;
+            bool found = false;
+            for (size_t i = halves.size(); i-- > 0;) {
+                if (inHalf(halves[i], weight)) {
+                    power = writes(halves[i], weight);
+                    found = true;
+                    break;
+                }
+                gain *= halves[i].gain;
             }
-            double added = 0;
-            for (const auto &[weight, a] : r.added)
-                if (inHalf(h, weight))
-                    added += writes(h, weight);
-            h.gain = errB > 0 ? std::max(0.0, errA - added) / errB : 1;
+            if (!found && weight.rfind("token_embd", 0) == 0) { // the residual's start
+                double ms = 0, err = 0;
+                found = point(start, ms, err);
+                power = a * ms;
+            }
+            if (found)
+                v = power * gain / msFinal;
         }
-        double msFinal = 0, errFinal = 0;
-        known = known && point("l_out-" + std::to_string(r.layers - 1), msFinal, errFinal);
-        if (!known)
-            unknownRounds.push_back(round);
-        for (const auto &[weight, a] : r.added) {
-            int layer;
-            std::string kind;
-            parseName(weight, layer, kind);
-            double v = a; // without the residual's figures: its own added NMSE
-            if (kind != "output" && known) {
-                double gain = 1, power = 0;
-                bool found = false;
-                for (size_t i = halves.size(); i-- > 0;) {
-                    if (inHalf(halves[i], weight)) {
-                        power = writes(halves[i], weight);
-                        found = true;
-                        break;
-                    }
-                    gain *= halves[i].gain;
-                }
-                if (!found && weight.rfind("token_embd", 0) == 0) { // the residual's start
-                    double ms = 0, err = 0;
-                    found = point(start, ms, err);
-                    power = a * ms;
-                }
-                if (found)
-                    v = power * gain / msFinal;
-            }
-            auto &p = part[weight];
-            p.first += v;
+        auto &p = part[weight];
+        p.first += v;
+        ++p.second;
+    }
+    for (const auto &[weight, a] : r.atLogits) { // added to the logits directly
+        auto &p = part[weight];
+        if (r.added.count(weight))
+            p.first += a; // tied: the same round counted once, both paths summed
+        else {
+            p.first += a;
             ++p.second;
         }
-        for (const auto &[weight, a] : r.atLogits) { // added to the logits directly
-            auto &p = part[weight];
-            if (r.added.count(weight))
-                p.first += a; // tied: the same round counted once, both paths summed
-            else {
-                p.first += a;
-                ++p.second;
-            }
-        }
     }
-    if (!unknownRounds.empty())
-        q.notes.push_back("the residual stream's nodes (embd or inp_embd, ffn_inp-N, l_out-N) were not all found in " +
-                          std::to_string(unknownRounds.size()) +
-                          " rounds: there each weight counts with the NMSE its own op adds, not carried to the logits");
+    return known;
+}
 
-    uint64_t testBytes = 0;
-    for (const auto &w : res.weights) {
-        testBytes += w.myBytes;
-        if (w.goldenType == w.myType || !w.row.computed)
-            continue;
-        const auto p = part.find(w.name);
-        if (p == part.end())
-            continue; // no op of the dumped rounds reads it
-        WeightCost c;
-        c.name = w.name;
-        parseName(w.name, c.layer, c.kind);
-        c.goldenType = w.goldenType;
-        c.myType = w.myType;
-        c.elements = w.elements;
-        c.myBytes = w.myBytes;
-        c.f32Bytes = w.elements * 4;
-        c.f16Bytes = w.elements * 2;
-        c.quantError = w.row.metrics.relEuclidean;
-        c.op = opOf[w.name];
-        double added = 0;
-        int n = 0;
-        for (const auto &[round, r] : rounds) {
-            const auto a = r.added.find(w.name), l = r.atLogits.find(w.name);
-            if (a != r.added.end() || l != r.atLogits.end()) {
-                added += std::max(a != r.added.end() ? a->second : 0.0, l != r.atLogits.end() ? l->second : 0.0);
-                ++n;
-            }
+// What one weight costs and what keeping it in a wider type would bring; none when it is
+// stored as golden's, or no op of the dumped rounds reads it.
+std::optional<WeightCost> weightCost(const WeightComparison &w, const std::map<std::string, std::pair<double, int>> &part,
+                                     const std::map<int64_t, RoundFigures> &rounds,
+                                     std::map<std::string, std::string> &opOf, const QuantReportOptions &o,
+                                     std::vector<std::string> &notes)
+{
+    if (w.goldenType == w.myType || !w.row.computed)
+        return std::nullopt;
+    const auto p = part.find(w.name);
+    if (p == part.end())
+        return std::nullopt; // no op of the dumped rounds reads it
+    WeightCost c;
+    c.name = w.name;
+    parseName(w.name, c.layer, c.kind);
+    c.goldenType = w.goldenType;
+    c.myType = w.myType;
+    c.elements = w.elements;
+    c.myBytes = w.myBytes;
+    c.f32Bytes = w.elements * 4;
+    c.f16Bytes = w.elements * 2;
+    c.quantError = w.row.metrics.relEuclidean;
+    c.op = opOf[w.name];
+    double added = 0;
+    int n = 0;
+    for (const auto &[round, r] : rounds) {
+        const auto a = r.added.find(w.name), l = r.atLogits.find(w.name);
+        if (a != r.added.end() || l != r.atLogits.end()) {
+            added += std::max(a != r.added.end() ? a->second : 0.0, l != r.atLogits.end() ? l->second : 0.0);
+            ++n;
         }
-        c.addedNmse = n ? added / n : 0;
-        c.logitsNmse = p->second.first / std::max(1, p->second.second);
-        c.keepType = o.keepType.empty() ? defaultKeep(c.myType) : o.keepType;
-        const ggml::BlockType *keep = ggml::Library::get().type(c.keepType);
-        if (!keep)
-            throw Error("--keep-type: ggml has no type '" + c.keepType + "'");
-        c.keepType = keep->name;
-        try {
-            c.keepBytes = keep->bytes(c.elements);
-        } catch (const Error &e) {
-            q.notes.push_back(w.name + " cannot be kept as " + c.keepType + ": " + e.what());
-            continue;
-        }
-        if (!w.row.passed && !w.row.failReason.empty())
-            q.notes.push_back(w.row.failReason + ": ranked all the same, but check that file");
-        try {
-            const auto model = ggml::Library::get().model(w.row.golden.path);
-            if (const ggml::ModelTensor *t = model->find(w.name)) {
-                TensorReader golden(w.row.golden.path, *t);
-                c.keepError = requantizationError(golden, c.keepType);
-            }
-        } catch (const Error &e) {
-            q.notes.push_back(std::string("no ") + c.keepType + " figure for " + w.name + ": " + e.what());
-        }
-        // Kept higher, its error shrinks by the square of the error ratio.
-        const double left = std::isfinite(c.keepError) && c.quantError > 0
-                                ? std::min(1.0, (c.keepError * c.keepError) / (c.quantError * c.quantError))
-                                : 0;
-        const double extra = c.keepBytes > c.myBytes ? double(c.keepBytes - c.myBytes) : 0;
-        c.gainPerMiB = extra > 0 ? c.logitsNmse * (1 - left) / (extra / kMiB) : 0;
-        q.weights.push_back(c);
     }
+    c.addedNmse = n ? added / n : 0;
+    c.logitsNmse = p->second.first / std::max(1, p->second.second);
+    c.keepType = o.keepType.empty() ? defaultKeep(c.myType) : o.keepType;
+    const ggml::BlockType *keep = ggml::Library::get().type(c.keepType);
+    if (!keep)
+        throw Error("--keep-type: ggml has no type '" + c.keepType + "'");
+    c.keepType = keep->name;
+    try {
+        c.keepBytes = keep->bytes(c.elements);
+    } catch (const Error &e) {
+        notes.push_back(w.name + " cannot be kept as " + c.keepType + ": " + e.what());
+        return std::nullopt;
+    }
+    if (!w.row.passed && !w.row.failReason.empty())
+        notes.push_back(w.row.failReason + ": ranked all the same, but check that file");
+    try {
+        const auto model = ggml::Library::get().model(w.row.golden.path);
+        if (const ggml::ModelTensor *t = model->find(w.name)) {
+            TensorReader golden(w.row.golden.path, *t);
+            c.keepError = requantizationError(golden, c.keepType);
+        }
+    } catch (const Error &e) {
+        notes.push_back(std::string("no ") + c.keepType + " figure for " + w.name + ": " + e.what());
+    }
+    // Kept higher, its error shrinks by the square of the error ratio.
+    const double left = std::isfinite(c.keepError) && c.quantError > 0
+                            ? std::min(1.0, (c.keepError * c.keepError) / (c.quantError * c.quantError))
+                            : 0;
+    const double extra = c.keepBytes > c.myBytes ? double(c.keepBytes - c.myBytes) : 0;
+    c.gainPerMiB = extra > 0 ? c.logitsNmse * (1 - left) / (extra / kMiB) : 0;
+    return c;
+}
+
+// A weight's --tensor-type pattern: its name, anchored where it is part of another's.
+void anchorPatterns(QuantReport &q, const CompareResult &res)
+{
     for (auto &c : q.weights) {
         c.pattern = c.name;
         for (const auto &w : res.weights)
@@ -350,6 +362,33 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
                 break;
             }
     }
+}
+
+} // namespace
+
+QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions &o)
+{
+    QuantReport q;
+    logitsFigures(res, q);
+    std::map<std::string, std::string> opOf;
+    const std::map<int64_t, RoundFigures> rounds = roundFigures(res, opOf);
+    std::map<std::string, std::pair<double, int>> part; // weight -> (sum over rounds, rounds)
+    std::vector<int64_t> unknownRounds;
+    for (const auto &[round, r] : rounds)
+        if (!roundParts(r, part))
+            unknownRounds.push_back(round);
+    if (!unknownRounds.empty())
+        q.notes.push_back("the residual stream's nodes (embd or inp_embd, ffn_inp-N, l_out-N) were not all found in " +
+                          std::to_string(unknownRounds.size()) +
+                          " rounds: there each weight counts with the NMSE its own op adds, not carried to the logits");
+
+    uint64_t testBytes = 0;
+    for (const auto &w : res.weights) {
+        testBytes += w.myBytes;
+        if (auto c = weightCost(w, part, rounds, opOf, o, q.notes))
+            q.weights.push_back(std::move(*c));
+    }
+    anchorPatterns(q, res);
     if (q.weights.empty())
         throw Error("no weight is stored in another type on the test side: nothing to report (is the test model "
                     "quantized, and do both dumps name their model files?)");
