@@ -10,6 +10,7 @@
 #include "compare_command.h"
 #include "dump_command.h"
 #include "hunt_command.h"
+#include "opcheck_command.h"
 #include "quant_report_command.h"
 #include "util/error.h"
 
@@ -97,6 +98,9 @@ QString usageText()
         "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
         "                                            which weights a quantized model loses the most\n"
         "                                            through; tensor-types.txt to keep them higher\n"
+        "  llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]\n"
+        "                                            replay each dumped op on a float64 reference:\n"
+        "                                            is the kernel wrong given its real inputs?\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -127,6 +131,8 @@ std::optional<int> runCli(const QStringList &args)
         return runHuntCommand(args.mid(2));
     if (first == QLatin1String("quant-report"))
         return runQuantReportCommand(args.mid(2));
+    if (first == QLatin1String("opcheck"))
+        return runOpcheckCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
         first != QLatin1String("--hunt")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());

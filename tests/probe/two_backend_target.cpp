@@ -3,7 +3,9 @@
 // scheduler splits the graph and copies inputs between the devices. The device computes on
 // the CPU backend underneath (its memory is host memory after all). The weights live on it;
 // the input x is computed on the CPU, as llama.cpp computes token embeddings there.
-//   llmscope-two-backend-target [ROUNDS]
+// With --imprecise OP, the device rounds the outputs of its OP nodes (RMS_NORM, MUL_MAT, ...)
+// through float16 after computing them: a kernel that is wrong given right inputs.
+//   llmscope-two-backend-target [ROUNDS] [--imprecise OP]
 // prints "out: ..." (the last round's output) and "rounds: N".
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 namespace {
 
 ggml_backend_t g_cpu = nullptr; // computes for the device
+const char *g_imprecise = nullptr; // the op whose outputs the device rounds through float16
 
 // --- buffers: plain memory that calls itself device memory
 void bufFree(ggml_backend_buffer_t b) { std::free(b->context); }
@@ -63,7 +66,19 @@ ggml_backend_buffer_type g_buft{{buftName, buftAlloc, buftAlign, nullptr, nullpt
 // --- the backend: the CPU backend computes its graphs
 const char *backendName(ggml_backend_t) { return "Sim"; }
 void backendFree(ggml_backend_t) {}
-ggml_status backendCompute(ggml_backend_t, ggml_cgraph *g) { return ggml_backend_graph_compute(g_cpu, g); }
+ggml_status backendCompute(ggml_backend_t, ggml_cgraph *g)
+{
+    const ggml_status status = ggml_backend_graph_compute(g_cpu, g);
+    for (int i = 0; g_imprecise && i < ggml_graph_n_nodes(g); ++i) {
+        ggml_tensor *t = ggml_graph_node(g, i);
+        if (t->type != GGML_TYPE_F32 || std::strcmp(ggml_op_name(t->op), g_imprecise) != 0 || !ggml_is_contiguous(t))
+            continue;
+        auto *v = static_cast<float *>(t->data);
+        for (int64_t k = 0; k < ggml_nelements(t); ++k)
+            v[k] = ggml_fp16_to_fp32(ggml_fp32_to_fp16(v[k]));
+    }
+    return status;
+}
 
 // --- the device
 const char *devName(ggml_backend_dev_t) { return "Sim"; }
@@ -112,6 +127,8 @@ float value(int i, int salt) { return float((i * 37 + salt * 11) % 23 - 11) / 16
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
+    if (argc > 3 && std::strcmp(argv[2], "--imprecise") == 0)
+        g_imprecise = argv[3];
     constexpr int n = 64;
     // The CPU backends (libggml-cpu-*.so) live beside libggml.
     Dl_info info{};

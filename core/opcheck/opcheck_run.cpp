@@ -1,0 +1,413 @@
+#include "opcheck/opcheck_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/report_text.h"
+#include "compare/tensor_reader.h"
+#include "dump/dump_index.h"
+#include "opcheck/ref_ops.h"
+#include "select/op_id.h"
+#include "select/op_ids.h"
+#include "select/selection.h"
+#include "tensor/dtype.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace llmscope {
+namespace {
+
+using opcheck::RefTensor;
+using opcheck::Reference;
+
+// Ops whose reference needs the parameters op_param.json holds (-tiling).
+bool needsParams(const std::string &op)
+{
+    static const std::vector<std::string> ops{"RMS_NORM", "NORM", "ROPE", "SOFT_MAX", "FLASH_ATTN_EXT", "SCALE"};
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+// An op's files: its inputs before it ran (else after, as msit reads them) and its outputs.
+struct OpFiles {
+    std::vector<TensorRecord *> before, after, outputs;
+    const std::vector<TensorRecord *> &inputs() const { return before.empty() ? after : before; }
+};
+
+std::string opFolderOf(const TensorRecord &t)
+{
+    const size_t moment = t.path.rfind('/', t.path.rfind('/') - 1); // .../{op}/before/intensor0.bin
+    return t.path.substr(0, moment);
+}
+
+RefTensor readRef(TensorRecord &t)
+{
+    TensorReader reader(t);
+    reader.requireData();
+    RefTensor r;
+    const std::vector<int64_t> &dims = t.engineDims.empty() ? reader.header().dims : t.engineDims;
+    if (dims.size() > 4)
+        throw Error(t.path + ": more than 4 dimensions");
+    for (size_t d = 0; d < dims.size(); ++d)
+        r.ne[d] = dims[dims.size() - 1 - d];
+    if (r.count() != int64_t(reader.count()))
+        throw Error(t.path + ": its dims do not hold its elements");
+    std::vector<float> f(reader.count());
+    reader.read(0, f.size(), f.data());
+    r.v.assign(f.begin(), f.end());
+    r.dtype = t.engineType.empty() ? reader.header().dtype : opcheck::kQuantizedDtype;
+    return r;
+}
+
+// The output's tolerance in msit's opcheck code: 2^-20 float32, 2^-10 float16, 2^-8 bfloat16.
+double absTolerance(int32_t dtype)
+{
+    switch (DType(dtype)) {
+    case DType::Float16: return std::ldexp(1.0, -10);
+    case DType::BFloat16: return std::ldexp(1.0, -8);
+    default: return std::ldexp(1.0, -20);
+    }
+}
+
+// A dot product beyond float32's bound: is it float16 operand rounding? Every element within 8
+// standard deviations of that rounding, and no systematic error: the error's regression on the
+// reference (a scaled or biased output) within 6 of its own standard deviations.
+bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
+{
+    double worst = 0, ee = 0, rr = 0, var = 0;
+    for (size_t i = 0; i < ref.out.v.size(); ++i) {
+        const double g = ref.out.v[i], e = out.v[i] - g, sd = ref.f16Noise[i];
+        const double allowed = 8 * sd + ref.bound[i];
+        worst = std::max(worst, allowed > 0 ? std::fabs(e) / allowed : (e != 0 ? INFINITY : 0));
+        ee += e * g;
+        rr += g * g;
+        var += sd * sd * g * g;
+    }
+    const double beta = rr > 0 ? ee / rr : 0, sdBeta = rr > 0 ? std::sqrt(var) / rr : 0;
+    if (std::fabs(beta) > 6 * sdBeta + 1e-12) {
+        row.reason = "a systematic error of " + report::num(100 * beta) + " % of the output (" +
+                     report::num(std::fabs(beta) / std::max(sdBeta, 1e-300)) +
+                     " standard deviations of rounding): scaled or biased, not rounded";
+        return false;
+    }
+    if (worst > 1) {
+        row.reason = "beyond what float16 operands explain too (the largest error " + report::num(worst) +
+                     " times 8 standard deviations of that rounding)";
+        return false;
+    }
+    row.reason = "beyond float32's bound but within float16 operand rounding (the largest error " +
+                 report::num(worst) + " times 8 standard deviations of it, no systematic error): the backend rounds its "
+                 "float32 operands to float16, as device matrix kernels may";
+    return true;
+}
+
+// The test's output held against the reference: the rates, errors and verdict of one row.
+void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
+{
+    const size_t n = ref.out.v.size();
+    const double eps = std::ldexp(1.0, -23);
+    size_t within = 0, withinAbs = 0, nonFinite = 0;
+    double maxRel = 0, maxAbs = 0, worst = 0, dot = 0, gg = 0, tt = 0;
+    size_t unchecked = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double g = ref.out.v[i], t = out.v[i];
+        if (!ref.unchecked.empty() && ref.unchecked[i]) {
+            ++within;
+            ++withinAbs;
+            ++unchecked;
+            continue;
+        }
+        if (!std::isfinite(t) || !std::isfinite(g)) {
+            const bool same = (std::isnan(g) && std::isnan(t)) || g == t;
+            within += same;
+            withinAbs += same;
+            nonFinite += !same;
+            if (!same)
+                worst = INFINITY;
+            continue;
+        }
+        const double e = std::fabs(t - g), b = ref.bound[i];
+        within += e <= b;
+        withinAbs += e <= absTolerance(out.dtype);
+        maxAbs = std::max(maxAbs, e);
+        if (std::fabs(g) > eps)
+            maxRel = std::max(maxRel, e / std::fabs(g));
+        worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
+        dot += g * t;
+        gg += g * g;
+        tt += t * t;
+    }
+    // rates over the elements the op wrote
+    const double checked = double(n - unchecked);
+    row.withinRate = checked > 0 ? 100.0 * double(within - unchecked) / checked : 100;
+    row.absRate = checked > 0 ? 100.0 * double(withinAbs - unchecked) / checked : 100;
+    row.maxRelError = maxRel;
+    row.maxAbsError = maxAbs;
+    row.worstRatio = worst;
+    row.cosine = gg == 0 && tt == 0 ? 1 : (gg > 0 && tt > 0 ? dot / std::sqrt(gg * tt) : 0);
+    { // softmax(reference) against softmax(test), as msit's compare defines it
+        double mg = -INFINITY, mt = -INFINITY;
+        auto counted = [&](size_t i) {
+            return (ref.unchecked.empty() || !ref.unchecked[i]) && std::isfinite(ref.out.v[i]) && std::isfinite(out.v[i]);
+        };
+        for (size_t i = 0; i < n; ++i)
+            if (counted(i)) {
+                mg = std::max(mg, ref.out.v[i]);
+                mt = std::max(mt, out.v[i]);
+            }
+        double sg = 0, st = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (counted(i)) {
+                sg += std::exp(ref.out.v[i] - mg);
+                st += std::exp(out.v[i] - mt);
+            }
+        double kl = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (counted(i)) {
+                const double lg = ref.out.v[i] - mg - std::log(sg), lt = out.v[i] - mt - std::log(st);
+                kl += std::exp(lg) * (lg - lt);
+            }
+        row.kl = std::max(0.0, kl);
+    }
+    row.standard = "100% within " + ref.standard;
+    const size_t beyond = n - within;
+    if (beyond == 0) {
+        row.verdict = "PASS";
+    } else if (nonFinite == 0 && !ref.f16Noise.empty() && f16Rounding(row, ref, out)) {
+        row.verdict = "WARN";
+    } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked) {
+        row.verdict = "WARN";
+        row.reason = std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
+                     " elements beyond the bound, the largest " + report::num(worst) + " times it";
+    } else {
+        row.verdict = "FAIL";
+        const std::string f16 = row.reason; // why float16 rounding does not explain it, where asked
+        row.reason = nonFinite ? std::to_string(nonFinite) + " elements NaN or Inf where the reference is not (or the other way)"
+                               : std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
+                                     " elements beyond the bound, the largest " + report::num(worst) + " times it";
+        if (!f16.empty())
+            row.reason += "; " + f16;
+    }
+}
+
+// One op: its reference once, then each output against it.
+void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
+             const std::string &paramText, bool haveParams)
+{
+    const TensorRecord &first = *files.outputs.front();
+    OpcheckRow base;
+    base.opId = first.opId;
+    base.opName = first.opName;
+    base.opType = opType;
+    base.opParam = paramText;
+    base.round = first.exec;
+    ++res.ops;
+    auto add = [&](OpcheckRow row, const TensorRecord &out) {
+        row.tensorPath = out.path;
+        row.outTensorId = out.index;
+        res.rows.push_back(std::move(row));
+    };
+    if (opcheck::isView(opType))
+        ++res.viewOps;
+    std::string skip;
+    std::optional<Reference> ref;
+    std::vector<RefTensor> inputs;
+    std::string error;
+    if (!opcheck::isView(opType) && needsParams(opType) && !haveParams) {
+        skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
+    } else if (!opcheck::isView(opType)) {
+        for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i)
+            if (!files.inputs()[i]->hasData)
+                skip = "input " + std::to_string(i) + " was dumped without its data (the KV cache is dumped only with "
+                       "--kv-cache; --type stats writes none)";
+    }
+    if (skip.empty() && !opcheck::isView(opType)) {
+        try {
+            for (TensorRecord *t : files.inputs())
+                inputs.push_back(readRef(*t));
+            for (TensorRecord *out : files.outputs) {
+                RefTensor o = readRef(*out);
+                ref = opcheck::reference(opType, param, inputs, o.ne, o.dtype, skip);
+                break;
+            }
+        } catch (const Error &e) {
+            error = e.what();
+        }
+    } else if (opcheck::isView(opType)) {
+        opcheck::reference(opType, param, {}, {}, 0, skip);
+    }
+    if (ref)
+        ++res.replayedOps;
+    for (TensorRecord *out : files.outputs) {
+        OpcheckRow row = base;
+        if (!error.empty()) {
+            row.verdict = "ERROR";
+            row.reason = error;
+        } else if (!ref) {
+            row.verdict = "SKIP";
+            row.reason = skip;
+        } else {
+            try {
+                const RefTensor o = readRef(*out);
+                if (o.ne != ref->out.ne)
+                    throw Error(out->path + ": its shape is not the reference's");
+                judge(row, *ref, o);
+            } catch (const Error &e) {
+                row.verdict = "ERROR";
+                row.reason = e.what();
+            }
+        }
+        add(std::move(row), *out);
+    }
+}
+
+bool nameMatches(const std::vector<std::string> &names, const std::string &opType)
+{
+    if (names.empty())
+        return true;
+    const std::string type = toLower(opType);
+    for (const auto &n : names)
+        if (type.rfind(toLower(n), 0) == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress)
+{
+    const OpIds ids = OpIds::parse(o.ids);
+    const std::vector<std::string> names = o.opNames.empty() ? std::vector<std::string>() : parseOpNames(o.opNames);
+    DumpIndex index = scanDump(o.input);
+    OpcheckResult res;
+    res.root = index.root;
+    // By process, round and op path (the index's order).
+    std::map<std::tuple<int64_t, int, int64_t, std::vector<std::string>>, OpFiles> ops;
+    for (TensorRecord &t : index.tensors) {
+        if (t.opFolders.empty() || (!ids.empty() && !ids.matches(t.opId, true)))
+            continue;
+        OpFiles &f = ops[{t.pid, t.device, t.exec, t.opFolders}];
+        if (!t.input) {
+            if (!t.before) // an output before its op ran holds nothing of it
+                f.outputs.push_back(&t);
+        } else {
+            (t.before ? f.before : f.after).push_back(&t);
+        }
+    }
+    uint64_t done = 0;
+    for (auto &[key, files] : ops) {
+        if (progress && !progress(done++, ops.size()))
+            throw Error("opcheck cancelled");
+        if (files.outputs.empty())
+            continue; // a group's folder, or an op whose outputs were not dumped (-stp 1)
+        std::string opType = files.outputs.front()->opName, paramText = "{}";
+        nlohmann::json param = nlohmann::json::object();
+        bool haveParams = false;
+        std::ifstream in(opFolderOf(*files.outputs.front()) + "/op_param.json");
+        if (in) {
+            try {
+                const nlohmann::json j = nlohmann::json::parse(in);
+                if (j.contains("op") && j["op"].is_string())
+                    opType = j["op"].get<std::string>();
+                if (j.contains("param") && j["param"].is_object()) {
+                    param = j["param"];
+                    haveParams = true;
+                }
+                paramText = param.dump();
+            } catch (const nlohmann::json::exception &) {
+                paramText = "(op_param.json does not read)";
+            }
+        }
+        if (!nameMatches(names, opType))
+            continue;
+        checkOp(res, files, opType, param, paramText, haveParams);
+    }
+    if (progress)
+        progress(done, ops.size());
+    if (res.rows.empty())
+        throw Error(o.input + ": no dumped op with outputs" +
+                    (o.ids.empty() && o.opNames.empty() ? std::string() : " matches -ids/-opname") +
+                    " (dump with --type tensor, inputs and outputs: -stp 0)");
+    for (const auto &r : res.rows) {
+        res.pass += r.verdict == "PASS";
+        res.warn += r.verdict == "WARN";
+        res.fail += r.verdict == "FAIL";
+        res.skip += r.verdict == "SKIP";
+        res.error += r.verdict == "ERROR";
+    }
+    return res;
+}
+
+std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics)
+{
+    auto has = [&](const char *m) { return std::find(metrics.begin(), metrics.end(), m) != metrics.end(); };
+    auto cell = [](const std::string &s) {
+        if (s.find_first_of(",\"\n") == std::string::npos)
+            return s;
+        std::string q = "\"";
+        for (char c : s)
+            q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    };
+    auto num = [](double v) { return std::isnan(v) ? std::string() : report::num(v); };
+    std::ostringstream out;
+    out << "op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"
+           "rel_precision_rate(%),max_rel_error";
+    if (has("abs"))
+        out << ",abs_precision_rate(%),max_abs_error";
+    if (has("cos_sim"))
+        out << ",cosine_similarity";
+    if (has("kl"))
+        out << ",kl_divergence";
+    out << ",fail_reason,round,op_type\n";
+    for (const auto &row : r.rows) {
+        out << row.opId << ',' << cell(row.opName) << ',' << cell(row.opParam) << ',' << cell(row.tensorPath) << ','
+            << row.outTensorId << ',' << cell(row.standard) << ',' << row.verdict << ',' << num(row.withinRate) << ','
+            << num(row.maxRelError);
+        if (has("abs"))
+            out << ',' << num(row.absRate) << ',' << num(row.maxAbsError);
+        if (has("cos_sim"))
+            out << ',' << num(row.cosine);
+        if (has("kl"))
+            out << ',' << num(row.kl);
+        out << ',' << cell(row.reason) << ',' << row.round << ',' << row.opType << '\n';
+    }
+    return out.str();
+}
+
+std::string opcheckJson(const OpcheckResult &r)
+{
+    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    nlohmann::json j;
+    j["version"] = 1;
+    j["root"] = r.root;
+    j["summary"] = {{"ops", r.ops},       {"views", r.viewOps},  {"replayed", r.replayedOps},
+                    {"coverage_percent", num(r.coverage())}, {"pass", r.pass}, {"warn", r.warn},
+                    {"fail", r.fail},     {"skip", r.skip},      {"error", r.error}};
+    j["rows"] = nlohmann::json::array();
+    for (const auto &row : r.rows)
+        j["rows"].push_back({{"op_id", row.opId},
+                             {"op_name", row.opName},
+                             {"op_type", row.opType},
+                             {"op_param", row.opParam},
+                             {"round", row.round},
+                             {"tensor_path", row.tensorPath},
+                             {"out_tensor_id", row.outTensorId},
+                             {"precision_standard", row.standard},
+                             {"precision_result", row.verdict},
+                             {"rel_precision_rate", num(row.withinRate)},
+                             {"max_rel_error", num(row.maxRelError)},
+                             {"abs_precision_rate", num(row.absRate)},
+                             {"max_abs_error", num(row.maxAbsError)},
+                             {"cosine_similarity", num(row.cosine)},
+                             {"kl_divergence", num(row.kl)},
+                             {"worst_error_over_bound", num(row.worstRatio)},
+                             {"fail_reason", row.reason}});
+    return j.dump(1);
+}
+
+} // namespace llmscope

@@ -1,0 +1,51 @@
+// llmscope opcheck: each dumped op replayed on its dumped inputs by a float64 reference
+// (opcheck/ref_ops.h), its dumped outputs held against the reference and the error a correct
+// kernel may make. msit's llm opcheck did this for Ascend's ATB ops; here for ggml's nodes.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace llmscope {
+
+struct OpcheckOptions {
+    std::string input;            // -i: a dump folder (msit_dump_* or the -o folder above it)
+    std::string ids;              // -ids: msit's op ids, children included
+    std::string opNames;          // -opname: op types, case-insensitive prefixes
+    std::vector<std::string> metrics; // -metric: abs cos_sim kl (rel always)
+};
+
+struct OpcheckRow {
+    std::string opId, opName, opType, opParam, tensorPath;
+    int64_t round = 0;
+    int outTensorId = 0;
+    std::string verdict;       // PASS, WARN, FAIL, SKIP, ERROR
+    std::string standard;      // the rule the output is held to
+    double withinRate = NAN;   // % of elements within the reference's bound
+    double maxRelError = NAN;  // over elements whose reference exceeds float32's epsilon
+    double absRate = NAN;      // % of elements within the output type's absolute tolerance
+    double maxAbsError = NAN;
+    double cosine = NAN, kl = NAN;
+    double worstRatio = NAN;   // the largest |error| / bound
+    std::string reason;        // why it warns, fails, is skipped or could not be replayed
+};
+
+struct OpcheckResult {
+    std::string root;
+    std::vector<OpcheckRow> rows; // by round, then op id, then output
+    int ops = 0, viewOps = 0, replayedOps = 0; // ops dumped, views among them, non-views replayed
+    int pass = 0, warn = 0, fail = 0, skip = 0, error = 0; // rows
+    double coverage() const { return ops > viewOps ? 100.0 * replayedOps / double(ops - viewOps) : 0; }
+};
+
+// progress(done, total) after each op; returning false cancels (Error "opcheck cancelled").
+// Throws Error when the dump cannot be read or holds no op with inputs and outputs.
+OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress = {});
+
+// msit's columns, then llmscope's round and op type; one row per output.
+std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics);
+std::string opcheckJson(const OpcheckResult &r);
+
+} // namespace llmscope

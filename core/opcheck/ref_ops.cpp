@@ -1,0 +1,505 @@
+#include "opcheck/ref_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "tensor/dtype.h"
+
+namespace llmscope::opcheck {
+namespace {
+
+// Roundings a correct kernel may make on an element beyond its arithmetic's own bound:
+// float32's libm (exp, tanh, sqrt) and summing in another order.
+constexpr double kSlack = 16;
+
+double unitRoundoff(int32_t dtype)
+{
+    if (dtype == kQuantizedDtype)
+        return std::ldexp(1.0, -8);
+    switch (DType(dtype)) {
+    case DType::Float16: return std::ldexp(1.0, -11);
+    case DType::BFloat16: return std::ldexp(1.0, -8);
+    default: return std::ldexp(1.0, -24); // float32, and what a kernel computes in
+    }
+}
+
+// The precision a kernel computes a product in, from its inputs' types: float16 or bfloat16
+// operands round what they meet to theirs; quantized weights meet 8-bit activations.
+double computeRoundoff(const RefTensor &a)
+{
+    return unitRoundoff(a.dtype);
+}
+
+double param(const nlohmann::json &p, const char *name, double fallback)
+{
+    const auto it = p.find(name);
+    return it != p.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+bool sameNe(const std::array<int64_t, 4> &a, const std::array<int64_t, 4> &b)
+{
+    return a == b;
+}
+
+// b repeats over a (ggml's broadcasting): each of b's dims divides a's.
+bool repeats(const RefTensor &b, const std::array<int64_t, 4> &a)
+{
+    for (int d = 0; d < 4; ++d)
+        if (b.ne[size_t(d)] <= 0 || a[size_t(d)] % b.ne[size_t(d)] != 0)
+            return false;
+    return true;
+}
+
+Reference shaped(const std::array<int64_t, 4> &ne)
+{
+    Reference r;
+    r.out.ne = ne;
+    r.out.v.assign(size_t(ne[0] * ne[1] * ne[2] * ne[3]), 0.0);
+    r.bound.assign(r.out.v.size(), 0.0);
+    return r;
+}
+
+template <typename F> void forEach(const std::array<int64_t, 4> &ne, F f)
+{
+    size_t i = 0;
+    for (int64_t i3 = 0; i3 < ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < ne[2]; ++i2)
+            for (int64_t i1 = 0; i1 < ne[1]; ++i1)
+                for (int64_t i0 = 0; i0 < ne[0]; ++i0)
+                    f(i0, i1, i2, i3, i++);
+}
+
+// ADD, SUB, MUL, DIV: a with b repeated over it.
+std::optional<Reference> binary(const std::string &op, const std::vector<RefTensor> &in,
+                                const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    if (in.size() != 2 || !sameNe(in[0].ne, ne) || !repeats(in[1], ne)) {
+        skip = op + " with these shapes (b must repeat over a)";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    const RefTensor &a = in[0], &b = in[1];
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const double x = a.v[i], y = b.at(i0 % b.ne[0], i1 % b.ne[1], i2 % b.ne[2], i3 % b.ne[3]);
+        double v = 0, scale = 0;
+        if (op == "ADD" || op == "SUB") {
+            v = op == "ADD" ? x + y : x - y;
+            scale = std::fabs(x) + std::fabs(y); // a sum's rounding is relative to its terms
+        } else {
+            v = op == "MUL" ? x * y : x / y;
+            scale = std::fabs(v);
+        }
+        r.out.v[i] = v;
+        r.bound[i] = kSlack * u * scale;
+    });
+    r.standard = "|error| <= 16 u |terms| (u: the output type's unit roundoff)";
+    return r;
+}
+
+// SILU, GELU, SCALE: element by element.
+std::optional<Reference> unary(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
+                               const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    if (in.empty() || in[0].count() != ne[0] * ne[1] * ne[2] * ne[3]) {
+        skip = op + " whose input and output differ in size";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    const double s = param(p, "scale", 1), bias = param(p, "bias", 0);
+    for (size_t i = 0; i < r.out.v.size(); ++i) {
+        const double x = in[0].v[i];
+        double v = 0;
+        if (op == "SILU")
+            v = x / (1 + std::exp(-x));
+        else if (op == "GELU") // ggml's tanh approximation
+            v = 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
+        else
+            v = x * s + bias;
+        r.out.v[i] = v;
+        // GELU's table and SILU's exp in float32: relative to the input's size where the output is near 0
+        r.bound[i] = kSlack * u * (std::fabs(v) + (op == "SCALE" ? std::fabs(bias) : std::fabs(x)));
+    }
+    r.standard = "|error| <= 16 u (|out| + |in|)";
+    return r;
+}
+
+// SWIGLU, GEGLU: act(a) * b, with a and b the two inputs or the two halves of one.
+std::optional<Reference> glu(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
+                             const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    const bool swapped = param(p, "swapped", 0) != 0;
+    const bool split = in.size() == 2;
+    if (in.empty() || (split && (!sameNe(in[0].ne, ne) || !sameNe(in[1].ne, ne))) ||
+        (!split && (in[0].ne[0] != 2 * ne[0] || in[0].ne[1] != ne[1] || in[0].ne[2] != ne[2] || in[0].ne[3] != ne[3]))) {
+        skip = op + " with these shapes";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        double a = 0, b = 0;
+        if (split) {
+            a = in[0].v[i];
+            b = in[1].v[i];
+        } else {
+            a = in[0].at(i0, i1, i2, i3);
+            b = in[0].at(i0 + ne[0], i1, i2, i3);
+        }
+        if (swapped)
+            std::swap(a, b);
+        const double act = op == "SWIGLU" ? a / (1 + std::exp(-a))
+                                          : 0.5 * a * (1 + std::tanh(0.7978845608028654 * a * (1 + 0.044715 * a * a)));
+        r.out.v[i] = act * b;
+        r.bound[i] = kSlack * u * (std::fabs(act) + std::fabs(a)) * std::fabs(b);
+    });
+    r.standard = "|error| <= 16 u (|act(a)| + |a|) |b|";
+    return r;
+}
+
+// RMS_NORM, NORM: each row over ne[0].
+std::optional<Reference> norm(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
+                              const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    if (in.size() != 1 || !sameNe(in[0].ne, ne)) {
+        skip = op + " whose input and output differ in shape";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    const double eps = param(p, "eps", 0);
+    const int64_t n = ne[0], rows = ne[1] * ne[2] * ne[3];
+    for (int64_t row = 0; row < rows; ++row) {
+        const double *x = in[0].v.data() + row * n;
+        double mean = 0;
+        if (op == "NORM") {
+            for (int64_t i = 0; i < n; ++i)
+                mean += x[i];
+            mean /= double(n);
+        }
+        double sq = 0;
+        for (int64_t i = 0; i < n; ++i)
+            sq += (x[i] - mean) * (x[i] - mean);
+        const double scale = 1 / std::sqrt(sq / double(n) + eps);
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t k = size_t(row * n + i);
+            r.out.v[k] = (x[i] - mean) * scale;
+            // the sum of squares' rounding grows with the row (halved by the square root)
+            r.bound[k] = (kSlack + double(n) / 2) * u * (std::fabs(r.out.v[k]) + std::fabs(mean) * scale);
+        }
+    }
+    r.standard = "|error| <= (16 + n/2) u |out|";
+    return r;
+}
+
+// MUL_MAT: out[i1][i0] = row i0 of a . row i1 of b, a broadcast over b's dims 2 and 3.
+std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
+                                std::string &skip)
+{
+    if (in.size() != 2) {
+        skip = "MUL_MAT without two inputs";
+        return std::nullopt;
+    }
+    const RefTensor &a = in[0], &b = in[1];
+    const int64_t k = a.ne[0];
+    if (b.ne[0] != k || ne[0] != a.ne[1] || ne[1] != b.ne[1] || ne[2] != b.ne[2] || ne[3] != b.ne[3] ||
+        b.ne[2] % a.ne[2] != 0 || b.ne[3] % a.ne[3] != 0) {
+        skip = "MUL_MAT with these shapes";
+        return std::nullopt;
+    }
+    const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
+    Reference r = shaped(ne);
+    const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
+    r.f16Noise.assign(r.out.v.size(), 0.0);
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const double *x = &a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)];
+        const double *y = &b.v[size_t(((i3 * b.ne[2] + i2) * b.ne[1] + i1) * k)];
+        double s = 0, mag = 0, sq = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            const double t = x[j] * y[j];
+            s += t;
+            mag += std::fabs(t);
+            sq += t * t;
+        }
+        r.out.v[i] = s;
+        // a dot product's forward error bound: k roundings of the compute type over sum |a b|
+        r.bound[i] = (double(k) * uc + kSlack * uOut) * mag;
+        // both operands rounded to float16: each product off by (da + db), uniform in +-u each
+        r.f16Noise[i] = std::ldexp(1.0, -11) * std::sqrt(2.0 / 3.0 * sq);
+    });
+    r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff)";
+    return r;
+}
+
+// GET_ROWS: the rows of a that b's indices name.
+std::optional<Reference> getRows(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne,
+                                 std::string &skip)
+{
+    if (in.size() != 2 || ne[0] != in[0].ne[0]) {
+        skip = "GET_ROWS with these shapes";
+        return std::nullopt;
+    }
+    const RefTensor &a = in[0], &idx = in[1];
+    Reference r = shaped(ne);
+    bool ok = true;
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const double row = idx.at(i1 % idx.ne[0], i2 % idx.ne[1], i3 % idx.ne[2], 0);
+        if (row < 0 || row >= double(a.ne[1])) {
+            ok = false;
+            return;
+        }
+        r.out.v[i] = a.at(i0, int64_t(row), i2 % a.ne[2], i3 % a.ne[3]);
+    });
+    if (!ok) {
+        skip = "GET_ROWS with an index outside its table";
+        return std::nullopt;
+    }
+    r.standard = "exact (the rows are copied)";
+    return r;
+}
+
+// ROPE in ggml's normal (adjacent pairs) and NeoX (halves) modes, without YaRN.
+std::optional<Reference> rope(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                              const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    const int mode = int(param(p, "mode", 0));
+    const int64_t nDims = int64_t(param(p, "n_dims", double(ne[0])));
+    if (in.size() != 2 || !sameNe(in[0].ne, ne) || in[1].ne[0] < ne[2] || nDims > ne[0] || nDims % 2) {
+        skip = in.size() > 2 ? "ROPE with frequency factors" : "ROPE with these shapes";
+        return std::nullopt;
+    }
+    if (mode != 0 && mode != 2) {
+        skip = "ROPE mode " + std::to_string(mode) + " (multimodal or vision rotations)";
+        return std::nullopt;
+    }
+    if (param(p, "ext_factor", 0) != 0) {
+        skip = "ROPE with YaRN (ext_factor)";
+        return std::nullopt;
+    }
+    const double base = param(p, "freq_base", 10000), fscale = param(p, "freq_scale", 1),
+                 mscale = param(p, "attn_factor", 1);
+    const RefTensor &x = in[0], &pos = in[1];
+    Reference r = shaped(ne);
+    r.out.v = x.v;
+    for (int64_t i3 = 0; i3 < ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < ne[2]; ++i2) {
+            const double position = pos.v[size_t(i2)];
+            for (int64_t i1 = 0; i1 < ne[1]; ++i1) {
+                const size_t row = size_t(((i3 * ne[2] + i2) * ne[1] + i1) * ne[0]);
+                for (int64_t i = 0; i < ne[0]; ++i)
+                    r.bound[row + size_t(i)] = kSlack * u * std::fabs(x.v[row + size_t(i)]);
+                for (int64_t j = 0; j < nDims / 2; ++j) {
+                    const double theta = position * fscale * std::pow(base, -2.0 * double(j) / double(nDims));
+                    const size_t a = row + size_t(mode == 0 ? 2 * j : j), b = row + size_t(mode == 0 ? 2 * j + 1 : j + nDims / 2);
+                    const double x0 = x.v[a], x1 = x.v[b], c = std::cos(theta) * mscale, s = std::sin(theta) * mscale;
+                    r.out.v[a] = x0 * c - x1 * s;
+                    r.out.v[b] = x0 * s + x1 * c;
+                    // the angle computed in float32 (its powers and the position's product)
+                    const double e = kSlack * u * (1 + std::fabs(theta)) * (std::fabs(x0) + std::fabs(x1));
+                    r.bound[a] = e;
+                    r.bound[b] = e;
+                }
+            }
+        }
+    r.standard = "|error| <= 16 u (1 + |theta|) (|x0| + |x1|)";
+    return r;
+}
+
+// SOFT_MAX over ne[0]: softmax(x * scale + mask), ALiBi's slope 1 (max_bias 0).
+std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                                 const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    if (in.empty() || in.size() > 2 || !sameNe(in[0].ne, ne)) {
+        skip = in.size() > 2 ? "SOFT_MAX with sinks" : "SOFT_MAX with these shapes";
+        return std::nullopt;
+    }
+    if (param(p, "max_bias", 0) != 0) {
+        skip = "SOFT_MAX with ALiBi (max_bias)";
+        return std::nullopt;
+    }
+    const double scale = param(p, "scale", 1);
+    const RefTensor *mask = in.size() == 2 ? &in[1] : nullptr;
+    Reference r = shaped(ne);
+    const int64_t n = ne[0];
+    for (int64_t i3 = 0; i3 < ne[3]; ++i3)
+        for (int64_t i2 = 0; i2 < ne[2]; ++i2)
+            for (int64_t i1 = 0; i1 < ne[1]; ++i1) {
+                const size_t row = size_t(((i3 * ne[2] + i2) * ne[1] + i1) * n);
+                double mx = -INFINITY;
+                std::vector<double> z(static_cast<size_t>(n));
+                for (int64_t i = 0; i < n; ++i) {
+                    z[size_t(i)] = in[0].v[row + size_t(i)] * scale +
+                                   (mask ? mask->at(i, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3]) : 0);
+                    mx = std::max(mx, z[size_t(i)]);
+                }
+                double sum = 0;
+                for (auto &v : z) {
+                    v = std::isinf(mx) ? 0 : std::exp(v - mx);
+                    sum += v;
+                }
+                for (int64_t i = 0; i < n; ++i) {
+                    const double y = sum > 0 ? z[size_t(i)] / sum : 0;
+                    r.out.v[row + size_t(i)] = y;
+                    r.bound[row + size_t(i)] = (kSlack + double(n)) * u * (y + 1.0 / double(n));
+                }
+            }
+    r.standard = "|error| <= (16 + n) u (|out| + 1/n)";
+    return r;
+}
+
+// FLASH_ATTN_EXT: softmax(scale q.k + mask) v for each head, its output laid out
+// [Dv, heads, queries, batch].
+std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                                   const std::array<int64_t, 4> &ne, double uOut, std::string &skip)
+{
+    if (in.size() < 3 || in.size() > 4) {
+        skip = in.size() > 4 ? "FLASH_ATTN_EXT with sinks" : "FLASH_ATTN_EXT without q, k and v";
+        return std::nullopt;
+    }
+    if (param(p, "max_bias", 0) != 0) {
+        skip = "FLASH_ATTN_EXT with ALiBi (max_bias)";
+        return std::nullopt;
+    }
+    const RefTensor &q = in[0], &k = in[1], &v = in[2];
+    const RefTensor *mask = in.size() == 4 ? &in[3] : nullptr;
+    const int64_t d = q.ne[0], nq = q.ne[1], heads = q.ne[2], nkv = k.ne[1], dv = v.ne[0];
+    if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] ||
+        ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] || (mask && (mask->ne[0] < nkv || mask->ne[1] < nq))) {
+        skip = "FLASH_ATTN_EXT with these shapes";
+        return std::nullopt;
+    }
+    const double scale = param(p, "scale", 1), softcap = param(p, "logit_softcap", 0);
+    // A kernel rounds q (and p) to k's and v's type before its products.
+    const double uc = std::max(std::max(unitRoundoff(k.dtype), unitRoundoff(v.dtype)), unitRoundoff(q.dtype));
+    Reference r = shaped(ne);
+    const int64_t groups = heads / k.ne[2];
+    std::vector<double> s(static_cast<size_t>(nkv)), ds(static_cast<size_t>(nkv));
+    for (int64_t b = 0; b < q.ne[3]; ++b)
+        for (int64_t h = 0; h < heads; ++h)
+            for (int64_t iq = 0; iq < nq; ++iq) {
+                const int64_t hk = h / groups, bk = b % k.ne[3];
+                double mx = -INFINITY, maxErr = 0;
+                for (int64_t j = 0; j < nkv; ++j) {
+                    double dot = 0, mag = 0;
+                    for (int64_t c = 0; c < d; ++c) {
+                        const double t = q.at(c, iq, h, b) * k.at(c, j, hk, bk);
+                        dot += t;
+                        mag += std::fabs(t);
+                    }
+                    double x = dot * scale;
+                    double err = (double(d) * uc + kSlack * std::ldexp(1.0, -24)) * mag * scale;
+                    if (softcap > 0) {
+                        x = softcap * std::tanh(x / softcap);
+                        err = std::min(err, 2 * softcap);
+                    }
+                    const double m = mask ? mask->at(j, iq, 0, 0) : 0;
+                    s[size_t(j)] = x + m;
+                    ds[size_t(j)] = std::isinf(m) ? 0 : err;
+                    mx = std::max(mx, s[size_t(j)]);
+                    maxErr = std::max(maxErr, ds[size_t(j)]);
+                }
+                double sum = 0;
+                for (int64_t j = 0; j < nkv; ++j) {
+                    s[size_t(j)] = std::isinf(mx) ? 0 : std::exp(s[size_t(j)] - mx);
+                    sum += s[size_t(j)];
+                }
+                for (int64_t c = 0; c < dv; ++c) {
+                    double o = 0, mag = 0;
+                    for (int64_t j = 0; j < nkv; ++j) {
+                        const double pj = sum > 0 ? s[size_t(j)] / sum : 0;
+                        const double t = pj * v.at(c, j, hk, bk);
+                        o += t;
+                        mag += std::fabs(t);
+                    }
+                    const size_t i = size_t(((b * ne[2] + iq) * ne[1] + h) * ne[0] + c);
+                    r.out.v[i] = o;
+                    // the scores' error moves the weights (twice: each and their sum), then the
+                    // weighted sum rounds in the compute type
+                    r.bound[i] = (2 * maxErr + double(nkv) * uc + kSlack * uOut) * mag + kSlack * uOut * std::fabs(o);
+                }
+            }
+    r.standard = "|error| <= (2 max score error + n_kv uc + 16 u) sum|p v|";
+    return r;
+}
+
+} // namespace
+
+bool isView(const std::string &op)
+{
+    static const std::set<std::string> views{"VIEW", "RESHAPE", "PERMUTE", "TRANSPOSE", "NONE"};
+    return views.count(op) > 0;
+}
+
+std::optional<Reference> reference(const std::string &op, const nlohmann::json &param,
+                                   const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
+                                   int32_t outDtype, std::string &skip)
+{
+    const double u = unitRoundoff(outDtype);
+    if (op == "ADD" || op == "SUB" || op == "MUL" || op == "DIV")
+        return binary(op, inputs, outNe, u, skip);
+    if (op == "SILU" || op == "GELU" || op == "SCALE")
+        return unary(op, param, inputs, outNe, u, skip);
+    if (op == "SWIGLU" || op == "GEGLU")
+        return glu(op, param, inputs, outNe, u, skip);
+    if (op == "RMS_NORM" || op == "NORM")
+        return norm(op, param, inputs, outNe, u, skip);
+    if (op == "MUL_MAT")
+        return mulMat(inputs, outNe, u, skip);
+    if (op == "GET_ROWS")
+        return getRows(inputs, outNe, skip);
+    if (op == "ROPE")
+        return rope(param, inputs, outNe, u, skip);
+    if (op == "SOFT_MAX")
+        return softMax(param, inputs, outNe, u, skip);
+    if (op == "FLASH_ATTN_EXT")
+        return flashAttn(param, inputs, outNe, u, skip);
+    if (op == "SET_ROWS") { // b's rows written into the output at c's indices; its other rows were there before
+        if (inputs.size() < 2 || inputs.size() > 3 || inputs[0].ne[0] != outNe[0] || inputs[1].count() < inputs[0].ne[1]) {
+            skip = "SET_ROWS with these shapes";
+            return std::nullopt;
+        }
+        const RefTensor &b = inputs[0], &c = inputs[1];
+        Reference r = shaped(outNe);
+        if (inputs.size() == 3 && inputs[2].ne == outNe) // the destination as it was: its other rows stay
+            r.out.v = inputs[2].v;
+        else
+            r.unchecked.assign(r.out.v.size(), 1);
+        for (int64_t i3 = 0; i3 < b.ne[3]; ++i3)
+            for (int64_t i2 = 0; i2 < b.ne[2]; ++i2)
+                for (int64_t i1 = 0; i1 < b.ne[1]; ++i1) {
+                    const double row = c.v[size_t((i3 * b.ne[2] + i2) * b.ne[1] + i1) % c.v.size()];
+                    if (row < 0 || row >= double(outNe[1]) || i2 >= outNe[2] || i3 >= outNe[3]) {
+                        skip = "SET_ROWS with an index outside its destination";
+                        return std::nullopt;
+                    }
+                    for (int64_t i0 = 0; i0 < b.ne[0]; ++i0) {
+                        const size_t o = size_t(((i3 * outNe[2] + i2) * outNe[1] + int64_t(row)) * outNe[0] + i0);
+                        r.out.v[o] = b.at(i0, i1, i2, i3);
+                        r.bound[o] = u * std::fabs(r.out.v[o]); // rounded to the destination's type
+                        if (!r.unchecked.empty())
+                            r.unchecked[o] = 0;
+                    }
+                }
+        r.standard = "|error| <= u |row| on the rows written (a copy, rounded to its type), the others unchanged";
+        return r;
+    }
+    if (op == "CPY" || op == "CONT" || op == "DUP") {
+        if (inputs.empty() || inputs[0].count() != outNe[0] * outNe[1] * outNe[2] * outNe[3]) {
+            skip = op + " whose input and output differ in size";
+            return std::nullopt;
+        }
+        Reference r = shaped(outNe);
+        r.out.v = inputs[0].v;
+        for (size_t i = 0; i < r.out.v.size(); ++i) // rounded to the output's type at most
+            r.bound[i] = u * std::fabs(r.out.v[i]);
+        r.standard = "|error| <= u |in| (a copy, rounded to its type)";
+        return r;
+    }
+    if (isView(op))
+        skip = "a view: no kernel runs (ggml changes only its shape and strides)";
+    else
+        skip = "no float64 reference for " + op + " yet";
+    return std::nullopt;
+}
+
+} // namespace llmscope::opcheck

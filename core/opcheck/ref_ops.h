@@ -1,0 +1,53 @@
+// The float64 references of the ops an LLM graph uses, computed from a node's dumped inputs
+// and its op parameters, each with the error a correct float32 kernel may make on every
+// element: what llmscope opcheck holds a backend's output against.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace llmscope::opcheck {
+
+// The dtype of an input dumped in a ggml block type (q4_0, ...): dequantized, it meets
+// activations a kernel rounds to 8 bits.
+constexpr int32_t kQuantizedDtype = -2;
+
+// A tensor in ggml's order: ne[0] the fastest dimension, values widened to double.
+struct RefTensor {
+    std::array<int64_t, 4> ne{1, 1, 1, 1};
+    std::vector<double> v;
+    int32_t dtype = 0; // the dump's (ACL) dtype code of the file it came from
+    int64_t count() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+    double at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const
+    {
+        return v[size_t(((i3 * ne[2] + i2) * ne[1] + i1) * ne[0] + i0)];
+    }
+};
+
+// An op's reference output and, per element, the largest error a correct kernel may make.
+struct Reference {
+    RefTensor out;
+    std::vector<double> bound;
+    std::vector<uint8_t> unchecked; // 1: an element the op leaves as it was (empty: every one checked)
+    std::string standard; // how the bound is set, in words
+    // Dot products: each element's standard deviation were the operands rounded to float16, as
+    // device kernels may do with float32 operands (Vulkan's and CUDA's matrix paths); empty
+    // for other ops. An output within it, with no systematic error, is that rounding.
+    std::vector<double> f16Noise;
+};
+
+// The reference of op (ggml's name: MUL_MAT, ROPE, ...) for these inputs and parameters (the
+// op_param.json "param" object), the output being outNe and of dtype outDtype; nullopt with
+// skip set when the op, or this use of it, is not replayed.
+std::optional<Reference> reference(const std::string &op, const nlohmann::json &param,
+                                   const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
+                                   int32_t outDtype, std::string &skip);
+
+// Ops that change only a tensor's shape or strides: no kernel runs for them.
+bool isView(const std::string &op);
+
+} // namespace llmscope::opcheck

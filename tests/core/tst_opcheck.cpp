@@ -1,0 +1,235 @@
+// The float64 references opcheck replays ops on: each op's values on inputs worked by hand,
+// its bound, and what is skipped and why; then the verdicts of a dump written here, where one
+// output is exact, one rounded as float32 would, one scaled by 1.001.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "dump/dump_writer.h"
+#include "opcheck/opcheck_run.h"
+#include "opcheck/ref_ops.h"
+#include "util/error.h"
+#include "../test_helpers.h"
+
+using namespace llmscope;
+using opcheck::RefTensor;
+
+namespace {
+RefTensor ref(std::array<int64_t, 4> ne, std::vector<double> v, int32_t dtype = 0)
+{
+    RefTensor t;
+    t.ne = ne;
+    t.v = std::move(v);
+    t.dtype = dtype;
+    return t;
+}
+
+opcheck::Reference run(const std::string &op, const nlohmann::json &p, std::vector<RefTensor> in,
+                       std::array<int64_t, 4> outNe)
+{
+    std::string skip;
+    auto r = opcheck::reference(op, p, in, outNe, 0, skip);
+    if (!r)
+        qFatal("%s not replayed: %s", op.c_str(), skip.c_str());
+    return *r;
+}
+
+void near(const std::vector<double> &got, const std::vector<double> &want)
+{
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+        if (std::fabs(got[i] - want[i]) > 1e-12 * (1 + std::fabs(want[i])))
+            QFAIL(qPrintable(QString("element %1: %2, want %3").arg(i).arg(got[i], 0, 'g', 17).arg(want[i], 0, 'g', 17)));
+}
+} // namespace
+
+class TstOpcheck : public QObject {
+    Q_OBJECT
+private slots:
+    void elementWise()
+    {
+        // b repeats over a's rows
+        near(run("ADD", {}, {ref({2, 2, 1, 1}, {1, 2, 3, 4}), ref({2, 1, 1, 1}, {10, 20})}, {2, 2, 1, 1}).out.v,
+             {11, 22, 13, 24});
+        near(run("MUL", {}, {ref({2, 2, 1, 1}, {1, 2, 3, 4}), ref({2, 1, 1, 1}, {10, 20})}, {2, 2, 1, 1}).out.v,
+             {10, 40, 30, 80});
+        const auto add = run("ADD", {}, {ref({1, 1, 1, 1}, {1e8}), ref({1, 1, 1, 1}, {-1e8 + 1})}, {1, 1, 1, 1});
+        QVERIFY(add.bound[0] > 1); // a sum's rounding is relative to its terms, not its tiny result
+        near(run("SILU", {}, {ref({2, 1, 1, 1}, {0, 1})}, {2, 1, 1, 1}).out.v, {0, 1 / (1 + std::exp(-1.0))});
+        near(run("SCALE", {{"scale", 2.0}, {"bias", 1.0}}, {ref({2, 1, 1, 1}, {1, 3})}, {2, 1, 1, 1}).out.v, {3, 7});
+        // SWIGLU: silu(a) * b, from two inputs or the halves of one; swapped swaps them
+        const double s2 = 2 / (1 + std::exp(-2.0));
+        near(run("SWIGLU", {{"swapped", 0}}, {ref({1, 1, 1, 1}, {2}), ref({1, 1, 1, 1}, {3})}, {1, 1, 1, 1}).out.v,
+             {s2 * 3});
+        near(run("SWIGLU", {{"swapped", 0}}, {ref({2, 1, 1, 1}, {2, 3})}, {1, 1, 1, 1}).out.v, {s2 * 3});
+        near(run("SWIGLU", {{"swapped", 1}}, {ref({2, 1, 1, 1}, {3, 2})}, {1, 1, 1, 1}).out.v, {s2 * 3});
+    }
+
+    void normsAndSoftmax()
+    {
+        const double eps = 1e-5, rms = 1 / std::sqrt((9.0 + 16.0) / 2 + eps);
+        near(run("RMS_NORM", {{"eps", eps}}, {ref({2, 1, 1, 1}, {3, 4})}, {2, 1, 1, 1}).out.v, {3 * rms, 4 * rms});
+        near(run("NORM", {{"eps", 0.0}}, {ref({2, 1, 1, 1}, {1, 3})}, {2, 1, 1, 1}).out.v, {-1, 1});
+        // softmax(x * scale + mask), the masked element 0
+        const auto sm = run("SOFT_MAX", {{"scale", 0.5}, {"max_bias", 0.0}},
+                            {ref({3, 1, 1, 1}, {0, 2, 4}), ref({3, 1, 1, 1}, {0, 0, -INFINITY})}, {3, 1, 1, 1});
+        const double e1 = std::exp(1.0);
+        near(sm.out.v, {1 / (1 + e1), e1 / (1 + e1), 0});
+    }
+
+    void matricesAndRows()
+    {
+        // out[i1][i0] = row i0 of a . row i1 of b
+        const auto mm = run("MUL_MAT", {}, {ref({2, 2, 1, 1}, {1, 2, 3, 4}), ref({2, 1, 1, 1}, {5, 6})}, {2, 1, 1, 1});
+        near(mm.out.v, {17, 39});
+        QCOMPARE(mm.f16Noise.size(), size_t(2));
+        QVERIFY(mm.bound[0] > 0 && mm.bound[0] < 1e-4);
+        near(run("GET_ROWS", {}, {ref({2, 3, 1, 1}, {1, 2, 3, 4, 5, 6}), ref({2, 1, 1, 1}, {2, 0}, 3)}, {2, 2, 1, 1}).out.v,
+             {5, 6, 1, 2});
+        // SET_ROWS: b's rows into the destination at c's indices, its other rows kept
+        const auto set = run("SET_ROWS", {},
+                             {ref({2, 1, 1, 1}, {7, 8}), ref({1, 1, 1, 1}, {1}, 9), ref({2, 2, 1, 1}, {1, 2, 3, 4}, 1)},
+                             {2, 2, 1, 1});
+        near(set.out.v, {1, 2, 7, 8});
+        QVERIFY(set.unchecked.empty());
+    }
+
+    void ropeRotatesPairs()
+    {
+        // Position 0 leaves x; position 1 turns the first pair by 1 radian and the second by
+        // base^(-2/4) in normal mode; NeoX pairs element j with j + n_dims/2.
+        const nlohmann::json p{{"n_dims", 4}, {"mode", 0}, {"freq_base", 100.0}, {"freq_scale", 1.0},
+                               {"ext_factor", 0.0}, {"attn_factor", 1.0}};
+        const RefTensor x = ref({4, 1, 2, 1}, {1, 0, 1, 0, 1, 0, 1, 0});
+        const auto r = run("ROPE", p, {x, ref({2, 1, 1, 1}, {0, 1}, 3)}, {4, 1, 2, 1});
+        const double t2 = std::pow(100.0, -0.5);
+        near(r.out.v, {1, 0, 1, 0, std::cos(1.0), std::sin(1.0), std::cos(t2), std::sin(t2)});
+        nlohmann::json neox = p;
+        neox["mode"] = 2;
+        const auto n = run("ROPE", neox, {ref({4, 1, 1, 1}, {1, 1, 0, 0}), ref({1, 1, 1, 1}, {1}, 3)}, {4, 1, 1, 1});
+        near(n.out.v, {std::cos(1.0), std::cos(t2), std::sin(1.0), std::sin(t2)});
+    }
+
+    void attentionIsSoftmaxOfScores()
+    {
+        // One head, one query, two keys: weights softmax(scale q.k + mask), output their mix of v.
+        const nlohmann::json p{{"scale", 0.5}, {"max_bias", 0.0}, {"logit_softcap", 0.0}};
+        const RefTensor q = ref({2, 1, 1, 1}, {1, 1}), k = ref({2, 2, 1, 1}, {1, 1, 2, 0}, 1),
+                        v = ref({1, 2, 1, 1}, {10, 20}, 1);
+        const auto fa = run("FLASH_ATTN_EXT", p, {q, k, v}, {1, 1, 1, 1}); // both scores 1: an even mix
+        near(fa.out.v, {15});
+        const auto masked = run("FLASH_ATTN_EXT", p, {q, k, v, ref({2, 1, 1, 1}, {0, -INFINITY}, 1)}, {1, 1, 1, 1});
+        near(masked.out.v, {10});
+    }
+
+    void skippedWithTheirReason()
+    {
+        std::string skip;
+        QVERIFY(!opcheck::reference("VIEW", {}, {}, {1, 1, 1, 1}, 0, skip));
+        QVERIFY(skip.find("no kernel runs") != std::string::npos);
+        QVERIFY(opcheck::isView("PERMUTE"));
+        QVERIFY(!opcheck::reference("CONV_2D", {}, {ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("no float64 reference for CONV_2D yet"));
+        QVERIFY(!opcheck::reference("ROPE", {{"mode", 0}, {"n_dims", 2}, {"ext_factor", 1.0}},
+                                    {ref({2, 1, 1, 1}, {1, 0}), ref({1, 1, 1, 1}, {0}, 3)}, {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("ROPE with YaRN (ext_factor)"));
+        QVERIFY(!opcheck::reference("MUL_MAT", {}, {ref({3, 1, 1, 1}, {1, 2, 3}), ref({2, 1, 1, 1}, {1, 2})},
+                                    {1, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("MUL_MAT with these shapes"));
+    }
+
+    // A dump written here: MUL_MAT outputs exact, rounded as float32 would, scaled by 1.001
+    // (a bias no rounding explains), one with a NaN; an RMS_NORM without op_param.json;
+    // a VIEW. The verdicts follow, and each reason says why.
+    void verdictsOfADump()
+    {
+        QTemporaryDir dir;
+        DumpWriter w(testing::writerOptions(dir.path().toStdString()));
+        std::vector<float> a(64 * 32), b(64 * 8);
+        for (size_t i = 0; i < a.size(); ++i)
+            a[i] = float(std::sin(double(i) * 0.37));
+        for (size_t i = 0; i < b.size(); ++i)
+            b[i] = float(std::cos(double(i) * 0.91));
+        std::vector<double> exact(32 * 8);
+        for (int r = 0; r < 8; ++r)
+            for (int c = 0; c < 32; ++c) {
+                double s = 0;
+                for (int k = 0; k < 64; ++k)
+                    s += double(a[size_t(c * 64 + k)]) * double(b[size_t(r * 64 + k)]);
+                exact[size_t(r * 32 + c)] = s;
+            }
+        auto out = [&](double scale, bool nan) {
+            std::vector<float> o(exact.size());
+            for (size_t i = 0; i < o.size(); ++i)
+                o[i] = float(exact[i] * scale);
+            if (nan)
+                o[3] = NAN;
+            return o;
+        };
+        const std::vector<std::pair<std::string, std::vector<float>>> cases{
+            {"0_MUL_MAT", out(1, false)}, {"1_MUL_MAT", out(1.001, false)}, {"2_MUL_MAT", out(1, true)}};
+        for (const auto &[folder, values] : cases) {
+            w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 0, testing::f32Tensor({32, 64}, a));
+            w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 1, testing::f32Tensor({8, 64}, b));
+            w.writeTensor(0, 5, 0, {"0_Layer", folder}, false, false, 0, testing::f32Tensor({8, 32}, values));
+            w.writeText("tensors/0_5/0/0_Layer/" + folder + "/op_param.json",
+                        R"({"id":"0_0","op":"MUL_MAT","param":{}})");
+        }
+        w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, true, true, 0, testing::f32Tensor({2}, {3, 4}));
+        w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, false, false, 0, testing::f32Tensor({2}, {0.6f, 0.8f}));
+        w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, true, true, 0, testing::f32Tensor({2}, {3, 4}));
+        w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, false, false, 0, testing::f32Tensor({2}, {3, 4}));
+        w.finishIndex();
+
+        OpcheckOptions o;
+        o.input = w.root();
+        const OpcheckResult r = runOpcheck(o);
+        QCOMPARE(r.rows.size(), size_t(5));
+        auto row = [&](const std::string &id) {
+            for (const auto &x : r.rows)
+                if (x.opId == id)
+                    return x;
+            qFatal("no row %s", id.c_str());
+        };
+        QCOMPARE(row("0_0").verdict, std::string("PASS"));
+        QCOMPARE(row("0_0").withinRate, 100.0);
+        const OpcheckRow scaled = row("0_1");
+        QCOMPARE(scaled.verdict, std::string("FAIL"));
+        QVERIFY2(scaled.reason.find("a systematic error of 0.1") != std::string::npos || scaled.reason.find("a systematic error of 0.0999") != std::string::npos, scaled.reason.c_str());
+        QVERIFY(std::fabs(scaled.maxRelError - 1e-3) < 1e-5);
+        QCOMPARE(row("0_2").verdict, std::string("FAIL"));
+        QVERIFY2(row("0_2").reason.find("NaN or Inf") != std::string::npos, row("0_2").reason.c_str());
+        QCOMPARE(row("0_3").verdict, std::string("SKIP"));
+        QVERIFY(row("0_3").reason.find("-tiling") != std::string::npos);
+        QCOMPARE(row("0_4").verdict, std::string("SKIP"));
+        QCOMPARE(r.ops, 5);
+        QCOMPARE(r.viewOps, 1);
+        QCOMPARE(r.replayedOps, 3);
+        QCOMPARE(r.coverage(), 75.0);
+        QCOMPARE(r.fail, 2);
+        // -ids and -opname choose the ops
+        o.ids = "0_1";
+        QCOMPARE(runOpcheck(o).rows.size(), size_t(1));
+        o.ids.clear();
+        o.opNames = "rms";
+        QCOMPARE(runOpcheck(o).rows.size(), size_t(1));
+        o.opNames = "conv";
+        QVERIFY_THROWS_EXCEPTION(Error, runOpcheck(o));
+        // msit's columns, the metrics asked for, and the JSON's summary
+        const std::string csv = opcheckCsv(r, {"abs", "kl"});
+        QVERIFY(csv.rfind("op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"
+                          "rel_precision_rate(%),max_rel_error,abs_precision_rate(%),max_abs_error,kl_divergence,"
+                          "fail_reason,round,op_type\n",
+                          0) == 0);
+        const auto j = nlohmann::json::parse(opcheckJson(r));
+        QCOMPARE(j["summary"]["fail"].get<int>(), 2);
+        QCOMPARE(j["rows"].size(), size_t(5));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstOpcheck)
+#include "tst_opcheck.moc"

@@ -1,0 +1,213 @@
+// llmscope opcheck on real runs: a CPU dump of the sample model replays every op that runs a
+// kernel and passes; a Vulkan dump (Mesa's software device) passes or warns with a reason, and
+// one MUL_MAT output scaled by 1.001 fails that op alone; a device whose RMS_NORM rounds
+// through float16 is named, its inputs the same as a correct run's. The reports: msit's
+// columns as .xlsx, .csv and .json, and options refused with their reason.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tensor/bin_file.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+engine::LlmscopeRun llmscopeRun(const QStringList &args)
+{
+    return engine::llmscope(kBin, args);
+}
+
+QString onlyDump(const QString &out)
+{
+    const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+    return d.size() == 1 ? out + "/" + d.front() : QString();
+}
+
+QJsonObject report(const QString &dir, const QString &suffix = ".json")
+{
+    const QStringList f = QDir(dir).entryList({"opcheck_result_*" + suffix}, QDir::Files, QDir::Time);
+    if (f.isEmpty())
+        return {};
+    QFile file(dir + "/" + f.front());
+    file.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+QJsonArray rowsWith(const QJsonObject &r, const QString &verdict)
+{
+    QJsonArray out;
+    for (const auto &v : r["rows"].toArray())
+        if (v.toObject()["precision_result"].toString() == verdict)
+            out.append(v);
+    return out;
+}
+} // namespace
+
+class TstOpcheckRuns : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    QString dump(const QString &name, const QString &command, const QStringList &more = {})
+    {
+        const QString out = m_dir.path() + "/" + name;
+        const auto r = llmscopeRun(QStringList{"dump", "--exec", command, "--type", "tensor", "-tiling", "-o", out} + more);
+        if (r.code != 0)
+            qWarning("%s", qPrintable(r.err));
+        return r.code == 0 ? onlyDump(out) : QString();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+    }
+
+    // Every op that runs a kernel replayed, each within float32's bound; the views skipped as
+    // views; the workbook holds msit's sheet and columns.
+    void cpuDumpPasses()
+    {
+        const QString root = dump("cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
+                                  {"--kv-cache", "-er", "0,1"});
+        QVERIFY(!root.isEmpty());
+        const QString out = m_dir.path() + "/cpu-check";
+        const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out, "-metric", "abs", "cos_sim", "kl"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("coverage 100 %"), qPrintable(r.err));
+        const QJsonObject j = report(out);
+        const QJsonObject s = j["summary"].toObject();
+        QCOMPARE(s["fail"].toInt(), 0);
+        QCOMPARE(s["warn"].toInt(), 0);
+        QCOMPARE(s["error"].toInt(), 0);
+        QVERIFY(s["replayed"].toInt() >= 80); // 44 kernels a round, two rounds
+        QCOMPARE(s["replayed"].toInt() + s["views"].toInt(), s["ops"].toInt());
+        for (const auto &v : rowsWith(j, "SKIP"))
+            QVERIFY(v.toObject()["fail_reason"].toString().contains("no kernel runs"));
+        QStringList types;
+        for (const auto &v : rowsWith(j, "PASS"))
+            types << v.toObject()["op_type"].toString();
+        types.removeDuplicates();
+        types.sort();
+        QCOMPARE(types, (QStringList{"ADD", "FLASH_ATTN_EXT", "GET_ROWS", "MUL", "MUL_MAT", "RMS_NORM", "ROPE",
+                                     "SET_ROWS", "SWIGLU"}));
+        // The workbook: msit's sheet, and its header row in msit's order.
+        const QStringList xlsx = QDir(out).entryList({"opcheck_result_*.xlsx"}, QDir::Files);
+        QCOMPARE(xlsx.size(), 1);
+        QProcess py;
+        py.start("python3", {"-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+                                   "print(z.read('xl/workbook.xml').decode()); print(z.read('xl/sharedStrings.xml').decode())",
+                             out + "/" + xlsx.front()});
+        QVERIFY(py.waitForFinished(30000));
+        const QString text = QString::fromUtf8(py.readAllStandardOutput());
+        QVERIFY2(text.contains("name=\"opcheck_result\""), qPrintable(text.left(400)));
+        for (const char *c : {"op_id", "precision_standard", "rel_precision_rate(%)", "abs_precision_rate(%)",
+                              "cosine_similarity", "kl_divergence", "fail_reason"})
+            QVERIFY2(text.contains(QString(">%1<").arg(c)), c);
+        const QStringList csv = QDir(out).entryList({"opcheck_result_*.csv"}, QDir::Files);
+        QCOMPARE(csv.size(), 1);
+    }
+
+    // Vulkan's matrix kernels round float32 operands to float16: warned, with the reason; every
+    // other op passes. One MUL_MAT output scaled by 1.001 afterwards fails, alone.
+    void vulkanPassesOrWarnsAndAScaledOutputFails()
+    {
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device is a CPU-type device
+        const QString root = dump("vk", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 --device vulkan",
+                                  {"--kv-cache", "-er", "0,1", "--type", "tensor", "kernel"});
+        QVERIFY(!root.isEmpty());
+        const QString out = m_dir.path() + "/vk-check";
+        auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(out);
+        QCOMPARE(j["summary"].toObject()["fail"].toInt(), 0);
+        QVERIFY(j["summary"].toObject()["coverage_percent"].toDouble() >= 95);
+        for (const auto &v : rowsWith(j, "WARN")) {
+            QCOMPARE(v.toObject()["op_type"].toString(), QString("MUL_MAT"));
+            QVERIFY(v.toObject()["fail_reason"].toString().contains("float16 operand rounding"));
+        }
+        // Scale one MUL_MAT output of round 0 by 1.001.
+        QString target, targetId;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() == "MUL_MAT" && o["round"].toInt() == 0 && o["op_id"].toString().startsWith("2_")) {
+                target = o["tensor_path"].toString();
+                targetId = o["op_id"].toString();
+                break;
+            }
+        }
+        QVERIFY(!target.isEmpty());
+        Tensor t = readBin(target.toStdString());
+        auto *f = reinterpret_cast<float *>(t.data.data());
+        for (size_t i = 0; i < t.data.size() / 4; ++i)
+            f[i] *= 1.001f;
+        writeBin(target.toStdString(), t);
+        const QString out2 = m_dir.path() + "/vk-scaled";
+        r = llmscopeRun({"opcheck", "-i", root, "-o", out2});
+        QCOMPARE(r.code, 1);
+        j = report(out2);
+        const QJsonArray failed = rowsWith(j, "FAIL");
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed[0].toObject()["op_id"].toString(), targetId);
+        QCOMPARE(failed[0].toObject()["round"].toInt(), 0);
+        QVERIFY2(failed[0].toObject()["fail_reason"].toString().contains("systematic error"),
+                 qPrintable(failed[0].toObject()["fail_reason"].toString()));
+        QVERIFY2(r.err.contains("FAIL        round 0 " + targetId + " MUL_MAT"), qPrintable(r.err));
+    }
+
+    // A device that rounds its RMS_NORM outputs through float16: that op fails in every round,
+    // nothing else does, and its inputs are what a correct run gives it.
+    void anImpreciseKernelIsNamed()
+    {
+        const QString clean = dump("sim", kBin + "/llmscope-two-backend-target 2", {"-er", "0,1"});
+        const QString bad = dump("sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
+        QVERIFY(!clean.isEmpty() && !bad.isEmpty());
+        auto r = llmscopeRun({"opcheck", "-i", clean, "-o", m_dir.path() + "/sim-check"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(report(m_dir.path() + "/sim-check")["summary"].toObject()["pass"].toInt(), 10);
+        r = llmscopeRun({"opcheck", "-i", bad, "-o", m_dir.path() + "/sim-bad-check"});
+        QCOMPARE(r.code, 1);
+        const QJsonObject j = report(m_dir.path() + "/sim-bad-check");
+        const QJsonArray failed = rowsWith(j, "FAIL");
+        QCOMPARE(failed.size(), 2); // rounds 0 and 1
+        for (const auto &v : failed) {
+            const QJsonObject o = v.toObject();
+            QCOMPARE(o["op_type"].toString(), QString("RMS_NORM"));
+            // its input as the correct run had it: the same place under the clean run's process
+            const QString in = QString(o["tensor_path"].toString()).replace("/after/outtensor0.bin", "/before/intensor0.bin");
+            const QString place = in.mid(in.indexOf("/tensors/") + 9).section('/', 1);
+            const QString cleanPid = QDir(clean + "/tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).front();
+            const QString cleanIn = clean + "/tensors/" + cleanPid + "/" + place;
+            QVERIFY2(QFile::exists(cleanIn), qPrintable(cleanIn));
+            QCOMPARE(readBin(in.toStdString()).data, readBin(cleanIn.toStdString()).data);
+        }
+        QCOMPARE(j["summary"].toObject()["pass"].toInt(), 8);
+    }
+
+    // What opcheck cannot do is refused with its reason, and exits 2.
+    void refusals()
+    {
+        auto r = llmscopeRun({"opcheck", "-i", m_dir.path(), "-c", "ops.csv"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("op_param.json"));
+        r = llmscopeRun({"opcheck"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("-i is required"));
+        r = llmscopeRun({"opcheck", "-i", m_dir.path() + "/nothing"});
+        QCOMPARE(r.code, 2);
+        r = llmscopeRun({"opcheck", "-i", m_dir.path(), "-metric", "ulp"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("'ulp' is not one of abs, cos_sim, kl"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstOpcheckRuns)
+#include "tst_opcheckruns.moc"
