@@ -656,6 +656,30 @@ failed</source>
         <source>  its input %1 already differs: the op that computes it was not compared</source>
         <translation>  其输入 %1 已经不同: 计算它的算子未被比较</translation>
     </message>
+    <message>
+        <source>replay: not replayed (%1)</source>
+        <translation>重放：未重放（%1）</translation>
+    </message>
+    <message>
+        <source>replay: could not be read (%1)</source>
+        <translation>重放：无法读取（%1）</translation>
+    </message>
+    <message>
+        <source>replay: on the inputs it was given, the test&apos;s kernel is wrong: %1 (llmscope opcheck)</source>
+        <translation>重放：在其实际输入上，测试侧的算子内核有误：%1（llmscope opcheck）</translation>
+    </message>
+    <message>
+        <source>replay: on the inputs it was given, the test&apos;s kernel is within its bound (%1)</source>
+        <translation>重放：在其实际输入上，测试侧的算子内核在误差界内（%1）</translation>
+    </message>
+    <message>
+        <source>: its error comes in through %1, which differs from golden&apos;s</source>
+        <translation>：其误差来自 %1，它与标杆不同</translation>
+    </message>
+    <message>
+        <source>: its inputs already differ from golden&apos;s by %1 %, and its error comes from them</source>
+        <translation>：其输入已与标杆相差 %1 %，误差来自输入</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

@@ -69,8 +69,10 @@ QStringList tensorArgs(const OpResult &op, Side side)
 {
     const QString round = QString::number(op.round);
     const std::string &id = side == Side::Test && !op.myOpId.empty() ? op.myOpId : op.opId;
+    // -tiling and --kv-cache: its parameters and every input (attention's K and V are the
+    // cache), so that its kernel can be replayed on what it was given
     return {"--type", "model", "tensor", "-ids", QString::fromStdString(id), "-child", "False", "-er",
-            round + "," + round};
+            round + "," + round, "-tiling", "--kv-cache"};
 }
 
 QStringList outputsArgs(const QString &rounds)
@@ -232,6 +234,29 @@ QString found(const CompareResult &r, const OpResult &op)
                                      .arg(QString::fromStdString(leafLabel(*cause.row)));
     else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it
         s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
+    return s;
+}
+
+QString replayed(const CompareResult &r, const OpcheckRow &test, const OpResult &op)
+{
+    if (test.verdict == "SKIP")
+        return HuntText::tr("replay: not replayed (%1)").arg(QString::fromStdString(test.reason));
+    if (test.verdict == "ERROR")
+        return HuntText::tr("replay: could not be read (%1)").arg(QString::fromStdString(test.reason));
+    if (test.verdict == "FAIL")
+        return HuntText::tr("replay: on the inputs it was given, the test's kernel is wrong: %1 (llmscope opcheck)")
+            .arg(QString::fromStdString(test.reason));
+    const DivergenceCause cause = divergenceCause(r, op);
+    QString s = HuntText::tr("replay: on the inputs it was given, the test's kernel is within its bound (%1)")
+                    .arg(QString::fromStdString(test.verdict));
+    if (cause.kind == DivergenceCause::Kind::Weight || cause.kind == DivergenceCause::Kind::Input)
+        s += HuntText::tr(": its error comes in through %1, which differs from golden's")
+                 .arg(QString::fromStdString(leafLabel(*cause.row)));
+    else if (op.inputError > 0)
+        s += HuntText::tr(": its inputs already differ from golden's by %1 %, and its error comes from them")
+                 .arg(pct(op.inputError));
+    if (test.verdict == "WARN")
+        s += QStringLiteral("; ") + QString::fromStdString(test.reason);
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "compare/compare_run.h"
+#include "opcheck/opcheck_run.h"
 #include "compare/precision_standard.h"
 
 namespace hunt {
@@ -66,6 +67,9 @@ QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 
 // Whether the element comparison confirms the suspect (under the engine standard it may find
 // it within its budget), and the words when it does not.
+// What replaying the op on the test's own inputs says (llmscope opcheck): its kernel wrong, or
+// within its bound while its inputs already differ.
+QString replayed(const llmscope::CompareResult &r, const llmscope::OpcheckRow &test, const llmscope::OpResult &op);
 bool confirmed(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 QString cleared(const llmscope::OpResult &op);
 

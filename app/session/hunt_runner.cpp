@@ -2,8 +2,12 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QtConcurrent>
+
+#include <QCoroFuture>
 
 #include "compare/report.h"
+#include "opcheck/opcheck_run.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -31,6 +35,29 @@ QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStri
     auto result = co_await comparing;
     writeCompareReports(*result, report.toStdString());
     co_return result;
+}
+
+// The op replayed on the test's own dump of it (llmscope opcheck), off the calling thread: a
+// large op's float64 reference takes a while.
+QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
+{
+    auto running = QtConcurrent::run([testDump, opId] {
+        OpcheckRow row;
+        row.verdict = "ERROR";
+        try {
+            OpcheckOptions o;
+            o.input = testDump.toStdString();
+            o.ids = opId;
+            for (const auto &r : runOpcheck(o).rows)
+                if (r.opId == opId)
+                    return r;
+            row.reason = "its outputs are not in " + o.input;
+        } catch (const std::exception &e) {
+            row.reason = e.what();
+        }
+        return row;
+    });
+    co_return co_await running;
 }
 
 } // namespace
@@ -76,6 +103,9 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             co_return out;
         }
         end(Outcome::End::Found, found(*out.tensors, *op));
+        auto replaying = replay(dir.absoluteFilePath(testTensorsDir()), op->myOpId.empty() ? op->opId : op->myOpId);
+        out.replay = co_await replaying;
+        steps.say(replayed(*out.tensors, *out.replay, *op), -1);
         steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
         if (!confirmed(*out.tensors, *op))
             end(Outcome::End::Cleared, cleared(*op));

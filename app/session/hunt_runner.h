@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "session/hunt_plan.h"
 
@@ -32,6 +33,7 @@ struct Outcome {
     QString message;                                       // the last line said
     std::shared_ptr<const llmscope::CompareResult> stats;   // the statistics (or outputs) pass
     std::shared_ptr<const llmscope::CompareResult> tensors; // the suspect's element-wise pass
+    std::optional<llmscope::OpcheckRow> replay;             // the suspect replayed on the test's inputs
 };
 
 // Runs the hunt into folder (its dumps, and report-stats, report-outputs, report-tensors).

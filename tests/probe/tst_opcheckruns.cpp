@@ -192,6 +192,27 @@ private slots:
         QCOMPARE(j["summary"].toObject()["pass"].toInt(), 8);
     }
 
+    // The hunt's last step replays its culprit on the test's own inputs: a kernel that rounds
+    // through bfloat16 (beyond ggml's budget) is found and called wrong; an op whose weight was
+    // corrupted is found, its kernel within its bound, the weight named.
+    void theHuntReplaysItsCulprit()
+    {
+        auto r = llmscopeRun({"hunt", "--golden", kBin + "/llmscope-two-backend-target 2", "--test",
+                              kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM bf16", "-o",
+                              m_dir.path() + "/hunt-kernel"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("found: round 0, op 1_0 norm-0 (RMS_NORM)"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong"), qPrintable(r.err));
+        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
+        const QString gen = kBin + "/llmscope-sample-generate -n 2 -m " + m_dir.path() + "/family/";
+        r = llmscopeRun({"hunt", "--golden", gen + "model-f32.gguf", "--test", gen + "model-corrupt.gguf", "-o",
+                         m_dir.path() + "/hunt-weight"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("the test's kernel is within its bound (PASS): its error comes in through the weight "
+                                "blk.1.ffn_down.weight"),
+                 qPrintable(r.err));
+    }
+
     // What opcheck cannot do is refused with its reason, and exits 2.
     void refusals()
     {

@@ -4,8 +4,8 @@
 // the CPU backend underneath (its memory is host memory after all). The weights live on it;
 // the input x is computed on the CPU, as llama.cpp computes token embeddings there.
 // With --imprecise OP, the device rounds the outputs of its OP nodes (RMS_NORM, MUL_MAT, ...)
-// through float16 after computing them: a kernel that is wrong given right inputs.
-//   llmscope-two-backend-target [ROUNDS] [--imprecise OP]
+// through float16 (or bfloat16) after computing them: a kernel that is wrong given right inputs.
+//   llmscope-two-backend-target [ROUNDS] [--imprecise OP [f16|bf16]]
 // prints "out: ..." (the last round's output) and "rounds: N".
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +25,7 @@ namespace {
 
 ggml_backend_t g_cpu = nullptr; // computes for the device
 const char *g_imprecise = nullptr; // the op whose outputs the device rounds through float16
+bool g_bf16 = false;               // through bfloat16 instead
 
 // --- buffers: plain memory that calls itself device memory
 void bufFree(ggml_backend_buffer_t b) { std::free(b->context); }
@@ -75,7 +76,7 @@ ggml_status backendCompute(ggml_backend_t, ggml_cgraph *g)
             continue;
         auto *v = static_cast<float *>(t->data);
         for (int64_t k = 0; k < ggml_nelements(t); ++k)
-            v[k] = ggml_fp16_to_fp32(ggml_fp32_to_fp16(v[k]));
+            v[k] = g_bf16 ? ggml_bf16_to_fp32(ggml_fp32_to_bf16(v[k])) : ggml_fp16_to_fp32(ggml_fp32_to_fp16(v[k]));
     }
     return status;
 }
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
     if (argc > 3 && std::strcmp(argv[2], "--imprecise") == 0)
         g_imprecise = argv[3];
+    g_bf16 = argc > 4 && std::strcmp(argv[4], "bf16") == 0;
     constexpr int n = 64;
     // The CPU backends (libggml-cpu-*.so) live beside libggml.
     Dl_info info{};
