@@ -1,5 +1,6 @@
 // Builders shared by the suites: tensors with known values and small synthetic dumps.
 #pragma once
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -8,6 +9,7 @@
 
 #include "dump/dump_index.h"
 #include "dump/dump_writer.h"
+#include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/tensor.h"
 
@@ -43,6 +45,16 @@ inline llmscope::Tensor randomTensor(int32_t dtype, std::vector<int64_t> dims, u
     return t;
 }
 
+// Multiplies a float32 tensor file's values by factor, in place (an output a kernel got wrong).
+inline void scaleTensorFile(const std::string &path, float factor)
+{
+    llmscope::Tensor t = llmscope::readBin(path);
+    auto *v = reinterpret_cast<float *>(t.data.data());
+    for (size_t i = 0; i < t.data.size() / 4; ++i)
+        v[i] *= factor;
+    llmscope::writeBin(path, t);
+}
+
 // A writer into outDir with a fixed timestamp and no free-space floor.
 inline llmscope::DumpWriter::Options writerOptions(const std::string &outDir)
 {
@@ -66,6 +78,50 @@ inline std::string writeSyntheticDump(const std::string &outDir, int64_t pid = 4
             w.writeTensor(0, pid, round, ops[k], true, true, 0, f32Tensor({2, 2}, {base, 1, 2, 3}));
             w.writeTensor(0, pid, round, ops[k], false, false, 0, f32Tensor({2, 2}, {base, -1, -2, -3}));
         }
+    return w.root();
+}
+
+// A dump to replay (llmscope opcheck), pid 5, round 0, under 0_Layer: MUL_MAT outputs exact
+// (0_0), scaled by 1.001 (0_1: a bias no rounding explains) and with a NaN (0_2), each with
+// its op_param.json; an RMS_NORM without one (0_3); a VIEW (0_4). Returns the msit_dump_* folder.
+inline std::string writeReplayDump(const std::string &outDir)
+{
+    llmscope::DumpWriter w(writerOptions(outDir));
+    std::vector<float> a(64 * 32), b(64 * 8);
+    for (size_t i = 0; i < a.size(); ++i)
+        a[i] = float(std::sin(double(i) * 0.37));
+    for (size_t i = 0; i < b.size(); ++i)
+        b[i] = float(std::cos(double(i) * 0.91));
+    std::vector<double> exact(32 * 8);
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 32; ++c) {
+            double s = 0;
+            for (int k = 0; k < 64; ++k)
+                s += double(a[size_t(c * 64 + k)]) * double(b[size_t(r * 64 + k)]);
+            exact[size_t(r * 32 + c)] = s;
+        }
+    auto out = [&](double scale, bool nan) {
+        std::vector<float> o(exact.size());
+        for (size_t i = 0; i < o.size(); ++i)
+            o[i] = float(exact[i] * scale);
+        if (nan)
+            o[3] = NAN;
+        return o;
+    };
+    const std::vector<std::pair<std::string, std::vector<float>>> cases{
+        {"0_MUL_MAT", out(1, false)}, {"1_MUL_MAT", out(1.001, false)}, {"2_MUL_MAT", out(1, true)}};
+    for (const auto &[folder, values] : cases) {
+        w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 0, f32Tensor({32, 64}, a));
+        w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 1, f32Tensor({8, 64}, b));
+        w.writeTensor(0, 5, 0, {"0_Layer", folder}, false, false, 0, f32Tensor({8, 32}, values));
+        w.writeText("tensors/0_5/0/0_Layer/" + folder + "/op_param.json",
+                    R"({"id":"0_0","op":"MUL_MAT","param":{}})");
+    }
+    w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, true, true, 0, f32Tensor({2}, {3, 4}));
+    w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, false, false, 0, f32Tensor({2}, {0.6f, 0.8f}));
+    w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, true, true, 0, f32Tensor({2}, {3, 4}));
+    w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, false, false, 0, f32Tensor({2}, {3, 4}));
+    w.finishIndex();
     return w.root();
 }
 

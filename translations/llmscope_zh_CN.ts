@@ -311,6 +311,12 @@ failed</source>
 %n 个节点: %2</numerusform>
         </translation>
     </message>
+    <message>
+        <source>
+replayed on its own inputs: %1%2</source>
+        <translation>
+在其自身输入上重放：%1%2</translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>
@@ -417,6 +423,10 @@ failed</source>
     <message>
         <source>diff: share of its budget (engine standard)</source>
         <translation>比对: 占自身误差预算的比例(引擎标准)</translation>
+    </message>
+    <message>
+        <source>replay: largest error over its bound (above 1: beyond it)</source>
+        <translation>重放：最大误差与误差界之比（大于 1：超出）</translation>
     </message>
 </context>
 <context>
@@ -1392,6 +1402,14 @@ failed</source>
         <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
         <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
     </message>
+    <message>
+        <source>&amp;Replay operations (opcheck)</source>
+        <translation>重放算子(&amp;R)（opcheck）</translation>
+    </message>
+    <message>
+        <source>Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, or were its inputs? (dump with --type tensor -tiling)</source>
+        <translation>在打开的 dump 中，用每个算子自身落盘的输入重放它：是算子内核错了，还是输入已经错了？（dump 时使用 --type tensor -tiling）</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>
@@ -1454,6 +1472,14 @@ failed</source>
     <message>
         <source>Backend</source>
         <translation>后端</translation>
+    </message>
+    <message>
+        <source>round %1: %2</source>
+        <translation>第 %1 轮：%2</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>重放</translation>
     </message>
 </context>
 <context>
@@ -1930,6 +1956,46 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>comparison of the previous source stopped</source>
         <translation>已停止对上一个来源的比较</translation>
+    </message>
+    <message>
+        <source>replay</source>
+        <translation>重放</translation>
+    </message>
+    <message>
+        <source>replay of the previous source stopped</source>
+        <translation>上一来源的重放已停止</translation>
+    </message>
+    <message>
+        <source>A program is running: replay its dump once it has ended</source>
+        <translation>程序正在运行：请在其结束后重放其 dump</translation>
+    </message>
+    <message>
+        <source>Open a dump first (File &gt; Open dump folder)</source>
+        <translation>请先打开一个 dump（文件 &gt; 打开 dump 文件夹）</translation>
+    </message>
+    <message>
+        <source>A replay is running; cancel it first</source>
+        <translation>正在重放；请先取消</translation>
+    </message>
+    <message>
+        <source>Replaying the operations of %1...</source>
+        <translation>正在重放 %1 中的算子...</translation>
+    </message>
+    <message>
+        <source>Replaying: %1 of %2 operations</source>
+        <translation>正在重放：第 %1 / %2 个算子</translation>
+    </message>
+    <message>
+        <source>Could not replay: %1</source>
+        <translation>无法重放：%1</translation>
+    </message>
+    <message>
+        <source>Replayed %1 of %2 operations that run a kernel: %3 pass, %4 warn, %5 fail, %6 skipped</source>
+        <translation>已重放 %2 个运行内核的算子中的 %1 个：%3 通过，%4 警告，%5 失败，%6 跳过</translation>
+    </message>
+    <message>
+        <source>[llmscope]   %1 round %2 %3 %4 (%5): %6</source>
+        <translation>[llmscope]   %1 第 %2 轮 %3 %4（%5）：%6</translation>
     </message>
 </context>
 </TS>

@@ -248,6 +248,9 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
                        .arg(it->inf);
         else if (m_colours->hasStatsIn(cellRound))
             tip += tr("\nnot dumped in this round");
+        if (const auto *it = m_colours->replayOf(id, cellRound))
+            tip += tr("\nreplayed on its own inputs: %1%2")
+                       .arg(it->verdict, it->reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(it->reason));
         if (const auto *it = m_colours->diffOf(id, cellRound))
             tip += tr("\ngolden vs test: cosine %1, max relative error %2, relative euclidean %3, added "
                       "by this op %4%5")

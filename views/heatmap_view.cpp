@@ -227,6 +227,38 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
     }
 }
 
+void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
+{
+    const int item = m_metric->findData(int(HeatmapModel::Metric::ReplayError));
+    if (!r) {
+        colours()->clearOpcheck();
+        if (item >= 0) {
+            if (m_metric->currentIndex() == item)
+                m_metric->setCurrentIndex(0);
+            m_metric->removeItem(item);
+        }
+        return;
+    }
+    colours()->setOpcheck(*r);
+    if (item < 0)
+        m_metric->addItem(tr("replay: largest error over its bound (above 1: beyond it)"),
+                          int(HeatmapModel::Metric::ReplayError));
+    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::ReplayError)));
+    m_threshold->setValue(1); // beyond its bound, flagged
+    for (const auto &row : r->rows) // the round of the first op that fails, in view
+        if (row.verdict == "FAIL") {
+            m_follow->setChecked(false);
+            const auto rounds = colours()->rounds();
+            const auto at = std::find(rounds.begin(), rounds.end(), row.round);
+            m_round->setValue(int(at - rounds.begin()));
+            colours()->setRound(row.round);
+            roundsChanged();
+            emit roundPicked(row.round);
+            selectOp(QString::fromStdString(row.opId));
+            break;
+        }
+}
+
 void HeatmapView::roundsChanged()
 {
     const auto rounds = colours()->rounds();

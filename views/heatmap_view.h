@@ -33,6 +33,9 @@ public:
     // A diff session's metrics join the statistics (and are shown: what each op adds itself,
     // which singles out the op where the error starts); cleared, the statistics alone.
     void setCompare(const llmscope::CompareResult *r);
+    // A replay of the dump's ops (llmscope opcheck) joins as a metric, shown: each op's largest
+    // error over its bound (above 1: beyond it); cleared, the metric goes.
+    void setOpcheck(const llmscope::OpcheckResult *r);
 
 signals:
     void opClicked(const QString &id);

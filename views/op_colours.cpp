@@ -19,6 +19,17 @@ QColor ramp(double t)
                   int(a.blue() + (b.blue() - a.blue()) * f));
 }
 
+// An op's cell in a round of one of the round -> op -> cell maps; null when there is none.
+template <typename Cell>
+const Cell *cellOf(const std::map<int64_t, QHash<QString, Cell>> &byRound, const QString &op, int64_t round)
+{
+    const auto r = byRound.find(round);
+    if (op.isEmpty() || r == byRound.end())
+        return nullptr;
+    const auto it = r->second.find(op);
+    return it == r->second.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 OpColours::OpColours(QObject *parent) : QObject(parent) {}
@@ -27,6 +38,7 @@ void OpColours::clear()
 {
     m_stats.clear();
     m_diff.clear();
+    m_replay.clear();
     m_rounds.clear();
     m_firstOp.clear();
     m_firstRound = -1;
@@ -91,12 +103,46 @@ void OpColours::clearCompare()
     recompute();
 }
 
+void OpColours::setOpcheck(const OpcheckResult &r)
+{
+    m_replay.clear();
+    // The worst of an op's outputs: FAIL over ERROR over WARN over PASS over SKIP.
+    static const QStringList order{"SKIP", "PASS", "WARN", "ERROR", "FAIL"};
+    for (const OpcheckRow &row : r.rows) {
+        ReplayCell &c = m_replay[row.round][QString::fromStdString(row.opId)];
+        const QString verdict = QString::fromStdString(row.verdict);
+        if (!c.verdict.isEmpty() && order.indexOf(verdict) <= order.indexOf(c.verdict))
+            continue;
+        c.verdict = verdict;
+        c.reason = QString::fromStdString(row.reason);
+        c.errorOverBound = row.verdict == "SKIP" || row.verdict == "ERROR" ? NAN : row.judgedRatio;
+    }
+    updateRounds();
+    emit roundsChanged();
+    recompute();
+}
+
+void OpColours::clearOpcheck()
+{
+    m_replay.clear();
+    updateRounds();
+    emit roundsChanged();
+    recompute();
+}
+
+const OpColours::ReplayCell *OpColours::replayOf(const QString &op, int64_t round) const
+{
+    return cellOf(m_replay, op, round);
+}
+
 void OpColours::updateRounds()
 {
     m_rounds.clear();
     for (const auto &[k, v] : m_stats)
         m_rounds.push_back(k);
     for (const auto &[k, v] : m_diff)
+        m_rounds.push_back(k);
+    for (const auto &[k, v] : m_replay)
         m_rounds.push_back(k);
     std::sort(m_rounds.begin(), m_rounds.end());
     m_rounds.erase(std::unique(m_rounds.begin(), m_rounds.end()), m_rounds.end());
@@ -143,24 +189,20 @@ void OpColours::setScope(QStringList ops, bool everyRound)
 
 const live::OpStats *OpColours::statsOf(const QString &op, int64_t round) const
 {
-    const auto r = m_stats.find(round);
-    if (op.isEmpty() || r == m_stats.end())
-        return nullptr;
-    const auto it = r->second.find(op);
-    return it == r->second.end() ? nullptr : &*it;
+    return cellOf(m_stats, op, round);
 }
 
 const OpColours::DiffCell *OpColours::diffOf(const QString &op, int64_t round) const
 {
-    const auto d = m_diff.find(round);
-    if (op.isEmpty() || d == m_diff.end())
-        return nullptr;
-    const auto it = d->second.find(op);
-    return it == d->second.end() ? nullptr : &*it;
+    return cellOf(m_diff, op, round);
 }
 
 double OpColours::valueOf(const QString &op, int64_t round) const
 {
+    if (m_metric == Metric::ReplayError) {
+        const ReplayCell *c = replayOf(op, round);
+        return c ? c->errorOverBound : NAN;
+    }
     if (isDiffMetric(m_metric)) {
         const DiffCell *c = diffOf(op, round);
         if (!c)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare/compare_run.h"
+#include "opcheck/opcheck_run.h"
 #include "live/live_protocol.h"
 
 class OpColours : public QObject {
@@ -25,7 +26,9 @@ public:
                         // relative euclidean distance, and the part of it the op adds itself
                         CosineDistance, MaxRelError, RelEuclidean, AddedError,
                         // the NMSE it adds as a share of its op type's budget (engine standard)
-                        BudgetShare };
+                        BudgetShare,
+                        // a replay's (opcheck): the largest error of its outputs over their bound
+                        ReplayError };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
     static constexpr size_t kRoundsKept = 4096;
@@ -43,7 +46,16 @@ public:
     void setCompare(const llmscope::CompareResult &r);
     void clearCompare();
     bool hasCompare() const { return !m_diff.empty(); }
-    static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance; }
+    static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance && m <= Metric::BudgetShare; }
+    // A replay of the dump's ops (llmscope opcheck): each op's verdict and error over its bound.
+    void setOpcheck(const llmscope::OpcheckResult &r);
+    void clearOpcheck();
+    bool hasOpcheck() const { return !m_replay.empty(); }
+    struct ReplayCell {
+        double errorOverBound = NAN; // over the bound its verdict was judged by; NaN: not replayed
+        QString verdict, reason;
+    };
+    const ReplayCell *replayOf(const QString &op, int64_t round) const; // null: not in the replay
     QString firstDivergentOp() const { return m_firstOp; }
     int64_t firstDivergentRound() const { return m_firstRound; }
 
@@ -83,6 +95,7 @@ private:
 
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats
     std::map<int64_t, QHash<QString, DiffCell>> m_diff;                 // round -> op -> compare
+    std::map<int64_t, QHash<QString, ReplayCell>> m_replay;             // round -> op -> replay
     std::vector<int64_t> m_rounds;                                      // keys of both, ascending
     QString m_firstOp;                                                  // the first divergent op
     int64_t m_firstRound = -1;

@@ -100,6 +100,30 @@ void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
     }
 }
 
+void OpTreeModel::setOpcheck(const llmscope::OpcheckResult *r)
+{
+    static const QStringList order{"", "SKIP", "PASS", "WARN", "ERROR", "FAIL"};
+    for (Node *n : std::as_const(m_byId)) {
+        n->replay.clear();
+        n->replayReason.clear();
+    }
+    if (r)
+        for (const auto &row : r->rows) {
+            const auto it = m_byId.find(QString::fromStdString(row.opId));
+            if (it == m_byId.end())
+                continue;
+            const QString verdict = QString::fromStdString(row.verdict);
+            if (order.indexOf(verdict) <= order.indexOf(it.value()->replay))
+                continue;
+            it.value()->replay = verdict;
+            it.value()->replayReason = row.reason.empty()
+                                           ? tr("round %1: %2").arg(row.round).arg(QString::fromStdString(row.standard))
+                                           : tr("round %1: %2").arg(row.round).arg(QString::fromStdString(row.reason));
+        }
+    if (m_root)
+        emitSubtreeChanged(m_root.get(), ReplayColumn, ReplayColumn);
+}
+
 void OpTreeModel::clear()
 {
     beginResetModel();
@@ -244,6 +268,8 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         case NormColumn: return n->stats ? statText(n->stats->l2norm) : QVariant();
         case DumpedColumn:
             return n->dumpedFrom >= 0 ? tr("from round %1").arg(n->dumpedFrom) : QVariant();
+        case ReplayColumn:
+            return role == Qt::ToolTipRole && !n->replayReason.isEmpty() ? n->replayReason : n->replay;
         }
         return {};
     }
@@ -260,6 +286,11 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         return QBrush(QColor(0xc0, 0x10, 0x10));
     if (role == Qt::ForegroundRole && col == DumpedColumn)
         return QBrush(QColor(0x10, 0x80, 0x30));
+    if (role == Qt::ForegroundRole && col == ReplayColumn && !n->replay.isEmpty())
+        return QBrush(n->replay == QLatin1String("FAIL") || n->replay == QLatin1String("ERROR") ? QColor(0xc0, 0x10, 0x10)
+                      : n->replay == QLatin1String("WARN")                                     ? QColor(0xa0, 0x50, 0x00)
+                      : n->replay == QLatin1String("PASS")                                     ? QColor(0x10, 0x80, 0x30)
+                                                                                               : QColor(0x70, 0x70, 0x70));
     if (role == Qt::FontRole && col == IdColumn && n->dumpedFrom >= 0) {
         QFont f;
         f.setBold(true);
@@ -397,6 +428,7 @@ QVariant OpTreeModel::headerData(int section, Qt::Orientation orientation, int r
     case MeanColumn: return tr("Mean");
     case NormColumn: return tr("L2 norm");
     case DumpedColumn: return tr("Dumped");
+    case ReplayColumn: return tr("Replay");
     }
     return {};
 }

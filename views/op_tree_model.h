@@ -18,12 +18,13 @@
 
 #include "dump/topology.h"
 #include "live/live_protocol.h"
+#include "opcheck/opcheck_run.h"
 
 class OpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { IdColumn, NameColumn, TypeColumn, BackendColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
-                  NormColumn, DumpedColumn, ColumnCount };
+                  NormColumn, DumpedColumn, ReplayColumn, ColumnCount };
     enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole };
 
     explicit OpTreeModel(QObject *parent = nullptr);
@@ -35,6 +36,9 @@ public:
     void setTopology(const llmscope::TopoNode &model);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void setBackends(const std::map<std::string, std::string> &byId);
+    // A replay of the dump's ops (llmscope opcheck): each op's worst verdict over its rounds
+    // and outputs, its reason in the tooltip; null clears them.
+    void setOpcheck(const llmscope::OpcheckResult *r);
     bool hasBackends() const { return m_backends > 0; } // some op's backend is known
     void clear();
 
@@ -74,6 +78,7 @@ private:
         bool checked = false;
         std::optional<llmscope::live::OpStats> stats;
         int64_t dumpedFrom = -1;
+        QString replay, replayReason; // its worst replay verdict, and why
         std::vector<std::unique_ptr<Node>> children;
     };
     Node *nodeFor(const QModelIndex &index) const;

@@ -158,7 +158,7 @@ void MainWindow::buildDocks()
 
 void MainWindow::buildStatusBar()
 {
-    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob()})
+    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob()})
         statusBar()->addPermanentWidget(new JobBar(job, this));
     statusBar()->showMessage(tr("Ready"));
 }
@@ -192,6 +192,11 @@ void MainWindow::buildMenus()
     auto *huntAct = session->addAction(tr("&Hunt the first divergent operation..."), this, &MainWindow::showHuntDialog);
     huntAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     huntAct->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
+    m_opcheckAct = session->addAction(tr("&Replay operations (opcheck)"), m_ws, &Workspace::opcheck);
+    m_opcheckAct->setObjectName(QStringLiteral("opcheckAction"));
+    m_opcheckAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_opcheckAct->setToolTip(tr("Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, "
+                                "or were its inputs? (dump with --type tensor -tiling)"));
     auto *quantAct = session->addAction(tr("&Quantization report..."), this, &MainWindow::showQuantReportDialog);
     quantAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
     quantAct->setToolTip(tr("An F32 golden against its quantized model: which weights lose the most, and which to "
@@ -241,6 +246,7 @@ void MainWindow::followSource()
         m_heatmap->model()->clear();
         m_colours->clear();
         m_heatmap->setCompare(nullptr);
+        m_heatmap->setOpcheck(nullptr);
         m_graph->clear();
         m_files->clear();
         m_fileDetails->clear();
@@ -290,6 +296,7 @@ void MainWindow::followSource()
         if (m_ws->source() == Workspace::Source::Dump)
             setWindowTitle(tr("%1 - llmscope").arg(folder));
         m_recent->add(folder);
+        updateActions(); // a dump to replay
     });
     connect(m_ws, &Workspace::dumpFailed, this, [this](const QString &, const QString &error) {
         if (m_stack->currentWidget() == m_startPage)
@@ -375,6 +382,12 @@ void MainWindow::followComparison()
         emit diffShown(int(r->ops.size()));
         m_unpaired->setResult(r.get());
     });
+    connect(m_ws, &Workspace::opcheckChanged, this, [this](std::shared_ptr<const OpcheckResult> r) {
+        m_ops->model()->setOpcheck(r.get());
+        m_heatmap->setOpcheck(r.get());
+        if (r)
+            showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
+    });
     connect(m_ws, &Workspace::metricsChanged, this, [this](std::shared_ptr<const CompareResult> r) {
         m_heatmap->setCompare(r.get());
         QStringList layers; // the top-level operations by id, as the workspace's topology has them
@@ -396,8 +409,10 @@ void MainWindow::followComparison()
 
 void MainWindow::followJobs()
 {
-    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob()})
+    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob()})
         connect(job, &Job::started, this, [this](const QString &what) { statusBar()->showMessage(what); });
+    connect(m_ws->opcheckJob(), &Job::finished, this,
+            [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
     connect(m_ws->huntJob(), &Job::finished, this,
             [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
     connect(m_ws->quantReport(), &QuantReportAction::finished, this, [this](bool ok) {
@@ -477,6 +492,7 @@ void MainWindow::updateActions()
                                               : tr("Launch a program (Session > Launch, Ctrl+L) to apply a "
                                                    "selection while it runs"));
     m_exportAct->setEnabled(m_ws->comparison() != nullptr);
+    m_opcheckAct->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
 }
 
 // --- actions

@@ -120,7 +120,7 @@ private:
     QuantReportView *m_quantView;
     QTabWidget *m_diffSide;
     QWidget *m_diffPage;
-    QAction *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr,
+    QAction *m_opcheckAct = nullptr, *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr,
             *m_exportAct = nullptr;
     RecentDumps *m_recent = nullptr;
 };

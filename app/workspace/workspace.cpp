@@ -30,7 +30,8 @@ Workspace::Workspace(QObject *parent)
       m_scanJob(new Job(Job::Kind::Scan, tr("scan"), this)),
       m_compareJob(new Job(Job::Kind::Compare, tr("comparison"), this)),
       m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
-      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)), m_hunt(new HuntAction(this)),
+      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
+      m_opcheckJob(new Job(Job::Kind::Opcheck, tr("replay"), this)), m_hunt(new HuntAction(this)),
       m_quant(new QuantReportAction(this))
 {
     connect(m_session, &LiveSession::stateChanged, this, &Workspace::sessionState);
@@ -101,6 +102,8 @@ void Workspace::beginSource(Source source, const QString &name)
     // What the scan and the comparison still bring belongs to what was shown before.
     m_scanJob->abandon(tr("scan of the previous source stopped"));
     m_compareJob->abandon(tr("comparison of the previous source stopped"));
+    m_opcheckJob->abandon(tr("replay of the previous source stopped"));
+    m_opcheck.reset();
     m_source = source;
     m_sourceName = name;
     m_dumpRoot.clear();
@@ -463,6 +466,74 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         pickOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
     emit status(message, 30000);
     emit compareFinished(true, message);
+    co_return true;
+}
+
+QCoro::Task<bool> Workspace::opcheck()
+{
+    QPointer<Workspace> self(this);
+    if (m_session->isRunning() || m_dumpRoot.isEmpty()) {
+        emit status(m_session->isRunning() ? tr("A program is running: replay its dump once it has ended")
+                                           : tr("Open a dump first (File > Open dump folder)"),
+                    10000);
+        co_return false;
+    }
+    if (m_opcheckJob->isRunning()) {
+        emit status(tr("A replay is running; cancel it first"), 10000);
+        co_return false;
+    }
+    const uint64_t source = m_sourceGen;
+    const Job::Run run = m_opcheckJob->begin(tr("Replaying the operations of %1...").arg(m_dumpRoot));
+    auto report = m_opcheckJob->reporter(run.generation);
+    OpcheckOptions o;
+    o.input = m_dumpRoot.toStdString();
+    auto future = QtConcurrent::run(m_pool, [o, report, cancelled = run.cancelled]() -> std::pair<std::shared_ptr<OpcheckResult>, QString> {
+        try {
+            auto r = runOpcheck(o, [&](uint64_t done, uint64_t total) {
+                report(qint64(done), qint64(total), tr("Replaying: %1 of %2 operations").arg(done).arg(total));
+                return !*cancelled;
+            });
+            return {std::make_shared<OpcheckResult>(std::move(r)), QString()};
+        } catch (const Error &e) {
+            return {nullptr, QString::fromUtf8(e.what())};
+        }
+    });
+    auto [result, error] = co_await future;
+    if (!self || m_sourceGen != source || !m_opcheckJob->isCurrent(run.generation))
+        co_return false; // another source, or its replay, owns what is shown
+    if (!result) {
+        m_opcheckJob->end(run.generation, false, error);
+        emit status(tr("Could not replay: %1").arg(error), 15000);
+        co_return false;
+    }
+    m_opcheck = result;
+    const QString summary = tr("Replayed %1 of %2 operations that run a kernel: %3 pass, %4 warn, %5 fail, %6 skipped")
+                                .arg(result->replayedOps)
+                                .arg(result->ops - result->viewOps)
+                                .arg(result->pass)
+                                .arg(result->warn)
+                                .arg(result->fail)
+                                .arg(result->skip);
+    m_opcheckJob->end(run.generation, true, summary);
+    say(QStringLiteral("[llmscope] ") + summary, result->fail || result->error ? Tone::Warning : Tone::Info);
+    int listed = 0;
+    for (const auto &row : result->rows) // what fails, with why: the kernels to look at
+        if ((row.verdict == "FAIL" || row.verdict == "ERROR") && listed++ < 10) {
+            const CatalogOp *op = m_catalog.find(row.opId); // the engine's name of the node, where known
+            say(tr("[llmscope]   %1 round %2 %3 %4 (%5): %6")
+                    .arg(QString::fromStdString(row.verdict))
+                    .arg(row.round)
+                    .arg(QString::fromStdString(row.opId), QString::fromStdString(op ? op->name : row.opName),
+                         QString::fromStdString(row.opType), QString::fromStdString(row.reason)),
+                Tone::Failure);
+        }
+    emit opcheckChanged(result);
+    for (const auto &row : result->rows) // the first op that fails, picked
+        if (row.verdict == "FAIL") {
+            pickRound(row.round);
+            pickOp(QString::fromStdString(row.opId));
+            break;
+        }
     co_return true;
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "compare/compare_run.h"
+#include "opcheck/opcheck_run.h"
 #include "dump/dump_index.h"
 #include "dump/topology.h"
 #include "graph/op_catalog.h"
@@ -121,12 +122,17 @@ public:
     Job *compareJob() const { return m_compareJob; }
     Job *huntJob() const { return m_huntJob; }
     Job *reportJob() const { return m_reportJob; }
+    Job *opcheckJob() const { return m_opcheckJob; }
     HuntAction *hunt() const { return m_hunt; }
     QuantReportAction *quantReport() const { return m_quant; }
     // Session > Hunt: golden and test run, compared, and the first divergent op opened.
     // Refused (false, and status says why) while a program, hunt or report runs.
     QCoro::Task<bool> runHunt(HuntSide golden, HuntSide test, QString folder, QString rounds,
                               std::optional<llmscope::Standard> standard = {});
+    // Session > Replay operations: llmscope opcheck on the dump shown, off the GUI thread
+    // (opcheckJob), refused while a program runs or with no dump open.
+    QCoro::Task<bool> opcheck();
+    std::shared_ptr<const llmscope::OpcheckResult> opcheckResult() const { return m_opcheck; }
     // Session > Quantization report, refused as the hunt is.
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
     // Why a hunt or report cannot start now; empty when it can.
@@ -154,6 +160,7 @@ signals:
     void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
     void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r); // null: none
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);   // null: none
+    void opcheckChanged(std::shared_ptr<const llmscope::OpcheckResult> r);   // null: none
     void compareFinished(bool ok, const QString &message);
     void currentOpChanged(const QString &id);
     void currentRoundChanged(qint64 round);
@@ -176,7 +183,8 @@ private:
     LiveSession *m_session;
     QThreadPool *m_pool;
     qint64 m_takeSliceMs = kTakeSliceMs;
-    Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob;
+    Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob, *m_opcheckJob;
+    std::shared_ptr<const llmscope::OpcheckResult> m_opcheck;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;
 

@@ -99,6 +99,7 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
                      " times 8 standard deviations of that rounding)";
         return false;
     }
+    row.judgedRatio = worst;
     row.reason = "beyond float32's bound but within float16 operand rounding (the largest error " +
                  report::num(worst) + " times 8 standard deviations of it, no systematic error): the backend rounds its "
                  "float32 operands to float16, as device matrix kernels may";
@@ -148,6 +149,7 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     row.maxRelError = maxRel;
     row.maxAbsError = maxAbs;
     row.worstRatio = worst;
+    row.judgedRatio = worst;
     row.cosine = gg == 0 && tt == 0 ? 1 : (gg > 0 && tt > 0 ? dot / std::sqrt(gg * tt) : 0);
     { // softmax(reference) against softmax(test), as msit's compare defines it
         double mg = -INFINITY, mt = -INFINITY;
@@ -406,6 +408,7 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"cosine_similarity", num(row.cosine)},
                              {"kl_divergence", num(row.kl)},
                              {"worst_error_over_bound", num(row.worstRatio)},
+                             {"error_over_judged_bound", num(row.judgedRatio)},
                              {"fail_reason", row.reason}});
     return j.dump(1);
 }

@@ -29,6 +29,7 @@ struct OpcheckRow {
     double maxAbsError = NAN;
     double cosine = NAN, kl = NAN;
     double worstRatio = NAN;   // the largest |error| / bound
+    double judgedRatio = NAN;  // the same over the bound the verdict was judged by (float16 rounding's for its WARN)
     std::string reason;        // why it warns, fails, is skipped or could not be replayed
 };
 

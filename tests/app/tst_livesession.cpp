@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
 #include <QImage>
 #include <QLabel>
 #include <QJsonDocument>
@@ -58,7 +59,10 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsView>
 #include "compare/matching.h"
+#include "job.h"
+#include "tensor/bin_file.h"
 #include "../engine/engine_run.h"
+#include "../test_helpers.h"
 
 using namespace llmscope;
 
@@ -277,6 +281,58 @@ private slots:
         tabs->setCurrentWidget(w.heatmap());
         w.opPanel()->selectOp("2_2"); // layer 1 open in the tree, its backends in view
         shoot(&w, QStringLiteral("vulkan_session.png"));
+    }
+
+    // Session > Replay on a Vulkan dump with one MUL_MAT output scaled by 1.001: the op picked in
+    // the tree with FAIL in its Replay column, its heatmap cell the only one flagged, in its
+    // round, and the console naming it with the reason.
+    void replayActionNamesTheScaledOp()
+    {
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0");
+        const QString out = m_dir.path() + "/replay";
+        const auto run = engine::llmscope(kBin, {"dump", "--exec", generate(2, 0) + " --device vulkan", "--type", "model",
+                                                 "tensor", "-tiling", "--kv-cache", "-er", "0,1", "-o", out});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const QString root = out + "/" + QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).value(0);
+        QString target;
+        for (QDirIterator it(root + "/tensors", {"outtensor0.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            const QString f = it.next();
+            if (f.contains("/0/2_DecoderLayer/") && f.contains("_MUL_MAT/after/") && (target.isEmpty() || f < target))
+                target = f;
+        }
+        QVERIFY(!target.isEmpty());
+        testing::scaleTensorFile(target.toStdString(), 1.001f);
+        const QString id = "2_" + target.section("/2_DecoderLayer/", 1).section('_', 0, 0);
+
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(root)));
+        auto *act = w.findChild<QAction *>("opcheckAction");
+        QVERIFY(act && act->isEnabled());
+        QSignalSpy done(w.workspace()->opcheckJob(), &Job::finished);
+        act->trigger();
+        QVERIFY(done.wait(60000));
+        QVERIFY(done.at(0).at(0).toBool());
+        QCOMPARE(w.workspace()->currentOp(), id);
+        const QModelIndex row = w.opPanel()->model()->indexForId(id);
+        QCOMPARE(row.siblingAtColumn(OpTreeModel::ReplayColumn).data().toString(), QString("FAIL"));
+        QVERIFY(row.siblingAtColumn(OpTreeModel::ReplayColumn).data(Qt::ToolTipRole).toString().contains("systematic error"));
+        QCOMPARE(HeatmapModel::Metric(w.heatmap()->metricBox()->currentData().toInt()), HeatmapModel::Metric::ReplayError);
+        HeatmapModel *heat = w.heatmap()->model();
+        QCOMPARE(heat->colours()->round(), int64_t(0));
+        int flagged = 0;
+        for (int r = 0; r < heat->rowCount(); ++r)
+            for (int c = 0; c < heat->columnCount(); ++c)
+                flagged += heat->index(r, c).data(HeatmapModel::FlaggedRole).toBool();
+        QCOMPARE(flagged, 1);
+        QVERIFY(heat->indexForOp(id).data(HeatmapModel::FlaggedRole).toBool());
+        const QString console = w.findChild<QPlainTextEdit *>()->toPlainText();
+        QVERIFY2(console.contains("FAIL round 0 " + id), qPrintable(console));
+        shoot(&w, QStringLiteral("opcheck_session.png"));
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(root))); // a new source: the replay goes
+        QVERIFY(w.opPanel()->model()->indexForId(id).siblingAtColumn(OpTreeModel::ReplayColumn).data().toString().isEmpty());
+        QVERIFY(w.heatmap()->metricBox()->findData(int(HeatmapModel::Metric::ReplayError)) < 0);
     }
 
     // Golden against the model with a corrupted layer in the Diff tab: computed off the GUI

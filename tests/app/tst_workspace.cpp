@@ -76,7 +76,7 @@ public:
         connect(ws, &Workspace::launchFailed, this, [add](const QString &why) { add("launch failed: " + why); });
         connect(ws->session(), &LiveSession::stateChanged, this,
                 [add](LiveSession::State s) { add("program " + LiveSession::stateName(s)); });
-        for (Job *job : {ws->scanJob(), ws->compareJob()}) {
+        for (Job *job : {ws->scanJob(), ws->compareJob(), ws->opcheckJob()}) {
             connect(job, &Job::started, this, [add, job] { add(job->title() + " started"); });
             connect(job, &Job::finished, this, [add, job](bool ok) { add(job->title() + (ok ? " done" : " ended")); });
         }
@@ -205,6 +205,31 @@ private slots:
         std::vector<int64_t> want(40);
         std::iota(want.begin(), want.end(), 0);
         QCOMPARE(rounds, want);
+    }
+
+    // Session > Replay: the open dump's ops replayed off the GUI thread, the failing op picked;
+    // refused with no dump; a new source drops the replay.
+    void replayTheOpenDump()
+    {
+        Workspace ws;
+        QSignalSpy status(&ws, &Workspace::status);
+        QVERIFY(!QCoro::waitFor(ws.opcheck()));
+        QVERIFY(status.last().at(0).toString().contains("Open a dump first"));
+        QTemporaryDir dir;
+        const QString root = QString::fromStdString(testing::writeReplayDump(dir.path().toStdString()));
+        QVERIFY(QCoro::waitFor(ws.openDump(root)));
+        Transitions t(&ws);
+        QSignalSpy changed(&ws, &Workspace::opcheckChanged);
+        QVERIFY(QCoro::waitFor(ws.opcheck()));
+        QCOMPARE(t.take(), lines({"replay started", "replay done", "round 0", "picked 0_1"}));
+        QCOMPARE(changed.count(), 1);
+        const auto r = ws.opcheckResult();
+        QVERIFY(r);
+        QCOMPARE(r->fail, 2);
+        QCOMPARE(r->pass, 1);
+        QCOMPARE(ws.currentOp(), QString("0_1")); // the first that fails
+        QVERIFY(ws.closeSource());
+        QVERIFY(!ws.opcheckResult());
     }
 
     void aMissingFolderFails()

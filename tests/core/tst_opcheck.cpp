@@ -142,51 +142,14 @@ private slots:
         QCOMPARE(skip, std::string("MUL_MAT with these shapes"));
     }
 
-    // A dump written here: MUL_MAT outputs exact, rounded as float32 would, scaled by 1.001
-    // (a bias no rounding explains), one with a NaN; an RMS_NORM without op_param.json;
-    // a VIEW. The verdicts follow, and each reason says why.
+    // A dump written here (testing::writeReplayDump): the verdicts follow, and each reason
+    // says why.
     void verdictsOfADump()
     {
         QTemporaryDir dir;
-        DumpWriter w(testing::writerOptions(dir.path().toStdString()));
-        std::vector<float> a(64 * 32), b(64 * 8);
-        for (size_t i = 0; i < a.size(); ++i)
-            a[i] = float(std::sin(double(i) * 0.37));
-        for (size_t i = 0; i < b.size(); ++i)
-            b[i] = float(std::cos(double(i) * 0.91));
-        std::vector<double> exact(32 * 8);
-        for (int r = 0; r < 8; ++r)
-            for (int c = 0; c < 32; ++c) {
-                double s = 0;
-                for (int k = 0; k < 64; ++k)
-                    s += double(a[size_t(c * 64 + k)]) * double(b[size_t(r * 64 + k)]);
-                exact[size_t(r * 32 + c)] = s;
-            }
-        auto out = [&](double scale, bool nan) {
-            std::vector<float> o(exact.size());
-            for (size_t i = 0; i < o.size(); ++i)
-                o[i] = float(exact[i] * scale);
-            if (nan)
-                o[3] = NAN;
-            return o;
-        };
-        const std::vector<std::pair<std::string, std::vector<float>>> cases{
-            {"0_MUL_MAT", out(1, false)}, {"1_MUL_MAT", out(1.001, false)}, {"2_MUL_MAT", out(1, true)}};
-        for (const auto &[folder, values] : cases) {
-            w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 0, testing::f32Tensor({32, 64}, a));
-            w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 1, testing::f32Tensor({8, 64}, b));
-            w.writeTensor(0, 5, 0, {"0_Layer", folder}, false, false, 0, testing::f32Tensor({8, 32}, values));
-            w.writeText("tensors/0_5/0/0_Layer/" + folder + "/op_param.json",
-                        R"({"id":"0_0","op":"MUL_MAT","param":{}})");
-        }
-        w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, true, true, 0, testing::f32Tensor({2}, {3, 4}));
-        w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, false, false, 0, testing::f32Tensor({2}, {0.6f, 0.8f}));
-        w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, true, true, 0, testing::f32Tensor({2}, {3, 4}));
-        w.writeTensor(0, 5, 0, {"0_Layer", "4_VIEW"}, false, false, 0, testing::f32Tensor({2}, {3, 4}));
-        w.finishIndex();
-
+        const std::string root = testing::writeReplayDump(dir.path().toStdString());
         OpcheckOptions o;
-        o.input = w.root();
+        o.input = root;
         const OpcheckResult r = runOpcheck(o);
         QCOMPARE(r.rows.size(), size_t(5));
         auto row = [&](const std::string &id) {

@@ -14,6 +14,7 @@
 
 #include "tensor/bin_file.h"
 #include "../engine/engine_run.h"
+#include "../test_helpers.h"
 
 using namespace llmscope;
 
@@ -145,11 +146,7 @@ private slots:
             }
         }
         QVERIFY(!target.isEmpty());
-        Tensor t = readBin(target.toStdString());
-        auto *f = reinterpret_cast<float *>(t.data.data());
-        for (size_t i = 0; i < t.data.size() / 4; ++i)
-            f[i] *= 1.001f;
-        writeBin(target.toStdString(), t);
+        testing::scaleTensorFile(target.toStdString(), 1.001f);
         const QString out2 = m_dir.path() + "/vk-scaled";
         r = llmscopeRun({"opcheck", "-i", root, "-o", out2});
         QCOMPARE(r.code, 1);
