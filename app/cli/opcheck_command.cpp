@@ -17,6 +17,7 @@
 namespace {
 
 const char *kUsage = R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
+                        [--standard bounds|msit]
 
 Replays each dumped operation on its dumped inputs with a float64 reference and holds its
 dumped outputs against it, as msit llm opcheck did for Ascend's ops: whether the kernel is
@@ -31,6 +32,10 @@ outputs) and -tiling (each op's parameters in op_param.json).
   -opname NAMES             only these op types (case-insensitive prefixes: mul_mat,rope)
   -metric abs cos_sim kl    more columns: abs_precision_rate(%) and max_abs_error,
                             cosine_similarity, kl_divergence (relative error is always given)
+  --standard bounds|msit    bounds (default): each element within the error a correct kernel
+                            may make, below; msit: msit's per-dtype rule, the share of elements
+                            within a relative error (float32 2^-20 for 99.99 %, float16 2^-10
+                            and bfloat16 2^-8 for 99.9 %), computed in float64
   -c, --csv-path OP_CSV     msit's op CSV of ATB ops: refused; each ggml op's type and
                             parameters are read from op_param.json beside its tensors
 
@@ -87,6 +92,12 @@ Options parseOptions(const QStringList &args)
                     throw Error("-metric: '" + m + "' is not one of abs, cos_sim, kl");
                 o.check.metrics.push_back(m);
             }
+        } else if (a == "--standard") {
+            const std::string v = value();
+            if (v != "bounds" && v != "msit")
+                throw Error("--standard: '" + v + "' is not one of bounds, msit");
+            o.check.standard = v == "msit" ? llmscope::OpcheckOptions::Standard::Msit
+                                           : llmscope::OpcheckOptions::Standard::Bounds;
         } else if (a == "-c" || a == "--csv-path") {
             throw Error(a + ": msit's op CSV lists Ascend ATB ops; llmscope reads each ggml op's type and parameters "
                             "from op_param.json beside its tensors. Dump with -tiling and leave " + a + " out");

@@ -106,6 +106,43 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     return true;
 }
 
+// msit's rule for an output of this dtype: the relative error and the share within it.
+std::pair<double, double> msitRule(int32_t dtype)
+{
+    switch (DType(dtype)) {
+    case DType::Float16: return {std::ldexp(1.0, -10), 99.9};
+    case DType::BFloat16: return {std::ldexp(1.0, -8), 99.9};
+    default: return {std::ldexp(1.0, -20), 99.99};
+    }
+}
+
+// msit's standard over the judged row's elements: PASS when the share within its relative
+// error reaches its rate (relative error in float64, not in the output's type as msit's code).
+void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
+{
+    const auto [etol, rate] = msitRule(out.dtype);
+    size_t within = 0, n = 0;
+    for (size_t i = 0; i < ref.out.v.size(); ++i) {
+        if (!ref.unchecked.empty() && ref.unchecked[i])
+            continue;
+        ++n;
+        const double g = ref.out.v[i], t = out.v[i];
+        const double e = std::fabs(t - g);
+        within += g == t || (std::isfinite(e) && e <= etol * std::fabs(g));
+    }
+    const double share = n ? 100.0 * double(within) / double(n) : 100;
+    row.withinRate = share;
+    row.standard = report::num(rate) + "%(error<" + report::num(etol) + ")";
+    row.reason.clear();
+    if (share >= rate) {
+        row.verdict = "PASS";
+    } else {
+        row.verdict = "FAIL";
+        row.reason = report::num(share) + " % of the elements within relative error " + report::num(etol) +
+                     ", below the " + report::num(rate) + " % msit asks of " + dtypeName(out.dtype);
+    }
+}
+
 // The test's output held against the reference: the rates, errors and verdict of one row.
 void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 {
@@ -198,7 +235,7 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 
 // One op: its reference once, then each output against it.
 void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
-             const std::string &paramText, bool haveParams)
+             const std::string &paramText, bool haveParams, OpcheckOptions::Standard standard)
 {
     const TensorRecord &first = *files.outputs.front();
     OpcheckRow base;
@@ -258,6 +295,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 if (o.ne != ref->out.ne)
                     throw Error(out->path + ": its shape is not the reference's");
                 judge(row, *ref, o);
+                if (standard == OpcheckOptions::Standard::Msit)
+                    judgeMsit(row, *ref, o);
             } catch (const Error &e) {
                 row.verdict = "ERROR";
                 row.reason = e.what();
@@ -326,7 +365,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         }
         if (!nameMatches(names, opType))
             continue;
-        checkOp(res, files, opType, param, paramText, haveParams);
+        checkOp(res, files, opType, param, paramText, haveParams, o.standard);
     }
     if (progress)
         progress(done, ops.size());

@@ -15,6 +15,10 @@ struct OpcheckOptions {
     std::string ids;              // -ids: msit's op ids, children included
     std::string opNames;          // -opname: op types, case-insensitive prefixes
     std::vector<std::string> metrics; // -metric: abs cos_sim kl (rel always)
+    // bounds: each element within the error a correct kernel may make (the default);
+    // msit: msit's per-dtype rule, the share of elements within a relative error (float32
+    // 2^-20 for 99.99 %, float16 2^-10 and bfloat16 2^-8 for 99.9 %), computed in float64
+    enum class Standard { Bounds, Msit } standard = Standard::Bounds;
 };
 
 struct OpcheckRow {

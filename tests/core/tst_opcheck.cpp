@@ -182,6 +182,15 @@ private slots:
         QCOMPARE(runOpcheck(o).rows.size(), size_t(1));
         o.opNames = "conv";
         QVERIFY_THROWS_EXCEPTION(Error, runOpcheck(o));
+        // msit's per-dtype standard: float32 outputs within 2^-20 relative error for 99.99 %
+        o.opNames.clear();
+        o.standard = OpcheckOptions::Standard::Msit;
+        const OpcheckResult m = runOpcheck(o);
+        for (const auto &x : m.rows)
+            if (x.opId == "0_0" || x.opId == "0_1") {
+                QCOMPARE(x.standard, std::string("99.99%(error<9.53674e-07)"));
+                QCOMPARE(x.verdict, std::string(x.opId == "0_0" ? "PASS" : "FAIL"));
+            }
         // msit's columns, the metrics asked for, and the JSON's summary
         const std::string csv = opcheckCsv(r, {"abs", "kl"});
         QVERIFY(csv.rfind("op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"

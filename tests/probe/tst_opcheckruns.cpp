@@ -221,6 +221,9 @@ private slots:
         QVERIFY(r.err.contains("-i is required"));
         r = llmscopeRun({"opcheck", "-i", m_dir.path() + "/nothing"});
         QCOMPARE(r.code, 2);
+        r = llmscopeRun({"opcheck", "-i", m_dir.path(), "--standard", "ulp"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("'ulp' is not one of bounds, msit"));
         r = llmscopeRun({"opcheck", "-i", m_dir.path(), "-metric", "ulp"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("'ulp' is not one of abs, cos_sim, kl"));
