@@ -1410,6 +1410,14 @@ replayed on its own inputs: %1%2</source>
         <source>Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, or were its inputs? (dump with --type tensor -tiling)</source>
         <translation>在打开的 dump 中，用每个算子自身落盘的输入重放它：是算子内核错了，还是输入已经错了？（dump 时使用 --type tensor -tiling）</translation>
     </message>
+    <message>
+        <source>Replay (float64)</source>
+        <translation>重放（float64）</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>
@@ -1996,6 +2004,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>[llmscope]   %1 round %2 %3 %4 (%5): %6</source>
         <translation>[llmscope]   %1 第 %2 轮 %3 %4（%5）：%6</translation>
+    </message>
+    <message>
+        <source>Could not replay %1: %2</source>
+        <translation>无法重放 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3</source>
+        <translation>%1，第 %2 轮：在其自身输入上的 float64 重放（左）对比其输出（右）：%3</translation>
     </message>
 </context>
 </TS>

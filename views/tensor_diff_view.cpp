@@ -102,7 +102,10 @@ TensorDiffView::TensorDiffView(QWidget *parent)
         auto *box = new QWidget(this);
         auto *l = new QVBoxLayout(box);
         l->setContentsMargins(0, 0, 0, 0);
-        l->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(titles[k++]), box));
+        auto *name = new QLabel(QStringLiteral("<b>%1</b>").arg(titles[k]), box);
+        (k == 0 ? m_leftName : k == 1 ? m_rightName : name) = name;
+        ++k;
+        l->addWidget(name);
         l->addWidget(table);
         split->addWidget(box);
     }
@@ -132,8 +135,11 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     m_title->setText(tr("Pick an operation in the Diff table to see its tensors, golden and test, side by side."));
 }
 
-void TensorDiffView::setFiles(const QString &title, const QStringList &golden, const QStringList &test)
+void TensorDiffView::setFiles(const QString &title, const QStringList &golden, const QStringList &test,
+                              const QString &leftName, const QString &rightName)
 {
+    m_leftName->setText(QStringLiteral("<b>%1</b>").arg((leftName.isEmpty() ? tr("Golden") : leftName).toHtmlEscaped()));
+    m_rightName->setText(QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
     m_goldenFiles = golden;
     m_testFiles = test;
     m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));

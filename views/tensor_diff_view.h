@@ -31,7 +31,9 @@ class TensorDiffView : public QWidget {
 public:
     explicit TensorDiffView(QWidget *parent = nullptr);
     // The op's files on both sides, paired by name (after/outtensor0.bin, ...).
-    void setFiles(const QString &title, const QStringList &golden, const QStringList &test);
+    // leftName, rightName: the two sides' titles ("Golden" and "Test" when empty).
+    void setFiles(const QString &title, const QStringList &golden, const QStringList &test,
+                  const QString &leftName = {}, const QString &rightName = {});
     TensorSliceModel *goldenModel() const { return m_golden; }
     TensorSliceModel *testModel() const { return m_test; }
     SliceErrorModel *errorModel() const { return m_error; }
@@ -43,6 +45,7 @@ private:
     void showPair(int row);
 
     QLabel *m_title, *m_status;
+    QLabel *m_leftName = nullptr, *m_rightName = nullptr;
     QListWidget *m_files;
     TensorSliceModel *m_golden, *m_test;
     SliceErrorModel *m_error;

@@ -357,6 +357,11 @@ void MainWindow::followOps()
         m_graph->selectOp(id);
         m_diff->selectOp(id);
         inspect(id);
+        if (m_ws->opcheckResult() && !m_ws->comparison()) // replayed: the reference beside the output
+            m_ws->showReplay(id);
+    });
+    connect(m_ws, &Workspace::replayShown, this, [this](const Workspace::OpTensors &t) {
+        m_tensorDiff->setFiles(t.title, t.golden, t.test, tr("Replay (float64)"), tr("Output"));
     });
     connect(m_heatmap, &HeatmapView::roundPicked, m_ws, &Workspace::pickRound);
     connect(m_ws, &Workspace::currentRoundChanged, this, [this] {

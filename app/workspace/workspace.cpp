@@ -21,6 +21,8 @@
 #include "job.h"
 #include "onnx/onnx_export.h"
 #include "quant_report_action.h"
+#include "tensor/bin_file.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -104,6 +106,7 @@ void Workspace::beginSource(Source source, const QString &name)
     m_compareJob->abandon(tr("comparison of the previous source stopped"));
     m_opcheckJob->abandon(tr("replay of the previous source stopped"));
     m_opcheck.reset();
+    ++m_replayShownGen; // a reference still being computed belongs to the previous source
     m_source = source;
     m_sourceName = name;
     m_dumpRoot.clear();
@@ -535,6 +538,51 @@ QCoro::Task<bool> Workspace::opcheck()
             break;
         }
     co_return true;
+}
+
+QCoro::Task<> Workspace::showReplay(QString op)
+{
+    QPointer<Workspace> self(this);
+    if (!m_opcheck)
+        co_return;
+    const int64_t round = m_currentRound >= 0 ? m_currentRound : -1;
+    const OpcheckRow *row = nullptr;
+    for (const auto &r : m_opcheck->rows) // the round picked, else the op's first round replayed
+        if (QString::fromStdString(r.opId) == op && (r.verdict != "SKIP" && r.verdict != "ERROR") &&
+            (!row || (r.round == round && row->round != round)))
+            row = &r;
+    if (!row)
+        co_return;
+    if (!m_replayDir)
+        m_replayDir = std::make_unique<QTemporaryDir>();
+    const uint64_t gen = ++m_replayShownGen;
+    const OpcheckRow picked = *row;
+    // named as the output is (after/outtensor0.bin), which is how the element view pairs files
+    const QString out = QString::fromStdString(picked.tensorPath);
+    const QString file = m_replayDir->filePath(QStringLiteral("%1_round%2/after/").arg(op).arg(picked.round)) +
+                         QFileInfo(out).fileName();
+    auto future = QtConcurrent::run(m_pool, [picked, file]() -> QString {
+        try {
+            makeDirs(QFileInfo(file).path().toStdString());
+            writeBin(file.toStdString(), replayReference(picked));
+            return {};
+        } catch (const Error &e) {
+            return QString::fromUtf8(e.what());
+        }
+    });
+    const QString error = co_await future;
+    if (!self || gen != m_replayShownGen || !m_opcheck)
+        co_return; // another op was picked meanwhile, or another source opened
+    if (!error.isEmpty()) {
+        emit status(tr("Could not replay %1: %2").arg(op, error), 10000);
+        co_return;
+    }
+    emit replayShown({tr("%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3")
+                          .arg(op)
+                          .arg(picked.round)
+                          .arg(QString::fromStdString(picked.verdict)),
+                      {file},
+                      {QString::fromStdString(picked.tensorPath)}});
 }
 
 void Workspace::showMetrics(std::shared_ptr<const CompareResult> r)

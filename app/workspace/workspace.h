@@ -12,6 +12,7 @@
 // chunks are dropped.
 #pragma once
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <QCoroTask>
@@ -133,6 +134,10 @@ public:
     // (opcheckJob), refused while a program runs or with no dump open.
     QCoro::Task<bool> opcheck();
     std::shared_ptr<const llmscope::OpcheckResult> opcheckResult() const { return m_opcheck; }
+    // The replay's reference of op in the round shown beside its output, computed off the GUI
+    // thread into a file of the workspace's own: replayShown says the two files (nothing when
+    // the op was not replayed; a later call wins).
+    QCoro::Task<> showReplay(QString op);
     // Session > Quantization report, refused as the hunt is.
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
     // Why a hunt or report cannot start now; empty when it can.
@@ -161,6 +166,7 @@ signals:
     void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r); // null: none
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);   // null: none
     void opcheckChanged(std::shared_ptr<const llmscope::OpcheckResult> r);   // null: none
+    void replayShown(const Workspace::OpTensors &files); // golden: the reference, test: the output
     void compareFinished(bool ok, const QString &message);
     void currentOpChanged(const QString &id);
     void currentRoundChanged(qint64 round);
@@ -185,6 +191,8 @@ private:
     qint64 m_takeSliceMs = kTakeSliceMs;
     Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob, *m_opcheckJob;
     std::shared_ptr<const llmscope::OpcheckResult> m_opcheck;
+    uint64_t m_replayShownGen = 0;
+    std::unique_ptr<QTemporaryDir> m_replayDir; // the references shown
     HuntAction *m_hunt;
     QuantReportAction *m_quant;
 

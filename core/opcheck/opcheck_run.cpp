@@ -383,6 +383,62 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
     return res;
 }
 
+Tensor replayReference(const OpcheckRow &row)
+{
+    const std::string &out = row.tensorPath;
+    const size_t after = out.rfind("/after/");
+    if (after == std::string::npos)
+        throw Error(out + ": not an output of an op's after/ folder");
+    const std::string op = out.substr(0, after);
+    auto record = [](const std::string &path) {
+        TensorRecord r;
+        r.path = path;
+        r.headerRead = false;
+        TensorReader reader(r); // reads the header into the record
+        return r;
+    };
+    std::vector<RefTensor> inputs;
+    for (const char *moment : {"/before/", "/after/"}) {
+        for (int i = 0;; ++i) {
+            const std::string path = op + moment + "intensor" + std::to_string(i) + ".bin";
+            if (!std::ifstream(path))
+                break;
+            TensorRecord r = record(path);
+            inputs.push_back(readRef(r));
+        }
+        if (!inputs.empty())
+            break;
+    }
+    nlohmann::json param = nlohmann::json::object();
+    std::string type = row.opType;
+    if (std::ifstream in(op + "/op_param.json"); in) {
+        try {
+            const nlohmann::json j = nlohmann::json::parse(in);
+            if (j.contains("param") && j["param"].is_object())
+                param = j["param"];
+            if (j.contains("op") && j["op"].is_string())
+                type = j["op"].get<std::string>();
+        } catch (const nlohmann::json::exception &) {
+            throw Error(op + "/op_param.json does not read");
+        }
+    }
+    TensorRecord outRecord = record(out);
+    const RefTensor o = readRef(outRecord);
+    std::string skip;
+    const auto ref = opcheck::reference(type, param, inputs, o.ne, o.dtype, skip);
+    if (!ref)
+        throw Error(type + " not replayed: " + skip);
+    Tensor t;
+    t.dtype = int32_t(DType::Float32);
+    t.dims = outRecord.engineDims.empty() ? outRecord.dims : outRecord.engineDims;
+    t.hasData = true;
+    t.data.resize(ref->out.v.size() * 4);
+    auto *f = reinterpret_cast<float *>(t.data.data());
+    for (size_t i = 0; i < ref->out.v.size(); ++i) // where the op leaves the output as it was: the output's
+        f[i] = float(!ref->unchecked.empty() && ref->unchecked[i] ? o.v[i] : ref->out.v[i]);
+    return t;
+}
+
 std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics)
 {
     auto has = [&](const char *m) { return std::find(metrics.begin(), metrics.end(), m) != metrics.end(); };

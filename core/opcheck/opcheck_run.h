@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/tensor.h"
+
 namespace llmscope {
 
 struct OpcheckOptions {
@@ -48,6 +50,11 @@ struct OpcheckResult {
 // progress(done, total) after each op; returning false cancels (Error "opcheck cancelled").
 // Throws Error when the dump cannot be read or holds no op with inputs and outputs.
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress = {});
+
+// The reference of one output a report lists (row.tensorPath), computed again from the files
+// beside it: a float32 tensor of the output's dims, to show beside the output element by
+// element. Throws Error saying why when the op cannot be replayed.
+Tensor replayReference(const OpcheckRow &row);
 
 // msit's columns, then llmscope's round and op type; one row per output.
 std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics);

@@ -330,6 +330,19 @@ private slots:
         const QString console = w.findChild<QPlainTextEdit *>()->toPlainText();
         QVERIFY2(console.contains("FAIL round 0 " + id), qPrintable(console));
         shoot(&w, QStringLiteral("opcheck_session.png"));
+        // The Diff tab's element view: the float64 replay beside the op's output.
+        QSignalSpy shown(w.workspace(), &Workspace::replayShown);
+        w.workspace()->pickOp("2_0");
+        w.workspace()->pickOp(id);
+        QVERIFY(shown.wait(30000) || shown.count());
+        QTRY_VERIFY(!shown.isEmpty());
+        const auto files = shown.last().at(0).value<Workspace::OpTensors>();
+        QVERIFY2(files.title.startsWith(id + " in round 0: the float64 replay"), qPrintable(files.title));
+        QCOMPARE(files.test, QStringList{target});
+        auto *diffView = w.findChild<TensorDiffView *>();
+        QTRY_VERIFY(diffView->findChild<QLabel *>()->text().contains("float64 replay"));
+        w.findChild<QTabWidget *>()->setCurrentIndex(3); // Diff
+        shoot(&w, QStringLiteral("opcheck_element_view.png"));
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(root))); // a new source: the replay goes
         QVERIFY(w.opPanel()->model()->indexForId(id).siblingAtColumn(OpTreeModel::ReplayColumn).data().toString().isEmpty());
         QVERIFY(w.heatmap()->metricBox()->findData(int(HeatmapModel::Metric::ReplayError)) < 0);
