@@ -10,6 +10,9 @@
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
 #include "opcheck/opcheck_run.h"
+#ifdef LLMSCOPE_GGML_REPLAY
+#include "opcheck/ggml_cpu_replay.h"
+#endif
 #include "opcheck/opcheck_xlsx.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -36,6 +39,10 @@ outputs) and -tiling (each op's parameters in op_param.json).
                             may make, below; msit: msit's per-dtype rule, the share of elements
                             within a relative error (float32 2^-20 for 99.99 %, float16 2^-10
                             and bfloat16 2^-8 for 99.9 %), computed in float64
+  --no-cpu-replay           do not also run each op on ggml's own CPU kernels (by default an
+                            output beyond its bound is charged to its kernel only when it is
+                            more than twice as far from float64 as ggml's CPU kernel on the
+                            same inputs; otherwise it warns: the bound is too tight there)
   -c, --csv-path OP_CSV     msit's op CSV of ATB ops: refused; each ggml op's type and
                             parameters are read from op_param.json beside its tensors
 
@@ -70,6 +77,7 @@ Options parseOptions(const QStringList &args)
 {
     using llmscope::Error;
     Options o;
+    bool noCpu = false;
     for (int i = 0; i < args.size(); ++i) {
         const std::string a = args[i].toStdString();
         auto value = [&]() -> std::string {
@@ -92,6 +100,8 @@ Options parseOptions(const QStringList &args)
                     throw Error("-metric: '" + m + "' is not one of abs, cos_sim, kl");
                 o.check.metrics.push_back(m);
             }
+        } else if (a == "--no-cpu-replay") {
+            noCpu = true;
         } else if (a == "--standard") {
             const std::string v = value();
             if (v != "bounds" && v != "msit")
@@ -107,6 +117,10 @@ Options parseOptions(const QStringList &args)
     }
     if (o.check.input.empty())
         throw Error("-i is required: the dump folder to check (see llmscope opcheck --help)");
+#ifdef LLMSCOPE_GGML_REPLAY
+    if (!noCpu)
+        o.check.cpuReplay = llmscope::opcheck::ggmlCpuReplay;
+#endif
     return o;
 }
 

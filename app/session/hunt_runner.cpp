@@ -8,6 +8,9 @@
 
 #include "compare/report.h"
 #include "opcheck/opcheck_run.h"
+#ifdef LLMSCOPE_GGML_REPLAY
+#include "opcheck/ggml_cpu_replay.h"
+#endif
 #include "util/error.h"
 
 using namespace llmscope;
@@ -48,6 +51,9 @@ QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
             OpcheckOptions o;
             o.input = testDump.toStdString();
             o.ids = opId;
+#ifdef LLMSCOPE_GGML_REPLAY
+            o.cpuReplay = opcheck::ggmlCpuReplay;
+#endif
             for (const auto &r : runOpcheck(o).rows)
                 if (r.opId == opId)
                     return r;

@@ -23,6 +23,9 @@
 #include "quant_report_action.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
+#ifdef LLMSCOPE_GGML_REPLAY
+#include "opcheck/ggml_cpu_replay.h"
+#endif
 #include "util/error.h"
 
 using namespace llmscope;
@@ -490,6 +493,9 @@ QCoro::Task<bool> Workspace::opcheck()
     auto report = m_opcheckJob->reporter(run.generation);
     OpcheckOptions o;
     o.input = m_dumpRoot.toStdString();
+#ifdef LLMSCOPE_GGML_REPLAY
+    o.cpuReplay = opcheck::ggmlCpuReplay;
+#endif
     auto future = QtConcurrent::run(m_pool, [o, report, cancelled = run.cancelled]() -> std::pair<std::shared_ptr<OpcheckResult>, QString> {
         try {
             auto r = runOpcheck(o, [&](uint64_t done, uint64_t total) {

@@ -106,6 +106,33 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     return true;
 }
 
+// ggml's own CPU kernel on the same inputs beside the reference: its largest error over the
+// bound, and the verdict reconsidered: an output beyond its bound is the kernel's only when it
+// is clearly worse than ggml's CPU kernel (more than twice as far); else the bound is too
+// tight for these inputs, and it warns.
+void judgeAgainstCpu(OpcheckRow &row, const Reference &ref, const std::vector<double> &cpu, const std::string &)
+{
+    double worst = 0;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+        if (!ref.unchecked.empty() && ref.unchecked[i])
+            continue;
+        const double e = std::fabs(cpu[i] - ref.out.v[i]), b = ref.bound[i];
+        if (std::isnan(e) && std::isnan(ref.out.v[i]) && std::isnan(cpu[i]))
+            continue;
+        worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
+    }
+    row.cpuRatio = worst;
+    if (row.verdict != "FAIL" || !std::isfinite(row.worstRatio))
+        return;
+    if (worst > 1 && row.worstRatio <= 2 * worst) {
+        row.verdict = "WARN";
+        row.reason += "; ggml's own CPU kernel is as far from float64 on these inputs (" + report::num(worst) +
+                      " times the bound): the bound is too tight here, not this kernel wrong";
+    } else {
+        row.reason += "; ggml's CPU kernel on the same inputs: " + report::num(worst) + " times the bound";
+    }
+}
+
 // msit's rule for an output of this dtype: the relative error and the share within it.
 std::pair<double, double> msitRule(int32_t dtype)
 {
@@ -235,7 +262,7 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 
 // One op: its reference once, then each output against it.
 void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
-             const std::string &paramText, bool haveParams, OpcheckOptions::Standard standard)
+             const std::string &paramText, bool haveParams, const OpcheckOptions &options)
 {
     const TensorRecord &first = *files.outputs.front();
     OpcheckRow base;
@@ -281,6 +308,28 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     }
     if (ref)
         ++res.replayedOps;
+    // ggml's own CPU kernel on the same inputs, where asked: one output, the op's first
+    std::optional<std::vector<double>> cpu;
+    std::string cpuWhy;
+    if (ref && options.cpuReplay && !files.outputs.empty()) {
+        std::vector<CpuReplayInput> in;
+        for (size_t i = 0; i < files.inputs().size(); ++i)
+            in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType});
+        const TensorRecord &o = *files.outputs.front();
+        const std::string tiling = o.path.substr(0, o.path.find("/tensors/")) + "/tiling/" + std::to_string(o.pid) + "/" +
+                                   std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
+        std::ifstream raw(tiling, std::ios::binary);
+        const std::string rawParams((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
+        try {
+            cpu = options.cpuReplay(opType, rawParams, in, ref->out.ne, o.dtype, cpuWhy);
+        } catch (const std::exception &e) {
+            cpuWhy = e.what();
+        }
+        if (cpu && cpu->size() != ref->out.v.size()) {
+            cpu.reset();
+            cpuWhy = "ggml's CPU output is not the reference's size";
+        }
+    }
     for (TensorRecord *out : files.outputs) {
         OpcheckRow row = base;
         if (!error.empty()) {
@@ -295,7 +344,9 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 if (o.ne != ref->out.ne)
                     throw Error(out->path + ": its shape is not the reference's");
                 judge(row, *ref, o);
-                if (standard == OpcheckOptions::Standard::Msit)
+                if (cpu)
+                    judgeAgainstCpu(row, *ref, *cpu, cpuWhy);
+                if (options.standard == OpcheckOptions::Standard::Msit)
                     judgeMsit(row, *ref, o);
             } catch (const Error &e) {
                 row.verdict = "ERROR";
@@ -365,7 +416,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         }
         if (!nameMatches(names, opType))
             continue;
-        checkOp(res, files, opType, param, paramText, haveParams, o.standard);
+        checkOp(res, files, opType, param, paramText, haveParams, o);
     }
     if (progress)
         progress(done, ops.size());
@@ -504,6 +555,7 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"kl_divergence", num(row.kl)},
                              {"worst_error_over_bound", num(row.worstRatio)},
                              {"error_over_judged_bound", num(row.judgedRatio)},
+                             {"cpu_replay_error_over_bound", num(row.cpuRatio)},
                              {"fail_reason", row.reason}});
     return j.dump(1);
 }

@@ -4,13 +4,29 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tensor/tensor.h"
 
 namespace llmscope {
+
+// One input of an op as its dump holds it, for a replay on ggml's own CPU kernels.
+struct CpuReplayInput {
+    std::string path;             // its tensor file (raw payload: ggml blocks stay raw)
+    std::array<int64_t, 4> ne{};  // ggml's order
+    int32_t dtype = 0;            // the dump's dtype code
+    std::string engineType;       // ggml's block type (q4_0, ...) where the dump names one
+};
+// The op rebuilt alone from its inputs and raw op parameters (the 64 bytes of -tiling's
+// tiling/{pid}/{round}/{id}_{OP}.bin) and computed by ggml's CPU backend: its output as double,
+// or nullopt with why set when it cannot be.
+using CpuReplay = std::function<std::optional<std::vector<double>>(
+    const std::string &op, const std::string &rawParams, const std::vector<CpuReplayInput> &inputs,
+    const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why)>;
 
 struct OpcheckOptions {
     std::string input;            // -i: a dump folder (msit_dump_* or the -o folder above it)
@@ -21,6 +37,10 @@ struct OpcheckOptions {
     // msit: msit's per-dtype rule, the share of elements within a relative error (float32
     // 2^-20 for 99.99 %, float16 2^-10 and bfloat16 2^-8 for 99.9 %), computed in float64
     enum class Standard { Bounds, Msit } standard = Standard::Bounds;
+    // Where set, each replayed op also runs on ggml's CPU kernels (llmscope_ggml_replay's
+    // ggmlCpuReplay): an output beyond its bound is charged to its kernel only when it is
+    // clearly worse than ggml's own CPU kernel on the same inputs.
+    CpuReplay cpuReplay;
 };
 
 struct OpcheckRow {
@@ -36,6 +56,7 @@ struct OpcheckRow {
     double cosine = NAN, kl = NAN;
     double worstRatio = NAN;   // the largest |error| / bound
     double judgedRatio = NAN;  // the same over the bound the verdict was judged by (float16 rounding's for its WARN)
+    double cpuRatio = NAN;     // ggml's CPU kernel on the same inputs: its largest |error| / bound
     std::string reason;        // why it warns, fails, is skipped or could not be replayed
 };
 

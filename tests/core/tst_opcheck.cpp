@@ -12,6 +12,7 @@
 #include "dump/dump_writer.h"
 #include "opcheck/opcheck_run.h"
 #include "opcheck/ref_ops.h"
+#include "tensor/bin_file.h"
 #include "util/error.h"
 #include "../test_helpers.h"
 
@@ -182,6 +183,29 @@ private slots:
         QCOMPARE(runOpcheck(o).rows.size(), size_t(1));
         o.opNames = "conv";
         QVERIFY_THROWS_EXCEPTION(Error, runOpcheck(o));
+        // A second reference that is as far from float64 as the output (here: the output itself)
+        // turns its FAIL into a WARN, the bound too tight; one at float64 keeps it, saying so.
+        o.opNames.clear();
+        o.ids = "0_1";
+        const std::string sibling = "/before/intensor0.bin";
+        o.cpuReplay = [&](const std::string &, const std::string &, const std::vector<CpuReplayInput> &in,
+                          const std::array<int64_t, 4> &, int32_t, std::string &) -> std::optional<std::vector<double>> {
+            const std::string path = in.at(0).path.substr(0, in.at(0).path.size() - sibling.size()) + "/after/outtensor0.bin";
+            const Tensor t = readBin(path);
+            const auto *f = reinterpret_cast<const float *>(t.data.data());
+            return std::vector<double>(f, f + t.data.size() / 4);
+        };
+        OpcheckRow likeCpu = runOpcheck(o).rows.at(0);
+        QCOMPARE(likeCpu.verdict, std::string("WARN"));
+        QVERIFY2(likeCpu.reason.find("the bound is too tight here") != std::string::npos, likeCpu.reason.c_str());
+        o.cpuReplay = [](const std::string &, const std::string &, const std::vector<CpuReplayInput> &,
+                         const std::array<int64_t, 4> &, int32_t, std::string &why) -> std::optional<std::vector<double>> {
+            why = "not here";
+            return std::nullopt;
+        };
+        QCOMPARE(runOpcheck(o).rows.at(0).verdict, std::string("FAIL")); // no second reference: as before
+        o.cpuReplay = nullptr;
+        o.ids.clear();
         // msit's per-dtype standard: float32 outputs within 2^-20 relative error for 99.99 %
         o.opNames.clear();
         o.standard = OpcheckOptions::Standard::Msit;

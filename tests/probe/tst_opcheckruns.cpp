@@ -93,6 +93,19 @@ private slots:
         QCOMPARE(s["replayed"].toInt() + s["views"].toInt(), s["ops"].toInt());
         for (const auto &v : rowsWith(j, "SKIP"))
             QVERIFY(v.toObject()["fail_reason"].toString().contains("no kernel runs"));
+        // ggml's own CPU kernels, replayed on the same inputs, are within every bound: the
+        // references and their bounds hold against ggml itself (SET_ROWS writes into the cache:
+        // not replayed on ggml)
+        int onCpu = 0;
+        for (const auto &v : rowsWith(j, "PASS")) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() == "SET_ROWS")
+                continue;
+            QVERIFY2(!o["cpu_replay_error_over_bound"].isNull(), qPrintable(o["op_id"].toString()));
+            QVERIFY2(o["cpu_replay_error_over_bound"].toDouble() <= 1, qPrintable(o["op_id"].toString()));
+            ++onCpu;
+        }
+        QVERIFY(onCpu >= 70);
         QStringList types;
         for (const auto &v : rowsWith(j, "PASS"))
             types << v.toObject()["op_type"].toString();
@@ -157,6 +170,8 @@ private slots:
         QCOMPARE(failed[0].toObject()["round"].toInt(), 0);
         QVERIFY2(failed[0].toObject()["fail_reason"].toString().contains("systematic error"),
                  qPrintable(failed[0].toObject()["fail_reason"].toString()));
+        QVERIFY(failed[0].toObject()["fail_reason"].toString().contains("ggml's CPU kernel on the same inputs"));
+        QVERIFY(failed[0].toObject()["cpu_replay_error_over_bound"].toDouble() < 1);
         QVERIFY2(r.err.contains("FAIL        round 0 " + targetId + " MUL_MAT"), qPrintable(r.err));
     }
 

@@ -1,0 +1,194 @@
+#include "opcheck/ggml_cpu_replay.h"
+
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include <dlfcn.h>
+#include <libgen.h>
+
+#include <ggml-backend.h>
+#include <ggml.h>
+
+#include "tensor/bin_file.h"
+#include "tensor/dtype.h"
+#include "util/error.h"
+
+namespace llmscope::opcheck {
+namespace {
+
+// The CPU backend, made once (its variants live beside libggml), one thread: ops are replayed
+// one at a time under the lock, as a reference needs no speed.
+struct Cpu {
+    std::mutex lock;
+    ggml_backend_t backend = nullptr;
+    std::string error;
+
+    Cpu()
+    {
+        Dl_info info{};
+        if (dladdr(reinterpret_cast<void *>(&ggml_backend_load_all), &info) && info.dli_fname) {
+            std::string path = info.dli_fname;
+            ggml_backend_load_all_from_path(dirname(path.data()));
+        }
+        backend = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, nullptr);
+        if (!backend) {
+            error = "ggml has no CPU backend here";
+            return;
+        }
+        if (ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(backend)))
+            if (auto setThreads = reinterpret_cast<ggml_backend_set_n_threads_t>(
+                    ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads")))
+                setThreads(backend, 1);
+    }
+};
+
+Cpu &cpu()
+{
+    static Cpu c;
+    return c;
+}
+
+// ggml's type of a dumped tensor; GGML_TYPE_COUNT when it has none.
+ggml_type typeOf(int32_t dtype, const std::string &engineType)
+{
+    if (!engineType.empty()) {
+        for (int t = 0; t < GGML_TYPE_COUNT; ++t)
+            if (const char *name = ggml_type_name(ggml_type(t)); name && engineType == name)
+                return ggml_type(t);
+        return GGML_TYPE_COUNT;
+    }
+    switch (DType(dtype)) {
+    case DType::Float32: return GGML_TYPE_F32;
+    case DType::Float16: return GGML_TYPE_F16;
+    case DType::BFloat16: return GGML_TYPE_BF16;
+    case DType::Int32: return GGML_TYPE_I32;
+    case DType::Int64: return GGML_TYPE_I64;
+    case DType::Int16: return GGML_TYPE_I16;
+    case DType::Int8: return GGML_TYPE_I8;
+    default: return GGML_TYPE_COUNT;
+    }
+}
+
+// The node's op from its name as the probe wrote it (ggml_op_desc: unary and gated ops by
+// their own names); false when ggml has no such op.
+bool opOf(const std::string &name, ggml_op &op)
+{
+    for (int o = 0; o < GGML_OP_COUNT; ++o)
+        if (name == ggml_op_name(ggml_op(o))) {
+            op = ggml_op(o);
+            return true;
+        }
+    for (int u = 0; u < GGML_UNARY_OP_COUNT; ++u)
+        if (name == ggml_unary_op_name(ggml_unary_op(u))) {
+            op = GGML_OP_UNARY;
+            return true;
+        }
+    for (int g = 0; g < GGML_GLU_OP_COUNT; ++g)
+        if (name == ggml_glu_op_name(ggml_glu_op(g))) {
+            op = GGML_OP_GLU;
+            return true;
+        }
+    return false;
+}
+
+} // namespace
+
+std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, const std::string &rawParams,
+                                                 const std::vector<CpuReplayInput> &inputs,
+                                                 const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why)
+{
+    static const std::set<std::string> writers{"SET_ROWS", "CPY", "SET", "ACC", "VIEW", "RESHAPE", "PERMUTE",
+                                               "TRANSPOSE", "NONE"};
+    if (writers.count(opName)) {
+        why = opName + " writes into another tensor's memory or runs no kernel";
+        return std::nullopt;
+    }
+    ggml_op op{};
+    if (!opOf(opName, op)) {
+        why = "ggml has no op " + opName;
+        return std::nullopt;
+    }
+    if (rawParams.size() != GGML_MAX_OP_PARAMS) {
+        why = "its raw op parameters were not dumped (-tiling)";
+        return std::nullopt;
+    }
+    if (inputs.size() > GGML_MAX_SRC) {
+        why = "more inputs than ggml takes";
+        return std::nullopt;
+    }
+    const ggml_type outType = typeOf(outDtype, {});
+    if (outType != GGML_TYPE_F32 && outType != GGML_TYPE_F16 && outType != GGML_TYPE_BF16) {
+        why = "an output that is not float32, float16 or bfloat16";
+        return std::nullopt;
+    }
+    // The payloads first, outside the lock.
+    std::vector<Tensor> payloads;
+    for (const auto &in : inputs)
+        payloads.push_back(readBin(in.path));
+    Cpu &c = cpu();
+    std::lock_guard hold(c.lock);
+    if (!c.backend) {
+        why = c.error;
+        return std::nullopt;
+    }
+    ggml_init_params params{(inputs.size() + 2) * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    ggml_context *ctx = ggml_init(params);
+    if (!ctx) {
+        why = "ggml could not make a context";
+        return std::nullopt;
+    }
+    std::vector<ggml_tensor *> src;
+    for (const auto &in : inputs) {
+        const ggml_type t = typeOf(in.dtype, in.engineType);
+        if (t == GGML_TYPE_COUNT) {
+            ggml_free(ctx);
+            why = "an input of a type ggml cannot take (" + dtypeName(in.dtype) + ")";
+            return std::nullopt;
+        }
+        src.push_back(ggml_new_tensor(ctx, t, 4, in.ne.data()));
+    }
+    ggml_tensor *node = ggml_new_tensor(ctx, outType, 4, outNe.data());
+    node->op = op;
+    std::memcpy(node->op_params, rawParams.data(), GGML_MAX_OP_PARAMS);
+    for (size_t i = 0; i < src.size(); ++i)
+        node->src[i] = src[i];
+    std::optional<std::vector<double>> out;
+    if (!ggml_backend_supports_op(c.backend, node)) {
+        why = "ggml's CPU backend does not run this use of " + opName;
+    } else if (ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, c.backend); !buf) {
+        why = "ggml could not allocate the op's tensors";
+    } else {
+        bool sized = true;
+        for (size_t i = 0; i < src.size(); ++i) {
+            if (payloads[i].data.size() != ggml_nbytes(src[i])) {
+                sized = false;
+                why = inputs[i].path + ": its bytes are not what its type and dims take";
+                break;
+            }
+            ggml_backend_tensor_set(src[i], payloads[i].data.data(), 0, payloads[i].data.size());
+        }
+        ggml_cgraph *gf = sized ? ggml_new_graph(ctx) : nullptr;
+        if (gf) {
+            ggml_build_forward_expand(gf, node);
+            if (ggml_backend_graph_compute(c.backend, gf) != GGML_STATUS_SUCCESS) {
+                why = "ggml's CPU backend could not compute it";
+            } else {
+                std::vector<uint8_t> bytes(ggml_nbytes(node));
+                ggml_backend_tensor_get(node, bytes.data(), 0, bytes.size());
+                const int64_t n = ggml_nelements(node);
+                std::vector<float> f(static_cast<size_t>(n));
+                if (outType == GGML_TYPE_F32)
+                    std::memcpy(f.data(), bytes.data(), bytes.size());
+                else
+                    ggml_get_type_traits(outType)->to_float(bytes.data(), f.data(), n);
+                out.emplace(f.begin(), f.end());
+            }
+        }
+        ggml_backend_buffer_free(buf);
+    }
+    ggml_free(ctx);
+    return out;
+}
+
+} // namespace llmscope::opcheck
