@@ -4,7 +4,9 @@
 
 #include "dump/dump_layout.h"
 #include "dump/op_info_csv.h"
+#include "capture.h"
 #include "ggml_api.h"
+#include "graph_topology.h"
 #include "op_params.h"
 #include "probe.h"
 
@@ -21,6 +23,29 @@ std::string shapeOf(const ggml_tensor *t)
         s += (s.empty() ? "" : ",") + std::to_string(t->ne[d]);
     return s;
 }
+// -tiling: each input as the kernel got it: its name, ggml type, ne and byte strides nb
+// (ggml's order), and whether it is a weight. A replay rebuilds the node from these.
+std::string opInputsJson(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    std::string s = "[";
+    for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k) {
+        const ggml_tensor *in = t->src[k];
+        std::string ne, nb;
+        for (int d = 0; d < GGML_MAX_DIMS; ++d) {
+            ne += (d ? "," : "") + std::to_string(in->ne[d]);
+            nb += (d ? "," : "") + std::to_string(in->nb[d]);
+        }
+        std::string name;
+        for (char c : programName(api.getName(in))) // JSON-safe: the probe's names are plain
+            if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20)
+                name += c;
+        s += std::string(k ? "," : "") + "{\"name\":\"" + name + "\",\"type\":\"" + api.typeName(in->type) +
+             "\",\"ne\":[" + ne + "],\"nb\":[" + nb + "],\"weight\":" + (isWeight(in) ? "true" : "false") + "}";
+    }
+    return s + "]";
+}
+
 } // namespace
 
 void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, int64_t round, OpInfoWanted what)
@@ -63,7 +88,7 @@ void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, 
             rows.push_back(std::move(r));
         }
         if (what.tiling) {
-            submitOpParam(p, round, topo.folders(int(i)), n.id, n.type, params);
+            submitOpParam(p, round, topo.folders(int(i)), n.id, n.type, params, opInputsJson(t));
             p.writer()->submitText("tiling/" + std::to_string(pid) + "/" + std::to_string(round) + "/" + n.id + "_" +
                                        sanitizeName(n.type) + ".bin",
                                    opParamsBytes(t));
@@ -73,10 +98,11 @@ void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, 
 }
 
 void submitOpParam(Probe &p, int64_t round, const std::vector<std::string> &folders, const std::string &id,
-                   const std::string &type, const std::string &paramsJson)
+                   const std::string &type, const std::string &paramsJson, const std::string &inputsJson)
 {
     p.writer()->submitText(opRelativePath(0, ::getpid(), round, folders) + "/op_param.json",
-                           "{\"id\":\"" + id + "\",\"op\":\"" + sanitizeName(type) + "\",\"param\":" + paramsJson + "}\n");
+                           "{\"id\":\"" + id + "\",\"op\":\"" + sanitizeName(type) + "\",\"param\":" + paramsJson +
+                               (inputsJson.empty() ? std::string() : ",\"inputs\":" + inputsJson) + "}\n");
 }
 
 void submitOpInfoRows(Probe &p, int64_t round, std::vector<OpInfoRow> rows, OpInfoWanted what)

@@ -22,8 +22,9 @@ struct OpInfoWanted {
 void writeOpInfo(Probe &p, ggml_backend_sched_t sched, const CapturePlan &plan, int64_t round, OpInfoWanted what);
 // -tiling: an op's decoded parameters as op_param.json beside its tensors; the ggml path and
 // the C ABI both write it here.
+// inputsJson: the op's inputs as the kernel got them ("[...]", or empty when unknown).
 void submitOpParam(Probe &p, int64_t round, const std::vector<std::string> &folders, const std::string &id,
-                   const std::string &type, const std::string &paramsJson);
+                   const std::string &type, const std::string &paramsJson, const std::string &inputsJson = {});
 // A round's rows as msit's op and/or kernel CSVs (at most kOpInfoRowsPerFile rows a file); the
 // ggml path and the C ABI both end here.
 void submitOpInfoRows(Probe &p, int64_t round, std::vector<OpInfoRow> rows, OpInfoWanted what);

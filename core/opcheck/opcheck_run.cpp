@@ -15,6 +15,7 @@
 #include "select/op_id.h"
 #include "select/op_ids.h"
 #include "select/selection.h"
+#include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -30,6 +31,22 @@ bool needsParams(const std::string &op)
 {
     static const std::vector<std::string> ops{"RMS_NORM", "NORM", "ROPE", "SOFT_MAX", "FLASH_ATTN_EXT", "SCALE"};
     return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+// Why an input file holds no data, in words: the probe's reason where it wrote one.
+std::string withoutData(const std::string &path)
+{
+    std::string why;
+    try {
+        why = readBinFile(path, true).tensor.attr("llmscope_skipped").value_or("");
+    } catch (const Error &) {
+    }
+    if (why == "kv_cache")
+        return "is the KV cache, dumped only with --kv-cache";
+    if (why == "unreadable_buffer")
+        return "lies in memory the probe cannot read as stored (a weight in ggml's repacked CPU layout): replay "
+               "the op where its weights are plain, on a device backend";
+    return "was dumped without its data (--type stats writes none)";
 }
 
 // An op's files: its inputs before it ran (else after, as msit reads them) and its outputs.
@@ -288,8 +305,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     } else if (!opcheck::isView(opType)) {
         for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i)
             if (!files.inputs()[i]->hasData)
-                skip = "input " + std::to_string(i) + " was dumped without its data (the KV cache is dumped only with "
-                       "--kv-cache; --type stats writes none)";
+                skip = "input " + std::to_string(i) + " " + withoutData(files.inputs()[i]->path);
     }
     if (skip.empty() && !opcheck::isView(opType)) {
         try {

@@ -225,6 +225,33 @@ private slots:
                  qPrintable(r.err));
     }
 
+    // Q4_0 weights: on Vulkan their blocks are dumped raw and every op that runs a kernel is
+    // replayed (the matrix products on the dequantized weights, and on ggml's CPU on the raw
+    // blocks); on the CPU, weights held in ggml's repacked layout are skipped, saying so.
+    void quantizedWeights()
+    {
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", m_model, "--out", m_dir.path() + "/q4.gguf"}));
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0");
+        const QString gen = kBin + "/llmscope-sample-generate -m " + m_dir.path() + "/q4.gguf -n 2 --device ";
+        const QString vk = dump("q4-vk", gen + "vulkan", {"--kv-cache", "-er", "0,0"});
+        QVERIFY(!vk.isEmpty());
+        auto r = llmscopeRun({"opcheck", "-i", vk, "-o", m_dir.path() + "/q4-vk-check"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(m_dir.path() + "/q4-vk-check");
+        QCOMPARE(j["summary"].toObject()["coverage_percent"].toDouble(), 100.0);
+        int products = 0;
+        for (const auto &v : j["rows"].toArray())
+            if (v.toObject()["op_type"].toString() == "MUL_MAT") {
+                QVERIFY(v.toObject()["precision_result"].toString() != "FAIL");
+                products += !v.toObject()["cpu_replay_error_over_bound"].isNull();
+            }
+        QVERIFY(products >= 14);
+        const QString cpu = dump("q4-cpu", gen + "cpu", {"--kv-cache", "-er", "0,0"});
+        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/q4-cpu-check"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("a weight in ggml's repacked CPU layout"), qPrintable(r.err));
+    }
+
     // What opcheck cannot do is refused with its reason, and exits 2.
     void refusals()
     {
