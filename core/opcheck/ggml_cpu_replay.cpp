@@ -29,7 +29,9 @@ struct Cpu {
         Dl_info info{};
         if (dladdr(reinterpret_cast<void *>(&ggml_backend_load_all), &info) && info.dli_fname) {
             std::string path = info.dli_fname;
+            ggml_log_set([](ggml_log_level, const char *, void *) {}, nullptr); // which variant it loaded: not news
             ggml_backend_load_all_from_path(dirname(path.data()));
+            ggml_log_set(nullptr, nullptr);
         }
         backend = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, nullptr);
         if (!backend) {
@@ -72,8 +74,10 @@ ggml_type typeOf(int32_t dtype, const std::string &engineType)
 
 // The node's op from its name as the probe wrote it (ggml_op_desc: unary and gated ops by
 // their own names); false when ggml has no such op.
-bool opOf(const std::string &name, ggml_op &op)
+// sub: the unary or gated op's own number, which its op_params must name.
+bool opOf(const std::string &name, ggml_op &op, int32_t &sub)
 {
+    sub = -1;
     for (int o = 0; o < GGML_OP_COUNT; ++o)
         if (name == ggml_op_name(ggml_op(o))) {
             op = ggml_op(o);
@@ -82,14 +86,38 @@ bool opOf(const std::string &name, ggml_op &op)
     for (int u = 0; u < GGML_UNARY_OP_COUNT; ++u)
         if (name == ggml_unary_op_name(ggml_unary_op(u))) {
             op = GGML_OP_UNARY;
+            sub = u;
             return true;
         }
     for (int g = 0; g < GGML_GLU_OP_COUNT; ++g)
         if (name == ggml_glu_op_name(ggml_glu_op(g))) {
             op = GGML_OP_GLU;
+            sub = g;
             return true;
         }
     return false;
+}
+
+int32_t word(const std::string &raw, int i)
+{
+    int32_t v;
+    std::memcpy(&v, raw.data() + 4 * i, 4);
+    return v;
+}
+
+// The raw parameters a kernel indexes or switches on, held to what the float64 reference
+// checked: ggml aborts the process on values it does not expect, and a dump's files are
+// anyone's. Empty when they are sound.
+std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const std::vector<CpuReplayInput> &inputs)
+{
+    if ((op == GGML_OP_UNARY || op == GGML_OP_GLU) && word(raw, 0) != sub)
+        return "its raw op parameters name another op than its name";
+    if (op == GGML_OP_ROPE) {
+        const int32_t nDims = word(raw, 1), mode = word(raw, 2);
+        if (inputs.empty() || nDims <= 0 || nDims % 2 || nDims > inputs[0].ne[0] || (mode != 0 && mode != 2))
+            return "its raw ROPE parameters are not the ones its op_param.json states";
+    }
+    return {};
 }
 
 } // namespace
@@ -105,12 +133,17 @@ std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, cons
         return std::nullopt;
     }
     ggml_op op{};
-    if (!opOf(opName, op)) {
+    int32_t sub = -1;
+    if (!opOf(opName, op, sub)) {
         why = "ggml has no op " + opName;
         return std::nullopt;
     }
     if (rawParams.size() != GGML_MAX_OP_PARAMS) {
         why = "its raw op parameters were not dumped (-tiling)";
+        return std::nullopt;
+    }
+    if (const std::string unsound = unsoundParams(op, sub, rawParams, inputs); !unsound.empty()) {
+        why = unsound;
         return std::nullopt;
     }
     if (inputs.size() > GGML_MAX_SRC) {

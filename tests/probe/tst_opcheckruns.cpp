@@ -4,6 +4,7 @@
 // through float16 is named, its inputs the same as a correct run's. The reports: msit's
 // columns as .xlsx, .csv and .json, and options refused with their reason.
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -11,6 +12,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cstring>
 
 #include "tensor/bin_file.h"
 #include "../engine/engine_run.h"
@@ -128,6 +131,38 @@ private slots:
             QVERIFY2(text.contains(QString(">%1<").arg(c)), c);
         const QStringList csv = QDir(out).entryList({"opcheck_result_*.csv"}, QDir::Files);
         QCOMPARE(csv.size(), 1);
+    }
+
+    // Raw parameters that disagree with op_param.json (a ROPE told 100000 dimensions, a unary op
+    // told another op) are not given to ggml, which would abort on them: the float64 replay
+    // still judges the op, and opcheck ends normally.
+    void hostileRawParameters()
+    {
+        const QString root = dump("hostile", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"-er", "0,0"});
+        QVERIFY(!root.isEmpty());
+        QStringList changed;
+        for (QDirIterator it(root + "/tiling", {"*_ROPE.bin", "*_SWIGLU.bin"}, QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QByteArray raw = f.readAll();
+            const qint32 bad = 100000;
+            std::memcpy(raw.data() + (f.fileName().endsWith("_ROPE.bin") ? 4 : 0), &bad, 4);
+            f.seek(0);
+            f.write(raw);
+            changed << f.fileName();
+        }
+        QVERIFY(changed.size() >= 3); // 2 layers: 2 ROPE each, 1 SWIGLU
+        const QString out = m_dir.path() + "/hostile-check";
+        const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        for (const auto &v : report(out)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() == "ROPE" || o["op_type"].toString() == "SWIGLU") {
+                QCOMPARE(o["precision_result"].toString(), QString("PASS"));
+                QVERIFY(o["cpu_replay_error_over_bound"].isNull());
+            }
+        }
     }
 
     // Vulkan's matrix kernels round float32 operands to float16: warned, with the reason; every
