@@ -260,29 +260,39 @@ private slots:
                  qPrintable(r.err));
     }
 
-    // Q4_0 weights: on Vulkan their blocks are dumped raw and every op that runs a kernel is
-    // replayed (the matrix products on the dequantized weights, and on ggml's CPU on the raw
-    // blocks); on the CPU, weights held in ggml's repacked layout are skipped, saying so.
-    void quantizedWeights()
+    // Weights in Q4_0, Q8_0, F16 and BF16: on Vulkan each is dumped as stored and every op that
+    // runs a kernel is replayed and passes (the matrix products on the dequantized weights, and
+    // on ggml's CPU on the raw blocks); on the CPU, weights held in ggml's repacked layout are
+    // skipped, saying so.
+    void weightTypes_data()
     {
-        QVERIFY(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", m_model, "--out", m_dir.path() + "/q4.gguf"}));
+        QTest::addColumn<QString>("type");
+        for (const char *t : {"q4_0", "q8_0", "f16", "bf16"})
+            QTest::newRow(t) << t;
+    }
+    void weightTypes()
+    {
+        QFETCH(QString, type);
+        const QString model = m_dir.path() + "/w-" + type + ".gguf";
+        QVERIFY(engine::makeModel(kBin, {"--quantize", type, "--in", m_model, "--out", model}));
         qputenv("GGML_VK_VISIBLE_DEVICES", "0");
-        const QString gen = kBin + "/llmscope-sample-generate -m " + m_dir.path() + "/q4.gguf -n 2 --device ";
-        const QString vk = dump("q4-vk", gen + "vulkan", {"--kv-cache", "-er", "0,0"});
+        const QString gen = kBin + "/llmscope-sample-generate -m " + model + " -n 2 --device ";
+        const QString vk = dump("w-vk-" + type, gen + "vulkan", {"--kv-cache", "-er", "0,0"});
         QVERIFY(!vk.isEmpty());
-        auto r = llmscopeRun({"opcheck", "-i", vk, "-o", m_dir.path() + "/q4-vk-check"});
+        auto r = llmscopeRun({"opcheck", "-i", vk, "-o", m_dir.path() + "/w-vk-check-" + type});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QJsonObject j = report(m_dir.path() + "/q4-vk-check");
+        const QJsonObject j = report(m_dir.path() + "/w-vk-check-" + type);
         QCOMPARE(j["summary"].toObject()["coverage_percent"].toDouble(), 100.0);
+        QCOMPARE(j["summary"].toObject()["fail"].toInt(), 0);
         int products = 0;
         for (const auto &v : j["rows"].toArray())
-            if (v.toObject()["op_type"].toString() == "MUL_MAT") {
-                QVERIFY(v.toObject()["precision_result"].toString() != "FAIL");
+            if (v.toObject()["op_type"].toString() == "MUL_MAT")
                 products += !v.toObject()["cpu_replay_error_over_bound"].isNull();
-            }
         QVERIFY(products >= 14);
-        const QString cpu = dump("q4-cpu", gen + "cpu", {"--kv-cache", "-er", "0,0"});
-        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/q4-cpu-check"});
+        if (type != "q4_0")
+            return;
+        const QString cpu = dump("w-cpu-" + type, gen + "cpu", {"--kv-cache", "-er", "0,0"});
+        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/w-cpu-check"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("a weight in ggml's repacked CPU layout"), qPrintable(r.err));
     }
