@@ -1,6 +1,7 @@
 #include "dump/tensor_index.h"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
@@ -99,6 +100,13 @@ std::optional<std::string> tensorIndexLine(const std::string &relativePath, cons
 
 std::optional<TensorIndexFile> TensorIndexFile::open(const std::string &path)
 {
+    // Read whole: a file larger than any real index (a line is a few hundred bytes; a million
+    // tensor files make a few hundred MB) is not one, and is walked instead.
+    constexpr std::uintmax_t kLargest = std::uintmax_t(1) << 30;
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size > kLargest)
+        return std::nullopt;
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return std::nullopt;

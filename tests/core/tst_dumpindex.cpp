@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "dump/dump_index.h"
@@ -317,6 +318,19 @@ private slots:
         QVERIFY(!readTensorIndex(indexFile));
         QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
         QCOMPARE(scanDumpByRound(root, [](const DumpIndex &) { return true; }).tensors.size(), size_t(3));
+    }
+
+    // An index larger than any real one (here a sparse file of 1 GiB and a byte) is not read
+    // into memory: the folder is walked.
+    void oversizedIndexIsWalked()
+    {
+        QTemporaryDir dir;
+        const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
+        const std::string index = root + "/llmscope/index/0_4242.tsv";
+        std::filesystem::resize_file(index, (std::uintmax_t(1) << 30) + 1);
+        QVERIFY(!readTensorIndex(index));
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(root, why), why.c_str());
     }
 
     // Hostile names (a tab, a line break, "..") reach the index as the folders they were
