@@ -153,7 +153,8 @@ void saySummary(const llmscope::OpcheckResult &r, const std::string &base)
 {
     using llmscope::report::num;
     say("\nllmscope opcheck: " + r.root + "\n");
-    say("  ops:         " + std::to_string(r.ops) + " dumped, " + std::to_string(r.viewOps) + " views (no kernel), " +
+    say("  ops:         " + std::to_string(r.ops) + " dumped, " + std::to_string(r.viewOps) + " views (no kernel; " +
+        std::to_string(r.viewsChecked) + " checked as data movement), " +
         std::to_string(r.replayedOps) + " replayed: coverage " + num(r.coverage()) + " % of the ops that run a kernel\n");
     say("  outputs:     " + std::to_string(r.pass) + " PASS, " + std::to_string(r.warn) + " WARN, " +
         std::to_string(r.fail) + " FAIL, " + std::to_string(r.skip) + " SKIP, " + std::to_string(r.error) + " ERROR\n");

@@ -38,10 +38,16 @@ struct Cpu {
             error = "ggml has no CPU backend here";
             return;
         }
-        if (ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(backend)))
+        if (ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(backend))) {
             if (auto setThreads = reinterpret_cast<ggml_backend_set_n_threads_t>(
                     ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads")))
                 setThreads(backend, 1);
+            // ggml's reference kernels where it has them (test-backend-ops' CPU side), not its fastest
+            using SetUseRef = void (*)(ggml_backend_t, bool);
+            if (auto setUseRef = reinterpret_cast<SetUseRef>(
+                    ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_use_ref")))
+                setUseRef(backend, true);
+        }
     }
 };
 

@@ -29,7 +29,8 @@ using opcheck::Reference;
 // Ops whose reference needs the parameters op_param.json holds (-tiling).
 bool needsParams(const std::string &op)
 {
-    static const std::vector<std::string> ops{"RMS_NORM", "NORM", "ROPE", "SOFT_MAX", "FLASH_ATTN_EXT", "SCALE"};
+    static const std::vector<std::string> ops{"RMS_NORM", "NORM", "ROPE", "SOFT_MAX", "FLASH_ATTN_EXT", "SCALE",
+                                              "VIEW", "PERMUTE"};
     return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
@@ -47,6 +48,33 @@ std::string withoutData(const std::string &path)
         return "lies in memory the probe cannot read as stored (a weight in ggml's repacked CPU layout): replay "
                "the op where its weights are plain, on a device backend";
     return "was dumped without its data (--type stats writes none)";
+}
+
+// Whether the op's first input lay contiguously in memory, from op_param.json's inputs (their
+// ne and byte strides): a VIEW's offset and strides address that memory, which the dense
+// dump of the input reproduces only then. Noted in param as "_src_contiguous".
+void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
+{
+    const auto in = opParam.find("inputs");
+    if (in == opParam.end() || !in->is_array() || in->empty() || !(*in)[0].is_object())
+        return;
+    const nlohmann::json &src = (*in)[0];
+    const auto ne = src.find("ne"), nb = src.find("nb"), type = src.find("type");
+    if (ne == src.end() || nb == src.end() || type == src.end() || !ne->is_array() || !nb->is_array() ||
+        ne->size() != 4 || nb->size() != 4 || !type->is_string())
+        return;
+    static const std::map<std::string, int64_t> sizes{{"f32", 4}, {"f16", 2}, {"bf16", 2}, {"i32", 4},
+                                                      {"i16", 2}, {"i8", 1}, {"i64", 8}, {"f64", 8}};
+    const auto size = sizes.find(type->get<std::string>());
+    bool contiguous = size != sizes.end();
+    int64_t expected = contiguous ? size->second : 0;
+    for (size_t d = 0; d < 4 && contiguous; ++d) {
+        if (!(*ne)[d].is_number_integer() || !(*nb)[d].is_number_integer())
+            return;
+        contiguous = (*nb)[d].get<int64_t>() == expected || (*ne)[d].get<int64_t>() == 1;
+        expected *= (*ne)[d].get<int64_t>();
+    }
+    param["_src_contiguous"] = contiguous;
 }
 
 // An op's files: its inputs before it ran (else after, as msit reads them) and its outputs.
@@ -300,14 +328,14 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     std::optional<Reference> ref;
     std::vector<RefTensor> inputs;
     std::string error;
-    if (!opcheck::isView(opType) && needsParams(opType) && !haveParams) {
+    if (needsParams(opType) && !haveParams) {
         skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
-    } else if (!opcheck::isView(opType)) {
+    } else {
         for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i)
             if (!files.inputs()[i]->hasData)
                 skip = "input " + std::to_string(i) + " " + withoutData(files.inputs()[i]->path);
     }
-    if (skip.empty() && !opcheck::isView(opType)) {
+    if (skip.empty()) {
         try {
             for (TensorRecord *t : files.inputs())
                 inputs.push_back(readRef(*t));
@@ -319,11 +347,9 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
         } catch (const Error &e) {
             error = e.what();
         }
-    } else if (opcheck::isView(opType)) {
-        opcheck::reference(opType, param, {}, {}, 0, skip);
     }
     if (ref)
-        ++res.replayedOps;
+        ++(opcheck::isView(opType) ? res.viewsChecked : res.replayedOps);
     // ggml's own CPU kernel on the same inputs, where asked: one output, the op's first
     std::optional<std::vector<double>> cpu;
     std::string cpuWhy;
@@ -426,6 +452,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
                     haveParams = true;
                 }
                 paramText = param.dump();
+                noteSourceLayout(j, param);
             } catch (const nlohmann::json::exception &) {
                 paramText = "(op_param.json does not read)";
             }
@@ -485,6 +512,7 @@ Tensor replayReference(const OpcheckRow &row)
                 param = j["param"];
             if (j.contains("op") && j["op"].is_string())
                 type = j["op"].get<std::string>();
+            noteSourceLayout(j, param);
         } catch (const nlohmann::json::exception &) {
             throw Error(op + "/op_param.json does not read");
         }
@@ -549,7 +577,7 @@ std::string opcheckJson(const OpcheckResult &r)
     nlohmann::json j;
     j["version"] = 1;
     j["root"] = r.root;
-    j["summary"] = {{"ops", r.ops},       {"views", r.viewOps},  {"replayed", r.replayedOps},
+    j["summary"] = {{"ops", r.ops},       {"views", r.viewOps},  {"views_checked", r.viewsChecked}, {"replayed", r.replayedOps},
                     {"coverage_percent", num(r.coverage())}, {"pass", r.pass}, {"warn", r.warn},
                     {"fail", r.fail},     {"skip", r.skip},      {"error", r.error}};
     j["rows"] = nlohmann::json::array();

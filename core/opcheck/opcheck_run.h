@@ -64,6 +64,7 @@ struct OpcheckResult {
     std::string root;
     std::vector<OpcheckRow> rows; // by round, then op id, then output
     int ops = 0, viewOps = 0, replayedOps = 0; // ops dumped, views among them, non-views replayed
+    int viewsChecked = 0;                      // views whose output was checked as data movement
     int pass = 0, warn = 0, fail = 0, skip = 0, error = 0; // rows
     double coverage() const { return ops > viewOps ? 100.0 * replayedOps / double(ops - viewOps) : 0; }
 };

@@ -15,6 +15,18 @@ namespace {
 // float32's libm (exp, tanh, sqrt) and summing in another order.
 constexpr double kSlack = 16;
 
+// Bytes an element of a dump's dtype takes in memory; 0 for what has no fixed size here.
+int64_t elementBytes(int32_t dtype)
+{
+    switch (DType(dtype)) {
+    case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
+    case DType::Float16: case DType::BFloat16: case DType::Int16: case DType::UInt16: return 2;
+    case DType::Int8: case DType::UInt8: return 1;
+    case DType::Int64: case DType::UInt64: case DType::Double: return 8;
+    default: return 0;
+    }
+}
+
 double unitRoundoff(int32_t dtype)
 {
     if (dtype == kQuantizedDtype)
@@ -433,6 +445,105 @@ std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<Re
     return r;
 }
 
+// VIEW, RESHAPE, PERMUTE, TRANSPOSE: no kernel runs, but the output must hold the input's
+// elements where ggml's shape and strides put them (what the probe read through the view).
+std::optional<Reference> dataMovement(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
+                                      const std::array<int64_t, 4> &ne, std::string &skip)
+{
+    if (in.empty()) {
+        skip = op + " without its input";
+        return std::nullopt;
+    }
+    const RefTensor &a = in[0];
+    Reference r = shaped(ne);
+    r.standard = "exact (" + op + " moves elements, computes none)";
+    const int64_t n = ne[0] * ne[1] * ne[2] * ne[3];
+    if (op == "RESHAPE") { // of a contiguous tensor (ggml asks it): the same elements in the same order
+        if (a.count() != n) {
+            skip = "RESHAPE whose input and output differ in size";
+            return std::nullopt;
+        }
+        r.out.v = a.v;
+        return r;
+    }
+    if (op == "PERMUTE" || op == "TRANSPOSE") { // output dim axis[i] is input dim i
+        std::array<int, 4> axis{1, 0, 2, 3};
+        if (op == "PERMUTE") {
+            const auto it = p.find("axes");
+            if (it == p.end() || !it->is_array() || it->size() != 4) {
+                skip = "PERMUTE without its axes";
+                return std::nullopt;
+            }
+            std::array<bool, 4> seen{};
+            for (int i = 0; i < 4; ++i) {
+                const int x = (*it)[size_t(i)].is_number_integer() ? (*it)[size_t(i)].get<int>() : -1;
+                if (x < 0 || x > 3 || seen[size_t(x)]) {
+                    skip = "PERMUTE whose axes are not a permutation";
+                    return std::nullopt;
+                }
+                seen[size_t(x)] = true;
+                axis[size_t(i)] = x;
+            }
+        }
+        for (int i = 0; i < 4; ++i)
+            if (ne[size_t(axis[size_t(i)])] != a.ne[size_t(i)]) {
+                skip = op + " with these shapes";
+                return std::nullopt;
+            }
+        forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+            const std::array<int64_t, 4> j{i0, i1, i2, i3};
+            r.out.v[i] = a.at(j[size_t(axis[0])], j[size_t(axis[1])], j[size_t(axis[2])], j[size_t(axis[3])]);
+        });
+        return r;
+    }
+    // VIEW: the source's bytes from offset with strides nb, which the dense dump of the source
+    // reproduces only where the source was contiguous in memory.
+    const auto contiguous = p.find("_src_contiguous");
+    if (contiguous == p.end() || !contiguous->is_boolean()) {
+        skip = "VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)";
+        return std::nullopt;
+    }
+    if (!contiguous->get<bool>()) {
+        skip = "VIEW of a source that is not contiguous in memory";
+        return std::nullopt;
+    }
+    const int64_t size = elementBytes(a.dtype);
+    const auto nb = p.find("nb");
+    const double offset = param(p, "offset", -1);
+    if (size <= 0 || nb == p.end() || !nb->is_array() || nb->size() != 3 || offset < 0) {
+        skip = size <= 0 ? "VIEW of a quantized or unsized source" : "VIEW without its offset and strides";
+        return std::nullopt;
+    }
+    std::array<int64_t, 4> stride{size, 0, 0, 0};
+    for (int d = 1; d < 4; ++d) {
+        const auto &x = (*nb)[size_t(d - 1)];
+        stride[size_t(d)] = x.is_number_integer() ? x.get<int64_t>() : -1;
+        if (stride[size_t(d)] < 0 || stride[size_t(d)] % size) {
+            skip = "VIEW whose strides are not whole elements";
+            return std::nullopt;
+        }
+    }
+    if (int64_t(offset) % size) {
+        skip = "VIEW whose offset is not a whole element";
+        return std::nullopt;
+    }
+    bool inside = true;
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const int64_t byte = int64_t(offset) + i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3];
+        const int64_t k = byte / size;
+        if (k < 0 || k >= a.count()) {
+            inside = false;
+            return;
+        }
+        r.out.v[i] = a.v[size_t(k)];
+    });
+    if (!inside) {
+        skip = "VIEW reaching past its source";
+        return std::nullopt;
+    }
+    return r;
+}
+
 } // namespace
 
 bool isView(const std::string &op)
@@ -522,6 +633,8 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
         r.standard = "|error| <= u |in| (a copy, rounded to its type)";
         return r;
     }
+    if (isView(op) && op != "NONE")
+        return dataMovement(op, param, inputs, outNe, skip);
     if (isView(op))
         skip = "a view: no kernel runs (ggml changes only its shape and strides)";
     else

@@ -120,6 +120,25 @@ private slots:
         near(n.out.v, {std::cos(1.0), std::cos(t2), std::sin(1.0), std::sin(t2)});
     }
 
+    // Views move elements: where ggml's shape and strides put them, exactly.
+    void dataMovement()
+    {
+        const RefTensor a = ref({3, 2, 1, 1}, {0, 1, 2, 3, 4, 5}); // rows {0,1,2}, {3,4,5}
+        near(run("TRANSPOSE", {}, {a}, {2, 3, 1, 1}).out.v, {0, 3, 1, 4, 2, 5});
+        near(run("PERMUTE", {{"axes", {1, 0, 2, 3}}}, {a}, {2, 3, 1, 1}).out.v, {0, 3, 1, 4, 2, 5});
+        near(run("RESHAPE", {}, {a}, {2, 3, 1, 1}).out.v, {0, 1, 2, 3, 4, 5});
+        // the second row's last two elements: offset one row and one element, float32
+        const auto v = run("VIEW", {{"offset", 16}, {"nb", {12, 24, 24}}, {"_src_contiguous", true}}, {a}, {2, 1, 1, 1});
+        near(v.out.v, {4, 5});
+        QCOMPARE(v.bound, (std::vector<double>{std::ldexp(1.0, -150), std::ldexp(1.0, -150)}));
+        std::string skip;
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", 16}, {"nb", {12, 24, 24}}, {"_src_contiguous", true}}, {a},
+                                    {4, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("VIEW reaching past its source"));
+        QVERIFY(!opcheck::reference("PERMUTE", {{"axes", {0, 0, 2, 3}}}, {a}, {3, 2, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("PERMUTE whose axes are not a permutation"));
+    }
+
     void attentionIsSoftmaxOfScores()
     {
         // One head, one query, two keys: weights softmax(scale q.k + mask), output their mix of v.
@@ -135,9 +154,15 @@ private slots:
     void skippedWithTheirReason()
     {
         std::string skip;
-        QVERIFY(!opcheck::reference("VIEW", {}, {}, {1, 1, 1, 1}, 0, skip));
+        QVERIFY(!opcheck::reference("NONE", {}, {}, {1, 1, 1, 1}, 0, skip));
         QVERIFY(skip.find("no kernel runs") != std::string::npos);
         QVERIFY(opcheck::isView("PERMUTE"));
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}}, {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0,
+                                    skip));
+        QCOMPARE(skip, std::string("VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)"));
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}},
+                                    {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("VIEW of a source that is not contiguous in memory"));
         QVERIFY(!opcheck::reference("CONV_2D", {}, {ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("no float64 reference for CONV_2D yet"));
         QVERIFY(!opcheck::reference("ROPE", {{"mode", 0}, {"n_dims", 2}, {"ext_factor", 1.0}},
