@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/precision_standard.h"
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "dump/dump_index.h"
@@ -155,18 +156,24 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 // bound, and the verdict reconsidered: an output beyond its bound is the kernel's only when it
 // is clearly worse than ggml's CPU kernel (more than twice as far); else the bound is too
 // tight for these inputs, and it warns.
-void judgeAgainstCpu(OpcheckRow &row, const Reference &ref, const std::vector<double> &cpu, const std::string &)
+void judgeAgainstCpu(OpcheckRow &row, const Reference &ref, const std::vector<double> &cpu, const RefTensor &out)
 {
-    double worst = 0;
+    double worst = 0, diff = 0, norm = 0;
     for (size_t i = 0; i < cpu.size(); ++i) {
         if (!ref.unchecked.empty() && ref.unchecked[i])
             continue;
+        if (std::isfinite(cpu[i]) && std::isfinite(out.v[i])) { // test-backend-ops' measure, against ggml's CPU
+            diff += (out.v[i] - cpu[i]) * (out.v[i] - cpu[i]);
+            norm += cpu[i] * cpu[i];
+        }
         const double e = std::fabs(cpu[i] - ref.out.v[i]), b = ref.bound[i];
         if (std::isnan(e) && std::isnan(ref.out.v[i]) && std::isnan(cpu[i]))
             continue;
         worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
     }
     row.cpuRatio = worst;
+    row.nmseVsCpu = norm > 0 ? diff / norm : (diff > 0 ? INFINITY : 0);
+    row.cpuBudget = engineBudget(row.opType, out.dtype, out.dtype, false).nmse;
     if (row.verdict != "FAIL" || !std::isfinite(row.worstRatio))
         return;
     if (worst > 1 && row.worstRatio <= 2 * worst) {
@@ -387,7 +394,9 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                     throw Error(out->path + ": its shape is not the reference's");
                 judge(row, *ref, o);
                 if (cpu)
-                    judgeAgainstCpu(row, *ref, *cpu, cpuWhy);
+                    judgeAgainstCpu(row, *ref, *cpu, o);
+                else
+                    row.cpuNotRun = cpuWhy;
                 if (options.standard == OpcheckOptions::Standard::Msit)
                     judgeMsit(row, *ref, o);
             } catch (const Error &e) {
@@ -600,6 +609,9 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"worst_error_over_bound", num(row.worstRatio)},
                              {"error_over_judged_bound", num(row.judgedRatio)},
                              {"cpu_replay_error_over_bound", num(row.cpuRatio)},
+                             {"nmse_vs_cpu_replay", num(row.nmseVsCpu)},
+                             {"cpu_replay_nmse_budget", num(row.cpuBudget)},
+                             {"cpu_replay_not_run", row.cpuNotRun},
                              {"fail_reason", row.reason}});
     return j.dump(1);
 }

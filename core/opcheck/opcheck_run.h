@@ -57,6 +57,9 @@ struct OpcheckRow {
     double worstRatio = NAN;   // the largest |error| / bound
     double judgedRatio = NAN;  // the same over the bound the verdict was judged by (float16 rounding's for its WARN)
     double cpuRatio = NAN;     // ggml's CPU kernel on the same inputs: its largest |error| / bound
+    double nmseVsCpu = NAN;    // the output against ggml's CPU kernel: sum (t - c)^2 / sum c^2
+    double cpuBudget = NAN;    // ggml's budget for that NMSE (test-backend-ops) for this op
+    std::string cpuNotRun;     // why ggml's CPU kernel was not run on it, where it was not
     std::string reason;        // why it warns, fails, is skipped or could not be replayed
 };
 

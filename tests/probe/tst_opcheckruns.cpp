@@ -106,6 +106,10 @@ private slots:
                 continue;
             QVERIFY2(!o["cpu_replay_error_over_bound"].isNull(), qPrintable(o["op_id"].toString()));
             QVERIFY2(o["cpu_replay_error_over_bound"].toDouble() <= 1, qPrintable(o["op_id"].toString()));
+            // and test-backend-ops' measure against it within ggml's budget (the same kernels here)
+            QVERIFY2(o["nmse_vs_cpu_replay"].toDouble() <= o["cpu_replay_nmse_budget"].toDouble() ||
+                         o["cpu_replay_nmse_budget"].toDouble() == 0,
+                     qPrintable(o["op_id"].toString()));
             ++onCpu;
         }
         QVERIFY(onCpu >= 70);
