@@ -215,16 +215,20 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
     m_metric->setCurrentIndex(m_metric->findData(int(r->standard == llmscope::Standard::Engine
                                                          ? HeatmapModel::Metric::BudgetShare
                                                          : HeatmapModel::Metric::AddedError)));
-    if (!colours()->firstDivergentOp().isEmpty()) { // the round where it starts, in view
-        m_follow->setChecked(false);
-        const auto rounds = colours()->rounds();
-        const auto at = std::find(rounds.begin(), rounds.end(), colours()->firstDivergentRound());
-        m_round->setValue(int(at - rounds.begin()));
-        colours()->setRound(colours()->firstDivergentRound());
-        roundsChanged();
-        emit roundPicked(colours()->firstDivergentRound());
-        selectOp(colours()->firstDivergentOp());
-    }
+    if (!colours()->firstDivergentOp().isEmpty()) // the round where it starts, in view
+        showOpIn(colours()->firstDivergentOp(), colours()->firstDivergentRound());
+}
+
+void HeatmapView::showOpIn(const QString &op, int64_t round)
+{
+    m_follow->setChecked(false);
+    const auto rounds = colours()->rounds();
+    const auto at = std::find(rounds.begin(), rounds.end(), round);
+    m_round->setValue(int(at - rounds.begin()));
+    colours()->setRound(round);
+    roundsChanged();
+    emit roundPicked(round);
+    selectOp(op);
 }
 
 void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
@@ -247,14 +251,7 @@ void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
     m_threshold->setValue(1); // beyond its bound, flagged
     for (const auto &row : r->rows) // the round of the first op that fails, in view
         if (row.verdict == "FAIL") {
-            m_follow->setChecked(false);
-            const auto rounds = colours()->rounds();
-            const auto at = std::find(rounds.begin(), rounds.end(), row.round);
-            m_round->setValue(int(at - rounds.begin()));
-            colours()->setRound(row.round);
-            roundsChanged();
-            emit roundPicked(row.round);
-            selectOp(QString::fromStdString(row.opId));
+            showOpIn(QString::fromStdString(row.opId), row.round);
             break;
         }
 }

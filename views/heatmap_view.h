@@ -49,6 +49,7 @@ private:
     void followModel();
     void roundsChanged();
     void updateLegend();
+    void showOpIn(const QString &op, int64_t round); // that round shown, the op picked
 
     HeatmapModel *m_model;
     QTableView *m_table;

@@ -107,11 +107,10 @@ void OpColours::setOpcheck(const OpcheckResult &r)
 {
     m_replay.clear();
     // The worst of an op's outputs: FAIL over ERROR over WARN over PASS over SKIP.
-    static const QStringList order{"SKIP", "PASS", "WARN", "ERROR", "FAIL"};
     for (const OpcheckRow &row : r.rows) {
         ReplayCell &c = m_replay[row.round][QString::fromStdString(row.opId)];
         const QString verdict = QString::fromStdString(row.verdict);
-        if (!c.verdict.isEmpty() && order.indexOf(verdict) <= order.indexOf(c.verdict))
+        if (verdictSeverity(row.verdict) <= verdictSeverity(c.verdict.toStdString())) // none yet: -1
             continue;
         c.verdict = verdict;
         c.reason = QString::fromStdString(row.reason);

@@ -45,12 +45,10 @@ public:
     // A comparison of golden (whose ops these are) with test: its metrics per round and op.
     void setCompare(const llmscope::CompareResult &r);
     void clearCompare();
-    bool hasCompare() const { return !m_diff.empty(); }
     static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance && m <= Metric::BudgetShare; }
     // A replay of the dump's ops (llmscope opcheck): each op's verdict and error over its bound.
     void setOpcheck(const llmscope::OpcheckResult &r);
     void clearOpcheck();
-    bool hasOpcheck() const { return !m_replay.empty(); }
     struct ReplayCell {
         double errorOverBound = NAN; // over the bound its verdict was judged by; NaN: not replayed
         QString verdict, reason;

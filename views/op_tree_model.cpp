@@ -102,7 +102,6 @@ void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
 
 void OpTreeModel::setOpcheck(const llmscope::OpcheckResult *r)
 {
-    static const QStringList order{"", "SKIP", "PASS", "WARN", "ERROR", "FAIL"};
     for (Node *n : std::as_const(m_byId)) {
         n->replay.clear();
         n->replayReason.clear();
@@ -113,7 +112,7 @@ void OpTreeModel::setOpcheck(const llmscope::OpcheckResult *r)
             if (it == m_byId.end())
                 continue;
             const QString verdict = QString::fromStdString(row.verdict);
-            if (order.indexOf(verdict) <= order.indexOf(it.value()->replay))
+            if (verdictSeverity(row.verdict) <= verdictSeverity(it.value()->replay.toStdString()))
                 continue;
             it.value()->replay = verdict;
             it.value()->replayReason = row.reason.empty()

@@ -153,7 +153,6 @@ std::optional<TensorIndexFile> TensorIndexFile::open(const std::string &path)
     }
     if (!ended || at != text.size())
         return std::nullopt;
-    f.m_count = lines;
     return f;
 }
 

@@ -40,14 +40,12 @@ public:
     // whose round cannot be read.
     static std::optional<TensorIndexFile> open(const std::string &path);
     std::vector<int64_t> rounds() const; // ascending
-    uint64_t lineCount() const { return m_count; }
     // A round's files in the order written; nullopt when one of its lines does not read.
     std::optional<std::vector<IndexedFile>> files(int64_t round) const;
 
 private:
     std::string m_text;
     std::map<int64_t, std::vector<std::pair<size_t, size_t>>> m_lines; // round -> (offset, length)
-    uint64_t m_count = 0;
 };
 
 // The files an index lists, every round; nullopt when it is absent, unfinished or does not read.

@@ -78,6 +78,40 @@ void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
     param["_src_contiguous"] = contiguous;
 }
 
+// What an op's op_param.json says (-tiling): its type as ggml names it, its decoded
+// parameters (with its source's layout noted), and whether it was there and read.
+struct OpParam {
+    std::string type;
+    nlohmann::json param = nlohmann::json::object();
+    std::string text = "{}";
+    bool have = false;       // a "param" object was read
+    bool unreadable = false; // the file is there but does not read
+};
+
+OpParam readOpParam(const std::string &opFolder, std::string type)
+{
+    OpParam p;
+    p.type = std::move(type);
+    std::ifstream in(opFolder + "/op_param.json");
+    if (!in)
+        return p;
+    try {
+        const nlohmann::json j = nlohmann::json::parse(in);
+        if (j.contains("op") && j["op"].is_string())
+            p.type = j["op"].get<std::string>();
+        if (j.contains("param") && j["param"].is_object()) {
+            p.param = j["param"];
+            p.have = true;
+        }
+        p.text = p.param.dump();
+        noteSourceLayout(j, p.param);
+    } catch (const nlohmann::json::exception &) {
+        p.unreadable = true;
+        p.text = "(op_param.json does not read)";
+    }
+    return p;
+}
+
 // An op's files: its inputs before it ran (else after, as msit reads them) and its outputs.
 struct OpFiles {
     std::vector<TensorRecord *> before, after, outputs;
@@ -334,6 +368,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     std::string skip;
     std::optional<Reference> ref;
     std::vector<RefTensor> inputs;
+    std::optional<RefTensor> firstOut;
     std::string error;
     if (needsParams(opType) && !haveParams) {
         skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
@@ -346,11 +381,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
         try {
             for (TensorRecord *t : files.inputs())
                 inputs.push_back(readRef(*t));
-            for (TensorRecord *out : files.outputs) {
-                RefTensor o = readRef(*out);
-                ref = opcheck::reference(opType, param, inputs, o.ne, o.dtype, skip);
-                break;
-            }
+            firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
+            ref = opcheck::reference(opType, param, inputs, firstOut->ne, firstOut->dtype, skip);
         } catch (const Error &e) {
             error = e.what();
         }
@@ -389,7 +421,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
             row.reason = skip;
         } else {
             try {
-                const RefTensor o = readRef(*out);
+                const RefTensor o = out == files.outputs.front() ? std::move(*firstOut) : readRef(*out);
                 if (o.ne != ref->out.ne)
                     throw Error(out->path + ": its shape is not the reference's");
                 judge(row, *ref, o);
@@ -421,6 +453,15 @@ bool nameMatches(const std::vector<std::string> &names, const std::string &opTyp
 
 } // namespace
 
+int verdictSeverity(const std::string &verdict)
+{
+    static const char *const order[] = {"SKIP", "PASS", "WARN", "ERROR", "FAIL"};
+    for (int i = 0; i < 5; ++i)
+        if (verdict == order[i])
+            return i;
+    return -1;
+}
+
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress)
 {
     const OpIds ids = OpIds::parse(o.ids);
@@ -447,28 +488,10 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
             throw Error("opcheck cancelled");
         if (files.outputs.empty())
             continue; // a group's folder, or an op whose outputs were not dumped (-stp 1)
-        std::string opType = files.outputs.front()->opName, paramText = "{}";
-        nlohmann::json param = nlohmann::json::object();
-        bool haveParams = false;
-        std::ifstream in(opFolderOf(*files.outputs.front()) + "/op_param.json");
-        if (in) {
-            try {
-                const nlohmann::json j = nlohmann::json::parse(in);
-                if (j.contains("op") && j["op"].is_string())
-                    opType = j["op"].get<std::string>();
-                if (j.contains("param") && j["param"].is_object()) {
-                    param = j["param"];
-                    haveParams = true;
-                }
-                paramText = param.dump();
-                noteSourceLayout(j, param);
-            } catch (const nlohmann::json::exception &) {
-                paramText = "(op_param.json does not read)";
-            }
-        }
-        if (!nameMatches(names, opType))
+        const OpParam p = readOpParam(opFolderOf(*files.outputs.front()), files.outputs.front()->opName);
+        if (!nameMatches(names, p.type))
             continue;
-        checkOp(res, files, opType, param, paramText, haveParams, o);
+        checkOp(res, files, p.type, p.param, p.text, p.have, o);
     }
     if (progress)
         progress(done, ops.size());
@@ -512,26 +535,15 @@ Tensor replayReference(const OpcheckRow &row)
         if (!inputs.empty())
             break;
     }
-    nlohmann::json param = nlohmann::json::object();
-    std::string type = row.opType;
-    if (std::ifstream in(op + "/op_param.json"); in) {
-        try {
-            const nlohmann::json j = nlohmann::json::parse(in);
-            if (j.contains("param") && j["param"].is_object())
-                param = j["param"];
-            if (j.contains("op") && j["op"].is_string())
-                type = j["op"].get<std::string>();
-            noteSourceLayout(j, param);
-        } catch (const nlohmann::json::exception &) {
-            throw Error(op + "/op_param.json does not read");
-        }
-    }
+    const OpParam p = readOpParam(op, row.opType);
+    if (p.unreadable)
+        throw Error(op + "/op_param.json does not read");
     TensorRecord outRecord = record(out);
     const RefTensor o = readRef(outRecord);
     std::string skip;
-    const auto ref = opcheck::reference(type, param, inputs, o.ne, o.dtype, skip);
+    const auto ref = opcheck::reference(p.type, p.param, inputs, o.ne, o.dtype, skip);
     if (!ref)
-        throw Error(type + " not replayed: " + skip);
+        throw Error(p.type + " not replayed: " + skip);
     Tensor t;
     t.dtype = int32_t(DType::Float32);
     t.dims = outRecord.engineDims.empty() ? outRecord.dims : outRecord.engineDims;

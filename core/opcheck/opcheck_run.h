@@ -72,6 +72,10 @@ struct OpcheckResult {
     double coverage() const { return ops > viewOps ? 100.0 * replayedOps / double(ops - viewOps) : 0; }
 };
 
+// How bad a verdict is, to keep an op's worst: SKIP 0, PASS 1, WARN 2, ERROR 3, FAIL 4; -1 for
+// anything else (none yet).
+int verdictSeverity(const std::string &verdict);
+
 // progress(done, total) after each op; returning false cancels (Error "opcheck cancelled").
 // Throws Error when the dump cannot be read or holds no op with inputs and outputs.
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress = {});
