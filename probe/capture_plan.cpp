@@ -133,6 +133,9 @@ struct PlanBuilder {
         plan.statsOnly = stats;
         plan.addStats = payload && c.stats;
         plan.csv = stats && c.statsCsv;
+        // -tiling's replay inputs and -symlink's links: a weight's file once a run. Keeping
+        // only the ops with NaN/Inf may drop the round a weight was first taken in: not then.
+        plan.weightsOnce = payload && (c.tiling || c.symlink) && !c.nanInfOnly;
         plan.post = true;
     }
 
@@ -154,17 +157,19 @@ struct PlanBuilder {
             ++plan.unreadable;
         } else if (c.descOnly || (plan.statsOnly && aclDtype(t->type) < 0)) {
             it.kind = ItemKind::Header;
-        } else if (plan.statsOnly && isWeight(t)) {
+        } else if (isWeight(t) && (plan.statsOnly || (plan.payload && plan.weightsOnce))) {
             it.kind = ItemKind::Weight;
             it.weightKey = weightKey(t);
         }
-        it.header = describe(t, it.kind == ItemKind::Data && plan.payload);
+        it.header = describe(t, it.kind != ItemKind::Header && plan.payload);
         it.elements = it.header.elementCount();
         if (it.kind != ItemKind::Header) {
             it.bytes = denseBytes(t);
             it.direct = isDirect(t);
         }
         it.early = it.kind == ItemKind::Data && input && !before && mayComputeOver(g.nodes[size_t(node)].tensor, t);
+        if (it.kind == ItemKind::Weight && plan.payload)
+            plan.dataBytes += it.bytes; // at first sight
         if (it.kind == ItemKind::Data) {
             plan.dataBytes += it.bytes;
             // Read after the whole graph, the tensor must hold what it held at this moment.

@@ -19,7 +19,8 @@ namespace llmscope::probe {
 enum class ItemKind : uint8_t {
     Data,   // payload copied (tensors, or tensors and statistics); statistics only: computed when taken
     Header, // described only: -sd, a skipped KV-cache view, an engine type under stats
-    Weight, // a weight (statistics only): its statistics are computed at first sight, as it never changes
+    Weight, // a weight: never changes, so taken at first sight only (its statistics, or with
+            // plan.weightsOnce its payload; later rounds link to that file)
 };
 
 struct PlanItem {
@@ -43,7 +44,7 @@ struct PlanItem {
     // asked for, before it runs: it holds then what the node reads, and the node changes
     // nothing else.
     bool early = false;
-    uint64_t weightKey = 0; // Weight: the tensor and its data, for the statistics cache
+    uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
     Tensor header;       // dtype, dims and engine attributes; no data
 };
 
@@ -64,6 +65,7 @@ struct CapturePlan {
     bool statsOnly = false;     // statistics instead of data
     bool addStats = false;      // data and statistics
     bool csv = false;           // statistics as rows of the round's statistic.csv
+    bool weightsOnce = false;   // payloads: a weight's file written once a run, linked after
     bool post = false;          // every item is intact after the whole graph has run
 
     // The selection's nodes and the tensors to take from each. Tensors whose data pointers

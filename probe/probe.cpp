@@ -298,8 +298,12 @@ void Probe::handOver(SchedState &s)
 
 void Probe::dropRound(SchedState &s)
 {
-    if (s.capture.active())
-        giveBuffer(std::move(s.capture.finish().arena));
+    if (!s.capture.active())
+        return;
+    CapturedRound r = s.capture.finish();
+    for (uint64_t key : r.firstWeights) // never written: taken again at their next sight
+        s.weightsSent.erase(key);
+    giveBuffer(std::move(r.arena));
 }
 
 void takeItems(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range)

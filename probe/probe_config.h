@@ -23,8 +23,8 @@ struct ProbeConfig {
     bool topology = false;      // type "model" or "layer"
     bool statsCsv = false;      // LLMSCOPE_STATS_CSV=1: statistics as one statistic.csv a round
     bool opInfo = false;        // type "op": operation_io_tensors CSVs
-    bool kernelInfo = false;
-    bool cpuProfiling = false;  // type "cpu_profiling": host time of each selected node, node by node    // type "kernel": kernel_io_tensors CSVs (the backend of each node)
+    bool kernelInfo = false;    // type "kernel": kernel_io_tensors CSVs (the backend of each node)
+    bool cpuProfiling = false;  // type "cpu_profiling": host time of each selected node, node by node
     bool tiling = false;        // LLMSCOPE_TILING=1 (-tiling): op_param.json and raw op_params
     bool symlink = false;       // LLMSCOPE_SYMLINK=1: identical tensors as links to the first copy
     OpIds watch;                // LLMSCOPE_WATCH: ops whose outputs are re-read after every later node

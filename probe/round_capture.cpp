@@ -50,11 +50,16 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
         ++m_taken;
         if (it.kind == ItemKind::Header) {
             at = CapturedRound::kNoPayload;
-        } else if (it.kind == ItemKind::Weight) {
-            at = CapturedRound::kNoPayload;
-            if (weightsSent.insert(it.weightKey).second) // its contents never change
-                takeStats(k);
-        } else if (m_stats) {
+            continue;
+        }
+        if (it.kind == ItemKind::Weight) { // its contents never change: taken at first sight only
+            if (!weightsSent.insert(it.weightKey).second) {
+                at = CapturedRound::kNoPayload;
+                continue;
+            }
+            m_round.firstWeights.push_back(it.weightKey);
+        }
+        if (m_stats) {
             at = CapturedRound::kNoPayload;
             takeStats(k);
         } else if (const int s = sameBytes(it); s >= 0 && m_round.at[size_t(s)] != CapturedRound::kNoPayload) {
@@ -112,6 +117,8 @@ CapturedRound RoundCapture::takeBatch()
     out.arena = std::move(m_round.arena);
     out.arena.resize(size_t(m_used));
     out.stats = m_round.stats; // per item, like `at`
+    out.firstWeights = std::move(m_round.firstWeights);
+    m_round.firstWeights.clear();
     out.at.assign(m_round.at.size(), CapturedRound::kNotTaken);
     // Items of this batch go with it; later aliases of them can no longer share (new arena).
     for (size_t k = 0; k < m_round.at.size(); ++k) {

@@ -24,6 +24,7 @@ struct CapturedRound {
     std::vector<uint64_t> at; // per plan item: offset into arena, or one of the above
     // Statistics-only plans: per item taken, its statistics (a weight's only at first sight).
     std::vector<std::optional<TensorStats>> stats;
+    std::vector<uint64_t> firstWeights; // weights taken for the first time (PlanItem::weightKey)
     uint64_t bytes() const;
 };
 

@@ -306,8 +306,12 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
     const uint64_t at = r.at[k];
     if (it.kind == ItemKind::Weight) {
         auto cached = m_weightStats.find(it.weightKey);
-        if (cached == m_weightStats.end()) // first sight: computed when taken
-            cached = m_weightStats.emplace(it.weightKey, r.stats.empty() ? std::nullopt : r.stats[k]).first;
+        if (cached == m_weightStats.end()) { // first sight: computed when taken, or from its payload
+            std::optional<TensorStats> st = r.stats.empty() ? std::nullopt : r.stats[k];
+            if (plan.addStats && at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value())
+                st = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+            cached = m_weightStats.emplace(it.weightKey, st).first;
+        }
         return cached->second;
     }
     if (it.kind != ItemKind::Data)
@@ -346,7 +350,7 @@ void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::option
         addCsvLine(r.round, *parts, st);
         return;
     }
-    const uint8_t *data = it.kind == ItemKind::Data && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
+    const uint8_t *data = it.kind != ItemKind::Header && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
     Tensor t = h;
     if (it.kvSkipped) {
         t.setAttr("llmscope_skipped", "kv_cache");
@@ -354,12 +358,15 @@ void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::option
         t.setAttr("llmscope_skipped", "unreadable_buffer");
     } else if (plan.statsOnly) {
         setStatsAttrs(t, st);
-    } else if (plan.payload && it.kind == ItemKind::Data && data) {
+    } else if (plan.payload && data) {
         t.data.assign(data, data + it.bytes);
         if (plan.addStats && !h.attr(kEngineDTypeAttr).has_value())
             setStatsAttrs(t, st);
     }
-    m_writer.writeTensor(0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
+    if (plan.payload && it.kind == ItemKind::Weight)
+        m_writer.writeTensorOnce(it.weightKey, 0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
+    else
+        m_writer.writeTensor(0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
     giveBuffer(std::move(t.data));
 }
 

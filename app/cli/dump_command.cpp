@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "dump/dump_index.h"
@@ -80,7 +81,9 @@ void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
     }
     if (s.linked)
         say(QStringLiteral("  linked:      %1 of the tensors are symbolic links to an identical one written "
-                           "before (-symlink)\n").arg(s.linked));
+                           "before (%2)\n")
+                .arg(s.linked)
+                .arg(o.symlink ? QStringLiteral("-symlink") : QStringLiteral("weights are written once a run")));
     for (const auto &w : s.warnings)
         say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
     if (o.nanInfOnly) {
@@ -97,15 +100,21 @@ void sayOnDisk(const llmscope::DumpOptions &o, const llmscope::DumpIndex &idx,
                const std::optional<std::vector<std::string>> &onnxFiles, std::vector<std::string> &problems)
 {
     using namespace llmscope;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, linkedBytes = 0;
     std::set<std::string> ops;
+    const bool links = o.symlink || o.tiling; // only then are some files links (one stat each)
     for (const auto &t : idx.tensors) {
-        bytes += t.dataBytes;
+        std::error_code ec;
+        if (links && std::filesystem::is_symlink(t.path, ec))
+            linkedBytes += t.dataBytes;
+        else
+            bytes += t.dataBytes;
         ops.insert(t.opId);
     }
-    say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data; %5 model, %6 layer files\n")
+    say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data%7; %5 model, %6 layer files\n")
             .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
-            .arg(idx.modelFiles.size()).arg(idx.layerFiles.size()));
+            .arg(idx.modelFiles.size()).arg(idx.layerFiles.size())
+            .arg(linkedBytes ? QStringLiteral(" (and %1 more read through links)").arg(humanBytes(linkedBytes)) : QString()));
     if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
         say(QStringLiteral("  onnx:        %1 file(s) of the topology under onnx/ (no weights; open them in Netron)\n")
                 .arg(onnxFiles ? onnxFiles->size() : 0));

@@ -74,6 +74,20 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
             return true;
         }
     }
+    if (!writeFile(device, pid, path, t, nullptr))
+        return false;
+    if (m_options.symlink) {
+        uint64_t h = fnv1a(header);
+        if (t.hasData)
+            h = fnv1a(std::string_view(reinterpret_cast<const char *>(t.data.data()), t.data.size()), h);
+        std::lock_guard lock(m_mutex);
+        m_byHash[h].push_back(path);
+    }
+    return true;
+}
+
+bool DumpWriter::writeFile(int device, int64_t pid, const std::string &path, const Tensor &t, uint64_t *headerBytes)
+{
     const uint64_t size = t.hasData ? t.data.size() : 0;
     const uint64_t free = freeFor(size);
     if (free < m_options.minFreeBytes || free < 2 * size) {
@@ -83,16 +97,77 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
         return false;
     }
     ensureDir(path.substr(0, path.rfind('/')));
-    const uint64_t headerBytes = writeBin(path, t);
+    const uint64_t written = writeBin(path, t);
     ++m_tensors;
     m_bytes += size;
-    indexFile(device, pid, path.substr(m_root.size() + 1), t, headerBytes);
-    if (m_options.symlink) {
-        uint64_t h = fnv1a(header);
-        if (t.hasData)
-            h = fnv1a(std::string_view(reinterpret_cast<const char *>(t.data.data()), t.data.size()), h);
+    indexFile(device, pid, path.substr(m_root.size() + 1), t, written);
+    if (headerBytes)
+        *headerBytes = written;
+    return true;
+}
+
+bool DumpWriter::writeTensorOnce(uint64_t key, int device, int64_t pid, int64_t exec,
+                                 const std::vector<std::string> &opFolders, bool before, bool input, int index,
+                                 const Tensor &t)
+{
+    const std::string path = tensorPath(device, pid, exec, opFolders, before, input, index);
+    std::optional<OnceFile> first;
+    {
         std::lock_guard lock(m_mutex);
-        m_byHash[h].push_back(path);
+        if (const auto it = m_once.find(key); it != m_once.end())
+            first = it->second;
+    }
+    if (!first) {
+        uint64_t headerBytes = 0;
+        if (!t.hasData) {
+            ++m_skipped;
+            if (m_options.warn)
+                m_options.warn("the first copy of this weight was not written; skipped " + path);
+            return false;
+        }
+        if (!writeFile(device, pid, path, t, &headerBytes))
+            return false;
+        // The links' index lines: this file's, but for the path.
+        const std::string relative = path.substr(m_root.size() + 1);
+        std::string tail = tensorIndexLine(relative, t, headerBytes).value_or(std::string());
+        tail.erase(0, std::min(tail.size(), relative.size()));
+        std::lock_guard lock(m_mutex);
+        m_once.try_emplace(key, OnceFile{path, std::move(tail)});
+        return true;
+    }
+    ensureDir(path.substr(0, path.rfind('/')));
+    std::error_code ec;
+    if (makeLink(first->path, path)) {
+        ++m_linked;
+    } else if (fs::copy_file(first->path, path, fs::copy_options::overwrite_existing, ec); ec) {
+        ++m_skipped;
+        if (m_options.warn)
+            m_options.warn("could not link or copy " + first->path + " (" + ec.message() + "); skipped " + path);
+        return false;
+    }
+    ++m_tensors;
+    const std::string relative = path.substr(m_root.size() + 1);
+    const bool listable = !first->indexTail.empty() && relative.find_first_of("\t\n\r") == std::string::npos;
+    indexLine(device, pid, listable ? std::optional(relative + first->indexTail) : std::nullopt);
+    return true;
+}
+
+bool DumpWriter::makeLink(const std::string &target, const std::string &path)
+{
+    std::error_code ec;
+    const fs::path relative = fs::relative(target, fs::path(path).parent_path(), ec);
+    if (ec)
+        return false;
+    // Made under a temporary name and renamed: a reader never sees a half-made link.
+    const std::string tmp = path + ".link.tmp";
+    fs::remove(tmp, ec);
+    fs::create_symlink(relative, tmp, ec);
+    if (ec)
+        return false;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return false;
     }
     return true;
 }
@@ -119,21 +194,7 @@ bool DumpWriter::linkToSame(const std::string &path, const std::string &header, 
         if (!in.read(bytes.data(), std::streamsize(size)) || bytes.compare(0, header.size(), header) != 0 ||
             (t.hasData && std::memcmp(bytes.data() + header.size(), t.data.data(), t.data.size()) != 0))
             continue;
-        const fs::path target = fs::relative(c, fs::path(path).parent_path(), ec);
-        if (ec)
-            continue;
-        // Made under a temporary name and renamed: a reader never sees a half-made link.
-        const std::string tmp = path + ".link.tmp";
-        fs::remove(tmp, ec);
-        fs::create_symlink(target, tmp, ec);
-        if (ec)
-            return false;
-        fs::rename(tmp, path, ec);
-        if (ec) {
-            fs::remove(tmp, ec);
-            return false;
-        }
-        return true;
+        return makeLink(c, path);
     }
     return false;
 }
@@ -173,7 +234,11 @@ void DumpWriter::ensureDir(const std::string &dir)
 void DumpWriter::indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t,
                            uint64_t headerBytes)
 {
-    const auto line = tensorIndexLine(relativePath, t, headerBytes);
+    indexLine(device, pid, tensorIndexLine(relativePath, t, headerBytes));
+}
+
+void DumpWriter::indexLine(int device, int64_t pid, const std::optional<std::string> &line)
+{
     std::lock_guard lock(m_mutex);
     const std::string file = tensorIndexPath(device, pid);
     Index &index = m_index[file];

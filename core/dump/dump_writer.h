@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -59,6 +60,12 @@ public:
     // free space is under the minimum or under twice the file's size.
     bool writeTensor(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders, bool before,
                      bool input, int index, const Tensor &t);
+    // A tensor that never changes while the program runs (a weight), known by key: written
+    // the first time (t with its data), a relative link to that file after (t's data is not
+    // needed then; a copy of the file where no link can be made). False, warned and counted
+    // as skipped, when its first copy was not written.
+    bool writeTensorOnce(uint64_t key, int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
+                         bool before, bool input, int index, const Tensor &t);
     // Any other file of the dump (topology JSON, CSV), relative to root; parent folders made.
     void writeText(const std::string &relativePath, const std::string &content);
     // The file is the parts one after the other (no joined copy).
@@ -74,7 +81,7 @@ public:
     uint64_t tensorsWritten() const { return m_tensors; }
     uint64_t bytesWritten() const { return m_bytes; }
     uint64_t tensorsSkipped() const { return m_skipped; }
-    uint64_t tensorsLinked() const { return m_linked; } // of those written, as links (-symlink)
+    uint64_t tensorsLinked() const { return m_linked; } // of those written, as links (-symlink, weights once a run)
 
 private:
     uint64_t freeFor(uint64_t size);
@@ -84,6 +91,9 @@ private:
     std::string m_root;
     // -symlink: links path to an earlier file of the same bytes, if there is one.
     bool linkToSame(const std::string &path, const std::string &header, const Tensor &t);
+    // path as a relative link to target, made under a temporary name and renamed.
+    static bool makeLink(const std::string &target, const std::string &path);
+    bool writeFile(int device, int64_t pid, const std::string &path, const Tensor &t, uint64_t *headerBytes);
 
     std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0}, m_linked{0};
     std::mutex m_mutex; // guards what follows
@@ -92,6 +102,11 @@ private:
     std::chrono::steady_clock::time_point m_lastCheck{};
     bool m_freeKnown = false;
     std::unordered_map<uint64_t, std::vector<std::string>> m_byHash; // -symlink: files written, by content hash
+    struct OnceFile {
+        std::string path;
+        std::string indexTail; // its index line after the path
+    };
+    std::unordered_map<uint64_t, OnceFile> m_once; // writeTensorOnce: the first file of each key
     struct Index {
         std::string pending; // lines not yet appended
         uint64_t lines = 0;
@@ -99,6 +114,7 @@ private:
     };
     std::map<std::string, Index> m_index; // by its path relative to the root
     void indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t, uint64_t headerBytes);
+    void indexLine(int device, int64_t pid, const std::optional<std::string> &line); // nullopt: not listable
     void appendIndex(const std::string &relativePath, Index &index, bool finish); // m_mutex held
     static bool appendToFile(const std::string &path, const std::string &text); // all of it, or false
 };

@@ -108,6 +108,39 @@ private slots:
             QVERIFY(!std::filesystem::is_symlink(w.tensorPath(0, 1, round, {"1_L", "0_MUL_MAT"}, true, true, 1)));
     }
 
+    // A weight written once a run: its first file holds the bytes, later rounds are relative
+    // links to it (indexed like the file), the bytes of later calls not even looked at; a key
+    // whose first copy never came is skipped with a warning, not written empty.
+    void tensorOnceWrittenThenLinked()
+    {
+        QTemporaryDir dir;
+        DumpWriter::Options o = options(dir.path());
+        std::vector<std::string> warnings;
+        o.warn = [&](const std::string &m) { warnings.push_back(m); };
+        DumpWriter w(o);
+        const Tensor a = testing::f32Tensor({2, 2}, {1, 2, 3, 4});
+        Tensor header = a;
+        header.data.clear();
+        header.hasData = false;
+        QVERIFY(w.writeTensorOnce(7, 0, 1, 0, {"1_L", "0_MUL_MAT"}, true, true, 0, a));
+        QVERIFY(w.writeTensorOnce(7, 0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 0, header));
+        QVERIFY(w.writeTensorOnce(7, 0, 1, 2, {"1_L", "3_MUL_MAT"}, true, true, 0, header));
+        QVERIFY(!w.writeTensorOnce(8, 0, 1, 2, {"1_L", "4_MUL_MAT"}, true, true, 0, header));
+        QCOMPARE(w.tensorsWritten(), uint64_t(3));
+        QCOMPARE(w.tensorsLinked(), uint64_t(2));
+        QCOMPARE(w.tensorsSkipped(), uint64_t(1));
+        QCOMPARE(w.bytesWritten(), uint64_t(16));
+        QCOMPARE(warnings.size(), size_t(1));
+        QVERIFY(warnings[0].find("first copy of this weight was not written") != std::string::npos);
+        const std::string third = w.tensorPath(0, 1, 2, {"1_L", "3_MUL_MAT"}, true, true, 0);
+        QCOMPARE(std::filesystem::read_symlink(third).string(), std::string("../../../../0/1_L/0_MUL_MAT/before/intensor0.bin"));
+        QVERIFY(readBin(third).data == a.data);
+        QVERIFY(!std::filesystem::exists(w.tensorPath(0, 1, 2, {"1_L", "4_MUL_MAT"}, true, true, 0)));
+        w.finishIndex();
+        std::string why;
+        QVERIFY2(testing::indexedScanMatchesWalk(w.root(), why), why.c_str());
+    }
+
     void msitLayoutAndModes()
     {
         QTemporaryDir dir;

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -14,6 +15,7 @@
 #include <QTest>
 
 #include <cstring>
+#include <filesystem>
 
 #include "tensor/bin_file.h"
 #include "../engine/engine_run.h"
@@ -83,6 +85,34 @@ private slots:
         const QString root = dump("cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
                                   {"--kv-cache", "-er", "0,1"});
         QVERIFY(!root.isEmpty());
+        // -tiling: the inputs op_param.json marks as weights are written in the first round
+        // only; round 1's are relative links to those files; every other input is a file.
+        int weights = 0, others = 0;
+        for (QDirIterator it(root + "/tensors", {"op_param.json"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            const QString param = it.next();
+            const QString dir = QFileInfo(param).path();
+            if (!dir.contains("/1/"))
+                continue;
+            QFile f(param);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonArray inputs = QJsonDocument::fromJson(f.readAll()).object()["inputs"].toArray();
+            for (int k = 0; k < inputs.size(); ++k) {
+                const QFileInfo in(dir + QString("/before/intensor%1.bin").arg(k));
+                if (!in.exists())
+                    continue; // a KV-cache view written where --kv-cache is not given
+                if (inputs[k].toObject()["weight"].toBool()) {
+                    ++weights;
+                    QVERIFY2(in.isSymLink(), qPrintable(in.filePath()));
+                    QVERIFY(std::filesystem::read_symlink(in.filePath().toStdString()).is_relative());
+                    QCOMPARE(in.canonicalFilePath(), QFileInfo(QString(in.filePath()).replace("/1/", "/0/")).canonicalFilePath());
+                } else {
+                    ++others;
+                    QVERIFY2(!in.isSymLink(), qPrintable(in.filePath()));
+                }
+            }
+        }
+        QVERIFY(weights >= 14); // the embedding, two norms and seven matrices a layer
+        QVERIFY(others > weights);
         const QString out = m_dir.path() + "/cpu-check";
         const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out, "-metric", "abs", "cos_sim", "kl"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
