@@ -20,7 +20,7 @@
 namespace {
 
 const char *kUsage = R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
-                        [--standard bounds|msit]
+                        [--standard bounds|msit|msprobe]
 
 Replays each dumped operation on its dumped inputs with a float64 reference and holds its
 dumped outputs against it, as msit llm opcheck did for Ascend's ops: whether the kernel is
@@ -35,10 +35,19 @@ outputs) and -tiling (each op's parameters in op_param.json).
   -opname NAMES             only these op types (case-insensitive prefixes: mul_mat,rope)
   -metric abs cos_sim kl    more columns: abs_precision_rate(%) and max_abs_error,
                             cosine_similarity, kl_divergence (relative error is always given)
-  --standard bounds|msit    bounds (default): each element within the error a correct kernel
+  --standard bounds|msit|msprobe
+                            bounds (default): each element within the error a correct kernel
                             may make, below; msit: msit's per-dtype rule, the share of elements
                             within a relative error (float32 2^-20 for 99.99 %, float16 2^-10
-                            and bfloat16 2^-8 for 99.9 %), computed in float64
+                            and bfloat16 2^-8 for 99.9 %), computed in float64; msprobe:
+                            msProbe's rule for each kind of op: every element equal for ops
+                            that move elements; ULP errors for matrix products (float32: mean
+                            under 64 ULP or under 5 % beyond 32 ULP; float16 and bfloat16:
+                            under 0.1 % beyond 1 ULP; or fewer than ggml's CPU kernel, and a
+                            warning up to twice as many); a relative error of 2^-20 (float32)
+                            with an absolute one for small values for element-wise arithmetic;
+                            for the rest each error against ggml's CPU kernel's (RMSE, relative
+                            errors, small values, error balance: over twice fails)
   --no-cpu-replay           do not also run each op on ggml's own CPU kernels (by default an
                             output beyond its bound is charged to its kernel only when it is
                             more than twice as far from float64 as ggml's CPU kernel on the
@@ -104,10 +113,10 @@ Options parseOptions(const QStringList &args)
             noCpu = true;
         } else if (a == "--standard") {
             const std::string v = value();
-            if (v != "bounds" && v != "msit")
-                throw Error("--standard: '" + v + "' is not one of bounds, msit");
-            o.check.standard = v == "msit" ? llmscope::OpcheckOptions::Standard::Msit
-                                           : llmscope::OpcheckOptions::Standard::Bounds;
+            using S = llmscope::OpcheckOptions::Standard;
+            if (v != "bounds" && v != "msit" && v != "msprobe")
+                throw Error("--standard: '" + v + "' is not one of bounds, msit, msprobe");
+            o.check.standard = v == "msit" ? S::Msit : v == "msprobe" ? S::Msprobe : S::Bounds;
         } else if (a == "-c" || a == "--csv-path") {
             throw Error(a + ": msit's op CSV lists Ascend ATB ops; llmscope reads each ggml op's type and parameters "
                             "from op_param.json beside its tensors. Dump with -tiling and leave " + a + " out");

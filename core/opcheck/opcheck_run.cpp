@@ -12,6 +12,7 @@
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "dump/dump_index.h"
+#include "opcheck/msprobe_standard.h"
 #include "opcheck/ref_ops.h"
 #include "select/op_id.h"
 #include "select/op_ids.h"
@@ -429,8 +430,12 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                     judgeAgainstCpu(row, *ref, *cpu, o);
                 else
                     row.cpuNotRun = cpuWhy;
+                if (opType == "MUL_MAT" || opType == "MUL_MAT_ID")
+                    opcheck::addUlpMetrics(row, *ref, o, cpu ? &*cpu : nullptr);
                 if (options.standard == OpcheckOptions::Standard::Msit)
                     judgeMsit(row, *ref, o);
+                else if (options.standard == OpcheckOptions::Standard::Msprobe)
+                    opcheck::judgeMsprobe(row, *ref, o, cpu ? &*cpu : nullptr);
             } catch (const Error &e) {
                 row.verdict = "ERROR";
                 row.reason = e.what();
@@ -576,7 +581,7 @@ std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &m
         out << ",cosine_similarity";
     if (has("kl"))
         out << ",kl_divergence";
-    out << ",fail_reason,round,op_type\n";
+    out << ",fail_reason,round,op_type,mean_ulp_error,ulp_error_proportion(%)\n";
     for (const auto &row : r.rows) {
         out << row.opId << ',' << cell(row.opName) << ',' << cell(row.opParam) << ',' << cell(row.tensorPath) << ','
             << row.outTensorId << ',' << cell(row.standard) << ',' << row.verdict << ',' << num(row.withinRate) << ','
@@ -587,7 +592,8 @@ std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &m
             out << ',' << num(row.cosine);
         if (has("kl"))
             out << ',' << num(row.kl);
-        out << ',' << cell(row.reason) << ',' << row.round << ',' << row.opType << '\n';
+        out << ',' << cell(row.reason) << ',' << row.round << ',' << row.opType << ',' << num(row.meanUlpError) << ','
+            << num(row.ulpErrorProportion) << '\n';
     }
     return out.str();
 }
@@ -624,6 +630,9 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"nmse_vs_cpu_replay", num(row.nmseVsCpu)},
                              {"cpu_replay_nmse_budget", num(row.cpuBudget)},
                              {"cpu_replay_not_run", row.cpuNotRun},
+                             {"mean_ulp_error", num(row.meanUlpError)},
+                             {"ulp_error_proportion", num(row.ulpErrorProportion)},
+                             {"cpu_replay_ulp_error_proportion", num(row.cpuUlpErrorProportion)},
                              {"fail_reason", row.reason}});
     return j.dump(1);
 }

@@ -35,8 +35,9 @@ struct OpcheckOptions {
     std::vector<std::string> metrics; // -metric: abs cos_sim kl (rel always)
     // bounds: each element within the error a correct kernel may make (the default);
     // msit: msit's per-dtype rule, the share of elements within a relative error (float32
-    // 2^-20 for 99.99 %, float16 2^-10 and bfloat16 2^-8 for 99.9 %), computed in float64
-    enum class Standard { Bounds, Msit } standard = Standard::Bounds;
+    // 2^-20 for 99.99 %, float16 2^-10 and bfloat16 2^-8 for 99.9 %), computed in float64;
+    // msprobe: msProbe's rule for each kind of op (opcheck/msprobe_standard.h)
+    enum class Standard { Bounds, Msit, Msprobe } standard = Standard::Bounds;
     // Where set, each replayed op also runs on ggml's CPU kernels (llmscope_ggml_replay's
     // ggmlCpuReplay): an output beyond its bound is charged to its kernel only when it is
     // clearly worse than ggml's own CPU kernel on the same inputs.
@@ -60,6 +61,9 @@ struct OpcheckRow {
     double nmseVsCpu = NAN;    // the output against ggml's CPU kernel: sum (t - c)^2 / sum c^2
     double cpuBudget = NAN;    // ggml's budget for that NMSE (test-backend-ops) for this op
     std::string cpuNotRun;     // why ggml's CPU kernel was not run on it, where it was not
+    // Matrix products, msProbe's ULP measure: the mean |ULP error| and the % of elements beyond
+    // its threshold (32 ULP float32, 1 float16/bfloat16), and that % of ggml's CPU kernel
+    double meanUlpError = NAN, ulpErrorProportion = NAN, cpuUlpErrorProportion = NAN;
     std::string reason;        // why it warns, fails, is skipped or could not be replayed
 };
 

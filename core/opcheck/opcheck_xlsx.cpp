@@ -27,7 +27,7 @@ void writeOpcheckXlsx(const std::string &path, const OpcheckResult &r, const std
         head.push_back("cosine_similarity");
     if (has("kl"))
         head.push_back("kl_divergence");
-    for (const char *c : {"fail_reason", "round", "op_type"})
+    for (const char *c : {"fail_reason", "round", "op_type", "mean_ulp_error", "ulp_error_proportion(%)"})
         head.push_back(c);
     for (size_t c = 0; c < head.size(); ++c)
         worksheet_write_string(sheet, 0, lxw_col_t(c), head[c].c_str(), nullptr);
@@ -60,6 +60,8 @@ void writeOpcheckXlsx(const std::string &path, const OpcheckResult &r, const std
         text(row.reason);
         num(double(row.round));
         text(row.opType);
+        num(row.meanUlpError);
+        num(row.ulpErrorProportion);
         ++y;
     }
     if (workbook_close(book) != LXW_NO_ERROR)

@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_writer.h"
+#include "opcheck/msprobe_standard.h"
 #include "opcheck/opcheck_run.h"
 #include "opcheck/ref_ops.h"
 #include "tensor/bin_file.h"
+#include "tensor/dtype.h"
 #include "util/error.h"
 #include "../test_helpers.h"
 
@@ -151,6 +153,24 @@ private slots:
         near(masked.out.v, {10});
     }
 
+    // msProbe's ULP error: the distance in units of the reference's last float32 place (the
+    // smallest normal exponent below it), and the share beyond 32 ULP; bfloat16's unit is 2^-7.
+    void ulpErrorsAsMsprobeCounts()
+    {
+        opcheck::Reference r;
+        r.out = ref({4, 1, 1, 1}, {1.0, 3.0, 0.0, -0.5});
+        const double u = std::ldexp(1.0, -23);
+        const opcheck::UlpErrors e = opcheck::ulpErrors(r, {1.0 + 2 * u, 3.0 + 40 * 2 * u, std::ldexp(1.0, -149), -0.5}, 0);
+        // 2 ULP, 40 ULP (3 lies in [2, 4): its unit is 2u), 2^-149 / 2^(-126-23) = 1 ULP, 0
+        QCOMPARE(e.mean, (2.0 + 40.0 + 1.0 + 0.0) / 4);
+        QCOMPARE(e.proportion, 0.25);
+        const opcheck::UlpErrors bf = opcheck::ulpErrors(r, {1.0 + std::ldexp(1.0, -7), 3.0, 0.0, -0.5}, int32_t(DType::BFloat16));
+        QCOMPARE(bf.mean, 0.25);
+        QCOMPARE(bf.proportion, 0.0); // 1 ULP is not beyond 1
+        r.unchecked = {0, 1, 1, 1}; // elements the op leaves as they were do not count
+        QCOMPARE(opcheck::ulpErrors(r, {1.0 + 2 * u, 0, 0, 0}, 0).mean, 2.0);
+    }
+
     void skippedWithTheirReason()
     {
         std::string skip;
@@ -249,7 +269,7 @@ private slots:
         const std::string csv = opcheckCsv(r, {"abs", "kl"});
         QVERIFY(csv.rfind("op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"
                           "rel_precision_rate(%),max_rel_error,abs_precision_rate(%),max_abs_error,kl_divergence,"
-                          "fail_reason,round,op_type\n",
+                          "fail_reason,round,op_type,mean_ulp_error,ulp_error_proportion(%)\n",
                           0) == 0);
         const auto j = nlohmann::json::parse(opcheckJson(r));
         QCOMPARE(j["summary"]["fail"].get<int>(), 2);

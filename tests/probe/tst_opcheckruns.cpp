@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -167,6 +168,59 @@ private slots:
             QVERIFY2(text.contains(QString(">%1<").arg(c)), c);
         const QStringList csv = QDir(out).entryList({"opcheck_result_*.csv"}, QDir::Files);
         QCOMPARE(csv.size(), 1);
+    }
+
+    // --standard msprobe: msProbe's rule for each kind of op. ggml's CPU passes every one (the
+    // matrix products within 64 ULP on average); one MUL_MAT output scaled by 1.001 fails, alone,
+    // on its ULP errors; a device whose RMS_NORM rounds through float16 fails that op against
+    // ggml's CPU kernel, and nothing else.
+    void msprobeStandard()
+    {
+        const QString root = dump("ms-cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
+                                  {"--kv-cache", "-er", "0,0"});
+        QVERIFY(!root.isEmpty());
+        auto r = llmscopeRun({"opcheck", "-i", root, "-o", m_dir.path() + "/ms-cpu-check", "--standard", "msprobe"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(m_dir.path() + "/ms-cpu-check");
+        QCOMPARE(j["summary"].toObject()["pass"].toInt(), j["rows"].toArray().size());
+        QMap<QString, QString> standards;
+        QString target, targetId;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            standards[o["op_type"].toString()] = o["precision_standard"].toString().section(':', 0, 0);
+            if (o["op_type"].toString() == "MUL_MAT") {
+                QVERIFY(o["mean_ulp_error"].toDouble() < 64);
+                QVERIFY(!o["cpu_replay_ulp_error_proportion"].isNull());
+                if (target.isEmpty() && o["op_id"].toString().startsWith("2_")) {
+                    target = o["tensor_path"].toString();
+                    targetId = o["op_id"].toString();
+                }
+            }
+        }
+        QCOMPARE(standards["MUL_MAT"], QString("ULP"));
+        QCOMPARE(standards["VIEW"], QString("binary consistency"));
+        QCOMPARE(standards["ADD"], QString("absolute threshold"));
+        QCOMPARE(standards["RMS_NORM"], QString("benchmark"));
+        testing::scaleTensorFile(target.toStdString(), 1.001f);
+        r = llmscopeRun({"opcheck", "-i", root, "-o", m_dir.path() + "/ms-cpu-scaled", "--standard", "msprobe"});
+        QCOMPARE(r.code, 1);
+        j = report(m_dir.path() + "/ms-cpu-scaled");
+        QJsonArray failed = rowsWith(j, "FAIL");
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed[0].toObject()["op_id"].toString(), targetId);
+        QVERIFY2(failed[0].toObject()["fail_reason"].toString().contains("beyond 32 ULP"),
+                 qPrintable(failed[0].toObject()["fail_reason"].toString()));
+        QVERIFY(failed[0].toObject()["mean_ulp_error"].toDouble() > 1000); // 1e-3 relative: about 8000 ULP
+        const QString bad = dump("ms-sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
+        QVERIFY(!bad.isEmpty());
+        r = llmscopeRun({"opcheck", "-i", bad, "-o", m_dir.path() + "/ms-sim-bad-check", "--standard", "msprobe"});
+        QCOMPARE(r.code, 1);
+        j = report(m_dir.path() + "/ms-sim-bad-check");
+        failed = rowsWith(j, "FAIL");
+        QCOMPARE(failed.size(), 2);
+        for (const auto &v : failed)
+            QCOMPARE(v.toObject()["op_type"].toString(), QString("RMS_NORM"));
+        QCOMPARE(j["summary"].toObject()["pass"].toInt(), 8);
     }
 
     // Raw parameters that disagree with op_param.json (a ROPE told 100000 dimensions, a unary op
