@@ -12,6 +12,7 @@
 #include "tensor/convert.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
+#include "torch/pth_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -34,8 +35,8 @@ TensorReader::TensorReader(const std::string &path) : m_path(path)
 void TensorReader::initFromFile()
 {
     const std::string &path = m_path;
-    if (isNpy(path)) {
-        m_whole = readNpy(path);
+    if (isNpy(path) || isTorchFile(path)) {
+        m_whole = isNpy(path) ? readNpy(path) : readPth(path);
         m_header = m_whole;
         m_header.data.clear();
         m_available = m_whole.data.size();
@@ -53,7 +54,7 @@ void TensorReader::initFromFile()
 
 TensorReader::TensorReader(TensorRecord &r) : m_path(r.path)
 {
-    if (isNpy(r.path)) {
+    if (isNpy(r.path) || isTorchFile(r.path)) {
         initFromFile();
         return;
     }
