@@ -1,0 +1,103 @@
+"""The files of a PyTorch dump: tensors (.pth), statistics.csv and model_tree.json.
+
+Every file is written under a temporary name in its own folder and renamed into place, so
+a run killed mid-write leaves no half-written file under a final name."""
+import csv
+import io
+import json
+import math
+import os
+
+import torch
+
+STAT_COLUMNS = ["NodeName", "NodeType", "InputOutput", "Index", "DataType", "Shape", "Max", "Min", "Mean", "L2Norm"]
+
+
+def atomic_write(path, write):
+    """Calls write(temporary path), then renames the file to path."""
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_tensor(tensor, path):
+    # A detached CPU copy: no autograd state, and only this tensor's elements rather than
+    # the whole storage a view may share.
+    data = tensor.detach().to("cpu", copy=True)
+    atomic_write(path, lambda tmp: torch.save(data, tmp))
+
+
+def flatten(feat, stem, out):
+    """msit's file names: a tensor is {stem}.pth, the i-th item of a tuple or list is
+    {stem}_{i}, nested {stem}_{i}_{j}; anything else is skipped (its index stays unused)."""
+    if isinstance(feat, (tuple, list)):
+        for i, item in enumerate(feat):
+            flatten(item, f"{stem}_{i}", out)
+    elif isinstance(feat, torch.Tensor):
+        out.append((stem, feat))
+    return out
+
+
+def has_tensor(feat):
+    if isinstance(feat, (tuple, list)):
+        return any(has_tensor(x) for x in feat)
+    return isinstance(feat, torch.Tensor)
+
+
+def stat_row(node_name, node_type, stem, tensor):
+    """One statistics.csv row as msit writes it: statistics over the tensor as float32,
+    Index the last number of the file stem (0 for a bare input/output)."""
+    data = tensor.detach().float()
+    if data.numel():
+        values = [data.max().item(), data.min().item(), data.mean().item(), data.norm().item()]
+    else:
+        values = [math.nan] * 4
+    parts = stem.split("_")
+    return [node_name, node_type, "Input" if parts[0] == "input" else "Output",
+            int(parts[-1]) if len(parts) > 1 else 0, str(tensor.dtype), str(tuple(tensor.shape))] + values
+
+
+def append_csv(path, rows):
+    """Adds rows to statistics.csv (with its header when new) by rewriting it whole."""
+    old = ""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", newline="") as f:
+            old = f.read()
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if not old:
+        writer.writerow(STAT_COLUMNS)
+    writer.writerows(rows)
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(old + buf.getvalue())
+    atomic_write(path, write)
+
+
+def write_json(path, obj):
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=4)
+    atomic_write(path, write)
+
+
+def model_tree(model, order, name="root"):
+    """msit's model_tree.json: {name, type, children} from the module tree, siblings in the
+    order they first ran. A module is placed by the first module of its subtree to finish,
+    so a container never called itself (ModuleList) sits where its layers ran; subtrees
+    that never ran follow in declaration order."""
+    def first_done(module, path):
+        own = order.get(path, math.inf)
+        return min([own] + [first_done(child, f"{path}.{n}") for n, child in module.named_children()])
+    children = [(f"{name}.{child_name}", child) for child_name, child in model.named_children()]
+    children.sort(key=lambda c: first_done(c[1], c[0]))  # stable: unrun keep declaration order
+    return {"name": name, "type": type(model).__name__,
+            "children": [model_tree(child, order, child_name) for child_name, child in children]}
