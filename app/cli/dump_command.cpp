@@ -134,6 +134,11 @@ int verdict(const llmscope::DumpOptions &o, const std::vector<llmscope::ProbeSta
     bool finished = !statuses.empty();
     for (const auto &s : statuses)
         finished = finished && s.finished;
+    if (statuses.empty() && idx.layout == "torch") { // a PyTorch program: llmscope's register_hook wrote it
+        say(QStringLiteral("  PyTorch:     the program wrote msit's PyTorch dump (llmscope.register_hook_from_env); "
+                           "compare it with an engine's dump as the golden\n"));
+        return targetOk && problems.empty() ? 0 : 1;
+    }
     if (statuses.empty()) {
         say(QStringLiteral("  The probe never reported: the target did not run a llama.cpp/ggml graph, links "
                            "llama.cpp statically (it cannot be interposed), or ended before its first graph.\n"));

@@ -1,5 +1,7 @@
 #include "compare/compare_run.h"
 
+#include "compare/framework_pairing.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -316,6 +318,19 @@ void compareModelWeight(CompareRow &row, const ModelWeight &w, const CompareOpti
 }
 } // namespace
 
+// One side read as the other framework lays it out: heads un-permuted, and only the last rows
+// where the other side kept only those (a whole number of them, else the counts stay unequal
+// and the pair fails as a shape mismatch).
+void applyView(const TensorView &v, TensorReader &r, TensorReader &other)
+{
+    r.requireData();
+    other.requireData();
+    if (v.headSize)
+        r.unpermuteHeads(v.headSize);
+    if (v.lastRows && other.count() && r.count() > other.count() && r.count() % other.count() == 0)
+        r.keepLast(other.count());
+}
+
 void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
 {
     try {
@@ -326,8 +341,11 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
         if (!row.my.headerRead || row.my.hasData)
             m.emplace(row.my);
         setTolerance(row, thresholds);
-        if (row.golden.hasData && row.my.hasData)
+        if (row.golden.hasData && row.my.hasData) {
+            applyView(row.goldenView, *g, *m);
+            applyView(row.myView, *m, *g);
             compareReaders(row, *g, *m);
+        }
         else if (row.golden.stats && row.my.stats)
             compareStats(row);
         else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
@@ -361,7 +379,9 @@ std::string OpResult::label() const
 
 bool CompareResult::allPassed() const
 {
-    if (!onlyGolden.empty() || !onlyMy.empty() || rows.empty())
+    // Across frameworks every module and node has no partner (activations, reshapes): what
+    // pairs decides.
+    if ((!acrossFrameworks && (!onlyGolden.empty() || !onlyMy.empty())) || rows.empty())
         return false;
     for (const auto &r : rows)
         if (!r.passed)
@@ -405,8 +425,11 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
 {
     Matching match;
     if (l.files) {
-        match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file"});
+        match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file", {}, {}, nullptr});
         match.method = "file against file";
+    } else if (auto across = o.mappingFile.empty() ? matchAcrossFrameworks(l.golden, l.my, res.notes) : std::nullopt) {
+        match = std::move(*across);
+        res.acrossFrameworks = true;
     } else {
         match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
     }
@@ -416,13 +439,26 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
     for (const auto *r : match.onlyMy)
         res.onlyMy.push_back(*r);
     res.rows.resize(match.pairs.size());
+    const OpNames engineNames = l.golden.layout == "torch" ? readOpNames(l.my) : OpNames{};
     for (size_t i = 0; i < match.pairs.size(); ++i) {
         CompareRow &row = res.rows[i];
         row.golden = *match.pairs[i].golden;
         row.my = *match.pairs[i].my;
         row.key = match.pairs[i].key;
+        row.goldenView = match.pairs[i].goldenView;
+        row.myView = match.pairs[i].myView;
         const std::string path = opPath(row.golden.opFolders);
-        if (const OpNames::Node *n = names.find(path)) {
+        if (l.golden.layout == "torch") {
+            // A module stands in the report as the engine's node it was paired with (op id,
+            // path, type, name: the budgets and the order are the engine's); the key keeps
+            // the module's name.
+            const TensorRecord &op = match.pairs[i].stands ? *match.pairs[i].stands : row.my;
+            row.golden.opId = op.opId;
+            row.golden.opFolders = op.opFolders;
+            row.golden.opName = op.opName;
+            if (const OpNames::Node *n = engineNames.find(opPath(op.opFolders)))
+                row.nodeName = row.tensorName = n->name;
+        } else if (const OpNames::Node *n = names.find(path)) {
             row.nodeName = n->name;
             row.tensorName = row.golden.input ? names.inputName(path, row.golden.index) : n->name;
             row.weight = row.golden.input && names.isLeaf(row.tensorName);
@@ -609,8 +645,12 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     pairRows(res, loaded, names, o);
     WeightPlan plan = planWeights(res, loaded, names);
     compareAll(res, plan, o, progress);
+    // Two engines (or backends, or a framework's dump against an engine's) are judged by the
+    // engine standard unless told otherwise.
+    auto engineSide = [](const DumpIndex &d) { return d.layout == "torch" || isProbeDump(d); };
     res.standard = o.standard ? *o.standard
-                   : (o.relTol || o.passRate || !isProbeDump(loaded.golden) || !isProbeDump(loaded.my))
+                   : (o.relTol || o.passRate || !engineSide(loaded.golden) || !engineSide(loaded.my) ||
+                      (loaded.golden.layout == "torch" && loaded.my.layout == "torch"))
                        ? Standard::Msit
                        : Standard::Engine;
     judgeOps(res, names); // aggregate by op; the first divergent

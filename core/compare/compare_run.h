@@ -46,6 +46,7 @@ struct CompareRow {
     // Stored in another type on each side (a quantized weight): what its quantization explains.
     std::optional<Quantization> quantization;
     std::string weightSource; // "model files" when both sides were read from the programs' models
+    TensorView goldenView, myView; // another framework's layout (compare/framework_pairing.h)
 };
 
 // A weight of both programs' model files, compared once from the files themselves.
@@ -100,6 +101,7 @@ struct CompareResult {
     // when the files store some weight in another type (a quantized test), in file order.
     std::vector<WeightComparison> weights;
     const WeightComparison *weight(const std::string &name) const;
+    bool acrossFrameworks = false; // a PyTorch dump against an engine's (compare/framework_pairing.h)
     bool allPassed() const;
 };
 

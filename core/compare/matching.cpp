@@ -183,7 +183,7 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
             auto it = byIdSide.find(std::to_string(r.exec) + "|" + m->second + "|" + side(r));
             if (it == byIdSide.end() || usedM[it->second])
                 continue;
-            out.pairs.push_back({&r, &my.tensors[it->second], "mapping " + r.opId + " -> " + m->second});
+            out.pairs.push_back({&r, &my.tensors[it->second], "mapping " + r.opId + " -> " + m->second, {}, {}, nullptr});
             usedG[i] = usedM[it->second] = 1;
         }
     }
@@ -212,7 +212,7 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
         auto it = byKey.find(gk[i]);
         if (it == byKey.end() || usedM[it->second])
             continue;
-        out.pairs.push_back({&golden.tensors[i], &my.tensors[it->second], gk[i]});
+        out.pairs.push_back({&golden.tensors[i], &my.tensors[it->second], gk[i], {}, {}, nullptr});
         usedG[i] = usedM[it->second] = 1;
     }
     for (size_t i = 0; i < golden.tensors.size(); ++i)

@@ -14,9 +14,19 @@
 
 namespace llmscope {
 
+// How a side is read to meet the other framework's layout (compare/framework_pairing.h).
+struct TensorView {
+    uint64_t headSize = 0; // un-permute rows within heads of this size (TensorReader::unpermuteHeads)
+    bool lastRows = false; // only the elements the other side has, from the end (its last rows)
+};
+
 struct TensorPair {
     const TensorRecord *golden = nullptr, *my = nullptr;
     std::string key; // what matched them, for the report
+    TensorView goldenView, myView;
+    // Across frameworks: the engine's output record of the op a module stands for (a module's
+    // input is paired with the tensor that op's computation starts from, in another op).
+    const TensorRecord *stands = nullptr;
 };
 
 struct Matching {

@@ -109,7 +109,8 @@ void TensorReader::requireData()
 {
     if (!m_header.hasData)
         throw Error("'" + m_path + "' holds no data (a statistics or description-only file)");
-    check(m_available);
+    if (!m_checked) // checked once: a view set since (keepLast) stays
+        check(m_available);
 }
 
 void TensorReader::openFile()
@@ -123,6 +124,7 @@ void TensorReader::openFile()
 void TensorReader::check(uint64_t available)
 {
     const std::string &path = m_path;
+    m_checked = true;
     if (auto engine = m_header.attr(kEngineDTypeAttr)) {
         m_block = ggml::Library::get().type(*engine);
         if (!m_block)
@@ -179,7 +181,39 @@ void TensorReader::readBytes(uint64_t from, uint64_t to, uint8_t *dst)
     }
 }
 
+void TensorReader::keepLast(uint64_t n)
+{
+    if (n > m_count)
+        throw Error("'" + m_path + "': fewer elements than the last " + std::to_string(n) + " asked for");
+    m_skip += m_count - n;
+    m_count = n;
+}
+
+void TensorReader::unpermuteHeads(uint64_t headSize)
+{
+    if (headSize < 2 || headSize % 2 || m_count % headSize)
+        throw Error("'" + m_path + "': " + std::to_string(m_count) + " elements do not split into heads of " +
+                    std::to_string(headSize));
+    m_headSize = headSize;
+}
+
 void TensorReader::read(uint64_t first, uint64_t n, float *out)
+{
+    if (!m_headSize) {
+        readStored(m_skip + first, n, out);
+        return;
+    }
+    const uint64_t d = m_headSize, half = d / 2;
+    const uint64_t h0 = first / d, h1 = (first + n + d - 1) / d; // whole heads around the range
+    m_heads.resize((h1 - h0) * d);
+    readStored(m_skip + h0 * d, (h1 - h0) * d, m_heads.data());
+    for (uint64_t k = first; k < first + n; ++k) {
+        const uint64_t j = k % d; // Hugging Face's place in the head: half j / half, index j % half
+        out[k - first] = m_heads[(k / d - h0) * d + 2 * (j % half) + j / half];
+    }
+}
+
+void TensorReader::readStored(uint64_t first, uint64_t n, float *out)
 {
     if (m_block) { // whole blocks, dequantized, then the elements asked for
         const uint64_t bs = uint64_t(m_block->blockSize);

@@ -41,6 +41,12 @@ public:
     uint64_t count() const { return m_count; }
     // Elements [first, first + n) as float32. Throws Error when the file cannot be read.
     void read(uint64_t first, uint64_t n, float *out);
+    // Views for another framework's layout, applied by read() and count(): only the last n
+    // elements (rows an engine no longer computes); and each run of headSize elements
+    // reordered from ggml's interleaved pairs to Hugging Face's halves (the converter's Q/K
+    // row permutation undone: element 2i + h of a head is read as element i + h headSize/2).
+    void keepLast(uint64_t n);
+    void unpermuteHeads(uint64_t headSize);
     // ggml's block type of the data ("q4_0"); null for dtypes read directly.
     const ggml::BlockType *blockType() const { return m_block; }
 
@@ -49,6 +55,7 @@ private:
     void check(uint64_t available);
     void openFile();
     void readBytes(uint64_t from, uint64_t to, uint8_t *dst);
+    void readStored(uint64_t first, uint64_t n, float *out); // the file's elements, no view
 
     std::string m_path;
     Tensor m_header;
@@ -61,6 +68,9 @@ private:
     Tensor m_whole;                 // .npy
     const ggml::BlockType *m_block = nullptr; // ggml blocks, dequantized on read
     std::vector<float> m_blockFloats;
+    uint64_t m_skip = 0, m_headSize = 0; // the views
+    bool m_checked = false;             // check() passed
+    std::vector<float> m_heads;
 };
 
 } // namespace llmscope

@@ -14,6 +14,7 @@
 #include "dump/tensor_index.h"
 #include "select/op_id.h"
 #include "tensor/bin_file.h"
+#include "torch/pth_file.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
 #include "util/file_walk.h"
@@ -52,6 +53,49 @@ bool placeFromComponents(const std::vector<std::string> &c, TensorRecord &rec)
         rec.opName = op->name;
     }
     return !rec.opFolders.empty();
+}
+
+// msit's PyTorch dump: torch_tensors/{device}_{pid}/{token}/{module}/input_{i}.pth or
+// output.pth / output_{i}.pth (a tuple's nested parts as _{i}_{j}). The device is torch's
+// (cpu, cuda0, npu1): -1 for the CPU. The module's full name is its op id and folder.
+bool placeTorchComponents(const std::vector<std::string> &c, TensorRecord &rec)
+{
+    if (c.size() != 4)
+        return false;
+    const size_t us = c[0].rfind('_');
+    const auto pid = us == std::string::npos ? std::nullopt : parseInt(c[0].substr(us + 1));
+    const auto exec = parseInt(c[1]);
+    if (!pid || !exec || *exec < 0)
+        return false;
+    const std::string dev = c[0].substr(0, us);
+    size_t digits = dev.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(dev[digits - 1])))
+        --digits;
+    rec.device = dev == "cpu" || digits == dev.size() ? -1 : int(parseInt(dev.substr(digits)).value_or(-1));
+    rec.pid = *pid;
+    rec.exec = *exec;
+    std::string stem = c[3].substr(0, c[3].rfind('.'));
+    rec.input = stem.rfind("input", 0) == 0;
+    if (!rec.input && stem.rfind("output", 0) != 0)
+        return false;
+    stem.erase(0, rec.input ? 5 : 6);
+    rec.index = 0;
+    if (!stem.empty()) { // _{i}, or _{i}_{j}...: the rest kept as the parameter suffix
+        if (stem[0] != '_')
+            return false;
+        const size_t next = stem.find('_', 1);
+        const auto i = parseInt(stem.substr(1, next == std::string::npos ? std::string::npos : next - 1));
+        if (!i || *i < 0 || *i > 1000000)
+            return false;
+        rec.index = int(*i);
+        if (next != std::string::npos)
+            rec.param = stem.substr(next + 1);
+    }
+    rec.before = false;
+    rec.opFolders = {c[2]};
+    rec.opId = c[2];
+    rec.opName = c[2];
+    return !c[2].empty();
 }
 
 std::optional<double> parseStatField(const std::string &s)
@@ -171,7 +215,7 @@ namespace {
 // What a walk finds: tensor files still to read (with the folder their place is read from),
 // and msProbe's statistic.csv files.
 struct Found {
-    struct Bin { std::string file, tensorsRoot; bool msprobe; };
+    struct Bin { std::string file, tensorsRoot; bool msprobe, torch = false; };
     std::vector<Bin> bins;
     std::vector<std::string> statCsvs;
 };
@@ -183,13 +227,14 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
     // The nearest enclosing "tensors" or "atb_dump_data/data" folder below root, found in
     // the path text (path objects cost more than the header reads here).
     std::string tensorsRoot;
-    bool msprobe = false;
+    bool msprobe = false, torch = false;
     for (size_t end = full.rfind('/'); end != std::string::npos && end >= rootPath.size();
          end = full.rfind('/', end - 1)) {
         const size_t begin = full.rfind('/', end - 1);
         const std::string_view dir(full.data() + begin + 1, end - begin - 1);
-        if (dir == "tensors") {
+        if (dir == "tensors" || dir == "torch_tensors") {
             tensorsRoot = full.substr(0, end);
+            torch = dir == "torch_tensors";
             break;
         }
         if (dir == "data" && begin >= 14 && full.compare(begin - 14, 14, "/atb_dump_data") == 0) {
@@ -199,7 +244,9 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
         }
     }
     const std::string lower = toLower(name);
-    if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty()) {
+    if (torch && isTorchFile(lower)) {
+        found.bins.push_back({full, tensorsRoot, false, true});
+    } else if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty() && !torch) {
         found.bins.push_back({full, tensorsRoot, msprobe});
     } else if (name == "statistic.csv") {
         found.statCsvs.push_back(full);
@@ -226,8 +273,28 @@ void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanP
         ++done;
         TensorRecord rec;
         rec.path = b.file;
-        if (!placeFromComponents(split(b.file.substr(b.tensorsRoot.size() + 1), '/'), rec)) {
-            index.problems.push_back({rec.path, "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
+        const auto parts = split(b.file.substr(b.tensorsRoot.size() + 1), '/');
+        if (b.torch ? !placeTorchComponents(parts, rec) : !placeFromComponents(parts, rec)) {
+            if (b.torch && parts.size() >= 2 && parts[1] == "weights")
+                continue; // dump_weight's parameters: read with the weights, not as module outputs
+            index.problems.push_back({rec.path, b.torch ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
+                                                        : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
+            continue;
+        }
+        if (b.torch) {
+            try {
+                const Tensor t = readPth(rec.path, false);
+                rec.dtype = t.dtype;
+                rec.dims = t.dims;
+                rec.hasData = true;
+                rec.dataBytes = dtypeBytes(t.dtype, elementCount(t.dims)).value_or(0);
+            } catch (const Error &e) {
+                index.problems.push_back({rec.path, e.what()});
+                continue;
+            }
+            if (index.layout.empty())
+                index.layout = "torch";
+            index.tensors.push_back(std::move(rec));
             continue;
         }
         if (readHeaders) {
@@ -301,6 +368,8 @@ std::optional<int64_t> roundOfFolder(const std::string &path)
         return std::nullopt;
     const std::string_view parent(path.data() + t + 1, d - t - 1);
     const bool msprobe = parent == "data" && t >= 14 && path.compare(t - 14, 14, "/atb_dump_data") == 0;
+    if (parent == "torch_tensors") // {device}_{pid} with torch's device name
+        return path.find('_', d + 1) < e ? parseInt(path.substr(e + 1)) : std::nullopt;
     if (parent != "tensors" && !msprobe)
         return std::nullopt;
     if (!parseDevicePid(path.substr(d + 1, e - d - 1)))

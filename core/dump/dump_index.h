@@ -1,4 +1,5 @@
-// A scan of a dump folder in msit's layout (tensors/...) or msProbe's (atb_dump_data/...):
+// A scan of a dump folder in msit's layout (tensors/...), msProbe's (atb_dump_data/...) or msit's
+// PyTorch dump (torch_tensors/...):
 // every tensor file's place and header, the topology files, and what could not be read.
 #pragma once
 #include <cstdint>
@@ -43,7 +44,7 @@ struct DumpProblem { std::string path, message; };
 
 struct DumpIndex {
     std::string root;
-    std::string layout;        // "msit", "msprobe", or "" when no tensors were found
+    std::string layout;        // "msit", "msprobe", "torch", or "" when no tensors were found
     std::vector<TensorRecord> tensors; // sorted by pid, exec, op path, before/after, input, index
     std::vector<std::string> modelFiles, layerFiles, torchTreeFiles;
     std::vector<DumpProblem> problems;  // unreadable files; a scan never stops for one

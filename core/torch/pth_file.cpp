@@ -94,7 +94,7 @@ bool isTorchFile(const std::string &path)
     return endsWith(".pth") || endsWith(".pt");
 }
 
-Tensor readPth(const std::string &path)
+Tensor readPth(const std::string &path, bool withData)
 {
     int err = 0;
     Zip z(zip_open(path.c_str(), ZIP_RDONLY, &err));
@@ -130,6 +130,8 @@ Tensor readPth(const std::string &path)
     if (count && last >= storageElements)
         throw Error("'" + path + "': the tensor reaches element " + std::to_string(last) + " of a storage of " +
                     std::to_string(storageElements));
+    if (!withData)
+        return t;
     if (storageElements > (uint64_t(1) << 40) / esize)
         throw Error("'" + path + "': a storage of " + std::to_string(storageElements) + " elements");
     const auto storage = readEntry(z.get(), prefix + "data/" + ref.storageKey, storageElements * esize, path);

@@ -15,6 +15,7 @@ bool isTorchFile(const std::string &path);
 // view's elements gathered by its strides). Throws Error saying why when the file is not a
 // zip archive of one tensor, asks for anything a saved tensor does not use, is big-endian, or
 // its storage is shorter than the tensor's elements need.
-Tensor readPth(const std::string &path);
+// withData false: the dtype and dims alone, from the pickle (the storage is not read).
+Tensor readPth(const std::string &path, bool withData = true);
 
 } // namespace llmscope

@@ -1,0 +1,135 @@
+// A PyTorch golden against llama.cpp: the package's reference llama (the same GGUF, Hugging
+// Face's modules) dumped by register_hook under `llmscope dump`, compared with llama.cpp's
+// dump of the F32 sample model without a mapping file. Every layer's projections (q_proj and
+// k_proj un-permuted within heads), norms and residual outputs pair with their ggml nodes and
+// pass under the engine standard, on the CPU and on Vulkan; against the GGUF whose layer 1
+// ffn_down weight was corrupted the first divergence is that layer's ffn_down output.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "compare/framework_pairing.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+QJsonObject compareReport(const QString &dir)
+{
+    const QStringList f = QDir(dir).entryList({"msit_cmp_report_*.json"}, QDir::Files);
+    if (f.isEmpty())
+        return {};
+    QFile file(dir + "/" + f.front());
+    file.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+} // namespace
+
+class TstFrameworkRuns : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString dump(const QString &name, const QString &command, const QStringList &types)
+    {
+        const QString out = m_dir.path() + "/" + name;
+        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", command, "--type"} + types +
+                                                  QStringList{"-er", "0,2", "-o", out});
+        if (r.code != 0)
+            qWarning("%s", qPrintable(r.err));
+        return r.code == 0 ? out : QString();
+    }
+    QString torchDump(const QString &name, const QString &model)
+    {
+        return dump(name, "/usr/bin/python3 -m llmscope.reference.generate -n 3 -m " + model, {"tensor"});
+    }
+
+private slots:
+    void initTestCase()
+    {
+        qputenv("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/python");
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0");
+        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
+    }
+
+    // GGUF names and Hugging Face modules, both ways.
+    void namesAcrossFrameworks()
+    {
+        QCOMPARE(hfModuleOfGgufWeight("blk.3.ffn_down.weight"), std::string("model.layers.3.mlp.down_proj"));
+        QCOMPARE(hfModuleOfGgufWeight("blk.0.attn_norm.weight"), std::string("model.layers.0.input_layernorm"));
+        QCOMPARE(hfModuleOfGgufWeight("output.weight"), std::string("lm_head"));
+        QCOMPARE(hfModuleOfGgufWeight("blk.0.attn_q.bias"), std::string());
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.12.self_attn.k_proj"), std::string("blk.12.attn_k.weight"));
+        QCOMPARE(ggufWeightOfHfModule("root.lm_head"), std::string("output.weight"));
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.act_fn"), std::string());
+        QCOMPARE(ggufWeightOfHfModule("root.mymodel.norm"), std::string());
+    }
+
+    void cpuAndVulkanPass_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("vulkan") << "vulkan";
+    }
+    void cpuAndVulkanPass()
+    {
+        QFETCH(QString, device);
+        const QString model = m_dir.path() + "/family/model-f32.gguf";
+        static QString torch;
+        if (torch.isEmpty())
+            torch = torchDump("torch", model);
+        QVERIFY(!torch.isEmpty());
+        const QString ggml = dump("ggml-" + device, kBin + "/llmscope-sample-generate -n 3 --device " + device + " -m " + model,
+                                  {"model", "tensor"});
+        QVERIFY(!ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-" + device;
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = compareReport(out);
+        QVERIFY2(j["matched_by"].toString().startsWith("across frameworks"), qPrintable(j["matched_by"].toString()));
+        QCOMPARE(j["standard"].toString(), QString("engine"));
+        QVERIFY(j["all_passed"].toBool());
+        // Each round pairs every layer's projections, norms and output, and the model's ends.
+        QSet<QString> round0;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            QVERIFY2(o["passed"].toBool(), qPrintable(o["node_name"].toString()));
+            if (o["round"].toInt() == 0 && !o["input"].toBool())
+                round0 << o["node_name"].toString();
+            // un-permuted queries and keys agree as closely as the other projections
+            if (device == "cpu" && o["node_name"].toString().startsWith("Qcur-0") && !o["input"].toBool())
+                QVERIFY(o["nmse"].toDouble() < 1e-10);
+        }
+        for (int l = 0; l < 2; ++l)
+            for (const char *n : {"attn_norm-", "Qcur-", "Kcur-", "Vcur-", "attn_out-", "ffn_norm-", "ffn_gate-", "ffn_up-",
+                                  "ffn_out-", "l_out-"})
+                QVERIFY2(round0.contains(n + QString::number(l)), (n + QString::number(l)).toUtf8());
+        for (const char *n : {"embd", "result_norm", "result_output"})
+            QVERIFY2(round0.contains(n), n);
+    }
+
+    // The corrupted weight: its layer's ffn_down output is the first divergence.
+    void corruptedLayerIsFound()
+    {
+        const QString torch = torchDump("torch-clean", m_dir.path() + "/family/model-f32.gguf");
+        const QString ggml = dump("ggml-corrupt",
+                                  kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() + "/family/model-corrupt.gguf",
+                                  {"model", "tensor"});
+        QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-corrupt";
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
+        QCOMPARE(r.code, 1);
+        const QJsonObject j = compareReport(out);
+        const QJsonObject first = j["ops"].toArray()[j["first_divergent"].toInt()].toObject();
+        QCOMPARE(first["round"].toInt(), 0);
+        QCOMPARE(first["node_name"].toString(), QString("ffn_out-1"));
+        QVERIFY2(r.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFrameworkRuns)
+#include "tst_frameworkruns.moc"
