@@ -416,9 +416,12 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     }
     std::optional<QCoro::Task<bool>> opening;
     if (!m_session->isRunning()) { // golden's operations in the tree and heatmap, while comparing
-        beginSource(Source::Dump, golden);
-        m_dumpRoot = golden;
-        opening.emplace(scan(golden, true));
+        // A PyTorch golden against an engine: the report's ops are the engine's nodes
+        // (compare/framework_pairing.h), so the engine's dump is the one shown.
+        const QString shown = holdsTorchDump(golden.toStdString()) && !holdsTorchDump(test.toStdString()) ? test : golden;
+        beginSource(Source::Dump, shown);
+        m_dumpRoot = shown;
+        opening.emplace(scan(shown, true));
     }
     const uint64_t source = m_sourceGen;
     const Job::Run run = m_compareJob->begin(tr("Comparing %1 with %2...").arg(golden, test));

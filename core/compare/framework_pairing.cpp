@@ -176,7 +176,7 @@ std::string ggufWeightOfHfModule(const std::string &module)
 }
 
 std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
-                                              std::vector<std::string> &notes)
+                                              std::vector<std::string> &notes, const OpMapping &mapping)
 {
     const bool torchGolden = golden.layout == "torch" && my.layout != "torch";
     if (!torchGolden && !(my.layout == "torch" && golden.layout != "torch"))
@@ -229,6 +229,27 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             continue;
         }
         const std::string hf = hfName(t.opName);
+        auto mapped = mapping.find(t.opName);
+        if (mapped == mapping.end())
+            mapped = mapping.find(t.opId);
+        if (mapped != mapping.end()) { // the user's pair: the engine op's output, as it is
+            const TensorRecord *e = nullptr;
+            for (const auto &[key, r] : outputs)
+                if (key.first == t.exec && r->opId == mapped->second)
+                    e = r;
+            if (!e) {
+                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
+                unpaired.emplace(t.opName, "mapped to " + mapped->second + ", which has no output in this round");
+                continue;
+            }
+            TensorPair p;
+            p.golden = torchGolden ? &t : e;
+            p.my = torchGolden ? e : &t;
+            p.key = "mapping " + t.opName + " -> " + mapped->second;
+            usedEngine[size_t(e - engine.tensors.data())] = 1;
+            out.pairs.push_back(p);
+            continue;
+        }
         const GgmlOp *op = hf.empty() ? nullptr : opOfModule(hf, ops, tied);
         const auto e = op ? outputs.find({t.exec, op->path}) : outputs.end();
         if (!op || e == outputs.end()) {
@@ -287,6 +308,8 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             q.key = hf + " input = " + start->path + " input " + std::to_string(src);
             q.stands = e->second;
             (torchGolden ? q.goldenView : q.myView).lastRows = torchView.lastRows;
+            if (torchView.lastRows)
+                q.key += " (the last token's rows)";
             usedEngine[size_t(ein->second - engine.tensors.data())] = 1;
             if (in->first.first >= 0)
                 usedTorch.insert(in->second);

@@ -26,7 +26,9 @@ std::string ggufWeightOfHfModule(const std::string &module);
 // golden a torch dump (layout "torch") and my a ggml dump with its model topology, or the
 // other way round: the pairs, with what could not be paired and why in notes. nullopt when
 // the two are not one of each.
+// mapping (a --mapping file) goes first: a module's name (or its model_tree id) to the
+// engine's op id, its output paired as it is (no view).
 std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
-                                              std::vector<std::string> &notes);
+                                              std::vector<std::string> &notes, const OpMapping &mapping = {});
 
 } // namespace llmscope

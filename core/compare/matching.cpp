@@ -1,6 +1,7 @@
 #include "compare/matching.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <unordered_map>
 
@@ -110,6 +111,17 @@ bool sameTopology(const DumpIndex &g, const DumpIndex &m)
     return common * 10 >= std::max(a.size(), bIds.size()) * 9;
 }
 
+// A PyTorch module's dotted name (root.model.layers.0.mlp): a golden id across frameworks.
+bool isModuleName(const std::string &id)
+{
+    if (id.empty() || id.size() > 1024 || id.find('.') == std::string::npos)
+        return false;
+    for (unsigned char c : id)
+        if (!std::isalnum(c) && c != '.' && c != '_')
+            return false;
+    return true;
+}
+
 } // namespace
 
 OpMapping parseOpMapping(const std::string &text)
@@ -125,8 +137,8 @@ OpMapping parseOpMapping(const std::string &text)
         if (!g.is_string() || !y.is_string())
             throw Error("mapping file: op ids must be strings like \"3_1\"");
         for (const std::string &id : {g.get<std::string>(), y.get<std::string>()})
-            if (!OpId::parse(id))
-                throw Error("mapping file: '" + id + "' is not an op id like 3_1");
+            if (!OpId::parse(id) && !isModuleName(id))
+                throw Error("mapping file: '" + id + "' is not an op id like 3_1 (nor a PyTorch module's name)");
         m[g.get<std::string>()] = y.get<std::string>();
     };
     if (j.is_object() && j.contains("pairs")) {

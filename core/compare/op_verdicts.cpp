@@ -79,6 +79,8 @@ void groupOps(CompareResult &res)
             res.ops.push_back(op);
             it->second = res.ops.size() - 1;
         }
+        if (!row.golden.input) // an input may come from another op (across frameworks): the output names it
+            res.ops[it->second].myOpId = row.my.opId;
         res.ops[it->second].rows.push_back(i);
     }
     std::sort(res.ops.begin(), res.ops.end(), [](const OpResult &a, const OpResult &b) {

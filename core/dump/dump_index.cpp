@@ -7,10 +7,14 @@
 #include <map>
 #include <memory>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <tuple>
 
 #include "dump/dump_layout.h"
+#include "dump/topology.h"
+#include "tensor/stats.h"
+#include "util/atomic_file.h"
 #include "dump/tensor_index.h"
 #include "select/op_id.h"
 #include "tensor/bin_file.h"
@@ -96,6 +100,38 @@ bool placeTorchComponents(const std::vector<std::string> &c, TensorRecord &rec)
     rec.opId = c[2];
     rec.opName = c[2];
     return !c[2].empty();
+}
+
+// msProbe's PyTorch dump: dump_tensor_data/Module.{module}.{Class}.forward.{call}.{input|output}.{i}.pt
+// (also Functional.linear.5.forward.input.0.pt, ...). A module runs once a token in inference,
+// so its call count is the round; the rank folder (rank{R}) is the device.
+bool placeMsprobeTorch(const std::string &file, const std::string &tensorsRoot, TensorRecord &rec)
+{
+    static const std::regex name(R"(^((Module|Functional|Tensor|Torch|Distributed|NPU|Aten)\.(.+))\.(forward|backward)\.(\d+)\.(input|output)\.(\d+)(\.\d+)*\.pt$)");
+    std::smatch m;
+    if (!std::regex_match(file, m, name) || m[4].str() != "forward")
+        return false;
+    std::string module = m[3].str();
+    if (m[2].str() == "Module") { // Module.{name}.{Class}: the class goes
+        const size_t dot = module.rfind('.');
+        if (dot == std::string::npos)
+            return false;
+        module.erase(dot);
+    }
+    const auto call = parseInt(m[5].str()), index = parseInt(m[7].str());
+    if (!call || !index || *index > 1000000)
+        return false;
+    const size_t rank = tensorsRoot.rfind("/rank");
+    rec.device = rank == std::string::npos ? 0 : int(parseInt(tensorsRoot.substr(rank + 5, tensorsRoot.find('/', rank + 1) - rank - 5)).value_or(0));
+    rec.pid = 0;
+    rec.exec = *call;
+    rec.input = m[6].str() == "input";
+    rec.index = int(*index);
+    rec.before = false;
+    rec.opFolders = {module};
+    rec.opId = module;
+    rec.opName = module;
+    return true;
 }
 
 std::optional<double> parseStatField(const std::string &s)
@@ -237,6 +273,11 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
             torch = dir == "torch_tensors";
             break;
         }
+        if (dir == "dump_tensor_data" && end == full.rfind('/')) { // msProbe's PyTorch dump
+            tensorsRoot = full.substr(0, end);
+            torch = msprobe = true;
+            break;
+        }
         if (dir == "data" && begin >= 14 && full.compare(begin - 14, 14, "/atb_dump_data") == 0) {
             tensorsRoot = full.substr(0, end);
             msprobe = true;
@@ -245,10 +286,10 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
     }
     const std::string lower = toLower(name);
     if (torch && isTorchFile(lower)) {
-        found.bins.push_back({full, tensorsRoot, false, true});
+        found.bins.push_back({full, tensorsRoot, msprobe, true});
     } else if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty() && !torch) {
         found.bins.push_back({full, tensorsRoot, msprobe});
-    } else if (name == "statistic.csv") {
+    } else if (name == "statistic.csv" || (torch && name == "statistics.csv")) {
         found.statCsvs.push_back(full);
     } else if (name == "model_tree.json") {
         index.torchTreeFiles.push_back(full);
@@ -264,9 +305,35 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
 
 // Places each found tensor file and reads its header into index.tensors; files that cannot
 // be read go to index.problems. progress counts files across calls (done, total).
+// A torch dump's module names and their ids by place in model_tree.json ("0_2_1"); none
+// when the tree is missing or does not read (the module names stay the ids).
+std::map<std::string, std::string> torchTreeIds(const std::string &treeFile)
+{
+    std::map<std::string, std::string> ids;
+    std::error_code ec;
+    if (!fs::is_regular_file(treeFile, ec))
+        return ids;
+    try {
+        const auto bytes = readWholeFile(treeFile);
+        const TopoNode root = parseTorchModelTree(std::string(bytes.begin(), bytes.end()));
+        std::vector<const TopoNode *> stack{&root};
+        while (!stack.empty()) {
+            const TopoNode *n = stack.back();
+            stack.pop_back();
+            ids.emplace(n->name, n->id);
+            for (const TopoNode &c : n->children)
+                stack.push_back(&c);
+        }
+    } catch (const Error &) {
+        ids.clear(); // listed among the problems where the tree is read
+    }
+    return ids;
+}
+
 void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanProgress &progress, uint64_t &done,
               uint64_t total, bool readHeaders)
 {
+    std::map<std::string, std::map<std::string, std::string>> torchIds; // by process folder
     for (const auto &b : bins) {
         if (progress && (done % 64 == 0) && !progress(done, total))
             throw Error("scan cancelled");
@@ -274,20 +341,34 @@ void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanP
         TensorRecord rec;
         rec.path = b.file;
         const auto parts = split(b.file.substr(b.tensorsRoot.size() + 1), '/');
-        if (b.torch ? !placeTorchComponents(parts, rec) : !placeFromComponents(parts, rec)) {
+        const bool placed = b.torch && b.msprobe ? placeMsprobeTorch(parts.back(), b.tensorsRoot, rec)
+                            : b.torch            ? placeTorchComponents(parts, rec)
+                                                 : placeFromComponents(parts, rec);
+        if (!placed) {
             if (b.torch && parts.size() >= 2 && parts[1] == "weights")
                 continue; // dump_weight's parameters: read with the weights, not as module outputs
-            index.problems.push_back({rec.path, b.torch ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
-                                                        : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
+            index.problems.push_back({rec.path, b.torch && b.msprobe ? "not msProbe's {Module|Functional}.{name}.forward.{call}.{input|output}.{i}.pt"
+                                                : b.torch ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
+                                                          : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
             continue;
         }
         if (b.torch) {
             try {
-                const Tensor t = readPth(rec.path, false);
+                // The whole file where headers are read (info, the window): its statistics for
+                // the heatmap, as a .bin's header carries them; the pickle alone otherwise.
+                const Tensor t = readPth(rec.path, readHeaders);
                 rec.dtype = t.dtype;
                 rec.dims = t.dims;
                 rec.hasData = true;
                 rec.dataBytes = dtypeBytes(t.dtype, elementCount(t.dims)).value_or(0);
+                if (readHeaders)
+                    rec.stats = computeStats(t);
+                const std::string process = b.msprobe ? b.tensorsRoot : b.tensorsRoot + "/" + parts[0];
+                auto ids = torchIds.find(process);
+                if (ids == torchIds.end())
+                    ids = torchIds.emplace(process, torchTreeIds(process + "/model_tree.json")).first;
+                if (const auto id = ids->second.find(rec.opName); id != ids->second.end() && !id->second.empty())
+                    rec.opId = id->second; // the tree's place: the window's ids, and first-run order
             } catch (const Error &e) {
                 index.problems.push_back({rec.path, e.what()});
                 continue;
@@ -313,9 +394,106 @@ void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanP
     }
 }
 
+// CSV fields, quotes kept apart ("(1, 18, 256)" is one field).
+std::vector<std::string> csvFields(const std::string &line)
+{
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+            f.back() += line[++i];
+        else if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            f.emplace_back();
+        else if (c != '\r')
+            f.back() += c;
+    }
+    return f;
+}
+
+// msit's PyTorch statistics.csv in a module's folder (dump_statistics_mode): one record without
+// a payload per row, placed as the folder's tensors would be. Where the folder holds the
+// tensors too, they carry the same statistics and the rows are not read again.
+void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
+{
+    const fs::path folder = fs::path(csv).parent_path();
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(folder, ec))
+        if (isTorchFile(e.path().filename().string()))
+            return;
+    const std::string torchRoot = "/torch_tensors/";
+    const size_t at = csv.rfind(torchRoot);
+    const auto parts = at == std::string::npos ? std::vector<std::string>() : split(csv.substr(at + torchRoot.size()), '/');
+    TensorRecord place;
+    if (parts.size() != 4 || !placeTorchComponents({parts[0], parts[1], parts[2], "output.pth"}, place)) {
+        index.problems.push_back({csv, "not in torch_tensors/{device}_{pid}/{token}/{module}/ layout"});
+        return;
+    }
+    const auto ids = torchTreeIds(csv.substr(0, at + torchRoot.size()) + parts[0] + "/model_tree.json");
+    if (const auto id = ids.find(place.opName); id != ids.end() && !id->second.empty())
+        place.opId = id->second;
+    std::ifstream in(csv);
+    std::string line;
+    const std::vector<std::string> header = std::getline(in, line) ? csvFields(line) : std::vector<std::string>();
+    auto col = [&](const char *name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : int(it - header.begin());
+    };
+    const int cIo = col("InputOutput"), cIdx = col("Index"), cType = col("DataType"), cShape = col("Shape"),
+              cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"), cNorm = col("L2Norm");
+    if (cIo < 0 || cIdx < 0 || cMax < 0 || cMin < 0 || cMean < 0 || cNorm < 0) {
+        index.problems.push_back({csv, "statistics.csv lacks msit's columns (InputOutput, Index, Max, Min, Mean, L2Norm)"});
+        return;
+    }
+    for (int lineNo = 2; std::getline(in, line); ++lineNo) {
+        const auto f = csvFields(line);
+        const auto idx = f.size() == header.size() ? parseInt(f[size_t(cIdx)]) : std::nullopt;
+        if (!idx || *idx < 0) {
+            index.problems.push_back({csv, "line " + std::to_string(lineNo) + " does not read"});
+            continue;
+        }
+        TensorRecord r = place;
+        r.path = csv;
+        r.input = toLower(f[size_t(cIo)]).rfind("in", 0) == 0;
+        r.index = int(*idx);
+        r.hasData = false;
+        if (cType >= 0) {
+            const std::string type = f[size_t(cType)];
+            r.dtype = dtypeFromName(type.rfind("torch.", 0) == 0 ? type.substr(6) : type).value_or(0);
+        }
+        if (cShape >= 0) { // "(1, 18, 256)"
+            std::string shape = f[size_t(cShape)];
+            shape.erase(std::remove_if(shape.begin(), shape.end(), [](char c) { return c == '(' || c == ')'; }),
+                        shape.end());
+            for (const auto &d : split(shape, ','))
+                if (const auto v = parseInt(trim(d)); v && *v >= 0)
+                    r.dims.push_back(*v);
+        }
+        TensorStats st;
+        const auto mx = parseStatField(f[size_t(cMax)]), mn = parseStatField(f[size_t(cMin)]),
+                   me = parseStatField(f[size_t(cMean)]), no = parseStatField(f[size_t(cNorm)]);
+        if (mx && mn && me && no) {
+            st.max = *mx;
+            st.min = *mn;
+            st.mean = *me;
+            st.l2norm = *no;
+            r.stats = st;
+        }
+        if (index.layout.empty())
+            index.layout = "torch";
+        index.tensors.push_back(std::move(r));
+    }
+}
+
 void readStatisticCsvs(const std::vector<std::string> &csvs, DumpIndex &index)
 {
     for (const auto &csv : csvs) {
+        if (csv.size() >= 15 && csv.compare(csv.size() - 15, 15, "/statistics.csv") == 0) {
+            readTorchStatisticsCsv(csv, index);
+            continue;
+        }
         readStatisticCsv(csv, index);
         if (index.layout.empty())
             index.layout = "msprobe";
@@ -580,6 +758,17 @@ std::vector<std::string> findModelFiles(const std::string &root)
             out.insert(out.end(), inner.begin(), inner.end());
         }
     return out;
+}
+
+bool holdsTorchDump(const std::string &root)
+{
+    std::error_code ec;
+    if (fs::is_directory(fs::path(root) / "torch_tensors", ec))
+        return true;
+    for (const auto &e : fs::directory_iterator(root, ec))
+        if (e.path().filename().string().rfind("msit_dump_", 0) == 0 && fs::is_directory(e.path() / "torch_tensors", ec))
+            return true;
+    return false;
 }
 
 } // namespace llmscope

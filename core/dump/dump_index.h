@@ -74,4 +74,7 @@ DumpIndex scanDumpByRound(const std::string &root, const RoundSink &onRound, con
 // the tensors: a window shows the operations before the scan of a large dump is done.
 std::vector<std::string> findModelFiles(const std::string &root);
 
+// Whether root holds msit's PyTorch dump (torch_tensors/, in it or in an msit_dump_* inside).
+bool holdsTorchDump(const std::string &root);
+
 } // namespace llmscope

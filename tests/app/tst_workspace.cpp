@@ -242,6 +242,32 @@ private slots:
                  qPrintable(printed));
     }
 
+    // A PyTorch golden (the reference llama's dump) against llama.cpp's: the engine's dump is
+    // the one shown, so every compared op is one of its topology's and colours its heatmap.
+    void aPyTorchGoldenShowsTheEnginesOps()
+    {
+        qputenv("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/python");
+        const QString model = m_dir.path() + "/pt.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", model, "--layers", "2"}));
+        const QString torch = m_dir.path() + "/pt-torch", ggml = m_dir.path() + "/pt-ggml";
+        auto r = engine::llmscope(kBin, {"dump", "--exec", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " + model,
+                                         "--type", "tensor", "-er", "0,1", "-o", torch});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-generate -n 2 -m " + model, "--type", "model",
+                                    "tensor", "-er", "0,1", "-o", ggml});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        Workspace ws;
+        QVERIFY(QCoro::waitFor(ws.compare(torch, ggml)));
+        QCOMPARE(ws.dumpRoot(), ggml);
+        QVERIFY(ws.comparison() && ws.comparison()->acrossFrameworks && ws.comparison()->allPassed());
+        QSet<QString> ids;
+        for (const auto &op : ws.topology().ops)
+            ids << QString::fromStdString(op.id);
+        QVERIFY(ws.comparison()->ops.size() >= 40); // 2 rounds of 2 layers' projections, norms and outputs
+        for (const auto &op : ws.comparison()->ops)
+            QVERIFY2(ids.contains(QString::fromStdString(op.opId)), op.opId.c_str());
+    }
+
     // A comparison, then a new source: nothing of the comparison survives it (the heatmap's
     // metric, the diff, Export all follow comparisonChanged and sourceChanged).
     void aNewSourceDropsTheComparison()

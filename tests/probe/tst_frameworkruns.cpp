@@ -5,6 +5,8 @@
 // pass under the engine standard, on the CPU and on Vulkan; against the GGUF whose layer 1
 // ffn_down weight was corrupted the first divergence is that layer's ffn_down output.
 #include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -110,6 +112,98 @@ private slots:
                 QVERIFY2(round0.contains(n + QString::number(l)), (n + QString::number(l)).toUtf8());
         for (const char *n : {"embd", "result_norm", "result_output"})
             QVERIFY2(round0.contains(n), n);
+    }
+
+    // A --mapping file still goes first: a module mapped to another node is paired with it
+    // (and fails there); the other modules pair by themselves.
+    void aMappingOverrides()
+    {
+        const QString torch = m_dir.path() + "/torch", ggml = m_dir.path() + "/ggml-cpu";
+        QVERIFY(QDir(torch).exists() && QDir(ggml).exists()); // from cpuAndVulkanPass
+        QFile map(m_dir.path() + "/map.json");
+        QVERIFY(map.open(QIODevice::WriteOnly));
+        map.write(R"({"root.model.layers.0.self_attn.o_proj": "1_29"})");
+        map.close();
+        const QString out = m_dir.path() + "/cmp-mapped";
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "--mapping", map.fileName(), "-o", out});
+        QCOMPARE(r.code, 1);
+        int mapped = 0, automatic = 0;
+        for (const auto &v : compareReport(out)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["matched_by"].toString().startsWith("mapping root.model.layers.0.self_attn.o_proj -> 1_29")) {
+                ++mapped;
+                QCOMPARE(o["node_name"].toString(), QString("ffn_out-0"));
+                QVERIFY(!o["passed"].toBool());
+            } else if (o["node_name"].toString() == "ffn_out-0") {
+                ++automatic; // down_proj still pairs with it by its weight
+            }
+        }
+        QCOMPARE(mapped, 3);   // one a round
+        QVERIFY(automatic >= 3);
+    }
+
+    // msProbe's PyTorch dump of the same run (dump_tensor_data/Module.{name}.{Class}.forward.
+    // {call}.{input|output}.{i}.pt, the call being the token): read and paired the same way.
+    void msprobeDumpPairsToo()
+    {
+        const QString torch = torchDump("torch-for-msprobe", m_dir.path() + "/family/model-f32.gguf");
+        QVERIFY(!torch.isEmpty());
+        const QString data = m_dir.path() + "/msprobe/step0/rank0/dump_tensor_data";
+        QVERIFY(QDir().mkpath(data));
+        int copied = 0;
+        for (QDirIterator it(torch, {"*.pth"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            const QFileInfo f(it.next());
+            const QString module = f.dir().dirName(), token = f.dir().absolutePath().section('/', -2, -2);
+            if (module == "root" || !module.startsWith("root."))
+                continue;
+            const QString part = f.baseName() == "output" ? "output.0" : f.baseName().replace('_', '.');
+            QVERIFY(QFile::copy(f.filePath(), data + "/Module." + module.mid(5) + ".Cls.forward." + token + "." + part + ".pt"));
+            ++copied;
+        }
+        QVERIFY(copied > 100);
+        const QString ggml = dump("ggml-for-msprobe", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() +
+                                                        "/family/model-f32.gguf", {"model", "tensor"});
+        QVERIFY(!ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-msprobe";
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", m_dir.path() + "/msprobe", "-mp", ggml, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = compareReport(out);
+        QVERIFY(j["matched_by"].toString().startsWith("across frameworks"));
+        QVERIFY(j["rows"].toArray().size() >= 130);
+    }
+
+    // Statistics only (msit's statistics.csv in each module's folder): read as records without
+    // payloads and paired the same way; where llama.cpp kept only the last token's rows the
+    // statistics cover other elements, and the pair says so instead of passing.
+    void statisticsAcrossFrameworks()
+    {
+        const QString model = m_dir.path() + "/family/model-f32.gguf";
+        const QString torch = dump("torch-stats", "/usr/bin/python3 -m llmscope.reference.generate -n 3 -m " + model, {"stats"});
+        const QString ggml = dump("ggml-stats", kBin + "/llmscope-sample-generate -n 3 -m " + model, {"model", "stats"});
+        QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-stats";
+        engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
+        int compared = 0, otherRows = 0;
+        for (const auto &v : compareReport(out)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            auto count = [](const QJsonValue &shape) {
+                qint64 n = 1;
+                for (const auto &d : shape.toArray())
+                    n *= d.toInteger();
+                return n;
+            };
+            const bool lastRows = o["matched_by"].toString().contains("the last token's rows");
+            if (lastRows && o["round"].toInt() == 0 && count(o["golden_shape"]) != count(o["my_shape"])) {
+                ++otherRows;
+                QVERIFY(!o["passed"].toBool());
+                QVERIFY(o["fail_reason"].toString().startsWith("statistics over different elements"));
+            } else {
+                ++compared;
+                QVERIFY2(o["passed"].toBool(), qPrintable(o["node_name"].toString()));
+            }
+        }
+        QVERIFY(otherRows >= 10); // ffn_norm-1 .. result_output, inputs and outputs
+        QVERIFY(compared >= 100);
     }
 
     // The corrupted weight: its layer's ffn_down output is the first divergence.
