@@ -690,6 +690,10 @@ replayed on its own inputs: %1%2</source>
         <source>: its inputs already differ from golden&apos;s by %1 %, and its error comes from them</source>
         <translation>：其输入已与标杆相差 %1 %，误差来自输入</translation>
     </message>
+    <message>
+        <source>step 3 of 4: both runs again, dumping round %1 whole with its data (a PyTorch golden: a module&apos;s input lies in another of the engine&apos;s ops)</source>
+        <translation>第 3 步（共 4 步）：再次运行两端，完整导出第 %1 轮及其数据（PyTorch 标杆：模块的输入位于引擎的其他算子中）</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

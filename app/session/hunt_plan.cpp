@@ -75,6 +75,12 @@ QStringList tensorArgs(const OpResult &op, Side side)
             round + "," + round, "-tiling", "--kv-cache"};
 }
 
+QStringList roundTensorArgs(const OpResult &op)
+{
+    const QString round = QString::number(op.round);
+    return {"--type", "model", "tensor", "-er", round + "," + round, "-tiling", "--kv-cache"};
+}
+
 QStringList outputsArgs(const QString &rounds)
 {
     return {"--type", "model", "tensor", "-stp", "1", "-er", rounds};
@@ -114,6 +120,12 @@ QString suspect(const CompareResult &r, const OpResult &op)
     if (!op.verdict.empty())
         s += QStringLiteral(": ") + QString::fromStdString(op.verdict);
     return s;
+}
+
+QString stepRoundTensors(const OpResult &op)
+{
+    return HuntText::tr("step 3 of 4: both runs again, dumping round %1 whole with its data (a PyTorch golden: a module's "
+                        "input lies in another of the engine's ops)").arg(op.round);
 }
 
 QString stepTensors(const OpResult &op)

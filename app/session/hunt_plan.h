@@ -35,6 +35,11 @@ Request parseRequest(const QStringList &args);
 enum class Side { Golden, Test };
 QStringList statsArgs(const QString &rounds);
 QStringList tensorArgs(const llmscope::OpResult &suspect, Side side);
+// A PyTorch golden (compare/framework_pairing.h): both runs dump the suspect's whole round, as a
+// module's input lies in another of the engine's ops, and the first op that departs element by
+// element is the one found.
+QStringList roundTensorArgs(const llmscope::OpResult &suspect);
+QString stepRoundTensors(const llmscope::OpResult &op);
 
 // The folders of each dump and report under the hunt's output folder.
 QString goldenStatsDir();

@@ -98,12 +98,19 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         const OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
         steps.say(suspect(*out.stats, suspectOp), -1);
 
-        steps.say(stepTensors(suspectOp), 3);
-        auto tensorPass = pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
+        const bool across = out.stats->acrossFrameworks;
+        steps.say(across ? stepRoundTensors(suspectOp) : stepTensors(suspectOp), 3);
+        auto tensorPass = pass(steps, across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Golden),
+                               across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Test),
                                dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()), 4,
                                stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
         out.tensors = co_await tensorPass;
-        const OpResult *op = findOp(*out.tensors, suspectOp.opId);
+        if (across && out.tensors->firstDivergent < 0) {
+            end(Outcome::End::NothingDiverges, nothingDiverges(QString::number(suspectOp.round), *out.tensors));
+            co_return out;
+        }
+        const OpResult *op = across ? &out.tensors->ops[size_t(out.tensors->firstDivergent)]
+                                    : findOp(*out.tensors, suspectOp.opId);
         if (!op) {
             end(Outcome::End::NotDumped, notDumped(suspectOp) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
             co_return out;

@@ -463,10 +463,16 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
             // the module's name.
             const TensorRecord &op = match.pairs[i].stands ? *match.pairs[i].stands : row.my;
             row.golden.opId = op.opId;
+            row.golden.exec = op.exec; // a weight (dump_weight) has no round of its own
             row.golden.opFolders = op.opFolders;
             row.golden.opName = op.opName;
-            if (const OpNames::Node *n = engineNames.find(opPath(op.opFolders)))
+            if (const OpNames::Node *n = engineNames.find(opPath(op.opFolders))) {
                 row.nodeName = row.tensorName = n->name;
+                if (row.golden.param == "weight") { // the module's parameter: the engine's weight input
+                    row.tensorName = engineNames.inputName(opPath(row.my.opFolders), row.my.index);
+                    row.weight = true;
+                }
+            }
         } else if (const OpNames::Node *n = names.find(path)) {
             row.nodeName = n->name;
             row.tensorName = row.golden.input ? names.inputName(path, row.golden.index) : n->name;

@@ -203,7 +203,10 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     }
     std::map<std::pair<int64_t, std::string>, const TensorRecord *> torchInputs; // input_0 by round and module
     std::map<std::pair<int64_t, int>, const TensorRecord *> downOutputs;          // mlp.down_proj's, by layer
+    std::map<std::string, const TensorRecord *> torchWeights;                     // dump_weight's, by module
     for (const TensorRecord &t : torch.tensors) {
+        if (t.exec < 0 && t.param == "weight")
+            torchWeights.emplace(t.opName, &t);
         if (t.input && t.index == 0 && t.param.empty())
             torchInputs.emplace(std::make_pair(t.exec, t.opName), &t);
         const std::string hf = hfName(t.opName);
@@ -213,6 +216,8 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     int64_t firstRound = INT64_MAX;
     int lastLayer = -1;
     for (const TensorRecord &r : torch.tensors) {
+        if (r.exec < 0)
+            continue; // a weight
         firstRound = std::min(firstRound, r.exec);
         lastLayer = std::max(lastLayer, layerOf(hfName(r.opName)));
     }
@@ -222,7 +227,7 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     std::vector<char> usedEngine(engine.tensors.size(), 0);
     std::set<const TensorRecord *> usedTorch;
     for (const TensorRecord &t : torch.tensors) {
-        if (t.input)
+        if (t.input || t.exec < 0)
             continue; // paired with their module's output, below
         if (t.index != 0 || !t.param.empty()) {
             (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
@@ -315,9 +320,25 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
                 usedTorch.insert(in->second);
             out.pairs.push_back(q);
         }
+        // The module's weight (dump_weight), against the weight the engine's op read: the same
+        // bytes in reversed dims (q_proj's and k_proj's rows are permuted: not compared).
+        const auto w = torchWeights.find(t.opName);
+        const int wsrc = op->type == "MUL" ? 1 : 0;
+        const auto ew = inputs.find({t.exec, op->path, wsrc});
+        const bool permuted = engineView.headSize != 0;
+        if (w != torchWeights.end() && ew != inputs.end() && !permuted && op->type != "ADD") {
+            TensorPair q;
+            q.golden = torchGolden ? w->second : ew->second;
+            q.my = torchGolden ? ew->second : w->second;
+            q.key = hf + ".weight = " + op->path + " input " + std::to_string(wsrc);
+            q.stands = e->second;
+            usedEngine[size_t(ew->second - engine.tensors.data())] = 1;
+            usedTorch.insert(w->second);
+            out.pairs.push_back(q);
+        }
     }
     for (const TensorRecord &t : torch.tensors)
-        if (t.input && !usedTorch.count(&t))
+        if ((t.input || t.exec < 0) && !usedTorch.count(&t))
             (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
     for (size_t i = 0; i < engine.tensors.size(); ++i)
         if (!usedEngine[i])

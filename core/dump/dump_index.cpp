@@ -64,6 +64,23 @@ bool placeFromComponents(const std::vector<std::string> &c, TensorRecord &rec)
 // (cpu, cuda0, npu1): -1 for the CPU. The module's full name is its op id and folder.
 bool placeTorchComponents(const std::vector<std::string> &c, TensorRecord &rec)
 {
+    if (c.size() == 3 && c[1] == "weights") { // dump_weight's {module}.{parameter}.pth: no round
+        const std::string stem = c[2].substr(0, c[2].rfind('.'));
+        const size_t dot = stem.rfind('.');
+        const size_t us = c[0].rfind('_');
+        const auto pid = us == std::string::npos ? std::nullopt : parseInt(c[0].substr(us + 1));
+        if (dot == std::string::npos || dot == 0 || !pid)
+            return false;
+        rec.pid = *pid;
+        rec.exec = -1;
+        rec.input = true;
+        rec.before = true;
+        rec.index = 0;
+        rec.param = stem.substr(dot + 1);
+        rec.opFolders = {stem.substr(0, dot)};
+        rec.opId = rec.opName = rec.opFolders[0];
+        return true;
+    }
     if (c.size() != 4)
         return false;
     const size_t us = c[0].rfind('_');
@@ -345,8 +362,6 @@ void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanP
                             : b.torch            ? placeTorchComponents(parts, rec)
                                                  : placeFromComponents(parts, rec);
         if (!placed) {
-            if (b.torch && parts.size() >= 2 && parts[1] == "weights")
-                continue; // dump_weight's parameters: read with the weights, not as module outputs
             index.problems.push_back({rec.path, b.torch && b.msprobe ? "not msProbe's {Module|Functional}.{name}.forward.{call}.{input|output}.{i}.pt"
                                                 : b.torch ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
                                                           : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});

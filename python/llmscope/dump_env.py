@@ -17,10 +17,12 @@ here they map onto a DumpConfig:
   LLMSCOPE_OPNAME      class-name prefixes, case-insensitive ("linear,llamamlp"): only modules
                        (and api functions) whose class (function) name starts with one
   LLMSCOPE_CHILD       with LLMSCOPE_OPNAME: descendants of a matching module match too (default)
+  LLMSCOPE_TILING      (-tiling, what a replay needs) with tensors: dump_weight, the parameters
+                       under weights/, so that compare pairs each weight with the engine's
 
 Ignored, having no meaning for torch hooks: LLMSCOPE_IDS (ggml op ids), LLMSCOPE_TIME (hooks
 see a module's inputs and outputs after it ran), LLMSCOPE_KV, LLMSCOPE_STATS_CSV,
-LLMSCOPE_TILING, LLMSCOPE_SYMLINK, LLMSCOPE_NAN_INF_ONLY, LLMSCOPE_WATCH,
+LLMSCOPE_SYMLINK, LLMSCOPE_NAN_INF_ONLY, LLMSCOPE_WATCH,
 LLMSCOPE_FOLLOW_TOKENS, LLMSCOPE_READ, LLMSCOPE_CONFIG, LLMSCOPE_LIVE, LLMSCOPE_CHILDREN,
 LLMSCOPE_LOG_LEVEL and the probe's buffer sizes.
 """
@@ -94,7 +96,8 @@ def config_from_env(env=None):
         raise ValueError(f"LLMSCOPE_DEVICE: '{devices}' is not a list of device numbers") from None
 
     config = DumpConfig(dump_path=os.path.dirname(os.path.abspath(root)), tensor_part=int(stp),
-                        dump_statistics_mode=2 if stats and tensors else 1 if stats else 0)
+                        dump_statistics_mode=2 if stats and tensors else 1 if stats else 0,
+                        dump_weight=tensors and _flag(env, "LLMSCOPE_TILING", False))
     config.dump_root = root
     config.token_range = Rounds(env.get("LLMSCOPE_ER") or "0,0")
     config.device_ids = device_ids

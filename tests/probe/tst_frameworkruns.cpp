@@ -3,7 +3,8 @@
 // dump of the F32 sample model without a mapping file. Every layer's projections (q_proj and
 // k_proj un-permuted within heads), norms and residual outputs pair with their ggml nodes and
 // pass under the engine standard, on the CPU and on Vulkan; against the GGUF whose layer 1
-// ffn_down weight was corrupted the first divergence is that layer's ffn_down output.
+// ffn_down weight was corrupted the first divergence is that layer's ffn_down output, found by
+// compare and by the hunt, which names the weight.
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
@@ -222,6 +223,22 @@ private slots:
         QCOMPARE(first["round"].toInt(), 0);
         QCOMPARE(first["node_name"].toString(), QString("ffn_out-1"));
         QVERIFY2(r.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)"), qPrintable(r.err));
+    }
+
+    // llmscope hunt with the PyTorch reference as golden: the statistics cannot judge what
+    // llama.cpp computes on the last token only, so the round is dumped whole; the first op that
+    // departs element by element is layer 1's ffn_down, and with the parameters dumped
+    // (-tiling gives dump_weight) its weight is named.
+    void theHuntWithAPyTorchGolden()
+    {
+        const QString family = m_dir.path() + "/family/";
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " +
+                                                                     family + "model-f32.gguf",
+                                               "--test", kBin + "/llmscope-sample-generate -n 2 -m " + family + "model-corrupt.gguf",
+                                               "-o", m_dir.path() + "/hunt"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("found: round 0, op 2_31 ffn_out-1 (MUL_MAT)"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("its error comes in through the weight blk.1.ffn_down.weight"), qPrintable(r.err));
     }
 };
 
