@@ -1,5 +1,8 @@
 #include "live/live_protocol.h"
 
+#include <limits>
+#include <type_traits>
+
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -36,11 +39,37 @@ double toNumber(const json &j)
     throw Error("a statistic is not a number");
 }
 
+template <typename T> struct IsVector : std::false_type {};
+template <typename U> struct IsVector<std::vector<U>> : std::true_type { using Item = U; };
+
+// An integer of T's range: JSON holds 1e78 or 2.5 as numbers too, and converting those to an
+// integer type is undefined.
+template <typename T> bool fitsInteger(const json &v)
+{
+    if (!v.is_number_integer())
+        return false;
+    if (v.is_number_unsigned())
+        return v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max());
+    const int64_t i = v.get<int64_t>();
+    return i >= int64_t(std::numeric_limits<T>::min()) && (i < 0 || uint64_t(i) <= uint64_t(std::numeric_limits<T>::max()));
+}
+
 template <typename T> T field(const json &j, const char *key, T fallback)
 {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null())
         return fallback;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (!fitsInteger<T>(*it))
+            throw Error(std::string("field '") + key + "' has the wrong type: not an integer in range");
+    } else if constexpr (IsVector<T>::value) {
+        using Item = typename IsVector<T>::Item;
+        if constexpr (std::is_integral_v<Item> && !std::is_same_v<Item, bool>)
+            if (it->is_array())
+                for (const json &v : *it)
+                    if (!fitsInteger<Item>(v))
+                        throw Error(std::string("field '") + key + "' has the wrong type: a number that is not an integer in range");
+    }
     try {
         return it->get<T>();
     } catch (const json::exception &) {
@@ -205,7 +234,8 @@ Message decode(const std::string &line)
         const auto it = j.find("stats");
         if (it != j.end() && it->is_array())
             for (const auto &s : *it) {
-                if (!s.is_array() || s.size() != 7 || !s[0].is_string())
+                if (!s.is_array() || s.size() != 7 || !s[0].is_string() || !fitsInteger<uint64_t>(s[5]) ||
+                    !fitsInteger<uint64_t>(s[6]))
                     throw Error("a round's statistics entry is not [id, max, min, mean, l2norm, nan, inf]");
                 r.stats.push_back({s[0].get<std::string>(), toNumber(s[1]), toNumber(s[2]), toNumber(s[3]),
                                    toNumber(s[4]), s[5].get<uint64_t>(), s[6].get<uint64_t>()});

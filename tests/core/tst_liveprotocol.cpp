@@ -68,6 +68,14 @@ private slots:
         QTest::newRow("unknown") << R"({"type":"bogus"})" << "unknown message type 'bogus'";
         QTest::newRow("wrong type") << R"({"type":"ack","seq":"x"})" << "field 'seq' has the wrong type";
         QTest::newRow("bad stats") << R"({"type":"stats","round":1,"stats":[[1,2]]})" << "statistics entry";
+        // numbers no integer type holds (found by fuzzing: converting them was undefined)
+        QTest::newRow("huge key") << R"({"type":"topology","round":0,"key":55555555555555555555555555555})"
+                                  << "field 'key' has the wrong type";
+        QTest::newRow("fractional round") << R"({"type":"round","round":2.5})" << "field 'round' has the wrong type";
+        QTest::newRow("negative count") << R"({"type":"stats","round":1,"stats":[["1_0",1,1,1,1,-1,0]]})"
+                                        << "statistics entry";
+        QTest::newRow("huge shape") << R"({"type":"topology","ops":[{"id":"1_0","shape":[1e300]}]})"
+                                    << "field 'shape' has the wrong type";
         QTest::newRow("bad op") << R"({"type":"topology","ops":[5]})" << "an op is not an object";
         QTest::newRow("bad inputs") << R"({"type":"topology","ops":[{"id":"1_0","inputs":{}}]})" << "not a list";
         QTest::newRow("bad input") << R"({"type":"topology","ops":[{"id":"1_0","inputs":[3]}]})" << "not an object";

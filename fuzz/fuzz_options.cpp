@@ -1,0 +1,28 @@
+// The command line's grammar: dump options (one argument a line: --type, -ids, -er, ...),
+// op ids, msit's dynamic config file and --mapping files.
+#include "compare/matching.h"
+#include "fuzz_input.h"
+#include "launch/dump_options.h"
+#include "select/dynamic_config.h"
+#include "select/op_ids.h"
+#include "util/error.h"
+#include "util/text.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    using namespace llmscope;
+    const std::string text = fuzz::text(data, size);
+    try {
+        const DumpOptions o = parseDumpOptions(split(text, '\n'));
+        parseDumpOptions(dumpArguments(o)); // what is parsed gives arguments that parse
+    } catch (const Error &) {
+    }
+    for (auto f : {+[](const std::string &t) { OpIds::parse(t); }, +[](const std::string &t) { splitCommand(t); },
+                   +[](const std::string &t) { applyDynamicConfig(t, Selection{}); },
+                   +[](const std::string &t) { parseOpMapping(t); }})
+        try {
+            f(text);
+        } catch (const Error &) {
+        }
+    return 0;
+}
