@@ -1677,6 +1677,14 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Both %1 elements; pick the dimensions to show below.</source>
         <translation>两侧均为 %1 个元素; 在下方选择要显示的维度。</translation>
     </message>
+    <message>
+        <source>Rows un-permuted within heads of %1, as Hugging Face orders them.</source>
+        <translation>各注意力头内的行已按 Hugging Face 的顺序还原（头大小 %1）。</translation>
+    </message>
+    <message>
+        <source>Only the last token&apos;s rows: the engine computed no others here.</source>
+        <translation>仅比较最后一个 token 的行：引擎在此处未计算其他行。</translation>
+    </message>
 </context>
 <context>
     <name>TensorInspector</name>

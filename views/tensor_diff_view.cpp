@@ -138,24 +138,31 @@ TensorDiffView::TensorDiffView(QWidget *parent)
 void TensorDiffView::setFiles(const QString &title, const QStringList &golden, const QStringList &test,
                               const QString &leftName, const QString &rightName)
 {
-    m_leftName->setText(QStringLiteral("<b>%1</b>").arg((leftName.isEmpty() ? tr("Golden") : leftName).toHtmlEscaped()));
-    m_rightName->setText(QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
-    m_goldenFiles = golden;
-    m_testFiles = test;
-    m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
-    m_files->clear();
-    int pick = -1;
+    QVector<TensorDiffPair> pairs;
     for (const QString &g : golden) {
         const QFileInfo gi(g);
         const QString name = gi.dir().dirName() + QLatin1Char('/') + gi.fileName();
-        bool paired = false;
         for (const QString &t : test)
-            paired |= t.endsWith(QLatin1Char('/') + name);
-        if (!paired)
-            continue;
-        auto *item = new QListWidgetItem(name, m_files);
-        item->setData(Qt::UserRole, g);
-        if (pick < 0 && name.startsWith(QLatin1String("after/out")))
+            if (t.endsWith(QLatin1Char('/') + name)) {
+                pairs.push_back({name, g, t, {}, {}});
+                break;
+            }
+    }
+    setPairs(title, pairs, leftName, rightName);
+}
+
+void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair> &pairs, const QString &leftName,
+                              const QString &rightName)
+{
+    m_leftName->setText(QStringLiteral("<b>%1</b>").arg((leftName.isEmpty() ? tr("Golden") : leftName).toHtmlEscaped()));
+    m_rightName->setText(QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
+    m_pairs = pairs;
+    m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
+    m_files->clear();
+    int pick = -1;
+    for (const TensorDiffPair &p : pairs) {
+        new QListWidgetItem(p.name, m_files);
+        if (pick < 0 && (p.name.startsWith(QLatin1String("after/out")) || p.name.startsWith(QLatin1String("output"))))
             pick = m_files->count() - 1;
     }
     if (m_files->count() == 0) {
@@ -170,25 +177,31 @@ void TensorDiffView::setFiles(const QString &title, const QStringList &golden, c
 
 void TensorDiffView::showPair(int row)
 {
-    const auto *item = m_files->item(row);
-    if (!item)
+    if (row < 0 || row >= m_pairs.size())
         return;
-    const QString g = item->data(Qt::UserRole).toString(), name = item->text();
-    QString t;
-    for (const QString &x : m_testFiles)
-        if (x.endsWith(QLatin1Char('/') + name))
-            t = x;
-    const bool ok = m_golden->open(g) && m_test->open(t);
+    const TensorDiffPair &p = m_pairs[row];
+    // Each side opened plain first: its shape is what the other side keeps its last rows as.
+    bool ok = m_test->open(p.test) && m_golden->open(p.golden);
+    if (ok && (p.goldenView.lastRows || p.goldenView.headSize))
+        ok = m_golden->open(p.golden, p.goldenView, m_test->dims());
+    if (ok && (p.testView.lastRows || p.testView.headSize))
+        ok = m_test->open(p.test, p.testView, m_golden->dims());
     m_error->refresh();
     m_picker->setDims(ok ? m_golden->dims() : std::vector<int64_t>{}, m_golden->rowDim(), m_golden->colDim());
     if (!ok) {
         m_status->setText(m_golden->error().isEmpty() ? m_test->error() : m_golden->error());
         return;
     }
-    m_status->setText(m_golden->dims() == m_test->dims()
-                          ? tr("Both %1 elements; pick the dimensions to show below.")
-                                .arg(qlonglong(elementCount(m_golden->dims())))
-                          : tr("The shapes differ: golden and test are shown as their files hold them."));
+    QString status = m_golden->dims() == m_test->dims()
+                         ? tr("Both %1 elements; pick the dimensions to show below.")
+                               .arg(qlonglong(elementCount(m_golden->dims())))
+                         : tr("The shapes differ: golden and test are shown as their files hold them.");
+    if (p.goldenView.headSize || p.testView.headSize)
+        status += QLatin1Char(' ') + tr("Rows un-permuted within heads of %1, as Hugging Face orders them.")
+                                         .arg(qulonglong(std::max(p.goldenView.headSize, p.testView.headSize)));
+    if (p.goldenView.lastRows || p.testView.lastRows)
+        status += QLatin1Char(' ') + tr("Only the last token's rows: the engine computed no others here.");
+    m_status->setText(status);
 }
 
 QString TensorDiffView::status() const

@@ -2,7 +2,10 @@
 // same 2-D slice: the element-wise view of a diff. Each side is read lazily (TensorSliceModel).
 #pragma once
 #include <QAbstractTableModel>
+#include <QVector>
 #include <QWidget>
+
+#include "compare/matching.h"
 
 class QLabel;
 class QListWidget;
@@ -26,10 +29,19 @@ private:
     TensorSliceModel *m_golden, *m_test;
 };
 
+// Two files shown against each other, each read in the layout that makes them alike.
+struct TensorDiffPair {
+    QString name, golden, test;
+    llmscope::TensorView goldenView, testView;
+};
+
 class TensorDiffView : public QWidget {
     Q_OBJECT
 public:
     explicit TensorDiffView(QWidget *parent = nullptr);
+    // Pairs given as they are (a PyTorch golden's files against an engine's), named as given.
+    void setPairs(const QString &title, const QVector<TensorDiffPair> &pairs, const QString &leftName = {},
+                  const QString &rightName = {});
     // The op's files on both sides, paired by name (after/outtensor0.bin, ...).
     // leftName, rightName: the two sides' titles ("Golden" and "Test" when empty).
     void setFiles(const QString &title, const QStringList &golden, const QStringList &test,
@@ -51,5 +63,5 @@ private:
     SliceErrorModel *m_error;
     SlicePicker *m_picker;
     QTableView *m_goldenTable, *m_testTable, *m_errorTable;
-    QStringList m_goldenFiles, m_testFiles;
+    QVector<TensorDiffPair> m_pairs;
 };

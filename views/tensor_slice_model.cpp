@@ -18,7 +18,7 @@ constexpr int64_t kMaxSide = 1 << 20;
 TensorSliceModel::TensorSliceModel(QObject *parent) : QAbstractTableModel(parent) {}
 TensorSliceModel::~TensorSliceModel() = default;
 
-bool TensorSliceModel::open(const QString &path)
+bool TensorSliceModel::open(const QString &path, const llmscope::TensorView &view, const std::vector<int64_t> &otherDims)
 {
     beginResetModel();
     m_rows.clear();
@@ -29,6 +29,15 @@ bool TensorSliceModel::open(const QString &path)
         auto reader = std::make_unique<TensorReader>(path.toStdString());
         reader->requireData();
         m_dims = reader->header().dims;
+        if (view.headSize)
+            reader->unpermuteHeads(view.headSize);
+        if (view.lastRows && !otherDims.empty()) {
+            const uint64_t other = llmscope::elementCount(otherDims);
+            if (other && reader->count() > other && reader->count() % other == 0) {
+                reader->keepLast(other);
+                m_dims = otherDims;
+            }
+        }
         m_reader = std::move(reader);
     } catch (const Error &e) {
         m_error = QString::fromUtf8(e.what());

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "compare/matching.h"
+
 namespace llmscope {
 class TensorReader;
 }
@@ -20,7 +22,9 @@ public:
 
     // Opens a tensor file (header only). False, with the reason in error(), when it holds no
     // values to show (statistics only, a description, an engine type, unreadable).
-    bool open(const QString &path);
+    // view: read as another framework lays it out (compare/framework_pairing.h): heads
+    // un-permuted, or only the last `other` elements, shaped as otherDims.
+    bool open(const QString &path, const llmscope::TensorView &view = {}, const std::vector<int64_t> &otherDims = {});
     void close();
     QString error() const { return m_error; }
     std::vector<int64_t> dims() const { return m_dims; }

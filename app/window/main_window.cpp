@@ -403,8 +403,16 @@ void MainWindow::followComparison()
     });
     connect(m_diff, &DiffView::opPicked, this, [this](int i) { // golden and test, element by element
         const Workspace::OpTensors t = m_ws->comparedTensors(i);
-        if (!t.title.isEmpty())
+        if (t.title.isEmpty())
+            return;
+        if (t.pairs.isEmpty()) {
             m_tensorDiff->setFiles(t.title, t.golden, t.test);
+            return;
+        }
+        QVector<TensorDiffPair> pairs;
+        for (const auto &p : t.pairs)
+            pairs.push_back({p.name, p.golden, p.test, p.goldenView, p.testView});
+        m_tensorDiff->setPairs(t.title, pairs);
     });
     connect(m_unpaired, &UnpairedView::compareAgain, this, [this](const QString &mapping) {
         if (const auto r = m_ws->comparison())

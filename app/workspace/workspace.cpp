@@ -591,7 +591,8 @@ QCoro::Task<> Workspace::showReplay(QString op)
                           .arg(picked.round)
                           .arg(QString::fromStdString(picked.verdict)),
                       {file},
-                      {QString::fromStdString(picked.tensorPath)}});
+                      {QString::fromStdString(picked.tensorPath)},
+                      {}});
 }
 
 void Workspace::showMetrics(std::shared_ptr<const CompareResult> r)
@@ -606,6 +607,17 @@ Workspace::OpTensors Workspace::comparedTensors(int i) const
     if (!r || i < 0 || size_t(i) >= r->ops.size())
         return {};
     const OpResult &op = r->ops[size_t(i)];
+    const QString title = tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round);
+    if (r->acrossFrameworks) { // the files are not in one op folder on the PyTorch side
+        OpTensors t{title, {}, {}, {}};
+        for (size_t k : op.rows) {
+            const CompareRow &row = r->rows[k];
+            const QFileInfo g(QString::fromStdString(row.golden.path)), m(QString::fromStdString(row.my.path));
+            t.pairs.push_back({g.fileName() + QStringLiteral(" = ") + m.dir().dirName() + QLatin1Char('/') + m.fileName(),
+                               g.filePath(), m.filePath(), row.goldenView, row.myView});
+        }
+        return t;
+    }
     auto files = [&](const std::string &root) {
         QStringList out;
         const OpFiles f = findOpFiles(root, op.opPath, op.round);
@@ -614,8 +626,7 @@ Workspace::OpTensors Workspace::comparedTensors(int i) const
                 out << QString::fromStdString(p);
         return out;
     };
-    return {tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round), files(r->goldenRoot),
-            files(r->myRoot)};
+    return {title, files(r->goldenRoot), files(r->myRoot), {}};
 }
 
 QStringList Workspace::writeReports(const QString &folder, QString *error) const

@@ -92,6 +92,13 @@ public:
     struct OpTensors {
         QString title;
         QStringList golden, test;
+        // Across frameworks (a PyTorch golden): the compared pairs themselves, each side read in
+        // the layout compare read it in; golden and test are empty then.
+        struct Pair {
+            QString name, golden, test;
+            llmscope::TensorView goldenView, testView;
+        };
+        QVector<Pair> pairs;
     };
     // The files of the comparison's op (an index into its ops), golden's and test's.
     OpTensors comparedTensors(int op) const;
