@@ -1,6 +1,7 @@
 #include "dump/dump_index.h"
 
 #include <algorithm>
+#include <cstring>
 #include <dirent.h>
 #include <filesystem>
 #include <iterator>
@@ -10,6 +11,8 @@
 #include <regex>
 #include <set>
 #include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "dump/dump_layout.h"
 #include "dump/topology.h"
@@ -306,6 +309,8 @@ void classify(const std::string &full, const std::string &rootPath, DumpIndex &i
         found.bins.push_back({full, tensorsRoot, msprobe, true});
     } else if (lower.size() > 4 && lower.substr(lower.size() - 4) == ".bin" && !tensorsRoot.empty() && !torch) {
         found.bins.push_back({full, tensorsRoot, msprobe});
+    } else if (name == "dump.json" && tensorsRoot.empty()) { // msProbe's PyTorch dump: its statistics
+        found.statCsvs.push_back(full);
     } else if (name == "statistic.csv" || (torch && name == "statistics.csv")) {
         found.statCsvs.push_back(full);
     } else if (name == "model_tree.json") {
@@ -502,9 +507,114 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
     }
 }
 
+// msProbe's PyTorch dump.json: {"data": {"Module.{name}.{Class}.forward.{call}": {"input_args":
+// [{"dtype", "shape", "Max", "Min", "Mean", "Norm", "data_name"}], "output": [...]}}}. Each
+// tensor's statistics as a record without payload, unless its data_name file is there (then
+// the .pt is the record).
+// Python's json writes NaN, Infinity and -Infinity (a mask's minimum), which JSON has not:
+// outside strings they read as null (that statistic unknown).
+std::string withoutNonFinite(const std::vector<uint8_t> &bytes)
+{
+    std::string out;
+    out.reserve(bytes.size());
+    bool inString = false, escaped = false;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        const char c = char(bytes[i]);
+        if (inString) {
+            escaped = !escaped && c == '\\';
+            inString = escaped || c != '"';
+            out += c;
+            continue;
+        }
+        inString = c == '"';
+        bool replaced = false;
+        for (const std::string_view word : {"-Infinity", "Infinity", "NaN"})
+            if (!replaced && bytes.size() - i >= word.size() &&
+                std::memcmp(bytes.data() + i, word.data(), word.size()) == 0) {
+                out += "null";
+                i += word.size() - 1;
+                replaced = true;
+            }
+        if (!replaced)
+            out += c;
+    }
+    return out;
+}
+
+void readMsprobeDumpJson(const std::string &file, DumpIndex &index)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(withoutNonFinite(readWholeFile(file)));
+    } catch (const std::exception &e) {
+        index.problems.push_back({file, std::string("dump.json does not read: ") + e.what()});
+        return;
+    }
+    const auto data = j.is_object() ? j.find("data") : j.end();
+    if (!j.is_object() || data == j.end() || !data->is_object()) {
+        index.problems.push_back({file, "dump.json without msProbe's \"data\" object"});
+        return;
+    }
+    const fs::path folder = fs::path(file).parent_path();
+    std::error_code ec;
+    for (auto it = data->begin(); it != data->end(); ++it) {
+        if (!it.value().is_object())
+            continue;
+        for (const char *side : {"input_args", "output"}) {
+            const auto list = it.value().find(side);
+            if (list == it.value().end() || !list->is_array())
+                continue;
+            for (size_t i = 0; i < list->size() && i < 100000; ++i) {
+                const nlohmann::json &t = (*list)[i];
+                if (!t.is_object())
+                    continue;
+                const auto dataName = t.find("data_name");
+                if (dataName != t.end() && dataName->is_string() &&
+                    fs::exists(folder / "dump_tensor_data" / fs::path(dataName->get<std::string>()).filename(), ec))
+                    continue;
+                TensorRecord r;
+                // named as its file would be: Module.{name}.{Class}.forward.{call}.{input|output}.{i}.pt
+                const std::string as = it.key() + "." + (side[0] == 'i' ? "input" : "output") + "." + std::to_string(i) + ".pt";
+                if (!placeMsprobeTorch(as, folder.string() + "/dump_tensor_data", r))
+                    continue;
+                r.path = file;
+                r.hasData = false;
+                auto number = [&](const char *k) -> std::optional<double> {
+                    const auto v = t.find(k);
+                    return v != t.end() && v->is_number() ? std::optional(v->get<double>()) : std::nullopt;
+                };
+                if (const auto type = t.find("dtype"); type != t.end() && type->is_string()) {
+                    const std::string d = type->get<std::string>();
+                    r.dtype = dtypeFromName(d.rfind("torch.", 0) == 0 ? d.substr(6) : d).value_or(0);
+                }
+                if (const auto shape = t.find("shape"); shape != t.end() && shape->is_array())
+                    for (const auto &d : *shape)
+                        if (d.is_number_integer() && d.get<int64_t>() >= 0 && r.dims.size() < 16)
+                            r.dims.push_back(d.get<int64_t>());
+                const auto mx = number("Max"), mn = number("Min"), me = number("Mean"), no = number("Norm");
+                if (mx && mn && me && no) {
+                    TensorStats st;
+                    st.max = *mx;
+                    st.min = *mn;
+                    st.mean = *me;
+                    st.l2norm = *no;
+                    r.stats = st;
+                }
+                if (index.layout.empty())
+                    index.layout = "torch";
+                index.tensors.push_back(std::move(r));
+            }
+        }
+    }
+}
+
 void readStatisticCsvs(const std::vector<std::string> &csvs, DumpIndex &index)
 {
     for (const auto &csv : csvs) {
+        if (csv.size() >= 10 && csv.compare(csv.size() - 10, 10, "/dump.json") == 0) {
+            readMsprobeDumpJson(csv, index);
+            continue;
+        }
         if (csv.size() >= 15 && csv.compare(csv.size() - 15, 15, "/statistics.csv") == 0) {
             readTorchStatisticsCsv(csv, index);
             continue;

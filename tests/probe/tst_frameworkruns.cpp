@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -205,6 +206,35 @@ private slots:
         }
         QVERIFY(otherRows >= 10); // ffn_norm-1 .. result_output, inputs and outputs
         QVERIFY(compared >= 100);
+        // msProbe's statistics-only PyTorch dump (dump.json, no .pt files) of the same tensors
+        const QString tensors = m_dir.path() + "/msprobe/step0/rank0/dump_tensor_data"; // msprobeDumpPairsToo's
+        const QString statsDump = m_dir.path() + "/msprobe-stats/step0/rank0";
+        QVERIFY(QDir().mkpath(statsDump));
+        QProcess py;
+        py.start("/usr/bin/python3", {"-c", R"(
+import json, os, sys, torch
+src, out = sys.argv[1], sys.argv[2]
+data = {}
+for f in sorted(os.listdir(src)):
+    name, side, i = f[:-3].rsplit('.', 2)
+    t = torch.load(os.path.join(src, f)).float()
+    entry = data.setdefault(name, {"input_args": [], "output": []})
+    lst = entry["input_args" if side == "input" else "output"]
+    while len(lst) <= int(i):
+        lst.append(None)
+    lst[int(i)] = {"type": "torch.Tensor", "dtype": "torch.float32", "shape": list(t.shape), "Max": t.max().item(),
+                   "Min": t.min().item(), "Mean": t.mean().item(), "Norm": t.norm().item()}
+json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": data}, open(out + "/dump.json", "w"))
+)", tensors, statsDump});
+        QVERIFY(py.waitForFinished(120000) && py.exitCode() == 0);
+        const QString out2 = m_dir.path() + "/cmp-msprobe-stats";
+        engine::llmscope(kBin, {"compare", "-gp", m_dir.path() + "/msprobe-stats", "-mp", ggml, "-o", out2});
+        const QJsonObject j2 = compareReport(out2);
+        QVERIFY(j2["matched_by"].toString().startsWith("across frameworks"));
+        int passed = 0;
+        for (const auto &v : j2["rows"].toArray())
+            passed += v.toObject()["passed"].toBool();
+        QVERIFY2(passed >= 100, qPrintable(QString::number(passed)));
     }
 
     // The corrupted weight: its layer's ffn_down output is the first divergence.
