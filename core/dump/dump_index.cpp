@@ -433,6 +433,27 @@ std::vector<std::string> csvFields(const std::string &line)
     return f;
 }
 
+// The four statistics a PyTorch dump gives of a tensor, when all four are known.
+std::optional<TensorStats> statsOf(std::optional<double> max, std::optional<double> min, std::optional<double> mean,
+                                   std::optional<double> l2norm)
+{
+    if (!max || !min || !mean || !l2norm)
+        return std::nullopt;
+    TensorStats st;
+    st.max = *max;
+    st.min = *min;
+    st.mean = *mean;
+    st.l2norm = *l2norm;
+    return st;
+}
+
+void addTorchRecord(DumpIndex &index, TensorRecord &&r)
+{
+    if (index.layout.empty())
+        index.layout = "torch";
+    index.tensors.push_back(std::move(r));
+}
+
 // msit's PyTorch statistics.csv in a module's folder (dump_statistics_mode): one record without
 // a payload per row, placed as the folder's tensors would be. Where the folder holds the
 // tensors too, they carry the same statistics and the rows are not read again.
@@ -491,19 +512,9 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
                 if (const auto v = parseInt(trim(d)); v && *v >= 0)
                     r.dims.push_back(*v);
         }
-        TensorStats st;
-        const auto mx = parseStatField(f[size_t(cMax)]), mn = parseStatField(f[size_t(cMin)]),
-                   me = parseStatField(f[size_t(cMean)]), no = parseStatField(f[size_t(cNorm)]);
-        if (mx && mn && me && no) {
-            st.max = *mx;
-            st.min = *mn;
-            st.mean = *me;
-            st.l2norm = *no;
-            r.stats = st;
-        }
-        if (index.layout.empty())
-            index.layout = "torch";
-        index.tensors.push_back(std::move(r));
+        r.stats = statsOf(parseStatField(f[size_t(cMax)]), parseStatField(f[size_t(cMin)]),
+                          parseStatField(f[size_t(cMean)]), parseStatField(f[size_t(cNorm)]));
+        addTorchRecord(index, std::move(r));
     }
 }
 
@@ -591,18 +602,8 @@ void readMsprobeDumpJson(const std::string &file, DumpIndex &index)
                     for (const auto &d : *shape)
                         if (d.is_number_integer() && d.get<int64_t>() >= 0 && r.dims.size() < 16)
                             r.dims.push_back(d.get<int64_t>());
-                const auto mx = number("Max"), mn = number("Min"), me = number("Mean"), no = number("Norm");
-                if (mx && mn && me && no) {
-                    TensorStats st;
-                    st.max = *mx;
-                    st.min = *mn;
-                    st.mean = *me;
-                    st.l2norm = *no;
-                    r.stats = st;
-                }
-                if (index.layout.empty())
-                    index.layout = "torch";
-                index.tensors.push_back(std::move(r));
+                r.stats = statsOf(number("Max"), number("Min"), number("Mean"), number("Norm"));
+                addTorchRecord(index, std::move(r));
             }
         }
     }
