@@ -1,0 +1,125 @@
+// The program killed (SIGKILL) at many points of a dump: of tensors, of statistics, with
+// -symlink, with msit's op CSVs, and as it starts (its status file). Where it is killed is
+// wherever the dump has reached a number of files, spread over the run; whatever that moment,
+// every time: the dump opens, every tensor file it lists reads whole (a file cut short never
+// shows as a tensor), `llmscope info` and compare run on it, and the status, where written,
+// says the program did not finish.
+#include <QDir>
+#include <QDirIterator>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <csignal>
+
+#include "compare/compare_run.h"
+#include "dump/dump_index.h"
+#include "dump/probe_status.h"
+#include "tensor/bin_file.h"
+#include "util/error.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+// The program's pid, from its process folder (tensors/{device}_{pid}) or status file, and the
+// files its dump holds so far.
+std::pair<qint64, int> progress(const QString &out)
+{
+    qint64 pid = 0;
+    int files = 0;
+    for (QDirIterator it(out, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories); it.hasNext();) {
+        const QFileInfo f(it.next());
+        if (f.isDir() && f.dir().dirName() == "tensors")
+            pid = f.fileName().section('_', 1).toLongLong();
+        else if (f.isFile() && f.dir().dirName() == "llmscope" && f.suffix() == "json")
+            pid = f.baseName().toLongLong();
+        else if (f.isFile())
+            ++files;
+    }
+    return {pid, files};
+}
+} // namespace
+
+class TstKillSweep : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+    int m_kills = 0;
+
+private slots:
+    void initTestCase()
+    {
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+    }
+
+    void killedAnywhere_data()
+    {
+        QTest::addColumn<QStringList>("types");
+        QTest::addColumn<int>("atFiles");
+        const QList<QPair<QString, QStringList>> kinds{{"tensors", {"--type", "tensor"}},
+                                                       {"statistics", {"--type", "stats"}},
+                                                       {"symlink", {"--type", "tensor", "-symlink"}},
+                                                       {"op csv", {"--type", "op", "kernel", "tensor", "-tiling"}}};
+        for (const auto &[name, types] : kinds)
+            for (int k = 0; k < 14; ++k) // from the start (the status file alone) to late in the run
+                QTest::newRow(qPrintable(QString("%1 at %2 files").arg(name).arg(k * k * 3))) << types << k * k * 3;
+    }
+    void killedAnywhere()
+    {
+        QFETCH(QStringList, types);
+        QFETCH(int, atFiles);
+        const QString out = m_dir.path() + "/" + QString::number(qHash(QTest::currentDataTag()));
+        QProcess dump;
+        dump.start(kBin + "/llmscope", QStringList{"dump", "--exec", kBin + "/llmscope-sample-generate -n 4 -m " + m_model} +
+                                           types + QStringList{"-er", "0,3", "-o", out});
+        QVERIFY(dump.waitForStarted());
+        bool killed = false;
+        while (dump.state() != QProcess::NotRunning && !killed) {
+            const auto [pid, files] = progress(out);
+            if (pid > 0 && files >= atFiles)
+                killed = ::kill(pid_t(pid), SIGKILL) == 0;
+            else
+                dump.waitForFinished(1); // a millisecond between looks
+        }
+        QVERIFY(dump.waitForFinished(60000));
+        if (!killed)
+            QSKIP("the program ended before the dump reached that many files");
+        ++m_kills;
+        const QStringList dumps = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+        QCOMPARE(dumps.size(), 1);
+        const std::string root = (out + "/" + dumps.front()).toStdString();
+        const DumpIndex idx = scanDump(root);
+        for (const TensorRecord &t : idx.tensors) {
+            if (t.path.size() > 4 && t.path.compare(t.path.size() - 4, 4, ".bin") != 0)
+                continue; // a CSV's rows
+            try {
+                readBin(t.path); // header and payload whole
+            } catch (const Error &e) {
+                QFAIL(e.what());
+            }
+        }
+        for (const auto &s : readProbeStatuses(root))
+            QVERIFY(!s.finished);
+        const auto info = engine::llmscope(kBin, {"info", QString::fromStdString(root)});
+        QCOMPARE(info.code, 0);
+        if (!idx.tensors.empty()) {
+            CompareOptions o;
+            o.goldenPath = o.myPath = root;
+            try {
+                runCompare(o);
+            } catch (const Error &e) {
+                QFAIL(e.what());
+            }
+        }
+    }
+
+    void cleanupTestCase() { qInfo("killed at %d points", m_kills); }
+};
+
+QTEST_GUILESS_MAIN(TstKillSweep)
+#include "tst_killsweep.moc"
