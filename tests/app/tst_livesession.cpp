@@ -27,6 +27,7 @@
 #include <QCoroTask>
 
 #include <cmath>
+#include <unistd.h>
 #include <map>
 #include <set>
 
@@ -731,6 +732,49 @@ private slots:
             QCOMPARE(said.count(), 1);
             QVERIFY2(!ended.at(0).at(1).toString().contains("No probe talked"), qPrintable(ended.at(0).at(1).toString()));
         }
+    }
+
+    // Another local user (made here) tries the live socket while a program is dumped: the
+    // socket's folder refuses it, and the program's own probe is heard and its dump written
+    // as if nothing happened. The other user runs first, from inside the launched command.
+    void anotherUserIsRefused()
+    {
+        if (::geteuid() != 0)
+            QSKIP("making a second user needs root (CI runs as root)");
+        QProcess::execute("useradd", {"-M", "-r", "-s", "/usr/sbin/nologin", "llmscope-other"}); // or it exists
+        QCOMPARE(QProcess::execute("id", {"llmscope-other"}), 0);
+        const QString result = m_dir.path() + "/other-user.txt";
+        const std::string connect = "import os, socket\n"
+                                    "try:\n"
+                                    "    socket.socket(socket.AF_UNIX).connect(os.environ['LLMSCOPE_LIVE'])\n"
+                                    "    print('connected')\n"
+                                    "except OSError as e:\n"
+                                    "    print('refused', e.errno)\n";
+        const std::string other = joinCommand({"setpriv", "--reuid=llmscope-other", "--regid=llmscope-other",
+                                               "--clear-groups", "/usr/bin/python3", "-c", connect});
+        const std::string program = joinCommand({(kBin + "/llmscope-sample-generate").toStdString(), "-m",
+                                                 m_model.toStdString(), "-n", "2"});
+        LiveSession s;
+        QSignalSpy said(&s, &LiveSession::helloReceived);
+        QSignalSpy ended(&s, &LiveSession::ended);
+        QString error;
+        const QString out = m_dir.path() + "/other-user-dump";
+        QVERIFY2(s.start(parseDumpOptions({"--exec", joinCommand({"sh", "-c", other + " > '" + result.toStdString() +
+                                                                                 "' 2>&1; exec " + program}),
+                                           "--type", "tensor", "-o", out.toStdString()}),
+                         {}, &error),
+                 qPrintable(error));
+        QVERIFY(ended.wait(60000));
+        QFile f(result);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString tried = QString::fromUtf8(f.readAll());
+        QVERIFY2(tried.contains("refused 13"), qPrintable(tried)); // EACCES: the folder is the user's alone
+        QCOMPARE(s.state(), LiveSession::State::Finished);
+        QCOMPARE(s.exitCode(), 0);
+        QCOMPARE(said.count(), 1); // the program's own probe
+        const QStringList dumps = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+        QCOMPARE(dumps.size(), 1);
+        QVERIFY(!scanDump((out + "/" + dumps.front()).toStdString()).tensors.empty());
     }
 
     void noSuchProgram()
