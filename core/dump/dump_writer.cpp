@@ -1,5 +1,6 @@
 #include "dump/dump_writer.h"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include "dump/dump_layout.h"
@@ -8,6 +9,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 #include <cerrno>
 #include <cstring>
@@ -226,7 +228,31 @@ void DumpWriter::ensureDir(const std::string &dir)
         if (m_dirs.count(dir))
             return;
     }
-    makeDirs(dir);
+    if (dir.size() <= m_root.size() || dir.compare(0, m_root.size() + 1, m_root + "/") != 0) {
+        makeDirs(dir);
+    } else {
+        // Below the dump's root every folder must be one, made here from the top down: a
+        // symbolic link planted there (before the run or during it) would take the dump's files
+        // somewhere else. (The root itself may be a link the user chose.)
+        std::string d = m_root;
+        for (const std::string &part : split(dir.substr(m_root.size() + 1), '/')) {
+            if (part.empty())
+                continue;
+            d += "/" + part;
+            struct stat st {};
+            if (::lstat(d.c_str(), &st) != 0) {
+                if (errno != ENOENT || (::mkdir(d.c_str(), 0750) != 0 && errno != EEXIST))
+                    throw Error("cannot create folder '" + d + "': " + std::strerror(errno));
+                ::chmod(d.c_str(), 0750); // exact mode whatever the umask
+                if (::lstat(d.c_str(), &st) != 0)
+                    throw Error("cannot create folder '" + d + "': " + std::strerror(errno));
+            }
+            if (S_ISLNK(st.st_mode))
+                throw Error("'" + d + "' is a symbolic link: nothing is written through a link inside a dump");
+            if (!S_ISDIR(st.st_mode))
+                throw Error("'" + d + "' exists and is not a folder");
+        }
+    }
     std::lock_guard lock(m_mutex);
     m_dirs.insert(dir);
 }

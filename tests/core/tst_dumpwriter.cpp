@@ -1,5 +1,6 @@
 #include <QDir>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -139,6 +140,33 @@ private slots:
         w.finishIndex();
         std::string why;
         QVERIFY2(testing::indexedScanMatchesWalk(w.root(), why), why.c_str());
+    }
+
+    // Links planted inside a dump are never written through: a folder that is a link to
+    // elsewhere is refused (nothing lands there), and a file that is a link is replaced by the
+    // tensor's file, its target untouched.
+    void plantedLinksAreNotFollowed()
+    {
+        QTemporaryDir dir, elsewhere;
+        DumpWriter w(options(dir.path()));
+        const Tensor a = testing::f32Tensor({2}, {1, 2});
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_ADD"}, false, false, 0, a));
+        const std::string round1 = w.root() + "/tensors/0_1/1";
+        QVERIFY(QFile::link(elsewhere.path(), QString::fromStdString(round1)));
+        QVERIFY_THROWS_EXCEPTION(Error, w.writeTensor(0, 1, 1, {"1_L", "0_ADD"}, false, false, 0, a));
+        QVERIFY(QDir(elsewhere.path()).isEmpty());
+        const QString target = elsewhere.path() + "/precious.txt";
+        QFile t(target);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write("keep");
+        t.close();
+        const std::string file = w.tensorPath(0, 1, 0, {"1_L", "0_MUL"}, false, false, 0);
+        QVERIFY(QDir().mkpath(QFileInfo(QString::fromStdString(file)).path()));
+        QVERIFY(QFile::link(target, QString::fromStdString(file)));
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_MUL"}, false, false, 0, a));
+        QVERIFY(!QFileInfo(QString::fromStdString(file)).isSymLink());
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QCOMPARE(t.readAll(), QByteArray("keep"));
     }
 
     void msitLayoutAndModes()
