@@ -16,8 +16,8 @@ for each generated token but the last (N forwards for N tokens); each keeps only
 position's logits. The greedy choice is the sample program's: the first index whose logit is
 greater than every earlier one (a NaN never wins; a NaN first logit makes it token 0).
 
-Under `llmscope dump`, llmscope.register_hook_from_env(model) (when the package provides it)
-attaches the dumper before the first forward.
+Under `llmscope dump`, llmscope.register_hook_from_env(model) attaches the dumper before the
+first forward.
 """
 
 import argparse
@@ -50,11 +50,8 @@ def greedy_pick(logits):
 
 
 def attach_hook(model):
-    """llmscope.register_hook_from_env(model) when the package has it; its result, else None."""
-    try:
-        from llmscope import register_hook_from_env
-    except ImportError:
-        return None
+    """llmscope.register_hook_from_env(model): the dump's handle under `llmscope dump`, else None."""
+    from llmscope import register_hook_from_env
     return register_hook_from_env(model)
 
 
