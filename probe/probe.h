@@ -26,6 +26,14 @@
 
 namespace llmscope::probe {
 
+// One scheduler's state. Who touches it: under Probe::mutex, every interposed call that looks
+// a scheduler up (a graph compute's set-up and end, allocation, free, the exit handler).
+// Outside the lock, only the thread computing this scheduler's graph, between its compute's
+// set-up and its end: the eval callback, the inline reader's backend computes and the read
+// after the graph all run on that thread, and ggml never computes one scheduler on two
+// threads at once. The exception, a known debt: the exit handler hands every capture over
+// under the lock while a thread that is still computing (a program that exits from another
+// thread in the middle of a graph) may be inside the eval callback on the same state.
 struct SchedState {
     ggml_backend_sched_eval_callback hostCb = nullptr;
     void *hostUd = nullptr;
