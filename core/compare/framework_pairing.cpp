@@ -41,7 +41,9 @@ int layerOf(const std::string &hf)
 {
     static const std::regex layer(R"(^model\.layers\.(\d+)(\..*)?$)");
     std::smatch m;
-    return std::regex_match(hf, m, layer) ? std::stoi(m[1].str()) : -1;
+    if (hf.size() > 1024 || !std::regex_match(hf, m, layer) || m[1].length() > 6)
+        return -1; // not a layer of any model (and no number std::stoi cannot hold)
+    return std::stoi(m[1].str());
 }
 
 struct GgmlOp {
@@ -146,7 +148,7 @@ std::string hfModuleOfGgufWeight(const std::string &gguf)
 {
     static const std::regex layer(R"(^blk\.(\d+)\.([a-z_]+)\.weight$)");
     std::smatch m;
-    if (std::regex_match(gguf, m, layer)) {
+    if (gguf.size() <= 256 && std::regex_match(gguf, m, layer)) {
         for (const auto &[g, hf] : kLayerWeights)
             if (m[2].str() == g)
                 return "model.layers." + m[1].str() + "." + hf;

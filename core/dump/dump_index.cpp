@@ -129,8 +129,8 @@ bool placeMsprobeTorch(const std::string &file, const std::string &tensorsRoot, 
 {
     static const std::regex name(R"(^((Module|Functional|Tensor|Torch|Distributed|NPU|Aten)\.(.+))\.(forward|backward)\.(\d+)\.(input|output)\.(\d+)(\.\d+)*\.pt$)");
     std::smatch m;
-    if (!std::regex_match(file, m, name) || m[4].str() != "forward")
-        return false;
+    if (file.size() > 1024 || !std::regex_match(file, m, name) || m[4].str() != "forward")
+        return false; // (std::regex recurses once a character: no name is that long)
     std::string module = m[3].str();
     if (m[2].str() == "Module") { // Module.{name}.{Class}: the class goes
         const size_t dot = module.rfind('.');

@@ -228,6 +228,13 @@ void DumpWriter::ensureDir(const std::string &dir)
         if (m_dirs.count(dir))
             return;
     }
+    makeFolders(dir);
+    std::lock_guard lock(m_mutex);
+    m_dirs.insert(dir);
+}
+
+void DumpWriter::makeFolders(const std::string &dir) const
+{
     if (dir.size() <= m_root.size() || dir.compare(0, m_root.size() + 1, m_root + "/") != 0) {
         makeDirs(dir);
     } else {
@@ -253,8 +260,6 @@ void DumpWriter::ensureDir(const std::string &dir)
                 throw Error("'" + d + "' exists and is not a folder");
         }
     }
-    std::lock_guard lock(m_mutex);
-    m_dirs.insert(dir);
 }
 
 void DumpWriter::indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t,
@@ -306,8 +311,13 @@ void DumpWriter::appendIndex(const std::string &relativePath, Index &index, bool
         text += tensorIndexEndLine(index.lines);
     index.pending.clear();
     const std::string path = m_root + "/" + relativePath;
-    makeDirs(path.substr(0, path.rfind('/')));
-    const bool ok = appendToFile(path, text);
+    bool ok = true;
+    try {
+        makeFolders(path.substr(0, path.rfind('/'))); // a link planted at llmscope/index is refused too
+    } catch (const Error &) {
+        ok = false;
+    }
+    ok = ok && appendToFile(path, text);
     index.started = true;
     index.broken = !ok; // a torn block is never followed by an end line
     index.finished = ok && finish;

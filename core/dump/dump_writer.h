@@ -86,6 +86,8 @@ public:
 private:
     uint64_t freeFor(uint64_t size);
     void ensureDir(const std::string &dir);
+    // dir and the folders above it up to the root, made as real folders (no link among them).
+    void makeFolders(const std::string &dir) const;
 
     Options m_options;
     std::string m_root;

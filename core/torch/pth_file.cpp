@@ -15,6 +15,7 @@ namespace llmscope {
 namespace {
 
 constexpr zip_uint64_t kMaxPickle = 16u << 20; // a tensor's pickle is a few hundred bytes
+constexpr uint64_t kMaxTensorBytes = uint64_t(16) << 30; // one file's tensor, gathered (16 GiB)
 
 struct ZipCloser {
     void operator()(zip_t *z) const { zip_discard(z); }
@@ -119,14 +120,19 @@ Tensor readPth(const std::string &path, bool withData)
     t.dtype = *dtype;
     t.dims = ref.size;
     const uint64_t count = elementCount(t.dims); // throws on overflow
-    // The furthest element the view reaches, within the storage the pickle declares.
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(count, esize, &bytes) || bytes > kMaxTensorBytes)
+        throw Error("'" + path + "': " + std::to_string(count) + " elements, more than llmscope reads from one file");
+    // The furthest element the view reaches, within the storage the pickle declares: every
+    // step checked, so that no sum wraps around.
+    const uint64_t storageElements = uint64_t(ref.storageElements);
     uint64_t last = uint64_t(ref.offset);
     for (size_t d = 0; d < ref.size.size() && count; ++d) {
-        if (ref.stride[d] > 0 && uint64_t(ref.size[d] - 1) > (uint64_t(1) << 62) / uint64_t(ref.stride[d]))
+        uint64_t step = 0;
+        if (__builtin_mul_overflow(uint64_t(ref.size[d] - 1), uint64_t(ref.stride[d]), &step) ||
+            __builtin_add_overflow(last, step, &last))
             throw Error("'" + path + "': a stride beyond any storage");
-        last += uint64_t(ref.size[d] - 1) * uint64_t(ref.stride[d]);
     }
-    const uint64_t storageElements = uint64_t(ref.storageElements);
     if (count && last >= storageElements)
         throw Error("'" + path + "': the tensor reaches element " + std::to_string(last) + " of a storage of " +
                     std::to_string(storageElements));
@@ -139,7 +145,11 @@ Tensor readPth(const std::string &path, bool withData)
         throw Error("'" + path + "': its storage data/" + ref.storageKey + " is missing or shorter than the " +
                     std::to_string(storageElements) + " elements it declares");
     t.hasData = true;
-    t.data.resize(size_t(count * esize));
+    try {
+        t.data.resize(size_t(bytes));
+    } catch (const std::bad_alloc &) {
+        throw Error("'" + path + "': " + std::to_string(bytes) + " bytes do not fit in memory");
+    }
     // Gathered in torch's order, the last dim fastest.
     std::vector<int64_t> at(ref.size.size(), 0);
     for (uint64_t k = 0; k < count; ++k) {

@@ -1,5 +1,6 @@
 #include "torch/restricted_pickle.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <unordered_map>
@@ -10,19 +11,20 @@ namespace llmscope::torchfile {
 namespace {
 
 struct Value;
-using ValuePtr = std::shared_ptr<const Value>;
+using ValuePtr = std::shared_ptr<Value>; // a dict changes in place, as Python's
 
 // What the interpreter builds: plain values, the globals a saved tensor names, and the tensor.
 struct Value {
-    enum Kind { None, Bool, Int, Float, String, Tuple, List, Dict, Global, Storage, Tensor } kind = None;
+    enum Kind { None, Bool, Int, Float, String, Tuple, Dict, Global, Storage, Tensor } kind = None;
     int64_t i = 0;
     double f = 0;
     std::string s;                 // String; Global: "module name"
-    std::vector<ValuePtr> items;   // Tuple, List; Dict: key, value, key, value...
+    std::vector<ValuePtr> items;   // Tuple; Dict: key, value, key, value... (plain values only)
+    int depth = 1;                 // nesting: a tuple of tuples is 2 deep
     TensorRef tensor;              // Storage (its key, type, elements), Tensor
 };
 
-ValuePtr make(Value v) { return std::make_shared<const Value>(std::move(v)); }
+ValuePtr make(Value v) { return std::make_shared<Value>(std::move(v)); }
 
 Value of(Value::Kind kind, int64_t i = 0)
 {
@@ -59,7 +61,11 @@ public:
             case 0x80: byte(); break;                 // PROTO
             case 0x95: bytes(8); break;               // FRAME
             case '.': return result();                // STOP
-            case '(': m_marks.push_back(m_stack.size()); break;
+            case '(':
+                if (m_marks.size() >= kMaxStack)
+                    fail("more MARKs than a saved tensor's pickle has");
+                m_marks.push_back(m_stack.size());
+                break;
             case 'c': { // GLOBAL: module and name on lines of their own, read in order
                 const std::string module = line();
                 global(module + " " + line());
@@ -88,10 +94,8 @@ public:
             case 0x85: tupleOf(1); break;
             case 0x86: tupleOf(2); break;
             case 0x87: tupleOf(3); break;
-            case ']': pushValue(of(Value::List)); break;
+            case ']': fail("a list, which a saved tensor never holds");
             case '}': pushValue(of(Value::Dict)); break;
-            case 'a': { const ValuePtr v = pop(); append(Value::List, {v}); break; }
-            case 'e': append(Value::List, popMark()); break;
             case 's': { const ValuePtr v = pop(), k = pop(); append(Value::Dict, {k, v}); break; }
             case 'u': append(Value::Dict, popMark()); break;
             case 'q': m_memo[uint32_t(le(1))] = top(); break;
@@ -149,7 +153,12 @@ private:
         m_at = end + 1;
         return s;
     }
-    void pushValue(Value v) { push(make(std::move(v))); }
+    void pushValue(Value v)
+    {
+        if (++m_made > kMaxValues) // a tensor's pickle makes a few dozen
+            fail("more values than a saved tensor's pickle makes");
+        push(make(std::move(v)));
+    }
     void push(ValuePtr v)
     {
         if (m_stack.size() >= kMaxStack)
@@ -182,9 +191,13 @@ private:
         m_stack.resize(from);
         return items;
     }
-    static Value collect(Value::Kind kind, std::vector<ValuePtr> items)
+    Value collect(Value::Kind kind, std::vector<ValuePtr> items) const
     {
         Value v = of(kind);
+        for (const ValuePtr &i : items)
+            v.depth = std::max(v.depth, i->depth + 1);
+        if (v.depth > kMaxDepth) // a tensor's pickle nests 3 deep
+            fail("tuples nested deeper than a saved tensor's");
         v.items = std::move(items);
         return v;
     }
@@ -195,14 +208,18 @@ private:
             items[k] = pop();
         pushValue(collect(Value::Tuple, std::move(items)));
     }
+    // SETITEM(S): a dict holds plain values only (an OrderedDict of hooks is empty), changed in
+    // place: no container inside another through it, and no copy a SETITEM.
     void append(Value::Kind kind, const std::vector<ValuePtr> &items)
     {
         const ValuePtr target = pop();
-        if (target->kind != kind || (kind == Value::Dict && items.size() % 2))
-            fail("the pickle adds items to something that is not a list or dict");
-        Value v = *target; // values are shared: a changed copy, memo entries keep the old one
-        v.items.insert(v.items.end(), items.begin(), items.end());
-        pushValue(std::move(v));
+        if (target->kind != kind || items.size() % 2)
+            fail("the pickle adds items to something that is not a dict");
+        for (const ValuePtr &i : items)
+            if (i->kind == Value::Tuple || i->kind == Value::Dict || i->kind == Value::Tensor || i->kind == Value::Storage)
+                fail("a dict holding more than plain values");
+        target->items.insert(target->items.end(), items.begin(), items.end());
+        push(target);
     }
     void get(uint32_t k)
     {
@@ -325,7 +342,9 @@ private:
         return m_stack.back();
     }
 
-    static constexpr size_t kMaxStack = 4096, kMaxMemo = 65536;
+    static constexpr size_t kMaxStack = 4096, kMaxMemo = 65536, kMaxValues = 1u << 20;
+    static constexpr int kMaxDepth = 32;
+    size_t m_made = 0;
     std::string_view m_p;
     const std::string &m_path;
     size_t m_at = 0;

@@ -167,6 +167,14 @@ private slots:
         QVERIFY(!QFileInfo(QString::fromStdString(file)).isSymLink());
         QVERIFY(t.open(QIODevice::ReadOnly));
         QCOMPARE(t.readAll(), QByteArray("keep"));
+        t.close();
+        // the tensor index's folder too: a link planted at llmscope/ is not written through
+        QTemporaryDir dir2;
+        DumpWriter w2(options(dir2.path()));
+        QVERIFY(QFile::link(elsewhere.path(), QString::fromStdString(w2.root()) + "/llmscope"));
+        QVERIFY(w2.writeTensor(0, 1, 0, {"1_L", "0_ADD"}, false, false, 0, a));
+        w2.finishIndex();
+        QCOMPARE(QDir(elsewhere.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{"precious.txt"});
     }
 
     void msitLayoutAndModes()

@@ -119,9 +119,9 @@ torch.save([torch.ones(2), torch.zeros(2)], 'list.pth')
         const std::string evil = refusal((m_dir.path() + "/evil.pth").toStdString());
         QVERIFY2(evil.find("refused") != std::string::npos && evil.find("system") != std::string::npos, evil.c_str());
         QVERIFY(!QFile::exists(marker));
-        for (const char *f : {"dict.pth", "list.pth"}) {
+        for (const auto &[f, reason] : {std::pair{"dict.pth", "a dict holding more than plain values"}, std::pair{"list.pth", "a list"}}) {
             const std::string why = refusal((m_dir.path() + "/" + f).toStdString());
-            QVERIFY2(why.find("something other than one tensor") != std::string::npos, why.c_str());
+            QVERIFY2(why.find(reason) != std::string::npos, why.c_str());
         }
     }
 
@@ -153,6 +153,50 @@ open('plain.pth', 'wb').write(b'not a zip at all')
         for (const auto &[file, why] : cases) {
             const std::string got = refusal((m_dir.path() + "/" + file).toStdString());
             QVERIFY2(got.find(why) != std::string::npos, (std::string(file) + ": " + got).c_str());
+        }
+    }
+
+    // Files made to break a reader: a stride of 0 over 2^61 elements (the gathered size
+    // wraps), strides whose reach wraps around to element 0, tuples nested two million deep,
+    // a list grown an item at a time: each refused with its reason, none read out of bounds.
+    void craftedToBreak()
+    {
+        QVERIFY(python(m_dir.path(), R"(
+import struct, zipfile
+def long1(v):
+    b = v.to_bytes(8, 'little')
+    return b'\x8a\x08' + b
+def tensor(storage, n, size, stride):
+    head = (b'\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01ctorch\n' + storage +
+            b'\nq\x02X\x01\x00\x00\x000q\x03X\x03\x00\x00\x00cpuq\x04K' + bytes([n]) + b'tq\x05QK\x00')
+    tup = lambda vs: b'(' + b''.join(long1(v) for v in vs) + b't'
+    return head + tup(size) + tup(stride) + b'\x89ccollections\nOrderedDict\nq\x08)Rq\ttq\nRq\x0b.'
+def save(name, pkl, storage_bytes):
+    with zipfile.ZipFile(name, 'w') as z:
+        z.writestr('a/data.pkl', pkl)
+        z.writestr('a/data/0', storage_bytes)
+save('stride0.pth', tensor(b'DoubleStorage', 1, [2**61 + 1], [0]), b'\0' * 8)
+save('wrap.pth', tensor(b'ByteStorage', 1, [2, 2, 2, 2], [2**62] * 4), b'\0')
+save('huge.pth', tensor(b'DoubleStorage', 1, [2**37], [0]), b'\0' * 8)
+open('deep.pkl', 'wb').write(b'\x80\x02N' + b'\x85' * 2000000 + b'.')
+open('list.pkl', 'wb').write(b'\x80\x02]' + b'Na\x94' * 30000 + b'.')
+)"));
+        for (const auto &[file, why] : {std::pair{"stride0.pth", "more than llmscope reads from one file"},
+                                        std::pair{"wrap.pth", "a stride beyond any storage"},
+                                        std::pair{"huge.pth", "more than llmscope reads from one file"}}) {
+            const std::string got = refusal((m_dir.path() + "/" + file).toStdString());
+            QVERIFY2(got.find(why) != std::string::npos, (std::string(file) + ": " + got).c_str());
+        }
+        for (const auto &[file, why] : {std::pair{"deep.pkl", "nested deeper"}, std::pair{"list.pkl", "a list"}}) {
+            QFile f(m_dir.path() + "/" + file);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray p = f.readAll();
+            try {
+                torchfile::readTensorPickle(std::string_view(p.constData(), size_t(p.size())), file);
+                QFAIL("read");
+            } catch (const Error &e) {
+                QVERIFY2(std::string(e.what()).find(why) != std::string::npos, e.what());
+            }
         }
     }
 

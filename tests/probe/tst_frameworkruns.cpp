@@ -71,6 +71,9 @@ private slots:
         QCOMPARE(ggufWeightOfHfModule("root.lm_head"), std::string("output.weight"));
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.act_fn"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.mymodel.norm"), std::string());
+        // a layer number no int holds, and a name too long for the matcher: no module, no crash
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.99999999999.mlp.down_proj"), std::string());
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.0." + std::string(200000, 'a')), std::string());
     }
 
     void cpuAndVulkanPass_data()
