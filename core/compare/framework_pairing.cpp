@@ -226,6 +226,7 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     Matching out;
     out.method = "across frameworks: modules by their weights' GGUF names, decoder layers by their residual adds";
     std::map<std::string, std::string> unpaired; // module -> why, once each
+    std::map<std::string, uint64_t> headSizes; // by Qcur-N / Kcur-N
     std::vector<char> usedEngine(engine.tensors.size(), 0);
     std::set<const TensorRecord *> usedTorch;
     for (const TensorRecord &t : torch.tensors) {
@@ -275,7 +276,10 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         const int layer = layerOf(hf);
         if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0)) {
             const std::string node = std::string(hf[hf.size() - 6] == 'q' ? "Qcur-" : "Kcur-") + std::to_string(layer);
-            engineView.headSize = headSize(engine, ops, node);
+            auto size = headSizes.find(node); // once a node: each finds it among every record
+            if (size == headSizes.end())
+                size = headSizes.emplace(node, headSize(engine, ops, node)).first;
+            engineView.headSize = size->second;
             if (!engineView.headSize) {
                 (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
                 unpaired.emplace(t.opName, "its rows are permuted within heads and the head size is not known (" + node +

@@ -23,15 +23,7 @@ using namespace llmscope;
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 
-QJsonObject compareReport(const QString &dir)
-{
-    const QStringList f = QDir(dir).entryList({"msit_cmp_report_*.json"}, QDir::Files);
-    if (f.isEmpty())
-        return {};
-    QFile file(dir + "/" + f.front());
-    file.open(QIODevice::ReadOnly);
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
+using engine::compareReport;
 } // namespace
 
 class TstFrameworkRuns : public QObject {
