@@ -448,7 +448,6 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
     for (const auto *r : match.onlyMy)
         res.onlyMy.push_back(*r);
     res.rows.resize(match.pairs.size());
-    const OpNames engineNames = l.golden.layout == "torch" ? readOpNames(l.my) : OpNames{};
     for (size_t i = 0; i < match.pairs.size(); ++i) {
         CompareRow &row = res.rows[i];
         row.golden = *match.pairs[i].golden;
@@ -457,7 +456,7 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
         row.goldenView = match.pairs[i].goldenView;
         row.myView = match.pairs[i].myView;
         const std::string path = opPath(row.golden.opFolders);
-        if (l.golden.layout == "torch") {
+        if (l.golden.layout == "torch") { // names: the engine's (a torch dump has no model file)
             // A module stands in the report as the engine's node it was paired with (op id,
             // path, type, name: the budgets and the order are the engine's); the key keeps
             // the module's name.
@@ -466,10 +465,10 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
             row.golden.exec = op.exec; // a weight (dump_weight) has no round of its own
             row.golden.opFolders = op.opFolders;
             row.golden.opName = op.opName;
-            if (const OpNames::Node *n = engineNames.find(opPath(op.opFolders))) {
+            if (const OpNames::Node *n = names.find(opPath(op.opFolders))) {
                 row.nodeName = row.tensorName = n->name;
                 if (row.golden.param == "weight") { // the module's parameter: the engine's weight input
-                    row.tensorName = engineNames.inputName(opPath(row.my.opFolders), row.my.index);
+                    row.tensorName = names.inputName(opPath(row.my.opFolders), row.my.index);
                     row.weight = true;
                 }
             }
