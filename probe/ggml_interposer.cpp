@@ -100,13 +100,15 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
     SchedState *s = static_cast<SchedState *>(user);
     auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
     // cpu_profiling and --watch: every node asked for, so each is computed alone.
-    const bool everyNode = (s->profiling || s->watching) && p.active() && s->topo;
+    const bool everyNode = s->mode.everyNode() && p.active() && s->topo;
+    // Node by node is the only read that goes through here (the others install the host's).
+    const bool reading = s->mode.read == RoundRead::NodeByNode && s->capture.active();
     int n = -1; // the node, looked up once
     if (everyNode) {
         n = nodeIndex(*s, *s->topo, t, ask);
-        if (n >= 0 && !ask && s->watching)
+        if (n >= 0 && !ask && s->mode.watch)
             watchAfter(*s, n);
-        if (n >= 0 && s->profiling) { // from the node asked for to it computed, it alone
+        if (n >= 0 && s->mode.profile) { // from the node asked for to it computed, it alone
             const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now().time_since_epoch())
                                     .count();
@@ -115,7 +117,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             else
                 s->profNs[size_t(n)] = now - s->profAsked[size_t(n)];
         }
-        if (!s->dumping || s->post || !s->capture.active()) {
+        if (!reading) {
             if (n < 0)
                 return host(ask);
             if (ask) {
@@ -125,7 +127,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             return s->hostAsked[size_t(n)] ? host(false) : true;
         }
     }
-    if (!p.active() || !s->dumping || s->post || !s->capture.active())
+    if (!p.active() || !reading)
         return host(ask);
     const CapturePlan &plan = s->capture.plan();
     const int i = everyNode ? n : nodeIndex(*s, *plan.topo, t, ask);
@@ -374,32 +376,32 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         p.startLive("ggml", backendNames(sched));
     s.selection = p.selectionForRound(s.round);
     const Selection &sel = *s.selection;
-    s.dumping = dumpsAnything(c) && sel.selectsRound(s.round) && sel.selectsDevice(0);
+    const bool chosen = sel.selectsRound(s.round) && sel.selectsDevice(0);
+    const bool dumping = dumpsAnything(c) && chosen;
     const OpInfoWanted info{c.opInfo, c.kernelInfo, c.tiling};
-    const bool infoRound = info.any() && sel.selectsRound(s.round) && sel.selectsDevice(0);
-    s.profiling = c.cpuProfiling && sel.selectsRound(s.round) && sel.selectsDevice(0);
-    s.watching = !c.watch.empty() && sel.selectsRound(s.round) && sel.selectsDevice(0);
-    s.post = false;
+    const bool infoRound = info.any() && chosen;
+    s.mode = RoundMode{RoundRead::None, c.cpuProfiling && chosen, !c.watch.empty() && chosen};
+    const bool everyNode = s.mode.everyNode();
     s.asked = 0;
     s.lastAsked = -1;
     s.cursor = -1;
     s.cancelledAfter = -1;
-    if (!s.dumping) {
+    if (!dumping) {
         install(s, sched, s.hostCb);
-        if (p.topologyWritten() && !p.live() && !infoRound && !s.profiling && !s.watching) {
+        if (p.topologyWritten() && !p.live() && !infoRound && !everyNode) {
             p.noteRound(s.round, false, 0, 0);
             return;
         }
     }
     ensureTopology(s, graph);
     const uint64_t liveKey = liveTopology(p, s, sched, s.round);
-    if (!s.dumping && p.topologyWritten() && !infoRound && !s.profiling && !s.watching) { // the app follows the graph's shape
+    if (!dumping && p.topologyWritten() && !infoRound && !everyNode) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
         s.plan = CapturePlan::build(s.topo, sel, c);
-        if (s.dumping && s.plan->unreadable)
+        if (dumping && s.plan->unreadable)
             p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
         s.planSelection = &sel;
@@ -407,30 +409,30 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     const CapturePlan &plan = *s.plan;
     const size_t n = plan.selected.size();
-    s.inlineRead = false;
-    if (s.profiling) { // every node is asked for, timed alone
+    if (s.mode.profile) { // every node is asked for, timed alone
         s.profAsked.assign(n, 0);
         s.profNs.assign(n, -1);
     }
     s.watched.clear();
-    if (s.watching) {
+    if (s.mode.watch) {
         for (size_t i = 0; i < n; ++i)
             if (c.watch.matches(s.topo->nodes[i].id, false))
                 s.watched.push_back(int(i));
         s.watchHash.assign(s.watched.size(), 0);
         s.changedAfter.assign(s.watched.size(), -1);
     }
-    const bool everyNode = s.profiling || s.watching;
-    if (s.dumping) {
-        s.post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode;
-        s.inlineRead = !s.post && !everyNode && readsInline(c, sched, false);
+    if (dumping) {
+        const bool post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode;
+        s.mode.read = post                                             ? RoundRead::AfterGraph
+                      : !everyNode && readsInline(c, sched, false) ? RoundRead::Inline
+                                                                   : RoundRead::NodeByNode;
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
-        s.capture.start(s.round, s.plan, s.post, ggml().soleBackend(sched) && !s.hostCb);
-        if (s.post) {
+        s.capture.start(s.round, s.plan, post, ggml().soleBackend(sched) && !s.hostCb);
+        if (post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
-        } else if (s.inlineRead) {
+        } else if (s.mode.read == RoundRead::Inline) {
             install(s, sched, s.hostCb); // the scheduler computes the graph as without the probe
         } else {
             s.hostAsked.assign(n, 0);
@@ -457,7 +459,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     uint64_t selected = 0;
     for (char x : plan.selected)
         selected += x != 0;
-    p.noteRound(s.round, s.dumping, n, selected, s.post, s.inlineRead, liveKey);
+    p.noteRound(s.round, dumping, n, selected, s.mode.read == RoundRead::AfterGraph, s.mode.read == RoundRead::Inline,
+                liveKey);
 }
 
 // cpu_profiling/{pid}/operation_statistic_{round}.csv: each selected node that ran, as
@@ -517,11 +520,11 @@ bool endedEarly(const SchedState &s, ggml_status status)
 {
     if (status != GGML_STATUS_SUCCESS || s.cancelledAfter != -1)
         return true;
-    if (s.inlineRead)
+    if (s.mode.read == RoundRead::Inline)
         return s.inlineStopped;
     // Node by node, a round hands itself over at its last asked node: still open, it ended
     // before that node.
-    return !s.post && s.lastAsked >= 0 && s.capture.active();
+    return s.mode.read == RoundRead::NodeByNode && s.lastAsked >= 0 && s.capture.active();
 }
 
 // A post round: the graph has run whole; every wanted tensor is read now.
@@ -676,7 +679,8 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
 {
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
-    SchedState *post = nullptr, *inl = nullptr, *dumped = nullptr, *profiled = nullptr;
+    SchedState *round = nullptr; // a state this thread touches outside the lock until the graph ends
+    RoundMode mode;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
@@ -684,18 +688,15 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             if (it != p.scheds().end()) {
                 SchedState &s = it->second;
                 prepareRound(p, sched, s, graph);
-                if (s.dumping)
-                    dumped = &s;
-                if (s.profiling || s.watching)
-                    profiled = &s;
-                if (s.dumping && !s.post)
-                    attachThreadpool(p, sched, s);
-                if (s.dumping && s.post)
-                    post = &s;
-                if (s.dumping && s.inlineRead) {
-                    inl = &s;
-                    inlineRoundBegin(s);
+                mode = s.mode;
+                if (mode.touchesDuringGraph()) {
+                    round = &s;
+                    s.computing = std::this_thread::get_id();
                 }
+                if (mode.dumping() && mode.read != RoundRead::AfterGraph)
+                    attachThreadpool(p, sched, s);
+                if (mode.read == RoundRead::Inline)
+                    inlineRoundBegin(s);
             }
         } catch (const std::exception &e) {
             p.disable(std::string("topology failed: ") + e.what());
@@ -707,35 +708,34 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     const ggml_status status = api.graphComputeAsync(sched, graph);
     if (writer)
         writer->graphEnded();
-    if (inl) {
-        try {
-            if (inlineRoundEnd(p, *inl))
-                p.handOver(*inl);
+    if (!round)
+        return status;
+    SchedState &s = *round;
+    try {
+        if (mode.read == RoundRead::Inline) {
+            if (inlineRoundEnd(p, s))
+                p.handOver(s);
             else
-                p.dropRound(*inl);
-        } catch (const std::exception &e) {
-            p.disable(std::string("dump failed: ") + e.what());
-        }
-    }
-    if (post && p.active()) {
-        try {
+                p.dropRound(s);
+        } else if (mode.read == RoundRead::AfterGraph && p.active()) {
             if (status == GGML_STATUS_SUCCESS)
-                readAfterGraph(p, sched, *post);
+                readAfterGraph(p, sched, s);
             else
-                p.handOver(*post);
-        } catch (const std::exception &e) {
-            p.disable(std::string("dump failed: ") + e.what());
+                p.handOver(s);
         }
+    } catch (const std::exception &e) {
+        p.disable(std::string("dump failed: ") + e.what());
     }
-    if (dumped && p.active() && endedEarly(*dumped, status))
-        p.noteStopped(dumped->round);
-    if (profiled && p.active()) {
+    if (mode.dumping() && p.active() && endedEarly(s, status))
+        p.noteStopped(s.round);
+    std::lock_guard lock(p.mutex);
+    s.computing = {};
+    if (mode.everyNode() && p.active()) {
         try {
-            std::lock_guard lock(p.mutex);
-            if (profiled->profiling)
-                writeProfile(p, *profiled);
-            if (profiled->watching)
-                writeWatch(p, *profiled);
+            if (mode.profile)
+                writeProfile(p, s);
+            if (mode.watch)
+                writeWatch(p, s);
         } catch (const std::exception &e) {
             p.disable(std::string("cpu profiling failed: ") + e.what());
         }

@@ -65,13 +65,27 @@ Probe::Probe() : m_config(readProbeConfig())
         std::atexit([] {
             Probe &p = Probe::get();
             std::lock_guard lock(p.mutex);
-            for (auto &entry : p.scheds())
-                p.handOver(entry.second);
+            for (auto &entry : p.scheds()) {
+                SchedState &s = entry.second;
+                // Another thread inside a graph (the program called exit() without waiting for
+                // it) still writes this state: its round is left out, never half handed over.
+                if (s.computing != std::thread::id{} && s.computing != std::this_thread::get_id()) {
+                    if (s.mode.dumping()) {
+                        p.noteStopped(s.round);
+                        p.warn("the program exited while another thread was computing round " +
+                               std::to_string(s.round) + "; that round is left out");
+                    }
+                    continue;
+                }
+                p.handOver(s);
+            }
             p.m_writer->drain();
             if (LiveChannel *l = p.live()) // a moment for the app to hear the end, never longer
                 l->finish(true, std::chrono::milliseconds(200));
             p.writeStatus(true); // last: a channel that failed while saying goodbye is in it
-            p.m_writer->drain();
+            // What a thread still computing hands over from now on is dropped: nothing is
+            // written while the process comes down.
+            p.m_writer->close();
         });
     }
 }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,14 +27,33 @@
 
 namespace llmscope::probe {
 
+// How a round is read, decided once when its graph compute is set up (prepareRound).
+enum class RoundRead : uint8_t {
+    None,       // the round is not dumped
+    AfterGraph, // its wanted tensors were kept as graph outputs: read once the whole graph ran
+    Inline,     // as ggml's CPU backend computes each node (inline_reader.h)
+    NodeByNode, // the scheduler asks the probe's eval callback about each selected node
+};
+
+// A round's mode: how it is read, and what else is done after every node. Both extras ask
+// the scheduler about every node, so a round with either is read node by node when dumped.
+struct RoundMode {
+    RoundRead read = RoundRead::None;
+    bool profile = false; // cpu_profiling: every node asked for and timed
+    bool watch = false;   // --watch: every node asked for, the watched outputs re-read after each
+    bool dumping() const { return read != RoundRead::None; }
+    bool everyNode() const { return profile || watch; }
+    // Whether the probe's code touches the state on the computing thread during the graph.
+    bool touchesDuringGraph() const { return dumping() || everyNode(); }
+};
+
 // One scheduler's state. Who touches it: under Probe::mutex, every interposed call that looks
 // a scheduler up (a graph compute's set-up and end, allocation, free, the exit handler).
 // Outside the lock, only the thread computing this scheduler's graph, between its compute's
-// set-up and its end: the eval callback, the inline reader's backend computes and the read
-// after the graph all run on that thread, and ggml never computes one scheduler on two
-// threads at once. The exception, a known debt: the exit handler hands every capture over
-// under the lock while a thread that is still computing (a program that exits from another
-// thread in the middle of a graph) may be inside the eval callback on the same state.
+// set-up and its end (`computing` names it): the eval callback, the inline reader's backend
+// computes and the read after the graph all run on that thread, and ggml never computes one
+// scheduler on two threads at once. The exit handler leaves a state alone while another
+// thread is computing on it (a program that calls exit() from another thread mid-graph).
 struct SchedState {
     ggml_backend_sched_eval_callback hostCb = nullptr;
     void *hostUd = nullptr;
@@ -47,9 +67,8 @@ struct SchedState {
     uint64_t keptAlloc = ~0ull;   // the allocation whose wanted tensors were marked as outputs
     const Selection *keptSelection = nullptr;
     int64_t round = -1;
-    bool dumping = false;         // this round is selected
-    bool post = false;            // and is read after the whole graph has run
-    bool inlineRead = false;      // or as ggml's CPU backend computes each node (inline_reader.h)
+    RoundMode mode;               // this round's, fixed from its set-up to its end
+    std::thread::id computing;    // under mutex: the thread between this round's set-up and end
     int inlineNext = 0;           // inline: the first node no backend compute has covered yet
     bool inlineFailed = false;    // inline: the round cannot be read (nothing taken is valid)
     bool inlineStopped = false;   // inline: the graph stopped early (host callback, failure)
@@ -59,8 +78,6 @@ struct SchedState {
     int asked = 0;                // nodes the probe asks for this round (node by node)
     int lastAsked = -1;           // the last of them: the round is handed over after it
     int cursor = -1;              // the node the scheduler asked about or reported last
-    bool profiling = false;       // cpu_profiling: every node asked for and timed, this round
-    bool watching = false;        // --watch: every node asked for, the watched outputs re-read after each
     std::vector<int> watched;     // node indices of the watched ops
     std::vector<uint64_t> watchHash; // per watched: its output's hash once computed (0: not yet)
     std::vector<int> changedAfter;   // per watched: the first node after which it changed, -1 none

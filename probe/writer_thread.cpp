@@ -40,6 +40,7 @@ WriterThread::~WriterThread()
         m_stop = true;
     }
     m_wake.notify_all();
+    m_space.notify_all();
     if (m_thread.joinable())
         m_thread.join();
 }
@@ -53,10 +54,10 @@ void WriterThread::push(std::vector<Job> &&jobs)
         urgent |= j.kind == 1 || j.kind == 2; // text and status; tensors and rounds wait for the poll
     }
     std::unique_lock lock(m_mutex);
+    // A batch larger than the cap still goes through, alone.
+    m_space.wait(lock, [&] { return m_stop || m_queued == 0 || m_queued + bytes <= m_cap; });
     if (m_stop)
         return;
-    // A batch larger than the cap still goes through, alone.
-    m_space.wait(lock, [&] { return m_queued == 0 || m_queued + bytes <= m_cap; });
     m_queued += bytes;
     for (Job &j : jobs)
         m_queue.push_back(std::move(j));
@@ -119,6 +120,19 @@ void WriterThread::drain()
     graphEnded();
     std::unique_lock lock(m_mutex);
     m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
+}
+
+void WriterThread::close()
+{
+    drain();
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    m_space.notify_all();
+    if (m_thread.joinable() && m_thread.get_id() != std::this_thread::get_id())
+        m_thread.join();
 }
 
 void WriterThread::graphStarted(bool crowded)

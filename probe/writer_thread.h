@@ -58,6 +58,8 @@ public:
     // filled in on the way.
     void submitStatus(ProbeStatus status);
     void drain(); // waits until the queue is empty; from then on the writer never holds back
+    // At the target's exit: writes what is queued, then stops; later submissions are dropped.
+    void close();
 
     // Around each graph the target computes. crowded: the target's own threads fill every core,
     // so the writer's work would stall them (ggml's threads meet at a barrier after each node,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dump/dump_index.h"
+#include "dump/probe_status.h"
 #include "compare_command.h"
 #include "dump_command.h"
 #include "hunt_command.h"
@@ -25,6 +26,29 @@ void out(const QString &s)
 void err(const QString &s)
 {
     std::fputs(s.toLocal8Bit().constData(), stderr);
+}
+
+// Each program the probe dumped from, as its status file says: whether it finished, the rounds
+// it ended early, what it skipped and warned of.
+void sayPrograms(const std::string &root)
+{
+    std::vector<std::string> unreadable;
+    for (const llmscope::ProbeStatus &s : llmscope::readProbeStatuses(root, &unreadable)) {
+        out(QStringLiteral("program:   pid %1 %2; %3 rounds seen, %4 dumped; %5 tensors written, %6 skipped\n")
+                .arg(s.pid)
+                .arg(s.finished ? QStringLiteral("finished")
+                                : QStringLiteral("did not finish (killed, crashed or still running): the dump holds "
+                                                 "what was written before, every file whole"))
+                .arg(s.rounds).arg(s.roundsDumped).arg(s.tensors).arg(s.skipped));
+        if (s.roundsStopped) {
+            out(QStringLiteral("stopped:   %1 dumped round(s) ended before their graph did: %2\n")
+                    .arg(s.roundsStopped).arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
+        }
+        for (const auto &w : s.warnings)
+            out(QStringLiteral("warning:   %1\n").arg(QString::fromStdString(w)));
+    }
+    for (const auto &u : unreadable)
+        out(QStringLiteral("problem:   %1\n").arg(QString::fromStdString(u)));
 }
 
 int runInfo(const QStringList &args)
@@ -67,6 +91,7 @@ int runInfo(const QStringList &args)
                 .arg(idx.modelFiles.size())
                 .arg(idx.layerFiles.size())
                 .arg(idx.torchTreeFiles.size()));
+        sayPrograms(idx.root);
         for (const auto &p : idx.problems)
             out(QStringLiteral("problem:   %1: %2\n").arg(QString::fromStdString(p.path), QString::fromStdString(p.message)));
         return idx.problems.empty() ? 0 : 1;

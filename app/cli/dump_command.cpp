@@ -56,15 +56,10 @@ void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
                        "%6 tensors written, %7 skipped\n")
             .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
     if (s.roundsStopped) {
-        QStringList listed;
-        for (int64_t r : s.stoppedRounds)
-            listed << QString::number(r);
-        if (s.roundsStopped > s.stoppedRounds.size())
-            listed << QStringLiteral("...");
         say(QStringLiteral("  stopped:     the program stopped %1 dumped round(s) before the graph finished (%2): "
                            "a round read inline or node by node holds what ran until then, one read after the "
                            "whole graph holds nothing\n")
-                .arg(s.roundsStopped).arg(listed.join(", ")));
+                .arg(s.roundsStopped).arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
     }
     if (!o.followTokens.empty())
         say(QStringLiteral("  tokens:      the program's token inputs were golden's (--follow-tokens %1) in %2 "

@@ -9,6 +9,16 @@
 
 namespace llmscope {
 
+std::string stoppedRoundsText(const ProbeStatus &s)
+{
+    std::string text;
+    for (int64_t r : s.stoppedRounds)
+        text += (text.empty() ? "" : ", ") + std::to_string(r);
+    if (s.roundsStopped > s.stoppedRounds.size())
+        text += ", ...";
+    return text;
+}
+
 std::string writeProbeStatus(const ProbeStatus &s)
 {
     nlohmann::json j{{"version", 1},          {"pid", s.pid},

@@ -41,6 +41,9 @@ struct ProbeStatus {
     static constexpr const char *kFolder = "llmscope";
 };
 
+// The stopped rounds listed: "3, 7" (with ", ..." when more stopped than are listed).
+std::string stoppedRoundsText(const ProbeStatus &s);
+
 std::string writeProbeStatus(const ProbeStatus &s);
 ProbeStatus parseProbeStatus(const std::string &jsonText); // throws Error on malformed text
 // Every {root}/llmscope/*.json; unreadable files are returned in problems, not thrown.

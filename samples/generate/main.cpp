@@ -1,5 +1,6 @@
 // llmscope-sample-generate: a native llama.cpp target. Loads a model, greedy-generates N
 // tokens from a prompt and prints the token ids, timing and (on request) the last logits.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -11,6 +12,8 @@
 
 #include <dlfcn.h>
 #include <libgen.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <ggml-backend.h>
 #include <llama.h>
@@ -31,6 +34,9 @@ const char *kUsage =
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
     "                 K computed nodes, once; the program then decodes that token again\n"
+    "  --exit-mid-graph T:K  in the decode of generated token T, once its K-th node has run, another\n"
+    "                 thread calls exit() while this one is still in the graph (prints 'exiting: token T\n"
+    "                 after node K')\n"
     "  --pace-ms N  wait N ms before each generated token and print it as it comes ('token: I ID'),\n"
     "                 as a chat does: a live session has time to change what is dumped\n"
     "  --hold-after N --hold-file F  after N generated tokens, create F.waiting and wait until F\n"
@@ -92,6 +98,51 @@ std::vector<ggml_backend_dev_t> loadDevice(const std::string &device, std::strin
     return devices;
 }
 
+// --exit-mid-graph: a program whose other thread calls exit() in the middle of a graph. From
+// the chosen node on, the compute thread asks for every node, so each is computed alone (a
+// probe reading the round goes on working on it); at the graph's last node it parks, and only
+// then does the other thread call exit(), so nothing of the program runs while its libraries
+// come down. The handshake is a relaxed atomic on purpose: it orders nothing of the two
+// threads' work, as in a program that exits without waiting for its compute thread, so
+// ThreadSanitizer sees that work as concurrent.
+struct ExitMidGraph {
+    int token = -1, node = 0; // the decode of generated token `token`, its node-th asked node
+    bool armed = false;       // during that decode
+    bool exiting = false;     // the other thread has started
+    int asks = 0;
+    std::atomic<bool> parked{false};
+};
+ExitMidGraph g_exit;
+
+// The program's eval callback: counts the nodes ggml offers (--count-nodes) and, with
+// --exit-mid-graph, exits from another thread as told above.
+long g_evalAsks = 0;
+bool evalCallback(ggml_tensor *t, bool ask, void *)
+{
+    if (ask)
+        ++g_evalAsks;
+    if (!g_exit.armed)
+        return !ask;
+    if (ask && g_exit.exiting && std::strcmp(ggml_get_name(t), "result_output") == 0) {
+        g_exit.parked.store(true, std::memory_order_relaxed);
+        for (;;)
+            ::pause(); // until exit() ends the process
+    }
+    if (ask)
+        return ++g_exit.asks >= g_exit.node;
+    if (!g_exit.exiting) {
+        g_exit.exiting = true;
+        std::printf("exiting: token %d after node %d\n", g_exit.token, g_exit.node);
+        std::fflush(stdout);
+        std::thread([] {
+            while (!g_exit.parked.load(std::memory_order_relaxed))
+                sched_yield();
+            std::exit(0);
+        }).detach();
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -129,6 +180,13 @@ int main(int argc, char **argv)
         else if (a == "--abort-once") {
             if (std::sscanf(value(), "%d:%d", &abortToken, &abortAfter) != 2 || abortToken < 1 || abortAfter < 1) {
                 std::fputs("llmscope-sample-generate: --abort-once needs TOKEN:NODES, both from 1\n", stderr);
+                return 2;
+            }
+        }
+        else if (a == "--exit-mid-graph") {
+            if (std::sscanf(value(), "%d:%d", &g_exit.token, &g_exit.node) != 2 || g_exit.token < 1 ||
+                g_exit.node < 1) {
+                std::fputs("llmscope-sample-generate: --exit-mid-graph needs TOKEN:NODE, both from 1\n", stderr);
                 return 2;
             }
         }
@@ -175,14 +233,9 @@ int main(int argc, char **argv)
     cp.n_threads_batch = threads;
     cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
                          : flash == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
-    // The application's own eval callback: counts every node ggml offers, wants none.
-    static long evalAsks = 0;
-    if (countNodes) {
-        cp.cb_eval = [](ggml_tensor *, bool ask, void *) {
-            if (ask)
-                ++evalAsks;
-            return !ask;
-        };
+    // The application's own eval callback.
+    if (countNodes || g_exit.token > 0) {
+        cp.cb_eval = evalCallback;
         cp.cb_eval_user_data = nullptr;
     }
     llama_context *ctx = llama_init_from_model(m, cp);
@@ -279,8 +332,14 @@ int main(int argc, char **argv)
             }
             std::printf("aborted: token %d after %d nodes\n", abortToken, abortOnce.calls);
         }
+        g_exit.armed = i + 1 == g_exit.token;
         if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
             std::fprintf(stderr, "llmscope-sample-generate: decode failed at token %d\n", i);
+            return 1;
+        }
+        if (g_exit.armed) {
+            std::fprintf(stderr, "llmscope-sample-generate: the decode of token %d had no %d-th node and output\n",
+                         g_exit.token, g_exit.node);
             return 1;
         }
         if (tokenTimes)
@@ -300,7 +359,7 @@ int main(int argc, char **argv)
         std::printf("\n");
     }
     if (countNodes)
-        std::printf("eval_asks: %ld\n", evalAsks);
+        std::printf("eval_asks: %ld\n", g_evalAsks);
     if (printLogits) {
         std::printf("logits:");
         for (float v : last)

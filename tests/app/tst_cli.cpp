@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QRegularExpression>
 
+#include "dump/probe_status.h"
 #include "manual/dump_data.h"
 #include "../test_helpers.h"
 
@@ -101,6 +102,27 @@ private slots:
         QVERIFY(r.out.contains("tensors:   16 (0 without payload), 256 bytes"));
         QVERIFY(r.out.contains("rounds:    0,1"));
         QVERIFY(r.out.contains("operations: 8"));
+        QVERIFY(!r.out.contains("program:")); // no probe wrote it
+        // The probe's status: a program that ended two rounds early and did not finish.
+        llmscope::ProbeStatus st;
+        st.pid = 4242;
+        st.rounds = st.roundsDumped = 2;
+        st.tensors = 16;
+        st.roundsStopped = 2;
+        st.stoppedRounds = {0, 1};
+        st.warnings = {"the program exited while another thread was computing round 1; that round is left out"};
+        QDir(dir.path()).mkpath("llmscope");
+        QFile f(dir.path() + "/llmscope/4242.json");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(llmscope::writeProbeStatus(st)));
+        f.close();
+        const Run withStatus = run({"info", dir.path()});
+        QCOMPARE(withStatus.code, 0);
+        QVERIFY2(withStatus.out.contains("program:   pid 4242 did not finish (killed, crashed or still running)"),
+                 qPrintable(withStatus.out));
+        QVERIFY(withStatus.out.contains("2 rounds seen, 2 dumped; 16 tensors written, 0 skipped"));
+        QVERIFY(withStatus.out.contains("stopped:   2 dumped round(s) ended before their graph did: 0, 1"));
+        QVERIFY(withStatus.out.contains("warning:   the program exited while another thread was computing round 1"));
         const Run missing = run({"info", "/nonexistent"});
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.err.contains("is not a folder"));

@@ -68,8 +68,8 @@ inline bool makeModel(const QString &binDir, const QStringList &args)
 }
 
 // Runs binDir/llmscope with args (five minutes at most): its exit code (-1 when it crashed or
-// timed out) and what it said on stderr.
-struct LlmscopeRun { int code = -1; QString err; };
+// timed out) and what it said on stderr and stdout.
+struct LlmscopeRun { int code = -1; QString err, out; };
 inline LlmscopeRun llmscope(const QString &binDir, const QStringList &args)
 {
     QProcess p;
@@ -77,9 +77,10 @@ inline LlmscopeRun llmscope(const QString &binDir, const QStringList &args)
     if (!p.waitForFinished(300000)) {
         p.kill();
         p.waitForFinished();
-        return {-1, "timed out"};
+        return {-1, "timed out", {}};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError()),
+            QString::fromUtf8(p.readAllStandardOutput())};
 }
 
 // The JSON report llmscope compare wrote into dir; empty when there is not exactly one.

@@ -5,6 +5,7 @@
 // shows as a tensor), `llmscope info` and compare run on it, and the status, where written,
 // says the program did not finish.
 #include <QDir>
+#include <QRegularExpression>
 #include <QDirIterator>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -103,10 +104,13 @@ private slots:
                 QFAIL(e.what());
             }
         }
-        for (const auto &s : readProbeStatuses(root))
+        const auto statuses = readProbeStatuses(root);
+        for (const auto &s : statuses)
             QVERIFY(!s.finished);
         const auto info = engine::llmscope(kBin, {"info", QString::fromStdString(root)});
         QCOMPARE(info.code, 0);
+        if (!statuses.empty())
+            QVERIFY2(info.out.contains(QRegularExpression("program:   pid \\d+ did not finish")), qPrintable(info.out));
         if (!idx.tensors.empty()) {
             CompareOptions o;
             o.goldenPath = o.myPath = root;

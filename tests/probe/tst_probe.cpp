@@ -295,6 +295,47 @@ private slots:
         QVERIFY2(testing::indexedScanMatchesWalk(root.toStdString(), why), why.c_str());
     }
 
+    // A program whose other thread calls exit() while its compute thread is inside a dumped
+    // graph (from the 5th node of generated token 2's decode on, node by node, until the graph's
+    // last node, where it parks). The probe's exit handler must leave that round alone: the
+    // thread still writes it (under ThreadSanitizer, any touch of it is a race), and handing
+    // it over would write half a round that reads as whole.
+    void exitFromAnotherThreadMidGraph_data()
+    {
+        QTest::addColumn<QString>("read");
+        QTest::newRow("inline") << "inline";
+        QTest::newRow("node by node") << "node";
+        QTest::newRow("after the graph") << "graph";
+    }
+    void exitFromAnotherThreadMidGraph()
+    {
+        QFETCH(QString, read);
+        const QString root = m_dir.path() + "/exit-" + read;
+        const auto r = engine::run(kBin + "/llmscope-sample-generate",
+                                   {"-m", m_model, "-n", "4", "--exit-mid-graph", "2:5"},
+                                   probeEnv(root, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_READ", read}}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+        QVERIFY(r.tokens.empty()); // it never got to print them
+        const auto st = readProbeStatuses(root.toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QVERIFY(st[0].finished);
+        QCOMPARE(st[0].rounds, uint64_t(3));
+        QCOMPARE(st[0].stoppedRounds, std::vector<int64_t>{2});
+        QCOMPARE(st[0].warnings.size(), size_t(1));
+        QVERIFY(st[0].warnings[0].find("exited while another thread was computing round 2") != std::string::npos);
+        const DumpIndex idx = scanDump(root.toStdString());
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1})); // the rounds before, whole
+        size_t perRound[2] = {0, 0};
+        for (const auto &t : idx.tensors)
+            ++perRound[t.exec];
+        QVERIFY(perRound[0] > 0);
+        QCOMPARE(perRound[1], perRound[0]);
+        QCOMPARE(uint64_t(idx.tensors.size()), st[0].tensors);
+        for (QDirIterator it(root, QDir::Files, QDirIterator::Subdirectories); it.hasNext();)
+            QVERIFY2(!it.next().contains(".tmp."), qPrintable(it.filePath())); // nothing half-written left
+    }
+
     void badSettingsPassThrough()
     {
         const QString root = m_dir.path() + "/bad";

@@ -185,6 +185,32 @@ private slots:
         for (int i = 0; i < 20; ++i)
             QVERIFY(fs::exists(root / ("s" + std::to_string(i) + ".txt")));
     }
+
+    // At the target's exit: what was queued is written, the thread ends, and what a thread
+    // still computing hands over afterwards is dropped (nothing is written as the process ends).
+    void closingWritesWhatIsQueuedThenDropsTheRest()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        WriterThread w(root.string(), 64 << 20, {});
+        w.graphStarted(true);
+        for (int i = 0; i < 5; ++i)
+            w.submitText("before" + std::to_string(i) + ".txt", "x");
+        w.close();
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(fs::exists(root / ("before" + std::to_string(i) + ".txt")));
+        w.submitText("after.txt", "x");
+        std::vector<TensorJob> jobs{csvJob(0, "0_ADD", 1.0f)};
+        w.submit(std::move(jobs));
+        w.drain(); // returns at once: nothing is queued
+        w.close(); // and closing twice is harmless
+        int entries = 0;
+        for (const auto &e : fs::recursive_directory_iterator(root)) {
+            QVERIFY2(e.path().filename().string().rfind("before", 0) == 0, e.path().c_str());
+            ++entries;
+        }
+        QCOMPARE(entries, 5);
+    }
 };
 
 QTEST_GUILESS_MAIN(TstWriterThread)
