@@ -44,6 +44,17 @@ DumpWriter::DumpWriter(Options options) : m_options(std::move(options))
         throw Error(diskSpaceMessage(free) + " (output folder '" + dir + "')");
     m_root = m_options.root.empty() ? m_options.outDir + "/" + dumpFolderName(m_options.timestamp) : m_options.root;
     makeDirs(m_root);
+    // The root itself may be a link the user chose; below it, nothing is.
+    const int fd = ::open(m_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        throw Error("cannot open folder '" + m_root + "': " + std::strerror(errno));
+    m_rootFolder = std::make_shared<const Folder>(fd);
+}
+
+DumpWriter::Folder::~Folder()
+{
+    if (fd >= 0)
+        ::close(fd);
 }
 
 DumpWriter::~DumpWriter()
@@ -68,8 +79,8 @@ bool DumpWriter::writeTensor(int device, int64_t pid, int64_t exec, const std::v
     std::string header;
     if (m_options.symlink) {
         header = encodeBinHeader(t);
-        ensureDir(path.substr(0, path.rfind('/')));
-        if (linkToSame(path, header, t)) {
+        const FolderPtr folder = openFolder(path.substr(0, path.rfind('/')));
+        if (linkToSame(*folder, path, header, t)) {
             ++m_tensors;
             ++m_linked;
             indexFile(device, pid, path.substr(m_root.size() + 1), t, header.size());
@@ -98,8 +109,9 @@ bool DumpWriter::writeFile(int device, int64_t pid, const std::string &path, con
             m_options.warn(diskSpaceMessage(free) + "; skipped " + path);
         return false;
     }
-    ensureDir(path.substr(0, path.rfind('/')));
-    const uint64_t written = writeBin(path, t);
+    const size_t slash = path.rfind('/');
+    const FolderPtr folder = openFolder(path.substr(0, slash));
+    const uint64_t written = writeBinAt(folder->fd, path.substr(slash + 1), path, t);
     ++m_tensors;
     m_bytes += size;
     indexFile(device, pid, path.substr(m_root.size() + 1), t, written);
@@ -137,15 +149,19 @@ bool DumpWriter::writeTensorOnce(uint64_t key, int device, int64_t pid, int64_t 
         m_once.try_emplace(key, OnceFile{path, std::move(tail)});
         return true;
     }
-    ensureDir(path.substr(0, path.rfind('/')));
-    std::error_code ec;
-    if (makeLink(first->path, path)) {
+    const FolderPtr folder = openFolder(path.substr(0, path.rfind('/')));
+    if (makeLink(first->path, *folder, path)) {
         ++m_linked;
-    } else if (fs::copy_file(first->path, path, fs::copy_options::overwrite_existing, ec); ec) {
-        ++m_skipped;
-        if (m_options.warn)
-            m_options.warn("could not link or copy " + first->path + " (" + ec.message() + "); skipped " + path);
-        return false;
+    } else {
+        try { // a copy where no link can be made
+            const std::vector<uint8_t> bytes = readWholeFile(first->path);
+            writeFileAtomicAt(folder->fd, path.substr(path.rfind('/') + 1), path, {std::span<const uint8_t>(bytes)});
+        } catch (const Error &e) {
+            ++m_skipped;
+            if (m_options.warn)
+                m_options.warn("could not link or copy " + first->path + " (" + e.what() + "); skipped " + path);
+            return false;
+        }
     }
     ++m_tensors;
     const std::string relative = path.substr(m_root.size() + 1);
@@ -154,27 +170,25 @@ bool DumpWriter::writeTensorOnce(uint64_t key, int device, int64_t pid, int64_t 
     return true;
 }
 
-bool DumpWriter::makeLink(const std::string &target, const std::string &path)
+bool DumpWriter::makeLink(const std::string &target, const Folder &folder, const std::string &path)
 {
-    std::error_code ec;
-    const fs::path relative = fs::relative(target, fs::path(path).parent_path(), ec);
-    if (ec)
+    const fs::path relative = fs::path(target).lexically_relative(fs::path(path).parent_path());
+    if (relative.empty())
         return false;
     // Made under a temporary name and renamed: a reader never sees a half-made link.
-    const std::string tmp = path + ".link.tmp";
-    fs::remove(tmp, ec);
-    fs::create_symlink(relative, tmp, ec);
-    if (ec)
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const std::string tmp = name + ".link.tmp";
+    ::unlinkat(folder.fd, tmp.c_str(), 0);
+    if (::symlinkat(relative.c_str(), folder.fd, tmp.c_str()) != 0)
         return false;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
+    if (::renameat(folder.fd, tmp.c_str(), folder.fd, name.c_str()) != 0) {
+        ::unlinkat(folder.fd, tmp.c_str(), 0);
         return false;
     }
     return true;
 }
 
-bool DumpWriter::linkToSame(const std::string &path, const std::string &header, const Tensor &t)
+bool DumpWriter::linkToSame(const Folder &folder, const std::string &path, const std::string &header, const Tensor &t)
 {
     uint64_t h = fnv1a(header);
     if (t.hasData)
@@ -196,7 +210,7 @@ bool DumpWriter::linkToSame(const std::string &path, const std::string &header, 
         if (!in.read(bytes.data(), std::streamsize(size)) || bytes.compare(0, header.size(), header) != 0 ||
             (t.hasData && std::memcmp(bytes.data() + header.size(), t.data.data(), t.data.size()) != 0))
             continue;
-        return makeLink(c, path);
+        return makeLink(c, folder, path);
     }
     return false;
 }
@@ -221,45 +235,72 @@ uint64_t DumpWriter::freeFor(uint64_t size)
     return estimate;
 }
 
-void DumpWriter::ensureDir(const std::string &dir)
+DumpWriter::FolderPtr DumpWriter::openFolder(const std::string &dir)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_dirs.count(dir))
-            return;
-    }
-    makeFolders(dir);
     std::lock_guard lock(m_mutex);
-    m_dirs.insert(dir);
+    return openFolderHeld(dir);
 }
 
-void DumpWriter::makeFolders(const std::string &dir) const
+DumpWriter::FolderPtr DumpWriter::openFolderHeld(const std::string &dir)
 {
     if (dir.size() <= m_root.size() || dir.compare(0, m_root.size() + 1, m_root + "/") != 0) {
-        makeDirs(dir);
-    } else {
-        // Below the dump's root every folder must be one, made here from the top down: a
-        // symbolic link planted there (before the run or during it) would take the dump's files
-        // somewhere else. (The root itself may be a link the user chose.)
-        std::string d = m_root;
-        for (const std::string &part : split(dir.substr(m_root.size() + 1), '/')) {
-            if (part.empty())
-                continue;
-            d += "/" + part;
-            struct stat st {};
-            if (::lstat(d.c_str(), &st) != 0) {
-                if (errno != ENOENT || (::mkdir(d.c_str(), 0750) != 0 && errno != EEXIST))
-                    throw Error("cannot create folder '" + d + "': " + std::strerror(errno));
-                ::chmod(d.c_str(), 0750); // exact mode whatever the umask
-                if (::lstat(d.c_str(), &st) != 0)
-                    throw Error("cannot create folder '" + d + "': " + std::strerror(errno));
-            }
-            if (S_ISLNK(st.st_mode))
-                throw Error("'" + d + "' is a symbolic link: nothing is written through a link inside a dump");
-            if (!S_ISDIR(st.st_mode))
-                throw Error("'" + d + "' exists and is not a folder");
-        }
+        if (dir == m_root)
+            return m_rootFolder;
+        throw Error("refusing to write in '" + dir + "', outside the dump folder '" + m_root + "'");
     }
+    std::string opened;
+    FolderPtr from = cachedFolder(dir, opened);
+    if (opened == dir)
+        return from;
+    return walkFolders(std::move(from), opened, dir);
+}
+
+DumpWriter::FolderPtr DumpWriter::cachedFolder(const std::string &dir, std::string &opened)
+{
+    // dir itself, or the nearest folder above it that is open
+    for (std::string d = dir; d.size() > m_root.size(); d.resize(d.rfind('/')))
+        for (auto it = m_folders.begin(); it != m_folders.end(); ++it)
+            if (it->first == d) {
+                m_folders.splice(m_folders.begin(), m_folders, it); // newest first
+                opened = d;
+                return it->second;
+            }
+    opened = m_root;
+    return m_rootFolder;
+}
+
+DumpWriter::FolderPtr DumpWriter::walkFolders(FolderPtr from, const std::string &opened, const std::string &dir)
+{
+    std::string d = opened;
+    for (const std::string &part : split(dir.substr(opened.size() + 1), '/')) {
+        if (part.empty() || part == ".")
+            continue;
+        d += "/" + part;
+        if (part == "..")
+            throw Error("refusing to write in '" + dir + "': '..' in a dump's folder");
+        // O_NOFOLLOW: a link planted here (before the run or during it) is never entered.
+        const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+        int fd = ::openat(from->fd, part.c_str(), flags);
+        if (fd < 0 && errno == ENOENT && (::mkdirat(from->fd, part.c_str(), 0750) == 0 || errno == EEXIST)) {
+            fd = ::openat(from->fd, part.c_str(), flags);
+            if (fd >= 0)
+                ::fchmod(fd, 0750); // exact mode whatever the umask
+        }
+        if (fd < 0) {
+            const int saved = errno;
+            struct stat st {};
+            if (::fstatat(from->fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                throw Error("'" + d + "' is a symbolic link: nothing is written through a link inside a dump");
+            if (::fstatat(from->fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+                throw Error("'" + d + "' exists and is not a folder");
+            throw Error("cannot create folder '" + d + "': " + std::strerror(saved));
+        }
+        from = std::make_shared<const Folder>(fd);
+        m_folders.emplace_front(d, from);
+        if (m_folders.size() > kFoldersKept)
+            m_folders.pop_back();
+    }
+    return from;
 }
 
 void DumpWriter::indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t,
@@ -273,8 +314,10 @@ void DumpWriter::indexLine(int device, int64_t pid, const std::optional<std::str
     std::lock_guard lock(m_mutex);
     const std::string file = tensorIndexPath(device, pid);
     Index &index = m_index[file];
-    if (index.finished && !index.broken) // a line after the end line: readers no longer trust it
-        appendToFile(m_root + "/" + file, "# written after its end\n");
+    if (index.finished && !index.broken) { // a line after the end line: readers no longer trust it
+        const std::string path = m_root + "/" + file;
+        appendToFile(path.substr(0, path.rfind('/')), path.substr(path.rfind('/') + 1), "# written after its end\n");
+    }
     if (!line || index.finished) // a file the index cannot list: the index must not claim to be whole
         index.broken = true;
     if (index.broken)
@@ -285,9 +328,15 @@ void DumpWriter::indexLine(int device, int64_t pid, const std::optional<std::str
         appendIndex(file, index, false);
 }
 
-bool DumpWriter::appendToFile(const std::string &path, const std::string &text)
+bool DumpWriter::appendToFile(const std::string &dir, const std::string &name, const std::string &text)
 {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+    FolderPtr folder;
+    try {
+        folder = openFolderHeld(dir); // a link planted at llmscope/index is refused too
+    } catch (const Error &) {
+        return false;
+    }
+    const int fd = ::openat(folder->fd, name.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
     bool ok = fd >= 0;
     for (size_t done = 0; ok && done < text.size();) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -311,13 +360,7 @@ void DumpWriter::appendIndex(const std::string &relativePath, Index &index, bool
         text += tensorIndexEndLine(index.lines);
     index.pending.clear();
     const std::string path = m_root + "/" + relativePath;
-    bool ok = true;
-    try {
-        makeFolders(path.substr(0, path.rfind('/'))); // a link planted at llmscope/index is refused too
-    } catch (const Error &) {
-        ok = false;
-    }
-    ok = ok && appendToFile(path, text);
+    const bool ok = appendToFile(path.substr(0, path.rfind('/')), path.substr(path.rfind('/') + 1), text);
     index.started = true;
     index.broken = !ok; // a torn block is never followed by an end line
     index.finished = ok && finish;
@@ -348,11 +391,12 @@ void DumpWriter::writeText(const std::string &relativePath, std::initializer_lis
     if (relativePath.find("..") != std::string::npos || relativePath.empty() || relativePath[0] == '/')
         throw Error("refusing to write '" + relativePath + "' outside the dump folder");
     const std::string path = m_root + "/" + relativePath;
-    ensureDir(path.substr(0, path.rfind('/')));
+    const size_t slash = path.rfind('/');
+    const FolderPtr folder = openFolder(path.substr(0, slash));
     std::vector<std::span<const uint8_t>> spans;
     for (std::string_view p : parts)
         spans.emplace_back(reinterpret_cast<const uint8_t *>(p.data()), p.size());
-    writeFileAtomic(path, spans);
+    writeFileAtomicAt(folder->fd, path.substr(slash + 1), path, spans);
 }
 
 } // namespace llmscope

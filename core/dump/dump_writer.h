@@ -3,7 +3,9 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <mutex>
 #include <unordered_map>
@@ -85,21 +87,37 @@ public:
 
 private:
     uint64_t freeFor(uint64_t size);
-    void ensureDir(const std::string &dir);
-    // dir and the folders above it up to the root, made as real folders (no link among them).
-    void makeFolders(const std::string &dir) const;
+
+    // An open folder of the dump. Files are made in it by name, so a link planted at its path
+    // or above it once it is open changes nothing: nothing is ever written through a link.
+    struct Folder {
+        int fd = -1;
+        explicit Folder(int f) : fd(f) {}
+        ~Folder();
+        Folder(const Folder &) = delete;
+        Folder &operator=(const Folder &) = delete;
+    };
+    using FolderPtr = std::shared_ptr<const Folder>;
+    // dir (absolute, below the root), opened from the nearest folder open already and made
+    // where missing; throws Error when a part of it is a link or not a folder.
+    FolderPtr openFolder(const std::string &dir);
+    FolderPtr openFolderHeld(const std::string &dir); // m_mutex held
+    FolderPtr cachedFolder(const std::string &dir, std::string &opened); // m_mutex held
+    FolderPtr walkFolders(FolderPtr from, const std::string &opened, const std::string &dir); // m_mutex held
+    static constexpr size_t kFoldersKept = 32;
 
     Options m_options;
     std::string m_root;
+    FolderPtr m_rootFolder;
     // -symlink: links path to an earlier file of the same bytes, if there is one.
-    bool linkToSame(const std::string &path, const std::string &header, const Tensor &t);
-    // path as a relative link to target, made under a temporary name and renamed.
-    static bool makeLink(const std::string &target, const std::string &path);
+    bool linkToSame(const Folder &folder, const std::string &path, const std::string &header, const Tensor &t);
+    // path (in folder) as a relative link to target, made under a temporary name and renamed.
+    static bool makeLink(const std::string &target, const Folder &folder, const std::string &path);
     bool writeFile(int device, int64_t pid, const std::string &path, const Tensor &t, uint64_t *headerBytes);
 
     std::atomic<uint64_t> m_tensors{0}, m_bytes{0}, m_skipped{0}, m_linked{0};
     std::mutex m_mutex; // guards what follows
-    std::unordered_set<std::string> m_dirs; // folders known to exist
+    std::list<std::pair<std::string, FolderPtr>> m_folders; // the folders used last, newest first
     uint64_t m_lastFree = 0, m_sinceCheck = 0;
     std::chrono::steady_clock::time_point m_lastCheck{};
     bool m_freeKnown = false;
@@ -118,7 +136,8 @@ private:
     void indexFile(int device, int64_t pid, const std::string &relativePath, const Tensor &t, uint64_t headerBytes);
     void indexLine(int device, int64_t pid, const std::optional<std::string> &line); // nullopt: not listable
     void appendIndex(const std::string &relativePath, Index &index, bool finish); // m_mutex held
-    static bool appendToFile(const std::string &path, const std::string &text); // all of it, or false
+    // All of it, or false; dir is the file's folder (made where missing), m_mutex held.
+    bool appendToFile(const std::string &dir, const std::string &name, const std::string &text);
 };
 
 } // namespace llmscope

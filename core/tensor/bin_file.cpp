@@ -202,18 +202,23 @@ std::string encodeBinHeader(const Tensor &t)
     return h;
 }
 
-uint64_t writeBin(const std::string &path, const Tensor &t)
+uint64_t writeBinAt(int dirFd, const std::string &name, const std::string &shownPath, const Tensor &t)
 {
     if (t.hasData)
         if (auto need = dtypeBytes(t.dtype, t.elementCount()); need && *need != t.data.size())
-            throw Error("refusing to write '" + path + "': payload size does not match dims and dtype");
+            throw Error("refusing to write '" + shownPath + "': payload size does not match dims and dtype");
     const std::string header = encodeBinHeader(t);
     std::vector<std::span<const uint8_t>> parts{
         std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(header.data()), header.size())};
     if (t.hasData)
         parts.emplace_back(t.data.data(), t.data.size());
-    writeFileAtomic(path, parts);
+    writeFileAtomicAt(dirFd, name, shownPath, parts);
     return header.size();
+}
+
+uint64_t writeBin(const std::string &path, const Tensor &t)
+{
+    return writeBinAt(AT_FDCWD, path, path, t);
 }
 
 } // namespace llmscope

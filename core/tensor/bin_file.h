@@ -32,5 +32,7 @@ std::string encodeBinHeader(const Tensor &t);
 // Writes header and payload atomically (temporary name, then rename), mode 0640. Returns the
 // header's size (where the payload starts).
 uint64_t writeBin(const std::string &path, const Tensor &t);
+// The same for `name` in the open folder dirFd (util/atomic_file.h's writeFileAtomicAt).
+uint64_t writeBinAt(int dirFd, const std::string &name, const std::string &shownPath, const Tensor &t);
 
 } // namespace llmscope

@@ -20,19 +20,20 @@ std::string sysError(const std::string &what, const std::string &path)
 
 } // namespace
 
-void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts, mode_t mode)
+void writeFileAtomicAt(int dirFd, const std::string &name, const std::string &shownPath,
+                       const std::vector<std::span<const uint8_t>> &parts, mode_t mode)
 {
     static std::atomic<unsigned> counter{0};
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    const std::string tmp = name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    int fd = ::openat(dirFd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0)
-        throw Error(sysError("cannot create", tmp));
+        throw Error(sysError("cannot create", shownPath + ".tmp"));
     auto fail = [&](const std::string &msg) {
         const int saved = errno;
         ::close(fd);
-        ::unlink(tmp.c_str());
+        ::unlinkat(dirFd, tmp.c_str(), 0);
         errno = saved;
-        throw Error(sysError(msg, path));
+        throw Error(sysError(msg, shownPath));
     };
     ::fchmod(fd, mode); // exact mode whatever the umask
     for (const auto &part : parts) {
@@ -52,16 +53,21 @@ void writeFileAtomic(const std::string &path, const std::vector<std::span<const 
     if (::close(fd) != 0) {
         fd = -1;
         const int saved = errno;
-        ::unlink(tmp.c_str());
+        ::unlinkat(dirFd, tmp.c_str(), 0);
         errno = saved;
-        throw Error(sysError("cannot write", path));
+        throw Error(sysError("cannot write", shownPath));
     }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (::renameat(dirFd, tmp.c_str(), dirFd, name.c_str()) != 0) {
         const int saved = errno;
-        ::unlink(tmp.c_str());
+        ::unlinkat(dirFd, tmp.c_str(), 0);
         errno = saved;
-        throw Error(sysError("cannot rename into", path));
+        throw Error(sysError("cannot rename into", shownPath));
     }
+}
+
+void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts, mode_t mode)
+{
+    writeFileAtomicAt(AT_FDCWD, path, path, parts, mode);
 }
 
 void writeFileAtomic(const std::string &path, const std::string &content, mode_t mode)

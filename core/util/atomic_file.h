@@ -15,6 +15,10 @@ namespace llmscope {
 void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts,
                      mode_t mode = 0640);
 void writeFileAtomic(const std::string &path, const std::string &content, mode_t mode = 0640);
+// The same for `name` in the open folder dirFd, whatever its path has become since it was
+// opened (a dump's folders, see DumpWriter); shownPath names the file in errors.
+void writeFileAtomicAt(int dirFd, const std::string &name, const std::string &shownPath,
+                       const std::vector<std::span<const uint8_t>> &parts, mode_t mode = 0640);
 
 // mkdir -p with the given mode for every folder it creates.
 void makeDirs(const std::string &path, mode_t mode = 0750);

@@ -177,6 +177,41 @@ private slots:
         QCOMPARE(QDir(elsewhere.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{"precious.txt"});
     }
 
+    // During a dump, a folder the writer has used already is swapped for a link to elsewhere
+    // (the op's folder, and the round's above it): the next files never land there. Folders
+    // the writer keeps open get them where they now are; a link met on the way is refused.
+    void linksPlantedDuringTheDumpAreNotFollowed()
+    {
+        QTemporaryDir dir, elsewhere;
+        DumpWriter w(options(dir.path()));
+        const Tensor a = testing::f32Tensor({2}, {1, 2});
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_ADD"}, false, false, 0, a));
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "1_MUL"}, false, false, 0, a));
+        const QString op = QString::fromStdString(w.root()) + "/tensors/0_1/0/1_L/0_ADD";
+        QVERIFY(QDir().rename(op, op + ".moved"));
+        QVERIFY(QFile::link(elsewhere.path(), op));
+        const QString round = QString::fromStdString(w.root()) + "/tensors/0_1/0";
+        // the op's folder, open still: the file goes into the folder where it now is
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_ADD"}, false, true, 0, a));
+        QVERIFY(QFile::exists(op + ".moved/after/intensor0.bin"));
+        // and a folder below it, made from it
+        QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_ADD", "2_SUB"}, false, false, 0, a));
+        QVERIFY(QFile::exists(op + ".moved/2_SUB/after/outtensor0.bin"));
+        // the round's folder swapped too, with many folders opened since (none kept open any longer)
+        for (int k = 0; k < 40; ++k)
+            QVERIFY(w.writeTensor(0, 1, 1, {"1_L", std::to_string(k) + "_ADD"}, false, false, 0, a));
+        QVERIFY(QDir().rename(round, round + ".moved"));
+        QVERIFY(QFile::link(elsewhere.path(), round));
+        try {
+            w.writeTensor(0, 1, 0, {"1_L", "3_ADD"}, false, false, 0, a);
+            QFAIL("a link planted as the round's folder was written through");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("is a symbolic link"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, w.writeText("tensors/0_1/0/extra.json", "{}")); // nor any other file
+        QVERIFY(QDir(elsewhere.path()).isEmpty());
+    }
+
     void msitLayoutAndModes()
     {
         QTemporaryDir dir;
