@@ -104,7 +104,7 @@ void LiveChannel::finish(bool finished, std::chrono::milliseconds wait)
 {
     std::unique_lock lock(m_mutex);
     if (!m_closed) {
-        m_critical.push_back(live::Goodbye{finished});
+        m_goodbye = live::Goodbye{finished};
         m_stop = true;
         m_idle = false;
         lock.unlock();
@@ -141,6 +141,11 @@ bool LiveChannel::nextLine(std::string &out)
         out += live::encode(*m_counters);
         m_countersSent = *m_counters;
         m_counters.reset();
+        return true;
+    }
+    if (m_goodbye) { // last: the app stops listening once it has heard it
+        out += live::encode(*m_goodbye);
+        m_goodbye.reset();
         return true;
     }
     return false;
@@ -180,6 +185,7 @@ void LiveChannel::close(const std::string &why)
         m_critical.clear();
         m_rounds.clear();
         m_counters.reset();
+        m_goodbye.reset();
     }
     m_flushed.notify_all();
     if (!why.empty() && m_warn) // outside the lock: the probe's warnings are also sent here

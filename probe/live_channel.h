@@ -56,6 +56,7 @@ private:
     std::deque<live::Message> m_critical;
     std::deque<live::Message> m_rounds;
     std::optional<live::Counters> m_counters;
+    std::optional<live::Goodbye> m_goodbye; // sent after everything else
     live::Counters m_countersSent{};
     std::optional<live::Select> m_select;
     bool m_stop = false, m_closed = false, m_idle = true;

@@ -50,13 +50,14 @@ Probe::Probe() : m_config(readProbeConfig())
     m_active = m_config.active;
     if (m_writer && !m_config.liveSocket.empty()) // what the app is told as rounds are written
         m_writer->onRoundWritten([this](int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
-                                        uint64_t bytes) {
+                                        uint64_t bytes, uint64_t skipped) {
             if (LiveChannel *l = live()) {
                 if (!stats.empty())
                     l->sendRound(live::RoundStats{round, std::move(stats)});
                 live::Counters c;
                 c.tensors = tensors;
                 c.bytes = bytes;
+                c.skipped = skipped;
                 l->sendCounters(c);
             }
         });
@@ -99,9 +100,14 @@ void Probe::warn(const std::string &msg)
         if (m_status.warnings.size() < 20)
             m_status.warnings.push_back(msg);
     }
-    if (LiveChannel *l = live())
-        l->send(live::Warning{msg});
     const int n = m_warnings++;
+    if (LiveChannel *l = live()) { // the window's console: enough to see what goes on, never a flood
+        if (n < kLiveWarnings)
+            l->send(live::Warning{msg});
+        else if (n == kLiveWarnings)
+            l->send(live::Warning{"further warnings are left out; the counters and the dump's llmscope/ status "
+                                  "file have the totals"});
+    }
     if (m_config.quiet)
         return;
     if (n < 10)

@@ -157,6 +157,7 @@ private:
     std::atomic<int64_t> m_nextRound{0};
     std::atomic<bool> m_topologyWritten{false}, m_layoutChecked{false}, m_hostPool{false};
     std::atomic<int> m_warnings{0};
+    static constexpr int kLiveWarnings = 50; // sent to the app; stderr has the first 10
     std::atomic<LiveChannel *> m_live{nullptr}; // created once, never destroyed (as the probe)
 
     // Under mutex.

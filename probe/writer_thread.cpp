@@ -410,7 +410,8 @@ void WriterThread::executeRound(CapturedRound &r)
         }
     }
     if (m_roundWritten)
-        m_roundWritten(r.round, std::move(opStats), m_writer.tensorsWritten() + m_csvRows, m_writer.bytesWritten());
+        m_roundWritten(r.round, std::move(opStats), m_writer.tensorsWritten() + m_csvRows, m_writer.bytesWritten(),
+                       m_writer.tensorsSkipped());
 }
 
 StatisticRow WriterThread::csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,

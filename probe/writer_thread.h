@@ -69,10 +69,11 @@ public:
     void graphEnded();
 
     // Called on the writer thread after each ggml round (or part of one) is written, with the
-    // statistics of its ops' outputs where the dump has them and the writer's totals: what the
-    // live channel streams. Set before the first round.
+    // statistics of its ops' outputs where the dump has them and the writer's totals (tensors
+    // and bytes written, tensors skipped for want of disk space): what the live channel
+    // streams. Set before the first round.
     using RoundWritten = std::function<void(int64_t round, std::vector<live::OpStats> &&stats, uint64_t tensors,
-                                            uint64_t bytes)>;
+                                            uint64_t bytes, uint64_t skipped)>;
     void onRoundWritten(RoundWritten f) { m_roundWritten = std::move(f); }
     // --nan-inf-only: of each round, only the nodes whose outputs hold NaN or Inf are written,
     // with their inputs; the first such node of each round goes into the status. Set before

@@ -90,6 +90,10 @@
         <source>%1: not dumped</source>
         <translation>%1：未转储</translation>
     </message>
+    <message>
+        <source>; %1 skipped: the disk is nearly full (msit keeps 2 GiB free), they are missing from the dump</source>
+        <translation>；跳过 %1 个：磁盘将满（msit 保留 2 GiB 空闲），这些张量不在转储中</translation>
+    </message>
 </context>
 <context>
     <name>DiffTableModel</name>

@@ -57,9 +57,14 @@ void CountersView::setCounters(const live::Counters &c)
     m_rounds->setText(tr("%1 seen, %2 dumped").arg(c.rounds).arg(c.roundsDumped));
     m_ops->setText(tr("%1 seen, %2 selected").arg(c.opsSeen).arg(c.opsSelected));
     QString written = tr("%1 tensors, %2").arg(c.tensors).arg(loc.formattedDataSize(qint64(c.bytes)));
+    if (c.skipped)
+        written += tr("; %1 skipped: the disk is nearly full (msit keeps 2 GiB free), they are missing from the dump")
+                       .arg(c.skipped);
     if (c.dropped)
         written += tr(" (%1 live messages left out; the dump on disk is complete)").arg(c.dropped);
     m_tensors->setText(written);
+    // Missing tensors are news the user must not overlook.
+    m_tensors->setStyleSheet(c.skipped ? QStringLiteral("color: #b3261e; font-weight: bold") : QString());
 }
 
 void CountersView::setLastRound(const live::Round &r)

@@ -33,6 +33,7 @@
 
 #include "counters_view.h"
 #include "dump/dump_index.h"
+#include "dump/probe_status.h"
 #include "dump/topology.h"
 #include "launch_dialog.h"
 #include "main_window.h"
@@ -226,6 +227,43 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(inspected.count(), 1, 10000);
         QVERIFY2(w.inspector()->statsText().contains("from the file's statistics"), qPrintable(w.inspector()->statsText()));
         shoot(&w, QStringLiteral("live_session_finished.png"));
+    }
+
+    // A live dump into a disk that fills (a tmpfs mounted here, 32 MiB above the 2 GiB msit
+    // keeps free): the window's counters say how many tensors were skipped, in red, and the
+    // console has msit's message.
+    void aFullDiskIsShownInTheWindow()
+    {
+        if (::geteuid() != 0)
+            QSKIP("mounting a tmpfs needs root (CI runs as root)");
+        const QString mount = m_dir.path() + "/small";
+        QVERIFY(QDir().mkpath(mount));
+        QCOMPARE(QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=2080m", "tmpfs", mount}), 0);
+        struct Unmount {
+            QString at;
+            ~Unmount() { QProcess::execute("umount", {at}); }
+        } unmount{mount};
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // ten rounds of every tensor: about 50 MiB, more than the 32 the disk has to give
+        QVERIFY(w.launch(parseDumpOptions({"--exec", generate(10, 0).toStdString(), "--type", "tensor", "-er", "0,9",
+                                           "-o", mount.toStdString()}),
+                         {}));
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 120000);
+        const auto statuses = readProbeStatuses(w.workspace()->session()->dumpRoot().toStdString());
+        QCOMPARE(statuses.size(), size_t(1));
+        QVERIFY(statuses[0].skipped > 0);
+        QTRY_VERIFY2(w.counters()->text().contains(
+                         QStringLiteral("%1 skipped: the disk is nearly full").arg(statuses[0].skipped)),
+                     qPrintable(w.counters()->text()));
+        const QString console = w.console()->toPlainText();
+        QVERIFY(console.contains("Disk space is not enough, it's must more than 2G"));
+        // the first warnings, then a line that says the rest are counted, not a flood
+        QVERIFY(statuses[0].skipped > 60);
+        QCOMPARE(console.count("Disk space is not enough"), 50 + 10); // the channel's, the program's stderr's
+        QVERIFY(console.contains("further warnings are left out"));
+        shoot(&w, QStringLiteral("live_disk_full.png"));
     }
 
     // Run again (Ctrl+R) starts the same launch anew, into a dump folder of its own.
