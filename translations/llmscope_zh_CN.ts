@@ -2029,5 +2029,13 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3</source>
         <translation>%1，第 %2 轮：在其自身输入上的 float64 重放（左）对比其输出（右）：%3</translation>
     </message>
+    <message>
+        <source>cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>...and %1 more files that could not be read (&apos;llmscope info %2&apos; lists them all)</source>
+        <translation>……另有 %1 个文件无法读取（&apos;llmscope info %2&apos; 会全部列出）</translation>
+    </message>
 </context>
 </TS>

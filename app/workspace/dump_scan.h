@@ -58,6 +58,8 @@ private:
 
 struct Outcome {
     int tensors = 0, problems = 0, rounds = 0;
+    static constexpr size_t kProblemsSaid = 20;
+    std::vector<QString> problemLines; // the first kProblemsSaid: "file: why"
     std::optional<llmscope::TopoNode> topology;     // read from the scan's files (no early one)
     std::vector<llmscope::live::RoundStats> stats;  // every round's, with that topology
     QString error;

@@ -248,6 +248,14 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
                             (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
     m_scanJob->end(gen, true, summary);
     emit status(summary, 0);
+    // Which files, and why: a damaged copy, a hostile file, another tool's layout.
+    for (const QString &line : scan.problemLines)
+        say(tr("cannot read %1").arg(line), Tone::Warning);
+    if (size_t(scan.problems) > scan.problemLines.size())
+        say(tr("...and %1 more files that could not be read ('llmscope info %2' lists them all)")
+                .arg(size_t(scan.problems) - scan.problemLines.size())
+                .arg(folder),
+            Tone::Warning);
     emit dumpLoaded(folder, scan.tensors, scan.rounds, scan.problems);
     co_return true;
 }

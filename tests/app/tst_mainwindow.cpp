@@ -2,6 +2,8 @@
 #include <QApplication>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSemaphore>
@@ -10,6 +12,7 @@
 #include <QTimer>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -19,6 +22,8 @@
 #include <QTreeView>
 
 #include <QCoroTask>
+
+#include <functional>
 
 #include "dump_tree_model.h"
 #include "i18n.h"
@@ -63,6 +68,84 @@ private slots:
         QVERIFY(details->toPlainText().contains("float32"));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window.png");
+    }
+
+    // A dump from elsewhere that tries to get code run: a PyTorch dump whose module is named
+    // like a shell command and whose output .pth files are pickles that call os.system.
+    // Opened, and every tensor file clicked in the window: nothing runs, and the console names
+    // each hostile file and why it was refused.
+    void aHostileDumpRunsNothing()
+    {
+        QTemporaryDir dir;
+        const QString marker = dir.path() + "/ran";
+        const QString script = QString::fromUtf8(R"py(
+import glob, os, sys, torch
+from llmscope import DumpConfig, register_hook
+marker = sys.argv[2]
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module("x$(touch ran);touch ran", torch.nn.Linear(2, 2))
+    def forward(self, x):
+        return getattr(self, "x$(touch ran);touch ran")(x)
+m = M()
+register_hook(m, DumpConfig(dump_path=sys.argv[1]))
+m(torch.ones(1, 2))
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("touch " + marker,))
+outputs = glob.glob(sys.argv[1] + "/**/output*.pth", recursive=True)
+assert outputs, "no output written"
+for path in outputs:
+    torch.save(Evil(), path)
+)py");
+        QProcess py;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/python");
+        py.setProcessEnvironment(env);
+        py.start("/usr/bin/python3", {"-c", script, dir.path() + "/dump", marker});
+        QVERIFY(py.waitForFinished(120000));
+        QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+        QVERIFY(!QFile::exists(marker));
+
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(dir.path() + "/dump")));
+        QTreeView *tree = w.treeView();
+        for (auto *tabs : w.findChildren<QTabWidget *>()) // the files' tab, clicked
+            for (int k = 0; k < tabs->count(); ++k)
+                if (tabs->widget(k)->isAncestorOf(tree))
+                    QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(k).center());
+        QTRY_VERIFY(tree->isVisible());
+        tree->expandAll();
+        auto *details = w.findChild<QTextBrowser *>();
+        QVERIFY(details);
+        int clicked = 0, refused = 0;
+        std::function<void(const QModelIndex &)> clickAll = [&](const QModelIndex &parent) {
+            for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
+                const QModelIndex i = tree->model()->index(r, 0, parent);
+                if (tree->model()->hasChildren(i)) {
+                    clickAll(i);
+                    continue;
+                }
+                tree->scrollTo(i);
+                const QRect rect = tree->visualRect(i);
+                QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, QPoint(std::max(rect.left(), 0) + 12, rect.center().y()));
+                const QString name = i.data().toString();
+                QTRY_VERIFY2(details->toPlainText().contains(name), qPrintable(name + " / " + details->toPlainText())); // read off the GUI thread
+                ++clicked;
+                refused += details->toPlainText().contains("refused") ? 1 : 0;
+            }
+        };
+        clickAll(QModelIndex());
+        QVERIFY(clicked > 0);
+        QCOMPARE(refused, 0); // the inputs, clicked, read as tensors
+        // the outputs are not in the tree, and the console says why
+        const QString console = w.console()->toPlainText();
+        QCOMPARE(console.count("refused: its pickle asks for 'posix system'"), 2);
+        QVERIFY(!QFile::exists(marker));
+        QVERIFY(!QFile::exists("ran")); // the name's command, had it run in this folder
     }
 
     // Opened and left to finish on its own (File > Open, the command line): the folder's text
