@@ -6,6 +6,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_integer.h"
 
 namespace llmscope {
 
@@ -41,26 +42,32 @@ ProbeStatus parseProbeStatus(const std::string &text)
 {
     try {
         const auto j = nlohmann::json::parse(text);
+        const std::string where = "probe status: ";
+        const auto num = [&](const char *key) { return jsonInteger<uint64_t>(j.at(key), where + key); };
+        const auto numOr = [&](const char *key, auto fallback) { // where the field may be left out
+            return j.contains(key) ? jsonInteger<decltype(fallback)>(j.at(key), where + key) : fallback;
+        };
         ProbeStatus s;
-        s.pid = j.at("pid").get<int64_t>();
-        s.rounds = j.at("rounds").get<uint64_t>();
-        s.roundsDumped = j.at("rounds_dumped").get<uint64_t>();
-        s.roundsWholeGraph = j.value("rounds_whole_graph", uint64_t(0));
-        s.roundsInline = j.value("rounds_inline", uint64_t(0));
-        s.firstDumped = j.value("first_dumped", int64_t(-1));
-        s.lastDumped = j.value("last_dumped", int64_t(-1));
-        s.roundsStopped = j.value("rounds_stopped", uint64_t(0));
-        s.stoppedRounds = j.value("stopped_rounds", std::vector<int64_t>{});
-        s.opsSeen = j.at("ops_seen").get<uint64_t>();
-        s.opsSelected = j.at("ops_selected").get<uint64_t>();
-        s.tensors = j.at("tensors").get<uint64_t>();
-        s.bytes = j.at("bytes").get<uint64_t>();
-        s.skipped = j.value("skipped", uint64_t(0));
+        s.pid = jsonInteger<int64_t>(j.at("pid"), where + "pid");
+        s.rounds = num("rounds");
+        s.roundsDumped = num("rounds_dumped");
+        s.roundsWholeGraph = numOr("rounds_whole_graph", uint64_t(0));
+        s.roundsInline = numOr("rounds_inline", uint64_t(0));
+        s.firstDumped = numOr("first_dumped", int64_t(-1));
+        s.lastDumped = numOr("last_dumped", int64_t(-1));
+        s.roundsStopped = numOr("rounds_stopped", uint64_t(0));
+        if (j.contains("stopped_rounds"))
+            s.stoppedRounds = jsonIntegers<int64_t>(j.at("stopped_rounds"), where + "stopped_rounds");
+        s.opsSeen = num("ops_seen");
+        s.opsSelected = num("ops_selected");
+        s.tensors = num("tensors");
+        s.bytes = num("bytes");
+        s.skipped = numOr("skipped", uint64_t(0));
         s.finished = j.at("finished").get<bool>();
         s.warnings = j.value("warnings", std::vector<std::string>{});
-        s.nanInfRounds = j.value("nan_inf_rounds", uint64_t(0));
-        s.linked = j.value("linked", uint64_t(0));
-        s.tokensReplaced = j.value("tokens_replaced", uint64_t(0));
+        s.nanInfRounds = numOr("nan_inf_rounds", uint64_t(0));
+        s.linked = numOr("linked", uint64_t(0));
+        s.tokensReplaced = numOr("tokens_replaced", uint64_t(0));
         s.watchChanges = j.value("watch_changes", std::vector<std::string>{});
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
         s.models = j.value("models", std::vector<std::string>{});

@@ -9,6 +9,7 @@
 
 #include "dump/dump_layout.h"
 #include "util/error.h"
+#include "util/json_integer.h"
 
 namespace fs = std::filesystem;
 
@@ -43,14 +44,15 @@ std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
         std::ifstream f(it->path());
         std::stringstream text;
         text << f.rdbuf();
+        const std::string malformed = "token record '" + it->path().string() + "' is malformed: ";
         try {
             const auto j = nlohmann::json::parse(text.str());
             TokenRecord r;
-            r.tokens = j.at("tokens").get<std::vector<int32_t>>();
+            r.tokens = jsonIntegers<int32_t>(j.at("tokens"), malformed + "tokens");
             r.replaced = j.value("replaced", false);
-            out[j.at("round").get<int64_t>()] = std::move(r);
+            out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(r);
         } catch (const nlohmann::json::exception &e) {
-            throw Error("token record '" + it->path().string() + "' is malformed: " + e.what());
+            throw Error(malformed + e.what());
         }
     }
     return out;

@@ -74,7 +74,8 @@ void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
         if (!(*ne)[d].is_number_integer() || !(*nb)[d].is_number_integer())
             return;
         contiguous = (*nb)[d].get<int64_t>() == expected || (*ne)[d].get<int64_t>() == 1;
-        expected *= (*ne)[d].get<int64_t>();
+        if (__builtin_mul_overflow(expected, (*ne)[d].get<int64_t>(), &expected)) // no tensor holds that many
+            return;
     }
     param["_src_contiguous"] = contiguous;
 }
@@ -96,8 +97,20 @@ OpParam readOpParam(const std::string &opFolder, std::string type)
     std::ifstream in(opFolder + "/op_param.json");
     if (!in)
         return p;
+    // The probe's files nest 4 deep. Values nested far deeper are left out and the file refused: copying and
+    // printing a value recurses once a level, which a hostile file would take past the stack.
+    bool deep = false;
+    const auto shallow = [&deep](int depth, nlohmann::json::parse_event_t, nlohmann::json &) {
+        deep = deep || depth > 32;
+        return depth <= 32;
+    };
     try {
-        const nlohmann::json j = nlohmann::json::parse(in);
+        const nlohmann::json j = nlohmann::json::parse(in, shallow);
+        if (deep) {
+            p.unreadable = true;
+            p.text = "(op_param.json nests too deep)";
+            return p;
+        }
         if (j.contains("op") && j["op"].is_string())
             p.type = j["op"].get<std::string>();
         if (j.contains("param") && j["param"].is_object()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tensor/dtype.h"
+#include "util/error.h"
 
 namespace llmscope::opcheck {
 namespace {
@@ -60,6 +61,16 @@ double param(const nlohmann::json &p, const char *name, double fallback)
 {
     const auto it = p.find(name);
     return it != p.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+// An integer parameter (ROPE's mode, a VIEW's offset): nullopt where the number is not a whole one an
+// int64_t holds, which converting would make up (2.5) or leave undefined (1e300).
+std::optional<int64_t> intParam(const nlohmann::json &p, const char *name, int64_t fallback)
+{
+    const double v = param(p, name, double(fallback));
+    if (!(v >= -0x1p63 && v < 0x1p63) || v != std::trunc(v))
+        return std::nullopt;
+    return int64_t(v);
 }
 
 bool sameNe(const std::array<int64_t, 4> &a, const std::array<int64_t, 4> &b)
@@ -285,8 +296,12 @@ std::optional<Reference> getRows(const std::vector<RefTensor> &in, const std::ar
 std::optional<Reference> rope(const nlohmann::json &p, const std::vector<RefTensor> &in,
                               const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
-    const int mode = int(param(p, "mode", 0));
-    const int64_t nDims = int64_t(param(p, "n_dims", double(ne[0])));
+    const std::optional<int64_t> modeParam = intParam(p, "mode", 0), dimsParam = intParam(p, "n_dims", ne[0]);
+    if (!modeParam || !dimsParam) {
+        skip = "ROPE whose mode or n_dims is not an integer";
+        return std::nullopt;
+    }
+    const int64_t mode = *modeParam, nDims = *dimsParam;
     if (in.size() != 2 || !sameNe(in[0].ne, ne) || in[1].ne[0] < ne[2] || nDims > ne[0] || nDims % 2) {
         skip = in.size() > 2 ? "ROPE with frequency factors" : "ROPE with these shapes";
         return std::nullopt;
@@ -332,7 +347,9 @@ std::optional<Reference> rope(const nlohmann::json &p, const std::vector<RefTens
 std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefTensor> &in,
                                  const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
-    if (in.empty() || in.size() > 2 || !sameNe(in[0].ne, ne)) {
+    const RefTensor *mask = in.size() == 2 ? &in[1] : nullptr;
+    // each row reads the mask across its whole length
+    if (in.empty() || in.size() > 2 || !sameNe(in[0].ne, ne) || (mask && (mask->ne[0] < ne[0] || mask->count() == 0))) {
         skip = in.size() > 2 ? "SOFT_MAX with sinks" : "SOFT_MAX with these shapes";
         return std::nullopt;
     }
@@ -341,7 +358,6 @@ std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefT
         return std::nullopt;
     }
     const double scale = param(p, "scale", 1);
-    const RefTensor *mask = in.size() == 2 ? &in[1] : nullptr;
     Reference r = shaped(ne);
     const int64_t n = ne[0];
     for (int64_t i3 = 0; i3 < ne[3]; ++i3)
@@ -386,7 +402,7 @@ std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<Re
     const RefTensor &q = in[0], &k = in[1], &v = in[2];
     const RefTensor *mask = in.size() == 4 ? &in[3] : nullptr;
     const int64_t d = q.ne[0], nq = q.ne[1], heads = q.ne[2], nkv = k.ne[1], dv = v.ne[0];
-    if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] ||
+    if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] || v.ne[3] != k.ne[3] ||
         ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] || (mask && (mask->ne[0] < nkv || mask->ne[1] < nq))) {
         skip = "FLASH_ATTN_EXT with these shapes";
         return std::nullopt;
@@ -509,8 +525,8 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
     }
     const int64_t size = elementBytes(a.dtype);
     const auto nb = p.find("nb");
-    const double offset = param(p, "offset", -1);
-    if (size <= 0 || nb == p.end() || !nb->is_array() || nb->size() != 3 || offset < 0) {
+    const std::optional<int64_t> offset = intParam(p, "offset", -1);
+    if (size <= 0 || nb == p.end() || !nb->is_array() || nb->size() != 3 || !offset || *offset < 0) {
         skip = size <= 0 ? "VIEW of a quantized or unsized source" : "VIEW without its offset and strides";
         return std::nullopt;
     }
@@ -523,13 +539,23 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
             return std::nullopt;
         }
     }
-    if (int64_t(offset) % size) {
+    if (*offset % size) {
         skip = "VIEW whose offset is not a whole element";
         return std::nullopt;
     }
+    // The last element's byte, the largest: no element's sum below can overflow when it does not.
+    int64_t last = *offset;
+    for (size_t d = 0; d < 4; ++d) {
+        int64_t step = 0;
+        if (ne[d] > 0 &&
+            (__builtin_mul_overflow(ne[d] - 1, stride[d], &step) || __builtin_add_overflow(last, step, &last))) {
+            skip = "VIEW reaching past its source";
+            return std::nullopt;
+        }
+    }
     bool inside = true;
     forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
-        const int64_t byte = int64_t(offset) + i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3];
+        const int64_t byte = *offset + i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3];
         const int64_t k = byte / size;
         if (k < 0 || k >= a.count()) {
             inside = false;
@@ -556,10 +582,35 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
                                      const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                      int32_t outDtype, std::string &skip);
 
+void RefTensor::outside()
+{
+    throw Error("an input is smaller than its op's shapes need");
+}
+
 std::optional<Reference> reference(const std::string &op, const nlohmann::json &param,
                                    const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                    int32_t outDtype, std::string &skip)
 {
+    // Every op divides or takes remainders by some dimension: an empty one is nothing to check.
+    auto empty = [](const std::array<int64_t, 4> &ne) {
+        return std::any_of(ne.begin(), ne.end(), [](int64_t n) { return n <= 0; });
+    };
+    if (empty(outNe) || std::any_of(inputs.begin(), inputs.end(), [&](const RefTensor &t) { return empty(t.ne); })) {
+        skip = "an empty tensor (a dimension of 0)";
+        return std::nullopt;
+    }
+    // Ops walk an input by its shape: its values must fill it exactly.
+    auto filled = [](const RefTensor &t) {
+        int64_t n = 1;
+        for (int64_t d : t.ne)
+            if (__builtin_mul_overflow(n, d, &n))
+                return false;
+        return uint64_t(n) == t.v.size();
+    };
+    if (!std::all_of(inputs.begin(), inputs.end(), filled)) {
+        skip = "an input whose values do not fill its shape";
+        return std::nullopt;
+    }
     auto r = referenceOf(op, param, inputs, outNe, outDtype, skip);
     if (r) // an exact op stays exact only where no rounding into the output type happens
         for (size_t i = 0; i < r->bound.size(); ++i)

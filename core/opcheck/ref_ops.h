@@ -22,10 +22,16 @@ struct RefTensor {
     std::vector<double> v;
     int32_t dtype = 0; // the dump's (ACL) dtype code of the file it came from
     int64_t count() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+    // Checked: shapes come from files, and an op whose inputs are smaller than its parameters
+    // say is refused (Error) rather than read past its data.
     double at(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const
     {
-        return v[size_t(((i3 * ne[2] + i2) * ne[1] + i1) * ne[0] + i0)];
+        const size_t k = size_t(((i3 * ne[2] + i2) * ne[1] + i1) * ne[0] + i0);
+        if (k >= v.size()) [[unlikely]]
+            outside();
+        return v[k];
     }
+    [[noreturn]] static void outside();
 };
 
 // An op's reference output and, per element, the largest error a correct kernel may make.

@@ -9,9 +9,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+
 #include "dump/dump_layout.h"
 #include "dump/dump_writer.h"
 #include "dump/op_info_csv.h"
+#include "dump/probe_status.h"
+#include "dump/token_record.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -83,6 +87,51 @@ private slots:
             QFAIL("accepted a short row");
         } catch (const Error &e) {
             QVERIFY(QString(e.what()).contains("has 3 fields"));
+        }
+    }
+
+    // The probe's status and token records read back; a number no integer of its field holds
+    // (1e300, -1.5, a negative count, a token past int32) is refused, never converted.
+    void probeFilesRefuseNumbersNoIntegerHolds()
+    {
+        ProbeStatus s;
+        s.pid = 42;
+        s.rounds = 3;
+        s.stoppedRounds = {1};
+        const ProbeStatus back = parseProbeStatus(writeProbeStatus(s));
+        QCOMPARE(back.pid, int64_t(42));
+        QCOMPARE(back.rounds, uint64_t(3));
+        QCOMPARE(back.stoppedRounds, std::vector<int64_t>{1});
+        QCOMPARE(back.firstDumped, int64_t(-1));
+        const std::vector<std::pair<std::string, nlohmann::json>> refused{
+            {"pid", 1e300}, {"rounds", -1.5}, {"bytes", -1}, {"first_dumped", 1e19}, {"stopped_rounds", {1e300}}};
+        for (const auto &[key, value] : refused) {
+            nlohmann::json j = nlohmann::json::parse(writeProbeStatus(s));
+            j[key] = value;
+            try {
+                parseProbeStatus(j.dump());
+                QFAIL(qPrintable(QString::fromStdString(key + " " + value.dump() + " accepted")));
+            } catch (const Error &e) {
+                QVERIFY2(QString(e.what()).contains(QString::fromStdString(key)), e.what());
+            }
+        }
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        llmscope::makeDirs(root + "/llmscope/tokens/7");
+        writeFileAtomic(root + "/" + tokenRecordPath(7, 0), tokenRecordJson(0, {1, 15043}, true));
+        const auto records = readTokenRecords(root);
+        QCOMPARE(records.size(), size_t(1));
+        QCOMPARE(records.at(0).tokens, (std::vector<int32_t>{1, 15043}));
+        QVERIFY(records.at(0).replaced);
+        for (const char *bad : {R"({"round":0,"tokens":[1e300]})", R"({"round":0,"tokens":[2147483648]})",
+                                R"({"round":1e300,"tokens":[1]})", R"({"round":0,"tokens":[1.5]})"}) {
+            writeFileAtomic(root + "/" + tokenRecordPath(7, 0), std::string(bad));
+            try {
+                readTokenRecords(root);
+                QFAIL(bad);
+            } catch (const Error &e) {
+                QVERIFY2(QString(e.what()).contains("is malformed"), e.what());
+            }
         }
     }
 

@@ -193,6 +193,65 @@ private slots:
         QCOMPARE(skip, std::string("MUL_MAT with these shapes"));
     }
 
+    // An op_param.json is outside data, its op type too: parameters no integer holds, a view
+    // past any address and a mask narrower than the rows are skipped, never read or converted.
+    void hostileParametersAreSkipped()
+    {
+        std::string skip;
+        QVERIFY(!opcheck::reference("SOFT_MAX", {}, {ref({4, 1, 1, 1}, {1, 2, 3, 4}), ref({2, 1, 1, 1}, {0, 0}, 3)},
+                                    {4, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("SOFT_MAX with these shapes"));
+        const RefTensor x = ref({2, 1, 1, 1}, {1, 0}), pos = ref({1, 1, 1, 1}, {0}, 3);
+        for (const char *key : {"mode", "n_dims"}) {
+            QVERIFY(!opcheck::reference("ROPE", {{key, 1e300}}, {x, pos}, {2, 1, 1, 1}, 0, skip));
+            QCOMPARE(skip, std::string("ROPE whose mode or n_dims is not an integer"));
+        }
+        const RefTensor a = ref({4, 2, 1, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", 1e300}, {"nb", {16, 32, 32}}, {"_src_contiguous", true}}, {a},
+                                    {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("VIEW without its offset and strides"));
+        const int64_t far = int64_t(1) << 62;
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", far}, {"nb", {far, 32, 32}}, {"_src_contiguous", true}}, {a},
+                                    {2, 2, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("VIEW reaching past its source"));
+        // an empty input (a dimension of 0), which ops divide by: nothing to check
+        QVERIFY(!opcheck::reference("MUL_MAT", {}, {ref({0, 1, 1, 1}, {}), ref({0, 1, 1, 1}, {})}, {1, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("an empty tensor (a dimension of 0)"));
+        // k and v of other batch counts: refused, never read past v
+        const RefTensor q = ref({2, 1, 1, 2}, {1, 1, 1, 1}), k = ref({2, 1, 1, 2}, {1, 1, 1, 1}),
+                        v = ref({2, 1, 1, 1}, {1, 1});
+        QVERIFY(!opcheck::reference("FLASH_ATTN_EXT", {{"scale", 1.0}}, {q, k, v}, {2, 1, 1, 2}, 0, skip));
+        QCOMPARE(skip, std::string("FLASH_ATTN_EXT with these shapes"));
+        // an input whose values are fewer than its shape says: skipped, never read past them
+        RefTensor shortOne = ref({2, 1, 1, 1}, {1, 2});
+        shortOne.v.resize(1);
+        QVERIFY(!opcheck::reference("ADD", {}, {shortOne, ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("an input whose values do not fill its shape"));
+        QVERIFY_THROWS_EXCEPTION(Error, shortOne.at(1, 0, 0, 0)); // and reading one is checked
+        // a source whose element count no int64_t holds: its layout is not noted
+        QTemporaryDir dir;
+        const std::string root = testing::writeReplayDump(dir.path().toStdString());
+        std::ofstream(root + "/tensors/0_5/0/0_Layer/4_VIEW/op_param.json")
+            << R"({"op":"VIEW","param":{"offset":0,"nb":[8,8,8]},"inputs":[{"type":"f32",)"
+            << R"("ne":[4611686018427387904,4,4,1],"nb":[4,16,64,256]}]})";
+        OpcheckOptions o;
+        o.input = root;
+        o.ids = "0_4";
+        const OpcheckResult r = runOpcheck(o);
+        QCOMPARE(r.rows.size(), size_t(1));
+        QCOMPARE(r.rows[0].verdict, std::string("SKIP"));
+        QVERIFY2(r.rows[0].reason.find("strides were not dumped") != std::string::npos, r.rows[0].reason.c_str());
+        // nested past any stack that copies it level by level: refused, the op replayed as its folder names it
+        const size_t depth = 1000000;
+        std::ofstream(root + "/tensors/0_5/0/0_Layer/0_MUL_MAT/op_param.json")
+            << R"({"op":"MUL_MAT","param":{"x":)" << std::string(depth, '[') << std::string(depth, ']') << "}}";
+        o.ids = "0_0";
+        const OpcheckResult deep = runOpcheck(o);
+        QCOMPARE(deep.rows.size(), size_t(1));
+        QCOMPARE(deep.rows[0].opParam, std::string("(op_param.json nests too deep)"));
+        QCOMPARE(deep.rows[0].verdict, std::string("PASS"));
+    }
+
     // A dump written here (testing::writeReplayDump): the verdicts follow, and each reason
     // says why.
     void verdictsOfADump()
