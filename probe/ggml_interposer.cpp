@@ -691,7 +691,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
                 mode = s.mode;
                 if (mode.touchesDuringGraph()) {
                     round = &s;
-                    s.computing = std::this_thread::get_id();
+                    s.computing.store(std::this_thread::get_id(), std::memory_order_release);
                 }
                 if (mode.dumping() && mode.read != RoundRead::AfterGraph)
                     attachThreadpool(p, sched, s);
@@ -728,9 +728,13 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     }
     if (mode.dumping() && p.active() && endedEarly(s, status))
         p.noteStopped(s.round);
+    if (!mode.everyNode()) {
+        s.computing.store({}, std::memory_order_release);
+        return status;
+    }
     std::lock_guard lock(p.mutex);
-    s.computing = {};
-    if (mode.everyNode() && p.active()) {
+    s.computing.store({}, std::memory_order_release);
+    if (p.active()) {
         try {
             if (mode.profile)
                 writeProfile(p, s);

@@ -1,6 +1,7 @@
 #include "probe.h"
 #include "ggml_api.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <cstdio>
@@ -65,28 +66,26 @@ Probe::Probe() : m_config(readProbeConfig())
         // Everything queued reaches the disk when the target exits normally.
         std::atexit([] {
             Probe &p = Probe::get();
+            // First: a thread still inside a graph (the program called exit() without waiting
+            // for it) hands over nothing more, so its round is left out, never half written.
+            p.m_writer->acceptOnlyThisThread();
             std::lock_guard lock(p.mutex);
             for (auto &entry : p.scheds()) {
                 SchedState &s = entry.second;
-                // Another thread inside a graph (the program called exit() without waiting for
-                // it) still writes this state: its round is left out, never half handed over.
-                if (s.computing != std::thread::id{} && s.computing != std::this_thread::get_id()) {
-                    if (s.mode.dumping()) {
-                        p.noteStopped(s.round);
-                        p.warn("the program exited while another thread was computing round " +
-                               std::to_string(s.round) + "; that round is left out");
-                    }
-                    continue;
+                const std::thread::id computing = s.computing.load(std::memory_order_acquire);
+                if (computing == std::thread::id{} || computing == std::this_thread::get_id()) {
+                    p.handOver(s);
+                } else if (s.mode.dumping() && !p.m_writer->tookWholeRound(s.round)) {
+                    p.noteStopped(s.round);
+                    p.warn("the program exited while another thread was computing round " + std::to_string(s.round) +
+                           "; that round is left out (what it handed over before is in the dump)");
                 }
-                p.handOver(s);
             }
             p.m_writer->drain();
             if (LiveChannel *l = p.live()) // a moment for the app to hear the end, never longer
                 l->finish(true, std::chrono::milliseconds(200));
-            p.writeStatus(true); // last: a channel that failed while saying goodbye is in it
-            // What a thread still computing hands over from now on is dropped: nothing is
-            // written while the process comes down.
-            p.m_writer->close();
+            // Last, after everything queued: a channel that failed while saying goodbye is in it.
+            p.m_writer->close(p.status(true));
         });
     }
 }
@@ -300,6 +299,8 @@ void Probe::followTokens(int64_t round, ggml_cgraph *graph)
 void Probe::noteStopped(int64_t round)
 {
     std::lock_guard note(m_statusMutex);
+    if (std::find(m_status.stoppedRounds.begin(), m_status.stoppedRounds.end(), round) != m_status.stoppedRounds.end())
+        return; // noted already (at exit, and by the thread that computed it)
     ++m_status.roundsStopped;
     if (m_status.stoppedRounds.size() < ProbeStatus::kStoppedListed)
         m_status.stoppedRounds.push_back(round);
@@ -340,10 +341,8 @@ void Probe::handOver(std::vector<TensorJob> &pending)
     pending.clear();
 }
 
-void Probe::writeStatus(bool finished)
+ProbeStatus Probe::status(bool finished)
 {
-    if (!m_writer)
-        return;
     ProbeStatus s;
     {
         std::lock_guard lock(m_statusMutex);
@@ -351,7 +350,13 @@ void Probe::writeStatus(bool finished)
         m_statusDirty = false;
     }
     s.finished = finished;
-    m_writer->submitStatus(std::move(s));
+    return s;
+}
+
+void Probe::writeStatus(bool finished)
+{
+    if (m_writer)
+        m_writer->submitStatus(status(finished));
 }
 
 } // namespace llmscope::probe

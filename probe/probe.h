@@ -68,7 +68,9 @@ struct SchedState {
     const Selection *keptSelection = nullptr;
     int64_t round = -1;
     RoundMode mode;               // this round's, fixed from its set-up to its end
-    std::thread::id computing;    // under mutex: the thread between this round's set-up and end
+    // The thread between this round's set-up and end: set under mutex, cleared by that thread
+    // (release) once it no longer touches the state; read by the exit handler (acquire).
+    std::atomic<std::thread::id> computing{};
     int inlineNext = 0;           // inline: the first node no backend compute has covered yet
     bool inlineFailed = false;    // inline: the round cannot be read (nothing taken is valid)
     bool inlineStopped = false;   // inline: the graph stopped early (host callback, failure)
@@ -137,6 +139,7 @@ public:
     void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
                    bool inlineRead = false, uint64_t topoKey = 0);
     void writeStatus(bool finished);
+    ProbeStatus status(bool finished); // the counters so far
     void handOver(SchedState &s); // the round captured so far, to the writer thread
     void dropRound(SchedState &s); // the round captured so far, discarded
     void handOver(std::vector<TensorJob> &pending);

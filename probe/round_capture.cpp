@@ -136,6 +136,7 @@ CapturedRound RoundCapture::takeBatch()
 CapturedRound RoundCapture::finish()
 {
     CapturedRound out = std::move(m_round);
+    out.last = true;
     out.arena.resize(size_t(m_used));
     if (m_batches)
         for (uint64_t &at : out.at)

@@ -25,6 +25,7 @@ struct CapturedRound {
     // Statistics-only plans: per item taken, its statistics (a weight's only at first sight).
     std::vector<std::optional<TensorStats>> stats;
     std::vector<uint64_t> firstWeights; // weights taken for the first time (PlanItem::weightKey)
+    bool last = false; // the round's last part (RoundCapture::finish), not a batch of a long one
     uint64_t bytes() const;
 };
 

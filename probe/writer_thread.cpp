@@ -54,10 +54,19 @@ void WriterThread::push(std::vector<Job> &&jobs)
         urgent |= j.kind == 1 || j.kind == 2; // text and status; tensors and rounds wait for the poll
     }
     std::unique_lock lock(m_mutex);
+    const auto refused = [&] {
+        return m_stop || (m_onlyFrom != std::thread::id{} && m_onlyFrom != std::this_thread::get_id());
+    };
     // A batch larger than the cap still goes through, alone.
-    m_space.wait(lock, [&] { return m_stop || m_queued == 0 || m_queued + bytes <= m_cap; });
-    if (m_stop)
+    m_space.wait(lock, [&] { return refused() || m_queued == 0 || m_queued + bytes <= m_cap; });
+    if (refused())
         return;
+    for (const Job &j : jobs)
+        if (j.kind == 3 && j.round.last) {
+            m_wholeRounds.push_back(j.round.round);
+            if (m_wholeRounds.size() > 256)
+                m_wholeRounds.pop_front();
+        }
     m_queued += bytes;
     for (Job &j : jobs)
         m_queue.push_back(std::move(j));
@@ -122,16 +131,31 @@ void WriterThread::drain()
     m_idle.wait(lock, [&] { return m_queue.empty() && !m_busy; });
 }
 
-void WriterThread::close()
+void WriterThread::acceptOnlyThisThread()
 {
-    drain();
     {
         std::lock_guard lock(m_mutex);
-        m_stop = true;
+        m_onlyFrom = std::this_thread::get_id();
+    }
+    m_space.notify_all(); // a thread waiting for room gives up
+}
+
+bool WriterThread::tookWholeRound(int64_t round) const
+{
+    std::lock_guard lock(m_mutex);
+    return std::find(m_wholeRounds.begin(), m_wholeRounds.end(), round) != m_wholeRounds.end();
+}
+
+void WriterThread::close(ProbeStatus status)
+{
+    submitStatus(std::move(status));
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true; // the writer finishes its queue, the status last, then ends
     }
     m_wake.notify_all();
     m_space.notify_all();
-    if (m_thread.joinable() && m_thread.get_id() != std::this_thread::get_id())
+    if (m_thread.joinable())
         m_thread.join();
 }
 
@@ -446,7 +470,7 @@ void WriterThread::addCsvLine(int64_t round, const StatisticRowParts &parts, con
         std::error_code ec;
         const std::string path = m_writer.root() + "/" + csvPath(round);
         if (round <= m_lastCsvWritten && std::filesystem::exists(path, ec)) {
-            const std::vector<uint8_t> old = readWholeFile(path);
+            const std::vector<uint8_t> old = m_writer.readInside(path);
             const std::string text(old.begin(), old.end());
             const size_t body = text.find('\n');
             if (body != std::string::npos)

@@ -58,8 +58,14 @@ public:
     // filled in on the way.
     void submitStatus(ProbeStatus status);
     void drain(); // waits until the queue is empty; from then on the writer never holds back
-    // At the target's exit: writes what is queued, then stops; later submissions are dropped.
-    void close();
+    // At the target's exit, first: from now on only this thread's submissions are taken; a
+    // thread still inside a graph hands over nothing more (it is dropped, never half written).
+    void acceptOnlyThisThread();
+    // Whether the last part of `round` was taken (a recent round: the newest 256 are known).
+    bool tookWholeRound(int64_t round) const;
+    // At the target's exit, last: writes what is queued, then `status`, then stops; anything
+    // submitted later is dropped.
+    void close(ProbeStatus status);
 
     // Around each graph the target computes. crowded: the target's own threads fill every core,
     // so the writer's work would stall them (ggml's threads meet at a barrier after each node,
@@ -116,6 +122,8 @@ private:
     std::deque<Job> m_queue;
     uint64_t m_queued = 0;
     bool m_busy = false, m_stop = false, m_sleeping = false;
+    std::thread::id m_onlyFrom;          // set at exit: the one thread still heard
+    std::deque<int64_t> m_wholeRounds;   // the rounds whose last part was taken, newest last
     uint64_t m_csvRows = 0;
     std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
     // A written round's text, kept for the next round: its memory is reused rather than given

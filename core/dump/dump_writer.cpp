@@ -154,7 +154,7 @@ bool DumpWriter::writeTensorOnce(uint64_t key, int device, int64_t pid, int64_t 
         ++m_linked;
     } else {
         try { // a copy where no link can be made
-            const std::vector<uint8_t> bytes = readWholeFile(first->path);
+            const std::vector<uint8_t> bytes = readInside(first->path);
             writeFileAtomicAt(folder->fd, path.substr(path.rfind('/') + 1), path, {std::span<const uint8_t>(bytes)});
         } catch (const Error &e) {
             ++m_skipped;
@@ -202,12 +202,13 @@ bool DumpWriter::linkToSame(const Folder &folder, const std::string &path, const
     }
     const uint64_t size = header.size() + (t.hasData ? t.data.size() : 0);
     for (const std::string &c : candidates) { // the hash finds them; the bytes decide
-        std::error_code ec;
-        if (fs::file_size(c, ec) != size || ec)
-            continue;
-        std::ifstream in(c, std::ios::binary);
-        std::string bytes(size, '\0');
-        if (!in.read(bytes.data(), std::streamsize(size)) || bytes.compare(0, header.size(), header) != 0 ||
+        std::vector<uint8_t> bytes;
+        try {
+            bytes = readInside(c);
+        } catch (const Error &) {
+            continue; // gone, or swapped for a link
+        }
+        if (bytes.size() != size || std::memcmp(bytes.data(), header.data(), header.size()) != 0 ||
             (t.hasData && std::memcmp(bytes.data() + header.size(), t.data.data(), t.data.size()) != 0))
             continue;
         return makeLink(c, folder, path);
@@ -233,6 +234,32 @@ uint64_t DumpWriter::freeFor(uint64_t size)
     const uint64_t estimate = m_lastFree > m_sinceCheck ? m_lastFree - m_sinceCheck : 0;
     m_sinceCheck += size + 4096; // a block for the header and the folder entry
     return estimate;
+}
+
+std::vector<uint8_t> DumpWriter::readInside(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    const FolderPtr folder = openFolder(path.substr(0, slash));
+    const int fd = ::openat(folder->fd, path.c_str() + slash + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    std::vector<uint8_t> out;
+    uint8_t buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int saved = errno;
+            ::close(fd);
+            throw Error("cannot read '" + path + "': " + std::strerror(saved));
+        }
+        if (n == 0)
+            break;
+        out.insert(out.end(), buf, buf + n);
+    }
+    ::close(fd);
+    return out;
 }
 
 DumpWriter::FolderPtr DumpWriter::openFolder(const std::string &dir)

@@ -73,6 +73,10 @@ public:
     // The file is the parts one after the other (no joined copy).
     void writeText(const std::string &relativePath, std::initializer_list<std::string_view> parts);
 
+    // A file of the dump (an absolute path below the root) read whole, never through a link
+    // planted inside the dump; throws Error.
+    std::vector<uint8_t> readInside(const std::string &path);
+
     // The dump's tensor index (dump/tensor_index.h): lines are kept and appended to
     // llmscope/index/{device}_{pid}.tsv a block at a time; finishIndex writes what is left and
     // the end line (the destructor does too). A writer whose index could not be written

@@ -8,6 +8,7 @@
 
 #include "tensor/dtype.h"
 #include "util/error.h"
+#include "util/json_integer.h"
 
 namespace llmscope::opcheck {
 namespace {
@@ -492,7 +493,7 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
             }
             std::array<bool, 4> seen{};
             for (int i = 0; i < 4; ++i) {
-                const int x = (*it)[size_t(i)].is_number_integer() ? (*it)[size_t(i)].get<int>() : -1;
+                const int x = fitsInteger<int>((*it)[size_t(i)]) ? (*it)[size_t(i)].get<int>() : -1;
                 if (x < 0 || x > 3 || seen[size_t(x)]) {
                     skip = "PERMUTE whose axes are not a permutation";
                     return std::nullopt;
@@ -533,7 +534,7 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
     std::array<int64_t, 4> stride{size, 0, 0, 0};
     for (int d = 1; d < 4; ++d) {
         const auto &x = (*nb)[size_t(d - 1)];
-        stride[size_t(d)] = x.is_number_integer() ? x.get<int64_t>() : -1;
+        stride[size_t(d)] = fitsInteger<int64_t>(x) ? x.get<int64_t>() : -1;
         if (stride[size_t(d)] < 0 || stride[size_t(d)] % size) {
             skip = "VIEW whose strides are not whole elements";
             return std::nullopt;

@@ -261,6 +261,37 @@ private slots:
         QVERIFY(QDir(elsewhere.path()).isEmpty());
     }
 
+    // A weight written once, its first copy then swapped for a link to a file outside the dump,
+    // and the link to it made impossible (a folder planted at the link's temporary name): the
+    // copy that would stand in for the link never reads through that link.
+    void aWeightsFirstCopySwappedForALinkIsNotCopied()
+    {
+        QTemporaryDir dir, elsewhere;
+        DumpWriter::Options o = options(dir.path());
+        std::vector<std::string> warnings;
+        o.warn = [&](const std::string &m) { warnings.push_back(m); };
+        DumpWriter w(o);
+        const Tensor a = testing::f32Tensor({2}, {1, 2});
+        Tensor header = a;
+        header.data.clear();
+        header.hasData = false;
+        QVERIFY(w.writeTensorOnce(7, 0, 1, 0, {"1_L", "0_MUL_MAT"}, true, true, 0, a));
+        const QString first = QString::fromStdString(w.tensorPath(0, 1, 0, {"1_L", "0_MUL_MAT"}, true, true, 0));
+        const QString secret = elsewhere.path() + "/secret";
+        QFile f(secret);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not the dump's");
+        f.close();
+        QVERIFY(QFile::remove(first) && QFile::link(secret, first));
+        const std::string second = w.tensorPath(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 0);
+        QVERIFY(QDir().mkpath(QString::fromStdString(second) + ".link.tmp"));
+        QVERIFY(!w.writeTensorOnce(7, 0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 0, header));
+        QVERIFY(!std::filesystem::exists(second));
+        QCOMPARE(w.tensorsSkipped(), uint64_t(1));
+        QCOMPARE(warnings.size(), size_t(1));
+        QVERIFY2(warnings[0].find("could not link or copy") != std::string::npos, warnings[0].c_str());
+    }
+
     void msitLayoutAndModes()
     {
         QTemporaryDir dir;

@@ -214,6 +214,9 @@ private slots:
         QVERIFY(!opcheck::reference("VIEW", {{"offset", far}, {"nb", {far, 32, 32}}, {"_src_contiguous", true}}, {a},
                                     {2, 2, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("VIEW reaching past its source"));
+        // an axis 2^32, which a plain conversion to int would read as 0
+        QVERIFY(!opcheck::reference("PERMUTE", {{"axes", {4294967296LL, 1, 2, 3}}}, {a}, {4, 2, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("PERMUTE whose axes are not a permutation"));
         // an empty input (a dimension of 0), which ops divide by: nothing to check
         QVERIFY(!opcheck::reference("MUL_MAT", {}, {ref({0, 1, 1, 1}, {}), ref({0, 1, 1, 1}, {})}, {1, 1, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("an empty tensor (a dimension of 0)"));
