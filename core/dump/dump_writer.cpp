@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <filesystem>
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -240,26 +239,7 @@ std::vector<uint8_t> DumpWriter::readInside(const std::string &path)
 {
     const size_t slash = path.rfind('/');
     const FolderPtr folder = openFolder(path.substr(0, slash));
-    const int fd = ::openat(folder->fd, path.c_str() + slash + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        throw Error("cannot open '" + path + "': " + std::strerror(errno));
-    std::vector<uint8_t> out;
-    uint8_t buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            const int saved = errno;
-            ::close(fd);
-            throw Error("cannot read '" + path + "': " + std::strerror(saved));
-        }
-        if (n == 0)
-            break;
-        out.insert(out.end(), buf, buf + n);
-    }
-    ::close(fd);
-    return out;
+    return readWholeFileAt(folder->fd, path.substr(slash + 1), path, true);
 }
 
 DumpWriter::FolderPtr DumpWriter::openFolder(const std::string &dir)

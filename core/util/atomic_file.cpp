@@ -109,7 +109,13 @@ void makeDirs(const std::string &path, mode_t mode)
 
 std::vector<uint8_t> readWholeFile(const std::string &path)
 {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    return readWholeFileAt(AT_FDCWD, path, path, false);
+}
+
+std::vector<uint8_t> readWholeFileAt(int dirFd, const std::string &name, const std::string &shownPath, bool noFollow)
+{
+    const std::string &path = shownPath;
+    int fd = ::openat(dirFd, name.c_str(), O_RDONLY | O_CLOEXEC | (noFollow ? O_NOFOLLOW : 0));
     if (fd < 0)
         throw Error(sysError("cannot open", path));
     std::vector<uint8_t> out;

@@ -25,5 +25,7 @@ void makeDirs(const std::string &path, mode_t mode = 0750);
 
 // Whole file into memory; throws Error naming the path.
 std::vector<uint8_t> readWholeFile(const std::string &path);
+// The same for `name` in the open folder dirFd; noFollow: a link there is refused.
+std::vector<uint8_t> readWholeFileAt(int dirFd, const std::string &name, const std::string &shownPath, bool noFollow);
 
 } // namespace llmscope
