@@ -400,14 +400,20 @@ QuantReport buildQuantReport(const CompareResult &res, const QuantReportOptions 
                      [](const WeightCost &a, const WeightCost &b) { return a.gainPerMiB > b.gainPerMiB; });
     q.testBytes = testBytes;
     q.budgetBytes = uint64_t(o.budget * double(testBytes));
-    for (auto &c : q.weights) {
-        const uint64_t extra = c.keepBytes > c.myBytes ? c.keepBytes - c.myBytes : 0;
-        if (extra == 0 || c.gainPerMiB <= 0 || q.chosenBytes + extra > q.budgetBytes)
-            continue;
-        c.chosen = true;
-        q.chosenBytes += extra;
-    }
+    q.chosenBytes = chooseWithinBudget(q.weights, q.budgetBytes);
     return q;
+}
+
+uint64_t chooseWithinBudget(std::vector<WeightCost> &ranked, uint64_t budgetBytes)
+{
+    uint64_t spent = 0;
+    for (auto &c : ranked) {
+        const uint64_t extra = c.keepBytes > c.myBytes ? c.keepBytes - c.myBytes : 0;
+        c.chosen = extra > 0 && c.gainPerMiB > 0 && spent + extra <= budgetBytes;
+        if (c.chosen)
+            spent += extra;
+    }
+    return spent;
 }
 
 std::string quantReportJson(const QuantReport &r)

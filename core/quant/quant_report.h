@@ -68,6 +68,11 @@ struct QuantReport {
 // logits cannot be read.
 QuantReport buildQuantReport(const CompareResult &result, const QuantReportOptions &options);
 
+// The weights to keep higher within budgetBytes, down the ranking: each that gains anything
+// and whose extra bytes still fit. One that does not fit is passed over, not the end: a
+// smaller one further down may still fit. Sets each one's chosen; returns the bytes spent.
+uint64_t chooseWithinBudget(std::vector<WeightCost> &ranked, uint64_t budgetBytes);
+
 std::string quantReportJson(const QuantReport &r);
 // Reads quantReportJson's text back (the window opens a report folder). Throws Error for text
 // that is not such a report.

@@ -19,6 +19,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QJsonArray>
+#include <QScopeGuard>
 #include <QTest>
 #include <QTabWidget>
 #include <QTableView>
@@ -116,6 +118,26 @@ class TstLiveSession : public QObject {
         return QFile::exists(family() + "/model-corrupt.gguf") ||
                engine::makeModel(kBin, {"--family", family(), "--layers", "2", "--corrupt-layer", "1"});
     }
+    // Golden's and the corrupted layer's dumps (rounds 0 and 1, every tensor), made once for
+    // the tests that compare them, whichever runs first or alone.
+    bool makeComparedDumps() const
+    {
+        if (!makeFamily())
+            return false;
+        for (const QString &side : {QStringLiteral("f32"), QStringLiteral("corrupt")}) {
+            const QString out = m_dir.path() + "/cmp/" + side;
+            if (!QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty())
+                continue;
+            QProcess p;
+            p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + family() +
+                                                              "/model-" + side + ".gguf -n 2",
+                                         "--type", "model", "tensor", "-er", "0,1", "-o", out});
+            if (!p.waitForFinished(120000) || p.exitCode() != 0)
+                return false;
+        }
+        return true;
+    }
+
     HuntSide familySide(const QString &model, int tokens) const
     {
         HuntSide s;
@@ -391,14 +413,7 @@ private slots:
     // thread, the first divergent operation marked and selected, its weight named.
     void diffOfGoldenAndCorruptedLayer()
     {
-        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/fam", "--layers", "2", "--corrupt-layer", "1"}));
-        for (const QString &side : {QStringLiteral("f32"), QStringLiteral("corrupt")}) {
-            QProcess p;
-            p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_dir.path() +
-                                                              "/fam/model-" + side + ".gguf -n 2",
-                                         "--type", "model", "tensor", "-er", "0,1", "-o", m_dir.path() + "/cmp/" + side});
-            QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
-        }
+        QVERIFY(makeComparedDumps());
         MainWindow w;
         w.show();
         QSignalSpy done(w.workspace(), &Workspace::compareFinished);
@@ -443,6 +458,7 @@ private slots:
         const int all = d->table()->model()->rowCount();
         QTest::mouseClick(d->failuresOnly(), Qt::LeftButton);
         QVERIFY(d->table()->model()->rowCount() < all);
+        QVERIFY(d->table()->model()->rowCount() >= 1); // the corrupted layer's failures, at least
         for (int r = 0; r < d->table()->model()->rowCount(); ++r)
             QVERIFY(!d->table()->model()->index(r, 0).data(DiffTableModel::PassedRole).toBool());
         shoot(&w, QStringLiteral("diff.png"));
@@ -509,12 +525,19 @@ private slots:
         QString error;
         const QStringList files = w.exportDiff(exported.path(), &error);
         QVERIFY2(files.size() == 6, qPrintable(error));
+        const auto cmp = w.workspace()->comparison();
+        QVERIFY(cmp && !cmp->rows.empty());
         QFile csv(files[0]);
         QVERIFY(csv.open(QIODevice::ReadOnly));
-        QVERIFY(csv.readLine().startsWith("token_id,data_id,golden_data_path"));
+        const QList<QByteArray> csvLines = csv.readAll().split('\n');
+        QVERIFY(csvLines.value(0).startsWith("token_id,data_id,golden_data_path"));
+        QCOMPARE(size_t(csvLines.size() - (csvLines.last().isEmpty() ? 2 : 1)), cmp->rows.size()); // a line a pair
         QFile json(files[1]);
         QVERIFY(json.open(QIODevice::ReadOnly));
-        QVERIFY(QJsonDocument::fromJson(json.readAll()).object().contains("ops"));
+        const QJsonObject doc = QJsonDocument::fromJson(json.readAll()).object();
+        QCOMPARE(size_t(doc["rows"].toArray().size()), cmp->rows.size());
+        QCOMPARE(size_t(doc["ops"].toArray().size()), cmp->ops.size());
+        QCOMPARE(doc["first_divergent"].toInt(), cmp->firstDivergent);
         for (int i = 2; i < 6; ++i) {
             const QImage img(files[i]);
             QVERIFY2(!img.isNull() && img.width() > 200, qPrintable(files[i] + QString(" %1x%2").arg(img.width()).arg(img.height())));
@@ -527,6 +550,12 @@ private slots:
     // The same diff in Chinese: tabs, metrics and the hunt's words, with pictures of each view.
     void diffInChinese()
     {
+        QVERIFY(makeComparedDumps());
+        // English again for the tests after it, however this one ends
+        const auto english = qScopeGuard([] {
+            for (QTranslator *t : qApp->findChildren<QTranslator *>())
+                QCoreApplication::removeTranslator(t);
+        });
         QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
         MainWindow w;
         w.resize(1400, 860);
@@ -547,8 +576,6 @@ private slots:
         tabs->setCurrentWidget(w.layerGraph());
         w.layerGraph()->fit();
         shoot(&w, QStringLiteral("diff_graph_zh_CN.png"));
-        for (QTranslator *t : qApp->findChildren<QTranslator *>())
-            QCoreApplication::removeTranslator(t);
     }
 
     // Session > Hunt on golden and the corrupted layer: both run live with statistics, then
@@ -562,6 +589,7 @@ private slots:
         w.show();
         QSignalSpy steps(w.workspace()->hunt(), &HuntAction::stepStarted);
         QSignalSpy probes(w.workspace()->session(), &LiveSession::helloReceived);
+        QSignalSpy ended(w.workspace()->hunt(), &HuntAction::finished);
         const QString out = m_dir.path() + "/hunt";
         const bool found = QCoro::waitFor(w.workspace()->runHunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0"));
         QVERIFY2(found, qPrintable(w.workspace()->hunt()->log().join('\n')));
@@ -570,8 +598,15 @@ private slots:
         for (const QString &recent : LaunchDialog::recentLaunches()) // the user's launches only
             QVERIFY2(!recent.contains(out), qPrintable(recent));
         const QString log = w.workspace()->hunt()->log().join('\n');
-        QVERIFY2(log.contains("found: round 0, op") && log.contains("ffn_out-1 (MUL_MAT)"), qPrintable(log));
-        QVERIFY2(log.contains("blk.1.ffn_down.weight"), qPrintable(log));
+        QCOMPARE(ended.count(), 1);
+        const QString conclusion = ended.at(0).at(1).toString();
+        QVERIFY2(QRegularExpression(R"(^found: round 0, op 2_\d+ ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/\d+_MUL_MAT\n)")
+                     .match(conclusion)
+                     .hasMatch(),
+                 qPrintable(log));
+        QVERIFY2(conclusion.contains("\n  the weight blk.1.ffn_down.weight differs between golden and test: the op's error "
+                                     "comes in through it"),
+                 qPrintable(log));
         QVERIFY(w.console()->toPlainText().contains("[hunt] step 3 of 4"));
         for (const char *d : {"golden-stats", "test-stats", "golden-tensors", "test-tensors"})
             QVERIFY2(!QDir(out + "/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);

@@ -322,11 +322,14 @@ private slots:
         o.opNames.clear();
         o.standard = OpcheckOptions::Standard::Msit;
         const OpcheckResult m = runOpcheck(o);
+        int seen = 0;
         for (const auto &x : m.rows)
             if (x.opId == "0_0" || x.opId == "0_1") {
                 QCOMPARE(x.standard, std::string("99.99%(error<9.53674e-07)"));
                 QCOMPARE(x.verdict, std::string(x.opId == "0_0" ? "PASS" : "FAIL"));
+                ++seen;
             }
+        QCOMPARE(seen, 2);
         // msit's columns, the metrics asked for, and the JSON's summary
         const std::string csv = opcheckCsv(r, {"abs", "kl"});
         QVERIFY(csv.rfind("op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"

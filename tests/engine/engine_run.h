@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <vector>
@@ -92,6 +93,33 @@ inline QJsonObject compareReport(const QString &dir)
     QFile f(dir + "/" + files[0]);
     f.open(QIODevice::ReadOnly);
     return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// The conclusion of `llmscope hunt` from its stderr: the last line it said as a conclusion
+// ("llmscope hunt: found: ...", prefix dropped) and the indented lines under it, up to the
+// replay's line. Step 2's line names the suspect too: tests pin the conclusion, not a label
+// found anywhere. Empty when there is none.
+inline QStringList huntConclusion(const QString &err)
+{
+    const QStringList l = err.split('\n', Qt::SkipEmptyParts);
+    qsizetype at = l.size() - 1;
+    while (at >= 0 && !l[at].startsWith(QLatin1String("llmscope hunt: ")))
+        --at;
+    if (at < 0)
+        return {};
+    QStringList c{l[at].mid(15)};
+    for (qsizetype i = at + 1; i < l.size() && l[i].startsWith(QLatin1String("  ")) &&
+                               !l[i].startsWith(QLatin1String("  replay: ")) &&
+                               !l[i].startsWith(QLatin1String("  dumps and reports kept in "));
+         ++i)
+        c << l[i].trimmed();
+    return c;
+}
+
+// Whether the hunt's conclusion starts as the regular expression pattern says.
+inline bool concludes(const QString &err, const QString &pattern)
+{
+    return QRegularExpression("^(" + pattern + ")").match(huntConclusion(err).value(0)).hasMatch();
 }
 
 } // namespace engine

@@ -188,8 +188,12 @@ private slots:
         const QString layerOp = "ffn_out-" + QString::number(kCorruptLayer) + " (MUL_MAT)";
         QVERIFY2(r.err.contains(QRegularExpression("first divergent by statistics: round 0, op \\d+_\\d+ " +
                                                    QRegularExpression::escape(layerOp))), qPrintable(r.err));
-        QVERIFY2(r.err.contains("found: round 0, op") && r.err.contains(layerOp), qPrintable(r.err));
-        QVERIFY2(r.err.contains("the weight blk." + QString::number(kCorruptLayer) + ".ffn_down.weight differs"),
+        QVERIFY2(engine::concludes(r.err, "found: round 0, op \\d+_\\d+ " + QRegularExpression::escape(layerOp) + " in " +
+                                              QString::number(kCorruptLayer + 1) + "_DecoderLayer/\\d+_MUL_MAT$"),
+                 qPrintable(r.err));
+        QVERIFY2(engine::huntConclusion(r.err).contains("the weight blk." + QString::number(kCorruptLayer) +
+                                                        ".ffn_down.weight differs between golden and test: the op's "
+                                                        "error comes in through it"),
                  qPrintable(r.err));
         // Every dump is kept; the second pass dumped that op only, with its data.
         for (const char *d : {"golden-stats", "test-stats", "golden-tensors", "test-tensors"})
@@ -204,7 +208,9 @@ private slots:
         const Run same = llmscopeRun({"hunt", "--golden", gen + "model-f32.gguf", "--test", gen + "model-f32.gguf", "-o",
                                       m_dir.path() + "/hunt-same"});
         QCOMPARE(same.code, 1);
-        QVERIFY2(same.err.contains("nothing diverges"), qPrintable(same.err));
+        QVERIFY2(engine::concludes(same.err, "every operation is within its budget in rounds 0,0: nothing diverges beyond"),
+                 qPrintable(same.err));
+        QVERIFY(!same.err.contains("llmscope hunt: found:"));
     }
 
     void commandLineErrors()

@@ -117,6 +117,7 @@ private slots:
         const CompareResult r = runCompare(o);
         QCOMPARE(r.onlyGolden.size(), size_t(statuses[0].skipped));
         QVERIFY(r.onlyMy.empty());
+        QCOMPARE(r.rows.size(), idx.tensors.size()); // every tensor the full disk kept, paired
         for (const auto &row : r.rows)
             QVERIFY2(row.passed, row.failReason.c_str());
     }

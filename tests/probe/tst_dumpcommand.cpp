@@ -2,6 +2,7 @@
 // back by the index, tensors recomputed from their dumped inputs, the end summary, refusals,
 // a target stopped mid-dump, and the dynamic config changing a running target.
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -959,18 +960,38 @@ private slots:
 
     // Stopped part way through writing full tensors of every round: every file in the dump
     // is whole, the index reads it without a problem, and the status says it did not finish.
+    // The program holds after two rounds until their hundred-odd files are on disk (however
+    // slowly a busy machine writes them), then goes on a token every 20 ms: --timeout stops it
+    // while it is still producing and writing rounds, never before the files counted.
     void targetStoppedMidDumpLeavesAReadableDump()
     {
-        const QString out = m_dir.path() + "/stopped";
-        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
-                                                  " -n 3000 --ctx 4096", "--type", "tensor", "-er", "0,100000",
-                                "--timeout", "2", "-o", out});
-        QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("was stopped") && r.err.contains("did not exit normally"), qPrintable(r.err));
+        const QString out = m_dir.path() + "/stopped", hold = m_dir.path() + "/stopped-go";
+        QProcess p;
+        p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
+                                                       " -n 3000 --ctx 4096 --pace-ms 20 --hold-after 2 --hold-file " + hold,
+                                     "--type", "tensor", "-er", "0,100000", "--timeout", "45", "-o", out});
+        auto tensorFiles = [&] {
+            int n = 0;
+            for (QDirIterator it(out, {"*.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())
+                ++n;
+            return n;
+        };
+        // Waits on the program's own signs (its hold file, then its files); ends if it ends.
+        int written = 0;
+        while (p.state() != QProcess::NotRunning && !(QFile::exists(hold + ".waiting") && (written = tensorFiles()) > 100))
+            p.waitForFinished(50);
+        QVERIFY2(written > 100, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        QFile go(hold);
+        QVERIFY(go.open(QIODevice::WriteOnly));
+        go.close();
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(err.contains("was stopped") && err.contains("did not exit normally"), qPrintable(err));
         const QString root = onlyDump(out);
         const DumpIndex idx = scanDump(root.toStdString());
         QVERIFY2(idx.problems.empty(), idx.problems.empty() ? "" : idx.problems[0].message.c_str());
-        QVERIFY(idx.tensors.size() > 100);
+        QVERIFY2(idx.tensors.size() >= size_t(written), qPrintable(QString("%1 of %2").arg(idx.tensors.size()).arg(written)));
         for (size_t i = 0; i < idx.tensors.size(); i += 97)
             QCOMPARE(readBin(idx.tensors[i].path).data.size(), size_t(idx.tensors[i].dataBytes));
         const auto st = readProbeStatuses(root.toStdString());

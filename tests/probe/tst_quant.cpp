@@ -19,6 +19,7 @@
 #include "dump/probe_status.h"
 #include "dump/dump_layout.h"
 #include "ggml/ggml_library.h"
+#include "quant/quant_report.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
@@ -81,6 +82,47 @@ class TstQuant : public QObject {
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         return r.code == 0 ? readJson(out + "/quant_report.json") : QJsonObject{};
+    }
+
+    // On the report's own figures: each weight's share is its estimate over their sum, and the
+    // choice goes down the ranking taking each weight that gains and still fits, passing over
+    // one that does not fit (a budget the second one misses while a later, smaller one fits).
+    static void checkSharesAndChoice(const QString &out)
+    {
+        QFile f(out + "/quant_report.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QuantReport r = parseQuantReport(f.readAll().toStdString());
+        QVERIFY(r.weights.size() > 3 && r.estimatedNmse > 0);
+        double shares = 0;
+        for (const auto &c : r.weights) {
+            shares += c.share;
+            QVERIFY2(std::fabs(c.share - c.logitsNmse / r.estimatedNmse) <= 1e-9 * std::max(c.share, 1e-12),
+                     c.name.c_str());
+        }
+        QVERIFY2(std::fabs(shares - 1) < 1e-9, qPrintable(QString::number(shares, 'g', 17)));
+        auto extra = [](const WeightCost &c) { return c.keepBytes > c.myBytes ? c.keepBytes - c.myBytes : 0; };
+        uint64_t spent = 0;
+        for (const auto &c : r.weights) {
+            const bool take = extra(c) > 0 && c.gainPerMiB > 0 && spent + extra(c) <= r.budgetBytes;
+            QVERIFY2(c.chosen == take, c.name.c_str());
+            spent += take ? extra(c) : 0;
+        }
+        QCOMPARE(r.chosenBytes, spent);
+        // The first weight b with a smaller one c after it: a budget of the weights above b and
+        // c's bytes leaves b out and takes c (stopping at b would leave c's bytes unspent).
+        size_t b = 0, c = 0;
+        for (size_t i = 0; i < r.weights.size() && !c; ++i)
+            for (size_t j = i + 1; j < r.weights.size() && !c; ++j)
+                if (extra(r.weights[j]) < extra(r.weights[i]) && r.weights[j].gainPerMiB > 0)
+                    b = i, c = j;
+        QVERIFY2(c > 0, "no weight in the ranking is followed by a smaller one");
+        uint64_t tight = extra(r.weights[c]);
+        for (size_t i = 0; i < b; ++i)
+            tight += r.weights[i].gainPerMiB > 0 ? extra(r.weights[i]) : 0;
+        QCOMPARE(chooseWithinBudget(r.weights, tight), tight);
+        for (size_t i = 0; i < r.weights.size(); ++i)
+            QVERIFY2(r.weights[i].chosen == ((i < b && r.weights[i].gainPerMiB > 0 && extra(r.weights[i]) > 0) || i == c),
+                     r.weights[i].name.c_str());
     }
 
 private slots:
@@ -232,7 +274,8 @@ private slots:
                                                generate(model("q4_0"), 2), "-o", m_dir.path() + "/hunt-q4"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("statistics cannot tell a kernel's error from quantization's"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("no kernel adds error beyond what quantization explains"), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, "no kernel adds error beyond what quantization explains in rounds 0,0;"),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains(QRegularExpression(R"(blk\.\d\.\w+\.weight \(q4_0, relative error [0-9.]+ %\))")),
                  qPrintable(r.err));
         QVERIFY2(!r.err.contains("found:"), qPrintable(r.err));
@@ -244,9 +287,16 @@ private slots:
         const auto r = engine::llmscope(kBin, {"hunt", "--golden", generate(model("f32"), 2), "--test",
                                                generate(model("corrupt-q4_0"), 2), "-o", m_dir.path() + "/hunt-cq4"});
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.err.contains(QRegularExpression(R"(found: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\))")), qPrintable(r.err));
-        QVERIFY2(r.err.contains("blk.1.ffn_down.weight (q4_0) differs from golden's by"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("more than its quantization explains"), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)"),
+                 qPrintable(r.err));
+        QVERIFY2(engine::huntConclusion(r.err).indexOf(QRegularExpression(
+                     R"(^blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, more than its quantization )"
+                     R"(explains \([0-9.]+ %\)$)")) > 0,
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\) .*: )"
+                                                   R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
+                                                   R"(more than its quantization explains)")),
+                 qPrintable(r.err));
     }
 
     // The report: every quantized weight ranked with its figures, the logits' divergence per
@@ -293,6 +343,7 @@ private slots:
         for (const QString &l : lines)
             QVERIFY2(QRegularExpression(R"(^(\^?[\w.\\]+\$?)=q8_0$)").match(l).hasMatch(), qPrintable(l));
         QVERIFY(QFileInfo(out + "/quant_report.csv").size() > 0);
+        checkSharesAndChoice(out);
         // A budget argument that is no share is refused.
         QCOMPARE(engine::llmscope(kBin, {"quant-report", "--golden", "x", "--test", "y", "--budget", "lots"}).code, 2);
     }

@@ -160,20 +160,23 @@ private slots:
         const Run clean = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                        cmd("model-f32.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-clean"});
         QVERIFY2(clean.code == 1, qPrintable(clean.err));
-        QVERIFY2(clean.err.contains("nothing diverges beyond what two engines of one model may differ by") &&
-                     clean.err.contains("the most error for its budget: round 0, op "),
+        QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in rounds 0,0: nothing diverges beyond "
+                                              "what two engines of one model may differ by$") &&
+                     engine::huntConclusion(clean.err).value(1).startsWith("the most error for its budget: round 0, op "),
                  qPrintable(clean.err));
 
         const Run ffn = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                      cmd("model-corrupt.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-ffn"});
-        QVERIFY2(ffn.code == 0 && ffn.err.contains("found: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
-                     ffn.err.contains("the weight blk.1.ffn_down.weight differs"),
+        QVERIFY2(ffn.code == 0 && engine::concludes(ffn.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+                     engine::huntConclusion(ffn.err).contains("the weight blk.1.ffn_down.weight differs between golden and "
+                                                              "test: the op's error comes in through it"),
                  qPrintable(ffn.err));
 
         const Run v = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("attn_v.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-v"});
-        QVERIFY2(v.code == 0 && v.err.contains("found: round 0, op 2_5 Vcur-1 (MUL_MAT)") &&
-                     v.err.contains("the weight blk.1.attn_v.weight differs"),
+        QVERIFY2(v.code == 0 && engine::concludes(v.err, R"(found: round 0, op 2_5 Vcur-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+                     engine::huntConclusion(v.err).contains("the weight blk.1.attn_v.weight differs between golden and "
+                                                            "test: the op's error comes in through it"),
                  qPrintable(v.err));
         QVERIFY2(v.err.contains("dumping only op 2_5 (test's 2_"), qPrintable(v.err));
     }
@@ -188,12 +191,17 @@ private slots:
                  true);
         const Run q = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
-        QVERIFY2(q.code == 1 && q.err.contains("no kernel adds error beyond what quantization explains"),
+        QVERIFY2(q.code == 1 && engine::concludes(q.err, "no kernel adds error beyond what quantization explains in rounds 0,0;"),
                  qPrintable(q.err));
         const Run c = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("corrupt-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-cq4"});
-        QVERIFY2(c.code == 0 && c.err.contains("found: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
-                     c.err.contains("blk.1.ffn_down.weight (q4_0) differs from golden's by"),
+        QVERIFY2(c.code == 0 && engine::concludes(c.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+                     engine::huntConclusion(c.err).indexOf(QRegularExpression(
+                         R"(^blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, more than its )"
+                         R"(quantization explains \([0-9.]+ %\))")) > 0 &&
+                     c.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) .*: )"
+                                                       R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
+                                                       R"(more than its quantization explains)")),
                  qPrintable(c.err));
     }
 };
