@@ -133,6 +133,7 @@ struct PlanBuilder {
         plan.statsOnly = stats;
         plan.addStats = payload && c.stats;
         plan.csv = stats && c.statsCsv;
+        plan.sketch = c.sketch;
         // -tiling's replay inputs and -symlink's links: a weight's file once a run. Keeping
         // only the ops with NaN/Inf may drop the round a weight was first taken in: not then.
         plan.weightsOnce = payload && (c.tiling || c.symlink) && !c.nanInfOnly;

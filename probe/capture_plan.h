@@ -65,6 +65,7 @@ struct CapturePlan {
     bool statsOnly = false;     // statistics instead of data
     bool addStats = false;      // data and statistics
     bool csv = false;           // statistics as rows of the round's statistic.csv
+    bool sketch = true;         // statistics with their error sketch
     bool weightsOnce = false;   // payloads: a weight's file written once a run, linked after
     bool post = false;          // every item is intact after the whole graph has run
 

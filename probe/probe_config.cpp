@@ -56,6 +56,7 @@ ProbeConfig readProbeConfig()
         c.followTokens = env("LLMSCOPE_FOLLOW_TOKENS");
         c.watch = OpIds::parse(env("LLMSCOPE_WATCH"));
         c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
+        c.sketch = env("LLMSCOPE_SKETCH") != "0";
         const std::string read = env("LLMSCOPE_READ");
         if (read == "graph") c.read = ReadMode::Graph;
         else if (read == "node") c.read = ReadMode::Node;

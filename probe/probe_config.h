@@ -33,6 +33,7 @@ struct ProbeConfig {
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views
     bool quiet = false;         // LLMSCOPE_LOG_LEVEL error or above: warnings only in the status file
     bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool
+    bool sketch = true;         // LLMSCOPE_SKETCH=0: statistics without their error sketch (tensor/sketch.h)
     ReadMode read = ReadMode::Auto; // LLMSCOPE_READ: auto, inline, graph or node
     uint64_t keepBytes = 64ull << 20; // LLMSCOPE_KEEP_MB: auto keeps at most this much a graph
     std::string liveSocket;     // LLMSCOPE_LIVE: the app's socket (core/live/live_protocol.h)

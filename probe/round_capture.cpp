@@ -96,7 +96,7 @@ void RoundCapture::takeStats(uint32_t k)
         copyDense(it.tensor, m_scratch.data());
         data = m_scratch.data();
     }
-    m_round.stats[k] = computeStats(it.header.dtype, data, it.elements);
+    m_round.stats[k] = computeStats(it.header.dtype, data, it.elements, m_round.plan->sketch);
 }
 
 int RoundCapture::sameBytes(const PlanItem &it) const

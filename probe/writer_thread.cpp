@@ -317,7 +317,7 @@ std::vector<char> WriterThread::nanInfNodes(const CapturedRound &r, PayloadStats
         } else if (at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value()) {
             auto [known, added] = byPayload.try_emplace(at);
             if (added)
-                known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+                known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), r.plan->sketch);
             st = known->second;
         }
         if (st && st->nanCount + st->infCount > 0) {
@@ -347,7 +347,7 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
         if (cached == m_weightStats.end()) { // first sight: computed when taken, or from its payload
             std::optional<TensorStats> st = r.stats.empty() ? std::nullopt : r.stats[k];
             if (plan.addStats && at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value())
-                st = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+                st = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), plan.sketch);
             cached = m_weightStats.emplace(it.weightKey, st).first;
         }
         return cached->second;
@@ -363,7 +363,7 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
     // outputs' statistics (computed here, off the program's threads)
     auto [known, added] = byPayload.try_emplace(at); // aliases share type and bytes
     if (added)
-        known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount());
+        known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), r.plan->sketch);
     return known->second;
 }
 

@@ -27,6 +27,9 @@ struct ChainDumpOptions {
     bool statsOnly = false;           // statistics in the headers, no payload (--type stats)
     bool scaled = false;              // the error as a scale, base * (1 + rel): statistics see it whole
     std::optional<size_t> onlyOp;     // -ids: that op's tensors alone
+    bool noSketch = false;            // statistics without their sketch (as before sketches)
+    // Changes op k's output values after they are made (and so its successor's input).
+    std::function<void(size_t k, std::vector<float> &)> change;
 };
 
 inline std::vector<float> chainValues(size_t k, double r, bool scaled)
@@ -55,7 +58,7 @@ inline std::string writeChain(const std::string &dir, const Chain &c, const std:
     auto tensor = [&](const std::vector<float> &v) {
         llmscope::Tensor t = f32Tensor({16, 16}, v);
         if (opt.statsOnly) {
-            llmscope::setStatsAttrs(t, llmscope::computeStats(t));
+            llmscope::setStatsAttrs(t, llmscope::computeStats(t, !opt.noSketch));
             t.hasData = false;
             t.data.clear();
         }
@@ -66,10 +69,16 @@ inline std::string writeChain(const std::string &dir, const Chain &c, const std:
     llmscope::TopoNode layer;
     layer.name = "Layer0";
     layer.type = "DecoderLayer";
+    auto output = [&](size_t k) {
+        auto v = chainValues(k, rel(k), opt.scaled);
+        if (opt.change)
+            opt.change(k, v);
+        return v;
+    };
     for (size_t k = 0; k < c.ops.size(); ++k) {
         const std::vector<std::string> folders{"0_DecoderLayer", std::to_string(k) + "_" + c.ops[k].second};
         const bool written = !opt.onlyOp || *opt.onlyOp == k;
-        const auto in = k ? chainValues(k - 1, rel(k - 1), opt.scaled) : chainValues(99, 0, opt.scaled);
+        const auto in = k ? output(k - 1) : chainValues(99, 0, opt.scaled);
         if (written)
             w.writeTensor(0, 7, 0, folders, true, true, 0, tensor(in));
         llmscope::TopoNode n;
@@ -83,7 +92,7 @@ inline std::string writeChain(const std::string &dir, const Chain &c, const std:
         }
         n.outTensors = {c.ops[k].first};
         if (written)
-            w.writeTensor(0, 7, 0, folders, false, false, 0, tensor(chainValues(k, rel(k), opt.scaled)));
+            w.writeTensor(0, 7, 0, folders, false, false, 0, tensor(output(k)));
         layer.children.push_back(n);
     }
     model.children.push_back(layer);

@@ -585,10 +585,6 @@ replayed on its own inputs: %1%2</source>
 <context>
     <name>HuntText</name>
     <message>
-        <source>step 1 of 4: statistics of every operation in rounds %1, golden and test (cheap: seven numbers a tensor, no payload)</source>
-        <translation>第 1/4 步: 标杆与待测在轮次 %1 中全部算子的统计信息(开销小: 每个张量七个数, 不含数据)</translation>
-    </message>
-    <message>
         <source>step 2 of 4: comparing the statistics to find the first operation whose output departs</source>
         <translation>第 2/4 步: 比较统计信息, 找出首个输出偏离的算子</translation>
     </message>
@@ -599,10 +595,6 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>step 4 of 4: comparing its tensors element by element</source>
         <translation>第 4/4 步: 逐元素比较其张量</translation>
-    </message>
-    <message>
-        <source>every operation&apos;s statistics agree in rounds %1: nothing diverges there</source>
-        <translation>轮次 %1 中所有算子的统计信息一致: 没有偏离</translation>
     </message>
     <message>
         <source>the second runs did not dump op %1</source>
@@ -627,10 +619,6 @@ replayed on its own inputs: %1%2</source>
         <translation>%1(测试侧为 %2)</translation>
     </message>
     <message>
-        <source>every operation is within its budget in rounds %1: nothing diverges beyond what two engines of one model may differ by</source>
-        <translation>第 %1 轮中每个算子都在其误差预算之内: 没有超出同一模型在两个引擎上应有差异的偏离</translation>
-    </message>
-    <message>
         <source>  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, %4 % of the %5 allowed for %6</source>
         <translation>  相对预算引入误差最多的: 第 %1 轮, 算子 %2 按统计信息引入 NMSE %3, 占 %6 允许的 %5 的 %4 %</translation>
     </message>
@@ -643,10 +631,6 @@ replayed on its own inputs: %1%2</source>
         <translation>  %1 在标杆与待测之间不同: 该算子的误差由它引入</translation>
     </message>
     <message>
-        <source>element by element, op %1 is within its budget: the statistics overstated it, and nothing diverges beyond what two engines of one model may differ by</source>
-        <translation>逐元素比较, 算子 %1 在其预算之内: 统计信息高估了它, 没有超出同一模型在两个引擎上应有差异的偏离</translation>
-    </message>
-    <message>
         <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
         <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
     </message>
@@ -655,16 +639,8 @@ replayed on its own inputs: %1%2</source>
         <translation>首个发散：第 %1 轮，算子 %2（相对误差 %3 %）</translation>
     </message>
     <message>
-        <source>the test&apos;s weights are stored as %1: statistics cannot tell a kernel&apos;s error from quantization&apos;s, so every operation&apos;s outputs in rounds %2 are dumped and compared element by element, golden and test</source>
-        <translation>测试侧的权重以 %1 存储：统计量无法区分算子内核的误差与量化的误差，因此在第 %2 轮导出每个算子的输出，标杆与测试逐元素比对</translation>
-    </message>
-    <message>
         <source>    %1 (%2, relative error %3 %): its op %4 adds NMSE %5</source>
         <translation>    %1（%2，相对误差 %3 %）：其算子 %4 增加 NMSE %5</translation>
-    </message>
-    <message>
-        <source>no kernel adds error beyond what quantization explains in rounds %1; the weights whose quantization costs most (llmscope quant-report ranks them all):%2</source>
-        <translation>第 %1 轮中没有算子内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排序）：%2</translation>
     </message>
     <message>
         <source>  its input %1 already differs: the op that computes it was not compared</source>
@@ -697,6 +673,66 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>step 3 of 4: both runs again, dumping round %1 whole with its data (a PyTorch golden: a module&apos;s input lies in another of the engine&apos;s ops)</source>
         <translation>第 3 步（共 4 步）：再次运行两端，完整导出第 %1 轮及其数据（PyTorch 标杆：模块的输入位于引擎的其他算子中）</translation>
+    </message>
+    <message>
+        <source>first divergent by statistics: round %1, op %2 (relative error about %3 %, estimated from the sketches)</source>
+        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差约 %3 %, 由误差草图估计)</translation>
+    </message>
+    <message>
+        <source>every round</source>
+        <translation>每一轮</translation>
+    </message>
+    <message>
+        <source>rounds %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>element by element it is within its budget</source>
+        <translation>逐元素比对时它在预算之内</translation>
+    </message>
+    <message>
+        <source>its inputs already differ from golden&apos;s by %1 %, more than any one op may add</source>
+        <translation>其输入与标杆已相差 %1 %，超过任何单个算子可引入的误差</translation>
+    </message>
+    <message>
+        <source>step 3 of 4, walking back from op %1 (%2): both runs again, dumping every operation&apos;s outputs in round %3 with their data</source>
+        <translation>第 3 步（共 4 步），从算子 %1 回溯（%2）：再次运行两端，导出第 %3 轮每个算子的输出及其数据</translation>
+    </message>
+    <message>
+        <source>step 4 of 4, walking back: comparing them element by element for the first operation that departs</source>
+        <translation>第 4 步（共 4 步），回溯：逐元素比对，找出首个偏离的算子</translation>
+    </message>
+    <message>
+        <source>the first operation that departs element by element: round %1, op %2; dumping it with its inputs</source>
+        <translation>逐元素比对首个偏离的算子：第 %1 轮，算子 %2；连同其输入一起导出</translation>
+    </message>
+    <message>
+        <source>no operation departs beyond its budget in %1, yet the two programs chose different tokens from round %2 on: the difference lies in what was not compared (widen -er, or compare the logits element by element with llmscope compare)</source>
+        <translation>%1 中没有算子超出其预算，但两个程序从第 %2 轮起选择了不同的 token：差异位于未比对的部分（扩大 -er，或用 llmscope compare 逐元素比对 logits）</translation>
+    </message>
+    <message>
+        <source>step 1 of 4: statistics of every operation in %1, golden and test, the test consuming golden&apos;s tokens (cheap: a few numbers a tensor, no payload)</source>
+        <translation>第 1 步（共 4 步）：导出%1中每个算子的统计信息，标杆与测试两端，测试端使用标杆的 token（开销小：每个张量几个数，无数据）</translation>
+    </message>
+    <message>
+        <source>the test&apos;s weights are stored as %1: statistics cannot tell a kernel&apos;s error from quantization&apos;s, so every operation&apos;s outputs in %2 are dumped and compared element by element, golden and test</source>
+        <translation>测试端权重以 %1 存储：统计信息无法区分内核误差与量化误差，因此导出%2中每个算子的输出并逐元素比对，标杆与测试两端</translation>
+    </message>
+    <message>
+        <source>every operation&apos;s statistics agree in %1: nothing diverges there</source>
+        <translation>%1中每个算子的统计信息一致：没有偏离</translation>
+    </message>
+    <message>
+        <source>no kernel adds error beyond what quantization explains in %1; the weights whose quantization costs most (llmscope quant-report ranks them all):%2</source>
+        <translation>%1中没有内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排名）：%2</translation>
+    </message>
+    <message>
+        <source>every operation is within its budget in %1: nothing diverges beyond what two engines of one model may differ by</source>
+        <translation>%1中每个算子都在其预算之内：没有超出同一模型两个引擎之间可能差异的偏离</translation>
+    </message>
+    <message>
+        <source>element by element, op %1 is within its budget: the statistics overstated it, and no operation&apos;s outputs in round %2 depart beyond what two engines of one model may differ by</source>
+        <translation>逐元素比对，算子 %1 在其预算之内：统计信息高估了它，且第 %2 轮中没有算子的输出超出同一模型两个引擎之间可能的差异</translation>
     </message>
 </context>
 <context>

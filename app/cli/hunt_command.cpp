@@ -24,22 +24,31 @@ namespace {
 const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard engine|msit]
 
 Finds the first operation where the test program departs from the golden one:
-  1. runs both with statistics of every operation (--type model stats),
+  1. runs both with statistics of every operation (--type model stats) in every round, the
+     test consuming golden's tokens (--follow-tokens) so that later rounds stay comparable;
+     the statistics carry error sketches, from which compare estimates each op's error,
   2. compares the statistics and takes the first divergent operation,
   3. runs both again dumping only that operation's full tensors, inputs and outputs,
-  4. compares them element by element and reports it.
-Every dump is kept under DIR (default ./llmscope_hunt): golden-stats, test-stats,
-golden-tensors, test-tensors, and the reports.
+  4. compares them element by element and reports it, then replays it (llmscope opcheck)
+     to say whether its kernel or its inputs are at fault.
+Where the suspect is within its budget element by element, or its inputs already differ by
+more than any one op may add, the hunt walks back: every op's outputs in that round are
+dumped and compared element by element, and the first that departs is dumped with its
+inputs and reported. Where the programs chose different tokens, it never ends in "nothing
+diverges". Every dump is kept under DIR (default ./llmscope_hunt): golden-stats, test-stats,
+golden-tensors, test-tensors, golden-walk, test-walk, golden-first, test-first, and the
+reports.
 
   --golden CMD     the reference program (as for llmscope dump --exec)
   --test CMD       the program to check
   -o DIR           where the dumps and reports go (default: ./llmscope_hunt)
-  -er RANGES       rounds to compare (default: 0,0, the prompt)
+  -er RANGES       rounds to compare (default: all, every round both programs run)
   --standard S     how ops are judged, as llmscope compare's --standard (default: engine,
                    ggml's cross-backend budgets; msit: msit's per-element table)
 
 Exit status: 0 a divergent operation was found, 1 every operation passed (or the suspect the
-statistics gave passed element by element), 2 it could not run.
+statistics gave passed element by element, and so did its round's outputs; or nothing departs
+where compared while the programs chose other tokens, said so), 2 it could not run.
 )";
 
 void say(const QString &s)
@@ -89,7 +98,8 @@ int runHuntCommand(const QStringList &args)
     switch (outcome.end) {
     case hunt::Outcome::End::Found: return 0;
     case hunt::Outcome::End::NothingDiverges:
-    case hunt::Outcome::End::Cleared: return 1;
+    case hunt::Outcome::End::Cleared:
+    case hunt::Outcome::End::Unexplained: return 1;
     default: return 2;
     }
 }

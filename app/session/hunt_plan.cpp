@@ -3,10 +3,12 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
+#include "dump/token_record.h"
 #include "util/error.h"
 
 // The words' translation context ("HuntText" in translations/).
@@ -60,9 +62,92 @@ Request parseRequest(const QStringList &args)
     return r;
 }
 
+namespace {
+// -er for `llmscope dump`: "all" is every round there is
+QString dumpRounds(const QString &rounds)
+{
+    return rounds == QLatin1String("all") ? QStringLiteral("0,%1").arg(std::numeric_limits<int32_t>::max()) : rounds;
+}
+} // namespace
+
 QStringList statsArgs(const QString &rounds)
 {
-    return {"--type", "model", "stats", "-er", rounds};
+    // one statistic.csv a round: many rounds of a file a tensor cost the program its time
+    return {"--type", "model", "stats", "--stats-csv", "-er", dumpRounds(rounds)};
+}
+
+QStringList followingTokens(const QStringList &options, const QString &goldenDump)
+{
+    return options + QStringList{"--follow-tokens", goldenDump};
+}
+
+QString roundsText(const QString &rounds)
+{
+    return rounds == QLatin1String("all") ? HuntText::tr("every round") : HuntText::tr("rounds %1").arg(rounds);
+}
+
+bool inputsAlreadyDepart(const OpResult &op)
+{
+    // an NMSE beyond the largest any one op may add (MUL_MAT's 5e-4): more than rounding upstream
+    return op.inputError * op.inputError > engineBudget("MUL_MAT", 0, 0).nmse;
+}
+
+QStringList walkArgs(int64_t round)
+{
+    const QString r = QString::number(round);
+    return {"--type", "model", "tensor", "-stp", "1", "-er", r + "," + r};
+}
+
+QString goldenWalkDir() { return QStringLiteral("golden-walk"); }
+QString testWalkDir() { return QStringLiteral("test-walk"); }
+QString goldenFirstDir() { return QStringLiteral("golden-first"); }
+QString testFirstDir() { return QStringLiteral("test-first"); }
+
+QString stepWalk(const OpResult &suspect, bool clearedByElements)
+{
+    const QString why = clearedByElements
+                            ? HuntText::tr("element by element it is within its budget")
+                            : HuntText::tr("its inputs already differ from golden's by %1 %, more than any one op may add")
+                                  .arg(pct(suspect.inputError));
+    return HuntText::tr("step 3 of 4, walking back from op %1 (%2): both runs again, dumping every operation's outputs "
+                        "in round %3 with their data")
+        .arg(QString::fromStdString(suspect.label()), why)
+        .arg(suspect.round);
+}
+
+QString stepCompareWalk()
+{
+    return HuntText::tr("step 4 of 4, walking back: comparing them element by element for the first operation that departs");
+}
+
+QString walkedTo(const OpResult &first)
+{
+    return HuntText::tr("the first operation that departs element by element: round %1, op %2; dumping it with its inputs")
+        .arg(first.round)
+        .arg(QString::fromStdString(first.label()));
+}
+
+std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QString &testDump)
+{
+    try {
+        const auto g = readTokenRecords(goldenDump.toStdString()), t = readTokenRecords(testDump.toStdString());
+        for (const auto &[round, rec] : t) {
+            const auto it = g.find(round);
+            if (it != g.end() && (rec.replaced || rec.tokens != it->second.tokens))
+                return round;
+        }
+    } catch (const std::exception &) { // unreadable records tell nothing
+    }
+    return std::nullopt;
+}
+
+QString tokensDifferUnexplained(const QString &rounds, int64_t round)
+{
+    return HuntText::tr("no operation departs beyond its budget in %1, yet the two programs chose different tokens from "
+                        "round %2 on: the difference lies in what was not compared (widen -er, or compare the logits "
+                        "element by element with llmscope compare)")
+        .arg(roundsText(rounds))
+        .arg(round);
 }
 
 QStringList tensorArgs(const OpResult &op, Side side)
@@ -83,7 +168,7 @@ QStringList roundTensorArgs(const OpResult &op)
 
 QStringList outputsArgs(const QString &rounds)
 {
-    return {"--type", "model", "tensor", "-stp", "1", "-er", rounds};
+    return {"--type", "model", "tensor", "-stp", "1", "-er", dumpRounds(rounds)};
 }
 
 QString goldenStatsDir() { return QStringLiteral("golden-stats"); }
@@ -95,8 +180,8 @@ QString testTensorsDir() { return QStringLiteral("test-tensors"); }
 
 QString stepStats(const QString &rounds)
 {
-    return HuntText::tr("step 1 of 4: statistics of every operation in rounds %1, golden and test (cheap: seven numbers a "
-              "tensor, no payload)").arg(rounds);
+    return HuntText::tr("step 1 of 4: statistics of every operation in %1, golden and test, the test consuming golden's "
+                        "tokens (cheap: a few numbers a tensor, no payload)").arg(roundsText(rounds));
 }
 
 QString stepCompareStats()
@@ -110,11 +195,15 @@ QString suspect(const CompareResult &r, const OpResult &op)
         return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
             .arg(op.round)
             .arg(QString::fromStdString(op.label()), pct(op.outputError));
-    bool statsBased = false;
-    for (size_t i : op.rows)
+    bool statsBased = false, estimated = false;
+    for (size_t i : op.rows) {
         statsBased = statsBased || r.rows[i].statsOnly;
-    QString s = (statsBased ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
-                            : HuntText::tr("first divergent: round %1, op %2 (relative error %3 %)"))
+        estimated = estimated || (!r.rows[i].golden.input && !std::isnan(r.rows[i].statsEstimate));
+    }
+    QString s = (estimated    ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error about %3 %, "
+                                             "estimated from the sketches)")
+                 : statsBased ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
+                              : HuntText::tr("first divergent: round %1, op %2 (relative error %3 %)"))
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), pct(op.outputError));
     if (!op.verdict.empty())
@@ -160,9 +249,9 @@ QString stepOutputs(const CompareResult &r, const QString &rounds)
         if (w.goldenType != w.myType && !types.contains(QString::fromStdString(w.myType)))
             types << QString::fromStdString(w.myType);
     return HuntText::tr("the test's weights are stored as %1: statistics cannot tell a kernel's error from "
-                        "quantization's, so every operation's outputs in rounds %2 are dumped and compared element "
+                        "quantization's, so every operation's outputs in %2 are dumped and compared element "
                         "by element, golden and test")
-        .arg(types.join(QStringLiteral(", ")), rounds);
+        .arg(types.join(QStringLiteral(", ")), roundsText(rounds));
 }
 
 QString costliestWeights(const CompareResult &r)
@@ -196,13 +285,13 @@ QString costliestWeights(const CompareResult &r)
 QString nothingDiverges(const QString &rounds, const CompareResult &r)
 {
     if (r.standard != Standard::Engine)
-        return HuntText::tr("every operation's statistics agree in rounds %1: nothing diverges there").arg(rounds);
+        return HuntText::tr("every operation's statistics agree in %1: nothing diverges there").arg(roundsText(rounds));
     if (quantizedTest(r))
-        return HuntText::tr("no kernel adds error beyond what quantization explains in rounds %1; the weights whose "
+        return HuntText::tr("no kernel adds error beyond what quantization explains in %1; the weights whose "
                             "quantization costs most (llmscope quant-report ranks them all):%2")
-            .arg(rounds, costliestWeights(r));
-    QString s = HuntText::tr("every operation is within its budget in rounds %1: nothing diverges beyond what two "
-                             "engines of one model may differ by").arg(rounds);
+            .arg(roundsText(rounds), costliestWeights(r));
+    QString s = HuntText::tr("every operation is within its budget in %1: nothing diverges beyond what two "
+                             "engines of one model may differ by").arg(roundsText(rounds));
     if (r.mostAdded >= 0) {
         const OpResult &op = r.ops[size_t(r.mostAdded)];
         s += QLatin1Char('\n') + HuntText::tr("  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, "
@@ -277,11 +366,12 @@ bool confirmed(const CompareResult &r, const OpResult &op)
     return r.standard != Standard::Engine || !op.passed;
 }
 
-QString cleared(const OpResult &op)
+QString cleared(const OpResult &op, int64_t round)
 {
-    return HuntText::tr("element by element, op %1 is within its budget: the statistics overstated it, and nothing "
-                        "diverges beyond what two engines of one model may differ by")
-        .arg(QString::fromStdString(op.label()));
+    return HuntText::tr("element by element, op %1 is within its budget: the statistics overstated it, and no operation's "
+                        "outputs in round %2 depart beyond what two engines of one model may differ by")
+        .arg(QString::fromStdString(op.label()))
+        .arg(round);
 }
 
 const OpResult *findOp(const CompareResult &r, const std::string &opId)

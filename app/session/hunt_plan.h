@@ -20,7 +20,7 @@ constexpr int kSteps = 4;
 struct Request {
     QString golden, test;                         // command lines
     QString folder = QStringLiteral("llmscope_hunt"); // -o
-    QString rounds = QStringLiteral("0,0");       // -er
+    QString rounds = QStringLiteral("all");       // -er: every round both programs run
     std::optional<llmscope::Standard> standard;   // --standard
     bool help = false;                            // -h, --help
 };
@@ -35,6 +35,9 @@ Request parseRequest(const QStringList &args);
 enum class Side { Golden, Test };
 QStringList statsArgs(const QString &rounds);
 QStringList tensorArgs(const llmscope::OpResult &suspect, Side side);
+// The test's options for a pass after golden's has run: it consumes the tokens golden's dump
+// recorded (--follow-tokens), so that its rounds after a different choice stay comparable.
+QStringList followingTokens(const QStringList &options, const QString &goldenDump);
 // A PyTorch golden (compare/framework_pairing.h): both runs dump the suspect's whole round, as a
 // module's input lies in another of the engine's ops, and the first op that departs element by
 // element is the one found.
@@ -76,7 +79,31 @@ QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 // within its bound while its inputs already differ.
 QString replayed(const llmscope::CompareResult &r, const llmscope::OpcheckRow &test, const llmscope::OpResult &op);
 bool confirmed(const llmscope::CompareResult &r, const llmscope::OpResult &op);
-QString cleared(const llmscope::OpResult &op);
+QString cleared(const llmscope::OpResult &op, int64_t round);
+
+// The walk back. The suspect the statistics gave may not be the first op that departs: its
+// statistics may overstate it (cleared element by element), or its inputs already differ by
+// more than any one op may add (the largest budget, MUL_MAT's), so the fault lies upstream of
+// it. Then every op's outputs in its round are dumped with their data and compared: the first
+// that departs element by element is dumped with its inputs and found.
+bool inputsAlreadyDepart(const llmscope::OpResult &op);
+QStringList walkArgs(int64_t round);
+QString goldenWalkDir();
+QString testWalkDir();
+QString goldenFirstDir();
+QString testFirstDir();
+QString stepWalk(const llmscope::OpResult &suspect, bool clearedByElements);
+QString stepCompareWalk();
+QString walkedTo(const llmscope::OpResult &first);
+
+// The first round whose tokens the two programs' dumps record differently (the test's own
+// choice, where it consumed golden's), or nullopt when they agree or either records none.
+std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QString &testDump);
+// Nothing departs beyond its budget in the rounds compared, yet the programs chose other
+// tokens from round `round` on: never "nothing diverges".
+QString tokensDifferUnexplained(const QString &rounds, int64_t round);
+// "rounds 0,3", or "every round" for all.
+QString roundsText(const QString &rounds);
 
 // The op with this id in a comparison's result, or null.
 const llmscope::OpResult *findOp(const llmscope::CompareResult &r, const std::string &opId);

@@ -7,6 +7,7 @@
 #include <QCoroFuture>
 
 #include "compare/report.h"
+#include "dump/token_record.h"
 #include "opcheck/opcheck_run.h"
 #ifdef LLMSCOPE_GGML_REPLAY
 #include "opcheck/ggml_cpu_replay.h"
@@ -23,16 +24,34 @@ class HuntRunnerText {
     Q_DECLARE_TR_FUNCTIONS(HuntRunnerText)
 };
 
+// Whether a dump records the tokens its program consumed (a PyTorch golden's does not).
+bool recordsTokens(const QString &dump)
+{
+    try {
+        return !readTokenRecords(dump.toStdString()).empty();
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
 // Both sides dumped with their options, then compared; the comparison's reports written
-// under folder/report (the CSV and JSON, as llmscope compare writes them).
+// under folder/report (the CSV and JSON, as llmscope compare writes them). The test consumes
+// the tokens golden's dump recorded, where it records them.
 QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStringList goldenOptions,
                                                       QStringList testOptions, QString goldenOut, QString testOut,
-                                                      int compareStep, QString compareText, QString report)
+                                                      int compareStep, QString compareText, QString report,
+                                                      QString *goldenDumpOut = nullptr, QString *testDumpOut = nullptr)
 {
     auto goldenRun = steps.dump(Side::Golden, goldenOptions, goldenOut); // named: g++ 12 and co_await temporaries
     const QString goldenDump = co_await goldenRun;
+    if (recordsTokens(goldenDump))
+        testOptions = followingTokens(testOptions, goldenDump);
     auto testRun = steps.dump(Side::Test, testOptions, testOut);
     const QString testDump = co_await testRun;
+    if (goldenDumpOut)
+        *goldenDumpOut = goldenDump;
+    if (testDumpOut)
+        *testDumpOut = testDump;
     steps.say(compareText, compareStep);
     auto comparing = steps.compare(goldenDump, testDump);
     auto result = co_await comparing;
@@ -80,11 +99,23 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
     try {
         steps.say(stepStats(rounds), 1);
         const QStringList stats = statsArgs(rounds);
+        QString goldenStats, testStats;
         auto statsPass = pass(steps, stats, stats, dir.absoluteFilePath(goldenStatsDir()),
                               dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
-                              dir.absoluteFilePath(QStringLiteral("report-stats")));
+                              dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
         out.stats = co_await statsPass;
-        if (out.stats->standard == Standard::Engine && quantizedTest(*out.stats)) {
+        // Where the programs chose other tokens, "nothing diverges" is never the end (unless
+        // quantization explains the logits' error, and so their choices).
+        const bool quantized = out.stats->standard == Standard::Engine && quantizedTest(*out.stats);
+        const std::optional<int64_t> tokensDiffer =
+            quantized ? std::nullopt : firstTokenDifference(goldenStats, testStats);
+        auto nothing = [&](const QString &words) {
+            if (tokensDiffer)
+                end(Outcome::End::Unexplained, tokensDifferUnexplained(rounds, *tokensDiffer));
+            else
+                end(Outcome::End::NothingDiverges, words);
+        };
+        if (quantized) {
             const QStringList outputs = outputsArgs(rounds);
             auto outputsPass = pass(steps, outputs, outputs, dir.absoluteFilePath(goldenOutputsDir()),
                                     dir.absoluteFilePath(testOutputsDir()), 2, stepOutputs(*out.stats, rounds),
@@ -92,7 +123,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             out.stats = co_await outputsPass;
         }
         if (out.stats->firstDivergent < 0) {
-            end(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats));
+            nothing(nothingDiverges(rounds, *out.stats));
             co_return out;
         }
         const OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
@@ -100,13 +131,14 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
 
         const bool across = out.stats->acrossFrameworks;
         steps.say(across ? stepRoundTensors(suspectOp) : stepTensors(suspectOp), 3);
+        QString testTensors = dir.absoluteFilePath(testTensorsDir());
         auto tensorPass = pass(steps, across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Golden),
                                across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Test),
-                               dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()), 4,
+                               dir.absoluteFilePath(goldenTensorsDir()), testTensors, 4,
                                stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
         out.tensors = co_await tensorPass;
         if (across && out.tensors->firstDivergent < 0) {
-            end(Outcome::End::NothingDiverges, nothingDiverges(QString::number(suspectOp.round), *out.tensors));
+            nothing(nothingDiverges(QString::number(suspectOp.round), *out.tensors));
             co_return out;
         }
         const OpResult *op = across ? &out.tensors->ops[size_t(out.tensors->firstDivergent)]
@@ -115,13 +147,45 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             end(Outcome::End::NotDumped, notDumped(suspectOp) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
             co_return out;
         }
+        // The walk back: from statistics, the suspect may not be the first op that departs.
+        const bool clearedByElements = !confirmed(*out.tensors, *op);
+        if (!across && !quantized && (clearedByElements || inputsAlreadyDepart(*op))) {
+            steps.say(stepWalk(*op, clearedByElements), 3);
+            const QStringList walk = walkArgs(suspectOp.round);
+            auto walkPass = pass(steps, walk, walk, dir.absoluteFilePath(goldenWalkDir()),
+                                 dir.absoluteFilePath(testWalkDir()), 4, stepCompareWalk(),
+                                 dir.absoluteFilePath(QStringLiteral("report-walk")));
+            out.walk = co_await walkPass;
+            if (out.walk->firstDivergent < 0 && clearedByElements) {
+                if (tokensDiffer)
+                    end(Outcome::End::Unexplained, tokensDifferUnexplained(QString::number(suspectOp.round), *tokensDiffer));
+                else
+                    end(Outcome::End::Cleared, cleared(*op, suspectOp.round));
+                co_return out;
+            }
+            const OpResult first =
+                out.walk->firstDivergent >= 0 ? out.walk->ops[size_t(out.walk->firstDivergent)] : suspectOp;
+            if (first.opId != suspectOp.opId) {
+                steps.say(walkedTo(first), 3);
+                testTensors = dir.absoluteFilePath(testFirstDir());
+                auto firstPass = pass(steps, tensorArgs(first, Side::Golden), tensorArgs(first, Side::Test),
+                                      dir.absoluteFilePath(goldenFirstDir()), testTensors, 4, stepCompareTensors(),
+                                      dir.absoluteFilePath(QStringLiteral("report-first")));
+                out.tensors = co_await firstPass;
+                op = findOp(*out.tensors, first.opId);
+                if (!op) {
+                    end(Outcome::End::NotDumped, notDumped(first) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
+                    co_return out;
+                }
+            }
+        }
         end(Outcome::End::Found, found(*out.tensors, *op));
-        auto replaying = replay(dir.absoluteFilePath(testTensorsDir()), op->myOpId.empty() ? op->opId : op->myOpId);
+        auto replaying = replay(testTensors, op->myOpId.empty() ? op->opId : op->myOpId);
         out.replay = co_await replaying;
         steps.say(replayed(*out.tensors, *out.replay, *op), -1);
         steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
-        if (!confirmed(*out.tensors, *op))
-            end(Outcome::End::Cleared, cleared(*op));
+        if (!confirmed(*out.tensors, *op)) // the suspect itself, cleared, while its inputs departed
+            end(Outcome::End::Cleared, cleared(*op, op->round));
     } catch (const Cancelled &) {
         end(Outcome::End::Cancelled,
             HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));

@@ -28,11 +28,14 @@ struct Steps {
 };
 
 struct Outcome {
-    enum class End { Found, NothingDiverges, Cleared, NotDumped, Failed, Cancelled };
+    // Unexplained: nothing departs beyond its budget where compared, yet the programs chose
+    // other tokens (never reported as nothing diverging).
+    enum class End { Found, NothingDiverges, Cleared, NotDumped, Failed, Cancelled, Unexplained };
     End end = End::Failed;
     QString message;                                       // the last line said
     std::shared_ptr<const llmscope::CompareResult> stats;   // the statistics (or outputs) pass
-    std::shared_ptr<const llmscope::CompareResult> tensors; // the suspect's element-wise pass
+    std::shared_ptr<const llmscope::CompareResult> walk;    // the walk back: the round's outputs, element-wise
+    std::shared_ptr<const llmscope::CompareResult> tensors; // the found op's element-wise pass
     std::optional<llmscope::OpcheckRow> replay;             // the suspect replayed on the test's inputs
 };
 

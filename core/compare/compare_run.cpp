@@ -25,6 +25,7 @@
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
 #include "tensor/npy_file.h"
+#include "tensor/sketch.h"
 #include "tensor/stats.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -201,6 +202,16 @@ void compareReaders(CompareRow &row, TensorReader &g, TensorReader &m)
     row.quantization = q;
 }
 
+// ||test - golden|| / ||golden|| from the two sketches; NaN without both, infinite when golden
+// is all zeros and test is not.
+double sketchRelativeError(const TensorStats &g, const TensorStats &t)
+{
+    const double d = sketchDifferenceNorm(g.sketch, t.sketch);
+    if (std::isnan(d) || g.count != t.count)
+        return NAN;
+    return g.l2norm > 0 ? d / g.l2norm : d > 0 ? INFINITY : 0;
+}
+
 void compareStats(CompareRow &row)
 {
     const auto &a = *row.golden.stats, &b = *row.my.stats;
@@ -217,6 +228,7 @@ void compareStats(CompareRow &row)
                                  relDiff(a.l2norm, b.l2norm)});
     const uint64_t n = a.count ? a.count : std::max<uint64_t>(1, elementCount(row.golden.dims));
     row.statsBound = statsErrorBound(a, b, n); // NaN: no bound to tell (NaN, Inf that differ)
+    row.statsEstimate = sketchRelativeError(a, b);
     if (std::isnan(row.statsRelDiff)) {
         row.failReason = "NaN in the statistics";
         return;

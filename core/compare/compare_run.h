@@ -40,6 +40,10 @@ struct CompareRow {
     Metrics metrics;
     double statsRelDiff = 0;  // stats-only rows: largest relative difference of the four
     double statsBound = 0;    // stats-only rows: the lower bound of the relative euclidean error
+    // Stats-only rows whose sides both carry a sketch (tensor/sketch.h): the relative
+    // euclidean error estimated from them (spread: kSketchNmseSpread of its square); NaN
+    // without.
+    double statsEstimate = NAN;
     Tolerance tolerance;
     bool passed = false;
     std::string failReason;   // msit's cmp_fail_reason

@@ -11,6 +11,7 @@
 #include "dump/dump_layout.h"
 #include "util/text.h"
 #include "select/op_id.h"
+#include "tensor/sketch.h"
 
 namespace llmscope {
 namespace {
@@ -35,15 +36,26 @@ bool leafDiffers(const CompareRow &r, double err)
            (!r.computed && !r.statsOnly && !r.skipped && !r.failReason.empty());
 }
 
-// The engine standard's error of a pair: its relative euclidean distance, the statistics'
-// lower bound of it, and infinite where golden is all zeros and test is not.
-double engineError(const CompareRow &r)
+// Which end of an estimated error a verdict takes: an op's output is charged the low end of
+// its estimate and its inputs explain their high end, so that the estimates' spread never
+// makes an op that only carries its inputs' error look as if it added some.
+enum class End { Central, Low, High };
+
+// The engine standard's error of a pair: its relative euclidean distance; from statistics,
+// the sketches' estimate of it where both sides have one (never below the statistics' lower
+// bound), else that bound; infinite where golden is all zeros and test is not.
+double engineError(const CompareRow &r, End end = End::Central)
 {
     if (r.computed)
         return r.metrics.goldenNorm <= std::numeric_limits<float>::epsilon() && r.metrics.maxAbsErr > 0
                    ? INFINITY
                    : r.metrics.relEuclidean;
-    return r.statsOnly ? r.statsBound : 0;
+    if (!r.statsOnly)
+        return 0;
+    if (std::isnan(r.statsEstimate))
+        return r.statsBound;
+    const double f = end == End::Low ? kSketchLow : end == End::High ? kSketchHigh : 1.0;
+    return std::isnan(r.statsBound) ? r.statsBound : std::max(r.statsBound, r.statsEstimate * f);
 }
 
 double goldenNorm(const CompareRow &r)
@@ -242,7 +254,7 @@ public:
         for (const auto &row : res.rows)
             if (!row.golden.input && !row.tensorName.empty()) {
                 double &e = m_produced[{row.golden.exec, row.tensorName}];
-                e = std::max(e, error(row));
+                e = std::max(e, error(row, End::High)); // what it explains downstream
             }
     }
 
@@ -285,7 +297,10 @@ public:
     }
 
 private:
-    double error(const CompareRow &row) const { return m_engine ? engineError(row) : inputOrOutputError(row); }
+    double error(const CompareRow &row, End end = End::Central) const
+    {
+        return m_engine ? engineError(row, end) : inputOrOutputError(row);
+    }
     // A tensor no node computes: a weight or the graph's input (the KV cache is state some
     // node wrote: under the engine standard it is judged where it was written).
     bool leaf(const CompareRow &row) const
@@ -297,17 +312,17 @@ private:
     {
         for (size_t i : op.rows) {
             const CompareRow &row = m_res.rows[i];
-            const double err = error(row);
             if (!row.golden.input) {
-                t.takeOutput(op, row, err);
+                t.takeOutput(op, row, error(row, End::Low));
                 continue;
             }
+            const bool weight = leaf(row);
+            const double err = error(row, weight ? End::Central : End::High);
             t.anyInput = true;
             if (t.inDtype < 0) {
                 t.inDtype = row.golden.dtype;
                 t.quantizedIn = !row.golden.engineType.empty();
             }
-            const bool weight = leaf(row);
             if (err > t.worstIn || std::isnan(err)) {
                 t.worstIn = std::isnan(err) ? INFINITY : err;
                 op.worstInput = int(i);

@@ -16,6 +16,7 @@
 
 #include "dump/dump_layout.h"
 #include "dump/topology.h"
+#include "tensor/sketch.h"
 #include "tensor/stats.h"
 #include "util/atomic_file.h"
 #include "dump/tensor_index.h"
@@ -183,7 +184,7 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
               cId = col("Op Id"), cIo = col("Input/Output"), cIdx = col("Index"), cDtype = col("Dtype"),
               cShape = col("Shape"), cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"),
               cNorm = col("Norm"), cPath = col("Tensor Path"), cOpPath = col("Op Path"), cPhase = col("Before/After"),
-              cType = col("Op Type");
+              cType = col("Op Type"), cSketch = col("Sketch");
     if (cExec < 0 || cId < 0 || cIo < 0 || cMax < 0) {
         index.problems.push_back({csv.string(), "statistic.csv lacks msProbe's columns"});
         return;
@@ -230,8 +231,12 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
         auto mx = parseStatField(f[cMax]), mn = cMin >= 0 ? parseStatField(f[cMin]) : std::nullopt,
              me = cMean >= 0 ? parseStatField(f[cMean]) : std::nullopt,
              no = cNorm >= 0 ? parseStatField(f[cNorm]) : std::nullopt;
-        if (mx && mn && me && no)
-            r.stats = TensorStats{0, *mx, *mn, *me, *no, 0, 0, 0};
+        if (mx && mn && me && no) {
+            r.stats = TensorStats{0, *mx, *mn, *me, *no, 0, 0, 0, {}};
+            if (cSketch >= 0)
+                if (auto sk = decodeSketch(f[cSketch]))
+                    r.stats->sketch = std::move(*sk);
+        }
         index.tensors.push_back(std::move(r));
     }
 }

@@ -2,6 +2,7 @@
 
 #include "dump/dump_layout.h"
 #include "tensor/dtype.h"
+#include "tensor/sketch.h"
 #include "util/text.h"
 
 namespace llmscope {
@@ -19,7 +20,7 @@ std::string field(std::string s)
 std::string statisticCsvHeader()
 {
     return "Device and PID,Execution Count,Op Name,Op Type,Op Id,Input/Output,Index,Dtype,Format,Shape,"
-           "Max,Min,Mean,Norm,Tensor Path,Op Path,Before/After\n";
+           "Max,Min,Mean,Norm,Tensor Path,Op Path,Before/After,Sketch\n";
 }
 
 StatisticRowParts statisticRowParts(const StatisticRow &r)
@@ -53,7 +54,7 @@ StatisticRowParts statisticRowParts(const StatisticRow &r)
         p.beforePathExec = "," + tensorPath.substr(0, execAt);
         p.afterPathExec = tensorPath.substr(execAt + std::to_string(r.exec).size());
     }
-    p.afterPathExec += "," + field(path) + "," + (r.before ? "before" : "after") + "\n";
+    p.afterPathExec += "," + field(path) + "," + (r.before ? "before" : "after") + ",";
     return p;
 }
 
@@ -79,6 +80,9 @@ void appendStatisticCsvLine(std::string &out, const StatisticRowParts &p, int64_
     if (p.pathHasExec)
         out += round;
     out += p.afterPathExec;
+    if (stats && !stats->sketch.empty())
+        out += encodeSketch(stats->sketch);
+    out += '\n';
 }
 
 std::string statisticCsvLine(const StatisticRow &r)

@@ -2,7 +2,8 @@
 // tensor. llmscope writes it for statistics-only dumps when asked (a run that dumps a few
 // hundred tensors a token would otherwise spend its time creating files), under
 // tensors/{device}_{pid}/{exec}/statistic.csv. Readers find columns by name; llmscope adds an
-// "Op Path" column (the op folders) and a "Before/After" column after msProbe's own.
+// "Op Path" column (the op folders), a "Before/After" column and a "Sketch" column (the error
+// sketch, tensor/sketch.h; empty when there is none) after msProbe's own.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -34,7 +35,7 @@ struct StatisticRowParts {
     std::string beforeExec;     // "0_123,"
     std::string afterExec;      // ",Op Name,...,Shape,"
     std::string beforePathExec; // ",{root}/tensors/0_123/"
-    std::string afterPathExec;  // "/{op folders}/after/outtensor0.bin,{op path},after\n"
+    std::string afterPathExec;  // "/{op folders}/after/outtensor0.bin,{op path},after," (the sketch follows)
     bool pathHasExec = true;    // false: a path outside a dump's layout, kept whole
 };
 

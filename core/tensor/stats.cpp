@@ -8,6 +8,7 @@
 
 #include "tensor/convert.h"
 #include "tensor/dtype.h"
+#include "tensor/sketch.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/simd_clones.h"
@@ -53,7 +54,7 @@ Float32Sums sumFloat32(const float *v, uint32_t n)
     return {nan, inf, zero, hi, lo, sum, sq};
 }
 
-void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
+void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch)
 {
     constexpr uint64_t kChunk = 4096;
     const bool aligned = reinterpret_cast<uintptr_t>(data) % alignof(float) == 0;
@@ -66,6 +67,8 @@ void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
         else
             std::memcpy(buf, data + i * 4, c * 4);
         const Float32Sums r = sumFloat32(v, uint32_t(c));
+        if (sketch)
+            sketch->add(v, uint32_t(c), i);
         s.nanCount += r.nan;
         s.infCount += r.inf;
         s.zeroCount += r.zero;
@@ -76,7 +79,7 @@ void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
     }
 }
 
-void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, Sums &a)
+void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch)
 {
     constexpr uint64_t kChunk = 4096;
     double buf[kChunk];
@@ -85,6 +88,8 @@ void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, 
         decodeElements(dtype, data, i, c, buf);
         for (uint64_t j = 0; j < c; ++j) {
             const double v = static_cast<float>(buf[j]); // msit converts to float first
+            if (sketch)
+                sketch->add(v, i + j);
             if (std::isnan(v)) {
                 ++s.nanCount;
                 continue;
@@ -103,17 +108,22 @@ void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, 
 
 } // namespace
 
-std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t n)
+std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t n, bool withSketch)
 {
     if (!isNumeric(dtype))
         return std::nullopt;
     TensorStats s;
     s.count = n;
     Sums a;
+    std::optional<SketchSums> sketch;
+    if (withSketch)
+        sketch.emplace();
     if (dtype == 0)
-        addFloat32(data, n, s, a);
+        addFloat32(data, n, s, a, sketch ? &*sketch : nullptr);
     else
-        addDecoded(dtype, data, n, s, a);
+        addDecoded(dtype, data, n, s, a, sketch ? &*sketch : nullptr);
+    if (sketch && !s.nanCount && !s.infCount && n)
+        s.sketch = sketch->finish();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) {
         s.max = s.min = s.mean = nan;
@@ -131,7 +141,7 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
     return s;
 }
 
-std::optional<TensorStats> computeStats(const Tensor &t)
+std::optional<TensorStats> computeStats(const Tensor &t, bool sketch)
 {
     if (!t.hasData)
         throw Error("tensor has no data to compute statistics from");
@@ -140,7 +150,7 @@ std::optional<TensorStats> computeStats(const Tensor &t)
         return std::nullopt;
     if (*need > t.data.size())
         throw Error("payload shorter than its dims need");
-    return computeStats(t.dtype, t.data.data(), t.elementCount());
+    return computeStats(t.dtype, t.data.data(), t.elementCount(), sketch);
 }
 
 void setStatsAttrs(Tensor &t, const std::optional<TensorStats> &s)
@@ -149,6 +159,8 @@ void setStatsAttrs(Tensor &t, const std::optional<TensorStats> &s)
     t.setAttr("min", s ? formatStat(s->min) : "N/A");
     t.setAttr("mean", s ? formatStat(s->mean) : "N/A");
     t.setAttr("l2norm", s ? formatStat(s->l2norm) : "N/A");
+    if (s && !s->sketch.empty())
+        t.setAttr(kSketchAttr, encodeSketch(s->sketch));
 }
 
 std::optional<TensorStats> statsFromAttrs(const Tensor &t)
@@ -166,6 +178,9 @@ std::optional<TensorStats> statsFromAttrs(const Tensor &t)
         if (end == v->c_str() || *end != '\0')
             throw Error(std::string("statistic ") + keys[i] + "='" + *v + "' is not a number");
     }
+    if (auto sk = t.attr(kSketchAttr))
+        if (auto d = decodeSketch(*sk))
+            s.sketch = std::move(*d);
     return s;
 }
 

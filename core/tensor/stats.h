@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -13,15 +14,21 @@ struct TensorStats {
     // sum of squares) are accumulated in double from the float32-converted values.
     double max = 0, min = 0, mean = 0, l2norm = 0;
     uint64_t nanCount = 0, infCount = 0, zeroCount = 0;
+    // The error sketch (tensor/sketch.h): kSketchBuckets sums, empty when not computed or
+    // not finite (a NaN or Inf among the elements).
+    std::vector<float> sketch;
 };
 
-// Statistics of a numeric tensor with data; nullopt for non-numeric dtypes (msit's "N/A").
-std::optional<TensorStats> computeStats(const Tensor &t);
-std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t elements);
+// Statistics of a numeric tensor with data, and its sketch unless told not; nullopt for
+// non-numeric dtypes (msit's "N/A").
+std::optional<TensorStats> computeStats(const Tensor &t, bool sketch = true);
+std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint64_t elements, bool sketch = true);
 
-// Writes max/min/mean/l2norm attributes as msit's statistics mode does ("N/A" when absent).
+// Writes max/min/mean/l2norm attributes as msit's statistics mode does ("N/A" when absent),
+// and the sketch as one more (kSketchAttr), when there is one.
 void setStatsAttrs(Tensor &t, const std::optional<TensorStats> &s);
-// Reads those attributes back; nullopt when any is missing or N/A.
+// Reads those attributes back; nullopt when any of msit's four is missing or N/A. A sketch
+// attribute that does not decode is left out.
 std::optional<TensorStats> statsFromAttrs(const Tensor &t);
 
 } // namespace llmscope

@@ -13,6 +13,7 @@
 
 #include "compare/compare_run.h"
 #include "dump/probe_status.h"
+#include "dump/token_record.h"
 #include "session/hunt_plan.h"
 #include "session/hunt_runner.h"
 #include "util/atomic_file.h"
@@ -33,9 +34,17 @@ const Chain kChain{{{"norm-0", "RMS_NORM"}, {"ffn_up-0", "MUL_MAT"}, {"ffn_swigl
 // What the test program does in the statistics pass and in the op's pass (two runs of one
 // program that need not agree: a program that is not deterministic).
 struct Scenario {
+    Scenario(std::function<double(size_t)> stats, std::function<double(size_t)> tensors,
+             std::optional<size_t> otherOp = {}, std::optional<QString> thrown = {})
+        : statsRel(std::move(stats)), tensorRel(std::move(tensors)), tensorsOfOp(otherOp), throwInTensors(std::move(thrown))
+    {
+    }
     std::function<double(size_t)> statsRel, tensorRel;
     std::optional<size_t> tensorsOfOp; // the op the test's second run dumps instead of the one asked for
     std::optional<QString> throwInTensors; // "cancel" or an error's words
+    std::function<void(size_t, std::vector<float> &)> change; // the test's outputs, in every pass
+    bool statsWithoutSketch = false;                          // statistics as before sketches
+    bool tokensDiffer = false;                                // the test records other tokens
 };
 
 double none(size_t)
@@ -80,7 +89,14 @@ class TstHuntRunner : public QObject {
                     throw Error(s.throwInTensors->toStdString());
             }
             const auto rel = !test ? std::function<double(size_t)>(none) : stats ? s.statsRel : s.tensorRel;
+            if (test)
+                o.change = s.change;
+            o.noSketch = stats && s.statsWithoutSketch;
             const std::string root = testing::writeChain(out.toStdString(), kChain, rel, none, o);
+            const bool otherTokens = test && s.tokensDiffer;
+            makeDirs(root + "/llmscope/tokens/7");
+            writeFileAtomic(root + "/" + tokenRecordPath(7, 0), tokenRecordJson(0, {1, 5}, false));
+            writeFileAtomic(root + "/" + tokenRecordPath(7, 1), tokenRecordJson(1, {otherTokens ? 9 : 8}, otherTokens));
             makeDirs(root + "/" + ProbeStatus::kFolder); // a probe's dump: judged by the engine standard
             writeFileAtomic(root + "/" + ProbeStatus::kFolder + "/7.json", writeProbeStatus(ProbeStatus{}));
             co_return QString::fromStdString(root);
@@ -113,7 +129,7 @@ private slots:
     void foundWhereTheKernelAddsError()
     {
         std::vector<Said> said;
-        const hunt::Outcome o = hunt("found", {swigluAdds, swigluAdds, {}, {}}, &said);
+        const hunt::Outcome o = hunt("found", Scenario(swigluAdds, swigluAdds), &said);
         QCOMPARE(o.end, hunt::Outcome::End::Found);
         QVERIFY2(QRegularExpression(R"(^found: round 0, op 0_2 ffn_swiglu-0 \(SWIGLU\) in 0_DecoderLayer/2_SWIGLU\n)")
                      .match(o.message)
@@ -144,7 +160,7 @@ private slots:
     void nothingDivergesWhenEveryOpIsWithinBudget()
     {
         std::vector<Said> said;
-        const hunt::Outcome o = hunt("clean", {none, none, {}, {}}, &said);
+        const hunt::Outcome o = hunt("clean", Scenario(none, none), &said);
         QCOMPARE(o.end, hunt::Outcome::End::NothingDiverges);
         QVERIFY2(o.message.startsWith("every operation is within its budget in rounds 0,0: nothing diverges"),
                  qPrintable(o.message));
@@ -157,19 +173,68 @@ private slots:
     void clearedWhenTheTensorsDisagreeWithTheStatistics()
     {
         std::vector<Said> said;
-        const hunt::Outcome o = hunt("cleared", {swigluAdds, none, {}, {}}, &said);
+        const hunt::Outcome o = hunt("cleared", Scenario(swigluAdds, none), &said);
         QCOMPARE(o.end, hunt::Outcome::End::Cleared);
         QCOMPARE(o.message, QString("element by element, op 0_2 ffn_swiglu-0 (SWIGLU) is within its budget: the "
-                                    "statistics overstated it, and nothing diverges beyond what two engines of one "
-                                    "model may differ by"));
+                                    "statistics overstated it, and no operation's outputs in round 0 depart beyond "
+                                    "what two engines of one model may differ by"));
         QCOMPARE(conclusion(said), o.message);
+        QVERIFY(o.walk && o.walk->firstDivergent < 0 && !o.walk->ops.empty()); // the round's outputs were looked at
+        // The same, but the programs chose other tokens: never "nothing diverges".
+        Scenario s(swigluAdds, none);
+        s.tokensDiffer = true;
+        const hunt::Outcome t = hunt("cleared-tokens", s);
+        QCOMPARE(t.end, hunt::Outcome::End::Unexplained);
+        QVERIFY2(t.message.startsWith("no operation departs beyond its budget in rounds 0, yet the two programs chose "
+                                      "different tokens from round 1 on"),
+                 qPrintable(t.message));
+    }
+
+    // Where the first op's fault keeps its statistics (two elements swapped, no sketches) the
+    // statistics name a later op; element by element that op only carries its inputs' error,
+    // so the hunt walks back through the round's outputs to the first op that departs.
+    void walksBackToTheFirstOp()
+    {
+        Scenario s(none, none);
+        s.statsWithoutSketch = true;
+        s.change = [](size_t k, std::vector<float> &v) {
+            if (k == 1)
+                std::swap(v[3], v[200]); // ffn_up's fault: max, min, mean and norm unchanged
+            if (k == 2)
+                for (auto &x : v) // SWIGLU carries it (within twice its input's error)
+                    x *= 1.1f;
+        };
+        std::vector<Said> said;
+        const hunt::Outcome o = hunt("walk", s, &said);
+        QCOMPARE(o.end, hunt::Outcome::End::Found);
+        QVERIFY(o.stats && o.stats->firstDivergent == 2); // the statistics named SWIGLU
+        QVERIFY2(o.message.startsWith("found: round 0, op 0_1 ffn_up-0 (MUL_MAT) in 0_DecoderLayer/1_MUL_MAT\n"),
+                 qPrintable(o.message));
+        QVERIFY(o.walk && o.walk->firstDivergent >= 0);
+        QStringList texts;
+        for (const Said &x : said)
+            texts << x.text;
+        const QString all = texts.join('\n');
+        QVERIFY2(all.contains("step 3 of 4, walking back from op 0_2 ffn_swiglu-0 (SWIGLU) (element by element it is within "
+                              "its budget): both runs again, dumping every operation's outputs in round 0 with their data"),
+                 qPrintable(all));
+        QVERIFY2(all.contains("the first operation that departs element by element: round 0, op 0_1 ffn_up-0 (MUL_MAT)"),
+                 qPrintable(all));
+        for (const char *d : {"golden-walk", "test-walk", "golden-first", "test-first"})
+            QVERIFY2(!QDir(m_dir.path() + "/walk/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);
+        // With sketches the statistics see it first, and there is no walk.
+        s.statsWithoutSketch = false;
+        const hunt::Outcome direct = hunt("direct", s);
+        QCOMPARE(direct.end, hunt::Outcome::End::Found);
+        QVERIFY(!direct.walk);
+        QVERIFY2(direct.message.startsWith("found: round 0, op 0_1 ffn_up-0 (MUL_MAT)"), qPrintable(direct.message));
     }
 
     // The second runs did not dump the suspect (the test's graph put another op at its id):
     // said, with where the dumps are.
     void notDumpedWhenTheSecondRunLacksTheOp()
     {
-        Scenario s{swigluAdds, swigluAdds, size_t(3), {}};
+        Scenario s(swigluAdds, swigluAdds, size_t(3));
         const hunt::Outcome o = hunt("notdumped", s);
         QCOMPARE(o.end, hunt::Outcome::End::NotDumped);
         QCOMPARE(o.message, "the second runs did not dump op 0_2; see " + m_dir.path() + "/notdumped");
@@ -178,7 +243,7 @@ private slots:
     // A run that fails stops the hunt with its words; a cancel keeps what was dumped.
     void failedAndCancelled()
     {
-        Scenario s{swigluAdds, swigluAdds, {}, QString("the test program crashed")};
+        Scenario s(swigluAdds, swigluAdds, {}, QString("the test program crashed"));
         hunt::Outcome o = hunt("failed", s);
         QCOMPARE(o.end, hunt::Outcome::End::Failed);
         QCOMPARE(o.message, QString("stopped: the test program crashed"));

@@ -744,11 +744,65 @@ private slots:
             near(under.budgetShare, 0.8L, "share of the budget", 1e-3);
     }
 
+    // Statistics-only dumps: a fault that keeps max, min, mean and norm (two elements of one
+    // output swapped, as a wrong index does) is invisible to the statistics' bound and found by
+    // the sketches' estimate; a chain that only rounds stays clean with sketches (an op that
+    // carries its inputs' error is not charged the estimates' spread).
+    void sketchesSeeWhatStatisticsCannot()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"},
+                       {"ffn_out-0", "MUL_MAT"}},
+                      {1, 4}};
+        testing::ChainDumpOptions stats;
+        stats.statsOnly = true;
+        testing::ChainDumpOptions swapped = stats;
+        swapped.change = [](size_t k, std::vector<float> &v) {
+            if (k == 1)
+                std::swap(v[3], v[200]);
+        };
+        CompareOptions o;
+        o.standard = Standard::Engine;
+        o.goldenPath = writeChain(path("sketch/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(path("sketch/m"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, swapped);
+        const CompareResult r = runCompare(o);
+        QCOMPARE(r.ops.size(), size_t(5));
+        QCOMPARE(r.firstDivergent, 1);
+        std::vector<size_t> failed;
+        for (size_t k = 0; k < r.ops.size(); ++k)
+            if (!r.ops[k].passed)
+                failed.push_back(k);
+        QCOMPARE(failed, std::vector<size_t>{1});
+        const auto out = std::find_if(r.rows.begin(), r.rows.end(),
+                                      [](const CompareRow &row) { return row.nodeName == "Qcur-0" && !row.golden.input; });
+        QVERIFY(out != r.rows.end() && out->statsOnly);
+        QCOMPARE(out->statsBound, 0.0);
+        const auto v = testing::chainValues(1, 0, false);
+        const double truth = std::sqrt(2.0) * std::fabs(v[3] - v[200]) / out->golden.stats->l2norm;
+        QVERIFY2(out->statsEstimate > 0.5 * truth && out->statsEstimate < 1.5 * truth,
+                 qPrintable(QString("%1 against %2").arg(out->statsEstimate).arg(truth)));
+        // The same dumps without sketches: nothing to see.
+        testing::ChainDumpOptions bare = stats, bareSwapped = swapped;
+        bare.noSketch = bareSwapped.noSketch = true;
+        o.goldenPath = writeChain(path("sketch/bg"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bare);
+        o.myPath = writeChain(path("sketch/bm"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bareSwapped);
+        const CompareResult blind = runCompare(o);
+        QCOMPARE(blind.ops.size(), size_t(5));
+        QCOMPARE(blind.firstDivergent, -1);
+
+        // Rounding noise through the chain, statistics and sketches only: every op passes.
+        const std::vector<double> rel{3e-7, 4e-4, 4e-4, 2e-4, 5e-4};
+        o.goldenPath = writeChain(path("sketch/ng"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(path("sketch/nm"), c, [&](size_t k) { return rel[k]; }, [](size_t) { return 0.0; }, stats);
+        const CompareResult noise = runCompare(o);
+        QCOMPARE(noise.ops.size(), size_t(5));
+        QVERIFY2(noise.firstDivergent < 0, noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.c_str() : "");
+    }
+
     // Statistics bound the error from below, past their six decimals; NaN and Inf that differ
     // leave no bound (the op fails), the same Inf on both sides (a mask) is no difference.
     void statisticsBoundTheError()
     {
-        TensorStats g{100, 2, -1, 0.5, 10, 0, 0, 0};
+        TensorStats g{100, 2, -1, 0.5, 10, 0, 0, 0, {}};
         TensorStats t = g;
         QCOMPARE(statsErrorBound(g, t, 100), 0.0);
         t.l2norm = 10.5;

@@ -9,7 +9,9 @@
 
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
+#include "compare/precision_standard.h"
 #include "dump/statistic_csv.h"
+#include "tensor/sketch.h"
 #include "tensor/stats.h"
 #include "util/text.h"
 #include "util/error.h"
@@ -213,10 +215,137 @@ private slots:
         }
         QCOMPARE(statisticCsvLine(r), std::string("0_77,3,MUL_MAT,MUL_MAT,3_12,input,1,float32,ND,512x1024,"
                                                   "2.000000,-0.500000,0.916667,2.410913,") +
-                                          pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before\n");
+                                          pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before," + encodeSketch(r.stats->sketch) +
+                                          "\n");
+        QCOMPARE(r.stats->sketch.size(), size_t(kSketchBuckets));
+        StatisticRow plain = r; // without a sketch, the column is empty
+        plain.stats->sketch.clear();
+        QVERIFY(statisticCsvLine(plain).ends_with(",before,\n"));
         std::string noStats;
         appendStatisticCsvLine(noStats, parts, 4, std::nullopt);
         QVERIFY(noStats.find(",512x1024,N/A,N/A,N/A,N/A," + pathFor(4) + ",") != std::string::npos);
+    }
+
+    // The sketch is its definition: each element added, with the sign of its index's hash's
+    // top bit, to the bucket of its low bits; float32 and decoded types alike.
+    void sketchIsItsDefinition()
+    {
+        std::mt19937 rng(5);
+        std::normal_distribution<float> d(0, 3);
+        std::vector<float> v(10007);
+        for (auto &x : v)
+            x = d(rng);
+        std::vector<double> want(kSketchBuckets, 0.0);
+        for (size_t i = 0; i < v.size(); ++i) {
+            const uint32_t h = sketchHash(i);
+            want[h % kSketchBuckets] += (h >> 31) ? -double(v[i]) : double(v[i]);
+        }
+        const auto s = computeStats(testing::f32Tensor({int64_t(v.size())}, v));
+        QVERIFY(s && s->sketch.size() == size_t(kSketchBuckets));
+        for (int b = 0; b < kSketchBuckets; ++b)
+            QCOMPARE(s->sketch[size_t(b)], float(want[size_t(b)]));
+        // float16: the decoded values, the same way
+        std::vector<uint16_t> half(v.size());
+        std::vector<double> wantHalf(kSketchBuckets, 0.0);
+        for (size_t i = 0; i < v.size(); ++i) {
+            half[i] = floatToHalf(v[i]);
+            const uint32_t h = sketchHash(i);
+            wantHalf[h % kSketchBuckets] += (h >> 31) ? -double(halfToFloat(half[i])) : double(halfToFloat(half[i]));
+        }
+        const auto sh = computeStats(1, reinterpret_cast<const uint8_t *>(half.data()), half.size());
+        QVERIFY(sh && sh->sketch.size() == size_t(kSketchBuckets));
+        for (int b = 0; b < kSketchBuckets; ++b)
+            QCOMPARE(sh->sketch[size_t(b)], float(wantHalf[size_t(b)]));
+        // none asked, none with a NaN or an Inf
+        QVERIFY(computeStats(testing::f32Tensor({3}, {1, 2, 3}), false)->sketch.empty());
+        QVERIFY(computeStats(testing::f32Tensor({3}, {1, NAN, 3}))->sketch.empty());
+        QVERIFY(computeStats(testing::f32Tensor({3}, {1, INFINITY, 3}))->sketch.empty());
+    }
+
+    // Written and read back bit for bit, in a header and in text; text that is no sketch is
+    // refused.
+    void sketchTravelsWhole()
+    {
+        const auto s = computeStats(testing::f32Tensor({4}, {1.5f, -2, 1e-30f, 3e30f}));
+        const std::string text = encodeSketch(s->sketch);
+        QCOMPARE(text.size(), size_t(342));
+        QVERIFY(text.find_first_of("=,\n\t") == std::string::npos);
+        QCOMPARE(decodeSketch(text), std::optional<std::vector<float>>(s->sketch));
+        Tensor t = testing::f32Tensor({4}, {1.5f, -2, 1e-30f, 3e30f});
+        setStatsAttrs(t, s);
+        QCOMPARE(statsFromAttrs(t)->sketch, s->sketch);
+        for (const std::string &bad : {text.substr(1), text + "A", "=" + text.substr(1), std::string(342, '!'), std::string()})
+            QVERIFY(!decodeSketch(bad));
+        t.setAttr(kSketchAttr, "broken");
+        QVERIFY(statsFromAttrs(t)->sketch.empty()); // msit's four still read
+    }
+
+    // Two sketches estimate ||test - golden|| without bias and within the stated spread
+    // (kSketchNmseSpread of the NMSE), for the shapes kernel faults take: noise everywhere, a
+    // few rows, each row's tail, an offset over one row, two elements swapped (which keeps
+    // max, min, mean and norm: the statistics' bound is 0), one element (exact).
+    void sketchEstimatesTheError_data()
+    {
+        QTest::addColumn<QString>("shape");
+        for (const char *s : {"noise", "rows", "tails", "row offset", "swap", "element"})
+            QTest::newRow(s) << QString(s);
+    }
+    void sketchEstimatesTheError()
+    {
+        QFETCH(QString, shape);
+        constexpr int kRows = 64, kCols = 160, kTrials = 400;
+        std::mt19937 rng(11);
+        std::normal_distribution<float> d(0, 1);
+        std::uniform_int_distribution<int> row(0, kRows - 1), col(0, kCols - 1);
+        double sum = 0, sumSq = 0, boundMax = 0;
+        for (int trial = 0; trial < kTrials; ++trial) {
+            std::vector<float> g(kRows * kCols), t;
+            for (auto &x : g)
+                x = d(rng);
+            t = g;
+            if (shape == "noise")
+                for (auto &x : t)
+                    x += 1e-3f * d(rng);
+            else if (shape == "rows")
+                for (int k = 0; k < 3; ++k)
+                    for (int c = 0, r = row(rng); c < kCols; ++c)
+                        t[size_t(r * kCols + c)] += 0.1f * d(rng);
+            else if (shape == "tails")
+                for (int r = 0; r < kRows; ++r)
+                    for (int c = kCols - 8; c < kCols; ++c)
+                        t[size_t(r * kCols + c)] *= 1.5f;
+            else if (shape == "row offset")
+                for (int c = 0, r = row(rng); c < kCols; ++c)
+                    t[size_t(r * kCols + c)] += 0.05f;
+            else if (shape == "swap")
+                std::swap(t[size_t(row(rng) * kCols + col(rng))], t[size_t(row(rng) * kCols + col(rng))]);
+            else
+                t[size_t(row(rng) * kCols + col(rng))] += 1;
+            double truth = 0;
+            for (size_t i = 0; i < g.size(); ++i)
+                truth += (double(t[i]) - g[i]) * (double(t[i]) - g[i]);
+            if (truth == 0)
+                continue; // an element swapped with itself
+            const auto sg = computeStats(testing::f32Tensor({kCols, kRows}, g)),
+                       st = computeStats(testing::f32Tensor({kCols, kRows}, t));
+            const double est = sketchDifferenceNorm(sg->sketch, st->sketch);
+            const double ratio = est * est / truth;
+            if (shape == "element")
+                QVERIFY2(std::fabs(ratio - 1) < 1e-4, qPrintable(QString::number(ratio)));
+            sum += ratio;
+            sumSq += ratio * ratio;
+            boundMax = std::max(boundMax, statsErrorBound(*sg, *st, g.size()) * sg->l2norm / std::sqrt(truth));
+        }
+        const double mean = sum / kTrials, spread = std::sqrt(std::max(0.0, sumSq / kTrials - mean * mean));
+        qInfo("%s: estimated / true NMSE %.3f, spread %.3f; the statistics' bound reaches %.3f of the error",
+              qPrintable(shape), mean, spread, boundMax);
+        // unbiased: the mean of 400 within 4 of its standard errors (0.018 at the stated spread)
+        QVERIFY2(std::fabs(mean - 1) < 4 * kSketchNmseSpread / std::sqrt(double(kTrials)), qPrintable(QString::number(mean)));
+        // the spread within the stated one, with room for a hash that is not truly random (measured:
+        // 0.10 to 0.20 over these shapes)
+        QVERIFY2(spread <= kSketchNmseSpread * 1.25, qPrintable(QString::number(spread)));
+        if (shape == "swap")
+            QCOMPARE(boundMax, 0.0); // what the statistics cannot see
     }
 
     void nanAndInfAreCounted()

@@ -1,0 +1,142 @@
+// The hunt on kernel faults of the kinds llama.cpp has shipped (tests/zoo/bugs.py, built by
+// scripts/kernel_zoo): llama.cpp's own llama-simple, built from the bundle node-llama-cpp
+// ships, run on the stock CPU backend (golden) and on one with a fault (test), four threads.
+// For each fault: the first op that departs, element by element (every tensor of every
+// round, compared), is the one the statistics compare names, and the one the hunt ends on,
+// blaming its kernel; the control, which only rounds differently, ends clean.
+#include <QDir>
+#include <QFile>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "compare/compare_run.h"
+#include "dump/dump_layout.h"
+#include "../engine/engine_run.h"
+
+using namespace llmscope;
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+QString zooDir()
+{
+    const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
+    return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
+}
+} // namespace
+
+class TstKernelZoo : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_zoo, m_model;
+
+    QString program(const QString &backend) const
+    {
+        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/" + backend + " " + m_zoo + "/build/bin/llama-simple -m " + m_model +
+               " -n 3 Hello";
+    }
+    // The dump folder of `llmscope dump` of program with types; empty on failure.
+    QString dump(const QString &backend, const QString &name, const QStringList &types)
+    {
+        const QString out = m_dir.path() + "/" + name;
+        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", program(backend), "--type"} + types +
+                                                  QStringList{"-er", "0,100", "-o", out});
+        if (r.code != 0) {
+            qWarning("%s", qPrintable(r.err));
+            return {};
+        }
+        const auto dumps = dumpsInside(out.toStdString());
+        return dumps.size() == 1 ? QString::fromStdString(dumps[0]) : QString();
+    }
+    static CompareResult compare(const QString &golden, const QString &test)
+    {
+        CompareOptions o;
+        o.goldenPath = golden.toStdString();
+        o.myPath = test.toStdString();
+        o.standard = Standard::Engine;
+        return runCompare(o);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_zoo = zooDir();
+        if (!QFile::exists(m_zoo + "/stamp"))
+            QSKIP(qPrintable("the kernel zoo is not built in " + m_zoo + ": run scripts/kernel_zoo"));
+        // F32, three layers; heads of 40 (not a multiple of AVX2's 32-float step: the SIMD tail
+        // runs), an FFN of 512 rows (more than four threads' 64-row chunks).
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", "160", "--heads", "4", "--kv-heads",
+                                         "2", "--ff", "512"}));
+    }
+
+    void huntNamesTheFirstOpAndBlamesItsKernel_data()
+    {
+        QTest::addColumn<QString>("bug");
+        QTest::addColumn<QString>("opType"); // what the fault breaks first, as a check of the check
+        QTest::newRow("chunk") << "chunk" << "MUL_MAT";
+        QTest::newRow("simd-tail") << "simd-tail" << "FLASH_ATTN_EXT";
+        QTest::newRow("rope-cache") << "rope-cache" << "ROPE";
+        QTest::newRow("mask-row") << "mask-row" << "FLASH_ATTN_EXT";
+        QTest::newRow("wrong-row") << "wrong-row" << "GET_ROWS";
+        QTest::newRow("single-token") << "single-token" << "MUL_MAT";
+    }
+    void huntNamesTheFirstOpAndBlamesItsKernel()
+    {
+        QFETCH(QString, bug);
+        QFETCH(QString, opType);
+        // The truth: every tensor of every round, element by element.
+        const QString goldenTensors = dump("stock", "stock-tensors-" + bug, {"model", "tensor"}),
+                      testTensors = dump(bug, bug + "-tensors", {"model", "tensor"});
+        QVERIFY(!goldenTensors.isEmpty() && !testTensors.isEmpty());
+        const CompareResult truth = compare(goldenTensors, testTensors);
+        QVERIFY(truth.firstDivergent >= 0);
+        const OpResult &first = truth.ops[size_t(truth.firstDivergent)];
+        QCOMPARE(QString::fromStdString(first.opType), opType);
+        const QString label = QString::fromStdString(first.label());
+
+        // The statistics (with their sketches) name the same op.
+        const QString goldenStats = dump("stock", "stock-stats-" + bug, {"model", "stats"}),
+                      testStats = dump(bug, bug + "-stats", {"model", "stats"});
+        QVERIFY(!goldenStats.isEmpty() && !testStats.isEmpty());
+        const CompareResult stats = compare(goldenStats, testStats);
+        QVERIFY(stats.firstDivergent >= 0);
+        const OpResult &named = stats.ops[size_t(stats.firstDivergent)];
+        QCOMPARE(QString::fromStdString(named.label()), label);
+        QCOMPARE(named.round, first.round);
+
+        // The hunt ends on it and blames its kernel.
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o",
+                                               m_dir.path() + "/hunt-" + bug});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, QString("found: round %1, op ").arg(first.round) + QRegularExpression::escape(label) + " in "),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+    }
+
+    // Rounding only: nothing departs element by element, the statistics and the hunt agree.
+    void theControlEndsClean()
+    {
+        const QString golden = dump("stock", "control-golden", {"model", "tensor"}),
+                      test = dump("control-rounding", "control-test", {"model", "tensor"});
+        QVERIFY(!golden.isEmpty() && !test.isEmpty());
+        const CompareResult truth = compare(golden, test);
+        QVERIFY(!truth.ops.empty());
+        QCOMPARE(truth.firstDivergent, -1);
+        const QString goldenStats = dump("stock", "control-golden-stats", {"model", "stats"}),
+                      testStats = dump("control-rounding", "control-test-stats", {"model", "stats"});
+        const CompareResult stats = compare(goldenStats, testStats);
+        QVERIFY(!stats.ops.empty());
+        QCOMPARE(stats.firstDivergent, -1);
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("control-rounding"),
+                                               "-o", m_dir.path() + "/hunt-control"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(engine::concludes(r.err, "every operation is within its budget in every round: nothing diverges"),
+                 qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstKernelZoo)
+#include "tst_kernelzoo.moc"

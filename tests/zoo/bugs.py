@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The kernel zoo: faults of the kinds llama.cpp has shipped in its CPU backend and fixed, each
+written fresh as a small edit of the shipped source (ggml/src/ggml-cpu), and one change that
+only rounds differently, as a control. scripts/kernel_zoo builds a libggml-cpu.so for each;
+tests/probe/tst_kernelzoo.cpp hunts each one against the stock library.
+
+  bugs.py list            names, one a line
+  bugs.py apply NAME SRC  makes NAME's edit in the source tree SRC (exactly one match, or fails)
+  bugs.py describe NAME   what it does, in one line
+
+Each edit names its file, the text it replaces (found exactly once) and the new text.
+"""
+import sys
+
+BUGS = {
+    # A thread's chunk of a matrix product left short: with several threads, the last chunk
+    # stops one row of src1 early, so that output column (the last token's, in a prompt; the
+    # whole chunk for one token) is never written (the kind of #16956, #11824).
+    "chunk": {
+        "file": "ggml/src/ggml-cpu/ggml-cpu.c",
+        "old": "\n        const int64_t ir1_end = MIN(ir1_start + dr1, nr1);\n",
+        "new": "\n        const int64_t ir1_end = MIN(ir1_start + dr1, nr1) - (nth > 1 && current_chunk == nchunk0 * nchunk1 - 1);\n",
+        "about": "MUL_MAT: with several threads the last chunk stops one row early (never written)",
+    },
+    # The SIMD scale's scalar tail dropped: the elements past the last full vector step keep
+    # their values (the kind of #16443, #16558). RMS_NORM scales its rows with it.
+    "simd-tail": {
+        "file": "ggml/src/ggml-cpu/vec.h",
+        "old": "        // leftovers\n        for (int i = np; i < n; ++i) {\n            y[i] *= v;\n        }\n    #endif\n",
+        "new": "    #endif\n",
+        "about": "ggml_vec_scale_f32: the tail after the last full SIMD step is left unscaled (RMS_NORM)",
+    },
+    # ROPE's sin/cos cache built for a thread's first position and reused for the positions
+    # after it.
+    "rope-cache": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "                if (last_i2 != i2) {\n                    if (!mrope_used) {",
+        "new": "                if (last_i2 < 0) {\n                    if (!mrope_used) {",
+        "about": "ROPE: the sin/cos cache of a thread's first position reused for the later positions",
+    },
+    # Flash attention reads the mask one row up: each query but the first is masked as the
+    # query before it (it cannot see itself).
+    "mask-row": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "(char *) mask->data + iq1*mask->nb[1] +",
+        "new": "(char *) mask->data + (iq1 > 0 ? iq1 - 1 : 0)*mask->nb[1] +",
+        "about": "FLASH_ATTN_EXT: each query row reads the mask row above its own",
+    },
+    # GET_ROWS gathers the row before the last one's for the last index (a prompt's last
+    # token gets the embedding of the token before it).
+    "wrong-row": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "        const int64_t i01 = *(int32_t *) ((char *) src1->data + i10*nb10 + i11*nb11 + i12*nb12);\n\n        GGML_ASSERT(i01 >= 0 && i01 < ne01);\n\n        ggml_vec_cpy_f32(nc,",
+        "new": "        const int64_t i01 = *(int32_t *) ((char *) src1->data + (i10 - (i10 > 0 && i10 == ne10 - 1))*nb10 + i11*nb11 + i12*nb12);\n\n        GGML_ASSERT(i01 >= 0 && i01 < ne01);\n\n        ggml_vec_cpy_f32(nc,",
+        "about": "GET_ROWS: the last index gathers the row the index before it names",
+    },
+    # A single token's matrix product (one src1 row) caps each thread's share at one chunk,
+    # so rows past threads x 64 are never written: the FFN's products of a decoded token and
+    # of the prompt's last layer (which runs on its last token only).
+    "single-token": {
+        "file": "ggml/src/ggml-cpu/ggml-cpu.c",
+        "old": "\n    const int64_t dr0 = (nr0 + nchunk0 - 1) / nchunk0;\n",
+        "new": "\n    const int64_t dr0 = nr1 == 1 ? MIN((nr0 + nchunk0 - 1) / nchunk0, chunk_size) : (nr0 + nchunk0 - 1) / nchunk0;\n",
+        "about": "MUL_MAT, one token: each thread computes at most one 64-row chunk; rows past that are never written",
+    },
+    # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
+    # correct backend that sums differently.
+    "control-rounding": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "                ggml_float sum = 0.0;\n                // worth switching to explicit SIMD?\n                for (int64_t i00 = 0; i00 < ne00; i00++) {\n                    sum += (ggml_float)(x[i00] * x[i00]);",
+        "new": "                float sum = 0.0f;\n                // worth switching to explicit SIMD?\n                for (int64_t i00 = 0; i00 < ne00; i00++) {\n                    sum += x[i00] * x[i00];",
+        "about": "control: RMS_NORM sums its squares in float, not double (rounding only)",
+    },
+}
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "list":
+        print("\n".join(BUGS))
+        return 0
+    if len(argv) == 3 and argv[1] == "describe" and argv[2] in BUGS:
+        print(BUGS[argv[2]]["about"])
+        return 0
+    if len(argv) == 4 and argv[1] == "apply" and argv[2] in BUGS:
+        bug = BUGS[argv[2]]
+        path = argv[3] + "/" + bug["file"]
+        with open(path) as f:
+            text = f.read()
+        found = text.count(bug["old"])
+        if found != 1:
+            print("bugs.py: %s: the text to replace is found %d times in %s (another llama.cpp?)" % (argv[2], found, path),
+                  file=sys.stderr)
+            return 1
+        with open(path, "w") as f:
+            f.write(text.replace(bug["old"], bug["new"]))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
