@@ -204,8 +204,11 @@ struct OpTally {
         sumAbsIn += (std::isfinite(n) ? n : 0) * err;
     }
 
-    void takeOutput(OpResult &op, const CompareRow &row, double err)
+    // err: the output's error as shown; low: the low end of its estimate, which it is charged
+    double outLow = 0;
+    void takeOutput(OpResult &op, const CompareRow &row, double err, double low)
     {
+        outLow = std::isnan(low) || std::isnan(outLow) ? NAN : std::max(outLow, low);
         statsBased = statsBased || row.statsOnly;
         outDtype = row.golden.dtype;
         op.outputError = std::max(op.outputError, err);
@@ -229,10 +232,11 @@ void applyBudget(OpResult &op, const OpTally &t)
     if (std::isnan(explained))
         explained = 0; // what cannot be told is not explained
     op.nmse = op.outputError * op.outputError;
+    const double charged = std::isnan(t.outLow) ? op.nmse : t.outLow * t.outLow;
     op.explainedNmse = explained * explained;
     op.budget = budget.nmse;
-    op.ownNmse = std::max(0.0, op.nmse - op.explainedNmse);
-    if (op.ownNmse <= 1e-9 * op.nmse) // the sums' own rounding: the same elements, summed in another order
+    op.ownNmse = std::max(0.0, charged - op.explainedNmse);
+    if (op.ownNmse <= 1e-9 * charged) // the sums' own rounding: the same elements, summed in another order
         op.ownNmse = 0;
     // Statistics bound errors from below only, and an op that moves data cannot add error
     // unless its inputs agree: from statistics, one whose inputs differ is not charged.
@@ -313,7 +317,7 @@ private:
         for (size_t i : op.rows) {
             const CompareRow &row = m_res.rows[i];
             if (!row.golden.input) {
-                t.takeOutput(op, row, error(row, End::Low));
+                t.takeOutput(op, row, error(row), error(row, End::Low));
                 continue;
             }
             const bool weight = leaf(row);

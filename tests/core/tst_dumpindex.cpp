@@ -11,6 +11,8 @@
 #include "dump/dump_layout.h"
 #include "dump/tensor_index.h"
 #include "dump/dump_writer.h"
+#include "dump/statistic_csv.h"
+#include "tensor/sketch.h"
 #include "tensor/bin_file.h"
 #include "tensor/stats.h"
 #include "util/atomic_file.h"
@@ -138,6 +140,30 @@ private slots:
         QVERIFY(!idx.tensors[0].hasData);
         QVERIFY(idx.tensors[0].stats);
         QCOMPARE(idx.tensors[0].stats->mean, 3.0);
+    }
+
+    // llmscope's statistic.csv carries each tensor's sketch in its Sketch column; a header
+    // without the column (msProbe's own) reads as before.
+    void statisticCsvCarriesTheSketch()
+    {
+        QTemporaryDir dir;
+        StatisticRow r;
+        r.pid = 9;
+        r.exec = 2;
+        r.opFolders = {"1_DecoderLayer", "3_MUL_MAT"};
+        r.opType = "MUL_MAT";
+        r.dims = {4};
+        r.stats = computeStats(testing::f32Tensor({4}, {1, -2, 3, 0.5f}));
+        r.tensorPath = dir.path().toStdString() + "/tensors/0_9/2/1_DecoderLayer/3_MUL_MAT/after/outtensor0.bin";
+        QVERIFY(QDir().mkpath(dir.path() + "/tensors/0_9/2"));
+        const std::string csv = dir.path().toStdString() + "/tensors/0_9/2/statistic.csv";
+        writeFileAtomic(csv, statisticCsvHeader() + statisticCsvLine(r));
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QVERIFY(idx.problems.empty());
+        QCOMPARE(idx.tensors.size(), size_t(1));
+        QVERIFY(idx.tensors[0].stats);
+        QCOMPARE(idx.tensors[0].stats->sketch, r.stats->sketch);
+        QCOMPARE(idx.tensors[0].stats->sketch.size(), size_t(kSketchBuckets));
     }
 
     void msprobeLayout()

@@ -32,10 +32,12 @@ class TstKernelZoo : public QObject {
     QTemporaryDir m_dir;
     QString m_zoo, m_model;
 
-    QString program(const QString &backend) const
+    QString m_wide; // the sample's default shape: 256 wide, heads of 64
+
+    QString program(const QString &backend, const QString &model = {}) const
     {
-        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/" + backend + " " + m_zoo + "/build/bin/llama-simple -m " + m_model +
-               " -n 3 Hello";
+        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/" + backend + " " + m_zoo + "/build/bin/llama-simple -m " +
+               (model.isEmpty() ? m_model : model) + " -n 3 Hello";
     }
     // The dump folder of `llmscope dump` of program with types; empty on failure.
     QString dump(const QString &backend, const QString &name, const QStringList &types)
@@ -70,6 +72,31 @@ private slots:
         m_model = m_dir.path() + "/m.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", "160", "--heads", "4", "--kv-heads",
                                          "2", "--ff", "512"}));
+        m_wide = m_dir.path() + "/wide.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_wide, "--layers", "3"}));
+    }
+
+    // Where the statistics alone (no sketches) miss the first op: on the 256-wide model the
+    // short chunk leaves Qcur-0's last token part unwritten with values much like the right
+    // ones, the statistics name a later op (SWIGLU) that element by element only carries what
+    // it gets, and the hunt walks back through the round's outputs to Qcur-0.
+    void theWalkBackFindsWhatStatisticsMiss()
+    {
+        qputenv("LLMSCOPE_SKETCH", "0");
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock", m_wide), "--test",
+                                               program("chunk", m_wide), "-o", m_dir.path() + "/walk"});
+        qunsetenv("LLMSCOPE_SKETCH");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_\d+ ffn_swiglu-0 \(SWIGLU\) \(relative error at least)")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("llmscope hunt: step 3 of 4, walking back from op "), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        // and with the sketches, the statistics name Qcur-0 themselves
+        const auto s = engine::llmscope(kBin, {"hunt", "--golden", program("stock", m_wide), "--test",
+                                               program("chunk", m_wide), "-o", m_dir.path() + "/sketched"});
+        QVERIFY2(s.code == 0 && !s.err.contains("walking back"), qPrintable(s.err));
+        QVERIFY2(engine::concludes(s.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(s.err));
     }
 
     void huntNamesTheFirstOpAndBlamesItsKernel_data()
