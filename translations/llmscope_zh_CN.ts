@@ -471,10 +471,6 @@ replayed on its own inputs: %1%2</source>
         <translation>预设 %1: %2</translation>
     </message>
     <message>
-        <source>The rounds to compare (msit&apos;s -er): 0,0 is the prompt</source>
-        <translation>要比较的轮次(msit 的 -er): 0,0 为提示词阶段</translation>
-    </message>
-    <message>
         <source>...</source>
         <translation>...</translation>
     </message>
@@ -557,6 +553,10 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>budget: &apos;%1&apos; is not a share such as 10% or 0.1</source>
         <translation>预算: &apos;%1&apos; 不是 10% 或 0.1 这样的比例</translation>
+    </message>
+    <message>
+        <source>The rounds to compare (msit&apos;s -er): all is every round both programs run, the test consuming golden&apos;s tokens; 0,0 is the prompt alone</source>
+        <translation>要比对的轮次（msit 的 -er）：all 表示两个程序运行的每一轮，测试端使用标杆的 token；0,0 仅为提示词轮</translation>
     </message>
 </context>
 <context>

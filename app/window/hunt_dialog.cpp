@@ -43,9 +43,10 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     QSettings settings;
     m_golden->setEditText(settings.value(m_group + QStringLiteral("/golden")).toString());
     m_test->setEditText(settings.value(m_group + QStringLiteral("/test")).toString());
-    m_rounds->setText(settings.value(m_group + QStringLiteral("/rounds"), hunt ? QStringLiteral("0,0") : QStringLiteral("0,15"))
+    m_rounds->setText(settings.value(m_group + QStringLiteral("/rounds"), hunt ? QStringLiteral("all") : QStringLiteral("0,15"))
                           .toString());
-    m_rounds->setToolTip(hunt ? tr("The rounds to compare (msit's -er): 0,0 is the prompt")
+    m_rounds->setToolTip(hunt ? tr("The rounds to compare (msit's -er): all is every round both programs run, the test "
+                                   "consuming golden's tokens; 0,0 is the prompt alone")
                               : tr("The rounds whose logits and activations are compared (msit's -er): 0,15 is the "
                                    "prompt and 15 tokens"));
     m_folder->setText(settings
@@ -141,7 +142,7 @@ void HuntDialog::accept()
         return;
     }
     try {
-        Rounds::parse(rounds().toStdString(), false);
+        Rounds::parse(rounds().toStdString(), m_purpose == Purpose::Hunt); // the hunt takes "all"
     } catch (const Error &e) {
         m_error->setText(tr("rounds: %1").arg(QString::fromUtf8(e.what())));
         return;

@@ -24,6 +24,8 @@ public:
     QLineEdit *budgetEdit() const { return m_budget; }
     QComboBox *testBox() const { return m_test; }
     QLineEdit *folderEdit() const { return m_folder; }
+    QLineEdit *roundsEdit() const { return m_rounds; }
+    QLabel *errorLabel() const { return m_error; }
 
 private:
     void accept() override;

@@ -1,6 +1,9 @@
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -26,6 +29,7 @@
 #include <functional>
 
 #include "dump_tree_model.h"
+#include "hunt_dialog.h"
 #include "i18n.h"
 #include "job.h"
 #include "main_window.h"
@@ -36,6 +40,29 @@
 class TstMainWindow : public QObject {
     Q_OBJECT
 private slots:
+    // Session > Hunt's dialog: every round unless told (the test consuming golden's tokens),
+    // "all" or pairs accepted, anything else refused with the reason before a run starts.
+    void huntDialogTakesEveryRound()
+    {
+        QSettings().remove("hunt");
+        HuntDialog d;
+        QCOMPARE(d.rounds(), QString("all"));
+        d.goldenBox()->setEditText("/bin/true golden");
+        d.testBox()->setEditText("/bin/true test");
+        QTemporaryDir out;
+        d.folderEdit()->setText(out.path());
+        QPushButton *ok = d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        d.roundsEdit()->setText("1,x");
+        ok->click();
+        QVERIFY2(d.errorLabel()->text().startsWith("rounds: "), qPrintable(d.errorLabel()->text()));
+        QCOMPARE(d.result(), int(QDialog::Rejected));
+        d.roundsEdit()->setText("all");
+        ok->click();
+        QCOMPARE(d.result(), int(QDialog::Accepted));
+        QCOMPARE(QSettings().value("hunt/rounds").toString(), QString("all")); // remembered
+        QSettings().remove("hunt");
+    }
+
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // remembered state: a test location
 
     void opensADumpAndShowsDetailsOnClick()

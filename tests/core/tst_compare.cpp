@@ -482,7 +482,8 @@ private slots:
             QVERIFY2(QString(e.what()).contains("more than 2^64 bits"), e.what());
         }
         CompareOptions o;
-        o.goldenPath = path("a.bin");
+        writeBin(path("ovf-golden.bin"), testing::f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6})); // its own: alone or not
+        o.goldenPath = path("ovf-golden.bin");
         o.myPath = path("huge.bin");
         const CompareResult r = runCompare(o);
         QCOMPARE(r.rows.size(), size_t(1));

@@ -962,15 +962,15 @@ private slots:
     // Stopped part way through writing full tensors of every round: every file in the dump
     // is whole, the index reads it without a problem, and the status says it did not finish.
     // The program holds after two rounds until their hundred-odd files are on disk (however
-    // slowly a busy machine writes them), then goes on a token every 20 ms: --timeout stops it
-    // while it is still producing and writing rounds, never before the files counted.
+    // slowly a busy machine writes them), then goes on a token every 10 ms (30 s for all):
+    // --timeout (25 s) stops it while it is still producing and writing rounds.
     void targetStoppedMidDumpLeavesAReadableDump()
     {
         const QString out = m_dir.path() + "/stopped", hold = m_dir.path() + "/stopped-go";
         QProcess p;
         p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
-                                                       " -n 3000 --ctx 4096 --pace-ms 20 --hold-after 2 --hold-file " + hold,
-                                     "--type", "tensor", "-er", "0,100000", "--timeout", "45", "-o", out});
+                                                       " -n 3000 --ctx 4096 --pace-ms 10 --hold-after 2 --hold-file " + hold,
+                                     "--type", "tensor", "-er", "0,100000", "--timeout", "25", "-o", out});
         auto tensorFiles = [&] {
             int n = 0;
             for (QDirIterator it(out, {"*.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())

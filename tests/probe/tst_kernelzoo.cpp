@@ -109,6 +109,7 @@ private slots:
         QTest::newRow("mask-row") << "mask-row" << "FLASH_ATTN_EXT";
         QTest::newRow("wrong-row") << "wrong-row" << "GET_ROWS";
         QTest::newRow("single-token") << "single-token" << "MUL_MAT";
+        QTest::newRow("single-query") << "single-query" << "FLASH_ATTN_EXT"; // a decoded token's round
     }
     void huntNamesTheFirstOpAndBlamesItsKernel()
     {
@@ -122,6 +123,8 @@ private slots:
         QVERIFY(truth.firstDivergent >= 0);
         const OpResult &first = truth.ops[size_t(truth.firstDivergent)];
         QCOMPARE(QString::fromStdString(first.opType), opType);
+        if (bug == "single-query")
+            QVERIFY2(first.round >= 1, "a fault of the decode rounds departs after the prompt's");
         const QString label = QString::fromStdString(first.label());
 
         // The statistics (with their sketches) name the same op.
@@ -141,6 +144,19 @@ private slots:
         QVERIFY2(engine::concludes(r.err, QString("found: round %1, op ").arg(first.round) + QRegularExpression::escape(label) + " in "),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+    }
+
+    // A fault of the decode rounds, hunted in the prompt's round alone: nothing there departs,
+    // but the programs chose other tokens, so the hunt does not say nothing diverges.
+    void aFaultAfterThePromptIsNeverNothing()
+    {
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("single-query"),
+                                               "-er", "0,0", "-o", m_dir.path() + "/prompt-only"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(engine::concludes(r.err, "no operation departs beyond its budget in rounds 0,0, yet the two programs chose "
+                                          "different tokens from round \\d+ on"),
+                 qPrintable(r.err));
+        QVERIFY(!r.err.contains("nothing diverges"));
     }
 
     // Rounding only: nothing departs element by element, the statistics and the hunt agree.

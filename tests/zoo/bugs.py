@@ -7,9 +7,12 @@ tests/probe/tst_kernelzoo.cpp hunts each one against the stock library.
   bugs.py list            names, one a line
   bugs.py apply NAME SRC  makes NAME's edit in the source tree SRC (exactly one match, or fails)
   bugs.py describe NAME   what it does, in one line
+  bugs.py digest NAME     a digest of NAME's edit (scripts/kernel_zoo rebuilds what changed)
 
 Each edit names its file, the text it replaces (found exactly once) and the new text.
 """
+import hashlib
+import json
 import sys
 
 BUGS = {
@@ -63,6 +66,15 @@ BUGS = {
         "new": "\n    const int64_t dr0 = nr1 == 1 ? MIN((nr0 + nchunk0 - 1) / nchunk0, chunk_size) : (nr0 + nchunk0 - 1) / nchunk0;\n",
         "about": "MUL_MAT, one token: each thread computes at most one 64-row chunk; rows past that are never written",
     },
+    # Flash attention, a single query (a decoded token; a prompt has several): the loop over the
+    # KV cells starts one cell late, so the token never attends to the first position. The
+    # prompt's round is untouched: only the generated tokens' rounds depart.
+    "single-query": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "        for (int64_t ic = ic_start; ic < ic_end; ++ic) {",
+        "new": "        for (int64_t ic = ic_start + (neq1 == 1 ? 1 : 0); ic < ic_end; ++ic) {",
+        "about": "FLASH_ATTN_EXT, one query: the loop over the KV cells starts one cell late (decode rounds only)",
+    },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
     "control-rounding": {
@@ -77,6 +89,9 @@ BUGS = {
 def main(argv):
     if len(argv) >= 2 and argv[1] == "list":
         print("\n".join(BUGS))
+        return 0
+    if len(argv) == 3 and argv[1] == "digest" and argv[2] in BUGS:
+        print(hashlib.sha256(json.dumps(BUGS[argv[2]], sort_keys=True).encode()).hexdigest()[:16])
         return 0
     if len(argv) == 3 and argv[1] == "describe" and argv[2] in BUGS:
         print(BUGS[argv[2]]["about"])
