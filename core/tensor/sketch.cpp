@@ -9,13 +9,27 @@ namespace llmscope {
 
 namespace {
 
-// The hashes of a run of indices (vectorized: the adds that follow cannot be).
+// One run of elements, indices first..first+n-1 within one 2^32 block: each element with its
+// sign applied (the hash's top bit flips the float's) and its bucket. All 32-bit lanes, so it
+// vectorizes; the adds that follow cannot.
 LLMSCOPE_CLONES
-void hashes(uint64_t first, uint32_t n, uint32_t *out)
+void signAndBucket(const float *v, uint32_t n, uint64_t first, float *signedOut, uint8_t *bucketOut)
 {
+    const uint32_t low = uint32_t(first), high = uint32_t(first >> 32) * 0x9E3779B1u;
 #pragma omp simd
-    for (uint32_t j = 0; j < n; ++j)
-        out[j] = sketchHash(first + j);
+    for (uint32_t j = 0; j < n; ++j) {
+        uint32_t h = (low + j) ^ high; // sketchHash, written for 32-bit lanes
+        h ^= h >> 16;
+        h *= 0x85EBCA6Bu;
+        h ^= h >> 13;
+        h *= 0xC2B2AE35u;
+        h ^= h >> 16;
+        uint32_t bits;
+        std::memcpy(&bits, &v[j], 4);
+        bits ^= h & 0x80000000u;
+        std::memcpy(&signedOut[j], &bits, 4);
+        bucketOut[j] = uint8_t(h % kSketchBuckets);
+    }
 }
 
 // base64url without padding: no '=' (a .bin header's separator), no ',' (a CSV's)
@@ -25,15 +39,24 @@ const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 
 void SketchSums::add(const float *v, uint32_t n, uint64_t first)
 {
+    // Runs of 1024: each bucket's part of a run summed in float (a few dozen values), then
+    // added to its double sum.
     constexpr uint32_t kRun = 1024;
-    uint32_t h[kRun];
+    float signedValues[kRun];
+    uint8_t bucket[kRun];
     for (uint32_t at = 0; at < n; at += kRun) {
-        const uint32_t c = std::min(kRun, n - at);
-        hashes(first + at, c, h);
-        for (uint32_t j = 0; j < c; ++j) {
-            const double x = v[at + j];
-            m_sums[h[j] % kSketchBuckets] += (h[j] >> 31) ? -x : x;
-        }
+        uint32_t c = std::min(kRun, n - at);
+        const uint64_t start = first + at;
+        if (uint32_t(start) + c < uint32_t(start)) // the run would cross a 2^32 block: up to it
+            c = uint32_t(0) - uint32_t(start);
+        signAndBucket(v + at, c, start, signedValues, bucket);
+        float run[kSketchBuckets] = {};
+        for (uint32_t j = 0; j < c; ++j)
+            run[bucket[j]] += signedValues[j];
+        for (int b = 0; b < kSketchBuckets; ++b)
+            m_sums[size_t(b)] += run[b];
+        if (c < std::min(kRun, n - at)) // the rest of a run that crossed the block
+            add(v + at + c, std::min(kRun, n - at) - c, start + c);
     }
 }
 

@@ -9,7 +9,8 @@
 // sqrt(2 / kSketchBuckets) = 17.7 % (CountSketch's F2 bound), about half that for the
 // relative error; an error carried by a single element is estimated exactly.
 //
-// Cost: one hash and one add an element, in the statistics' pass over the tensor (stats.cpp).
+// Cost: one hash and one add an element, in the statistics' pass over the tensor (stats.cpp);
+// each run of 1024 elements is summed in float, the runs in double.
 // Stored as unpadded base64url of the little-endian float32 sums: a header attribute
 // (kSketchAttr) and a statistic.csv column (Sketch), beside msit's four statistics, which stay
 // as they are.
