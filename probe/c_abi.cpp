@@ -252,6 +252,7 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
         job.statsOnly = stats;
         job.csv = stats && c.statsCsv;
         job.addStats = payload && c.stats;
+        job.sketch = c.sketch;
         r.pending.push_back(std::move(job));
         return 1;
     } catch (const std::exception &e) {

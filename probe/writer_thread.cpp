@@ -260,16 +260,16 @@ void WriterThread::execute(Job &job)
             const TensorJob &t = job.tensor;
             std::optional<TensorStats> st;
             if (t.statsOnly && t.tensor.hasData)
-                st = computeStats(t.tensor);
+                st = computeStats(t.tensor, t.sketch);
             else if (!t.statsOnly)
                 st = statsFromAttrs(t.tensor);
             addCsvLine(t.round, statisticRowParts(csvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor)), st);
         } else if (job.kind == 0) {
             TensorJob &t = job.tensor;
             if (t.addStats && t.tensor.hasData)
-                setStatsAttrs(t.tensor, computeStats(t.tensor));
+                setStatsAttrs(t.tensor, computeStats(t.tensor, t.sketch));
             if (t.statsOnly) {
-                setStatsAttrs(t.tensor, t.tensor.hasData ? computeStats(t.tensor) : std::nullopt);
+                setStatsAttrs(t.tensor, t.tensor.hasData ? computeStats(t.tensor, t.sketch) : std::nullopt);
                 t.tensor.hasData = false;
                 t.tensor.data.clear();
             }

@@ -35,6 +35,7 @@ struct TensorJob {
     Tensor tensor;
     bool statsOnly = false; // compute statistics from the payload, then write the header only
     bool addStats = false;  // payload kept, statistics added as attributes (tensor + stats)
+    bool sketch = true;     // the statistics with their error sketch
     bool csv = false;       // statistics go to the round's statistic.csv instead of a file
     std::string opType;     // for the CSV row
 };

@@ -734,6 +734,10 @@ replayed on its own inputs: %1%2</source>
         <source>element by element, op %1 is within its budget: the statistics overstated it, and no operation&apos;s outputs in round %2 depart beyond what two engines of one model may differ by</source>
         <translation>逐元素比对，算子 %1 在其预算之内：统计信息高估了它，且第 %2 轮中没有算子的输出超出同一模型两个引擎之间可能的差异</translation>
     </message>
+    <message>
+        <source>element by element, op %1 is within its budget on the inputs it was given: what departs comes in through an input no operation of round %2 computes (a weight, the program&apos;s input, or the KV cache an earlier round wrote); see its inputs in the report</source>
+        <translation>逐元素比对，算子 %1 在其所得输入上处于预算之内：偏离来自第 %2 轮中没有算子计算的输入（权重、程序的输入，或更早一轮写入的 KV 缓存）；请在报告中查看其输入</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

@@ -47,7 +47,9 @@ Request parseRequest(const QStringList &args)
         } else if (a == QLatin1String("-o") || a == QLatin1String("--output")) {
             r.folder = value();
         } else if (a == QLatin1String("-er")) {
-            r.rounds = value();
+            r.rounds = value().trimmed();
+            if (r.rounds.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0)
+                r.rounds = QStringLiteral("all");
         } else if (a == QLatin1String("--standard")) {
             const QString v = value();
             r.standard = llmscope::parseStandard(v.toStdString());
@@ -64,9 +66,14 @@ Request parseRequest(const QStringList &args)
 
 namespace {
 // -er for `llmscope dump`: "all" is every round there is
+bool isAll(const QString &rounds)
+{
+    return rounds.trimmed().compare(QLatin1String("all"), Qt::CaseInsensitive) == 0;
+}
+
 QString dumpRounds(const QString &rounds)
 {
-    return rounds == QLatin1String("all") ? QStringLiteral("0,%1").arg(std::numeric_limits<int32_t>::max()) : rounds;
+    return isAll(rounds) ? QStringLiteral("0,%1").arg(std::numeric_limits<int32_t>::max()) : rounds;
 }
 } // namespace
 
@@ -83,7 +90,7 @@ QStringList followingTokens(const QStringList &options, const QString &goldenDum
 
 QString roundsText(const QString &rounds)
 {
-    return rounds == QLatin1String("all") ? HuntText::tr("every round") : HuntText::tr("rounds %1").arg(rounds);
+    return isAll(rounds) ? HuntText::tr("every round") : HuntText::tr("rounds %1").arg(rounds);
 }
 
 bool inputsAlreadyDepart(const OpResult &op)
@@ -127,6 +134,15 @@ QString walkedTo(const OpResult &first)
         .arg(QString::fromStdString(first.label()));
 }
 
+QString explainedByItsInputs(const OpResult &op)
+{
+    return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given: what departs comes "
+                        "in through an input no operation of round %2 computes (a weight, the program's input, or the "
+                        "KV cache an earlier round wrote); see its inputs in the report")
+        .arg(QString::fromStdString(op.label()))
+        .arg(op.round);
+}
+
 std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QString &testDump)
 {
     try {
@@ -136,6 +152,9 @@ std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QSt
             if (it != g.end() && (rec.replaced || rec.tokens != it->second.tokens))
                 return round;
         }
+        // the test stopped early (its own end of text) where golden went on
+        if (!t.empty() && !g.empty() && g.rbegin()->first > t.rbegin()->first)
+            return t.rbegin()->first + 1;
     } catch (const std::exception &) { // unreadable records tell nothing
     }
     return std::nullopt;

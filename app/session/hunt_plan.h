@@ -95,6 +95,9 @@ QString testFirstDir();
 QString stepWalk(const llmscope::OpResult &suspect, bool clearedByElements);
 QString stepCompareWalk();
 QString walkedTo(const llmscope::OpResult &first);
+// The op the walk reached departs by its producers' outputs, yet on the inputs it was given it
+// is within its budget: its error comes in through an input no op of the round computes.
+QString explainedByItsInputs(const llmscope::OpResult &op);
 
 // The first round whose tokens the two programs' dumps record differently (the test's own
 // choice, where it consumed golden's), or nullopt when they agree or either records none.

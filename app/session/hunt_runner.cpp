@@ -184,8 +184,12 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         out.replay = co_await replaying;
         steps.say(replayed(*out.tensors, *out.replay, *op), -1);
         steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
-        if (!confirmed(*out.tensors, *op)) // the suspect itself, cleared, while its inputs departed
-            end(Outcome::End::Cleared, cleared(*op, op->round));
+        if (!confirmed(*out.tensors, *op)) { // departs by its producers' outputs, not on its own inputs
+            if (tokensDiffer)
+                end(Outcome::End::Unexplained, tokensDifferUnexplained(QString::number(op->round), *tokensDiffer));
+            else
+                end(Outcome::End::Cleared, explainedByItsInputs(*op));
+        }
     } catch (const Cancelled &) {
         end(Outcome::End::Cancelled,
             HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));

@@ -58,6 +58,12 @@ double engineError(const CompareRow &r, End end = End::Central)
     return std::isnan(r.statsBound) ? r.statsBound : std::max(r.statsBound, r.statsEstimate * f);
 }
 
+// How a pair's error is known: measured, estimated from the sketches, or bounded below.
+std::string boundWord(const CompareRow &r)
+{
+    return !r.statsOnly ? "" : std::isnan(r.statsEstimate) ? "at least " : "about ";
+}
+
 double goldenNorm(const CompareRow &r)
 {
     if (r.computed)
@@ -140,8 +146,7 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
     } else if (leaf && leafDiffers(row, err)) {
         row.passed = false;
         if (row.failReason.empty() || row.computed || row.statsOnly)
-            row.failReason = "differs from golden's (relative error " + std::string(row.statsOnly ? "at least " : "") +
-                             pct(err) + ")";
+            row.failReason = "differs from golden's (relative error " + boundWord(row) + pct(err) + ")";
     } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
         row.passed = true;
         row.failReason.clear();
@@ -191,8 +196,8 @@ struct OpTally {
         if (row.quantization && weightDiffers.empty())
             weightDiffers = row.quantization->words(row.tensorName);
         if (leafDiffers(row, err) && weightDiffers.empty())
-            weightDiffers = leafLabel(row) + " differs between golden and test (relative error " +
-                            (row.statsOnly ? "at least " : "") + pct(err) + ")";
+            weightDiffers = leafLabel(row) + " differs between golden and test (relative error " + boundWord(row) +
+                            pct(err) + ")";
     }
 
     void takeInput(OpResult &op, const CompareRow &row, double err)

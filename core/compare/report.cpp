@@ -85,8 +85,8 @@ std::string msitReportCsv(const CompareResult &res)
         out += ',';
         if (r.computed && m.count)
             out += num(m.relEuclidean * m.relEuclidean);
-        else if (r.statsOnly && !std::isnan(r.statsEstimate)) // estimated from the sketches
-            out += num(r.statsEstimate * r.statsEstimate);
+        else if (r.statsOnly && !std::isnan(r.statsEstimate)) // estimated from the sketches, never below the bound
+            out += num(std::pow(std::max(r.statsBound, r.statsEstimate), 2));
         else if (r.statsOnly) // a lower bound, from the statistics
             out += num(r.statsBound * r.statsBound);
         else
@@ -260,7 +260,7 @@ std::string compareReportJson(const CompareResult &res)
         if (r.computed && r.metrics.count)
             j.field("nmse", r.metrics.relEuclidean * r.metrics.relEuclidean);
         else if (r.statsOnly && !std::isnan(r.statsEstimate))
-            j.field("nmse_estimate", r.statsEstimate * r.statsEstimate);
+            j.field("nmse_estimate", std::pow(std::max(r.statsBound, r.statsEstimate), 2));
         else if (r.statsOnly)
             j.field("nmse_lower_bound", r.statsBound * r.statsBound);
         if (!r.weightSource.empty())

@@ -106,7 +106,7 @@ std::optional<std::vector<float>> decodeSketch(const std::string &text)
             bytes += char((acc >> bits) & 0xFF);
         }
     }
-    if (bytes.size() != kBytes)
+    if (bytes.size() != kBytes || (acc & ((1u << bits) - 1)) != 0) // the padding bits are zero
         return std::nullopt;
     std::vector<float> out(static_cast<size_t>(kSketchBuckets));
     for (size_t i = 0; i < out.size(); ++i) {

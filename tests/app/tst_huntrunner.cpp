@@ -240,6 +240,18 @@ private slots:
         QCOMPARE(o.message, "the second runs did not dump op 0_2; see " + m_dir.path() + "/notdumped");
     }
 
+    // Every round unless told, however "all" is written; the dump is asked for every round there is.
+    void everyRoundByDefault()
+    {
+        QCOMPARE(hunt::parseRequest({"--golden", "a", "--test", "b"}).rounds, QString("all"));
+        QCOMPARE(hunt::parseRequest({"--golden", "a", "--test", "b", "-er", " ALL "}).rounds, QString("all"));
+        const QStringList args = hunt::statsArgs("all");
+        QCOMPARE(args.value(int(args.indexOf("-er")) + 1), QString("0,2147483647"));
+        QVERIFY(args.contains("--stats-csv"));
+        QCOMPARE(hunt::roundsText("All"), QString("every round"));
+        QCOMPARE(hunt::roundsText("0,3"), QString("rounds 0,3"));
+    }
+
     // A run that fails stops the hunt with its words; a cancel keeps what was dumped.
     void failedAndCancelled()
     {

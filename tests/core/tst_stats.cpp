@@ -274,7 +274,10 @@ private slots:
         Tensor t = testing::f32Tensor({4}, {1.5f, -2, 1e-30f, 3e30f});
         setStatsAttrs(t, s);
         QCOMPARE(statsFromAttrs(t)->sketch, s->sketch);
-        for (const std::string &bad : {text.substr(1), text + "A", "=" + text.substr(1), std::string(342, '!'), std::string()})
+        std::string padded = text; // the last character's 4 unused bits set: not a sketch's text
+        const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        padded.back() = alphabet[alphabet.find(padded.back()) | 1];
+        for (const std::string &bad : {text.substr(1), text + "A", "=" + text.substr(1), std::string(342, '!'), std::string(), padded})
             QVERIFY(!decodeSketch(bad));
         t.setAttr(kSketchAttr, "broken");
         QVERIFY(statsFromAttrs(t)->sketch.empty()); // msit's four still read
