@@ -109,11 +109,14 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         const bool quantized = out.stats->standard == Standard::Engine && quantizedTest(*out.stats);
         const std::optional<int64_t> tokensDiffer =
             quantized ? std::nullopt : firstTokenDifference(goldenStats, testStats);
-        auto nothing = [&](const QString &words) {
+        auto unlessTokensDiffer = [&](Outcome::End e, const QString &words, const QString &compared) {
             if (tokensDiffer)
-                end(Outcome::End::Unexplained, tokensDifferUnexplained(rounds, *tokensDiffer));
+                end(Outcome::End::Unexplained, tokensDifferUnexplained(compared, *tokensDiffer));
             else
-                end(Outcome::End::NothingDiverges, words);
+                end(e, words);
+        };
+        auto notDumpedEnd = [&](const OpResult &o) {
+            end(Outcome::End::NotDumped, notDumped(o) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
         };
         if (quantized) {
             const QStringList outputs = outputsArgs(rounds);
@@ -123,7 +126,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             out.stats = co_await outputsPass;
         }
         if (out.stats->firstDivergent < 0) {
-            nothing(nothingDiverges(rounds, *out.stats));
+            unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats), rounds);
             co_return out;
         }
         const OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
@@ -138,13 +141,14 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                                stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
         out.tensors = co_await tensorPass;
         if (across && out.tensors->firstDivergent < 0) {
-            nothing(nothingDiverges(QString::number(suspectOp.round), *out.tensors));
+            unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(QString::number(suspectOp.round), *out.tensors),
+                               rounds);
             co_return out;
         }
         const OpResult *op = across ? &out.tensors->ops[size_t(out.tensors->firstDivergent)]
                                     : findOp(*out.tensors, suspectOp.opId);
         if (!op) {
-            end(Outcome::End::NotDumped, notDumped(suspectOp) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
+            notDumpedEnd(suspectOp);
             co_return out;
         }
         // The walk back: from statistics, the suspect may not be the first op that departs.
@@ -157,10 +161,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                                  dir.absoluteFilePath(QStringLiteral("report-walk")));
             out.walk = co_await walkPass;
             if (out.walk->firstDivergent < 0 && clearedByElements) {
-                if (tokensDiffer)
-                    end(Outcome::End::Unexplained, tokensDifferUnexplained(QString::number(suspectOp.round), *tokensDiffer));
-                else
-                    end(Outcome::End::Cleared, cleared(*op, suspectOp.round));
+                unlessTokensDiffer(Outcome::End::Cleared, cleared(*op, suspectOp.round), QString::number(suspectOp.round));
                 co_return out;
             }
             const OpResult first =
@@ -174,7 +175,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                 out.tensors = co_await firstPass;
                 op = findOp(*out.tensors, first.opId);
                 if (!op) {
-                    end(Outcome::End::NotDumped, notDumped(first) + HuntRunnerText::tr("; see %1").arg(dir.absolutePath()));
+                    notDumpedEnd(first);
                     co_return out;
                 }
             }
@@ -184,12 +185,8 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         out.replay = co_await replaying;
         steps.say(replayed(*out.tensors, *out.replay, *op), -1);
         steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
-        if (!confirmed(*out.tensors, *op)) { // departs by its producers' outputs, not on its own inputs
-            if (tokensDiffer)
-                end(Outcome::End::Unexplained, tokensDifferUnexplained(QString::number(op->round), *tokensDiffer));
-            else
-                end(Outcome::End::Cleared, explainedByItsInputs(*op));
-        }
+        if (!confirmed(*out.tensors, *op)) // departs by its producers' outputs, not on its own inputs
+            unlessTokensDiffer(Outcome::End::Cleared, explainedByItsInputs(*op), QString::number(op->round));
     } catch (const Cancelled &) {
         end(Outcome::End::Cancelled,
             HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));

@@ -5,11 +5,14 @@
 // round, compared), is the one the statistics compare names, and the one the hunt ends on,
 // blaming its kernel; the control, which only rounds differently, ends clean.
 #include <QDir>
+#include <QMap>
 #include <QFile>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <optional>
 
 #include "compare/compare_run.h"
 #include "dump/dump_layout.h"
@@ -59,6 +62,18 @@ class TstKernelZoo : public QObject {
         o.myPath = test.toStdString();
         o.standard = Standard::Engine;
         return runCompare(o);
+    }
+    // Stock's dump of kind ("tensor": every tensor, "stats": statistics; made once, the same
+    // for every fault) against the fault's, compared; nullopt when a dump failed.
+    QMap<QString, QString> m_stock;
+    std::optional<CompareResult> againstStock(const QString &bug, const QString &kind)
+    {
+        if (!m_stock.contains(kind))
+            m_stock[kind] = dump("stock", "stock-" + kind, {"model", kind});
+        const QString test = dump(bug, bug + "-" + kind, {"model", kind});
+        if (m_stock[kind].isEmpty() || test.isEmpty())
+            return std::nullopt;
+        return compare(m_stock[kind], test);
     }
 
 private slots:
@@ -116,10 +131,9 @@ private slots:
         QFETCH(QString, bug);
         QFETCH(QString, opType);
         // The truth: every tensor of every round, element by element.
-        const QString goldenTensors = dump("stock", "stock-tensors-" + bug, {"model", "tensor"}),
-                      testTensors = dump(bug, bug + "-tensors", {"model", "tensor"});
-        QVERIFY(!goldenTensors.isEmpty() && !testTensors.isEmpty());
-        const CompareResult truth = compare(goldenTensors, testTensors);
+        const auto truthRun = againstStock(bug, "tensor");
+        QVERIFY(truthRun);
+        const CompareResult &truth = *truthRun;
         QVERIFY(truth.firstDivergent >= 0);
         const OpResult &first = truth.ops[size_t(truth.firstDivergent)];
         QCOMPARE(QString::fromStdString(first.opType), opType);
@@ -128,10 +142,9 @@ private slots:
         const QString label = QString::fromStdString(first.label());
 
         // The statistics (with their sketches) name the same op.
-        const QString goldenStats = dump("stock", "stock-stats-" + bug, {"model", "stats"}),
-                      testStats = dump(bug, bug + "-stats", {"model", "stats"});
-        QVERIFY(!goldenStats.isEmpty() && !testStats.isEmpty());
-        const CompareResult stats = compare(goldenStats, testStats);
+        const auto statsRun = againstStock(bug, "stats");
+        QVERIFY(statsRun);
+        const CompareResult &stats = *statsRun;
         QVERIFY(stats.firstDivergent >= 0);
         const OpResult &named = stats.ops[size_t(stats.firstDivergent)];
         QCOMPARE(QString::fromStdString(named.label()), label);
@@ -162,17 +175,11 @@ private slots:
     // Rounding only: nothing departs element by element, the statistics and the hunt agree.
     void theControlEndsClean()
     {
-        const QString golden = dump("stock", "control-golden", {"model", "tensor"}),
-                      test = dump("control-rounding", "control-test", {"model", "tensor"});
-        QVERIFY(!golden.isEmpty() && !test.isEmpty());
-        const CompareResult truth = compare(golden, test);
-        QVERIFY(!truth.ops.empty());
-        QCOMPARE(truth.firstDivergent, -1);
-        const QString goldenStats = dump("stock", "control-golden-stats", {"model", "stats"}),
-                      testStats = dump("control-rounding", "control-test-stats", {"model", "stats"});
-        const CompareResult stats = compare(goldenStats, testStats);
-        QVERIFY(!stats.ops.empty());
-        QCOMPARE(stats.firstDivergent, -1);
+        for (const char *kind : {"tensor", "stats"}) {
+            const auto run = againstStock("control-rounding", kind);
+            QVERIFY2(run && !run->ops.empty(), kind);
+            QCOMPARE(run->firstDivergent, -1);
+        }
         const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("control-rounding"),
                                                "-o", m_dir.path() + "/hunt-control"});
         QCOMPARE(r.code, 1);
