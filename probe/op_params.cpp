@@ -85,6 +85,8 @@ std::string opParamsJson(const std::string &type, const ggml_tensor *t)
     } else if (type == "CLAMP") {
         j.f("min", f32(t, 0));
         j.f("max", f32(t, 1));
+    } else if (type == "ARGSORT") {
+        j.i("order", i32(t, 0)); // 0 ascending, 1 descending
     } else if (type == "LEAKY_RELU") {
         j.f("negative_slope", f32(t, 0));
     } else if (type == "VIEW") {

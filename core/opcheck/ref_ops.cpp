@@ -227,6 +227,23 @@ std::optional<Reference> norm(const std::string &op, const nlohmann::json &p, co
     return r;
 }
 
+// Element i of a product: x . y over k, with its bound and its float16 operand noise.
+void dot(const double *x, const double *y, int64_t k, double uc, double uOut, Reference &r, size_t i)
+{
+    double s = 0, mag = 0, sq = 0;
+    for (int64_t j = 0; j < k; ++j) {
+        const double t = x[j] * y[j];
+        s += t;
+        mag += std::fabs(t);
+        sq += t * t;
+    }
+    r.out.v[i] = s;
+    // a dot product's forward error bound: k roundings of the compute type over sum |a b|
+    r.bound[i] = (double(k) * uc + kSlack * uOut) * mag;
+    // both operands rounded to float16: each product off by (da + db), uniform in +-u each
+    r.f16Noise[i] = std::ldexp(1.0, -11) * std::sqrt(2.0 / 3.0 * sq);
+}
+
 // MUL_MAT: out[i1][i0] = row i0 of a . row i1 of b, a broadcast over b's dims 2 and 3.
 std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
                                 std::string &skip)
@@ -247,22 +264,124 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
     const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
     r.f16Noise.assign(r.out.v.size(), 0.0);
     forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
-        const double *x = &a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)];
-        const double *y = &b.v[size_t(((i3 * b.ne[2] + i2) * b.ne[1] + i1) * k)];
-        double s = 0, mag = 0, sq = 0;
-        for (int64_t j = 0; j < k; ++j) {
-            const double t = x[j] * y[j];
-            s += t;
-            mag += std::fabs(t);
-            sq += t * t;
-        }
-        r.out.v[i] = s;
-        // a dot product's forward error bound: k roundings of the compute type over sum |a b|
-        r.bound[i] = (double(k) * uc + kSlack * uOut) * mag;
-        // both operands rounded to float16: each product off by (da + db), uniform in +-u each
-        r.f16Noise[i] = std::ldexp(1.0, -11) * std::sqrt(2.0 / 3.0 * sq);
+        dot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)],
+            &b.v[size_t(((i3 * b.ne[2] + i2) * b.ne[1] + i1) * k)], k, uc, uOut, r, i);
     });
     r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff)";
+    return r;
+}
+
+// MUL_MAT_ID: the experts' products. For token t and slot e, ids[e][t] names the expert whose
+// matrix (a's slice) meets b's row e (or row 0, where b holds one row a token for all slots).
+std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
+                                  std::string &skip)
+{
+    if (in.size() != 3) {
+        skip = "MUL_MAT_ID without experts, activations and ids";
+        return std::nullopt;
+    }
+    const RefTensor &a = in[0], &b = in[1], &ids = in[2];
+    const int64_t k = a.ne[0], experts = a.ne[2], used = ids.ne[0], tokens = ids.ne[1];
+    if (b.ne[0] != k || a.ne[3] != 1 || ne[0] != a.ne[1] || ne[1] != used || ne[2] != tokens || ne[3] != 1 ||
+        b.ne[2] != tokens || b.ne[3] != 1 || (b.ne[1] != 1 && b.ne[1] != used) || ids.ne[2] != 1 || ids.ne[3] != 1) {
+        skip = "MUL_MAT_ID with these shapes";
+        return std::nullopt;
+    }
+    const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
+    Reference r = shaped(ne);
+    r.f16Noise.assign(r.out.v.size(), 0.0);
+    for (int64_t t = 0; t < tokens; ++t)
+        for (int64_t e = 0; e < used; ++e) {
+            const double id = ids.at(e, t, 0, 0);
+            if (!(id >= 0 && id < double(experts)) || id != std::trunc(id)) {
+                skip = "MUL_MAT_ID with an expert id outside its experts";
+                return std::nullopt;
+            }
+            const double *y = &b.v[size_t((t * b.ne[1] + e % b.ne[1]) * k)];
+            for (int64_t i0 = 0; i0 < ne[0]; ++i0)
+                dot(&a.v[size_t((int64_t(id) * a.ne[1] + i0) * k)], y, k, uc, uOut, r, size_t((t * used + e) * ne[0] + i0));
+        }
+    r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff), each expert's product";
+    return r;
+}
+
+// ARGSORT: each row's indices in ascending (order 0) or descending (1) order of its values.
+// Equal values may come in either order: the places they share are not checked.
+std::optional<Reference> argsort(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                                 const std::array<int64_t, 4> &ne, std::string &skip)
+{
+    // Dumps before the probe named it hold the order as the first raw word.
+    const auto raw = p.find("op_params_i32");
+    const int64_t rawOrder = raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0])
+                                 ? (*raw)[0].get<int64_t>()
+                                 : 0;
+    const std::optional<int64_t> order = intParam(p, "order", rawOrder);
+    if (in.size() != 1 || !sameNe(in[0].ne, ne) || !order || (*order != 0 && *order != 1)) {
+        skip = in.size() != 1 || !sameNe(in[0].ne, ne) ? "ARGSORT with these shapes" : "ARGSORT whose order is not 0 or 1";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    r.unchecked.assign(r.out.v.size(), 0);
+    const int64_t n = ne[0];
+    std::vector<int64_t> idx(static_cast<size_t>(n));
+    for (int64_t row = 0; row < ne[1] * ne[2] * ne[3]; ++row) {
+        const double *x = in[0].v.data() + row * n;
+        for (int64_t i = 0; i < n; ++i)
+            idx[size_t(i)] = i;
+        std::stable_sort(idx.begin(), idx.end(), [&](int64_t l, int64_t m) {
+            return *order == 0 ? x[l] < x[m] : x[l] > x[m];
+        });
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t o = size_t(row * n + i);
+            r.out.v[o] = double(idx[size_t(i)]);
+            const double v = x[idx[size_t(i)]];
+            if ((i > 0 && x[idx[size_t(i - 1)]] == v) || (i + 1 < n && x[idx[size_t(i + 1)]] == v) || std::isnan(v))
+                r.unchecked[o] = 1;
+        }
+    }
+    r.standard = "exact (each row's order; places of equal values not checked)";
+    return r;
+}
+
+// SUM_ROWS: each row's sum, into a tensor of rows of one element.
+std::optional<Reference> sumRows(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
+                                 std::string &skip)
+{
+    if (in.size() != 1 || ne[0] != 1 || ne[1] != in[0].ne[1] || ne[2] != in[0].ne[2] || ne[3] != in[0].ne[3]) {
+        skip = "SUM_ROWS with these shapes";
+        return std::nullopt;
+    }
+    Reference r = shaped(ne);
+    const int64_t n = in[0].ne[0];
+    for (size_t row = 0; row < r.out.v.size(); ++row) {
+        double sum = 0, mag = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            sum += in[0].v[row * size_t(n) + size_t(i)];
+            mag += std::fabs(in[0].v[row * size_t(n) + size_t(i)]);
+        }
+        r.out.v[row] = sum;
+        // summed in float32 at worst, in any order
+        r.bound[row] = (double(n) * std::ldexp(1.0, -24) + kSlack * uOut) * mag;
+    }
+    r.standard = "|error| <= (n u32 + 16 u) sum|x|";
+    return r;
+}
+
+// CLAMP: each element held to [min, max].
+std::optional<Reference> clamp(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                               const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    if (in.size() != 1 || in[0].count() != ne[0] * ne[1] * ne[2] * ne[3]) {
+        skip = "CLAMP whose input and output differ in size";
+        return std::nullopt;
+    }
+    const double lo = param(p, "min", -INFINITY), hi = param(p, "max", INFINITY);
+    Reference r = shaped(ne);
+    for (size_t i = 0; i < r.out.v.size(); ++i) {
+        r.out.v[i] = std::min(std::max(in[0].v[i], lo), hi);
+        r.bound[i] = u * std::fabs(r.out.v[i]); // the bounds are float32, as the output may be narrower
+    }
+    r.standard = "|error| <= u |out| (min(max(x, min), max), rounded to its type)";
     return r;
 }
 
@@ -637,6 +756,14 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
         return mulMat(inputs, outNe, u, skip);
     if (op == "GET_ROWS")
         return getRows(inputs, outNe, skip);
+    if (op == "MUL_MAT_ID")
+        return mulMatId(inputs, outNe, u, skip);
+    if (op == "ARGSORT")
+        return argsort(param, inputs, outNe, skip);
+    if (op == "SUM_ROWS")
+        return sumRows(inputs, outNe, u, skip);
+    if (op == "CLAMP")
+        return clamp(param, inputs, outNe, u, skip);
     if (op == "ROPE")
         return rope(param, inputs, outNe, u, skip);
     if (op == "SOFT_MAX")

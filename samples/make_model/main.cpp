@@ -8,6 +8,7 @@
 
 #include <llama.h>
 
+#include "arch_plan.h"
 #include "model_writer.h"
 
 namespace {
@@ -19,10 +20,13 @@ const char *kUsage =
     "  llmscope-make-model --family DIR [shape options] [corruption options]\n"
     "\n"
     "shape options (defaults in brackets):\n"
+    "  --arch NAME [llama]: a llama.cpp architecture (%s)\n"
     "  --layers N [4]  --width N [256]  --heads N [4]  --kv-heads N [2]  --ff N [512]\n"
     "  --context N [256]  --seed N [1]\n"
+    "  mixture of experts: --experts N [4]  --experts-used K [2]  --expert-ff N [256]\n"
     "corruption options (perturb one weight of one layer; same seed, same other weights):\n"
-    "  --corrupt-layer K  --corrupt-tensor NAME [ffn_down]  --corrupt-amount X [0.1]\n"
+    "  --corrupt-layer K  --corrupt-tensor NAME [ffn_down(_exps)]  --corrupt-amount X [0.1]\n"
+    "    NAME: a layer tensor without '.weight' (ffn_down, ffn_up_exps) or with '.bias'\n"
     "  --corrupt-inf      instead of noise, the weight's first element becomes +Inf\n"
     "    the weight gets X times its own standard deviation of seeded Gaussian noise\n"
     "\n"
@@ -60,7 +64,7 @@ int main(int argc, char **argv)
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "-h" || a == "--help") {
-                std::printf(kUsage, quantizeTypeNames().c_str());
+                std::printf(kUsage, archNames().c_str(), quantizeTypeNames().c_str());
                 return 0;
             }
             if (a == "--corrupt-inf") { // a flag
@@ -75,6 +79,10 @@ int main(int argc, char **argv)
             else if (a == "--quantize") quantize = v;
             else if (a == "--family") family = v;
             else if (a == "--tensor-types") tensorTypes = v;
+            else if (a == "--arch") spec.arch = v;
+            else if (a == "--experts") spec.experts = intArg("--experts", v);
+            else if (a == "--experts-used") spec.expertsUsed = intArg("--experts-used", v);
+            else if (a == "--expert-ff") spec.expertFf = intArg("--expert-ff", v);
             else if (a == "--layers") spec.layers = intArg("--layers", v);
             else if (a == "--width") spec.width = intArg("--width", v);
             else if (a == "--heads") spec.heads = intArg("--heads", v);
@@ -114,16 +122,16 @@ int main(int argc, char **argv)
                 if (!corruptionAmountSet)
                     corruption.amount = 0.1;
             }
-            writeModel(spec, corruption, family + "/model-corrupt.gguf");
+            const std::string corrupted = writeModel(spec, corruption, family + "/model-corrupt.gguf");
             std::printf("%s/model-f32.gguf\n%s/model-q8_0.gguf\n%s/model-q4_0.gguf\n%s/model-corrupt.gguf "
-                        "(layer %d %s, amount %g)\n",
-                        family.c_str(), family.c_str(), family.c_str(), family.c_str(), corruption.layer,
-                        corruption.tensor.c_str(), corruption.amount);
+                        "(%s, amount %g)\n",
+                        family.c_str(), family.c_str(), family.c_str(), family.c_str(), corrupted.c_str(),
+                        corruption.amount);
         } else if (!out.empty()) {
             writeModel(spec, corruption, out);
             std::printf("%s\n", out.c_str());
         } else {
-            std::fprintf(stderr, kUsage, quantizeTypeNames().c_str());
+            std::fprintf(stderr, kUsage, archNames().c_str(), quantizeTypeNames().c_str());
             return 2;
         }
     } catch (const std::exception &e) {

@@ -1,5 +1,7 @@
 #include "model_writer.h"
 
+#include "arch_plan.h"
+
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -53,30 +55,6 @@ uint64_t nameHash(const std::string &s) // FNV-1a, so each tensor's stream depen
     return h;
 }
 
-struct TensorPlan { std::string name; int64_t ne0, ne1; bool isNorm; };
-
-std::vector<TensorPlan> plan(const ModelSpec &s, int vocab)
-{
-    const int64_t headDim = s.width / s.heads;
-    const int64_t kvDim = headDim * s.kvHeads;
-    std::vector<TensorPlan> p{{"token_embd.weight", s.width, vocab, false}};
-    for (int l = 0; l < s.layers; ++l) {
-        const std::string b = "blk." + std::to_string(l) + ".";
-        p.push_back({b + "attn_norm.weight", s.width, 1, true});
-        p.push_back({b + "attn_q.weight", s.width, s.width, false});
-        p.push_back({b + "attn_k.weight", s.width, kvDim, false});
-        p.push_back({b + "attn_v.weight", s.width, kvDim, false});
-        p.push_back({b + "attn_output.weight", s.width, s.width, false});
-        p.push_back({b + "ffn_norm.weight", s.width, 1, true});
-        p.push_back({b + "ffn_gate.weight", s.width, s.ff, false});
-        p.push_back({b + "ffn_up.weight", s.width, s.ff, false});
-        p.push_back({b + "ffn_down.weight", s.ff, s.width, false});
-    }
-    p.push_back({"output_norm.weight", s.width, 1, true});
-    p.push_back({"output.weight", s.width, vocab, false});
-    return p;
-}
-
 void check(const ModelSpec &s)
 {
     auto positive = [](int v, const char *what) {
@@ -93,13 +71,16 @@ void check(const ModelSpec &s)
         throw std::runtime_error("--width must be a multiple of --heads");
     if (s.heads % s.kvHeads)
         throw std::runtime_error("--heads must be a multiple of --kv-heads");
-    if (s.width % 32 || s.ff % 32)
-        throw std::runtime_error("--width and --ff must be multiples of 32 (quantized blocks hold 32 values)");
+    positive(s.experts, "--experts");
+    positive(s.expertsUsed, "--experts-used");
+    positive(s.expertFf, "--expert-ff");
+    if (s.width % 32 || s.ff % 32 || s.expertFf % 32)
+        throw std::runtime_error("--width, --ff and --expert-ff must be multiples of 32 (quantized blocks hold 32 values)");
 }
 
 } // namespace
 
-void writeModel(const ModelSpec &s, const Corruption &corruption, const std::string &path)
+std::string writeModel(const ModelSpec &s, const Corruption &corruption, const std::string &path)
 {
     check(s);
     // Byte-level vocabulary: <unk>, <s>, </s>, then the 256 byte tokens.
@@ -112,34 +93,54 @@ void writeModel(const ModelSpec &s, const Corruption &corruption, const std::str
         types.push_back(6);
     }
     const int vocab = static_cast<int>(tokens.size());
-    const auto tensors = plan(s, vocab);
+    const ArchPlan plan = archPlan(s, vocab);
     if (corruption.layer >= s.layers)
         throw std::runtime_error("--corrupt-layer " + std::to_string(corruption.layer) + " but the model has " +
                                  std::to_string(s.layers) + " layers");
-    const std::string target =
-        corruption.layer >= 0 ? "blk." + std::to_string(corruption.layer) + "." + corruption.tensor + ".weight" : "";
-    bool hit = target.empty();
+    const std::string layer = "blk." + std::to_string(corruption.layer) + ".";
+    std::string target;
+    std::string layerTensors;
+    for (const auto &t : plan.tensors)
+        if (corruption.layer >= 0 && t.name.rfind(layer, 0) == 0) {
+            std::string shortName = t.name.substr(layer.size());
+            if (shortName.size() > 7 && shortName.compare(shortName.size() - 7, 7, ".weight") == 0)
+                shortName.resize(shortName.size() - 7);
+            layerTensors += (layerTensors.empty() ? "" : ", ") + shortName;
+            if (shortName == corruption.tensor ||
+                (corruption.tensor.empty() && (shortName == "ffn_down" || shortName == "ffn_down_exps")))
+                target = t.name;
+        }
+    if (corruption.layer >= 0 && target.empty())
+        throw std::runtime_error("--corrupt-tensor '" + corruption.tensor + "' is not a layer weight of " + s.arch +
+                                 " (" + layerTensors + ")");
 
     size_t bytes = 0;
-    for (const auto &t : tensors)
-        bytes += size_t(t.ne0 * t.ne1) * 4 + ggml_tensor_overhead();
+    for (const auto &t : plan.tensors) {
+        int64_t n = 1;
+        for (int64_t d : t.ne)
+            n *= d;
+        bytes += size_t(n) * 4 + ggml_tensor_overhead();
+    }
     ggml_init_params ip{bytes + (1 << 20), nullptr, false};
     ggml_context *ctx = ggml_init(ip);
     if (!ctx)
         throw std::runtime_error("ggml_init failed");
     gguf_context *gg = gguf_init_empty();
 
-    gguf_set_val_str(gg, "general.architecture", "llama");
+    gguf_set_val_str(gg, "general.architecture", plan.arch.c_str());
     gguf_set_val_str(gg, "general.name", "llmscope-sample");
     gguf_set_val_u32(gg, "general.file_type", 0); // all F32
-    gguf_set_val_u32(gg, "llama.context_length", uint32_t(s.context));
-    gguf_set_val_u32(gg, "llama.embedding_length", uint32_t(s.width));
-    gguf_set_val_u32(gg, "llama.block_count", uint32_t(s.layers));
-    gguf_set_val_u32(gg, "llama.feed_forward_length", uint32_t(s.ff));
-    gguf_set_val_u32(gg, "llama.attention.head_count", uint32_t(s.heads));
-    gguf_set_val_u32(gg, "llama.attention.head_count_kv", uint32_t(s.kvHeads));
-    gguf_set_val_u32(gg, "llama.rope.dimension_count", uint32_t(s.width / s.heads));
-    gguf_set_val_f32(gg, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    for (const auto &m : plan.meta) {
+        const std::string key = m.prefixed ? plan.arch + "." + m.key : m.key;
+        if (const auto *u = std::get_if<uint32_t>(&m.value))
+            gguf_set_val_u32(gg, key.c_str(), *u);
+        else if (const auto *f = std::get_if<float>(&m.value))
+            gguf_set_val_f32(gg, key.c_str(), *f);
+        else if (const auto *b = std::get_if<bool>(&m.value))
+            gguf_set_val_bool(gg, key.c_str(), *b);
+        else
+            gguf_set_val_str(gg, key.c_str(), std::get<std::string>(m.value).c_str());
+    }
     gguf_set_val_str(gg, "tokenizer.ggml.model", "llama");
     gguf_set_val_bool(gg, "tokenizer.ggml.add_space_prefix", false); // text round-trips through the tokenizer
     std::vector<const char *> tokenPtrs;
@@ -153,31 +154,25 @@ void writeModel(const ModelSpec &s, const Corruption &corruption, const std::str
     gguf_set_val_u32(gg, "tokenizer.ggml.bos_token_id", 1);
     gguf_set_val_u32(gg, "tokenizer.ggml.eos_token_id", 2);
 
-    for (const auto &t : tensors) {
-        ggml_tensor *x = t.ne1 == 1 ? ggml_new_tensor_1d(ctx, GGML_TYPE_F32, t.ne0)
-                                    : ggml_new_tensor_2d(ctx, GGML_TYPE_F32, t.ne0, t.ne1);
+    for (const auto &t : plan.tensors) {
+        ggml_tensor *x = ggml_new_tensor(ctx, GGML_TYPE_F32, int(t.ne.size()), t.ne.data());
         ggml_set_name(x, t.name.c_str());
         float *d = static_cast<float *>(x->data);
-        const int64_t n = t.ne0 * t.ne1;
+        const int64_t n = ggml_nelements(x);
         Normal rnd(s.seed ^ nameHash(t.name));
-        // Norm weights near 1; matrices scaled by 1/sqrt(fan-in) so activations stay O(1).
-        const double scale = t.isNorm ? 0.1 : 1.0 / std::sqrt(double(t.ne0));
+        const double scale = t.init == TensorPlan::Init::Matrix ? 1.0 / std::sqrt(double(t.ne[0])) : 0.1;
+        const double mean = t.init == TensorPlan::Init::Norm ? 1.0 : 0.0;
         for (int64_t i = 0; i < n; ++i)
-            d[i] = static_cast<float>((t.isNorm ? 1.0 : 0.0) + scale * rnd.next());
+            d[i] = static_cast<float>(mean + scale * rnd.next());
         if (t.name == target) {
             Normal noise(s.seed ^ nameHash(t.name) ^ 0x5eedc0de5eedc0deull);
             for (int64_t i = 0; i < n && !corruption.inf; ++i)
                 d[i] = static_cast<float>(d[i] + corruption.amount * scale * noise.next());
             if (corruption.inf)
                 d[0] = std::numeric_limits<float>::infinity();
-            hit = true;
         }
         gguf_add_tensor(gg, x);
     }
-    if (!hit)
-        throw std::runtime_error("--corrupt-tensor '" + corruption.tensor +
-                                 "' is not a layer weight (attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, "
-                                 "ffn_gate, ffn_up, ffn_down)");
     const std::string tmp = path + ".tmp";
     const bool ok = gguf_write_to_file(gg, tmp.c_str(), false);
     gguf_free(gg);
@@ -186,6 +181,7 @@ void writeModel(const ModelSpec &s, const Corruption &corruption, const std::str
         std::remove(tmp.c_str());
         throw std::runtime_error("cannot write '" + path + "'");
     }
+    return target;
 }
 
 namespace {

@@ -1,0 +1,281 @@
+// The model families people run, each end to end on llama.cpp's CPU backend and on its Vulkan
+// build (Mesa's software device): sample models from llmscope-make-model --arch, tokens the
+// same with and without the probe, CPU against Vulkan within the engine standard, a corrupted
+// weight found in its layer and named, and opcheck replaying every op that runs a kernel.
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMap>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QSet>
+#include <QTest>
+
+#include "../engine/engine_run.h"
+#include "../test_helpers.h"
+
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+const QString kProbe = LLMSCOPE_PROBE;
+
+struct Family {
+    QString arch;
+    QStringList shape;      // llmscope-make-model's shape options
+    QString down;           // the feed-forward's down projection, which --family corrupts
+    QStringList runArgs;    // what llmscope-sample-generate adds
+};
+
+// Small models: two layers, 128 wide. Mixture-of-experts families run without flash attention
+// on both backends: with it, Mesa 22.3's llvmpipe crashes now and then in the decode of a MoE
+// graph on Vulkan (plain, without the probe; the attention's other path runs there every
+// time), and the CPU side must run the same graph to be paired node for node.
+const QList<Family> &families()
+{
+    static const QStringList small{"--layers", "2", "--width", "128", "--ff", "256", "--context", "128"};
+    static const QList<Family> f{
+        {"llama", small, "ffn_down", {}},
+        {"qwen2", small, "ffn_down", {}},
+        {"qwen3", small, "ffn_down", {}},
+        {"qwen3moe", small + QStringList{"--experts", "4", "--experts-used", "2", "--expert-ff", "128"}, "ffn_down_exps",
+         {"--flash-attn", "off"}},
+    };
+    return f;
+}
+
+const Family &family(const QString &arch)
+{
+    for (const Family &f : families())
+        if (f.arch == arch)
+            return f;
+    qFatal("no family %s", qPrintable(arch));
+}
+
+QJsonObject opcheckReport(const QString &dir)
+{
+    const QStringList f = QDir(dir).entryList({"opcheck_result_*.json"}, QDir::Files);
+    if (f.size() != 1)
+        return {};
+    QFile file(dir + "/" + f.front());
+    file.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+} // namespace
+
+class TstFamilies : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QMap<QString, QString> m_dumps; // each model on each device dumped once
+
+    QString model(const QString &arch, const QString &variant) const
+    {
+        return m_dir.path() + "/" + arch + "/model-" + variant + ".gguf";
+    }
+    QStringList args(const QString &arch, const QString &variant, const QString &device) const
+    {
+        QStringList a{"-m", model(arch, variant), "-n", "4", "--device", device};
+        return a + family(arch).runArgs;
+    }
+    QString cmd(const QString &arch, const QString &variant, const QString &device) const
+    {
+        return kBin + "/llmscope-sample-generate " + args(arch, variant, device).join(' ');
+    }
+    // A dump of tensors, inputs with the KV cache's and op parameters (what opcheck replays), or
+    // of tensors and the topology whose node names pair the two backends' differently ordered
+    // graphs (what compare reads).
+    QString dump(const QString &arch, const QString &variant, const QString &device, bool forOpcheck = true)
+    {
+        const QString out = m_dir.path() + "/" + arch + "/dump-" + variant + "-" + device + (forOpcheck ? "-all" : "");
+        if (m_dumps.contains(out))
+            return m_dumps[out];
+        const QStringList more = forOpcheck ? QStringList{"-tiling", "--kv-cache", "-er", "0,1"} : QStringList{"model"};
+        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", cmd(arch, variant, device), "-o", out,
+                                                          "--type", "tensor"} + more);
+        if (r.code != 0)
+            qWarning("%s", qPrintable(r.err));
+        const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
+        return m_dumps[out] = r.code == 0 && d.size() == 1 ? out + "/" + d.front() : QString();
+    }
+
+    static void addFamilies()
+    {
+        QTest::addColumn<QString>("arch");
+        for (const Family &f : families())
+            QTest::newRow(qPrintable(f.arch)) << f.arch;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        // Mesa's software device is a CPU-type device, which ggml's Vulkan backend skips unless told.
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0");
+        for (const Family &f : families()) {
+            const QString dir = m_dir.path() + "/" + f.arch;
+            QVERIFY2(engine::makeModel(kBin, QStringList{"--arch", f.arch, "--family", dir, "--corrupt-layer", "1"} + f.shape),
+                     qPrintable(f.arch));
+        }
+    }
+
+    // A family's sample model is what its name says: the file's architecture, and llama.cpp
+    // runs it on both backends to the same greedy tokens, with and without the probe.
+    void tokensUnchangedUnderTheProbe_data() { addFamilies(); }
+    void tokensUnchangedUnderTheProbe()
+    {
+        QFETCH(QString, arch);
+        QFile f(model(arch, "f32"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        // GGUF's key, the string type (8), the length as 64 bits, the name
+        QByteArray key("general.architecture\x08\0\0\0", 24);
+        const quint64 n = quint64(arch.size());
+        key += QByteArray(reinterpret_cast<const char *>(&n), 8) + arch.toLatin1();
+        QVERIFY(f.read(4096).contains(key));
+        std::vector<int> cpuTokens;
+        for (const QString device : {"cpu", "vulkan"}) {
+            const auto plain = engine::run(kBin + "/llmscope-sample-generate", args(arch, "f32", device));
+            QVERIFY2(plain.exitCode == 0 && plain.tokens.size() == 4, qPrintable(device + ": " + plain.stderrText));
+            QVERIFY(plain.device.startsWith(device == "cpu" ? "CPU" : "Vulkan0"));
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.insert("LD_PRELOAD", QStringLiteral(LLMSCOPE_PRELOAD_FIRST) + kProbe);
+            env.insert("LLMSCOPE_DUMP_ROOT", m_dir.path() + "/" + arch + "/probed-" + device);
+            env.insert("LLMSCOPE_TYPE", "tensor,model");
+            env.insert("LLMSCOPE_ER", "0,1000");
+            const auto probed = engine::run(kBin + "/llmscope-sample-generate", args(arch, "f32", device), env);
+            QCOMPARE(probed.exitCode, 0);
+            QCOMPARE(probed.tokens, plain.tokens);
+            if (device == "cpu")
+                cpuTokens = plain.tokens;
+            else
+                QCOMPARE(plain.tokens, cpuTokens); // two layers in float32: the same greedy tokens
+        }
+    }
+
+    // CPU against Vulkan: every op within the engine standard's budgets, though the backends
+    // differ by rounding in most of them.
+    void cpuAgainstVulkanIsWithinTolerance_data() { addFamilies(); }
+    void cpuAgainstVulkanIsWithinTolerance()
+    {
+        QFETCH(QString, arch);
+        const QString cpu = dump(arch, "f32", "cpu", false), vk = dump(arch, "f32", "vulkan", false);
+        QVERIFY(!cpu.isEmpty() && !vk.isEmpty());
+        const QString out = m_dir.path() + "/" + arch + "/cmp";
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", cpu, "-mp", vk, "-o", out});
+        QVERIFY2(r.code == 0 && r.err.contains("every operation passed"), qPrintable(r.err));
+        int nonZero = 0, ops = 0;
+        for (const auto &v : engine::compareReport(out)["ops"].toArray()) {
+            ++ops;
+            nonZero += v.toObject()["nmse"].toDouble() > 0;
+        }
+        QVERIFY2(ops > 40 && nonZero > 10, qPrintable(QString("%1 ops, %2 differ").arg(ops).arg(nonZero)));
+    }
+
+    // A corrupted down projection in layer 1 on the Vulkan side: the hunt ends on that layer's
+    // product (MUL_MAT_ID where experts compute it) and names the GGUF tensor.
+    void corruptedWeightFoundAndNamed_data() { addFamilies(); }
+    void corruptedWeightFoundAndNamed()
+    {
+        QFETCH(QString, arch);
+        const Family &f = family(arch);
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", cmd(arch, "f32", "cpu"), "--test",
+                                               cmd(arch, "corrupt", "vulkan"), "-o", m_dir.path() + "/" + arch + "/hunt"});
+        const QString product = f.down.endsWith("_exps") ? "MUL_MAT_ID" : "MUL_MAT";
+        QVERIFY2(r.code == 0 &&
+                     engine::concludes(r.err, R"(found: round 0, op 2_\d+ \S+ \()" + product + R"(\) in 2_DecoderLayer/)") &&
+                     engine::huntConclusion(r.err).contains("the weight blk.1." + f.down +
+                                                            ".weight differs between golden and test: the op's error "
+                                                            "comes in through it"),
+                 qPrintable(r.err));
+    }
+
+    // opcheck replays every op that runs a kernel, on the CPU and on Vulkan, in float32 and
+    // with quantized weights, each within the bound a correct kernel keeps: nothing skipped,
+    // nothing failed.
+    void opcheckReplaysEveryOp_data()
+    {
+        QTest::addColumn<QString>("arch");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("device");
+        for (const Family &f : families()) {
+            QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu";
+            QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan";
+            QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan";
+        }
+    }
+    void opcheckReplaysEveryOp()
+    {
+        QFETCH(QString, arch);
+        QFETCH(QString, variant);
+        QFETCH(QString, device);
+        const QString root = dump(arch, variant, device);
+        QVERIFY(!root.isEmpty());
+        const QString out = m_dir.path() + "/" + arch + "/opcheck-" + variant + "-" + device;
+        const auto r = engine::llmscope(kBin, {"opcheck", "-i", root, "-o", out});
+        QVERIFY2(r.code == 0 && r.err.contains("coverage 100 %"), qPrintable(r.err));
+        const QJsonObject s = opcheckReport(out)["summary"].toObject();
+        QCOMPARE(s["skip"].toInt(), 0);
+        QCOMPARE(s["fail"].toInt(), 0);
+        QCOMPARE(s["error"].toInt(), 0);
+        QVERIFY(s["replayed"].toInt() > 40);
+        QSet<QString> types;
+        for (const auto &v : opcheckReport(out)["rows"].toArray())
+            types.insert(v.toObject()["op_type"].toString());
+        if (family(arch).down.endsWith("_exps"))
+            for (const QString op : {"MUL_MAT_ID", "ARGSORT", "SUM_ROWS", "CLAMP", "GET_ROWS"})
+                QVERIFY2(types.contains(op), qPrintable(op));
+    }
+
+    // The experts' faults of the shapes llama.cpp has shipped, written into a copy of a real
+    // MoE dump: one token's last expert slot left unwritten (a thread's chunk), and two
+    // experts' places swapped in a routing sort. Each fails its op, alone.
+    void expertFaultsFail_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::newRow("an expert's product left unwritten") << "MUL_MAT_ID";
+        QTest::newRow("the routing's order swapped") << "ARGSORT";
+    }
+    void expertFaultsFail()
+    {
+        QFETCH(QString, op);
+        const QString root = dump("qwen3moe", "f32", "cpu");
+        QVERIFY(!root.isEmpty());
+        const QString copy = m_dir.path() + "/qwen3moe/fault-" + op;
+        QDir().mkpath(copy);
+        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
+        const QString faulty = copy + "/" + QFileInfo(root).fileName();
+        // The op's output in layer 2 of round 0, from a clean check of the copy.
+        const QString clean = m_dir.path() + "/qwen3moe/fault-clean-" + op;
+        QCOMPARE(engine::llmscope(kBin, {"opcheck", "-i", faulty, "-o", clean}).code, 0);
+        QString target, targetId;
+        for (const auto &v : opcheckReport(clean)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() == op && o["round"].toInt() == 0 && o["op_id"].toString().startsWith("2_")) {
+                target = o["tensor_path"].toString();
+                targetId = o["op_id"].toString();
+                break;
+            }
+        }
+        QVERIFY(!target.isEmpty());
+        llmscope::Tensor t = llmscope::readBin(target.toStdString());
+        QVERIFY(t.data.size() >= 8);
+        if (op == "MUL_MAT_ID") { // [rows, slots, tokens] in msit's reversed dims: the last row's last slot
+            const size_t row = size_t(t.dims.back()) * 4;
+            std::memset(t.data.data() + t.data.size() - row, 0, row);
+        } else { // the first row's first two places
+            std::swap_ranges(t.data.begin(), t.data.begin() + 4, t.data.begin() + 4);
+        }
+        llmscope::writeBin(target.toStdString(), t);
+        const QString out = m_dir.path() + "/qwen3moe/fault-check-" + op;
+        const auto r = engine::llmscope(kBin, {"opcheck", "-i", faulty, "-o", out});
+        QCOMPARE(r.code, 1);
+        QStringList failed;
+        for (const auto &v : opcheckReport(out)["rows"].toArray())
+            if (v.toObject()["precision_result"].toString() == "FAIL")
+                failed << v.toObject()["op_id"].toString() + " " + v.toObject()["op_type"].toString();
+        QCOMPARE(failed, QStringList{targetId + " " + op});
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFamilies)
+#include "tst_families.moc"
