@@ -99,6 +99,12 @@ std::string opParamsJson(const std::string &type, const ggml_tensor *t)
                           std::to_string(i32(t, 2)) + "," + std::to_string(i32(t, 3)) + "]");
     } else if (is(type, {"SWIGLU", "GEGLU", "REGLU", "GEGLU_ERF", "GEGLU_QUICK", "SWIGLU_OAI"})) {
         j.i("swapped", i32(t, 1));
+        if (type == "SWIGLU_OAI") {
+            j.f("alpha", f32(t, 2));
+            j.f("limit", f32(t, 3));
+        }
+    } else if (type == "CONCAT") {
+        j.i("dim", i32(t, 0));
     } else {
         // Any other op: its non-zero 32-bit words, as they are.
         std::vector<int32_t> words(GGML_MAX_OP_PARAMS / 4);

@@ -114,8 +114,18 @@ int32_t word(const std::string &raw, int i)
 // The raw parameters a kernel indexes or switches on, held to what the float64 reference
 // checked: ggml aborts the process on values it does not expect, and a dump's files are
 // anyone's. Empty when they are sound.
-std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const std::vector<CpuReplayInput> &inputs)
+std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const std::vector<CpuReplayInput> &inputs,
+                          const std::array<int64_t, 4> &outNe)
 {
+    if (op == GGML_OP_CONCAT) { // the kernel reads the second input past the first along this dimension
+        const int32_t dim = word(raw, 0);
+        bool sound = inputs.size() == 2 && dim >= 0 && dim < 4;
+        for (int d = 0; d < 4 && sound; ++d)
+            sound = d == dim ? inputs[0].ne[size_t(d)] + inputs[1].ne[size_t(d)] == outNe[size_t(d)]
+                             : inputs[0].ne[size_t(d)] == outNe[size_t(d)] && inputs[1].ne[size_t(d)] == outNe[size_t(d)];
+        if (!sound)
+            return "its raw CONCAT dimension is not the one its op_param.json states";
+    }
     if ((op == GGML_OP_UNARY || op == GGML_OP_GLU) && word(raw, 0) != sub)
         return "its raw op parameters name another op than its name";
     if (op == GGML_OP_ROPE) {
@@ -148,7 +158,7 @@ std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, cons
         why = "its raw op parameters were not dumped (-tiling)";
         return std::nullopt;
     }
-    if (const std::string unsound = unsoundParams(op, sub, rawParams, inputs); !unsound.empty()) {
+    if (const std::string unsound = unsoundParams(op, sub, rawParams, inputs, outNe); !unsound.empty()) {
         why = unsound;
         return std::nullopt;
     }

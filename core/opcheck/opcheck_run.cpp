@@ -54,7 +54,8 @@ std::string withoutData(const std::string &path)
 
 // Whether the op's first input lay contiguously in memory, from op_param.json's inputs (their
 // ne and byte strides): a VIEW's offset and strides address that memory, which the dense
-// dump of the input reproduces only then. Noted in param as "_src_contiguous".
+// dump of the input reproduces directly only then. Noted in param as "_src_contiguous", its
+// strides as "_src_nb".
 void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
 {
     const auto in = opParam.find("inputs");
@@ -78,6 +79,7 @@ void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
             return;
     }
     param["_src_contiguous"] = contiguous;
+    param["_src_nb"] = *nb; // where a source that is itself a view lay
 }
 
 // What an op's op_param.json says (-tiling): its type as ggml names it, its decoded

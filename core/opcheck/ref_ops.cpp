@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -134,7 +135,20 @@ std::optional<Reference> binary(const std::string &op, const std::vector<RefTens
     return r;
 }
 
-// SILU, GELU, SCALE: element by element.
+// GELU in ggml's tanh approximation.
+double gelu(double x)
+{
+    return 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
+}
+
+// ggml's CPU backend computes GELU (and GEGLU's) from a float16 table: at the input rounded to
+// float16, its value rounded to float16; the slope of GELU is at most 1.13.
+double geluTable(double x, double v)
+{
+    return std::ldexp(1.0, -11) * (std::fabs(v) + 1.13 * std::fabs(x));
+}
+
+// SILU, SIGMOID, GELU, SCALE: element by element.
 std::optional<Reference> unary(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
                                const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
@@ -149,24 +163,36 @@ std::optional<Reference> unary(const std::string &op, const nlohmann::json &p, c
         double v = 0;
         if (op == "SILU")
             v = x / (1 + std::exp(-x));
-        else if (op == "GELU") // ggml's tanh approximation
-            v = 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
+        else if (op == "SIGMOID")
+            v = 1 / (1 + std::exp(-x));
+        else if (op == "GELU")
+            v = gelu(x);
         else
             v = x * s + bias;
         r.out.v[i] = v;
-        // GELU's table and SILU's exp in float32: relative to the input's size where the output is near 0
+        // SILU's and SIGMOID's exp in float32: relative to the input's size where the output is near 0
         r.bound[i] = kSlack * u * (std::fabs(v) + (op == "SCALE" ? std::fabs(bias) : std::fabs(x)));
+        if (op == "GELU")
+            r.bound[i] += geluTable(x, v);
     }
-    r.standard = "|error| <= 16 u (|out| + |in|)";
+    r.standard = op == "GELU" ? "|error| <= 16 u (|out| + |in|) + float16 table: 2^-11 (|out| + 1.13 |in|)"
+                              : "|error| <= 16 u (|out| + |in|)";
     return r;
 }
 
-// SWIGLU, GEGLU: act(a) * b, with a and b the two inputs or the two halves of one.
+// SWIGLU, GEGLU, SWIGLU_OAI: act(a) * b, with a and b the two inputs or the two halves of one
+// (which half is a: swapped).
 std::optional<Reference> glu(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
                              const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
     const bool swapped = param(p, "swapped", 0) != 0;
     const bool split = in.size() == 2;
+    const bool oai = op == "SWIGLU_OAI";
+    const double alpha = oai ? param(p, "alpha", NAN) : 1, limit = oai ? param(p, "limit", NAN) : INFINITY;
+    if (oai && (!std::isfinite(alpha) || !(limit >= 0))) {
+        skip = "SWIGLU_OAI without its alpha and limit (this llmscope's probe writes them)";
+        return std::nullopt;
+    }
     if (in.empty() || (split && (!sameNe(in[0].ne, ne) || !sameNe(in[1].ne, ne))) ||
         (!split && (in[0].ne[0] != 2 * ne[0] || in[0].ne[1] != ne[1] || in[0].ne[2] != ne[2] || in[0].ne[3] != ne[3]))) {
         skip = op + " with these shapes";
@@ -182,14 +208,20 @@ std::optional<Reference> glu(const std::string &op, const nlohmann::json &p, con
             a = in[0].at(i0, i1, i2, i3);
             b = in[0].at(i0 + ne[0], i1, i2, i3);
         }
-        if (swapped)
+        if (swapped && !split)
             std::swap(a, b);
-        const double act = op == "SWIGLU" ? a / (1 + std::exp(-a))
-                                          : 0.5 * a * (1 + std::tanh(0.7978845608028654 * a * (1 + 0.044715 * a * a)));
+        if (oai) { // gpt-oss: the gate clipped above, the linear part clipped both ways and shifted by 1
+            a = std::min(a, limit);
+            b = std::clamp(b, -limit, limit) + 1;
+        }
+        const double act = op == "SWIGLU" ? a / (1 + std::exp(-a)) : oai ? a / (1 + std::exp(-alpha * a)) : gelu(a);
         r.out.v[i] = act * b;
-        r.bound[i] = kSlack * u * (std::fabs(act) + std::fabs(a)) * std::fabs(b);
+        r.bound[i] = kSlack * u * (std::fabs(act) + std::fabs(alpha * a)) * std::fabs(b);
+        if (op == "GEGLU")
+            r.bound[i] += geluTable(a, act) * std::fabs(b);
     });
-    r.standard = "|error| <= 16 u (|act(a)| + |a|) |b|";
+    r.standard = op == "GEGLU" ? "|error| <= (16 u (|act(a)| + |a|) + float16 table: 2^-11 (|act(a)| + 1.13 |a|)) |b|"
+                               : "|error| <= 16 u (|act(a)| + |a|) |b|";
     return r;
 }
 
@@ -385,6 +417,66 @@ std::optional<Reference> clamp(const nlohmann::json &p, const std::vector<RefTen
     return r;
 }
 
+// ADD_ID: each expert slot's row plus its expert's bias: out[:, e, t] = a[:, e, t] + b[:, ids[e, t]].
+std::optional<Reference> addId(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double u,
+                               std::string &skip)
+{
+    if (in.size() != 3 || !sameNe(in[0].ne, ne) || in[1].ne[0] != ne[0] || in[2].ne[0] != ne[1] || in[2].ne[1] != ne[2]) {
+        skip = "ADD_ID with these shapes";
+        return std::nullopt;
+    }
+    const RefTensor &a = in[0], &b = in[1], &ids = in[2];
+    Reference r = shaped(ne);
+    bool ok = true;
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const double id = ids.at(i1, i2, 0, 0);
+        if (!(id >= 0 && id < double(b.ne[1])) || id != std::trunc(id)) {
+            ok = false;
+            return;
+        }
+        const double x = a.at(i0, i1, i2, i3), y = b.at(i0, int64_t(id), 0, 0);
+        r.out.v[i] = x + y;
+        r.bound[i] = kSlack * u * (std::fabs(x) + std::fabs(y));
+    });
+    if (!ok) {
+        skip = "ADD_ID with an expert id outside its biases";
+        return std::nullopt;
+    }
+    r.standard = "|error| <= 16 u |terms| (each slot's row plus its expert's bias)";
+    return r;
+}
+
+// CONCAT: b after a along dimension dim.
+std::optional<Reference> concat(const nlohmann::json &p, const std::vector<RefTensor> &in,
+                                const std::array<int64_t, 4> &ne, double u, std::string &skip)
+{
+    const auto raw = p.find("op_params_i32"); // dumps before the probe named it: the first raw word
+    const int64_t rawDim = raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0])
+                               ? (*raw)[0].get<int64_t>()
+                               : 0;
+    const std::optional<int64_t> dimParam = intParam(p, "dim", rawDim);
+    bool shaped4 = in.size() == 2 && dimParam && *dimParam >= 0 && *dimParam < 4;
+    for (size_t d = 0; d < 4 && shaped4; ++d)
+        shaped4 = int64_t(d) == *dimParam ? in[0].ne[d] + in[1].ne[d] == ne[d]
+                                          : in[0].ne[d] == ne[d] && in[1].ne[d] == ne[d];
+    if (!shaped4) {
+        skip = "CONCAT with these shapes or this dimension";
+        return std::nullopt;
+    }
+    const size_t dim = size_t(*dimParam);
+    Reference r = shaped(ne);
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        std::array<int64_t, 4> j{i0, i1, i2, i3};
+        const bool first = j[dim] < in[0].ne[dim];
+        if (!first)
+            j[dim] -= in[0].ne[dim];
+        r.out.v[i] = in[first ? 0 : 1].at(j[0], j[1], j[2], j[3]);
+        r.bound[i] = u * std::fabs(r.out.v[i]); // a copy, rounded to its type
+    });
+    r.standard = "|error| <= u |in| (a copy, rounded to its type)";
+    return r;
+}
+
 // GET_ROWS: the rows of a that b's indices name.
 std::optional<Reference> getRows(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne,
                                  std::string &skip)
@@ -463,14 +555,17 @@ std::optional<Reference> rope(const nlohmann::json &p, const std::vector<RefTens
     return r;
 }
 
-// SOFT_MAX over ne[0]: softmax(x * scale + mask), ALiBi's slope 1 (max_bias 0).
+// SOFT_MAX over ne[0]: softmax(x * scale + mask), ALiBi's slope 1 (max_bias 0); a sink (one
+// logit a head) adds to the denominator only.
 std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefTensor> &in,
                                  const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
-    const RefTensor *mask = in.size() == 2 ? &in[1] : nullptr;
+    const RefTensor *mask = in.size() >= 2 ? &in[1] : nullptr;
+    const RefTensor *sinks = in.size() == 3 ? &in[2] : nullptr; // a logit a head, only in the denominator
     // each row reads the mask across its whole length
-    if (in.empty() || in.size() > 2 || !sameNe(in[0].ne, ne) || (mask && (mask->ne[0] < ne[0] || mask->count() == 0))) {
-        skip = in.size() > 2 ? "SOFT_MAX with sinks" : "SOFT_MAX with these shapes";
+    if (in.empty() || in.size() > 3 || !sameNe(in[0].ne, ne) || (mask && (mask->ne[0] < ne[0] || mask->count() == 0)) ||
+        (sinks && sinks->count() < ne[2])) {
+        skip = "SOFT_MAX with these shapes";
         return std::nullopt;
     }
     if (param(p, "max_bias", 0) != 0) {
@@ -491,7 +586,9 @@ std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefT
                                    (mask ? mask->at(i, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3]) : 0);
                     mx = std::max(mx, z[size_t(i)]);
                 }
-                double sum = 0;
+                const double sink = sinks ? sinks->v[size_t(i2)] : -INFINITY;
+                mx = std::max(mx, sink);
+                double sum = sinks ? std::exp(sink - mx) : 0;
                 for (auto &v : z) {
                     v = std::isinf(mx) ? 0 : std::exp(v - mx);
                     sum += v;
@@ -511,19 +608,21 @@ std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefT
 std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<RefTensor> &in,
                                    const std::array<int64_t, 4> &ne, double uOut, std::string &skip)
 {
-    if (in.size() < 3 || in.size() > 4) {
-        skip = in.size() > 4 ? "FLASH_ATTN_EXT with sinks" : "FLASH_ATTN_EXT without q, k and v";
+    if (in.size() < 3 || in.size() > 5) {
+        skip = "FLASH_ATTN_EXT without q, k and v";
         return std::nullopt;
     }
+    const RefTensor *sinks = in.size() == 5 ? &in[4] : nullptr; // a logit a head, only in the denominator
     if (param(p, "max_bias", 0) != 0) {
         skip = "FLASH_ATTN_EXT with ALiBi (max_bias)";
         return std::nullopt;
     }
     const RefTensor &q = in[0], &k = in[1], &v = in[2];
-    const RefTensor *mask = in.size() == 4 ? &in[3] : nullptr;
+    const RefTensor *mask = in.size() >= 4 ? &in[3] : nullptr;
     const int64_t d = q.ne[0], nq = q.ne[1], heads = q.ne[2], nkv = k.ne[1], dv = v.ne[0];
     if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] || v.ne[3] != k.ne[3] ||
-        ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] || (mask && (mask->ne[0] < nkv || mask->ne[1] < nq))) {
+        ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] || (mask && (mask->ne[0] < nkv || mask->ne[1] < nq)) ||
+        (sinks && sinks->count() < heads)) {
         skip = "FLASH_ATTN_EXT with these shapes";
         return std::nullopt;
     }
@@ -557,7 +656,9 @@ std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<Re
                     mx = std::max(mx, s[size_t(j)]);
                     maxErr = std::max(maxErr, ds[size_t(j)]);
                 }
-                double sum = 0;
+                const double sink = sinks ? sinks->v[size_t(h)] : -INFINITY;
+                mx = std::max(mx, sink);
+                double sum = sinks ? std::exp(sink - mx) : 0;
                 for (int64_t j = 0; j < nkv; ++j) {
                     s[size_t(j)] = std::isinf(mx) ? 0 : std::exp(s[size_t(j)] - mx);
                     sum += s[size_t(j)];
@@ -639,9 +740,26 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
         skip = "VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)";
         return std::nullopt;
     }
+    // A source that is itself a view into other memory: where each of its dense elements lay,
+    // by its own byte strides.
+    std::unordered_map<int64_t, size_t> sourceByte;
     if (!contiguous->get<bool>()) {
-        skip = "VIEW of a source that is not contiguous in memory";
-        return std::nullopt;
+        const auto srcNb = p.find("_src_nb");
+        std::array<int64_t, 4> sn{};
+        bool ok = srcNb != p.end() && srcNb->is_array() && srcNb->size() == 4;
+        for (size_t d = 0; d < 4 && ok; ++d) {
+            ok = fitsInteger<int64_t>((*srcNb)[d]) && (*srcNb)[d].get<int64_t>() >= 0 &&
+                 (*srcNb)[d].get<int64_t>() < (int64_t(1) << 40);
+            sn[d] = ok ? (*srcNb)[d].get<int64_t>() : 0;
+        }
+        if (!ok) {
+            skip = "VIEW of a source that is not contiguous in memory, its strides not dumped";
+            return std::nullopt;
+        }
+        sourceByte.reserve(a.v.size());
+        forEach(a.ne, [&](int64_t j0, int64_t j1, int64_t j2, int64_t j3, size_t k) {
+            sourceByte.emplace(j0 * sn[0] + j1 * sn[1] + j2 * sn[2] + j3 * sn[3], k);
+        });
     }
     const int64_t size = elementBytes(a.dtype);
     const auto nb = p.find("nb");
@@ -676,7 +794,11 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
     bool inside = true;
     forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
         const int64_t byte = *offset + i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3];
-        const int64_t k = byte / size;
+        int64_t k = byte / size;
+        if (!sourceByte.empty()) {
+            const auto it = sourceByte.find(byte);
+            k = it == sourceByte.end() ? -1 : int64_t(it->second);
+        }
         if (k < 0 || k >= a.count()) {
             inside = false;
             return;
@@ -684,7 +806,7 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
         r.out.v[i] = a.v[size_t(k)];
     });
     if (!inside) {
-        skip = "VIEW reaching past its source";
+        skip = sourceByte.empty() ? "VIEW reaching past its source" : "VIEW reaching memory its source does not hold";
         return std::nullopt;
     }
     return r;
@@ -746,10 +868,14 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
     const double u = unitRoundoff(outDtype);
     if (op == "ADD" || op == "SUB" || op == "MUL" || op == "DIV")
         return binary(op, inputs, outNe, u, skip);
-    if (op == "SILU" || op == "GELU" || op == "SCALE")
+    if (op == "SILU" || op == "SIGMOID" || op == "GELU" || op == "SCALE")
         return unary(op, param, inputs, outNe, u, skip);
-    if (op == "SWIGLU" || op == "GEGLU")
+    if (op == "SWIGLU" || op == "GEGLU" || op == "SWIGLU_OAI")
         return glu(op, param, inputs, outNe, u, skip);
+    if (op == "ADD_ID")
+        return addId(inputs, outNe, u, skip);
+    if (op == "CONCAT")
+        return concat(param, inputs, outNe, u, skip);
     if (op == "RMS_NORM" || op == "NORM")
         return norm(op, param, inputs, outNe, u, skip);
     if (op == "MUL_MAT")

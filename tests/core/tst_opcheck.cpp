@@ -153,6 +153,52 @@ private slots:
         near(masked.out.v, {10});
     }
 
+    // The experts' ops and the families' others, on values worked by hand.
+    void expertsAndFamilies()
+    {
+        // MUL_MAT_ID: two experts of 2x2 (identity, doubling); token 0 routed to 1 then 0, one
+        // activation row for both slots
+        const RefTensor experts = ref({2, 2, 2, 1}, {1, 0, 0, 1, 2, 0, 0, 2});
+        near(run("MUL_MAT_ID", {}, {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {1, 0}, 3)}, {2, 2, 1, 1}).out.v,
+             {6, 10, 3, 5});
+        std::string skip;
+        QVERIFY(!opcheck::reference("MUL_MAT_ID", {}, {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {2, 0}, 3)},
+                                    {2, 2, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("MUL_MAT_ID with an expert id outside its experts"));
+        // ARGSORT descending (the probe's "order" or a dump's raw word); equal values unchecked
+        const auto sorted = run("ARGSORT", {{"order", 1}}, {ref({4, 1, 1, 1}, {0.5, 2, 0.5, -1})}, {4, 1, 1, 1});
+        near(sorted.out.v, {1, 0, 2, 3});
+        QCOMPARE(sorted.unchecked, (std::vector<uint8_t>{0, 1, 1, 0}));
+        near(run("ARGSORT", {{"op_params_i32", {1}}}, {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}).out.v, {1, 0});
+        near(run("SUM_ROWS", {}, {ref({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})}, {1, 2, 1, 1}).out.v, {6, 15});
+        near(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({3, 1, 1, 1}, {-1, 0.5, 2})}, {3, 1, 1, 1}).out.v, {0, 0.5, 1});
+        // ADD_ID: each slot's row plus its expert's bias
+        near(run("ADD_ID", {}, {ref({2, 2, 1, 1}, {1, 1, 1, 1}), ref({2, 2, 1, 1}, {10, 20, 30, 40}), ref({2, 1, 1, 1}, {1, 0}, 3)},
+                 {2, 2, 1, 1})
+                 .out.v,
+             {31, 41, 11, 21});
+        near(run("CONCAT", {{"dim", 0}}, {ref({1, 2, 1, 1}, {1, 2}), ref({2, 2, 1, 1}, {3, 4, 5, 6})}, {3, 2, 1, 1}).out.v,
+             {1, 3, 4, 2, 5, 6});
+        near(run("SIGMOID", {}, {ref({1, 1, 1, 1}, {0})}, {1, 1, 1, 1}).out.v, {0.5});
+        // SWIGLU_OAI: the gate clipped at the limit, the linear part clipped and shifted by 1
+        const double g = 7 / (1 + std::exp(-1.702 * 7));
+        near(run("SWIGLU_OAI", {{"alpha", 1.702}, {"limit", 7.0}}, {ref({2, 1, 1, 1}, {9, 0}), ref({2, 1, 1, 1}, {9, -9})},
+                 {2, 1, 1, 1})
+                 .out.v,
+             {g * 8, 0});
+        // A sink adds its exp to the denominator only: scores 0 and 0 with a sink of 0 weigh 1/3 each
+        near(run("SOFT_MAX", {}, {ref({2, 1, 1, 1}, {0, 0}), ref({2, 1, 1, 1}, {0, 0}), ref({1, 1, 1, 1}, {0})}, {2, 1, 1, 1}).out.v,
+             {1.0 / 3, 1.0 / 3});
+        const RefTensor q = ref({1, 1, 1, 1}, {1}), k = ref({1, 2, 1, 1}, {0, 0}), v = ref({1, 2, 1, 1}, {10, 20});
+        near(run("FLASH_ATTN_EXT", {{"scale", 1.0}}, {q, k, v, ref({2, 1, 1, 1}, {0, 0}, 1), ref({1, 1, 1, 1}, {0})},
+                 {1, 1, 1, 1})
+                 .out.v,
+             {10});
+        // GEGLU's bound holds ggml's float16 table: 2^-11 of the output and the input
+        const auto geglu = run("GEGLU", {}, {ref({1, 1, 1, 1}, {2}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
+        QVERIFY(geglu.bound[0] > std::ldexp(1.0, -11) * 2 && geglu.bound[0] < std::ldexp(1.0, -11) * 5);
+    }
+
     // msProbe's ULP error: the distance in units of the reference's last float32 place (the
     // smallest normal exponent below it), and the share beyond 32 ULP; bfloat16's unit is 2^-7.
     void ulpErrorsAsMsprobeCounts()
@@ -182,7 +228,17 @@ private slots:
         QCOMPARE(skip, std::string("VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)"));
         QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}},
                                     {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0, skip));
-        QCOMPARE(skip, std::string("VIEW of a source that is not contiguous in memory"));
+        QCOMPARE(skip, std::string("VIEW of a source that is not contiguous in memory, its strides not dumped"));
+        // A source that is itself a view, its rows 16 bytes apart: a view of its second row
+        // reads it; one starting between its rows reads memory it does not hold.
+        const nlohmann::json strided{{"offset", 16}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}, {"_src_nb", {4, 16, 32, 32}}};
+        const auto row = opcheck::reference("VIEW", strided, {ref({2, 2, 1, 1}, {1, 2, 3, 4})}, {2, 1, 1, 1}, 0, skip);
+        QVERIFY(row);
+        QCOMPARE(row->out.v, (std::vector<double>{3, 4}));
+        nlohmann::json between = strided;
+        between["offset"] = 8;
+        QVERIFY(!opcheck::reference("VIEW", between, {ref({2, 2, 1, 1}, {1, 2, 3, 4})}, {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip, std::string("VIEW reaching memory its source does not hold"));
         QVERIFY(!opcheck::reference("CONV_2D", {}, {ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("no float64 reference for CONV_2D yet"));
         QVERIFY(!opcheck::reference("ROPE", {{"mode", 0}, {"n_dims", 2}, {"ext_factor", 1.0}},

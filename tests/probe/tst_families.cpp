@@ -1,8 +1,10 @@
-// The model families people run, each end to end on llama.cpp's CPU backend and on its Vulkan
+// The model families people run (llama, qwen2, qwen3, qwen3moe, gemma3, phi3, gpt-oss,
+// deepseek2), each end to end on llama.cpp's CPU backend and on its Vulkan
 // build (Mesa's software device): sample models from llmscope-make-model --arch, tokens the
 // same with and without the probe, CPU against Vulkan within the engine standard, a corrupted
 // weight found in its layer and named, and opcheck replaying every op that runs a kernel.
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QSet>
 #include <QTest>
+
+#include <cstring>
 
 #include "../engine/engine_run.h"
 #include "../test_helpers.h"
@@ -29,19 +33,24 @@ struct Family {
     QStringList runArgs;    // what llmscope-sample-generate adds
 };
 
-// Small models: two layers, 128 wide. Mixture-of-experts families run without flash attention
-// on both backends: with it, Mesa 22.3's llvmpipe crashes now and then in the decode of a MoE
-// graph on Vulkan (plain, without the probe; the attention's other path runs there every
-// time), and the CPU side must run the same graph to be paired node for node.
+// Small models: two layers, 128 wide. qwen3moe and gpt-oss run without flash attention on both
+// backends: with it, Mesa 22.3's llvmpipe crashes now and then in the decode of their graphs on
+// Vulkan (plain, without the probe; the attention's other path runs there every time), and the
+// CPU side must run the same graph to be paired node for node. deepseek2's latent attention
+// runs with it.
 const QList<Family> &families()
 {
     static const QStringList small{"--layers", "2", "--width", "128", "--ff", "256", "--context", "128"};
+    static const QStringList experts{"--experts", "4", "--experts-used", "2", "--expert-ff", "128"};
     static const QList<Family> f{
         {"llama", small, "ffn_down", {}},
         {"qwen2", small, "ffn_down", {}},
         {"qwen3", small, "ffn_down", {}},
-        {"qwen3moe", small + QStringList{"--experts", "4", "--experts-used", "2", "--expert-ff", "128"}, "ffn_down_exps",
-         {"--flash-attn", "off"}},
+        {"qwen3moe", small + experts, "ffn_down_exps", {"--flash-attn", "off"}},
+        {"gemma3", small, "ffn_down", {}},
+        {"phi3", small, "ffn_down", {}},
+        {"gpt-oss", small + experts, "ffn_down_exps", {"--flash-attn", "off"}},
+        {"deepseek2", small + experts, "ffn_down_exps", {}},
     };
     return f;
 }
@@ -86,14 +95,16 @@ class TstFamilies : public QObject {
     // A dump of tensors, inputs with the KV cache's and op parameters (what opcheck replays), or
     // of tensors and the topology whose node names pair the two backends' differently ordered
     // graphs (what compare reads).
-    QString dump(const QString &arch, const QString &variant, const QString &device, bool forOpcheck = true)
+    QString dump(const QString &arch, const QString &variant, const QString &device, bool forOpcheck = true,
+                 const QStringList &more = {})
     {
-        const QString out = m_dir.path() + "/" + arch + "/dump-" + variant + "-" + device + (forOpcheck ? "-all" : "");
+        const QString out = m_dir.path() + "/" + arch + "/dump-" + variant + "-" + device + (forOpcheck ? "-all" : "") +
+                            more.join("");
         if (m_dumps.contains(out))
             return m_dumps[out];
-        const QStringList more = forOpcheck ? QStringList{"-tiling", "--kv-cache", "-er", "0,1"} : QStringList{"model"};
-        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", cmd(arch, variant, device), "-o", out,
-                                                          "--type", "tensor"} + more);
+        const QStringList options = forOpcheck ? QStringList{"-tiling", "--kv-cache", "-er", "0,1"} : QStringList{"model"};
+        const QString command = cmd(arch, variant, device) + (more.isEmpty() ? "" : " " + more.join(' '));
+        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", command, "-o", out, "--type", "tensor"} + options);
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
@@ -117,6 +128,9 @@ private slots:
             QVERIFY2(engine::makeModel(kBin, QStringList{"--arch", f.arch, "--family", dir, "--corrupt-layer", "1"} + f.shape),
                      qPrintable(f.arch));
         }
+        // gpt-oss ships its experts in MXFP4 (the rest in Q8_0)
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "mxfp4", "--in", model("gpt-oss", "f32"), "--out",
+                                         model("gpt-oss", "mxfp4")}));
     }
 
     // A family's sample model is what its name says: the file's architecture, and llama.cpp
@@ -197,20 +211,25 @@ private slots:
         QTest::addColumn<QString>("arch");
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("device");
+        QTest::addColumn<QStringList>("more");
         for (const Family &f : families()) {
-            QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu";
-            QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan";
-            QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan";
+            QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu" << QStringList();
+            QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan" << QStringList();
+            QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan" << QStringList();
         }
+        // attention sinks in flash attention; the experts in MXFP4
+        QTest::addRow("gpt-oss f32 cpu flash-attn") << "gpt-oss" << "f32" << "cpu" << QStringList{"--flash-attn", "on"};
+        QTest::addRow("gpt-oss mxfp4 vulkan") << "gpt-oss" << "mxfp4" << "vulkan" << QStringList();
     }
     void opcheckReplaysEveryOp()
     {
         QFETCH(QString, arch);
         QFETCH(QString, variant);
         QFETCH(QString, device);
-        const QString root = dump(arch, variant, device);
+        QFETCH(QStringList, more);
+        const QString root = dump(arch, variant, device, true, more);
         QVERIFY(!root.isEmpty());
-        const QString out = m_dir.path() + "/" + arch + "/opcheck-" + variant + "-" + device;
+        const QString out = m_dir.path() + "/" + arch + "/opcheck-" + variant + "-" + device + more.join("");
         const auto r = engine::llmscope(kBin, {"opcheck", "-i", root, "-o", out});
         QVERIFY2(r.code == 0 && r.err.contains("coverage 100 %"), qPrintable(r.err));
         const QJsonObject s = opcheckReport(out)["summary"].toObject();
@@ -221,36 +240,55 @@ private slots:
         QSet<QString> types;
         for (const auto &v : opcheckReport(out)["rows"].toArray())
             types.insert(v.toObject()["op_type"].toString());
-        if (family(arch).down.endsWith("_exps"))
-            for (const QString op : {"MUL_MAT_ID", "ARGSORT", "SUM_ROWS", "CLAMP", "GET_ROWS"})
-                QVERIFY2(types.contains(op), qPrintable(op));
+        // each family's own ops are among those replayed
+        static const QMap<QString, QStringList> own{
+            {"qwen3moe", {"MUL_MAT_ID", "ARGSORT", "SUM_ROWS", "CLAMP", "DIV", "GET_ROWS"}},
+            {"gemma3", {"GEGLU", "SCALE"}},
+            {"gpt-oss", {"MUL_MAT_ID", "ADD_ID", "SWIGLU_OAI", "ARGSORT", more.isEmpty() ? "SOFT_MAX" : "FLASH_ATTN_EXT"}},
+            {"deepseek2", {"MUL_MAT_ID", "SIGMOID", "CONCAT", "SUM_ROWS", "CLAMP", "SCALE", "FLASH_ATTN_EXT"}},
+        };
+        for (const QString &op : own.value(arch))
+            QVERIFY2(types.contains(op), qPrintable(op));
     }
 
-    // The experts' faults of the shapes llama.cpp has shipped, written into a copy of a real
-    // MoE dump: one token's last expert slot left unwritten (a thread's chunk), and two
-    // experts' places swapped in a routing sort. Each fails its op, alone.
-    void expertFaultsFail_data()
+    // Faults of the shapes llama.cpp has shipped, written into one output of a copy of a real
+    // dump (layer 1, round 0): each fails its op, alone. "tail": each row's last element left
+    // unwritten (a SIMD tail); "slot": one token's last expert slot left unwritten (a thread's
+    // chunk); "swap": two places of a routing sort swapped; "sinks": attention rows summing to 1,
+    // as a kernel that drops the sinks gives; "scale": the output 0.1 % off.
+    void faultsFail_data()
     {
+        QTest::addColumn<QString>("arch");
         QTest::addColumn<QString>("op");
-        QTest::newRow("an expert's product left unwritten") << "MUL_MAT_ID";
-        QTest::newRow("the routing's order swapped") << "ARGSORT";
+        QTest::addColumn<QString>("fault");
+        QTest::newRow("qwen3moe MUL_MAT_ID slot") << "qwen3moe" << "MUL_MAT_ID" << "slot";
+        QTest::newRow("qwen3moe ARGSORT swap") << "qwen3moe" << "ARGSORT" << "swap";
+        QTest::newRow("gemma3 GEGLU tail") << "gemma3" << "GEGLU" << "tail";
+        QTest::newRow("gpt-oss SOFT_MAX sinks") << "gpt-oss" << "SOFT_MAX" << "sinks";
+        QTest::newRow("gpt-oss ADD_ID scale") << "gpt-oss" << "ADD_ID" << "scale";
+        QTest::newRow("gpt-oss SWIGLU_OAI scale") << "gpt-oss" << "SWIGLU_OAI" << "scale";
+        QTest::newRow("deepseek2 CONCAT tail") << "deepseek2" << "CONCAT" << "tail";
+        QTest::newRow("deepseek2 SIGMOID scale") << "deepseek2" << "SIGMOID" << "scale";
     }
-    void expertFaultsFail()
+    void faultsFail()
     {
+        QFETCH(QString, arch);
         QFETCH(QString, op);
-        const QString root = dump("qwen3moe", "f32", "cpu");
+        QFETCH(QString, fault);
+        const QString root = dump(arch, "f32", "cpu");
         QVERIFY(!root.isEmpty());
-        const QString copy = m_dir.path() + "/qwen3moe/fault-" + op;
+        const QString copy = m_dir.path() + "/" + arch + "/fault-" + op;
         QDir().mkpath(copy);
         QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
         const QString faulty = copy + "/" + QFileInfo(root).fileName();
-        // The op's output in layer 2 of round 0, from a clean check of the copy.
-        const QString clean = m_dir.path() + "/qwen3moe/fault-clean-" + op;
+        const QString clean = m_dir.path() + "/" + arch + "/fault-clean-" + op;
         QCOMPARE(engine::llmscope(kBin, {"opcheck", "-i", faulty, "-o", clean}).code, 0);
         QString target, targetId;
         for (const auto &v : opcheckReport(clean)["rows"].toArray()) {
             const QJsonObject o = v.toObject();
-            if (o["op_type"].toString() == op && o["round"].toInt() == 0 && o["op_id"].toString().startsWith("2_")) {
+            const QString folder = QFileInfo(o["tensor_path"].toString()).path() + "/..";
+            if (o["op_type"].toString() == op && o["round"].toInt() == 0 && o["op_id"].toString().startsWith("2_") &&
+                (fault != "sinks" || QFileInfo::exists(folder + "/before/intensor2.bin"))) {
                 target = o["tensor_path"].toString();
                 targetId = o["op_id"].toString();
                 break;
@@ -258,22 +296,74 @@ private slots:
         }
         QVERIFY(!target.isEmpty());
         llmscope::Tensor t = llmscope::readBin(target.toStdString());
-        QVERIFY(t.data.size() >= 8);
-        if (op == "MUL_MAT_ID") { // [rows, slots, tokens] in msit's reversed dims: the last row's last slot
-            const size_t row = size_t(t.dims.back()) * 4;
-            std::memset(t.data.data() + t.data.size() - row, 0, row);
-        } else { // the first row's first two places
+        QVERIFY(t.data.size() >= 8 && !t.dims.empty());
+        auto *v = reinterpret_cast<float *>(t.data.data());
+        const size_t n = t.data.size() / 4, row = size_t(t.dims.back());
+        if (fault == "slot") { // [tokens, slots, rows] in msit's order: the last token's last slot
+            std::fill(v + n - row, v + n, 0.0f);
+        } else if (fault == "swap") {
             std::swap_ranges(t.data.begin(), t.data.begin() + 4, t.data.begin() + 4);
+        } else if (fault == "tail") {
+            for (size_t i = row - 1; i < n; i += row)
+                v[i] = 0;
+        } else if (fault == "sinks") {
+            for (size_t r0 = 0; r0 < n; r0 += row) {
+                double sum = 0;
+                for (size_t i = 0; i < row; ++i)
+                    sum += v[r0 + i];
+                for (size_t i = 0; i < row && sum > 0; ++i)
+                    v[r0 + i] = float(v[r0 + i] / sum);
+            }
+        } else {
+            for (size_t i = 0; i < n; ++i)
+                v[i] *= 1.001f;
         }
         llmscope::writeBin(target.toStdString(), t);
-        const QString out = m_dir.path() + "/qwen3moe/fault-check-" + op;
+        const QString out = m_dir.path() + "/" + arch + "/fault-check-" + op;
         const auto r = engine::llmscope(kBin, {"opcheck", "-i", faulty, "-o", out});
         QCOMPARE(r.code, 1);
         QStringList failed;
-        for (const auto &v : opcheckReport(out)["rows"].toArray())
-            if (v.toObject()["precision_result"].toString() == "FAIL")
-                failed << v.toObject()["op_id"].toString() + " " + v.toObject()["op_type"].toString();
+        for (const auto &x : opcheckReport(out)["rows"].toArray())
+            if (x.toObject()["precision_result"].toString() == "FAIL")
+                failed << x.toObject()["op_id"].toString() + " " + x.toObject()["op_type"].toString();
         QCOMPARE(failed, QStringList{targetId + " " + op});
+    }
+
+    // A CONCAT whose raw parameters name a dimension its op_param.json does not: its float64
+    // reference judges it, ggml's CPU kernel (which would read past its input) never runs it.
+    void hostileConcatDimension()
+    {
+        const QString root = dump("deepseek2", "f32", "cpu");
+        QVERIFY(!root.isEmpty());
+        const QString copy = m_dir.path() + "/deepseek2/hostile";
+        QDir().mkpath(copy);
+        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
+        const QString hostile = copy + "/" + QFileInfo(root).fileName();
+        int changed = 0;
+        for (QDirIterator it(hostile + "/tiling", {"*_CONCAT.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QByteArray raw = f.readAll();
+            const qint32 bad = 100000;
+            std::memcpy(raw.data(), &bad, 4);
+            f.seek(0);
+            f.write(raw);
+            ++changed;
+        }
+        QVERIFY(changed >= 4);
+        const QString out = m_dir.path() + "/deepseek2/hostile-check";
+        const auto r = engine::llmscope(kBin, {"opcheck", "-i", hostile, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        int judged = 0;
+        for (const auto &v : opcheckReport(out)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() == "CONCAT") {
+                QCOMPARE(o["precision_result"].toString(), QString("PASS"));
+                QVERIFY(o["cpu_replay_error_over_bound"].isNull());
+                ++judged;
+            }
+        }
+        QVERIFY(judged >= changed);
     }
 };
 
