@@ -1,4 +1,5 @@
-"""Greedy generation with the reference llama, as llmscope-sample-generate does it with llama.cpp.
+"""Greedy generation with the reference model (llama, qwen2, qwen3, qwen3moe: the file's
+general.architecture), as llmscope-sample-generate does it with llama.cpp.
 
     python3 -m llmscope.reference.generate -m MODEL.gguf [-p PROMPT] [-n TOKENS] [--logits]
 
@@ -28,7 +29,7 @@ import time
 import torch
 
 from ..gguf_reader import GGUFReader
-from .llama import LlamaForCausalLM
+from .qwen import FAMILIES
 from .tokenizer import SpmTokenizer
 
 DEFAULT_PROMPT = "Hello, llmscope"
@@ -83,9 +84,10 @@ def generate(model, prompt_ids, n, kv_dtype=None, device="cpu", on_token=None):
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="python3 -m llmscope.reference.generate",
-        description="Greedy generation with the PyTorch reference llama, printing the lines "
+        description="Greedy generation with the PyTorch reference model, printing the lines "
                     "llmscope-sample-generate prints.")
-    p.add_argument("-m", "--model", required=True, help="llama GGUF model (F32, F16 or BF16 tensors)")
+    p.add_argument("-m", "--model", required=True,
+                   help="GGUF model of llama, qwen2, qwen3 or qwen3moe (F32, F16 or BF16 tensors)")
     p.add_argument("-p", "--prompt", default=DEFAULT_PROMPT, help="prompt text [%(default)s]")
     p.add_argument("-n", type=int, default=16, help="tokens to generate [%(default)s]")
     p.add_argument("-t", "--threads", type=int, default=0, help="torch CPU threads [torch's default]")
@@ -116,8 +118,13 @@ def main(argv=None):
         print("llmscope.reference.generate: %d prompt + %d new tokens exceed --ctx %d"
               % (len(prompt_ids), a.n, a.ctx), file=sys.stderr)
         return 2
+    arch = reader.metadata.get("general.architecture")
+    if arch not in FAMILIES:
+        print("llmscope.reference.generate: %s: general.architecture is %r; the reference implements %s"
+              % (a.model, arch, ", ".join(sorted(FAMILIES))), file=sys.stderr)
+        return 1
     try:
-        model = LlamaForCausalLM.from_gguf(reader, dtype=_DTYPES[a.dtype], device=a.device)
+        model = FAMILIES[arch].from_gguf(reader, dtype=_DTYPES[a.dtype], device=a.device)
     except ValueError as e:
         print("llmscope.reference.generate: %s" % e, file=sys.stderr)
         return 1

@@ -52,15 +52,17 @@ class LlamaConfig:
     tie_word_embeddings: bool = False
 
     @classmethod
-    def from_gguf(cls, reader):
+    def from_gguf(cls, reader, arch="llama", **extra):
+        """The config of a GGUF file of architecture arch (its keys are "ARCH.name"); extra:
+        more fields, each a function of get(key, default, kind) (see qwen.py)."""
         md = reader.metadata
-        arch = md.get("general.architecture", "llama")
-        if arch != "llama":
-            raise ValueError("%s: general.architecture is %r; this reference implements 'llama'"
-                             % (reader.path, arch))
+        found = md.get("general.architecture", "llama")
+        if found != arch:
+            raise ValueError("%s: general.architecture is %r; this reference implements %r"
+                             % (reader.path, found, arch))
 
         def get(key, default=None, kind=int):
-            full = "llama." + key
+            full = arch + "." + key
             if full not in md:
                 if default is None:
                     raise ValueError("%s: GGUF metadata has no '%s'" % (reader.path, full))
@@ -79,7 +81,7 @@ class LlamaConfig:
         if heads % kv_heads:
             raise ValueError("%s: head_count %d is not a multiple of head_count_kv %d"
                              % (reader.path, heads, kv_heads))
-        if hidden % heads and "llama.attention.key_length" not in md:
+        if hidden % heads and arch + ".attention.key_length" not in md:
             raise ValueError("%s: embedding_length %d is not a multiple of head_count %d"
                              % (reader.path, hidden, heads))
         head_dim = int(get("attention.key_length", hidden // heads))
@@ -91,11 +93,11 @@ class LlamaConfig:
         if rope_dim != head_dim:
             raise ValueError("%s: rope.dimension_count %d differs from the head size %d; partial "
                              "rotary embeddings are not supported" % (reader.path, rope_dim, head_dim))
-        scaling = md.get("llama.rope.scaling.type", "none")
+        scaling = md.get(arch + ".rope.scaling.type", "none")
         factor = 1.0
         if scaling == "linear":
             factor = get("rope.scaling.factor", 1.0, float) or 1.0
-        elif "llama.rope.scale_linear" in md:
+        elif arch + ".rope.scale_linear" in md:
             factor = get("rope.scale_linear", 1.0, float) or 1.0
         elif scaling not in ("none", None):
             raise ValueError("%s: rope scaling %r is not supported (only linear)" % (reader.path, scaling))
@@ -108,7 +110,9 @@ class LlamaConfig:
         if len(emb.ne) != 2 or emb.ne[0] != hidden:
             raise ValueError("%s: token_embd.weight has ne %s, expected [%d, vocab]"
                              % (reader.path, list(emb.ne), hidden))
+        fields = {name: make(get) for name, make in extra.items()}
         return cls(
+            **fields,
             vocab_size=int(emb.ne[1]),
             hidden_size=hidden,
             intermediate_size=int(get("feed_forward_length")),
