@@ -4,6 +4,7 @@
 
 #include "dump/dump_layout.h"
 #include "ggml_api.h"
+#include "op_params.h"
 
 namespace llmscope::probe {
 
@@ -109,6 +110,7 @@ TopoNode GraphTopology::toModel() const
         TopoNode op;
         op.name = n.name;
         op.type = n.type;
+        op.paramJson = opParamsJson(n.type, n.tensor); // msit's topology holds each op's parameters
         for (int s = 0; s < GGML_MAX_SRC && n.tensor->src[s]; ++s)
             op.inTensors.push_back(programName(api.getName(n.tensor->src[s])));
         op.outTensors.push_back(n.name);

@@ -186,11 +186,11 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         const DivergenceCause cause = divergenceCause(res, first);
         if (cause.kind == DivergenceCause::Kind::Weight)
             say("  " + leafLabel(*cause.row) + " differs between golden and test (relative error " +
-                percent(inputOrOutputError(*cause.row)) + "): the op's error comes in through it\n");
+                boundWord(*cause.row) + percent(leafError(*cause.row)) + "): the op's error comes in through it\n");
         else if (cause.kind == DivergenceCause::Kind::Input)
             say("  its input " +
                 (cause.row->tensorName.empty() ? "input " + std::to_string(cause.row->golden.index) : cause.row->tensorName) +
-                " already differs (relative error " + percent(inputOrOutputError(*cause.row)) +
+                " already differs (relative error " + boundWord(*cause.row) + percent(leafError(*cause.row)) +
                 "); the op that computes it was not compared\n");
         for (size_t i : first.rows)
             if (!res.rows[i].passed)

@@ -31,6 +31,7 @@ struct CompareRow {
     std::string key;
     std::string nodeName;     // the op's node name from golden's model topology, if any
     std::string tensorName;   // this tensor's name there (an input's source, an output's node)
+    std::string parameter;    // a PyTorch golden's parameter paired with that weight ("model.layers.1.mlp.down_proj.weight")
     bool weight = false;      // an input no node computes that names a tensor (a weight): its
                               // storage types are compared (quantization) when they differ
     bool computed = false;    // element metrics present

@@ -3,24 +3,34 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "dump/dump_layout.h"
 #include "dump/op_names.h"
 #include "tensor/bin_file.h"
 #include "util/error.h"
+#include "compare/tensor_reader.h"
+#include "tensor/tensor.h"
 #include "util/text.h"
 
 namespace llmscope {
 namespace {
 
-// GGUF's per-layer weight names and Hugging Face's modules, for the llama family.
+// GGUF's per-layer weight names and Hugging Face's modules, for the llama family and Qwen's
+// (q_norm and k_norm; the MoE block's router).
 const std::pair<const char *, const char *> kLayerWeights[] = {
     {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"},
     {"attn_output", "self_attn.o_proj"}, {"ffn_gate", "mlp.gate_proj"},  {"ffn_up", "mlp.up_proj"},
-    {"ffn_down", "mlp.down_proj"},       {"attn_norm", "input_layernorm"}, {"ffn_norm", "post_attention_layernorm"}};
+    {"ffn_down", "mlp.down_proj"},       {"attn_norm", "input_layernorm"}, {"ffn_norm", "post_attention_layernorm"},
+    {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"}, {"ffn_gate_inp", "mlp.gate"}};
+// The experts' projections: llama.cpp holds a layer's experts in one 3-D tensor each.
+const std::pair<const char *, const char *> kExpertWeights[] = {
+    {"ffn_gate_exps", "gate_proj"}, {"ffn_up_exps", "up_proj"}, {"ffn_down_exps", "down_proj"}};
 const std::pair<const char *, const char *> kModelWeights[] = {
     {"token_embd", "model.embed_tokens"}, {"output_norm", "model.norm"}, {"output", "lm_head"}};
 
@@ -44,6 +54,23 @@ int layerOf(const std::string &hf)
     if (hf.size() > 1024 || !std::regex_match(hf, m, layer) || m[1].length() > 6)
         return -1; // not a layer of any model (and no number std::stoi cannot hold)
     return std::stoi(m[1].str());
+}
+
+// model.layers.N.mlp.experts.E.down_proj: N, E and the GGUF weight holding every expert's.
+struct Expert {
+    int layer = -1, expert = -1;
+    std::string weight;
+};
+std::optional<Expert> expertOf(const std::string &hf)
+{
+    static const std::regex expert(R"(^model\.layers\.(\d{1,6})\.mlp\.experts\.(\d{1,6})\.([a-z]+_proj)$)");
+    std::smatch m;
+    if (hf.size() > 256 || !std::regex_match(hf, m, expert))
+        return std::nullopt;
+    for (const auto &[g, proj] : kExpertWeights)
+        if (m[3].str() == proj)
+            return Expert{std::stoi(m[1].str()), std::stoi(m[2].str()), "blk." + m[1].str() + "." + g + ".weight"};
+    return std::nullopt;
 }
 
 struct GgmlOp {
@@ -74,27 +101,75 @@ bool reads(const GgmlOp &op, const std::string &tensor)
     return std::find(op.inputs.begin(), op.inputs.end(), tensor) != op.inputs.end();
 }
 
-// The op that is this module: the node reading its weight (of the kind the module computes
-// with it), or for a decoder layer its residual add l_out-N.
-const GgmlOp *opOfModule(const std::string &hf, const std::map<std::string, GgmlOp> &ops, bool tiedOutput)
+// The ops that are this module: the node whose output is the module's, the node whose input
+// the module's input is, and the node that reads its weight. A projection is the MUL_MAT
+// reading its weight, its output the ADD of its bias where it has one; a norm the MUL by its
+// weight, its input its RMS_NORM's; a decoder layer its residual add l_out-N; a MoE block
+// (model.layers.N.mlp where experts run) its sum ffn_moe_out-N from the router's input; an
+// expert the MUL_MAT_ID of every expert's weight (its rows picked by the pairing).
+struct ModuleOps {
+    const GgmlOp *out = nullptr, *start = nullptr, *weight = nullptr;
+    int startSrc = 0, weightSrc = 0;
+};
+
+const GgmlOp *named(const std::map<std::string, GgmlOp> &ops, const std::string &name)
 {
+    for (const auto &[path, op] : ops)
+        if (op.name == name)
+            return &op;
+    return nullptr;
+}
+
+const GgmlOp *reading(const std::map<std::string, GgmlOp> &ops, const std::string &type, const std::string &tensor)
+{
+    for (const auto &[path, op] : ops)
+        if (op.type == type && reads(op, tensor))
+            return &op;
+    return nullptr;
+}
+
+const GgmlOp *feeding(const GgmlOp &mul, const std::map<std::string, GgmlOp> &ops);
+
+ModuleOps moduleOps(const std::string &hf, const std::map<std::string, GgmlOp> &ops, bool tiedOutput)
+{
+    ModuleOps m;
     const int layer = layerOf(hf);
     if (layer >= 0 && hf == "model.layers." + std::to_string(layer)) {
-        for (const auto &[path, op] : ops)
-            if (op.name == "l_out-" + std::to_string(layer))
-                return &op;
-        return nullptr;
+        m.out = m.start = named(ops, "l_out-" + std::to_string(layer));
+        return m;
+    }
+    if (layer >= 0 && hf == "model.layers." + std::to_string(layer) + ".mlp") {
+        m.out = named(ops, "ffn_moe_out-" + std::to_string(layer)); // none for a dense MLP: down_proj is it
+        m.start = reading(ops, "MUL_MAT", "blk." + std::to_string(layer) + ".ffn_gate_inp.weight");
+        m.startSrc = 1;
+        if (!m.start)
+            m.out = nullptr;
+        return m;
+    }
+    if (const auto e = expertOf(hf)) {
+        m.out = m.start = m.weight = reading(ops, "MUL_MAT_ID", e->weight);
+        m.startSrc = 1;
+        return m;
     }
     std::string weight = ggufWeightOfHfModule(hf);
     if (weight.empty())
-        return nullptr;
-    std::string type = hf == "model.embed_tokens" ? "GET_ROWS" : hf.find("norm") != std::string::npos ? "MUL" : "MUL_MAT";
+        return m;
+    const std::string type = hf == "model.embed_tokens" ? "GET_ROWS" : hf.find("norm") != std::string::npos ? "MUL" : "MUL_MAT";
     if (hf == "lm_head" && tiedOutput)
         weight = "token_embd.weight";
-    for (const auto &[path, op] : ops)
-        if (op.type == type && reads(op, weight))
-            return &op;
-    return nullptr;
+    m.out = m.start = m.weight = reading(ops, type, weight);
+    if (!m.out)
+        return m;
+    if (type == "MUL_MAT") {
+        m.startSrc = 1;
+        const std::string bias = weight.substr(0, weight.size() - 7) + ".bias";
+        if (const GgmlOp *add = reading(ops, "ADD", bias)) // Qwen2's q, k, v: the module's output has its bias
+            m.out = add;
+    } else if (type == "MUL") {
+        m.weightSrc = 1;
+        m.start = feeding(*m.out, ops);
+    }
+    return m;
 }
 
 // The head size of layer N's queries or keys: the innermost dim of its Qcur-N / Kcur-N
@@ -142,6 +217,69 @@ const GgmlOp *feeding(const GgmlOp &mul, const std::map<std::string, GgmlOp> &op
     return best;
 }
 
+// Whether the ROPE of node (Qcur-N / Kcur-N) rotates NeoX's halves (mode 2), as Hugging
+// Face's rotate_half does: the converter then leaves q and k rows as they are (Qwen, ...);
+// llama's adjacent pairs (mode 0) come from rows it permuted. From the topology's parameters;
+// false when it has none.
+bool ropeIsNeox(const OpNames &names, const std::map<std::string, GgmlOp> &ops, const std::string &node)
+{
+    for (const auto &[path, op] : ops) {
+        if (op.type != "ROPE" || op.name != node)
+            continue;
+        const OpNames::Node *n = names.find(path);
+        if (!n || n->param.empty())
+            return false;
+        const auto j = nlohmann::json::parse(n->param, nullptr, false);
+        const auto mode = j.is_object() ? j.find("mode") : j.end();
+        return mode != j.end() && mode->is_number_integer() && (mode->get<int64_t>() & 2) != 0;
+    }
+    return false;
+}
+
+// Expert E's rows of a MUL_MAT_ID: its output out [m, slots, tokens] and activations b
+// [k, slots or 1, tokens], for the (slot, token) pairs whose id in ids [slots, tokens] is E, by
+// slot then token (Hugging Face's torch.where over its [slot, token] mask). False with why.
+bool expertRows(const TensorRecord &ids, const TensorRecord &out, const TensorRecord &b, int expert,
+                TensorView &outView, TensorView &inView, std::string &why)
+{
+    try {
+        TensorReader r(ids.path);
+        r.requireData();
+        // msit's dims, reversed from ggml's: ids [.., tokens, slots], out [.., tokens, slots, m],
+        // b [.., tokens, slots or 1, k]
+        const std::vector<int64_t> &d = r.header().dims;
+        const TensorReader o(out.path), a(b.path);
+        const std::vector<int64_t> &od = o.header().dims, &bd = a.header().dims;
+        const uint64_t slots = d.empty() || d.back() <= 0 ? 0 : uint64_t(d.back());
+        const uint64_t tokens = slots ? r.count() / slots : 0;
+        const uint64_t bRows = bd.size() >= 2 && bd[bd.size() - 2] > 0 ? uint64_t(bd[bd.size() - 2]) : 0;
+        if (!slots || od.size() < 2 || bd.size() < 2 || od.back() <= 0 || bd.back() <= 0 || !bRows ||
+            uint64_t(od[od.size() - 2]) != slots || o.count() != tokens * slots * uint64_t(od.back()) ||
+            slots % bRows || a.count() != tokens * bRows * uint64_t(bd.back())) {
+            why = "its product's expert ids, output and activations do not agree in shape";
+            return false;
+        }
+        std::vector<float> v(r.count());
+        r.read(0, v.size(), v.data());
+        outView.rowSize = uint64_t(od.back());
+        inView.rowSize = uint64_t(bd.back());
+        for (uint64_t slot = 0; slot < slots; ++slot)
+            for (uint64_t token = 0; token < tokens; ++token)
+                if (v[token * slots + slot] == float(expert)) {
+                    outView.rows.push_back(token * slots + slot);
+                    inView.rows.push_back(token * bRows + slot % bRows);
+                }
+        if (outView.rows.empty()) {
+            why = "no token was routed to expert " + std::to_string(expert) + " in this round";
+            return false;
+        }
+        return true;
+    } catch (const Error &e) {
+        why = e.what();
+        return false;
+    }
+}
+
 } // namespace
 
 std::string hfModuleOfGgufWeight(const std::string &gguf)
@@ -152,6 +290,9 @@ std::string hfModuleOfGgufWeight(const std::string &gguf)
         for (const auto &[g, hf] : kLayerWeights)
             if (m[2].str() == g)
                 return "model.layers." + m[1].str() + "." + hf;
+        for (const auto &[g, proj] : kExpertWeights)
+            if (m[2].str() == g)
+                return "model.layers." + m[1].str() + ".mlp.experts.*." + proj; // every expert's, one slice each
         return {};
     }
     for (const auto &[g, hf] : kModelWeights)
@@ -164,6 +305,8 @@ std::string ggufWeightOfHfModule(const std::string &module)
 {
     const std::string hf = hfName(module);
     const int layer = layerOf(hf);
+    if (const auto e = expertOf(hf))
+        return e->weight;
     if (layer >= 0) {
         const std::string prefix = "model.layers." + std::to_string(layer) + ".";
         for (const auto &[g, name] : kLayerWeights)
@@ -204,7 +347,7 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             inputs.emplace(std::make_tuple(r.exec, opPath(r.opFolders), r.index), &r);
     }
     std::map<std::pair<int64_t, std::string>, const TensorRecord *> torchInputs; // input_0 by round and module
-    std::map<std::pair<int64_t, int>, const TensorRecord *> downOutputs;          // mlp.down_proj's, by layer
+    std::map<std::pair<int64_t, int>, const TensorRecord *> downOutputs;          // the MLP's output, by layer
     std::map<std::string, const TensorRecord *> torchWeights;                     // dump_weight's, by module
     for (const TensorRecord &t : torch.tensors) {
         if (t.exec < 0 && t.param == "weight")
@@ -212,8 +355,10 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         if (t.input && t.index == 0 && t.param.empty())
             torchInputs.emplace(std::make_pair(t.exec, t.opName), &t);
         const std::string hf = hfName(t.opName);
-        if (!t.input && t.index == 0 && hf.size() > 14 && hf.compare(hf.size() - 14, 14, ".mlp.down_proj") == 0)
-            downOutputs.emplace(std::make_pair(t.exec, layerOf(hf)), &t);
+        const int l = layerOf(hf);
+        if (!t.input && t.index == 0 && l >= 0 && t.param.empty() &&
+            (hf == "model.layers." + std::to_string(l) + ".mlp.down_proj" || hf == "model.layers." + std::to_string(l) + ".mlp"))
+            downOutputs.emplace(std::make_pair(t.exec, l), &t); // a MoE block has no down_proj of its own
     }
     int64_t firstRound = INT64_MAX;
     int lastLayer = -1;
@@ -258,11 +403,12 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             out.pairs.push_back(p);
             continue;
         }
-        const GgmlOp *op = hf.empty() ? nullptr : opOfModule(hf, ops, tied);
+        const ModuleOps mod = hf.empty() ? ModuleOps{} : moduleOps(hf, ops, tied);
+        const GgmlOp *op = mod.out;
         const auto e = op ? outputs.find({t.exec, op->path}) : outputs.end();
         if (!op || e == outputs.end()) {
             (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-            unpaired.emplace(t.opName, hf.empty() ? "not a module of Hugging Face's llama"
+            unpaired.emplace(t.opName, hf.empty() ? "not a module of Hugging Face's llama or Qwen"
                                        : !op      ? "no ggml node computes it alone (no weight of its own)"
                                                   : "its node's output was not dumped in this round");
             continue;
@@ -274,25 +420,51 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         TensorView &engineView = torchGolden ? p.myView : p.goldenView;
         TensorView &torchView = torchGolden ? p.goldenView : p.myView;
         const int layer = layerOf(hf);
+        // An expert: the rows of the engine's product for the (slot, token) pairs routed to it,
+        // in Hugging Face's order (by slot, then token), from the product's ids.
+        const std::optional<Expert> expert = expertOf(hf);
+        TensorView inputView;
+        if (expert) {
+            const auto ids = inputs.find({t.exec, op->path, 2});
+            const auto b = inputs.find({t.exec, op->path, 1});
+            std::string why;
+            if (ids == inputs.end() || b == inputs.end())
+                why = "its product's expert ids or activations were not dumped in this round";
+            else
+                expertRows(*ids->second, *e->second, *b->second, expert->expert, engineView, inputView, why);
+            if (!why.empty()) {
+                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
+                unpaired.emplace(t.opName, why);
+                continue;
+            }
+            p.key += " (expert " + std::to_string(expert->expert) + "'s rows)";
+        }
         if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0)) {
             const std::string node = std::string(hf[hf.size() - 6] == 'q' ? "Qcur-" : "Kcur-") + std::to_string(layer);
             auto size = headSizes.find(node); // once a node: each finds it among every record
             if (size == headSizes.end())
-                size = headSizes.emplace(node, headSize(engine, ops, node)).first;
+                size = headSizes.emplace(node, ropeIsNeox(names, ops, node) ? 0 : headSize(engine, ops, node)).first;
             engineView.headSize = size->second;
-            if (!engineView.headSize) {
+            if (size->second == 0 && !ropeIsNeox(names, ops, node)) {
                 (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
                 unpaired.emplace(t.opName, "its rows are permuted within heads and the head size is not known (" + node +
                                                " not dumped)");
                 continue;
             }
-            p.key += " (rows un-permuted within heads of " + std::to_string(engineView.headSize) + ")";
+            if (engineView.headSize)
+                p.key += " (rows un-permuted within heads of " + std::to_string(engineView.headSize) + ")";
         }
         const bool afterLastAttention =
             hf == "model.norm" || hf == "lm_head" ||
             (layer == lastLayer && hf != "model.layers." + std::to_string(layer) + ".input_layernorm" &&
              hf.find(".self_attn.") == std::string::npos);
         if (t.exec == firstRound && afterLastAttention) {
+            if (expert) { // which of the tokens routed to it are the last one's is not known here
+                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
+                unpaired.emplace(t.opName + " (round " + std::to_string(t.exec) + ")",
+                                 "llama.cpp runs the last layer's experts on the last token only in the prompt round");
+                continue;
+            }
             torchView.lastRows = true; // llama.cpp computes the last token's rows only, from here on
             p.key += " (the last token's rows)";
         }
@@ -301,24 +473,21 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         // The module's input: the tensor its computation starts from in the engine (a matrix
         // product's activation; a norm's, or a decoder layer's, RMS_NORM input), so that the
         // error it brings is not counted as the op's own.
-        const GgmlOp *start = op;
-        int src = op->type == "MUL_MAT" ? 1 : 0;
-        if (op->type == "MUL") // a norm: its RMS_NORM's input
-            start = feeding(*op, ops);
         auto in = torchInputs.find({t.exec, t.opName});
-        if (op->type == "ADD") { // l_out-N: its input from the layer is down_proj's output
+        if (op->type == "ADD" && hf == "model.layers." + std::to_string(layer)) { // l_out-N: its input from the layer is the MLP's output
             const auto down = downOutputs.find({t.exec, layer});
             in = down != downOutputs.end() ? torchInputs.emplace(std::make_pair(-1 - t.exec, t.opName), down->second).first
                                            : torchInputs.end();
         }
-        const auto ein = start ? inputs.find({t.exec, start->path, src}) : inputs.end();
+        const auto ein = mod.start ? inputs.find({t.exec, mod.start->path, mod.startSrc}) : inputs.end();
         if (op->type != "GET_ROWS" && in != torchInputs.end() && ein != inputs.end()) {
             TensorPair q;
             q.golden = torchGolden ? in->second : ein->second;
             q.my = torchGolden ? ein->second : in->second;
-            q.key = hf + " input = " + start->path + " input " + std::to_string(src);
+            q.key = hf + " input = " + mod.start->path + " input " + std::to_string(mod.startSrc);
             q.stands = e->second;
             (torchGolden ? q.goldenView : q.myView).lastRows = torchView.lastRows;
+            (torchGolden ? q.myView : q.goldenView) = inputView;
             if (torchView.lastRows)
                 q.key += " (the last token's rows)";
             usedEngine[size_t(ein->second - engine.tensors.data())] = 1;
@@ -327,16 +496,22 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             out.pairs.push_back(q);
         }
         // The module's weight (dump_weight), against the weight the engine's op read: the same
-        // bytes in reversed dims (q_proj's and k_proj's rows are permuted: not compared).
+        // bytes in reversed dims (q_proj's and k_proj's rows permuted for llama: not compared;
+        // an expert's: its slice of the experts' tensor).
         const auto w = torchWeights.find(t.opName);
-        const int wsrc = op->type == "MUL" ? 1 : 0;
-        const auto ew = inputs.find({t.exec, op->path, wsrc});
+        const auto ew = mod.weight ? inputs.find({t.exec, mod.weight->path, mod.weightSrc}) : inputs.end();
         const bool permuted = engineView.headSize != 0;
-        if (w != torchWeights.end() && ew != inputs.end() && !permuted && op->type != "ADD") {
+        if (w != torchWeights.end() && ew != inputs.end() && !permuted) {
             TensorPair q;
             q.golden = torchGolden ? w->second : ew->second;
             q.my = torchGolden ? ew->second : w->second;
-            q.key = hf + ".weight = " + op->path + " input " + std::to_string(wsrc);
+            q.key = hf + ".weight = " + mod.weight->path + " input " + std::to_string(mod.weightSrc);
+            if (expert) {
+                TensorView &slice = torchGolden ? q.myView : q.goldenView;
+                slice.rowSize = elementCount(w->second->dims);
+                slice.rows = {uint64_t(expert->expert)};
+                q.key += " (expert " + std::to_string(expert->expert) + "'s slice)";
+            }
             q.stands = e->second;
             usedEngine[size_t(ew->second - engine.tensors.data())] = 1;
             usedTorch.insert(w->second);

@@ -18,6 +18,8 @@ namespace llmscope {
 struct TensorView {
     uint64_t headSize = 0; // un-permute rows within heads of this size (TensorReader::unpermuteHeads)
     bool lastRows = false; // only the elements the other side has, from the end (its last rows)
+    uint64_t rowSize = 0;        // with rows: only those rows of this many elements, in that order
+    std::vector<uint64_t> rows; // (TensorReader::selectRows: one expert's rows)
 };
 
 struct TensorPair {

@@ -32,6 +32,11 @@ bool isState(const std::string &tensorName)
 // data on one side only.
 bool leafDiffers(const CompareRow &r, double err)
 {
+    // Statistics and sketches two programs computed in their own orders agree to float32's
+    // rounding, not exactly: a weight whose estimate stays below it is the same weight.
+    constexpr double kStatsRounding = 1e-6;
+    if (r.statsOnly)
+        return !(err <= kStatsRounding);
     return err > 0 || std::isnan(err) || (r.computed && r.metrics.nonFiniteMismatch) ||
            (!r.computed && !r.statsOnly && !r.skipped && !r.failReason.empty());
 }
@@ -58,11 +63,6 @@ double engineError(const CompareRow &r, End end = End::Central)
     return std::isnan(r.statsBound) ? r.statsBound : std::max(r.statsBound, r.statsEstimate * f);
 }
 
-// How a pair's error is known: measured, estimated from the sketches, or bounded below.
-std::string boundWord(const CompareRow &r)
-{
-    return !r.statsOnly ? "" : std::isnan(r.statsEstimate) ? "at least " : "about ";
-}
 
 double goldenNorm(const CompareRow &r)
 {
@@ -157,11 +157,25 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
 
 // A tensor no node computes, as a user knows it: a weight, or what the program feeds the graph
 // (token ids, positions, the attention mask: different tokens make them differ).
+std::string boundWord(const CompareRow &r)
+{
+    return !r.statsOnly ? "" : std::isnan(r.statsEstimate) ? "at least " : "about ";
+}
+
+double leafError(const CompareRow &r)
+{
+    return engineError(r);
+}
+
 std::string leafLabel(const CompareRow &r)
 {
+    // A PyTorch golden's parameter (dump_weight's payload or register_hook's statistics):
+    // named beside the GGUF tensor it was paired with.
+    const std::string &parameter = r.parameter;
     if (r.tensorName.empty())
-        return "the weight input " + std::to_string(r.golden.index);
-    return (r.tensorName.find("weight") != std::string::npos ? "the weight " : "the graph input ") + r.tensorName;
+        return parameter.empty() ? "the weight input " + std::to_string(r.golden.index) : "the parameter " + parameter;
+    return (r.tensorName.find("weight") != std::string::npos ? "the weight " : "the graph input ") + r.tensorName +
+           (parameter.empty() ? "" : " (PyTorch's " + parameter + ")");
 }
 
 namespace {

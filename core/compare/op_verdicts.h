@@ -15,5 +15,10 @@ void judgeOps(CompareResult &res, const OpNames &names);
 // A tensor no node computes, as a user knows it: "the weight blk.1.ffn_down.weight", or "the
 // graph input inp_tokens" (what the program feeds the graph).
 std::string leafLabel(const CompareRow &r);
+// A pair's relative error as the engine standard reads it (measured; from statistics, the
+// sketches' estimate, never below the statistics' bound), and how it is known: "" measured,
+// "about " estimated, "at least " bounded below.
+double leafError(const CompareRow &r);
+std::string boundWord(const CompareRow &r);
 
 } // namespace llmscope

@@ -1,5 +1,6 @@
 #include "compare/tensor_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -197,8 +198,32 @@ void TensorReader::unpermuteHeads(uint64_t headSize)
     m_headSize = headSize;
 }
 
+void TensorReader::selectRows(uint64_t rowSize, const std::vector<uint64_t> &rows)
+{
+    if (rowSize == 0 || m_count % rowSize)
+        throw Error("'" + m_path + "': " + std::to_string(m_count) + " elements do not split into rows of " +
+                    std::to_string(rowSize));
+    for (uint64_t r : rows)
+        if (r >= m_count / rowSize)
+            throw Error("'" + m_path + "': row " + std::to_string(r) + " asked for, it holds " +
+                        std::to_string(m_count / rowSize));
+    m_rowSize = rowSize;
+    m_rows = rows;
+    m_count = rows.size() * rowSize;
+}
+
 void TensorReader::read(uint64_t first, uint64_t n, float *out)
 {
+    if (m_rowSize) { // each chosen row in turn, within it the elements asked for
+        while (n) {
+            const uint64_t row = first / m_rowSize, at = first % m_rowSize, take = std::min(n, m_rowSize - at);
+            readStored(m_skip + m_rows[row] * m_rowSize + at, take, out);
+            first += take;
+            out += take;
+            n -= take;
+        }
+        return;
+    }
     if (!m_headSize) {
         readStored(m_skip + first, n, out);
         return;

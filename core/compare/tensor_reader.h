@@ -47,6 +47,9 @@ public:
     // row permutation undone: element 2i + h of a head is read as element i + h headSize/2).
     void keepLast(uint64_t n);
     void unpermuteHeads(uint64_t headSize);
+    // Only these rows of rowSize elements, in this order (one expert's rows of an op that
+    // computes every token's experts together). Throws Error for rows the tensor does not hold.
+    void selectRows(uint64_t rowSize, const std::vector<uint64_t> &rows);
     // ggml's block type of the data ("q4_0"); null for dtypes read directly.
     const ggml::BlockType *blockType() const { return m_block; }
 
@@ -68,7 +71,8 @@ private:
     Tensor m_whole;                 // .npy
     const ggml::BlockType *m_block = nullptr; // ggml blocks, dequantized on read
     std::vector<float> m_blockFloats;
-    uint64_t m_skip = 0, m_headSize = 0; // the views
+    uint64_t m_skip = 0, m_headSize = 0, m_rowSize = 0; // the views
+    std::vector<uint64_t> m_rows;
     bool m_checked = false;             // check() passed
     std::vector<float> m_heads;
 };

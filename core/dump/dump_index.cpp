@@ -473,12 +473,16 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
     const size_t at = csv.rfind(torchRoot);
     const auto parts = at == std::string::npos ? std::vector<std::string>() : split(csv.substr(at + torchRoot.size()), '/');
     TensorRecord place;
-    if (parts.size() != 4 || !placeTorchComponents({parts[0], parts[1], parts[2], "output.pth"}, place)) {
-        index.problems.push_back({csv, "not in torch_tensors/{device}_{pid}/{token}/{module}/ layout"});
+    // weights/statistics.csv: each parameter's statistics and sketch (register_hook writes
+    // them), placed as dump_weight's weights/{module}.{parameter}.pth would be
+    const bool weights = parts.size() == 3 && parts[1] == "weights";
+    if (weights ? !placeTorchComponents({parts[0], parts[1], "module.weight.pth"}, place)
+                : parts.size() != 4 || !placeTorchComponents({parts[0], parts[1], parts[2], "output.pth"}, place)) {
+        index.problems.push_back({csv, "not in torch_tensors/{device}_{pid}/{token}/{module}/ or weights/ layout"});
         return;
     }
     const auto ids = torchTreeIds(csv.substr(0, at + torchRoot.size()) + parts[0] + "/model_tree.json");
-    if (const auto id = ids.find(place.opName); id != ids.end() && !id->second.empty())
+    if (const auto id = ids.find(place.opName); !weights && id != ids.end() && !id->second.empty())
         place.opId = id->second;
     std::ifstream in(csv);
     std::string line;
@@ -488,9 +492,12 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
         return it == header.end() ? -1 : int(it - header.begin());
     };
     const int cIo = col("InputOutput"), cIdx = col("Index"), cType = col("DataType"), cShape = col("Shape"),
-              cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"), cNorm = col("L2Norm");
-    if (cIo < 0 || cIdx < 0 || cMax < 0 || cMin < 0 || cMean < 0 || cNorm < 0) {
-        index.problems.push_back({csv, "statistics.csv lacks msit's columns (InputOutput, Index, Max, Min, Mean, L2Norm)"});
+              cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"), cNorm = col("L2Norm"), cSketch = col("Sketch"),
+              cName = col("NodeName"), cParam = col("Parameter");
+    if (cIo < 0 || cIdx < 0 || cMax < 0 || cMin < 0 || cMean < 0 || cNorm < 0 || (weights && (cName < 0 || cParam < 0))) {
+        index.problems.push_back({csv, weights ? "weights/statistics.csv lacks its columns (NodeName, Parameter, "
+                                                 "InputOutput, Index, Max, Min, Mean, L2Norm)"
+                                               : "statistics.csv lacks msit's columns (InputOutput, Index, Max, Min, Mean, L2Norm)"});
         return;
     }
     for (int lineNo = 2; std::getline(in, line); ++lineNo) {
@@ -505,6 +512,17 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
         r.input = toLower(f[size_t(cIo)]).rfind("in", 0) == 0;
         r.index = int(*idx);
         r.hasData = false;
+        if (weights) { // a module's parameter: no round
+            const std::string &module = f[size_t(cName)], &param = f[size_t(cParam)];
+            if (module.empty() || param.empty() || module.size() > 1024 || param.find('/') != std::string::npos) {
+                index.problems.push_back({csv, "line " + std::to_string(lineNo) + " names no parameter"});
+                continue;
+            }
+            r.opFolders = {module};
+            r.opId = r.opName = module;
+            r.param = param;
+            r.input = r.before = true;
+        }
         if (cType >= 0) {
             const std::string type = f[size_t(cType)];
             r.dtype = dtypeFromName(type.rfind("torch.", 0) == 0 ? type.substr(6) : type).value_or(0);
@@ -519,6 +537,11 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
         }
         r.stats = statsOf(parseStatField(f[size_t(cMax)]), parseStatField(f[size_t(cMin)]),
                           parseStatField(f[size_t(cMean)]), parseStatField(f[size_t(cNorm)]));
+        if (r.stats && cSketch >= 0)
+            if (auto sk = decodeSketch(f[size_t(cSketch)]))
+                r.stats->sketch = std::move(*sk);
+        if (r.stats && !r.dims.empty())
+            r.stats->count = elementCount(r.dims);
         addTorchRecord(index, std::move(r));
     }
 }

@@ -13,7 +13,7 @@ void addNodes(OpNames &out, const TopoNode &parent, const std::string &prefix)
     for (size_t c = 0; c < parent.children.size(); ++c) {
         const TopoNode &n = parent.children[c];
         const std::string path = (prefix.empty() ? "" : prefix + "/") + opFolderName(int(c), n.type);
-        out.byPath[path] = {n.name, n.inTensors};
+        out.byPath[path] = {n.name, n.inTensors, n.paramJson};
         for (const auto &t : n.outTensors)
             out.computed.insert(t);
         addNodes(out, n, path);

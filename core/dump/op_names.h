@@ -15,6 +15,7 @@ struct OpNames {
     struct Node {
         std::string name;
         std::vector<std::string> inputs; // by input index
+        std::string param;               // its parameters as JSON ("{\"mode\":2}"), empty when not written
     };
     std::unordered_map<std::string, Node> byPath; // "3_DecoderLayer/29_MUL_MAT" -> node
     std::unordered_set<std::string> computed;      // tensor names some node outputs

@@ -1,4 +1,5 @@
-"""The files of a PyTorch dump: tensors (.pth), statistics.csv and model_tree.json.
+"""The files of a PyTorch dump: tensors (.pth), statistics.csv, weights/statistics.csv and
+model_tree.json.
 
 Every file is written under a temporary name in its own folder and renamed into place, so
 a run killed mid-write leaves no half-written file under a final name."""
@@ -8,9 +9,55 @@ import json
 import math
 import os
 
+import numpy as np
 import torch
 
 STAT_COLUMNS = ["NodeName", "NodeType", "InputOutput", "Index", "DataType", "Shape", "Max", "Min", "Mean", "L2Norm"]
+# weights/statistics.csv: each parameter of each module, what identifies it without its payload
+WEIGHT_COLUMNS = STAT_COLUMNS + ["Parameter", "Sketch"]
+_SKETCH_BUCKETS = 64
+_BASE64URL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def sketch(values):
+    """llmscope's CountSketch of a tensor (core/tensor/sketch.h): 64 sums, element i added with
+    the sign and to the bucket a murmur3 finalizer of i gives; for two tensors of one shape the
+    difference of their sketches estimates the norm of their difference. As unpadded base64url
+    of the little-endian float32 sums, the text llmscope's statistic.csv holds."""
+    v = np.asarray(values, dtype=np.float32).reshape(-1).astype(np.float64)
+    sums = np.zeros(_SKETCH_BUCKETS, dtype=np.float64)
+    chunk = 1 << 22
+    for first in range(0, v.size, chunk):
+        i = np.arange(first, min(first + chunk, v.size), dtype=np.uint64)
+        h = (i & np.uint64(0xFFFFFFFF)).astype(np.uint32) ^ \
+            ((i >> np.uint64(32)).astype(np.uint32) * np.uint32(0x9E3779B1))
+        h ^= h >> np.uint32(16)
+        h *= np.uint32(0x85EBCA6B)
+        h ^= h >> np.uint32(13)
+        h *= np.uint32(0xC2B2AE35)
+        h ^= h >> np.uint32(16)
+        part = v[first:first + i.size]
+        signed = np.where((h & np.uint32(0x80000000)) != 0, -part, part)
+        sums += np.bincount((h % np.uint32(_SKETCH_BUCKETS)).astype(np.int64), weights=signed,
+                            minlength=_SKETCH_BUCKETS)
+    raw = sums.astype("<f4").tobytes()
+    bits = int.from_bytes(raw, "big")
+    n = len(raw) * 8
+    pad = (-n) % 6
+    bits <<= pad
+    return bytes(_BASE64URL[(bits >> (6 * k)) & 63] for k in range((n + pad) // 6 - 1, -1, -1)).decode()
+
+
+def weight_row(module_name, module_type, param_name, tensor):
+    """One weights/statistics.csv row: the parameter's statistics in float64 and its sketch."""
+    data = tensor.detach().to("cpu").float().numpy()
+    flat = data.reshape(-1).astype(np.float64)
+    if flat.size:
+        values = [flat.max(), flat.min(), flat.mean(), float(np.sqrt(np.dot(flat, flat)))]
+    else:
+        values = [math.nan] * 4
+    return [module_name, module_type, "Input", 0, str(tensor.dtype), str(tuple(tensor.shape))] + \
+        ["%.17g" % x for x in values] + [param_name, sketch(data) if flat.size else ""]
 
 
 def atomic_write(path, write):
@@ -64,7 +111,7 @@ def stat_row(node_name, node_type, stem, tensor):
             int(parts[-1]) if len(parts) > 1 else 0, str(tensor.dtype), str(tuple(tensor.shape))] + values
 
 
-def append_csv(path, rows):
+def append_csv(path, rows, columns=STAT_COLUMNS):
     """Adds rows to statistics.csv (with its header when new) by rewriting it whole."""
     old = ""
     if os.path.exists(path):
@@ -73,7 +120,7 @@ def append_csv(path, rows):
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     if not old:
-        writer.writerow(STAT_COLUMNS)
+        writer.writerow(columns)
     writer.writerows(rows)
 
     def write(tmp):

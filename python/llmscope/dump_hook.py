@@ -84,6 +84,8 @@ class _Dumper:
             self._wrap_forward()
         if self.config.dump_weight:
             self._dump_weights()
+        elif self.config.write_data:
+            self._weight_statistics()
 
     def remove(self):
         if self.removed:
@@ -185,6 +187,23 @@ class _Dumper:
             full = f"root.{name}"
             if self.config.layer_regex is None or self.config.layer_regex.fullmatch(full):
                 dump_files.save_tensor(param, os.path.join(folder, full + ".pth"))
+
+    def _weight_statistics(self):
+        """Each module's own parameters, identified without their payload: statistics and a
+        sketch (weights/statistics.csv), against which llmscope compare names the GGUF tensor
+        and the parameter that differ."""
+        rows = []
+        for module, name in self.names.items():
+            for pname, param in module.named_parameters(recurse=False):
+                full = f"{name}.{pname}"
+                if self.config.layer_regex is None or self.config.layer_regex.fullmatch(full):
+                    rows.append(dump_files.weight_row(name, type(module).__name__, pname, param))
+        if not rows:
+            return
+        folder = os.path.join(self.dump_dir, "weights")
+        with self._busy():
+            os.makedirs(folder, exist_ok=True)
+            dump_files.append_csv(os.path.join(folder, "statistics.csv"), rows, dump_files.WEIGHT_COLUMNS)
 
     # -- api mode ---------------------------------------------------------------------------
     def _wrap_forward(self):

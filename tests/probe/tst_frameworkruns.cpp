@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <functional>
@@ -99,6 +100,13 @@ private slots:
         qputenv("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/python");
         qputenv("GGML_VK_VISIBLE_DEVICES", "0");
         QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
+        for (const QString arch : {"qwen2", "qwen3"})
+            QVERIFY(engine::makeModel(kBin, {"--arch", arch, "--out", m_dir.path() + "/" + arch + ".gguf", "--layers", "2",
+                                             "--width", "128", "--ff", "256"}));
+        // three layers: the corrupted one (1) is not the last, whose experts llama.cpp runs on
+        // the last token only in the prompt round
+        QVERIFY(engine::makeModel(kBin, {"--arch", "qwen3moe", "--family", m_dir.path() + "/moe", "--layers", "3", "--width",
+                                         "128", "--expert-ff", "128", "--corrupt-layer", "1"}));
     }
 
     // GGUF names and Hugging Face modules, both ways.
@@ -110,11 +118,83 @@ private slots:
         QCOMPARE(hfModuleOfGgufWeight("blk.0.attn_q.bias"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.12.self_attn.k_proj"), std::string("blk.12.attn_k.weight"));
         QCOMPARE(ggufWeightOfHfModule("root.lm_head"), std::string("output.weight"));
+        // Qwen's: per-head norms, the router, and an expert's slice of the experts' tensor
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.2.self_attn.q_norm"), std::string("blk.2.attn_q_norm.weight"));
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.2.mlp.gate"), std::string("blk.2.ffn_gate_inp.weight"));
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.experts.3.down_proj"), std::string("blk.1.ffn_down_exps.weight"));
+        QCOMPARE(hfModuleOfGgufWeight("blk.1.ffn_up_exps.weight"), std::string("model.layers.1.mlp.experts.*.up_proj"));
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.experts.3.act_fn"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.act_fn"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.mymodel.norm"), std::string());
         // a layer number no int holds, and a name too long for the matcher: no module, no crash
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.99999999999.mlp.down_proj"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.0." + std::string(200000, 'a')), std::string());
+    }
+
+    // Qwen's families against the PyTorch reference in Hugging Face's module names: every
+    // pair passes; qwen2's projections are their bias adds, its queries and keys as they are
+    // (NeoX RoPE: the converter permuted nothing); qwen3's per-head norms; qwen3moe's router,
+    // MoE block and each expert's rows of llama.cpp's MUL_MAT_ID.
+    void qwenFamiliesPass_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QStringList>("expected"); // node names paired in round 0, layer 0
+        QTest::newRow("qwen2") << "qwen2.gguf" << QStringList{"Qcur-0", "Kcur-0", "Vcur-0"};
+        QTest::newRow("qwen3") << "qwen3.gguf" << QStringList{"Qcur_normed-0", "Kcur_normed-0"};
+        QTest::newRow("qwen3moe") << "moe/model-f32.gguf"
+                                  << QStringList{"ffn_moe_logits-0", "ffn_moe_out-0", "ffn_moe_gate-0", "ffn_moe_up-0",
+                                                 "ffn_moe_down-0", "ffn_moe_down-1"};
+    }
+    void qwenFamiliesPass()
+    {
+        QFETCH(QString, model);
+        QFETCH(QStringList, expected);
+        const QString path = m_dir.path() + "/" + model, name = QString(model).replace('/', '-');
+        const QString torch = torchDump("torch-" + name, path);
+        const QString ggml = dump("ggml-" + name, kBin + "/llmscope-sample-generate -n 3 -m " + path, {"model", "tensor"});
+        QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-" + name;
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = compareReport(out);
+        QVERIFY(j["all_passed"].toBool());
+        QSet<QString> round0;
+        int queries = 0, experts = 0;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["round"].toInt() == 0 && !o["input"].toBool())
+                round0 << o["node_name"].toString();
+            const QString by = o["matched_by"].toString();
+            if (by.contains(".self_attn.q_proj = ")) {
+                QVERIFY2(!by.contains("un-permuted"), qPrintable(by));
+                ++queries;
+                if (by.startsWith("model.layers.0.")) // layer 0's inputs agree: float32 rounding apart
+                    QVERIFY2(o["nmse"].toDouble() < 1e-10, qPrintable(by + " " + QString::number(o["nmse"].toDouble())));
+            }
+            experts += by.contains("'s rows)");
+        }
+        QVERIFY(queries >= 6); // two layers, three rounds
+        for (const QString &n : expected)
+            QVERIFY2(round0.contains(n), qPrintable(n));
+        QVERIFY(!model.startsWith("moe") || experts >= 20);
+    }
+
+    // A corrupted expert weight in layer 1 of llama.cpp's qwen3moe: against the PyTorch
+    // reference, the first op that diverges is that layer's experts' down projection.
+    void aCorruptedExpertIsFound()
+    {
+        const QString torch = torchDump("torch-moe-clean", m_dir.path() + "/moe/model-f32.gguf");
+        const QString ggml = dump("ggml-moe-corrupt", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() +
+                                                         "/moe/model-corrupt.gguf", {"model", "tensor"});
+        QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
+        const QString out = m_dir.path() + "/cmp-moe-corrupt";
+        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QRegularExpression(R"(first divergent: round 0, op 2_\d+ ffn_moe_down-1 \(MUL_MAT_ID\))")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(the weight blk\.1\.ffn_down_exps\.weight \(PyTorch's )"
+                                                   R"(model\.layers\.1\.mlp\.experts\.\d\.down_proj\.weight\) differs)")),
+                 qPrintable(r.err));
     }
 
     void cpuAndVulkanPass_data()
@@ -150,6 +230,17 @@ private slots:
             }
         }
         QVERIFY(device != "cpu" || queries >= 3); // one a round
+        // each module's weights, from register_hook's statistics and sketches (no payload),
+        // against the weights llama.cpp read: the same to float32's rounding
+        int weights = 0;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (!o["matched_by"].toString().contains(".weight = "))
+                continue;
+            ++weights;
+            QVERIFY2(o["stats_error_estimate"].toDouble(1) < 1e-6, qPrintable(o["matched_by"].toString()));
+        }
+        QVERIFY2(weights >= 3 * 14, qPrintable(QString::number(weights))); // q and k apart (their rows are permuted)
         for (int l = 0; l < 2; ++l)
             for (const char *n : {"attn_norm-", "Qcur-", "Kcur-", "Vcur-", "attn_out-", "ffn_norm-", "ffn_gate-", "ffn_up-",
                                   "ffn_out-", "l_out-"})
@@ -281,6 +372,14 @@ json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": 
         QCOMPARE(first["round"].toInt(), 0);
         QCOMPARE(first["node_name"].toString(), QString("ffn_out-1"));
         QVERIFY2(r.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)"), qPrintable(r.err));
+        // named from the statistics and sketch register_hook wrote: the GGUF tensor and the
+        // PyTorch parameter, with the sketch's estimate of the 10 % noise put in it
+        const auto named = QRegularExpression(R"(the weight blk\.1\.ffn_down\.weight \(PyTorch's model\.layers\.1\.mlp\.)"
+                                              R"(down_proj\.weight\) differs between golden and test \(relative error about )"
+                                              R"(([0-9.]+) %\))")
+                               .match(r.err);
+        QVERIFY2(named.hasMatch(), qPrintable(r.err));
+        QVERIFY2(named.captured(1).toDouble() > 7 && named.captured(1).toDouble() < 13, qPrintable(named.captured(1)));
     }
 
     // llmscope hunt with the PyTorch reference as golden: the statistics cannot judge what

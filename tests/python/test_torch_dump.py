@@ -8,6 +8,7 @@ import json
 import math
 import os
 import shutil
+import struct
 import sys
 import tempfile
 import unittest
@@ -102,6 +103,11 @@ def module_names(model):
 RUN_MODULES = module_names(ToyLM()) - {"root.model.dropout", "root.model.layers"}
 
 
+def module_items(model):
+    """(dumped name, module) of every module: root, root.model, ..."""
+    return [(f"root.{n}" if n else "root", m) for n, m in model.named_modules()]
+
+
 class DumpTestCase(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
@@ -151,7 +157,7 @@ class LayoutTest(DumpTestCase):
         logits = self.run3()
         (dump_folder,) = os.listdir(self.tmp)
         self.assertRegex(dump_folder, r"^msit_dump_\d{8}_\d{6}$")
-        self.assertEqual(set(os.listdir(self.dump_dir())), {"0", "model_tree.json"})  # token_range [0]
+        self.assertEqual(set(os.listdir(self.dump_dir())), {"0", "model_tree.json", "weights"})  # token_range [0]
         self.assertEqual(self.folders(0), RUN_MODULES)
         self.assertEqual(self.files(0, "root.lm_head"), {"input_0.pth", "output.pth"})
         self.assertTrue(torch.equal(self.load(0, "root.lm_head", "output.pth"), logits[0]))
@@ -188,7 +194,7 @@ class LayoutTest(DumpTestCase):
     def test_token_range_selects_rounds(self):
         self.hook(token_range=[1, 2])
         logits = self.run3()
-        self.assertEqual(set(os.listdir(self.dump_dir())), {"1", "2", "model_tree.json"})
+        self.assertEqual(set(os.listdir(self.dump_dir())), {"1", "2", "model_tree.json", "weights"})
         self.assertTrue(torch.equal(self.load(1, "root.lm_head", "output.pth"), logits[1]))
         self.assertTrue(torch.equal(self.load(2, "root.lm_head", "output.pth"), logits[2]))
         self.assertTrue(torch.equal(self.load(2, "root", "input_0.pth"), torch.tensor([[9]])))
@@ -385,6 +391,42 @@ class LogitsWeightsStatsTest(DumpTestCase):
         self.run3()
         self.assertEqual(set(os.listdir(self.dump_dir())), {"weights", "model_tree.json"})  # token 5 never ran
 
+    def test_weight_statistics(self):
+        """Without dump_weight, each module's own parameters are identified by statistics and
+        llmscope's sketch in weights/statistics.csv (no payload)."""
+        self.hook(token_range=[5])
+        with open(os.path.join(self.dump_dir(), "weights", "statistics.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        want = {(name, p) for name, m in module_items(self.model) for p, _ in m.named_parameters(recurse=False)}
+        self.assertEqual({(r["NodeName"], r["Parameter"]) for r in rows}, want)
+        self.assertFalse([f for f in self.all_files() if f.endswith(".pth")])
+        modules = dict(module_items(self.model))
+        for r in rows:
+            param = getattr(modules[r["NodeName"]], r["Parameter"]).detach().double()
+            self.assertEqual(r["Shape"], str(tuple(param.shape)))
+            for got, value in zip((r["Max"], r["Min"], r["Mean"], r["L2Norm"]),
+                                  (param.max(), param.min(), param.mean(), param.norm())):
+                self.assertAlmostEqual(float(got), value.item(), delta=1e-12 * (1 + abs(value.item())))
+            # the sketch, by core/tensor/sketch.h's definition element by element
+            sums = [0.0] * 64
+            for i, x in enumerate(param.float().reshape(-1).tolist()):
+                h = (i & 0xFFFFFFFF) ^ (((i >> 32) * 0x9E3779B1) & 0xFFFFFFFF)
+                h ^= h >> 16
+                h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+                h ^= h >> 13
+                h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+                h ^= h >> 16
+                sums[h % 64] += -x if h & 0x80000000 else x
+            text = r["Sketch"]
+            self.assertEqual(len(text), 342)
+            bits = 0
+            for c in text:
+                bits = bits << 6 | b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(c.encode())
+            raw = (bits >> 4).to_bytes(256, "big")
+            got = struct.unpack("<64f", raw)
+            for g, w in zip(got, sums):
+                self.assertAlmostEqual(g, w, delta=1e-5 * (1 + abs(w)))
+
     def read_stats(self, token, folder):
         with open(os.path.join(self.dump_dir(), str(token), folder, "statistics.csv"), newline="") as f:
             return list(csv.reader(f))
@@ -474,7 +516,7 @@ class EnvTest(DumpTestCase):
         h = self.from_env(env)
         logits = self.run3()
         self.assertEqual(h.dump_dir, os.path.join(root, "torch_tensors", f"cpu_{os.getpid()}"))
-        self.assertEqual(set(os.listdir(h.dump_dir)), {"1", "2", "model_tree.json"})
+        self.assertEqual(set(os.listdir(h.dump_dir)), {"1", "2", "model_tree.json", "weights"})
         self.assertEqual(set(os.listdir(os.path.join(h.dump_dir, "2", "root.lm_head"))), {"output.pth"})
         self.assertTrue(torch.equal(torch.load(os.path.join(h.dump_dir, "2", "root.lm_head", "output.pth")),
                                     logits[2]))
@@ -538,7 +580,7 @@ class HandleAndValidationTest(DumpTestCase):
         h.remove()
         h.remove()  # repeatable
         self.run3()
-        self.assertEqual(set(os.listdir(self.dump_dir())), {"0", "model_tree.json"})
+        self.assertEqual(set(os.listdir(self.dump_dir())), {"0", "model_tree.json", "weights"})
         for module in self.model.modules():
             self.assertEqual(dict(module._forward_hooks), {})
             self.assertEqual(dict(module._forward_pre_hooks), {})
