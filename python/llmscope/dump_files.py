@@ -19,28 +19,35 @@ _SKETCH_BUCKETS = 64
 _BASE64URL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
-def sketch(values):
-    """llmscope's CountSketch of a tensor (core/tensor/sketch.h): 64 sums, element i added with
-    the sign and to the bucket a murmur3 finalizer of i gives; for two tensors of one shape the
-    difference of their sketches estimates the norm of their difference. As unpadded base64url
-    of the little-endian float32 sums, the text llmscope's statistic.csv holds."""
-    v = np.asarray(values, dtype=np.float32).reshape(-1).astype(np.float64)
-    sums = np.zeros(_SKETCH_BUCKETS, dtype=np.float64)
-    chunk = 1 << 22
-    for first in range(0, v.size, chunk):
-        i = np.arange(first, min(first + chunk, v.size), dtype=np.uint64)
-        h = (i & np.uint64(0xFFFFFFFF)).astype(np.uint32) ^ \
-            ((i >> np.uint64(32)).astype(np.uint32) * np.uint32(0x9E3779B1))
-        h ^= h >> np.uint32(16)
-        h *= np.uint32(0x85EBCA6B)
-        h ^= h >> np.uint32(13)
-        h *= np.uint32(0xC2B2AE35)
-        h ^= h >> np.uint32(16)
-        part = v[first:first + i.size]
-        signed = np.where((h & np.uint32(0x80000000)) != 0, -part, part)
-        sums += np.bincount((h % np.uint32(_SKETCH_BUCKETS)).astype(np.int64), weights=signed,
-                            minlength=_SKETCH_BUCKETS)
-    raw = sums.astype("<f4").tobytes()
+_CHUNK = 1 << 20
+_hash_cache = {}  # chunk number -> its elements' buckets and signs, the same for every tensor
+_HASH_CACHE_CHUNKS = 32  # 64 MiB at most
+
+
+def _buckets_and_signs(chunk, n):
+    """Bucket (uint8) and sign (int8) of elements chunk * _CHUNK .. + n: core/tensor/sketch.h's
+    sketchHash, the murmur3 finalizer of the index."""
+    cached = _hash_cache.get(chunk)
+    if cached is not None and cached[0].size >= n:
+        return cached[0][:n], cached[1][:n]
+    i = np.arange(chunk * _CHUNK, chunk * _CHUNK + n, dtype=np.uint64)
+    h = (i & np.uint64(0xFFFFFFFF)).astype(np.uint32) ^ \
+        ((i >> np.uint64(32)).astype(np.uint32) * np.uint32(0x9E3779B1))
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> np.uint32(16)
+    bucket = (h % np.uint32(_SKETCH_BUCKETS)).astype(np.uint8)
+    sign = np.where((h & np.uint32(0x80000000)) != 0, np.int8(-1), np.int8(1))
+    if chunk < _HASH_CACHE_CHUNKS and n == _CHUNK:
+        _hash_cache[chunk] = (bucket, sign)
+    return bucket, sign
+
+
+def _encode_sketch(sums):
+    """Unpadded base64url of the little-endian float32 sums, as core/tensor/sketch.cpp writes."""
+    raw = np.asarray(sums).astype("<f4").tobytes()
     bits = int.from_bytes(raw, "big")
     n = len(raw) * 8
     pad = (-n) % 6
@@ -48,16 +55,44 @@ def sketch(values):
     return bytes(_BASE64URL[(bits >> (6 * k)) & 63] for k in range((n + pad) // 6 - 1, -1, -1)).decode()
 
 
+def weight_summary(values, with_sketch=True):
+    """(max, min, mean, l2norm) in float64 and llmscope's CountSketch (core/tensor/sketch.h) of a
+    tensor's elements in their flat order, a chunk at a time: 64 sums, element i added with the
+    sign and to the bucket a murmur3 finalizer of i gives; for two tensors of one shape the
+    difference of their sketches estimates the norm of their difference. The sketch as the text
+    llmscope's statistic.csv holds; "" without one."""
+    v = np.asarray(values, dtype=np.float32).reshape(-1)
+    if v.size == 0:
+        return [math.nan] * 4, ""
+    sums = np.zeros(_SKETCH_BUCKETS, dtype=np.float64)
+    mx, mn, total, sq = -math.inf, math.inf, 0.0, 0.0
+    for chunk, first in enumerate(range(0, v.size, _CHUNK)):
+        part = v[first:first + _CHUNK]
+        mx, mn = max(mx, float(part.max())), min(mn, float(part.min()))
+        wide = part.astype(np.float64)
+        total += float(wide.sum())
+        sq += float(np.dot(wide, wide))
+        if with_sketch:
+            bucket, sign = _buckets_and_signs(chunk, part.size)
+            sums += np.bincount(bucket, weights=part * sign, minlength=_SKETCH_BUCKETS)
+    if np.isnan(v).any():
+        mx = mn = math.nan
+    finite = with_sketch and math.isfinite(total) and math.isfinite(sq)  # llmscope leaves it out otherwise
+    return [mx, mn, total / v.size, math.sqrt(sq)], _encode_sketch(sums) if finite else ""
+
+
+def sketch(values):
+    """The sketch text of weight_summary."""
+    return weight_summary(values)[1]
+
+
 def weight_row(module_name, module_type, param_name, tensor):
-    """One weights/statistics.csv row: the parameter's statistics in float64 and its sketch."""
-    data = tensor.detach().to("cpu").float().numpy()
-    flat = data.reshape(-1).astype(np.float64)
-    if flat.size:
-        values = [flat.max(), flat.min(), flat.mean(), float(np.sqrt(np.dot(flat, flat)))]
-    else:
-        values = [math.nan] * 4
+    """One weights/statistics.csv row: the parameter's statistics in float64 and its sketch
+    (LLMSCOPE_SKETCH=0 leaves the sketch out, as it does for llmscope's probe)."""
+    values, text = weight_summary(tensor.detach().to("cpu").float().numpy(),
+                                  os.environ.get("LLMSCOPE_SKETCH", "1") != "0")
     return [module_name, module_type, "Input", 0, str(tensor.dtype), str(tuple(tensor.shape))] + \
-        ["%.17g" % x for x in values] + [param_name, sketch(data) if flat.size else ""]
+        ["%.17g" % x for x in values] + [param_name, text]
 
 
 def atomic_write(path, write):
