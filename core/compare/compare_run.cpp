@@ -371,8 +371,9 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
             applyView(row.goldenView, *g, *m);
             applyView(row.myView, *m, *g);
             compareReaders(row, *g, *m);
-        } else if (row.golden.stats && row.my.stats && (row.goldenView.rowSize || row.myView.rowSize)) {
-            // an expert's weight: one side's statistics are the whole tensor's, of every expert
+        } else if (!row.golden.hasData && !row.my.hasData && row.golden.stats && row.my.stats &&
+                   (row.goldenView.rowSize || row.myView.rowSize)) {
+            // an expert's weight, statistics on both sides: the engine's are the whole tensor's, of every expert
             row.skipped = row.passed = true;
             row.failReason = "statistics of every expert's weights against one expert's: dump the tensors to compare";
         } else if ((row.golden.hasData && row.my.stats) || (row.my.hasData && row.golden.stats)) {
@@ -384,6 +385,12 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
             const TensorView &view = goldenData ? row.goldenView : row.myView;
             if (view.rowSize)
                 data.selectRows(view.rowSize, view.rows);
+            const std::vector<int64_t> &otherDims = (goldenData ? row.my : row.golden).dims;
+            if (view.lastRows && !otherDims.empty()) { // the rows the statistics' side has, from the end
+                const uint64_t other = elementCount(otherDims);
+                if (other && data.count() > other && data.count() % other == 0)
+                    data.keepLast(other);
+            }
             std::vector<float> v(data.count());
             data.read(0, v.size(), v.data());
             auto stats = computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size());
@@ -497,16 +504,18 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
         row.goldenView = match.pairs[i].goldenView;
         row.myView = match.pairs[i].myView;
         const std::string path = opPath(row.golden.opFolders);
+        // A PyTorch side's parameter, named in the report beside the GGUF tensor it meets.
+        for (const TensorRecord *t : {&row.golden, &row.my})
+            if (t->exec < 0 && t->param == "weight" && (t == &row.golden ? l.golden : l.my).layout == "torch") {
+                row.parameter = t->opName + ".weight";
+                if (row.parameter.rfind("root.", 0) == 0)
+                    row.parameter.erase(0, 5);
+            }
         if (l.golden.layout == "torch") { // names: the engine's (a torch dump has no model file)
             // A module stands in the report as the engine's node it was paired with (op id,
             // path, type, name: the budgets and the order are the engine's); the key keeps
             // the module's name.
             const TensorRecord &op = match.pairs[i].stands ? *match.pairs[i].stands : row.my;
-            if (row.golden.exec < 0 && row.golden.param == "weight") {
-                row.parameter = row.golden.opName + ".weight";
-                if (row.parameter.rfind("root.", 0) == 0)
-                    row.parameter.erase(0, 5);
-            }
             row.golden.opId = op.opId;
             row.golden.exec = op.exec; // a weight (dump_weight) has no round of its own
             row.golden.opFolders = op.opFolders;

@@ -217,23 +217,25 @@ const GgmlOp *feeding(const GgmlOp &mul, const std::map<std::string, GgmlOp> &op
     return best;
 }
 
-// Whether the ROPE of node (Qcur-N / Kcur-N) rotates NeoX's halves (mode 2), as Hugging
-// Face's rotate_half does: the converter then leaves q and k rows as they are (Qwen, ...);
-// llama's adjacent pairs (mode 0) come from rows it permuted. From the topology's parameters;
-// false when it has none.
-bool ropeIsNeox(const OpNames &names, const std::map<std::string, GgmlOp> &ops, const std::string &node)
+// How the ROPE of node (Qcur-N / Kcur-N) pairs dimensions, from the topology's parameters:
+// llama's adjacent pairs (mode 0) come from q and k rows the converter permuted; every other
+// mode (NeoX's halves, and the multimodal ones built on them) rotates halves as Hugging Face's
+// rotate_half does, the rows left as they are (Qwen, ...). Unknown in a topology without
+// parameters (written before llmscope recorded them).
+enum class RopePairs { Adjacent, Halves, Unknown };
+RopePairs ropePairs(const OpNames &names, const std::map<std::string, GgmlOp> &ops, const std::string &node)
 {
     for (const auto &[path, op] : ops) {
         if (op.type != "ROPE" || op.name != node)
             continue;
         const OpNames::Node *n = names.find(path);
-        if (!n || n->param.empty())
-            return false;
-        const auto j = nlohmann::json::parse(n->param, nullptr, false);
+        const auto j = n ? nlohmann::json::parse(n->param, nullptr, false) : nlohmann::json();
         const auto mode = j.is_object() ? j.find("mode") : j.end();
-        return mode != j.end() && mode->is_number_integer() && (mode->get<int64_t>() & 2) != 0;
+        if (mode == j.end() || !mode->is_number_integer())
+            return RopePairs::Unknown;
+        return mode->get<int64_t>() == 0 ? RopePairs::Adjacent : RopePairs::Halves;
     }
-    return false;
+    return RopePairs::Unknown;
 }
 
 // Expert E's rows of a MUL_MAT_ID: its output out [m, slots, tokens] and activations b
@@ -371,7 +373,8 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     Matching out;
     out.method = "across frameworks: modules by their weights' GGUF names, decoder layers by their residual adds";
     std::map<std::string, std::string> unpaired; // module -> why, once each
-    std::map<std::string, uint64_t> headSizes; // by Qcur-N / Kcur-N
+    std::map<std::string, uint64_t> headSizes; // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
+    bool ropeUnknown = false;
     std::vector<char> usedEngine(engine.tensors.size(), 0);
     std::set<const TensorRecord *> usedTorch;
     for (const TensorRecord &t : torch.tensors) {
@@ -441,16 +444,23 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         }
         if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0)) {
             const std::string node = std::string(hf[hf.size() - 6] == 'q' ? "Qcur-" : "Kcur-") + std::to_string(layer);
-            auto size = headSizes.find(node); // once a node: each finds it among every record
-            if (size == headSizes.end())
-                size = headSizes.emplace(node, ropeIsNeox(names, ops, node) ? 0 : headSize(engine, ops, node)).first;
-            engineView.headSize = size->second;
-            if (size->second == 0 && !ropeIsNeox(names, ops, node)) {
+            auto rope = headSizes.find(node); // once a node: each finds it among every record
+            if (rope == headSizes.end()) {
+                const RopePairs pairs = ropePairs(names, ops, node);
+                if (pairs == RopePairs::Unknown)
+                    ropeUnknown = true;
+                // unknown: llama's, the rule for dumps whose topology holds no parameters
+                rope = headSizes.emplace(node, pairs == RopePairs::Halves ? 0 : headSize(engine, ops, node)).first;
+                if (pairs != RopePairs::Halves && rope->second == 0)
+                    rope->second = UINT64_MAX; // permuted, head size unknown
+            }
+            if (rope->second == UINT64_MAX) {
                 (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
                 unpaired.emplace(t.opName, "its rows are permuted within heads and the head size is not known (" + node +
                                                " not dumped)");
                 continue;
             }
+            engineView.headSize = rope->second;
             if (engineView.headSize)
                 p.key += " (rows un-permuted within heads of " + std::to_string(engineView.headSize) + ")";
         }
@@ -508,7 +518,11 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             q.key = hf + ".weight = " + mod.weight->path + " input " + std::to_string(mod.weightSrc);
             if (expert) {
                 TensorView &slice = torchGolden ? q.myView : q.goldenView;
-                slice.rowSize = elementCount(w->second->dims);
+                try {
+                    slice.rowSize = elementCount(w->second->dims);
+                } catch (const Error &) {
+                    slice.rowSize = 0; // no shape an expert's weight has: compared whole, and fails
+                }
                 slice.rows = {uint64_t(expert->expert)};
                 q.key += " (expert " + std::to_string(expert->expert) + "'s slice)";
             }
@@ -526,6 +540,10 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
             (torchGolden ? out.onlyMy : out.onlyGolden).push_back(&engine.tensors[i]);
     for (const auto &[module, why] : unpaired)
         notes.push_back(module + ": " + why);
+    if (ropeUnknown)
+        notes.push_back("the llama.cpp dump's topology does not say how its RoPE pairs dimensions (written before "
+                        "llmscope recorded op parameters): queries and keys were un-permuted as llama's are; dump it "
+                        "again for a family with NeoX RoPE (Qwen, ...)");
     // The engine's execution order: a torch dump's folders do not record one.
     auto at = [&](const TensorPair &p) { // the op's output record, inputs before it
         const TensorRecord *r = p.stands ? p.stands : (torchGolden ? p.my : p.golden);

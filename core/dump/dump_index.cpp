@@ -540,8 +540,14 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
         if (r.stats && cSketch >= 0)
             if (auto sk = decodeSketch(f[size_t(cSketch)]))
                 r.stats->sketch = std::move(*sk);
-        if (r.stats && !r.dims.empty())
-            r.stats->count = elementCount(r.dims);
+        if (r.stats && !r.dims.empty()) {
+            try {
+                r.stats->count = elementCount(r.dims);
+            } catch (const Error &) {
+                index.problems.push_back({csv, "line " + std::to_string(lineNo) + ": a shape no tensor has"});
+                continue;
+            }
+        }
         addTorchRecord(index, std::move(r));
     }
 }

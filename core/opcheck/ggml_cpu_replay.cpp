@@ -1,5 +1,6 @@
 #include "opcheck/ggml_cpu_replay.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -117,6 +118,39 @@ int32_t word(const std::string &raw, int i)
 std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const std::vector<CpuReplayInput> &inputs,
                           const std::array<int64_t, 4> &outNe)
 {
+    // The types a kernel reads its inputs as, whatever the files hold: ids it indexes with,
+    // float32 where it has no other path (ggml asserts, or reads the bytes as another type).
+    auto typeIs = [&](size_t i, std::initializer_list<ggml_type> types) {
+        if (i >= inputs.size())
+            return false;
+        const ggml_type t = typeOf(inputs[i].dtype, inputs[i].engineType);
+        return std::find(types.begin(), types.end(), t) != types.end();
+    };
+    const bool typed = [&] {
+        switch (op) {
+        case GGML_OP_MUL_MAT_ID: return inputs.size() == 3 && typeIs(1, {GGML_TYPE_F32}) && typeIs(2, {GGML_TYPE_I32});
+        case GGML_OP_ADD_ID:
+            return inputs.size() == 3 && typeIs(0, {GGML_TYPE_F32}) && typeIs(1, {GGML_TYPE_F32}) && typeIs(2, {GGML_TYPE_I32});
+        case GGML_OP_GET_ROWS: return inputs.size() == 2 && typeIs(1, {GGML_TYPE_I32});
+        case GGML_OP_ARGSORT: case GGML_OP_SUM_ROWS: case GGML_OP_CLAMP: return typeIs(0, {GGML_TYPE_F32});
+        case GGML_OP_GLU: return sub != GGML_GLU_OP_SWIGLU_OAI || (typeIs(0, {GGML_TYPE_F32}) &&
+                                                                 (inputs.size() < 2 || typeIs(1, {GGML_TYPE_F32})));
+        case GGML_OP_SOFT_MAX:
+            return typeIs(0, {GGML_TYPE_F32}) && (inputs.size() < 2 || typeIs(1, {GGML_TYPE_F32, GGML_TYPE_F16})) &&
+                   (inputs.size() < 3 || typeIs(2, {GGML_TYPE_F32}));
+        case GGML_OP_FLASH_ATTN_EXT:
+            return typeIs(0, {GGML_TYPE_F32}) && (inputs.size() < 4 || typeIs(3, {GGML_TYPE_F16})) &&
+                   (inputs.size() < 5 || typeIs(4, {GGML_TYPE_F32})) && (word(raw, 3) == 0 || word(raw, 3) == 10);
+        case GGML_OP_CONCAT:
+            return inputs.size() == 2 && typeOf(inputs[0].dtype, inputs[0].engineType) ==
+                                             typeOf(inputs[1].dtype, inputs[1].engineType);
+        default: return true;
+        }
+    }();
+    if (!typed)
+        return "its inputs' types or raw parameters are not ones ggml's CPU kernel for it reads";
+    if (op == GGML_OP_ARGSORT && word(raw, 0) != 0 && word(raw, 0) != 1)
+        return "its raw ARGSORT order is neither ascending nor descending";
     if (op == GGML_OP_CONCAT) { // the kernel reads the second input past the first along this dimension
         const int32_t dim = word(raw, 0);
         bool sound = inputs.size() == 2 && dim >= 0 && dim < 4;

@@ -141,11 +141,24 @@ double gelu(double x)
     return 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
 }
 
-// ggml's CPU backend computes GELU (and GEGLU's) from a float16 table: at the input rounded to
-// float16, its value rounded to float16; the slope of GELU is at most 1.13.
+// x rounded to float16, to nearest, ties to even (float16's range: larger magnitudes are infinite).
+double toHalf(double x)
+{
+    const double a = std::fabs(x);
+    if (!(a < 65520))
+        return std::isnan(x) ? x : std::copysign(INFINITY, x);
+    const int e = a > 0 ? std::ilogb(a) : -25;
+    const double step = std::ldexp(1.0, std::max(e, -14) - 10); // subnormals below 2^-14
+    return std::nearbyint(x / step) * step;
+}
+
+// ggml's CPU backend computes GELU (and GEGLU's activation) from a float16 table for
+// -10 < x < 10: GELU at x rounded to float16, its value rounded to float16; 0 below, x above.
+// What that table departs from GELU by at x, which a correct kernel may be off by there.
 double geluTable(double x, double v)
 {
-    return std::ldexp(1.0, -11) * (std::fabs(v) + 1.13 * std::fabs(x));
+    const double table = x <= -10 ? 0 : x >= 10 ? x : toHalf(gelu(toHalf(x)));
+    return std::fabs(table - v);
 }
 
 // SILU, SIGMOID, GELU, SCALE: element by element.
@@ -175,7 +188,7 @@ std::optional<Reference> unary(const std::string &op, const nlohmann::json &p, c
         if (op == "GELU")
             r.bound[i] += geluTable(x, v);
     }
-    r.standard = op == "GELU" ? "|error| <= 16 u (|out| + |in|) + float16 table: 2^-11 (|out| + 1.13 |in|)"
+    r.standard = op == "GELU" ? "|error| <= 16 u (|out| + |in|) + |GELU's float16 table (ggml's CPU) - GELU|"
                               : "|error| <= 16 u (|out| + |in|)";
     return r;
 }
@@ -220,7 +233,7 @@ std::optional<Reference> glu(const std::string &op, const nlohmann::json &p, con
         if (op == "GEGLU")
             r.bound[i] += geluTable(a, act) * std::fabs(b);
     });
-    r.standard = op == "GEGLU" ? "|error| <= (16 u (|act(a)| + |a|) + float16 table: 2^-11 (|act(a)| + 1.13 |a|)) |b|"
+    r.standard = op == "GEGLU" ? "|error| <= (16 u (|act(a)| + |a|) + |GELU's float16 table (ggml's CPU) - GELU|) |b|"
                                : "|error| <= 16 u (|act(a)| + |a|) |b|";
     return r;
 }
@@ -360,18 +373,20 @@ std::optional<Reference> argsort(const nlohmann::json &p, const std::vector<RefT
         const double *x = in[0].v.data() + row * n;
         for (int64_t i = 0; i < n; ++i)
             idx[size_t(i)] = i;
-        std::stable_sort(idx.begin(), idx.end(), [&](int64_t l, int64_t m) {
-            return *order == 0 ? x[l] < x[m] : x[l] > x[m];
-        });
+        if (std::none_of(x, x + n, [](double v) { return std::isnan(v); })) // NaN orders nothing
+            std::stable_sort(idx.begin(), idx.end(), [&](int64_t l, int64_t m) {
+                return *order == 0 ? x[l] < x[m] : x[l] > x[m];
+            });
+        const bool nan = std::any_of(x, x + n, [](double v) { return std::isnan(v); }); // no order to hold
         for (int64_t i = 0; i < n; ++i) {
             const size_t o = size_t(row * n + i);
             r.out.v[o] = double(idx[size_t(i)]);
             const double v = x[idx[size_t(i)]];
-            if ((i > 0 && x[idx[size_t(i - 1)]] == v) || (i + 1 < n && x[idx[size_t(i + 1)]] == v) || std::isnan(v))
+            if (nan || (i > 0 && x[idx[size_t(i - 1)]] == v) || (i + 1 < n && x[idx[size_t(i + 1)]] == v))
                 r.unchecked[o] = 1;
         }
     }
-    r.standard = "exact (each row's order; places of equal values not checked)";
+    r.standard = "exact (each row's order; places of equal values, and rows holding NaN, not checked)";
     return r;
 }
 
@@ -410,10 +425,11 @@ std::optional<Reference> clamp(const nlohmann::json &p, const std::vector<RefTen
     const double lo = param(p, "min", -INFINITY), hi = param(p, "max", INFINITY);
     Reference r = shaped(ne);
     for (size_t i = 0; i < r.out.v.size(); ++i) {
-        r.out.v[i] = std::min(std::max(in[0].v[i], lo), hi);
-        r.bound[i] = u * std::fabs(r.out.v[i]); // the bounds are float32, as the output may be narrower
+        const double x = in[0].v[i], y = x < hi ? x : hi; // ggml's MAX(MIN(x, max), min): NaN becomes max
+        r.out.v[i] = y > lo ? y : lo;
+        r.bound[i] = u * std::fabs(r.out.v[i]); // rounded to the output's type
     }
-    r.standard = "|error| <= u |out| (min(max(x, min), max), rounded to its type)";
+    r.standard = "|error| <= u |out| (max(min(x, max), min) as ggml orders it, rounded to its type)";
     return r;
 }
 
@@ -754,6 +770,15 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
         }
         if (!ok) {
             skip = "VIEW of a source that is not contiguous in memory, its strides not dumped";
+            return std::nullopt;
+        }
+        int64_t last = 0; // the source's last element's byte, the largest: no sum below overflows when it does not
+        for (size_t d = 0; d < 4 && ok; ++d) {
+            int64_t step = 0;
+            ok = !__builtin_mul_overflow(a.ne[d] - 1, sn[d], &step) && !__builtin_add_overflow(last, step, &last);
+        }
+        if (!ok) {
+            skip = "VIEW of a source whose strides reach past any address";
             return std::nullopt;
         }
         sourceByte.reserve(a.v.size());

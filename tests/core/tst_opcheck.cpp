@@ -172,6 +172,8 @@ private slots:
         near(run("ARGSORT", {{"op_params_i32", {1}}}, {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}).out.v, {1, 0});
         near(run("SUM_ROWS", {}, {ref({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})}, {1, 2, 1, 1}).out.v, {6, 15});
         near(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({3, 1, 1, 1}, {-1, 0.5, 2})}, {3, 1, 1, 1}).out.v, {0, 0.5, 1});
+        // as ggml orders it, MAX(MIN(x, max), min): NaN becomes max
+        QCOMPARE(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({1, 1, 1, 1}, {NAN})}, {1, 1, 1, 1}).out.v[0], 1.0);
         // ADD_ID: each slot's row plus its expert's bias
         near(run("ADD_ID", {}, {ref({2, 2, 1, 1}, {1, 1, 1, 1}), ref({2, 2, 1, 1}, {10, 20, 30, 40}), ref({2, 1, 1, 1}, {1, 0}, 3)},
                  {2, 2, 1, 1})
@@ -186,6 +188,12 @@ private slots:
                  {2, 1, 1, 1})
                  .out.v,
              {g * 8, 0});
+        // one input of both halves, swapped: the second half is the gate
+        auto oai = [](double a) { return a / (1 + std::exp(-1.702 * a)); };
+        near(run("SWIGLU_OAI", {{"alpha", 1.702}, {"limit", 7.0}, {"swapped", 1}}, {ref({4, 1, 1, 1}, {1, 2, 3, 4})},
+                 {2, 1, 1, 1})
+                 .out.v,
+             {oai(3) * 2, oai(4) * 3});
         // A sink adds its exp to the denominator only: scores 0 and 0 with a sink of 0 weigh 1/3 each
         near(run("SOFT_MAX", {}, {ref({2, 1, 1, 1}, {0, 0}), ref({2, 1, 1, 1}, {0, 0}), ref({1, 1, 1, 1}, {0})}, {2, 1, 1, 1}).out.v,
              {1.0 / 3, 1.0 / 3});
@@ -194,9 +202,14 @@ private slots:
                  {1, 1, 1, 1})
                  .out.v,
              {10});
-        // GEGLU's bound holds ggml's float16 table: 2^-11 of the output and the input
-        const auto geglu = run("GEGLU", {}, {ref({1, 1, 1, 1}, {2}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
-        QVERIFY(geglu.bound[0] > std::ldexp(1.0, -11) * 2 && geglu.bound[0] < std::ldexp(1.0, -11) * 5);
+        // GEGLU's bound holds what ggml's float16 table departs from GELU by at that input, no
+        // more: at 2.3 (not a float16) within the two roundings' 2^-10 of the output; at 1e-6 (a
+        // float16 subnormal) within the subnormals' step
+        const double x = 2.3, gx = 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
+        const auto geglu = run("GEGLU", {}, {ref({1, 1, 1, 1}, {x}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
+        QVERIFY2(geglu.bound[0] > 1e-6 * gx && geglu.bound[0] < std::ldexp(1.0, -10) * 1.2 * gx, qPrintable(QString::number(geglu.bound[0])));
+        const auto tiny = run("GEGLU", {}, {ref({1, 1, 1, 1}, {1e-6}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
+        QVERIFY2(tiny.bound[0] > 1e-9 && tiny.bound[0] < std::ldexp(1.0, -24), qPrintable(QString::number(tiny.bound[0])));
     }
 
     // msProbe's ULP error: the distance in units of the reference's last float32 place (the

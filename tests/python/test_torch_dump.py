@@ -427,6 +427,24 @@ class LogitsWeightsStatsTest(DumpTestCase):
             for g, w in zip(got, sums):
                 self.assertAlmostEqual(g, w, delta=1e-5 * (1 + abs(w)))
 
+    def test_sketch_agrees_with_llmscopes(self):
+        """The sketch of 3000 values (i % 17 - 8) / 7 as llmscope's C++ (core/tensor/sketch.cpp)
+        writes it: the same hashes and encoding; its sums, made in float runs, agree to float
+        rounding with these, made in double."""
+        cpp = ("tm1bwAAAgMC0bVvA3LatQCVJskDbto3At227wAAAADUkSVLAsG3bP9y2jUBx27Y_b9t2wEqS5EC1bVvA27YtQW7bNsFv20bBum1bvwAA"
+               "gDRHkqQ_2EgSvrdt20AmSRLAuG0rwQAAADQkSVJAAACgwNq2bUCTJElAb9v2wLdt-8C5bStBbdu2QP__H8GTJKnAJkmSPyVJ0kDbtm1A"
+               "HEmSvnLbtj8GAIA_btt2QJQkyb_cti1ASpKkwLVtu8CTJMlAbtuWwNu2rcAAAKDAcNs2QLZtm0Dctm1ASZKEwCZJEsC2bRvAAABQwUmS"
+               "hECSJElAkyTJQG7b9sAoSZK-b9u2Pw")
+        ours = dump_files.sketch([(i % 17 - 8) / 7.0 for i in range(3000)])
+
+        def decode(text):
+            bits = 0
+            for c in text:
+                bits = bits << 6 | b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(c.encode())
+            return struct.unpack("<64f", (bits >> 4).to_bytes(256, "big"))
+        for a, b in zip(decode(cpp), decode(ours)):
+            self.assertAlmostEqual(a, b, delta=1e-5)
+
     def read_stats(self, token, folder):
         with open(os.path.join(self.dump_dir(), str(token), folder, "statistics.csv"), newline="") as f:
             return list(csv.reader(f))
