@@ -527,6 +527,21 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
                     row.weight = true;
                 }
             }
+        } else if (l.my.layout == "torch" && match.pairs[i].stands) {
+            // The same the other way round: golden is the engine's record, grouped with the
+            // node the module stands for (a module's input is another node's input there).
+            const TensorRecord &op = *match.pairs[i].stands;
+            const std::string weightName = names.inputName(path, row.golden.index);
+            row.golden.opId = op.opId;
+            row.golden.opFolders = op.opFolders;
+            row.golden.opName = op.opName;
+            if (const OpNames::Node *n = names.find(opPath(op.opFolders))) {
+                row.nodeName = row.tensorName = n->name;
+                if (row.my.param == "weight") {
+                    row.tensorName = weightName;
+                    row.weight = true;
+                }
+            }
         } else if (const OpNames::Node *n = names.find(path)) {
             row.nodeName = n->name;
             row.tensorName = row.golden.input ? names.inputName(path, row.golden.index) : n->name;

@@ -1,5 +1,7 @@
 #include "compare/divergence_cause.h"
 
+#include "compare/op_verdicts.h"
+
 namespace llmscope {
 
 DivergenceCause divergenceCause(const CompareResult &r, const OpResult &op)
@@ -10,8 +12,8 @@ DivergenceCause divergenceCause(const CompareResult &r, const OpResult &op)
         return {DivergenceCause::Kind::Itself, nullptr};
     const CompareRow &in = r.rows[size_t(op.worstInput)];
     if (op.worstInputIsWeight)
-        return in.quantization && in.quantization->explained() // its quantization: the op's own error
-                   ? DivergenceCause{DivergenceCause::Kind::Itself, nullptr}
+        return (in.quantization && in.quantization->explained()) || !weightDiffers(in) // its quantization, or
+                   ? DivergenceCause{DivergenceCause::Kind::Itself, nullptr}  // rounding: the op's own error
                    : DivergenceCause{DivergenceCause::Kind::Weight, &in};
     if (!in.passed)
         return {DivergenceCause::Kind::Input, &in};

@@ -167,6 +167,11 @@ double leafError(const CompareRow &r)
     return engineError(r);
 }
 
+bool weightDiffers(const CompareRow &r)
+{
+    return leafDiffers(r, engineError(r));
+}
+
 std::string leafLabel(const CompareRow &r)
 {
     // A PyTorch golden's parameter (dump_weight's payload or register_hook's statistics):

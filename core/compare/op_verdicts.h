@@ -19,6 +19,9 @@ std::string leafLabel(const CompareRow &r);
 // sketches' estimate, never below the statistics' bound), and how it is known: "" measured,
 // "about " estimated, "at least " bounded below.
 double leafError(const CompareRow &r);
+// Whether a weight's pair says the two sides' weights differ (beyond what two programs'
+// statistics of one weight differ by).
+bool weightDiffers(const CompareRow &r);
 std::string boundWord(const CompareRow &r);
 
 } // namespace llmscope

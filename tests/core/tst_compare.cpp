@@ -110,10 +110,22 @@ private slots:
         r.rows.resize(2);
         r.rows[0].weight = true;
         r.rows[0].tensorName = "blk.1.ffn_down.weight";
+        r.rows[0].computed = true; // the weights compared: the same
+        r.rows[0].metrics.goldenNorm = 1;
         r.rows[1].passed = false;
         OpResult op;
         op.worstInput = 0;
         op.worstInputIsWeight = true;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself); // the same weight: not its cause
+        r.rows[0].metrics.relEuclidean = 0.05;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
+        // from two programs' statistics: rounding apart is the same weight, more differs
+        r.rows[0].computed = false;
+        r.rows[0].statsOnly = true;
+        r.rows[0].statsBound = 0;
+        r.rows[0].statsEstimate = 1e-7;
+        QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
+        r.rows[0].statsEstimate = 0.05;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
         QCOMPARE(divergenceCause(r, op).row, &r.rows[0]);
         r.rows[0].quantization = Quantization{"f32", "q4_0", 0.08, 0.08, 0.0};

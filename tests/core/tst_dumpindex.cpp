@@ -166,6 +166,34 @@ private slots:
         QCOMPARE(idx.tensors[0].stats->sketch.size(), size_t(kSketchBuckets));
     }
 
+    // A PyTorch dump's weights/statistics.csv (register_hook's): a record a parameter, no
+    // round, its statistics and sketch; a line whose shape no tensor has is a problem, alone.
+    void torchWeightStatistics()
+    {
+        QTemporaryDir dir;
+        const QString weights = dir.path() + "/torch_tensors/cpu_7/weights";
+        QVERIFY(QDir().mkpath(weights));
+        const auto stats = computeStats(testing::f32Tensor({4}, {1, -2, 3, 0.5f}));
+        const std::string sketch = encodeSketch(stats->sketch);
+        writeFileAtomic(weights.toStdString() + "/statistics.csv",
+                        "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm,Parameter,Sketch\n"
+                        "root.model.layers.0.mlp.down_proj,Linear,Input,0,torch.float32,\"(2, 2)\",3,-2,0.625,3.8406,weight," +
+                            sketch + "\n"
+                        "root.model.norm,Norm,Input,0,torch.float32,\"(4294967296, 4294967296, 4294967296)\",1,1,1,1,weight,\n");
+        const DumpIndex idx = scanDump(dir.path().toStdString());
+        QCOMPARE(idx.layout, std::string("torch"));
+        QCOMPARE(idx.tensors.size(), size_t(1));
+        const TensorRecord &r = idx.tensors[0];
+        QCOMPARE(r.exec, int64_t(-1));
+        QCOMPARE(r.param, std::string("weight"));
+        QCOMPARE(r.opName, std::string("root.model.layers.0.mlp.down_proj"));
+        QVERIFY(!r.hasData && r.stats);
+        QCOMPARE(r.stats->count, uint64_t(4));
+        QCOMPARE(r.stats->sketch, stats->sketch);
+        QCOMPARE(idx.problems.size(), size_t(1));
+        QVERIFY(idx.problems[0].message.find("a shape no tensor has") != std::string::npos);
+    }
+
     void msprobeLayout()
     {
         QTemporaryDir dir;

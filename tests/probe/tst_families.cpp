@@ -18,6 +18,7 @@
 
 #include <cstring>
 
+#include "tensor/dtype.h"
 #include "../engine/engine_run.h"
 #include "../test_helpers.h"
 
@@ -370,6 +371,50 @@ private slots:
                 QVERIFY(o["cpu_replay_error_over_bound"].isNull());
                 ++judged;
             }
+        }
+        QVERIFY(judged >= changed);
+    }
+
+    // A MUL_MAT_ID whose expert ids were rewritten as float32 (whole numbers still, so its
+    // float64 reference judges it): ggml's kernel would read the floats' bits as experts, so
+    // it is not run there.
+    void floatIdsAreNotReplayed()
+    {
+        const QString root = dump("qwen3moe", "f32", "cpu");
+        QVERIFY(!root.isEmpty());
+        const QString copy = m_dir.path() + "/qwen3moe/float-ids";
+        QDir().mkpath(copy);
+        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
+        const QString hostile = copy + "/" + QFileInfo(root).fileName();
+        int changed = 0;
+        for (QDirIterator it(hostile + "/tensors", {"intensor2.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            const QString path = it.next();
+            if (!path.contains("_MUL_MAT_ID/before/"))
+                continue;
+            llmscope::Tensor t = llmscope::readBin(path.toStdString());
+            QCOMPARE(t.dtype, int32_t(llmscope::DType::Int32));
+            for (size_t i = 0; i + 4 <= t.data.size(); i += 4) {
+                int32_t id;
+                std::memcpy(&id, t.data.data() + i, 4);
+                const float f = float(id);
+                std::memcpy(t.data.data() + i, &f, 4);
+            }
+            t.dtype = int32_t(llmscope::DType::Float32);
+            llmscope::writeBin(path.toStdString(), t);
+            ++changed;
+        }
+        QVERIFY(changed >= 6);
+        const QString out = m_dir.path() + "/qwen3moe/float-ids-check";
+        const auto r = engine::llmscope(kBin, {"opcheck", "-i", hostile, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        int judged = 0;
+        for (const auto &v : opcheckReport(out)["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() != "MUL_MAT_ID")
+                continue;
+            QCOMPARE(o["precision_result"].toString(), QString("PASS"));
+            QVERIFY(o["cpu_replay_error_over_bound"].isNull());
+            ++judged;
         }
         QVERIFY(judged >= changed);
     }
