@@ -112,6 +112,17 @@ class TstFamilies : public QObject {
         return m_dumps[out] = r.code == 0 && d.size() == 1 ? out + "/" + d.front() : QString();
     }
 
+    // A copy of arch's float32 CPU dump under name, to rewrite files in; empty when it could
+    // not be made.
+    QString copyOfCpuDump(const QString &arch, const QString &name)
+    {
+        const QString root = dump(arch, "f32", "cpu");
+        const QString copy = m_dir.path() + "/" + arch + "/" + name;
+        if (root.isEmpty() || !QDir().mkpath(copy) || QProcess::execute("cp", {"-a", root, copy}) != 0)
+            return {};
+        return copy + "/" + QFileInfo(root).fileName();
+    }
+
     static void addFamilies()
     {
         QTest::addColumn<QString>("arch");
@@ -284,12 +295,8 @@ private slots:
         QFETCH(QString, arch);
         QFETCH(QString, op);
         QFETCH(QString, fault);
-        const QString root = dump(arch, "f32", "cpu");
-        QVERIFY(!root.isEmpty());
-        const QString copy = m_dir.path() + "/" + arch + "/fault-" + op + "-" + fault;
-        QDir().mkpath(copy);
-        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
-        const QString faulty = copy + "/" + QFileInfo(root).fileName();
+        const QString faulty = copyOfCpuDump(arch, "fault-" + op + "-" + fault);
+        QVERIFY(!faulty.isEmpty());
         const QString clean = m_dir.path() + "/" + arch + "/fault-clean-" + op + "-" + fault;
         QCOMPARE(engine::llmscope(kBin, {"opcheck", "-i", faulty, "-o", clean}).code, 0);
         QString target, targetId;
@@ -342,12 +349,8 @@ private slots:
     // reference judges it, ggml's CPU kernel (which would read past its input) never runs it.
     void hostileConcatDimension()
     {
-        const QString root = dump("deepseek2", "f32", "cpu");
-        QVERIFY(!root.isEmpty());
-        const QString copy = m_dir.path() + "/deepseek2/hostile";
-        QDir().mkpath(copy);
-        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
-        const QString hostile = copy + "/" + QFileInfo(root).fileName();
+        const QString hostile = copyOfCpuDump("deepseek2", "hostile");
+        QVERIFY(!hostile.isEmpty());
         int changed = 0;
         for (QDirIterator it(hostile + "/tiling", {"*_CONCAT.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
             QFile f(it.next());
@@ -380,12 +383,8 @@ private slots:
     // it is not run there.
     void floatIdsAreNotReplayed()
     {
-        const QString root = dump("qwen3moe", "f32", "cpu");
-        QVERIFY(!root.isEmpty());
-        const QString copy = m_dir.path() + "/qwen3moe/float-ids";
-        QDir().mkpath(copy);
-        QCOMPARE(QProcess::execute("cp", {"-a", root, copy}), 0);
-        const QString hostile = copy + "/" + QFileInfo(root).fileName();
+        const QString hostile = copyOfCpuDump("qwen3moe", "float-ids");
+        QVERIFY(!hostile.isEmpty());
         int changed = 0;
         for (QDirIterator it(hostile + "/tensors", {"intensor2.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
             const QString path = it.next();
