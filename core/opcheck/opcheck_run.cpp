@@ -1,5 +1,9 @@
 #include "opcheck/opcheck_run.h"
 
+#include "dump/probe_status.h"
+
+#include "ggml/ggml_library.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -90,6 +94,7 @@ struct OpParam {
     std::string text = "{}";
     bool have = false;       // a "param" object was read
     bool unreadable = false; // the file is there but does not read
+    std::vector<std::string> weights; // by input index: the weight's name, or "" for an input no weight
 };
 
 OpParam readOpParam(const std::string &opFolder, std::string type)
@@ -121,6 +126,12 @@ OpParam readOpParam(const std::string &opFolder, std::string type)
         }
         p.text = p.param.dump();
         noteSourceLayout(j, p.param);
+        if (const auto in = j.find("inputs"); in != j.end() && in->is_array())
+            for (const auto &x : *in) {
+                const bool weight = x.is_object() && x.value("weight", false) == true && x.contains("name") &&
+                                    x["name"].is_string();
+                p.weights.push_back(weight ? x["name"].get<std::string>() : std::string());
+            }
     } catch (const nlohmann::json::exception &) {
         p.unreadable = true;
         p.text = "(op_param.json does not read)";
@@ -157,6 +168,39 @@ RefTensor readRef(TensorRecord &t)
     r.v.assign(f.begin(), f.end());
     r.dtype = t.engineType.empty() ? reader.header().dtype : opcheck::kQuantizedDtype;
     return r;
+}
+
+// A weight the probe could not read as stored (ggml's repacked CPU layout), from the model
+// files the dump's programs loaded, as the program's file holds it; nullopt when none has it
+// with the dumped shape.
+std::optional<RefTensor> weightFromModels(const std::vector<std::string> &models, const std::string &name,
+                                          const TensorRecord &dumped)
+{
+    for (const auto &path : models) {
+        try {
+            const auto model = ggml::Library::get().model(path);
+            const ggml::ModelTensor *t = model ? model->find(name) : nullptr;
+            if (!t || t->dims.size() > 4 || (!dumped.dims.empty() && t->dims != dumped.dims &&
+                                             (dumped.engineDims.empty() || t->dims != dumped.engineDims)))
+                continue;
+            TensorReader reader(path, *t);
+            RefTensor r;
+            for (size_t d = 0; d < t->dims.size(); ++d)
+                r.ne[d] = t->dims[t->dims.size() - 1 - d];
+            if (r.count() != int64_t(reader.count()))
+                continue;
+            std::vector<float> f(reader.count());
+            reader.read(0, f.size(), f.data());
+            r.v.assign(f.begin(), f.end());
+            r.dtype = t->typeName == "f32" ? int32_t(DType::Float32)
+                      : t->typeName == "f16" ? int32_t(DType::Float16)
+                      : t->typeName == "bf16" ? int32_t(DType::BFloat16)
+                                              : opcheck::kQuantizedDtype;
+            return r;
+        } catch (const Error &) {
+        }
+    }
+    return std::nullopt;
 }
 
 // The output's tolerance in msit's opcheck code: 2^-20 float32, 2^-10 float16, 2^-8 bfloat16.
@@ -364,7 +408,8 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 
 // One op: its reference once, then each output against it.
 void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
-             const std::string &paramText, bool haveParams, const OpcheckOptions &options)
+             const std::string &paramText, bool haveParams, const OpcheckOptions &options,
+             const std::vector<std::string> &weightNames, const std::vector<std::string> &models)
 {
     const TensorRecord &first = *files.outputs.front();
     OpcheckRow base;
@@ -388,15 +433,29 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     std::string error;
     if (needsParams(opType) && !haveParams) {
         skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
-    } else {
-        for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i)
-            if (!files.inputs()[i]->hasData)
-                skip = "input " + std::to_string(i) + " " + withoutData(files.inputs()[i]->path);
+    }
+    // Weights held in ggml's repacked CPU layout, which the probe cannot read as stored: read
+    // from the model file the program loaded (the float64 reference only: ggml's CPU kernel is
+    // not given them).
+    std::vector<std::optional<RefTensor>> fromModel(files.inputs().size());
+    for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i) {
+        const TensorRecord &t = *files.inputs()[i];
+        if (t.hasData)
+            continue;
+        const std::string why = withoutData(t.path);
+        if (why.rfind("lies in memory", 0) == 0 && i < weightNames.size() && !weightNames[i].empty()) {
+            try {
+                fromModel[i] = weightFromModels(models, weightNames[i], t);
+            } catch (const Error &) {
+            }
+        }
+        if (!fromModel[i])
+            skip = "input " + std::to_string(i) + " " + why;
     }
     if (skip.empty()) {
         try {
-            for (TensorRecord *t : files.inputs())
-                inputs.push_back(readRef(*t));
+            for (size_t i = 0; i < files.inputs().size(); ++i)
+                inputs.push_back(fromModel[i] ? std::move(*fromModel[i]) : readRef(*files.inputs()[i]));
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
             ref = opcheck::reference(opType, param, inputs, firstOut->ne, firstOut->dtype, skip);
         } catch (const Error &e) {
@@ -408,7 +467,11 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     // ggml's own CPU kernel on the same inputs, where asked: one output, the op's first
     std::optional<std::vector<double>> cpu;
     std::string cpuWhy;
-    if (ref && options.cpuReplay && !files.outputs.empty()) {
+    const bool anyFromModel = std::any_of(files.inputs().begin(), files.inputs().end(),
+                                          [](const TensorRecord *t) { return !t->hasData; });
+    if (ref && anyFromModel)
+        cpuWhy = "a weight of it read from the model file (ggml's CPU kernel is given dumped inputs only)";
+    if (ref && options.cpuReplay && !files.outputs.empty() && !anyFromModel) {
         std::vector<CpuReplayInput> in;
         for (size_t i = 0; i < files.inputs().size(); ++i)
             in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType});
@@ -489,6 +552,11 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
     DumpIndex index = scanDump(o.input);
     OpcheckResult res;
     res.root = index.root;
+    std::vector<std::string> models; // what the dump's programs loaded: weights the probe could not read
+    for (const auto &st : readProbeStatuses(index.root))
+        for (const auto &m : st.models)
+            if (std::find(models.begin(), models.end(), m) == models.end())
+                models.push_back(m);
     // By process, round and op path (the index's order).
     std::map<std::tuple<int64_t, int, int64_t, std::vector<std::string>>, OpFiles> ops;
     for (TensorRecord &t : index.tensors) {
@@ -511,7 +579,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         const OpParam p = readOpParam(opFolderOf(*files.outputs.front()), files.outputs.front()->opName);
         if (!nameMatches(names, p.type))
             continue;
-        checkOp(res, files, p.type, p.param, p.text, p.have, o);
+        checkOp(res, files, p.type, p.param, p.text, p.have, o, p.weights, models);
     }
     if (progress)
         progress(done, ops.size());

@@ -203,13 +203,14 @@ private slots:
                  .out.v,
              {10});
         // GEGLU's bound holds what ggml's float16 table departs from GELU by at that input, no
-        // more: at 2.3 (not a float16) within the two roundings' 2^-10 of the output; at 1e-6 (a
-        // float16 subnormal) within the subnormals' step
+        // more: at 2.3 (not a float16) the two roundings and a float16 step of the output (a tie
+        // float32 and double may break apart), under 2^-8 of it; at 1e-6 (a float16 subnormal)
+        // within the subnormals' steps
         const double x = 2.3, gx = 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
         const auto geglu = run("GEGLU", {}, {ref({1, 1, 1, 1}, {x}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
-        QVERIFY2(geglu.bound[0] > 1e-6 * gx && geglu.bound[0] < std::ldexp(1.0, -10) * 1.2 * gx, qPrintable(QString::number(geglu.bound[0])));
+        QVERIFY2(geglu.bound[0] > 1e-6 * gx && geglu.bound[0] < std::ldexp(1.0, -8) * gx, qPrintable(QString::number(geglu.bound[0])));
         const auto tiny = run("GEGLU", {}, {ref({1, 1, 1, 1}, {1e-6}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
-        QVERIFY2(tiny.bound[0] > 1e-9 && tiny.bound[0] < std::ldexp(1.0, -24), qPrintable(QString::number(tiny.bound[0])));
+        QVERIFY2(tiny.bound[0] > 1e-9 && tiny.bound[0] < std::ldexp(1.0, -22), qPrintable(QString::number(tiny.bound[0])));
     }
 
     // msProbe's ULP error: the distance in units of the reference's last float32 place (the

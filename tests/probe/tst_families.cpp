@@ -228,10 +228,13 @@ private slots:
             QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu" << QStringList();
             QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan" << QStringList();
             QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan" << QStringList();
+            // ggml repacks these weights on the CPU: read from the model file
+            QTest::addRow("%s q4_0 cpu", qPrintable(f.arch)) << f.arch << "q4_0" << "cpu" << QStringList();
         }
         // attention sinks in flash attention; the experts in MXFP4
         QTest::addRow("gpt-oss f32 cpu flash-attn") << "gpt-oss" << "f32" << "cpu" << QStringList{"--flash-attn", "on"};
         QTest::addRow("gpt-oss mxfp4 vulkan") << "gpt-oss" << "mxfp4" << "vulkan" << QStringList();
+        QTest::addRow("gpt-oss mxfp4 cpu") << "gpt-oss" << "mxfp4" << "cpu" << QStringList();
     }
     void opcheckReplaysEveryOp()
     {
