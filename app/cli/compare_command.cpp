@@ -166,6 +166,8 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +
         std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
         " only in my; " + standardName(res.standard) + " standard\n");
+    for (const auto &w : res.warnings)
+        say("  warning: " + w + "\n");
     const bool engine = res.standard == Standard::Engine;
     auto opLine = [&](const OpResult &op) {
         const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;

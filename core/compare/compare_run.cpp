@@ -489,6 +489,15 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
         res.acrossFrameworks = true;
     } else {
         match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
+        if (match.method.find("by layer, node name and op") != std::string::npos &&
+            (l.golden.modelFiles.empty() || l.my.modelFiles.empty()))
+            res.warnings.push_back(std::string(l.golden.modelFiles.empty() && l.my.modelFiles.empty() ? "neither dump has a"
+                                            : l.golden.modelFiles.empty()                          ? "golden's dump has no"
+                                                                                                   : "my dump has no") +
+                                " model topology (--type model): the two graphs differ, and ops without node names "
+                                "are paired by type and order within each layer; a backend that orders its graph "
+                                "otherwise (Vulkan does) pairs different ops. Dump both with --type model");
+        res.notes.insert(res.notes.end(), res.warnings.begin(), res.warnings.end());
     }
     res.method = match.method;
     for (const auto *r : match.onlyGolden)

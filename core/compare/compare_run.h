@@ -100,6 +100,7 @@ struct CompareResult {
     int mostAdded = -1;                       // the op with the largest budget share, -1 when none adds any
     std::vector<TensorRecord> onlyGolden, onlyMy; // tensors without a partner
     std::vector<std::string> notes;           // where llmscope departs from msit, and why
+    std::vector<std::string> warnings;        // what may make the pairs themselves wrong (also in notes)
     // The model files the programs loaded, as their dumps name them (golden's, my's).
     std::vector<std::string> goldenModels, myModels;
     // Weights read from those files: the ones dumped rows could not give, and every weight

@@ -195,6 +195,12 @@ private slots:
             nonZero += v.toObject()["nmse"].toDouble() > 0;
         }
         QVERIFY2(ops > 40 && nonZero > 10, qPrintable(QString("%1 ops, %2 differ").arg(ops).arg(nonZero)));
+        QVERIFY(!r.err.contains("warning:"));
+        // without the topology's node names Vulkan's reordered graph pairs other ops: said first
+        const auto bare = engine::llmscope(kBin, {"compare", "-gp", dump(arch, "f32", "cpu"), "-mp", dump(arch, "f32", "vulkan"),
+                                                  "-o", out + "-bare"});
+        QVERIFY2(bare.err.section('\n', 1, 1).startsWith("  warning: neither dump has a model topology (--type model)"),
+                 qPrintable(bare.err));
     }
 
     // A corrupted down projection in layer 1 on the Vulkan side: the hunt ends on that layer's
