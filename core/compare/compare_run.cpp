@@ -525,6 +525,11 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
             // path, type, name: the budgets and the order are the engine's); the key keeps
             // the module's name.
             const TensorRecord &op = match.pairs[i].stands ? *match.pairs[i].stands : row.my;
+            // its role in the op is the engine's: a module's output may be a sum's input there
+            // (the MLP's output, l_out-N's first input)
+            row.golden.input = row.my.input;
+            row.golden.before = row.my.before;
+            row.golden.index = row.my.index;
             row.golden.opId = op.opId;
             row.golden.exec = op.exec; // a weight (dump_weight) has no round of its own
             row.golden.opFolders = op.opFolders;

@@ -505,6 +505,23 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
                 usedTorch.insert(in->second);
             out.pairs.push_back(q);
         }
+        // l_out-N's other input, the residual stream after attention: what the layer's
+        // post_attention_layernorm reads. Without it the sum would seem to add the error the
+        // stream brings.
+        const auto residual = op->type == "ADD" && hf == "model.layers." + std::to_string(layer)
+                                  ? torchInputs.find({t.exec, t.opName + ".post_attention_layernorm"})
+                                  : torchInputs.end();
+        const auto eres = residual != torchInputs.end() ? inputs.find({t.exec, op->path, 1}) : inputs.end();
+        if (residual != torchInputs.end() && eres != inputs.end()) {
+            TensorPair q;
+            q.golden = torchGolden ? residual->second : eres->second;
+            q.my = torchGolden ? eres->second : residual->second;
+            q.key = hf + " residual = " + op->path + " input 1" + (torchView.lastRows ? " (the last token's rows)" : "");
+            q.stands = e->second;
+            (torchGolden ? q.goldenView : q.myView).lastRows = torchView.lastRows;
+            usedEngine[size_t(eres->second - engine.tensors.data())] = 1;
+            out.pairs.push_back(q);
+        }
         // The module's weight (dump_weight), against the weight the engine's op read: the same
         // bytes in reversed dims (q_proj's and k_proj's rows permuted for llama: not compared;
         // an expert's: its slice of the experts' tensor).

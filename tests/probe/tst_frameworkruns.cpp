@@ -241,6 +241,9 @@ private slots:
             QVERIFY2(o["stats_error_estimate"].toDouble(1) < 1e-6, qPrintable(o["matched_by"].toString()));
         }
         QVERIFY2(weights >= 3 * 14, qPrintable(QString::number(weights))); // q and k apart (their rows are permuted)
+        // PyTorch as the test side: paired and judged the same
+        const auto back = engine::llmscope(kBin, {"compare", "-gp", ggml, "-mp", torch, "-o", out + "-back"});
+        QVERIFY2(back.code == 0 && back.err.contains("every operation passed"), qPrintable(back.err));
         for (int l = 0; l < 2; ++l)
             for (const char *n : {"attn_norm-", "Qcur-", "Kcur-", "Vcur-", "attn_out-", "ffn_norm-", "ffn_gate-", "ffn_up-",
                                   "ffn_out-", "l_out-"})
@@ -380,6 +383,12 @@ json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": 
                                .match(r.err);
         QVERIFY2(named.hasMatch(), qPrintable(r.err));
         QVERIFY2(named.captured(1).toDouble() > 7 && named.captured(1).toDouble() < 13, qPrintable(named.captured(1)));
+        // the other way round (llama.cpp as golden, PyTorch as test): the same op and names
+        const auto back = engine::llmscope(kBin, {"compare", "-gp", ggml, "-mp", torch, "-o", m_dir.path() + "/cmp-corrupt-back"});
+        QCOMPARE(back.code, 1);
+        QVERIFY2(back.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
+                     back.err.contains("the weight blk.1.ffn_down.weight (PyTorch's model.layers.1.mlp.down_proj.weight) differs"),
+                 qPrintable(back.err));
     }
 
     // llmscope hunt with the PyTorch reference as golden: the statistics cannot judge what
