@@ -75,6 +75,15 @@ std::optional<int64_t> intParam(const nlohmann::json &p, const char *name, int64
     return int64_t(v);
 }
 
+// The first of the raw words the probe writes for an op it does not name the parameters of
+// (op_params_i32): where dumps made before it named ARGSORT's order and CONCAT's dim hold them.
+int64_t firstRawWord(const nlohmann::json &p)
+{
+    const auto raw = p.find("op_params_i32");
+    return raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0]) ? (*raw)[0].get<int64_t>()
+                                                                                                 : 0;
+}
+
 bool sameNe(const std::array<int64_t, 4> &a, const std::array<int64_t, 4> &b)
 {
     return a == b;
@@ -359,12 +368,7 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
 std::optional<Reference> argsort(const nlohmann::json &p, const std::vector<RefTensor> &in,
                                  const std::array<int64_t, 4> &ne, std::string &skip)
 {
-    // Dumps before the probe named it hold the order as the first raw word.
-    const auto raw = p.find("op_params_i32");
-    const int64_t rawOrder = raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0])
-                                 ? (*raw)[0].get<int64_t>()
-                                 : 0;
-    const std::optional<int64_t> order = intParam(p, "order", rawOrder);
+    const std::optional<int64_t> order = intParam(p, "order", firstRawWord(p));
     if (in.size() != 1 || !sameNe(in[0].ne, ne) || !order || (*order != 0 && *order != 1)) {
         skip = in.size() != 1 || !sameNe(in[0].ne, ne) ? "ARGSORT with these shapes" : "ARGSORT whose order is not 0 or 1";
         return std::nullopt;
@@ -470,11 +474,7 @@ std::optional<Reference> addId(const std::vector<RefTensor> &in, const std::arra
 std::optional<Reference> concat(const nlohmann::json &p, const std::vector<RefTensor> &in,
                                 const std::array<int64_t, 4> &ne, double u, std::string &skip)
 {
-    const auto raw = p.find("op_params_i32"); // dumps before the probe named it: the first raw word
-    const int64_t rawDim = raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0])
-                               ? (*raw)[0].get<int64_t>()
-                               : 0;
-    const std::optional<int64_t> dimParam = intParam(p, "dim", rawDim);
+    const std::optional<int64_t> dimParam = intParam(p, "dim", firstRawWord(p));
     bool shaped4 = in.size() == 2 && dimParam && *dimParam >= 0 && *dimParam < 4;
     for (size_t d = 0; d < 4 && shaped4; ++d)
         shaped4 = int64_t(d) == *dimParam ? in[0].ne[d] + in[1].ne[d] == ne[d]

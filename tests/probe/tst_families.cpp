@@ -73,6 +73,21 @@ QJsonObject opcheckReport(const QString &dir)
     file.open(QIODevice::ReadOnly);
     return QJsonDocument::fromJson(file.readAll()).object();
 }
+// The rows of op in an opcheck report, each passed on its float64 reference with ggml's CPU
+// kernel not run: how many; -1 when one is otherwise.
+int passedWithoutReplay(const QString &dir, const QString &op)
+{
+    int n = 0;
+    for (const auto &v : opcheckReport(dir)["rows"].toArray()) {
+        const QJsonObject o = v.toObject();
+        if (o["op_type"].toString() != op)
+            continue;
+        if (o["precision_result"].toString() != "PASS" || !o["cpu_replay_error_over_bound"].isNull())
+            return -1;
+        ++n;
+    }
+    return n;
+}
 } // namespace
 
 class TstFamilies : public QObject {
@@ -375,16 +390,7 @@ private slots:
         const QString out = m_dir.path() + "/deepseek2/hostile-check";
         const auto r = engine::llmscope(kBin, {"opcheck", "-i", hostile, "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        int judged = 0;
-        for (const auto &v : opcheckReport(out)["rows"].toArray()) {
-            const QJsonObject o = v.toObject();
-            if (o["op_type"].toString() == "CONCAT") {
-                QCOMPARE(o["precision_result"].toString(), QString("PASS"));
-                QVERIFY(o["cpu_replay_error_over_bound"].isNull());
-                ++judged;
-            }
-        }
-        QVERIFY(judged >= changed);
+        QVERIFY(passedWithoutReplay(out, "CONCAT") >= changed);
     }
 
     // A MUL_MAT_ID whose expert ids were rewritten as float32 (whole numbers still, so its
@@ -415,16 +421,7 @@ private slots:
         const QString out = m_dir.path() + "/qwen3moe/float-ids-check";
         const auto r = engine::llmscope(kBin, {"opcheck", "-i", hostile, "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        int judged = 0;
-        for (const auto &v : opcheckReport(out)["rows"].toArray()) {
-            const QJsonObject o = v.toObject();
-            if (o["op_type"].toString() != "MUL_MAT_ID")
-                continue;
-            QCOMPARE(o["precision_result"].toString(), QString("PASS"));
-            QVERIFY(o["cpu_replay_error_over_bound"].isNull());
-            ++judged;
-        }
-        QVERIFY(judged >= changed);
+        QVERIFY(passedWithoutReplay(out, "MUL_MAT_ID") >= changed);
     }
 };
 

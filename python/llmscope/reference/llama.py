@@ -225,10 +225,17 @@ class LlamaAttention(nn.Module):
         self.v_proj = nn.Linear(h, self.num_key_value_heads * d, bias=False)
         self.o_proj = nn.Linear(self.num_heads * d, h, bias=False)
 
+    def norm_heads(self, q, k):
+        """q and k per head, [batch, seq, heads, head_dim], before RoPE: as they are here
+        (Qwen3's attention normalizes them)."""
+        return q, k
+
     def forward(self, hidden_states, position_embeddings, attention_mask, cache=None):
         b, s, _ = hidden_states.shape
-        q = self.q_proj(hidden_states).view(b, s, -1, self.head_dim).transpose(1, 2)
-        k = self.k_proj(hidden_states).view(b, s, -1, self.head_dim).transpose(1, 2)
+        q = self.q_proj(hidden_states).view(b, s, -1, self.head_dim)
+        k = self.k_proj(hidden_states).view(b, s, -1, self.head_dim)
+        q, k = self.norm_heads(q, k)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = self.v_proj(hidden_states).view(b, s, -1, self.head_dim).transpose(1, 2)
         cos, sin = position_embeddings
         q, k = apply_rotary_pos_emb(q, k, cos, sin)

@@ -25,8 +25,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..gguf_reader import GGUFReader
-from .llama import (LlamaAttention, LlamaConfig, LlamaDecoderLayer, LlamaForCausalLM, LlamaMLP, LlamaModel,
-                    LlamaRMSNorm, apply_rotary_pos_emb, repeat_kv)
+from .llama import LlamaAttention, LlamaConfig, LlamaDecoderLayer, LlamaForCausalLM, LlamaMLP, LlamaModel, LlamaRMSNorm
 
 __all__ = ["QwenConfig", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3MoeSparseMoeBlock",
            "qwen_gguf_to_hf", "FAMILIES"]
@@ -62,26 +61,8 @@ class Qwen3Attention(LlamaAttention):
             self.q_norm = Qwen2RMSNorm(d, config.rms_norm_eps)
             self.k_norm = Qwen2RMSNorm(d, config.rms_norm_eps)
 
-    def forward(self, hidden_states, position_embeddings, attention_mask, cache=None):
-        b, s, _ = hidden_states.shape
-        q = self.q_proj(hidden_states).view(b, s, -1, self.head_dim)
-        k = self.k_proj(hidden_states).view(b, s, -1, self.head_dim)
-        v = self.v_proj(hidden_states).view(b, s, -1, self.head_dim).transpose(1, 2)
-        if self.qk_norm:
-            q, k = self.q_norm(q), self.k_norm(k)
-        q, k = q.transpose(1, 2), k.transpose(1, 2)
-        cos, sin = position_embeddings
-        q, k = apply_rotary_pos_emb(q, k, cos, sin)
-        if cache is not None:
-            k, v = cache.update(self.layer_idx, k, v)
-        k = repeat_kv(k, self.num_key_value_groups)
-        v = repeat_kv(v, self.num_key_value_groups)
-        scores = torch.matmul(q, k.transpose(2, 3)) * self.scaling
-        if attention_mask is not None:
-            scores = scores + attention_mask
-        probs = F.softmax(scores, dim=-1, dtype=torch.float32 if q.dtype != torch.float64 else torch.float64)
-        out = torch.matmul(probs.to(q.dtype), v)
-        return self.o_proj(out.transpose(1, 2).reshape(b, s, -1))
+    def norm_heads(self, q, k):
+        return (self.q_norm(q), self.k_norm(k)) if self.qk_norm else (q, k)
 
 
 class Qwen3MoeMLP(LlamaMLP):
