@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QLabel>
 #include <QLineEdit>
@@ -11,7 +12,6 @@
 #include <QVBoxLayout>
 
 #include "diff_table_model.h"
-#include "label_fit.h"
 #include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
 
@@ -44,7 +44,7 @@ QString shortPath(const std::string &path)
 
 DiffView::DiffView(QWidget *parent)
     : QWidget(parent), m_model(new DiffTableModel(this)), m_proxy(new DiffFilter(this)), m_table(new QTableView(this)),
-      m_summary(new QLabel(this)), m_failures(new QCheckBox(tr("failures only"), this)), m_filter(new QLineEdit(this))
+      m_summary(new QLabel(this)), m_summaryArea(new QScrollArea(this)), m_failures(new QCheckBox(tr("failures only"), this)), m_filter(new QLineEdit(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(DiffTableModel::SortRole);
@@ -73,7 +73,14 @@ DiffView::DiffView(QWidget *parent)
     row->addWidget(m_filter, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_summary);
+    // The summary scrolls past a few lines: long paths or a narrow window never push the
+    // table under it, nor the window's least size past a laptop's screen.
+    m_summaryArea->setObjectName(QStringLiteral("DiffSummary"));
+    m_summaryArea->setWidget(m_summary);
+    m_summaryArea->setWidgetResizable(true);
+    m_summaryArea->setFrameShape(QFrame::NoFrame);
+    m_summaryArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(m_summaryArea);
     layout->addLayout(row);
     layout->addWidget(m_table, 1);
 
@@ -132,7 +139,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         text += tr("<br>Every operation passed.");
     }
     m_summary->setText(text);
-    fitLabelHeight(m_summary);
+    fitSummary();
     m_summary->setToolTip(tr("golden: %1\ntest: %2")
                               .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)));
     m_model->setResult(std::move(r));
@@ -148,7 +155,16 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
 void DiffView::resizeEvent(QResizeEvent *e)
 {
     QWidget::resizeEvent(e);
-    fitLabelHeight(m_summary);
+    fitSummary();
+}
+
+void DiffView::fitSummary()
+{
+    constexpr int kLines = 4; // shown at most; the rest scrolls
+    const int needed = m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width()));
+    m_summary->setMinimumHeight(needed);
+    const int cap = kLines * m_summary->fontMetrics().lineSpacing() + 4;
+    m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));
 }
 
 void DiffView::selectOp(const QString &id)

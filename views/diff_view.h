@@ -11,6 +11,7 @@
 class DiffTableModel;
 class QCheckBox;
 class QLabel;
+class QScrollArea;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -36,11 +37,13 @@ signals:
     void opPicked(int op); // an index into the result's ops
 
 private:
+    void fitSummary(); // the summary's lines, up to a few
 
     DiffTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_table;
     QLabel *m_summary;
+    QScrollArea *m_summaryArea;
     QCheckBox *m_failures;
     QLineEdit *m_filter;
 };

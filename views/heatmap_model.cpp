@@ -221,13 +221,16 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         return first;
     if (role == FlaggedRole)
         return first || m_colours->flagged(v);
+    const bool failed = m_colours->failedIn(id, cellRound);
     if (role == Qt::BackgroundRole) {
-        const QColor c = m_colours->colourFor(v);
+        const QColor c = id.isEmpty() ? m_colours->colourFor(v) : m_colours->colourOf(id, cellRound);
         return c.isValid() ? QBrush(c) : QVariant();
     }
     if (role == Qt::DisplayRole) {
         if (first)
             return QStringLiteral("\u25C6"); // the first divergent op: where to look
+        if (failed && OpColours::isDiffMetric(m_colours->metric()))
+            return QStringLiteral("\u2717"); // failed: told from a pass without the colours
         if (const auto *s = m_colours->statsOf(id, cellRound); s && (s->nan || s->inf))
             return QStringLiteral("!"); // NaN or Inf in the output, whatever the statistic shown
         return {};
@@ -252,7 +255,10 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += tr("\nreplayed on its own inputs: %1%2")
                        .arg(it->verdict, it->reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(it->reason));
         if (const auto *it = m_colours->diffOf(id, cellRound))
-            tip += tr("\ngolden vs test: cosine %1, max relative error %2, relative euclidean %3, added "
+            tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
+                                       "the Diff tab's element-by-element figures are exact):")
+                                  : tr("\ngolden vs test, element by element:")) +
+                   tr(" cosine %1, max relative error %2, relative euclidean %3, added "
                       "by this op %4%5")
                        .arg(it->cosine, 0, 'f', 6)
                        .arg(it->maxRelErr, 0, 'g', 4)
@@ -262,7 +268,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         return tip;
     }
     if (role == Qt::ForegroundRole) { // marks readable on dark and light cells alike
-        const QColor c = m_colours->colourFor(v);
+        const QColor c = id.isEmpty() ? m_colours->colourFor(v) : m_colours->colourOf(id, cellRound);
         return QBrush(c.isValid() && c.lightnessF() < 0.55 ? Qt::white : Qt::black);
     }
     if (role == Qt::FontRole && first) {

@@ -192,13 +192,16 @@ void HeatmapView::followModel()
 
 void HeatmapView::setCompare(const llmscope::CompareResult *r)
 {
-    const int firstDiff = m_metric->findData(int(HeatmapModel::Metric::CosineDistance));
+    // The diff items follow a separator: the first of them is the budget's share.
+    const int firstDiff = m_metric->findData(int(HeatmapModel::Metric::BudgetShare));
     if (!r) {
         colours()->clearCompare();
         if (firstDiff >= 0) {
-            m_metric->setCurrentIndex(0);
-            while (m_metric->count() > firstDiff)
-                m_metric->removeItem(firstDiff);
+            if (OpColours::isDiffMetric(colours()->metric()))
+                m_metric->setCurrentIndex(0);
+            for (int i = m_metric->count() - 1; i >= firstDiff - 1; --i) // the separator too
+                if (i == firstDiff - 1 || OpColours::isDiffMetric(OpColours::Metric(m_metric->itemData(i).toInt())))
+                    m_metric->removeItem(i);
         }
         return;
     }
@@ -292,6 +295,16 @@ void HeatmapView::updateLegend()
                  .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)),
              QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
                             "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
+        return;
+    }
+    if (OpColours::isDiffMetric(colours()->metric())) { // the verdict first: two ramps, each labelled
+        show(tr("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;passed: %1</td>"
+                "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %2</td>"
+                "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 failed</td>"
+                "<td align=\"right\" style=\"background:rgb(165,0,38); color:white\">\u25C6 first divergent&nbsp;</td>"
+                "</tr></table>")
+                 .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)),
+             QString());
         return;
     }
     show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"

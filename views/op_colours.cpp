@@ -19,6 +19,20 @@ QColor ramp(double t)
                   int(a.blue() + (b.blue() - a.blue()) * f));
 }
 
+// Two ramps for a comparison's verdicts: pale to deep blue for passed ops, light to deep red
+// for failed ones; t in [0, 1] is the value's place in the range shown.
+QColor passRamp(double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor(int(222 + (33 - 222) * t), int(235 + (102 - 235) * t), int(247 + (172 - 247) * t));
+}
+
+QColor failRamp(double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor(int(250 + (165 - 250) * t), int(140 + (0 - 140) * t), int(120 + (38 - 120) * t));
+}
+
 // An op's cell in a round of one of the round -> op -> cell maps; null when there is none.
 template <typename Cell>
 const Cell *cellOf(const std::map<int64_t, QHash<QString, Cell>> &byRound, const QString &op, int64_t round)
@@ -74,12 +88,16 @@ void OpColours::setCompare(const CompareResult &r)
         c.added = op.addedError;
         c.budgetShare = op.budgetShare;
         c.passed = op.passed;
+        bool anyOutput = false, allStats = true;
         for (size_t row : op.rows) { // the largest over its outputs
             const CompareRow &x = r.rows[row];
             if (x.golden.input)
                 continue;
             c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
+            anyOutput = true;
+            allStats = allStats && x.statsOnly;
         }
+        c.fromStats = anyOutput && allStats;
         m_diff[op.round].insert(QString::fromStdString(op.opId), c);
     }
     m_firstOp.clear();
@@ -284,4 +302,24 @@ QColor OpColours::colourFor(double v) const
         t = m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
     }
     return ramp(t);
+}
+
+bool OpColours::failedIn(const QString &op, int64_t round) const
+{
+    const DiffCell *c = diffOf(op, round);
+    return c && !c->passed;
+}
+
+QColor OpColours::colourOf(const QString &op, int64_t round) const
+{
+    const double v = valueOf(op, round);
+    const DiffCell *c = isDiffMetric(m_metric) ? diffOf(op, round) : nullptr;
+    if (!c || std::isnan(v) || std::isinf(v))
+        return colourFor(v);
+    double t = 1;
+    if (m_scale == Scale::Log && v > 0 && m_lo > 0 && m_hi > m_lo)
+        t = (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo));
+    else if (m_hi > m_lo)
+        t = (v - m_lo) / (m_hi - m_lo);
+    return c->passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
 }

@@ -36,6 +36,7 @@ public:
     struct DiffCell {
         double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
         bool passed = true;
+        bool fromStats = false; // judged on max/min/mean/L2 norm only (an estimate), not element by element
     };
 
     explicit OpColours(QObject *parent = nullptr);
@@ -78,7 +79,12 @@ public:
 
     double valueOf(const QString &op, int64_t round) const; // NaN: none
     double valueOf(const QString &op) const { return valueOf(op, round()); }
-    QColor colourOf(const QString &op) const { return colourFor(valueOf(op)); }
+    // An op's colour. Under a diff metric the verdict comes first: failed ops on a red ramp,
+    // passed ones on a blue one, so a failing op never shares a colour with a passing one
+    // whatever their values (a culprit can use less of its budget than a passing op).
+    QColor colourOf(const QString &op, int64_t round) const;
+    QColor colourOf(const QString &op) const { return colourOf(op, round()); }
+    bool failedIn(const QString &op, int64_t round) const; // compared in that round, and failed
     const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped
     const DiffCell *diffOf(const QString &op, int64_t round) const;                 // null: not compared
     bool hasStatsIn(int64_t round) const { return m_stats.count(round) > 0; }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
@@ -59,6 +60,9 @@ void OpTreeModel::setTopology(const live::Topology &t)
         n->shape = QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
         n->backend = QString::fromStdString(o.backend);
+        for (const auto &in : o.inputs)
+            if (in.op.empty())
+                n->leafInputs << QString::fromStdString(in.name);
         n->parent = parent;
         n->row = int(parent->children.size());
         parent->children.push_back(std::move(n));
@@ -68,12 +72,22 @@ void OpTreeModel::setTopology(const live::Topology &t)
 
 void OpTreeModel::setTopology(const TopoNode &model)
 {
+    std::set<std::string> computed; // the nodes' names: an input not among them is a leaf
+    std::function<void(const TopoNode &)> names = [&](const TopoNode &t) {
+        computed.insert(t.name);
+        for (const TopoNode &c : t.children)
+            names(c);
+    };
+    names(model);
     std::function<void(Node *, const TopoNode &)> add = [&](Node *parent, const TopoNode &t) {
         for (const TopoNode &c : t.children) {
             auto n = std::make_unique<Node>();
             n->id = QString::fromStdString(c.id);
             n->name = QString::fromStdString(c.name);
             n->type = QString::fromStdString(c.type);
+            for (const auto &in : c.inTensors)
+                if (!computed.count(in))
+                    n->leafInputs << QString::fromStdString(in);
             n->parent = parent;
             n->row = int(parent->children.size());
             add(n.get(), c);
@@ -256,7 +270,10 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
                                     : tr("%1: check to dump this operation (-ids %1)").arg(n->id);
         switch (col) {
         case IdColumn: return isRoot ? n->name : n->id;
-        case NameColumn: return isRoot ? QString() : n->name;
+        case NameColumn:
+            if (role == Qt::ToolTipRole && !n->leafInputs.isEmpty())
+                return tr("%1\nreads %2").arg(n->name, n->leafInputs.join(QStringLiteral(", ")));
+            return isRoot ? QString() : n->name;
         case TypeColumn: return n->type;
         case ShapeColumn: return n->shape;
         case DTypeColumn: return n->dtype;
@@ -272,6 +289,8 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         }
         return {};
     }
+    if (role == SearchTextRole)
+        return QStringList{n->id, n->name, n->type, n->leafInputs.join(QLatin1Char(' '))}.join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
         return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;
     if (role == OpIdRole)

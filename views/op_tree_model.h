@@ -25,7 +25,9 @@ class OpTreeModel : public QAbstractItemModel {
 public:
     enum Column { IdColumn, NameColumn, TypeColumn, BackendColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
                   NormColumn, DumpedColumn, ReplayColumn, ColumnCount };
-    enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole };
+    // SearchTextRole: what the search box matches, the op's id, name and type and the names of
+    // the tensors it reads that no op computes (its weights: a verdict's "blk.1.ffn_down.weight").
+    enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole, SearchTextRole };
 
     explicit OpTreeModel(QObject *parent = nullptr);
     ~OpTreeModel() override;
@@ -72,6 +74,7 @@ signals:
 private:
     struct Node {
         QString id, name, type, shape, dtype;
+        QStringList leafInputs; // the tensors it reads that no op computes (weights, tokens)
         QString backend; // the backend that ran it ("CPU", "Vulkan0"), when known
         Node *parent = nullptr;
         int row = 0;

@@ -17,12 +17,13 @@
 OpTreePanel::OpTreePanel(QWidget *parent)
     : QWidget(parent), m_model(new OpTreeModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_view(new QTreeView(this)), m_search(new QLineEdit(this)), m_ids(new QLineEdit(this)),
-      m_apply(new QPushButton(tr("&Apply"), this)), m_status(new QLabel(this))
+      m_apply(new QPushButton(tr("&Apply"), this)), m_status(new QLabel(this)), m_searchNote(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setRecursiveFilteringEnabled(true);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_proxy->setFilterKeyColumn(-1); // id, name, type
+    m_proxy->setFilterKeyColumn(OpTreeModel::IdColumn);
+    m_proxy->setFilterRole(OpTreeModel::SearchTextRole); // id, name, type and the weights it reads
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);
     m_view->setAlternatingRowColors(true);
@@ -31,7 +32,7 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     m_view->header()->resizeSection(OpTreeModel::NameColumn, 130);
     m_view->header()->resizeSection(OpTreeModel::TypeColumn, 110);
     m_view->header()->resizeSection(OpTreeModel::BackendColumn, 70);
-    m_search->setPlaceholderText(tr("Search by name, type or id (Ctrl+F)"));
+    m_search->setPlaceholderText(tr("Search by name, type, id or weight (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
     m_ids->setPlaceholderText(tr("-ids: every operation (check boxes or type e.g. 2_29,3)"));
     m_ids->setToolTip(tr("msit's -ids: operation ids joined by commas. A layer's id dumps the layer with its "
@@ -48,7 +49,15 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_search);
+    layout->addWidget(m_searchNote);
     layout->addWidget(m_view, 1);
+    m_searchNote->setWordWrap(true);
+    m_searchNote->setStyleSheet(QStringLiteral("color: #a05000"));
+    m_searchNote->hide();
+    // Tab goes search, tree, -ids, Apply: the order they are seen in, not the order built in.
+    setTabOrder(m_search, m_view);
+    setTabOrder(m_view, m_ids);
+    setTabOrder(m_ids, m_apply);
     layout->addLayout(idsRow);
     layout->addWidget(m_status);
     setApplyEnabled(false, tr("Launch a program (Session > Launch) to apply a selection while it runs"));
@@ -57,6 +66,10 @@ OpTreePanel::OpTreePanel(QWidget *parent)
         m_proxy->setFilterFixedString(t);
         if (!t.isEmpty())
             m_view->expandAll();
+        // A search that finds nothing says so, and what it looked in.
+        const bool none = !t.isEmpty() && m_proxy->rowCount() == 0;
+        m_searchNote->setText(none ? tr("No operation's id, name, type or weight contains \"%1\".").arg(t) : QString());
+        m_searchNote->setVisible(none);
     });
     connect(m_model, &OpTreeModel::checkedIdsChanged, this, [this](const QString &ids) {
         if (m_syncing)

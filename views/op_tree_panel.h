@@ -21,6 +21,7 @@ public:
     QTreeView *view() const { return m_view; }
     QLineEdit *idsEdit() const { return m_ids; }
     QLineEdit *searchEdit() const { return m_search; }
+    QLabel *searchNote() const { return m_searchNote; } // shown when a search matches nothing
     QPushButton *applyButton() const { return m_apply; }
     // Apply is offered while a program runs that can take a new selection.
     void setApplyEnabled(bool on, const QString &why = {});
@@ -41,6 +42,7 @@ private:
     QLineEdit *m_search, *m_ids;
     QPushButton *m_apply;
     QLabel *m_status;
+    QLabel *m_searchNote; // "nothing matches", under the search box
     bool m_syncing = false;
     QSet<QString> m_expanded; // ids open before a reset
     QString m_current;

@@ -90,8 +90,10 @@ TensorDiffView::TensorDiffView(QWidget *parent)
 {
     m_title->setTextFormat(Qt::RichText);
     m_status->setWordWrap(true);
-    m_files->setMaximumHeight(90);
+    // The files beside the tables, not above them: the rows keep the height.
+    m_files->setMinimumWidth(120);
     auto *split = new QSplitter(this);
+    split->addWidget(m_files);
     const QStringList titles{tr("Golden"), tr("Test"), tr("Relative error")};
     int k = 0;
     for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
@@ -109,6 +111,10 @@ TensorDiffView::TensorDiffView(QWidget *parent)
         l->addWidget(table);
         split->addWidget(box);
     }
+    split->setStretchFactor(0, 0);
+    for (int i = 1; i < split->count(); ++i)
+        split->setStretchFactor(i, 1);
+    split->setSizes({170, 400, 400, 400});
     // The three tables scroll together.
     for (QTableView *a : {m_goldenTable, m_testTable, m_errorTable})
         for (QTableView *b : {m_goldenTable, m_testTable, m_errorTable})
@@ -120,7 +126,6 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
-    layout->addWidget(m_files);
     layout->addWidget(m_status);
     layout->addWidget(m_picker);
     layout->addWidget(split, 1);

@@ -161,9 +161,11 @@ TensorInspector::TensorInspector(QWidget *parent)
 void TensorInspector::setOp(const QString &title, qint64 round, const QStringList &files, const QString &note)
 {
     m_files->clear();
+    // No round when the dump holds nothing of the op: a "round -1" would read as a round.
+    const QString head = round >= 0 ? tr("<b>%1</b>, round %2").arg(title.toHtmlEscaped()).arg(round)
+                                    : QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped());
     m_title->setText(title.isEmpty() ? note
-                                     : tr("<b>%1</b>, round %2").arg(title.toHtmlEscaped()).arg(round) +
-                                           (note.isEmpty() ? QString() : QStringLiteral("<br>") + note.toHtmlEscaped()));
+                                     : head + (note.isEmpty() ? QString() : QStringLiteral("<br>") + note.toHtmlEscaped()));
     for (const QString &f : files) {
         const QFileInfo fi(f);
         auto *item = new QListWidgetItem(fi.dir().dirName() + QLatin1Char('/') + fi.fileName(), m_files);

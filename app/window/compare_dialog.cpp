@@ -7,6 +7,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 
+#include "form_rows.h"
+
 CompareDialog::CompareDialog(QWidget *parent) : QDialog(parent), m_golden(new QLineEdit(this)), m_test(new QLineEdit(this))
 {
     setWindowTitle(tr("Compare a golden dump with a test dump"));
@@ -23,8 +25,8 @@ CompareDialog::CompareDialog(QWidget *parent) : QDialog(parent), m_golden(new QL
         });
         return h;
     };
-    form->addRow(tr("&Golden (reference):"), row(m_golden));
-    form->addRow(tr("&Test:"), row(m_test));
+    addFormRow(form, tr("&Golden (reference):"), row(m_golden), m_golden);
+    addFormRow(form, tr("&Test:"), row(m_test), m_test);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Compare"));
     form->addRow(buttons);

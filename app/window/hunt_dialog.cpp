@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 
+#include "form_rows.h"
 #include "launch_dialog.h"
 #include "select/rounds.h"
 #include "util/error.h"
@@ -84,7 +85,7 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
         form->addRow(tr("Size &budget:"), m_budget);
     else
         m_budget->hide();
-    form->addRow(tr("&Dumps into:"), folderRow);
+    addFormRow(form, tr("&Dumps into:"), folderRow, m_folder);
     form->addRow(m_error);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(hunt ? tr("Hunt") : tr("Make the report"));

@@ -20,6 +20,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "form_rows.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -93,14 +94,14 @@ QWidget *LaunchDialog::buildProgramBox()
     auto *cmdRow = new QHBoxLayout;
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(browse);
-    pf->addRow(tr("&Command:"), cmdRow);
+    addFormRow(pf, tr("&Command:"), cmdRow, m_command);
     m_workDir->setPlaceholderText(tr("the current folder"));
     auto *browseDir = new QToolButton(this);
     browseDir->setText(tr("..."));
     auto *wdRow = new QHBoxLayout;
     wdRow->addWidget(m_workDir, 1);
     wdRow->addWidget(browseDir);
-    pf->addRow(tr("&Working folder:"), wdRow);
+    addFormRow(pf, tr("&Working folder:"), wdRow, m_workDir);
     m_env->setHorizontalHeaderLabels({tr("Variable"), tr("Value")});
     m_env->horizontalHeader()->setStretchLastSection(true);
     m_env->verticalHeader()->hide();
@@ -113,7 +114,7 @@ QWidget *LaunchDialog::buildProgramBox()
     auto *envRow = new QHBoxLayout;
     envRow->addWidget(m_env, 1);
     envRow->addLayout(envButtons);
-    pf->addRow(tr("&Environment:"), envRow);
+    addFormRow(pf, tr("&Environment:"), envRow, m_env);
 
     connect(browse, &QToolButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Program to run"));
@@ -149,7 +150,7 @@ QWidget *LaunchDialog::buildDumpBox()
         typeRow->addWidget(m_types[i]);
     }
     typeRow->addStretch();
-    wf->addRow(tr("--&type:"), typeRow);
+    addFormRow(wf, tr("--&type:"), typeRow, m_types[0]);
     m_types[3]->setToolTip(tr("statistics only, with or without tensor (msit's way to save disk)"));
     m_types[4]->setToolTip(tr("operation_io_tensors: each dumped node's op, parameters, types, shapes and files"));
     m_types[5]->setToolTip(tr("kernel_io_tensors: the same with the backend that ran each node (CPU, CUDA0, ...)"));

@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -30,6 +31,7 @@
 #include "error_curve_view.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
+#include "help_menu.h"
 #include "hunt_dialog.h"
 #include "job.h"
 #include "job_bar.h"
@@ -115,14 +117,25 @@ void MainWindow::buildPages()
     m_filesPage = files;
     auto *diffTop = new QSplitter(this);
     diffTop->addWidget(m_diff);
-    m_diffSide->addTab(m_curves, tr("Error by layer"));
-    m_diffSide->addTab(m_unpaired, tr("Unpaired"));
+    // The side views scroll when the window is small: their lists and chart never raise the
+    // window's least height past a laptop's screen.
+    auto scrollable = [this](QWidget *w) {
+        auto *area = new QScrollArea(this);
+        area->setWidget(w);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
+    m_diffSide->addTab(scrollable(m_curves), tr("Error by layer"));
+    m_diffSide->addTab(scrollable(m_unpaired), tr("Unpaired"));
     diffTop->addWidget(m_diffSide);
     diffTop->setStretchFactor(0, 3);
     diffTop->setStretchFactor(1, 2);
     auto *diffSplit = new QSplitter(Qt::Vertical, this);
     diffSplit->addWidget(diffTop);
     diffSplit->addWidget(m_tensorDiff);
+    diffSplit->setStretchFactor(0, 2); // the elements get the larger share: rows to read
+    diffSplit->setStretchFactor(1, 3);
     m_diffPage = diffSplit;
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_graph, tr("Graph"));
@@ -148,8 +161,8 @@ void MainWindow::buildDocks()
     QDockWidget *consoleDock = dock(m_console, tr("Console"), QStringLiteral("ConsoleDock"), Qt::BottomDockWidgetArea);
     QDockWidget *countersDock = dock(m_counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
-    resizeDocks({opsDock}, {560}, Qt::Horizontal);
-    resizeDocks({consoleDock}, {190}, Qt::Vertical);
+    resizeDocks({opsDock}, {470}, Qt::Horizontal); // a laptop's width leaves the pages most of the room
+    resizeDocks({consoleDock}, {150}, Qt::Vertical);
     m_console->setReadOnly(true);
     m_console->setMaximumBlockCount(kConsoleLines);
     m_console->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -227,7 +240,7 @@ void MainWindow::buildMenus()
         if (m_ws->session()->isRunning())
             m_ws->session()->stop(std::chrono::milliseconds(0));
     }));
-    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About llmscope"), this, &MainWindow::showAbout);
+    menuBar()->addMenu(new HelpMenu(this));
 
     auto *bar = addToolBar(tr("Session"));
     bar->setObjectName(QStringLiteral("SessionToolBar"));
@@ -255,10 +268,10 @@ void MainWindow::followSource()
         m_unpaired->setResult(nullptr);
         m_curves->setResult(nullptr, {});
         m_tensorDiff->setFiles({}, {}, {});
+        m_counters->clear(); // the previous run's figures belong to the previous source
         updateActions();
         if (source != Workspace::Source::Program)
             return;
-        m_counters->clear();
         if (!m_ws->hunt()->isRunning()) // a hunt's runs share one console: its steps stay readable between them
             m_console->clear();
         setWindowTitle(tr("%1 - llmscope").arg(name));
@@ -620,14 +633,6 @@ void MainWindow::chooseExportFolder()
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         statusBar()->showMessage(tr("Exported %n file(s) into %1", nullptr, int(files.size())).arg(dir), 15000);
-}
-
-void MainWindow::showAbout()
-{
-    QMessageBox::about(this, tr("About llmscope"),
-                       tr("<b>llmscope %1</b><p>Finds the first operation where an accelerated LLM "
-                          "inference departs from its reference. Reads and writes msit's dump format.</p>")
-                           .arg(QStringLiteral(LLMSCOPE_VERSION)));
 }
 
 void MainWindow::closeEvent(QCloseEvent *e)

@@ -96,7 +96,6 @@ private:
     void showHuntDialog();
     void showQuantReportDialog();
     void chooseExportFolder();
-    void showAbout();
 
     Workspace *m_ws;
     DumpTreeModel *m_files;

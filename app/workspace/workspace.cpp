@@ -276,9 +276,13 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
         emit actionsChanged();
         return false;
     }
-    m_lastLaunch = std::make_pair(options, settings);
+    // A hunt's or report's own runs are not the user's: Run again and the Launch dialog keep
+    // the user's last launch, never a run that dumps into the hunt's folder.
+    const bool byHunt = m_hunt->isRunning();
+    if (!byHunt)
+        m_lastLaunch = std::make_pair(options, settings);
     m_dumpRoot = m_session->dumpRoot();
-    emit launched(options, settings, m_hunt->isRunning());
+    emit launched(options, settings, byHunt);
     say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_dumpRoot));
     emit actionsChanged();
     return true;
@@ -527,13 +531,19 @@ QCoro::Task<bool> Workspace::opcheck()
         co_return false;
     }
     m_opcheck = result;
-    const QString summary = tr("Replayed %1 of %2 operations that run a kernel: %3 pass, %4 warn, %5 fail, %6 skipped")
+    // Operations and outputs counted apart (an op has several outputs, views are checked too):
+    // the verdicts add up to the outputs they judge.
+    const int outputs = result->pass + result->warn + result->fail + result->skip + result->error;
+    const QString summary = tr("Replayed %1 of %2 operations that run a kernel; %3 outputs: %4 pass, %5 warn, %6 fail, "
+                               "%7 skipped, %8 not replayable")
                                 .arg(result->replayedOps)
                                 .arg(result->ops - result->viewOps)
+                                .arg(outputs)
                                 .arg(result->pass)
                                 .arg(result->warn)
                                 .arg(result->fail)
-                                .arg(result->skip);
+                                .arg(result->skip)
+                                .arg(result->error);
     m_opcheckJob->end(run.generation, true, summary);
     say(QStringLiteral("[llmscope] ") + summary, result->fail || result->error ? Tone::Warning : Tone::Info);
     int listed = 0;

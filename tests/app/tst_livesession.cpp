@@ -375,6 +375,18 @@ private slots:
         act->trigger();
         QVERIFY(done.wait(60000));
         QVERIFY(done.at(0).at(0).toBool());
+        // The summary adds up: its verdicts count the outputs it names, every row of the replay.
+        const QString summary = done.at(0).at(1).toString();
+        const auto m = QRegularExpression(R"(^Replayed (\d+) of (\d+) operations that run a kernel; (\d+) outputs: (\d+) pass, )"
+                                          R"((\d+) warn, (\d+) fail, (\d+) skipped, (\d+) not replayable$)")
+                           .match(summary);
+        QVERIFY2(m.hasMatch(), qPrintable(summary));
+        int verdicts = 0;
+        for (int k = 4; k <= 8; ++k)
+            verdicts += m.captured(k).toInt();
+        QCOMPARE(verdicts, m.captured(3).toInt());
+        QCOMPARE(size_t(verdicts), w.workspace()->opcheckResult()->rows.size());
+        QVERIFY(m.captured(1).toInt() <= m.captured(2).toInt());
         QCOMPARE(w.workspace()->currentOp(), id);
         const QModelIndex row = w.opPanel()->model()->indexForId(id);
         QCOMPARE(row.siblingAtColumn(OpTreeModel::ReplayColumn).data().toString(), QString("FAIL"));
@@ -624,6 +636,27 @@ private slots:
             for (int c = 0; c < h->columnCount(); ++c)
                 valued += !std::isnan(h->index(r, c).data(HeatmapModel::ValueRole).toDouble());
         QVERIFY2(valued > 50, qPrintable(QString::number(valued))); // the statistics pass, not the one op
+        // The metric the heatmap opens on tells the culprit from every op that passed: red
+        // against blue, whatever share of its budget each used.
+        const QColor culprit = flagged.data(Qt::BackgroundRole).value<QBrush>().color();
+        QVERIFY2(culprit.red() > culprit.blue() + 60, qPrintable(culprit.name()));
+        int passedRed = 0, failed = 0;
+        for (int r = 0; r < h->rowCount(); ++r)
+            for (int c = 0; c < h->columnCount(); ++c) {
+                const QString id = h->index(r, c).data(HeatmapModel::OpIdRole).toString();
+                const auto *cell = h->colours()->diffOf(id, h->colours()->firstDivergentRound());
+                if (!cell)
+                    continue;
+                const QColor k = h->index(r, c).data(Qt::BackgroundRole).value<QBrush>().color();
+                failed += !cell->passed;
+                passedRed += cell->passed && k.red() > k.blue();
+            }
+        QVERIFY(failed >= 1);
+        QCOMPARE(passedRed, 0);
+        // The hunt's own runs are not the user's launches: nothing to run again, the Launch
+        // dialog not filled with a run that dumps into the hunt's folder.
+        QVERIFY(!w.workspace()->lastLaunch());
+        QVERIFY(!w.workspace()->canRunAgain());
         QCOMPARE(w.layerGraph()->layer(), QString("2"));
         shoot(&w, QStringLiteral("hunt.png"));
     }

@@ -22,20 +22,70 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTranslator>
+#include <QHeaderView>
+#include <QTableView>
 #include <QTreeView>
+#include <QListWidget>
+#include <QScrollArea>
 
 #include <QCoroTask>
 
 #include <functional>
 
+#include "diff_view.h"
 #include "dump_tree_model.h"
+#include "heatmap_model.h"
+#include "heatmap_view.h"
+#include "help_menu.h"
+#include "launch_dialog.h"
+#include "compare_dialog.h"
+#include "op_tree_panel.h"
+#include "tensor_diff_view.h"
+#include "tensor_inspector.h"
 #include "hunt_dialog.h"
 #include "i18n.h"
 #include "job.h"
 #include "main_window.h"
 #include "workspace.h"
+#include "counters_view.h"
+#include "launch/dump_options.h"
 #include "op_tree_model.h"
+#include "../chain_dump.h"
 #include "../test_helpers.h"
+
+
+namespace {
+
+// A golden and a test dump of one chained layer where only op 2 (Qcur-0, reading the weight
+// w2.weight) is off by 5 %: the ops before and after it pass.
+std::pair<QString, QString> chainPair(const QString &dir)
+{
+    static const testing::Chain chain{{{"norm-0", "RMS_NORM"}, {"attn_norm-0", "MUL"}, {"Qcur-0", "MUL_MAT"},
+                                       {"Kcur-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}},
+                                      {2}};
+    const std::string golden = testing::writeChain((dir + "/golden").toStdString(), chain, [](size_t) { return 0.0; });
+    const std::string test =
+        testing::writeChain((dir + "/test").toStdString(), chain, [](size_t k) { return k == 2 ? 0.05 : 0.0; });
+    return {QString::fromStdString(golden), QString::fromStdString(test)};
+}
+
+// The labels of a dialog whose text holds a mnemonic ("&Command:") but which no field takes
+// it for: Qt shows their ampersand as it is.
+QStringList literalAmpersands(const QWidget &w)
+{
+    QStringList out;
+    for (const QLabel *l : w.findChildren<QLabel *>()) {
+        const QString t = l->text();
+        if (l->textFormat() == Qt::RichText || t.startsWith('<'))
+            continue;
+        const QString without = QString(t).replace("&&", "");
+        if (without.contains('&') && !l->buddy())
+            out << t;
+    }
+    return out;
+}
+
+} // namespace
 
 class TstMainWindow : public QObject {
     Q_OBJECT
@@ -279,6 +329,179 @@ for path in outputs:
             QCoreApplication::removeTranslator(t);
         QSettings().remove("ui/language");
         QCOMPARE(installTranslations(*qApp, "en"), QString("en"));
+    }
+
+
+    // A comparison in the window: the heatmap tells failed from passed at a glance (red with a
+    // cross, blue), whatever their values; its Statistic list holds each diff item once,
+    // however often a comparison comes and goes; and the window with the diff fits a
+    // 1366x768 screen, the summary above its table and several element rows in view.
+    void aDiffReadsAtAGlanceOnALaptopScreen()
+    {
+        QTemporaryDir dir;
+        const auto [golden, test] = chainPair(dir.path());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test)));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test))); // again: nothing doubled
+        HeatmapView *h = w.heatmap();
+        int diffItems = 0;
+        for (int i = 0; i < h->metricBox()->count(); ++i)
+            diffItems += h->metricBox()->itemText(i).startsWith("diff: ");
+        QCOMPARE(diffItems, 5);
+        const QModelIndex culprit = h->model()->indexForOp("0_2"), passed = h->model()->indexForOp("0_3");
+        QVERIFY(culprit.isValid() && passed.isValid());
+        for (int i = 0; i < h->metricBox()->count(); ++i) { // every diff metric: red fails, blue passes
+            if (!h->metricBox()->itemText(i).startsWith("diff: "))
+                continue;
+            h->metricBox()->setCurrentIndex(i);
+            const QColor bad = culprit.data(Qt::BackgroundRole).value<QBrush>().color();
+            const QColor good = passed.data(Qt::BackgroundRole).value<QBrush>().color();
+            QVERIFY2(bad.red() > bad.blue() + 60, qPrintable(h->metricBox()->itemText(i) + " " + bad.name()));
+            QVERIFY2(good.blue() > good.red(), qPrintable(h->metricBox()->itemText(i) + " " + good.name()));
+        }
+        QCOMPARE(culprit.data(Qt::DisplayRole).toString(), QString::fromUtf8("\u25C6")); // the first divergent
+        const QModelIndex after = h->model()->indexForOp("0_4");
+        QVERIFY(after.data(Qt::ToolTipRole).toString().contains("element by element"));
+        // The comparison goes (another source): its items go, the separator too.
+        QTemporaryDir other;
+        testing::writeSyntheticDump(other.path().toStdString());
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(other.path())));
+        for (int i = 0; i < h->metricBox()->count(); ++i)
+            QVERIFY2(!h->metricBox()->itemText(i).startsWith("diff: "), qPrintable(h->metricBox()->itemText(i)));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test)));
+
+        // A laptop's screen: everything of the diff page in view.
+        const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(least.width() <= 1366 && least.height() <= 700,
+                 qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+        w.resize(1366, 700);
+        QTest::qWait(0);
+        QCoreApplication::processEvents();
+        auto *summary = w.diff()->findChild<QScrollArea *>("DiffSummary");
+        QVERIFY(summary);
+        QTableView *table = w.diff()->findChild<QTableView *>();
+        const QRect s = summary->geometry(), t = table->geometry();
+        QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
+        QVERIFY(w.diff()->summary().contains("First divergent"));
+        for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
+            const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
+            QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
+        }
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+        {
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/diff_1366x700.png");
+            for (auto *tabs : w.findChildren<QTabWidget *>())
+                if (tabs->indexOf(w.heatmap()) >= 0)
+                    tabs->setCurrentWidget(w.heatmap());
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/diff_heatmap.png");
+        }
+    }
+
+    // Searching the weight a verdict names finds the op that reads it; a search that finds
+    // nothing says so. Tab goes from the search box into the tree.
+    void searchFindsTheWeightAndSaysWhenNothingMatches()
+    {
+        QTemporaryDir dir;
+        const auto [golden, test] = chainPair(dir.path());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(golden)));
+        OpTreePanel *ops = w.opPanel();
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(ops->searchEdit()->hasFocus());
+        QTest::keyClicks(ops->searchEdit(), "w2.weight");
+        QTreeView *tree = ops->view();
+        QStringList shown;
+        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+            for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
+                const QModelIndex i = tree->model()->index(r, 0, parent);
+                if (!tree->model()->hasChildren(i))
+                    shown << i.data().toString();
+                walk(i);
+            }
+        };
+        walk({});
+        QCOMPARE(shown, QStringList{"0_2"});
+        QVERIFY(!ops->searchNote()->isVisible());
+        QTest::keyClick(ops->searchEdit(), Qt::Key_Tab);
+        QVERIFY(tree->hasFocus());
+        ops->searchEdit()->clear();
+        QTest::keyClicks(ops->searchEdit(), "ffn_down");
+        QVERIFY(ops->searchNote()->isVisible());
+        QVERIFY2(ops->searchNote()->text().contains("ffn_down"), qPrintable(ops->searchNote()->text()));
+    }
+
+    // The inspector on an op the dump holds nothing of: what to do, and no "round -1".
+    void inspectorSaysNoRoundForAnOpNotDumped()
+    {
+        QTemporaryDir dir;
+        testing::ChainDumpOptions only;
+        only.onlyOp = 0;
+        const std::string root = testing::writeChain(dir.path().toStdString(), {{{"norm-0", "RMS_NORM"}, {"attn_norm-0", "MUL"}}, {}},
+                                                     [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, only);
+        MainWindow w;
+        w.show();
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(root))));
+        w.workspace()->pickOp("0_1");
+        auto *title = w.inspector()->findChildren<QLabel *>().value(0);
+        QString text;
+        for (QLabel *l : w.inspector()->findChildren<QLabel *>())
+            if (l->text().contains("0_1"))
+                text = l->text();
+        QVERIFY2(!text.isEmpty() && !text.contains("round -1"), qPrintable(text));
+        QVERIFY2(text.contains("-ids 0_1"), qPrintable(text));
+        Q_UNUSED(title);
+    }
+
+    // Dialog labels show their mnemonic underlined, never a literal "&", in both languages.
+    void dialogLabelsHaveNoLiteralAmpersand()
+    {
+        for (const QString lang : {"en", "zh_CN"}) {
+            installTranslations(*qApp, lang);
+            LaunchDialog launch;
+            QVERIFY2(literalAmpersands(launch).isEmpty(), qPrintable(literalAmpersands(launch).join(" | ")));
+            HuntDialog hunt;
+            QVERIFY2(literalAmpersands(hunt).isEmpty(), qPrintable(literalAmpersands(hunt).join(" | ")));
+            HuntDialog report(nullptr, HuntDialog::Purpose::QuantReport);
+            QVERIFY2(literalAmpersands(report).isEmpty(), qPrintable(literalAmpersands(report).join(" | ")));
+            CompareDialog compare;
+            QVERIFY2(literalAmpersands(compare).isEmpty(), qPrintable(literalAmpersands(compare).join(" | ")));
+            for (QTranslator *t : qApp->findChildren<QTranslator *>())
+                QCoreApplication::removeTranslator(t);
+        }
+        installTranslations(*qApp, "en");
+    }
+
+    // Help lists every shortcut of the menus, read from the actions themselves.
+    void helpListsTheShortcuts()
+    {
+        MainWindow w;
+        auto *help = w.findChild<HelpMenu *>("HelpMenu");
+        QVERIFY(help);
+        const QStringList lines = help->shortcutLines();
+        auto has = [&](const QString &where, const QKeySequence &key) {
+            return lines.contains(where + '\t' + key.toString(QKeySequence::NativeText));
+        };
+        QVERIFY2(has("Session > Hunt the first divergent operation", QKeySequence(Qt::CTRL | Qt::Key_H)), qPrintable(lines.join('\n')));
+        QVERIFY2(has("File > Open dump folder", QKeySequence::Open), qPrintable(lines.join('\n')));
+        QVERIFY2(has("Help > Getting started", QKeySequence::HelpContents), qPrintable(lines.join('\n')));
+        QVERIFY(lines.size() >= 15);
+    }
+
+
+    // The Session panel speaks of the source shown: another dump opened clears the last run's figures.
+    void sessionPanelFollowsTheSource()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        MainWindow w;
+        QVERIFY(!w.launch(llmscope::parseDumpOptions({"--exec", "/nonexistent/program", "-o", (dir.path() + "/x").toStdString()})));
+        QVERIFY2(w.counters()->text().contains("/nonexistent/program"), qPrintable(w.counters()->text()));
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(dir.path())));
+        QVERIFY2(!w.counters()->text().contains("nonexistent"), qPrintable(w.counters()->text()));
     }
 
     void ctrlOIsBound()
