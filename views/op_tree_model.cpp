@@ -11,6 +11,7 @@
 
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
+#include "tensor/dtype.h"
 #include "select/op_ids.h"
 #include "util/error.h"
 #include "select/op_id.h"
@@ -135,6 +136,20 @@ void OpTreeModel::setOpcheck(const llmscope::OpcheckResult *r)
         }
     if (m_root)
         emitSubtreeChanged(m_root.get(), ReplayColumn, ReplayColumn);
+}
+
+void OpTreeModel::addOutputs(const DumpIndex &chunk)
+{
+    for (const TensorRecord &t : chunk.tensors) {
+        if (t.input || t.before || t.index != 0 || !t.headerRead)
+            continue;
+        const auto it = m_byId.find(QString::fromStdString(t.opId));
+        if (it == m_byId.end() || !it.value()->shape.isEmpty())
+            continue;
+        it.value()->shape = QString::fromStdString(report::shapeText(t.dims));
+        it.value()->dtype = QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType);
+        emit dataChanged(indexFor(it.value(), ShapeColumn), indexFor(it.value(), DTypeColumn));
+    }
 }
 
 void OpTreeModel::clear()

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dump/topology.h"
+#include "dump/dump_index.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
 
@@ -41,6 +42,9 @@ public:
     // A replay of the dump's ops (llmscope opcheck): each op's worst verdict over its rounds
     // and outputs, its reason in the tooltip; null clears them.
     void setOpcheck(const llmscope::OpcheckResult *r);
+    // An opened dump's files as a scan brings them: each op's output shape and type where its
+    // topology did not say (msit's model file has none).
+    void addOutputs(const llmscope::DumpIndex &chunk);
     bool hasBackends() const { return m_backends > 0; } // some op's backend is known
     void clear();
 

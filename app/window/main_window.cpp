@@ -297,6 +297,7 @@ void MainWindow::followSource()
     connect(m_ws, &Workspace::filesAdded, this, [this](const DumpIndex &chunk) {
         const bool first = m_files->rowCount() == 0;
         m_files->addChunk(chunk);
+        m_ops->model()->addOutputs(chunk);
         if (first && m_files->rowCount() > 0)
             m_tree->expand(m_files->index(0, 0));
     });

@@ -1,22 +1,55 @@
 #include "dump_scan.h"
 
+#include "compare/tensor_reader.h"
 #include "dump/op_info_csv.h"
+#include "tensor/dtype.h"
+#include "tensor/stats.h"
 #include "util/error.h"
 
 using namespace llmscope;
 
 namespace dumpscan {
 
+namespace {
+
+// An output's statistics from its data, where its header or statistic.csv has none (a dump of
+// tensors only): the heatmap of an opened dump is the one it showed live. Too large a tensor,
+// or one that cannot be read as numbers, has none.
+std::optional<TensorStats> statsFromData(const TensorRecord &t)
+{
+    constexpr uint64_t kMostElements = uint64_t(1) << 24;
+    if (!t.hasData)
+        return std::nullopt;
+    try {
+        TensorRecord copy = t;
+        TensorReader reader(copy);
+        reader.requireData();
+        if (reader.count() == 0 || reader.count() > kMostElements)
+            return std::nullopt;
+        std::vector<float> values(reader.count());
+        reader.read(0, values.size(), values.data());
+        return computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(values.data()), values.size(),
+                            false);
+    } catch (const Error &) {
+        return std::nullopt; // listed among the scan's problems, or not a numeric tensor
+    }
+}
+
+} // namespace
+
 std::vector<live::RoundStats> statsOf(const DumpIndex &index)
 {
     std::map<int64_t, live::RoundStats> byRound;
-    for (const TensorRecord &t : index.tensors)
-        if (t.stats && !t.input && !t.before && t.index == 0) {
-            live::RoundStats &r = byRound[t.exec];
-            r.round = t.exec;
-            r.stats.push_back({t.opId, t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm, t.stats->nanCount,
-                               t.stats->infCount});
-        }
+    for (const TensorRecord &t : index.tensors) {
+        if (t.input || t.before || t.index != 0)
+            continue;
+        const std::optional<TensorStats> s = t.stats ? t.stats : statsFromData(t);
+        if (!s)
+            continue;
+        live::RoundStats &r = byRound[t.exec];
+        r.round = t.exec;
+        r.stats.push_back({t.opId, s->max, s->min, s->mean, s->l2norm, s->nanCount, s->infCount});
+    }
     std::vector<live::RoundStats> out;
     for (auto &[round, r] : byRound)
         out.push_back(std::move(r));

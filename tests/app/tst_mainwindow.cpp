@@ -26,6 +26,7 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QListWidget>
+#include <QDirIterator>
 #include <QScrollArea>
 
 #include <QCoroTask>
@@ -491,6 +492,29 @@ for path in outputs:
         QVERIFY(lines.size() >= 15);
     }
 
+
+    // A dump of tensors alone (the default launch), opened later: the heatmap is filled from
+    // the tensors' data as it was live, with a scale, and the tree shows each op's output
+    // shape and type from its files.
+    void aTensorsOnlyDumpFillsTheHeatmapAndShapes()
+    {
+        QTemporaryDir dir;
+        const auto [golden, test] = chainPair(dir.path());
+        QDirIterator it(golden, {"statistic.csv"}, QDir::Files, QDirIterator::Subdirectories);
+        QVERIFY2(!it.hasNext(), "the dump must hold tensors alone");
+        MainWindow w;
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(golden)));
+        HeatmapModel *h = w.heatmap()->model();
+        const QModelIndex cell = h->indexForOp("0_2");
+        QVERIFY(cell.isValid());
+        const double v = cell.data(HeatmapModel::ValueRole).toDouble();
+        QVERIFY2(std::isfinite(v) && v > 0, qPrintable(QString::number(v)));
+        const auto [lo, hi] = h->colours()->range();
+        QVERIFY(hi > lo);
+        const QModelIndex op = w.opPanel()->model()->indexForId("0_2");
+        QCOMPARE(op.siblingAtColumn(OpTreeModel::ShapeColumn).data().toString(), QString("[16, 16]"));
+        QCOMPARE(op.siblingAtColumn(OpTreeModel::DTypeColumn).data().toString(), QString("float32"));
+    }
 
     // The Session panel speaks of the source shown: another dump opened clears the last run's figures.
     void sessionPanelFollowsTheSource()
