@@ -291,12 +291,6 @@ not dumped in this round</source>
     </message>
     <message>
         <source>
-golden vs test: cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5</source>
-        <translation>
-标杆 vs 待测: 余弦 %1, 最大相对误差 %2, 相对欧氏距离 %3, 本算子引入 %4%5</translation>
-    </message>
-    <message>
-        <source>
 the first divergent operation</source>
         <translation>
 首个偏离的算子</translation>
@@ -320,6 +314,22 @@ failed</source>
 replayed on its own inputs: %1%2</source>
         <translation>
 在其自身输入上重放：%1%2</translation>
+    </message>
+    <message>
+        <source>
+golden vs test, estimated from the statistics (max, min, mean, L2 norm; the Diff tab&apos;s element-by-element figures are exact):</source>
+        <translation>
+标杆对比待测，由统计量估计（最大值、最小值、均值、L2 范数；差异页中逐元素的数值才是精确的）：</translation>
+    </message>
+    <message>
+        <source>
+golden vs test, element by element:</source>
+        <translation>
+标杆对比待测，逐元素：</translation>
+    </message>
+    <message>
+        <source> cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5</source>
+        <translation> 余弦 %1，最大相对误差 %2，相对欧氏距离 %3，该算子自身引入 %4%5</translation>
     </message>
 </context>
 <context>
@@ -431,6 +441,49 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>replay: largest error over its bound (above 1: beyond it)</source>
         <translation>重放：最大误差与误差界之比（大于 1：超出）</translation>
+    </message>
+    <message>
+        <source>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;passed: %1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ failed&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ first divergent&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;通过：%1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ 未通过&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ 首个偏离&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Getting started</source>
+        <translation>入门(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;About llmscope</source>
+        <translation>关于 llmscope(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Getting started</source>
+        <translation>入门</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Find the first operation that goes wrong&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;Two runs that should agree&lt;/b&gt; (the CPU and a GPU backend, F32 and a quantized model): Session &amp;gt; Hunt (Ctrl+H) runs both, compares every operation and opens the first that departs, its weight named when that is where the difference comes in.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Two dumps you already have&lt;/b&gt;: Session &amp;gt; Compare dumps (Ctrl+D). The Diff tab lists each operation&apos;s verdict; the heatmap shows failed operations in red (✗) and passed ones in blue, the first divergent marked ◆.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Is it the kernel or its inputs?&lt;/b&gt; Open a dump made with &lt;code&gt;--type tensor -tiling&lt;/code&gt; and Session &amp;gt; Replay operations (Ctrl+Shift+O): each operation is computed again in float64 from its own dumped inputs.&lt;/li&gt;&lt;li&gt;&lt;b&gt;A running program&lt;/b&gt;: Session &amp;gt; Launch (Ctrl+L); its operations fill the tree on the left; check some and Apply (Ctrl+Return) to dump them from its next round on.&lt;/li&gt;&lt;/ol&gt;&lt;p&gt;Search the tree (Ctrl+F) by id, name, type or weight name. Every shortcut: Help &amp;gt; Keyboard shortcuts.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;找出第一个出错的算子&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;两次本应一致的运行&lt;/b&gt;（CPU 与 GPU 后端，F32 与量化模型）：会话 &amp;gt; 定位（Ctrl+H）运行两者，比较每个算子，并打开第一个偏离的算子；若差异经由权重引入，会给出权重名。&lt;/li&gt;&lt;li&gt;&lt;b&gt;已有的两个转储&lt;/b&gt;：会话 &amp;gt; 比较转储（Ctrl+D）。差异页列出每个算子的结论；热力图中未通过的算子为红色（✗），通过的为蓝色，首个偏离标记为 ◆。&lt;/li&gt;&lt;li&gt;&lt;b&gt;是内核的问题还是输入的问题？&lt;/b&gt;打开用 &lt;code&gt;--type tensor -tiling&lt;/code&gt; 转储的目录，然后选择会话 &amp;gt; 重放算子（Ctrl+Shift+O）：每个算子都会在其自身转储的输入上以 float64 重新计算。&lt;/li&gt;&lt;li&gt;&lt;b&gt;正在运行的程序&lt;/b&gt;：会话 &amp;gt; 启动（Ctrl+L）；其算子会填入左侧的树；勾选一些并应用（Ctrl+Return），程序从下一轮起转储它们。&lt;/li&gt;&lt;/ol&gt;&lt;p&gt;可在树中按 id、名称、类型或权重名搜索（Ctrl+F）。全部快捷键见：帮助 &amp;gt; 快捷键。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>快捷键</translation>
+    </message>
+    <message>
+        <source>About llmscope</source>
+        <translation>关于 llmscope</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit&apos;s dump format.&lt;/p&gt;</source>
+        <translation>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;找出加速的大模型推理中第一个偏离参考结果的算子。读写 msit 的转储格式。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1261,14 +1314,6 @@ replayed on its own inputs: %1%2</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;About llmscope</source>
-        <translation>关于 llmscope(&amp;A)</translation>
-    </message>
-    <message>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -1283,14 +1328,6 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>Open dump folder</source>
         <translation>打开转储目录</translation>
-    </message>
-    <message>
-        <source>About llmscope</source>
-        <translation>关于 llmscope</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;Finds the first operation where an accelerated LLM inference departs from its reference. Reads and writes msit&apos;s dump format.&lt;/p&gt;</source>
-        <translation>&lt;b&gt;llmscope %1&lt;/b&gt;&lt;p&gt;定位加速后的大模型推理与参考结果首次出现偏差的算子。读写 msit 的转储格式。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
@@ -1537,16 +1574,18 @@ replayed on its own inputs: %1%2</source>
         <source>Replay</source>
         <translation>重放</translation>
     </message>
+    <message>
+        <source>%1
+reads %2</source>
+        <translation>%1
+读取 %2</translation>
+    </message>
 </context>
 <context>
     <name>OpTreePanel</name>
     <message>
         <source>&amp;Apply</source>
         <translation>应用(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Search by name, type or id (Ctrl+F)</source>
-        <translation>按名称、类型或 id 搜索（Ctrl+F）</translation>
     </message>
     <message>
         <source>-ids: every operation (check boxes or type e.g. 2_29,3)</source>
@@ -1567,6 +1606,14 @@ replayed on its own inputs: %1%2</source>
     <message>
         <source>Launch a program (Session &gt; Launch) to apply a selection while it runs</source>
         <translation>先启动程序（会话 &gt; 启动），才能在其运行时应用选择</translation>
+    </message>
+    <message>
+        <source>Search by name, type, id or weight (Ctrl+F)</source>
+        <translation>按名称、类型、id 或权重搜索（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>No operation&apos;s id, name, type or weight contains &quot;%1&quot;.</source>
+        <translation>没有算子的 id、名称、类型或权重包含“%1”。</translation>
     </message>
 </context>
 <context>
@@ -2054,10 +2101,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>无法重放：%1</translation>
     </message>
     <message>
-        <source>Replayed %1 of %2 operations that run a kernel: %3 pass, %4 warn, %5 fail, %6 skipped</source>
-        <translation>已重放 %2 个运行内核的算子中的 %1 个：%3 通过，%4 警告，%5 失败，%6 跳过</translation>
-    </message>
-    <message>
         <source>[llmscope]   %1 round %2 %3 %4 (%5): %6</source>
         <translation>[llmscope]   %1 第 %2 轮 %3 %4（%5）：%6</translation>
     </message>
@@ -2076,6 +2119,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>...and %1 more files that could not be read (&apos;llmscope info %2&apos; lists them all)</source>
         <translation>……另有 %1 个文件无法读取（&apos;llmscope info %2&apos; 会全部列出）</translation>
+    </message>
+    <message>
+        <source>Replayed %1 of %2 operations that run a kernel; %3 outputs: %4 pass, %5 warn, %6 fail, %7 skipped, %8 not replayable</source>
+        <translation>已重放 %2 个运行内核的算子中的 %1 个；%3 个输出：%4 个通过，%5 个警告，%6 个未通过，%7 个跳过，%8 个无法重放</translation>
     </message>
 </context>
 </TS>

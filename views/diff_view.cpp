@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "cursor.h"
 #include "diff_table_model.h"
 #include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
@@ -156,6 +157,12 @@ void DiffView::resizeEvent(QResizeEvent *e)
 {
     QWidget::resizeEvent(e);
     fitSummary();
+}
+
+void DiffView::follow(Cursor *cursor)
+{
+    followOp(cursor, this, &DiffView::opClicked);
+    connect(this, &DiffView::opPicked, cursor, [this, cursor](int op) { cursor->setCompared(op, this); });
 }
 
 void DiffView::fitSummary()

@@ -9,6 +9,7 @@
 #include "compare/compare_run.h"
 
 class DiffTableModel;
+class Cursor;
 class QCheckBox;
 class QLabel;
 class QScrollArea;
@@ -28,6 +29,9 @@ public:
     QString summary() const;
     // Selects the op's row (its first round), keeping the filter.
     void selectOp(const QString &id);
+    // A row picked sets the cursor's op and compared op; the cursor's op, picked elsewhere, is
+    // selected here (in the round shown).
+    void follow(Cursor *cursor);
 
 protected:
     void resizeEvent(QResizeEvent *e) override;

@@ -1,5 +1,7 @@
 #include "error_curve_view.h"
 
+#include "cursor.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
@@ -140,4 +142,9 @@ void ErrorCurveView::resizeEvent(QResizeEvent *e)
 {
     QWidget::resizeEvent(e);
     fitLabelHeight(m_note);
+}
+
+void ErrorCurveView::follow(Cursor *cursor)
+{
+    connect(this, &ErrorCurveView::opClicked, cursor, [this, cursor](const QString &id) { cursor->setOp(id, this); });
 }

@@ -10,6 +10,7 @@
 
 #include "compare/compare_run.h"
 
+class Cursor;
 class QChart;
 class QChartView;
 class QLabel;
@@ -28,6 +29,7 @@ public:
     const std::map<int64_t, std::vector<double>> &addedCurves() const { return m_added; }
     QString worstOp(int64_t round, int layer) const;
     QChartView *chartView() const { return m_view; }
+    void follow(Cursor *cursor); // a click on a point sets the cursor's op
 
 protected:
     void resizeEvent(QResizeEvent *e) override;

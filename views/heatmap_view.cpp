@@ -1,5 +1,7 @@
 #include "heatmap_view.h"
 
+#include "cursor.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -224,14 +226,32 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
 
 void HeatmapView::showOpIn(const QString &op, int64_t round)
 {
-    m_follow->setChecked(false);
-    const auto rounds = colours()->rounds();
-    const auto at = std::find(rounds.begin(), rounds.end(), round);
-    m_round->setValue(int(at - rounds.begin()));
-    colours()->setRound(round);
-    roundsChanged();
+    showRound(round);
     emit roundPicked(round);
     selectOp(op);
+}
+
+void HeatmapView::showRound(int64_t round)
+{
+    const QSignalBlocker quiet(m_follow), still(m_round);
+    m_follow->setChecked(round < 0);
+    m_round->setEnabled(round >= 0);
+    const auto rounds = colours()->rounds();
+    const auto at = std::find(rounds.begin(), rounds.end(), round);
+    if (at != rounds.end())
+        m_round->setValue(int(at - rounds.begin()));
+    colours()->setRound(round);
+    roundsChanged();
+}
+
+void HeatmapView::follow(Cursor *cursor)
+{
+    followOp(cursor, this, &HeatmapView::opClicked);
+    connect(this, &HeatmapView::roundPicked, cursor, [this, cursor](qint64 round) { cursor->setRound(round, this); });
+    connect(cursor, &Cursor::roundChanged, this, [this](qint64 round, const QObject *by) {
+        if (by != this)
+            showRound(round);
+    });
 }
 
 void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
@@ -252,11 +272,8 @@ void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
                           int(HeatmapModel::Metric::ReplayError));
     m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::ReplayError)));
     m_threshold->setValue(1); // beyond its bound, flagged
-    for (const auto &row : r->rows) // the round of the first op that fails, in view
-        if (row.verdict == "FAIL") {
-            showOpIn(QString::fromStdString(row.opId), row.round);
-            break;
-        }
+    if (const auto *first = llmscope::firstFailing(*r)) // the round of the first op that fails, in view
+        showOpIn(QString::fromStdString(first->opId), first->round);
 }
 
 void HeatmapView::roundsChanged()

@@ -5,6 +5,7 @@
 
 #include "heatmap_model.h"
 
+class Cursor;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -30,6 +31,8 @@ public:
     QDoubleSpinBox *thresholdBox() const { return m_threshold; }
     QSlider *roundSlider() const { return m_round; }
     void selectOp(const QString &id);
+    // Clicks and the round slider set the cursor; its op and round, set elsewhere, are shown.
+    void follow(Cursor *cursor);
     // A diff session's metrics join the statistics (and are shown: what each op adds itself,
     // which singles out the op where the error starts); cleared, the statistics alone.
     void setCompare(const llmscope::CompareResult *r);
@@ -50,6 +53,7 @@ private:
     void roundsChanged();
     void updateLegend();
     void showOpIn(const QString &op, int64_t round); // that round shown, the op picked
+    void showRound(int64_t round);                   // that round shown (-1: the newest), said to no one
 
     HeatmapModel *m_model;
     QTableView *m_table;

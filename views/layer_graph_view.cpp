@@ -1,5 +1,7 @@
 #include "layer_graph_view.h"
 
+#include "cursor.h"
+
 #include <QComboBox>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -274,4 +276,9 @@ bool LayerGraphView::eventFilter(QObject *o, QEvent *e)
         }
     }
     return QWidget::eventFilter(o, e);
+}
+
+void LayerGraphView::follow(Cursor *cursor)
+{
+    followOp(cursor, this, &LayerGraphView::opClicked);
 }

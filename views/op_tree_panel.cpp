@@ -11,6 +11,7 @@
 
 #include <functional>
 
+#include "cursor.h"
 #include "op_tree_model.h"
 #include "util/error.h"
 
@@ -112,6 +113,11 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &cur) { emit currentOpChanged(cur.data(OpTreeModel::OpIdRole).toString()); });
+}
+
+void OpTreePanel::follow(Cursor *cursor)
+{
+    followOp(cursor, this, &OpTreePanel::currentOpChanged);
 }
 
 void OpTreePanel::idsEdited()

@@ -5,6 +5,7 @@
 #include <QSet>
 #include <QWidget>
 
+class Cursor;
 class OpTreeModel;
 class QLabel;
 class QLineEdit;
@@ -28,6 +29,8 @@ public:
     void setStatus(const QString &text);
     QString currentOpId() const;
     void selectOp(const QString &id); // scrolls to it and makes it current
+    // Picks in the tree set the cursor; the cursor's op, picked elsewhere, is selected here.
+    void follow(Cursor *cursor);
 
 signals:
     void applyRequested(const QString &idsText);

@@ -359,17 +359,15 @@ void MainWindow::followProgram()
 
 void MainWindow::followOps()
 {
-    // Picking an op anywhere is one call on the workspace; every view follows its current op.
-    connect(m_ops, &OpTreePanel::currentOpChanged, m_ws, &Workspace::pickOp);
-    connect(m_heatmap, &HeatmapView::opClicked, m_ws, &Workspace::pickOp);
-    connect(m_graph, &LayerGraphView::opClicked, m_ws, &Workspace::pickOp);
-    connect(m_diff, &DiffView::opClicked, m_ws, &Workspace::pickOp);
-    connect(m_curves, &ErrorCurveView::opClicked, m_ws, &Workspace::pickOp);
-    connect(m_ws, &Workspace::currentOpChanged, this, [this](const QString &id) {
-        m_ops->selectOp(id);
-        m_heatmap->selectOp(id);
-        m_graph->selectOp(id);
-        m_diff->selectOp(id);
+    // Each view sets the cursor and follows it (not its own changes); the inspector and the
+    // element view are filled here from what the cursor points at.
+    Cursor *cursor = m_ws->cursor();
+    m_ops->follow(cursor);
+    m_heatmap->follow(cursor);
+    m_graph->follow(cursor);
+    m_diff->follow(cursor);
+    m_curves->follow(cursor);
+    connect(cursor, &Cursor::opChanged, this, [this](const QString &id) {
         inspect(id);
         if (m_ws->opcheckResult() && !m_ws->comparison()) // replayed: the reference beside the output
             m_ws->showReplay(id);
@@ -377,8 +375,7 @@ void MainWindow::followOps()
     connect(m_ws, &Workspace::replayShown, this, [this](const Workspace::OpTensors &t) {
         m_tensorDiff->setFiles(t.title, t.golden, t.test, tr("Replay (float64)"), tr("Output"));
     });
-    connect(m_heatmap, &HeatmapView::roundPicked, m_ws, &Workspace::pickRound);
-    connect(m_ws, &Workspace::currentRoundChanged, this, [this] {
+    connect(cursor, &Cursor::roundChanged, this, [this] {
         if (!m_ws->currentOp().isEmpty())
             inspect(m_ws->currentOp()); // that round's tensors
     });
@@ -415,7 +412,7 @@ void MainWindow::followComparison()
         m_curves->setResult(r.get(), layers);
         m_graph->selectOp(m_colours->firstDivergentOp());
     });
-    connect(m_diff, &DiffView::opPicked, this, [this](int i) { // golden and test, element by element
+    connect(m_ws->cursor(), &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
         const Workspace::OpTensors t = m_ws->comparedTensors(i);
         if (t.title.isEmpty())
             return;

@@ -37,8 +37,10 @@ Workspace::Workspace(QObject *parent)
       m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
       m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
       m_opcheckJob(new Job(Job::Kind::Opcheck, tr("replay"), this)), m_hunt(new HuntAction(this)),
-      m_quant(new QuantReportAction(this))
+      m_quant(new QuantReportAction(this)), m_cursor(new Cursor(this))
 {
+    connect(m_cursor, &Cursor::opChanged, this, &Workspace::currentOpChanged);
+    connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
     connect(m_session, &LiveSession::stateChanged, this, &Workspace::sessionState);
     connect(m_session, &LiveSession::acknowledged, this, &Workspace::acknowledged);
     connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
@@ -119,8 +121,7 @@ void Workspace::beginSource(Source source, const QString &name)
     m_catalog = {};
     m_comparison.reset();
     m_metrics.reset();
-    m_currentOp.clear();
-    m_currentRound = -1;
+    m_cursor->reset();
     m_pending.clear();
     m_pendingStats.clear();
     m_pendingRound = -1;
@@ -468,6 +469,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         co_return false;
     }
     m_comparison = result;
+    m_cursor->setCompared(-1); // an index into the previous comparison's ops means nothing now
     const QString message =
         result->firstDivergent >= 0
             ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
@@ -558,12 +560,10 @@ QCoro::Task<bool> Workspace::opcheck()
                 Tone::Failure);
         }
     emit opcheckChanged(result);
-    for (const auto &row : result->rows) // the first op that fails, picked
-        if (row.verdict == "FAIL") {
-            pickRound(row.round);
-            pickOp(QString::fromStdString(row.opId));
-            break;
-        }
+    if (const OpcheckRow *first = firstFailing(*result)) { // where to look first, picked
+        pickRound(first->round);
+        pickOp(QString::fromStdString(first->opId));
+    }
     co_return true;
 }
 
@@ -572,7 +572,7 @@ QCoro::Task<> Workspace::showReplay(QString op)
     QPointer<Workspace> self(this);
     if (!m_opcheck)
         co_return;
-    const int64_t round = m_currentRound >= 0 ? m_currentRound : -1;
+    const int64_t round = currentRound();
     const OpcheckRow *row = nullptr;
     for (const auto &r : m_opcheck->rows) // the round picked, else the op's first round replayed
         if (QString::fromStdString(r.opId) == op && (r.verdict != "SKIP" && r.verdict != "ERROR") &&
@@ -664,22 +664,6 @@ QStringList Workspace::writeReports(const QString &folder, QString *error) const
 
 // --- the picked operation
 
-void Workspace::pickOp(const QString &id)
-{
-    if (id.isEmpty() || id == m_currentOp)
-        return;
-    m_currentOp = id;
-    emit currentOpChanged(id);
-}
-
-void Workspace::pickRound(qint64 round)
-{
-    if (round < -1 || round == m_currentRound)
-        return;
-    m_currentRound = round;
-    emit currentRoundChanged(round);
-}
-
 Workspace::Inspection Workspace::inspect(const QString &id) const
 {
     Inspection out;
@@ -687,7 +671,7 @@ Workspace::Inspection Workspace::inspect(const QString &id) const
     out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
                                                  op ? QString::fromStdString(op->type) : QString());
     const OpFiles files =
-        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path, m_currentRound);
+        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path, currentRound());
     out.round = files.round;
     for (const auto &f : files.files)
         out.files << QString::fromStdString(f);

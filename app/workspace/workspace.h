@@ -32,6 +32,8 @@
 #include "session/launch_plan.h"
 #include "session/live_session.h"
 
+#include "cursor.h"
+
 class Job;
 class QThreadPool;
 class HuntAction;
@@ -105,12 +107,13 @@ public:
     // The comparison's CSV and JSON reports into folder; the files, or empty and error says why.
     QStringList writeReports(const QString &folder, QString *error) const;
 
-    // --- the picked operation
-    void pickOp(const QString &id); // from anywhere; emits currentOpChanged when it changes
-    QString currentOp() const { return m_currentOp; }
+    // --- the picked operation: the cursor every view sets and follows
+    Cursor *cursor() const { return m_cursor; }
+    void pickOp(const QString &id) { m_cursor->setOp(id); } // every view follows; currentOpChanged
+    QString currentOp() const { return m_cursor->op(); }
     // The round looked at (-1: the newest): what the inspector reads the picked op from.
-    void pickRound(qint64 round);
-    qint64 currentRound() const { return m_currentRound; }
+    void pickRound(qint64 round) { m_cursor->setRound(round); }
+    qint64 currentRound() const { return m_cursor->round(); }
     struct Inspection {
         QString title;
         qint64 round = -1;
@@ -213,8 +216,7 @@ private:
     std::map<std::string, std::string> m_backends;
     llmscope::OpCatalog m_catalog;
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
-    QString m_currentOp;
-    qint64 m_currentRound = -1;
+    Cursor *m_cursor;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
     std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
     int64_t m_pendingRound = -1;

@@ -545,6 +545,14 @@ int verdictSeverity(const std::string &verdict)
     return -1;
 }
 
+const OpcheckRow *firstFailing(const OpcheckResult &r)
+{
+    for (const auto &row : r.rows)
+        if (row.verdict == "FAIL")
+            return &row;
+    return nullptr;
+}
+
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress)
 {
     const OpIds ids = OpIds::parse(o.ids);

@@ -80,6 +80,10 @@ struct OpcheckResult {
 // anything else (none yet).
 int verdictSeverity(const std::string &verdict);
 
+// The first output that fails (rows are by round, then op id): where a replay's reader looks
+// first, the same for the window and the command line. Null when none fails.
+const OpcheckRow *firstFailing(const OpcheckResult &r);
+
 // progress(done, total) after each op; returning false cancels (Error "opcheck cancelled").
 // Throws Error when the dump cannot be read or holds no op with inputs and outputs.
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress = {});
