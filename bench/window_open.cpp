@@ -81,12 +81,12 @@ int main(int argc, char **argv)
         ops = n;
         opsMs = clock.elapsed();
     });
-    QObject::connect(ws, &Workspace::filesAdded, [&] {
+    QObject::connect(ws->document(), &SessionDocument::filesAdded, [&] {
         ++roundsShown;
         if (firstFilesMs < 0)
             firstFilesMs = clock.elapsed();
     });
-    QObject::connect(ws, &Workspace::statsAdded, [&] {
+    QObject::connect(ws->document(), &SessionDocument::statsAdded, [&] {
         if (firstStatsMs < 0)
             firstStatsMs = clock.elapsed();
     });

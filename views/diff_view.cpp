@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "cursor.h"
+#include "session_document.h"
 #include "diff_table_model.h"
 #include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
@@ -107,6 +108,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         m_summary->clear();
         m_summary->setToolTip({});
         m_model->setResult(nullptr);
+        fitSummary();
         return;
     }
     const CompareResult &res = *r;
@@ -163,6 +165,15 @@ void DiffView::follow(Cursor *cursor)
 {
     followOp(cursor, this, &DiffView::opClicked);
     connect(this, &DiffView::opPicked, cursor, [this, cursor](int op) { cursor->setCompared(op, this); });
+}
+
+void DiffView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr); });
+    connect(doc, &SessionDocument::comparisonChanged, this, [this](std::shared_ptr<const llmscope::CompareResult> r) {
+        if (r)
+            setResult(std::move(r)); // selects the first divergent op: the cursor has it
+    });
 }
 
 void DiffView::fitSummary()

@@ -10,6 +10,7 @@
 
 class DiffTableModel;
 class Cursor;
+class SessionDocument;
 class QCheckBox;
 class QLabel;
 class QScrollArea;
@@ -32,6 +33,7 @@ public:
     // A row picked sets the cursor's op and compared op; the cursor's op, picked elsewhere, is
     // selected here (in the round shown).
     void follow(Cursor *cursor);
+    void follow(SessionDocument *doc); // the comparison shown
 
 protected:
     void resizeEvent(QResizeEvent *e) override;

@@ -1,5 +1,7 @@
 #include "dump_tree_model.h"
 
+#include "session_document.h"
+
 #include <algorithm>
 
 #include "tensor/dtype.h"
@@ -170,4 +172,10 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
     case NormColumn: return tr("L2 norm");
     default: return {};
     }
+}
+
+void DumpTreeModel::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
+    connect(doc, &SessionDocument::filesAdded, this, &DumpTreeModel::addChunk);
 }

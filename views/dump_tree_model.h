@@ -9,6 +9,8 @@
 
 #include "dump/dump_index.h"
 
+class SessionDocument;
+
 class DumpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -24,6 +26,7 @@ public:
     void addChunk(const llmscope::DumpIndex &chunk);
     void setIndex(const llmscope::DumpIndex &index); // clear, then the whole index as one chunk
     void clear();
+    void follow(SessionDocument *doc); // the document's files, round by round as a scan brings them
     size_t tensorCount() const { return m_tensors.size(); }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;

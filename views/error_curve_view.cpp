@@ -1,6 +1,7 @@
 #include "error_curve_view.h"
 
 #include "cursor.h"
+#include "session_document.h"
 
 #include <QChart>
 #include <QChartView>
@@ -147,4 +148,15 @@ void ErrorCurveView::resizeEvent(QResizeEvent *e)
 void ErrorCurveView::follow(Cursor *cursor)
 {
     connect(this, &ErrorCurveView::opClicked, cursor, [this, cursor](const QString &id) { cursor->setOp(id, this); });
+}
+
+void ErrorCurveView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr, {}); });
+    connect(doc, &SessionDocument::metricsChanged, this, [this, doc](std::shared_ptr<const llmscope::CompareResult> r) {
+        QStringList layers; // the top-level operations by id, as the document's topology has them
+        for (const auto &g : doc->topology().groups)
+            layers << QString::fromStdString(g.name);
+        setResult(r.get(), layers);
+    });
 }

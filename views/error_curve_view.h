@@ -10,6 +10,7 @@
 
 #include "compare/compare_run.h"
 
+class SessionDocument;
 class Cursor;
 class QChart;
 class QChartView;
@@ -30,6 +31,7 @@ public:
     QString worstOp(int64_t round, int layer) const;
     QChartView *chartView() const { return m_view; }
     void follow(Cursor *cursor); // a click on a point sets the cursor's op
+    void follow(SessionDocument *doc); // the metrics shown, by the document's layers
 
 protected:
     void resizeEvent(QResizeEvent *e) override;

@@ -1,6 +1,7 @@
 #include "heatmap_view.h"
 
 #include "cursor.h"
+#include "session_document.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -304,16 +305,6 @@ void HeatmapView::updateLegend()
              QString());
         return;
     }
-    if (colours()->scale() == OpColours::Scale::Diverging) {
-        const double span = std::max(std::fabs(lo), std::fabs(hi));
-        show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
-                            "<td align=\"center\">0</td><td align=\"right\" style=\"color:white\">"
-                            "%2&nbsp;</td></tr></table>")
-                 .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)),
-             QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
-                            "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
-        return;
-    }
     if (OpColours::isDiffMetric(colours()->metric())) { // the verdict first: two ramps, each labelled
         show(tr("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;passed: %1</td>"
                 "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %2</td>"
@@ -322,6 +313,16 @@ void HeatmapView::updateLegend()
                 "</tr></table>")
                  .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)),
              QString());
+        return;
+    }
+    if (colours()->scale() == OpColours::Scale::Diverging) {
+        const double span = std::max(std::fabs(lo), std::fabs(hi));
+        show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
+                            "<td align=\"center\">0</td><td align=\"right\" style=\"color:white\">"
+                            "%2&nbsp;</td></tr></table>")
+                 .arg(QString::number(-span, 'g', 4), QString::number(span, 'g', 4)),
+             QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
+                            "stop:0 rgb(33,102,172), stop:0.5 white, stop:1 rgb(178,24,43)); }"));
         return;
     }
     show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
@@ -339,4 +340,22 @@ void HeatmapView::selectOp(const QString &id)
         m_table->setCurrentIndex(i);
         m_table->scrollTo(i);
     }
+}
+
+void HeatmapView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] {
+        m_model->clear();
+        colours()->clear();
+        showRound(-1); // a new source starts at its newest round, as the cursor does
+        setCompare(nullptr);
+        setOpcheck(nullptr);
+    });
+    connect(doc, &SessionDocument::topologyChanged, this,
+            [this, doc] { m_model->setOps(doc->topology().groups, doc->topology().ops); });
+    connect(doc, &SessionDocument::statsAdded, colours(), &OpColours::addStats);
+    connect(doc, &SessionDocument::metricsChanged, this,
+            [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(r.get()); });
+    connect(doc, &SessionDocument::replayChanged, this,
+            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { setOpcheck(r.get()); });
 }

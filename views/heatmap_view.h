@@ -5,6 +5,7 @@
 
 #include "heatmap_model.h"
 
+class SessionDocument;
 class Cursor;
 class QCheckBox;
 class QComboBox;
@@ -33,6 +34,8 @@ public:
     void selectOp(const QString &id);
     // Clicks and the round slider set the cursor; its op and round, set elsewhere, are shown.
     void follow(Cursor *cursor);
+    // The document's operations and statistics, the comparison's metrics and the replay.
+    void follow(SessionDocument *doc);
     // A diff session's metrics join the statistics (and are shown: what each op adds itself,
     // which singles out the op where the error starts); cleared, the statistics alone.
     void setCompare(const llmscope::CompareResult *r);

@@ -1,6 +1,7 @@
 #include "layer_graph_view.h"
 
 #include "cursor.h"
+#include "session_document.h"
 
 #include <QComboBox>
 #include <QGraphicsRectItem>
@@ -281,4 +282,13 @@ bool LayerGraphView::eventFilter(QObject *o, QEvent *e)
 void LayerGraphView::follow(Cursor *cursor)
 {
     followOp(cursor, this, &LayerGraphView::opClicked);
+}
+
+void LayerGraphView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, &LayerGraphView::clear);
+    connect(doc, &SessionDocument::topologyChanged, this,
+            [this, doc] { setTopology(doc->topology().groups, doc->topology().ops); });
+    // After the heatmap has put the metrics into the shared colours (it follows first).
+    connect(doc, &SessionDocument::metricsChanged, this, [this] { selectOp(m_colours->firstDivergentOp()); });
 }

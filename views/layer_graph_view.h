@@ -9,6 +9,7 @@
 #include "graph/layer_graph.h"
 #include "live/live_protocol.h"
 
+class SessionDocument;
 class Cursor;
 class OpColours;
 class QComboBox;
@@ -28,6 +29,8 @@ public:
     void showLayer(const QString &group);
     void selectOp(const QString &id); // shows its layer, framed
     void follow(Cursor *cursor); // a click sets the cursor's op; the cursor's op is shown
+    // The document's operations; with a comparison's metrics, the first divergent op's layer.
+    void follow(SessionDocument *doc);
     QString layer() const { return m_group; }
     const llmscope::LayerGraph &graph() const { return m_graph; }
     // The box of an op of the shown layer (scene coordinates); null when not shown.

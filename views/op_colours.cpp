@@ -314,7 +314,7 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
 {
     const double v = valueOf(op, round);
     const DiffCell *c = isDiffMetric(m_metric) ? diffOf(op, round) : nullptr;
-    if (!c || std::isnan(v) || std::isinf(v))
+    if (!c || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
         return colourFor(v);
     double t = 1;
     if (m_scale == Scale::Log && v > 0 && m_lo > 0 && m_hi > m_lo)

@@ -73,9 +73,10 @@ void OpTreeModel::setTopology(const live::Topology &t)
 
 void OpTreeModel::setTopology(const TopoNode &model)
 {
-    std::set<std::string> computed; // the nodes' names: an input not among them is a leaf
+    std::set<std::string> computed; // what the nodes compute: an input not among them is a leaf
     std::function<void(const TopoNode &)> names = [&](const TopoNode &t) {
         computed.insert(t.name);
+        computed.insert(t.outTensors.begin(), t.outTensors.end());
         for (const TopoNode &c : t.children)
             names(c);
     };
@@ -143,11 +144,19 @@ void OpTreeModel::addOutputs(const DumpIndex &chunk)
     for (const TensorRecord &t : chunk.tensors) {
         if (t.input || t.before || t.index != 0 || !t.headerRead)
             continue;
-        const auto it = m_byId.find(QString::fromStdString(t.opId));
+        const QString id = QString::fromStdString(t.opId);
+        if (m_outputs.contains(id))
+            continue;
+        // A quantized payload's dims count bytes; its engine dims count the elements.
+        const std::pair<QString, QString> out{
+            QString::fromStdString(report::shapeText(t.engineDims.empty() ? t.dims : t.engineDims)),
+            QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType)};
+        m_outputs.insert(id, out); // kept for a tree that comes later
+        const auto it = m_byId.find(id);
         if (it == m_byId.end() || !it.value()->shape.isEmpty())
             continue;
-        it.value()->shape = QString::fromStdString(report::shapeText(t.dims));
-        it.value()->dtype = QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType);
+        it.value()->shape = out.first;
+        it.value()->dtype = out.second;
         emit dataChanged(indexFor(it.value(), ShapeColumn), indexFor(it.value(), DTypeColumn));
     }
 }
@@ -158,6 +167,7 @@ void OpTreeModel::clear()
     m_root.reset();
     m_byId.clear();
     m_unknownIds.clear();
+    m_outputs.clear();
     m_count = 0;
     m_backends = 0;
     m_statsRound = -1;
@@ -183,6 +193,10 @@ void OpTreeModel::rebuild(std::unique_ptr<Node> root)
             m_byId.insert(c->id, c.get());
             ++m_count;
             m_backends += !c->backend.isEmpty();
+            if (const auto o = m_outputs.find(c->id); o != m_outputs.end() && c->shape.isEmpty()) {
+                c->shape = o->first; // the files came before this tree
+                c->dtype = o->second;
+            }
             const auto k = kept.find(c->id);
             if (k != kept.end() && c->type.size()) {
                 c->stats = k->first;
@@ -304,8 +318,10 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         }
         return {};
     }
-    if (role == SearchTextRole)
-        return QStringList{n->id, n->name, n->type, n->leafInputs.join(QLatin1Char(' '))}.join(QLatin1Char(' '));
+    if (role == SearchTextRole) // every column's text and the weights it reads
+        return QStringList{n->id,      n->name,   n->type,   n->backend, n->shape, n->dtype,
+                           n->replay,  n->leafInputs.join(QLatin1Char(' '))}
+            .join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
         return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;
     if (role == OpIdRole)

@@ -26,8 +26,8 @@ class OpTreeModel : public QAbstractItemModel {
 public:
     enum Column { IdColumn, NameColumn, TypeColumn, BackendColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
                   NormColumn, DumpedColumn, ReplayColumn, ColumnCount };
-    // SearchTextRole: what the search box matches, the op's id, name and type and the names of
-    // the tensors it reads that no op computes (its weights: a verdict's "blk.1.ffn_down.weight").
+    // SearchTextRole: what the search box matches, every column's text and the names of the
+    // tensors it reads that no op computes (its weights: a verdict's "blk.1.ffn_down.weight").
     enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole, SearchTextRole };
 
     explicit OpTreeModel(QObject *parent = nullptr);
@@ -98,6 +98,7 @@ private:
     int m_backends = 0; // ops whose backend is known
     QHash<QString, Node *> m_byId;
     QStringList m_unknownIds; // checked in the text, not in this tree
+    QHash<QString, std::pair<QString, QString>> m_outputs; // op id -> output shape and type from the dump's files
     int m_count = 0;
     int64_t m_statsRound = -1;
 };

@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "cursor.h"
+#include "session_document.h"
 #include "op_tree_model.h"
 #include "util/error.h"
 
@@ -63,15 +64,21 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     layout->addWidget(m_status);
     setApplyEnabled(false, tr("Launch a program (Session > Launch) to apply a selection while it runs"));
 
-    connect(m_search, &QLineEdit::textChanged, this, [this](const QString &t) {
-        m_proxy->setFilterFixedString(t);
-        if (!t.isEmpty())
-            m_view->expandAll();
-        // A search that finds nothing says so, and what it looked in.
+    // A search that finds nothing says so, and what it looked in; asked again as ops come.
+    auto noteSearch = [this] {
+        const QString t = m_search->text();
         const bool none = !t.isEmpty() && m_proxy->rowCount() == 0;
         m_searchNote->setText(none ? tr("No operation's id, name, type or weight contains \"%1\".").arg(t) : QString());
         m_searchNote->setVisible(none);
+    };
+    connect(m_search, &QLineEdit::textChanged, this, [this, noteSearch](const QString &t) {
+        m_proxy->setFilterFixedString(t);
+        if (!t.isEmpty())
+            m_view->expandAll();
+        noteSearch();
     });
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, noteSearch);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, noteSearch);
     connect(m_model, &OpTreeModel::checkedIdsChanged, this, [this](const QString &ids) {
         if (m_syncing)
             return;
@@ -159,4 +166,20 @@ void OpTreePanel::selectOp(const QString &id)
     const QModelIndex idx = m_proxy->mapFromSource(src);
     m_view->scrollTo(idx);
     m_view->setCurrentIndex(idx);
+}
+
+void OpTreePanel::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, m_model, &OpTreeModel::clear);
+    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] {
+        if (doc->modelTree())
+            m_model->setTopology(*doc->modelTree());
+        else
+            m_model->setTopology(doc->topology());
+    });
+    connect(doc, &SessionDocument::backendsChanged, this, [this, doc] { m_model->setBackends(doc->backends()); });
+    connect(doc, &SessionDocument::opStatsChanged, m_model, &OpTreeModel::setRoundStats);
+    connect(doc, &SessionDocument::replayChanged, this,
+            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { m_model->setOpcheck(r.get()); });
+    connect(doc, &SessionDocument::filesAdded, m_model, &OpTreeModel::addOutputs);
 }

@@ -5,6 +5,7 @@
 #include <QSet>
 #include <QWidget>
 
+class SessionDocument;
 class Cursor;
 class OpTreeModel;
 class QLabel;
@@ -31,6 +32,8 @@ public:
     void selectOp(const QString &id); // scrolls to it and makes it current
     // Picks in the tree set the cursor; the cursor's op, picked elsewhere, is selected here.
     void follow(Cursor *cursor);
+    // The document's operations, backends, newest statistics, replay verdicts and output shapes.
+    void follow(SessionDocument *doc);
 
 signals:
     void applyRequested(const QString &idsText);

@@ -1,5 +1,7 @@
 #include "tensor_diff_view.h"
 
+#include "session_document.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QDir>
@@ -212,4 +214,9 @@ void TensorDiffView::showPair(int row)
 QString TensorDiffView::status() const
 {
     return m_status->text();
+}
+
+void TensorDiffView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setFiles({}, {}, {}); });
 }

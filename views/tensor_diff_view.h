@@ -7,6 +7,8 @@
 
 #include "compare/matching.h"
 
+class SessionDocument;
+
 class QLabel;
 class QListWidget;
 class QTableView;
@@ -44,6 +46,7 @@ public:
                   const QString &rightName = {});
     // The op's files on both sides, paired by name (after/outtensor0.bin, ...).
     // leftName, rightName: the two sides' titles ("Golden" and "Test" when empty).
+    void follow(SessionDocument *doc); // cleared on a new source
     void setFiles(const QString &title, const QStringList &golden, const QStringList &test,
                   const QString &leftName = {}, const QString &rightName = {});
     TensorSliceModel *goldenModel() const { return m_golden; }

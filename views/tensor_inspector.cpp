@@ -1,5 +1,7 @@
 #include "tensor_inspector.h"
 
+#include "session_document.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -279,4 +281,9 @@ QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
         chart->setTitle(tr("Histogram of finite values"));
     }
     emit tensorLoaded(path);
+}
+
+void TensorInspector::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setOp({}, -1, {}, {}); });
 }

@@ -9,6 +9,8 @@
 
 #include <vector>
 
+class SessionDocument;
+
 class QChartView;
 class QComboBox;
 class SlicePicker;
@@ -26,6 +28,7 @@ public:
 
     // The op's files (after/outtensor0.bin, ...) from one round; an empty list shows `note`.
     void setOp(const QString &title, qint64 round, const QStringList &files, const QString &note = {});
+    void follow(SessionDocument *doc); // cleared on a new source
     QString currentFile() const;
     TensorSliceModel *sliceModel() const { return m_slice; }
     QTableView *table() const { return m_table; }

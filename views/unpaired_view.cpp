@@ -1,5 +1,7 @@
 #include "unpaired_view.h"
 
+#include "session_document.h"
+
 #include <QDir>
 #include <QFileDialog>
 #include <QGridLayout>
@@ -166,4 +168,11 @@ void UnpairedView::chooseAndSaveMapping()
     m_status->setText(saveMapping(path, &error)
                           ? tr("Saved %1: use it with llmscope compare --mapping %1").arg(path)
                           : error);
+}
+
+void UnpairedView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr); });
+    connect(doc, &SessionDocument::comparisonChanged, this,
+            [this](std::shared_ptr<const llmscope::CompareResult> r) { setResult(r.get()); });
 }

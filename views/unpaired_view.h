@@ -7,6 +7,7 @@
 #include "compare/compare_run.h"
 #include "compare/matching.h"
 
+class SessionDocument;
 class QLabel;
 class QListWidget;
 class QPushButton;
@@ -17,6 +18,7 @@ public:
     explicit UnpairedView(QWidget *parent = nullptr);
     // Keeps the pairs made so far when the same two dumps are compared again.
     void setResult(const llmscope::CompareResult *r);
+    void follow(SessionDocument *doc); // the comparison shown
     QListWidget *goldenList() const { return m_golden; }
     QListWidget *testList() const { return m_test; }
     QListWidget *pairList() const { return m_pairs; }

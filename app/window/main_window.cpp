@@ -47,6 +47,7 @@
 #include "tensor_inspector.h"
 #include "unpaired_view.h"
 #include "util/error.h"
+#include "session_document.h"
 #include "workspace.h"
 
 using namespace llmscope;
@@ -74,6 +75,7 @@ MainWindow::MainWindow(QWidget *parent)
     buildDocks();
     buildStatusBar();
     buildMenus();
+    followDocument();
     followSource();
     followProgram();
     followOps();
@@ -252,39 +254,44 @@ void MainWindow::buildMenus()
 
 // --- following the workspace
 
+void MainWindow::followDocument()
+{
+    // Each view follows the document (what is shown) and the cursor (where the user looks)
+    // itself; these connections come first, so the window's own below see the views updated.
+    SessionDocument *doc = m_ws->document();
+    Cursor *cursor = m_ws->cursor();
+    m_files->follow(doc);
+    m_ops->follow(doc);
+    m_heatmap->follow(doc); // before the graph: it puts the metrics into the colours they share
+    m_graph->follow(doc);
+    m_inspector->follow(doc);
+    m_diff->follow(doc);
+    m_unpaired->follow(doc);
+    m_curves->follow(doc);
+    m_tensorDiff->follow(doc);
+    m_ops->follow(cursor);
+    m_heatmap->follow(cursor);
+    m_graph->follow(cursor);
+    m_diff->follow(cursor);
+    m_curves->follow(cursor);
+}
+
 void MainWindow::followSource()
 {
-    connect(m_ws, &Workspace::sourceChanged, this, [this](Workspace::Source source, const QString &name) {
-        m_ops->model()->clear();
-        m_heatmap->model()->clear();
-        m_colours->clear();
-        m_heatmap->setCompare(nullptr);
-        m_heatmap->setOpcheck(nullptr);
-        m_graph->clear();
-        m_files->clear();
+    SessionDocument *doc = m_ws->document();
+    connect(doc, &SessionDocument::sourceChanged, this, [this](SessionDocument::Source source, const QString &name) {
         m_fileDetails->clear();
-        m_inspector->setOp({}, -1, {}, {});
-        m_diff->setResult(nullptr);
-        m_unpaired->setResult(nullptr);
-        m_curves->setResult(nullptr, {});
-        m_tensorDiff->setFiles({}, {}, {});
         m_counters->clear(); // the previous run's figures belong to the previous source
+        m_topologyShown = m_firstRoundOpened = false;
         updateActions();
-        if (source != Workspace::Source::Program)
+        if (source != SessionDocument::Source::Program)
             return;
         if (!m_ws->hunt()->isRunning()) // a hunt's runs share one console: its steps stay readable between them
             m_console->clear();
         setWindowTitle(tr("%1 - llmscope").arg(name));
     });
-    connect(m_ws, &Workspace::topologyChanged, this, [this] {
-        const bool first = m_ops->model()->opCount() == 0;
-        if (m_ws->modelTree())
-            m_ops->model()->setTopology(*m_ws->modelTree());
-        else
-            m_ops->model()->setTopology(m_ws->topology());
-        m_heatmap->model()->setOps(m_ws->topology().groups, m_ws->topology().ops);
-        m_graph->setTopology(m_ws->topology().groups, m_ws->topology().ops);
-        if (first && m_ws->source() == Workspace::Source::Program)
+    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] {
+        if (!std::exchange(m_topologyShown, true) && doc->source() == SessionDocument::Source::Program)
             showPage(m_heatmap); // it fills as the dumped rounds' statistics come
         if (const QString op = m_ws->currentOp(); !op.isEmpty()) { // picked before its topology came
             m_ops->selectOp(op);
@@ -292,14 +299,12 @@ void MainWindow::followSource()
             inspect(op);
         }
     });
-    connect(m_ws, &Workspace::backendsChanged, this, [this] { m_ops->model()->setBackends(m_ws->backends()); });
-    connect(m_ws, &Workspace::statsAdded, m_colours, &OpColours::addStats);
-    connect(m_ws, &Workspace::filesAdded, this, [this](const DumpIndex &chunk) {
-        const bool first = m_files->rowCount() == 0;
-        m_files->addChunk(chunk);
-        m_ops->model()->addOutputs(chunk);
-        if (first && m_files->rowCount() > 0)
+    connect(doc, &SessionDocument::filesAdded, this, [this] {
+        if (m_files->rowCount() > 0 && !std::exchange(m_firstRoundOpened, true))
             m_tree->expand(m_files->index(0, 0));
+        // The picked op's files may come with this round: the inspector shows them.
+        if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
+            inspect(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { m_stack->setCurrentWidget(m_tabs); });
     connect(m_ws, &Workspace::dumpLoaded, this, [this](const QString &folder) {
@@ -348,7 +353,7 @@ void MainWindow::followProgram()
                          "<code>2_29,3</code>) and press <b>Apply</b> (Ctrl+Return): the program dumps them from "
                          "its next graph on, and the tree marks them.</p><p>The program's output is in the "
                          "console below; Stop is Ctrl+. and Run again Ctrl+R.</p>")
-                          .arg(m_ws->sourceName().toHtmlEscaped()));
+                          .arg(m_ws->document()->sourceName().toHtmlEscaped()));
     });
     connect(m_ws, &Workspace::launchFailed, this, [this](const QString &error) {
         m_counters->setState(LiveSession::stateName(LiveSession::State::FailedToStart), error);
@@ -359,58 +364,47 @@ void MainWindow::followProgram()
 
 void MainWindow::followOps()
 {
-    // Each view sets the cursor and follows it (not its own changes); the inspector and the
-    // element view are filled here from what the cursor points at.
+    // The inspector and the element view are filled here from what the cursor points at.
     Cursor *cursor = m_ws->cursor();
-    m_ops->follow(cursor);
-    m_heatmap->follow(cursor);
-    m_graph->follow(cursor);
-    m_diff->follow(cursor);
-    m_curves->follow(cursor);
-    connect(cursor, &Cursor::opChanged, this, [this](const QString &id) {
+    auto replayed = [this] { // replayed: the reference beside the output, in the round looked at
+        if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->currentOp().isEmpty())
+            m_ws->showReplay(m_ws->currentOp());
+    };
+    connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id) {
         inspect(id);
-        if (m_ws->opcheckResult() && !m_ws->comparison()) // replayed: the reference beside the output
-            m_ws->showReplay(id);
+        replayed();
     });
     connect(m_ws, &Workspace::replayShown, this, [this](const Workspace::OpTensors &t) {
         m_tensorDiff->setFiles(t.title, t.golden, t.test, tr("Replay (float64)"), tr("Output"));
     });
-    connect(cursor, &Cursor::roundChanged, this, [this] {
+    connect(cursor, &Cursor::roundChanged, this, [this, replayed] {
         if (!m_ws->currentOp().isEmpty())
             inspect(m_ws->currentOp()); // that round's tensors
+        replayed();
     });
+    // A replay whose first failure is the op already picked: the cursor does not move, the
+    // element view still shows it.
+    connect(m_ws->document(), &SessionDocument::replayChanged, this, replayed);
     connect(m_ops, &OpTreePanel::applyRequested, m_ws, &Workspace::applySelection);
     connect(m_ws, &Workspace::selectionStatus, m_ops, &OpTreePanel::setStatus);
     connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &, qint64 fromRound) {
         m_ops->model()->setApplied(sel, fromRound);
     });
-    connect(m_ws, &Workspace::opStatsChanged, m_ops->model(), &OpTreeModel::setRoundStats);
 }
 
 void MainWindow::followComparison()
 {
-    connect(m_ws, &Workspace::comparisonChanged, this, [this](std::shared_ptr<const CompareResult> r) {
+    SessionDocument *doc = m_ws->document();
+    connect(doc, &SessionDocument::comparisonChanged, this, [this](std::shared_ptr<const CompareResult> r) {
         updateActions();
         if (!r)
             return;
-        showPage(m_diffPage); // before the table picks its first divergent op: the Diff tab stays in front
-        m_diff->setResult(r); // selects the first divergent op, which fills the element view
+        showPage(m_diffPage);
         emit diffShown(int(r->ops.size()));
-        m_unpaired->setResult(r.get());
     });
-    connect(m_ws, &Workspace::opcheckChanged, this, [this](std::shared_ptr<const OpcheckResult> r) {
-        m_ops->model()->setOpcheck(r.get());
-        m_heatmap->setOpcheck(r.get());
+    connect(doc, &SessionDocument::replayChanged, this, [this](std::shared_ptr<const OpcheckResult> r) {
         if (r)
             showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
-    });
-    connect(m_ws, &Workspace::metricsChanged, this, [this](std::shared_ptr<const CompareResult> r) {
-        m_heatmap->setCompare(r.get());
-        QStringList layers; // the top-level operations by id, as the workspace's topology has them
-        for (const auto &g : m_ws->topology().groups)
-            layers << QString::fromStdString(g.name);
-        m_curves->setResult(r.get(), layers);
-        m_graph->selectOp(m_colours->firstDivergentOp());
     });
     connect(m_ws->cursor(), &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
         const Workspace::OpTensors t = m_ws->comparedTensors(i);

@@ -77,7 +77,8 @@ private:
     void buildDocks();
     void buildMenus();
     void buildStatusBar();
-    // Each view follows the workspace.
+    // Each view follows the document and the cursor; the window follows the workspace.
+    void followDocument();
     void followSource();
     void followProgram();
     void followOps();
@@ -122,4 +123,6 @@ private:
     QAction *m_opcheckAct = nullptr, *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr,
             *m_exportAct = nullptr;
     RecentDumps *m_recent = nullptr;
+    bool m_topologyShown = false;    // this source's operations came (a program's first: the heatmap shown)
+    bool m_firstRoundOpened = false; // the files page's first round opened
 };

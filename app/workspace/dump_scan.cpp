@@ -37,13 +37,13 @@ std::optional<TensorStats> statsFromData(const TensorRecord &t)
 
 } // namespace
 
-std::vector<live::RoundStats> statsOf(const DumpIndex &index)
+std::vector<live::RoundStats> statsOf(const DumpIndex &index, const std::atomic<bool> &cancelled)
 {
     std::map<int64_t, live::RoundStats> byRound;
     for (const TensorRecord &t : index.tensors) {
         if (t.input || t.before || t.index != 0)
             continue;
-        const std::optional<TensorStats> s = t.stats ? t.stats : statsFromData(t);
+        const std::optional<TensorStats> s = t.stats ? t.stats : cancelled ? std::nullopt : statsFromData(t);
         if (!s)
             continue;
         live::RoundStats &r = byRound[t.exec];
@@ -109,7 +109,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
             [&](const DumpIndex &chunk) {
                 if (cancelled)
                     return false;
-                if (handover.push({chunk, statsByRound ? statsOf(chunk) : std::vector<live::RoundStats>()}, cancelled))
+                if (handover.push({chunk, statsByRound ? statsOf(chunk, cancelled) : std::vector<live::RoundStats>()}, cancelled))
                     onTaken();
                 return true;
             },
@@ -132,7 +132,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
                     }
                 }
         if (out.topology)
-            out.stats = statsOf(index);
+            out.stats = statsOf(index, cancelled);
     } catch (const Error &e) {
         out.error = QString::fromUtf8(e.what());
     }

@@ -19,8 +19,10 @@
 
 namespace dumpscan {
 
-// The statistics of every op output in a dump, round by round (the heatmap's).
-std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index);
+// The statistics of every op output in a dump, round by round (the heatmap's): from the
+// files' headers or statistic.csv, else computed from their data (a dump of tensors alone).
+// Stops computing once cancelled.
+std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index, const std::atomic<bool> &cancelled);
 
 // The model topology file and the kernel CSV's backends, found without walking the tensors.
 struct EarlyTopology {

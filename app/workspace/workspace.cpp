@@ -37,7 +37,7 @@ Workspace::Workspace(QObject *parent)
       m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
       m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
       m_opcheckJob(new Job(Job::Kind::Opcheck, tr("replay"), this)), m_hunt(new HuntAction(this)),
-      m_quant(new QuantReportAction(this)), m_cursor(new Cursor(this))
+      m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)), m_cursor(new Cursor(this))
 {
     connect(m_cursor, &Cursor::opChanged, this, &Workspace::currentOpChanged);
     connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
@@ -55,7 +55,7 @@ Workspace::Workspace(QObject *parent)
     m_statsFlush.setInterval(100);
     connect(&m_statsFlush, &QTimer::timeout, this, &Workspace::flushOpStats);
     connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
-        emit statsAdded(s);
+        m_doc->addStats(s);
         for (const auto &o : s.stats)
             m_pendingStats[o.id] = o;
         m_pendingRound = std::max(m_pendingRound, s.round);
@@ -110,33 +110,20 @@ void Workspace::beginSource(Source source, const QString &name)
     m_scanJob->abandon(tr("scan of the previous source stopped"));
     m_compareJob->abandon(tr("comparison of the previous source stopped"));
     m_opcheckJob->abandon(tr("replay of the previous source stopped"));
-    m_opcheck.reset();
     ++m_replayShownGen; // a reference still being computed belongs to the previous source
-    m_source = source;
-    m_sourceName = name;
-    m_dumpRoot.clear();
-    m_topology = {};
-    m_modelTree.reset();
-    m_backends.clear();
-    m_catalog = {};
-    m_comparison.reset();
-    m_metrics.reset();
     m_cursor->reset();
     m_pending.clear();
     m_pendingStats.clear();
     m_pendingRound = -1;
     m_statsFlush.stop();
-    emit sourceChanged(source, name);
+    m_doc->reset(source, name);
     emit actionsChanged();
 }
 
 void Workspace::setLiveTopology(const live::Topology &t)
 {
-    const bool first = m_topology.ops.empty() && m_topology.groups.empty();
-    m_topology = t;
-    m_modelTree.reset();
-    m_catalog = OpCatalog(t);
-    emit topologyChanged();
+    const bool first = m_doc->topology().ops.empty() && m_doc->topology().groups.empty();
+    m_doc->setLiveTopology(t);
     if (!first)
         return;
     const DumpOptions &o = m_session->options();
@@ -149,17 +136,8 @@ void Workspace::setLiveTopology(const live::Topology &t)
 
 void Workspace::setModelTree(const TopoNode &model, std::map<std::string, std::string> backends)
 {
-    const auto [groups, ops] = topologyOps(model);
-    m_topology = {};
-    m_topology.groups = groups;
-    m_topology.ops = ops;
-    m_modelTree = model;
-    m_catalog = OpCatalog(model);
-    m_backends = std::move(backends);
-    emit topologyChanged();
-    if (!m_backends.empty())
-        emit backendsChanged();
-    emit selectionStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, int(m_catalog.size())));
+    m_doc->setModelTree(model, std::move(backends));
+    emit selectionStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, int(m_doc->catalog().size())));
 }
 
 QCoro::Task<bool> Workspace::openDump(QString folder)
@@ -169,7 +147,7 @@ QCoro::Task<bool> Workspace::openDump(QString folder)
         co_return false;
     }
     beginSource(Source::Dump, folder);
-    m_dumpRoot = folder;
+    m_doc->setDumpRoot(folder);
     auto scanning = scan(folder, true);
     co_return co_await scanning;
 }
@@ -192,7 +170,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
         if (e.topology) {
             early = true;
             setModelTree(*e.topology, std::move(e.backends));
-            emit topologyShown(folder, int(m_catalog.size()));
+            emit topologyShown(folder, int(m_doc->catalog().size()));
         }
     }
     // Each round is handed over as soon as it is read: the scan queues it and asks this
@@ -208,9 +186,9 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
         while (auto round = handover->takeOne()) {
             if (!self || !self->m_scanJob->isCurrent(gen))
                 return true;
-            emit self->filesAdded(round->files);
+            self->m_doc->addFiles(round->files);
             for (const auto &s : round->stats)
-                emit self->statsAdded(s);
+                self->m_doc->addStats(s);
             if (slice.elapsed() >= sliceMs)
                 return false;
         }
@@ -243,7 +221,7 @@ QCoro::Task<bool> Workspace::scan(QString folder, bool withStats)
     if (scan.topology) {
         setModelTree(*scan.topology, {});
         for (const auto &s : scan.stats)
-            emit statsAdded(s);
+            m_doc->addStats(s);
     }
     const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
                             (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
@@ -282,9 +260,9 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
     const bool byHunt = m_hunt->isRunning();
     if (!byHunt)
         m_lastLaunch = std::make_pair(options, settings);
-    m_dumpRoot = m_session->dumpRoot();
+    m_doc->setDumpRoot(m_session->dumpRoot());
     emit launched(options, settings, byHunt);
-    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_dumpRoot));
+    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->dumpRoot()));
     emit actionsChanged();
     return true;
 }
@@ -344,12 +322,12 @@ void Workspace::sessionState(LiveSession::State s, const QString &message)
         // What was written, file by file (the statistics came live). Started from the event loop,
         // once every follower has heard of the run's end: a scan that ends at once (the writer's
         // index) still reports after it.
-        if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_source == Source::Program &&
-            root == m_dumpRoot)
+        if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_doc->source() == Source::Program &&
+            root == m_doc->dumpRoot())
             QMetaObject::invokeMethod(
                 this,
                 [this, root] {
-                    if (m_source == Source::Program && root == m_dumpRoot && !m_session->isRunning())
+                    if (m_doc->source() == Source::Program && root == m_doc->dumpRoot() && !m_session->isRunning())
                         scan(root, false);
                 },
                 Qt::QueuedConnection);
@@ -415,7 +393,7 @@ void Workspace::flushOpStats()
     for (auto &[id, o] : m_pendingStats)
         merged.stats.push_back(std::move(o));
     m_pendingStats.clear();
-    emit opStatsChanged(merged);
+    m_doc->setNewestStats(merged);
 }
 
 // --- comparison
@@ -433,7 +411,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         // (compare/framework_pairing.h), so the engine's dump is the one shown.
         const QString shown = holdsTorchDump(golden.toStdString()) && !holdsTorchDump(test.toStdString()) ? test : golden;
         beginSource(Source::Dump, shown);
-        m_dumpRoot = shown;
+        m_doc->setDumpRoot(shown);
         opening.emplace(scan(shown, true));
     }
     const uint64_t source = m_sourceGen;
@@ -468,14 +446,13 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         emit compareFinished(false, tr("the comparison ended after another source was opened; it is not shown"));
         co_return false;
     }
-    m_comparison = result;
     m_cursor->setCompared(-1); // an index into the previous comparison's ops means nothing now
     const QString message =
         result->firstDivergent >= 0
             ? tr("First divergent: %1").arg(QString::fromStdString(result->ops[size_t(result->firstDivergent)].label()))
             : tr("Every operation passed");
     m_compareJob->end(run.generation, true, message);
-    emit comparisonChanged(result);
+    m_doc->setComparison(result);
     if (opening) // golden's ops in the heatmap first: the metrics are shown on them
         co_await *opening;
     if (!self)
@@ -495,7 +472,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
 QCoro::Task<bool> Workspace::opcheck()
 {
     QPointer<Workspace> self(this);
-    if (m_session->isRunning() || m_dumpRoot.isEmpty()) {
+    if (m_session->isRunning() || m_doc->dumpRoot().isEmpty()) {
         emit status(m_session->isRunning() ? tr("A program is running: replay its dump once it has ended")
                                            : tr("Open a dump first (File > Open dump folder)"),
                     10000);
@@ -506,10 +483,10 @@ QCoro::Task<bool> Workspace::opcheck()
         co_return false;
     }
     const uint64_t source = m_sourceGen;
-    const Job::Run run = m_opcheckJob->begin(tr("Replaying the operations of %1...").arg(m_dumpRoot));
+    const Job::Run run = m_opcheckJob->begin(tr("Replaying the operations of %1...").arg(m_doc->dumpRoot()));
     auto report = m_opcheckJob->reporter(run.generation);
     OpcheckOptions o;
-    o.input = m_dumpRoot.toStdString();
+    o.input = m_doc->dumpRoot().toStdString();
 #ifdef LLMSCOPE_GGML_REPLAY
     o.cpuReplay = opcheck::ggmlCpuReplay;
 #endif
@@ -532,7 +509,6 @@ QCoro::Task<bool> Workspace::opcheck()
         emit status(tr("Could not replay: %1").arg(error), 15000);
         co_return false;
     }
-    m_opcheck = result;
     // Operations and outputs counted apart (an op has several outputs, views are checked too):
     // the verdicts add up to the outputs they judge.
     const int outputs = result->pass + result->warn + result->fail + result->skip + result->error;
@@ -551,7 +527,7 @@ QCoro::Task<bool> Workspace::opcheck()
     int listed = 0;
     for (const auto &row : result->rows) // what fails, with why: the kernels to look at
         if ((row.verdict == "FAIL" || row.verdict == "ERROR") && listed++ < 10) {
-            const CatalogOp *op = m_catalog.find(row.opId); // the engine's name of the node, where known
+            const CatalogOp *op = m_doc->catalog().find(row.opId); // the engine's name of the node, where known
             say(tr("[llmscope]   %1 round %2 %3 %4 (%5): %6")
                     .arg(QString::fromStdString(row.verdict))
                     .arg(row.round)
@@ -559,7 +535,7 @@ QCoro::Task<bool> Workspace::opcheck()
                          QString::fromStdString(row.opType), QString::fromStdString(row.reason)),
                 Tone::Failure);
         }
-    emit opcheckChanged(result);
+    m_doc->setReplay(result);
     if (const OpcheckRow *first = firstFailing(*result)) { // where to look first, picked
         pickRound(first->round);
         pickOp(QString::fromStdString(first->opId));
@@ -570,11 +546,12 @@ QCoro::Task<bool> Workspace::opcheck()
 QCoro::Task<> Workspace::showReplay(QString op)
 {
     QPointer<Workspace> self(this);
-    if (!m_opcheck)
+    const auto replay = m_doc->replay();
+    if (!replay)
         co_return;
     const int64_t round = currentRound();
     const OpcheckRow *row = nullptr;
-    for (const auto &r : m_opcheck->rows) // the round picked, else the op's first round replayed
+    for (const auto &r : replay->rows) // the round picked, else the op's first round replayed
         if (QString::fromStdString(r.opId) == op && (r.verdict != "SKIP" && r.verdict != "ERROR") &&
             (!row || (r.round == round && row->round != round)))
             row = &r;
@@ -598,7 +575,7 @@ QCoro::Task<> Workspace::showReplay(QString op)
         }
     });
     const QString error = co_await future;
-    if (!self || gen != m_replayShownGen || !m_opcheck)
+    if (!self || gen != m_replayShownGen || !m_doc->replay())
         co_return; // another op was picked meanwhile, or another source opened
     if (!error.isEmpty()) {
         emit status(tr("Could not replay %1: %2").arg(op, error), 10000);
@@ -615,13 +592,12 @@ QCoro::Task<> Workspace::showReplay(QString op)
 
 void Workspace::showMetrics(std::shared_ptr<const CompareResult> r)
 {
-    m_metrics = std::move(r);
-    emit metricsChanged(m_metrics);
+    m_doc->setMetrics(std::move(r));
 }
 
 Workspace::OpTensors Workspace::comparedTensors(int i) const
 {
-    const CompareResult *r = m_comparison.get();
+    const CompareResult *r = m_doc->comparison().get();
     if (!r || i < 0 || size_t(i) >= r->ops.size())
         return {};
     const OpResult &op = r->ops[size_t(i)];
@@ -649,12 +625,12 @@ Workspace::OpTensors Workspace::comparedTensors(int i) const
 
 QStringList Workspace::writeReports(const QString &folder, QString *error) const
 {
-    if (!m_comparison) {
+    if (!m_doc->comparison()) {
         *error = tr("Nothing to export: compare two dumps first (Session > Compare dumps, Ctrl+D).");
         return {};
     }
     try {
-        const QString csv = QString::fromStdString(writeCompareReports(*m_comparison, folder.toStdString()));
+        const QString csv = QString::fromStdString(writeCompareReports(*m_doc->comparison(), folder.toStdString()));
         return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
     } catch (const Error &e) {
         *error = QString::fromUtf8(e.what());
@@ -667,14 +643,18 @@ QStringList Workspace::writeReports(const QString &folder, QString *error) const
 Workspace::Inspection Workspace::inspect(const QString &id) const
 {
     Inspection out;
-    const CatalogOp *op = m_catalog.find(id.toStdString());
+    const CatalogOp *op = m_doc->catalog().find(id.toStdString());
     out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
                                                  op ? QString::fromStdString(op->type) : QString());
-    const OpFiles files =
-        m_dumpRoot.isEmpty() || !op ? OpFiles{} : findOpFiles(m_dumpRoot.toStdString(), op->path, currentRound());
-    out.round = files.round;
-    for (const auto &f : files.files)
-        out.files << QString::fromStdString(f);
+    // The scan's index, in memory; a running program's files are not scanned until it ends,
+    // so while it runs they are looked up in its dump folder.
+    out.files = m_doc->filesOf(id, currentRound(), &out.round);
+    if (out.files.isEmpty() && m_session->isRunning() && op && !m_doc->dumpRoot().isEmpty()) {
+        const OpFiles files = findOpFiles(m_doc->dumpRoot().toStdString(), op->path, currentRound());
+        out.round = files.round;
+        for (const auto &f : files.files)
+            out.files << QString::fromStdString(f);
+    }
     if (out.files.isEmpty())
         out.note = tr("Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump "
                       "it with -ids %1.")

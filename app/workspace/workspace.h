@@ -33,6 +33,7 @@
 #include "session/live_session.h"
 
 #include "cursor.h"
+#include "session_document.h"
 
 class Job;
 class QThreadPool;
@@ -43,8 +44,7 @@ struct HuntSide;
 class Workspace : public QObject {
     Q_OBJECT
 public:
-    enum class Source { None, Dump, Program };
-    Q_ENUM(Source)
+    using Source = SessionDocument::Source;
     // How a line for the console reads: the program's own output, or llmscope's voice.
     enum class Tone { Output, ErrorOutput, Info, Warning, Failure, Step };
     Q_ENUM(Tone)
@@ -55,9 +55,12 @@ public:
     explicit Workspace(QObject *parent = nullptr);
     ~Workspace() override;
 
+    // What is shown (the source, its ops, files, statistics, comparison, replay): the views
+    // read it and follow its signals; the jobs here write it.
+    SessionDocument *document() const { return m_doc; }
+    Source source() const { return m_doc->source(); }
+
     // --- the source
-    Source source() const { return m_source; }
-    QString sourceName() const { return m_sourceName; } // the folder, or the program's name
     LiveSession *session() const { return m_session; }
     // Opens a dump folder: its topology at once, its files and statistics round by round.
     // By value: the coroutine outlives its callers' arguments.
@@ -71,14 +74,7 @@ public:
     // Back to nothing shown (File > Close); refused while a program runs.
     bool closeSource();
     // The folder the picked op's tensors are read from (the running program's dump, or the opened one).
-    QString dumpRoot() const { return m_dumpRoot; }
-
-    // --- what the views show
-    const llmscope::live::Topology &topology() const { return m_topology; } // groups and ops
-    // An opened dump's model file (nested as msit's), when the topology came from one.
-    const std::optional<llmscope::TopoNode> &modelTree() const { return m_modelTree; }
-    const std::map<std::string, std::string> &backends() const { return m_backends; }
-    const llmscope::OpCatalog &catalog() const { return m_catalog; }
+    QString dumpRoot() const { return m_doc->dumpRoot(); }
 
     // --- comparison
     // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
@@ -86,11 +82,10 @@ public:
     // standard: how ops are judged (compare's --standard), the engine's budgets when unset.
     QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {},
                               std::optional<llmscope::Standard> standard = {});
-    std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
+    std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_doc->comparison(); }
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.
     void showMetrics(std::shared_ptr<const llmscope::CompareResult> r);
-    std::shared_ptr<const llmscope::CompareResult> metrics() const { return m_metrics; }
     struct OpTensors {
         QString title;
         QStringList golden, test;
@@ -143,7 +138,7 @@ public:
     // Session > Replay operations: llmscope opcheck on the dump shown, off the GUI thread
     // (opcheckJob), refused while a program runs or with no dump open.
     QCoro::Task<bool> opcheck();
-    std::shared_ptr<const llmscope::OpcheckResult> opcheckResult() const { return m_opcheck; }
+    std::shared_ptr<const llmscope::OpcheckResult> opcheckResult() const { return m_doc->replay(); }
     // The replay's reference of op in the round shown beside its output, computed off the GUI
     // thread into a file of the workspace's own: replayShown says the two files (nothing when
     // the op was not replayed; a later call wins).
@@ -161,21 +156,11 @@ public:
     void say(const QString &text, Tone tone = Tone::Info);
 
 signals:
-    void sourceChanged(Workspace::Source source, const QString &name); // every view resets
     void launchFailed(const QString &error);
     void launched(const llmscope::DumpOptions &options, const LaunchSettings &settings, bool byHunt);
-    void topologyChanged(); // topology(), modelTree(), catalog()
-    void backendsChanged();
-    void statsAdded(const llmscope::live::RoundStats &stats); // every round as it comes (the heatmap's)
-    // The newest statistics of each op, merged: at most ten times a second while a program runs.
-    void opStatsChanged(const llmscope::live::RoundStats &newest);
-    void filesAdded(const llmscope::DumpIndex &chunk); // a scan's rounds, in order
     void dumpLoaded(const QString &folder, int tensors, int rounds, int problems);
     void dumpFailed(const QString &folder, const QString &message);
     void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
-    void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r); // null: none
-    void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);   // null: none
-    void opcheckChanged(std::shared_ptr<const llmscope::OpcheckResult> r);   // null: none
     void replayShown(const Workspace::OpTensors &files); // golden: the reference, test: the output
     void compareFinished(bool ok, const QString &message);
     void currentOpChanged(const QString &id);
@@ -200,22 +185,14 @@ private:
     QThreadPool *m_pool;
     qint64 m_takeSliceMs = kTakeSliceMs;
     Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob, *m_opcheckJob;
-    std::shared_ptr<const llmscope::OpcheckResult> m_opcheck;
     uint64_t m_replayShownGen = 0;
     std::unique_ptr<QTemporaryDir> m_replayDir; // the references shown
     HuntAction *m_hunt;
     QuantReportAction *m_quant;
 
-    Source m_source = Source::None;
-    QString m_sourceName;
+    SessionDocument *m_doc;
     uint64_t m_sourceGen = 0; // a source's late results are dropped once another is in
-    QString m_dumpRoot;
     std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
-    llmscope::live::Topology m_topology;
-    std::optional<llmscope::TopoNode> m_modelTree;
-    std::map<std::string, std::string> m_backends;
-    llmscope::OpCatalog m_catalog;
-    std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     Cursor *m_cursor;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
     std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown

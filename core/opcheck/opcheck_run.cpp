@@ -547,10 +547,21 @@ int verdictSeverity(const std::string &verdict)
 
 const OpcheckRow *firstFailing(const OpcheckResult &r)
 {
-    for (const auto &row : r.rows)
-        if (row.verdict == "FAIL")
-            return &row;
-    return nullptr;
+    // By round, then by the op's place in the graph: ids compare part by part as numbers
+    // (2_9 before 2_10), which the rows' order by folder name does not.
+    const OpcheckRow *first = nullptr;
+    std::optional<OpId> firstId;
+    for (const auto &row : r.rows) {
+        if (row.verdict != "FAIL")
+            continue;
+        const std::optional<OpId> id = OpId::parse(row.opId);
+        if (!first || row.round < first->round ||
+            (row.round == first->round && id && (!firstId || *id < *firstId))) {
+            first = &row;
+            firstId = id;
+        }
+    }
+    return first;
 }
 
 OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint64_t, uint64_t)> &progress)

@@ -80,8 +80,8 @@ struct OpcheckResult {
 // anything else (none yet).
 int verdictSeverity(const std::string &verdict);
 
-// The first output that fails (rows are by round, then op id): where a replay's reader looks
-// first, the same for the window and the command line. Null when none fails.
+// The first output that fails: the earliest round, then the op first in the graph (ids by
+// number, 2_9 before 2_10): where the window opens a replay. Null when none fails.
 const OpcheckRow *firstFailing(const OpcheckResult &r);
 
 // progress(done, total) after each op; returning false cancels (Error "opcheck cancelled").

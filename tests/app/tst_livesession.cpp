@@ -26,6 +26,8 @@
 #include <QTableView>
 #include <QTreeView>
 
+#include <functional>
+
 #include <QCoroTask>
 
 #include <cmath>
@@ -658,6 +660,25 @@ private slots:
         // dialog not filled with a run that dumps into the hunt's folder.
         QVERIFY(!w.workspace()->lastLaunch());
         QVERIFY(!w.workspace()->canRunAgain());
+        // The weight the verdict names, searched by its short name: the culprit is among the
+        // operations found (they read blk.N.ffn_down.weight).
+        const QString culpritId = h->colours()->firstDivergentOp();
+        QTest::keyClicks(w.opPanel()->searchEdit(), "ffn_down");
+        QVERIFY(!w.opPanel()->searchNote()->isVisible());
+        QTreeView *opView = w.opPanel()->view();
+        QStringList reading;
+        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+            for (int r = 0; r < opView->model()->rowCount(parent); ++r) {
+                const QModelIndex i = opView->model()->index(r, 0, parent);
+                if (!opView->model()->hasChildren(i))
+                    reading << i.data(OpTreeModel::OpIdRole).toString();
+                walk(i);
+            }
+        };
+        walk({});
+        QVERIFY2(reading.contains(culpritId), qPrintable(reading.join(' ') + " / " + culpritId));
+        QVERIFY2(reading.size() <= 4, qPrintable(reading.join(' '))); // the down projections, not every op
+        w.opPanel()->searchEdit()->clear();
         QCOMPARE(w.layerGraph()->layer(), QString("2"));
         shoot(&w, QStringLiteral("hunt.png"));
     }

@@ -60,15 +60,16 @@ public:
             if (m_lines.isEmpty() || m_lines.last() != line)
                 m_lines << line;
         };
-        connect(ws, &Workspace::sourceChanged, this, [add](Workspace::Source s, const QString &name) {
+        SessionDocument *doc = ws->document();
+        connect(doc, &SessionDocument::sourceChanged, this, [add](SessionDocument::Source s, const QString &name) {
             static const char *names[] = {"None", "Dump", "Program"};
             add(QStringLiteral("source %1 %2").arg(QLatin1String(names[int(s)]), shortName(name)).trimmed());
         });
-        connect(ws, &Workspace::topologyChanged, this, [add, ws] {
-            add(QStringLiteral("topology %1 ops").arg(ws->topology().ops.size()));
+        connect(doc, &SessionDocument::topologyChanged, this, [add, doc] {
+            add(QStringLiteral("topology %1 ops").arg(doc->topology().ops.size()));
         });
-        connect(ws, &Workspace::statsAdded, this, [add] { add("stats"); });
-        connect(ws, &Workspace::filesAdded, this, [add](const DumpIndex &chunk) {
+        connect(doc, &SessionDocument::statsAdded, this, [add] { add("stats"); });
+        connect(doc, &SessionDocument::filesAdded, this, [add](const DumpIndex &chunk) {
             add(QStringLiteral("files round %1: %2 tensors")
                     .arg(chunk.tensors.empty() ? -1 : chunk.tensors.front().exec)
                     .arg(chunk.tensors.size()));
@@ -77,10 +78,10 @@ public:
             add(QStringLiteral("loaded %1: %2 tensors in %3 rounds").arg(shortName(folder)).arg(tensors).arg(rounds));
         });
         connect(ws, &Workspace::dumpFailed, this, [add](const QString &, const QString &why) { add("failed: " + why); });
-        connect(ws, &Workspace::comparisonChanged, this, [add](std::shared_ptr<const CompareResult> r) {
+        connect(doc, &SessionDocument::comparisonChanged, this, [add](std::shared_ptr<const CompareResult> r) {
             add(r ? QStringLiteral("comparison of %1 ops").arg(r->ops.size()) : QStringLiteral("no comparison"));
         });
-        connect(ws, &Workspace::metricsChanged, this,
+        connect(doc, &SessionDocument::metricsChanged, this,
                 [add](std::shared_ptr<const CompareResult> r) { add(r ? "metrics" : "no metrics"); });
         connect(ws, &Workspace::compareFinished, this,
                 [add](bool ok, const QString &message) { add(QStringLiteral("compared %1: %2").arg(ok).arg(message)); });
@@ -131,6 +132,32 @@ class TstWorkspace : public QObject {
 
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // The inspector reads the scan's index in memory: an op's files of the round looked at (or
+    // the newest before it), found without walking the dump's folders again, even once the
+    // folders are gone.
+    void inspectReadsTheIndexInMemory()
+    {
+        Workspace ws;
+        const QString dump = synthetic("inmem");
+        QVERIFY(QCoro::waitFor(ws.openDump(dump)));
+        ws.pickRound(0);
+        const Workspace::Inspection before = ws.inspect("1_1");
+        QCOMPARE(before.round, qint64(0));
+        QVERIFY(!before.files.isEmpty());
+        for (const QString &f : before.files)
+            QVERIFY2(f.contains("/0/") && (f.endsWith(".bin") || f.endsWith(".npy")), qPrintable(f));
+        QVERIFY(QDir().rename(dump, dump + "-moved"));
+        const Workspace::Inspection moved = ws.inspect("1_1");
+        QCOMPARE(moved.files, before.files);
+        ws.pickRound(-1); // the newest
+        QCOMPARE(ws.inspect("1_1").round, qint64(1));
+        ws.pickRound(5); // no round 5: the newest before it
+        QCOMPARE(ws.inspect("1_1").round, qint64(1));
+        QVERIFY(ws.inspect("9_9").files.isEmpty());
+        QCOMPARE(ws.inspect("9_9").round, qint64(-1));
+        QVERIFY(QDir().rename(dump + "-moved", dump));
+    }
 
     void openPickClose()
     {
@@ -209,7 +236,7 @@ private slots:
         Workspace ws;
         ws.setTakeSlice(0);
         std::vector<int64_t> rounds;
-        connect(&ws, &Workspace::filesAdded, this, [&](const DumpIndex &chunk) {
+        connect(ws.document(), &SessionDocument::filesAdded, this, [&](const DumpIndex &chunk) {
             for (const auto &t : chunk.tensors)
                 rounds.push_back(t.exec);
         });
@@ -233,7 +260,7 @@ private slots:
         const QString root = QString::fromStdString(testing::writeReplayDump(dir.path().toStdString()));
         QVERIFY(QCoro::waitFor(ws.openDump(root)));
         Transitions t(&ws);
-        QSignalSpy changed(&ws, &Workspace::opcheckChanged);
+        QSignalSpy changed(ws.document(), &SessionDocument::replayChanged);
         QVERIFY(QCoro::waitFor(ws.opcheck()));
         QCOMPARE(t.take(), lines({"replay started", "replay done", "round 0", "picked 0_1"}));
         QCOMPARE(changed.count(), 1);
@@ -276,7 +303,7 @@ private slots:
         QCOMPARE(ws.dumpRoot(), ggml);
         QVERIFY(ws.comparison() && ws.comparison()->acrossFrameworks && ws.comparison()->allPassed());
         QSet<QString> ids;
-        for (const auto &op : ws.topology().ops)
+        for (const auto &op : ws.document()->topology().ops)
             ids << QString::fromStdString(op.id);
         QVERIFY(ws.comparison()->ops.size() >= 40); // 2 rounds of 2 layers' projections, norms and outputs
         for (const auto &op : ws.comparison()->ops)
@@ -330,10 +357,10 @@ private slots:
         QVERIFY2(printed.indexOf("comparison of 8 ops") < printed.indexOf("metrics"), qPrintable(printed));
         QVERIFY2(printed.indexOf("loaded g/") < printed.indexOf("metrics"), qPrintable(printed));
         QVERIFY(ws.comparison());
-        QVERIFY(ws.metrics());
+        QVERIFY(ws.document()->metrics());
         QVERIFY(QCoro::waitFor(ws.openDump(test)));
         QVERIFY(!ws.comparison());
-        QVERIFY(!ws.metrics());
+        QVERIFY(!ws.document()->metrics());
         QString error;
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
                            {}, &error));

@@ -53,6 +53,28 @@ void near(const std::vector<double> &got, const std::vector<double> &want)
 class TstOpcheck : public QObject {
     Q_OBJECT
 private slots:
+    // Where the window opens a replay: the earliest round, then the op first in the graph,
+    // ids compared as numbers (rows come by folder name, where 2_10 sorts before 2_9).
+    void firstFailingIsFirstInTheGraph()
+    {
+        llmscope::OpcheckResult r;
+        auto row = [](const char *id, int64_t round, const char *verdict) {
+            llmscope::OpcheckRow x;
+            x.opId = id;
+            x.round = round;
+            x.verdict = verdict;
+            return x;
+        };
+        QVERIFY(!llmscope::firstFailing(r));
+        r.rows = {row("1_0", 0, "PASS"), row("2_10", 0, "FAIL"), row("2_9", 0, "FAIL"), row("0_0", 1, "FAIL")};
+        const llmscope::OpcheckRow *first = llmscope::firstFailing(r);
+        QVERIFY(first);
+        QCOMPARE(first->opId, std::string("2_9"));
+        QCOMPARE(first->round, int64_t(0));
+        r.rows = {row("0_0", 1, "FAIL"), row("3_1", 0, "WARN")};
+        QCOMPARE(llmscope::firstFailing(r)->opId, std::string("0_0"));
+    }
+
     void elementWise()
     {
         // b repeats over a's rows

@@ -1,0 +1,103 @@
+#include "session_document.h"
+
+#include <algorithm>
+
+#include "graph/layer_graph.h"
+#include "util/text.h"
+
+using namespace llmscope;
+
+void SessionDocument::reset(Source source, const QString &name)
+{
+    m_source = source;
+    m_sourceName = name;
+    m_dumpRoot.clear();
+    m_topology = {};
+    m_modelTree.reset();
+    m_backends.clear();
+    m_catalog = {};
+    m_files.clear();
+    m_comparison.reset();
+    m_metrics.reset();
+    m_replay.reset();
+    emit sourceChanged(source, name);
+}
+
+void SessionDocument::setLiveTopology(const live::Topology &t)
+{
+    m_topology = t;
+    m_modelTree.reset();
+    m_catalog = OpCatalog(t);
+    emit topologyChanged();
+}
+
+void SessionDocument::setModelTree(const TopoNode &model, std::map<std::string, std::string> backends)
+{
+    const auto [groups, ops] = topologyOps(model);
+    m_topology = {};
+    m_topology.groups = groups;
+    m_topology.ops = ops;
+    m_modelTree = model;
+    m_catalog = OpCatalog(model);
+    m_backends = std::move(backends);
+    emit topologyChanged();
+    if (!m_backends.empty())
+        emit backendsChanged();
+}
+
+void SessionDocument::addFiles(const DumpIndex &chunk)
+{
+    for (const TensorRecord &t : chunk.tensors) {
+        const std::string ext = toLower(t.path.substr(std::min(t.path.size(), t.path.rfind('.'))));
+        if (ext != ".bin" && ext != ".npy") // what the inspector reads
+            continue;
+        auto &files = m_files[t.opId][t.exec];
+        files.insert(std::upper_bound(files.begin(), files.end(), t.path), t.path);
+    }
+    emit filesAdded(chunk);
+}
+
+void SessionDocument::addStats(const live::RoundStats &s)
+{
+    emit statsAdded(s);
+}
+
+void SessionDocument::setNewestStats(const live::RoundStats &merged)
+{
+    emit opStatsChanged(merged);
+}
+
+QStringList SessionDocument::filesOf(const QString &op, qint64 maxRound, qint64 *round) const
+{
+    *round = -1;
+    const auto it = m_files.find(op.toStdString());
+    if (it == m_files.end())
+        return {};
+    auto r = maxRound < 0 ? it->second.end() : it->second.upper_bound(maxRound);
+    if (r == it->second.begin())
+        return {};
+    --r;
+    *round = r->first;
+    QStringList out;
+    for (const auto &f : r->second)
+        out << QString::fromStdString(f);
+    return out;
+}
+
+void SessionDocument::setComparison(std::shared_ptr<const CompareResult> r)
+{
+    m_comparison = std::move(r);
+    emit comparisonChanged(m_comparison);
+}
+
+void SessionDocument::setMetrics(std::shared_ptr<const CompareResult> r)
+{
+    m_metrics = std::move(r);
+    emit metricsChanged(m_metrics);
+}
+
+void SessionDocument::setReplay(std::shared_ptr<const OpcheckResult> r)
+{
+    m_replay = std::move(r);
+    emit replayChanged(m_replay);
+}

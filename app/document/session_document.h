@@ -1,0 +1,87 @@
+// What the window shows, owned in one place: the source (an opened dump, or a program running
+// under the probe), its operations, the dump's files by op and round (in memory: the
+// inspector looks an op up here, not on disk), the statistics as rounds bring them, the
+// comparison shown and the one whose metrics colour the ops, and the replay. The jobs write
+// it (the workspace's scan, compare, replay and live session); the views read it and follow
+// its signals, constructed with it. Qt Core only; GUI thread.
+//
+// reset() starts a new source: sourceChanged first, every view clears on it, and nothing of
+// the previous source survives it.
+#pragma once
+#include <QObject>
+#include <QStringList>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/compare_run.h"
+#include "dump/dump_index.h"
+#include "dump/topology.h"
+#include "graph/op_catalog.h"
+#include "live/live_protocol.h"
+#include "opcheck/opcheck_run.h"
+
+class SessionDocument : public QObject {
+    Q_OBJECT
+public:
+    enum class Source { None, Dump, Program };
+    Q_ENUM(Source)
+    explicit SessionDocument(QObject *parent = nullptr) : QObject(parent) {}
+
+    // --- the source
+    Source source() const { return m_source; }
+    QString sourceName() const { return m_sourceName; } // the folder, or the program's name
+    QString dumpRoot() const { return m_dumpRoot; }      // where its tensors are (may be empty)
+    void reset(Source source, const QString &name);      // sourceChanged
+    void setDumpRoot(const QString &root) { m_dumpRoot = root; }
+
+    // --- its operations: groups and ops for every source; an opened dump's nested tree too
+    const llmscope::live::Topology &topology() const { return m_topology; }
+    const std::optional<llmscope::TopoNode> &modelTree() const { return m_modelTree; }
+    const llmscope::OpCatalog &catalog() const { return m_catalog; }
+    const std::map<std::string, std::string> &backends() const { return m_backends; }
+    void setLiveTopology(const llmscope::live::Topology &t); // topologyChanged
+    void setModelTree(const llmscope::TopoNode &model, std::map<std::string, std::string> backends);
+
+    // --- the dump's files and statistics, as rounds come
+    void addFiles(const llmscope::DumpIndex &chunk);      // filesAdded
+    void addStats(const llmscope::live::RoundStats &s);   // statsAdded (every round, as it comes)
+    void setNewestStats(const llmscope::live::RoundStats &merged); // opStatsChanged
+    // The tensor files (.bin, .npy) of op in the newest round at most maxRound (-1: any) the
+    // scan has brought; round says which, -1 when none.
+    QStringList filesOf(const QString &op, qint64 maxRound, qint64 *round) const;
+
+    // --- the comparison, the metrics shown on the ops, the replay (null: none)
+    std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
+    std::shared_ptr<const llmscope::CompareResult> metrics() const { return m_metrics; }
+    std::shared_ptr<const llmscope::OpcheckResult> replay() const { return m_replay; }
+    void setComparison(std::shared_ptr<const llmscope::CompareResult> r); // comparisonChanged
+    void setMetrics(std::shared_ptr<const llmscope::CompareResult> r);    // metricsChanged
+    void setReplay(std::shared_ptr<const llmscope::OpcheckResult> r);     // replayChanged
+
+signals:
+    void sourceChanged(SessionDocument::Source source, const QString &name); // every view clears
+    void topologyChanged(); // topology(), modelTree(), catalog()
+    void backendsChanged();
+    void filesAdded(const llmscope::DumpIndex &chunk); // a scan's rounds, in order
+    void statsAdded(const llmscope::live::RoundStats &stats);
+    // The newest statistics of each op, merged (at most ten times a second while a program runs).
+    void opStatsChanged(const llmscope::live::RoundStats &newest);
+    void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r);
+    void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);
+    void replayChanged(std::shared_ptr<const llmscope::OpcheckResult> r);
+
+private:
+    Source m_source = Source::None;
+    QString m_sourceName, m_dumpRoot;
+    llmscope::live::Topology m_topology;
+    std::optional<llmscope::TopoNode> m_modelTree;
+    std::map<std::string, std::string> m_backends;
+    llmscope::OpCatalog m_catalog;
+    std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
+    std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
+    std::shared_ptr<const llmscope::OpcheckResult> m_replay;
+};
