@@ -9,7 +9,7 @@
 #include <dlfcn.h>
 
 #include "cli.h"
-#include "session/hunt_plan.h"
+#include "hunt/hunt_plan.h"
 #include "launch/dump_options.h"
 #include "util/error.h"
 #include "gui_main.h"

@@ -29,6 +29,13 @@
     </message>
 </context>
 <context>
+    <name>ConsoleView</name>
+    <message>
+        <source>The program&apos;s output appears here while it runs.</source>
+        <translation>程序运行时的输出显示在这里。</translation>
+    </message>
+</context>
+<context>
     <name>CountersView</name>
     <message>
         <source>State:</source>
@@ -491,22 +498,6 @@ golden vs test, element by element:</source>
     <message>
         <source>[hunt] %1</source>
         <translation>[定位] %1</translation>
-    </message>
-    <message>
-        <source>%1 did not finish well: %2</source>
-        <translation>%1 未正常结束: %2</translation>
-    </message>
-    <message>
-        <source>the run wrote no dump under %1</source>
-        <translation>该次运行未在 %1 下写出转储</translation>
-    </message>
-    <message>
-        <source>%1 and %2 could not be compared</source>
-        <translation>无法比较 %1 与 %2</translation>
-    </message>
-    <message>
-        <source>could not launch %1: %2</source>
-        <translation>无法启动 %1: %2</translation>
     </message>
 </context>
 <context>
@@ -1065,10 +1056,6 @@ golden vs test, element by element:</source>
         <translation>请给出要运行的程序，例如 ./llama-cli -m model.gguf</translation>
     </message>
     <message>
-        <source>expected &apos;llmscope dump --exec &quot;...&quot; [options]&apos;, optionally after NAME=value settings</source>
-        <translation>应为 &apos;llmscope dump --exec &quot;...&quot; [选项]&apos;，前面可带 NAME=value 形式的设置</translation>
-    </message>
-    <message>
         <source>Save preset</source>
         <translation>保存预设</translation>
     </message>
@@ -1135,6 +1122,13 @@ golden vs test, element by element:</source>
     <message>
         <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends</source>
         <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出</translation>
+    </message>
+</context>
+<context>
+    <name>LaunchHistory</name>
+    <message>
+        <source>expected &apos;llmscope dump --exec &quot;...&quot; [options]&apos;, optionally after NAME=value settings</source>
+        <translation>应为 &apos;llmscope dump --exec &quot;...&quot; [选项]&apos;，前面可带 NAME=value 形式的设置</translation>
     </message>
 </context>
 <context>
@@ -1352,10 +1346,6 @@ golden vs test, element by element:</source>
     <message>
         <source>Session</source>
         <translation>会话</translation>
-    </message>
-    <message>
-        <source>The program&apos;s output appears here while it runs.</source>
-        <translation>程序运行时的输出显示在这里。</translation>
     </message>
     <message>
         <source>&amp;Session</source>
@@ -1653,35 +1643,6 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
 </context>
 <context>
-    <name>QuantReportAction</name>
-    <message>
-        <source>golden and test must run in the same folder with the same environment for a quantization report (they differ): launch them by their command lines</source>
-        <translation>生成量化报告时标杆与待测须在同一文件夹、同一环境下运行(二者不同): 请用命令行启动它们</translation>
-    </message>
-    <message>
-        <source>cannot run %1: %2</source>
-        <translation>无法运行 %1: %2</translation>
-    </message>
-    <message>
-        <source>quantization report cancelled</source>
-        <translation>量化报告已取消</translation>
-    </message>
-    <message>
-        <source>the quantization report could not be made:
-%1</source>
-        <translation>无法生成量化报告:
-%1</translation>
-    </message>
-    <message>
-        <source>%1 was not written</source>
-        <translation>未写出 %1</translation>
-    </message>
-    <message>
-        <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
-        <translation>量化报告: KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重, 位于 %4</translation>
-    </message>
-</context>
-<context>
     <name>QuantReportView</name>
     <message>
         <source>No quantization report yet: Session &gt; Quantization report runs an F32 golden and a quantized test and ranks the weights.</source>
@@ -1706,6 +1667,37 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>share of the logits&apos; error, %</source>
         <translation>占 logits 误差的比例, %</translation>
+    </message>
+</context>
+<context>
+    <name>QuantText</name>
+    <message>
+        <source>step 1 of 4: golden, every operation&apos;s outputs in rounds %1</source>
+        <translation>第 1/4 步：标杆，第 %1 轮中每个算子的输出</translation>
+    </message>
+    <message>
+        <source>step 2 of 4: test, the same, consuming golden&apos;s tokens</source>
+        <translation>第 2/4 步：待测，同样转储，并使用标杆的 token</translation>
+    </message>
+    <message>
+        <source>step 3 of 4: comparing them, weights from both programs&apos; model files</source>
+        <translation>第 3/4 步：比较两者，权重取自两个程序的模型文件</translation>
+    </message>
+    <message>
+        <source>step 4 of 4: ranking the weights</source>
+        <translation>第 4/4 步：对权重排序</translation>
+    </message>
+    <message>
+        <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
+        <translation>量化报告: KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重, 位于 %4</translation>
+    </message>
+    <message>
+        <source>quantization report cancelled</source>
+        <translation>量化报告已取消</translation>
+    </message>
+    <message>
+        <source>the quantization report could not be made: %1</source>
+        <translation>无法生成量化报告：%1</translation>
     </message>
 </context>
 <context>
@@ -1736,6 +1728,25 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>dim %1 = </source>
         <translation>维度 %1 = </translation>
+    </message>
+</context>
+<context>
+    <name>StepsText</name>
+    <message>
+        <source>could not launch %1: %2</source>
+        <translation>无法启动 %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 did not finish well: %2</source>
+        <translation>%1 未正常结束: %2</translation>
+    </message>
+    <message>
+        <source>the run wrote no dump under %1</source>
+        <translation>该次运行未在 %1 下写出转储</translation>
+    </message>
+    <message>
+        <source>%1 and %2 could not be compared</source>
+        <translation>无法比较 %1 与 %2</translation>
     </message>
 </context>
 <context>

@@ -10,9 +10,9 @@
 #include "dump/probe_status.h"
 #include "compare_command.h"
 #include "dump_command.h"
-#include "hunt_command.h"
+#include "hunt/hunt_command.h"
 #include "opcheck_command.h"
-#include "quant_report_command.h"
+#include "quant_report/quant_report_command.h"
 #include "util/error.h"
 
 namespace {

@@ -13,6 +13,7 @@
 #include "compare/report.h"
 #include "compare/report_text.h"
 #include "util/atomic_file.h"
+#include "util/arg_reader.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -108,13 +109,10 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
 {
     using namespace llmscope;
     try {
-        for (int i = 0; i < args.size(); ++i) {
-            const std::string a = args[i].toStdString();
-            auto value = [&]() -> std::string {
-                if (i + 1 >= args.size())
-                    throw Error(a + " needs a value (see llmscope compare --help)");
-                return args[++i].toStdString();
-            };
+        ArgReader r(toWords(args), "compare");
+        while (r.next()) {
+            const std::string &a = r.option();
+            auto value = [&r] { return r.value(); };
             if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
@@ -138,7 +136,7 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
             } else if (a == "--threads") {
                 o.threads = unsigned(parseNumber(a, value(), 1, 256));
             } else {
-                throw Error("unknown option '" + a + "' (see llmscope compare --help)");
+                r.unknown();
             }
         }
         if (o.goldenPath.empty() || o.myPath.empty())

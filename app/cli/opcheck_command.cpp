@@ -15,6 +15,7 @@
 #endif
 #include "opcheck/opcheck_xlsx.h"
 #include "util/atomic_file.h"
+#include "util/arg_reader.h"
 #include "util/error.h"
 
 namespace {
@@ -87,13 +88,10 @@ Options parseOptions(const QStringList &args)
     using llmscope::Error;
     Options o;
     bool noCpu = false;
-    for (int i = 0; i < args.size(); ++i) {
-        const std::string a = args[i].toStdString();
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size())
-                throw Error(a + " needs a value (see llmscope opcheck --help)");
-            return args[++i].toStdString();
-        };
+    llmscope::ArgReader r(llmscope::toWords(args), "opcheck");
+    while (r.next()) {
+        const std::string &a = r.option();
+        auto value = [&r] { return r.value(); };
         if (a == "-i" || a == "--input") {
             o.check.input = value();
         } else if (a == "-o" || a == "--output") {
@@ -103,8 +101,8 @@ Options parseOptions(const QStringList &args)
         } else if (a == "-opname" || a == "--operation-name") {
             o.check.opNames = value();
         } else if (a == "-metric" || a == "--metric") {
-            while (i + 1 < args.size() && !args[i + 1].startsWith(QLatin1Char('-'))) {
-                const std::string m = args[++i].toStdString();
+            while (r.valueFollows()) {
+                const std::string m = r.value();
                 if (m != "abs" && m != "cos_sim" && m != "kl")
                     throw Error("-metric: '" + m + "' is not one of abs, cos_sim, kl");
                 o.check.metrics.push_back(m);
@@ -121,7 +119,7 @@ Options parseOptions(const QStringList &args)
             throw Error(a + ": msit's op CSV lists Ascend ATB ops; llmscope reads each ggml op's type and parameters "
                             "from op_param.json beside its tensors. Dump with -tiling and leave " + a + " out");
         } else {
-            throw Error("unknown option '" + a + "' (see llmscope opcheck --help)");
+            r.unknown();
         }
     }
     if (o.check.input.empty())

@@ -7,10 +7,10 @@
 #include "i18n.h"
 #include "launch/dump_options.h"
 #include "main_window.h"
-#include "hunt_action.h"
-#include "session/hunt_plan.h"
+#include "hunt/hunt_action.h"
+#include "hunt/hunt_plan.h"
 #include "workspace.h"
-#include "launch_dialog.h"
+#include "session/launch_history.h"
 
 #include <QDir>
 
@@ -36,7 +36,7 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
         QString error;
         auto read = [&error](const QString &line, HuntSide &side) {
             llmscope::DumpOptions o;
-            if (!LaunchDialog::parseLaunchLine(line, true, &o, &side.settings, &error))
+            if (!LaunchHistory::parseLaunchLine(line, true, &o, &side.settings, &error))
                 return false;
             side.command = o.command;
             return true;

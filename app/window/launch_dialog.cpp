@@ -21,24 +21,13 @@
 #include <QVBoxLayout>
 
 #include "form_rows.h"
+#include "session/launch_history.h"
 #include "util/error.h"
 
 using namespace llmscope;
 
 namespace {
 const char *const kTypes[8] = {"model", "layer", "tensor", "stats", "op", "kernel", "cpu_profiling", "onnx"};
-constexpr int kRecentKept = 10;
-
-bool isAssignment(const std::string &s)
-{
-    const size_t eq = s.find('=');
-    if (eq == 0 || eq == std::string::npos)
-        return false;
-    for (size_t i = 0; i < eq; ++i)
-        if (!(std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'))
-            return false;
-    return !std::isdigit(static_cast<unsigned char>(s[0]));
-}
 } // namespace
 
 LaunchDialog::LaunchDialog(QWidget *parent)
@@ -252,10 +241,10 @@ QLayout *LaunchDialog::buildPresetRow()
     auto *presetRow = new QHBoxLayout;
     m_presets->setEditable(false);
     m_presets->addItem(tr("(presets)"));
-    m_presets->addItems(presetNames());
+    m_presets->addItems(LaunchHistory::presetNames());
     auto *save = new QPushButton(tr("Save preset..."), this), *del = new QPushButton(tr("Delete preset"), this);
     m_recent->addItem(tr("(recent launches)"));
-    for (const QString &r : recentLaunches())
+    for (const QString &r : LaunchHistory::recent())
         m_recent->addItem(r.section(QLatin1Char('\n'), 0, 0).left(90), r);
     presetRow->addWidget(m_presets);
     presetRow->addWidget(save);
@@ -400,19 +389,7 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
 
 QString LaunchDialog::commandLine() const
 {
-    return commandLineFor(options(), settings());
-}
-
-QString LaunchDialog::commandLineFor(const DumpOptions &o, const LaunchSettings &s)
-{
-    std::vector<std::string> words;
-    for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
-        words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
-    words.push_back("llmscope");
-    words.push_back("dump");
-    const auto args = dumpArguments(o);
-    words.insert(words.end(), args.begin(), args.end());
-    return QString::fromStdString(joinCommand(words));
+    return LaunchHistory::commandLineFor(options(), settings());
 }
 
 bool LaunchDialog::setCommandLine(const QString &line, QString *error)
@@ -420,42 +397,11 @@ bool LaunchDialog::setCommandLine(const QString &line, QString *error)
     DumpOptions o;
     LaunchSettings s;
     s.workingDirectory = m_workDir->text();
-    if (!parseLaunchLine(line, false, &o, &s, error))
+    if (!LaunchHistory::parseLaunchLine(line, false, &o, &s, error))
         return false;
     setOptions(o, s);
     m_error->clear();
     return true;
-}
-
-bool LaunchDialog::parseLaunchLine(const QString &line, bool plainCommand, DumpOptions *o, LaunchSettings *settings,
-                                   QString *error)
-{
-    try {
-        std::vector<std::string> words = splitCommand(line.toStdString());
-        LaunchSettings &s = *settings;
-        size_t i = 0;
-        for (; i < words.size() && isAssignment(words[i]); ++i) {
-            const size_t eq = words[i].find('=');
-            s.environment.insert(QString::fromStdString(words[i].substr(0, eq)),
-                                 QString::fromStdString(words[i].substr(eq + 1)));
-        }
-        const auto isLlmscope = [](const std::string &w) {
-            return w == "llmscope" || (w.size() > 9 && w.compare(w.size() - 9, 9, "/llmscope") == 0);
-        };
-        if (plainCommand && i < words.size() && !isLlmscope(words[i])) { // the program itself
-            *o = parseDumpOptions({"--exec", joinCommand(std::vector<std::string>(words.begin() + long(i), words.end()))});
-            return true;
-        }
-        if (i + 1 >= words.size() || !isLlmscope(words[i]) || words[i + 1] != "dump")
-            throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
-                           "settings").toStdString());
-        *o = parseDumpOptions(std::vector<std::string>(words.begin() + long(i) + 2, words.end()));
-        return true;
-    } catch (const Error &e) {
-        if (error)
-            *error = QString::fromUtf8(e.what());
-        return false;
-    }
 }
 
 void LaunchDialog::updateCommandLine()
@@ -498,30 +444,6 @@ void LaunchDialog::accept()
     QDialog::accept();
 }
 
-void LaunchDialog::remember(const QString &commandLine, const QString &workingDirectory)
-{
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("launch/recent")).toStringList();
-    const QString entry = commandLine + QLatin1Char('\n') + workingDirectory;
-    recent.removeAll(entry);
-    recent.prepend(entry);
-    while (recent.size() > kRecentKept)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("launch/recent"), recent);
-}
-
-QStringList LaunchDialog::recentLaunches()
-{
-    return QSettings().value(QStringLiteral("launch/recent")).toStringList();
-}
-
-QStringList LaunchDialog::presetNames()
-{
-    QSettings settings;
-    settings.beginGroup(QStringLiteral("launch/presets"));
-    return settings.childKeys();
-}
-
 void LaunchDialog::savePreset()
 {
     QString line;
@@ -534,21 +456,15 @@ void LaunchDialog::savePreset()
     const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name:"));
     if (name.trimmed().isEmpty())
         return;
-    QSettings settings;
-    settings.setValue(QStringLiteral("launch/presets/") + name.trimmed(), QStringList{line, m_workDir->text()});
+    LaunchHistory::savePreset(name.trimmed(), line, m_workDir->text());
     if (m_presets->findText(name.trimmed()) < 0)
         m_presets->addItem(name.trimmed());
     m_presets->setCurrentText(name.trimmed());
 }
 
-QStringList LaunchDialog::preset(const QString &name)
-{
-    return QSettings().value(QStringLiteral("launch/presets/") + name).toStringList();
-}
-
 void LaunchDialog::loadPreset(const QString &name)
 {
-    const QStringList p = preset(name);
+    const QStringList p = LaunchHistory::preset(name);
     if (p.isEmpty())
         return;
     QString error;
@@ -562,6 +478,6 @@ void LaunchDialog::deletePreset()
     const int i = m_presets->currentIndex();
     if (i <= 0)
         return;
-    QSettings().remove(QStringLiteral("launch/presets/") + m_presets->itemText(i));
+    LaunchHistory::removePreset(m_presets->itemText(i));
     m_presets->removeItem(i);
 }

@@ -1,7 +1,7 @@
 // Launch a program under the probe: the program and its arguments, working folder,
 // environment, and every `llmscope dump` option as a widget. The equivalent command line is
 // shown as it changes and can be copied; a command line pasted there fills the dialog.
-// Presets are saved by name and recent launches remembered (QSettings).
+// Presets are saved by name and recent launches offered (LaunchHistory keeps both).
 #pragma once
 #include <QDialog>
 
@@ -27,22 +27,11 @@ public:
     LaunchSettings settings() const;
     void setOptions(const llmscope::DumpOptions &o, const LaunchSettings &s = {});
 
-    // "K=V ... llmscope dump --exec ... [options]": environment, then the command.
+    // "K=V ... llmscope dump --exec ... [options]" (LaunchHistory's launch line).
     QString commandLine() const;
-    static QString commandLineFor(const llmscope::DumpOptions &o, const LaunchSettings &s);
     // Fills the dialog from such a line; false (and `error` says why) when it cannot be read.
     bool setCommandLine(const QString &line, QString *error = nullptr);
 
-    // A launch the window ran: remembered among the recent ones.
-    static void remember(const QString &commandLine, const QString &workingDirectory);
-    // Reads such a line (or, with plainCommand, a program's own command line) into o and s
-    // (whose working folder it keeps); false (and error says why) when it cannot.
-    static bool parseLaunchLine(const QString &line, bool plainCommand, llmscope::DumpOptions *o,
-                                LaunchSettings *s, QString *error);
-    // A preset's command line and working folder; empty when there is none by that name.
-    static QStringList preset(const QString &name);
-    static QStringList recentLaunches();
-    static QStringList presetNames();
 
     QLineEdit *commandEdit() const { return m_command; }
     QLineEdit *commandLineEdit() const { return m_line; }

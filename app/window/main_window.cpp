@@ -25,14 +25,16 @@
 #include <QTreeView>
 
 #include "compare_dialog.h"
+#include "console_view.h"
 #include "counters_view.h"
 #include "diff_view.h"
 #include "dump_tree_model.h"
 #include "error_curve_view.h"
+#include "files_page.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
 #include "help_menu.h"
-#include "hunt_dialog.h"
+#include "hunt/hunt_dialog.h"
 #include "job.h"
 #include "job_bar.h"
 #include "language_menu.h"
@@ -40,27 +42,23 @@
 #include "layer_graph_view.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
-#include "quant_report_action.h"
+#include "quant_report/quant_report_action.h"
 #include "quant_report_view.h"
 #include "recent_dumps.h"
 #include "tensor_diff_view.h"
 #include "tensor_inspector.h"
 #include "unpaired_view.h"
 #include "util/error.h"
+#include "session/launch_history.h"
 #include "session_document.h"
 #include "workspace.h"
 
 using namespace llmscope;
 
-namespace {
-constexpr int kConsoleLines = 5000;
-} // namespace
-
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_ws(new Workspace(this)), m_files(new DumpTreeModel(this)), m_stack(new QStackedWidget(this)),
-      m_startPage(new QLabel(this)), m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)),
-      m_fileDetails(new QTextBrowser(this)), m_filesPage(nullptr), m_ops(new OpTreePanel(this)),
-      m_counters(new CountersView(this)), m_console(new QPlainTextEdit(this)), m_inspector(new TensorInspector(this)),
+    : QMainWindow(parent), m_ws(new Workspace(this)), m_stack(new QStackedWidget(this)),
+      m_startPage(new QLabel(this)), m_tabs(new QTabWidget(this)), m_filesPage(new FilesPage(this)), m_ops(new OpTreePanel(this)),
+      m_counters(new CountersView(this)), m_console(new ConsoleView(this)), m_inspector(new TensorInspector(this)),
       m_colours(new OpColours(this)), m_heatmap(new HeatmapView(m_colours, this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
       m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
       m_graph(new LayerGraphView(m_colours, this)), m_quantView(new QuantReportView(this)),
@@ -89,6 +87,9 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
+DumpTreeModel *MainWindow::dumpModel() const { return m_filesPage->model(); }
+QTreeView *MainWindow::treeView() const { return m_filesPage->tree(); }
+
 // --- building
 
 void MainWindow::buildPages()
@@ -105,18 +106,6 @@ void MainWindow::buildPages()
     connect(m_startPage, &QLabel::linkActivated, this, [this](const QString &link) {
         link == QLatin1String("launch") ? showLaunchDialog() : chooseDump();
     });
-    m_tree->setModel(m_files);
-    m_tree->setUniformRowHeights(true);
-    m_tree->setAlternatingRowColors(true);
-    m_tree->header()->resizeSection(DumpTreeModel::NameColumn, 300); // names readable; the rest scrolls
-    m_tree->header()->setStretchLastSection(true);
-    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::showFileDetails);
-    auto *files = new QSplitter(this);
-    files->addWidget(m_tree);
-    files->addWidget(m_fileDetails);
-    files->setStretchFactor(0, 3);
-    files->setStretchFactor(1, 1);
-    m_filesPage = files;
     auto *diffTop = new QSplitter(this);
     diffTop->addWidget(m_diff);
     // The side views scroll when the window is small: their lists and chart never raise the
@@ -165,10 +154,6 @@ void MainWindow::buildDocks()
     splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
     resizeDocks({opsDock}, {470}, Qt::Horizontal); // a laptop's width leaves the pages most of the room
     resizeDocks({consoleDock}, {150}, Qt::Vertical);
-    m_console->setReadOnly(true);
-    m_console->setMaximumBlockCount(kConsoleLines);
-    m_console->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_console->setPlaceholderText(tr("The program's output appears here while it runs."));
 }
 
 void MainWindow::buildStatusBar()
@@ -260,7 +245,7 @@ void MainWindow::followDocument()
     // itself; these connections come first, so the window's own below see the views updated.
     SessionDocument *doc = m_ws->document();
     Cursor *cursor = m_ws->cursor();
-    m_files->follow(doc);
+    m_filesPage->follow(doc);
     m_ops->follow(doc);
     m_heatmap->follow(doc); // before the graph: it puts the metrics into the colours they share
     m_graph->follow(doc);
@@ -280,13 +265,12 @@ void MainWindow::followSource()
 {
     SessionDocument *doc = m_ws->document();
     connect(doc, &SessionDocument::sourceChanged, this, [this](SessionDocument::Source source, const QString &name) {
-        m_fileDetails->clear();
         m_counters->clear(); // the previous run's figures belong to the previous source
-        m_topologyShown = m_firstRoundOpened = false;
+        m_topologyShown = false;
         updateActions();
         if (source != SessionDocument::Source::Program)
             return;
-        if (!m_ws->hunt()->isRunning()) // a hunt's runs share one console: its steps stay readable between them
+        if (!m_ws->runningSteps()) // a hunt's runs share one console: its steps stay readable between them
             m_console->clear();
         setWindowTitle(tr("%1 - llmscope").arg(name));
     });
@@ -300,15 +284,13 @@ void MainWindow::followSource()
         }
     });
     connect(doc, &SessionDocument::filesAdded, this, [this] {
-        if (m_files->rowCount() > 0 && !std::exchange(m_firstRoundOpened, true))
-            m_tree->expand(m_files->index(0, 0));
         // The picked op's files may come with this round: the inspector shows them.
         if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
             inspect(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { m_stack->setCurrentWidget(m_tabs); });
     connect(m_ws, &Workspace::dumpLoaded, this, [this](const QString &folder) {
-        m_tree->expandToDepth(0);
+        m_filesPage->openRounds();
         m_stack->setCurrentWidget(m_tabs);
         if (m_heatmap->model()->rowCount() == 0 && m_tabs->currentWidget() == m_heatmap) // no topology: the files
             m_tabs->setCurrentWidget(m_filesPage);
@@ -321,11 +303,7 @@ void MainWindow::followSource()
         if (m_stack->currentWidget() == m_startPage)
             showStartPage(tr("<h2>Could not open the dump</h2><p>%1</p>").arg(error.toHtmlEscaped()));
     });
-    connect(m_ws, &Workspace::said, this, [this](const QString &text, Workspace::Tone tone) {
-        static const QString colors[] = {QString(), QStringLiteral("#8a2020"), QStringLiteral("#206020"),
-                                         QStringLiteral("#a05000"), QStringLiteral("#b00000"), QStringLiteral("#205080")};
-        appendConsole(text, colors[int(tone)]);
-    });
+    connect(m_ws, &Workspace::said, m_console, &ConsoleView::say);
     connect(m_ws, &Workspace::status, this, [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
     connect(m_ws, &Workspace::actionsChanged, this, &MainWindow::updateActions);
 }
@@ -345,7 +323,7 @@ void MainWindow::followProgram()
             // parseDumpOptions checked them
         }
         if (!byHunt) // a hunt's own runs are not the user's launches
-            LaunchDialog::remember(LaunchDialog::commandLineFor(options, settings), settings.workingDirectory);
+            LaunchHistory::remember(LaunchHistory::commandLineFor(options, settings), settings.workingDirectory);
         m_counters->setDumpFolder(m_ws->dumpRoot());
         showStartPage(tr("<h2>%1 is running under the probe</h2>"
                          "<p>Its operations fill the tree on the left as it computes: model, layers, the ggml "
@@ -468,34 +446,6 @@ void MainWindow::inspect(const QString &id)
     if (m_stack->currentWidget() == m_startPage || m_tabs->currentWidget() == m_filesPage)
         m_tabs->setCurrentWidget(m_inspector);
     m_stack->setCurrentWidget(m_tabs);
-}
-
-void MainWindow::showFileDetails()
-{
-    const QModelIndex cur = m_tree->currentIndex();
-    const QString tip = m_files->data(cur.siblingAtColumn(0), Qt::ToolTipRole).toString();
-    if (!cur.isValid() || tip.isEmpty()) {
-        m_fileDetails->clear();
-        return;
-    }
-    QString html = QStringLiteral("<h3>%1</h3><table>").arg(cur.siblingAtColumn(0).data().toString().toHtmlEscaped());
-    for (int c = 1; c < DumpTreeModel::ColumnCount; ++c)
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                    .arg(m_files->headerData(c, Qt::Horizontal).toString(),
-                         cur.siblingAtColumn(c).data().toString().toHtmlEscaped());
-    html += QStringLiteral("</table><p><small>%1</small></p>").arg(tip.toHtmlEscaped());
-    m_fileDetails->setHtml(html);
-}
-
-void MainWindow::appendConsole(const QString &text, const QString &color)
-{
-    QString t = text;
-    if (t.endsWith(QLatin1Char('\n')))
-        t.chop(1);
-    if (color.isEmpty())
-        m_console->appendPlainText(t);
-    else
-        m_console->appendHtml(QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, t.toHtmlEscaped()));
 }
 
 void MainWindow::updateActions()

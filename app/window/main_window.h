@@ -12,10 +12,12 @@
 #include "launch/dump_options.h"
 #include "session/launch_plan.h"
 
+class ConsoleView;
 class CountersView;
 class DiffView;
 class DumpTreeModel;
 class ErrorCurveView;
+class FilesPage;
 class HeatmapView;
 class OpColours;
 class LayerGraphView;
@@ -50,11 +52,11 @@ public:
     QStringList exportDiff(const QString &folder, QString *error);
 
     // The views, for tests and benchmarks that drive them as a user would.
-    DumpTreeModel *dumpModel() const { return m_files; }
-    QTreeView *treeView() const { return m_tree; }
+    DumpTreeModel *dumpModel() const;
+    QTreeView *treeView() const;
     OpTreePanel *opPanel() const { return m_ops; }
     CountersView *counters() const { return m_counters; }
-    QPlainTextEdit *console() const { return m_console; }
+    ConsoleView *console() const { return m_console; }
     TensorInspector *inspector() const { return m_inspector; }
     HeatmapView *heatmap() const { return m_heatmap; }
     DiffView *diff() const { return m_diff; }
@@ -88,8 +90,6 @@ private:
     void showPage(QWidget *page); // a central tab, brought forward
     void showStartPage(const QString &html);
     void inspect(const QString &id);
-    void showFileDetails();
-    void appendConsole(const QString &text, const QString &color = {});
     void updateActions();
     void chooseDump();
     void openDump(const QString &folder);
@@ -99,16 +99,13 @@ private:
     void chooseExportFolder();
 
     Workspace *m_ws;
-    DumpTreeModel *m_files;
     QStackedWidget *m_stack;
     QLabel *m_startPage;
     QTabWidget *m_tabs;
-    QTreeView *m_tree;
-    QTextBrowser *m_fileDetails;
-    QWidget *m_filesPage;
+    FilesPage *m_filesPage;
     OpTreePanel *m_ops;
     CountersView *m_counters;
-    QPlainTextEdit *m_console;
+    ConsoleView *m_console;
     TensorInspector *m_inspector;
     OpColours *m_colours; // the colour scale the heatmap sets and the layer graph shares
     HeatmapView *m_heatmap;
@@ -124,5 +121,4 @@ private:
             *m_exportAct = nullptr;
     RecentDumps *m_recent = nullptr;
     bool m_topologyShown = false;    // this source's operations came (a program's first: the heatmap shown)
-    bool m_firstRoundOpened = false; // the files page's first round opened
 };

@@ -17,10 +17,10 @@
 #include "dump_scan.h"
 #include "dump/op_files.h"
 #include "graph/layer_graph.h"
-#include "hunt_action.h"
+#include "hunt/hunt_action.h"
 #include "job.h"
 #include "onnx/onnx_export.h"
-#include "quant_report_action.h"
+#include "quant_report/quant_report_action.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #ifdef LLMSCOPE_GGML_REPLAY
@@ -257,7 +257,7 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
     }
     // A hunt's or report's own runs are not the user's: Run again and the Launch dialog keep
     // the user's last launch, never a run that dumps into the hunt's folder.
-    const bool byHunt = m_hunt->isRunning();
+    const bool byHunt = runningSteps();
     if (!byHunt)
         m_lastLaunch = std::make_pair(options, settings);
     m_doc->setDumpRoot(m_session->dumpRoot());
@@ -664,9 +664,14 @@ Workspace::Inspection Workspace::inspect(const QString &id) const
 
 // --- the hunt and the quantization report
 
+bool Workspace::runningSteps() const
+{
+    return m_hunt->isRunning() || m_quant->isRunning();
+}
+
 QString Workspace::busyReason() const
 {
-    if (m_hunt->isRunning() || m_quant->isRunning())
+    if (runningSteps())
         return tr("A hunt or report is running; cancel it first");
     if (m_session->isRunning())
         return tr("A program is running: stop it first (Session > Stop, Ctrl+.)");

@@ -32,6 +32,7 @@
 #include "session/launch_plan.h"
 #include "session/live_session.h"
 
+#include "console_tone.h"
 #include "cursor.h"
 #include "session_document.h"
 
@@ -45,9 +46,7 @@ class Workspace : public QObject {
     Q_OBJECT
 public:
     using Source = SessionDocument::Source;
-    // How a line for the console reads: the program's own output, or llmscope's voice.
-    enum class Tone { Output, ErrorOutput, Info, Warning, Failure, Step };
-    Q_ENUM(Tone)
+    using Tone = ConsoleTone;
 
     // The longest the GUI thread spends taking a scan's rounds before the event loop runs.
     static constexpr qint64 kTakeSliceMs = 8;
@@ -145,6 +144,8 @@ public:
     QCoro::Task<> showReplay(QString op);
     // Session > Quantization report, refused as the hunt is.
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
+    // A hunt or a quantization report runs: the programs launched are its steps, not the user's.
+    bool runningSteps() const;
     // Why a hunt or report cannot start now; empty when it can.
     QString busyReason() const;
     // The threads scans and comparisons run on (default: Qt's global pool, which the window's
@@ -167,7 +168,7 @@ signals:
     void currentRoundChanged(qint64 round);
     void selectionStatus(const QString &text); // for the op panel
     void selectionApplied(const llmscope::Selection &selection, const QString &idsText, qint64 fromRound);
-    void said(const QString &text, Workspace::Tone tone);
+    void said(const QString &text, ConsoleTone tone);
     void status(const QString &text, int timeoutMs); // a line for the status bar only
     void actionsChanged(); // running, can apply, can run again
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dump/dump_layout.h"
+#include "dump/statistic_csv.h"
 #include "dump/topology.h"
 #include "tensor/sketch.h"
 #include "tensor/stats.h"
@@ -176,15 +177,16 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
         return;
     }
     std::vector<std::string> header = split(trim(line), ',');
-    auto col = [&](const char *name) -> int {
-        auto it = std::find(header.begin(), header.end(), name);
+    auto col = [&](StatisticColumn c) -> int { // by name: another writer may order them otherwise
+        auto it = std::find(header.begin(), header.end(), statisticColumnName(c));
         return it == header.end() ? -1 : int(it - header.begin());
     };
-    const int cDev = col("Device and PID"), cExec = col("Execution Count"), cName = col("Op Name"),
-              cId = col("Op Id"), cIo = col("Input/Output"), cIdx = col("Index"), cDtype = col("Dtype"),
-              cShape = col("Shape"), cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"),
-              cNorm = col("Norm"), cPath = col("Tensor Path"), cOpPath = col("Op Path"), cPhase = col("Before/After"),
-              cType = col("Op Type"), cSketch = col("Sketch");
+    using C = StatisticColumn;
+    const int cDev = col(C::DevicePid), cExec = col(C::Exec), cName = col(C::OpName), cId = col(C::OpId),
+              cIo = col(C::InputOutput), cIdx = col(C::Index), cDtype = col(C::Dtype), cShape = col(C::Shape),
+              cMax = col(C::Max), cMin = col(C::Min), cMean = col(C::Mean), cNorm = col(C::Norm),
+              cPath = col(C::TensorPath), cOpPath = col(C::OpPath), cPhase = col(C::BeforeAfter),
+              cType = col(C::OpType), cSketch = col(C::Sketch);
     if (cExec < 0 || cId < 0 || cIo < 0 || cMax < 0) {
         index.problems.push_back({csv.string(), "statistic.csv lacks msProbe's columns"});
         return;

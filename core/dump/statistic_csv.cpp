@@ -1,5 +1,7 @@
 #include "dump/statistic_csv.h"
 
+#include <iterator>
+
 #include "dump/dump_layout.h"
 #include "tensor/dtype.h"
 #include "tensor/sketch.h"
@@ -17,10 +19,22 @@ std::string field(std::string s)
 }
 } // namespace
 
+const char *statisticColumnName(StatisticColumn c)
+{
+    static const char *const names[] = {"Device and PID", "Execution Count", "Op Name", "Op Type", "Op Id",
+                                        "Input/Output",   "Index",           "Dtype",   "Format",  "Shape",
+                                        "Max",            "Min",             "Mean",    "Norm",    "Tensor Path",
+                                        "Op Path",        "Before/After",    "Sketch"};
+    static_assert(std::size(names) == size_t(StatisticColumn::Count));
+    return names[size_t(c)];
+}
+
 std::string statisticCsvHeader()
 {
-    return "Device and PID,Execution Count,Op Name,Op Type,Op Id,Input/Output,Index,Dtype,Format,Shape,"
-           "Max,Min,Mean,Norm,Tensor Path,Op Path,Before/After,Sketch\n";
+    std::string header;
+    for (size_t c = 0; c < size_t(StatisticColumn::Count); ++c)
+        header += (c ? "," : "") + std::string(statisticColumnName(StatisticColumn(c)));
+    return header + "\n";
 }
 
 StatisticRowParts statisticRowParts(const StatisticRow &r)

@@ -39,6 +39,14 @@ struct StatisticRowParts {
     bool pathHasExec = true;    // false: a path outside a dump's layout, kept whole
 };
 
+// The columns, in the order written: msProbe's, then llmscope's (Op Path, Before/After,
+// Sketch). The writer's header and the reader's lookups by name both come from here.
+enum class StatisticColumn {
+    DevicePid, Exec, OpName, OpType, OpId, InputOutput, Index, Dtype, Format, Shape,
+    Max, Min, Mean, Norm, TensorPath, OpPath, BeforeAfter, Sketch, Count
+};
+const char *statisticColumnName(StatisticColumn c);
+
 std::string statisticCsvHeader();
 // row.tensorPath must be the path DumpWriter::tensorPath gives for row.exec.
 StatisticRowParts statisticRowParts(const StatisticRow &row);

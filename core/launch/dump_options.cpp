@@ -5,6 +5,7 @@
 
 #include "select/op_ids.h"
 #include "select/rounds.h"
+#include "util/arg_reader.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -94,19 +95,6 @@ std::vector<std::string> splitCommand(const std::string &text)
 
 namespace {
 
-// The arguments read one at a time: i is the option being read, value() takes the next.
-struct ArgReader {
-    const std::vector<std::string> &args;
-    size_t i = 0;
-    std::string value()
-    {
-        const std::string &a = args[i];
-        if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1][0] == '-' && !std::isdigit(args[i + 1][1])))
-            throw Error(a + " needs a value (see llmscope dump --help)");
-        return args[++i];
-    }
-};
-
 // msit's own options (and --exec); false when a is not one of them.
 bool takeMsitOption(const std::string &a, ArgReader &r, DumpOptions &o)
 {
@@ -114,8 +102,8 @@ bool takeMsitOption(const std::string &a, ArgReader &r, DumpOptions &o)
         o.command = splitCommand(r.value());
     } else if (a == "--type") {
         o.types.clear();
-        while (r.i + 1 < r.args.size() && r.args[r.i + 1][0] != '-')
-            o.types.push_back(r.args[++r.i]);
+        while (r.valueFollows())
+            o.types.push_back(r.value());
         if (o.types.empty())
             throw Error("--type needs at least one of: model layer op kernel tensor stats cpu_profiling onnx");
     } else if (a == "-sd" || a == "--only-save-desc") {
@@ -226,12 +214,10 @@ void checkCombination(const DumpOptions &o)
 DumpOptions parseDumpOptions(const std::vector<std::string> &args)
 {
     DumpOptions o;
-    ArgReader r{args};
-    for (; r.i < args.size(); ++r.i) {
-        const std::string &a = args[r.i];
-        if (!takeMsitOption(a, r, o) && !takeOwnOption(a, r, o))
-            throw Error("unknown option '" + a + "' (see llmscope dump --help)");
-    }
+    ArgReader r(args, "dump");
+    while (r.next())
+        if (!takeMsitOption(r.option(), r, o) && !takeOwnOption(r.option(), r, o))
+            r.unknown();
     if (o.command.empty())
         throw Error("--exec is required: the inference program to run, e.g. --exec \"./llama-cli -m model.gguf\"");
     checkCombination(o);

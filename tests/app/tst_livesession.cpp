@@ -40,6 +40,8 @@
 #include "dump/probe_status.h"
 #include "dump/topology.h"
 #include "launch_dialog.h"
+#include "session/launch_history.h"
+#include "console_view.h"
 #include "main_window.h"
 #include "workspace.h"
 #include "op_tree_model.h"
@@ -53,12 +55,12 @@
 #include "tensor_inspector.h"
 #include "error_curve_view.h"
 #include "unpaired_view.h"
-#include "hunt_action.h"
+#include "hunt/hunt_action.h"
 #include "quant_heatmap_model.h"
-#include "quant_report_action.h"
+#include "quant_report/quant_report_action.h"
 #include "quant_report_view.h"
 #include "i18n.h"
-#include "session/hunt_plan.h"
+#include "hunt/hunt_plan.h"
 #include <QTranslator>
 #include "slice_picker.h"
 #include "layer_graph_view.h"
@@ -610,7 +612,7 @@ private slots:
         QVERIFY2(found, qPrintable(w.workspace()->hunt()->log().join('\n')));
         QCOMPARE(steps.count(), 4);
         QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
-        for (const QString &recent : LaunchDialog::recentLaunches()) // the user's launches only
+        for (const QString &recent : LaunchHistory::recent()) // the user's launches only
             QVERIFY2(!recent.contains(out), qPrintable(recent));
         const QString log = w.workspace()->hunt()->log().join('\n');
         QCOMPARE(ended.count(), 1);
@@ -715,7 +717,6 @@ private slots:
         MainWindow w;
         w.resize(1400, 860);
         w.show();
-        w.workspace()->quantReport()->setProgram(kBin + "/llmscope");
         QSignalSpy steps(w.workspace()->quantReport(), &QuantReportAction::stepStarted);
         const QString out = m_dir.path() + "/quant";
         const bool ok = QCoro::waitFor(w.workspace()->runQuantReport(side("model-f32.gguf"), side("model-q4_0.gguf"), out, "0,3", "10%"));
@@ -748,7 +749,6 @@ private slots:
     {
         MainWindow w;
         w.show();
-        w.workspace()->quantReport()->setProgram(kBin + "/llmscope");
         HuntSide slow;
         slow.command = {(kBin + "/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "201",
                         "--pace-ms", "200"};
@@ -765,8 +765,11 @@ private slots:
         QSignalSpy finished(w.workspace()->quantReport(), &QuantReportAction::finished);
         QSignalSpy steps(w.workspace()->quantReport(), &QuantReportAction::stepStarted);
         w.workspace()->runQuantReport(slow, slow, m_dir.path() + "/quant-cancel", "0,199", "10%");
-        QVERIFY(steps.wait(30000));
-        QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // the report running golden (its dump, the program)
+        QCOMPARE(steps.count(), 1); // step 1 said as golden's launch starts, in the window
+        QTRY_VERIFY_WITH_TIMEOUT(running(), 30000); // golden's program running, live in the window
+        QCOMPARE(w.workspace()->session()->state() == LiveSession::State::Starting ||
+                     w.workspace()->session()->isRunning(),
+                 true);
         QPushButton *cancel = visibleCancel(w, "Report");
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);

@@ -1,13 +1,17 @@
-#include "quant_report_command.h"
+#include "quant_report/quant_report_command.h"
 
+#include <QCoreApplication>
 #include <QDir>
 
 #include <cstdio>
+#include <optional>
 
 #include "child_dump.h"
 #include "compare/compare_run.h"
 #include "compare/report.h"
 #include "quant/quant_report.h"
+#include "quant_report/quant_runner.h"
+#include "util/arg_reader.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -48,21 +52,6 @@ void say(const QString &s)
     std::fflush(stderr);
 }
 
-double parseBudget(const QString &v)
-{
-    QString t = v.trimmed();
-    const bool percent = t.endsWith(QLatin1Char('%'));
-    if (percent)
-        t.chop(1);
-    bool ok = false;
-    double x = t.toDouble(&ok);
-    if (ok && percent)
-        x /= 100;
-    if (!ok || !(x >= 0) || x > 10)
-        throw Error("--budget: '" + v.toStdString() + "' is not a share such as 10% or 0.1");
-    return x;
-}
-
 } // namespace
 
 int runQuantReportCommand(const QStringList &args)
@@ -70,13 +59,10 @@ int runQuantReportCommand(const QStringList &args)
     QString golden, test, out = QStringLiteral("llmscope_quant"), rounds = QStringLiteral("0,15");
     QuantReportOptions options;
     try {
-        for (int i = 0; i < args.size(); ++i) {
-            const QString &a = args[i];
-            auto value = [&]() -> QString {
-                if (i + 1 >= args.size())
-                    throw Error(a.toStdString() + " needs a value (see llmscope quant-report --help)");
-                return args[++i];
-            };
+        ArgReader r(toWords(args), "quant-report");
+        while (r.next()) {
+            const QString a = QString::fromStdString(r.option());
+            auto value = [&r] { return QString::fromStdString(r.value()); };
             if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
                 std::fputs(kUsage, stdout);
                 return 0;
@@ -89,11 +75,11 @@ int runQuantReportCommand(const QStringList &args)
             } else if (a == QLatin1String("-er")) {
                 rounds = value();
             } else if (a == QLatin1String("--budget")) {
-                options.budget = parseBudget(value());
+                options.budget = quant::parseBudget(value());
             } else if (a == QLatin1String("--keep-type")) {
                 options.keepType = value().toStdString();
             } else {
-                throw Error("unknown option '" + a.toStdString() + "' (see llmscope quant-report --help)");
+                r.unknown();
             }
         }
         if (golden.isEmpty() || test.isEmpty())
@@ -102,35 +88,41 @@ int runQuantReportCommand(const QStringList &args)
         say(QStringLiteral("llmscope quant-report: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
-    const QDir dir(out);
-    auto step = [](const QString &text) { say(QStringLiteral("llmscope quant-report: %1\n").arg(text)); };
-    try {
-        const QStringList dumpOptions{"--type", "model", "tensor", "-stp", "1", "-er", rounds};
-        step(QStringLiteral("step 1 of 4: golden, every operation's outputs in rounds %1").arg(rounds));
-        const QString g = runChildDump(golden, dumpOptions, dir.absoluteFilePath(QStringLiteral("golden")));
-        step(QStringLiteral("step 2 of 4: test, the same, consuming golden's tokens"));
-        const QString t = runChildDump(test, dumpOptions + QStringList{"--follow-tokens", g},
-                                       dir.absoluteFilePath(QStringLiteral("test")));
-        step(QStringLiteral("step 3 of 4: comparing them, weights from both programs' model files"));
+    // The runner is a coroutine; here every step finishes before it returns (a child dump, a
+    // compare), so it runs to its end inside waitFor.
+    int argc = 1;
+    char name[] = "llmscope";
+    char *argv[] = {name, nullptr};
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
+    hunt::Steps steps;
+    steps.dump = [&golden, &test](hunt::Side side, QStringList options, QString dumpOut) -> QCoro::Task<QString> {
+        co_return runChildDump(side == hunt::Side::Golden ? golden : test, options, dumpOut);
+    };
+    steps.compare = [](QString g, QString t) -> QCoro::Task<std::shared_ptr<const CompareResult>> {
         CompareOptions o;
         o.goldenPath = g.toStdString();
         o.myPath = t.toStdString();
         o.standard = Standard::Engine;
-        const CompareResult result = runCompare(o);
-        writeCompareReports(result, dir.absoluteFilePath(QStringLiteral("compare")).toStdString());
-        step(QStringLiteral("step 4 of 4: ranking the weights"));
-        const QuantReport report = buildQuantReport(result, options);
-        writeQuantReport(report, dir.absolutePath().toStdString());
-        std::fputs(quantReportSummary(report).c_str(), stdout);
-        if (result.firstDivergent >= 0)
-            say(QStringLiteral("  note: beyond quantization, op %1 diverges: %2 (see the compare report)\n")
-                    .arg(QString::fromStdString(result.ops[size_t(result.firstDivergent)].label()),
-                         QString::fromStdString(result.ops[size_t(result.firstDivergent)].verdict)));
-        say(QStringLiteral("  report: %1 (quant_report.json, quant_report.csv, tensor-types.txt)\n")
-                .arg(dir.absolutePath()));
-        return 0;
-    } catch (const Error &e) {
-        say(QStringLiteral("llmscope quant-report: %1\n").arg(QString::fromUtf8(e.what())));
+        co_return std::make_shared<const CompareResult>(runCompare(o));
+    };
+    steps.say = [](const QString &text, int step) {
+        if (step > 0)
+            say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
+    };
+    const quant::Outcome outcome = QCoro::waitFor(quant::run(steps, out, rounds, options));
+    if (!outcome.ok) {
+        say(QStringLiteral("llmscope quant-report: %1\n").arg(outcome.message));
         return 2;
     }
+    std::fputs(quantReportSummary(*outcome.report).c_str(), stdout);
+    const CompareResult &result = *outcome.comparison;
+    if (result.firstDivergent >= 0)
+        say(QStringLiteral("  note: beyond quantization, op %1 diverges: %2 (see the compare report)\n")
+                .arg(QString::fromStdString(result.ops[size_t(result.firstDivergent)].label()),
+                     QString::fromStdString(result.ops[size_t(result.firstDivergent)].verdict)));
+    say(QStringLiteral("  report: %1 (quant_report.json, quant_report.csv, tensor-types.txt)\n")
+            .arg(QDir(out).absolutePath()));
+    return 0;
 }

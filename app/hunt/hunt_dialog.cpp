@@ -1,4 +1,4 @@
-#include "hunt_dialog.h"
+#include "hunt/hunt_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -13,7 +13,7 @@
 #include <QSettings>
 
 #include "form_rows.h"
-#include "launch_dialog.h"
+#include "session/launch_history.h"
 #include "select/rounds.h"
 #include "util/error.h"
 
@@ -32,11 +32,11 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
         box->setInsertPolicy(QComboBox::NoInsert);
         box->setMinimumContentsLength(60);
         box->lineEdit()->setPlaceholderText(tr("a program's command line, or llmscope dump --exec \"...\""));
-        for (const QString &name : LaunchDialog::presetNames()) {
-            const QStringList p = LaunchDialog::preset(name);
+        for (const QString &name : LaunchHistory::presetNames()) {
+            const QStringList p = LaunchHistory::preset(name);
             box->addItem(tr("preset %1: %2").arg(name, p.value(0)), p);
         }
-        for (const QString &r : LaunchDialog::recentLaunches())
+        for (const QString &r : LaunchHistory::recent())
             box->addItem(r.section(QLatin1Char('\n'), 0, 0),
                          QStringList{r.section(QLatin1Char('\n'), 0, 0), r.section(QLatin1Char('\n'), 1)});
         box->setCurrentIndex(-1);
@@ -109,7 +109,7 @@ bool HuntDialog::sides(HuntSide *golden, HuntSide *test, QString *error) const
         side->settings = {};
         side->settings.workingDirectory = data.value(1);
         QString why;
-        if (!LaunchDialog::parseLaunchLine(line, true, &o, &side->settings, &why)) {
+        if (!LaunchHistory::parseLaunchLine(line, true, &o, &side->settings, &why)) {
             *error = tr("the %1 command cannot be read: %2").arg(what, why);
             return false;
         }

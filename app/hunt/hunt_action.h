@@ -12,16 +12,9 @@
 #include <memory>
 
 #include "compare/compare_run.h"
-#include "launch/dump_options.h"
-#include "session/hunt_runner.h"
-#include "session/launch_plan.h"
+#include "hunt/window_steps.h"
 
 class Workspace;
-
-struct HuntSide {
-    std::vector<std::string> command; // the program and its arguments
-    LaunchSettings settings;          // its working folder and environment
-};
 
 class HuntAction : public QObject {
     Q_OBJECT
@@ -42,11 +35,6 @@ signals:
     void finished(bool found, const QString &message);
 
 private:
-    // One `llmscope dump` run of side with these options, live in the window; its dump folder.
-    QCoro::Task<QString> dump(const HuntSide &side, QStringList args, QString out);
-    // Two dumps compared in the workspace (shown in the window); the result.
-    QCoro::Task<std::shared_ptr<const llmscope::CompareResult>> compare(QString golden, QString test,
-                                                                       std::optional<llmscope::Standard> standard);
     void say(const QString &text, int step = 0);
 
     QPointer<Workspace> m_workspace;

@@ -1,4 +1,4 @@
-#include "hunt_command.h"
+#include "hunt/hunt_command.h"
 
 #include "child_dump.h"
 
@@ -13,8 +13,8 @@
 #include "compare/compare_run.h"
 #include "compare/report.h"
 #include "dump/dump_layout.h"
-#include "session/hunt_plan.h"
-#include "session/hunt_runner.h"
+#include "hunt/hunt_plan.h"
+#include "hunt/hunt_runner.h"
 #include "util/error.h"
 
 using namespace llmscope;

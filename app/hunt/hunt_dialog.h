@@ -4,7 +4,7 @@
 #pragma once
 #include <QDialog>
 
-#include "hunt_action.h"
+#include "hunt/hunt_action.h"
 
 class QComboBox;
 class QLabel;

@@ -9,6 +9,7 @@
 #include "compare/divergence_cause.h"
 #include "compare/op_verdicts.h"
 #include "dump/token_record.h"
+#include "util/arg_reader.h"
 #include "util/error.h"
 
 // The words' translation context ("HuntText" in translations/).
@@ -30,13 +31,10 @@ QString pct(double v)
 Request parseRequest(const QStringList &args)
 {
     Request r;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        auto value = [&]() -> QString {
-            if (i + 1 >= args.size())
-                throw llmscope::Error(a.toStdString() + " needs a value (see llmscope hunt --help)");
-            return args[++i];
-        };
+    llmscope::ArgReader reader(toWords(args), "hunt");
+    while (reader.next()) {
+        const QString a = QString::fromStdString(reader.option());
+        auto value = [&reader] { return QString::fromStdString(reader.value()); };
         if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
             r.help = true;
             return r;
@@ -56,7 +54,7 @@ Request parseRequest(const QStringList &args)
             if (!r.standard)
                 throw llmscope::Error("--standard: '" + v.toStdString() + "' is not engine or msit");
         } else {
-            throw llmscope::Error("unknown option '" + a.toStdString() + "' (see llmscope hunt --help)");
+            reader.unknown();
         }
     }
     if (r.golden.isEmpty() || r.test.isEmpty())

@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "session/hunt_plan.h"
+#include "hunt/hunt_plan.h"
 
 namespace hunt {
 

@@ -1,0 +1,49 @@
+#include "hunt/hunt_action.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "hunt/window_steps.h"
+#include "workspace.h"
+#include "hunt/hunt_plan.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+HuntAction::HuntAction(Workspace *workspace) : QObject(workspace), m_workspace(workspace) {}
+
+void HuntAction::say(const QString &text, int step)
+{
+    m_log << text;
+    if (m_workspace)
+        m_workspace->say(tr("[hunt] %1").arg(text), Workspace::Tone::Step);
+    if (step > 0)
+        emit stepStarted(step, text);
+}
+
+void HuntAction::cancel()
+{
+    if (m_running)
+        windowsteps::cancel(m_workspace, m_cancelled);
+}
+
+QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds,
+                                  std::optional<Standard> standard)
+{
+    if (m_running)
+        co_return false;
+    m_running = true;
+    m_cancelled = std::make_shared<bool>(false);
+    m_log.clear();
+    QPointer<Workspace> w = m_workspace;
+    const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), standard, m_cancelled,
+                                                [this](const QString &text, int step) { say(text, std::max(step, 0)); });
+    auto hunting = hunt::run(steps, folder, rounds);
+    const hunt::Outcome outcome = co_await hunting;
+    if (w && outcome.stats && outcome.tensors)
+        w->showMetrics(outcome.stats); // the whole model's picture from the statistics; the element view on the op
+    m_running = false;
+    const bool found = outcome.end == hunt::Outcome::End::Found;
+    emit finished(found, outcome.message);
+    co_return found;
+}

@@ -1,0 +1,33 @@
+// The hunt's and the quantization report's Steps as the window runs them: each side launched
+// live in the window (the workspace's program, its output in the console, its operations in
+// the tree), two dumps compared by the workspace (shown in the Diff tab), and a cancel flag
+// that every step looks at. HuntAction and QuantReportAction both run through it.
+#pragma once
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/precision_standard.h"
+#include "hunt/hunt_runner.h"
+#include "session/launch_plan.h"
+
+class Workspace;
+
+struct HuntSide {
+    std::vector<std::string> command; // the program and its arguments
+    LaunchSettings settings;          // its working folder and environment
+};
+
+namespace windowsteps {
+
+// Steps that launch golden and test in w, compare in w by standard (the engine's when unset)
+// and say through say; each throws hunt::Cancelled once *cancelled is set.
+hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<llmscope::Standard> standard,
+                 std::shared_ptr<bool> cancelled, std::function<void(const QString &text, int step)> say);
+// Sets *cancelled and stops what runs in w: the program, the comparison.
+void cancel(Workspace *w, const std::shared_ptr<bool> &cancelled);
+
+} // namespace windowsteps

@@ -1,0 +1,49 @@
+#include "quant_report/quant_report_action.h"
+
+#include <QDir>
+
+#include "quant_report/quant_runner.h"
+#include "util/error.h"
+#include "workspace.h"
+
+using namespace llmscope;
+
+QuantReportAction::QuantReportAction(Workspace *workspace) : QObject(workspace), m_workspace(workspace) {}
+
+QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget)
+{
+    if (m_running)
+        co_return false;
+    m_report.reset();
+    m_folder = QDir(folder).absolutePath();
+    QuantReportOptions options;
+    try {
+        if (!budget.isEmpty())
+            options.budget = quant::parseBudget(budget);
+    } catch (const Error &e) {
+        emit finished(false, QString::fromUtf8(e.what()));
+        co_return false;
+    }
+    m_running = true;
+    m_cancelled = std::make_shared<bool>(false);
+    QPointer<QuantReportAction> self(this);
+    const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), Standard::Engine,
+                                                m_cancelled, [self](const QString &text, int step) {
+                                                    if (self && step > 0)
+                                                        emit self->stepStarted(step, text);
+                                                });
+    auto running = quant::run(steps, m_folder, rounds, options);
+    quant::Outcome outcome = co_await running;
+    if (!self)
+        co_return false;
+    m_running = false;
+    m_report = std::move(outcome.report);
+    emit finished(outcome.ok, outcome.message);
+    co_return outcome.ok;
+}
+
+void QuantReportAction::cancel()
+{
+    if (m_running)
+        windowsteps::cancel(m_workspace, m_cancelled);
+}

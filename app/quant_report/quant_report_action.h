@@ -1,0 +1,43 @@
+// Session > Quantization report: quant::run (the same runner as `llmscope quant-report`) on a
+// golden and a test launch, run in the window as the hunt's are (each side live, the two
+// compared in the Diff tab), its steps as progress, Cancel stopping what runs; the report it
+// wrote is shown in the window's Quantization tab.
+#pragma once
+#include <QObject>
+#include <QPointer>
+
+#include <QCoroTask>
+
+#include <memory>
+#include <optional>
+
+#include "quant/quant_report.h"
+#include "hunt/window_steps.h"
+
+class Workspace;
+
+class QuantReportAction : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kSteps = 4;
+    explicit QuantReportAction(Workspace *workspace);
+
+    // Runs it into folder; true when the report was written (report() has it). budget: as
+    // --budget (10% or 0.1), empty for the default.
+    QCoro::Task<bool> run(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
+    void cancel();
+    bool isRunning() const { return m_running; }
+    const std::optional<llmscope::QuantReport> &report() const { return m_report; }
+    QString folder() const { return m_folder; }
+
+signals:
+    void stepStarted(int step, const QString &text); // 1..kSteps
+    void finished(bool ok, const QString &message);
+
+private:
+    QPointer<Workspace> m_workspace;
+    bool m_running = false;
+    std::shared_ptr<bool> m_cancelled; // the running report's
+    std::optional<llmscope::QuantReport> m_report;
+    QString m_folder;
+};

@@ -1,0 +1,16 @@
+// The console: the program's output as it prints it (stderr in red), and llmscope's own lines
+// coloured by what they say (information, warning, failure, a step of a hunt). At most
+// kLines are kept.
+#pragma once
+#include <QPlainTextEdit>
+
+#include "console_tone.h"
+
+class ConsoleView : public QPlainTextEdit {
+    Q_OBJECT
+public:
+    static constexpr int kLines = 5000;
+    explicit ConsoleView(QWidget *parent = nullptr);
+
+    void say(const QString &text, ConsoleTone tone);
+};

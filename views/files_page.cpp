@@ -1,0 +1,58 @@
+#include "files_page.h"
+
+#include <QHeaderView>
+#include <QTextBrowser>
+#include <QTreeView>
+
+#include "dump_tree_model.h"
+#include "session_document.h"
+
+FilesPage::FilesPage(QWidget *parent)
+    : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this))
+{
+    m_tree->setModel(m_model);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->header()->resizeSection(DumpTreeModel::NameColumn, 300); // names readable; the rest scrolls
+    m_tree->header()->setStretchLastSection(true);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &FilesPage::showDetails);
+    addWidget(m_tree);
+    addWidget(m_details);
+    setStretchFactor(0, 3);
+    setStretchFactor(1, 1);
+}
+
+void FilesPage::follow(SessionDocument *doc)
+{
+    m_model->follow(doc);
+    connect(doc, &SessionDocument::sourceChanged, this, [this] {
+        m_details->clear();
+        m_firstOpened = false;
+    });
+    connect(doc, &SessionDocument::filesAdded, this, [this] {
+        if (m_model->rowCount() > 0 && !std::exchange(m_firstOpened, true))
+            m_tree->expand(m_model->index(0, 0));
+    });
+}
+
+void FilesPage::openRounds()
+{
+    m_tree->expandToDepth(0);
+}
+
+void FilesPage::showDetails()
+{
+    const QModelIndex cur = m_tree->currentIndex();
+    const QString tip = m_model->data(cur.siblingAtColumn(0), Qt::ToolTipRole).toString();
+    if (!cur.isValid() || tip.isEmpty()) {
+        m_details->clear();
+        return;
+    }
+    QString html = QStringLiteral("<h3>%1</h3><table>").arg(cur.siblingAtColumn(0).data().toString().toHtmlEscaped());
+    for (int c = 1; c < DumpTreeModel::ColumnCount; ++c)
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(m_model->headerData(c, Qt::Horizontal).toString(),
+                         cur.siblingAtColumn(c).data().toString().toHtmlEscaped());
+    html += QStringLiteral("</table><p><small>%1</small></p>").arg(tip.toHtmlEscaped());
+    m_details->setHtml(html);
+}
