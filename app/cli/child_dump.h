@@ -1,8 +1,36 @@
-// Runs `llmscope dump` (this same program) as a child for commands that dump two programs in
-// turn (hunt, quant-report): waits for it and returns the dump folder it made, or throws Error
-// with the child's own words.
+// The steps of commands that dump two programs in turn (hunt, quant-report) as the command
+// line runs them: each side a child `llmscope dump` (this same program), waited for, its dump
+// folder returned or its own words thrown as an Error; the two dumps compared here.
 #pragma once
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
+#include <QCoroTask>
+
+#include <functional>
+#include <optional>
+
+#include "compare/precision_standard.h"
+#include "hunt/hunt_runner.h"
+
 QString runChildDump(const QString &cmd, const QStringList &options, const QString &out);
+
+// golden's and test's command lines dumped by runChildDump, compared by standard (the
+// engine's when unset); say gets every line.
+hunt::Steps childSteps(QString golden, QString test, std::optional<llmscope::Standard> standard,
+                       std::function<void(const QString &text, int step)> say);
+
+// A runner on such steps, run to its end: each step finishes before it returns, so the
+// coroutine ends inside waitFor (with a QCoreApplication made for it when there is none).
+template <typename T>
+T runToEnd(QCoro::Task<T> task)
+{
+    int argc = 1;
+    char name[] = "llmscope";
+    char *argv[] = {name, nullptr};
+    std::optional<QCoreApplication> app;
+    if (!QCoreApplication::instance())
+        app.emplace(argc, argv);
+    return QCoro::waitFor(std::move(task));
+}

@@ -72,29 +72,10 @@ int runHuntCommand(const QStringList &args)
         std::fputs(kUsage, stdout);
         return 0;
     }
-    // The runner is a coroutine; here every step finishes before it returns (a child dump, a
-    // compare), so it runs to its end inside waitFor.
-    int argc = 1;
-    char name[] = "llmscope";
-    char *argv[] = {name, nullptr};
-    std::optional<QCoreApplication> app;
-    if (!QCoreApplication::instance())
-        app.emplace(argc, argv);
-    hunt::Steps steps;
-    steps.dump = [&request](hunt::Side side, QStringList options, QString out) -> QCoro::Task<QString> {
-        co_return runChildDump(side == hunt::Side::Golden ? request.golden : request.test, options, out);
-    };
-    steps.compare = [&request](QString golden, QString test) -> QCoro::Task<std::shared_ptr<const CompareResult>> {
-        CompareOptions o;
-        o.standard = request.standard;
-        o.goldenPath = golden.toStdString();
-        o.myPath = test.toStdString();
-        co_return std::make_shared<const CompareResult>(runCompare(o));
-    };
-    steps.say = [](const QString &text, int step) {
+    const hunt::Steps steps = childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
         say(step < 0 ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
-    };
-    const hunt::Outcome outcome = QCoro::waitFor(hunt::run(steps, request.folder, request.rounds));
+    });
+    const hunt::Outcome outcome = runToEnd(hunt::run(steps, request.folder, request.rounds));
     switch (outcome.end) {
     case hunt::Outcome::End::Found: return 0;
     case hunt::Outcome::End::NothingDiverges:

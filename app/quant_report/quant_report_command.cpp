@@ -88,30 +88,11 @@ int runQuantReportCommand(const QStringList &args)
         say(QStringLiteral("llmscope quant-report: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
-    // The runner is a coroutine; here every step finishes before it returns (a child dump, a
-    // compare), so it runs to its end inside waitFor.
-    int argc = 1;
-    char name[] = "llmscope";
-    char *argv[] = {name, nullptr};
-    std::optional<QCoreApplication> app;
-    if (!QCoreApplication::instance())
-        app.emplace(argc, argv);
-    hunt::Steps steps;
-    steps.dump = [&golden, &test](hunt::Side side, QStringList options, QString dumpOut) -> QCoro::Task<QString> {
-        co_return runChildDump(side == hunt::Side::Golden ? golden : test, options, dumpOut);
-    };
-    steps.compare = [](QString g, QString t) -> QCoro::Task<std::shared_ptr<const CompareResult>> {
-        CompareOptions o;
-        o.goldenPath = g.toStdString();
-        o.myPath = t.toStdString();
-        o.standard = Standard::Engine;
-        co_return std::make_shared<const CompareResult>(runCompare(o));
-    };
-    steps.say = [](const QString &text, int step) {
+    const hunt::Steps steps = childSteps(golden, test, Standard::Engine, [](const QString &text, int step) {
         if (step > 0)
             say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
-    };
-    const quant::Outcome outcome = QCoro::waitFor(quant::run(steps, out, rounds, options));
+    });
+    const quant::Outcome outcome = runToEnd(quant::run(steps, out, rounds, options));
     if (!outcome.ok) {
         say(QStringLiteral("llmscope quant-report: %1\n").arg(outcome.message));
         return 2;
