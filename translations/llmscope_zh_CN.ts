@@ -1312,20 +1312,12 @@ golden vs test, element by element:</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <source>&lt;h2&gt;Could not open the dump&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;无法打开该转储&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>%1 - llmscope</source>
         <translation>%1 - llmscope</translation>
     </message>
     <message>
         <source>Open dump folder</source>
         <translation>打开转储目录</translation>
-    </message>
-    <message>
-        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href=&quot;launch&quot;&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Inspector</source>
@@ -1348,64 +1340,8 @@ golden vs test, element by element:</source>
         <translation>会话</translation>
     </message>
     <message>
-        <source>&amp;Session</source>
-        <translation>会话(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Launch program...</source>
-        <translation>启动程序(&amp;L)...</translation>
-    </message>
-    <message>
-        <source>Run &amp;again</source>
-        <translation>再次运行(&amp;A)</translation>
-    </message>
-    <message>
-        <source>&amp;Stop</source>
-        <translation>停止(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Apply selection</source>
-        <translation>应用选择(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Dump the checked operations from the program&apos;s next graph on</source>
-        <translation>从程序的下一张计算图起转储勾选的算子</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>&amp;Find operation</source>
-        <translation>查找算子(&amp;F)</translation>
-    </message>
-    <message>
-        <source>Edit -&amp;ids</source>
-        <translation>编辑 -ids(&amp;I)</translation>
-    </message>
-    <message>
-        <source>&amp;Refresh inspector</source>
-        <translation>刷新检查器(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Send this selection to the running program: it dumps these operations from its next graph on (Ctrl+Return)</source>
-        <translation>把此选择发送给正在运行的程序：它从下一张计算图起转储这些算子（Ctrl+Return）</translation>
-    </message>
-    <message>
-        <source>Launch a program (Session &gt; Launch, Ctrl+L) to apply a selection while it runs</source>
-        <translation>先启动程序（会话 &gt; 启动，Ctrl+L），才能在其运行时应用选择</translation>
-    </message>
-    <message>
         <source>Cannot launch: %1</source>
         <translation>无法启动：%1</translation>
-    </message>
-    <message>
-        <source>&lt;h2&gt;Could not launch the program&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;无法启动程序&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program&apos;s output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Heatmap</source>
@@ -1414,10 +1350,6 @@ golden vs test, element by element:</source>
     <message>
         <source>Diff</source>
         <translation>差异</translation>
-    </message>
-    <message>
-        <source>&amp;Compare dumps...</source>
-        <translation>比较转储(&amp;C)...</translation>
     </message>
     <message>
         <source>Graph</source>
@@ -1430,14 +1362,6 @@ golden vs test, element by element:</source>
     <message>
         <source>Unpaired</source>
         <translation>未配对</translation>
-    </message>
-    <message>
-        <source>&amp;Hunt the first divergent operation...</source>
-        <translation>定位首个偏离的算子(&amp;H)...</translation>
-    </message>
-    <message>
-        <source>Run a golden and a test program, compare, and open the first operation that departs</source>
-        <translation>运行标杆与待测程序并比较, 打开首个偏离的算子</translation>
     </message>
     <message>
         <source>&amp;Export diff report...</source>
@@ -1468,22 +1392,6 @@ golden vs test, element by element:</source>
     <message>
         <source>Quantization</source>
         <translation>量化</translation>
-    </message>
-    <message>
-        <source>&amp;Quantization report...</source>
-        <translation>量化报告(&amp;Q)...</translation>
-    </message>
-    <message>
-        <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
-        <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
-    </message>
-    <message>
-        <source>&amp;Replay operations (opcheck)</source>
-        <translation>重放算子(&amp;R)（opcheck）</translation>
-    </message>
-    <message>
-        <source>Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, or were its inputs? (dump with --type tensor -tiling)</source>
-        <translation>在打开的 dump 中，用每个算子自身落盘的输入重放它：是算子内核错了，还是输入已经错了？（dump 时使用 --type tensor -tiling）</translation>
     </message>
     <message>
         <source>Replay (float64)</source>
@@ -1708,6 +1616,73 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
 </context>
 <context>
+    <name>SessionMenu</name>
+    <message>
+        <source>&amp;Session</source>
+        <translation>会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Launch program...</source>
+        <translation>启动程序(&amp;L)...</translation>
+    </message>
+    <message>
+        <source>Run &amp;again</source>
+        <translation>再次运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Apply selection</source>
+        <translation>应用选择(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Dump the checked operations from the program&apos;s next graph on</source>
+        <translation>从程序的下一张计算图起转储勾选的算子</translation>
+    </message>
+    <message>
+        <source>&amp;Compare dumps...</source>
+        <translation>比较转储(&amp;C)...</translation>
+    </message>
+    <message>
+        <source>&amp;Hunt the first divergent operation...</source>
+        <translation>定位首个偏离的算子(&amp;H)...</translation>
+    </message>
+    <message>
+        <source>Run a golden and a test program, compare, and open the first operation that departs</source>
+        <translation>运行标杆与待测程序并比较, 打开首个偏离的算子</translation>
+    </message>
+    <message>
+        <source>&amp;Replay operations (opcheck)</source>
+        <translation>重放算子(&amp;R)（opcheck）</translation>
+    </message>
+    <message>
+        <source>Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, or were its inputs? (dump with --type tensor -tiling)</source>
+        <translation>在打开的 dump 中，用每个算子自身落盘的输入重放它：是算子内核错了，还是输入已经错了？（dump 时使用 --type tensor -tiling）</translation>
+    </message>
+    <message>
+        <source>&amp;Quantization report...</source>
+        <translation>量化报告(&amp;Q)...</translation>
+    </message>
+    <message>
+        <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
+        <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
+    </message>
+    <message>
+        <source>Send this selection to the running program: it dumps these operations from its next graph on (Ctrl+Return)</source>
+        <translation>把此选择发送给正在运行的程序：它从下一张计算图起转储这些算子（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>Launch a program (Session &gt; Launch, Ctrl+L) to apply a selection while it runs</source>
+        <translation>先启动程序（会话 &gt; 启动，Ctrl+L），才能在其运行时应用选择</translation>
+    </message>
+    <message>
+        <source>Cannot launch: %1</source>
+        <translation>无法启动：%1</translation>
+    </message>
+</context>
+<context>
     <name>SlicePicker</name>
     <message>
         <source>Rows:</source>
@@ -1728,6 +1703,25 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>dim %1 = </source>
         <translation>维度 %1 = </translation>
+    </message>
+</context>
+<context>
+    <name>StartPage</name>
+    <message>
+        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href=&quot;launch&quot;&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program&apos;s output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Could not launch the program&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;无法启动程序&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Could not open the dump&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;无法打开该转储&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1905,6 +1899,25 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Saved %1: use it with llmscope compare --mapping %1</source>
         <translation>已保存 %1: 可用于 llmscope compare --mapping %1</translation>
+    </message>
+</context>
+<context>
+    <name>ViewMenu</name>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Find operation</source>
+        <translation>查找算子(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Edit -&amp;ids</source>
+        <translation>编辑 -ids(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh inspector</source>
+        <translation>刷新检查器(&amp;R)</translation>
     </message>
 </context>
 <context>

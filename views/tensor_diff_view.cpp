@@ -216,6 +216,14 @@ QString TensorDiffView::status() const
     return m_status->text();
 }
 
+void TensorDiffView::setCompared(const ComparedFiles &files)
+{
+    if (files.pairs.isEmpty())
+        setFiles(files.title, files.golden, files.test);
+    else
+        setPairs(files.title, files.pairs);
+}
+
 void TensorDiffView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setFiles({}, {}, {}); });

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "compare/matching.h"
+#include "compared_files.h"
 
 class SessionDocument;
 
@@ -32,16 +33,15 @@ private:
 };
 
 // Two files shown against each other, each read in the layout that makes them alike.
-struct TensorDiffPair {
-    QString name, golden, test;
-    llmscope::TensorView goldenView, testView;
-};
+using TensorDiffPair = ComparedPair;
 
 class TensorDiffView : public QWidget {
     Q_OBJECT
 public:
     explicit TensorDiffView(QWidget *parent = nullptr);
     // Pairs given as they are (a PyTorch golden's files against an engine's), named as given.
+    // A compared op's files: as setFiles, or its pairs as setPairs (across frameworks).
+    void setCompared(const ComparedFiles &files);
     void setPairs(const QString &title, const QVector<TensorDiffPair> &pairs, const QString &leftName = {},
                   const QString &rightName = {});
     // The op's files on both sides, paired by name (after/outtensor0.bin, ...).

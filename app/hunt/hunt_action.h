@@ -19,7 +19,6 @@ class Workspace;
 class HuntAction : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kSteps = 4;
     explicit HuntAction(Workspace *workspace);
 
     // Runs the four steps into folder; true when a divergent op was found and opened.
@@ -31,7 +30,7 @@ public:
     QStringList log() const { return m_log; }
 
 signals:
-    void stepStarted(int step, const QString &text); // 1..kSteps
+    void stepStarted(int step, const QString &text); // 1..hunt::kSteps
     void finished(bool found, const QString &message);
 
 private:

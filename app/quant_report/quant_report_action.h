@@ -19,7 +19,6 @@ class Workspace;
 class QuantReportAction : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kSteps = 4;
     explicit QuantReportAction(Workspace *workspace);
 
     // Runs it into folder; true when the report was written (report() has it). budget: as
@@ -31,7 +30,7 @@ public:
     QString folder() const { return m_folder; }
 
 signals:
-    void stepStarted(int step, const QString &text); // 1..kSteps
+    void stepStarted(int step, const QString &text); // 1..quant::kSteps
     void finished(bool ok, const QString &message);
 
 private:

@@ -1,63 +1,54 @@
 #include "main_window.h"
 
-#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
-#include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTextBrowser>
 #include <QToolBar>
-#include <QTreeView>
 
-#include "compare_dialog.h"
 #include "console_view.h"
 #include "counters_view.h"
 #include "diff_view.h"
-#include "dump_tree_model.h"
 #include "error_curve_view.h"
 #include "files_page.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
 #include "help_menu.h"
-#include "hunt/hunt_dialog.h"
 #include "job.h"
 #include "job_bar.h"
-#include "language_menu.h"
-#include "launch_dialog.h"
 #include "layer_graph_view.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 #include "quant_report/quant_report_action.h"
 #include "quant_report_view.h"
 #include "recent_dumps.h"
+#include "session/launch_history.h"
+#include "session_document.h"
+#include "session_menu.h"
+#include "start_page.h"
 #include "tensor_diff_view.h"
 #include "tensor_inspector.h"
 #include "unpaired_view.h"
 #include "util/error.h"
-#include "session/launch_history.h"
-#include "session_document.h"
+#include "view_menu.h"
 #include "workspace.h"
 
 using namespace llmscope;
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_ws(new Workspace(this)), m_stack(new QStackedWidget(this)),
-      m_startPage(new QLabel(this)), m_tabs(new QTabWidget(this)), m_filesPage(new FilesPage(this)), m_ops(new OpTreePanel(this)),
+      m_startPage(new StartPage(this)), m_tabs(new QTabWidget(this)), m_filesPage(new FilesPage(this)), m_ops(new OpTreePanel(this)),
       m_counters(new CountersView(this)), m_console(new ConsoleView(this)), m_inspector(new TensorInspector(this)),
       m_colours(new OpColours(this)), m_heatmap(new HeatmapView(m_colours, this)), m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)),
       m_curves(new ErrorCurveView(this)), m_unpaired(new UnpairedView(this)),
@@ -94,18 +85,8 @@ QTreeView *MainWindow::treeView() const { return m_filesPage->tree(); }
 
 void MainWindow::buildPages()
 {
-    m_startPage->setAlignment(Qt::AlignCenter);
-    m_startPage->setWordWrap(true);
-    m_startPage->setTextFormat(Qt::RichText);
-    m_startPage->setText(
-        tr("<h2>Find the first operation that goes wrong</h2>"
-           "<p><a href=\"launch\">Launch a program</a> (Ctrl+L) under the probe: its operations appear on the "
-           "left as it runs; check the ones to dump and press Apply (Ctrl+Return).</p>"
-           "<p><a href=\"open\">Open a dump folder</a> (Ctrl+O) written by llmscope or by <code>msit llm "
-           "dump</code>, or drop one on this window.</p>"));
-    connect(m_startPage, &QLabel::linkActivated, this, [this](const QString &link) {
-        link == QLatin1String("launch") ? showLaunchDialog() : chooseDump();
-    });
+    connect(m_startPage, &StartPage::launchRequested, this, &MainWindow::showLaunchDialog);
+    connect(m_startPage, &StartPage::openRequested, this, &MainWindow::chooseDump);
     auto *diffTop = new QSplitter(this);
     diffTop->addWidget(m_diff);
     // The side views scroll when the window is small: their lists and chart never raise the
@@ -176,63 +157,19 @@ void MainWindow::buildMenus()
     m_exportAct->setToolTip(tr("The comparison's CSV and JSON reports and pictures of its views, in a folder"));
     file->addSeparator();
     file->addAction(tr("&Quit"), qApp, &QApplication::quit)->setShortcut(QKeySequence::Quit);
-
-    auto *session = menuBar()->addMenu(tr("&Session"));
-    m_launchAct = session->addAction(tr("&Launch program..."), this, &MainWindow::showLaunchDialog);
-    m_launchAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    m_againAct = session->addAction(tr("Run &again"), m_ws, &Workspace::runAgain);
-    m_againAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    m_stopAct = session->addAction(tr("&Stop"), m_ws, &Workspace::stop);
-    m_stopAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
-    session->addSeparator();
-    m_applyAct = session->addAction(tr("&Apply selection"), this, [this] { m_ws->applySelection(m_ops->model()->idsText()); });
-    m_applyAct->setToolTip(tr("Dump the checked operations from the program's next graph on"));
-    session->addSeparator();
-    session->addAction(tr("&Compare dumps..."), this, &MainWindow::showCompareDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    auto *huntAct = session->addAction(tr("&Hunt the first divergent operation..."), this, &MainWindow::showHuntDialog);
-    huntAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
-    huntAct->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
-    m_opcheckAct = session->addAction(tr("&Replay operations (opcheck)"), m_ws, &Workspace::opcheck);
-    m_opcheckAct->setObjectName(QStringLiteral("opcheckAction"));
-    m_opcheckAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    m_opcheckAct->setToolTip(tr("Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, "
-                                "or were its inputs? (dump with --type tensor -tiling)"));
-    auto *quantAct = session->addAction(tr("&Quantization report..."), this, &MainWindow::showQuantReportDialog);
-    quantAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
-    quantAct->setToolTip(tr("An F32 golden against its quantized model: which weights lose the most, and which to "
-                            "keep in a higher type"));
-
-    auto *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Find operation"), this, [this] {
-        m_ops->searchEdit()->setFocus();
-        m_ops->searchEdit()->selectAll();
-    })->setShortcut(QKeySequence::Find);
-    view->addAction(tr("Edit -&ids"), this, [this] {
-        m_ops->idsEdit()->setFocus();
-        m_ops->idsEdit()->selectAll();
-    })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    view->addAction(tr("&Refresh inspector"), this, [this] { inspect(m_ws->currentOp()); })->setShortcut(QKeySequence::Refresh);
-    view->addSeparator();
-    for (int i = 0; i < m_tabs->count(); ++i) { // the central tabs: Ctrl+1 .. Ctrl+5
-        QWidget *page = m_tabs->widget(i);
-        view->addAction(m_tabs->tabText(i), this, [this, page] { showPage(page); })
-            ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-    }
-    view->addSeparator();
-    for (QDockWidget *d : findChildren<QDockWidget *>())
-        view->addAction(d->toggleViewAction());
-    view->addSeparator();
-    // The language: remembered, and in effect from the next start (every string is set up then).
-    view->addMenu(new LanguageMenu(this, [this] {
-        if (m_ws->session()->isRunning())
-            m_ws->session()->stop(std::chrono::milliseconds(0));
-    }));
+    m_session = new SessionMenu(m_ws, m_ops, this);
+    menuBar()->addMenu(m_session);
+    menuBar()->addMenu(new ViewMenu(this, m_ops, m_tabs,
+                                    {[this](QWidget *page) { showPage(page); }, [this] { inspect(m_ws->currentOp()); },
+                                     [this] {
+                                         if (m_ws->session()->isRunning())
+                                             m_ws->session()->stop(std::chrono::milliseconds(0));
+                                     }}));
     menuBar()->addMenu(new HelpMenu(this));
-
     auto *bar = addToolBar(tr("Session"));
     bar->setObjectName(QStringLiteral("SessionToolBar"));
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    bar->addActions({m_launchAct, m_againAct, m_stopAct});
+    bar->addActions({m_session->launchAction(), m_session->againAction(), m_session->stopAction()});
     bar->addSeparator();
     bar->addAction(open);
 }
@@ -301,7 +238,7 @@ void MainWindow::followSource()
     });
     connect(m_ws, &Workspace::dumpFailed, this, [this](const QString &, const QString &error) {
         if (m_stack->currentWidget() == m_startPage)
-            showStartPage(tr("<h2>Could not open the dump</h2><p>%1</p>").arg(error.toHtmlEscaped()));
+            m_startPage->showOpenFailed(error);
     });
     connect(m_ws, &Workspace::said, m_console, &ConsoleView::say);
     connect(m_ws, &Workspace::status, this, [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
@@ -325,17 +262,13 @@ void MainWindow::followProgram()
         if (!byHunt) // a hunt's own runs are not the user's launches
             LaunchHistory::remember(LaunchHistory::commandLineFor(options, settings), settings.workingDirectory);
         m_counters->setDumpFolder(m_ws->dumpRoot());
-        showStartPage(tr("<h2>%1 is running under the probe</h2>"
-                         "<p>Its operations fill the tree on the left as it computes: model, layers, the ggml "
-                         "nodes of each.</p><p>Check the operations to dump (or type ids such as "
-                         "<code>2_29,3</code>) and press <b>Apply</b> (Ctrl+Return): the program dumps them from "
-                         "its next graph on, and the tree marks them.</p><p>The program's output is in the "
-                         "console below; Stop is Ctrl+. and Run again Ctrl+R.</p>")
-                          .arg(m_ws->document()->sourceName().toHtmlEscaped()));
+        m_startPage->showRunning(m_ws->document()->sourceName());
+        m_stack->setCurrentWidget(m_startPage);
     });
     connect(m_ws, &Workspace::launchFailed, this, [this](const QString &error) {
         m_counters->setState(LiveSession::stateName(LiveSession::State::FailedToStart), error);
-        showStartPage(tr("<h2>Could not launch the program</h2><p>%1</p>").arg(error.toHtmlEscaped()));
+        m_startPage->showLaunchFailed(error);
+        m_stack->setCurrentWidget(m_startPage);
         statusBar()->showMessage(tr("Cannot launch: %1").arg(error), 15000);
     });
 }
@@ -363,7 +296,6 @@ void MainWindow::followOps()
     // A replay whose first failure is the op already picked: the cursor does not move, the
     // element view still shows it.
     connect(m_ws->document(), &SessionDocument::replayChanged, this, replayed);
-    connect(m_ops, &OpTreePanel::applyRequested, m_ws, &Workspace::applySelection);
     connect(m_ws, &Workspace::selectionStatus, m_ops, &OpTreePanel::setStatus);
     connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &, qint64 fromRound) {
         m_ops->model()->setApplied(sel, fromRound);
@@ -385,17 +317,8 @@ void MainWindow::followComparison()
             showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
     });
     connect(m_ws->cursor(), &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
-        const Workspace::OpTensors t = m_ws->comparedTensors(i);
-        if (t.title.isEmpty())
-            return;
-        if (t.pairs.isEmpty()) {
-            m_tensorDiff->setFiles(t.title, t.golden, t.test);
-            return;
-        }
-        QVector<TensorDiffPair> pairs;
-        for (const auto &p : t.pairs)
-            pairs.push_back({p.name, p.golden, p.test, p.goldenView, p.testView});
-        m_tensorDiff->setPairs(t.title, pairs);
+        if (const ComparedFiles t = m_ws->comparedTensors(i); !t.title.isEmpty())
+            m_tensorDiff->setCompared(t);
     });
     connect(m_unpaired, &UnpairedView::compareAgain, this, [this](const QString &mapping) {
         if (const auto r = m_ws->comparison())
@@ -429,12 +352,6 @@ void MainWindow::showPage(QWidget *page)
     m_tabs->setCurrentWidget(page);
 }
 
-void MainWindow::showStartPage(const QString &html)
-{
-    m_startPage->setText(html);
-    m_stack->setCurrentWidget(m_startPage);
-}
-
 void MainWindow::inspect(const QString &id)
 {
     if (id.isEmpty())
@@ -450,33 +367,15 @@ void MainWindow::inspect(const QString &id)
 
 void MainWindow::updateActions()
 {
-    const bool running = m_ws->session()->isRunning();
-    m_againAct->setEnabled(m_ws->canRunAgain());
-    m_stopAct->setEnabled(running);
-    const bool canApply = m_ws->canApply();
-    m_applyAct->setEnabled(canApply);
-    m_ops->setApplyEnabled(canApply, canApply ? tr("Send this selection to the running program: it dumps these "
-                                                   "operations from its next graph on (Ctrl+Return)")
-                                              : tr("Launch a program (Session > Launch, Ctrl+L) to apply a "
-                                                   "selection while it runs"));
+    m_session->updateActions();
     m_exportAct->setEnabled(m_ws->comparison() != nullptr);
-    m_opcheckAct->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
 }
 
 // --- actions
 
 void MainWindow::showLaunchDialog()
 {
-    LaunchDialog dialog(this);
-    if (const auto &last = m_ws->lastLaunch())
-        dialog.setOptions(last->first, last->second);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    try {
-        launch(dialog.options(), dialog.settings());
-    } catch (const Error &e) { // the dialog checked the options: only a race with the file system
-        statusBar()->showMessage(tr("Cannot launch: %1").arg(QString::fromUtf8(e.what())), 15000);
-    }
+    m_session->showLaunchDialog();
 }
 
 bool MainWindow::launch(const DumpOptions &options, const LaunchSettings &settings)
@@ -495,45 +394,6 @@ void MainWindow::chooseDump()
 void MainWindow::openDump(const QString &folder)
 {
     m_ws->openDump(folder); // runs to completion on its own; results arrive through the signals
-}
-
-void MainWindow::showCompareDialog()
-{
-    CompareDialog d(this);
-    if (d.exec() == QDialog::Accepted && !d.golden().isEmpty() && !d.test().isEmpty())
-        m_ws->compare(d.golden(), d.test());
-}
-
-void MainWindow::showHuntDialog()
-{
-    if (const QString why = m_ws->busyReason(); !why.isEmpty() && !m_ws->session()->isRunning()) {
-        statusBar()->showMessage(why, 10000);
-        return;
-    }
-    HuntDialog d(this);
-    if (d.exec() != QDialog::Accepted)
-        return;
-    HuntSide golden, test;
-    QString error;
-    if (d.sides(&golden, &test, &error))
-        m_ws->runHunt(golden, test, d.folder(), d.rounds());
-}
-
-void MainWindow::showQuantReportDialog()
-{
-    if (const QString why = m_ws->busyReason(); !why.isEmpty() && !m_ws->session()->isRunning()) {
-        statusBar()->showMessage(why, 10000);
-        return;
-    }
-    HuntDialog d(this, HuntDialog::Purpose::QuantReport);
-    if (d.exec() != QDialog::Accepted)
-        return;
-    HuntSide golden, test;
-    QString error;
-    if (d.sides(&golden, &test, &error))
-        m_ws->runQuantReport(golden, test, d.folder(), d.rounds(), d.budget());
-    else
-        m_ws->say(error, Workspace::Tone::Step); // the dialog checked them: only a file changed since could say this
 }
 
 QStringList MainWindow::exportDiff(const QString &folder, QString *error)

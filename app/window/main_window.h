@@ -32,6 +32,8 @@ class QTextBrowser;
 class QTreeView;
 class QuantReportView;
 class RecentDumps;
+class SessionMenu;
+class StartPage;
 class TensorDiffView;
 class TensorInspector;
 class UnpairedView;
@@ -88,19 +90,15 @@ private:
     void followJobs();
 
     void showPage(QWidget *page); // a central tab, brought forward
-    void showStartPage(const QString &html);
     void inspect(const QString &id);
     void updateActions();
     void chooseDump();
     void openDump(const QString &folder);
-    void showCompareDialog();
-    void showHuntDialog();
-    void showQuantReportDialog();
     void chooseExportFolder();
 
     Workspace *m_ws;
     QStackedWidget *m_stack;
-    QLabel *m_startPage;
+    StartPage *m_startPage;
     QTabWidget *m_tabs;
     FilesPage *m_filesPage;
     OpTreePanel *m_ops;
@@ -117,8 +115,8 @@ private:
     QuantReportView *m_quantView;
     QTabWidget *m_diffSide;
     QWidget *m_diffPage;
-    QAction *m_opcheckAct = nullptr, *m_launchAct = nullptr, *m_againAct = nullptr, *m_stopAct = nullptr, *m_applyAct = nullptr,
-            *m_exportAct = nullptr;
+    SessionMenu *m_session = nullptr;
+    QAction *m_exportAct = nullptr;
     RecentDumps *m_recent = nullptr;
     bool m_topologyShown = false;    // this source's operations came (a program's first: the heatmap shown)
 };

@@ -21,6 +21,7 @@
 #include "job.h"
 #include "onnx/onnx_export.h"
 #include "quant_report/quant_report_action.h"
+#include "quant_report/quant_runner.h"
 #include "tensor/bin_file.h"
 #include "util/atomic_file.h"
 #ifdef LLMSCOPE_GGML_REPLAY
@@ -86,8 +87,8 @@ Workspace::Workspace(QObject *parent)
         });
         connect(job, &Job::cancelRequested, action, [action] { action->cancel(); });
     };
-    follow(m_huntJob, m_hunt, HuntAction::kSteps, &HuntAction::stepStarted, &HuntAction::finished);
-    follow(m_reportJob, m_quant, QuantReportAction::kSteps, &QuantReportAction::stepStarted,
+    follow(m_huntJob, m_hunt, hunt::kSteps, &HuntAction::stepStarted, &HuntAction::finished);
+    follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted,
            &QuantReportAction::finished);
     connect(m_quant, &QuantReportAction::stepStarted, this, [this](int, const QString &text) { say(text, Tone::Step); });
     connect(m_quant, &QuantReportAction::finished, this, [this](bool, const QString &text) { say(text, Tone::Step); });

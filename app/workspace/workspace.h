@@ -32,6 +32,7 @@
 #include "session/launch_plan.h"
 #include "session/live_session.h"
 
+#include "compared_files.h"
 #include "console_tone.h"
 #include "cursor.h"
 #include "session_document.h"
@@ -85,17 +86,7 @@ public:
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.
     void showMetrics(std::shared_ptr<const llmscope::CompareResult> r);
-    struct OpTensors {
-        QString title;
-        QStringList golden, test;
-        // Across frameworks (a PyTorch golden): the compared pairs themselves, each side read in
-        // the layout compare read it in; golden and test are empty then.
-        struct Pair {
-            QString name, golden, test;
-            llmscope::TensorView goldenView, testView;
-        };
-        QVector<Pair> pairs;
-    };
+    using OpTensors = ComparedFiles;
     // The files of the comparison's op (an index into its ops), golden's and test's.
     OpTensors comparedTensors(int op) const;
     // The comparison's CSV and JSON reports into folder; the files, or empty and error says why.

@@ -320,7 +320,7 @@ private slots:
             QVector<TensorDiffPair> pairs;
             for (const auto &p : t.pairs)
                 if (QFileInfo(p.golden).fileName() == "output.pth")
-                    pairs.push_back({p.name, p.golden, p.test, p.goldenView, p.testView});
+                    pairs.push_back(p);
             QCOMPARE(pairs.size(), 1);
             TensorDiffView view;
             view.setPairs(t.title, pairs);

@@ -1,0 +1,95 @@
+#include "session_menu.h"
+
+#include "compare_dialog.h"
+#include "hunt/hunt_dialog.h"
+#include "launch_dialog.h"
+#include "op_tree_model.h"
+#include "op_tree_panel.h"
+#include "util/error.h"
+#include "workspace.h"
+
+using namespace llmscope;
+
+SessionMenu::SessionMenu(Workspace *workspace, OpTreePanel *ops, QWidget *window)
+    : QMenu(tr("&Session"), window), m_ws(workspace), m_ops(ops), m_window(window)
+{
+    m_launch = addAction(tr("&Launch program..."), this, &SessionMenu::showLaunchDialog);
+    m_launch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_again = addAction(tr("Run &again"), m_ws, &Workspace::runAgain);
+    m_again->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_stop = addAction(tr("&Stop"), m_ws, &Workspace::stop);
+    m_stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    addSeparator();
+    m_apply = addAction(tr("&Apply selection"), this, [this] { m_ws->applySelection(m_ops->model()->idsText()); });
+    m_apply->setToolTip(tr("Dump the checked operations from the program's next graph on"));
+    addSeparator();
+    addAction(tr("&Compare dumps..."), this, &SessionMenu::showCompareDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    QAction *hunt = addAction(tr("&Hunt the first divergent operation..."), this, [this] { showHuntDialog(false); });
+    hunt->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    hunt->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
+    m_opcheck = addAction(tr("&Replay operations (opcheck)"), m_ws, &Workspace::opcheck);
+    m_opcheck->setObjectName(QStringLiteral("opcheckAction"));
+    m_opcheck->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_opcheck->setToolTip(tr("Replay each operation of the open dump on its own dumped inputs: is its kernel wrong, "
+                             "or were its inputs? (dump with --type tensor -tiling)"));
+    QAction *quant = addAction(tr("&Quantization report..."), this, [this] { showHuntDialog(true); });
+    quant->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+    quant->setToolTip(tr("An F32 golden against its quantized model: which weights lose the most, and which to "
+                         "keep in a higher type"));
+    connect(m_ops, &OpTreePanel::applyRequested, m_ws, &Workspace::applySelection);
+}
+
+void SessionMenu::updateActions()
+{
+    const bool running = m_ws->session()->isRunning();
+    m_again->setEnabled(m_ws->canRunAgain());
+    m_stop->setEnabled(running);
+    const bool canApply = m_ws->canApply();
+    m_apply->setEnabled(canApply);
+    m_ops->setApplyEnabled(canApply, canApply ? tr("Send this selection to the running program: it dumps these "
+                                                   "operations from its next graph on (Ctrl+Return)")
+                                              : tr("Launch a program (Session > Launch, Ctrl+L) to apply a "
+                                                   "selection while it runs"));
+    m_opcheck->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
+}
+
+void SessionMenu::showLaunchDialog()
+{
+    LaunchDialog dialog(m_window);
+    if (const auto &last = m_ws->lastLaunch())
+        dialog.setOptions(last->first, last->second);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    try {
+        m_ws->launch(dialog.options(), dialog.settings(), &error);
+    } catch (const Error &e) { // the dialog checked the options: only a race with the file system
+        m_ws->say(tr("Cannot launch: %1").arg(QString::fromUtf8(e.what())), Workspace::Tone::Failure);
+    }
+}
+
+void SessionMenu::showCompareDialog()
+{
+    CompareDialog d(m_window);
+    if (d.exec() == QDialog::Accepted && !d.golden().isEmpty() && !d.test().isEmpty())
+        m_ws->compare(d.golden(), d.test());
+}
+
+void SessionMenu::showHuntDialog(bool quantReport)
+{
+    if (const QString why = m_ws->busyReason(); !why.isEmpty() && !m_ws->session()->isRunning()) {
+        m_ws->say(why, Workspace::Tone::Warning);
+        return;
+    }
+    HuntDialog d(m_window, quantReport ? HuntDialog::Purpose::QuantReport : HuntDialog::Purpose::Hunt);
+    if (d.exec() != QDialog::Accepted)
+        return;
+    HuntSide golden, test;
+    QString error;
+    if (!d.sides(&golden, &test, &error))
+        m_ws->say(error, Workspace::Tone::Step); // the dialog checked them: only a file changed since could say this
+    else if (quantReport)
+        m_ws->runQuantReport(golden, test, d.folder(), d.rounds(), d.budget());
+    else
+        m_ws->runHunt(golden, test, d.folder(), d.rounds());
+}
