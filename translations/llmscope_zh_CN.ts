@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CompareController</name>
+    <message>
+        <source>comparison</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>comparison of the previous source stopped</source>
+        <translation>已停止对上一个来源的比较</translation>
+    </message>
+    <message>
+        <source>First divergent: %1</source>
+        <translation>首个偏离：%1</translation>
+    </message>
+    <message>
+        <source>Every operation passed</source>
+        <translation>所有算子均通过</translation>
+    </message>
+    <message>
+        <source>Comparing %1 with %2...</source>
+        <translation>正在比较 %1 与 %2...</translation>
+    </message>
+    <message>
+        <source>Comparing: %1</source>
+        <translation>正在比较：%1</translation>
+    </message>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1，第 %2 轮</translation>
+    </message>
+    <message>
+        <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
+        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
+    </message>
+</context>
+<context>
     <name>CompareDialog</name>
     <message>
         <source>Compare a golden dump with a test dump</source>
@@ -1616,6 +1651,92 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
 </context>
 <context>
+    <name>ReplayController</name>
+    <message>
+        <source>replay</source>
+        <translation>重放</translation>
+    </message>
+    <message>
+        <source>replay of the previous source stopped</source>
+        <translation>上一来源的重放已停止</translation>
+    </message>
+    <message>
+        <source>Open a dump first (File &gt; Open dump folder)</source>
+        <translation>请先打开一个 dump（文件 &gt; 打开 dump 文件夹）</translation>
+    </message>
+    <message>
+        <source>A replay is running; cancel it first</source>
+        <translation>正在重放；请先取消</translation>
+    </message>
+    <message>
+        <source>Replaying the operations of %1...</source>
+        <translation>正在重放 %1 中的算子...</translation>
+    </message>
+    <message>
+        <source>Replaying: %1 of %2 operations</source>
+        <translation>正在重放：第 %1 / %2 个算子</translation>
+    </message>
+    <message>
+        <source>Could not replay: %1</source>
+        <translation>无法重放：%1</translation>
+    </message>
+    <message>
+        <source>Replayed %1 of %2 operations that run a kernel; %3 outputs: %4 pass, %5 warn, %6 fail, %7 skipped, %8 not replayable</source>
+        <translation>已重放 %2 个运行内核的算子中的 %1 个；%3 个输出：%4 个通过，%5 个警告，%6 个未通过，%7 个跳过，%8 个无法重放</translation>
+    </message>
+    <message>
+        <source>[llmscope]   %1 round %2 %3 %4 (%5): %6</source>
+        <translation>[llmscope]   %1 第 %2 轮 %3 %4（%5）：%6</translation>
+    </message>
+    <message>
+        <source>Could not replay %1: %2</source>
+        <translation>无法重放 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3</source>
+        <translation>%1，第 %2 轮：在其自身输入上的 float64 重放（左）对比其输出（右）：%3</translation>
+    </message>
+</context>
+<context>
+    <name>ScanController</name>
+    <message>
+        <source>scan</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>scan of the previous source stopped</source>
+        <translation>已停止对上一个来源的扫描</translation>
+    </message>
+    <message>
+        <source>Scanning %1...</source>
+        <translation>正在扫描 %1...</translation>
+    </message>
+    <message>
+        <source>Could not open %1</source>
+        <translation>无法打开 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s) in %1 round(s)</source>
+        <translation>
+            <numerusform>%n 个张量,共 %1 轮</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n file(s) could not be read</source>
+        <translation>
+            <numerusform>;%n 个文件无法读取</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>...and %1 more files that could not be read (&apos;llmscope info %2&apos; lists them all)</source>
+        <translation>……另有 %1 个文件无法读取（&apos;llmscope info %2&apos; 会全部列出）</translation>
+    </message>
+</context>
+<context>
     <name>SessionMenu</name>
     <message>
         <source>&amp;Session</source>
@@ -1923,14 +2044,6 @@ chosen to keep higher (tensor-types.txt)</source>
 <context>
     <name>Workspace</name>
     <message>
-        <source>scan</source>
-        <translation>扫描</translation>
-    </message>
-    <message>
-        <source>comparison</source>
-        <translation>比较</translation>
-    </message>
-    <message>
         <source>hunt</source>
         <translation>定位</translation>
     </message>
@@ -1969,26 +2082,6 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>A program is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
         <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
-    </message>
-    <message>
-        <source>Scanning %1...</source>
-        <translation>正在扫描 %1...</translation>
-    </message>
-    <message>
-        <source>Could not open %1</source>
-        <translation>无法打开 %1</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n tensor(s) in %1 round(s)</source>
-        <translation>
-            <numerusform>%n 个张量,共 %1 轮</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>; %n file(s) could not be read</source>
-        <translation>
-            <numerusform>;%n 个文件无法读取</numerusform>
-        </translation>
     </message>
     <message>
         <source>Waiting for the program&apos;s first graph...</source>
@@ -2045,36 +2138,12 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>已有比较在进行；请先取消</translation>
     </message>
     <message>
-        <source>Comparing %1 with %2...</source>
-        <translation>正在比较 %1 与 %2...</translation>
-    </message>
-    <message>
-        <source>Comparing: %1</source>
-        <translation>正在比较：%1</translation>
-    </message>
-    <message>
         <source>Could not compare: %1</source>
         <translation>无法比较：%1</translation>
     </message>
     <message>
         <source>the comparison ended after another source was opened; it is not shown</source>
         <translation>比较结束时已打开了另一个来源; 不显示其结果</translation>
-    </message>
-    <message>
-        <source>First divergent: %1</source>
-        <translation>首个偏离：%1</translation>
-    </message>
-    <message>
-        <source>Every operation passed</source>
-        <translation>所有算子均通过</translation>
-    </message>
-    <message>
-        <source>%1, round %2</source>
-        <translation>%1，第 %2 轮</translation>
-    </message>
-    <message>
-        <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
-        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
     </message>
     <message>
         <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
@@ -2085,68 +2154,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>定位或报告正在进行, 请先取消</translation>
     </message>
     <message>
-        <source>scan of the previous source stopped</source>
-        <translation>已停止对上一个来源的扫描</translation>
-    </message>
-    <message>
-        <source>comparison of the previous source stopped</source>
-        <translation>已停止对上一个来源的比较</translation>
-    </message>
-    <message>
-        <source>replay</source>
-        <translation>重放</translation>
-    </message>
-    <message>
-        <source>replay of the previous source stopped</source>
-        <translation>上一来源的重放已停止</translation>
-    </message>
-    <message>
         <source>A program is running: replay its dump once it has ended</source>
         <translation>程序正在运行：请在其结束后重放其 dump</translation>
-    </message>
-    <message>
-        <source>Open a dump first (File &gt; Open dump folder)</source>
-        <translation>请先打开一个 dump（文件 &gt; 打开 dump 文件夹）</translation>
-    </message>
-    <message>
-        <source>A replay is running; cancel it first</source>
-        <translation>正在重放；请先取消</translation>
-    </message>
-    <message>
-        <source>Replaying the operations of %1...</source>
-        <translation>正在重放 %1 中的算子...</translation>
-    </message>
-    <message>
-        <source>Replaying: %1 of %2 operations</source>
-        <translation>正在重放：第 %1 / %2 个算子</translation>
-    </message>
-    <message>
-        <source>Could not replay: %1</source>
-        <translation>无法重放：%1</translation>
-    </message>
-    <message>
-        <source>[llmscope]   %1 round %2 %3 %4 (%5): %6</source>
-        <translation>[llmscope]   %1 第 %2 轮 %3 %4（%5）：%6</translation>
-    </message>
-    <message>
-        <source>Could not replay %1: %2</source>
-        <translation>无法重放 %1：%2</translation>
-    </message>
-    <message>
-        <source>%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3</source>
-        <translation>%1，第 %2 轮：在其自身输入上的 float64 重放（左）对比其输出（右）：%3</translation>
-    </message>
-    <message>
-        <source>cannot read %1</source>
-        <translation>无法读取 %1</translation>
-    </message>
-    <message>
-        <source>...and %1 more files that could not be read (&apos;llmscope info %2&apos; lists them all)</source>
-        <translation>……另有 %1 个文件无法读取（&apos;llmscope info %2&apos; 会全部列出）</translation>
-    </message>
-    <message>
-        <source>Replayed %1 of %2 operations that run a kernel; %3 outputs: %4 pass, %5 warn, %6 fail, %7 skipped, %8 not replayable</source>
-        <translation>已重放 %2 个运行内核的算子中的 %1 个；%3 个输出：%4 个通过，%5 个警告，%6 个未通过，%7 个跳过，%8 个无法重放</translation>
     </message>
 </context>
 </TS>

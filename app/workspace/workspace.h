@@ -1,18 +1,16 @@
-// What a session in the window is about, owned in one place: the source (a dump opened, or a
-// program running under the probe), its operations and statistics, the dump's files as they
-// are read, the comparison shown, the picked operation, the selection sent to the program,
-// and the long jobs (scan, compare, hunt, quantization report) with their progress and
-// Cancel. Views follow its signals and ask it for what they show; none calls another.
-// Qt Core only (no widgets): tested without a window. Every method and signal is on the GUI
-// thread; scans and compares run on the thread pool and come back here by queued calls.
+// The session in the window: it owns the document (what is shown), the cursor (where the user
+// looks) and the jobs that write the document, each a controller of its own that never calls
+// another: the scan of a dump (ScanController), comparisons (CompareController), the replay
+// (ReplayController), the hunt (HuntAction) and the quantization report (QuantReportAction).
+// It runs the program under the probe itself (the live session, the selection sent to it,
+// its statistics as they stream) and composes the jobs where one needs another: a comparison
+// opens golden's dump while it runs. Qt Core only (no widgets): tested without a window. GUI
+// thread; the jobs' work runs on the thread pool and comes back here by queued calls.
 //
-// A new source (open, launch, a comparison's golden) emits sourceChanged first: every view
-// resets on it, and nothing of the previous source (its comparison, its metrics, its files)
-// survives it. Scans: the newest request wins; an older one is cancelled and its late
-// chunks are dropped.
+// A new source (open, launch, a comparison's golden) resets the document first: every view
+// clears on it, every job of the previous source is abandoned, and nothing of it survives.
 #pragma once
 #include <QObject>
-#include <QTemporaryDir>
 #include <QTimer>
 
 #include <QCoroTask>
@@ -41,6 +39,9 @@ class Job;
 class QThreadPool;
 class HuntAction;
 class QuantReportAction;
+class ReplayController;
+class CompareController;
+class ScanController;
 struct HuntSide;
 
 class Workspace : public QObject {
@@ -48,9 +49,6 @@ class Workspace : public QObject {
 public:
     using Source = SessionDocument::Source;
     using Tone = ConsoleTone;
-
-    // The longest the GUI thread spends taking a scan's rounds before the event loop runs.
-    static constexpr qint64 kTakeSliceMs = 8;
 
     explicit Workspace(QObject *parent = nullptr);
     ~Workspace() override;
@@ -114,11 +112,11 @@ public:
     bool canApply() const;
 
     // --- jobs
-    Job *scanJob() const { return m_scanJob; }
-    Job *compareJob() const { return m_compareJob; }
+    Job *scanJob() const;
+    Job *compareJob() const;
     Job *huntJob() const { return m_huntJob; }
     Job *reportJob() const { return m_reportJob; }
-    Job *opcheckJob() const { return m_opcheckJob; }
+    Job *opcheckJob() const;
     HuntAction *hunt() const { return m_hunt; }
     QuantReportAction *quantReport() const { return m_quant; }
     // Session > Hunt: golden and test run, compared, and the first divergent op opened.
@@ -141,9 +139,9 @@ public:
     QString busyReason() const;
     // The threads scans and comparisons run on (default: Qt's global pool, which the window's
     // painting shares; a test gives one of its own to order the work it races).
-    void setThreadPool(QThreadPool *pool) { m_pool = pool; }
+    void setThreadPool(QThreadPool *pool);
     // How long the GUI thread takes a scan's rounds before the event loop runs (0: one round).
-    void setTakeSlice(qint64 ms) { m_takeSliceMs = ms; }
+    void setTakeSlice(qint64 ms);
     // A line for the console (and the status bar), in llmscope's voice.
     void say(const QString &text, Tone tone = Tone::Info);
 
@@ -166,19 +164,13 @@ signals:
 private:
     void beginSource(Source source, const QString &name);
     void setLiveTopology(const llmscope::live::Topology &t);
-    void setModelTree(const llmscope::TopoNode &model, std::map<std::string, std::string> backends);
-    // Reads folder's files round by round; withStats: its statistics and topology are the source's.
-    QCoro::Task<bool> scan(QString folder, bool withStats);
     void sessionState(LiveSession::State s, const QString &message);
     void acknowledged(const llmscope::live::Ack &ack);
     void flushOpStats();
 
     LiveSession *m_session;
     QThreadPool *m_pool;
-    qint64 m_takeSliceMs = kTakeSliceMs;
-    Job *m_scanJob, *m_compareJob, *m_huntJob, *m_reportJob, *m_opcheckJob;
-    uint64_t m_replayShownGen = 0;
-    std::unique_ptr<QTemporaryDir> m_replayDir; // the references shown
+    Job *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;
 
@@ -186,6 +178,9 @@ private:
     uint64_t m_sourceGen = 0; // a source's late results are dropped once another is in
     std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
     Cursor *m_cursor;
+    ReplayController *m_replay;
+    CompareController *m_compare;
+    ScanController *m_scan;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
     std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
     int64_t m_pendingRound = -1;

@@ -1,0 +1,98 @@
+#include "compare_controller.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
+#include <QThreadPool>
+#include <QtConcurrent>
+
+#include <QCoroFuture>
+
+#include "compare/report.h"
+#include "dump/op_files.h"
+#include "job.h"
+#include "session_document.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+CompareController::CompareController(SessionDocument *doc, QObject *parent)
+    : QObject(parent), m_doc(doc), m_pool(QThreadPool::globalInstance()),
+      m_job(new Job(Job::Kind::Compare, tr("comparison"), this))
+{
+    connect(doc, &SessionDocument::sourceChanged, this,
+            [this] { m_job->abandon(tr("comparison of the previous source stopped")); });
+}
+
+QString CompareController::conclusion(const CompareResult &r)
+{
+    return r.firstDivergent >= 0
+               ? tr("First divergent: %1").arg(QString::fromStdString(r.ops[size_t(r.firstDivergent)].label()))
+               : tr("Every operation passed");
+}
+
+QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareController::run(CompareOptions o)
+{
+    QPointer<CompareController> self(this);
+    const Job::Run run = m_job->begin(tr("Comparing %1 with %2...")
+                                          .arg(QString::fromStdString(o.goldenPath), QString::fromStdString(o.myPath)));
+    auto report = m_job->reporter(run.generation);
+    o.cancel = run.cancelled.get();
+    auto progress = [report](uint64_t done, uint64_t total, const std::string &op) {
+        report(qint64(done), qint64(total), tr("Comparing: %1").arg(QString::fromStdString(op)));
+    };
+    auto future = QtConcurrent::run(m_pool, [o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<const CompareResult>, QString> {
+        try {
+            return {std::make_shared<const CompareResult>(runCompare(o, progress)), QString()};
+        } catch (const Error &e) {
+            return {nullptr, QString::fromUtf8(e.what())};
+        }
+    });
+    auto outcome = co_await future;
+    if (self)
+        m_job->end(run.generation, outcome.first != nullptr, outcome.first ? conclusion(*outcome.first) : outcome.second);
+    co_return outcome;
+}
+
+ComparedFiles CompareController::comparedFiles(int i) const
+{
+    const CompareResult *r = m_doc->comparison().get();
+    if (!r || i < 0 || size_t(i) >= r->ops.size())
+        return {};
+    const OpResult &op = r->ops[size_t(i)];
+    const QString title = tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round);
+    if (r->acrossFrameworks) { // the files are not in one op folder on the PyTorch side
+        ComparedFiles t{title, {}, {}, {}};
+        for (size_t k : op.rows) {
+            const CompareRow &row = r->rows[k];
+            const QFileInfo g(QString::fromStdString(row.golden.path)), m(QString::fromStdString(row.my.path));
+            t.pairs.push_back({g.fileName() + QStringLiteral(" = ") + m.dir().dirName() + QLatin1Char('/') + m.fileName(),
+                               g.filePath(), m.filePath(), row.goldenView, row.myView});
+        }
+        return t;
+    }
+    auto files = [&](const std::string &root) {
+        QStringList out;
+        const OpFiles f = findOpFiles(root, op.opPath, op.round);
+        if (f.round == op.round)
+            for (const auto &p : f.files)
+                out << QString::fromStdString(p);
+        return out;
+    };
+    return {title, files(r->goldenRoot), files(r->myRoot), {}};
+}
+
+QStringList CompareController::writeReports(const QString &folder, QString *error) const
+{
+    if (!m_doc->comparison()) {
+        *error = tr("Nothing to export: compare two dumps first (Session > Compare dumps, Ctrl+D).");
+        return {};
+    }
+    try {
+        const QString csv = QString::fromStdString(writeCompareReports(*m_doc->comparison(), folder.toStdString()));
+        return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
+    } catch (const Error &e) {
+        *error = QString::fromUtf8(e.what());
+        return {};
+    }
+}

@@ -1,0 +1,41 @@
+// Comparisons: golden against test off the GUI thread as their own job (progress, Cancel),
+// with the same numbers as `llmscope compare`; the files of a compared op for the element
+// view; and the comparison's CSV and JSON reports. The comparison shown is the document's;
+// a new source abandons the one still running.
+#pragma once
+#include <QObject>
+
+#include <QCoroTask>
+
+#include <memory>
+#include <utility>
+
+#include "compare/compare_run.h"
+#include "compared_files.h"
+
+class Job;
+class QThreadPool;
+class SessionDocument;
+
+class CompareController : public QObject {
+    Q_OBJECT
+public:
+    explicit CompareController(SessionDocument *doc, QObject *parent = nullptr);
+
+    Job *job() const { return m_job; }
+    void setThreadPool(QThreadPool *pool) { m_pool = pool; }
+    // Runs o (its cancel flag is the job's); the result, or null and the reason. The job ends
+    // saying the first divergent op, or why it failed.
+    QCoro::Task<std::pair<std::shared_ptr<const llmscope::CompareResult>, QString>> run(llmscope::CompareOptions o);
+    // The files of the document's comparison's op (an index into its ops), golden's and test's.
+    ComparedFiles comparedFiles(int op) const;
+    // The document's comparison's reports into folder; the files, or empty and error says why.
+    QStringList writeReports(const QString &folder, QString *error) const;
+    // "First divergent: ..." or "Every operation passed".
+    static QString conclusion(const llmscope::CompareResult &r);
+
+private:
+    SessionDocument *m_doc;
+    QThreadPool *m_pool;
+    Job *m_job;
+};
