@@ -64,6 +64,7 @@ DiffView::DiffView(QWidget *parent)
     m_table->horizontalHeader()->resizeSection(DiffTableModel::OpColumn, 240);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_summary->setWordWrap(true);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft); // from its first line, however tall the label
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setText(tr("Compare a golden dump with a test dump (Session > Compare dumps, Ctrl+D)."));

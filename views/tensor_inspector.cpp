@@ -267,8 +267,10 @@ QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
         }
         QChart *chart = m_chart->chart();
         chart->removeAllSeries();
-        for (QAbstractAxis *a : chart->axes())
-            chart->removeAxis(a);
+        for (QAbstractAxis *a : chart->axes()) {
+            chart->removeAxis(a); // gives the axis back to the caller: deleted here
+            delete a;
+        }
         chart->addSeries(series);
         auto *x = new QValueAxis, *y = new QValueAxis;
         x->setRange(s.min, s.max > s.min ? s.max : s.min + 1);

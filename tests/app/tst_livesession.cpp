@@ -24,6 +24,7 @@
 #include <QTest>
 #include <QTabWidget>
 #include <QTableView>
+#include <QScrollArea>
 #include <QTreeView>
 
 #include <functional>
@@ -588,6 +589,16 @@ private slots:
         QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
         shoot(&w, QStringLiteral("diff_zh_CN.png"));
+        { // the summary's first line in view at the top of its area, not centred below an empty band
+            auto *area = w.diff()->findChild<QScrollArea *>("DiffSummary");
+            QVERIFY(area);
+            const QImage top = area->viewport()->grab(QRect(0, 0, area->viewport()->width(), 14)).toImage();
+            int ink = 0;
+            for (int y = 0; y < top.height(); ++y)
+                for (int x = 0; x < top.width(); ++x)
+                    ink += qGray(top.pixel(x, y)) < 100;
+            QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
+        }
         tabs->setCurrentWidget(w.heatmap());
         shoot(&w, QStringLiteral("diff_heatmap_zh_CN.png"));
         tabs->setCurrentWidget(w.layerGraph());

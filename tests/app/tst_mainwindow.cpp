@@ -387,6 +387,14 @@ for path in outputs:
         const QRect s = summary->geometry(), t = table->geometry();
         QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
         QVERIFY(w.diff()->summary().contains("First divergent"));
+        { // its first line is in view at the top, not centred below an empty band
+            const QImage top = summary->viewport()->grab(QRect(0, 0, summary->viewport()->width(), 14)).toImage();
+            int ink = 0;
+            for (int y = 0; y < top.height(); ++y)
+                for (int x = 0; x < top.width(); ++x)
+                    ink += qGray(top.pixel(x, y)) < 100;
+            QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
+        }
         for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
             const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
             QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
