@@ -44,6 +44,7 @@
 #include "session/launch_history.h"
 #include "console_view.h"
 #include "main_window.h"
+#include "window_checks.h"
 #include "workspace.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
@@ -592,11 +593,7 @@ private slots:
         { // the summary's first line in view at the top of its area, not centred below an empty band
             auto *area = w.diff()->findChild<QScrollArea *>("DiffSummary");
             QVERIFY(area);
-            const QImage top = area->viewport()->grab(QRect(0, 0, area->viewport()->width(), 14)).toImage();
-            int ink = 0;
-            for (int y = 0; y < top.height(); ++y)
-                for (int x = 0; x < top.width(); ++x)
-                    ink += qGray(top.pixel(x, y)) < 100;
+            const int ink = testing::inkAtTop(area->viewport());
             QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
         }
         tabs->setCurrentWidget(w.heatmap());

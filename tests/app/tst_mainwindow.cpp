@@ -48,6 +48,7 @@
 #include "job.h"
 #include "console_view.h"
 #include "main_window.h"
+#include "window_checks.h"
 #include "workspace.h"
 #include "counters_view.h"
 #include "launch/dump_options.h"
@@ -388,11 +389,7 @@ for path in outputs:
         QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
         QVERIFY(w.diff()->summary().contains("First divergent"));
         { // its first line is in view at the top, not centred below an empty band
-            const QImage top = summary->viewport()->grab(QRect(0, 0, summary->viewport()->width(), 14)).toImage();
-            int ink = 0;
-            for (int y = 0; y < top.height(); ++y)
-                for (int x = 0; x < top.width(); ++x)
-                    ink += qGray(top.pixel(x, y)) < 100;
+            const int ink = testing::inkAtTop(summary->viewport());
             QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
         }
         for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
