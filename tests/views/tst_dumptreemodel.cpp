@@ -4,6 +4,7 @@
 
 #include "dump/dump_index.h"
 #include "dump_tree_model.h"
+#include "model_print.h"
 #include "../test_helpers.h"
 
 class TstDumpTreeModel : public QObject {
@@ -35,6 +36,33 @@ private slots:
         QCOMPARE(model.parent(linear), layer);
         model.setIndex({}); // reset to empty is valid too
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // The whole tree of a dump, printed: rounds, the op folders nested as msit writes them,
+    // each tensor with its type and shape.
+    void printedTree()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        DumpTreeModel model;
+        model.setIndex(llmscope::scanDump(dir.path().toStdString()));
+        const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn, DumpTreeModel::DTypeColumn,
+                                                            DumpTreeModel::ShapeColumn});
+        const QString round0 = printed.section(QStringLiteral("\nRound 1"), 0, 0);
+        QCOMPARE(round0, QString("Round 0\n"
+                                 "  0_Embed\n"
+                                 "    before/intensor0 | float32 | [2,2]\n"
+                                 "    after/outtensor0 | float32 | [2,2]\n"
+                                 "  1_Layer\n"
+                                 "    0_Norm\n"
+                                 "      before/intensor0 | float32 | [2,2]\n"
+                                 "      after/outtensor0 | float32 | [2,2]\n"
+                                 "    1_Linear\n"
+                                 "      before/intensor0 | float32 | [2,2]\n"
+                                 "      after/outtensor0 | float32 | [2,2]\n"
+                                 "  2_Head\n"
+                                 "    before/intensor0 | float32 | [2,2]\n"
+                                 "    after/outtensor0 | float32 | [2,2]"));
     }
 
     // The tree grows a round at a time; a chunk adding to a round already shown (the scan's

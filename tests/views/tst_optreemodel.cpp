@@ -9,6 +9,7 @@
 #include <QTreeView>
 
 #include "dump/topology.h"
+#include "model_print.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 #include "util/error.h"
@@ -56,6 +57,59 @@ QString printTree(const QAbstractItemModel &m, const QModelIndex &parent = {}, i
 class TstOpTreeModel : public QObject {
     Q_OBJECT
 private slots:
+    // An opened dump's tree, printed: the model, its layer, each node with its type; the
+    // output shapes and types its files bring (a quantized payload by its elements), even
+    // when the files came before the tree; and what the search box matches (the weights read).
+    void printedTreeWithShapesFromFiles()
+    {
+        llmscope::TopoNode model;
+        model.name = "GgmlGraph";
+        llmscope::TopoNode layer;
+        layer.name = "Layer0";
+        layer.type = "DecoderLayer";
+        layer.id = "0";
+        llmscope::TopoNode norm, down;
+        norm.name = "norm-0";
+        norm.type = "RMS_NORM";
+        norm.id = "0_0";
+        norm.inTensors = {"embd"};
+        norm.outTensors = {"norm-0"};
+        down.name = "ffn_out-0";
+        down.type = "MUL_MAT";
+        down.id = "0_1";
+        down.inTensors = {"blk.0.ffn_down.weight", "norm-0"};
+        down.outTensors = {"ffn_out-0"};
+        layer.children = {norm, down};
+        model.children = {layer};
+        llmscope::DumpIndex files;
+        llmscope::TensorRecord out;
+        out.opId = "0_1";
+        out.input = false;
+        out.dims = {3, 8};
+        out.dtype = 0;
+        files.tensors.push_back(out);
+        llmscope::TensorRecord q = out; // a quantized output: its bytes' dims, its elements' engine dims
+        q.opId = "0_0";
+        q.dims = {34};
+        q.engineDims = {1, 32};
+        q.engineType = "q8_0";
+        files.tensors.push_back(q);
+        OpTreeModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.addOutputs(files); // before the tree, as a scan without an early topology brings them
+        m.setTopology(model);
+        QCOMPARE(testing::printModel(m, {OpTreeModel::IdColumn, OpTreeModel::NameColumn, OpTreeModel::TypeColumn,
+                                         OpTreeModel::ShapeColumn, OpTreeModel::DTypeColumn}),
+                 QString("GgmlGraph\n"
+                         "  0 | Layer0 | DecoderLayer\n"
+                         "    0_0 | norm-0 | RMS_NORM | [1, 32] | q8_0\n"
+                         "    0_1 | ffn_out-0 | MUL_MAT | [3, 8] | float32"));
+        const QString downText = m.indexForId("0_1").data(OpTreeModel::SearchTextRole).toString();
+        QVERIFY2(downText.contains("blk.0.ffn_down.weight"), qPrintable(downText));
+        QVERIFY(!downText.contains("norm-0 ")); // an op's output is no weight
+        QVERIFY(m.indexForId("0_0").data(OpTreeModel::SearchTextRole).toString().contains("embd"));
+    }
+
     void liveTopologyAsATree()
     {
         OpTreeModel m;
