@@ -44,6 +44,27 @@ QColor pixel(QTableView *t, const QModelIndex &i)
 class TstHeatmap : public QObject {
     Q_OBJECT
 private slots:
+    // The grid printed: each layer's row of op ids under the kinds' columns, empty where a
+    // layer has no such op.
+    void printedGrid()
+    {
+        HeatmapModel m;
+        m.setOps(groups(), ops());
+        QStringList lines{QStringLiteral("|")};
+        for (int c = 0; c < m.columnCount(); ++c)
+            lines.last() += QStringLiteral(" %1 |").arg(m.columnKind(c));
+        for (int r = 0; r < m.rowCount(); ++r) {
+            lines << m.headerData(r, Qt::Vertical).toString() + QStringLiteral(" |");
+            for (int c = 0; c < m.columnCount(); ++c)
+                lines.last() += QStringLiteral(" %1 |").arg(m.index(r, c).data(HeatmapModel::OpIdRole).toString());
+        }
+        QCOMPARE(lines.join('\n'), QString("| inp_embd | norm | ffn_out | norm (2nd) | result_output |\n"
+                                            "Embedding | 0_0 |  |  |  |  |\n"
+                                            "Layer0 |  | 1_0 | 1_1 | 1_2 |  |\n"
+                                            "Layer1 |  | 2_0 | 2_1 | 2_2 |  |\n"
+                                            "OutputHead |  |  |  |  | 3_0 |"));
+    }
+
     void layersByKinds()
     {
         HeatmapModel m;
