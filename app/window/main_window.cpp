@@ -89,8 +89,8 @@ void MainWindow::buildPages()
     connect(m_startPage, &StartPage::openRequested, this, &MainWindow::chooseDump);
     auto *diffTop = new QSplitter(this);
     diffTop->addWidget(m_diff);
-    // The side views scroll when the window is small: their lists and chart never raise the
-    // window's least height past a laptop's screen.
+    // The side views and the inspector scroll when the window is small: their lists, tables
+    // and charts never raise the window's least height past a laptop's screen.
     auto scrollable = [this](QWidget *w) {
         auto *area = new QScrollArea(this);
         area->setWidget(w);
@@ -111,7 +111,8 @@ void MainWindow::buildPages()
     m_diffPage = diffSplit;
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_graph, tr("Graph"));
-    m_tabs->addTab(m_inspector, tr("Inspector"));
+    m_inspectorPage = scrollable(m_inspector);
+    m_tabs->addTab(m_inspectorPage, tr("Inspector"));
     m_tabs->addTab(m_diffPage, tr("Diff"));
     m_tabs->addTab(m_filesPage, tr("Tensor files"));
     m_quantView->hide(); // a tab once there is a report
@@ -361,7 +362,7 @@ void MainWindow::inspect(const QString &id)
     // From the files or the start page, the inspector comes forward; picked in the heatmap or
     // the diff, those stay in view.
     if (m_stack->currentWidget() == m_startPage || m_tabs->currentWidget() == m_filesPage)
-        m_tabs->setCurrentWidget(m_inspector);
+        m_tabs->setCurrentWidget(m_inspectorPage);
     m_stack->setCurrentWidget(m_tabs);
 }
 

@@ -105,6 +105,7 @@ private:
     CountersView *m_counters;
     ConsoleView *m_console;
     TensorInspector *m_inspector;
+    QWidget *m_inspectorPage; // the inspector in a scroll area
     OpColours *m_colours; // the colour scale the heatmap sets and the layer graph shares
     HeatmapView *m_heatmap;
     DiffView *m_diff;
