@@ -180,7 +180,7 @@ void DiffView::follow(SessionDocument *doc)
 void DiffView::fitSummary()
 {
     constexpr int kLines = 4; // shown at most; the rest scrolls
-    const int needed = m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width()));
+    const int needed = std::max(0, m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width())));
     m_summary->setMinimumHeight(needed);
     const int cap = kLines * m_summary->fontMetrics().lineSpacing() + 4;
     m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));

@@ -8,5 +8,5 @@
 
 inline void fitLabelHeight(QLabel *label)
 {
-    label->setMinimumHeight(label->heightForWidth(std::max(100, label->width())));
+    label->setMinimumHeight(std::max(0, label->heightForWidth(std::max(100, label->width())))); // -1: no text
 }
