@@ -287,21 +287,22 @@ QColor OpColours::colourFor(double v) const
         return v > 0 ? QColor(230, 0, 120) : QColor(235, 235, 235);
     if (flagged(v))
         return QColor(255, 40, 40); // over the threshold: flagged, whatever the ramp says
-    double t = 0;
     if (m_scale == Scale::Diverging) { // white at zero, blue below, red above, by the larger side
         const double span = std::max(std::fabs(m_lo), std::fabs(m_hi));
         const double f = span > 0 ? std::clamp(v / span, -1.0, 1.0) : 0;
         return f < 0 ? QColor(int(255 + (33 - 255) * -f), int(255 + (102 - 255) * -f), int(255 + (172 - 255) * -f))
                      : QColor(int(255 + (178 - 255) * f), int(255 + (24 - 255) * f), int(255 + (43 - 255) * f));
     }
-    if (m_scale == Scale::Log) {
-        if (v <= 0 || m_lo <= 0)
-            return QColor(200, 200, 200);
-        t = m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
-    } else {
-        t = m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
-    }
-    return ramp(t);
+    if (m_scale == Scale::Log && (v <= 0 || m_lo <= 0))
+        return QColor(200, 200, 200);
+    return ramp(rampPosition(v));
+}
+
+double OpColours::rampPosition(double v) const
+{
+    if (m_scale == Scale::Log && v > 0 && m_lo > 0)
+        return m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
+    return m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
 }
 
 bool OpColours::failedIn(const QString &op, int64_t round) const
@@ -316,10 +317,6 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
     const DiffCell *c = isDiffMetric(m_metric) ? diffOf(op, round) : nullptr;
     if (!c || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
         return colourFor(v);
-    double t = 1;
-    if (m_scale == Scale::Log && v > 0 && m_lo > 0 && m_hi > m_lo)
-        t = (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo));
-    else if (m_hi > m_lo)
-        t = (v - m_lo) / (m_hi - m_lo);
+    const double t = rampPosition(v);
     return c->passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
 }

@@ -95,6 +95,7 @@ signals:
 
 private:
     void recompute(); // the range, then changed()
+    double rampPosition(double v) const; // v's place in the range shown, 0 to 1 (log or linear)
     void updateRounds();
 
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats

@@ -3,7 +3,6 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QPointer>
-#include <QThreadPool>
 
 #include <QCoroSignal>
 
@@ -21,7 +20,7 @@
 using namespace llmscope;
 
 Workspace::Workspace(QObject *parent)
-    : QObject(parent), m_session(new LiveSession(this)), m_pool(QThreadPool::globalInstance()),
+    : QObject(parent), m_session(new LiveSession(this)),
       m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
       m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
       m_hunt(new HuntAction(this)), m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)),
@@ -117,7 +116,6 @@ void Workspace::setTakeSlice(qint64 ms)
 
 void Workspace::setThreadPool(QThreadPool *pool)
 {
-    m_pool = pool;
     m_replay->setThreadPool(pool);
     m_compare->setThreadPool(pool);
     m_scan->setThreadPool(pool);

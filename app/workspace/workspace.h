@@ -169,7 +169,6 @@ private:
     void flushOpStats();
 
     LiveSession *m_session;
-    QThreadPool *m_pool;
     Job *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;

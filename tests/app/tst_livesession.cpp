@@ -676,16 +676,7 @@ private slots:
         QTest::keyClicks(w.opPanel()->searchEdit(), "ffn_down");
         QVERIFY(!w.opPanel()->searchNote()->isVisible());
         QTreeView *opView = w.opPanel()->view();
-        QStringList reading;
-        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
-            for (int r = 0; r < opView->model()->rowCount(parent); ++r) {
-                const QModelIndex i = opView->model()->index(r, 0, parent);
-                if (!opView->model()->hasChildren(i))
-                    reading << i.data(OpTreeModel::OpIdRole).toString();
-                walk(i);
-            }
-        };
-        walk({});
+        const QStringList reading = testing::shownLeaves(*opView->model(), OpTreeModel::OpIdRole);
         QVERIFY2(reading.contains(culpritId), qPrintable(reading.join(' ') + " / " + culpritId));
         QVERIFY2(reading.size() <= 4, qPrintable(reading.join(' '))); // the down projections, not every op
         w.opPanel()->searchEdit()->clear();

@@ -426,17 +426,7 @@ for path in outputs:
         QCOMPARE(w.focusWidget(), ops->searchEdit()); // whether or not the window is active
         QTest::keyClicks(ops->searchEdit(), "w2.weight");
         QTreeView *tree = ops->view();
-        QStringList shown;
-        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
-            for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
-                const QModelIndex i = tree->model()->index(r, 0, parent);
-                if (!tree->model()->hasChildren(i))
-                    shown << i.data().toString();
-                walk(i);
-            }
-        };
-        walk({});
-        QCOMPARE(shown, QStringList{"0_2"});
+        QCOMPARE(testing::shownLeaves(*tree->model()), QStringList{"0_2"});
         QVERIFY(!ops->searchNote()->isVisible());
         QTest::keyClick(ops->searchEdit(), Qt::Key_Tab);
         QCOMPARE(w.focusWidget(), static_cast<QWidget *>(tree));

@@ -1,7 +1,11 @@
 // What the window suites look at on screen, shared.
 #pragma once
+#include <QAbstractItemModel>
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
+
+#include <functional>
 
 namespace testing {
 
@@ -15,6 +19,22 @@ inline int inkAtTop(QWidget *w, int rows = 14)
         for (int x = 0; x < top.width(); ++x)
             ink += qGray(top.pixel(x, y)) < 100;
     return ink;
+}
+
+// The leaves a tree view's model shows (the operations, not their groups), as role gives them.
+inline QStringList shownLeaves(const QAbstractItemModel &m, int role = Qt::DisplayRole)
+{
+    QStringList leaves;
+    std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+        for (int r = 0; r < m.rowCount(parent); ++r) {
+            const QModelIndex i = m.index(r, 0, parent);
+            if (!m.hasChildren(i))
+                leaves << i.data(role).toString();
+            walk(i);
+        }
+    };
+    walk({});
+    return leaves;
 }
 
 } // namespace testing
