@@ -222,9 +222,10 @@ void MainWindow::followSource()
         }
     });
     connect(doc, &SessionDocument::filesAdded, this, [this] {
-        // The picked op's files may come with this round: the inspector shows them.
+        // The picked op's files may come with this round: the inspector shows them, and the
+        // page the user is on stays.
         if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
-            inspect(op);
+            fillInspector(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { m_stack->setCurrentWidget(m_tabs); });
     connect(m_ws, &Workspace::dumpLoaded, this, [this](const QString &folder) {
@@ -353,12 +354,17 @@ void MainWindow::showPage(QWidget *page)
     m_tabs->setCurrentWidget(page);
 }
 
+void MainWindow::fillInspector(const QString &id)
+{
+    const Workspace::Inspection i = m_ws->inspect(id);
+    m_inspector->setOp(i.title, i.round, i.files, i.note);
+}
+
 void MainWindow::inspect(const QString &id)
 {
     if (id.isEmpty())
         return;
-    const Workspace::Inspection i = m_ws->inspect(id);
-    m_inspector->setOp(i.title, i.round, i.files, i.note);
+    fillInspector(id);
     // From the files or the start page, the inspector comes forward; picked in the heatmap or
     // the diff, those stay in view.
     if (m_stack->currentWidget() == m_startPage || m_tabs->currentWidget() == m_filesPage)

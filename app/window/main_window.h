@@ -90,7 +90,8 @@ private:
     void followJobs();
 
     void showPage(QWidget *page); // a central tab, brought forward
-    void inspect(const QString &id);
+    void inspect(const QString &id);       // the op's tensors, the inspector brought forward from the files
+    void fillInspector(const QString &id); // the op's tensors, the pages as they are
     void updateActions();
     void chooseDump();
     void openDump(const QString &folder);
