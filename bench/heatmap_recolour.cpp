@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "heatmap_view.h"
+#include "session_document.h"
 
 int main(int argc, char **argv)
 {
@@ -24,6 +25,8 @@ int main(int argc, char **argv)
                            "MUL_MAT", {}, ""});
     }
     HeatmapView v;
+    SessionDocument doc; // the statistics' owner
+    v.colours()->follow(&doc);
     v.resize(1800, 1000);
     v.show();
     v.model()->setOps(groups, ops);
@@ -31,7 +34,7 @@ int main(int argc, char **argv)
         llmscope::live::RoundStats s{r, {}};
         for (const auto &o : ops)
             s.stats.push_back({o.id, double((r * 7 + std::stoi(o.id.substr(o.id.find('_') + 1))) % 97), -1, 0, 1, 0, 0});
-        v.colours()->addStats(s);
+        doc.addStats(s);
     }
     app.processEvents();
     auto timed = [&](const char *what, auto change) {

@@ -253,7 +253,8 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += tr("\nnot dumped in this round");
         if (const auto *it = m_colours->replayOf(id, cellRound))
             tip += tr("\nreplayed on its own inputs: %1%2")
-                       .arg(it->verdict, it->reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(it->reason));
+                       .arg(QLatin1String(llmscope::verdictName(it->verdict)),
+                            it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(it->reason)));
         if (const auto *it = m_colours->diffOf(id, cellRound))
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")

@@ -255,7 +255,7 @@ void HeatmapView::follow(Cursor *cursor)
     });
 }
 
-void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
+void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
 {
     const int item = m_metric->findData(int(HeatmapModel::Metric::ReplayError));
     if (!r) {
@@ -267,7 +267,7 @@ void HeatmapView::setOpcheck(const llmscope::OpcheckResult *r)
         }
         return;
     }
-    colours()->setOpcheck(*r);
+    colours()->setOpcheck(std::move(r));
     if (item < 0)
         m_metric->addItem(tr("replay: largest error over its bound (above 1: beyond it)"),
                           int(HeatmapModel::Metric::ReplayError));
@@ -344,18 +344,17 @@ void HeatmapView::selectOp(const QString &id)
 
 void HeatmapView::follow(SessionDocument *doc)
 {
+    colours()->follow(doc); // the shared scale, once: the heatmap is what feeds it
     connect(doc, &SessionDocument::sourceChanged, this, [this] {
         m_model->clear();
-        colours()->clear();
         showRound(-1); // a new source starts at its newest round, as the cursor does
         setCompare(nullptr);
         setOpcheck(nullptr);
     });
     connect(doc, &SessionDocument::topologyChanged, this,
             [this, doc] { m_model->setOps(doc->topology().groups, doc->topology().ops); });
-    connect(doc, &SessionDocument::statsAdded, colours(), &OpColours::addStats);
     connect(doc, &SessionDocument::metricsChanged, this,
             [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(r.get()); });
     connect(doc, &SessionDocument::replayChanged, this,
-            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { setOpcheck(r.get()); });
+            &HeatmapView::setOpcheck);
 }

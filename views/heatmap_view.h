@@ -41,7 +41,7 @@ public:
     void setCompare(const llmscope::CompareResult *r);
     // A replay of the dump's ops (llmscope opcheck) joins as a metric, shown: each op's largest
     // error over its bound (above 1: beyond it); cleared, the metric goes.
-    void setOpcheck(const llmscope::OpcheckResult *r);
+    void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
 
 signals:
     void opClicked(const QString &id);

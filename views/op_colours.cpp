@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "session_document.h"
+
 using namespace llmscope;
 
 namespace {
@@ -48,11 +50,18 @@ const Cell *cellOf(const std::map<int64_t, QHash<QString, Cell>> &byRound, const
 
 OpColours::OpColours(QObject *parent) : QObject(parent) {}
 
+void OpColours::follow(SessionDocument *doc)
+{
+    m_doc = doc;
+    connect(doc, &SessionDocument::sourceChanged, this, &OpColours::clear);
+    connect(doc, &SessionDocument::statsAdded, this,
+            [this](const live::RoundStats &s) { statsAdded(s.round); });
+}
+
 void OpColours::clear()
 {
-    m_stats.clear();
     m_diff.clear();
-    m_replay.clear();
+    m_replay.reset();
     m_rounds.clear();
     m_firstOp.clear();
     m_firstRound = -1;
@@ -61,18 +70,14 @@ void OpColours::clear()
     emit roundsChanged();
 }
 
-void OpColours::addStats(const live::RoundStats &s)
+void OpColours::statsAdded(int64_t round)
 {
-    auto &round = m_stats[s.round];
-    for (const auto &o : s.stats)
-        round.insert(QString::fromStdString(o.id), o);
-    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
-        m_stats.erase(m_stats.begin());
-    const bool newRound = !std::binary_search(m_rounds.begin(), m_rounds.end(), s.round);
-    updateRounds();
-    if (newRound)
+    // A new round (the document may have let its oldest go): the rounds again.
+    if (!std::binary_search(m_rounds.begin(), m_rounds.end(), round)) {
+        updateRounds();
         emit roundsChanged();
-    if (m_scopeEveryRound || m_round < 0 || m_round == s.round)
+    }
+    if (m_scopeEveryRound || m_round < 0 || m_round == round)
         recompute(); // what is shown just changed
 }
 
@@ -121,46 +126,34 @@ void OpColours::clearCompare()
     recompute();
 }
 
-void OpColours::setOpcheck(const OpcheckResult &r)
+void OpColours::setOpcheck(std::shared_ptr<const OpcheckResult> r)
 {
-    m_replay.clear();
-    // The worst of an op's outputs: FAIL over ERROR over WARN over PASS over SKIP.
-    for (const OpcheckRow &row : r.rows) {
-        ReplayCell &c = m_replay[row.round][QString::fromStdString(row.opId)];
-        const QString verdict = QString::fromStdString(row.verdict);
-        if (verdictSeverity(row.verdict) <= verdictSeverity(c.verdict.toStdString())) // none yet: -1
-            continue;
-        c.verdict = verdict;
-        c.reason = QString::fromStdString(row.reason);
-        c.errorOverBound = row.verdict == "SKIP" || row.verdict == "ERROR" ? NAN : row.judgedRatio;
-    }
+    m_replay = std::move(r);
     updateRounds();
     emit roundsChanged();
     recompute();
 }
 
-void OpColours::clearOpcheck()
+const OpcheckRow *OpColours::replayOf(const QString &op, int64_t round) const
 {
-    m_replay.clear();
-    updateRounds();
-    emit roundsChanged();
-    recompute();
+    return m_replay && !op.isEmpty() ? m_replay->worstOf(op.toStdString(), round) : nullptr;
 }
 
-const OpColours::ReplayCell *OpColours::replayOf(const QString &op, int64_t round) const
+bool OpColours::hasStatsIn(int64_t round) const
 {
-    return cellOf(m_replay, op, round);
+    return m_doc && m_doc->hasStatsIn(round);
 }
 
 void OpColours::updateRounds()
 {
     m_rounds.clear();
-    for (const auto &[k, v] : m_stats)
-        m_rounds.push_back(k);
+    if (m_doc)
+        m_rounds = m_doc->statsRounds();
     for (const auto &[k, v] : m_diff)
         m_rounds.push_back(k);
-    for (const auto &[k, v] : m_replay)
-        m_rounds.push_back(k);
+    if (m_replay)
+        for (int64_t k : m_replay->rounds())
+            m_rounds.push_back(k);
     std::sort(m_rounds.begin(), m_rounds.end());
     m_rounds.erase(std::unique(m_rounds.begin(), m_rounds.end()), m_rounds.end());
 }
@@ -206,7 +199,7 @@ void OpColours::setScope(QStringList ops, bool everyRound)
 
 const live::OpStats *OpColours::statsOf(const QString &op, int64_t round) const
 {
-    return cellOf(m_stats, op, round);
+    return m_doc ? m_doc->statsOf(op, round) : nullptr;
 }
 
 const OpColours::DiffCell *OpColours::diffOf(const QString &op, int64_t round) const
@@ -217,8 +210,8 @@ const OpColours::DiffCell *OpColours::diffOf(const QString &op, int64_t round) c
 double OpColours::valueOf(const QString &op, int64_t round) const
 {
     if (m_metric == Metric::ReplayError) {
-        const ReplayCell *c = replayOf(op, round);
-        return c ? c->errorOverBound : NAN;
+        const OpcheckRow *c = replayOf(op, round);
+        return c && isJudged(c->verdict) ? c->judgedRatio : NAN;
     }
     if (isDiffMetric(m_metric)) {
         const DiffCell *c = diffOf(op, round);
@@ -241,10 +234,8 @@ double OpColours::valueOf(const QString &op, int64_t round) const
     case Metric::L2Norm: return s->l2norm;
     case Metric::NanInf: return double(s->nan + s->inf);
     case Metric::Change: {
-        const auto r = m_stats.find(round);
-        if (r == m_stats.begin())
-            return NAN;
-        const live::OpStats *p = statsOf(op, std::prev(r)->first);
+        const int64_t before = m_doc->statsRoundBefore(round);
+        const live::OpStats *p = before < 0 ? nullptr : statsOf(op, before);
         if (!p)
             return NAN;
         return std::fabs(s->l2norm - p->l2norm) / std::max(std::fabs(p->l2norm), 1e-30);

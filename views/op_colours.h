@@ -1,7 +1,8 @@
 // The one colour scale the views share: each op's value under the statistic or comparison
 // metric picked, in the round picked, and the colour of that value (the ramp, the scale, the
-// threshold and the range of what is shown). Fed the statistics as rounds bring them and the
-// comparison shown; the heatmap lays these colours out as layers x kinds (or rounds x layers),
+// threshold and the range of what is shown). It reads the statistics and the replay where the
+// document keeps them (follow()), and is given the comparison whose metrics it shows; the
+// heatmap lays these colours out as layers x kinds (or rounds x layers),
 // the layer graph paints its boxes with them, so a value has one colour wherever it is seen.
 // GUI thread only.
 #pragma once
@@ -12,11 +13,14 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "compare/compare_run.h"
 #include "opcheck/opcheck_run.h"
 #include "live/live_protocol.h"
+
+class SessionDocument;
 
 class OpColours : public QObject {
     Q_OBJECT
@@ -31,7 +35,6 @@ public:
                         ReplayError };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
-    static constexpr size_t kRoundsKept = 4096;
     // A compared op output's figures, as the heatmap's tooltip shows them.
     struct DiffCell {
         double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
@@ -41,20 +44,18 @@ public:
 
     explicit OpColours(QObject *parent = nullptr);
 
-    void addStats(const llmscope::live::RoundStats &s); // a round's (or part of it)
-    void clear();                                       // every statistic and the comparison
+    // The document's statistics, as rounds bring them; its source's end clears the scale.
+    void follow(SessionDocument *doc);
+    void clear(); // the comparison, the replay and the round; the statistics are the document's
     // A comparison of golden (whose ops these are) with test: its metrics per round and op.
     void setCompare(const llmscope::CompareResult &r);
     void clearCompare();
     static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance && m <= Metric::BudgetShare; }
-    // A replay of the dump's ops (llmscope opcheck): each op's verdict and error over its bound.
-    void setOpcheck(const llmscope::OpcheckResult &r);
-    void clearOpcheck();
-    struct ReplayCell {
-        double errorOverBound = NAN; // over the bound its verdict was judged by; NaN: not replayed
-        QString verdict, reason;
-    };
-    const ReplayCell *replayOf(const QString &op, int64_t round) const; // null: not in the replay
+    // A replay of the dump's ops (llmscope opcheck), shared with the document: each op's worst
+    // output in a round, whose error over the bound it was judged by is its value.
+    void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
+    void clearOpcheck() { setOpcheck(nullptr); }
+    const llmscope::OpcheckRow *replayOf(const QString &op, int64_t round) const; // null: not in the replay
     QString firstDivergentOp() const { return m_firstOp; }
     int64_t firstDivergentRound() const { return m_firstRound; }
 
@@ -87,7 +88,7 @@ public:
     bool failedIn(const QString &op, int64_t round) const; // compared in that round, and failed
     const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped
     const DiffCell *diffOf(const QString &op, int64_t round) const;                 // null: not compared
-    bool hasStatsIn(int64_t round) const { return m_stats.count(round) > 0; }
+    bool hasStatsIn(int64_t round) const;
 
 signals:
     void changed();       // values or colours: views recolour
@@ -97,11 +98,12 @@ private:
     void recompute(); // the range, then changed()
     double rampPosition(double v) const; // v's place in the range shown, 0 to 1 (log or linear)
     void updateRounds();
+    void statsAdded(int64_t round);
 
-    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> stats
-    std::map<int64_t, QHash<QString, DiffCell>> m_diff;                 // round -> op -> compare
-    std::map<int64_t, QHash<QString, ReplayCell>> m_replay;             // round -> op -> replay
-    std::vector<int64_t> m_rounds;                                      // keys of both, ascending
+    const SessionDocument *m_doc = nullptr;                   // the statistics
+    std::shared_ptr<const llmscope::OpcheckResult> m_replay;  // the replay
+    std::map<int64_t, QHash<QString, DiffCell>> m_diff;       // round -> op -> compare
+    std::vector<int64_t> m_rounds;                            // with any of the three, ascending
     QString m_firstOp;                                                  // the first divergent op
     int64_t m_firstRound = -1;
     Metric m_metric = Metric::MaxAbs;

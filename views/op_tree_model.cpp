@@ -116,25 +116,20 @@ void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
     }
 }
 
-void OpTreeModel::setOpcheck(const llmscope::OpcheckResult *r)
+const llmscope::OpcheckRow *OpTreeModel::replayOf(const Node *n) const
 {
-    for (Node *n : std::as_const(m_byId)) {
-        n->replay.clear();
-        n->replayReason.clear();
-    }
-    if (r)
-        for (const auto &row : r->rows) {
-            const auto it = m_byId.find(QString::fromStdString(row.opId));
-            if (it == m_byId.end())
-                continue;
-            const QString verdict = QString::fromStdString(row.verdict);
-            if (verdictSeverity(row.verdict) <= verdictSeverity(it.value()->replay.toStdString()))
-                continue;
-            it.value()->replay = verdict;
-            it.value()->replayReason = row.reason.empty()
-                                           ? tr("round %1: %2").arg(row.round).arg(QString::fromStdString(row.standard))
-                                           : tr("round %1: %2").arg(row.round).arg(QString::fromStdString(row.reason));
-        }
+    return m_replay && n != m_root.get() ? m_replay->worstOf(n->id.toStdString()) : nullptr;
+}
+
+QString OpTreeModel::replayText(const Node *n) const
+{
+    const llmscope::OpcheckRow *r = replayOf(n);
+    return r ? QLatin1String(llmscope::verdictName(r->verdict)) : QString();
+}
+
+void OpTreeModel::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
+{
+    m_replay = std::move(r);
     if (m_root)
         emitSubtreeChanged(m_root.get(), ReplayColumn, ReplayColumn);
 }
@@ -313,14 +308,22 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         case NormColumn: return n->stats ? statText(n->stats->l2norm) : QVariant();
         case DumpedColumn:
             return n->dumpedFrom >= 0 ? tr("from round %1").arg(n->dumpedFrom) : QVariant();
-        case ReplayColumn:
-            return role == Qt::ToolTipRole && !n->replayReason.isEmpty() ? n->replayReason : n->replay;
+        case ReplayColumn: {
+            const llmscope::OpcheckRow *r = replayOf(n);
+            if (!r)
+                return {};
+            if (role == Qt::ToolTipRole)
+                return tr("round %1: %2")
+                    .arg(r->round)
+                    .arg(QString::fromStdString(r->reason.empty() ? r->standard : r->reason));
+            return replayText(n);
+        }
         }
         return {};
     }
     if (role == SearchTextRole) // every column's text and the weights it reads
         return QStringList{n->id,      n->name,   n->type,   n->backend, n->shape, n->dtype,
-                           n->replay,  n->leafInputs.join(QLatin1Char(' '))}
+                           replayText(n), n->leafInputs.join(QLatin1Char(' '))}
             .join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
         return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;
@@ -335,11 +338,11 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         return QBrush(QColor(0xc0, 0x10, 0x10));
     if (role == Qt::ForegroundRole && col == DumpedColumn)
         return QBrush(QColor(0x10, 0x80, 0x30));
-    if (role == Qt::ForegroundRole && col == ReplayColumn && !n->replay.isEmpty())
-        return QBrush(n->replay == QLatin1String("FAIL") || n->replay == QLatin1String("ERROR") ? QColor(0xc0, 0x10, 0x10)
-                      : n->replay == QLatin1String("WARN")                                     ? QColor(0xa0, 0x50, 0x00)
-                      : n->replay == QLatin1String("PASS")                                     ? QColor(0x10, 0x80, 0x30)
-                                                                                               : QColor(0x70, 0x70, 0x70));
+    if (const llmscope::OpcheckRow *r = role == Qt::ForegroundRole && col == ReplayColumn ? replayOf(n) : nullptr)
+        return QBrush(isBad(r->verdict)                     ? QColor(0xc0, 0x10, 0x10)
+                      : r->verdict == llmscope::Verdict::Warn ? QColor(0xa0, 0x50, 0x00)
+                      : r->verdict == llmscope::Verdict::Pass ? QColor(0x10, 0x80, 0x30)
+                                                              : QColor(0x70, 0x70, 0x70));
     if (role == Qt::FontRole && col == IdColumn && n->dumpedFrom >= 0) {
         QFont f;
         f.setBold(true);

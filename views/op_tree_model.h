@@ -39,9 +39,9 @@ public:
     void setTopology(const llmscope::TopoNode &model);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void setBackends(const std::map<std::string, std::string> &byId);
-    // A replay of the dump's ops (llmscope opcheck): each op's worst verdict over its rounds
-    // and outputs, its reason in the tooltip; null clears them.
-    void setOpcheck(const llmscope::OpcheckResult *r);
+    // A replay of the dump's ops (llmscope opcheck), shared with its owner: each op's worst
+    // verdict over its rounds and outputs, its reason in the tooltip; null clears them.
+    void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
     // An opened dump's files as a scan brings them: each op's output shape and type where its
     // topology did not say (msit's model file has none).
     void addOutputs(const llmscope::DumpIndex &chunk);
@@ -85,18 +85,20 @@ private:
         bool checked = false;
         std::optional<llmscope::live::OpStats> stats;
         int64_t dumpedFrom = -1;
-        QString replay, replayReason; // its worst replay verdict, and why
         std::vector<std::unique_ptr<Node>> children;
     };
     Node *nodeFor(const QModelIndex &index) const;
     QModelIndex indexFor(const Node *n, int column = 0) const;
     bool inheritsCheck(const Node *n) const; // an ancestor is checked
+    const llmscope::OpcheckRow *replayOf(const Node *n) const; // its worst replayed output; null: none
+    QString replayText(const Node *n) const;
     void rebuild(std::unique_ptr<Node> root);
     void emitSubtreeChanged(Node *n, int first, int last);
 
     std::unique_ptr<Node> m_root;
     int m_backends = 0; // ops whose backend is known
     QHash<QString, Node *> m_byId;
+    std::shared_ptr<const llmscope::OpcheckResult> m_replay;
     QStringList m_unknownIds; // checked in the text, not in this tree
     QHash<QString, std::pair<QString, QString>> m_outputs; // op id -> output shape and type from the dump's files
     int m_count = 0;

@@ -180,6 +180,6 @@ void OpTreePanel::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::backendsChanged, this, [this, doc] { m_model->setBackends(doc->backends()); });
     connect(doc, &SessionDocument::opStatsChanged, m_model, &OpTreeModel::setRoundStats);
     connect(doc, &SessionDocument::replayChanged, this,
-            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { m_model->setOpcheck(r.get()); });
+            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { m_model->setOpcheck(std::move(r)); });
     connect(doc, &SessionDocument::filesAdded, m_model, &OpTreeModel::addOutputs);
 }

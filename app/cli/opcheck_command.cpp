@@ -1,5 +1,6 @@
 #include "opcheck_command.h"
 
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -167,12 +168,12 @@ void saySummary(const llmscope::OpcheckResult &r, const std::string &base)
         std::to_string(r.fail) + " FAIL, " + std::to_string(r.skip) + " SKIP, " + std::to_string(r.error) + " ERROR\n");
     int listed = 0;
     for (const auto &row : r.rows)
-        if ((row.verdict == "FAIL" || row.verdict == "ERROR" || row.verdict == "WARN") && listed++ < 12)
-            say("  " + row.verdict + std::string(12 - row.verdict.size(), ' ') + "round " + std::to_string(row.round) + " " + row.opId + " " + row.opType + " (" + row.opName +
+        if ((llmscope::isBad(row.verdict) || row.verdict == llmscope::Verdict::Warn) && listed++ < 12)
+            say("  " + std::string(llmscope::verdictName(row.verdict)) + std::string(12 - std::strlen(llmscope::verdictName(row.verdict)), ' ') + "round " + std::to_string(row.round) + " " + row.opId + " " + row.opType + " (" + row.opName +
                 "): " + row.reason + "\n");
     std::map<std::string, int> skipped; // why ops were not replayed, and how often
     for (const auto &row : r.rows)
-        if (row.verdict == "SKIP")
+        if (row.verdict == llmscope::Verdict::Skip)
             ++skipped[row.reason];
     for (const auto &[why, n] : skipped)
         say("  SKIP        " + std::to_string(n) + "x " + why + "\n");

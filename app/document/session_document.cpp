@@ -17,6 +17,7 @@ void SessionDocument::reset(Source source, const QString &name)
     m_backends.clear();
     m_catalog = {};
     m_files.clear();
+    m_stats.clear();
     m_comparison.reset();
     m_metrics.reset();
     m_replay.reset();
@@ -59,7 +60,36 @@ void SessionDocument::addFiles(const DumpIndex &chunk)
 
 void SessionDocument::addStats(const live::RoundStats &s)
 {
+    auto &round = m_stats[s.round];
+    for (const auto &o : s.stats)
+        round.insert(QString::fromStdString(o.id), o);
+    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
+        m_stats.erase(m_stats.begin());
     emit statsAdded(s);
+}
+
+const live::OpStats *SessionDocument::statsOf(const QString &op, int64_t round) const
+{
+    const auto r = m_stats.find(round);
+    if (r == m_stats.end())
+        return nullptr;
+    const auto it = r->second.find(op);
+    return it == r->second.end() ? nullptr : &*it;
+}
+
+std::vector<int64_t> SessionDocument::statsRounds() const
+{
+    std::vector<int64_t> out;
+    out.reserve(m_stats.size());
+    for (const auto &[round, ops] : m_stats)
+        out.push_back(round);
+    return out;
+}
+
+int64_t SessionDocument::statsRoundBefore(int64_t round) const
+{
+    const auto r = m_stats.lower_bound(round);
+    return r == m_stats.begin() ? -1 : std::prev(r)->first;
 }
 
 void SessionDocument::setNewestStats(const live::RoundStats &merged)

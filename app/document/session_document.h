@@ -8,6 +8,7 @@
 // reset() starts a new source: sourceChanged first, every view clears on it, and nothing of
 // the previous source survives it.
 #pragma once
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 
@@ -48,7 +49,15 @@ public:
 
     // --- the dump's files and statistics, as rounds come
     void addFiles(const llmscope::DumpIndex &chunk);      // filesAdded
+    // Every round's statistics (the newest kRoundsKept rounds): each op's in a round, null when
+    // it was not dumped there.
     void addStats(const llmscope::live::RoundStats &s);   // statsAdded (every round, as it comes)
+    static constexpr size_t kRoundsKept = 4096;
+    const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const;
+    bool hasStatsIn(int64_t round) const { return m_stats.count(round) > 0; }
+    std::vector<int64_t> statsRounds() const; // ascending
+    // The round before round with statistics; -1 when none.
+    int64_t statsRoundBefore(int64_t round) const;
     void setNewestStats(const llmscope::live::RoundStats &merged); // opStatsChanged
     // The tensor files (.bin, .npy) of op in the newest round at most maxRound (-1: any) the
     // scan has brought; round says which, -1 when none.
@@ -82,6 +91,7 @@ private:
     std::map<std::string, std::string> m_backends;
     llmscope::OpCatalog m_catalog;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
+    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> statistics
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;
 };

@@ -357,23 +357,23 @@ QString found(const CompareResult &r, const OpResult &op)
 
 QString replayed(const CompareResult &r, const OpcheckRow &test, const OpResult &op)
 {
-    if (test.verdict == "SKIP")
+    if (test.verdict == Verdict::Skip)
         return HuntText::tr("replay: not replayed (%1)").arg(QString::fromStdString(test.reason));
-    if (test.verdict == "ERROR")
+    if (test.verdict == Verdict::Error)
         return HuntText::tr("replay: could not be read (%1)").arg(QString::fromStdString(test.reason));
-    if (test.verdict == "FAIL")
+    if (test.verdict == Verdict::Fail)
         return HuntText::tr("replay: on the inputs it was given, the test's kernel is wrong: %1 (llmscope opcheck)")
             .arg(QString::fromStdString(test.reason));
     const DivergenceCause cause = divergenceCause(r, op);
     QString s = HuntText::tr("replay: on the inputs it was given, the test's kernel is within its bound (%1)")
-                    .arg(QString::fromStdString(test.verdict));
+                    .arg(QLatin1String(verdictName(test.verdict)));
     if (cause.kind == DivergenceCause::Kind::Weight || cause.kind == DivergenceCause::Kind::Input)
         s += HuntText::tr(": its error comes in through %1, which differs from golden's")
                  .arg(QString::fromStdString(leafLabel(*cause.row)));
     else if (op.inputError > 0)
         s += HuntText::tr(": its inputs already differ from golden's by %1 %, and its error comes from them")
                  .arg(pct(op.inputError));
-    if (test.verdict == "WARN")
+    if (test.verdict == Verdict::Warn)
         s += QStringLiteral("; ") + QString::fromStdString(test.reason);
     return s;
 }

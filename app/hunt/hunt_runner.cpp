@@ -65,7 +65,7 @@ QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
 {
     auto running = QtConcurrent::run([testDump, opId] {
         OpcheckRow row;
-        row.verdict = "ERROR";
+        row.verdict = Verdict::Error;
         try {
             OpcheckOptions o;
             o.input = testDump.toStdString();

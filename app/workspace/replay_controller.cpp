@@ -88,10 +88,10 @@ QCoro::Task<bool> ReplayController::run()
     emit said(QStringLiteral("[llmscope] ") + summary, result->fail || result->error ? ConsoleTone::Warning : ConsoleTone::Info);
     int listed = 0;
     for (const auto &row : result->rows) // what fails, with why: the kernels to look at
-        if ((row.verdict == "FAIL" || row.verdict == "ERROR") && listed++ < 10) {
+        if (isBad(row.verdict) && listed++ < 10) {
             const CatalogOp *op = m_doc->catalog().find(row.opId); // the engine's name of the node, where known
             emit said(tr("[llmscope]   %1 round %2 %3 %4 (%5): %6")
-                          .arg(QString::fromStdString(row.verdict))
+                          .arg(QLatin1String(verdictName(row.verdict)))
                           .arg(row.round)
                           .arg(QString::fromStdString(row.opId), QString::fromStdString(op ? op->name : row.opName),
                                QString::fromStdString(row.opType), QString::fromStdString(row.reason)),
@@ -114,7 +114,7 @@ QCoro::Task<> ReplayController::showReference(QString op)
     const int64_t round = m_cursor->round();
     const OpcheckRow *row = nullptr;
     for (const auto &r : replay->rows) // the round picked, else the op's first round replayed
-        if (QString::fromStdString(r.opId) == op && (r.verdict != "SKIP" && r.verdict != "ERROR") &&
+        if (QString::fromStdString(r.opId) == op && isJudged(r.verdict) &&
             (!row || (r.round == round && row->round != round)))
             row = &r;
     if (!row)
@@ -146,7 +146,7 @@ QCoro::Task<> ReplayController::showReference(QString op)
     emit referenceShown({tr("%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3")
                              .arg(op)
                              .arg(picked.round)
-                             .arg(QString::fromStdString(picked.verdict)),
+                             .arg(QLatin1String(verdictName(picked.verdict))),
                          {file},
                          {QString::fromStdString(picked.tensorPath)},
                          {}});

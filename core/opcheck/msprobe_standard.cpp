@@ -101,13 +101,13 @@ void judgeUlp(OpcheckRow &row, const Reference &ref, const RefTensor &out, const
                              (std::isnan(r) ? std::string(" (ggml's CPU kernel did not run)")
                                             : "; ggml's CPU kernel " + report::num(row.cpuUlpErrorProportion) + " %");
     if ((f32 && row.meanUlpError < 64) || share < t.ulpProportion || (!std::isnan(r) && r < 1)) {
-        row.verdict = "PASS";
+        row.verdict = Verdict::Pass;
         row.reason.clear();
     } else if (!std::isnan(r) && r <= 2) {
-        row.verdict = "WARN";
+        row.verdict = Verdict::Warn;
         row.reason = said + ": beyond msProbe's share, but at most twice ggml's own CPU kernel's";
     } else {
-        row.verdict = "FAIL";
+        row.verdict = Verdict::Fail;
         row.reason = said;
     }
 }
@@ -123,7 +123,7 @@ void judgeBinary(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         differ += !(g == v || (std::isnan(g) && std::isnan(v)));
     }
     row.standard = "binary consistency: every element equal";
-    row.verdict = differ ? "FAIL" : "PASS";
+    row.verdict = differ ? Verdict::Fail : Verdict::Pass;
     row.reason = differ ? std::to_string(differ) + " of " + std::to_string(n) + " elements differ" : std::string();
 }
 
@@ -150,11 +150,11 @@ void judgeAbsolute(OpcheckRow &row, const Reference &ref, const RefTensor &out, 
     row.standard = "absolute threshold: relative error <= " + report::num(t.rtol) + " where |reference| >= " +
                    report::num(t.smallValue) + ", absolute <= " + report::num(t.smallAtol) + " below";
     if (badRel + badAbs + nonFinite == 0) {
-        row.verdict = "PASS";
+        row.verdict = Verdict::Pass;
         row.reason.clear();
         return;
     }
-    row.verdict = "FAIL";
+    row.verdict = Verdict::Fail;
     row.reason = std::to_string(badRel) + " of " + std::to_string(normal) + " normal values beyond the relative error, " +
                  std::to_string(badAbs) + " of " + std::to_string(small) + " small values beyond the absolute" +
                  (nonFinite ? ", " + std::to_string(nonFinite) + " NaN or Inf where the reference is not" : std::string());
@@ -174,16 +174,16 @@ void judgeBenchmark(OpcheckRow &row, const Reference &ref, const RefTensor &out,
                          {"mean relative error", ratio(d.meanRel, c.meanRel), 2},
                          {"error balance", ratio(d.eb, c.eb), 2}};
     row.standard = "benchmark: each error at most twice ggml's CPU kernel's (the largest relative error ten times)";
-    row.verdict = "PASS";
+    row.verdict = Verdict::Pass;
     row.reason.clear();
     for (const Metric &m : ms) {
         if (m.ratio <= 1)
             continue;
         const std::string part = std::string(m.name) + " " + report::num(m.ratio) + " times ggml's CPU kernel's";
         if (m.ratio > m.error)
-            row.verdict = "FAIL";
-        else if (row.verdict == "PASS")
-            row.verdict = "WARN";
+            row.verdict = Verdict::Fail;
+        else if (row.verdict == Verdict::Pass)
+            row.verdict = Verdict::Warn;
         row.reason += (row.reason.empty() ? "" : "; ") + part;
     }
 }

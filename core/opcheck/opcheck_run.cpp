@@ -268,10 +268,10 @@ void judgeAgainstCpu(OpcheckRow &row, const Reference &ref, const std::vector<do
     row.cpuRatio = worst;
     row.nmseVsCpu = norm > 0 ? diff / norm : (diff > 0 ? INFINITY : 0);
     row.cpuBudget = engineBudget(row.opType, out.dtype, out.dtype, false).nmse;
-    if (row.verdict != "FAIL" || !std::isfinite(row.worstRatio))
+    if (row.verdict != Verdict::Fail || !std::isfinite(row.worstRatio))
         return;
     if (worst > 1 && row.worstRatio <= 2 * worst) {
-        row.verdict = "WARN";
+        row.verdict = Verdict::Warn;
         row.reason += "; ggml's own CPU kernel is as far from float64 on these inputs (" + report::num(worst) +
                       " times the bound): the bound is too tight here, not this kernel wrong";
     } else {
@@ -308,9 +308,9 @@ void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     row.standard = report::num(rate) + "%(error<" + report::num(etol) + ")";
     row.reason.clear();
     if (share >= rate) {
-        row.verdict = "PASS";
+        row.verdict = Verdict::Pass;
     } else {
-        row.verdict = "FAIL";
+        row.verdict = Verdict::Fail;
         row.reason = report::num(share) + " % of the elements within relative error " + report::num(etol) +
                      ", below the " + report::num(rate) + " % msit asks of " + dtypeName(out.dtype);
     }
@@ -388,15 +388,15 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     row.standard = "100% within " + ref.standard;
     const size_t beyond = n - within;
     if (beyond == 0) {
-        row.verdict = "PASS";
+        row.verdict = Verdict::Pass;
     } else if (nonFinite == 0 && !ref.f16Noise.empty() && f16Rounding(row, ref, out)) {
-        row.verdict = "WARN";
+        row.verdict = Verdict::Warn;
     } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked) {
-        row.verdict = "WARN";
+        row.verdict = Verdict::Warn;
         row.reason = std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
                      " elements beyond the bound, the largest " + report::num(worst) + " times it";
     } else {
-        row.verdict = "FAIL";
+        row.verdict = Verdict::Fail;
         const std::string f16 = row.reason; // why float16 rounding does not explain it, where asked
         row.reason = nonFinite ? std::to_string(nonFinite) + " elements NaN or Inf where the reference is not (or the other way)"
                                : std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
@@ -493,10 +493,10 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     for (TensorRecord *out : files.outputs) {
         OpcheckRow row = base;
         if (!error.empty()) {
-            row.verdict = "ERROR";
+            row.verdict = Verdict::Error;
             row.reason = error;
         } else if (!ref) {
-            row.verdict = "SKIP";
+            row.verdict = Verdict::Skip;
             row.reason = skip;
         } else {
             try {
@@ -515,7 +515,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 else if (options.standard == OpcheckOptions::Standard::Msprobe)
                     opcheck::judgeMsprobe(row, *ref, o, cpu ? &*cpu : nullptr);
             } catch (const Error &e) {
-                row.verdict = "ERROR";
+                row.verdict = Verdict::Error;
                 row.reason = e.what();
             }
         }
@@ -536,13 +536,46 @@ bool nameMatches(const std::vector<std::string> &names, const std::string &opTyp
 
 } // namespace
 
-int verdictSeverity(const std::string &verdict)
+void OpcheckResult::indexWorst()
 {
-    static const char *const order[] = {"SKIP", "PASS", "WARN", "ERROR", "FAIL"};
-    for (int i = 0; i < 5; ++i)
-        if (verdict == order[i])
-            return i;
-    return -1;
+    m_worst.clear();
+    for (size_t i = 0; i < rows.size(); ++i) {
+        auto [at, added] = m_worst[rows[i].opId].try_emplace(rows[i].round, i);
+        if (!added && rows[i].verdict > rows[at->second].verdict)
+            at->second = i;
+    }
+}
+
+const OpcheckRow *OpcheckResult::worstOf(const std::string &op, int64_t round) const
+{
+    const auto o = m_worst.find(op);
+    if (o == m_worst.end())
+        return nullptr;
+    const auto r = o->second.find(round);
+    return r == o->second.end() ? nullptr : &rows[r->second];
+}
+
+const OpcheckRow *OpcheckResult::worstOf(const std::string &op) const
+{
+    const auto o = m_worst.find(op);
+    if (o == m_worst.end())
+        return nullptr;
+    const OpcheckRow *worst = nullptr;
+    for (const auto &[round, i] : o->second) // ascending rounds: the earliest of equals stays
+        if (!worst || rows[i].verdict > worst->verdict)
+            worst = &rows[i];
+    return worst;
+}
+
+std::vector<int64_t> OpcheckResult::rounds() const
+{
+    std::vector<int64_t> out;
+    for (const auto &[op, byRound] : m_worst)
+        for (const auto &[round, i] : byRound)
+            out.push_back(round);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 const OpcheckRow *firstFailing(const OpcheckResult &r)
@@ -552,7 +585,7 @@ const OpcheckRow *firstFailing(const OpcheckResult &r)
     const OpcheckRow *first = nullptr;
     std::optional<OpId> firstId;
     for (const auto &row : r.rows) {
-        if (row.verdict != "FAIL")
+        if (row.verdict != Verdict::Fail)
             continue;
         const std::optional<OpId> id = OpId::parse(row.opId);
         if (!first || row.round < first->round ||
@@ -607,12 +640,13 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
                     (o.ids.empty() && o.opNames.empty() ? std::string() : " matches -ids/-opname") +
                     " (dump with --type tensor, inputs and outputs: -stp 0)");
     for (const auto &r : res.rows) {
-        res.pass += r.verdict == "PASS";
-        res.warn += r.verdict == "WARN";
-        res.fail += r.verdict == "FAIL";
-        res.skip += r.verdict == "SKIP";
-        res.error += r.verdict == "ERROR";
+        res.pass += r.verdict == Verdict::Pass;
+        res.warn += r.verdict == Verdict::Warn;
+        res.fail += r.verdict == Verdict::Fail;
+        res.skip += r.verdict == Verdict::Skip;
+        res.error += r.verdict == Verdict::Error;
     }
+    res.indexWorst();
     return res;
 }
 
@@ -686,7 +720,7 @@ std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &m
     out << ",fail_reason,round,op_type,mean_ulp_error,ulp_error_proportion(%)\n";
     for (const auto &row : r.rows) {
         out << row.opId << ',' << cell(row.opName) << ',' << cell(row.opParam) << ',' << cell(row.tensorPath) << ','
-            << row.outTensorId << ',' << cell(row.standard) << ',' << row.verdict << ',' << num(row.withinRate) << ','
+            << row.outTensorId << ',' << cell(row.standard) << ',' << verdictName(row.verdict) << ',' << num(row.withinRate) << ','
             << num(row.maxRelError);
         if (has("abs"))
             out << ',' << num(row.absRate) << ',' << num(row.maxAbsError);
@@ -719,7 +753,7 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"tensor_path", row.tensorPath},
                              {"out_tensor_id", row.outTensorId},
                              {"precision_standard", row.standard},
-                             {"precision_result", row.verdict},
+                             {"precision_result", verdictName(row.verdict)},
                              {"rel_precision_rate", num(row.withinRate)},
                              {"max_rel_error", num(row.maxRelError)},
                              {"abs_precision_rate", num(row.absRate)},

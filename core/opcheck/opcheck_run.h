@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "opcheck/verdict.h"
 #include "tensor/tensor.h"
 
 namespace llmscope {
@@ -48,7 +50,7 @@ struct OpcheckRow {
     std::string opId, opName, opType, opParam, tensorPath;
     int64_t round = 0;
     int outTensorId = 0;
-    std::string verdict;       // PASS, WARN, FAIL, SKIP, ERROR
+    Verdict verdict = Verdict::Skip;
     std::string standard;      // the rule the output is held to
     double withinRate = NAN;   // % of elements within the reference's bound
     double maxRelError = NAN;  // over elements whose reference exceeds float32's epsilon
@@ -74,11 +76,17 @@ struct OpcheckResult {
     int viewsChecked = 0;                      // views whose output was checked as data movement
     int pass = 0, warn = 0, fail = 0, skip = 0, error = 0; // rows
     double coverage() const { return ops > viewOps ? 100.0 * replayedOps / double(ops - viewOps) : 0; }
-};
 
-// How bad a verdict is, to keep an op's worst: SKIP 0, PASS 1, WARN 2, ERROR 3, FAIL 4; -1 for
-// anything else (none yet).
-int verdictSeverity(const std::string &verdict);
+    // Each op's worst output in a round, and over every round (the earliest of equals): what
+    // the window shows on an op. Null where the op was not replayed. After indexWorst().
+    const OpcheckRow *worstOf(const std::string &op, int64_t round) const;
+    const OpcheckRow *worstOf(const std::string &op) const;
+    std::vector<int64_t> rounds() const; // the rounds replayed, ascending
+    void indexWorst(); // runOpcheck calls it; again after rows change
+
+private:
+    std::map<std::string, std::map<int64_t, size_t>> m_worst; // op -> round -> row
+};
 
 // The first output that fails: the earliest round, then the op first in the graph (ids by
 // number, 2_9 before 2_10): where the window opens a replay. Null when none fails.

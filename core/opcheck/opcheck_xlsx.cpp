@@ -46,7 +46,7 @@ void writeOpcheckXlsx(const std::string &path, const OpcheckResult &r, const std
         text(row.tensorPath);
         num(row.outTensorId);
         text(row.standard);
-        text(row.verdict);
+        text(verdictName(row.verdict));
         num(row.withinRate);
         num(row.maxRelError);
         if (has("abs")) {

@@ -62,7 +62,7 @@ private slots:
             llmscope::OpcheckRow x;
             x.opId = id;
             x.round = round;
-            x.verdict = verdict;
+            x.verdict = *parseVerdict(verdict);
             return x;
         };
         QVERIFY(!llmscope::firstFailing(r));
@@ -73,6 +73,21 @@ private slots:
         QCOMPARE(first->round, int64_t(0));
         r.rows = {row("0_0", 1, "FAIL"), row("3_1", 0, "WARN")};
         QCOMPARE(llmscope::firstFailing(r)->opId, std::string("0_0"));
+
+        // An op's worst output per round and over its rounds, as the window shows it: FAIL over
+        // ERROR over WARN over PASS over SKIP, the earliest round of equals.
+        r.rows = {row("1_0", 0, "PASS"), row("1_0", 0, "ERROR"), row("1_0", 1, "WARN"), row("1_0", 2, "ERROR"),
+                  row("2_0", 3, "SKIP")};
+        r.indexWorst();
+        QCOMPARE(r.worstOf("1_0", 0), &r.rows[1]);
+        QCOMPARE(r.worstOf("1_0", 1), &r.rows[2]);
+        QCOMPARE(r.worstOf("1_0"), &r.rows[1]); // ERROR in rounds 0 and 2: round 0's
+        QCOMPARE(r.worstOf("2_0", 3)->verdict, Verdict::Skip);
+        QVERIFY(!r.worstOf("2_0", 0));
+        QVERIFY(!r.worstOf("9_9"));
+        QCOMPARE(r.rounds(), (std::vector<int64_t>{0, 1, 2, 3}));
+        QCOMPARE(std::string(verdictName(Verdict::Warn)), std::string("WARN"));
+        QVERIFY(!parseVerdict("pass")); // msit's words, as written
     }
 
     void elementWise()
@@ -334,7 +349,7 @@ private slots:
         o.ids = "0_4";
         const OpcheckResult r = runOpcheck(o);
         QCOMPARE(r.rows.size(), size_t(1));
-        QCOMPARE(r.rows[0].verdict, std::string("SKIP"));
+        QCOMPARE(r.rows[0].verdict, Verdict::Skip);
         QVERIFY2(r.rows[0].reason.find("strides were not dumped") != std::string::npos, r.rows[0].reason.c_str());
         // nested past any stack that copies it level by level: refused, the op replayed as its folder names it
         const size_t depth = 1000000;
@@ -344,7 +359,7 @@ private slots:
         const OpcheckResult deep = runOpcheck(o);
         QCOMPARE(deep.rows.size(), size_t(1));
         QCOMPARE(deep.rows[0].opParam, std::string("(op_param.json nests too deep)"));
-        QCOMPARE(deep.rows[0].verdict, std::string("PASS"));
+        QCOMPARE(deep.rows[0].verdict, Verdict::Pass);
     }
 
     // A dump written here (testing::writeReplayDump): the verdicts follow, and each reason
@@ -363,17 +378,17 @@ private slots:
                     return x;
             qFatal("no row %s", id.c_str());
         };
-        QCOMPARE(row("0_0").verdict, std::string("PASS"));
+        QCOMPARE(row("0_0").verdict, Verdict::Pass);
         QCOMPARE(row("0_0").withinRate, 100.0);
         const OpcheckRow scaled = row("0_1");
-        QCOMPARE(scaled.verdict, std::string("FAIL"));
+        QCOMPARE(scaled.verdict, Verdict::Fail);
         QVERIFY2(scaled.reason.find("a systematic error of 0.1") != std::string::npos || scaled.reason.find("a systematic error of 0.0999") != std::string::npos, scaled.reason.c_str());
         QVERIFY(std::fabs(scaled.maxRelError - 1e-3) < 1e-5);
-        QCOMPARE(row("0_2").verdict, std::string("FAIL"));
+        QCOMPARE(row("0_2").verdict, Verdict::Fail);
         QVERIFY2(row("0_2").reason.find("NaN or Inf") != std::string::npos, row("0_2").reason.c_str());
-        QCOMPARE(row("0_3").verdict, std::string("SKIP"));
+        QCOMPARE(row("0_3").verdict, Verdict::Skip);
         QVERIFY(row("0_3").reason.find("-tiling") != std::string::npos);
-        QCOMPARE(row("0_4").verdict, std::string("SKIP"));
+        QCOMPARE(row("0_4").verdict, Verdict::Skip);
         QCOMPARE(r.ops, 5);
         QCOMPARE(r.viewOps, 1);
         QCOMPARE(r.replayedOps, 3);
@@ -400,14 +415,14 @@ private slots:
             return std::vector<double>(f, f + t.data.size() / 4);
         };
         OpcheckRow likeCpu = runOpcheck(o).rows.at(0);
-        QCOMPARE(likeCpu.verdict, std::string("WARN"));
+        QCOMPARE(likeCpu.verdict, Verdict::Warn);
         QVERIFY2(likeCpu.reason.find("the bound is too tight here") != std::string::npos, likeCpu.reason.c_str());
         o.cpuReplay = [](const std::string &, const std::string &, const std::vector<CpuReplayInput> &,
                          const std::array<int64_t, 4> &, int32_t, std::string &why) -> std::optional<std::vector<double>> {
             why = "not here";
             return std::nullopt;
         };
-        QCOMPARE(runOpcheck(o).rows.at(0).verdict, std::string("FAIL")); // no second reference: as before
+        QCOMPARE(runOpcheck(o).rows.at(0).verdict, Verdict::Fail); // no second reference: as before
         o.cpuReplay = nullptr;
         o.ids.clear();
         // msit's per-dtype standard: float32 outputs within 2^-20 relative error for 99.99 %
@@ -418,7 +433,7 @@ private slots:
         for (const auto &x : m.rows)
             if (x.opId == "0_0" || x.opId == "0_1") {
                 QCOMPARE(x.standard, std::string("99.99%(error<9.53674e-07)"));
-                QCOMPARE(x.verdict, std::string(x.opId == "0_0" ? "PASS" : "FAIL"));
+                QCOMPARE(x.verdict, x.opId == "0_0" ? Verdict::Pass : Verdict::Fail);
                 ++seen;
             }
         QCOMPARE(seen, 2);

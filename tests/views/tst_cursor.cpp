@@ -14,6 +14,7 @@
 #include "layer_graph_view.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
+#include "session_document.h"
 
 using namespace llmscope;
 
@@ -108,10 +109,12 @@ private slots:
     {
         Cursor c;
         HeatmapView heat;
+        SessionDocument doc;
+        heat.colours()->follow(&doc);
         const live::Topology t = topology();
         heat.model()->setOps(t.groups, t.ops);
         for (int64_t r : {0, 1, 2})
-            heat.colours()->addStats(round(r));
+            doc.addStats(round(r));
         heat.follow(&c);
         c.setRound(1);
         QCOMPARE(heat.colours()->round(), int64_t(1));

@@ -11,6 +11,7 @@
 #include "heatmap_model.h"
 #include "layer_graph_view.h"
 #include "op_colours.h"
+#include "session_document.h"
 
 using namespace llmscope;
 
@@ -54,6 +55,8 @@ private slots:
     void laidOutAndClickable()
     {
         OpColours colours; // one scale for the heatmap and the graph
+        SessionDocument doc; // the statistics' owner
+        colours.follow(&doc);
         HeatmapModel heat(&colours);
         heat.setOps(m_groups, m_ops);
         LayerGraphView v(&colours);
@@ -81,7 +84,7 @@ private slots:
         live::RoundStats s{0, {}};
         for (int i = 0; i < g.opCount(); ++i)
             s.stats.push_back({g.nodes[size_t(i)].id, double(i + 1), 0, 0, 1, 0, 0});
-        colours.addStats(s);
+        doc.addStats(s);
         const QString last = QString::fromStdString(g.nodes[size_t(g.opCount() - 1)].id);
         const QColor before = v.opItem(last)->brush().color();
         QCOMPARE(before, colours.colourFor(double(g.opCount())));
