@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/metrics.h"
 #include "compare/precision_standard.h"
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
@@ -289,21 +290,35 @@ std::pair<double, double> msitRule(int32_t dtype)
     }
 }
 
+// msit's metrics of the output against the reference over the elements the op wrote, by
+// compare's implementation (compare/metrics.h): one definition of cosine, KL divergence,
+// relative and absolute error and the share within a tolerance, in float32 as compare reads
+// dumps.
+Metrics msitMetrics(const Reference &ref, const RefTensor &out, double relTol, uint64_t *checked = nullptr)
+{
+    std::vector<float> g, t;
+    g.reserve(ref.out.v.size());
+    t.reserve(ref.out.v.size());
+    for (size_t i = 0; i < ref.out.v.size(); ++i)
+        if (ref.unchecked.empty() || !ref.unchecked[i]) {
+            g.push_back(float(ref.out.v[i]));
+            t.push_back(float(out.v[i]));
+        }
+    if (checked)
+        *checked = g.size();
+    return computeMetrics(g.data(), t.data(), g.size(), relTol);
+}
+
 // msit's standard over the judged row's elements: PASS when the share within its relative
-// error reaches its rate (relative error in float64, not in the output's type as msit's code).
+// error reaches its rate. An element NaN or Inf on one side only is never within it.
 void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 {
     const auto [etol, rate] = msitRule(out.dtype);
-    size_t within = 0, n = 0;
-    for (size_t i = 0; i < ref.out.v.size(); ++i) {
-        if (!ref.unchecked.empty() && ref.unchecked[i])
-            continue;
-        ++n;
-        const double g = ref.out.v[i], t = out.v[i];
-        const double e = std::fabs(t - g);
-        within += g == t || (std::isfinite(e) && e <= etol * std::fabs(g));
-    }
-    const double share = n ? 100.0 * double(within) / double(n) : 100;
+    uint64_t n = 0;
+    const Metrics m = msitMetrics(ref, out, etol, &n);
+    // the finite pairs within it, and the same Inf on both sides (every other non-finite pair is not)
+    const double within = m.withinTol * double(m.count) + double(n - m.count - m.nonFiniteMismatch);
+    const double share = n ? 100.0 * within / double(n) : 100;
     row.withinRate = share;
     row.standard = report::num(rate) + "%(error<" + report::num(etol) + ")";
     row.reason.clear();
@@ -320,9 +335,8 @@ void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 {
     const size_t n = ref.out.v.size();
-    const double eps = std::ldexp(1.0, -23);
     size_t within = 0, withinAbs = 0, nonFinite = 0;
-    double maxRel = 0, maxAbs = 0, worst = 0, dot = 0, gg = 0, tt = 0;
+    double worst = 0;
     size_t unchecked = 0;
     for (size_t i = 0; i < n; ++i) {
         const double g = ref.out.v[i], t = out.v[i];
@@ -344,47 +358,19 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         const double e = std::fabs(t - g), b = ref.bound[i];
         within += e <= b;
         withinAbs += e <= absTolerance(out.dtype);
-        maxAbs = std::max(maxAbs, e);
-        if (std::fabs(g) > eps)
-            maxRel = std::max(maxRel, e / std::fabs(g));
         worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
-        dot += g * t;
-        gg += g * g;
-        tt += t * t;
     }
     // rates over the elements the op wrote
     const double checked = double(n - unchecked);
     row.withinRate = checked > 0 ? 100.0 * double(within - unchecked) / checked : 100;
     row.absRate = checked > 0 ? 100.0 * double(withinAbs - unchecked) / checked : 100;
-    row.maxRelError = maxRel;
-    row.maxAbsError = maxAbs;
     row.worstRatio = worst;
     row.judgedRatio = worst;
-    row.cosine = gg == 0 && tt == 0 ? 1 : (gg > 0 && tt > 0 ? dot / std::sqrt(gg * tt) : 0);
-    { // softmax(reference) against softmax(test), as msit's compare defines it
-        double mg = -INFINITY, mt = -INFINITY;
-        auto counted = [&](size_t i) {
-            return (ref.unchecked.empty() || !ref.unchecked[i]) && std::isfinite(ref.out.v[i]) && std::isfinite(out.v[i]);
-        };
-        for (size_t i = 0; i < n; ++i)
-            if (counted(i)) {
-                mg = std::max(mg, ref.out.v[i]);
-                mt = std::max(mt, out.v[i]);
-            }
-        double sg = 0, st = 0;
-        for (size_t i = 0; i < n; ++i)
-            if (counted(i)) {
-                sg += std::exp(ref.out.v[i] - mg);
-                st += std::exp(out.v[i] - mt);
-            }
-        double kl = 0;
-        for (size_t i = 0; i < n; ++i)
-            if (counted(i)) {
-                const double lg = ref.out.v[i] - mg - std::log(sg), lt = out.v[i] - mt - std::log(st);
-                kl += std::exp(lg) * (lg - lt);
-            }
-        row.kl = std::max(0.0, kl);
-    }
+    const Metrics m = msitMetrics(ref, out, absTolerance(out.dtype));
+    row.maxRelError = m.maxRelErr;
+    row.maxAbsError = m.maxAbsErr;
+    row.cosine = m.cosine;
+    row.kl = m.klDivergence;
     row.standard = "100% within " + ref.standard;
     const size_t beyond = n - within;
     if (beyond == 0) {

@@ -9,11 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/metrics.h"
 #include "dump/dump_writer.h"
 #include "opcheck/msprobe_standard.h"
 #include "opcheck/opcheck_run.h"
 #include "opcheck/ref_ops.h"
 #include "tensor/bin_file.h"
+#include "tensor/convert.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
 #include "../test_helpers.h"
@@ -384,6 +386,17 @@ private slots:
         QCOMPARE(scaled.verdict, Verdict::Fail);
         QVERIFY2(scaled.reason.find("a systematic error of 0.1") != std::string::npos || scaled.reason.find("a systematic error of 0.0999") != std::string::npos, scaled.reason.c_str());
         QVERIFY(std::fabs(scaled.maxRelError - 1e-3) < 1e-5);
+        { // msit's metrics are compare's (one implementation): the same figures from the same files
+            const std::vector<float> reference = toFloat(replayReference(scaled));
+            const std::vector<float> output = toFloat(readBinFile(scaled.tensorPath).tensor);
+            QCOMPARE(reference.size(), output.size());
+            const Metrics m = computeMetrics(reference.data(), output.data(), reference.size(), 1e-3);
+            QCOMPARE(scaled.cosine, m.cosine);
+            QCOMPARE(scaled.kl, m.klDivergence);
+            QCOMPARE(scaled.maxRelError, m.maxRelErr);
+            QCOMPARE(scaled.maxAbsError, m.maxAbsErr);
+            QVERIFY(m.cosine < 1 && m.maxRelErr > 0); // not the same tensor twice
+        }
         QCOMPARE(row("0_2").verdict, Verdict::Fail);
         QVERIFY2(row("0_2").reason.find("NaN or Inf") != std::string::npos, row("0_2").reason.c_str());
         QCOMPARE(row("0_3").verdict, Verdict::Skip);
