@@ -27,4 +27,28 @@ inline QString printModel(const QAbstractItemModel &m, const QList<int> &columns
     return lines.join(QLatin1Char('\n'));
 }
 
+// A table model printed as a reader sees it: the column headers, then each row (under its
+// own header, where the model gives rows one), the cells' display text joined by " | ".
+inline QString printTable(const QAbstractItemModel &m)
+{
+    bool rowHeaders = false;
+    for (int r = 0; r < m.rowCount(); ++r)
+        rowHeaders = rowHeaders || !m.headerData(r, Qt::Vertical).toString().isEmpty();
+    QStringList lines, header;
+    if (rowHeaders)
+        header << QString();
+    for (int c = 0; c < m.columnCount(); ++c)
+        header << m.headerData(c, Qt::Horizontal).toString();
+    lines << header.join(QStringLiteral(" | "));
+    for (int r = 0; r < m.rowCount(); ++r) {
+        QStringList cells;
+        if (rowHeaders)
+            cells << m.headerData(r, Qt::Vertical).toString();
+        for (int c = 0; c < m.columnCount(); ++c)
+            cells << m.index(r, c).data().toString();
+        lines << cells.join(QStringLiteral(" | "));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace testing

@@ -9,6 +9,7 @@
 #include <QAbstractItemModelTester>
 
 #include "quant/quant_report.h"
+#include "model_print.h"
 #include "quant_heatmap_model.h"
 #include "quant_report_view.h"
 #include "util/error.h"
@@ -108,6 +109,13 @@ private slots:
         const int light = m.indexOf("blk.0.ffn_up.weight").data(Qt::BackgroundRole).value<QColor>().lightness();
         QVERIFY2(dark < light, qPrintable(QString("%1 %2").arg(dark).arg(light)));
         QVERIFY(top.data(Qt::ToolTipRole).toString().contains("chosen to keep higher"));
+        // The whole table: each weight's share of the error (%), by kind and layer.
+        QCOMPARE(testing::printTable(m), QString(" | layer 0 | layer 1 | layer 2 | model\n"
+                                                 "attn_k | 2.7 | 4.3 | 10.0 | \n"
+                                                 "attn_v | 3.0 | 5.0 | 15.0 | \n"
+                                                 "ffn_up | 2.5 | 3.8 | 7.5 | \n"
+                                                 "ffn_down | 3.3 | 6.0 | 30.0 | \n"
+                                                 "output |  |  |  | 0.1"));
     }
 
     void viewPicksAWeightFromTheTableAndHoldsTheBars()

@@ -19,6 +19,9 @@
 #include "tensor_inspector.h"
 #include "slice_picker.h"
 #include "tensor_slice_model.h"
+#include "tensor_diff_view.h"
+#include "model_print.h"
+#include "../test_helpers.h"
 
 using namespace llmscope;
 
@@ -85,6 +88,26 @@ private slots:
         QCOMPARE(m->rowCount(), 0);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
         QVERIFY2(w.statsText().contains("from the file's statistics"), qPrintable(w.statsText()));
+    }
+
+    // A slice and the error between two, printed: rows and columns as the file lays them out,
+    // NaN named, and the error cell by cell.
+    void printedSlices()
+    {
+        QTemporaryDir dir;
+        const QString golden = dir.filePath("g.bin"), test = dir.filePath("t.bin");
+        llmscope::writeBin(golden.toStdString(), testing::f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+        llmscope::writeBin(test.toStdString(), testing::f32Tensor({2, 3}, {1, 2.5f, 3, 4, NAN, 6}));
+        TensorSliceModel g, t;
+        QVERIFY(g.open(golden));
+        QVERIFY(t.open(test));
+        QCOMPARE(testing::printTable(t), QString(" | 0 | 1 | 2\n"
+                                                 "0 | 1 | 2.5 | 3\n"
+                                                 "1 | 4 | NaN | 6"));
+        SliceErrorModel e(&g, &t);
+        QCOMPARE(testing::printTable(e), QString(" | 0 | 1 | 2\n"
+                                                 "0 | 0 | 0.25 | 0\n" // relative: |2.5 - 2| / 2
+                                                 "1 | 0 | inf | 0"));  // a NaN where golden has 5
     }
 
     void nothingToShowSaysWhy()

@@ -1,0 +1,58 @@
+// The comparison's table, printed: a real compare of two dumps written here, one op's output
+// 1 % off in round 1. Each op in execution order with its errors, what it inherits and adds,
+// and its result; the first divergent named, and what follows it failed without being first.
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+
+#include "compare/compare_run.h"
+#include "diff_table_model.h"
+#include "model_print.h"
+#include "../test_helpers.h"
+
+using namespace llmscope;
+
+class TstDiffTableModel : public QObject {
+    Q_OBJECT
+private slots:
+    void printedTable()
+    {
+        QTemporaryDir dir;
+        const std::string golden = testing::writeSyntheticDump(dir.filePath("g").toStdString());
+        const std::string test = testing::writeSyntheticDump(dir.filePath("t").toStdString());
+        std::string linear; // round 1's 1_Linear output, 1 % larger
+        for (const auto &e : std::filesystem::recursive_directory_iterator(test))
+            if (e.path().string().find("/1/1_Layer/1_Linear/after/outtensor0.bin") != std::string::npos)
+                linear = e.path().string();
+        QVERIFY(!linear.empty());
+        testing::scaleTensorFile(linear, 1.01f);
+        CompareOptions o;
+        o.goldenPath = golden;
+        o.myPath = test;
+        auto result = std::make_shared<const CompareResult>(runCompare(o));
+
+        DiffTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setResult(result);
+        QCOMPARE(testing::printTable(m),
+                 QString("Round | Operation | Output error | Inherited | Added itself | Cosine | Of its budget | Result\n"
+                         "0 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "0 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "0 | 1_1 (Linear) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "0 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "1 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "1 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                         "1 | 1_1 (Linear) | 1 % | 0 % | 1 % | 1.000000 |  | FIRST DIVERGENT\n" // scaled: cosine stays 1
+                         "1 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed"));
+        QCOMPARE(m.index(6, 0).data(DiffTableModel::FirstDivergentRole).toBool(), true);
+        QCOMPARE(m.index(6, 0).data(DiffTableModel::OpIdRole).toString(), QString("1_1"));
+        QCOMPARE(m.firstDivergentRow(), result->firstDivergent);
+        m.setResult(nullptr);
+        QCOMPARE(m.rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TstDiffTableModel)
+#include "tst_difftablemodel.moc"
