@@ -2,6 +2,53 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CentralPages</name>
+    <message>
+        <source>Error by layer</source>
+        <translation>逐层误差</translation>
+    </message>
+    <message>
+        <source>Unpaired</source>
+        <translation>未配对</translation>
+    </message>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>计算图</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Tensor files</source>
+        <translation>张量文件</translation>
+    </message>
+    <message>
+        <source>Replay (float64)</source>
+        <translation>重放（float64）</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <source>Could not write %1 (is the disk full?)</source>
+        <translation>无法写入 %1(磁盘已满?)</translation>
+    </message>
+</context>
+<context>
     <name>CompareController</name>
     <message>
         <source>comparison</source>
@@ -847,14 +894,6 @@ golden vs test, element by element:</source>
         <source>System (%1)</source>
         <translation>跟随系统 (%1)</translation>
     </message>
-    <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>llmscope shows the new language from its next start. Restart now? (A running program is stopped.)</source>
-        <translation>llmscope 将在下次启动时使用新语言。现在重启吗?(正在运行的程序会被停止。)</translation>
-    </message>
 </context>
 <context>
     <name>LaunchDialog</name>
@@ -1222,6 +1261,81 @@ golden vs test, element by element:</source>
     </message>
 </context>
 <context>
+    <name>LiveController</name>
+    <message>
+        <source>[llmscope] probe connected: process %1 (%2 on %3)</source>
+        <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
+    </message>
+    <message>
+        <source>[llmscope] warning: %1</source>
+        <translation>[llmscope] 警告：%1</translation>
+    </message>
+    <message>
+        <source>Waiting for the program&apos;s first graph...</source>
+        <translation>等待程序的第一张计算图...</translation>
+    </message>
+    <message>
+        <source>[llmscope] cannot launch: %1</source>
+        <translation>[llmscope] 无法启动：%1</translation>
+    </message>
+    <message>
+        <source>[llmscope] %1; dumping into %2</source>
+        <translation>[llmscope] %1；转储到 %2</translation>
+    </message>
+    <message>
+        <source>[llmscope] stopping the program</source>
+        <translation>[llmscope] 正在停止程序</translation>
+    </message>
+    <message numerus="yes">
+        <source>[llmscope] onnx: %n file(s) of the topology under onnx/</source>
+        <translation>
+            <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
+        <translation>
+            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>every operation</source>
+        <translation>所有算子</translation>
+    </message>
+    <message>
+        <source>-ids %1</source>
+        <translation>-ids %1</translation>
+    </message>
+    <message>
+        <source>Cannot apply: %1</source>
+        <translation>无法应用：%1</translation>
+    </message>
+    <message>
+        <source>No probe is connected yet: the selection is sent once the program&apos;s probe talks.</source>
+        <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
+    </message>
+    <message>
+        <source>Sent -ids %1; waiting for the program&apos;s next graph...</source>
+        <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
+    </message>
+    <message>
+        <source>(every operation)</source>
+        <translation>（所有算子）</translation>
+    </message>
+    <message>
+        <source>The program refused the selection: %1</source>
+        <translation>程序拒绝了该选择：%1</translation>
+    </message>
+    <message>
+        <source>Dumping %1 from round %2 on (acknowledged by the program).</source>
+        <translation>从第 %2 轮起转储 %1（程序已确认）。</translation>
+    </message>
+    <message>
+        <source>[llmscope] the program dumps %1 from round %2</source>
+        <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
+    </message>
+</context>
+<context>
     <name>LiveSession</name>
     <message>
         <source>idle</source>
@@ -1355,14 +1469,6 @@ golden vs test, element by element:</source>
         <translation>打开转储目录</translation>
     </message>
     <message>
-        <source>Inspector</source>
-        <translation>检查器</translation>
-    </message>
-    <message>
-        <source>Tensor files</source>
-        <translation>张量文件</translation>
-    </message>
-    <message>
         <source>Operations</source>
         <translation>算子</translation>
     </message>
@@ -1379,36 +1485,12 @@ golden vs test, element by element:</source>
         <translation>无法启动：%1</translation>
     </message>
     <message>
-        <source>Heatmap</source>
-        <translation>热力图</translation>
-    </message>
-    <message>
-        <source>Diff</source>
-        <translation>差异</translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation>计算图</translation>
-    </message>
-    <message>
-        <source>Error by layer</source>
-        <translation>逐层误差</translation>
-    </message>
-    <message>
-        <source>Unpaired</source>
-        <translation>未配对</translation>
-    </message>
-    <message>
         <source>&amp;Export diff report...</source>
         <translation>导出比对报告(&amp;E)...</translation>
     </message>
     <message>
         <source>The comparison&apos;s CSV and JSON reports and pictures of its views, in a folder</source>
         <translation>将比较的 CSV 与 JSON 报告及各视图的图片导出到文件夹</translation>
-    </message>
-    <message>
-        <source>Could not write %1 (is the disk full?)</source>
-        <translation>无法写入 %1(磁盘已满?)</translation>
     </message>
     <message>
         <source>Export the diff report into</source>
@@ -1423,18 +1505,6 @@ golden vs test, element by element:</source>
         <translation>
             <numerusform>已导出 %n 个文件到 %1</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Quantization</source>
-        <translation>量化</translation>
-    </message>
-    <message>
-        <source>Replay (float64)</source>
-        <translation>重放（float64）</translation>
-    </message>
-    <message>
-        <source>Output</source>
-        <translation>输出</translation>
     </message>
 </context>
 <context>
@@ -2051,28 +2121,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>quantization report</source>
         <translation>量化报告</translation>
     </message>
-    <message>
-        <source>[llmscope] probe connected: process %1 (%2 on %3)</source>
-        <translation>[llmscope] 探针已连接：进程 %1（%2，运行于 %3）</translation>
-    </message>
-    <message>
-        <source>[llmscope] warning: %1</source>
-        <translation>[llmscope] 警告：%1</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
-        <translation>
-            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>every operation</source>
-        <translation>所有算子</translation>
-    </message>
-    <message>
-        <source>-ids %1</source>
-        <translation>-ids %1</translation>
-    </message>
     <message numerus="yes">
         <source>Topology of the opened dump: %n operation(s).</source>
         <translation>
@@ -2082,56 +2130,6 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>A program is running: stop it first (Session &gt; Stop, Ctrl+.)</source>
         <translation>已有程序在运行：请先停止它（会话 &gt; 停止，Ctrl+.）</translation>
-    </message>
-    <message>
-        <source>Waiting for the program&apos;s first graph...</source>
-        <translation>等待程序的第一张计算图...</translation>
-    </message>
-    <message>
-        <source>[llmscope] cannot launch: %1</source>
-        <translation>[llmscope] 无法启动：%1</translation>
-    </message>
-    <message>
-        <source>[llmscope] %1; dumping into %2</source>
-        <translation>[llmscope] %1；转储到 %2</translation>
-    </message>
-    <message>
-        <source>[llmscope] stopping the program</source>
-        <translation>[llmscope] 正在停止程序</translation>
-    </message>
-    <message numerus="yes">
-        <source>[llmscope] onnx: %n file(s) of the topology under onnx/</source>
-        <translation>
-            <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Cannot apply: %1</source>
-        <translation>无法应用：%1</translation>
-    </message>
-    <message>
-        <source>No probe is connected yet: the selection is sent once the program&apos;s probe talks.</source>
-        <translation>尚无探针连接：程序的探针开始通信后才能发送选择。</translation>
-    </message>
-    <message>
-        <source>Sent -ids %1; waiting for the program&apos;s next graph...</source>
-        <translation>已发送 -ids %1；等待程序的下一张计算图...</translation>
-    </message>
-    <message>
-        <source>(every operation)</source>
-        <translation>（所有算子）</translation>
-    </message>
-    <message>
-        <source>The program refused the selection: %1</source>
-        <translation>程序拒绝了该选择：%1</translation>
-    </message>
-    <message>
-        <source>Dumping %1 from round %2 on (acknowledged by the program).</source>
-        <translation>从第 %2 轮起转储 %1（程序已确认）。</translation>
-    </message>
-    <message>
-        <source>[llmscope] the program dumps %1 from round %2</source>
-        <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
     </message>
     <message>
         <source>A comparison is running; cancel it first</source>

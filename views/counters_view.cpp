@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QLocale>
 
+#include "session_document.h"
+
 using namespace llmscope;
 
 CountersView::CountersView(QWidget *parent)
@@ -74,6 +76,26 @@ void CountersView::setLastRound(const live::Round &r)
                                    .arg(r.opsSelected)
                                    .arg(QString::fromStdString(r.read))
                              : tr("%1: not dumped").arg(r.round));
+}
+
+void CountersView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::sourceChanged, this, &CountersView::clear);
+    auto show = [this, doc] {
+        const SessionDocument::Program &p = doc->program();
+        setState(p.state, p.message);
+        if (doc->source() == SessionDocument::Source::Program)
+            setDumpFolder(doc->dumpRoot());
+        if (p.process)
+            setProcess(*p.process);
+        if (p.counters)
+            setCounters(*p.counters);
+        if (p.lastRound)
+            setLastRound(*p.lastRound);
+    };
+    connect(doc, &SessionDocument::programChanged, this, show);
+    if (!doc->program().state.isEmpty()) // what the document holds already
+        show();
 }
 
 QString CountersView::text() const

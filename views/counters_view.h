@@ -1,11 +1,13 @@
 // What the running program's probe has seen and written, updated as the counters arrive: an
-// empty dump is obvious while it happens.
+// empty dump is obvious while it happens. It shows the document's program and clears with
+// each new source.
 #pragma once
 #include <QWidget>
 
 #include "live/live_protocol.h"
 
 class QLabel;
+class SessionDocument;
 
 class CountersView : public QWidget {
     Q_OBJECT
@@ -18,6 +20,7 @@ public:
     void setCounters(const llmscope::live::Counters &c);
     void setLastRound(const llmscope::live::Round &r);
     void clear();
+    void follow(SessionDocument *doc);
     QString text() const; // everything shown, one line each (tests, copying)
 
 private:

@@ -175,6 +175,8 @@ void DiffView::follow(SessionDocument *doc)
         if (r)
             setResult(std::move(r)); // selects the first divergent op: the cursor has it
     });
+    if (doc->comparison()) // what the document holds already
+        setResult(doc->comparison());
 }
 
 void DiffView::fitSummary()

@@ -178,4 +178,5 @@ void DumpTreeModel::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
     connect(doc, &SessionDocument::filesAdded, this, &DumpTreeModel::addChunk);
+    addChunk(doc->index()); // what it holds already (a window built on a session under way)
 }

@@ -153,10 +153,13 @@ void ErrorCurveView::follow(Cursor *cursor)
 void ErrorCurveView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr, {}); });
-    connect(doc, &SessionDocument::metricsChanged, this, [this, doc](std::shared_ptr<const llmscope::CompareResult> r) {
+    auto show = [this, doc](std::shared_ptr<const llmscope::CompareResult> r) {
         QStringList layers; // the top-level operations by id, as the document's topology has them
         for (const auto &g : doc->topology().groups)
             layers << QString::fromStdString(g.name);
         setResult(r.get(), layers);
-    });
+    };
+    connect(doc, &SessionDocument::metricsChanged, this, show);
+    if (doc->metrics()) // what the document holds already
+        show(doc->metrics());
 }

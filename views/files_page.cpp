@@ -33,6 +33,8 @@ void FilesPage::follow(SessionDocument *doc)
         if (m_model->rowCount() > 0 && !std::exchange(m_firstOpened, true))
             m_tree->expand(m_model->index(0, 0));
     });
+    if (m_model->rowCount() > 0 && !std::exchange(m_firstOpened, true)) // the document's files already
+        m_tree->expand(m_model->index(0, 0));
 }
 
 void FilesPage::openRounds()

@@ -253,6 +253,8 @@ void HeatmapView::follow(Cursor *cursor)
         if (by != this)
             showRound(round);
     });
+    if (cursor->round() >= 0) // the round it points at already
+        showRound(cursor->round());
 }
 
 void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
@@ -267,7 +269,7 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
         }
         return;
     }
-    colours()->setOpcheck(std::move(r));
+    colours()->setOpcheck(r);
     if (item < 0)
         m_metric->addItem(tr("replay: largest error over its bound (above 1: beyond it)"),
                           int(HeatmapModel::Metric::ReplayError));
@@ -357,4 +359,11 @@ void HeatmapView::follow(SessionDocument *doc)
             [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(r.get()); });
     connect(doc, &SessionDocument::replayChanged, this,
             &HeatmapView::setOpcheck);
+    // What the document holds already (a window built on a session under way).
+    if (!doc->topology().ops.empty())
+        m_model->setOps(doc->topology().groups, doc->topology().ops);
+    if (doc->metrics())
+        setCompare(doc->metrics().get());
+    if (doc->replay())
+        setOpcheck(doc->replay());
 }

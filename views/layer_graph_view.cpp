@@ -291,4 +291,6 @@ void LayerGraphView::follow(SessionDocument *doc)
             [this, doc] { setTopology(doc->topology().groups, doc->topology().ops); });
     // After the heatmap has put the metrics into the shared colours (it follows first).
     connect(doc, &SessionDocument::metricsChanged, this, [this] { selectOp(m_colours->firstDivergentOp()); });
+    if (!doc->topology().ops.empty()) // what the document holds already
+        setTopology(doc->topology().groups, doc->topology().ops);
 }

@@ -56,6 +56,9 @@ void OpColours::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::sourceChanged, this, &OpColours::clear);
     connect(doc, &SessionDocument::statsAdded, this,
             [this](const live::RoundStats &s) { statsAdded(s.round); });
+    updateRounds(); // the rounds it holds already
+    emit roundsChanged();
+    recompute();
 }
 
 void OpColours::clear()

@@ -163,6 +163,7 @@ void OpTreeModel::clear()
     m_byId.clear();
     m_unknownIds.clear();
     m_outputs.clear();
+    m_replay.reset();
     m_count = 0;
     m_backends = 0;
     m_statsRound = -1;

@@ -187,12 +187,7 @@ void TensorDiffView::showPair(int row)
     if (row < 0 || row >= m_pairs.size())
         return;
     const TensorDiffPair &p = m_pairs[row];
-    // Each side opened plain first: its shape is what the other side keeps its last rows as.
-    bool ok = m_test->open(p.test) && m_golden->open(p.golden);
-    if (ok && (p.goldenView.lastRows || p.goldenView.headSize))
-        ok = m_golden->open(p.golden, p.goldenView, m_test->dims());
-    if (ok && (p.testView.lastRows || p.testView.headSize))
-        ok = m_test->open(p.test, p.testView, m_golden->dims());
+    const bool ok = TensorSliceModel::openPair(*m_golden, *m_test, p);
     m_error->refresh();
     m_picker->setDims(ok ? m_golden->dims() : std::vector<int64_t>{}, m_golden->rowDim(), m_golden->colDim());
     if (!ok) {

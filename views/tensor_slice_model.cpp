@@ -75,6 +75,17 @@ void TensorSliceModel::setSlice(int rowDim, int colDim, const std::vector<int64_
     endResetModel();
 }
 
+bool TensorSliceModel::openPair(TensorSliceModel &golden, TensorSliceModel &test, const ComparedPair &p)
+{
+    // Each side opened plain first: its shape is what the other side keeps its last rows as.
+    bool ok = test.open(p.test) && golden.open(p.golden);
+    if (ok && (p.goldenView.lastRows || p.goldenView.headSize))
+        ok = golden.open(p.golden, p.goldenView, test.dims());
+    if (ok && (p.testView.lastRows || p.testView.headSize))
+        ok = test.open(p.test, p.testView, golden.dims());
+    return ok;
+}
+
 int TensorSliceModel::rowCount(const QModelIndex &parent) const
 {
     if (parent.isValid() || !m_reader)

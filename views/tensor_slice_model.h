@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compare/matching.h"
+#include "compared_files.h"
 
 namespace llmscope {
 class TensorReader;
@@ -40,6 +41,10 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // Opens a compared pair, each side read in the layout the comparison read it in (the
+    // other side's shape says how many last rows to keep); false when either side fails.
+    static bool openPair(TensorSliceModel &golden, TensorSliceModel &test, const ComparedPair &p);
 
 private:
     const std::vector<float> *row(int r) const;

@@ -175,4 +175,6 @@ void UnpairedView::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr); });
     connect(doc, &SessionDocument::comparisonChanged, this,
             [this](std::shared_ptr<const llmscope::CompareResult> r) { setResult(r.get()); });
+    if (doc->comparison()) // what the document holds already
+        setResult(doc->comparison().get());
 }

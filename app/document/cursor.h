@@ -36,7 +36,7 @@ private:
 
 // The usual way a view follows the cursor's op: its picks (picked, a signal carrying the op's
 // id) set the cursor, naming the view; the cursor's op set elsewhere is selected in it
-// (view->selectOp).
+// (view->selectOp), the op it points at already at once.
 template <typename View, typename Picked>
 void followOp(Cursor *cursor, View *view, Picked picked)
 {
@@ -45,4 +45,6 @@ void followOp(Cursor *cursor, View *view, Picked picked)
         if (by != view)
             view->selectOp(id);
     });
+    if (!cursor->op().isEmpty())
+        view->selectOp(cursor->op());
 }

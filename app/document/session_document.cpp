@@ -1,5 +1,7 @@
 #include "session_document.h"
 
+#include <QSet>
+
 #include <algorithm>
 
 #include "graph/layer_graph.h"
@@ -17,7 +19,9 @@ void SessionDocument::reset(Source source, const QString &name)
     m_backends.clear();
     m_catalog = {};
     m_files.clear();
+    m_index = {};
     m_stats.clear();
+    m_program = {};
     m_comparison.reset();
     m_metrics.reset();
     m_replay.reset();
@@ -48,6 +52,12 @@ void SessionDocument::setModelTree(const TopoNode &model, std::map<std::string, 
 
 void SessionDocument::addFiles(const DumpIndex &chunk)
 {
+    if (m_index.root.empty()) {
+        m_index.root = chunk.root;
+        m_index.layout = chunk.layout;
+    }
+    m_index.tensors.insert(m_index.tensors.end(), chunk.tensors.begin(), chunk.tensors.end());
+    m_index.problems.insert(m_index.problems.end(), chunk.problems.begin(), chunk.problems.end());
     for (const TensorRecord &t : chunk.tensors) {
         const std::string ext = toLower(t.path.substr(std::min(t.path.size(), t.path.rfind('.'))));
         if (ext != ".bin" && ext != ".npy") // what the inspector reads
@@ -86,6 +96,19 @@ std::vector<int64_t> SessionDocument::statsRounds() const
     return out;
 }
 
+live::RoundStats SessionDocument::newestStats() const
+{
+    live::RoundStats out{m_stats.empty() ? -1 : m_stats.rbegin()->first, {}};
+    QSet<QString> seen;
+    for (auto r = m_stats.rbegin(); r != m_stats.rend(); ++r)
+        for (auto it = r->second.begin(); it != r->second.end(); ++it)
+            if (!seen.contains(it.key())) {
+                seen.insert(it.key());
+                out.stats.push_back(it.value());
+            }
+    return out;
+}
+
 int64_t SessionDocument::statsRoundBefore(int64_t round) const
 {
     const auto r = m_stats.lower_bound(round);
@@ -112,6 +135,31 @@ QStringList SessionDocument::filesOf(const QString &op, qint64 maxRound, qint64 
     for (const auto &f : r->second)
         out << QString::fromStdString(f);
     return out;
+}
+
+void SessionDocument::setProgramState(const QString &state, const QString &message)
+{
+    m_program.state = state;
+    m_program.message = message;
+    emit programChanged();
+}
+
+void SessionDocument::setProgramProcess(const live::Hello &h)
+{
+    m_program.process = h;
+    emit programChanged();
+}
+
+void SessionDocument::setProgramCounters(const live::Counters &c)
+{
+    m_program.counters = c;
+    emit programChanged();
+}
+
+void SessionDocument::setProgramRound(const live::Round &r)
+{
+    m_program.lastRound = r;
+    emit programChanged();
 }
 
 void SessionDocument::setComparison(std::shared_ptr<const CompareResult> r)

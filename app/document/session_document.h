@@ -49,6 +49,7 @@ public:
 
     // --- the dump's files and statistics, as rounds come
     void addFiles(const llmscope::DumpIndex &chunk);      // filesAdded
+    const llmscope::DumpIndex &index() const { return m_index; } // every chunk so far, in order
     // Every round's statistics (the newest kRoundsKept rounds): each op's in a round, null when
     // it was not dumped there.
     void addStats(const llmscope::live::RoundStats &s);   // statsAdded (every round, as it comes)
@@ -58,10 +59,24 @@ public:
     std::vector<int64_t> statsRounds() const; // ascending
     // The round before round with statistics; -1 when none.
     int64_t statsRoundBefore(int64_t round) const;
+    llmscope::live::RoundStats newestStats() const; // each op's newest, in the newest round's number
     void setNewestStats(const llmscope::live::RoundStats &merged); // opStatsChanged
     // The tensor files (.bin, .npy) of op in the newest round at most maxRound (-1: any) the
     // scan has brought; round says which, -1 when none.
     QStringList filesOf(const QString &op, qint64 maxRound, qint64 *round) const;
+
+    // --- the program running under the probe (Source::Program): its state, process and counters
+    struct Program {
+        QString state, message; // the live session's state, in words, and why
+        std::optional<llmscope::live::Hello> process;
+        std::optional<llmscope::live::Counters> counters;
+        std::optional<llmscope::live::Round> lastRound;
+    };
+    const Program &program() const { return m_program; }
+    void setProgramState(const QString &state, const QString &message); // programChanged
+    void setProgramProcess(const llmscope::live::Hello &h);
+    void setProgramCounters(const llmscope::live::Counters &c);
+    void setProgramRound(const llmscope::live::Round &r);
 
     // --- the comparison, the metrics shown on the ops, the replay (null: none)
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
@@ -82,6 +97,7 @@ signals:
     void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r);
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);
     void replayChanged(std::shared_ptr<const llmscope::OpcheckResult> r);
+    void programChanged(); // program()
 
 private:
     Source m_source = Source::None;
@@ -90,8 +106,10 @@ private:
     std::optional<llmscope::TopoNode> m_modelTree;
     std::map<std::string, std::string> m_backends;
     llmscope::OpCatalog m_catalog;
+    llmscope::DumpIndex m_index;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> statistics
+    Program m_program;
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;
 };

@@ -22,8 +22,10 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
     QApplication::setOrganizationName(QStringLiteral("llmscope"));
     QApplication::setApplicationVersion(QStringLiteral(LLMSCOPE_VERSION));
     installTranslations(app, QString::fromLocal8Bit(language));
-    MainWindow window;
-    window.show();
+    auto *main = new MainWindow; // a language switch replaces it: each deletes itself on close
+    main->setAttribute(Qt::WA_DeleteOnClose);
+    main->show();
+    MainWindow &window = *main;
     if (*dump)
         window.workspace()->openDump(QString::fromLocal8Bit(dump));
     std::vector<std::string> args(launchArgs, launchArgs + launchCount);

@@ -1,5 +1,6 @@
-// View > Language: the system's, English or 简体中文, remembered (QSettings ui/language) and in
-// effect from the next start, which it offers to do at once.
+// View > Language: the system's, English or 简体中文, remembered (QSettings ui/language) and
+// in effect at once: the window is built again in the new language around the same session
+// (a running program goes on, the dump, comparison and replay stay shown).
 #pragma once
 #include <QMenu>
 
@@ -8,12 +9,6 @@
 class LanguageMenu : public QMenu {
     Q_OBJECT
 public:
-    // beforeRestart: what to end before the window starts again (a running program).
-    LanguageMenu(QWidget *window, std::function<void()> beforeRestart);
-
-private:
-    void choose(const QString &code); // "" the system's, "en", "zh_CN"
-
-    QWidget *m_window;
-    std::function<void()> m_beforeRestart;
+    // switchTo: builds the window again in the language chosen ("" the system's, "en", "zh_CN").
+    LanguageMenu(QWidget *window, std::function<void(const QString &code)> switchTo);
 };

@@ -1,9 +1,8 @@
-// The main window builds the pages, docks, menus and status bar and wires each view to the
-// workspace, which owns what the session is about: the operation tree (live from a running
-// program, or an opened dump's topology), the heatmap, graph and inspector on the picked op,
-// the comparison's diff, curves and unpaired tensors, the program's console and counters,
-// the dump's files, and each long job's progress and Cancel. No state of the session lives
-// here; a view never calls another view.
+// The main window frames the session: the central pages (CentralPages), the docks (the
+// operation tree, the console, the program's counters), the menus, the status bar with each
+// long job's progress and Cancel, its dialogs and the export. The workspace owns what the
+// session is about; the views follow its document and cursor themselves. No state of the
+// session lives here; a view never calls another view.
 #pragma once
 #include <QMainWindow>
 
@@ -12,28 +11,19 @@
 #include "launch/dump_options.h"
 #include "session/launch_plan.h"
 
+class CentralPages;
 class ConsoleView;
 class CountersView;
 class DiffView;
 class DumpTreeModel;
 class ErrorCurveView;
-class FilesPage;
 class HeatmapView;
-class OpColours;
 class LayerGraphView;
-class LiveSession;
 class OpTreePanel;
-class QLabel;
-class QMenu;
-class QPlainTextEdit;
-class QStackedWidget;
-class QTabWidget;
-class QTextBrowser;
 class QTreeView;
 class QuantReportView;
 class RecentDumps;
 class SessionMenu;
-class StartPage;
 class TensorDiffView;
 class TensorInspector;
 class UnpairedView;
@@ -42,13 +32,18 @@ class Workspace;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    // ws: a session to show (a language switch builds the window again around it); null: a new one.
+    explicit MainWindow(Workspace *ws = nullptr, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     Workspace *workspace() const { return m_ws; }
     // Session > Launch with these options; false (and the start page says why) when it cannot start.
     bool launch(const llmscope::DumpOptions &options, const LaunchSettings &settings = {});
     void showLaunchDialog();
+    // View > Language: remembered, then this window built again in that language around the
+    // same session, and this one closed (the new one deletes itself on close when this one
+    // does, as the application's windows do). The new window.
+    MainWindow *switchLanguage(const QString &code);
     // Writes the shown comparison's CSV and JSON reports and PNG pictures of its views into
     // folder; the files written, or empty (and error says why).
     QStringList exportDiff(const QString &folder, QString *error);
@@ -59,14 +54,14 @@ public:
     OpTreePanel *opPanel() const { return m_ops; }
     CountersView *counters() const { return m_counters; }
     ConsoleView *console() const { return m_console; }
-    TensorInspector *inspector() const { return m_inspector; }
-    HeatmapView *heatmap() const { return m_heatmap; }
-    DiffView *diff() const { return m_diff; }
-    TensorDiffView *tensorDiff() const { return m_tensorDiff; }
-    ErrorCurveView *errorCurves() const { return m_curves; }
-    UnpairedView *unpaired() const { return m_unpaired; }
-    LayerGraphView *layerGraph() const { return m_graph; }
-    QuantReportView *quantReportView() const { return m_quantView; }
+    TensorInspector *inspector() const;
+    HeatmapView *heatmap() const;
+    DiffView *diff() const;
+    TensorDiffView *tensorDiff() const;
+    ErrorCurveView *errorCurves() const;
+    UnpairedView *unpaired() const;
+    LayerGraphView *layerGraph() const;
+    QuantReportView *quantReportView() const;
 
 signals:
     void diffShown(int operations); // the Diff table holds a comparison (before the heatmap has its metrics)
@@ -77,48 +72,26 @@ protected:
     void dropEvent(QDropEvent *e) override;
 
 private:
-    void buildPages();
     void buildDocks();
     void buildMenus();
     void buildStatusBar();
-    // Each view follows the document and the cursor; the window follows the workspace.
-    void followDocument();
+    // The title, the actions and the status bar follow the workspace; the pages and docks
+    // follow the document and the cursor themselves.
     void followSource();
     void followProgram();
-    void followOps();
-    void followComparison();
     void followJobs();
 
-    void showPage(QWidget *page); // a central tab, brought forward
-    void inspect(const QString &id);       // the op's tensors, the inspector brought forward from the files
-    void fillInspector(const QString &id); // the op's tensors, the pages as they are
     void updateActions();
     void chooseDump();
     void openDump(const QString &folder);
     void chooseExportFolder();
 
     Workspace *m_ws;
-    QStackedWidget *m_stack;
-    StartPage *m_startPage;
-    QTabWidget *m_tabs;
-    FilesPage *m_filesPage;
+    CentralPages *m_pages;
     OpTreePanel *m_ops;
     CountersView *m_counters;
     ConsoleView *m_console;
-    TensorInspector *m_inspector;
-    QWidget *m_inspectorPage; // the inspector in a scroll area
-    OpColours *m_colours; // the colour scale the heatmap sets and the layer graph shares
-    HeatmapView *m_heatmap;
-    DiffView *m_diff;
-    TensorDiffView *m_tensorDiff;
-    ErrorCurveView *m_curves;
-    UnpairedView *m_unpaired;
-    LayerGraphView *m_graph;
-    QuantReportView *m_quantView;
-    QTabWidget *m_diffSide;
-    QWidget *m_diffPage;
     SessionMenu *m_session = nullptr;
     QAction *m_exportAct = nullptr;
     RecentDumps *m_recent = nullptr;
-    bool m_topologyShown = false;    // this source's operations came (a program's first: the heatmap shown)
 };

@@ -30,6 +30,6 @@ ViewMenu::ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Cal
     for (QDockWidget *d : window->findChildren<QDockWidget *>())
         addAction(d->toggleViewAction());
     addSeparator();
-    // The language: remembered, and in effect from the next start (every string is set up then).
-    addMenu(new LanguageMenu(window, calls.beforeRestart));
+    // The language: remembered, and in effect at once (the window is built again around the session).
+    addMenu(new LanguageMenu(window, calls.switchLanguage));
 }

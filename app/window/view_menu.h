@@ -15,7 +15,7 @@ public:
     struct Calls {
         std::function<void(QWidget *page)> showPage; // a central page brought forward
         std::function<void()> refresh;                // the inspector read again
-        std::function<void()> beforeRestart;          // what to end before a restart in another language
+        std::function<void(const QString &code)> switchLanguage; // the window again, in that language
     };
     // The docks and pages the window has now: build after them.
     ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Calls calls);

@@ -10,7 +10,7 @@
 #include "dump/op_files.h"
 #include "hunt/hunt_action.h"
 #include "job.h"
-#include "onnx/onnx_export.h"
+#include "live_controller.h"
 #include "quant_report/quant_report_action.h"
 #include "quant_report/quant_runner.h"
 #include "replay_controller.h"
@@ -20,11 +20,10 @@
 using namespace llmscope;
 
 Workspace::Workspace(QObject *parent)
-    : QObject(parent), m_session(new LiveSession(this)),
-      m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
+    : QObject(parent), m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
       m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
       m_hunt(new HuntAction(this)), m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)),
-      m_cursor(new Cursor(this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
+      m_cursor(new Cursor(this)), m_live(new LiveController(m_doc, this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
       m_compare(new CompareController(m_doc, this)), m_scan(new ScanController(m_doc, this))
 {
     connect(m_replay, &ReplayController::said, this, &Workspace::say);
@@ -40,36 +39,25 @@ Workspace::Workspace(QObject *parent)
     connect(m_replay, &ReplayController::referenceShown, this, &Workspace::replayShown);
     connect(m_cursor, &Cursor::opChanged, this, &Workspace::currentOpChanged);
     connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
-    connect(m_session, &LiveSession::stateChanged, this, &Workspace::sessionState);
-    connect(m_session, &LiveSession::acknowledged, this, &Workspace::acknowledged);
-    connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
-        say(tr("[llmscope] probe connected: process %1 (%2 on %3)")
-                .arg(h.pid)
-                .arg(QString::fromStdString(h.engine), QString::fromStdString(h.device)));
+    connect(m_live, &LiveController::said, this, &Workspace::said);
+    connect(m_live, &LiveController::status, this, &Workspace::status);
+    connect(m_live, &LiveController::selectionStatus, this, &Workspace::selectionStatus);
+    connect(m_live, &LiveController::selectionApplied, this, &Workspace::selectionApplied);
+    connect(m_live, &LiveController::stateChanged, this, &Workspace::actionsChanged);
+    // What a run wrote, file by file (its statistics came live). Started from the event loop,
+    // once every follower has heard of the run's end: a scan that ends at once (the writer's
+    // index) still reports after it.
+    connect(m_live, &LiveController::ended, this, [this](const QString &root) {
+        if (m_doc->source() != Source::Program || root != m_doc->dumpRoot())
+            return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, root] {
+                if (m_doc->source() == Source::Program && root == m_doc->dumpRoot() && !m_live->isRunning())
+                    m_scan->run(root, false);
+            },
+            Qt::QueuedConnection);
     });
-    connect(m_session, &LiveSession::topologyReceived, this, &Workspace::setLiveTopology);
-    // Statistics stream in a round at a time, faster than anyone reads them: the heatmap
-    // keeps every round; the op tree gets the newest of each op at most ten times a second.
-    m_statsFlush.setSingleShot(true);
-    m_statsFlush.setInterval(100);
-    connect(&m_statsFlush, &QTimer::timeout, this, &Workspace::flushOpStats);
-    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
-        m_doc->addStats(s);
-        for (const auto &o : s.stats)
-            m_pendingStats[o.id] = o;
-        m_pendingRound = std::max(m_pendingRound, s.round);
-        if (!m_statsFlush.isActive())
-            m_statsFlush.start();
-    });
-    connect(m_session, &LiveSession::warningReceived, this, [this](const QString &w) {
-        say(tr("[llmscope] warning: %1").arg(w), Tone::Warning);
-    });
-    connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
-        say(QStringLiteral("[llmscope] ") + why, Tone::Warning);
-        emit selectionStatus(why);
-    });
-    connect(m_session, &LiveSession::output, this,
-            [this](const QString &text, bool err) { emit said(text, err ? Tone::ErrorOutput : Tone::Output); });
 
     // The hunt and the report are jobs like the others: their steps are their progress, and
     // their Cancel stops what they run.
@@ -93,6 +81,11 @@ Workspace::Workspace(QObject *parent)
 }
 
 Workspace::~Workspace() = default;
+
+LiveSession *Workspace::session() const
+{
+    return m_live->session();
+}
 
 Job *Workspace::opcheckJob() const
 {
@@ -134,31 +127,14 @@ void Workspace::beginSource(Source source, const QString &name)
     ++m_sourceGen;
     // What the scan and the comparison still bring belongs to what was shown before.
     m_cursor->reset();
-    m_pending.clear();
-    m_pendingStats.clear();
-    m_pendingRound = -1;
-    m_statsFlush.stop();
+    m_live->forget();
     m_doc->reset(source, name);
     emit actionsChanged();
 }
 
-void Workspace::setLiveTopology(const live::Topology &t)
-{
-    const bool first = m_doc->topology().ops.empty() && m_doc->topology().groups.empty();
-    m_doc->setLiveTopology(t);
-    if (!first)
-        return;
-    const DumpOptions &o = m_session->options();
-    emit selectionStatus(tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
-                            "check operations and Apply to dump them from its next round on.",
-                            nullptr, int(t.ops.size()))
-                             .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
-                                  QString::fromStdString(o.rounds)));
-}
-
 QCoro::Task<bool> Workspace::openDump(QString folder)
 {
-    if (m_session->isRunning()) { // its views are the program's until it ends
+    if (m_live->isRunning()) { // its views are the program's until it ends
         emit status(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
         co_return false;
     }
@@ -170,18 +146,15 @@ QCoro::Task<bool> Workspace::openDump(QString folder)
 
 bool Workspace::launch(const DumpOptions &options, const LaunchSettings &settings, QString *error)
 {
-    if (m_session->isRunning()) {
+    if (m_live->isRunning()) {
         *error = tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
         emit status(*error, 10000);
         return false;
     }
     beginSource(Source::Program, QFileInfo(QString::fromStdString(options.command.empty() ? std::string() : options.command[0]))
                                      .fileName());
-    emit selectionStatus(tr("Waiting for the program's first graph..."));
-    if (!m_session->start(options, settings, error)) {
-        say(tr("[llmscope] cannot launch: %1").arg(*error), Tone::Failure);
+    if (!m_live->start(options, settings, error)) {
         emit launchFailed(*error);
-        emit actionsChanged();
         return false;
     }
     // A hunt's or report's own runs are not the user's: Run again and the Launch dialog keep
@@ -189,10 +162,7 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
     const bool byHunt = runningSteps();
     if (!byHunt)
         m_lastLaunch = std::make_pair(options, settings);
-    m_doc->setDumpRoot(m_session->dumpRoot());
     emit launched(options, settings, byHunt);
-    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->dumpRoot()));
-    emit actionsChanged();
     return true;
 }
 
@@ -201,8 +171,8 @@ QCoro::Task<> Workspace::runAgain()
     if (!m_lastLaunch)
         co_return;
     QPointer<Workspace> self(this);
-    if (m_session->isRunning()) { // stopped, and said so (its end comes after its last message)
-        LiveSession *session = m_session;
+    if (m_live->isRunning()) { // stopped, and said so (its end comes after its last message)
+        LiveSession *session = m_live->session();
         auto ended = qCoro(session, &LiveSession::ended);
         session->stop();
         co_await ended;
@@ -216,7 +186,7 @@ QCoro::Task<> Workspace::runAgain()
 
 bool Workspace::closeSource()
 {
-    if (m_session->isRunning()) {
+    if (m_live->isRunning()) {
         emit status(tr("A program is running: stop it first (Session > Stop, Ctrl+.)"), 10000);
         return false;
     }
@@ -226,103 +196,19 @@ bool Workspace::closeSource()
 
 void Workspace::stop()
 {
-    if (!m_session->isRunning())
-        return;
-    say(tr("[llmscope] stopping the program"));
-    m_session->stop();
-}
-
-void Workspace::sessionState(LiveSession::State s, const QString &message)
-{
-    if (!message.isEmpty())
-        emit status(message, 15000);
-    if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
-        s == LiveSession::State::FailedToStart) {
-        say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? Tone::Info : Tone::Failure);
-        m_pending.clear();
-        const QString root = m_session->dumpRoot();
-        std::vector<std::string> problems;
-        if (s != LiveSession::State::FailedToStart && !root.isEmpty())
-            if (const auto files = exportOnnxAfterRun(m_session->options().types, root.toStdString(), &problems)) {
-                say(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files->size())));
-                for (const auto &p : problems)
-                    say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), Tone::Warning);
-            }
-        // What was written, file by file (the statistics came live). Started from the event loop,
-        // once every follower has heard of the run's end: a scan that ends at once (the writer's
-        // index) still reports after it.
-        if (s != LiveSession::State::FailedToStart && !root.isEmpty() && m_doc->source() == Source::Program &&
-            root == m_doc->dumpRoot())
-            QMetaObject::invokeMethod(
-                this,
-                [this, root] {
-                    if (m_doc->source() == Source::Program && root == m_doc->dumpRoot() && !m_session->isRunning())
-                        m_scan->run(root, false);
-                },
-                Qt::QueuedConnection);
-    }
-    emit actionsChanged();
+    m_live->stop();
 }
 
 // --- selection
 
 bool Workspace::canApply() const
 {
-    return m_session->isRunning() && m_session->state() != LiveSession::State::Starting;
+    return m_live->canApply();
 }
 
 void Workspace::applySelection(const QString &ids)
 {
-    if (!m_session->isRunning())
-        return;
-    Selection sel;
-    try {
-        const DumpOptions &o = m_session->options();
-        sel.ids = OpIds::parse(ids.toStdString());
-        sel.opNames = parseOpNames(o.opNames);
-        sel.child = o.child;
-        sel.time = DumpTime(o.time);
-        sel.part = TensorPart(o.part);
-        sel.rounds = Rounds::all(); // from the acknowledged round on
-    } catch (const Error &e) {
-        emit selectionStatus(tr("Cannot apply: %1").arg(QString::fromUtf8(e.what())));
-        return;
-    }
-    const uint64_t seq = m_session->select(sel);
-    if (!seq) {
-        emit selectionStatus(tr("No probe is connected yet: the selection is sent once the program's probe talks."));
-        return;
-    }
-    m_pending[seq] = {sel, ids};
-    emit selectionStatus(
-        tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids));
-}
-
-void Workspace::acknowledged(const live::Ack &ack)
-{
-    const auto it = m_pending.find(ack.seq);
-    if (it == m_pending.end())
-        return;
-    const auto [sel, ids] = it->second;
-    m_pending.erase(m_pending.begin(), std::next(it));
-    if (!ack.error.empty()) {
-        emit selectionStatus(tr("The program refused the selection: %1").arg(QString::fromStdString(ack.error)));
-        return;
-    }
-    const QString what = ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids);
-    emit selectionStatus(tr("Dumping %1 from round %2 on (acknowledged by the program).").arg(what).arg(ack.fromRound));
-    say(tr("[llmscope] the program dumps %1 from round %2").arg(what).arg(ack.fromRound));
-    emit selectionApplied(sel, ids, ack.fromRound);
-}
-
-void Workspace::flushOpStats()
-{
-    live::RoundStats merged{m_pendingRound, {}};
-    merged.stats.reserve(m_pendingStats.size());
-    for (auto &[id, o] : m_pendingStats)
-        merged.stats.push_back(std::move(o));
-    m_pendingStats.clear();
-    m_doc->setNewestStats(merged);
+    m_live->applySelection(ids);
 }
 
 // --- comparison
@@ -335,7 +221,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         co_return false;
     }
     std::optional<QCoro::Task<bool>> opening;
-    if (!m_session->isRunning()) { // golden's operations in the tree and heatmap, while comparing
+    if (!m_live->isRunning()) { // golden's operations in the tree and heatmap, while comparing
         // A PyTorch golden against an engine: the report's ops are the engine's nodes
         // (compare/framework_pairing.h), so the engine's dump is the one shown.
         const QString shown = holdsTorchDump(golden.toStdString()) && !holdsTorchDump(test.toStdString()) ? test : golden;
@@ -383,7 +269,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
 
 QCoro::Task<bool> Workspace::opcheck()
 {
-    if (m_session->isRunning()) {
+    if (m_live->isRunning()) {
         emit status(tr("A program is running: replay its dump once it has ended"), 10000);
         co_return false;
     }
@@ -446,7 +332,7 @@ QString Workspace::busyReason() const
 {
     if (runningSteps())
         return tr("A hunt or report is running; cancel it first");
-    if (m_session->isRunning())
+    if (m_live->isRunning())
         return tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
     return {};
 }

@@ -1,17 +1,15 @@
 // The session in the window: it owns the document (what is shown), the cursor (where the user
 // looks) and the jobs that write the document, each a controller of its own that never calls
-// another: the scan of a dump (ScanController), comparisons (CompareController), the replay
-// (ReplayController), the hunt (HuntAction) and the quantization report (QuantReportAction).
-// It runs the program under the probe itself (the live session, the selection sent to it,
-// its statistics as they stream) and composes the jobs where one needs another: a comparison
-// opens golden's dump while it runs. Qt Core only (no widgets): tested without a window. GUI
+// another: the program under the probe (LiveController), the scan of a dump
+// (ScanController), comparisons (CompareController), the replay (ReplayController), the hunt
+// (HuntAction) and the quantization report (QuantReportAction). It composes the jobs where one
+// needs another: a comparison opens golden's dump while it runs, a run's end has its dump read. Qt Core only (no widgets): tested without a window. GUI
 // thread; the jobs' work runs on the thread pool and comes back here by queued calls.
 //
 // A new source (open, launch, a comparison's golden) resets the document first: every view
 // clears on it, every job of the previous source is abandoned, and nothing of it survives.
 #pragma once
 #include <QObject>
-#include <QTimer>
 
 #include <QCoroTask>
 
@@ -39,6 +37,7 @@ class Job;
 class QThreadPool;
 class HuntAction;
 class QuantReportAction;
+class LiveController;
 class ReplayController;
 class CompareController;
 class ScanController;
@@ -59,7 +58,7 @@ public:
     Source source() const { return m_doc->source(); }
 
     // --- the source
-    LiveSession *session() const { return m_session; }
+    LiveSession *session() const; // the live controller's
     // Opens a dump folder: its topology at once, its files and statistics round by round.
     // By value: the coroutine outlives its callers' arguments.
     QCoro::Task<bool> openDump(QString folder);
@@ -163,12 +162,7 @@ signals:
 
 private:
     void beginSource(Source source, const QString &name);
-    void setLiveTopology(const llmscope::live::Topology &t);
-    void sessionState(LiveSession::State s, const QString &message);
-    void acknowledged(const llmscope::live::Ack &ack);
-    void flushOpStats();
 
-    LiveSession *m_session;
     Job *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;
@@ -177,11 +171,8 @@ private:
     uint64_t m_sourceGen = 0; // a source's late results are dropped once another is in
     std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
     Cursor *m_cursor;
+    LiveController *m_live;
     ReplayController *m_replay;
     CompareController *m_compare;
     ScanController *m_scan;
-    std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
-    std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
-    int64_t m_pendingRound = -1;
-    QTimer m_statsFlush;
 };

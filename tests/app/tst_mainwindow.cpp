@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -42,6 +43,7 @@
 #include "compare_dialog.h"
 #include "op_tree_panel.h"
 #include "tensor_diff_view.h"
+#include "tensor_slice_model.h"
 #include "tensor_inspector.h"
 #include "hunt/hunt_dialog.h"
 #include "i18n.h"
@@ -309,29 +311,64 @@ for path in outputs:
             QCoreApplication::removeTranslator(t);
     }
 
-    // View > Language remembers the choice (the restart it offers is declined here), and the
-    // next start uses it when neither --lang nor LLMSCOPE_LANG says otherwise.
-    void languageFromTheMenu()
+    // View > Language switches at once: the window is built again in Chinese around the same
+    // session (the comparison, the picked op, the heatmap's rows, the console), the choice is
+    // remembered for the next start, and switching back gives English again.
+    void languageSwitchesLive()
     {
         qunsetenv("LLMSCOPE_LANG");
-        MainWindow w;
+        QTemporaryDir dir;
+        const auto [golden, test] = chainPair(dir.path());
+        QPointer<MainWindow> w = new MainWindow; // as the application makes it: deleted on close
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->show();
+        QVERIFY(QCoro::waitFor(w->workspace()->compare(golden, test)));
+        Workspace *ws = w->workspace();
+        const QString picked = ws->currentOp(); // the first divergent
+        QVERIFY(!picked.isEmpty());
+        const int rows = w->heatmap()->model()->rowCount(), ops = w->diff()->findChild<QTableView *>()->model()->rowCount();
+        ws->say("[llmscope] a line before the switch");
+        const int page = w->findChild<QTabWidget *>()->currentIndex();
+        const QString inspected = w->inspector()->currentFile();
+        QVERIFY(w->tensorDiff()->goldenModel()->rowCount() > 0); // the first divergent, element by element
         QAction *chinese = nullptr;
-        for (QAction *a : w.findChildren<QAction *>())
+        for (QAction *a : w->findChildren<QAction *>())
             if (a->data().toString() == "zh_CN")
                 chinese = a;
         QVERIFY(chinese);
-        QTimer::singleShot(0, [] { // the "restart now?" question: No
-            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget()))
-                box->button(QMessageBox::No)->click();
-        });
         chinese->trigger();
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // the closed question box
+        QTRY_VERIFY(w.isNull()); // closed and deleted
+        MainWindow *zh = nullptr;
+        for (QWidget *t : QApplication::topLevelWidgets())
+            if (auto *m = qobject_cast<MainWindow *>(t); m && m->isVisible())
+                zh = m;
+        QVERIFY(zh);
+        QCOMPARE(zh->workspace(), ws); // the same session
         QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
-        QCOMPARE(installTranslations(*qApp, {}), QString("zh_CN"));
-        for (QTranslator *t : qApp->findChildren<QTranslator *>())
-            QCoreApplication::removeTranslator(t);
+        QStringList tabs;
+        auto *pages = zh->findChild<QTabWidget *>();
+        for (int i = 0; i < pages->count(); ++i)
+            tabs << pages->tabText(i);
+        QVERIFY2(tabs.contains(QString::fromUtf8("热力图")), qPrintable(tabs.join(',')));
+        QCOMPARE(pages->currentIndex(), page); // the Diff page, as before
+        QCOMPARE(zh->heatmap()->model()->rowCount(), rows);
+        QCOMPARE(zh->diff()->findChild<QTableView *>()->model()->rowCount(), ops);
+        QVERIFY(zh->heatmap()->metricBox()->currentText().startsWith(QString::fromUtf8("比对")));
+        QCOMPARE(zh->opPanel()->currentOpId(), picked);
+        QCOMPARE(zh->inspector()->currentFile(), inspected);
+        QVERIFY(zh->tensorDiff()->goldenModel()->rowCount() > 0); // the compared op, element by element
+        QVERIFY(zh->console()->toPlainText().contains("a line before the switch"));
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            zh->grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/language_switched_zh_CN.png");
+        // And back: English, the same session still.
+        QPointer<MainWindow> gone = zh;
+        MainWindow *en = zh->switchLanguage("en");
+        QTRY_VERIFY(gone.isNull());
+        QCOMPARE(en->workspace(), ws);
+        QCOMPARE(en->findChild<QTabWidget *>()->tabText(0), QString("Heatmap"));
+        QCOMPARE(installTranslations(*qApp, {}), QString("en")); // what the next start uses
         QSettings().remove("ui/language");
-        QCOMPARE(installTranslations(*qApp, "en"), QString("en"));
+        delete en;
     }
 
 

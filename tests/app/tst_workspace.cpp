@@ -20,7 +20,6 @@
 #include <QCoroTask>
 
 #include "../engine/engine_run.h"
-#include "tensor_diff_view.h"
 #include "tensor_slice_model.h"
 #include "tensor/tensor.h"
 #include "../test_helpers.h"
@@ -308,8 +307,8 @@ private slots:
         QVERIFY(ws.comparison()->ops.size() >= 40); // 2 rounds of 2 layers' projections, norms and outputs
         for (const auto &op : ws.comparison()->ops)
             QVERIFY2(ids.contains(QString::fromStdString(op.opId)), op.opId.c_str());
-        // The element view shows both sides the same way round: the queries' rows un-permuted
-        // within heads, and after the last layer's attention only the last token's rows.
+        // The element view's models read both sides the same way round: the queries' rows
+        // un-permuted within heads, and after the last layer's attention only the last token's rows.
         for (const char *node : {"Qcur-0", "ffn_out-1"}) {
             int index = -1;
             for (size_t k = 0; k < ws.comparison()->ops.size(); ++k)
@@ -317,14 +316,14 @@ private slots:
                     index = int(k);
             QVERIFY2(index >= 0, node);
             const Workspace::OpTensors t = ws.comparedTensors(index);
-            QVector<TensorDiffPair> pairs;
+            QVector<ComparedPair> pairs;
             for (const auto &p : t.pairs)
                 if (QFileInfo(p.golden).fileName() == "output.pth")
                     pairs.push_back(p);
             QCOMPARE(pairs.size(), 1);
-            TensorDiffView view;
-            view.setPairs(t.title, pairs);
-            TensorSliceModel *g = view.goldenModel(), *m = view.testModel();
+            TensorSliceModel golden, test;
+            QVERIFY(TensorSliceModel::openPair(golden, test, pairs[0]));
+            TensorSliceModel *g = &golden, *m = &test;
             QVERIFY2(g->error().isEmpty() && m->error().isEmpty(), qPrintable(g->error() + m->error()));
             QCOMPARE(elementCount(g->dims()), elementCount(m->dims()));
             QVERIFY(g->columnCount() >= 128 && g->columnCount() == m->columnCount());
@@ -335,7 +334,9 @@ private slots:
                     norm += std::pow(g->value(r, c), 2);
                 }
             QVERIFY2(norm > 0 && diff / norm < 1e-4, qPrintable(QString("%1: NMSE %2").arg(node).arg(diff / norm)));
-            QVERIFY(view.status().contains(QString(node) == "Qcur-0" ? "un-permuted" : "last token's rows"));
+            const TensorView &v = pairs[0].goldenView.headSize || pairs[0].goldenView.lastRows ? pairs[0].goldenView
+                                                                                                 : pairs[0].testView;
+            QVERIFY(QString(node) == "Qcur-0" ? v.headSize > 0 : v.lastRows);
         }
     }
 
@@ -485,9 +486,15 @@ private slots:
                               "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
                               ": 151 tensors in 1 rounds"); // -er's default: the prompt
         QCOMPARE(ws.source(), Workspace::Source::Program);
+        // The live controller wrote the program's state, process and counters into the document.
+        const SessionDocument::Program &p = ws.document()->program();
+        QCOMPARE(p.state, LiveSession::stateName(LiveSession::State::Finished));
+        QVERIFY(p.process && p.process->pid > 0);
+        QVERIFY(p.counters && p.counters->rounds >= 1);
         QVERIFY(ws.closeSource()); // the program has ended
+        QVERIFY(!ws.document()->program().process); // and its program with it
     }
 };
 
-QTEST_MAIN(TstWorkspace) // a QApplication: the element view is a widget
+QTEST_GUILESS_MAIN(TstWorkspace) // no widget: the workspace and the models are Qt Core
 #include "tst_workspace.moc"

@@ -1,0 +1,253 @@
+#include "central_pages.h"
+
+#include <QDir>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+
+#include "diff_view.h"
+#include "error_curve_view.h"
+#include "files_page.h"
+#include "heatmap_model.h"
+#include "heatmap_view.h"
+#include "layer_graph_view.h"
+#include "quant_report/quant_report_action.h"
+#include "quant_report_view.h"
+#include "session_document.h"
+#include "start_page.h"
+#include "tensor_diff_view.h"
+#include "tensor_inspector.h"
+#include "unpaired_view.h"
+#include "workspace.h"
+
+using namespace llmscope;
+
+CentralPages::CentralPages(Workspace *ws, QWidget *parent)
+    : QStackedWidget(parent), m_ws(ws), m_startPage(new StartPage(this)), m_tabs(new QTabWidget(this)),
+      m_filesPage(new FilesPage(this)), m_inspector(new TensorInspector(this)), m_colours(new OpColours(this)),
+      m_heatmap(new HeatmapView(m_colours, this)), m_graph(new LayerGraphView(m_colours, this)),
+      m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)), m_curves(new ErrorCurveView(this)),
+      m_unpaired(new UnpairedView(this)), m_quantView(new QuantReportView(this)), m_diffSide(new QTabWidget(this))
+{
+    build();
+    followDocument();
+    followSource();
+    followCursor();
+    followResults();
+    showSession();
+}
+
+void CentralPages::showSession()
+{
+    // A window built on a session under way (a language switch): the pages as it stands.
+    if (m_ws->source() != SessionDocument::Source::None)
+        setCurrentWidget(m_tabs);
+    if (const auto &report = m_ws->quantReport()->report()) {
+        m_quantView->setReport(*report, m_ws->quantReport()->folder());
+        m_tabs->addTab(m_quantView, tr("Quantization"));
+    }
+    if (const QString op = m_ws->currentOp(); !op.isEmpty()) // the views following the cursor have it
+        fillInspector(op);
+    if (const int compared = m_ws->cursor()->compared(); compared >= 0) // golden and test, element by element
+        if (const ComparedFiles t = m_ws->comparedTensors(compared); !t.title.isEmpty())
+            m_tensorDiff->setCompared(t);
+}
+
+void CentralPages::build()
+{
+    auto *diffTop = new QSplitter(this);
+    diffTop->addWidget(m_diff);
+    // The side views and the inspector scroll when the window is small: their lists, tables
+    // and charts never raise the window's least height past a laptop's screen.
+    auto scrollable = [this](QWidget *w) {
+        auto *area = new QScrollArea(this);
+        area->setWidget(w);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
+    m_diffSide->addTab(scrollable(m_curves), tr("Error by layer"));
+    m_diffSide->addTab(scrollable(m_unpaired), tr("Unpaired"));
+    diffTop->addWidget(m_diffSide);
+    diffTop->setStretchFactor(0, 3);
+    diffTop->setStretchFactor(1, 2);
+    auto *diffSplit = new QSplitter(Qt::Vertical, this);
+    diffSplit->addWidget(diffTop);
+    diffSplit->addWidget(m_tensorDiff);
+    diffSplit->setStretchFactor(0, 2); // the elements get the larger share: rows to read
+    diffSplit->setStretchFactor(1, 3);
+    m_diffPage = diffSplit;
+    m_tabs->addTab(m_heatmap, tr("Heatmap"));
+    m_tabs->addTab(m_graph, tr("Graph"));
+    m_inspectorPage = scrollable(m_inspector);
+    m_tabs->addTab(m_inspectorPage, tr("Inspector"));
+    m_tabs->addTab(m_diffPage, tr("Diff"));
+    m_tabs->addTab(m_filesPage, tr("Tensor files"));
+    m_quantView->hide(); // a tab once there is a report
+    addWidget(m_startPage);
+    addWidget(m_tabs);
+}
+
+void CentralPages::followDocument()
+{
+    // Each view follows the document (what is shown) and the cursor (where the user looks)
+    // itself; these connections come first, so the pages' own below see the views updated.
+    SessionDocument *doc = m_ws->document();
+    Cursor *cursor = m_ws->cursor();
+    m_filesPage->follow(doc);
+    m_heatmap->follow(doc); // before the graph: it puts the metrics into the colours they share
+    m_graph->follow(doc);
+    m_inspector->follow(doc);
+    m_diff->follow(doc);
+    m_unpaired->follow(doc);
+    m_curves->follow(doc);
+    m_tensorDiff->follow(doc);
+    m_heatmap->follow(cursor);
+    m_graph->follow(cursor);
+    m_diff->follow(cursor);
+    m_curves->follow(cursor);
+}
+
+void CentralPages::followSource()
+{
+    SessionDocument *doc = m_ws->document();
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { m_topologyShown = false; });
+    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] {
+        if (!std::exchange(m_topologyShown, true) && doc->source() == SessionDocument::Source::Program)
+            showPage(m_heatmap); // it fills as the dumped rounds' statistics come
+        if (const QString op = m_ws->currentOp(); !op.isEmpty()) { // picked before its topology came
+            m_heatmap->selectOp(op);
+            inspect(op);
+        }
+    });
+    connect(doc, &SessionDocument::filesAdded, this, [this] {
+        // The picked op's files may come with this round: the inspector shows them, and the
+        // page the user is on stays.
+        if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
+            fillInspector(op);
+    });
+    connect(m_ws, &Workspace::topologyShown, this, [this] { setCurrentWidget(m_tabs); });
+    connect(m_ws, &Workspace::dumpLoaded, this, [this] {
+        m_filesPage->openRounds();
+        setCurrentWidget(m_tabs);
+        if (m_heatmap->model()->rowCount() == 0 && m_tabs->currentWidget() == m_heatmap) // no topology: the files
+            m_tabs->setCurrentWidget(m_filesPage);
+    });
+    connect(m_ws, &Workspace::dumpFailed, this, [this](const QString &, const QString &error) {
+        if (currentWidget() == m_startPage)
+            m_startPage->showOpenFailed(error);
+    });
+    connect(m_ws, &Workspace::launched, this, [this] {
+        m_startPage->showRunning(m_ws->document()->sourceName());
+        setCurrentWidget(m_startPage);
+    });
+    connect(m_ws, &Workspace::launchFailed, this, [this](const QString &error) {
+        m_startPage->showLaunchFailed(error);
+        setCurrentWidget(m_startPage);
+    });
+}
+
+void CentralPages::followCursor()
+{
+    // The inspector and the element view are filled here from what the cursor points at.
+    Cursor *cursor = m_ws->cursor();
+    auto replayed = [this] { // replayed: the reference beside the output, in the round looked at
+        if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->currentOp().isEmpty())
+            m_ws->showReplay(m_ws->currentOp());
+    };
+    connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id) {
+        inspect(id);
+        replayed();
+    });
+    connect(m_ws, &Workspace::replayShown, this, [this](const Workspace::OpTensors &t) {
+        m_tensorDiff->setFiles(t.title, t.golden, t.test, tr("Replay (float64)"), tr("Output"));
+    });
+    connect(cursor, &Cursor::roundChanged, this, [this, replayed] {
+        if (!m_ws->currentOp().isEmpty())
+            inspect(m_ws->currentOp()); // that round's tensors
+        replayed();
+    });
+    // A replay whose first failure is the op already picked: the cursor does not move, the
+    // element view still shows it.
+    connect(m_ws->document(), &SessionDocument::replayChanged, this, replayed);
+    connect(cursor, &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
+        if (const ComparedFiles t = m_ws->comparedTensors(i); !t.title.isEmpty())
+            m_tensorDiff->setCompared(t);
+    });
+}
+
+void CentralPages::followResults()
+{
+    SessionDocument *doc = m_ws->document();
+    connect(doc, &SessionDocument::comparisonChanged, this, [this](std::shared_ptr<const CompareResult> r) {
+        if (!r)
+            return;
+        showPage(m_diffPage);
+        emit diffShown(int(r->ops.size()));
+    });
+    connect(doc, &SessionDocument::replayChanged, this, [this](std::shared_ptr<const OpcheckResult> r) {
+        if (r)
+            showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
+    });
+    connect(m_unpaired, &UnpairedView::compareAgain, this, [this](const QString &mapping) {
+        if (const auto r = m_ws->comparison())
+            m_ws->compare(QString::fromStdString(r->goldenRoot), QString::fromStdString(r->myRoot), mapping);
+    });
+    connect(m_ws->quantReport(), &QuantReportAction::finished, this, [this](bool ok) {
+        if (!ok)
+            return;
+        m_quantView->setReport(*m_ws->quantReport()->report(), m_ws->quantReport()->folder());
+        if (m_tabs->indexOf(m_quantView) < 0)
+            m_tabs->addTab(m_quantView, tr("Quantization"));
+        showPage(m_quantView);
+    });
+}
+
+void CentralPages::showPage(QWidget *page)
+{
+    setCurrentWidget(m_tabs);
+    m_tabs->setCurrentWidget(page);
+}
+
+void CentralPages::fillInspector(const QString &id)
+{
+    const Workspace::Inspection i = m_ws->inspect(id);
+    m_inspector->setOp(i.title, i.round, i.files, i.note);
+}
+
+void CentralPages::inspect(const QString &id)
+{
+    if (id.isEmpty())
+        return;
+    fillInspector(id);
+    // From the files or the start page, the inspector comes forward; picked in the heatmap or
+    // the diff, those stay in view.
+    if (currentWidget() == m_startPage || m_tabs->currentWidget() == m_filesPage)
+        m_tabs->setCurrentWidget(m_inspectorPage);
+    setCurrentWidget(m_tabs);
+}
+
+QStringList CentralPages::savePictures(const QString &folder, QString *error)
+{
+    // A tab is laid out only while it is the current one: each page is brought forward for
+    // its picture (no repaint happens in between), then the user's page again.
+    const std::tuple<QWidget *, QWidget *, const char *> views[] = {{m_heatmap, m_heatmap, "heatmap.png"},
+                                                                    {m_diffPage, m_diffPage, "diff.png"},
+                                                                    {m_diffPage, m_curves, "error_by_layer.png"},
+                                                                    {m_graph, m_graph, "layer_graph.png"}};
+    QWidget *tab = m_tabs->currentWidget(), *page = currentWidget();
+    QStringList written;
+    for (const auto &[shown, w, name] : views) {
+        showPage(shown);
+        const QString path = QDir(folder).filePath(QString::fromLatin1(name));
+        if (!w->grab().save(path, "PNG")) {
+            *error = tr("Could not write %1 (is the disk full?)").arg(path);
+            written.clear();
+            break;
+        }
+        written << path;
+    }
+    m_tabs->setCurrentWidget(tab);
+    setCurrentWidget(page);
+    return written;
+}

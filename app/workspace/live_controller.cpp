@@ -1,0 +1,179 @@
+#include "live_controller.h"
+
+#include "onnx/onnx_export.h"
+#include "session_document.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+LiveController::LiveController(SessionDocument *doc, QObject *parent)
+    : QObject(parent), m_doc(doc), m_session(new LiveSession(this))
+{
+    connect(m_session, &LiveSession::stateChanged, this, &LiveController::sessionState);
+    connect(m_session, &LiveSession::acknowledged, this, &LiveController::acknowledged);
+    connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
+        m_doc->setProgramProcess(h);
+        say(tr("[llmscope] probe connected: process %1 (%2 on %3)")
+                .arg(h.pid)
+                .arg(QString::fromStdString(h.engine), QString::fromStdString(h.device)));
+    });
+    connect(m_session, &LiveSession::countersReceived, m_doc, &SessionDocument::setProgramCounters);
+    connect(m_session, &LiveSession::roundReceived, m_doc, &SessionDocument::setProgramRound);
+    connect(m_session, &LiveSession::topologyReceived, this, &LiveController::topologyReceived);
+    // Statistics stream in a round at a time, faster than anyone reads them: the document
+    // keeps every round; each op's newest goes out at most ten times a second.
+    m_statsFlush.setSingleShot(true);
+    m_statsFlush.setInterval(100);
+    connect(&m_statsFlush, &QTimer::timeout, this, &LiveController::flushOpStats);
+    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
+        m_doc->addStats(s);
+        for (const auto &o : s.stats)
+            m_pendingStats[o.id] = o;
+        m_pendingRound = std::max(m_pendingRound, s.round);
+        if (!m_statsFlush.isActive())
+            m_statsFlush.start();
+    });
+    connect(m_session, &LiveSession::warningReceived, this,
+            [this](const QString &w) { say(tr("[llmscope] warning: %1").arg(w), ConsoleTone::Warning); });
+    connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
+        say(QStringLiteral("[llmscope] ") + why, ConsoleTone::Warning);
+        emit selectionStatus(why);
+    });
+    connect(m_session, &LiveSession::output, this, [this](const QString &text, bool err) {
+        emit said(text, err ? ConsoleTone::ErrorOutput : ConsoleTone::Output);
+    });
+}
+
+void LiveController::say(const QString &text, ConsoleTone tone)
+{
+    emit said(text, tone);
+    emit status(text.section(QLatin1Char('\n'), 0, 0), 30000);
+}
+
+void LiveController::forget()
+{
+    m_pending.clear();
+    m_pendingStats.clear();
+    m_pendingRound = -1;
+    m_statsFlush.stop();
+}
+
+bool LiveController::start(const DumpOptions &options, const LaunchSettings &settings, QString *error)
+{
+    emit selectionStatus(tr("Waiting for the program's first graph..."));
+    if (!m_session->start(options, settings, error)) {
+        m_doc->setProgramState(LiveSession::stateName(LiveSession::State::FailedToStart), *error);
+        say(tr("[llmscope] cannot launch: %1").arg(*error), ConsoleTone::Failure);
+        emit stateChanged();
+        return false;
+    }
+    m_doc->setDumpRoot(m_session->dumpRoot());
+    m_doc->setProgramState(LiveSession::stateName(m_session->state()), m_doc->program().message); // with its folder
+    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->dumpRoot()));
+    emit stateChanged();
+    return true;
+}
+
+void LiveController::stop()
+{
+    if (!m_session->isRunning())
+        return;
+    say(tr("[llmscope] stopping the program"));
+    m_session->stop();
+}
+
+void LiveController::sessionState(LiveSession::State s, const QString &message)
+{
+    m_doc->setProgramState(LiveSession::stateName(s), message);
+    if (!message.isEmpty())
+        emit status(message, 15000);
+    if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
+        s == LiveSession::State::FailedToStart) {
+        say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? ConsoleTone::Info : ConsoleTone::Failure);
+        m_pending.clear();
+        const QString root = m_session->dumpRoot();
+        std::vector<std::string> problems;
+        if (s != LiveSession::State::FailedToStart && !root.isEmpty()) {
+            if (const auto files = exportOnnxAfterRun(m_session->options().types, root.toStdString(), &problems)) {
+                say(tr("[llmscope] onnx: %n file(s) of the topology under onnx/", nullptr, int(files->size())));
+                for (const auto &p : problems)
+                    say(QStringLiteral("[llmscope] ") + QString::fromStdString(p), ConsoleTone::Warning);
+            }
+            emit ended(root);
+        }
+    }
+    emit stateChanged();
+}
+
+void LiveController::topologyReceived(const live::Topology &t)
+{
+    const bool first = m_doc->topology().ops.empty() && m_doc->topology().groups.empty();
+    m_doc->setLiveTopology(t);
+    if (!first)
+        return;
+    const DumpOptions &o = m_session->options();
+    emit selectionStatus(tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
+                            "check operations and Apply to dump them from its next round on.",
+                            nullptr, int(t.ops.size()))
+                             .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
+                                  QString::fromStdString(o.rounds)));
+}
+
+bool LiveController::canApply() const
+{
+    return m_session->isRunning() && m_session->state() != LiveSession::State::Starting;
+}
+
+void LiveController::applySelection(const QString &ids)
+{
+    if (!m_session->isRunning())
+        return;
+    Selection sel;
+    try {
+        const DumpOptions &o = m_session->options();
+        sel.ids = OpIds::parse(ids.toStdString());
+        sel.opNames = parseOpNames(o.opNames);
+        sel.child = o.child;
+        sel.time = DumpTime(o.time);
+        sel.part = TensorPart(o.part);
+        sel.rounds = Rounds::all(); // from the acknowledged round on
+    } catch (const Error &e) {
+        emit selectionStatus(tr("Cannot apply: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    const uint64_t seq = m_session->select(sel);
+    if (!seq) {
+        emit selectionStatus(tr("No probe is connected yet: the selection is sent once the program's probe talks."));
+        return;
+    }
+    m_pending[seq] = {sel, ids};
+    emit selectionStatus(
+        tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids));
+}
+
+void LiveController::acknowledged(const live::Ack &ack)
+{
+    const auto it = m_pending.find(ack.seq);
+    if (it == m_pending.end())
+        return;
+    const auto [sel, ids] = it->second;
+    m_pending.erase(m_pending.begin(), std::next(it));
+    if (!ack.error.empty()) {
+        emit selectionStatus(tr("The program refused the selection: %1").arg(QString::fromStdString(ack.error)));
+        return;
+    }
+    const QString what = ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids);
+    emit selectionStatus(tr("Dumping %1 from round %2 on (acknowledged by the program).").arg(what).arg(ack.fromRound));
+    say(tr("[llmscope] the program dumps %1 from round %2").arg(what).arg(ack.fromRound));
+    emit selectionApplied(sel, ids, ack.fromRound);
+}
+
+void LiveController::flushOpStats()
+{
+    live::RoundStats merged{m_pendingRound, {}};
+    merged.stats.reserve(m_pendingStats.size());
+    for (auto &[id, o] : m_pendingStats)
+        merged.stats.push_back(std::move(o));
+    m_pendingStats.clear();
+    m_doc->setNewestStats(merged);
+}
