@@ -1,4 +1,5 @@
 #include "compare_command.h"
+#include "cli/say.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,11 +59,7 @@ Exit status: 0 every pair passed, 1 something failed or had no partner, 2 the co
 could not run.
 )";
 
-void say(const std::string &s)
-{
-    std::fputs(s.c_str(), stderr);
-    std::fflush(stderr);
-}
+using cli::say;
 
 double parseNumber(const std::string &option, const std::string &v, double lo, double hi)
 {

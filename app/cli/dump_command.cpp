@@ -1,4 +1,5 @@
 #include "dump_command.h"
+#include "cli/say.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -25,11 +26,7 @@
 
 namespace {
 
-void say(const QString &s)
-{
-    std::fputs(s.toLocal8Bit().constData(), stderr);
-    std::fflush(stderr);
-}
+using cli::say;
 
 QString humanBytes(uint64_t b)
 {

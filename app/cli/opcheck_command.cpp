@@ -1,4 +1,5 @@
 #include "opcheck_command.h"
+#include "cli/say.h"
 
 #include <cstring>
 #include <cstdio>
@@ -73,11 +74,7 @@ The summary gives the coverage: ops replayed of the dumped ops that are not view
 Exit status: 0 nothing failed, 1 an output failed or could not be read, 2 opcheck could not run.
 )";
 
-void say(const std::string &s)
-{
-    std::fputs(s.c_str(), stderr);
-    std::fflush(stderr);
-}
+using cli::say;
 
 struct Options {
     llmscope::OpcheckOptions check;

@@ -1,4 +1,5 @@
 #include "hunt/hunt_command.h"
+#include "cli/say.h"
 
 #include "child_dump.h"
 
@@ -51,11 +52,7 @@ statistics gave passed element by element, and so did its round's outputs; or no
 where compared while the programs chose other tokens, said so), 2 it could not run.
 )";
 
-void say(const QString &s)
-{
-    std::fputs(s.toLocal8Bit().constData(), stderr);
-    std::fflush(stderr);
-}
+using cli::say;
 
 } // namespace
 

@@ -1,4 +1,5 @@
 #include "quant_report/quant_report_command.h"
+#include "cli/say.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -46,11 +47,7 @@ divergence of the next-token distributions and top-1 agreement, as llama-perplex
 Exit status: 0 the report was written, 2 it could not be made.
 )";
 
-void say(const QString &s)
-{
-    std::fputs(s.toLocal8Bit().constData(), stderr);
-    std::fflush(stderr);
-}
+using cli::say;
 
 } // namespace
 
