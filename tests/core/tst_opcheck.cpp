@@ -395,7 +395,7 @@ private slots:
             QCOMPARE(scaled.kl, m.klDivergence);
             QCOMPARE(scaled.maxRelError, m.maxRelErr);
             QCOMPARE(scaled.maxAbsError, m.maxAbsErr);
-            QVERIFY(m.cosine < 1 && m.maxRelErr > 0); // not the same tensor twice
+            QVERIFY(m.maxRelErr > 5e-4); // not the same tensor twice (scaled: its cosine is 1)
         }
         QCOMPARE(row("0_2").verdict, Verdict::Fail);
         QVERIFY2(row("0_2").reason.find("NaN or Inf") != std::string::npos, row("0_2").reason.c_str());
