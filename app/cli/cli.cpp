@@ -11,6 +11,7 @@
 #include "compare_command.h"
 #include "dump_command.h"
 #include "hunt/hunt_command.h"
+#include "spread_command.h"
 #include "opcheck_command.h"
 #include "quant_report/quant_report_command.h"
 #include "util/error.h"
@@ -126,6 +127,9 @@ QString usageText()
         "  llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]\n"
         "                                            replay each dumped op on a float64 reference:\n"
         "                                            is the kernel wrong given its real inputs?\n"
+        "  llmscope spread --run \"CMD\" [--run \"CMD\" ...] [--vary \"FLAG V1,V2\"] [--repeat N] [-o DIR]\n"
+        "                                            one prompt run several ways side by side: the first\n"
+        "                                            op where the runs part, and the run that departs\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -158,6 +162,8 @@ std::optional<int> runCli(const QStringList &args)
         return runQuantReportCommand(args.mid(2));
     if (first == QLatin1String("opcheck"))
         return runOpcheckCommand(args.mid(2));
+    if (first == QLatin1String("spread"))
+        return runSpreadCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
         first != QLatin1String("--hunt")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());

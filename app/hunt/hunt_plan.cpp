@@ -63,17 +63,16 @@ Request parseRequest(const QStringList &args)
 }
 
 namespace {
-// -er for `llmscope dump`: "all" is every round there is
 bool isAll(const QString &rounds)
 {
     return rounds.trimmed().compare(QLatin1String("all"), Qt::CaseInsensitive) == 0;
 }
+} // namespace
 
 QString dumpRounds(const QString &rounds)
 {
     return isAll(rounds) ? QStringLiteral("0,%1").arg(std::numeric_limits<int32_t>::max()) : rounds;
 }
-} // namespace
 
 QStringList statsArgs(const QString &rounds)
 {

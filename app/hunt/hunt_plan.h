@@ -33,6 +33,8 @@ Request parseRequest(const QStringList &args);
 // the same nodes in another order (CPU against a device backend): each side dumps its own id
 // of the op the comparison paired.
 enum class Side { Golden, Test };
+// -er for `llmscope dump`: "all" is every round there is; anything else as given.
+QString dumpRounds(const QString &rounds);
 QStringList statsArgs(const QString &rounds);
 QStringList tensorArgs(const llmscope::OpResult &suspect, Side side);
 // The test's options for a pass after golden's has run: it consumes the tokens golden's dump

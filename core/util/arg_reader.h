@@ -51,6 +51,14 @@ public:
             throw Error(option() + " needs a value (see llmscope " + m_command + " --help)");
         return m_args[++m_i];
     }
+    // The next argument whatever it looks like: a value that may start with '-' (a flag and
+    // its values given as one word, "-t 1,2,4").
+    std::string anyValue()
+    {
+        if (m_i + 1 >= m_args.size())
+            throw Error(option() + " needs a value (see llmscope " + m_command + " --help)");
+        return m_args[++m_i];
+    }
     [[noreturn]] void unknown() const
     {
         throw Error("unknown option '" + option() + "' (see llmscope " + m_command + " --help)");

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <random>
 #include <set>
@@ -24,6 +25,7 @@
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
 #include "dump/topology.h"
+#include "spread/spread.h"
 #include "tensor/bin_file.h"
 #include "tensor/convert.h"
 #include "tensor/npy_file.h"
@@ -101,6 +103,51 @@ class TstCompare : public QObject {
     std::string path(const std::string &name) const { return m_dir.path().toStdString() + "/" + name; }
 
 private slots:
+    // Several runs side by side: three runs of one command, the third with one op's output
+    // 1 % off in round 1 (as a race would leave it). That op is where the runs part (not
+    // bit-identical within one configuration), the third run departs, and it is named as
+    // nondeterminism, one run of two differing from the first. Runs of two commands part only
+    // beyond ggml's budgets: the same 1 % difference in a run of another command parts too.
+    void spreadNamesTheRunThatDeparts()
+    {
+        QTemporaryDir dir;
+        std::vector<SpreadRun> runs;
+        for (int k = 0; k < 3; ++k)
+            runs.push_back({"cmd", testing::writeSyntheticDump(dir.filePath(QString::number(k)).toStdString()), 0});
+        std::string linear;
+        for (const auto &e : std::filesystem::recursive_directory_iterator(runs[2].dump))
+            if (e.path().string().find("/1/1_Layer/1_Linear/after/outtensor0.bin") != std::string::npos)
+                linear = e.path().string();
+        QVERIFY(!linear.empty());
+        testing::scaleTensorFile(linear, 1.01f);
+        const SpreadResult r = computeSpread(runs);
+        QCOMPARE(r.comparedPairs, 3);
+        QVERIFY(r.departs());
+        const SpreadOp &first = r.ops[size_t(r.firstDeparture)];
+        QCOMPARE(first.opId, std::string("1_1"));
+        QCOMPARE(first.round, int64_t(1));
+        QCOMPARE(r.departingRun, 2);
+        QVERIFY(first.spread > 0.009 && first.spread < 0.011); // 1 %, relative euclidean
+        QVERIFY2(first.why.find("runs 0 and 2 (one configuration) are not bit-identical") != std::string::npos,
+                 first.why.c_str());
+        QCOMPARE(r.nondeterministic.size(), size_t(1));
+        QCOMPARE(r.ops[r.nondeterministic[0]].differing, 1);
+        for (const SpreadOp &o : r.ops) // every other op: the same in every run
+            QVERIFY(&o == &first || (o.spread == 0 && !o.departs));
+        const std::string json = spreadJson(r);
+        QVERIFY(json.find("\"first_departure\": {") != std::string::npos);
+        QVERIFY(json.find("\"run\": 2") != std::string::npos);
+
+        // The same two runs as two commands: each held to ggml's budget, which 1 % of a plain
+        // dump's op (msit's standard: no budget of its own) exceeds, and nothing nondeterministic.
+        const SpreadResult two = computeSpread({{"a", runs[0].dump, 0}, {"b", runs[2].dump, 1}});
+        QCOMPARE(two.comparedPairs, 1);
+        QVERIFY(two.nondeterministic.empty());
+        QVERIFY(two.departs());
+        QCOMPARE(two.departingRun, 1); // of two, the second (the first is the reference)
+        QVERIFY_THROWS_EXCEPTION(Error, computeSpread({runs[0]}));
+    }
+
     // The error curves' data: per shown round, each layer's worst output error and its op,
     // and the error its ops add; the first divergent op's round always among those shown.
     // One rule says where the first divergent op's error comes from, for every front end.

@@ -1,0 +1,195 @@
+#include "spread/spread.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/report_text.h"
+#include "dump/op_names.h"
+#include "select/op_id.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace llmscope {
+namespace {
+
+// Every output element the same on both sides: computed, no difference, no NaN or Inf where
+// the other side has none (NaN against NaN counts as a difference: a NaN is news either way).
+bool bitIdentical(const CompareResult &r, const OpResult &op)
+{
+    for (size_t i : op.rows) {
+        const CompareRow &row = r.rows[i];
+        if (row.golden.input)
+            continue;
+        if (row.skipped)
+            continue;
+        if (row.unreadable || row.golden.dims != row.my.dims)
+            return false;
+        if (row.computed ? row.metrics.maxAbsErr != 0 || row.metrics.nonFiniteMismatch != 0 : row.statsRelDiff != 0)
+            return false;
+    }
+    return true;
+}
+
+// By round, then by the op's place in the graph (2_9 before 2_10).
+bool before(const SpreadOp &a, const SpreadOp &b)
+{
+    if (a.round != b.round)
+        return a.round < b.round;
+    const std::optional<OpId> x = OpId::parse(a.opId), y = OpId::parse(b.opId);
+    if (x && y)
+        return *x < *y;
+    return a.opId < b.opId;
+}
+
+} // namespace
+
+std::string SpreadOp::label() const
+{
+    return opLabel(opId, name, type);
+}
+
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare)
+{
+    if (runs.size() < 2)
+        throw Error("a spread needs at least two runs");
+    const PairCompare pair = compare ? compare : [](const std::string &g, const std::string &t) {
+        CompareOptions o;
+        o.goldenPath = g;
+        o.myPath = t;
+        o.standard = Standard::Engine;
+        return runCompare(o);
+    };
+    SpreadResult res;
+    res.runs = std::move(runs);
+    const size_t n = res.runs.size();
+    struct Acc {
+        SpreadOp op;
+        std::vector<double> distance; // summed over the pairs each run is in
+    };
+    std::map<std::pair<int64_t, std::string>, Acc> byOp;
+    std::vector<int> firstOfConfig(n, -1); // each run's configuration's first run
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = 0; k <= i; ++k)
+            if (res.runs[k].config == res.runs[i].config) {
+                firstOfConfig[i] = int(k);
+                break;
+            }
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = i + 1; j < n; ++j) {
+            const CompareResult r = pair(res.runs[i].dump, res.runs[j].dump);
+            ++res.comparedPairs;
+            const bool sameConfig = res.runs[i].config == res.runs[j].config;
+            for (const OpResult &op : r.ops) {
+                Acc &a = byOp[{op.round, op.opId}];
+                if (a.distance.empty()) {
+                    a.op.round = op.round;
+                    a.op.opId = op.opId;
+                    a.op.name = op.name;
+                    a.op.type = op.opType;
+                    a.distance.assign(n, 0);
+                }
+                const bool identical = bitIdentical(r, op);
+                const double d = op.unreadable.empty() && std::isfinite(op.outputError) ? op.outputError : INFINITY;
+                a.op.spread = std::max(a.op.spread, identical ? 0.0 : d);
+                a.distance[i] += identical ? 0 : d;
+                a.distance[j] += identical ? 0 : d;
+                const bool parts = sameConfig ? !identical : !op.passed;
+                if (parts && !a.op.departs)
+                    a.op.why = "runs " + std::to_string(i) + " and " + std::to_string(j) +
+                               (sameConfig ? " (one configuration) are not bit-identical"
+                                           : " part beyond ggml's budget: " + op.verdict);
+                a.op.departs = a.op.departs || parts;
+                if (sameConfig && int(i) == firstOfConfig[j] && !identical)
+                    ++a.op.differing;
+            }
+        }
+    for (auto &[key, a] : byOp) {
+        // The farthest run: the largest summed distance. Of equals (two configurations of two
+        // runs each, or two runs), one of another configuration than the first run's, then
+        // any but the first: the first run is the reference. Then the earliest.
+        const auto rank = [&](size_t k) {
+            return std::make_tuple(a.distance[k], res.runs[k].config != res.runs[0].config, k != 0);
+        };
+        int far = -1;
+        for (size_t k = 0; k < n; ++k)
+            if (a.distance[k] > 0 && (far < 0 || rank(k) > rank(size_t(far))))
+                far = int(k);
+        a.op.farthest = far;
+        res.ops.push_back(std::move(a.op));
+    }
+    std::stable_sort(res.ops.begin(), res.ops.end(), before);
+    for (size_t k = 0; k < res.ops.size(); ++k) {
+        if (res.ops[k].departs && res.firstDeparture < 0) {
+            res.firstDeparture = int(k);
+            res.departingRun = res.ops[k].farthest;
+        }
+        if (res.ops[k].differing > 0)
+            res.nondeterministic.push_back(k);
+    }
+    return res;
+}
+
+std::string spreadJson(const SpreadResult &r)
+{
+    using nlohmann::json;
+    auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    json j;
+    j["version"] = 1;
+    json runs = json::array();
+    for (size_t k = 0; k < r.runs.size(); ++k)
+        runs.push_back({{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config},
+                        {"dump", r.runs[k].dump}});
+    j["runs"] = runs;
+    j["compared_pairs"] = r.comparedPairs;
+    j["standard"] = "bit-identical within a configuration; ggml's budgets between configurations";
+    auto opJson = [&](const SpreadOp &o) {
+        return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
+                    {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
+                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why}};
+    };
+    json ops = json::array();
+    for (const SpreadOp &o : r.ops)
+        ops.push_back(opJson(o));
+    j["ops"] = ops;
+    if (r.departs()) {
+        const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
+        j["first_departure"] = {{"round", o.round}, {"op_id", o.opId}, {"label", o.label()},
+                                {"run", r.departingRun}, {"why", o.why}};
+    } else {
+        j["first_departure"] = nullptr;
+    }
+    json nd = json::array();
+    for (size_t k : r.nondeterministic)
+        nd.push_back({{"round", r.ops[k].round}, {"op_id", r.ops[k].opId}, {"label", r.ops[k].label()},
+                      {"differing_runs", r.ops[k].differing}});
+    j["nondeterministic"] = nd;
+    return j.dump(2) + "\n";
+}
+
+void writeSpreadReports(const SpreadResult &r, const std::string &folder)
+{
+    std::ostringstream csv;
+    csv << "round,op_id,op_name,op_type,spread,departs,farthest_run,differing_runs\n";
+    auto cell = [](const std::string &s) { // quoted where it holds a comma or a quote
+        if (s.find_first_of(",\"\n") == std::string::npos)
+            return s;
+        std::string q = "\"";
+        for (char c : s)
+            q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    };
+    for (const SpreadOp &o : r.ops)
+        csv << o.round << ',' << cell(o.opId) << ',' << cell(o.name) << ',' << cell(o.type) << ','
+            << report::num(o.spread) << ',' << (o.departs ? "1" : "0") << ',' << o.farthest << ',' << o.differing
+            << '\n';
+    writeFileAtomic(folder + "/spread.csv", csv.str());
+    writeFileAtomic(folder + "/spread.json", spreadJson(r));
+}
+
+} // namespace llmscope

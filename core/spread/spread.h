@@ -1,0 +1,58 @@
+// Several runs of one prompt side by side: each pair of runs compared op by op, and per op
+// and round the spread (the largest output error between two runs), whether any pair parts
+// beyond its standard, the first op where the runs part, and the run that departs.
+//
+// The standard depends on the pair: two runs of one configuration (the same command) must be
+// bit-identical, element for element; runs of different configurations (threads, batch,
+// device, flash attention) are held to ggml's cross-backend budgets (compare's engine
+// standard). Runs of one configuration that are not bit-identical are named apart as
+// nondeterminism, with how many of them differ from the first.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compare/compare_run.h"
+
+namespace llmscope {
+
+struct SpreadRun {
+    std::string command; // the program's command line
+    std::string dump;    // its dump folder
+    int config = 0;      // runs of one configuration share it (the same command)
+};
+
+struct SpreadOp {
+    int64_t round = 0;
+    std::string opId, name, type;
+    double spread = 0;      // the largest relative euclidean distance of its outputs between two runs
+    bool departs = false;   // some pair beyond its standard here
+    int farthest = -1;      // the run farthest from the others here (the largest summed distance)
+    int differing = 0;      // runs whose output is not bit-identical to their configuration's first run
+    std::string why;        // the first pair beyond its standard, in words
+    std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
+};
+
+struct SpreadResult {
+    std::vector<SpreadRun> runs;
+    std::vector<SpreadOp> ops;     // by round, then graph order (ids as numbers)
+    int firstDeparture = -1;       // index into ops; -1 when no pair parts beyond its standard
+    int departingRun = -1;         // at the first departure, the run farthest from the others
+    std::vector<size_t> nondeterministic; // ops where runs of one configuration differ, in order
+    int comparedPairs = 0;
+    bool departs() const { return firstDeparture >= 0; }
+};
+
+// Pairs every two runs with compare(golden, test) (runCompare under the engine standard when
+// unset); runs must have dumped tensors for element-wise identity (statistics alone are held
+// to their estimate). Throws Error with fewer than two runs.
+using PairCompare = std::function<CompareResult(const std::string &golden, const std::string &test)>;
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {});
+
+// msit-style reports: spread.csv (one row per op and round) and spread.json (the runs, each
+// op's spread, first_departure, nondeterministic), written atomically into folder.
+void writeSpreadReports(const SpreadResult &r, const std::string &folder);
+std::string spreadJson(const SpreadResult &r);
+
+} // namespace llmscope

@@ -1,0 +1,138 @@
+// `llmscope spread` on the real engine: the sample model's runs on one thread are bit-identical
+// (nothing reported); a CPU backend with a thread fault made on purpose (the kernel zoo's
+// "chunk": the last thread's chunk of a matrix product left short) is named, with the run that
+// departs, while the stock backend's thread counts part only within ggml's budgets; CPU
+// against Vulkan (Mesa's software device) parts within budget; bad arguments say why.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "../engine/engine_run.h"
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+
+QString zooDir()
+{
+    const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
+    return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
+}
+
+QJsonObject report(const QString &dir)
+{
+    QFile f(dir + "/spread.json");
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+} // namespace
+
+class TstSpread : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    QString sample(const QString &extra = {}) const
+    {
+        return kBin + "/llmscope-sample-generate -m " + m_model + " -n 3" + (extra.isEmpty() ? "" : " " + extra);
+    }
+    // The zoo's build of the sample program on a backend (stock or a fault's).
+    QString zooSample(const QString &backend) const
+    {
+        return "env LD_LIBRARY_PATH=" + zooDir() + "/lib/" + backend + " " + zooDir() +
+               "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3";
+    }
+
+private slots:
+    void initTestCase()
+    {
+        // Wide enough that four threads split the products into several chunks.
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
+    }
+
+    void determinismOnOneThread()
+    {
+        const QString out = m_dir.path() + "/same";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", sample("-t 1"), "--repeat", "3", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("no run departs beyond its standard"), qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QCOMPARE(j["runs"].toArray().size(), 3);
+        QCOMPARE(j["compared_pairs"].toInt(), 3);
+        QVERIFY(j["first_departure"].isNull());
+        QVERIFY(j["nondeterministic"].toArray().isEmpty());
+        const QJsonArray ops = j["ops"].toArray();
+        QVERIFY2(ops.size() > 100, qPrintable(QString::number(ops.size()))); // every op of three rounds
+        for (const auto &o : ops)
+            QCOMPARE(o.toObject()["spread"].toDouble(), 0.0);
+        QVERIFY(QFile::exists(out + "/spread.csv"));
+    }
+
+    void aThreadFaultIsNamedWithItsRun()
+    {
+        if (!QFile::exists(zooDir() + "/build/bin/llmscope-sample-generate"))
+            QSKIP(qPrintable("the kernel zoo is not built in " + zooDir() + ": run scripts/kernel_zoo"));
+        // The stock backend: one thread against four parts within ggml's budgets, each thread
+        // count the same twice.
+        const QString clean = m_dir.path() + "/stock";
+        auto r = engine::llmscope(kBin, {"spread", "--run", zooSample("stock"), "--vary", "-t 1,4", "--repeat", "2",
+                                         "-o", clean});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(clean);
+        QCOMPARE(j["runs"].toArray().size(), 4);
+        QVERIFY(j["first_departure"].isNull());
+        QVERIFY(j["nondeterministic"].toArray().isEmpty());
+        // The chunk fault: one thread is right; four leave the last chunk's row unwritten.
+        const QString fault = m_dir.path() + "/chunk";
+        r = engine::llmscope(kBin, {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2",
+                                    "-o", fault});
+        QVERIFY2(r.code == 1, qPrintable(r.err));
+        j = report(fault);
+        const QJsonObject first = j["first_departure"].toObject();
+        QVERIFY2(first["label"].toString().endsWith("(MUL_MAT)"), qPrintable(first["label"].toString()));
+        QCOMPARE(first["round"].toInt(), 0);
+        QCOMPARE(first["run"].toInt(), 2); // the first run on four threads
+        QVERIFY(j["runs"].toArray()[2].toObject()["command"].toString().endsWith("-t 4"));
+        QVERIFY(first["why"].toString().contains("beyond ggml's budget"));
+        QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() + ": run 2 departs"),
+                 qPrintable(r.err));
+    }
+
+    void cpuAgainstVulkanWithinBudget()
+    {
+        qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device
+        const QString out = m_dir.path() + "/devices";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--device cpu,vulkan", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QVERIFY(j["first_departure"].isNull());
+        int differing = 0;
+        for (const auto &o : j["ops"].toArray())
+            differing += o.toObject()["spread"].toDouble() > 0;
+        QVERIFY2(differing > 10, qPrintable(QString::number(differing))); // two backends round differently
+    }
+
+    void badArgumentsSayWhy()
+    {
+        auto r = engine::llmscope(kBin, {"spread", "--run", sample()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("at least two runs"), qPrintable(r.err));
+        r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "-t"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--vary needs a flag and its values"), qPrintable(r.err));
+        r = engine::llmscope(kBin, {"spread", "--run", sample(), "--repeat", "0"});
+        QCOMPARE(r.code, 2);
+        r = engine::llmscope(kBin, {"spread", "--run", "/nonexistent/program", "--repeat", "2", "-o",
+                                    m_dir.path() + "/missing"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("llmscope dump of '/nonexistent/program' failed"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstSpread)
+#include "tst_spread.moc"
