@@ -685,14 +685,7 @@ Tensor replayReference(const OpcheckRow &row)
 std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics)
 {
     auto has = [&](const char *m) { return std::find(metrics.begin(), metrics.end(), m) != metrics.end(); };
-    auto cell = [](const std::string &s) {
-        if (s.find_first_of(",\"\n") == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char c : s)
-            q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
+    const auto cell = report::csvField;
     auto num = [](double v) { return std::isnan(v) ? std::string() : report::num(v); };
     std::ostringstream out;
     out << "op_id,op_name,op_param,tensor_path,out_tensor_id,precision_standard,precision_result,"

@@ -176,14 +176,7 @@ void writeSpreadReports(const SpreadResult &r, const std::string &folder)
 {
     std::ostringstream csv;
     csv << "round,op_id,op_name,op_type,spread,departs,farthest_run,differing_runs\n";
-    auto cell = [](const std::string &s) { // quoted where it holds a comma or a quote
-        if (s.find_first_of(",\"\n") == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char c : s)
-            q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
+    const auto cell = report::csvField;
     for (const SpreadOp &o : r.ops)
         csv << o.round << ',' << cell(o.opId) << ',' << cell(o.name) << ',' << cell(o.type) << ','
             << report::num(o.spread) << ',' << (o.departs ? "1" : "0") << ',' << o.farthest << ',' << o.differing
