@@ -47,6 +47,10 @@
         <source>Could not write %1 (is the disk full?)</source>
         <translation>无法写入 %1(磁盘已满?)</translation>
     </message>
+    <message>
+        <source>Spread</source>
+        <translation>一致性</translation>
+    </message>
 </context>
 <context>
     <name>CompareController</name>
@@ -1872,6 +1876,14 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Cannot launch: %1</source>
         <translation>无法启动：%1</translation>
     </message>
+    <message>
+        <source>S&amp;pread...</source>
+        <translation>多次运行比对(&amp;P)...</translation>
+    </message>
+    <message>
+        <source>One prompt run several ways side by side (the same program N times, thread counts, batch sizes, devices): the first op where the runs part, and the run that departs</source>
+        <translation>同一提示词以多种方式运行并排比对（同一程序运行 N 次、线程数、批大小、设备）：各次运行首个分道的算子，以及偏离的那次运行</translation>
+    </message>
 </context>
 <context>
     <name>SlicePicker</name>
@@ -1894,6 +1906,200 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>dim %1 = </source>
         <translation>维度 %1 = </translation>
+    </message>
+</context>
+<context>
+    <name>SpreadAction</name>
+    <message>
+        <source>spread</source>
+        <translation>多次运行比对</translation>
+    </message>
+    <message numerus="yes">
+        <source>Spread: %n run(s)...</source>
+        <translation>
+            <numerusform>多次运行比对：%n 次运行...</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A spread needs at least two runs: give two command lines, a repeat or values to vary.</source>
+        <translation>多次运行比对至少需要两次运行：请给出两条命令行、重复次数或要变化的取值。</translation>
+    </message>
+    <message>
+        <source>Run %1 of %2: %3</source>
+        <translation>第 %1/%2 次运行：%3</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>The dump of &apos;%1&apos; failed: %2</source>
+        <translation>“%1”的转储失败：%2</translation>
+    </message>
+    <message>
+        <source>The dump of &apos;%1&apos; wrote no dump folder</source>
+        <translation>“%1”的转储没有写出转储目录</translation>
+    </message>
+    <message>
+        <source>Comparing every two runs...</source>
+        <translation>正在两两比对各次运行...</translation>
+    </message>
+    <message>
+        <source>First departure: round %1, %2: run %3 departs</source>
+        <translation>首次分道：第 %1 轮，%2：第 %3 次运行偏离</translation>
+    </message>
+    <message>
+        <source>No run departs beyond its standard</source>
+        <translation>没有运行超出其标准而偏离</translation>
+    </message>
+</context>
+<context>
+    <name>SpreadDialog</name>
+    <message>
+        <source>Spread: one prompt, several runs side by side</source>
+        <translation>多次运行比对：同一提示词，多次运行并排比对</translation>
+    </message>
+    <message>
+        <source>Each run&apos;s tensors are dumped and every two runs compared op by op. Runs of one command must be bit-identical; runs of different commands are held to ggml&apos;s budgets. The first op where they part is named, with the run that departs.</source>
+        <translation>转储每次运行的张量，并逐算子两两比对。同一命令的多次运行必须逐位一致；不同命令的运行按 ggml 的误差预算判定。给出它们首个分道的算子，以及偏离的那次运行。</translation>
+    </message>
+    <message>
+        <source>one command line a line, e.g. llmscope-sample-generate -m model.gguf -n 3</source>
+        <translation>每行一条命令行，例如 llmscope-sample-generate -m model.gguf -n 3</translation>
+    </message>
+    <message>
+        <source>e.g. -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off</source>
+        <translation>例如 -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>&amp;Commands:</source>
+        <translation>命令(&amp;C):</translation>
+    </message>
+    <message>
+        <source>&amp;Vary:</source>
+        <translation>变化(&amp;V):</translation>
+    </message>
+    <message>
+        <source>&amp;Repeat each:</source>
+        <translation>每条重复(&amp;R):</translation>
+    </message>
+    <message>
+        <source>Roun&amp;ds:</source>
+        <translation>轮次(&amp;D):</translation>
+    </message>
+    <message>
+        <source>...</source>
+        <translation>...</translation>
+    </message>
+    <message>
+        <source>&amp;Folder:</source>
+        <translation>目录(&amp;F):</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Folder for the spread&apos;s dumps</source>
+        <translation>多次运行比对的转储目录</translation>
+    </message>
+    <message>
+        <source>Give at least one command line.</source>
+        <translation>请至少给出一条命令行。</translation>
+    </message>
+    <message>
+        <source>A spread needs at least two runs: give two command lines, repeat each, or vary a flag.</source>
+        <translation>多次运行比对至少需要两次运行：请给出两条命令行、让每条重复，或变化一个参数。</translation>
+    </message>
+    <message>
+        <source>Give a folder for the dumps.</source>
+        <translation>请给出转储目录。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n 次运行</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>SpreadTableModel</name>
+    <message>
+        <source>  ◆ first departure</source>
+        <translation>  ◆ 首次分道</translation>
+    </message>
+    <message>
+        <source>the runs differ here within their standard</source>
+        <translation>各次运行在此有差异，但在其标准之内</translation>
+    </message>
+    <message>
+        <source>every run bit-identical here</source>
+        <translation>各次运行在此逐位一致</translation>
+    </message>
+    <message>
+        <source>run %1 against run 0: %2 (relative euclidean distance of the outputs)
+%3</source>
+        <translation>第 %1 次运行对比第 0 次：%2（输出的相对欧氏距离）
+%3</translation>
+    </message>
+    <message>
+        <source>Round</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Operation</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>离散度</translation>
+    </message>
+    <message>
+        <source>run %1 (departs)</source>
+        <translation>运行 %1（偏离）</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+</context>
+<context>
+    <name>SpreadView</name>
+    <message>
+        <source>&amp;Only where the runs differ</source>
+        <translation>仅显示各次运行有差异处(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Run one prompt several ways side by side (Session &gt; Spread).</source>
+        <translation>以多种方式运行同一提示词并排比对（会话 &gt; 多次运行比对）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%n run(s)&lt;/b&gt;, every two compared op by op</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n 次运行&lt;/b&gt;，逐算子两两比对</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;First departure: &lt;b&gt;round %1, %2&lt;/b&gt;: &lt;b&gt;run %3 departs&lt;/b&gt; (%4)&lt;br&gt;%5</source>
+        <translation>&lt;br&gt;首次分道：&lt;b&gt;第 %1 轮，%2&lt;/b&gt;：&lt;b&gt;第 %3 次运行偏离&lt;/b&gt;（%4）&lt;br&gt;%5</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;No run departs beyond its standard: runs of one command bit-identical, the others within ggml&apos;s budgets.</source>
+        <translation>&lt;br&gt;没有运行超出其标准而偏离：同一命令的运行逐位一致，其余在 ggml 的误差预算之内。</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;br&gt;Nondeterministic: %n op output(s) differ between runs of one command; the first: round %1, %2 (%3 run(s) differ from the first).</source>
+        <translation>
+            <numerusform>&lt;br&gt;不确定性：同一命令的多次运行之间有 %n 个算子输出不同；第一个：第 %1 轮，%2（%3 次运行与第一次不同）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;Dumps and reports (spread.json, spread.csv) in %1</source>
+        <translation>&lt;br&gt;转储与报告（spread.json、spread.csv）位于 %1</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,5 @@
 #include "diff_table_model.h"
+#include "first_row_mark.h"
 
 #include <QBrush>
 #include <QColor>
@@ -80,17 +81,12 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(op.opPath);
     case Qt::BackgroundRole:
         if (first)
-            return QBrush(QColor(255, 214, 80));
+            return firstRowMark(role);
         if (!op.passed)
             return QBrush(QColor(255, 224, 224));
         return {};
     case Qt::FontRole:
-        if (first) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
+        return first ? firstRowMark(role) : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == OpColumn || index.column() == ResultColumn ? int(Qt::AlignLeft | Qt::AlignVCenter)
                                                                             : int(Qt::AlignRight | Qt::AlignVCenter);

@@ -11,7 +11,7 @@
 #include "compare_command.h"
 #include "dump_command.h"
 #include "hunt/hunt_command.h"
-#include "spread_command.h"
+#include "spread/spread_command.h"
 #include "opcheck_command.h"
 #include "quant_report/quant_report_command.h"
 #include "util/error.h"

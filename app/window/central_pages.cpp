@@ -14,6 +14,8 @@
 #include "quant_report/quant_report_action.h"
 #include "quant_report_view.h"
 #include "session_document.h"
+#include "spread/spread_action.h"
+#include "spread_view.h"
 #include "start_page.h"
 #include "tensor_diff_view.h"
 #include "tensor_inspector.h"
@@ -27,7 +29,8 @@ CentralPages::CentralPages(Workspace *ws, QWidget *parent)
       m_filesPage(new FilesPage(this)), m_inspector(new TensorInspector(this)), m_colours(new OpColours(this)),
       m_heatmap(new HeatmapView(m_colours, this)), m_graph(new LayerGraphView(m_colours, this)),
       m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)), m_curves(new ErrorCurveView(this)),
-      m_unpaired(new UnpairedView(this)), m_quantView(new QuantReportView(this)), m_diffSide(new QTabWidget(this))
+      m_unpaired(new UnpairedView(this)), m_quantView(new QuantReportView(this)),
+      m_spreadView(new SpreadView(this)), m_diffSide(new QTabWidget(this))
 {
     build();
     followDocument();
@@ -46,6 +49,7 @@ void CentralPages::showSession()
         m_quantView->setReport(*report, m_ws->quantReport()->folder());
         m_tabs->addTab(m_quantView, tr("Quantization"));
     }
+    showSpread();
     if (const QString op = m_ws->currentOp(); !op.isEmpty()) // the views following the cursor have it
         fillInspector(op);
     if (const int compared = m_ws->cursor()->compared(); compared >= 0) // golden and test, element by element
@@ -84,6 +88,7 @@ void CentralPages::build()
     m_tabs->addTab(m_diffPage, tr("Diff"));
     m_tabs->addTab(m_filesPage, tr("Tensor files"));
     m_quantView->hide(); // a tab once there is a report
+    m_spreadView->hide(); // a tab once there is a spread
     addWidget(m_startPage);
     addWidget(m_tabs);
 }
@@ -106,6 +111,7 @@ void CentralPages::followDocument()
     m_graph->follow(cursor);
     m_diff->follow(cursor);
     m_curves->follow(cursor);
+    m_spreadView->follow(cursor);
 }
 
 void CentralPages::followSource()
@@ -193,6 +199,10 @@ void CentralPages::followResults()
         if (const auto r = m_ws->comparison())
             m_ws->compare(QString::fromStdString(r->goldenRoot), QString::fromStdString(r->myRoot), mapping);
     });
+    connect(m_ws, &Workspace::spreadShown, this, [this] {
+        showSpread();
+        showPage(m_spreadView);
+    });
     connect(m_ws->quantReport(), &QuantReportAction::finished, this, [this](bool ok) {
         if (!ok)
             return;
@@ -201,6 +211,16 @@ void CentralPages::followResults()
             m_tabs->addTab(m_quantView, tr("Quantization"));
         showPage(m_quantView);
     });
+}
+
+void CentralPages::showSpread()
+{
+    const auto r = m_ws->spread()->result();
+    if (!r)
+        return;
+    m_spreadView->setResult(r, m_ws->spread()->folder());
+    if (m_tabs->indexOf(m_spreadView) < 0)
+        m_tabs->addTab(m_spreadView, tr("Spread"));
 }
 
 void CentralPages::showPage(QWidget *page)

@@ -1,6 +1,6 @@
 // The window's central area: the start page until there is something to show, then the pages
 // (heatmap, graph, inspector, diff, tensor files, and a quantization report's once there is
-// one). It builds the views, has each follow the document and the cursor, fills the inspector
+// one, and a spread's). It builds the views, has each follow the document and the cursor, fills the inspector
 // and the element view from what the cursor points at, and brings forward the page that
 // answers what just happened (a program's first operations, an opened dump, a comparison, a
 // replay, a report). The window frames it; the workspace owns what it shows.
@@ -15,6 +15,7 @@ class LayerGraphView;
 class OpColours;
 class QTabWidget;
 class QuantReportView;
+class SpreadView;
 class StartPage;
 class TensorDiffView;
 class TensorInspector;
@@ -44,6 +45,7 @@ public:
     ErrorCurveView *curves() const { return m_curves; }
     UnpairedView *unpaired() const { return m_unpaired; }
     QuantReportView *quantView() const { return m_quantView; }
+    SpreadView *spreadView() const { return m_spreadView; }
 
 signals:
     void diffShown(int operations); // the Diff page holds a comparison
@@ -55,6 +57,7 @@ private:
     void followCursor();
     void followResults();
     void showSession(); // what the session holds already
+    void showSpread();  // the workspace's spread, in its tab (none: nothing)
 
     Workspace *m_ws;
     StartPage *m_startPage;
@@ -70,6 +73,7 @@ private:
     ErrorCurveView *m_curves;
     UnpairedView *m_unpaired;
     QuantReportView *m_quantView;
+    SpreadView *m_spreadView;
     QTabWidget *m_diffSide;
     QWidget *m_diffPage = nullptr;
     bool m_topologyShown = false; // this source's operations came (a program's first: the heatmap shown)

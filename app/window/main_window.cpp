@@ -74,6 +74,7 @@ ErrorCurveView *MainWindow::errorCurves() const { return m_pages->curves(); }
 UnpairedView *MainWindow::unpaired() const { return m_pages->unpaired(); }
 LayerGraphView *MainWindow::layerGraph() const { return m_pages->graph(); }
 QuantReportView *MainWindow::quantReportView() const { return m_pages->quantView(); }
+SpreadView *MainWindow::spreadView() const { return m_pages->spreadView(); }
 
 // --- building
 
@@ -101,7 +102,8 @@ void MainWindow::buildDocks()
 
 void MainWindow::buildStatusBar()
 {
-    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob()})
+    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob(),
+                     m_ws->spreadJob()})
         statusBar()->addPermanentWidget(new JobBar(job, this));
     statusBar()->showMessage(tr("Ready"));
 }
@@ -184,9 +186,10 @@ void MainWindow::followProgram()
 
 void MainWindow::followJobs()
 {
-    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob()})
+    for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob(),
+                     m_ws->spreadJob()})
         connect(job, &Job::started, this, [this](const QString &what) { statusBar()->showMessage(what); });
-    for (Job *job : {m_ws->opcheckJob(), m_ws->huntJob()})
+    for (Job *job : {m_ws->opcheckJob(), m_ws->huntJob(), m_ws->spreadJob()})
         connect(job, &Job::finished, this, [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
 }
 

@@ -24,6 +24,7 @@ class QTreeView;
 class QuantReportView;
 class RecentDumps;
 class SessionMenu;
+class SpreadView;
 class TensorDiffView;
 class TensorInspector;
 class UnpairedView;
@@ -62,6 +63,7 @@ public:
     UnpairedView *unpaired() const;
     LayerGraphView *layerGraph() const;
     QuantReportView *quantReportView() const;
+    SpreadView *spreadView() const;
 
 signals:
     void diffShown(int operations); // the Diff table holds a comparison (before the heatmap has its metrics)

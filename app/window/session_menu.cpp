@@ -2,6 +2,7 @@
 
 #include "compare_dialog.h"
 #include "hunt/hunt_dialog.h"
+#include "spread/spread_dialog.h"
 #include "launch_dialog.h"
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
@@ -36,6 +37,16 @@ SessionMenu::SessionMenu(Workspace *workspace, OpTreePanel *ops, QWidget *window
     quant->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
     quant->setToolTip(tr("An F32 golden against its quantized model: which weights lose the most, and which to "
                          "keep in a higher type"));
+    QAction *spread = addAction(tr("S&pread..."), this, [this] {
+        SpreadDialog d(m_window);
+        spread::Request r;
+        QString error;
+        if (d.exec() == QDialog::Accepted && d.request(&r, &error))
+            m_ws->runSpread(r);
+    });
+    spread->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    spread->setToolTip(tr("One prompt run several ways side by side (the same program N times, thread counts, batch "
+                          "sizes, devices): the first op where the runs part, and the run that departs"));
     connect(m_ops, &OpTreePanel::applyRequested, m_ws, &Workspace::applySelection);
 }
 

@@ -14,7 +14,7 @@
 class Job : public QObject {
     Q_OBJECT
 public:
-    enum class Kind { Scan, Compare, Hunt, Report, Opcheck };
+    enum class Kind { Scan, Compare, Hunt, Report, Opcheck, Spread };
     Q_ENUM(Kind)
 
     Job(Kind kind, QString title, QObject *parent = nullptr);

@@ -15,6 +15,7 @@
 #include "quant_report/quant_runner.h"
 #include "replay_controller.h"
 #include "scan_controller.h"
+#include "spread/spread_action.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -24,7 +25,8 @@ Workspace::Workspace(QObject *parent)
       m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
       m_hunt(new HuntAction(this)), m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)),
       m_cursor(new Cursor(this)), m_live(new LiveController(m_doc, this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
-      m_compare(new CompareController(m_doc, this)), m_scan(new ScanController(m_doc, this))
+      m_compare(new CompareController(m_doc, this)), m_scan(new ScanController(m_doc, this)),
+      m_spread(new SpreadAction(this))
 {
     connect(m_replay, &ReplayController::said, this, &Workspace::say);
     connect(m_scan, &ScanController::said, this, &Workspace::say);
@@ -95,6 +97,38 @@ Job *Workspace::opcheckJob() const
 Job *Workspace::compareJob() const
 {
     return m_compare->job();
+}
+
+Job *Workspace::spreadJob() const
+{
+    return m_spread->job();
+}
+
+QCoro::Task<bool> Workspace::runSpread(spread::Request request)
+{
+    QPointer<Workspace> self(this);
+    auto running = m_spread->run(std::move(request));
+    if (!co_await running || !self)
+        co_return false;
+    const auto r = m_spread->result();
+    const QString first = QString::fromStdString(r->runs[0].dump);
+    bool shown = false;
+    if (r->departs() && !m_live->isRunning()) { // the departure element by element, in the Diff tab
+        auto comparing = compare(first, QString::fromStdString(r->runs[size_t(r->departingRun)].dump));
+        shown = co_await comparing;
+    } else if (!m_live->isRunning()) {
+        auto opening = openDump(first);
+        shown = co_await opening;
+    }
+    if (!self)
+        co_return false;
+    if (shown && r->departs()) { // the first departure picked, in its round
+        const SpreadOp &o = r->ops[size_t(r->firstDeparture)];
+        m_cursor->setRound(o.round);
+        m_cursor->setOp(QString::fromStdString(o.opId));
+    }
+    emit spreadShown();
+    co_return true;
 }
 
 Job *Workspace::scanJob() const

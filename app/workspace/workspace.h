@@ -27,6 +27,7 @@
 #include "select/selection.h"
 #include "session/launch_plan.h"
 #include "session/live_session.h"
+#include "spread/spread_plan.h"
 
 #include "compared_files.h"
 #include "console_tone.h"
@@ -41,6 +42,7 @@ class LiveController;
 class ReplayController;
 class CompareController;
 class ScanController;
+class SpreadAction;
 struct HuntSide;
 
 class Workspace : public QObject {
@@ -132,6 +134,11 @@ public:
     QCoro::Task<> showReplay(QString op);
     // Session > Quantization report, refused as the hunt is.
     QCoro::Task<bool> runQuantReport(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget);
+    // Session > Spread: the runs dumped and compared (spreadJob), then run 0's dump opened, and
+    // where a run departs, run 0 compared with it in the Diff tab; spreadShown once they are.
+    QCoro::Task<bool> runSpread(spread::Request request);
+    SpreadAction *spread() const { return m_spread; }
+    Job *spreadJob() const;
     // A hunt or a quantization report runs: the programs launched are its steps, not the user's.
     bool runningSteps() const;
     // Why a hunt or report cannot start now; empty when it can.
@@ -159,6 +166,7 @@ signals:
     void said(const QString &text, ConsoleTone tone);
     void status(const QString &text, int timeoutMs); // a line for the status bar only
     void actionsChanged(); // running, can apply, can run again
+    void spreadShown(); // a spread's result, with its first run's dump open
 
 private:
     void beginSource(Source source, const QString &name);
@@ -175,4 +183,5 @@ private:
     ReplayController *m_replay;
     CompareController *m_compare;
     ScanController *m_scan;
+    SpreadAction *m_spread;
 };

@@ -93,12 +93,16 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     a.op.name = op.name;
                     a.op.type = op.opType;
                     a.distance.assign(n, 0);
+                    a.op.fromFirst.assign(n, NAN);
+                    a.op.fromFirst[0] = 0;
                 }
                 const bool identical = bitIdentical(r, op);
                 const double d = op.unreadable.empty() && std::isfinite(op.outputError) ? op.outputError : INFINITY;
                 a.op.spread = std::max(a.op.spread, identical ? 0.0 : d);
                 a.distance[i] += identical ? 0 : d;
                 a.distance[j] += identical ? 0 : d;
+                if (i == 0)
+                    a.op.fromFirst[j] = identical ? 0 : d;
                 const bool parts = sameConfig ? !identical : !op.passed;
                 if (parts && !a.op.departs)
                     a.op.why = "runs " + std::to_string(i) + " and " + std::to_string(j) +
@@ -151,7 +155,13 @@ std::string spreadJson(const SpreadResult &r)
     auto opJson = [&](const SpreadOp &o) {
         return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
                     {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
-                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why}};
+                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why},
+                    {"from_first_run", [&] {
+                         json a = json::array();
+                         for (double d : o.fromFirst)
+                             a.push_back(number(d));
+                         return a;
+                     }()}};
     };
     json ops = json::array();
     for (const SpreadOp &o : r.ops)

@@ -70,6 +70,9 @@
 #include <QGraphicsView>
 #include "compare/matching.h"
 #include "job.h"
+#include "spread/spread_action.h"
+#include "spread_table_model.h"
+#include "spread_view.h"
 #include "tensor/bin_file.h"
 #include "../engine/engine_run.h"
 #include "../test_helpers.h"
@@ -955,6 +958,72 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(noProbe.count(), 1, 10000);
         w.workspace()->stop();
         QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Stopped, 10000);
+    }
+
+    // Session > Spread in the window: the runs dumped and compared as a job, then the Spread
+    // tab with the runs as columns. Two runs of one command: nothing departs, run 0's dump is
+    // open. The kernel zoo's thread fault, one thread against four: the first departure is
+    // picked in the table and the cursor, the departing run's column says so, and run 0 against
+    // it is in the Diff tab, element by element.
+    void spreadInTheWindow()
+    {
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        SpreadAction *action = w.workspace()->spread();
+        action->setProgram(kBin + "/llmscope");
+        QSignalSpy shown(w.workspace(), &Workspace::spreadShown);
+        spread::Request same;
+        same.commands = {(kBin + "/llmscope-sample-generate -m " + m_model + " -n 2").toStdString()};
+        same.repeat = 2;
+        same.folder = (m_dir.path() + "/spread-same").toStdString();
+        QVERIFY(QCoro::waitFor(w.workspace()->runSpread(same)));
+        QCOMPARE(shown.count(), 1);
+        SpreadView *v = w.spreadView();
+        auto *tabs = w.findChild<QTabWidget *>();
+        QCOMPARE(tabs->currentWidget(), v);
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Spread"));
+        QVERIFY2(v->summary()->text().contains("No run departs"), qPrintable(v->summary()->text()));
+        QCOMPARE(v->model()->columnCount(), SpreadTableModel::FirstRunColumn + 2);
+        QCOMPARE(v->table()->model()->rowCount(), 0); // only where the runs differ: nowhere
+        v->differingOnly()->setChecked(false);
+        QVERIFY(v->table()->model()->rowCount() > 50);
+        QCOMPARE(w.workspace()->document()->sourceName(), QString::fromStdString(action->result()->runs[0].dump));
+
+        const QString zoo = qEnvironmentVariable("LLMSCOPE_ZOO").isEmpty() ? QString(LLMSCOPE_ZOO_DIR)
+                                                                           : qEnvironmentVariable("LLMSCOPE_ZOO");
+        if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
+            QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
+        spread::Request fault;
+        fault.commands = {("env LD_LIBRARY_PATH=" + zoo + "/lib/chunk " + zoo + "/build/bin/llmscope-sample-generate -m " +
+                           m_model + " -n 2").toStdString()};
+        spread::setVary(fault, "-t 1,4");
+        fault.folder = (m_dir.path() + "/spread-chunk").toStdString();
+        QVERIFY(QCoro::waitFor(w.workspace()->runSpread(fault)));
+        QCOMPARE(shown.count(), 2);
+        const auto r = action->result();
+        QVERIFY(r->departs());
+        QCOMPARE(r->departingRun, 1);
+        const SpreadOp &first = r->ops[size_t(r->firstDeparture)];
+        QCOMPARE(first.type, std::string("MUL_MAT"));
+        QCOMPARE(tabs->currentWidget(), v);
+        QVERIFY2(v->summary()->text().contains("run 1 departs"), qPrintable(v->summary()->text()));
+        QCOMPARE(v->model()->headerData(SpreadTableModel::FirstRunColumn + 1, Qt::Horizontal).toString(),
+                 QString("run 1 (departs)"));
+        const QModelIndex current = v->table()->currentIndex();
+        QCOMPARE(current.data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
+        QVERIFY(current.data().toString().contains("first departure"));
+        QCOMPARE(w.workspace()->currentOp(), QString::fromStdString(first.opId)); // the cursor is there
+        QVERIFY(w.workspace()->comparison()); // run 0 against run 1, in the Diff tab
+        QVERIFY(!w.workspace()->comparison()->ops[size_t(w.workspace()->comparison()->firstDivergent)].passed);
+        v->differingOnly()->setChecked(true); // what differs, the first departure still picked
+        QCOMPARE(v->table()->currentIndex().data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
+        shoot(&w, QStringLiteral("spread.png"));
+        // A row picked in the table moves the cursor; the heatmap and the tree follow it.
+        const QModelIndex other = v->table()->model()->index(v->table()->model()->rowCount() - 1, SpreadTableModel::OpColumn);
+        v->table()->setCurrentIndex(other);
+        QCOMPARE(w.workspace()->currentOp(), other.data(SpreadTableModel::OpIdRole).toString());
+        QCOMPARE(w.opPanel()->currentOpId(), w.workspace()->currentOp());
     }
 };
 

@@ -13,6 +13,7 @@
 #include <QSemaphore>
 #include <QThreadPool>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTimer>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -41,6 +42,7 @@
 #include "help_menu.h"
 #include "launch_dialog.h"
 #include "compare_dialog.h"
+#include "spread/spread_dialog.h"
 #include "op_tree_panel.h"
 #include "tensor_diff_view.h"
 #include "tensor_slice_model.h"
@@ -116,6 +118,36 @@ private slots:
         QCOMPARE(d.result(), int(QDialog::Accepted));
         QCOMPARE(QSettings().value("hunt/rounds").toString(), QString("all")); // remembered
         QSettings().remove("hunt");
+    }
+
+    // Session > Spread's dialog counts the runs it makes as they are typed, says what is
+    // wrong before it runs, and remembers what was asked.
+    void spreadDialogCountsItsRuns()
+    {
+        QSettings().remove("spread");
+        SpreadDialog d;
+        QPushButton *run = d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        d.commandsEdit()->setPlainText("prog -m a.gguf");
+        QVERIFY2(d.errorLabel()->text().contains("at least two runs"), qPrintable(d.errorLabel()->text()));
+        run->click();
+        QCOMPARE(d.result(), int(QDialog::Rejected));
+        d.varyEdit()->setText("-t");
+        QVERIFY2(d.errorLabel()->text().contains("--vary needs a flag and its values"), qPrintable(d.errorLabel()->text()));
+        d.varyEdit()->setText("-t 1,4");
+        d.repeatBox()->setValue(2);
+        QCOMPARE(d.runsLabel()->text(), QString("4 run(s)"));
+        QVERIFY(d.errorLabel()->text().isEmpty());
+        spread::Request r;
+        QString error;
+        QVERIFY(d.request(&r, &error));
+        QCOMPARE(r.runs(), (std::vector<std::string>{"prog -m a.gguf -t 1", "prog -m a.gguf -t 1", "prog -m a.gguf -t 4",
+                                                      "prog -m a.gguf -t 4"}));
+        run->click();
+        QCOMPARE(d.result(), int(QDialog::Accepted));
+        SpreadDialog again;
+        QCOMPARE(again.varyEdit()->text(), QString("-t 1,4")); // remembered
+        QCOMPARE(again.repeatBox()->value(), 2);
+        QSettings().remove("spread");
     }
 
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // remembered state: a test location

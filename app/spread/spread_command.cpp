@@ -1,4 +1,4 @@
-#include "spread_command.h"
+#include "spread/spread_command.h"
 #include "cli/say.h"
 
 #include <QDir>
@@ -7,9 +7,10 @@
 #include <map>
 
 #include "child_dump.h"
+#include "spread/spread_plan.h"
 #include "compare/report_text.h"
 #include "hunt/hunt_plan.h"
-#include "spread/spread.h"
+#include "spread/spread.h" // core
 #include "util/arg_reader.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -48,63 +49,6 @@ Exit status: 0 no run departs beyond its standard, 1 one does, 2 it could not ru
 
 using cli::say;
 
-struct Request {
-    std::vector<std::string> runs, vary;
-    std::string flag;
-    int repeat = 1;
-    std::string folder = "llmscope_spread", rounds = "all";
-    bool help = false;
-};
-
-Request parse(const QStringList &args)
-{
-    Request q;
-    ArgReader a(toWords(args), "spread");
-    while (a.next()) {
-        if (a.is({"-h", "--help"})) {
-            q.help = true;
-        } else if (a.is({"--run"})) {
-            q.runs.push_back(a.anyValue());
-        } else if (a.is({"--vary"})) {
-            const std::string v = trim(a.anyValue());
-            const size_t space = v.find(' ');
-            if (space == std::string::npos || trim(v.substr(space + 1)).empty())
-                throw Error("--vary needs a flag and its values, as in --vary \"-t 1,2,4\"");
-            q.flag = v.substr(0, space);
-            q.vary = split(trim(v.substr(space + 1)), ',');
-        } else if (a.is({"--repeat"})) {
-            const std::string v = a.value();
-            q.repeat = std::atoi(v.c_str());
-            if (q.repeat < 1 || q.repeat > 100 || std::to_string(q.repeat) != v)
-                throw Error("--repeat takes a whole number from 1 to 100, not '" + v + "'");
-        } else if (a.is({"-o", "--output"})) {
-            q.folder = a.value();
-        } else if (a.is({"-er", "--exec-range"})) {
-            q.rounds = a.value();
-        } else {
-            a.unknown();
-        }
-    }
-    if (q.help)
-        return q;
-    std::vector<std::string> runs;
-    for (const std::string &r : q.runs) {
-        if (trim(r).empty())
-            throw Error("--run needs a command line");
-        if (q.vary.empty())
-            runs.push_back(r);
-        for (const std::string &v : q.vary)
-            runs.push_back(r + " " + q.flag + " " + trim(v));
-    }
-    q.runs.clear();
-    for (const std::string &r : runs)
-        for (int k = 0; k < q.repeat; ++k)
-            q.runs.push_back(r);
-    if (q.runs.size() < 2)
-        throw Error("a spread needs at least two runs: give --run twice, --repeat 2 or --vary");
-    return q;
-}
-
 void sayResult(const SpreadResult &r, const std::string &folder)
 {
     using report::num;
@@ -140,9 +84,9 @@ void sayResult(const SpreadResult &r, const std::string &folder)
 
 int runSpreadCommand(const QStringList &args)
 {
-    Request q;
+    spread::Request q;
     try {
-        q = parse(args);
+        q = spread::parseRequest(toWords(args));
     } catch (const Error &e) {
         say(std::string("llmscope spread: ") + e.what() + "\n");
         return 2;
@@ -162,13 +106,14 @@ int runSpreadCommand(const QStringList &args)
         QDir().mkpath(folder);
         std::vector<SpreadRun> runs;
         std::map<std::string, int> configs;
-        for (size_t k = 0; k < q.runs.size(); ++k) {
-            say("llmscope spread: run " + std::to_string(k + 1) + "/" + std::to_string(q.runs.size()) + ": " +
-                q.runs[k] + "\n");
+        const std::vector<std::string> commands = q.runs();
+        for (size_t k = 0; k < commands.size(); ++k) {
+            say("llmscope spread: run " + std::to_string(k + 1) + "/" + std::to_string(commands.size()) + ": " +
+                commands[k] + "\n");
             SpreadRun run;
-            run.command = q.runs[k];
-            run.config = configs.emplace(q.runs[k], int(configs.size())).first->second;
-            run.dump = runChildDump(QString::fromStdString(q.runs[k]),
+            run.command = commands[k];
+            run.config = configs.emplace(commands[k], int(configs.size())).first->second;
+            run.dump = runChildDump(QString::fromStdString(commands[k]),
                                     {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(q.rounds))},
                                     folder + QStringLiteral("/run-%1").arg(k))
                            .toStdString();

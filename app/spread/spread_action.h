@@ -1,0 +1,45 @@
+// Session > Spread: `llmscope spread` in the window, as its own job (each run's dump and the
+// comparisons as progress, Cancel stopping the run under way). Each run is a child
+// `llmscope dump` of its command line, as the command line runs it; every two runs are
+// compared off the GUI thread; the reports are written beside the dumps and the result is
+// kept for the window's Spread page.
+#pragma once
+#include <QObject>
+#include <QPointer>
+
+#include <QCoroTask>
+
+#include <memory>
+
+#include "spread/spread.h"
+#include "spread/spread_plan.h"
+
+class Job;
+class QProcess;
+
+class SpreadAction : public QObject {
+    Q_OBJECT
+public:
+    explicit SpreadAction(QObject *parent = nullptr);
+
+    Job *job() const { return m_job; }
+    // The llmscope program whose `dump` each run is (default: this program).
+    void setProgram(const QString &path) { m_program = path; }
+    // Runs it into request.folder; true when the runs were compared (result() has them), also
+    // when one departs.
+    QCoro::Task<bool> run(spread::Request request);
+    void cancel();
+    bool isRunning() const;
+    std::shared_ptr<const llmscope::SpreadResult> result() const { return m_result; }
+    QString folder() const { return m_folder; }
+
+signals:
+    void finished(bool ok, const QString &message);
+
+private:
+    Job *m_job;
+    QString m_program;
+    QPointer<QProcess> m_child; // the dump under way
+    std::shared_ptr<const llmscope::SpreadResult> m_result;
+    QString m_folder;
+};

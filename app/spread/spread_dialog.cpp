@@ -1,0 +1,133 @@
+#include "spread/spread_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "form_rows.h"
+#include "util/error.h"
+
+SpreadDialog::SpreadDialog(QWidget *parent)
+    : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
+      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_runs(new QLabel(this)), m_error(new QLabel(this))
+{
+    setWindowTitle(tr("Spread: one prompt, several runs side by side"));
+    auto *layout = new QVBoxLayout(this);
+    auto *intro = new QLabel(tr("Each run's tensors are dumped and every two runs compared op by op. Runs of one "
+                                "command must be bit-identical; runs of different commands are held to ggml's "
+                                "budgets. The first op where they part is named, with the run that departs."),
+                             this);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    auto *form = new QFormLayout;
+    m_commands->setPlaceholderText(tr("one command line a line, e.g. llmscope-sample-generate -m model.gguf -n 3"));
+    m_commands->setTabChangesFocus(true);
+    m_vary->setPlaceholderText(tr("e.g. -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off"));
+    m_repeat->setRange(1, 100);
+    m_rounds->setPlaceholderText(tr("all"));
+    form->addRow(tr("&Commands:"), m_commands);
+    form->addRow(tr("&Vary:"), m_vary);
+    form->addRow(tr("&Repeat each:"), m_repeat);
+    form->addRow(tr("Roun&ds:"), m_rounds);
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    auto *browse = new QPushButton(tr("..."), this);
+    folderRow->addWidget(browse);
+    addFormRow(form, tr("&Folder:"), folderRow, m_folder);
+    layout->addLayout(form);
+    layout->addWidget(m_runs);
+    m_error->setStyleSheet(QStringLiteral("color: #b3261e"));
+    m_error->setWordWrap(true);
+    layout->addWidget(m_error);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Run"));
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SpreadDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SpreadDialog::reject);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the spread's dumps"), m_folder->text());
+        if (!dir.isEmpty())
+            m_folder->setText(dir);
+    });
+    QSettings s;
+    m_commands->setPlainText(s.value(QStringLiteral("spread/commands")).toString());
+    m_vary->setText(s.value(QStringLiteral("spread/vary")).toString());
+    m_repeat->setValue(s.value(QStringLiteral("spread/repeat"), 1).toInt());
+    m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
+    m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::current().filePath(QStringLiteral("llmscope_spread"))).toString());
+    connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
+    connect(m_vary, &QLineEdit::textChanged, this, &SpreadDialog::update);
+    connect(m_repeat, &QSpinBox::valueChanged, this, &SpreadDialog::update);
+    update();
+    resize(720, sizeHint().height());
+}
+
+bool SpreadDialog::request(spread::Request *out, QString *error) const
+{
+    spread::Request r;
+    for (const QString &line : m_commands->toPlainText().split(QLatin1Char('\n')))
+        if (!line.trimmed().isEmpty())
+            r.commands.push_back(line.trimmed().toStdString());
+    try {
+        spread::setVary(r, m_vary->text().toStdString());
+    } catch (const llmscope::Error &e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    r.repeat = m_repeat->value();
+    r.rounds = m_rounds->text().trimmed().isEmpty() ? "all" : m_rounds->text().trimmed().toStdString();
+    r.folder = m_folder->text().trimmed().toStdString();
+    if (r.commands.empty()) {
+        *error = tr("Give at least one command line.");
+        return false;
+    }
+    if (r.runs().size() < 2) {
+        *error = tr("A spread needs at least two runs: give two command lines, repeat each, or vary a flag.");
+        return false;
+    }
+    if (r.folder.empty()) {
+        *error = tr("Give a folder for the dumps.");
+        return false;
+    }
+    *out = r;
+    return true;
+}
+
+void SpreadDialog::update()
+{
+    spread::Request r;
+    QString error;
+    if (request(&r, &error)) {
+        m_runs->setText(tr("%n run(s)", nullptr, int(r.runs().size())));
+        m_error->clear();
+    } else {
+        m_runs->clear();
+        m_error->setText(error);
+    }
+}
+
+void SpreadDialog::accept()
+{
+    spread::Request r;
+    QString error;
+    if (!request(&r, &error)) {
+        m_error->setText(error);
+        return;
+    }
+    QSettings s;
+    s.setValue(QStringLiteral("spread/commands"), m_commands->toPlainText());
+    s.setValue(QStringLiteral("spread/vary"), m_vary->text());
+    s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
+    s.setValue(QStringLiteral("spread/rounds"), m_rounds->text());
+    s.setValue(QStringLiteral("spread/folder"), m_folder->text());
+    QDialog::accept();
+}

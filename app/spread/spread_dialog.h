@@ -1,0 +1,38 @@
+// Session > Spread asks what `llmscope spread` takes: the command lines (one a line), a flag
+// and the values to vary it by ("-t 1,2,4"), how often to run each, the rounds and the
+// folder. It says at once what is wrong (too few runs, a --vary without values), and
+// remembers what was typed.
+#pragma once
+#include <QDialog>
+
+#include "spread/spread_plan.h"
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSpinBox;
+
+class SpreadDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit SpreadDialog(QWidget *parent = nullptr);
+    // What was asked; false (and error says why) when it cannot run.
+    bool request(spread::Request *out, QString *error) const;
+
+    QPlainTextEdit *commandsEdit() const { return m_commands; }
+    QLineEdit *varyEdit() const { return m_vary; }
+    QSpinBox *repeatBox() const { return m_repeat; }
+    QLineEdit *roundsEdit() const { return m_rounds; }
+    QLineEdit *folderEdit() const { return m_folder; }
+    QLabel *errorLabel() const { return m_error; }
+    QLabel *runsLabel() const { return m_runs; }
+
+private:
+    void accept() override;
+    void update(); // the runs it makes, or what is wrong
+
+    QPlainTextEdit *m_commands;
+    QLineEdit *m_vary, *m_rounds, *m_folder;
+    QSpinBox *m_repeat;
+    QLabel *m_runs, *m_error;
+};

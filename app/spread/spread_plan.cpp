@@ -1,0 +1,76 @@
+#include "spread/spread_plan.h"
+
+#include <cstdlib>
+
+#include "util/arg_reader.h"
+#include "util/error.h"
+#include "util/text.h"
+
+using llmscope::Error;
+
+namespace spread {
+
+std::vector<std::string> Request::runs() const
+{
+    std::vector<std::string> varied;
+    for (const std::string &c : commands) {
+        if (values.empty())
+            varied.push_back(llmscope::trim(c));
+        for (const std::string &v : values)
+            varied.push_back(llmscope::trim(c) + " " + flag + " " + llmscope::trim(v));
+    }
+    std::vector<std::string> out;
+    for (const std::string &r : varied)
+        for (int k = 0; k < repeat; ++k)
+            out.push_back(r);
+    return out;
+}
+
+void setVary(Request &r, const std::string &text)
+{
+    const std::string v = llmscope::trim(text);
+    r.flag.clear();
+    r.values.clear();
+    if (v.empty())
+        return;
+    const size_t space = v.find(' ');
+    if (space == std::string::npos || llmscope::trim(v.substr(space + 1)).empty())
+        throw Error("--vary needs a flag and its values, as in --vary \"-t 1,2,4\"");
+    r.flag = v.substr(0, space);
+    for (const std::string &x : llmscope::split(llmscope::trim(v.substr(space + 1)), ','))
+        if (!llmscope::trim(x).empty())
+            r.values.push_back(llmscope::trim(x));
+}
+
+Request parseRequest(const std::vector<std::string> &args)
+{
+    Request q;
+    llmscope::ArgReader a(args, "spread");
+    while (a.next()) {
+        if (a.is({"-h", "--help"})) {
+            q.help = true;
+        } else if (a.is({"--run"})) {
+            q.commands.push_back(a.anyValue());
+            if (llmscope::trim(q.commands.back()).empty())
+                throw Error("--run needs a command line");
+        } else if (a.is({"--vary"})) {
+            setVary(q, a.anyValue());
+        } else if (a.is({"--repeat"})) {
+            const std::string v = a.value();
+            q.repeat = std::atoi(v.c_str());
+            if (q.repeat < 1 || q.repeat > 100 || std::to_string(q.repeat) != v)
+                throw Error("--repeat takes a whole number from 1 to 100, not '" + v + "'");
+        } else if (a.is({"-o", "--output"})) {
+            q.folder = a.value();
+        } else if (a.is({"-er", "--exec-range"})) {
+            q.rounds = a.value();
+        } else {
+            a.unknown();
+        }
+    }
+    if (!q.help && q.runs().size() < 2)
+        throw Error("a spread needs at least two runs: give --run twice, --repeat 2 or --vary");
+    return q;
+}
+
+} // namespace spread

@@ -1,0 +1,119 @@
+#include "spread_table_model.h"
+#include "first_row_mark.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include <cmath>
+
+using namespace llmscope;
+
+SpreadTableModel::SpreadTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void SpreadTableModel::setResult(std::shared_ptr<const SpreadResult> r)
+{
+    beginResetModel();
+    m_result = std::move(r);
+    m_largest = 0;
+    if (m_result)
+        for (const SpreadOp &o : m_result->ops)
+            for (double d : o.fromFirst)
+                if (std::isfinite(d))
+                    m_largest = std::max(m_largest, d);
+    endResetModel();
+}
+
+int SpreadTableModel::rowOf(const QString &opId, qint64 round) const
+{
+    if (!m_result)
+        return -1;
+    for (size_t k = 0; k < m_result->ops.size(); ++k)
+        if (m_result->ops[k].round == round && QString::fromStdString(m_result->ops[k].opId) == opId)
+            return int(k);
+    return -1;
+}
+
+int SpreadTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_result ? 0 : int(m_result->ops.size());
+}
+
+int SpreadTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_result ? 0 : FirstRunColumn + int(m_result->runs.size());
+}
+
+QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || !m_result)
+        return {};
+    const SpreadOp &o = m_result->ops[size_t(index.row())];
+    const bool first = index.row() == m_result->firstDeparture;
+    const int run = index.column() - FirstRunColumn;
+    const double value = index.column() == SpreadColumn ? o.spread
+                         : run >= 0 && size_t(run) < o.fromFirst.size() ? o.fromFirst[size_t(run)]
+                                                                          : NAN;
+    const auto text = [](double v) {
+        return std::isnan(v) ? QString() : v == 0 ? QStringLiteral("0") : QString::number(v, 'g', 3);
+    };
+    switch (role) {
+    case OpIdRole: return QString::fromStdString(o.opId);
+    case RoundRole: return qlonglong(o.round);
+    case DiffersRole: return o.spread != 0 || o.departs;
+    case DepartsRole: return o.departs;
+    case ValueRole: return value;
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case RoundColumn: return qlonglong(o.round);
+        case OpColumn: return QString::fromStdString(o.label()) + (first ? tr("  \u25C6 first departure") : QString());
+        default: return text(value);
+        }
+    case Qt::ToolTipRole:
+        if (index.column() == OpColumn || index.column() == SpreadColumn)
+            return o.departs ? QString::fromStdString(o.why)
+                   : o.spread > 0 ? tr("the runs differ here within their standard")
+                                  : tr("every run bit-identical here");
+        if (run >= 0)
+            return tr("run %1 against run 0: %2 (relative euclidean distance of the outputs)\n%3")
+                .arg(run)
+                .arg(text(value))
+                .arg(QString::fromStdString(m_result->runs[size_t(run)].command));
+        return {};
+    case Qt::BackgroundRole:
+        if (index.column() >= SpreadColumn && std::isfinite(value) && value > 0 && m_largest > 0) {
+            // log scale from a millionth of the largest: rounding and faults both visible
+            const double t = std::clamp(std::log10(value / m_largest) / 6 + 1, 0.1, 1.0);
+            return QBrush(QColor(int(255 - 55 * t), int(235 - 190 * t), int(225 - 185 * t)));
+        }
+        if (first && index.column() < SpreadColumn)
+            return firstRowMark(role);
+        return {};
+    case Qt::ForegroundRole:
+        if (o.departs && index.column() < SpreadColumn)
+            return QBrush(QColor(0xc0, 0x10, 0x10));
+        return {};
+    case Qt::FontRole:
+        return first ? firstRowMark(role) : QVariant();
+    case Qt::TextAlignmentRole:
+        return index.column() == OpColumn ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant SpreadTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || !m_result)
+        return {};
+    const int run = section - FirstRunColumn;
+    if (role == Qt::ToolTipRole && run >= 0 && size_t(run) < m_result->runs.size())
+        return QString::fromStdString(m_result->runs[size_t(run)].command);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RoundColumn: return tr("Round");
+    case OpColumn: return tr("Operation");
+    case SpreadColumn: return tr("Spread");
+    }
+    return run == m_result->departingRun ? tr("run %1 (departs)").arg(run) : tr("run %1").arg(run);
+}

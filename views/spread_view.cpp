@@ -1,0 +1,114 @@
+#include "spread_view.h"
+
+#include <QCheckBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "cursor.h"
+#include "spread_table_model.h"
+
+using namespace llmscope;
+
+SpreadView::SpreadView(QWidget *parent)
+    : QWidget(parent), m_model(new SpreadTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)), m_summary(new QLabel(this)),
+      m_differing(new QCheckBox(tr("&Only where the runs differ"), this))
+{
+    auto *layout = new QVBoxLayout(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_summary->setText(tr("Run one prompt several ways side by side (Session > Spread)."));
+    layout->addWidget(m_summary);
+    layout->addWidget(m_differing);
+    layout->addWidget(m_table, 1);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setFilterRole(SpreadTableModel::DiffersRole);
+    m_proxy->setFilterKeyColumn(SpreadTableModel::OpColumn);
+    m_table->setModel(m_proxy);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // many rows in view
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    auto filter = [this](bool only) {
+        m_proxy->setFilterFixedString(only ? QStringLiteral("true") : QString());
+    };
+    connect(m_differing, &QCheckBox::toggled, this, filter);
+    m_differing->setChecked(true);
+    filter(true);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
+        if (i.isValid())
+            emit opPicked(i.data(SpreadTableModel::OpIdRole).toString(), i.data(SpreadTableModel::RoundRole).toLongLong());
+    });
+}
+
+void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString &folder)
+{
+    m_model->setResult(r);
+    m_table->resizeColumnsToContents();
+    if (!r) {
+        m_summary->clear();
+        return;
+    }
+    QString text = tr("<b>%n run(s)</b>, every two compared op by op", nullptr, int(r->runs.size()));
+    if (r->departs()) {
+        const SpreadOp &o = r->ops[size_t(r->firstDeparture)];
+        text += tr("<br>First departure: <b>round %1, %2</b>: <b>run %3 departs</b> (%4)<br>%5")
+                    .arg(o.round)
+                    .arg(QString::fromStdString(o.label()).toHtmlEscaped())
+                    .arg(r->departingRun)
+                    .arg(QString::fromStdString(r->runs[size_t(r->departingRun)].command).toHtmlEscaped(),
+                         QString::fromStdString(o.why).toHtmlEscaped());
+    } else {
+        text += tr("<br>No run departs beyond its standard: runs of one command bit-identical, the others within "
+                   "ggml's budgets.");
+    }
+    if (!r->nondeterministic.empty()) {
+        const SpreadOp &o = r->ops[r->nondeterministic.front()];
+        text += tr("<br>Nondeterministic: %n op output(s) differ between runs of one command; the first: round %1, "
+                   "%2 (%3 run(s) differ from the first).",
+                   nullptr, int(r->nondeterministic.size()))
+                    .arg(o.round)
+                    .arg(QString::fromStdString(o.label()).toHtmlEscaped())
+                    .arg(o.differing);
+    }
+    text += tr("<br>Dumps and reports (spread.json, spread.csv) in %1").arg(folder.toHtmlEscaped());
+    m_summary->setText(text);
+    if (r->departs()) { // the first departure in view, picked
+        const QModelIndex at = m_proxy->mapFromSource(m_model->index(r->firstDeparture, SpreadTableModel::OpColumn));
+        m_table->scrollTo(at);
+        m_table->setCurrentIndex(at);
+    }
+}
+
+void SpreadView::selectOp(const QString &opId)
+{
+    int row = m_model->rowOf(opId, m_round);
+    for (int r = 0; row < 0 && r < m_model->rowCount(); ++r)
+        if (m_model->index(r, 0).data(SpreadTableModel::OpIdRole).toString() == opId)
+            row = r;
+    const QModelIndex at = m_proxy->mapFromSource(m_model->index(row, SpreadTableModel::OpColumn));
+    if (!at.isValid() || at == m_table->currentIndex())
+        return;
+    const QSignalBlocker quiet(m_table->selectionModel()); // the cursor's own pick, not said back
+    m_table->setCurrentIndex(at);
+    m_table->scrollTo(at);
+}
+
+void SpreadView::follow(Cursor *cursor)
+{
+    connect(this, &SpreadView::opPicked, cursor, [this, cursor](const QString &op, qint64 round) {
+        cursor->setRound(round, this);
+        cursor->setOp(op, this);
+    });
+    connect(cursor, &Cursor::roundChanged, this, [this](qint64 round) { m_round = round; });
+    connect(cursor, &Cursor::opChanged, this, [this](const QString &op, const QObject *by) {
+        if (by != this)
+            selectOp(op);
+    });
+}
