@@ -276,6 +276,18 @@ void Probe::followTokens(int64_t round, ggml_cgraph *graph)
         return;
     std::vector<int32_t> ids(size_t(tokens->ne[0]));
     api.tensorGet(tokens, ids.data(), 0, ids.size() * sizeof(int32_t));
+    // Their positions: the int32 leaf "inp_pos" a ROPE reads, one a token (a spread lines a
+    // prompt computed at once up with the same tokens computed one by one by these).
+    std::vector<int32_t> positions;
+    for (int i = 0; i < n && positions.empty(); ++i) {
+        ggml_tensor *node = api.graphNode(graph, i);
+        ggml_tensor *pos = node->op == GGML_OP_ROPE ? node->src[1] : nullptr;
+        if (pos && pos->type == GGML_TYPE_I32 && pos->buffer && std::strcmp(pos->name, "inp_pos") == 0 &&
+            pos->ne[0] == tokens->ne[0] && pos->ne[1] == 1 && pos->ne[2] == 1 && pos->ne[3] == 1) {
+            positions.resize(size_t(pos->ne[0]));
+            api.tensorGet(pos, positions.data(), 0, positions.size() * sizeof(int32_t));
+        }
+    }
     bool replaced = false;
     if (m_following) {
         const auto golden = m_goldenTokens.find(round);
@@ -293,7 +305,7 @@ void Probe::followTokens(int64_t round, ggml_cgraph *graph)
             noteTokensReplaced();
         }
     }
-    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced));
+    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced, positions));
 }
 
 void Probe::noteStopped(int64_t round)

@@ -90,7 +90,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                 o.standard = Standard::Engine;
                 o.cancel = cancelled.get();
                 return runCompare(o);
-            }));
+            }, folder));
             writeSpreadReports(*r, folder);
             return {r, QString()};
         } catch (const Error &e) {

@@ -71,6 +71,11 @@ void sayResult(const SpreadResult &r, const std::string &folder)
         say("no run departs beyond its standard: runs of one command bit-identical, the others within ggml's "
             "budgets\n");
     }
+    for (const auto &a : r.aligned)
+        say("  runs " + std::to_string(a.first) + " and " + std::to_string(a.second) +
+            " computed other positions a round: lined up by position (" + std::to_string(a.aligned) +
+            " files row by row, " + std::to_string(a.copied) + " taken once, " + std::to_string(a.leftOut) +
+            " left out: attention over the cache, the cache, index inputs)\n");
     if (!r.nondeterministic.empty()) {
         const SpreadOp &o = r.ops[r.nondeterministic.front()];
         say("nondeterministic: " + std::to_string(r.nondeterministic.size()) +
@@ -120,7 +125,7 @@ int runSpreadCommand(const QStringList &args)
             runs.push_back(std::move(run));
         }
         say("llmscope spread: comparing every two runs op by op\n");
-        const SpreadResult r = computeSpread(std::move(runs));
+        const SpreadResult r = computeSpread(std::move(runs), {}, folder.toStdString());
         writeSpreadReports(r, folder.toStdString());
         sayResult(r, folder.toStdString());
         return r.departs() ? 1 : 0;

@@ -20,9 +20,13 @@ std::string tokenRecordPath(int64_t pid, int64_t round)
     return "llmscope/tokens/" + std::to_string(pid) + "/" + std::to_string(round) + ".json";
 }
 
-std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced)
+std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced,
+                            const std::vector<int32_t> &positions)
 {
-    return nlohmann::json{{"round", round}, {"tokens", tokens}, {"replaced", replaced}}.dump() + "\n";
+    nlohmann::json j{{"round", round}, {"tokens", tokens}, {"replaced", replaced}};
+    if (!positions.empty())
+        j["positions"] = positions;
+    return j.dump() + "\n";
 }
 
 std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
@@ -50,6 +54,8 @@ std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
             TokenRecord r;
             r.tokens = jsonIntegers<int32_t>(j.at("tokens"), malformed + "tokens");
             r.replaced = j.value("replaced", false);
+            if (j.contains("positions"))
+                r.positions = jsonIntegers<int32_t>(j.at("positions"), malformed + "positions");
             out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(r);
         } catch (const nlohmann::json::exception &e) {
             throw Error(malformed + e.what());

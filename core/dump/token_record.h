@@ -1,5 +1,6 @@
 // The token ids each round of a program consumed, recorded in every dump
-// (llmscope/tokens/{pid}/{round}.json: {"round", "tokens", "replaced"}), and read back for
+// (llmscope/tokens/{pid}/{round}.json: {"round", "tokens", "replaced", "positions"}: the
+// positions those tokens took in their sequence, where the graph says), and read back for
 // --follow-tokens, which makes a program under test consume a golden dump's tokens round by
 // round so that its later rounds stay comparable after its own choices diverge.
 #pragma once
@@ -11,11 +12,13 @@
 namespace llmscope {
 
 std::string tokenRecordPath(int64_t pid, int64_t round); // relative to the msit_dump_* folder
-std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced);
+std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced,
+                            const std::vector<int32_t> &positions = {});
 
 struct TokenRecord {
     std::vector<int32_t> tokens;
     bool replaced = false; // the program's own were replaced by golden's (--follow-tokens)
+    std::vector<int32_t> positions; // each token's position (llama.cpp's inp_pos); empty: not recorded
 };
 // round -> record, from the first process folder under llmscope/tokens of the dump (an -o
 // folder's msit_dump_* is looked into). Throws Error for a malformed record, naming it.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/report_text.h"
+#include "spread/batch_alignment.h"
 #include "dump/op_names.h"
 #include "select/op_id.h"
 #include "util/atomic_file.h"
@@ -54,7 +55,7 @@ std::string SpreadOp::label() const
     return opLabel(opId, name, type);
 }
 
-SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare)
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare, const std::string &workDir)
 {
     if (runs.size() < 2)
         throw Error("a spread needs at least two runs");
@@ -82,7 +83,14 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
             }
     for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j) {
-            const CompareResult r = pair(res.runs[i].dump, res.runs[j].dump);
+            std::string test = res.runs[j].dump;
+            if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
+                if (const auto a = alignByPosition(res.runs[i].dump, test,
+                                                   workDir + "/aligned-" + std::to_string(i) + "-" + std::to_string(j))) {
+                    test = a->dump;
+                    res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut});
+                }
+            const CompareResult r = pair(res.runs[i].dump, test);
             ++res.comparedPairs;
             const bool sameConfig = res.runs[i].config == res.runs[j].config;
             for (const OpResult &op : r.ops) {
@@ -179,6 +187,11 @@ std::string spreadJson(const SpreadResult &r)
         nd.push_back({{"round", r.ops[k].round}, {"op_id", r.ops[k].opId}, {"label", r.ops[k].label()},
                       {"differing_runs", r.ops[k].differing}});
     j["nondeterministic"] = nd;
+    json aligned = json::array();
+    for (const auto &a : r.aligned)
+        aligned.push_back({{"runs", {a.first, a.second}}, {"files_aligned", a.aligned}, {"files_copied", a.copied},
+                           {"files_left_out", a.leftOut}});
+    j["aligned_by_position"] = aligned;
     return j.dump(2) + "\n";
 }
 

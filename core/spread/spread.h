@@ -42,14 +42,22 @@ struct SpreadResult {
     int departingRun = -1;         // at the first departure, the run farthest from the others
     std::vector<size_t> nondeterministic; // ops where runs of one configuration differ, in order
     int comparedPairs = 0;
+    // Pairs whose rounds held other positions (a prompt at once against one token a round),
+    // compared after lining the second up with the first by position (spread/batch_alignment.h).
+    struct Aligned {
+        int first = 0, second = 0;
+        int aligned = 0, copied = 0, leftOut = 0; // files gathered row by row, taken once, not compared
+    };
+    std::vector<Aligned> aligned;
     bool departs() const { return firstDeparture >= 0; }
 };
 
 // Pairs every two runs with compare(golden, test) (runCompare under the engine standard when
 // unset); runs must have dumped tensors for element-wise identity (statistics alone are held
-// to their estimate). Throws Error with fewer than two runs.
+// to their estimate). With workDir, two runs whose rounds held other positions are lined up
+// by position first, the second rewritten under workDir. Throws Error with fewer than two runs.
 using PairCompare = std::function<CompareResult(const std::string &golden, const std::string &test)>;
-SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {});
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {}, const std::string &workDir = {});
 
 // msit-style reports: spread.csv (one row per op and round) and spread.json (the runs, each
 // op's spread, first_departure, nondeterministic), written atomically into folder.

@@ -103,6 +103,41 @@ private slots:
                  qPrintable(r.err));
     }
 
+    // The prompt all at once against one token a round: the probe records each round's
+    // positions, the one-by-one run is lined up with the batched one by position, and the two
+    // part within ggml's budgets, the first difference in a matrix product (the batched kernel
+    // rounds otherwise than the one-row one).
+    void promptAtOnceAgainstOneByOne()
+    {
+        const QString out = m_dir.path() + "/batch";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 512,1", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QVERIFY(j["first_departure"].isNull());
+        const QJsonArray aligned = j["aligned_by_position"].toArray();
+        QCOMPARE(aligned.size(), 1);
+        QVERIFY2(aligned[0].toObject()["files_aligned"].toInt() > 50, qPrintable(QJsonDocument(aligned[0].toObject()).toJson()));
+        QString firstDiffering;
+        int comparedInPrompt = 0;
+        for (const auto &v : j["ops"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["round"].toInt() != 0)
+                continue;
+            ++comparedInPrompt;
+            if (firstDiffering.isEmpty() && o["spread"].toDouble() > 0)
+                firstDiffering = o["op_type"].toString();
+        }
+        QVERIFY2(comparedInPrompt > 40, qPrintable(QString::number(comparedInPrompt))); // every layer's ops, lined up
+        QCOMPARE(firstDiffering, QString("MUL_MAT"));
+        // What lined them up: each round's positions, as the probe recorded them.
+        const QString oneByOne = QDir(out + "/run-1").entryList({"msit_dump_*"}, QDir::Dirs).value(0);
+        QFile round1(out + "/run-1/" + oneByOne + "/llmscope/tokens/" +
+                     QDir(out + "/run-1/" + oneByOne + "/llmscope/tokens").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                     "/1.json");
+        QVERIFY(round1.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(round1.readAll()).object()["positions"].toArray(), QJsonArray{1});
+    }
+
     void cpuAgainstVulkanWithinBudget()
     {
         qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device
