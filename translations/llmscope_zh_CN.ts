@@ -1929,10 +1929,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>第 %1/%2 次运行：%3</translation>
     </message>
     <message>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
         <source>The dump of &apos;%1&apos; failed: %2</source>
         <translation>“%1”的转储失败：%2</translation>
     </message>
@@ -1951,6 +1947,18 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>No run departs beyond its standard</source>
         <translation>没有运行超出其标准而偏离</translation>
+    </message>
+    <message>
+        <source>Cancelled at run %1 of %2</source>
+        <translation>在第 %1/%2 次运行时已取消</translation>
+    </message>
+    <message>
+        <source>Could not start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message>
+        <source>llmscope dump crashed</source>
+        <translation>llmscope dump 崩溃了</translation>
     </message>
 </context>
 <context>
@@ -2024,6 +2032,22 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>
             <numerusform>%n 次运行</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Add a preset or recent launch...</source>
+        <translation>添加预设或最近的启动...</translation>
+    </message>
+    <message>
+        <source>preset: %1</source>
+        <translation>预设：%1</translation>
+    </message>
+    <message>
+        <source>&amp;Add:</source>
+        <translation>添加(&amp;A):</translation>
+    </message>
+    <message>
+        <source>Vary needs a flag and its values, as in -t 1,2,4.</source>
+        <translation>“变化”需要一个参数及其取值，例如 -t 1,2,4。</translation>
     </message>
 </context>
 <context>

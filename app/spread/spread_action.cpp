@@ -66,9 +66,13 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         if (!self)
             co_return false;
         p->deleteLater();
-        if (job.cancelled->load() || p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0) {
-            const QString why = job.cancelled->load() || p->exitStatus() != QProcess::NormalExit
-                                    ? tr("cancelled")
+        if (job.cancelled->load())
+            co_return fail(tr("Cancelled at run %1 of %2").arg(k + 1).arg(commands.size()));
+        if (p->error() == QProcess::FailedToStart)
+            co_return fail(tr("Could not start %1: %2").arg(m_program, p->errorString()));
+        if (p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0) {
+            const QString why = p->exitStatus() != QProcess::NormalExit
+                                    ? tr("llmscope dump crashed")
                                     : QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
             co_return fail(tr("The dump of '%1' failed: %2").arg(QString::fromStdString(commands[k]), why));
         }
@@ -93,7 +97,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
             }, folder));
             writeSpreadReports(*r, folder);
             return {r, QString()};
-        } catch (const Error &e) {
+        } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
             return {nullptr, QString::fromUtf8(e.what())};
         }
     });

@@ -76,6 +76,9 @@ void sayResult(const SpreadResult &r, const std::string &folder)
             " computed other positions a round: lined up by position (" + std::to_string(a.aligned) +
             " files row by row, " + std::to_string(a.copied) + " taken once, " + std::to_string(a.leftOut) +
             " left out: attention over the cache, the cache, index inputs)\n");
+    for (const auto &u : r.unpaired)
+        say("  runs " + std::to_string(u.first) + " and " + std::to_string(u.second) + ": " + std::to_string(u.tensors) +
+            " tensors of one have no partner in the other (left out when lined up, or an op or round only one ran): not compared\n");
     if (!r.nondeterministic.empty()) {
         const SpreadOp &o = r.ops[r.nondeterministic.front()];
         say("nondeterministic: " + std::to_string(r.nondeterministic.size()) +
@@ -129,7 +132,7 @@ int runSpreadCommand(const QStringList &args)
         writeSpreadReports(r, folder.toStdString());
         sayResult(r, folder.toStdString());
         return r.departs() ? 1 : 0;
-    } catch (const Error &e) {
+    } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
         say(std::string("llmscope spread: ") + e.what() + "\n");
         return 2;
     }

@@ -1,5 +1,6 @@
 #include "spread/spread_dialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -14,11 +15,14 @@
 #include <QVBoxLayout>
 
 #include "form_rows.h"
+#include "launch/dump_options.h"
+#include "session/launch_history.h"
 #include "util/error.h"
 
 SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
-      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_runs(new QLabel(this)), m_error(new QLabel(this))
+      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
+      m_error(new QLabel(this))
 {
     setWindowTitle(tr("Spread: one prompt, several runs side by side"));
     auto *layout = new QVBoxLayout(this);
@@ -35,6 +39,23 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_repeat->setRange(1, 100);
     m_rounds->setPlaceholderText(tr("all"));
     form->addRow(tr("&Commands:"), m_commands);
+    // A preset's or a recent launch's program, added as a line.
+    m_add->addItem(tr("Add a preset or recent launch..."));
+    for (const QString &name : LaunchHistory::presetNames())
+        if (const QStringList p = LaunchHistory::preset(name); !p.isEmpty() && !commandOf(p[0]).isEmpty())
+            m_add->addItem(tr("preset: %1").arg(name), commandOf(p[0]));
+    for (const QString &r : LaunchHistory::recent())
+        if (const QString c = commandOf(r.section(QLatin1Char('\n'), 0, 0)); !c.isEmpty())
+            m_add->addItem(c, c);
+    m_add->setEnabled(m_add->count() > 1);
+    form->addRow(tr("&Add:"), m_add);
+    connect(m_add, &QComboBox::activated, this, [this](int i) {
+        if (i <= 0)
+            return;
+        QString text = m_commands->toPlainText().trimmed();
+        m_commands->setPlainText(text + (text.isEmpty() ? QString() : QStringLiteral("\n")) + m_add->itemData(i).toString());
+        m_add->setCurrentIndex(0);
+    });
     form->addRow(tr("&Vary:"), m_vary);
     form->addRow(tr("&Repeat each:"), m_repeat);
     form->addRow(tr("Roun&ds:"), m_rounds);
@@ -71,6 +92,22 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     resize(720, sizeHint().height());
 }
 
+QString SpreadDialog::commandOf(const QString &launchLine)
+{
+    llmscope::DumpOptions o;
+    LaunchSettings s;
+    QString error;
+    if (!LaunchHistory::parseLaunchLine(launchLine, false, &o, &s, &error) || o.command.empty())
+        return {};
+    std::vector<std::string> words; // env K=V ... the command, each quoted as it needs
+    if (!s.environment.isEmpty())
+        words.push_back("env");
+    for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
+        words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
+    words.insert(words.end(), o.command.begin(), o.command.end());
+    return QString::fromStdString(llmscope::joinCommand(words));
+}
+
 bool SpreadDialog::request(spread::Request *out, QString *error) const
 {
     spread::Request r;
@@ -79,8 +116,8 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
             r.commands.push_back(line.trimmed().toStdString());
     try {
         spread::setVary(r, m_vary->text().toStdString());
-    } catch (const llmscope::Error &e) {
-        *error = QString::fromUtf8(e.what());
+    } catch (const llmscope::Error &) {
+        *error = tr("Vary needs a flag and its values, as in -t 1,2,4.");
         return false;
     }
     r.repeat = m_repeat->value();

@@ -1,4 +1,5 @@
-// Session > Spread asks what `llmscope spread` takes: the command lines (one a line), a flag
+// Session > Spread asks what `llmscope spread` takes: the command lines (one a line, typed or
+// added from the launch presets and recent launches), a flag
 // and the values to vary it by ("-t 1,2,4"), how often to run each, the rounds and the
 // folder. It says at once what is wrong (too few runs, a --vary without values), and
 // remembers what was typed.
@@ -7,6 +8,7 @@
 
 #include "spread/spread_plan.h"
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -26,6 +28,10 @@ public:
     QLineEdit *folderEdit() const { return m_folder; }
     QLabel *errorLabel() const { return m_error; }
     QLabel *runsLabel() const { return m_runs; }
+    QComboBox *addBox() const { return m_add; } // a preset or recent launch, added as a line
+    // The program's command line of a launch line (its environment as "env K=V ..."); empty
+    // when it does not read.
+    static QString commandOf(const QString &launchLine);
 
 private:
     void accept() override;
@@ -34,5 +40,6 @@ private:
     QPlainTextEdit *m_commands;
     QLineEdit *m_vary, *m_rounds, *m_folder;
     QSpinBox *m_repeat;
+    QComboBox *m_add;
     QLabel *m_runs, *m_error;
 };

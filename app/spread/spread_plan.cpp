@@ -40,6 +40,8 @@ void setVary(Request &r, const std::string &text)
     for (const std::string &x : llmscope::split(llmscope::trim(v.substr(space + 1)), ','))
         if (!llmscope::trim(x).empty())
             r.values.push_back(llmscope::trim(x));
+    if (r.values.empty())
+        throw Error("--vary needs a flag and its values, as in --vary \"-t 1,2,4\"");
 }
 
 Request parseRequest(const std::vector<std::string> &args)

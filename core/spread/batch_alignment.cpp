@@ -111,8 +111,12 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
                 if (f == byRound.end() || !f->second->engineType.empty())
                     return {nullptr, 0};
                 const std::vector<int64_t> &d = f->second->dims;
+                // The whole file is that position's row only in a round of that position alone, or
+                // as the last token's row of a round that kept only its last (inp_out_ids).
+                const std::vector<int32_t> &held = runTokens.at(w->second.first).positions;
                 if (d == rowShape)
-                    return {f->second, -1}; // the whole file
+                    return held.size() == 1 || p == held.back() ? std::make_pair(f->second, int64_t(-1))
+                                                                : std::make_pair(nullptr, int64_t(0));
                 if (d.size() == rowShape.size() + 1 && std::equal(d.begin() + 1, d.end(), rowShape.begin(), rowShape.end()) &&
                     int64_t(w->second.second) < d[0])
                     return {f->second, int64_t(w->second.second)};

@@ -19,8 +19,9 @@
 namespace llmscope {
 namespace {
 
-// Every output element the same on both sides: computed, no difference, no NaN or Inf where
-// the other side has none (NaN against NaN counts as a difference: a NaN is news either way).
+// Every output element the same on both sides: computed, no difference among the finite
+// ones, and NaN and Inf in the same places (a NaN against a NaN is the same; compare counts it
+// among the non-finite pairs that are not one Inf, so those must be exactly the NaNs).
 bool bitIdentical(const CompareResult &r, const OpResult &op)
 {
     for (size_t i : op.rows) {
@@ -31,7 +32,11 @@ bool bitIdentical(const CompareResult &r, const OpResult &op)
             continue;
         if (row.unreadable || row.golden.dims != row.my.dims)
             return false;
-        if (row.computed ? row.metrics.maxAbsErr != 0 || row.metrics.nonFiniteMismatch != 0 : row.statsRelDiff != 0)
+        const Metrics &m = row.metrics;
+        const bool same = row.computed ? m.maxAbsErr == 0 && m.nanGolden == m.nanMy && m.infGolden == m.infMy &&
+                                             m.nonFiniteMismatch == m.nanGolden
+                                       : row.statsRelDiff == 0;
+        if (!same)
             return false;
     }
     return true;
@@ -72,7 +77,11 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
     struct Acc {
         SpreadOp op;
         std::vector<double> distance; // summed over the pairs each run is in
+        std::vector<int> parting;     // the pairs beyond their standard each run is in
     };
+    // Each run's op ids as run 0's (graphs may differ: flash attention on and off), from the
+    // pair of run 0 with it; every op is kept under run 0's id.
+    std::vector<std::map<std::pair<int64_t, std::string>, std::string>> asFirst(n);
     std::map<std::pair<int64_t, std::string>, Acc> byOp;
     std::vector<int> firstOfConfig(n, -1); // each run's configuration's first run
     for (size_t i = 0; i < n; ++i)
@@ -88,24 +97,39 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                 if (const auto a = alignByPosition(res.runs[i].dump, test,
                                                    workDir + "/aligned-" + std::to_string(i) + "-" + std::to_string(j))) {
                     test = a->dump;
-                    res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut});
+                    res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut, a->dump});
                 }
             const CompareResult r = pair(res.runs[i].dump, test);
             ++res.comparedPairs;
+            if (const size_t unpaired = r.onlyGolden.size() + r.onlyMy.size())
+                res.unpaired.push_back({int(i), int(j), int(unpaired)});
             const bool sameConfig = res.runs[i].config == res.runs[j].config;
             for (const OpResult &op : r.ops) {
-                Acc &a = byOp[{op.round, op.opId}];
+                if (i == 0)
+                    asFirst[j][{op.round, op.myOpId.empty() ? op.opId : op.myOpId}] = op.opId;
+                std::string id = op.opId;
+                if (i > 0) { // run i's id, as run 0's
+                    const auto known = asFirst[i].find({op.round, op.opId});
+                    if (known == asFirst[i].end())
+                        continue; // an op run 0 does not have: the pairs with run 0 say so
+                    id = known->second;
+                }
+                Acc &a = byOp[{op.round, id}];
                 if (a.distance.empty()) {
                     a.op.round = op.round;
-                    a.op.opId = op.opId;
+                    a.op.opId = id;
                     a.op.name = op.name;
                     a.op.type = op.opType;
                     a.distance.assign(n, 0);
+                    a.parting.assign(n, 0);
                     a.op.fromFirst.assign(n, NAN);
                     a.op.fromFirst[0] = 0;
                 }
                 const bool identical = bitIdentical(r, op);
-                const double d = op.unreadable.empty() && std::isfinite(op.outputError) ? op.outputError : INFINITY;
+                // Not identical with no finite difference (NaN or Inf elsewhere): as far as can be.
+                double d = op.unreadable.empty() && std::isfinite(op.outputError) ? op.outputError : INFINITY;
+                if (!identical && d == 0)
+                    d = INFINITY;
                 a.op.spread = std::max(a.op.spread, identical ? 0.0 : d);
                 a.distance[i] += identical ? 0 : d;
                 a.distance[j] += identical ? 0 : d;
@@ -117,20 +141,23 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                                (sameConfig ? " (one configuration) are not bit-identical"
                                            : " part beyond ggml's budget: " + op.verdict);
                 a.op.departs = a.op.departs || parts;
+                a.parting[i] += parts;
+                a.parting[j] += parts;
                 if (sameConfig && int(i) == firstOfConfig[j] && !identical)
                     ++a.op.differing;
             }
         }
     for (auto &[key, a] : byOp) {
-        // The farthest run: the largest summed distance. Of equals (two configurations of two
-        // runs each, or two runs), one of another configuration than the first run's, then
-        // any but the first: the first run is the reference. Then the earliest.
+        // The farthest run: in the most pairs beyond their standard, then the largest summed
+        // distance. Of equals (two configurations of two runs each, or two runs), one of
+        // another configuration than the first run's, then any but the first: the first run is
+        // the reference. Then the earliest.
         const auto rank = [&](size_t k) {
-            return std::make_tuple(a.distance[k], res.runs[k].config != res.runs[0].config, k != 0);
+            return std::make_tuple(a.parting[k], a.distance[k], res.runs[k].config != res.runs[0].config, k != 0);
         };
         int far = -1;
         for (size_t k = 0; k < n; ++k)
-            if (a.distance[k] > 0 && (far < 0 || rank(k) > rank(size_t(far))))
+            if ((a.distance[k] > 0 || a.parting[k] > 0) && (far < 0 || rank(k) > rank(size_t(far))))
                 far = int(k);
         a.op.farthest = far;
         res.ops.push_back(std::move(a.op));
@@ -145,6 +172,24 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
             res.nondeterministic.push_back(k);
     }
     return res;
+}
+
+int SpreadResult::departurePartner() const
+{
+    if (!departs())
+        return -1;
+    return departingRun > 0 ? departingRun : 1;
+}
+
+std::string SpreadResult::departureDump() const
+{
+    const int k = departurePartner();
+    if (k < 0)
+        return {};
+    for (const Aligned &a : aligned)
+        if (a.first == 0 && a.second == k)
+            return a.dump;
+    return runs[size_t(k)].dump;
 }
 
 std::string spreadJson(const SpreadResult &r)
@@ -192,6 +237,10 @@ std::string spreadJson(const SpreadResult &r)
         aligned.push_back({{"runs", {a.first, a.second}}, {"files_aligned", a.aligned}, {"files_copied", a.copied},
                            {"files_left_out", a.leftOut}});
     j["aligned_by_position"] = aligned;
+    json unpaired = json::array();
+    for (const auto &u : r.unpaired)
+        unpaired.push_back({{"runs", {u.first, u.second}}, {"tensors", u.tensors}});
+    j["unpaired"] = unpaired;
     return j.dump(2) + "\n";
 }
 

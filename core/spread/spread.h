@@ -47,8 +47,19 @@ struct SpreadResult {
     struct Aligned {
         int first = 0, second = 0;
         int aligned = 0, copied = 0, leftOut = 0; // files gathered row by row, taken once, not compared
+        std::string dump;                         // the second, lined up
     };
     std::vector<Aligned> aligned;
+    // Pairs where tensors of one run have no partner in the other (an op or round only one has):
+    // what was not compared.
+    struct Unpaired {
+        int first = 0, second = 0, tensors = 0;
+    };
+    std::vector<Unpaired> unpaired;
+    // The dump to compare run 0 with to see the departure: the departing run's, lined up where it
+    // was; empty when none departs.
+    std::string departureDump() const;
+    int departurePartner() const; // the run it is (never 0: another when run 0 is the farthest)
     bool departs() const { return firstDeparture >= 0; }
 };
 

@@ -43,6 +43,7 @@
 #include "launch_dialog.h"
 #include "compare_dialog.h"
 #include "spread/spread_dialog.h"
+#include "session/launch_history.h"
 #include "op_tree_panel.h"
 #include "tensor_diff_view.h"
 #include "tensor_slice_model.h"
@@ -132,7 +133,7 @@ private slots:
         run->click();
         QCOMPARE(d.result(), int(QDialog::Rejected));
         d.varyEdit()->setText("-t");
-        QVERIFY2(d.errorLabel()->text().contains("--vary needs a flag and its values"), qPrintable(d.errorLabel()->text()));
+        QVERIFY2(d.errorLabel()->text().contains("Vary needs a flag and its values"), qPrintable(d.errorLabel()->text()));
         d.varyEdit()->setText("-t 1,4");
         d.repeatBox()->setValue(2);
         QCOMPARE(d.runsLabel()->text(), QString("4 run(s)"));
@@ -147,6 +148,17 @@ private slots:
         SpreadDialog again;
         QCOMPARE(again.varyEdit()->text(), QString("-t 1,4")); // remembered
         QCOMPARE(again.repeatBox()->value(), 2);
+        QSettings().remove("spread");
+        // A preset's program, its environment kept, added as a line.
+        LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'prog -m b.gguf -t 2' --type stats", "/tmp");
+        const auto forget = qScopeGuard([] { LaunchHistory::removePreset("two threads"); });
+        SpreadDialog withPreset;
+        withPreset.commandsEdit()->clear();
+        const int item = withPreset.addBox()->findText("preset: two threads");
+        QVERIFY(item > 0);
+        withPreset.addBox()->activated(item);
+        QCOMPARE(withPreset.commandsEdit()->toPlainText(), QString("env GGML_X=1 prog -m b.gguf -t 2"));
+        LaunchHistory::removePreset("two threads");
         QSettings().remove("spread");
     }
 

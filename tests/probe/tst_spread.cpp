@@ -129,6 +129,14 @@ private slots:
         }
         QVERIFY2(comparedInPrompt > 40, qPrintable(QString::number(comparedInPrompt))); // every layer's ops, lined up
         QCOMPARE(firstDiffering, QString("MUL_MAT"));
+        // The other way round: the one-by-one run as the reference, the batched one lined up
+        // with it (the last layer's outputs, kept for the prompt's last token only, compared
+        // there alone).
+        const QString back = m_dir.path() + "/batch-back";
+        const auto rb = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 1,512", "-o", back});
+        QVERIFY2(rb.code == 0, qPrintable(rb.err));
+        QVERIFY(report(back)["first_departure"].isNull());
+        QCOMPARE(report(back)["aligned_by_position"].toArray().size(), 1);
         // What lined them up: each round's positions, as the probe recorded them.
         const QString oneByOne = QDir(out + "/run-1").entryList({"msit_dump_*"}, QDir::Dirs).value(0);
         QFile round1(out + "/run-1/" + oneByOne + "/llmscope/tokens/" +
