@@ -92,8 +92,10 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
     const DumpIndex refIndex = scanDump(reference);
     for (const TensorRecord &t : refIndex.tensors)
         refFiles.emplace(std::make_pair(belowRound(t), t.exec), &t);
-    for (const auto &[below, byRound] : files)
+    for (const auto &file : files)
         for (const auto &[refRound, r] : refTokens) {
+            const std::string &below = file.first;
+            const auto &byRound = file.second; // plain references: the lambda below takes them
             const auto ref = refFiles.find({below, refRound});
             // Integer inputs are indices into their own round's batch (out_ids, positions): they
             // differ by construction between batchings, and are not compared.

@@ -147,7 +147,8 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     ++a.op.differing;
             }
         }
-    for (auto &[key, a] : byOp) {
+    for (auto &entry : byOp) {
+        Acc &a = entry.second; // a plain reference: a lambda below takes it
         // The farthest run: in the most pairs beyond their standard, then the largest summed
         // distance. Of equals (two configurations of two runs each, or two runs), one of
         // another configuration than the first run's, then any but the first: the first run is
