@@ -990,8 +990,7 @@ private slots:
         QVERIFY(v->table()->model()->rowCount() > 50);
         QCOMPARE(w.workspace()->document()->sourceName(), QString::fromStdString(action->result()->runs[0].dump));
 
-        const QString zoo = qEnvironmentVariable("LLMSCOPE_ZOO").isEmpty() ? QString(LLMSCOPE_ZOO_DIR)
-                                                                           : qEnvironmentVariable("LLMSCOPE_ZOO");
+        const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
         spread::Request fault;

@@ -122,4 +122,13 @@ inline bool concludes(const QString &err, const QString &pattern)
     return QRegularExpression("^(" + pattern + ")").match(huntConclusion(err).value(0)).hasMatch();
 }
 
+#ifdef LLMSCOPE_ZOO_DIR
+// scripts/kernel_zoo's folder: LLMSCOPE_ZOO (scripts/test exports it), else the build's default.
+inline QString zooDir()
+{
+    const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
+    return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
+}
+#endif
+
 } // namespace engine

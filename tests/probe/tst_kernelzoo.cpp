@@ -23,11 +23,7 @@ using namespace llmscope;
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 
-QString zooDir()
-{
-    const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
-    return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
-}
+using engine::zooDir;
 } // namespace
 
 class TstKernelZoo : public QObject {

@@ -16,11 +16,7 @@
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 
-QString zooDir()
-{
-    const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
-    return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
-}
+using engine::zooDir;
 
 QJsonObject report(const QString &dir)
 {
