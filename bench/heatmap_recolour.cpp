@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     v.colours()->follow(&doc);
     v.resize(1800, 1000);
     v.show();
-    v.model()->setOps(groups, ops);
+    v.model()->setOps(llmscope::OpGraph(llmscope::live::Topology{0, 0, groups, ops}));
     for (int r = 0; r < kRounds; ++r) {
         llmscope::live::RoundStats s{r, {}};
         for (const auto &o : ops)

@@ -155,8 +155,8 @@ void ErrorCurveView::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr, {}); });
     auto show = [this, doc](std::shared_ptr<const llmscope::CompareResult> r) {
         QStringList layers; // the top-level operations by id, as the document's topology has them
-        for (const auto &g : doc->topology().groups)
-            layers << QString::fromStdString(g.name);
+        for (const int g : doc->graph().groups())
+            layers << QString::fromStdString(doc->graph().ops()[size_t(g)].name);
         setResult(r.get(), layers);
     };
     connect(doc, &SessionDocument::metricsChanged, this, show);

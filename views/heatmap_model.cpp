@@ -52,7 +52,7 @@ void HeatmapModel::clear()
     updateScope();
 }
 
-void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::vector<live::TopoOp> &ops)
+void HeatmapModel::setOps(const OpGraph &graph)
 {
     beginResetModel();
     m_rowNames.clear();
@@ -60,10 +60,10 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
     m_kindNodes.clear();
     m_cellOp.clear();
     m_where.clear();
-    QHash<QString, int> rowOf;
-    for (const auto &g : groups) {
-        rowOf.insert(QString::fromStdString(g.id), int(m_rowNames.size()));
-        m_rowNames << QString::fromStdString(g.name);
+    QHash<int, int> rowOf; // a group's index in the graph -> its row
+    for (const int g : graph.groups()) {
+        rowOf.insert(g, int(m_rowNames.size()));
+        m_rowNames << QString::fromStdString(graph.ops()[size_t(g)].name);
     }
     m_cellOp.assign(size_t(m_rowNames.size()), {});
     // A layer's nodes of one kind ("Qcur") are told apart by their op type ("Qcur (ROPE)"),
@@ -74,11 +74,11 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
         QHash<QString, int> perKindType;       // "kind\ttype" -> nodes so far
     };
     std::vector<Seen> seen(size_t(m_rowNames.size()));
-    auto rowOfOp = [&](const live::TopoOp &o) {
-        const auto r = rowOf.find(QString::fromStdString(std::string(opGroup(o.id))));
-        return r == rowOf.end() ? -1 : *r;
+    auto rowOfOp = [&](const GraphOp &o) { // the ops directly under a group
+        const auto r = rowOf.find(o.parent);
+        return o.parent < 0 || r == rowOf.end() ? -1 : *r;
     };
-    for (const auto &o : ops)
+    for (const GraphOp &o : graph.ops())
         if (const int r = rowOfOp(o); r >= 0) {
             const QString base = kindOf(QString::fromStdString(o.name));
             ++seen[size_t(r)].perKind[base];
@@ -88,7 +88,7 @@ void HeatmapModel::setOps(const std::vector<live::TopoOp> &groups, const std::ve
     auto ordinal = [](int n) {
         return n < 4 ? QString::fromLatin1(kOrdinals[n]) : QStringLiteral("%1th").arg(n);
     };
-    for (const auto &o : ops) {
+    for (const GraphOp &o : graph.ops()) {
         const QString id = QString::fromStdString(o.id);
         const int row = rowOfOp(o);
         if (row < 0)

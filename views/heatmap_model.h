@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "graph/op_graph.h"
 #include "live/live_protocol.h"
 #include "op_colours.h"
 
@@ -28,8 +29,8 @@ public:
     explicit HeatmapModel(OpColours *colours = nullptr, QObject *parent = nullptr);
     OpColours *colours() const { return m_colours; }
 
-    // The graph's ops (groups' ids are single numbers, ops "group_child"); rows and columns.
-    void setOps(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
+    // Rows: the graph's groups (layers); columns: the kinds of ops directly under them.
+    void setOps(const llmscope::OpGraph &graph);
     void clear(); // no ops (the colour scale's values are its own to clear)
 
     void setMode(Mode m, int kind = 0); // kind: a column of the layers x kinds layout

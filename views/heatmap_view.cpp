@@ -354,14 +354,14 @@ void HeatmapView::follow(SessionDocument *doc)
         setOpcheck(nullptr);
     });
     connect(doc, &SessionDocument::topologyChanged, this,
-            [this, doc] { m_model->setOps(doc->topology().groups, doc->topology().ops); });
+            [this, doc] { m_model->setOps(doc->graph()); });
     connect(doc, &SessionDocument::metricsChanged, this,
             [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(r.get()); });
     connect(doc, &SessionDocument::replayChanged, this,
             &HeatmapView::setOpcheck);
     // What the document holds already (a window built on a session under way).
-    if (!doc->topology().ops.empty())
-        m_model->setOps(doc->topology().groups, doc->topology().ops);
+    if (!doc->graph().empty())
+        m_model->setOps(doc->graph());
     if (doc->metrics())
         setCompare(doc->metrics().get());
     if (doc->replay())

@@ -71,8 +71,7 @@ LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
 
 void LayerGraphView::clear()
 {
-    m_groups.clear();
-    m_ops.clear();
+    m_ops = std::make_shared<const OpGraph>();
     m_graph = {};
     m_group.clear();
     m_items.clear();
@@ -81,18 +80,22 @@ void LayerGraphView::clear()
     m_status->setText(tr("A layer's operations appear here once a program runs or a dump is opened."));
 }
 
-void LayerGraphView::setTopology(const std::vector<live::TopoOp> &groups, const std::vector<live::TopoOp> &ops)
+void LayerGraphView::setGraph(std::shared_ptr<const OpGraph> ops)
 {
     const QString keep = m_group;
-    m_groups = groups;
-    m_ops = ops;
+    m_ops = std::move(ops);
+    const OpGraph &graph = *m_ops;
     m_layers->clear();
-    for (const auto &g : groups)
-        m_layers->addItem(QStringLiteral("%1 %2").arg(QString::fromStdString(g.id), QString::fromStdString(g.name)),
-                          QString::fromStdString(g.id));
+    const std::vector<int> &groups = graph.groups();
+    for (const int g : groups) {
+        const GraphOp &op = graph.ops()[size_t(g)];
+        m_layers->addItem(QStringLiteral("%1 %2").arg(QString::fromStdString(op.id), QString::fromStdString(op.name)),
+                          QString::fromStdString(op.id));
+    }
     m_group.clear();
-    const QString first = groups.size() > 1 ? QString::fromStdString(groups[1].id) // the first layer, not the embedding
-                                            : groups.empty() ? QString() : QString::fromStdString(groups[0].id);
+    auto idOf = [&](size_t i) { return QString::fromStdString(graph.ops()[size_t(groups[i])].id); };
+    const QString first = groups.size() > 1 ? idOf(1) // the first layer, not the embedding
+                                            : groups.empty() ? QString() : idOf(0);
     const QString layer = keep.isEmpty() || m_layers->findData(keep) < 0 ? first : keep;
     if (!isVisible()) { // laid out when shown or when an op is picked: opening a dump waits for no layout
         m_scene->clear();
@@ -114,7 +117,7 @@ void LayerGraphView::showLayer(const QString &group)
     m_layers->setCurrentIndex(m_layers->findData(group));
     m_scene->clear();
     m_items.clear();
-    m_graph = buildLayerGraph(m_ops, group.toStdString());
+    m_graph = buildLayerGraph(*m_ops, group.toStdString());
     if (m_graph.nodes.empty()) {
         m_status->setText(tr("No operations in this layer."));
         return;
@@ -288,9 +291,9 @@ void LayerGraphView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, &LayerGraphView::clear);
     connect(doc, &SessionDocument::topologyChanged, this,
-            [this, doc] { setTopology(doc->topology().groups, doc->topology().ops); });
+            [this, doc] { setGraph(doc->sharedGraph()); });
     // After the heatmap has put the metrics into the shared colours (it follows first).
     connect(doc, &SessionDocument::metricsChanged, this, [this] { selectOp(m_colours->firstDivergentOp()); });
-    if (!doc->topology().ops.empty()) // what the document holds already
-        setTopology(doc->topology().groups, doc->topology().ops);
+    if (!doc->graph().empty()) // what the document holds already
+        setGraph(doc->sharedGraph());
 }

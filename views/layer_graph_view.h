@@ -7,7 +7,7 @@
 #include <QWidget>
 
 #include "graph/layer_graph.h"
-#include "live/live_protocol.h"
+#include <memory>
 
 class SessionDocument;
 class Cursor;
@@ -24,7 +24,7 @@ public:
     // Colours come from the shared scale, and follow it (null: boxes uncoloured).
     explicit LayerGraphView(OpColours *colours, QWidget *parent = nullptr);
 
-    void setTopology(const std::vector<llmscope::live::TopoOp> &groups, const std::vector<llmscope::live::TopoOp> &ops);
+    void setGraph(std::shared_ptr<const llmscope::OpGraph> ops); // the document's, shared
     void clear();
     void showLayer(const QString &group);
     void selectOp(const QString &id); // shows its layer, framed
@@ -59,7 +59,7 @@ private:
     QLabel *m_status;
     QGraphicsScene *m_scene;
     QGraphicsView *m_view;
-    std::vector<llmscope::live::TopoOp> m_groups, m_ops;
+    std::shared_ptr<const llmscope::OpGraph> m_ops = std::make_shared<const llmscope::OpGraph>();
     llmscope::LayerGraph m_graph;
     QString m_group, m_selected;
     bool m_deferred = false; // a topology came while hidden: its layer is laid out once shown

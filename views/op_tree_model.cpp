@@ -5,9 +5,7 @@
 #include <QFont>
 
 #include <cmath>
-#include <functional>
 #include <map>
-#include <set>
 
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
@@ -34,31 +32,20 @@ QString statText(double v)
 OpTreeModel::OpTreeModel(QObject *parent) : QAbstractItemModel(parent) {}
 OpTreeModel::~OpTreeModel() = default;
 
-void OpTreeModel::setTopology(const live::Topology &t)
+void OpTreeModel::setGraph(const OpGraph &graph)
 {
     auto root = std::make_unique<Node>();
-    root->name = tr("Model");
-    root->type = QStringLiteral("GgmlGraph");
-    std::map<QString, Node *> groups;
-    for (const auto &g : t.groups) {
+    root->name = graph.modelName().empty() ? tr("Model") : QString::fromStdString(graph.modelName());
+    root->type = QString::fromStdString(graph.modelType());
+    std::vector<Node *> nodes(graph.size()); // parents come first
+    for (size_t i = 0; i < graph.size(); ++i) {
+        const GraphOp &o = graph.ops()[i];
+        Node *parent = o.parent < 0 ? root.get() : nodes[size_t(o.parent)];
         auto n = std::make_unique<Node>();
-        n->id = QString::fromStdString(g.id);
-        n->name = QString::fromStdString(g.name);
-        n->type = QString::fromStdString(g.type);
-        n->parent = root.get();
-        n->row = int(root->children.size());
-        groups[n->id] = n.get();
-        root->children.push_back(std::move(n));
-    }
-    for (const auto &o : t.ops) {
-        const QString id = QString::fromStdString(o.id);
-        const auto g = groups.find(QString::fromStdString(std::string(opGroup(o.id))));
-        Node *parent = g == groups.end() ? root.get() : g->second;
-        auto n = std::make_unique<Node>();
-        n->id = id;
+        n->id = QString::fromStdString(o.id);
         n->name = QString::fromStdString(o.name);
         n->type = QString::fromStdString(o.type);
-        n->shape = QString::fromStdString(report::shapeText(o.shape));
+        n->shape = o.shape.empty() ? QString() : QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
         n->backend = QString::fromStdString(o.backend);
         for (const auto &in : o.inputs)
@@ -66,40 +53,9 @@ void OpTreeModel::setTopology(const live::Topology &t)
                 n->leafInputs << QString::fromStdString(in.name);
         n->parent = parent;
         n->row = int(parent->children.size());
+        nodes[i] = n.get();
         parent->children.push_back(std::move(n));
     }
-    rebuild(std::move(root));
-}
-
-void OpTreeModel::setTopology(const TopoNode &model)
-{
-    std::set<std::string> computed; // what the nodes compute: an input not among them is a leaf
-    std::function<void(const TopoNode &)> names = [&](const TopoNode &t) {
-        computed.insert(t.name);
-        computed.insert(t.outTensors.begin(), t.outTensors.end());
-        for (const TopoNode &c : t.children)
-            names(c);
-    };
-    names(model);
-    std::function<void(Node *, const TopoNode &)> add = [&](Node *parent, const TopoNode &t) {
-        for (const TopoNode &c : t.children) {
-            auto n = std::make_unique<Node>();
-            n->id = QString::fromStdString(c.id);
-            n->name = QString::fromStdString(c.name);
-            n->type = QString::fromStdString(c.type);
-            for (const auto &in : c.inTensors)
-                if (!computed.count(in))
-                    n->leafInputs << QString::fromStdString(in);
-            n->parent = parent;
-            n->row = int(parent->children.size());
-            add(n.get(), c);
-            parent->children.push_back(std::move(n));
-        }
-    };
-    auto root = std::make_unique<Node>();
-    root->name = QString::fromStdString(model.name.empty() ? std::string("Model") : model.name);
-    root->type = QString::fromStdString(model.type);
-    add(root.get(), model);
     rebuild(std::move(root));
 }
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <vector>
 
-#include "dump/topology.h"
+#include "graph/op_graph.h"
 #include "dump/dump_index.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
@@ -33,10 +33,9 @@ public:
     explicit OpTreeModel(QObject *parent = nullptr);
     ~OpTreeModel() override;
 
-    // A live graph: keeps the boxes checked by id, and the statistics of ops still there.
-    void setTopology(const llmscope::live::Topology &t);
-    // An opened dump's model topology (msit's model JSON, or a PyTorch model_tree.json).
-    void setTopology(const llmscope::TopoNode &model);
+    // The program's operations, live or from an opened dump: keeps the boxes checked by id,
+    // and the statistics of ops still there (a live graph comes again for decode).
+    void setGraph(const llmscope::OpGraph &graph);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void setBackends(const std::map<std::string, std::string> &byId);
     // A replay of the dump's ops (llmscope opcheck), shared with its owner: each op's worst

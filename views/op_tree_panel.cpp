@@ -171,22 +171,16 @@ void OpTreePanel::selectOp(const QString &id)
 void OpTreePanel::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, m_model, &OpTreeModel::clear);
-    auto topology = [this, doc] {
-        if (doc->modelTree())
-            m_model->setTopology(*doc->modelTree());
-        else
-            m_model->setTopology(doc->topology());
-    };
-    connect(doc, &SessionDocument::topologyChanged, this, topology);
+    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] { m_model->setGraph(doc->graph()); });
     connect(doc, &SessionDocument::backendsChanged, this, [this, doc] { m_model->setBackends(doc->backends()); });
     connect(doc, &SessionDocument::opStatsChanged, m_model, &OpTreeModel::setRoundStats);
     connect(doc, &SessionDocument::replayChanged, this,
             [this](std::shared_ptr<const llmscope::OpcheckResult> r) { m_model->setOpcheck(std::move(r)); });
     connect(doc, &SessionDocument::filesAdded, m_model, &OpTreeModel::addOutputs);
-    if (doc->topology().ops.empty() && !doc->modelTree())
+    if (doc->graph().empty())
         return;
     // What the document holds already (a window built on a session under way).
-    topology();
+    m_model->setGraph(doc->graph());
     m_model->setBackends(doc->backends());
     m_model->setRoundStats(doc->newestStats());
     m_model->setOpcheck(doc->replay());

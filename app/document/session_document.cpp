@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "graph/layer_graph.h"
 #include "util/text.h"
 
 using namespace llmscope;
@@ -14,10 +13,8 @@ void SessionDocument::reset(Source source, const QString &name)
     m_source = source;
     m_sourceName = name;
     m_dumpRoot.clear();
-    m_topology = {};
-    m_modelTree.reset();
+    m_graph = std::make_shared<const OpGraph>();
     m_backends.clear();
-    m_catalog = {};
     m_files.clear();
     m_index = {};
     m_stats.clear();
@@ -28,25 +25,14 @@ void SessionDocument::reset(Source source, const QString &name)
     emit sourceChanged(source, name);
 }
 
-void SessionDocument::setLiveTopology(const live::Topology &t)
+void SessionDocument::setGraph(OpGraph graph, std::map<std::string, std::string> backends)
 {
-    m_topology = t;
-    m_modelTree.reset();
-    m_catalog = OpCatalog(t);
+    m_graph = std::make_shared<const OpGraph>(std::move(graph));
+    const bool named = !backends.empty();
+    if (named)
+        m_backends = std::move(backends);
     emit topologyChanged();
-}
-
-void SessionDocument::setModelTree(const TopoNode &model, std::map<std::string, std::string> backends)
-{
-    const auto [groups, ops] = topologyOps(model);
-    m_topology = {};
-    m_topology.groups = groups;
-    m_topology.ops = ops;
-    m_modelTree = model;
-    m_catalog = OpCatalog(model);
-    m_backends = std::move(backends);
-    emit topologyChanged();
-    if (!m_backends.empty())
+    if (named)
         emit backendsChanged();
 }
 

@@ -20,8 +20,7 @@
 
 #include "compare/compare_run.h"
 #include "dump/dump_index.h"
-#include "dump/topology.h"
-#include "graph/op_catalog.h"
+#include "graph/op_graph.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
 
@@ -39,13 +38,12 @@ public:
     void reset(Source source, const QString &name);      // sourceChanged
     void setDumpRoot(const QString &root) { m_dumpRoot = root; }
 
-    // --- its operations: groups and ops for every source; an opened dump's nested tree too
-    const llmscope::live::Topology &topology() const { return m_topology; }
-    const std::optional<llmscope::TopoNode> &modelTree() const { return m_modelTree; }
-    const llmscope::OpCatalog &catalog() const { return m_catalog; }
+    // --- its operations, one graph whatever the source; each op's backend where a dump's kernel
+    // file names it (a live graph's ops carry theirs)
+    const llmscope::OpGraph &graph() const { return *m_graph; }
+    std::shared_ptr<const llmscope::OpGraph> sharedGraph() const { return m_graph; } // never null
     const std::map<std::string, std::string> &backends() const { return m_backends; }
-    void setLiveTopology(const llmscope::live::Topology &t); // topologyChanged
-    void setModelTree(const llmscope::TopoNode &model, std::map<std::string, std::string> backends);
+    void setGraph(llmscope::OpGraph graph, std::map<std::string, std::string> backends = {}); // topologyChanged
 
     // --- the dump's files and statistics, as rounds come
     void addFiles(const llmscope::DumpIndex &chunk);      // filesAdded
@@ -88,7 +86,7 @@ public:
 
 signals:
     void sourceChanged(SessionDocument::Source source, const QString &name); // every view clears
-    void topologyChanged(); // topology(), modelTree(), catalog()
+    void topologyChanged(); // graph()
     void backendsChanged();
     void filesAdded(const llmscope::DumpIndex &chunk); // a scan's rounds, in order
     void statsAdded(const llmscope::live::RoundStats &stats);
@@ -102,10 +100,8 @@ signals:
 private:
     Source m_source = Source::None;
     QString m_sourceName, m_dumpRoot;
-    llmscope::live::Topology m_topology;
-    std::optional<llmscope::TopoNode> m_modelTree;
+    std::shared_ptr<const llmscope::OpGraph> m_graph = std::make_shared<llmscope::OpGraph>();
     std::map<std::string, std::string> m_backends;
-    llmscope::OpCatalog m_catalog;
     llmscope::DumpIndex m_index;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> statistics

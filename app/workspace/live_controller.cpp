@@ -107,8 +107,8 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
 
 void LiveController::topologyReceived(const live::Topology &t)
 {
-    const bool first = m_doc->topology().ops.empty() && m_doc->topology().groups.empty();
-    m_doc->setLiveTopology(t);
+    const bool first = m_doc->graph().empty();
+    m_doc->setGraph(OpGraph(t));
     if (!first)
         return;
     const DumpOptions &o = m_session->options();

@@ -89,7 +89,7 @@ QCoro::Task<bool> ReplayController::run()
     int listed = 0;
     for (const auto &row : result->rows) // what fails, with why: the kernels to look at
         if (isBad(row.verdict) && listed++ < 10) {
-            const CatalogOp *op = m_doc->catalog().find(row.opId); // the engine's name of the node, where known
+            const GraphOp *op = m_doc->graph().find(row.opId); // the engine's name of the node, where known
             emit said(tr("[llmscope]   %1 round %2 %3 %4 (%5): %6")
                           .arg(QLatin1String(verdictName(row.verdict)))
                           .arg(row.round)

@@ -39,9 +39,9 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
             co_return false;
         if (e.topology) {
             early = true;
-            m_doc->setModelTree(*e.topology, std::move(e.backends));
-            emit topologyRead(int(m_doc->catalog().size()));
-            emit topologyShown(folder, int(m_doc->catalog().size()));
+            m_doc->setGraph(OpGraph(*e.topology), std::move(e.backends));
+            emit topologyRead(int(m_doc->graph().size()));
+            emit topologyShown(folder, int(m_doc->graph().size()));
         }
     }
     // Each round is handed over as soon as it is read: the scan queues it and asks this
@@ -90,8 +90,8 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
         co_return false;
     }
     if (scan.topology) {
-        m_doc->setModelTree(*scan.topology, {});
-        emit topologyRead(int(m_doc->catalog().size()));
+        m_doc->setGraph(OpGraph(*scan.topology));
+        emit topologyRead(int(m_doc->graph().size()));
         for (const auto &s : scan.stats)
             m_doc->addStats(s);
     }

@@ -336,14 +336,14 @@ QStringList Workspace::writeReports(const QString &folder, QString *error) const
 Workspace::Inspection Workspace::inspect(const QString &id) const
 {
     Inspection out;
-    const CatalogOp *op = m_doc->catalog().find(id.toStdString());
+    const GraphOp *op = m_doc->graph().find(id.toStdString());
     out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
                                                  op ? QString::fromStdString(op->type) : QString());
     // The scan's index, in memory. A program's files are scanned only once it has ended (and
     // that scan takes a while): until the index has them they are looked up in its folder.
     out.files = m_doc->filesOf(id, currentRound(), &out.round);
     if (out.files.isEmpty() && m_doc->source() == Source::Program && op && !m_doc->dumpRoot().isEmpty()) {
-        const OpFiles files = findOpFiles(m_doc->dumpRoot().toStdString(), op->path, currentRound());
+        const OpFiles files = findOpFiles(m_doc->dumpRoot().toStdString(), op->folder, currentRound());
         out.round = files.round;
         for (const auto &f : files.files)
             out.files << QString::fromStdString(f);

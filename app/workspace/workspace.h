@@ -21,7 +21,7 @@
 #include "opcheck/opcheck_run.h"
 #include "dump/dump_index.h"
 #include "dump/topology.h"
-#include "graph/op_catalog.h"
+#include "graph/op_graph.h"
 #include "launch/dump_options.h"
 #include "live/live_protocol.h"
 #include "select/selection.h"

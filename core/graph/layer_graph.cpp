@@ -1,8 +1,6 @@
 #include "graph/layer_graph.h"
 
-#include "select/op_id.h"
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 namespace llmscope {
@@ -17,11 +15,6 @@ LayerGraph::Kind leafKind(const std::string &name)
         return LayerGraph::Kind::Weight;
     return LayerGraph::Kind::Outside;
 }
-
-std::string groupOf(const std::string &id)
-{
-    return std::string(opGroup(id));
-}
 } // namespace
 
 int LayerGraph::opCount() const
@@ -32,17 +25,20 @@ int LayerGraph::opCount() const
     return n;
 }
 
-LayerGraph buildLayerGraph(const std::vector<live::TopoOp> &ops, const std::string &group)
+LayerGraph buildLayerGraph(const OpGraph &graph, const std::string &group)
 {
     LayerGraph g;
+    const int at = graph.indexOf(group);
+    if (at < 0)
+        return g;
     std::unordered_map<std::string, int> index; // op id or leaf name -> node
-    std::vector<const live::TopoOp *> layer; // the layer's ops, in graph order: nodes 0..n-1
-    for (const auto &o : ops)
-        if (groupOf(o.id) == group && o.id.find('_') != std::string::npos) {
-            index[o.id] = int(g.nodes.size());
-            g.nodes.push_back({o.id, o.name, o.type, LayerGraph::Kind::Op});
-            layer.push_back(&o);
-        }
+    std::vector<const GraphOp *> layer; // the layer's ops, in graph order: nodes 0..n-1
+    for (const int c : graph.ops()[size_t(at)].children) {
+        const GraphOp &o = graph.ops()[size_t(c)];
+        index[o.id] = int(g.nodes.size());
+        g.nodes.push_back({o.id, o.name, o.type, LayerGraph::Kind::Op});
+        layer.push_back(&o);
+    }
     for (int to = 0; to < int(layer.size()); ++to) {
         for (const auto &in : layer[size_t(to)]->inputs) {
             const std::string key = in.op.empty() ? "leaf:" + in.name : in.op;
@@ -57,28 +53,6 @@ LayerGraph buildLayerGraph(const std::vector<live::TopoOp> &ops, const std::stri
         }
     }
     return g;
-}
-
-std::pair<std::vector<live::TopoOp>, std::vector<live::TopoOp>> topologyOps(const TopoNode &model)
-{
-    std::vector<live::TopoOp> groups, ops;
-    std::map<std::string, std::string> producer; // tensor name -> the latest op that outputs it
-    for (const TopoNode &gr : model.children) {
-        groups.push_back({gr.id, gr.name, gr.type, {}, ""});
-        for (const TopoNode &o : gr.children) {
-            live::TopoOp op{o.id, o.name, o.type, {}, ""};
-            for (const std::string &name : o.inTensors) {
-                const auto p = producer.find(name);
-                op.inputs.push_back({p == producer.end() ? std::string() : p->second, name});
-            }
-            for (const std::string &name : o.outTensors)
-                producer[name] = o.id;
-            if (o.outTensors.empty())
-                producer[o.name] = o.id;
-            ops.push_back(std::move(op));
-        }
-    }
-    return {groups, ops};
 }
 
 } // namespace llmscope

@@ -1,14 +1,12 @@
 // One layer of a model as a graph: its ops (the ggml nodes of a top-level operation) joined
 // by their data edges, and what flows in from outside as leaves: weights, the KV cache, other
-// layers' outputs and the graph's inputs. Built from the live topology or from an opened
-// dump's model topology (whose inputs are resolved by tensor name).
+// layers' outputs and the graph's inputs. Built from the operations' graph, whatever its source.
 #pragma once
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "dump/topology.h"
-#include "live/live_protocol.h"
+#include "graph/op_graph.h"
 
 namespace llmscope {
 
@@ -25,11 +23,7 @@ struct LayerGraph {
     int opCount() const;
 };
 
-// The ops of group `group` ("2") and their inputs.
-LayerGraph buildLayerGraph(const std::vector<live::TopoOp> &ops, const std::string &group);
-
-// An opened dump's topology as the live one: its groups, and its ops with ids and inputs,
-// each input name resolved to the latest earlier op that outputs it (else a leaf).
-std::pair<std::vector<live::TopoOp>, std::vector<live::TopoOp>> topologyOps(const TopoNode &model);
+// The ops directly under top-level op `group` ("2") and their inputs.
+LayerGraph buildLayerGraph(const OpGraph &graph, const std::string &group);
 
 } // namespace llmscope

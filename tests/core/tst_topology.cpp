@@ -1,8 +1,10 @@
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 
 #include "dump/topology.h"
+#include "graph/op_graph.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -42,6 +44,57 @@ private slots:
         QVERIFY(t.countNodes() > 5);
         QCOMPARE(t.children[0].name, std::string("root.transformer.h.2.input_layernorm"));
         QCOMPARE(t.children[0].id, std::string("0"));
+    }
+
+    // One graph type whatever told of the ops: the same lookups, folders and tree for an msit
+    // model file, a PyTorch model tree and the probe's live topology.
+    void oneGraphFromEverySource()
+    {
+        const OpGraph msit(readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json"));
+        QCOMPARE(msit.modelName(), std::string("Bloom7BFlashAttentionModel"));
+        QCOMPARE(msit.size(), size_t(1 + 11 + 2 + 3 + 2 + 2)); // every node but the model
+        QCOMPARE(msit.groups(), std::vector<int>{0});
+        QCOMPARE(msit.ops()[0].children.size(), size_t(11));
+        const GraphOp *elew = msit.find("0_4_1");
+        QVERIFY(elew);
+        QCOMPARE(elew->name, std::string("ElewiseOperation_3_4_1"));
+        QCOMPARE(elew->folder, std::string("0_BloomLayer/4_") + msit.ops()[size_t(elew->parent)].type + "/1_ElewiseOperation");
+        QCOMPARE(msit.ops()[size_t(elew->parent)].id, std::string("0_4"));
+        QVERIFY(!msit.find("0_99"));
+        QCOMPARE(msit.indexOf("0_99"), -1);
+        // Inputs by tensor name: the second op reads what the first outputs; the layer's weights
+        // are read by no op that computes them.
+        const GraphOp &second = *msit.find("0_1");
+        QVERIFY(std::any_of(second.inputs.begin(), second.inputs.end(), [](const auto &i) { return i.op == "0_0"; }));
+        QVERIFY(std::any_of(msit.ops()[0].inputs.begin(), msit.ops()[0].inputs.end(), [](const auto &i) { return i.op.empty(); }));
+        for (size_t i = 0; i < msit.size(); ++i) // parents come before their children
+            QVERIFY(msit.ops()[i].parent < int(i));
+
+        const OpGraph torch(readTopologyFile(LLMSCOPE_TESTDATA "/msit/model_tree.json"));
+        QCOMPARE(torch.modelName(), std::string("root.transformer.h.2"));
+        QCOMPARE(torch.ops()[0].name, std::string("root.transformer.h.2.input_layernorm"));
+        QCOMPARE(torch.ops()[0].folder, std::string("0_LayerNorm"));
+        const GraphOp *dense = torch.find("1_2");
+        QVERIFY(dense);
+        QCOMPARE(dense->name, std::string("root.transformer.h.2.self_attention.dense"));
+        QCOMPARE(dense->folder, std::string("1_BloomAttention/2_Linear"));
+
+        live::Topology t;
+        t.groups = {{"0", "Embedding", "Embedding", {}, ""}, {"1", "Layer0", "DecoderLayer", {}, ""}};
+        t.ops = {{"0_0", "inp_embd", "GET_ROWS", {2, 8}, "float32", {{"", "token_embd.weight"}}, "CPU"},
+                 {"1_0", "norm-0", "RMS_NORM", {2, 8}, "float32", {{"0_0", "inp_embd"}}, "Vulkan0"},
+                 {"7_0", "stray", "ADD", {}, "", {}}}; // its group was never named: at the top
+        const OpGraph live(t);
+        QCOMPARE(live.modelType(), std::string("GgmlGraph"));
+        QCOMPARE(live.size(), size_t(5));
+        QCOMPARE(live.groups(), (std::vector<int>{0, 1}));
+        QCOMPARE(live.top(), (std::vector<int>{0, 1, 4}));
+        QCOMPARE(live.find("1_0")->folder, std::string("1_DecoderLayer/0_RMS_NORM"));
+        QCOMPARE(live.find("1_0")->backend, std::string("Vulkan0"));
+        QCOMPARE(live.find("1_0")->shape, (std::vector<int64_t>{2, 8}));
+        QCOMPARE(live.find("1_0")->inputs[0].op, std::string("0_0"));
+        QCOMPARE(live.ops()[1].children, std::vector<int>{3});
+        QCOMPARE(live.find("7_0")->parent, -1);
     }
 
     void layerFileRoundTrip()

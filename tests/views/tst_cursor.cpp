@@ -71,9 +71,9 @@ private slots:
         OpColours colours;
         LayerGraphView graph(&colours);
         const live::Topology t = topology();
-        tree.model()->setTopology(t);
-        heat.model()->setOps(t.groups, t.ops);
-        graph.setTopology(t.groups, t.ops);
+        tree.model()->setGraph(OpGraph(t));
+        heat.model()->setOps(OpGraph(t));
+        graph.setGraph(std::make_shared<const OpGraph>(t));
         tree.follow(&c);
         heat.follow(&c);
         graph.follow(&c);
@@ -112,7 +112,7 @@ private slots:
         SessionDocument doc;
         heat.colours()->follow(&doc);
         const live::Topology t = topology();
-        heat.model()->setOps(t.groups, t.ops);
+        heat.model()->setOps(OpGraph(t));
         for (int64_t r : {0, 1, 2})
             doc.addStats(round(r));
         heat.follow(&c);

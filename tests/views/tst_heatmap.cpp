@@ -50,7 +50,7 @@ private slots:
     void printedGrid()
     {
         HeatmapModel m;
-        m.setOps(groups(), ops());
+        m.setOps(OpGraph(live::Topology{0, 0, groups(), ops()}));
         QStringList lines{QStringLiteral("|")};
         for (int c = 0; c < m.columnCount(); ++c)
             lines.last() += QStringLiteral(" %1 |").arg(m.columnKind(c));
@@ -72,7 +72,7 @@ private slots:
         SessionDocument doc; // the statistics' owner, which the colours read
         m.colours()->follow(&doc);
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setOps(groups(), ops());
+        m.setOps(OpGraph(live::Topology{0, 0, groups(), ops()}));
         QCOMPARE(m.rowCount(), 4);
         QCOMPARE(m.columnCount(), 5); // inp_embd, norm, ffn_out, norm (2nd), result_output
         QCOMPARE(m.columnKind(1), QString("norm"));
@@ -85,15 +85,15 @@ private slots:
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::OpIdRole).toString(), QString("2_1"));
         QVERIFY(!m.index(0, 1).data(HeatmapModel::OpIdRole).toString().size()); // no norm in the embedding
         HeatmapModel views; // a layer's number inside a name, before a view's suffix
-        views.setOps({{"1", "Layer0", "DecoderLayer", {}, ""}, {"2", "Layer1", "DecoderLayer", {}, ""}},
+        views.setOps(OpGraph(live::Topology{0, 0, {{"1", "Layer0", "DecoderLayer", {}, ""}, {"2", "Layer1", "DecoderLayer", {}, ""}},
                      {{"1_0", "Qcur-0 (view)", "VIEW", {}, ""}, {"1_1", "cache_k_l0 (view)", "VIEW", {}, ""},
-                      {"2_0", "Qcur-1 (view)", "VIEW", {}, ""}, {"2_1", "cache_k_l1 (view)", "VIEW", {}, ""}});
+                      {"2_0", "Qcur-1 (view)", "VIEW", {}, ""}, {"2_1", "cache_k_l1 (view)", "VIEW", {}, ""}}}));
         QCOMPARE(views.columnCount(), 2);
         QCOMPARE(views.columnKind(0), QString("Qcur (view)"));
         QCOMPARE(views.columnKind(1), QString("cache_k (view)"));
         HeatmapModel typed; // one node name for several ops, as llama.cpp names Qcur before and after RoPE
-        typed.setOps({{"1", "Layer0", "DecoderLayer", {}, ""}},
-                     {{"1_0", "Qcur-0", "MUL_MAT", {}, ""}, {"1_1", "Qcur-0", "ROPE", {}, ""}, {"1_2", "Qcur-0", "ROPE", {}, ""}});
+        typed.setOps(OpGraph(live::Topology{0, 0, {{"1", "Layer0", "DecoderLayer", {}, ""}},
+                     {{"1_0", "Qcur-0", "MUL_MAT", {}, ""}, {"1_1", "Qcur-0", "ROPE", {}, ""}, {"1_2", "Qcur-0", "ROPE", {}, ""}}}));
         QCOMPARE(typed.columnCount(), 3);
         QCOMPARE(typed.columnKind(0), QString("Qcur (MUL_MAT)"));
         QCOMPARE(typed.columnKind(1), QString("Qcur (ROPE)"));
@@ -124,7 +124,7 @@ private slots:
         v.show();
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         HeatmapModel *m = v.model();
-        m->setOps(groups(), ops());
+        m->setOps(OpGraph(live::Topology{0, 0, groups(), ops()}));
         doc.addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 100, 10)}});
         QTableView *t = v.table();
         const QModelIndex a = m->indexForOp("1_1"), b = m->indexForOp("2_1");
@@ -158,7 +158,7 @@ private slots:
         v.show();
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         HeatmapModel *m = v.model();
-        m->setOps(groups(), ops());
+        m->setOps(OpGraph(live::Topology{0, 0, groups(), ops()}));
         doc.addStats({1, {st("1_1", 1, 100), st("2_1", 10, 1), st("0_0", 5, 10)}});
         QTableView *t = v.table();
         const QModelIndex low = m->indexForOp("1_1"), high = m->indexForOp("2_1"), mid = m->indexForOp("0_0");
@@ -181,7 +181,7 @@ private slots:
         v.colours()->follow(&doc);
         HeatmapModel *m = v.model();
         QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m->setOps(groups(), ops());
+        m->setOps(OpGraph(live::Topology{0, 0, groups(), ops()}));
         for (int r = 0; r < 3; ++r)
             doc.addStats({r, {st("1_1", 1 + r, 10), st("2_1", 10 * (r + 1), 20)}});
         v.modeBox()->setCurrentIndex(1);

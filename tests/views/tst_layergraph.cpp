@@ -17,21 +17,21 @@ using namespace llmscope;
 
 class TstLayerGraph : public QObject {
     Q_OBJECT
-    std::vector<live::TopoOp> m_groups, m_ops;
+    std::shared_ptr<const OpGraph> m_graph;
 
 private slots:
     void initTestCase()
     {
         const TopoNode model =
             readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
-        std::tie(m_groups, m_ops) = topologyOps(model);
-        QCOMPARE(m_groups.size(), size_t(1));
+        m_graph = std::make_shared<const OpGraph>(model);
+        QCOMPARE(m_graph->groups().size(), size_t(1));
     }
 
     // Inputs resolved by name to the op that last output them; weights and other layers' outputs as leaves.
     void edgesFromNames()
     {
-        const LayerGraph g = buildLayerGraph(m_ops, "0");
+        const LayerGraph g = buildLayerGraph(*m_graph, "0");
         QCOMPARE(g.opCount(), 11);
         int weights = 0, outside = 0, internal = 0;
         for (const auto &n : g.nodes) {
@@ -48,7 +48,7 @@ private slots:
         QVERIFY(outside >= 1); // the model's input to the layer
         QVERIFY(internal >= 10);
         // The second op's input is the first op's output, found by its name.
-        const auto &second = *std::find_if(m_ops.begin(), m_ops.end(), [](const auto &o) { return o.id == "0_1"; });
+        const GraphOp &second = *m_graph->find("0_1");
         QVERIFY(std::any_of(second.inputs.begin(), second.inputs.end(), [](const auto &i) { return i.op == "0_0"; }));
     }
 
@@ -58,12 +58,12 @@ private slots:
         SessionDocument doc; // the statistics' owner
         colours.follow(&doc);
         HeatmapModel heat(&colours);
-        heat.setOps(m_groups, m_ops);
+        heat.setOps(*m_graph);
         LayerGraphView v(&colours);
         v.resize(900, 800);
         v.show();
         QVERIFY(QTest::qWaitForWindowExposed(&v));
-        v.setTopology(m_groups, m_ops);
+        v.setGraph(m_graph);
         QCOMPARE(v.layer(), QString("0"));
         const LayerGraph &g = v.graph();
         std::vector<QRectF> boxes;

@@ -97,7 +97,7 @@ private slots:
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.addOutputs(files); // before the tree, as a scan without an early topology brings them
-        m.setTopology(model);
+        m.setGraph(OpGraph(model));
         QCOMPARE(testing::printModel(m, {OpTreeModel::IdColumn, OpTreeModel::NameColumn, OpTreeModel::TypeColumn,
                                          OpTreeModel::ShapeColumn, OpTreeModel::DTypeColumn}),
                  QString("GgmlGraph\n"
@@ -114,7 +114,7 @@ private slots:
     {
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setTopology(sampleTopology());
+        m.setGraph(OpGraph(sampleTopology()));
         QCOMPARE(m.opCount(), 9);
         QCOMPARE(printTree(m), QString("Model GgmlGraph\n"
                                        "  0 Embedding Embedding [ ]\n"
@@ -133,7 +133,7 @@ private slots:
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setIdsText("1_2,9_9"); // before the ops are known: kept
-        m.setTopology(sampleTopology());
+        m.setGraph(OpGraph(sampleTopology()));
         QCOMPARE(m.idsText(), QString("1_2,9_9"));
         QCOMPARE(m.indexForId("1_2").data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
         QSignalSpy changed(&m, &OpTreeModel::checkedIdsChanged);
@@ -152,7 +152,7 @@ private slots:
             QVERIFY(QString(e.what()).contains("'1_x' is not an operation id"));
         }
         QCOMPARE(m.idsText(), QString("0,1_1")); // unchanged by bad text
-        m.setTopology(sampleTopology()); // the graph again (decode after the prompt): choices stay
+        m.setGraph(OpGraph(sampleTopology())); // the graph again (decode after the prompt): choices stay
         QCOMPARE(m.idsText(), QString("0,1_1"));
     }
 
@@ -160,7 +160,7 @@ private slots:
     {
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setTopology(sampleTopology());
+        m.setGraph(OpGraph(sampleTopology()));
         m.setRoundStats({4, {{"1_2", 2.5, -1, 0.1, 9, 0, 0}, {"2_1", NAN, 0, 0, 0, 1, 0}, {"7_7", 1, 1, 1, 1, 0, 0}}});
         QCOMPARE(m.indexForId("1_2").siblingAtColumn(OpTreeModel::MaxColumn).data().toString(), QString("2.5"));
         QVERIFY(m.indexForId("2_1").data(OpTreeModel::HasNanInfRole).toBool());
@@ -177,7 +177,7 @@ private slots:
         QVERIFY(!m.hasBackends()); // nothing said which: the panel hides the column
         auto t = sampleTopology();
         t.ops[0].backend = "CPU";
-        m.setTopology(t);
+        m.setGraph(OpGraph(t));
         QVERIFY(m.hasBackends());
         QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
                  QString("CPU"));
@@ -192,7 +192,7 @@ private slots:
         const TopoNode model = readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setTopology(model);
+        m.setGraph(OpGraph(model));
         QCOMPARE(m.opCount(), int(model.countNodes()) - 1);
         const QModelIndex root = m.index(0, 0);
         QCOMPARE(root.data().toString(), QString::fromStdString(model.name));
@@ -209,7 +209,7 @@ private slots:
         const TopoNode model = readTopologyFile(LLMSCOPE_TESTDATA "/msit/model_tree.json");
         OpTreeModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setTopology(model);
+        m.setGraph(OpGraph(model));
         QCOMPARE(m.opCount(), int(model.countNodes()) - 1);
         QVERIFY(m.opCount() > 3);
         const QModelIndex first = m.indexForId("0");
@@ -222,7 +222,7 @@ private slots:
     void panelKeepsTextAndBoxesInStep()
     {
         OpTreePanel panel;
-        panel.model()->setTopology(sampleTopology());
+        panel.model()->setGraph(OpGraph(sampleTopology()));
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.idsEdit()->setFocus();
