@@ -1718,6 +1718,257 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
 </context>
 <context>
+    <name>Reason</name>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>%1 NaN in golden</source>
+        <translation>标杆中 %1 个 NaN</translation>
+    </message>
+    <message>
+        <source>%1 Inf in golden</source>
+        <translation>标杆中 %1 个 Inf</translation>
+    </message>
+    <message>
+        <source>%1 NaN in my</source>
+        <translation>待测中 %1 个 NaN</translation>
+    </message>
+    <message>
+        <source>%1 Inf in my</source>
+        <translation>待测中 %1 个 Inf</translation>
+    </message>
+    <message>
+        <source>only %1 % of elements within relative error %2 (needs %3 %)</source>
+        <translation>仅 %1 % 的元素在相对误差 %2 以内（需要 %3 %）</translation>
+    </message>
+    <message>
+        <source>same element count, different shapes %1 vs %2</source>
+        <translation>元素个数相同，形状不同：%1 对 %2</translation>
+    </message>
+    <message>
+        <source>shape mismatch: golden %1 vs my %2</source>
+        <translation>形状不匹配：标杆 %1，待测 %2</translation>
+    </message>
+    <message>
+        <source>statistics over different elements (%1 vs %2): compare the tensors</source>
+        <translation>统计量覆盖的元素不同（%1 对 %2）：请比较张量</translation>
+    </message>
+    <message>
+        <source>NaN in the statistics</source>
+        <translation>统计量中有 NaN</translation>
+    </message>
+    <message>
+        <source>statistics differ by %1 % (relative)</source>
+        <translation>统计量相差 %1 %（相对）</translation>
+    </message>
+    <message>
+        <source>statistics of every expert&apos;s weights against one expert&apos;s: dump the tensors to compare</source>
+        <translation>所有专家权重的统计量对比单个专家的：请转储张量再比较</translation>
+    </message>
+    <message>
+        <source>only one side has data or statistics to compare</source>
+        <translation>只有一侧有可比较的数据或统计量</translation>
+    </message>
+    <message>
+        <source>data id %1, token %2 is only in the golden metadata</source>
+        <translation>数据 id %1、token %2 只在标杆元数据中</translation>
+    </message>
+    <message>
+        <source>data id %1, token %2 is only in my metadata</source>
+        <translation>数据 id %1、token %2 只在待测元数据中</translation>
+    </message>
+    <message>
+        <source>the weight %1</source>
+        <translation>权重 %1</translation>
+    </message>
+    <message>
+        <source>the graph input %1</source>
+        <translation>计算图输入 %1</translation>
+    </message>
+    <message>
+        <source>the weight input %1</source>
+        <translation>权重输入 %1</translation>
+    </message>
+    <message>
+        <source>the parameter %1</source>
+        <translation>参数 %1</translation>
+    </message>
+    <message>
+        <source>%1 (PyTorch&apos;s %2)</source>
+        <translation>%1（PyTorch 的 %2）</translation>
+    </message>
+    <message>
+        <source>could not be compared: %1</source>
+        <translation>无法比较：%1</translation>
+    </message>
+    <message>
+        <source>its output could not be compared</source>
+        <translation>其输出无法比较</translation>
+    </message>
+    <message>
+        <source>adds NMSE %1 beyond what its inputs explain (budget %2 for %3)</source>
+        <translation>引入了输入无法解释的 NMSE %1（%3 的预算为 %2）</translation>
+    </message>
+    <message>
+        <source>adds NMSE %1 beyond what its inputs explain: %2 moves data and must add none</source>
+        <translation>引入了输入无法解释的 NMSE %1：%2 只搬运数据，不应引入误差</translation>
+    </message>
+    <message>
+        <source>differs from golden&apos;s (relative error %1)</source>
+        <translation>与标杆不同（相对误差 %1）</translation>
+    </message>
+    <message>
+        <source>differs from golden&apos;s (relative error at least %1)</source>
+        <translation>与标杆不同（相对误差至少 %1）</translation>
+    </message>
+    <message>
+        <source>differs from golden&apos;s (relative error about %1)</source>
+        <translation>与标杆不同（相对误差约 %1）</translation>
+    </message>
+    <message>
+        <source>%1 differs between golden and test</source>
+        <translation>%1 在标杆与待测之间不同</translation>
+    </message>
+    <message>
+        <source>%1 differs between golden and test (relative error %2)</source>
+        <translation>%1 在标杆与待测之间不同（相对误差 %2）</translation>
+    </message>
+    <message>
+        <source>%1 differs between golden and test (relative error at least %2)</source>
+        <translation>%1 在标杆与待测之间不同（相对误差至少 %2）</translation>
+    </message>
+    <message>
+        <source>%1 differs between golden and test (relative error about %2)</source>
+        <translation>%1 在标杆与待测之间不同（相对误差约 %2）</translation>
+    </message>
+    <message>
+        <source>quantization of %1 (%2): relative error %3</source>
+        <translation>%1 的量化（%2）：相对误差 %3</translation>
+    </message>
+    <message>
+        <source>quantization of %1 (%2): relative error %3 (%4 against %2)</source>
+        <translation>%1 的量化（%2）：相对误差 %3（%4 对 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (%2) differs from golden&apos;s (%3) by %4, more than any quantization of it should</source>
+        <translation>%1（%2）与标杆（%3）相差 %4，超出任何量化应有的误差</translation>
+    </message>
+    <message>
+        <source>%1 (%2) differs from golden&apos;s by %3, more than its quantization explains (%4)</source>
+        <translation>%1（%2）与标杆相差 %3，超出其量化所能解释的误差（%4）</translation>
+    </message>
+    <message>
+        <source>same topology</source>
+        <translation>相同拓扑</translation>
+    </message>
+    <message>
+        <source>by layer, node name and op</source>
+        <translation>按层、节点名与算子</translation>
+    </message>
+    <message>
+        <source>mapping file, then same topology</source>
+        <translation>先按映射文件，再按相同拓扑</translation>
+    </message>
+    <message>
+        <source>mapping file, then by layer, node name and op</source>
+        <translation>先按映射文件，再按层、节点名与算子</translation>
+    </message>
+    <message>
+        <source>across frameworks: modules by their weights&apos; GGUF names, decoder layers by their residual adds</source>
+        <translation>跨框架：模块按其权重的 GGUF 名称，解码层按其残差加法</translation>
+    </message>
+    <message>
+        <source>file against file</source>
+        <translation>文件对文件</translation>
+    </message>
+    <message>
+        <source>a systematic error of %1 % of the output (%2 standard deviations of rounding): scaled or biased, not rounded</source>
+        <translation>输出有 %1 % 的系统误差（舍入的 %2 个标准差）：是缩放或偏置，而非舍入</translation>
+    </message>
+    <message>
+        <source>beyond what float16 operands explain too (the largest error %1 times 8 standard deviations of that rounding)</source>
+        <translation>也超出 float16 操作数所能解释的范围（最大误差为该舍入 8 个标准差的 %1 倍）</translation>
+    </message>
+    <message>
+        <source>beyond float32&apos;s bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): the backend rounds its float32 operands to float16, as device matrix kernels may</source>
+        <translation>超出 float32 的误差界，但在 float16 操作数舍入以内（最大误差为其 8 个标准差的 %1 倍，无系统误差）：后端把 float32 操作数舍入为 float16，设备矩阵内核可能如此</translation>
+    </message>
+    <message>
+        <source>ggml&apos;s own CPU kernel is as far from float64 on these inputs (%1 times the bound): the bound is too tight here, not this kernel wrong</source>
+        <translation>在这些输入上 ggml 自己的 CPU 内核与 float64 相差同样多（误差界的 %1 倍）：是此处误差界过紧，而非该内核出错</translation>
+    </message>
+    <message>
+        <source>ggml&apos;s CPU kernel on the same inputs: %1 times the bound</source>
+        <translation>ggml 的 CPU 内核在相同输入上：误差界的 %1 倍</translation>
+    </message>
+    <message>
+        <source>%1 % of the elements within relative error %2, below the %3 % msit asks of %4</source>
+        <translation>%1 % 的元素在相对误差 %2 以内，低于 msit 对 %4 要求的 %3 %</translation>
+    </message>
+    <message>
+        <source>%1 of %2 elements beyond the bound, the largest %3 times it</source>
+        <translation>%2 个元素中有 %1 个超出误差界，最大为其 %3 倍</translation>
+    </message>
+    <message>
+        <source>%1 elements NaN or Inf where the reference is not (or the other way)</source>
+        <translation>%1 个元素为 NaN 或 Inf 而参考值不是（或相反）</translation>
+    </message>
+    <message>
+        <source>mean |ULP error| %1, %2 % beyond %3 ULP (ggml&apos;s CPU kernel did not run)</source>
+        <translation>平均 |ULP 误差| %1，%2 % 超过 %3 ULP（ggml 的 CPU 内核未运行）</translation>
+    </message>
+    <message>
+        <source>mean |ULP error| %1, %2 % beyond %3 ULP; ggml&apos;s CPU kernel %4 %</source>
+        <translation>平均 |ULP 误差| %1，%2 % 超过 %3 ULP；ggml 的 CPU 内核为 %4 %</translation>
+    </message>
+    <message>
+        <source>mean |ULP error| %1, %2 % beyond %3 ULP; ggml&apos;s CPU kernel %4 %: beyond msProbe&apos;s share, but at most twice ggml&apos;s own CPU kernel&apos;s</source>
+        <translation>平均 |ULP 误差| %1，%2 % 超过 %3 ULP；ggml 的 CPU 内核为 %4 %：超出 msProbe 的比例，但至多为 ggml 自己 CPU 内核的两倍</translation>
+    </message>
+    <message>
+        <source>%1 of %2 elements differ</source>
+        <translation>%2 个元素中有 %1 个不同</translation>
+    </message>
+    <message>
+        <source>%1 of %2 normal values beyond the relative error, %3 of %4 small values beyond the absolute</source>
+        <translation>%2 个常规值中有 %1 个超出相对误差，%4 个小值中有 %3 个超出绝对误差</translation>
+    </message>
+    <message>
+        <source>%1 of %2 normal values beyond the relative error, %3 of %4 small values beyond the absolute, %5 NaN or Inf where the reference is not</source>
+        <translation>%2 个常规值中有 %1 个超出相对误差，%4 个小值中有 %3 个超出绝对误差，%5 个为 NaN 或 Inf 而参考值不是</translation>
+    </message>
+    <message>
+        <source>small-value error rate %1 times ggml&apos;s CPU kernel&apos;s</source>
+        <translation>小值错误率为 ggml CPU 内核的 %1 倍</translation>
+    </message>
+    <message>
+        <source>RMSE %1 times ggml&apos;s CPU kernel&apos;s</source>
+        <translation>RMSE 为 ggml CPU 内核的 %1 倍</translation>
+    </message>
+    <message>
+        <source>largest relative error %1 times ggml&apos;s CPU kernel&apos;s</source>
+        <translation>最大相对误差为 ggml CPU 内核的 %1 倍</translation>
+    </message>
+    <message>
+        <source>mean relative error %1 times ggml&apos;s CPU kernel&apos;s</source>
+        <translation>平均相对误差为 ggml CPU 内核的 %1 倍</translation>
+    </message>
+    <message>
+        <source>error balance %1 times ggml&apos;s CPU kernel&apos;s</source>
+        <translation>误差均衡度为 ggml CPU 内核的 %1 倍</translation>
+    </message>
+    <message>
+        <source>runs %1 and %2 (one configuration) are not bit-identical</source>
+        <translation>运行 %1 与 %2（同一配置）不是逐位相同</translation>
+    </message>
+    <message>
+        <source>runs %1 and %2 part beyond ggml&apos;s budget: %3</source>
+        <translation>运行 %1 与 %2 的差异超出 ggml 的预算：%3</translation>
+    </message>
+</context>
+<context>
     <name>RecentDumps</name>
     <message>
         <source>Open &amp;recent</source>

@@ -1,4 +1,5 @@
 #include "diff_table_model.h"
+#include "reason_words.h"
 #include "first_row_mark.h"
 
 #include <QBrush>
@@ -67,14 +68,14 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::ToolTipRole:
         if (!op.unreadable.empty())
-            return QString::fromStdString(op.unreadable);
+            return reasonWords(op.unreadable);
         if (index.column() == BudgetColumn)
             return tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
                 .arg(op.ownNmse, 0, 'g', 3)
                 .arg(op.budget, 0, 'g', 3)
                 .arg(QString::fromLatin1(standardName(m_result->standard)));
         if (!op.verdict.empty())
-            return QString::fromStdString(op.verdict);
+            return reasonWords(op.verdict);
         if (op.worstInputIsWeight && op.worstInput >= 0)
             return tr("its error comes in through the weight %1")
                 .arg(QString::fromStdString(m_result->rows[size_t(op.worstInput)].tensorName));

@@ -1,4 +1,5 @@
 #include "diff_view.h"
+#include "reason_words.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -120,7 +121,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
                       "%8 only in test.")
                        .arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped())
                        .arg(res.rows.size())
-                       .arg(QString::fromStdString(res.method))
+                       .arg(reasonWords(res.method))
                        .arg(passed)
                        .arg(res.rows.size() - passed)
                        .arg(res.onlyGolden.size())
@@ -138,7 +139,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
                         .arg(QString::fromStdString(cause.row->tensorName).toHtmlEscaped());
         else if (cause.kind == DivergenceCause::Kind::Input)
             text += tr(" Its input <b>%1</b> already differs: the operation that computes it was not compared.")
-                        .arg(QString::fromStdString(leafLabel(*cause.row)).toHtmlEscaped());
+                        .arg(reasonWords(leafLabel(*cause.row)).toHtmlEscaped());
     } else if (!res.rows.empty()) {
         text += tr("<br>Every operation passed.");
     }

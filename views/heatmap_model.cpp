@@ -1,4 +1,5 @@
 #include "heatmap_model.h"
+#include "reason_words.h"
 
 #include "select/op_id.h"
 #include <QBrush>
@@ -254,7 +255,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         if (const auto *it = m_colours->replayOf(id, cellRound))
             tip += tr("\nreplayed on its own inputs: %1%2")
                        .arg(QLatin1String(llmscope::verdictName(it->verdict)),
-                            it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(it->reason)));
+                            it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(reasonWords(it->reason)));
         if (const auto *it = m_colours->diffOf(id, cellRound))
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "compare/report_text.h"
+#include "reason_words.h"
 #include "dump/dump_layout.h"
 #include "tensor/dtype.h"
 #include "select/op_ids.h"
@@ -272,7 +273,7 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
             if (role == Qt::ToolTipRole)
                 return tr("round %1: %2")
                     .arg(r->round)
-                    .arg(QString::fromStdString(r->reason.empty() ? r->standard : r->reason));
+                    .arg(r->reason.empty() ? QString::fromStdString(r->standard) : reasonWords(r->reason));
             return replayText(n);
         }
         }

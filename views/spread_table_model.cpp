@@ -1,4 +1,5 @@
 #include "spread_table_model.h"
+#include "reason_words.h"
 #include "first_row_mark.h"
 
 #include <QBrush>
@@ -71,7 +72,7 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
         }
     case Qt::ToolTipRole:
         if (index.column() == OpColumn || index.column() == SpreadColumn)
-            return o.departs ? QString::fromStdString(o.why)
+            return o.departs ? reasonWords(o.why)
                    : o.spread > 0 ? tr("the runs differ here within their standard")
                                   : tr("every run bit-identical here");
         if (run >= 0)

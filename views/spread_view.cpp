@@ -1,4 +1,5 @@
 #include "spread_view.h"
+#include "reason_words.h"
 
 #include <QCheckBox>
 #include <QHeaderView>
@@ -63,7 +64,7 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
                     .arg(QString::fromStdString(o.label()).toHtmlEscaped())
                     .arg(r->departingRun)
                     .arg(QString::fromStdString(r->runs[size_t(r->departingRun)].command).toHtmlEscaped(),
-                         QString::fromStdString(o.why).toHtmlEscaped());
+                         reasonWords(o.why).toHtmlEscaped());
     } else {
         text += tr("<br>No run departs beyond its standard: runs of one command bit-identical, the others within "
                    "ggml's budgets.");

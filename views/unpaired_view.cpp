@@ -1,4 +1,5 @@
 #include "unpaired_view.h"
+#include "reason_words.h"
 
 #include "session_document.h"
 
@@ -112,7 +113,7 @@ void UnpairedView::setResult(const CompareResult *r)
                              "side and Pair them; the pairs are compared tensor by tensor, round by round.")
                               .arg(r->onlyGolden.size())
                               .arg(r->onlyMy.size())
-                              .arg(QString::fromStdString(r->method)));
+                              .arg(reasonWords(r->method)));
     if (r) {
         refreshPairs();
     } else { // nothing compared: the pairs kept show again with their dumps' result

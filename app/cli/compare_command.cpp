@@ -96,7 +96,7 @@ int runManualCompare(const std::string &golden, const std::string &my, const std
         std::to_string(passed) + " passed\n");
     for (const auto &r : rows)
         if (!(r.compared && r.pair.passed))
-            say("  " + r.dataId + " token " + r.tokenId + ": " + r.pair.failReason + "\n");
+            say("  " + r.dataId + " token " + r.tokenId + ": " + r.pair.failReason.english() + "\n");
     say("  report: " + path + "\n");
     return passed == rows.size() && !rows.empty() ? 0 : 1;
 }
@@ -157,7 +157,7 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
     size_t passed = 0;
     for (const auto &r : res.rows)
         passed += r.passed;
-    say("llmscope compare: " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method + "), " +
+    say("llmscope compare: " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method.english() + "), " +
         std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +
         std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
         " only in my; " + standardName(res.standard) + " standard\n");
@@ -167,7 +167,7 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
     auto opLine = [&](const OpResult &op) {
         const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;
         if (!op.unreadable.empty())
-            return where + ": could not be compared: " + op.unreadable;
+            return where + ": could not be compared: " + op.unreadable.english();
         std::string s = where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " +
                         percent(op.outputError) + " (inputs " + percent(op.inputError) + ", added " + percent(op.addedError) +
                         "), NMSE " + sig3(op.nmse);
@@ -182,7 +182,7 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         say("  first divergent: " + opLine(first) + "\n");
         const DivergenceCause cause = divergenceCause(res, first);
         if (cause.kind == DivergenceCause::Kind::Weight)
-            say("  " + leafLabel(*cause.row) + " differs between golden and test (relative error " +
+            say("  " + leafLabel(*cause.row).english() + " differs between golden and test (relative error " +
                 boundWord(*cause.row) + percent(leafError(*cause.row)) + "): the op's error comes in through it\n");
         else if (cause.kind == DivergenceCause::Kind::Input)
             say("  its input " +
@@ -192,7 +192,7 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         for (size_t i : first.rows)
             if (!res.rows[i].passed)
                 say("    " + res.rows[i].golden.path + ": " +
-                    (res.rows[i].unreadable ? "unreadable: " : "") + res.rows[i].failReason + "\n");
+                    (res.rows[i].unreadable ? "unreadable: " : "") + res.rows[i].failReason.english() + "\n");
         say("  " + std::to_string(res.firstDivergent) + " operations before it passed\n");
     } else if (!res.rows.empty()) {
         say("  every operation passed\n");

@@ -167,11 +167,11 @@ void saySummary(const llmscope::OpcheckResult &r, const std::string &base)
     for (const auto &row : r.rows)
         if ((llmscope::isBad(row.verdict) || row.verdict == llmscope::Verdict::Warn) && listed++ < 12)
             say("  " + std::string(llmscope::verdictName(row.verdict)) + std::string(12 - std::strlen(llmscope::verdictName(row.verdict)), ' ') + "round " + std::to_string(row.round) + " " + row.opId + " " + row.opType + " (" + row.opName +
-                "): " + row.reason + "\n");
+                "): " + row.reason.english() + "\n");
     std::map<std::string, int> skipped; // why ops were not replayed, and how often
     for (const auto &row : r.rows)
         if (row.verdict == llmscope::Verdict::Skip)
-            ++skipped[row.reason];
+            ++skipped[row.reason.english()];
     for (const auto &[why, n] : skipped)
         say("  SKIP        " + std::to_string(n) + "x " + why + "\n");
     say("  reports:     " + base + ".xlsx, .csv, .json\n");

@@ -1,5 +1,7 @@
 #include "hunt_plan.h"
 
+#include "reason_words.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -223,7 +225,7 @@ QString suspect(const CompareResult &r, const OpResult &op)
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), pct(op.outputError));
     if (!op.verdict.empty())
-        s += QStringLiteral(": ") + QString::fromStdString(op.verdict);
+        s += QStringLiteral(": ") + reasonWords(op.verdict);
     return s;
 }
 
@@ -342,13 +344,13 @@ QString found(const CompareResult &r, const OpResult &op)
                                                     .arg(pct(op.budgetShare))
                                                     .arg(op.budget, 0, 'g', 3)
                                                     .arg(QString::fromStdString(op.opType))
-                                              : QStringLiteral("  ") + QString::fromStdString(op.verdict));
+                                              : QStringLiteral("  ") + reasonWords(op.verdict));
     if (weightDiffers)
         s += QLatin1Char('\n') + HuntText::tr("  %1 differs between golden and test: the op's error comes in through it")
-                                     .arg(QString::fromStdString(leafLabel(*cause.row)));
+                                     .arg(reasonWords(leafLabel(*cause.row)));
     else if (cause.kind == DivergenceCause::Kind::Input)
         s += QLatin1Char('\n') + HuntText::tr("  its input %1 already differs: the op that computes it was not compared")
-                                     .arg(QString::fromStdString(leafLabel(*cause.row)));
+                                     .arg(reasonWords(leafLabel(*cause.row)));
     else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it
         s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
     return s;
@@ -357,23 +359,23 @@ QString found(const CompareResult &r, const OpResult &op)
 QString replayed(const CompareResult &r, const OpcheckRow &test, const OpResult &op)
 {
     if (test.verdict == Verdict::Skip)
-        return HuntText::tr("replay: not replayed (%1)").arg(QString::fromStdString(test.reason));
+        return HuntText::tr("replay: not replayed (%1)").arg(reasonWords(test.reason));
     if (test.verdict == Verdict::Error)
-        return HuntText::tr("replay: could not be read (%1)").arg(QString::fromStdString(test.reason));
+        return HuntText::tr("replay: could not be read (%1)").arg(reasonWords(test.reason));
     if (test.verdict == Verdict::Fail)
         return HuntText::tr("replay: on the inputs it was given, the test's kernel is wrong: %1 (llmscope opcheck)")
-            .arg(QString::fromStdString(test.reason));
+            .arg(reasonWords(test.reason));
     const DivergenceCause cause = divergenceCause(r, op);
     QString s = HuntText::tr("replay: on the inputs it was given, the test's kernel is within its bound (%1)")
                     .arg(QLatin1String(verdictName(test.verdict)));
     if (cause.kind == DivergenceCause::Kind::Weight || cause.kind == DivergenceCause::Kind::Input)
         s += HuntText::tr(": its error comes in through %1, which differs from golden's")
-                 .arg(QString::fromStdString(leafLabel(*cause.row)));
+                 .arg(reasonWords(leafLabel(*cause.row)));
     else if (op.inputError > 0)
         s += HuntText::tr(": its inputs already differ from golden's by %1 %, and its error comes from them")
                  .arg(pct(op.inputError));
     if (test.verdict == Verdict::Warn)
-        s += QStringLiteral("; ") + QString::fromStdString(test.reason);
+        s += QStringLiteral("; ") + reasonWords(test.reason);
     return s;
 }
 

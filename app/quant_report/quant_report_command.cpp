@@ -99,7 +99,7 @@ int runQuantReportCommand(const QStringList &args)
     if (result.firstDivergent >= 0)
         say(QStringLiteral("  note: beyond quantization, op %1 diverges: %2 (see the compare report)\n")
                 .arg(QString::fromStdString(result.ops[size_t(result.firstDivergent)].label()),
-                     QString::fromStdString(result.ops[size_t(result.firstDivergent)].verdict)));
+                     QString::fromStdString(result.ops[size_t(result.firstDivergent)].verdict.english())));
     say(QStringLiteral("  report: %1 (quant_report.json, quant_report.csv, tensor-types.txt)\n")
             .arg(QDir(out).absolutePath()));
     return 0;

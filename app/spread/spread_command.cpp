@@ -65,7 +65,7 @@ void sayResult(const SpreadResult &r, const std::string &folder)
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
         say("first departure: round " + std::to_string(o.round) + ", " + o.label() + ": run " +
-            std::to_string(r.departingRun) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why +
+            std::to_string(r.departingRun) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why.english() +
             "\n");
     } else {
         say("no run departs beyond its standard: runs of one command bit-identical, the others within ggml's "

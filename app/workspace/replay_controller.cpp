@@ -1,4 +1,5 @@
 #include "replay_controller.h"
+#include "reason_words.h"
 
 #include <QFileInfo>
 #include <QPointer>
@@ -94,7 +95,7 @@ QCoro::Task<bool> ReplayController::run()
                           .arg(QLatin1String(verdictName(row.verdict)))
                           .arg(row.round)
                           .arg(QString::fromStdString(row.opId), QString::fromStdString(op ? op->name : row.opName),
-                               QString::fromStdString(row.opType), QString::fromStdString(row.reason)),
+                               QString::fromStdString(row.opType), reasonWords(row.reason)),
                       ConsoleTone::Failure);
         }
     m_doc->setReplay(result);

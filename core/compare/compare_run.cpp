@@ -136,7 +136,7 @@ void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
     g.requireData();
     m.requireData();
     if (g.count() != m.count()) {
-        row.failReason = "shape mismatch: golden " + shape(g.header().dims) + " vs my " + shape(m.header().dims);
+        row.failReason = Reason(Said::ShapeMismatch, {shape(g.header().dims), shape(m.header().dims)});
         return;
     }
     MetricAccumulator acc(row.tolerance.relTol);
@@ -168,25 +168,24 @@ void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
     row.metrics = acc.finish();
     row.computed = true;
     const Metrics &x = row.metrics;
-    std::string reason;
-    auto finding = [&](uint64_t n, const char *what) {
+    Reason reason;
+    auto finding = [&](uint64_t n, Said what) {
         if (n)
-            reason += (reason.empty() ? "" : "; ") + std::to_string(n) + " " + what;
+            reason.add(what, {std::to_string(n)});
     };
-    finding(x.nanGolden, "NaN in golden");
-    finding(x.infGolden, "Inf in golden");
-    finding(x.nanMy, "NaN in my");
-    finding(x.infMy, "Inf in my");
+    finding(x.nanGolden, Said::NanGolden);
+    finding(x.infGolden, Said::InfGolden);
+    finding(x.nanMy, Said::NanMy);
+    finding(x.infMy, Said::InfMy);
     row.passed = x.passed(row.tolerance);
     if (row.passed)
         reason.clear(); // Inf at the same places on both sides: a finding, kept in the metrics
     if (!row.passed && reason.empty())
-        reason = "only " + report::num(x.withinTol * 100) + " % of elements within relative error " +
-                 report::num(row.tolerance.relTol) + " (needs " + report::num(row.tolerance.passRate * 100) + " %)";
+        reason = Reason(Said::WithinTolerance, {report::num(x.withinTol * 100), report::num(row.tolerance.relTol),
+                                                report::num(row.tolerance.passRate * 100)});
     // Compared flattened, as msit does; the report still says the shapes differ.
     if (g.header().dims != m.header().dims)
-        reason += (reason.empty() ? "" : "; ") + std::string("same element count, different shapes ") +
-                  shape(g.header().dims) + " vs " + shape(m.header().dims);
+        reason.add(Said::ShapesDiffer, {shape(g.header().dims), shape(m.header().dims)});
     row.failReason = reason;
 }
 
@@ -223,8 +222,7 @@ void compareStats(CompareRow &row)
         // another framework's output over more rows (llama.cpp keeps the last token's): the
         // statistics say nothing of the rows both have; the tensors can be compared
         row.unreadable = true;
-        row.failReason = "statistics over different elements (" + shape(row.golden.dims) + " vs " + shape(row.my.dims) +
-                         "): compare the tensors";
+        row.failReason = Reason(Said::StatsOverDifferentElements, {shape(row.golden.dims), shape(row.my.dims)});
         return;
     }
     row.statsOnly = true;
@@ -234,12 +232,12 @@ void compareStats(CompareRow &row)
     row.statsBound = statsErrorBound(a, b, n); // NaN: no bound to tell (NaN, Inf that differ)
     row.statsEstimate = sketchRelativeError(row, a, b);
     if (std::isnan(row.statsRelDiff)) {
-        row.failReason = "NaN in the statistics";
+        row.failReason = Said::StatsNan;
         return;
     }
     row.passed = row.statsRelDiff <= row.tolerance.relTol;
     if (!row.passed)
-        row.failReason = "statistics differ by " + report::num(row.statsRelDiff * 100) + " % (relative)";
+        row.failReason = Reason(Said::StatsDiffer, {report::num(row.statsRelDiff * 100)});
 }
 
 } // namespace
@@ -330,7 +328,7 @@ void compareModelWeight(CompareRow &row, const ModelWeight &w, const CompareOpti
         setTolerance(row, thresholds);
         row.weightSource = "model files";
         if (g.count() != m.count()) {
-            row.failReason = "shape mismatch: golden " + joinDims(w.golden->dims) + " vs my " + joinDims(w.my->dims);
+            row.failReason = Reason(Said::ShapeMismatch, {joinDims(w.golden->dims), joinDims(w.my->dims)});
             return;
         }
         compareReaders(row, g, m);
@@ -375,7 +373,7 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
                    (row.goldenView.rowSize || row.myView.rowSize)) {
             // an expert's weight, statistics on both sides: the engine's are the whole tensor's, of every expert
             row.skipped = row.passed = true;
-            row.failReason = "statistics of every expert's weights against one expert's: dump the tensors to compare";
+            row.failReason = Said::ExpertStats;
         } else if ((row.golden.hasData && row.my.stats) || (row.my.hasData && row.golden.stats)) {
             // a PyTorch parameter's statistics (register_hook writes them) against the engine's
             // tensor: the tensor's own, in the same element order, then as two statistics
@@ -407,7 +405,7 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
         else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
             row.skipped = row.passed = true; // e.g. KV-cache views, described but not dumped
         else
-            row.failReason = "only one side has data or statistics to compare";
+            row.failReason = Said::OneSideOnly;
     } catch (const Error &e) {
         row.failReason = e.what();
         row.unreadable = true;
@@ -482,14 +480,14 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
     Matching match;
     if (l.files) {
         match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file", {}, {}, nullptr});
-        match.method = "file against file";
+        match.method = Said::FileAgainstFile;
     } else if (auto across = matchAcrossFrameworks(l.golden, l.my, res.notes,
                                                    o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile))) {
         match = std::move(*across);
         res.acrossFrameworks = true;
     } else {
         match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
-        if (match.method.find("by layer, node name and op") != std::string::npos &&
+        if ((match.method == Said::ByLayerNameOp || match.method == Said::MappingByLayerNameOp) &&
             (l.golden.modelFiles.empty() || l.my.modelFiles.empty()))
             res.warnings.push_back(std::string(l.golden.modelFiles.empty() && l.my.modelFiles.empty() ? "neither dump has a"
                                             : l.golden.modelFiles.empty()                          ? "golden's dump has no"

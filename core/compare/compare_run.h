@@ -47,7 +47,7 @@ struct CompareRow {
     double statsEstimate = NAN;
     Tolerance tolerance;
     bool passed = false;
-    std::string failReason;   // msit's cmp_fail_reason
+    Reason failReason;        // msit's cmp_fail_reason (english() in the files)
     // Stored in another type on each side (a quantized weight): what its quantization explains.
     std::optional<Quantization> quantization;
     std::string weightSource; // "model files" when both sides were read from the programs' models
@@ -73,7 +73,7 @@ struct OpResult {
     double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
     double outputCosine = 1;  // lowest cosine of its outputs
     bool passed = true;       // every output row passed
-    std::string unreadable;   // why an output could not be compared; then the metrics above mean nothing
+    Reason unreadable;        // why an output could not be compared; then the metrics above mean nothing
     int worstInput = -1;      // row of the input with the largest error, -1 when none differs
     std::string quantizedWeight; // its weight stored in another type on the test side, if any
     double weightError = 0;      // that weight's relative error
@@ -85,14 +85,15 @@ struct OpResult {
     double ownNmse = 0;       // max(0, nmse - explained): what it adds itself
     double budget = 0;        // NMSE it may add (engineBudget); 0: exact
     double budgetShare = 0;   // ownNmse / budget (inf when an exact op adds any)
-    std::string verdict;      // why it failed, in words; empty when it passed
+    Reason verdict;           // why it failed; empty when it passed
     std::vector<size_t> rows;
 
     std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
 };
 
 struct CompareResult {
-    std::string goldenRoot, myRoot, method;
+    std::string goldenRoot, myRoot;
+    Reason method; // how the pairs were made
     Standard standard = Standard::Msit;
     std::vector<CompareRow> rows;             // golden execution order
     std::vector<OpResult> ops;                // execution order

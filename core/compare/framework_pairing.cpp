@@ -371,7 +371,7 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
         lastLayer = std::max(lastLayer, layerOf(hfName(r.opName)));
     }
     Matching out;
-    out.method = "across frameworks: modules by their weights' GGUF names, decoder layers by their residual adds";
+    out.method = Said::AcrossFrameworks;
     std::map<std::string, std::string> unpaired; // module -> why, once each
     std::map<std::string, uint64_t> headSizes; // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
     bool ropeUnknown = false;

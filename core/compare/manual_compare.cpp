@@ -69,7 +69,7 @@ std::vector<ManualRow> compareManual(const std::string &goldenMeta, const std::s
                 compareTensorPair(row.pair);
                 row.compared = true;
             } else {
-                row.pair.failReason = "data id " + dataId + ", token " + token + " is only in the golden metadata";
+                row.pair.failReason = Reason(Said::OnlyInGoldenMetadata, {dataId, token});
             }
             rows.push_back(std::move(row));
         }
@@ -80,7 +80,7 @@ std::vector<ManualRow> compareManual(const std::string &goldenMeta, const std::s
                 row.dataId = dataId;
                 row.tokenId = token;
                 row.pair.my = recordForFile(path, dataId);
-                row.pair.failReason = "data id " + dataId + ", token " + token + " is only in my metadata";
+                row.pair.failReason = Reason(Said::OnlyInMyMetadata, {dataId, token});
                 rows.push_back(std::move(row));
             }
     return rows;
@@ -110,7 +110,7 @@ std::string manualReportCsv(const std::vector<ManualRow> &rows)
                (r.compared ? "True" : "False") + ",";
         out += p.computed ? num(x.cosine) + "," + num(x.maxRelErr) + "," + num(x.meanRelErr) + "," + num(x.relEuclidean)
                           : std::string("N/A,N/A,N/A,N/A");
-        out += "," + csvField(p.failReason) + "\n";
+        out += "," + csvField(p.failReason.english()) + "\n";
     }
     return out;
 }

@@ -201,9 +201,8 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
     }
     // 2. Everything else, by path or by meaning.
     const bool same = sameTopology(golden, my);
-    out.method = same ? "same topology" : "by layer, node name and op";
-    if (!mapping.empty())
-        out.method = "mapping file, then " + out.method;
+    out.method = mapping.empty() ? (same ? Said::SameTopology : Said::ByLayerNameOp)
+                                 : (same ? Said::MappingSameTopology : Said::MappingByLayerNameOp);
     std::vector<std::string> gk, mk;
     if (same) {
         for (const auto &r : golden.tensors)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dump/dump_index.h"
+#include "text/reason.h"
 
 namespace llmscope {
 
@@ -34,7 +35,7 @@ struct TensorPair {
 struct Matching {
     std::vector<TensorPair> pairs;               // in golden execution order
     std::vector<const TensorRecord *> onlyGolden, onlyMy;
-    std::string method;                          // "same topology", "by layer, name and op", ...
+    Reason method;                               // "same topology", "by layer, name and op", ...
 };
 
 using OpMapping = std::map<std::string, std::string>; // golden op id -> my op id

@@ -107,10 +107,10 @@ void groupOps(CompareResult &res)
 }
 
 // The engine standard's verdict on one op, in words; empty when it passes.
-std::string engineVerdict(const CompareResult &res, const OpResult &op, const std::string &weightDiffers)
+Reason engineVerdict(const CompareResult &res, const OpResult &op, const Reason &weightDiffers)
 {
     if (!op.unreadable.empty())
-        return "could not be compared: " + op.unreadable;
+        return Reason(Said::NotCompared, {joined(op.unreadable)});
     for (size_t i : op.rows) {
         const CompareRow &row = res.rows[i];
         if (row.golden.input)
@@ -118,15 +118,13 @@ std::string engineVerdict(const CompareResult &res, const OpResult &op, const st
         if (row.computed && row.metrics.nonFiniteMismatch)
             return row.failReason;
         if (!row.computed && !row.skipped && !(row.statsOnly && std::isfinite(row.statsBound)))
-            return row.failReason.empty() ? std::string("its output could not be compared") : row.failReason;
+            return row.failReason.empty() ? Reason(Said::OutputNotCompared) : row.failReason;
     }
     if (!weightDiffers.empty())
         return weightDiffers;
     if (op.budgetShare > 1)
-        return op.budget > 0 ? "adds NMSE " + report::num(op.ownNmse) + " beyond what its inputs explain (budget " +
-                                   report::num(op.budget) + " for " + op.opType + ")"
-                             : "adds NMSE " + report::num(op.ownNmse) + " beyond what its inputs explain: " + op.opType +
-                                   " moves data and must add none";
+        return op.budget > 0 ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.opType})
+                             : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
     return {};
 }
 
@@ -142,11 +140,11 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
         row.failReason = op.verdict;
     } else if (leaf && row.quantization) {
         row.passed = row.quantization->explained();
-        row.failReason = row.passed ? std::string() : row.quantization->words(row.tensorName);
+        row.failReason = row.passed ? Reason() : row.quantization->words(row.tensorName);
     } else if (leaf && leafDiffers(row, err)) {
         row.passed = false;
         if (row.failReason.empty() || row.computed || row.statsOnly)
-            row.failReason = "differs from golden's (relative error " + boundWord(row) + pct(err) + ")";
+            row.failReason = Reason(boundKind(row, Said::LeafDiffers, Said::LeafDiffersAtLeast, Said::LeafDiffersAbout), {pct(err)});
     } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
         row.passed = true;
         row.failReason.clear();
@@ -162,6 +160,11 @@ std::string boundWord(const CompareRow &r)
     return !r.statsOnly ? "" : std::isnan(r.statsEstimate) ? "at least " : "about ";
 }
 
+Said boundKind(const CompareRow &r, Said exact, Said atLeast, Said about)
+{
+    return !r.statsOnly ? exact : std::isnan(r.statsEstimate) ? atLeast : about;
+}
+
 double leafError(const CompareRow &r)
 {
     return engineError(r);
@@ -172,15 +175,16 @@ bool weightDiffers(const CompareRow &r)
     return leafDiffers(r, engineError(r));
 }
 
-std::string leafLabel(const CompareRow &r)
+Finding leafLabel(const CompareRow &r)
 {
     // A PyTorch golden's parameter (dump_weight's payload or register_hook's statistics):
     // named beside the GGUF tensor it was paired with.
     const std::string &parameter = r.parameter;
     if (r.tensorName.empty())
-        return parameter.empty() ? "the weight input " + std::to_string(r.golden.index) : "the parameter " + parameter;
-    return (r.tensorName.find("weight") != std::string::npos ? "the weight " : "the graph input ") + r.tensorName +
-           (parameter.empty() ? "" : " (PyTorch's " + parameter + ")");
+        return parameter.empty() ? Finding(Said::LabelWeightInput, {std::to_string(r.golden.index)})
+                                 : Finding(Said::LabelParameter, {parameter});
+    Finding label(r.tensorName.find("weight") != std::string::npos ? Said::LabelWeight : Said::LabelGraphInput, {r.tensorName});
+    return parameter.empty() ? label : Finding(Said::LabelFromPyTorch, {label, parameter});
 }
 
 namespace {
@@ -190,7 +194,7 @@ struct OpTally {
     double worstIn = 0, sumIn = 0, sumAbsIn = 0, outNorm = 0;
     bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
     int32_t inDtype = -1, outDtype = -1;
-    std::string weightDiffers;
+    Reason weightDiffers;
     double quantErr = -1;
 
     // A weight: stored in another type on purpose (what its quantization brings is explained,
@@ -215,8 +219,8 @@ struct OpTally {
         if (row.quantization && weightDiffers.empty())
             weightDiffers = row.quantization->words(row.tensorName);
         if (leafDiffers(row, err) && weightDiffers.empty())
-            weightDiffers = leafLabel(row) + " differs between golden and test (relative error " + boundWord(row) +
-                            pct(err) + ")";
+            weightDiffers = Reason(boundKind(row, Said::WeightDiffersBy, Said::WeightDiffersAtLeast, Said::WeightDiffersAbout),
+                                   {leafLabel(row), pct(err)});
     }
 
     void takeInput(OpResult &op, const CompareRow &row, double err)
@@ -294,10 +298,10 @@ public:
                 continue;
             if (row.quantization) {
                 row.passed = row.quantization->explained();
-                row.failReason = row.passed ? std::string() : row.quantization->words(w.name);
+                row.failReason = row.passed ? Reason() : row.quantization->words(w.name);
             } else {
                 row.passed = !leafDiffers(row, engineError(row));
-                row.failReason = row.passed ? std::string() : leafLabel(row) + " differs between golden and test";
+                row.failReason = row.passed ? Reason() : Reason(Said::WeightDiffers, {leafLabel(row)});
             }
         }
     }

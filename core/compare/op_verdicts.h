@@ -14,7 +14,7 @@ void judgeOps(CompareResult &res, const OpNames &names);
 
 // A tensor no node computes, as a user knows it: "the weight blk.1.ffn_down.weight", or "the
 // graph input inp_tokens" (what the program feeds the graph).
-std::string leafLabel(const CompareRow &r);
+Finding leafLabel(const CompareRow &r);
 // A pair's relative error as the engine standard reads it (measured; from statistics, the
 // sketches' estimate, never below the statistics' bound), and how it is known: "" measured,
 // "about " estimated, "at least " bounded below.
@@ -23,5 +23,8 @@ double leafError(const CompareRow &r);
 // statistics of one weight differ by).
 bool weightDiffers(const CompareRow &r);
 std::string boundWord(const CompareRow &r);
+// Of three ways to say an error, the one that fits r: exact from tensors, "at least" from the
+// statistics' lower bound, "about" from their estimate.
+Said boundKind(const CompareRow &r, Said exact, Said atLeast, Said about);
 
 } // namespace llmscope

@@ -11,17 +11,15 @@
 
 namespace llmscope {
 
-std::string Quantization::words(const std::string &tensorName) const
+Reason Quantization::words(const std::string &tensorName) const
 {
     const std::string name = tensorName.empty() ? std::string("the weight") : tensorName;
     if (explained())
-        return "quantization of " + name + " (" + myType + "): relative error " + report::percent(error) +
-               (std::isfinite(expected) ? "" : " (" + goldenType + " against " + myType + ")");
+        return std::isfinite(expected) ? Reason(Said::QuantExplained, {name, myType, report::percent(error)})
+                                       : Reason(Said::QuantExplainedTypes, {name, myType, report::percent(error), goldenType});
     if (std::isnan(expected))
-        return name + " (" + myType + ") differs from golden's (" + goldenType + ") by " + report::percent(error) +
-               ", more than any quantization of it should";
-    return name + " (" + myType + ") differs from golden's by " + report::percent(error) +
-           ", more than its quantization explains (" + report::percent(expected) + ")";
+        return Reason(Said::QuantNoExpected, {name, myType, goldenType, report::percent(error)});
+    return Reason(Said::QuantBeyond, {name, myType, report::percent(error), report::percent(expected)});
 }
 
 std::string storageType(const TensorReader &r)

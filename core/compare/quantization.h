@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include "text/reason.h"
+
 namespace llmscope {
 
 class TensorReader;
@@ -27,7 +29,7 @@ struct Quantization {
         return std::isnan(expected) ? error <= kUnknownBound : !(error > kRoom * expected + 1e-9);
     }
     // "quantization of blk.3.ffn_down.weight (q4_0): relative error 7.1 %", or why it is more.
-    std::string words(const std::string &tensorName) const;
+    Reason words(const std::string &tensorName) const;
 };
 
 // The storage type of what a reader holds: its ggml block type, else "f32", "f16", "bf16" or

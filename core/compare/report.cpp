@@ -78,8 +78,8 @@ std::string msitReportCsv(const CompareResult &res)
         else
             out += "N/A,N/A,N/A,N/A,N/A,N/A,N/A,";
         report::appendCsvField(out, r.skipped ? std::string("not compared: description only on both sides")
-                                    : r.unreadable ? "unreadable: " + r.failReason
-                                                   : r.failReason);
+                                    : r.unreadable ? "unreadable: " + r.failReason.english()
+                                                   : r.failReason.english());
         out += ',';
         report::appendCsvField(out, opLabel(r.golden.opId, r.nodeName, r.golden.opName));
         out += ',';
@@ -93,7 +93,7 @@ std::string msitReportCsv(const CompareResult &res)
             out += "N/A";
         out += ',';
         if (r.quantization && r.quantization->explained())
-            report::appendCsvField(out, r.quantization->words(r.tensorName));
+            report::appendCsvField(out, r.quantization->words(r.tensorName).english());
         out += '\n';
     }
     return out;
@@ -153,6 +153,8 @@ public:
             integer(int64_t(v));
         else if constexpr (std::is_floating_point_v<T>)
             num(v);
+        else if constexpr (std::is_same_v<T, Reason>)
+            str(v.english());
         else
             str(v);
     }

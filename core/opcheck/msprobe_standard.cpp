@@ -96,19 +96,18 @@ void judgeUlp(OpcheckRow &row, const Reference &ref, const RefTensor &out, const
     const bool f32 = !isHalf(out.dtype);
     row.standard = f32 ? "ULP: mean |ULP error| < 64, or under 5 % beyond 32 ULP, or fewer than ggml's CPU kernel"
                        : "ULP: under 0.1 % beyond 1 ULP, or fewer than ggml's CPU kernel";
-    const std::string said = "mean |ULP error| " + report::num(row.meanUlpError) + ", " +
-                             report::num(row.ulpErrorProportion) + " % beyond " + report::num(t.ulpThreshold) + " ULP" +
-                             (std::isnan(r) ? std::string(" (ggml's CPU kernel did not run)")
-                                            : "; ggml's CPU kernel " + report::num(row.cpuUlpErrorProportion) + " %");
+    std::vector<Finding> values{report::num(row.meanUlpError), report::num(row.ulpErrorProportion), report::num(t.ulpThreshold)};
+    if (!std::isnan(r))
+        values.push_back(report::num(row.cpuUlpErrorProportion));
     if ((f32 && row.meanUlpError < 64) || share < t.ulpProportion || (!std::isnan(r) && r < 1)) {
         row.verdict = Verdict::Pass;
         row.reason.clear();
     } else if (!std::isnan(r) && r <= 2) {
         row.verdict = Verdict::Warn;
-        row.reason = said + ": beyond msProbe's share, but at most twice ggml's own CPU kernel's";
+        row.reason = Reason(Said::UlpTwiceCpu, values);
     } else {
         row.verdict = Verdict::Fail;
-        row.reason = said;
+        row.reason = Reason(std::isnan(r) ? Said::UlpNoCpu : Said::UlpWithCpu, values);
     }
 }
 
@@ -124,7 +123,7 @@ void judgeBinary(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
     row.standard = "binary consistency: every element equal";
     row.verdict = differ ? Verdict::Fail : Verdict::Pass;
-    row.reason = differ ? std::to_string(differ) + " of " + std::to_string(n) + " elements differ" : std::string();
+    row.reason = differ ? Reason(Said::ElementsDiffer, {std::to_string(differ), std::to_string(n)}) : Reason();
 }
 
 void judgeAbsolute(OpcheckRow &row, const Reference &ref, const RefTensor &out, const TypeRule &t)
@@ -155,9 +154,10 @@ void judgeAbsolute(OpcheckRow &row, const Reference &ref, const RefTensor &out, 
         return;
     }
     row.verdict = Verdict::Fail;
-    row.reason = std::to_string(badRel) + " of " + std::to_string(normal) + " normal values beyond the relative error, " +
-                 std::to_string(badAbs) + " of " + std::to_string(small) + " small values beyond the absolute" +
-                 (nonFinite ? ", " + std::to_string(nonFinite) + " NaN or Inf where the reference is not" : std::string());
+    std::vector<Finding> values{std::to_string(badRel), std::to_string(normal), std::to_string(badAbs), std::to_string(small)};
+    if (nonFinite)
+        values.push_back(std::to_string(nonFinite));
+    row.reason = Reason(nonFinite ? Said::BeyondAbsoluteNonFinite : Said::BeyondAbsolute, values);
 }
 
 void judgeBenchmark(OpcheckRow &row, const Reference &ref, const RefTensor &out, const std::vector<double> &cpu,
@@ -165,26 +165,26 @@ void judgeBenchmark(OpcheckRow &row, const Reference &ref, const RefTensor &out,
 {
     const Benchmark d = benchmark(ref, out.v, t), c = benchmark(ref, cpu, t);
     struct Metric {
-        const char *name;
+        Said said; // "RMSE %1 times ggml's CPU kernel's"
         double ratio, error; // msProbe's error threshold; over 1 warns
     };
-    const Metric ms[] = {{"small-value error rate", ratio(d.smallErrRate, c.smallErrRate), 2},
-                         {"RMSE", ratio(d.rmse, c.rmse), 2},
-                         {"largest relative error", ratio(d.maxRel, c.maxRel), 10},
-                         {"mean relative error", ratio(d.meanRel, c.meanRel), 2},
-                         {"error balance", ratio(d.eb, c.eb), 2}};
+    const Metric ms[] = {{Said::BenchSmallErrors, ratio(d.smallErrRate, c.smallErrRate), 2},
+                         {Said::BenchRmse, ratio(d.rmse, c.rmse), 2},
+                         {Said::BenchLargestRel, ratio(d.maxRel, c.maxRel), 10},
+                         {Said::BenchMeanRel, ratio(d.meanRel, c.meanRel), 2},
+                         {Said::BenchBalance, ratio(d.eb, c.eb), 2}};
     row.standard = "benchmark: each error at most twice ggml's CPU kernel's (the largest relative error ten times)";
     row.verdict = Verdict::Pass;
     row.reason.clear();
     for (const Metric &m : ms) {
         if (m.ratio <= 1)
             continue;
-        const std::string part = std::string(m.name) + " " + report::num(m.ratio) + " times ggml's CPU kernel's";
+        const Finding part(m.said, {report::num(m.ratio)});
         if (m.ratio > m.error)
             row.verdict = Verdict::Fail;
         else if (row.verdict == Verdict::Pass)
             row.verdict = Verdict::Warn;
-        row.reason += (row.reason.empty() ? "" : "; ") + part;
+        row.reason.add(part);
     }
 }
 

@@ -230,20 +230,15 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
     const double beta = rr > 0 ? ee / rr : 0, sdBeta = rr > 0 ? std::sqrt(var) / rr : 0;
     if (std::fabs(beta) > 6 * sdBeta + 1e-12) {
-        row.reason = "a systematic error of " + report::num(100 * beta) + " % of the output (" +
-                     report::num(std::fabs(beta) / std::max(sdBeta, 1e-300)) +
-                     " standard deviations of rounding): scaled or biased, not rounded";
+        row.reason = Reason(Said::Systematic, {report::num(100 * beta), report::num(std::fabs(beta) / std::max(sdBeta, 1e-300))});
         return false;
     }
     if (worst > 1) {
-        row.reason = "beyond what float16 operands explain too (the largest error " + report::num(worst) +
-                     " times 8 standard deviations of that rounding)";
+        row.reason = Reason(Said::BeyondF16, {report::num(worst)});
         return false;
     }
     row.judgedRatio = worst;
-    row.reason = "beyond float32's bound but within float16 operand rounding (the largest error " +
-                 report::num(worst) + " times 8 standard deviations of it, no systematic error): the backend rounds its "
-                 "float32 operands to float16, as device matrix kernels may";
+    row.reason = Reason(Said::WithinF16, {report::num(worst)});
     return true;
 }
 
@@ -273,10 +268,9 @@ void judgeAgainstCpu(OpcheckRow &row, const Reference &ref, const std::vector<do
         return;
     if (worst > 1 && row.worstRatio <= 2 * worst) {
         row.verdict = Verdict::Warn;
-        row.reason += "; ggml's own CPU kernel is as far from float64 on these inputs (" + report::num(worst) +
-                      " times the bound): the bound is too tight here, not this kernel wrong";
+        row.reason.add({Said::CpuAsFar, {report::num(worst)}});
     } else {
-        row.reason += "; ggml's CPU kernel on the same inputs: " + report::num(worst) + " times the bound";
+        row.reason.add({Said::CpuRatio, {report::num(worst)}});
     }
 }
 
@@ -326,8 +320,7 @@ void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         row.verdict = Verdict::Pass;
     } else {
         row.verdict = Verdict::Fail;
-        row.reason = report::num(share) + " % of the elements within relative error " + report::num(etol) +
-                     ", below the " + report::num(rate) + " % msit asks of " + dtypeName(out.dtype);
+        row.reason = Reason(Said::MsitShare, {report::num(share), report::num(etol), report::num(rate), dtypeName(out.dtype)});
     }
 }
 
@@ -379,16 +372,13 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         row.verdict = Verdict::Warn;
     } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked) {
         row.verdict = Verdict::Warn;
-        row.reason = std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
-                     " elements beyond the bound, the largest " + report::num(worst) + " times it";
+        row.reason = Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
     } else {
         row.verdict = Verdict::Fail;
-        const std::string f16 = row.reason; // why float16 rounding does not explain it, where asked
-        row.reason = nonFinite ? std::to_string(nonFinite) + " elements NaN or Inf where the reference is not (or the other way)"
-                               : std::to_string(beyond) + " of " + std::to_string(n - unchecked) +
-                                     " elements beyond the bound, the largest " + report::num(worst) + " times it";
-        if (!f16.empty())
-            row.reason += "; " + f16;
+        const Reason f16 = row.reason; // why float16 rounding does not explain it, where asked
+        row.reason = nonFinite ? Reason(Said::NonFiniteMismatch, {std::to_string(nonFinite)})
+                               : Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
+        row.reason += f16;
     }
 }
 
@@ -707,7 +697,7 @@ std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &m
             out << ',' << num(row.cosine);
         if (has("kl"))
             out << ',' << num(row.kl);
-        out << ',' << cell(row.reason) << ',' << row.round << ',' << row.opType << ',' << num(row.meanUlpError) << ','
+        out << ',' << cell(row.reason.english()) << ',' << row.round << ',' << row.opType << ',' << num(row.meanUlpError) << ','
             << num(row.ulpErrorProportion) << '\n';
     }
     return out.str();
@@ -748,7 +738,7 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"mean_ulp_error", num(row.meanUlpError)},
                              {"ulp_error_proportion", num(row.ulpErrorProportion)},
                              {"cpu_replay_ulp_error_proportion", num(row.cpuUlpErrorProportion)},
-                             {"fail_reason", row.reason}});
+                             {"fail_reason", row.reason.english()}});
     return j.dump(1);
 }
 

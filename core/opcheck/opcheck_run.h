@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "opcheck/verdict.h"
+#include "text/reason.h"
 #include "tensor/tensor.h"
 
 namespace llmscope {
@@ -66,7 +67,7 @@ struct OpcheckRow {
     // Matrix products, msProbe's ULP measure: the mean |ULP error| and the % of elements beyond
     // its threshold (32 ULP float32, 1 float16/bfloat16), and that % of ggml's CPU kernel
     double meanUlpError = NAN, ulpErrorProportion = NAN, cpuUlpErrorProportion = NAN;
-    std::string reason;        // why it warns, fails, is skipped or could not be replayed
+    Reason reason;             // why it warns, fails, is skipped or could not be replayed
 };
 
 struct OpcheckResult {

@@ -57,7 +57,7 @@ void writeOpcheckXlsx(const std::string &path, const OpcheckResult &r, const std
             num(row.cosine);
         if (has("kl"))
             num(row.kl);
-        text(row.reason);
+        text(row.reason.english());
         num(double(row.round));
         text(row.opType);
         num(row.meanUlpError);

@@ -329,7 +329,7 @@ std::optional<WeightCost> weightCost(const WeightComparison &w, const std::map<s
         return std::nullopt;
     }
     if (!w.row.passed && !w.row.failReason.empty())
-        notes.push_back(w.row.failReason + ": ranked all the same, but check that file");
+        notes.push_back(w.row.failReason.english() + ": ranked all the same, but check that file");
     try {
         const auto model = ggml::Library::get().model(w.row.golden.path);
         if (const ggml::ModelTensor *t = model->find(w.name)) {

@@ -137,9 +137,8 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     a.op.fromFirst[j] = identical ? 0 : d;
                 const bool parts = sameConfig ? !identical : !op.passed;
                 if (parts && !a.op.departs)
-                    a.op.why = "runs " + std::to_string(i) + " and " + std::to_string(j) +
-                               (sameConfig ? " (one configuration) are not bit-identical"
-                                           : " part beyond ggml's budget: " + op.verdict);
+                    a.op.why = sameConfig ? Reason(Said::SpreadNotIdentical, {std::to_string(i), std::to_string(j)})
+                                          : Reason(Said::SpreadBeyondBudget, {std::to_string(i), std::to_string(j), joined(op.verdict)});
                 a.op.departs = a.op.departs || parts;
                 a.parting[i] += parts;
                 a.parting[j] += parts;
@@ -209,7 +208,7 @@ std::string spreadJson(const SpreadResult &r)
     auto opJson = [&](const SpreadOp &o) {
         return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
                     {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
-                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why},
+                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why.english()},
                     {"from_first_run", [&] {
                          json a = json::array();
                          for (double d : o.fromFirst)
@@ -224,7 +223,7 @@ std::string spreadJson(const SpreadResult &r)
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
         j["first_departure"] = {{"round", o.round}, {"op_id", o.opId}, {"label", o.label()},
-                                {"run", r.departingRun}, {"why", o.why}};
+                                {"run", r.departingRun}, {"why", o.why.english()}};
     } else {
         j["first_departure"] = nullptr;
     }

@@ -31,7 +31,7 @@ struct SpreadOp {
     int farthest = -1;      // the run farthest from the others here (the largest summed distance)
     int differing = 0;      // runs whose output is not bit-identical to their configuration's first run
     std::vector<double> fromFirst; // each run's distance from run 0 here (0: bit-identical; NaN: not compared)
-    std::string why;        // the first pair beyond its standard, in words
+    Reason why;             // the first pair beyond its standard
     std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
 };
 

@@ -592,6 +592,10 @@ private slots:
         QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 占自身误差预算的比例(引擎标准)"));
         QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
+        // how the pairs were made, worded by the window from what core found
+        QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("相同拓扑")) ||
+                     w.diff()->summary().contains(QString::fromUtf8("按层、节点名与算子")),
+                 qPrintable(w.diff()->summary()));
         shoot(&w, QStringLiteral("diff_zh_CN.png"));
         { // the summary's first line in view at the top of its area, not centred below an empty band
             auto *area = w.diff()->findChild<QScrollArea *>("DiffSummary");

@@ -28,6 +28,7 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QListWidget>
+#include <QRegularExpression>
 #include <QDirIterator>
 #include <QScrollArea>
 
@@ -35,6 +36,8 @@
 
 #include <functional>
 
+#include "diff_table_model.h"
+#include "reason_words.h"
 #include "diff_view.h"
 #include "dump_tree_model.h"
 #include "heatmap_model.h"
@@ -355,6 +358,41 @@ for path in outputs:
             QCoreApplication::removeTranslator(t);
     }
 
+    // Core's reasons in Chinese: every kind of finding has its pattern translated with the same
+    // placeholders, and a reason is worded whole, the phrases inside it too.
+    void coreReasonsInChinese()
+    {
+        QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
+        const QRegularExpression placeholder("%[1-9]");
+        using llmscope::Finding, llmscope::Reason, llmscope::Said;
+        for (int k = int(Said::Joined) + 1; k <= int(llmscope::kLastSaid); ++k) {
+            const char *english = llmscope::englishPattern(Said(k));
+            const QString zh = QCoreApplication::translate("Reason", english);
+            QVERIFY2(zh != QLatin1String(english), english);
+            QStringList a, b;
+            for (const auto &m : placeholder.globalMatch(QLatin1String(english)))
+                a << m.captured();
+            for (const auto &m : placeholder.globalMatch(zh))
+                b << m.captured();
+            a.sort();
+            b.sort();
+            QVERIFY2(a == b, english);
+        }
+        Reason r(Said::WeightDiffersBy, {Finding(Said::LabelWeight, {"blk.0.ffn_down.weight"}), "3.2 %"});
+        r.add(Said::CpuRatio, {"1.5"});
+        QCOMPARE(r.english(), std::string("the weight blk.0.ffn_down.weight differs between golden and test (relative error "
+                                          "3.2 %); ggml's CPU kernel on the same inputs: 1.5 times the bound"));
+        QCOMPARE(reasonWords(r), QString::fromUtf8("权重 blk.0.ffn_down.weight 在标杆与待测之间不同（相对误差 3.2 %）；"
+                                                   "ggml 的 CPU 内核在相同输入上：误差界的 1.5 倍"));
+        QCOMPARE(reasonWords(Reason("a file error, as it came")), QString("a file error, as it came"));
+        // Values are put in once: a value's own "%1" stays as it is, in both wordings.
+        QCOMPARE(llmscope::fillPattern("%1 and %2", {"%2", "x"}), std::string("%2 and x"));
+        QCOMPARE(reasonWords(Reason(Said::ElementsDiffer, {"%2", "9"})), QString::fromUtf8("9 个元素中有 %2 个不同"));
+        for (QTranslator *t : qApp->findChildren<QTranslator *>())
+            QCoreApplication::removeTranslator(t);
+        QCOMPARE(reasonWords(r), QString::fromStdString(r.english())); // English again: core's words exactly
+    }
+
     // View > Language switches at once: the window is built again in Chinese around the same
     // session (the comparison, the picked op, the heatmap's rows, the console), the choice is
     // remembered for the next start, and switching back gives English again.
@@ -375,6 +413,22 @@ for path in outputs:
         const int page = w->findChild<QTabWidget *>()->currentIndex();
         const QString inspected = w->inspector()->currentFile();
         QVERIFY(w->tensorDiff()->goldenModel()->rowCount() > 0); // the first divergent, element by element
+        // Core's words: the culprit's verdict and how the pairs were made, in English.
+        auto verdictTip = [](MainWindow *m) {
+            const QAbstractItemModel *t = m->diff()->findChild<QTableView *>()->model();
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->index(r, DiffTableModel::OpColumn).data(DiffTableModel::FirstDivergentRole).toBool())
+                    return t->index(r, DiffTableModel::ResultColumn).data(Qt::ToolTipRole).toString();
+            return QString();
+        };
+        auto summary = [](MainWindow *m) {
+            QString all;
+            for (const QLabel *l : m->diff()->findChildren<QLabel *>())
+                all += l->text();
+            return all;
+        };
+        QVERIFY2(verdictTip(w).contains("of elements within relative error"), qPrintable(verdictTip(w)));
+        QVERIFY2(summary(w).contains("(same topology)"), qPrintable(summary(w)));
         QAction *chinese = nullptr;
         for (QAction *a : w->findChildren<QAction *>())
             if (a->data().toString() == "zh_CN")
@@ -402,6 +456,10 @@ for path in outputs:
         QCOMPARE(zh->inspector()->currentFile(), inspected);
         QVERIFY(zh->tensorDiff()->goldenModel()->rowCount() > 0); // the compared op, element by element
         QVERIFY(zh->console()->toPlainText().contains("a line before the switch"));
+        // Core's words in Chinese: worded by the window from what core found.
+        QVERIFY2(verdictTip(zh).contains(QString::fromUtf8("的元素在相对误差")), qPrintable(verdictTip(zh)));
+        QVERIFY2(!verdictTip(zh).contains("within"), qPrintable(verdictTip(zh)));
+        QVERIFY2(summary(zh).contains(QString::fromUtf8("（相同拓扑）")), qPrintable(summary(zh)));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             zh->grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/language_switched_zh_CN.png");
         // And back: English, the same session still.

@@ -128,8 +128,8 @@ private slots:
         QCOMPARE(first.round, int64_t(1));
         QCOMPARE(r.departingRun, 2);
         QVERIFY(first.spread > 0.009 && first.spread < 0.011); // 1 %, relative euclidean
-        QVERIFY2(first.why.find("runs 0 and 2 (one configuration) are not bit-identical") != std::string::npos,
-                 first.why.c_str());
+        QVERIFY2(first.why.english().find("runs 0 and 2 (one configuration) are not bit-identical") != std::string::npos,
+                 first.why.english().c_str());
         QCOMPARE(r.nondeterministic.size(), size_t(1));
         QCOMPARE(r.ops[r.nondeterministic[0]].differing, 1);
         for (const SpreadOp &o : r.ops) // every other op: the same in every run
@@ -390,7 +390,7 @@ private slots:
         o.goldenPath = g;
         o.myPath = m;
         const CompareResult r = runCompare(o);
-        QCOMPARE(r.method, std::string("same topology"));
+        QCOMPARE(r.method.english(), std::string("same topology"));
         QCOMPARE(r.rows.size(), size_t(6));
         QVERIFY(r.onlyGolden.empty() && r.onlyMy.empty());
         QCOMPARE(r.ops.size(), size_t(3));
@@ -419,7 +419,7 @@ private slots:
         o.goldenPath = g;
         o.myPath = m;
         const CompareResult r = runCompare(o);
-        QCOMPARE(r.method, std::string("by layer, node name and op"));
+        QCOMPARE(r.method.english(), std::string("by layer, node name and op"));
         QCOMPARE(r.rows.size(), size_t(6));
         QVERIFY(r.allPassed() == false); // unmatched nodes on my side
         for (const auto &row : r.rows)
@@ -492,19 +492,19 @@ private slots:
             o.myPath = path(other);
             const CompareResult r = runCompare(o);
             QCOMPARE(r.rows.size(), size_t(1));
-            QVERIFY2(r.rows[0].passed, r.rows[0].failReason.c_str());
+            QVERIFY2(r.rows[0].passed, r.rows[0].failReason.english().c_str());
             QCOMPARE(r.rows[0].metrics.cosine, 1.0);
         }
         o.myPath = path("short.bin");
         const CompareResult s = runCompare(o);
         QCOMPARE(s.rows.size(), size_t(1));
         QVERIFY(!s.rows[0].passed);
-        QVERIFY2(QString::fromStdString(s.rows[0].failReason).contains("shape mismatch: golden 2,3 vs my 5"),
-                 s.rows[0].failReason.c_str());
+        QVERIFY2(QString::fromStdString(s.rows[0].failReason.english()).contains("shape mismatch: golden 2,3 vs my 5"),
+                 s.rows[0].failReason.english().c_str());
         o.myPath = path("t.bin"); // same count, other shape: compared, and said
         const CompareResult t = runCompare(o);
         QCOMPARE(t.rows.size(), size_t(1));
-        QVERIFY(QString::fromStdString(t.rows[0].failReason).contains("different shapes"));
+        QVERIFY(QString::fromStdString(t.rows[0].failReason.english()).contains("different shapes"));
         // A truncated file is a reason on its row, not a crash.
         const auto bytes = readWholeFile(path("a.bin"));
         writeFileAtomic(path("cut.bin"), std::string(bytes.begin(), bytes.end() - 5));
@@ -515,7 +515,7 @@ private slots:
         // ... reported as unreadable, with no metrics that could pass for a comparison
         QVERIFY(c.rows[0].unreadable && !c.rows[0].computed);
         QCOMPARE(c.firstDivergent, 0);
-        QVERIFY2(QString::fromStdString(c.ops[0].unreadable).contains("truncated"), c.ops[0].unreadable.c_str());
+        QVERIFY2(QString::fromStdString(c.ops[0].unreadable.english()).contains("truncated"), c.ops[0].unreadable.english().c_str());
         QVERIFY(msitReportCsv(c).find("N/A,N/A,N/A,N/A,N/A,N/A,N/A,\"unreadable: ") != std::string::npos);
     }
 
@@ -547,7 +547,7 @@ private slots:
         const CompareResult r = runCompare(o);
         QCOMPARE(r.rows.size(), size_t(1));
         QVERIFY(r.rows[0].unreadable);
-        QVERIFY2(QString::fromStdString(r.rows[0].failReason).contains("overflows 64 bits"), r.rows[0].failReason.c_str());
+        QVERIFY2(QString::fromStdString(r.rows[0].failReason.english()).contains("overflows 64 bits"), r.rows[0].failReason.english().c_str());
     }
 
     void cancelStopsTheCompare()
@@ -608,7 +608,7 @@ private slots:
         o.standard = Standard::Engine;
         const CompareResult r = runCompare(o);
         QCOMPARE(r.ops.size(), size_t(6));
-        QVERIFY2(r.firstDivergent < 0, r.firstDivergent >= 0 ? r.ops[size_t(r.firstDivergent)].verdict.c_str() : "");
+        QVERIFY2(r.firstDivergent < 0, r.firstDivergent >= 0 ? r.ops[size_t(r.firstDivergent)].verdict.english().c_str() : "");
         QVERIFY(r.allPassed());
         // SWIGLU and ffn_out carry less than twice what they get; Qcur adds 1.6e-7 - (2 * 3e-7)^2.
         QCOMPARE(r.mostAdded, 1);
@@ -644,8 +644,8 @@ private slots:
         const CompareResult r = runCompare(o);
         QCOMPARE(r.firstDivergent, 3);
         QVERIFY(!r.ops[3].passed);
-        QVERIFY2(QString::fromStdString(r.ops[3].verdict).contains("beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
-                 r.ops[3].verdict.c_str());
+        QVERIFY2(QString::fromStdString(r.ops[3].verdict.english()).contains("beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
+                 r.ops[3].verdict.english().c_str());
         QVERIFY(r.ops[4].passed); // ffn_out carries it
         QCOMPARE(r.mostAdded, 3);
 
@@ -661,9 +661,9 @@ private slots:
         o.myPath = writeChain(path("bad/mm"), moved, [](size_t k) { return k == 2 ? 5e-2 : k == 1 ? 1e-4 : 0.0; });
         const CompareResult rm = runCompare(o);
         QCOMPARE(rm.firstDivergent, 2);
-        QVERIFY2(QString::fromStdString(rm.ops[2].verdict).contains("RESHAPE moves data and must add none"),
-                 rm.ops[2].verdict.c_str());
-        QVERIFY2(QString::fromStdString(rw.ops[4].verdict).contains("the weight w4.weight differs"), rw.ops[4].verdict.c_str());
+        QVERIFY2(QString::fromStdString(rm.ops[2].verdict.english()).contains("RESHAPE moves data and must add none"),
+                 rm.ops[2].verdict.english().c_str());
+        QVERIFY2(QString::fromStdString(rw.ops[4].verdict.english()).contains("the weight w4.weight differs"), rw.ops[4].verdict.english().c_str());
         QVERIFY(rw.ops[4].worstInputIsWeight);
     }
 
@@ -728,7 +728,7 @@ private slots:
         CompareResult r = runCompare(o);
         QCOMPARE(r.ops.size(), size_t(2));
         QVERIFY(!r.ops[0].passed); // the norm's own 1 %
-        QVERIFY2(r.ops[1].passed, r.ops[1].verdict.c_str());
+        QVERIFY2(r.ops[1].passed, r.ops[1].verdict.english().c_str());
         QCOMPARE(r.ops[1].ownNmse, 0.0);
         near(r.ops[1].explainedNmse, 4e-4L, "explained: (2 x 1 %)^2", 1e-4);
         // 2.5 times: charged (2.5 %)^2 - (2 x 1 %)^2 (a carry of 10 would explain it all)
@@ -799,7 +799,7 @@ private slots:
         QVERIFY(!over.passed);
         const OpResult under = judged(std::sqrt(0.8 * budget), "under");
         QCOMPARE(under.budget, budget);
-        QVERIFY2(under.passed, under.verdict.c_str());
+        QVERIFY2(under.passed, under.verdict.english().c_str());
         if (budget > 0)
             near(under.budgetShare, 0.8L, "share of the budget", 1e-3);
     }
@@ -855,7 +855,7 @@ private slots:
         o.myPath = writeChain(path("sketch/nm"), c, [&](size_t k) { return rel[k]; }, [](size_t) { return 0.0; }, stats);
         const CompareResult noise = runCompare(o);
         QCOMPARE(noise.ops.size(), size_t(5));
-        QVERIFY2(noise.firstDivergent < 0, noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.c_str() : "");
+        QVERIFY2(noise.firstDivergent < 0, noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.english().c_str() : "");
     }
 
     // Statistics bound the error from below, past their six decimals; NaN and Inf that differ
@@ -948,11 +948,11 @@ private slots:
         q.expected = 0.085;
         q.error = 0.086;
         QVERIFY(q.explained());
-        QCOMPARE(q.words("blk.3.ffn_down.weight"),
+        QCOMPARE(q.words("blk.3.ffn_down.weight").english(),
                  std::string("quantization of blk.3.ffn_down.weight (q4_0): relative error 8.6 %"));
         q.error = 0.123;
         QVERIFY(!q.explained());
-        QCOMPARE(q.words("blk.3.ffn_down.weight"),
+        QCOMPARE(q.words("blk.3.ffn_down.weight").english(),
                  std::string("blk.3.ffn_down.weight (q4_0) differs from golden's by 12.3 %, more than its quantization "
                              "explains (8.5 %)"));
         q.expected = NAN; // golden quantized too, or no reference quantizer
@@ -960,7 +960,7 @@ private slots:
         QVERIFY(q.explained());
         q.error = 1.0; // a zeroed weight
         QVERIFY(!q.explained());
-        QVERIFY(QString::fromStdString(q.words("w")).contains("more than any quantization of it should"));
+        QVERIFY(QString::fromStdString(q.words("w").english()).contains("more than any quantization of it should"));
     }
 };
 

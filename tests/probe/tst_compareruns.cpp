@@ -119,11 +119,11 @@ private slots:
         o.goldenPath = (m_dir.path() + "/f32").toStdString();
         o.myPath = (m_dir.path() + "/q8").toStdString();
         const CompareResult res = runCompare(o);
-        QCOMPARE(res.method, std::string("same topology"));
+        QCOMPARE(res.method.english(), std::string("same topology"));
         int exact = 0, near = 0, weights = 0;
         for (const auto &row : res.rows) {
             // Nothing left out but the KV-cache views, described only (no "cannot be compared").
-            QVERIFY2(row.computed || row.skipped, qPrintable(QString::fromStdString(row.golden.path + ": " + row.failReason)));
+            QVERIFY2(row.computed || row.skipped, qPrintable(QString::fromStdString(row.golden.path + ": " + row.failReason.english())));
             if (!row.computed)
                 continue;
             if (row.quantization) {
@@ -162,7 +162,7 @@ private slots:
         o.goldenPath = (m_dir.path() + "/f32").toStdString();
         o.myPath = (m_dir.path() + "/f32-nofa").toStdString();
         const CompareResult res = runCompare(o);
-        QCOMPARE(res.method, std::string("by layer, node name and op"));
+        QCOMPARE(res.method.english(), std::string("by layer, node name and op"));
         QVERIFY(!res.onlyMy.empty());
         bool softmax = false;
         for (const auto &p : res.onlyMy)

@@ -119,7 +119,7 @@ private slots:
         QVERIFY(r.onlyMy.empty());
         QCOMPARE(r.rows.size(), idx.tensors.size()); // every tensor the full disk kept, paired
         for (const auto &row : r.rows)
-            QVERIFY2(row.passed, row.failReason.c_str());
+            QVERIFY2(row.passed, row.failReason.english().c_str());
     }
 };
 

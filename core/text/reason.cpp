@@ -1,0 +1,140 @@
+#include "text/reason.h"
+
+// Marks each pattern for the window's translation (lupdate reads this file; context "Reason")
+// while core stays Qt-free: the macro leaves the English as it is.
+#define QT_TRANSLATE_NOOP(context, text) text
+
+namespace llmscope {
+
+std::string Finding::english() const
+{
+    if (kind == Said::Text)
+        return text;
+    std::vector<std::string> words;
+    for (const Finding &v : values)
+        words.push_back(v.english());
+    if (kind == Said::Joined) {
+        std::string out;
+        for (const std::string &w : words)
+            out += (out.empty() ? "" : "; ") + w;
+        return out;
+    }
+    return fillPattern(englishPattern(kind), words);
+}
+
+Reason &Reason::add(Finding f)
+{
+    m_parts.push_back(std::move(f));
+    return *this;
+}
+
+Reason &Reason::operator+=(const Reason &more)
+{
+    m_parts.insert(m_parts.end(), more.m_parts.begin(), more.m_parts.end());
+    return *this;
+}
+
+Finding joined(const Reason &r)
+{
+    return r.parts().size() == 1 ? r.parts().front() : Finding(Said::Joined, r.parts());
+}
+
+std::string Reason::english() const
+{
+    std::string out;
+    for (const Finding &f : m_parts) {
+        if (!out.empty())
+            out += "; ";
+        out += f.english();
+    }
+    return out;
+}
+
+std::string fillPattern(const std::string &pattern, const std::vector<std::string> &values)
+{
+    std::string out;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] >= '1' && pattern[i + 1] <= '9') {
+            const size_t n = size_t(pattern[i + 1] - '1');
+            if (n < values.size()) {
+                out += values[n];
+                ++i;
+                continue;
+            }
+        }
+        out += pattern[i];
+    }
+    return out;
+}
+
+const char *englishPattern(Said kind)
+{
+    switch (kind) {
+    case Said::Text: return "%1";
+    case Said::Joined: return "%1";
+    case Said::NanGolden: return QT_TRANSLATE_NOOP("Reason", "%1 NaN in golden");
+    case Said::InfGolden: return QT_TRANSLATE_NOOP("Reason", "%1 Inf in golden");
+    case Said::NanMy: return QT_TRANSLATE_NOOP("Reason", "%1 NaN in my");
+    case Said::InfMy: return QT_TRANSLATE_NOOP("Reason", "%1 Inf in my");
+    case Said::WithinTolerance: return QT_TRANSLATE_NOOP("Reason", "only %1 % of elements within relative error %2 (needs %3 %)");
+    case Said::ShapesDiffer: return QT_TRANSLATE_NOOP("Reason", "same element count, different shapes %1 vs %2");
+    case Said::ShapeMismatch: return QT_TRANSLATE_NOOP("Reason", "shape mismatch: golden %1 vs my %2");
+    case Said::StatsOverDifferentElements: return QT_TRANSLATE_NOOP("Reason", "statistics over different elements (%1 vs %2): compare the tensors");
+    case Said::StatsNan: return QT_TRANSLATE_NOOP("Reason", "NaN in the statistics");
+    case Said::StatsDiffer: return QT_TRANSLATE_NOOP("Reason", "statistics differ by %1 % (relative)");
+    case Said::ExpertStats: return QT_TRANSLATE_NOOP("Reason", "statistics of every expert's weights against one expert's: dump the tensors to compare");
+    case Said::OneSideOnly: return QT_TRANSLATE_NOOP("Reason", "only one side has data or statistics to compare");
+    case Said::OnlyInGoldenMetadata: return QT_TRANSLATE_NOOP("Reason", "data id %1, token %2 is only in the golden metadata");
+    case Said::OnlyInMyMetadata: return QT_TRANSLATE_NOOP("Reason", "data id %1, token %2 is only in my metadata");
+    case Said::LabelWeight: return QT_TRANSLATE_NOOP("Reason", "the weight %1");
+    case Said::LabelGraphInput: return QT_TRANSLATE_NOOP("Reason", "the graph input %1");
+    case Said::LabelWeightInput: return QT_TRANSLATE_NOOP("Reason", "the weight input %1");
+    case Said::LabelParameter: return QT_TRANSLATE_NOOP("Reason", "the parameter %1");
+    case Said::LabelFromPyTorch: return QT_TRANSLATE_NOOP("Reason", "%1 (PyTorch's %2)");
+    case Said::NotCompared: return QT_TRANSLATE_NOOP("Reason", "could not be compared: %1");
+    case Said::OutputNotCompared: return QT_TRANSLATE_NOOP("Reason", "its output could not be compared");
+    case Said::AddsError: return QT_TRANSLATE_NOOP("Reason", "adds NMSE %1 beyond what its inputs explain (budget %2 for %3)");
+    case Said::MovesDataAddsError: return QT_TRANSLATE_NOOP("Reason", "adds NMSE %1 beyond what its inputs explain: %2 moves data and must add none");
+    case Said::LeafDiffers: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error %1)");
+    case Said::LeafDiffersAtLeast: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error at least %1)");
+    case Said::LeafDiffersAbout: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error about %1)");
+    case Said::WeightDiffers: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test");
+    case Said::WeightDiffersBy: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error %2)");
+    case Said::WeightDiffersAtLeast: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error at least %2)");
+    case Said::WeightDiffersAbout: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error about %2)");
+    case Said::QuantExplained: return QT_TRANSLATE_NOOP("Reason", "quantization of %1 (%2): relative error %3");
+    case Said::QuantExplainedTypes: return QT_TRANSLATE_NOOP("Reason", "quantization of %1 (%2): relative error %3 (%4 against %2)");
+    case Said::QuantNoExpected: return QT_TRANSLATE_NOOP("Reason", "%1 (%2) differs from golden's (%3) by %4, more than any quantization of it should");
+    case Said::QuantBeyond: return QT_TRANSLATE_NOOP("Reason", "%1 (%2) differs from golden's by %3, more than its quantization explains (%4)");
+    case Said::SameTopology: return QT_TRANSLATE_NOOP("Reason", "same topology");
+    case Said::ByLayerNameOp: return QT_TRANSLATE_NOOP("Reason", "by layer, node name and op");
+    case Said::MappingSameTopology: return QT_TRANSLATE_NOOP("Reason", "mapping file, then same topology");
+    case Said::MappingByLayerNameOp: return QT_TRANSLATE_NOOP("Reason", "mapping file, then by layer, node name and op");
+    case Said::AcrossFrameworks: return QT_TRANSLATE_NOOP("Reason", "across frameworks: modules by their weights' GGUF names, decoder layers by their residual adds");
+    case Said::FileAgainstFile: return QT_TRANSLATE_NOOP("Reason", "file against file");
+    case Said::Systematic: return QT_TRANSLATE_NOOP("Reason", "a systematic error of %1 % of the output (%2 standard deviations of rounding): scaled or biased, not rounded");
+    case Said::BeyondF16: return QT_TRANSLATE_NOOP("Reason", "beyond what float16 operands explain too (the largest error %1 times 8 standard deviations of that rounding)");
+    case Said::WithinF16: return QT_TRANSLATE_NOOP("Reason", "beyond float32's bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): the backend rounds its float32 operands to float16, as device matrix kernels may");
+    case Said::CpuAsFar: return QT_TRANSLATE_NOOP("Reason", "ggml's own CPU kernel is as far from float64 on these inputs (%1 times the bound): the bound is too tight here, not this kernel wrong");
+    case Said::CpuRatio: return QT_TRANSLATE_NOOP("Reason", "ggml's CPU kernel on the same inputs: %1 times the bound");
+    case Said::MsitShare: return QT_TRANSLATE_NOOP("Reason", "%1 % of the elements within relative error %2, below the %3 % msit asks of %4");
+    case Said::BeyondBound: return QT_TRANSLATE_NOOP("Reason", "%1 of %2 elements beyond the bound, the largest %3 times it");
+    case Said::NonFiniteMismatch: return QT_TRANSLATE_NOOP("Reason", "%1 elements NaN or Inf where the reference is not (or the other way)");
+    case Said::UlpNoCpu: return QT_TRANSLATE_NOOP("Reason", "mean |ULP error| %1, %2 % beyond %3 ULP (ggml's CPU kernel did not run)");
+    case Said::UlpWithCpu: return QT_TRANSLATE_NOOP("Reason", "mean |ULP error| %1, %2 % beyond %3 ULP; ggml's CPU kernel %4 %");
+    case Said::UlpTwiceCpu: return QT_TRANSLATE_NOOP("Reason", "mean |ULP error| %1, %2 % beyond %3 ULP; ggml's CPU kernel %4 %: beyond msProbe's share, but at most twice ggml's own CPU kernel's");
+    case Said::ElementsDiffer: return QT_TRANSLATE_NOOP("Reason", "%1 of %2 elements differ");
+    case Said::BeyondAbsolute: return QT_TRANSLATE_NOOP("Reason", "%1 of %2 normal values beyond the relative error, %3 of %4 small values beyond the absolute");
+    case Said::BeyondAbsoluteNonFinite: return QT_TRANSLATE_NOOP("Reason", "%1 of %2 normal values beyond the relative error, %3 of %4 small values beyond the absolute, %5 NaN or Inf where the reference is not");
+    case Said::BenchSmallErrors: return QT_TRANSLATE_NOOP("Reason", "small-value error rate %1 times ggml's CPU kernel's");
+    case Said::BenchRmse: return QT_TRANSLATE_NOOP("Reason", "RMSE %1 times ggml's CPU kernel's");
+    case Said::BenchLargestRel: return QT_TRANSLATE_NOOP("Reason", "largest relative error %1 times ggml's CPU kernel's");
+    case Said::BenchMeanRel: return QT_TRANSLATE_NOOP("Reason", "mean relative error %1 times ggml's CPU kernel's");
+    case Said::BenchBalance: return QT_TRANSLATE_NOOP("Reason", "error balance %1 times ggml's CPU kernel's");
+    case Said::SpreadNotIdentical: return QT_TRANSLATE_NOOP("Reason", "runs %1 and %2 (one configuration) are not bit-identical");
+    case Said::SpreadBeyondBudget: return QT_TRANSLATE_NOOP("Reason", "runs %1 and %2 part beyond ggml's budget: %3");
+    }
+    return "%1";
+}
+
+} // namespace llmscope
