@@ -3,6 +3,7 @@
 #include "session_document.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "tensor/dtype.h"
 #include "util/text.h"
@@ -28,7 +29,8 @@ DumpTreeModel::~DumpTreeModel() = default;
 void DumpTreeModel::clear()
 {
     beginResetModel();
-    m_tensors.clear();
+    m_own.clear();
+    m_shown = 0;
     m_root = std::make_unique<Node>();
     endResetModel();
 }
@@ -39,10 +41,10 @@ void DumpTreeModel::setIndex(const DumpIndex &index)
     addChunk(index);
 }
 
-void DumpTreeModel::build(Node *root, size_t first) const
+void DumpTreeModel::build(Node *root, const std::vector<size_t> &records) const
 {
-    for (size_t i = first; i < m_tensors.size(); ++i) {
-        const TensorRecord &t = m_tensors[i];
+    for (const size_t i : records) {
+        const TensorRecord &t = (*m_records)[i];
         Node *n = root->child(tr("Round %1").arg(t.exec));
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
@@ -62,22 +64,33 @@ void DumpTreeModel::build(Node *root, size_t first) const
 
 void DumpTreeModel::addChunk(const DumpIndex &chunk)
 {
-    if (chunk.tensors.empty())
+    if (m_records == &m_own)
+        m_own.insert(m_own.end(), chunk.tensors.begin(), chunk.tensors.end());
+    grow();
+}
+
+void DumpTreeModel::grow()
+{
+    const size_t first = m_shown, end = m_records->size();
+    if (first >= end)
         return;
-    const size_t first = m_tensors.size();
-    m_tensors.insert(m_tensors.end(), chunk.tensors.begin(), chunk.tensors.end());
+    std::vector<size_t> added(end - first);
+    std::iota(added.begin(), added.end(), first);
+    m_shown = end;
     Node scratch;
-    build(&scratch, first);
+    build(&scratch, added);
     bool known = false;
     for (const auto &c : scratch.children)
         for (const auto &mine : m_root->children)
             known = known || mine->label == c->label;
     if (known) { // adds to a round already shown: the whole tree again, each round's tensors together
         beginResetModel();
-        std::stable_sort(m_tensors.begin(), m_tensors.end(),
-                         [](const TensorRecord &a, const TensorRecord &b) { return a.exec < b.exec; });
+        std::vector<size_t> all(end);
+        std::iota(all.begin(), all.end(), size_t(0));
+        std::stable_sort(all.begin(), all.end(),
+                         [this](size_t a, size_t b) { return (*m_records)[a].exec < (*m_records)[b].exec; });
         m_root = std::make_unique<Node>();
-        build(m_root.get(), 0);
+        build(m_root.get(), all);
         endResetModel();
         return;
     }
@@ -135,11 +148,11 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
     const Node *n = nodeFor(index);
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
-                   ? QString::fromStdString(m_tensors[static_cast<size_t>(n->tensor)].path)
+                   ? QString::fromStdString((*m_records)[static_cast<size_t>(n->tensor)].path)
                    : n->label;
     if (n->tensor < 0)
         return {};
-    const TensorRecord &t = m_tensors[static_cast<size_t>(n->tensor)];
+    const TensorRecord &t = (*m_records)[static_cast<size_t>(n->tensor)];
     auto stat = [&](double TensorStats::*field) -> QVariant {
         if (!t.stats)
             return {};
@@ -176,7 +189,9 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
 
 void DumpTreeModel::follow(SessionDocument *doc)
 {
+    clear();
+    m_records = &doc->index().tensors;
     connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
-    connect(doc, &SessionDocument::filesAdded, this, &DumpTreeModel::addChunk);
-    addChunk(doc->index()); // what it holds already (a window built on a session under way)
+    connect(doc, &SessionDocument::filesAdded, this, &DumpTreeModel::grow);
+    grow(); // what it holds already (a window built on a session under way)
 }

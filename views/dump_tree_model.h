@@ -3,7 +3,6 @@
 #pragma once
 #include <QAbstractItemModel>
 
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -26,8 +25,10 @@ public:
     void addChunk(const llmscope::DumpIndex &chunk);
     void setIndex(const llmscope::DumpIndex &index); // clear, then the whole index as one chunk
     void clear();
-    void follow(SessionDocument *doc); // the document's files, round by round as a scan brings them
-    size_t tensorCount() const { return m_tensors.size(); }
+    // The document's files, round by round as a scan brings them, read in the document's index
+    // (no copy); addChunk and setIndex are then for the document alone.
+    void follow(SessionDocument *doc);
+    size_t tensorCount() const { return m_shown; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -46,11 +47,14 @@ private:
         Node *child(const QString &label);
     };
     Node *nodeFor(const QModelIndex &index) const;
-    // Nodes for tensors [first, m_tensors.size()) under root.
-    void build(Node *root, size_t first) const;
+    // Nodes for these records under root.
+    void build(Node *root, const std::vector<size_t> &records) const;
+    void grow(); // the records after m_shown, as rows
 
-    // The tensors shown, in the order they came: a deque, so a new round never moves the
-    // hundred thousand records before it.
-    std::deque<llmscope::TensorRecord> m_tensors;
+    // The records: the followed document's index, else the model's own. Leaves hold their
+    // place there, so the index may grow (and move in memory) under the tree.
+    std::vector<llmscope::TensorRecord> m_own;
+    const std::vector<llmscope::TensorRecord> *m_records = &m_own;
+    size_t m_shown = 0; // records in the tree
     std::unique_ptr<Node> m_root = std::make_unique<Node>();
 };

@@ -256,7 +256,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += tr("\nreplayed on its own inputs: %1%2")
                        .arg(QLatin1String(llmscope::verdictName(it->verdict)),
                             it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(reasonWords(it->reason)));
-        if (const auto *it = m_colours->diffOf(id, cellRound))
+        if (const auto it = m_colours->diffOf(id, cellRound))
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")
                                   : tr("\ngolden vs test, element by element:")) +

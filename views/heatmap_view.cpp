@@ -193,7 +193,7 @@ void HeatmapView::followModel()
     });
 }
 
-void HeatmapView::setCompare(const llmscope::CompareResult *r)
+void HeatmapView::setCompare(std::shared_ptr<const llmscope::CompareResult> r)
 {
     // The diff items follow a separator: the first of them is the budget's share.
     const int firstDiff = m_metric->findData(int(HeatmapModel::Metric::BudgetShare));
@@ -208,7 +208,7 @@ void HeatmapView::setCompare(const llmscope::CompareResult *r)
         }
         return;
     }
-    colours()->setCompare(*r);
+    colours()->setCompare(r);
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
         m_metric->addItem(tr("diff: share of its budget (engine standard)"), int(HeatmapModel::Metric::BudgetShare));
@@ -356,14 +356,14 @@ void HeatmapView::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::topologyChanged, this,
             [this, doc] { m_model->setOps(doc->graph()); });
     connect(doc, &SessionDocument::metricsChanged, this,
-            [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(r.get()); });
+            [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(std::move(r)); });
     connect(doc, &SessionDocument::replayChanged, this,
             &HeatmapView::setOpcheck);
     // What the document holds already (a window built on a session under way).
     if (!doc->graph().empty())
         m_model->setOps(doc->graph());
     if (doc->metrics())
-        setCompare(doc->metrics().get());
+        setCompare(doc->metrics());
     if (doc->replay())
         setOpcheck(doc->replay());
 }

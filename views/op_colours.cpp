@@ -63,6 +63,7 @@ void OpColours::follow(SessionDocument *doc)
 
 void OpColours::clear()
 {
+    m_compare.reset();
     m_diff.clear();
     m_replay.reset();
     m_rounds.clear();
@@ -84,30 +85,16 @@ void OpColours::statsAdded(int64_t round)
         recompute(); // what is shown just changed
 }
 
-void OpColours::setCompare(const CompareResult &r)
+void OpColours::setCompare(std::shared_ptr<const CompareResult> compare)
 {
+    m_compare = std::move(compare);
     m_diff.clear();
-    for (const OpResult &op : r.ops) {
-        if (!op.unreadable.empty())
-            continue;
-        DiffCell c;
-        c.cosine = op.outputCosine;
-        c.relEuclidean = op.outputError;
-        c.added = op.addedError;
-        c.budgetShare = op.budgetShare;
-        c.passed = op.passed;
-        bool anyOutput = false, allStats = true;
-        for (size_t row : op.rows) { // the largest over its outputs
-            const CompareRow &x = r.rows[row];
-            if (x.golden.input)
-                continue;
-            c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
-            anyOutput = true;
-            allStats = allStats && x.statsOnly;
-        }
-        c.fromStats = anyOutput && allStats;
-        m_diff[op.round].insert(QString::fromStdString(op.opId), c);
-    }
+    if (!m_compare)
+        return clearCompare();
+    const CompareResult &r = *m_compare;
+    for (size_t i = 0; i < r.ops.size(); ++i)
+        if (r.ops[i].unreadable.empty())
+            m_diff[r.ops[i].round].insert(QString::fromStdString(r.ops[i].opId), int(i));
     m_firstOp.clear();
     m_firstRound = -1;
     if (r.firstDivergent >= 0) {
@@ -121,6 +108,7 @@ void OpColours::setCompare(const CompareResult &r)
 
 void OpColours::clearCompare()
 {
+    m_compare.reset();
     m_diff.clear();
     m_firstOp.clear();
     m_firstRound = -1;
@@ -205,9 +193,30 @@ const live::OpStats *OpColours::statsOf(const QString &op, int64_t round) const
     return m_doc ? m_doc->statsOf(op, round) : nullptr;
 }
 
-const OpColours::DiffCell *OpColours::diffOf(const QString &op, int64_t round) const
+std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t round) const
 {
-    return cellOf(m_diff, op, round);
+    const int *at = cellOf(m_diff, op, round);
+    if (!at)
+        return std::nullopt;
+    const CompareResult &r = *m_compare;
+    const OpResult &o = r.ops[size_t(*at)];
+    DiffCell c;
+    c.cosine = o.outputCosine;
+    c.relEuclidean = o.outputError;
+    c.added = o.addedError;
+    c.budgetShare = o.budgetShare;
+    c.passed = o.passed;
+    bool anyOutput = false, allStats = true;
+    for (size_t row : o.rows) { // the largest over its outputs
+        const CompareRow &x = r.rows[row];
+        if (x.golden.input)
+            continue;
+        c.maxRelErr = std::max(c.maxRelErr, x.computed ? x.metrics.maxRelErr : x.statsRelDiff);
+        anyOutput = true;
+        allStats = allStats && x.statsOnly;
+    }
+    c.fromStats = anyOutput && allStats;
+    return c;
 }
 
 double OpColours::valueOf(const QString &op, int64_t round) const
@@ -217,7 +226,7 @@ double OpColours::valueOf(const QString &op, int64_t round) const
         return c && isJudged(c->verdict) ? c->judgedRatio : NAN;
     }
     if (isDiffMetric(m_metric)) {
-        const DiffCell *c = diffOf(op, round);
+        const std::optional<DiffCell> c = diffOf(op, round);
         if (!c)
             return NAN;
         switch (m_metric) {
@@ -301,14 +310,14 @@ double OpColours::rampPosition(double v) const
 
 bool OpColours::failedIn(const QString &op, int64_t round) const
 {
-    const DiffCell *c = diffOf(op, round);
+    const std::optional<DiffCell> c = diffOf(op, round);
     return c && !c->passed;
 }
 
 QColor OpColours::colourOf(const QString &op, int64_t round) const
 {
     const double v = valueOf(op, round);
-    const DiffCell *c = isDiffMetric(m_metric) ? diffOf(op, round) : nullptr;
+    const std::optional<DiffCell> c = isDiffMetric(m_metric) ? diffOf(op, round) : std::nullopt;
     if (!c || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
         return colourFor(v);
     const double t = rampPosition(v);

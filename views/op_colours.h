@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compare/compare_run.h"
@@ -35,7 +36,8 @@ public:
                         ReplayError };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
-    // A compared op output's figures, as the heatmap's tooltip shows them.
+    // A compared op output's figures, as the heatmap's tooltip shows them: read from the
+    // comparison when asked (diffOf), not kept.
     struct DiffCell {
         double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
         bool passed = true;
@@ -47,8 +49,9 @@ public:
     // The document's statistics, as rounds bring them; its source's end clears the scale.
     void follow(SessionDocument *doc);
     void clear(); // the comparison, the replay and the round; the statistics are the document's
-    // A comparison of golden (whose ops these are) with test: its metrics per round and op.
-    void setCompare(const llmscope::CompareResult &r);
+    // A comparison of golden (whose ops these are) with test, shared with the document: its
+    // metrics per round and op, read there.
+    void setCompare(std::shared_ptr<const llmscope::CompareResult> r);
     void clearCompare();
     static bool isDiffMetric(Metric m) { return m >= Metric::CosineDistance && m <= Metric::BudgetShare; }
     // A replay of the dump's ops (llmscope opcheck), shared with the document: each op's worst
@@ -87,7 +90,7 @@ public:
     QColor colourOf(const QString &op) const { return colourOf(op, round()); }
     bool failedIn(const QString &op, int64_t round) const; // compared in that round, and failed
     const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped
-    const DiffCell *diffOf(const QString &op, int64_t round) const;                 // null: not compared
+    std::optional<DiffCell> diffOf(const QString &op, int64_t round) const;         // none: not compared
     bool hasStatsIn(int64_t round) const;
 
 signals:
@@ -102,7 +105,8 @@ private:
 
     const SessionDocument *m_doc = nullptr;                   // the statistics
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;  // the replay
-    std::map<int64_t, QHash<QString, DiffCell>> m_diff;       // round -> op -> compare
+    std::shared_ptr<const llmscope::CompareResult> m_compare; // the comparison
+    std::map<int64_t, QHash<QString, int>> m_diff;            // round -> op -> its index in m_compare->ops
     std::vector<int64_t> m_rounds;                            // with any of the three, ascending
     QString m_firstOp;                                                  // the first divergent op
     int64_t m_firstRound = -1;

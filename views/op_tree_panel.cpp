@@ -153,6 +153,17 @@ void OpTreePanel::setStatus(const QString &text)
     m_status->setText(text);
 }
 
+QString OpTreePanel::status() const
+{
+    return m_status->text();
+}
+
+void OpTreePanel::setIdsText(const QString &text)
+{
+    m_ids->setText(text);
+    idsEdited();
+}
+
 QString OpTreePanel::currentOpId() const
 {
     return m_view->currentIndex().data(OpTreeModel::OpIdRole).toString();

@@ -28,6 +28,9 @@ public:
     // Apply is offered while a program runs that can take a new selection.
     void setApplyEnabled(bool on, const QString &why = {});
     void setStatus(const QString &text);
+    QString status() const;
+    // -ids typed (applied or not): the boxes follow, as when typed by hand.
+    void setIdsText(const QString &text);
     QString currentOpId() const;
     void selectOp(const QString &id); // scrolls to it and makes it current
     // Picks in the tree set the cursor; the cursor's op, picked elsewhere, is selected here.

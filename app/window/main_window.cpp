@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -221,6 +222,9 @@ MainWindow *MainWindow::switchLanguage(const QString &code)
     next->m_console->document()->setHtml(m_console->document()->toHtml()); // the program's output so far
     next->m_pages->tabs()->setCurrentIndex(m_pages->tabs()->currentIndex()); // the page the user was on
     next->m_pages->setCurrentIndex(m_pages->currentIndex());
+    next->m_ops->setIdsText(m_ops->idsEdit()->text());      // typed, applied or not
+    next->m_ops->searchEdit()->setText(m_ops->searchEdit()->text());
+    next->m_ops->setStatus(m_ws->selectionStatusText());   // worded again in the new language
     next->show();
     close();
     return next;

@@ -37,11 +37,22 @@ LiveController::LiveController(SessionDocument *doc, QObject *parent)
             [this](const QString &w) { say(tr("[llmscope] warning: %1").arg(w), ConsoleTone::Warning); });
     connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
         say(QStringLiteral("[llmscope] ") + why, ConsoleTone::Warning);
-        emit selectionStatus(why);
+        tellSelection([why] { return why; });
     });
     connect(m_session, &LiveSession::output, this, [this](const QString &text, bool err) {
         emit said(text, err ? ConsoleTone::ErrorOutput : ConsoleTone::Output);
     });
+}
+
+void LiveController::tellSelection(std::function<QString()> words)
+{
+    m_selectionWords = std::move(words);
+    emit selectionStatus(m_selectionWords());
+}
+
+QString LiveController::selectionStatusText() const
+{
+    return m_selectionWords ? m_selectionWords() : QString();
 }
 
 void LiveController::say(const QString &text, ConsoleTone tone)
@@ -60,7 +71,7 @@ void LiveController::forget()
 
 bool LiveController::start(const DumpOptions &options, const LaunchSettings &settings, QString *error)
 {
-    emit selectionStatus(tr("Waiting for the program's first graph..."));
+    tellSelection([] { return tr("Waiting for the program's first graph..."); });
     if (!m_session->start(options, settings, error)) {
         m_doc->setProgramState(LiveSession::stateName(LiveSession::State::FailedToStart), *error);
         say(tr("[llmscope] cannot launch: %1").arg(*error), ConsoleTone::Failure);
@@ -111,12 +122,15 @@ void LiveController::topologyReceived(const live::Topology &t)
     m_doc->setGraph(OpGraph(t));
     if (!first)
         return;
-    const DumpOptions &o = m_session->options();
-    emit selectionStatus(tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
-                            "check operations and Apply to dump them from its next round on.",
-                            nullptr, int(t.ops.size()))
-                             .arg(o.ids.empty() ? tr("every operation") : tr("-ids %1").arg(QString::fromStdString(o.ids)),
-                                  QString::fromStdString(o.rounds)));
+    const QString ids = QString::fromStdString(m_session->options().ids),
+                  rounds = QString::fromStdString(m_session->options().rounds);
+    const int ops = int(t.ops.size());
+    tellSelection([ids, rounds, ops] {
+        return tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
+                  "check operations and Apply to dump them from its next round on.",
+                  nullptr, ops)
+            .arg(ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids), rounds);
+    });
 }
 
 bool LiveController::canApply() const
@@ -138,17 +152,19 @@ void LiveController::applySelection(const QString &ids)
         sel.part = TensorPart(o.part);
         sel.rounds = Rounds::all(); // from the acknowledged round on
     } catch (const Error &e) {
-        emit selectionStatus(tr("Cannot apply: %1").arg(QString::fromUtf8(e.what())));
+        const QString why = QString::fromUtf8(e.what());
+        tellSelection([why] { return tr("Cannot apply: %1").arg(why); });
         return;
     }
     const uint64_t seq = m_session->select(sel);
     if (!seq) {
-        emit selectionStatus(tr("No probe is connected yet: the selection is sent once the program's probe talks."));
+        tellSelection([] { return tr("No probe is connected yet: the selection is sent once the program's probe talks."); });
         return;
     }
     m_pending[seq] = {sel, ids};
-    emit selectionStatus(
-        tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids));
+    tellSelection([ids] {
+        return tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids);
+    });
 }
 
 void LiveController::acknowledged(const live::Ack &ack)
@@ -159,11 +175,17 @@ void LiveController::acknowledged(const live::Ack &ack)
     const auto [sel, ids] = it->second;
     m_pending.erase(m_pending.begin(), std::next(it));
     if (!ack.error.empty()) {
-        emit selectionStatus(tr("The program refused the selection: %1").arg(QString::fromStdString(ack.error)));
+        const QString why = QString::fromStdString(ack.error);
+        tellSelection([why] { return tr("The program refused the selection: %1").arg(why); });
         return;
     }
     const QString what = ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids);
-    emit selectionStatus(tr("Dumping %1 from round %2 on (acknowledged by the program).").arg(what).arg(ack.fromRound));
+    const int64_t from = ack.fromRound;
+    tellSelection([ids, from] {
+        return tr("Dumping %1 from round %2 on (acknowledged by the program).")
+            .arg(ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids))
+            .arg(from);
+    });
     say(tr("[llmscope] the program dumps %1 from round %2").arg(what).arg(ack.fromRound));
     emit selectionApplied(sel, ids, ack.fromRound);
 }

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <map>
 
 #include "console_tone.h"
@@ -34,6 +35,8 @@ public:
     // Sends -ids text to the program; selectionStatus says what became of it.
     void applySelection(const QString &idsText);
     bool canApply() const;
+    // The latest selection status, worded again now (in the language installed since).
+    QString selectionStatusText() const;
 
 signals:
     void said(const QString &text, ConsoleTone tone);
@@ -46,6 +49,7 @@ signals:
 
 private:
     void say(const QString &text, ConsoleTone tone = ConsoleTone::Info);
+    void tellSelection(std::function<QString()> words); // kept to be worded again, and said
     void sessionState(LiveSession::State s, const QString &message);
     void topologyReceived(const llmscope::live::Topology &t);
     void acknowledged(const llmscope::live::Ack &ack);
@@ -57,4 +61,5 @@ private:
     std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
     int64_t m_pendingRound = -1;
     QTimer m_statsFlush;
+    std::function<QString()> m_selectionWords;
 };

@@ -35,7 +35,8 @@ Workspace::Workspace(QObject *parent)
     connect(m_scan, &ScanController::dumpLoaded, this, &Workspace::dumpLoaded);
     connect(m_scan, &ScanController::dumpFailed, this, &Workspace::dumpFailed);
     connect(m_scan, &ScanController::topologyRead, this, [this](int ops) {
-        emit selectionStatus(tr("Topology of the opened dump: %n operation(s).", nullptr, ops));
+        m_selectionWords = [ops] { return tr("Topology of the opened dump: %n operation(s).", nullptr, ops); };
+        emit selectionStatus(m_selectionWords());
     });
     connect(m_replay, &ReplayController::status, this, &Workspace::status);
     connect(m_replay, &ReplayController::referenceShown, this, &Workspace::replayShown);
@@ -43,7 +44,10 @@ Workspace::Workspace(QObject *parent)
     connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
     connect(m_live, &LiveController::said, this, &Workspace::said);
     connect(m_live, &LiveController::status, this, &Workspace::status);
-    connect(m_live, &LiveController::selectionStatus, this, &Workspace::selectionStatus);
+    connect(m_live, &LiveController::selectionStatus, this, [this](const QString &text) {
+        m_selectionWords = [this] { return m_live->selectionStatusText(); };
+        emit selectionStatus(text);
+    });
     connect(m_live, &LiveController::selectionApplied, this, &Workspace::selectionApplied);
     connect(m_live, &LiveController::stateChanged, this, &Workspace::actionsChanged);
     // What a run wrote, file by file (its statistics came live). Started from the event loop,

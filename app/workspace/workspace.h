@@ -11,6 +11,8 @@
 #pragma once
 #include <QObject>
 
+#include <functional>
+
 #include <QCoroTask>
 
 #include <map>
@@ -111,6 +113,7 @@ public:
     // Sends -ids text to the program; the op panel's status comes back by selectionStatus.
     void applySelection(const QString &idsText);
     bool canApply() const;
+    QString selectionStatusText() const { return m_selectionWords ? m_selectionWords() : QString(); } // worded now
 
     // --- jobs
     Job *scanJob() const;
@@ -161,7 +164,7 @@ signals:
     void compareFinished(bool ok, const QString &message);
     void currentOpChanged(const QString &id);
     void currentRoundChanged(qint64 round);
-    void selectionStatus(const QString &text); // for the op panel
+    void selectionStatus(const QString &text); // for the op panel; selectionStatusText() words it again
     void selectionApplied(const llmscope::Selection &selection, const QString &idsText, qint64 fromRound);
     void said(const QString &text, ConsoleTone tone);
     void status(const QString &text, int timeoutMs); // a line for the status bar only
@@ -171,6 +174,7 @@ signals:
 private:
     void beginSource(Source source, const QString &name);
 
+    std::function<QString()> m_selectionWords; // the op panel's latest status, to be worded again
     Job *m_huntJob, *m_reportJob;
     HuntAction *m_hunt;
     QuantReportAction *m_quant;

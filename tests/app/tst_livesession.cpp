@@ -664,7 +664,7 @@ private slots:
         for (int r = 0; r < h->rowCount(); ++r)
             for (int c = 0; c < h->columnCount(); ++c) {
                 const QString id = h->index(r, c).data(HeatmapModel::OpIdRole).toString();
-                const auto *cell = h->colours()->diffOf(id, h->colours()->firstDivergentRound());
+                const auto cell = h->colours()->diffOf(id, h->colours()->firstDivergentRound());
                 if (!cell)
                     continue;
                 const QColor k = h->index(r, c).data(Qt::BackgroundRole).value<QBrush>().color();

@@ -429,6 +429,11 @@ for path in outputs:
         };
         QVERIFY2(verdictTip(w).contains("of elements within relative error"), qPrintable(verdictTip(w)));
         QVERIFY2(summary(w).contains("(same topology)"), qPrintable(summary(w)));
+        // -ids typed and not applied, a search, and the panel's status: all carried over.
+        QTest::keyClicks(w->opPanel()->idsEdit(), "0_2,0_4");
+        QCOMPARE(w->opPanel()->model()->checkedIds(), QStringList({"0_2", "0_4"}));
+        w->opPanel()->searchEdit()->setText("MUL_MAT"); // the picked op (Qcur-0) still shown
+        QVERIFY2(w->opPanel()->status().startsWith("Topology of the opened dump"), qPrintable(w->opPanel()->status()));
         QAction *chinese = nullptr;
         for (QAction *a : w->findChildren<QAction *>())
             if (a->data().toString() == "zh_CN")
@@ -456,6 +461,10 @@ for path in outputs:
         QCOMPARE(zh->inspector()->currentFile(), inspected);
         QVERIFY(zh->tensorDiff()->goldenModel()->rowCount() > 0); // the compared op, element by element
         QVERIFY(zh->console()->toPlainText().contains("a line before the switch"));
+        QCOMPARE(zh->opPanel()->idsEdit()->text(), QString("0_2,0_4"));
+        QCOMPARE(zh->opPanel()->model()->checkedIds(), QStringList({"0_2", "0_4"}));
+        QCOMPARE(zh->opPanel()->searchEdit()->text(), QString("MUL_MAT"));
+        QVERIFY2(zh->opPanel()->status().startsWith(QString::fromUtf8("已打开转储的拓扑")), qPrintable(zh->opPanel()->status()));
         // Core's words in Chinese: worded by the window from what core found.
         QVERIFY2(verdictTip(zh).contains(QString::fromUtf8("的元素在相对误差")), qPrintable(verdictTip(zh)));
         QVERIFY2(!verdictTip(zh).contains("within"), qPrintable(verdictTip(zh)));

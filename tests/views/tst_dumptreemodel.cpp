@@ -5,6 +5,7 @@
 #include "dump/dump_index.h"
 #include "dump_tree_model.h"
 #include "model_print.h"
+#include "session_document.h"
 #include "../test_helpers.h"
 
 class TstDumpTreeModel : public QObject {
@@ -93,6 +94,44 @@ private slots:
         QCOMPARE(model.index(0, 0).data().toString(), QString("Round 0"));
         QCOMPARE(model.index(1, 0).data().toString(), QString("Round 1"));
         QCOMPARE(model.tensorCount(), size_t(18));
+    }
+
+    // As the window has it: the tree reads the document's index as the scan fills it (the
+    // same records, no copy of its own), the late chunk joining its round, and a new source
+    // empties it.
+    void followsTheDocument()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        std::vector<llmscope::DumpIndex> chunks;
+        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
+            chunks.push_back(c);
+            return true;
+        });
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Dump, dir.path());
+        doc.addFiles(chunks[0]); // before the model follows: read when it starts
+        DumpTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.follow(&doc);
+        QCOMPARE(model.rowCount(), 1);
+        doc.addFiles(chunks[1]);
+        llmscope::DumpIndex late = chunks[0];
+        late.tensors.resize(2);
+        doc.addFiles(late);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.tensorCount(), doc.index().tensors.size());
+        QCOMPARE(model.tensorCount(), size_t(18));
+        const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn});
+        QCOMPARE(printed.count(QStringLiteral("Round 0")), 1);
+        QCOMPARE(printed.count(QStringLiteral("after/outtensor0")), 4 * 2 + 1); // 4 ops x 2 rounds, and the late embedding's
+        // A leaf's tooltip is the document's record's path.
+        const QModelIndex embed = model.index(0, 0, model.index(0, 0));
+        QCOMPARE(embed.data().toString(), QString("0_Embed"));
+        QVERIFY(model.index(0, 0, embed).data(Qt::ToolTipRole).toString().startsWith(dir.path()));
+        doc.reset(SessionDocument::Source::None, {});
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.tensorCount(), size_t(0));
     }
 };
 
