@@ -424,6 +424,30 @@ golden vs test, element by element:</source>
         <source> cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5</source>
         <translation> 余弦 %1，最大相对误差 %2，相对欧氏距离 %3，该算子自身引入 %4%5</translation>
     </message>
+    <message numerus="yes">
+        <source>
+spread over %n run(s): the largest distance between two is %1</source>
+        <translation>
+            <numerusform>
+%n 次运行比对：任意两次之间的最大距离为 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; run %1 is the farthest</source>
+        <translation>；运行 %1 离其他运行最远</translation>
+    </message>
+    <message>
+        <source>
+the runs part here: %1</source>
+        <translation>
+运行在此分离：%1</translation>
+    </message>
+    <message>
+        <source>
+bit-identical in every run</source>
+        <translation>
+每次运行逐位相同</translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>
@@ -538,6 +562,10 @@ golden vs test, element by element:</source>
     <message>
         <source>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;passed: %1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ failed&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ first divergent&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;通过：%1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ 未通过&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ 首个偏离&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+    <message>
+        <source>spread: largest distance between two runs (red: runs part)</source>
+        <translation>多次运行比对：两次运行之间的最大距离（红色：运行分离）</translation>
     </message>
 </context>
 <context>

@@ -256,6 +256,17 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += tr("\nreplayed on its own inputs: %1%2")
                        .arg(QLatin1String(llmscope::verdictName(it->verdict)),
                             it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(reasonWords(it->reason)));
+        if (const llmscope::SpreadOp *s = m_colours->spreadOf(id, cellRound)) {
+            tip += tr("\nspread over %n run(s): the largest distance between two is %1", nullptr,
+                      int(s->fromFirst.size()))
+                       .arg(s->spread, 0, 'g', 4);
+            if (s->farthest > 0)
+                tip += tr("; run %1 is the farthest").arg(s->farthest);
+            if (s->departs)
+                tip += tr("\nthe runs part here: %1").arg(reasonWords(s->why));
+            else if (s->spread == 0)
+                tip += tr("\nbit-identical in every run");
+        }
         if (const auto it = m_colours->diffOf(id, cellRound))
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")

@@ -279,6 +279,28 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
         showOpIn(QString::fromStdString(first->opId), first->round);
 }
 
+void HeatmapView::setSpread(std::shared_ptr<const llmscope::SpreadResult> r)
+{
+    const int item = m_metric->findData(int(HeatmapModel::Metric::Spread));
+    if (!r) {
+        colours()->setSpread(nullptr);
+        if (item >= 0) {
+            if (m_metric->currentIndex() == item)
+                m_metric->setCurrentIndex(0);
+            m_metric->removeItem(item);
+        }
+        return;
+    }
+    colours()->setSpread(r);
+    if (item < 0)
+        m_metric->addItem(tr("spread: largest distance between two runs (red: runs part)"), int(HeatmapModel::Metric::Spread));
+    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::Spread)));
+    if (r->departs()) { // the first departure's round, in view
+        const llmscope::SpreadOp &o = r->ops[size_t(r->firstDeparture)];
+        showOpIn(QString::fromStdString(o.opId), o.round);
+    }
+}
+
 void HeatmapView::roundsChanged()
 {
     const auto rounds = colours()->rounds();
@@ -352,7 +374,9 @@ void HeatmapView::follow(SessionDocument *doc)
         showRound(-1); // a new source starts at its newest round, as the cursor does
         setCompare(nullptr);
         setOpcheck(nullptr);
+        setSpread(nullptr);
     });
+    connect(doc, &SessionDocument::spreadChanged, this, &HeatmapView::setSpread);
     connect(doc, &SessionDocument::topologyChanged, this,
             [this, doc] { m_model->setOps(doc->graph()); });
     connect(doc, &SessionDocument::metricsChanged, this,
@@ -366,4 +390,6 @@ void HeatmapView::follow(SessionDocument *doc)
         setCompare(doc->metrics());
     if (doc->replay())
         setOpcheck(doc->replay());
+    if (doc->spread())
+        setSpread(doc->spread());
 }

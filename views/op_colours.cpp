@@ -65,6 +65,8 @@ void OpColours::clear()
 {
     m_compare.reset();
     m_diff.clear();
+    m_spread.reset();
+    m_spreadAt.clear();
     m_replay.reset();
     m_rounds.clear();
     m_firstOp.clear();
@@ -141,6 +143,8 @@ void OpColours::updateRounds()
     if (m_doc)
         m_rounds = m_doc->statsRounds();
     for (const auto &[k, v] : m_diff)
+        m_rounds.push_back(k);
+    for (const auto &[k, v] : m_spreadAt)
         m_rounds.push_back(k);
     if (m_replay)
         for (int64_t k : m_replay->rounds())
@@ -219,11 +223,31 @@ std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t 
     return c;
 }
 
+void OpColours::setSpread(std::shared_ptr<const SpreadResult> r)
+{
+    m_spread = std::move(r);
+    m_spreadAt.clear();
+    if (m_spread)
+        for (size_t i = 0; i < m_spread->ops.size(); ++i)
+            m_spreadAt[m_spread->ops[i].round].insert(QString::fromStdString(m_spread->ops[i].opId), int(i));
+    updateRounds();
+}
+
+const SpreadOp *OpColours::spreadOf(const QString &op, int64_t round) const
+{
+    const int *at = cellOf(m_spreadAt, op, round);
+    return at ? &m_spread->ops[size_t(*at)] : nullptr;
+}
+
 double OpColours::valueOf(const QString &op, int64_t round) const
 {
     if (m_metric == Metric::ReplayError) {
         const OpcheckRow *c = replayOf(op, round);
         return c && isJudged(c->verdict) ? c->judgedRatio : NAN;
+    }
+    if (m_metric == Metric::Spread) {
+        const SpreadOp *s = spreadOf(op, round);
+        return s ? s->spread : NAN;
     }
     if (isDiffMetric(m_metric)) {
         const std::optional<DiffCell> c = diffOf(op, round);
@@ -318,8 +342,12 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
 {
     const double v = valueOf(op, round);
     const std::optional<DiffCell> c = isDiffMetric(m_metric) ? diffOf(op, round) : std::nullopt;
-    if (!c || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
+    const SpreadOp *s = m_metric == Metric::Spread ? spreadOf(op, round) : nullptr;
+    if ((!c && !s) || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
         return colourFor(v);
+    if (s && v == 0)
+        return passRamp(0); // bit-identical in every run: the palest
     const double t = rampPosition(v);
-    return c->passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
+    const bool passed = c ? c->passed : !s->departs;
+    return passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
 }

@@ -19,6 +19,7 @@
 
 #include "compare/compare_run.h"
 #include "opcheck/opcheck_run.h"
+#include "spread/spread.h"
 #include "live/live_protocol.h"
 
 class SessionDocument;
@@ -33,7 +34,9 @@ public:
                         // the NMSE it adds as a share of its op type's budget (engine standard)
                         BudgetShare,
                         // a replay's (opcheck): the largest error of its outputs over their bound
-                        ReplayError };
+                        ReplayError,
+                        // a spread's (several runs): the largest distance of its output between two runs
+                        Spread };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
     // A compared op output's figures, as the heatmap's tooltip shows them: read from the
@@ -58,6 +61,10 @@ public:
     // output in a round, whose error over the bound it was judged by is its value.
     void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
     void clearOpcheck() { setOpcheck(nullptr); }
+    // Several runs side by side, shared with the document: each op's spread in a round; an op
+    // where runs part beyond their standard is on the failed ramp.
+    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r);
+    const llmscope::SpreadOp *spreadOf(const QString &op, int64_t round) const; // null: not in the spread
     const llmscope::OpcheckRow *replayOf(const QString &op, int64_t round) const; // null: not in the replay
     QString firstDivergentOp() const { return m_firstOp; }
     int64_t firstDivergentRound() const { return m_firstRound; }
@@ -107,6 +114,8 @@ private:
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;  // the replay
     std::shared_ptr<const llmscope::CompareResult> m_compare; // the comparison
     std::map<int64_t, QHash<QString, int>> m_diff;            // round -> op -> its index in m_compare->ops
+    std::shared_ptr<const llmscope::SpreadResult> m_spread;   // the spread
+    std::map<int64_t, QHash<QString, int>> m_spreadAt;        // round -> op -> its index in m_spread->ops
     std::vector<int64_t> m_rounds;                            // with any of the three, ascending
     QString m_firstOp;                                                  // the first divergent op
     int64_t m_firstRound = -1;

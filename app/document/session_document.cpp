@@ -22,6 +22,7 @@ void SessionDocument::reset(Source source, const QString &name)
     m_comparison.reset();
     m_metrics.reset();
     m_replay.reset();
+    m_spread.reset();
     emit sourceChanged(source, name);
 }
 
@@ -164,4 +165,10 @@ void SessionDocument::setReplay(std::shared_ptr<const OpcheckResult> r)
 {
     m_replay = std::move(r);
     emit replayChanged(m_replay);
+}
+
+void SessionDocument::setSpread(std::shared_ptr<const SpreadResult> r)
+{
+    m_spread = std::move(r);
+    emit spreadChanged(m_spread);
 }

@@ -23,6 +23,7 @@
 #include "graph/op_graph.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
+#include "spread/spread.h"
 
 class SessionDocument : public QObject {
     Q_OBJECT
@@ -80,9 +81,12 @@ public:
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
     std::shared_ptr<const llmscope::CompareResult> metrics() const { return m_metrics; }
     std::shared_ptr<const llmscope::OpcheckResult> replay() const { return m_replay; }
+    // Several runs side by side (llmscope spread), run 0 the source; null: none.
+    std::shared_ptr<const llmscope::SpreadResult> spread() const { return m_spread; }
     void setComparison(std::shared_ptr<const llmscope::CompareResult> r); // comparisonChanged
     void setMetrics(std::shared_ptr<const llmscope::CompareResult> r);    // metricsChanged
     void setReplay(std::shared_ptr<const llmscope::OpcheckResult> r);     // replayChanged
+    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r);      // spreadChanged
 
 signals:
     void sourceChanged(SessionDocument::Source source, const QString &name); // every view clears
@@ -95,6 +99,7 @@ signals:
     void comparisonChanged(std::shared_ptr<const llmscope::CompareResult> r);
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);
     void replayChanged(std::shared_ptr<const llmscope::OpcheckResult> r);
+    void spreadChanged(std::shared_ptr<const llmscope::SpreadResult> r);
     void programChanged(); // program()
 
 private:
@@ -108,4 +113,5 @@ private:
     Program m_program;
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;
+    std::shared_ptr<const llmscope::SpreadResult> m_spread;
 };

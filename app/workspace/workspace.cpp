@@ -126,6 +126,8 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
     }
     if (!self)
         co_return false;
+    if (shown)
+        m_doc->setSpread(r); // run 0 is the source now: the heatmap shows the spread on its ops
     if (shown && r->departs()) { // the first departure picked, in its round
         const SpreadOp &o = r->ops[size_t(r->firstDeparture)];
         m_cursor->setRound(o.round);

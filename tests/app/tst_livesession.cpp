@@ -993,6 +993,16 @@ private slots:
         v->differingOnly()->setChecked(false);
         QVERIFY(v->table()->model()->rowCount() > 50);
         QCOMPARE(w.workspace()->document()->sourceName(), QString::fromStdString(action->result()->runs[0].dump));
+        // The heatmap shows the spread on run 0's ops: bit-identical everywhere, on the pale end.
+        HeatmapView *h = w.heatmap();
+        QCOMPARE(h->metricBox()->currentData().toInt(), int(HeatmapModel::Metric::Spread));
+        {
+            const SpreadOp &any = action->result()->ops.back();
+            const QModelIndex cell = h->model()->indexForOp(QString::fromStdString(any.opId));
+            QVERIFY(cell.isValid());
+            QVERIFY2(cell.data(Qt::ToolTipRole).toString().contains("bit-identical in every run"),
+                     qPrintable(cell.data(Qt::ToolTipRole).toString()));
+        }
 
         const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
@@ -1022,6 +1032,23 @@ private slots:
         v->differingOnly()->setChecked(true); // what differs, the first departure still picked
         QCOMPARE(v->table()->currentIndex().data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
         shoot(&w, QStringLiteral("spread.png"));
+        // The heatmap: the spread, the first departure in its round on the red ramp and saying why.
+        QCOMPARE(h->metricBox()->currentData().toInt(), int(HeatmapModel::Metric::Spread));
+        QCOMPARE(h->colours()->round(), first.round);
+        const QModelIndex parting = h->model()->indexForOp(QString::fromStdString(first.opId));
+        QVERIFY(parting.isValid());
+        const QColor red = h->colours()->colourOf(QString::fromStdString(first.opId), first.round);
+        QVERIFY2(red.red() > red.blue() + 40, qPrintable(red.name()));
+        QVERIFY2(parting.data(Qt::ToolTipRole).toString().contains("the runs part here: runs 0 and 1"),
+                 qPrintable(parting.data(Qt::ToolTipRole).toString()));
+        for (const SpreadOp &o : r->ops) // every op where runs stay within their standard: on the blue ramp
+            if (!o.departs && o.round == first.round && o.spread > 0) {
+                const QColor blue = h->colours()->colourOf(QString::fromStdString(o.opId), o.round);
+                QVERIFY2(blue.blue() >= blue.red(), qPrintable(QString::fromStdString(o.label()) + " " + blue.name()));
+            }
+        tabs->setCurrentWidget(h);
+        shoot(&w, QStringLiteral("spread_heatmap.png"));
+        tabs->setCurrentWidget(v);
         // A row picked in the table moves the cursor; the heatmap and the tree follow it.
         const QModelIndex other = v->table()->model()->index(v->table()->model()->rowCount() - 1, SpreadTableModel::OpColumn);
         v->table()->setCurrentIndex(other);
