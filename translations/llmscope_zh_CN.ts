@@ -2204,10 +2204,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>多次运行比对至少需要两次运行：请给出两条命令行、重复次数或要变化的取值。</translation>
     </message>
     <message>
-        <source>Run %1 of %2: %3</source>
-        <translation>第 %1/%2 次运行：%3</translation>
-    </message>
-    <message>
         <source>The dump of &apos;%1&apos; failed: %2</source>
         <translation>“%1”的转储失败：%2</translation>
     </message>
@@ -2239,16 +2235,20 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>llmscope dump crashed</source>
         <translation>llmscope dump 崩溃了</translation>
     </message>
+    <message>
+        <source>Run %1 of %2 (%3): %4</source>
+        <translation>第 %1/%2 次运行（%3）：%4</translation>
+    </message>
+    <message>
+        <source>Measuring rounds %1 to %2...</source>
+        <translation>正在测量第 %1 至 %2 轮……</translation>
+    </message>
 </context>
 <context>
     <name>SpreadDialog</name>
     <message>
         <source>Spread: one prompt, several runs side by side</source>
         <translation>多次运行比对：同一提示词，多次运行并排比对</translation>
-    </message>
-    <message>
-        <source>Each run&apos;s tensors are dumped and every two runs compared op by op. Runs of one command must be bit-identical; runs of different commands are held to ggml&apos;s budgets. The first op where they part is named, with the run that departs.</source>
-        <translation>转储每次运行的张量，并逐算子两两比对。同一命令的多次运行必须逐位一致；不同命令的运行按 ggml 的误差预算判定。给出它们首个分道的算子，以及偏离的那次运行。</translation>
     </message>
     <message>
         <source>one command line a line, e.g. llmscope-sample-generate -m model.gguf -n 3</source>
@@ -2327,6 +2327,18 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Vary needs a flag and its values, as in -t 1,2,4.</source>
         <translation>“变化”需要一个参数及其取值，例如 -t 1,2,4。</translation>
+    </message>
+    <message>
+        <source>Dump every &amp;tensor at once (no statistics first)</source>
+        <translation>一次转储全部张量(不先转储统计量)(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Each run&apos;s statistics are dumped and every two runs compared op by op; the rounds where runs part are dumped again with their tensors and measured. Runs of one command must be bit-identical; runs of different commands are held to ggml&apos;s budgets. The first op where they part is named, with the run that departs.</source>
+        <translation>先转储每次运行的统计量，逐算子两两比较各次运行；运行分离的轮次再转储其张量并精确测量。同一命令的多次运行必须逐位相同；不同命令的运行以 ggml 的误差预算衡量。指出运行首次分离的算子及偏离的那次运行。</translation>
+    </message>
+    <message>
+        <source>llmscope spread --tensors: every run&apos;s tensors in one pass. Takes more disk; the prompt at once against one token a round dumps them so anyway.</source>
+        <translation>llmscope spread --tensors：一次转储每次运行的全部张量。占用更多磁盘；整段提示对逐 token 的比较本就如此转储。</translation>
     </message>
 </context>
 <context>

@@ -35,6 +35,49 @@ void SpreadAction::cancel()
         m_child->kill();
 }
 
+QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const std::vector<std::string> &commands,
+                                                                            QStringList options, QString pass,
+                                                                            std::shared_ptr<std::atomic<bool>> cancelled,
+                                                                            uint64_t generation)
+{
+    QPointer<SpreadAction> self(this);
+    std::vector<SpreadRun> runs;
+    std::map<std::string, int> configs;
+    for (size_t k = 0; k < commands.size(); ++k) {
+        const QString out = m_folder + QStringLiteral("/%1-%2").arg(pass).arg(k);
+        QDir(out).removeRecursively();
+        m_job->setProgress(qint64(k), qint64(commands.size()) + 1,
+                           tr("Run %1 of %2 (%3): %4").arg(k + 1).arg(commands.size()).arg(pass, QString::fromStdString(commands[k])));
+        auto *p = new QProcess(this);
+        m_child = p;
+        p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(commands[k])} + options + QStringList{"-o", out});
+        co_await qCoro(p).waitForFinished(std::chrono::hours(24));
+        if (!self)
+            co_return std::nullopt;
+        p->deleteLater();
+        QString failed;
+        if (cancelled->load())
+            failed = tr("Cancelled at run %1 of %2").arg(k + 1).arg(commands.size());
+        else if (p->error() == QProcess::FailedToStart)
+            failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
+        else if (p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0)
+            failed = tr("The dump of '%1' failed: %2")
+                         .arg(QString::fromStdString(commands[k]),
+                              p->exitStatus() != QProcess::NormalExit ? tr("llmscope dump crashed")
+                                                                      : QString::fromLocal8Bit(p->readAllStandardError()).trimmed());
+        const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
+        if (failed.isEmpty() && dumps.empty())
+            failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(commands[k]));
+        if (!failed.isEmpty()) {
+            m_job->end(generation, false, failed);
+            emit finished(false, failed);
+            co_return std::nullopt;
+        }
+        runs.push_back({commands[k], dumps.front(), configs.emplace(commands[k], int(configs.size())).first->second});
+    }
+    co_return runs;
+}
+
 QCoro::Task<bool> SpreadAction::run(spread::Request request)
 {
     if (m_job->isRunning())
@@ -51,67 +94,72 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     };
     if (commands.size() < 2)
         co_return fail(tr("A spread needs at least two runs: give two command lines, a repeat or values to vary."));
-    std::vector<SpreadRun> runs;
-    std::map<std::string, int> configs;
-    for (size_t k = 0; k < commands.size(); ++k) {
-        const QString out = m_folder + QStringLiteral("/run-%1").arg(k);
-        QDir(out).removeRecursively();
-        m_job->setProgress(qint64(k), qint64(commands.size()) + 1,
-                           tr("Run %1 of %2: %3").arg(k + 1).arg(commands.size()).arg(QString::fromStdString(commands[k])));
-        auto *p = new QProcess(this);
-        m_child = p;
-        p->start(m_program, {"dump", "--exec", QString::fromStdString(commands[k]), "--type", "model", "tensor", "-er",
-                             hunt::dumpRounds(QString::fromStdString(request.rounds)), "-o", out});
-        co_await qCoro(p).waitForFinished(std::chrono::hours(24));
-        if (!self)
-            co_return false;
-        p->deleteLater();
-        if (job.cancelled->load())
-            co_return fail(tr("Cancelled at run %1 of %2").arg(k + 1).arg(commands.size()));
-        if (p->error() == QProcess::FailedToStart)
-            co_return fail(tr("Could not start %1: %2").arg(m_program, p->errorString()));
-        if (p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0) {
-            const QString why = p->exitStatus() != QProcess::NormalExit
-                                    ? tr("llmscope dump crashed")
-                                    : QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-            co_return fail(tr("The dump of '%1' failed: %2").arg(QString::fromStdString(commands[k]), why));
-        }
-        const auto dumps = dumpsInside(out.toStdString());
-        if (dumps.empty())
-            co_return fail(tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(commands[k])));
-        runs.push_back({commands[k], dumps.front(), configs.emplace(commands[k], int(configs.size())).first->second});
-    }
-    m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, tr("Comparing every two runs..."));
     const std::string folder = m_folder.toStdString();
     auto cancelled = job.cancelled;
-    auto future = QtConcurrent::run([runs, folder, cancelled]() -> std::pair<std::shared_ptr<const SpreadResult>, QString> {
-        try {
-            auto r = std::make_shared<const SpreadResult>(computeSpread(runs, [cancelled](const std::string &g,
-                                                                                         const std::string &t) {
-                CompareOptions o;
-                o.goldenPath = g;
-                o.myPath = t;
-                o.standard = Standard::Engine;
-                o.cancel = cancelled.get();
-                return runCompare(o);
-            }, folder));
-            writeSpreadReports(*r, folder);
-            return {r, QString()};
-        } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
-            return {nullptr, QString::fromUtf8(e.what())};
-        }
-    });
-    auto [result, error] = co_await future;
+    // Every two runs compared off the GUI thread (Cancel stops a comparison under way).
+    auto compareAll = [folder, cancelled](std::vector<SpreadRun> runs) {
+        return QtConcurrent::run([runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
+            try {
+                return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
+                    CompareOptions o;
+                    o.goldenPath = g;
+                    o.myPath = t;
+                    o.standard = Standard::Engine;
+                    o.cancel = cancelled.get();
+                    return runCompare(o);
+                }, folder), QString()};
+            } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
+                return {std::nullopt, QString::fromUtf8(e.what())};
+            }
+        });
+    };
+    auto first = dumpEvery(commands, spread::firstPass(request), QStringLiteral("run"), cancelled, job.generation);
+    std::optional<std::vector<SpreadRun>> runs = co_await first;
+    if (!self || !runs)
+        co_return false;
+    if (!request.tensors && spread::mustLineUp(*runs)) { // statistics of whole rounds do not line up by row
+        auto again = dumpEvery(commands, spread::tensorPass(request), QStringLiteral("tensors"), cancelled, job.generation);
+        runs = co_await again;
+        if (!self || !runs)
+            co_return false;
+    }
+    m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, tr("Comparing every two runs..."));
+    auto comparing = compareAll(*runs);
+    auto [result, error] = co_await comparing;
     if (!self)
         co_return false;
     if (!result)
         co_return fail(error);
-    m_result = result;
-    const QString message = result->departs()
+    for (int pass = 2; pass <= spread::kMostPasses; ++pass) { // where runs part by statistics: the tensors
+        const SpreadSuspects s = suspectsOf(*result);
+        if (s.empty())
+            break;
+        auto dumping = dumpEvery(commands, spread::suspectPass(s), QStringLiteral("pass%1").arg(pass), cancelled, job.generation);
+        auto exact = co_await dumping;
+        if (!self || !exact)
+            co_return false;
+        m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, tr("Measuring rounds %1 to %2...")
+                                                                                  .arg(s.firstRound).arg(s.lastRound));
+        auto measuring = compareAll(*exact);
+        auto [measured, why] = co_await measuring;
+        if (!self)
+            co_return false;
+        if (!measured)
+            co_return fail(why);
+        mergeExact(*result, *measured);
+    }
+    try {
+        writeSpreadReports(*result, folder);
+    } catch (const std::exception &e) {
+        co_return fail(QString::fromUtf8(e.what()));
+    }
+    m_result = std::make_shared<const SpreadResult>(std::move(*result));
+    const SpreadResult *r = m_result.get();
+    const QString message = r->departs()
                                 ? tr("First departure: round %1, %2: run %3 departs")
-                                      .arg(result->ops[size_t(result->firstDeparture)].round)
-                                      .arg(QString::fromStdString(result->ops[size_t(result->firstDeparture)].label()))
-                                      .arg(result->departingRun)
+                                      .arg(r->ops[size_t(r->firstDeparture)].round)
+                                      .arg(QString::fromStdString(r->ops[size_t(r->firstDeparture)].label()))
+                                      .arg(r->departingRun)
                                 : tr("No run departs beyond its standard");
     m_job->end(job.generation, true, message);
     emit finished(true, message);

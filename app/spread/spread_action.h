@@ -1,15 +1,18 @@
 // Session > Spread: `llmscope spread` in the window, as its own job (each run's dump and the
 // comparisons as progress, Cancel stopping the run under way). Each run is a child
-// `llmscope dump` of its command line, as the command line runs it; every two runs are
-// compared off the GUI thread; the reports are written beside the dumps and the result is
-// kept for the window's Spread page.
+// `llmscope dump` of its command line, in the passes the command line makes (spread_plan.h:
+// statistics, then the suspect rounds' tensors); every two runs are compared off the GUI
+// thread; the reports are written beside the dumps and the result is kept for the window.
 #pragma once
 #include <QObject>
 #include <QPointer>
 
 #include <QCoroTask>
 
+#include <atomic>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "spread/spread.h"
 #include "spread/spread_plan.h"
@@ -37,6 +40,13 @@ signals:
     void finished(bool ok, const QString &message);
 
 private:
+    // One pass: each command dumped with these options into {folder}/{pass}-{k}; none when one
+    // failed or was cancelled (the job ended, finished said why).
+    QCoro::Task<std::optional<std::vector<llmscope::SpreadRun>>> dumpEvery(const std::vector<std::string> &commands,
+                                                                          QStringList options, QString pass,
+                                                                          std::shared_ptr<std::atomic<bool>> cancelled,
+                                                                          uint64_t generation);
+
     Job *m_job;
     QString m_program;
     QPointer<QProcess> m_child; // the dump under way

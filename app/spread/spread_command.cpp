@@ -20,15 +20,20 @@ using namespace llmscope;
 namespace {
 
 const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--repeat N]
-                       [-o DIR] [-er RANGES]
+                       [-o DIR] [-er RANGES] [--tensors]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
 and the run that departs:
-  1. dumps every run's tensors (llmscope dump --type model tensor), one folder each under DIR,
+  1. dumps every run's statistics (llmscope dump --type model stats: with the sketches that
+     estimate each op's error and the digests that tell bit-identity), one folder each under DIR,
   2. compares every two runs op by op,
-  3. for each op and round, its spread (the largest relative euclidean distance of its outputs
+  3. dumps the tensors of the rounds where the runs first part (and where runs of one command
+     first differ) and measures those again, element by element,
+  4. for each op and round, its spread (the largest relative euclidean distance of its outputs
      between two runs), whether a pair parts beyond its standard, and the run farthest from the
      others.
+Runs that computed other positions a round (the prompt at once against one token a round) dump
+every tensor at once and are lined up by position.
 The standard depends on the pair: two runs of one command must be bit-identical (nondeterminism
 is named apart: the ops whose outputs differ, and how many runs differ from the first); runs of
 different commands are held to ggml's cross-backend budgets (llmscope compare --standard engine).
@@ -41,6 +46,7 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
   --repeat N       each run N times (determinism: runs of one command must be bit-identical)
   -o DIR           where the dumps and reports go (default: ./llmscope_spread)
   -er RANGES       rounds to dump (default: all)
+  --tensors        every run's tensors in one pass (no statistics first)
 
 Writes DIR/spread.json (each run, each op's spread, first_departure with the run's index,
 nondeterministic) and DIR/spread.csv.
@@ -112,23 +118,38 @@ int runSpreadCommand(const QStringList &args)
     try {
         const QString folder = QDir(QString::fromStdString(q.folder)).absolutePath();
         QDir().mkpath(folder);
-        std::vector<SpreadRun> runs;
-        std::map<std::string, int> configs;
         const std::vector<std::string> commands = q.runs();
-        for (size_t k = 0; k < commands.size(); ++k) {
-            say("llmscope spread: run " + std::to_string(k + 1) + "/" + std::to_string(commands.size()) + ": " +
-                commands[k] + "\n");
-            SpreadRun run;
-            run.command = commands[k];
-            run.config = configs.emplace(commands[k], int(configs.size())).first->second;
-            run.dump = runChildDump(QString::fromStdString(commands[k]),
-                                    {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(q.rounds))},
-                                    folder + QStringLiteral("/run-%1").arg(k))
-                           .toStdString();
-            runs.push_back(std::move(run));
+        auto dumpEvery = [&](const QStringList &options, const QString &pass) { // one pass: every run dumped
+            std::vector<SpreadRun> runs;
+            std::map<std::string, int> configs;
+            for (size_t k = 0; k < commands.size(); ++k) {
+                say("llmscope spread: " + pass.toStdString() + " " + std::to_string(k + 1) + "/" +
+                    std::to_string(commands.size()) + ": " + commands[k] + "\n");
+                SpreadRun run;
+                run.command = commands[k];
+                run.config = configs.emplace(commands[k], int(configs.size())).first->second;
+                run.dump = runChildDump(QString::fromStdString(commands[k]), options, folder + QStringLiteral("/%1-%2").arg(pass).arg(k))
+                               .toStdString();
+                runs.push_back(std::move(run));
+            }
+            return runs;
+        };
+        std::vector<SpreadRun> runs = dumpEvery(spread::firstPass(q), QStringLiteral("run"));
+        if (!q.tensors && spread::mustLineUp(runs)) {
+            say("llmscope spread: the runs computed other positions a round: every tensor, to line them up by position\n");
+            runs = dumpEvery(spread::tensorPass(q), QStringLiteral("tensors"));
         }
         say("llmscope spread: comparing every two runs op by op\n");
-        const SpreadResult r = computeSpread(std::move(runs), {}, folder.toStdString());
+        SpreadResult r = computeSpread(std::move(runs), {}, folder.toStdString());
+        for (int pass = 2; pass <= spread::kMostPasses; ++pass) { // the suspects' tensors, measured
+            const SpreadSuspects s = suspectsOf(r);
+            if (s.empty())
+                break;
+            say("llmscope spread: rounds " + std::to_string(s.firstRound) + " to " + std::to_string(s.lastRound) +
+                " part by their statistics: their tensors, to measure\n");
+            mergeExact(r, computeSpread(dumpEvery(spread::suspectPass(s), QStringLiteral("pass%1").arg(pass)), {},
+                                        folder.toStdString()));
+        }
         writeSpreadReports(r, folder.toStdString());
         sayResult(r, folder.toStdString());
         return r.departs() ? 1 : 0;

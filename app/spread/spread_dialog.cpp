@@ -1,5 +1,6 @@
 #include "spread/spread_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -22,11 +23,12 @@
 SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
       m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
-      m_error(new QLabel(this))
+      m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this))
 {
     setWindowTitle(tr("Spread: one prompt, several runs side by side"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("Each run's tensors are dumped and every two runs compared op by op. Runs of one "
+    auto *intro = new QLabel(tr("Each run's statistics are dumped and every two runs compared op by op; the rounds "
+                                "where runs part are dumped again with their tensors and measured. Runs of one "
                                 "command must be bit-identical; runs of different commands are held to ggml's "
                                 "budgets. The first op where they part is named, with the run that departs."),
                              this);
@@ -59,6 +61,9 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     form->addRow(tr("&Vary:"), m_vary);
     form->addRow(tr("&Repeat each:"), m_repeat);
     form->addRow(tr("Roun&ds:"), m_rounds);
+    m_tensors->setToolTip(tr("llmscope spread --tensors: every run's tensors in one pass. Takes more disk; the "
+                             "prompt at once against one token a round dumps them so anyway."));
+    form->addRow(QString(), m_tensors);
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     auto *browse = new QPushButton(tr("..."), this);
@@ -83,6 +88,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_commands->setPlainText(s.value(QStringLiteral("spread/commands")).toString());
     m_vary->setText(s.value(QStringLiteral("spread/vary")).toString());
     m_repeat->setValue(s.value(QStringLiteral("spread/repeat"), 1).toInt());
+    m_tensors->setChecked(s.value(QStringLiteral("spread/tensors"), false).toBool());
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
     m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::current().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
@@ -121,6 +127,7 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
         return false;
     }
     r.repeat = m_repeat->value();
+    r.tensors = m_tensors->isChecked();
     r.rounds = m_rounds->text().trimmed().isEmpty() ? "all" : m_rounds->text().trimmed().toStdString();
     r.folder = m_folder->text().trimmed().toStdString();
     if (r.commands.empty()) {
@@ -164,6 +171,7 @@ void SpreadDialog::accept()
     s.setValue(QStringLiteral("spread/commands"), m_commands->toPlainText());
     s.setValue(QStringLiteral("spread/vary"), m_vary->text());
     s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
+    s.setValue(QStringLiteral("spread/tensors"), m_tensors->isChecked());
     s.setValue(QStringLiteral("spread/rounds"), m_rounds->text());
     s.setValue(QStringLiteral("spread/folder"), m_folder->text());
     QDialog::accept();

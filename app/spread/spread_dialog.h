@@ -12,6 +12,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QCheckBox;
 class QSpinBox;
 
 class SpreadDialog : public QDialog {
@@ -24,6 +25,7 @@ public:
     QPlainTextEdit *commandsEdit() const { return m_commands; }
     QLineEdit *varyEdit() const { return m_vary; }
     QSpinBox *repeatBox() const { return m_repeat; }
+    QCheckBox *tensorsBox() const { return m_tensors; }
     QLineEdit *roundsEdit() const { return m_rounds; }
     QLineEdit *folderEdit() const { return m_folder; }
     QLabel *errorLabel() const { return m_error; }
@@ -42,4 +44,5 @@ private:
     QSpinBox *m_repeat;
     QComboBox *m_add;
     QLabel *m_runs, *m_error;
+    QCheckBox *m_tensors;
 };

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "hunt/hunt_plan.h"
+#include "spread/batch_alignment.h"
 #include "util/arg_reader.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -66,6 +68,8 @@ Request parseRequest(const std::vector<std::string> &args)
             q.folder = a.value();
         } else if (a.is({"-er", "--exec-range"})) {
             q.rounds = a.value();
+        } else if (a.is({"--tensors"})) {
+            q.tensors = true;
         } else {
             a.unknown();
         }
@@ -73,6 +77,30 @@ Request parseRequest(const std::vector<std::string> &args)
     if (!q.help && q.runs().size() < 2)
         throw Error("a spread needs at least two runs: give --run twice, --repeat 2 or --vary");
     return q;
+}
+
+QStringList firstPass(const Request &r)
+{
+    return r.tensors ? tensorPass(r) : hunt::statsArgs(QString::fromStdString(r.rounds));
+}
+
+QStringList tensorPass(const Request &r)
+{
+    return {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))};
+}
+
+QStringList suspectPass(const llmscope::SpreadSuspects &s)
+{
+    return {"--type", "model", "tensor", "-er", QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)};
+}
+
+bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs)
+{
+    for (size_t i = 0; i < runs.size(); ++i)
+        for (size_t j = i + 1; j < runs.size(); ++j)
+            if (runs[i].config != runs[j].config && llmscope::needsLiningUp(runs[i].dump, runs[j].dump))
+                return true;
+    return false;
 }
 
 } // namespace spread

@@ -1,9 +1,20 @@
 // What `llmscope spread` and Session > Spread run: the command lines given, each once per
 // --vary value (the flag and the value added to it), each of those --repeat times; runs of
 // one command line are one configuration (held to bit-identity).
+//
+// The runs dump in passes: statistics of every op first (with their sketches, from which
+// compare estimates each op's error, and their bytes' digests, which tell bit-identity), then
+// every op's tensors of the rounds where the first departure and the first nondeterministic op
+// were found, until both are measured from tensors. Runs whose rounds held other positions (the
+// prompt at once against one token a round) dump every tensor at once, to be lined up row by
+// row; so does --tensors.
 #pragma once
+#include <QStringList>
+
 #include <string>
 #include <vector>
+
+#include "spread/spread.h"
 
 namespace spread {
 
@@ -13,6 +24,7 @@ struct Request {
     std::vector<std::string> values;   // --vary's values ("1", "4")
     int repeat = 1;
     std::string folder = "llmscope_spread", rounds = "all";
+    bool tensors = false; // every tensor in one pass, no statistics first
     bool help = false;
 
     std::vector<std::string> runs() const; // the expanded command lines, in order
@@ -24,5 +36,15 @@ Request parseRequest(const std::vector<std::string> &args);
 void setVary(Request &r, const std::string &text);
 
 constexpr int kSteps = 2; // dump each run, compare every two
+constexpr int kMostPasses = 4; // a statistics pass, then at most three of suspect rounds' tensors
+
+// `llmscope dump` options of a pass: the first (statistics, or every tensor with --tensors),
+// every tensor (runs to be lined up by position), a later pass's rounds of tensors.
+QStringList firstPass(const Request &r);
+QStringList tensorPass(const Request &r);
+QStringList suspectPass(const llmscope::SpreadSuspects &s);
+// Whether some two runs of a statistics pass must be lined up by position (then every run dumps
+// its tensors again, in one pass).
+bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs);
 
 } // namespace spread

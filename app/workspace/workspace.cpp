@@ -118,7 +118,7 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
     const QString first = QString::fromStdString(r->runs[0].dump);
     bool shown = false;
     if (r->departs() && !m_live->isRunning()) { // the departure element by element, in the Diff tab
-        auto comparing = compare(first, QString::fromStdString(r->departureDump()));
+        auto comparing = compare(QString::fromStdString(r->departureReference()), QString::fromStdString(r->departureDump()));
         shown = co_await comparing;
     } else if (!m_live->isRunning()) {
         auto opening = openDump(first);

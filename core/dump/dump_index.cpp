@@ -186,7 +186,7 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
               cIo = col(C::InputOutput), cIdx = col(C::Index), cDtype = col(C::Dtype), cShape = col(C::Shape),
               cMax = col(C::Max), cMin = col(C::Min), cMean = col(C::Mean), cNorm = col(C::Norm),
               cPath = col(C::TensorPath), cOpPath = col(C::OpPath), cPhase = col(C::BeforeAfter),
-              cType = col(C::OpType), cSketch = col(C::Sketch);
+              cType = col(C::OpType), cSketch = col(C::Sketch), cDigest = col(C::Digest);
     if (cExec < 0 || cId < 0 || cIo < 0 || cMax < 0) {
         index.problems.push_back({csv.string(), "statistic.csv lacks msProbe's columns"});
         return;
@@ -238,6 +238,8 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
             if (cSketch >= 0)
                 if (auto sk = decodeSketch(f[cSketch]))
                     r.stats->sketch = std::move(*sk);
+            if (cDigest >= 0)
+                r.stats->digest = decodeDigest(f[cDigest]);
         }
         index.tensors.push_back(std::move(r));
     }

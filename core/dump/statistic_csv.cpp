@@ -24,7 +24,7 @@ const char *statisticColumnName(StatisticColumn c)
     static const char *const names[] = {"Device and PID", "Execution Count", "Op Name", "Op Type", "Op Id",
                                         "Input/Output",   "Index",           "Dtype",   "Format",  "Shape",
                                         "Max",            "Min",             "Mean",    "Norm",    "Tensor Path",
-                                        "Op Path",        "Before/After",    "Sketch"};
+                                        "Op Path",        "Before/After",    "Sketch",  "Digest"};
     static_assert(std::size(names) == size_t(StatisticColumn::Count));
     return names[size_t(c)];
 }
@@ -96,6 +96,9 @@ void appendStatisticCsvLine(std::string &out, const StatisticRowParts &p, int64_
     out += p.afterPathExec;
     if (stats && !stats->sketch.empty())
         out += encodeSketch(stats->sketch);
+    out += ',';
+    if (stats && stats->digest)
+        out += encodeDigest(stats->digest);
     out += '\n';
 }
 

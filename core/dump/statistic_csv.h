@@ -2,8 +2,9 @@
 // tensor. llmscope writes it for statistics-only dumps when asked (a run that dumps a few
 // hundred tensors a token would otherwise spend its time creating files), under
 // tensors/{device}_{pid}/{exec}/statistic.csv. Readers find columns by name; llmscope adds an
-// "Op Path" column (the op folders), a "Before/After" column and a "Sketch" column (the error
-// sketch, tensor/sketch.h; empty when there is none) after msProbe's own.
+// "Op Path" column (the op folders), a "Before/After" column, a "Sketch" column (the error
+// sketch, tensor/sketch.h) and a "Digest" column (the bytes' digest, util/hash.h), each empty
+// when there is none, after msProbe's own.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -40,10 +41,10 @@ struct StatisticRowParts {
 };
 
 // The columns, in the order written: msProbe's, then llmscope's (Op Path, Before/After,
-// Sketch). The writer's header and the reader's lookups by name both come from here.
+// Sketch, Digest). The writer's header and the reader's lookups by name both come from here.
 enum class StatisticColumn {
     DevicePid, Exec, OpName, OpType, OpId, InputOutput, Index, Dtype, Format, Shape,
-    Max, Min, Mean, Norm, TensorPath, OpPath, BeforeAfter, Sketch, Count
+    Max, Min, Mean, Norm, TensorPath, OpPath, BeforeAfter, Sketch, Digest, Count
 };
 const char *statisticColumnName(StatisticColumn c);
 

@@ -40,7 +40,7 @@ bool isIndex(int32_t dtype)
 
 } // namespace
 
-std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir)
+bool needsLiningUp(const std::string &reference, const std::string &run)
 {
     const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run);
     bool same = true, recorded = !refTokens.empty() && !runTokens.empty();
@@ -51,8 +51,14 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
     }
     for (const auto &[round, r] : runTokens)
         recorded = recorded && !r.positions.empty();
-    if (!recorded || same)
+    return recorded && !same;
+}
+
+std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir)
+{
+    if (!needsLiningUp(reference, run))
         return std::nullopt;
+    const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run);
     std::map<int32_t, std::pair<int64_t, size_t>> where; // position -> the run's round and row there
     for (const auto &[round, r] : runTokens)
         for (size_t k = 0; k < r.positions.size(); ++k)

@@ -26,4 +26,8 @@ struct Alignment {
 // Error when a file cannot be read or written.
 std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir);
 
+// Whether alignByPosition would line the run up: both recorded positions, and some round held
+// others. Statistics of a whole round cannot be lined up row by row: such runs dump tensors.
+bool needsLiningUp(const std::string &reference, const std::string &run);
+
 } // namespace llmscope

@@ -33,12 +33,23 @@ bool bitIdentical(const CompareResult &r, const OpResult &op)
         if (row.unreadable || row.golden.dims != row.my.dims)
             return false;
         const Metrics &m = row.metrics;
+        const bool digests = row.golden.stats && row.my.stats && row.golden.stats->digest && row.my.stats->digest;
         const bool same = row.computed ? m.maxAbsErr == 0 && m.nanGolden == m.nanMy && m.infGolden == m.infMy &&
                                              m.nonFiniteMismatch == m.nanGolden
+                          : digests    ? row.golden.stats->digest == row.my.stats->digest // the bytes' digests
                                        : row.statsRelDiff == 0;
         if (!same)
             return false;
     }
+    return true;
+}
+
+// Its outputs compared from statistics alone (no tensors dumped).
+bool fromStatistics(const CompareResult &r, const OpResult &op)
+{
+    for (size_t i : op.rows)
+        if (!r.rows[i].golden.input && !r.rows[i].statsOnly)
+            return false;
     return true;
 }
 
@@ -124,15 +135,18 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     a.parting.assign(n, 0);
                     a.op.fromFirst.assign(n, NAN);
                     a.op.fromFirst[0] = 0;
+                    a.op.fromTensors = true;
                 }
+                a.op.fromTensors = a.op.fromTensors && !fromStatistics(r, op);
                 const bool identical = bitIdentical(r, op);
-                // Not identical with no finite difference (NaN or Inf elsewhere): as far as can be.
+                // Not identical with no finite difference: from tensors, NaN or Inf elsewhere (as far
+                // as can be); from statistics, a difference below what they resolve (not known).
                 double d = op.unreadable.empty() && std::isfinite(op.outputError) ? op.outputError : INFINITY;
                 if (!identical && d == 0)
-                    d = INFINITY;
-                a.op.spread = std::max(a.op.spread, identical ? 0.0 : d);
-                a.distance[i] += identical ? 0 : d;
-                a.distance[j] += identical ? 0 : d;
+                    d = fromStatistics(r, op) ? NAN : INFINITY;
+                a.op.spread = std::fmax(a.op.spread, identical ? 0.0 : d); // NaN: not known, left out
+                a.distance[i] += identical || std::isnan(d) ? 0 : d;
+                a.distance[j] += identical || std::isnan(d) ? 0 : d;
                 if (i == 0)
                     a.op.fromFirst[j] = identical ? 0 : d;
                 const bool parts = sameConfig ? !identical : !op.passed;
@@ -163,6 +177,14 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
         res.ops.push_back(std::move(a.op));
     }
     std::stable_sort(res.ops.begin(), res.ops.end(), before);
+    summarise(res);
+    return res;
+}
+
+void summarise(SpreadResult &res)
+{
+    res.firstDeparture = res.departingRun = -1;
+    res.nondeterministic.clear();
     for (size_t k = 0; k < res.ops.size(); ++k) {
         if (res.ops[k].departs && res.firstDeparture < 0) {
             res.firstDeparture = int(k);
@@ -171,7 +193,40 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
         if (res.ops[k].differing > 0)
             res.nondeterministic.push_back(k);
     }
-    return res;
+}
+
+SpreadSuspects suspectsOf(const SpreadResult &r)
+{
+    SpreadSuspects s;
+    auto take = [&](int k) {
+        if (k < 0)
+            return;
+        const SpreadOp &o = r.ops[size_t(k)];
+        if (o.fromTensors)
+            return;
+        s.firstRound = s.firstRound < 0 ? o.round : std::min(s.firstRound, o.round);
+        s.lastRound = std::max(s.lastRound, o.round);
+    };
+    take(r.firstDeparture);
+    take(r.nondeterministic.empty() ? -1 : int(r.nondeterministic.front()));
+    return s;
+}
+
+void mergeExact(SpreadResult &base, const SpreadResult &exact)
+{
+    std::map<std::pair<int64_t, std::string>, const SpreadOp *> measured;
+    for (const SpreadOp &o : exact.ops)
+        measured[{o.round, o.opId}] = &o;
+    for (SpreadOp &o : base.ops)
+        if (const auto m = measured.find({o.round, o.opId}); m != measured.end())
+            o = *m->second;
+    summarise(base);
+    // The dumps that show the first departure element by element: this pass's, where it measured
+    // it (never lined up: runs that need that dump their tensors in one pass).
+    const bool here = base.departs() && measured.count({base.ops[size_t(base.firstDeparture)].round,
+                                                        base.ops[size_t(base.firstDeparture)].opId});
+    if (here || base.exactRuns.empty())
+        base.exactRuns = exact.runs;
 }
 
 int SpreadResult::departurePartner() const
@@ -186,10 +241,16 @@ std::string SpreadResult::departureDump() const
     const int k = departurePartner();
     if (k < 0)
         return {};
+    const std::vector<SpreadRun> &dumped = exactRuns.empty() ? runs : exactRuns;
     for (const Aligned &a : aligned)
-        if (a.first == 0 && a.second == k)
+        if (a.first == 0 && a.second == k) // runs lined up by position dumped tensors in one pass
             return a.dump;
-    return runs[size_t(k)].dump;
+    return dumped[size_t(k)].dump;
+}
+
+std::string SpreadResult::departureReference() const
+{
+    return exactRuns.empty() ? runs[0].dump : exactRuns[0].dump;
 }
 
 std::string spreadJson(const SpreadResult &r)
@@ -203,12 +264,17 @@ std::string spreadJson(const SpreadResult &r)
         runs.push_back({{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config},
                         {"dump", r.runs[k].dump}});
     j["runs"] = runs;
+    json exact = json::array(); // a statistics-first spread's second pass: the suspects' tensors
+    for (size_t k = 0; k < r.exactRuns.size(); ++k)
+        exact.push_back({{"index", k}, {"dump", r.exactRuns[k].dump}});
+    j["second_pass"] = exact;
     j["compared_pairs"] = r.comparedPairs;
     j["standard"] = "bit-identical within a configuration; ggml's budgets between configurations";
     auto opJson = [&](const SpreadOp &o) {
         return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
                     {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
                     {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why.english()},
+                    {"from_tensors", o.fromTensors},
                     {"from_first_run", [&] {
                          json a = json::array();
                          for (double d : o.fromFirst)

@@ -30,8 +30,11 @@ struct SpreadOp {
     bool departs = false;   // some pair beyond its standard here
     int farthest = -1;      // the run farthest from the others here (the largest summed distance)
     int differing = 0;      // runs whose output is not bit-identical to their configuration's first run
-    std::vector<double> fromFirst; // each run's distance from run 0 here (0: bit-identical; NaN: not compared)
+    // Each run's distance from run 0 here (0: bit-identical; NaN: not compared, or from statistics
+    // that tell the bytes differ but resolve no distance).
+    std::vector<double> fromFirst;
     Reason why;             // the first pair beyond its standard
+    bool fromTensors = false; // every pair compared from tensors (first pass, or mergeExact's)
     std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
 };
 
@@ -56,10 +59,14 @@ struct SpreadResult {
         int first = 0, second = 0, tensors = 0;
     };
     std::vector<Unpaired> unpaired;
+    // The runs dumped again with the suspect ops' tensors (a statistics-first spread's second
+    // pass, mergeExact); empty when the first pass dumped tensors.
+    std::vector<SpreadRun> exactRuns;
     // The dump to compare run 0 with to see the departure: the departing run's, lined up where it
-    // was; empty when none departs.
+    // was (of the second pass, where there was one); empty when none departs.
     std::string departureDump() const;
     int departurePartner() const; // the run it is (never 0: another when run 0 is the farthest)
+    std::string departureReference() const; // run 0's dump to compare it with (the second pass's, where there was one)
     bool departs() const { return firstDeparture >= 0; }
 };
 
@@ -69,6 +76,21 @@ struct SpreadResult {
 // by position first, the second rewritten under workDir. Throws Error with fewer than two runs.
 using PairCompare = std::function<CompareResult(const std::string &golden, const std::string &test)>;
 SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {}, const std::string &workDir = {});
+
+// The first departure, the departing run and the nondeterministic ops, from ops (in order).
+void summarise(SpreadResult &r);
+
+// A statistics-first spread's suspects: the rounds of the first departure and of the first
+// nondeterministic op, where those were judged from statistics; every op's tensors of those
+// rounds are dumped on the next pass. Empty when both were measured from tensors (or none).
+struct SpreadSuspects {
+    int64_t firstRound = -1, lastRound = -1;
+    bool empty() const { return firstRound < 0; }
+};
+SpreadSuspects suspectsOf(const SpreadResult &r);
+// A later pass's measures (every two runs of the suspect rounds' tensors) in place of the
+// first's for the same op and round; the first departure and the departing run again.
+void mergeExact(SpreadResult &base, const SpreadResult &exact);
 
 // msit-style reports: spread.csv (one row per op and round) and spread.json (the runs, each
 // op's spread, first_departure, nondeterministic), written atomically into folder.

@@ -9,6 +9,7 @@
 #include "tensor/convert.h"
 #include "tensor/dtype.h"
 #include "tensor/sketch.h"
+#include "util/hash.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/simd_clones.h"
@@ -124,6 +125,9 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
         addDecoded(dtype, data, n, s, a, sketch ? &*sketch : nullptr);
     if (sketch && !s.nanCount && !s.infCount && n)
         s.sketch = sketch->finish();
+    if (withSketch)
+        if (const auto bytes = dtypeBytes(dtype, n))
+            s.digest = contentDigest(data, *bytes);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) {
         s.max = s.min = s.mean = nan;
@@ -161,6 +165,33 @@ void setStatsAttrs(Tensor &t, const std::optional<TensorStats> &s)
     t.setAttr("l2norm", s ? formatStat(s->l2norm) : "N/A");
     if (s && !s->sketch.empty())
         t.setAttr(kSketchAttr, encodeSketch(s->sketch));
+    if (s && s->digest)
+        t.setAttr(kDigestAttr, encodeDigest(s->digest));
+}
+
+std::string encodeDigest(uint64_t d)
+{
+    if (!d)
+        return {};
+    static const char *const hex = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, d >>= 4)
+        out[size_t(i)] = hex[d & 15];
+    return out;
+}
+
+uint64_t decodeDigest(const std::string &text)
+{
+    if (text.size() != 16)
+        return 0;
+    uint64_t d = 0;
+    for (char c : text) {
+        const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return 0;
+        d = d << 4 | uint64_t(v);
+    }
+    return d;
 }
 
 std::optional<TensorStats> statsFromAttrs(const Tensor &t)
@@ -181,6 +212,8 @@ std::optional<TensorStats> statsFromAttrs(const Tensor &t)
     if (auto sk = t.attr(kSketchAttr))
         if (auto d = decodeSketch(*sk))
             s.sketch = std::move(*d);
+    if (auto d = t.attr(kDigestAttr))
+        s.digest = decodeDigest(*d);
     return s;
 }
 

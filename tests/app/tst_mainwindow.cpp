@@ -1,5 +1,6 @@
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -146,11 +147,17 @@ private slots:
         QVERIFY(d.request(&r, &error));
         QCOMPARE(r.runs(), (std::vector<std::string>{"prog -m a.gguf -t 1", "prog -m a.gguf -t 1", "prog -m a.gguf -t 4",
                                                       "prog -m a.gguf -t 4"}));
+        QVERIFY(!r.tensors); // statistics first, by default
+        QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "stats"}));
+        QTest::mouseClick(d.tensorsBox(), Qt::LeftButton, {}, QPoint(8, d.tensorsBox()->height() / 2));
+        QVERIFY(d.request(&r, &error) && r.tensors);
+        QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "tensor"}));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Accepted));
         SpreadDialog again;
         QCOMPARE(again.varyEdit()->text(), QString("-t 1,4")); // remembered
         QCOMPARE(again.repeatBox()->value(), 2);
+        QVERIFY(again.tensorsBox()->isChecked());
         QSettings().remove("spread");
         // A preset's program, its environment kept, added as a line.
         LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'prog -m b.gguf -t 2' --type stats", "/tmp");

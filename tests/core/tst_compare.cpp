@@ -24,6 +24,7 @@
 #include "compare/report.h"
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
+#include "dump/statistic_csv.h"
 #include "dump/topology.h"
 #include "spread/spread.h"
 #include "tensor/bin_file.h"
@@ -146,6 +147,58 @@ private slots:
         QVERIFY(two.departs());
         QCOMPARE(two.departingRun, 1); // of two, the second (the first is the reference)
         QVERIFY_THROWS_EXCEPTION(Error, computeSpread({runs[0]}));
+    }
+
+    // From statistics alone, runs of one command differing in one bit of one element: their
+    // statistics (six decimals) agree, their digests do not, so the op is named
+    // nondeterministic, judged from statistics; its round is the suspect a second pass dumps,
+    // and that pass's measure takes its place.
+    void spreadFromStatisticsTellsOneBit()
+    {
+        QTemporaryDir dir;
+        auto statsDump = [&](const QString &name, float last) {
+            const std::string root = dir.filePath(name).toStdString();
+            StatisticRow r;
+            r.pid = 9;
+            r.exec = 0;
+            r.opFolders = {"1_DecoderLayer", "3_MUL_MAT"};
+            r.opType = "MUL_MAT";
+            r.dims = {4};
+            r.stats = computeStats(testing::f32Tensor({4}, {1, -2, 3, last}));
+            r.tensorPath = root + "/tensors/0_9/0/1_DecoderLayer/3_MUL_MAT/after/outtensor0.bin";
+            std::filesystem::create_directories(root + "/tensors/0_9/0");
+            writeFileAtomic(root + "/tensors/0_9/0/statistic.csv", statisticCsvHeader() + statisticCsvLine(r));
+            return root;
+        };
+        const float half = 0.5f, next = std::nextafter(half, 1.0f);
+        std::vector<SpreadRun> runs{{"cmd", statsDump("a", half), 0}, {"cmd", statsDump("b", half), 0},
+                                    {"cmd", statsDump("c", next), 0}};
+        SpreadResult r = computeSpread(runs);
+        QCOMPARE(r.ops.size(), size_t(1));
+        const SpreadOp &o = r.ops[0];
+        QVERIFY(!o.fromTensors);
+        QCOMPARE(o.fromFirst[1], 0.0); // a and b: the same digest
+        QVERIFY(o.departs);            // c: one bit apart, which no statistic shows
+        QCOMPARE(o.differing, 1);
+        QCOMPARE(r.nondeterministic.size(), size_t(1));
+        QVERIFY2(o.why.english().find("runs 0 and 2 (one configuration) are not bit-identical") != std::string::npos,
+                 o.why.english().c_str());
+        const SpreadSuspects s = suspectsOf(r);
+        QCOMPARE(s.firstRound, int64_t(0));
+        QCOMPARE(s.lastRound, int64_t(0));
+        SpreadResult exact; // what a second pass of tensors measures there
+        exact.runs = {{"cmd", "a2", 0}, {"cmd", "b2", 0}, {"cmd", "c2", 0}};
+        exact.ops = {o};
+        exact.ops[0].fromTensors = true;
+        exact.ops[0].spread = 6e-8;
+        exact.ops[0].fromFirst = {0, 0, 6e-8};
+        mergeExact(r, exact);
+        QCOMPARE(r.ops[0].spread, 6e-8);
+        QVERIFY(r.ops[0].fromTensors);
+        QVERIFY(suspectsOf(r).empty()); // measured: no further pass
+        QCOMPARE(r.departureDump(), std::string("c2"));
+        QCOMPARE(r.departureReference(), std::string("a2"));
+        QVERIFY(spreadJson(r).find("\"second_pass\": [") != std::string::npos);
     }
 
     // The error curves' data: per shown round, each layer's worst output error and its op,

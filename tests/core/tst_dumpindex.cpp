@@ -142,7 +142,7 @@ private slots:
         QCOMPARE(idx.tensors[0].stats->mean, 3.0);
     }
 
-    // llmscope's statistic.csv carries each tensor's sketch in its Sketch column; a header
+    // llmscope's statistic.csv carries each tensor's sketch and digest in their columns; a header
     // without the column (msProbe's own) reads as before.
     void statisticCsvCarriesTheSketch()
     {
@@ -164,6 +164,8 @@ private slots:
         QVERIFY(idx.tensors[0].stats);
         QCOMPARE(idx.tensors[0].stats->sketch, r.stats->sketch);
         QCOMPARE(idx.tensors[0].stats->sketch.size(), size_t(kSketchBuckets));
+        QVERIFY(r.stats->digest);
+        QCOMPARE(idx.tensors[0].stats->digest, r.stats->digest); // and its digest in the Digest column
     }
 
     // A PyTorch dump's weights/statistics.csv (register_hook's): a record a parameter, no

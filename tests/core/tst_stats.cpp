@@ -216,14 +216,54 @@ private slots:
         QCOMPARE(statisticCsvLine(r), std::string("0_77,3,MUL_MAT,MUL_MAT,3_12,input,1,float32,ND,512x1024,"
                                                   "2.000000,-0.500000,0.916667,2.410913,") +
                                           pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before," + encodeSketch(r.stats->sketch) +
-                                          "\n");
+                                          "," + encodeDigest(r.stats->digest) + "\n");
         QCOMPARE(r.stats->sketch.size(), size_t(kSketchBuckets));
-        StatisticRow plain = r; // without a sketch, the column is empty
+        QCOMPARE(encodeDigest(r.stats->digest).size(), size_t(16));
+        StatisticRow plain = r; // without a sketch and a digest, their columns are empty
         plain.stats->sketch.clear();
-        QVERIFY(statisticCsvLine(plain).ends_with(",before,\n"));
+        plain.stats->digest = 0;
+        QVERIFY(statisticCsvLine(plain).ends_with(",before,,\n"));
         std::string noStats;
         appendStatisticCsvLine(noStats, parts, 4, std::nullopt);
         QVERIFY(noStats.find(",512x1024,N/A,N/A,N/A,N/A," + pathFor(4) + ",") != std::string::npos);
+    }
+
+    // The digest tells bytes apart, bit for bit: the same tensor gives the same digest, one
+    // bit flipped anywhere (the first element, the last, a tail shorter than 8 bytes) another,
+    // a NaN's payload too; it travels in the .bin header and reads back; none without a sketch.
+    void digestTellsEveryBit()
+    {
+        std::mt19937 gen(7);
+        std::normal_distribution<float> d;
+        std::vector<float> v(1001); // 4004 bytes: a tail of 4
+        for (float &x : v)
+            x = d(gen);
+        const auto base = computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size());
+        QVERIFY(base && base->digest);
+        const auto again = computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size());
+        QCOMPARE(again->digest, base->digest);
+        for (size_t at : {size_t(0), size_t(500), v.size() - 1})
+            for (int bit : {0, 17, 31}) {
+                std::vector<float> w = v;
+                uint32_t u;
+                std::memcpy(&u, &w[at], 4);
+                u ^= 1u << bit;
+                std::memcpy(&w[at], &u, 4);
+                const auto flipped = computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(w.data()), w.size());
+                QVERIFY2(flipped->digest != base->digest, qPrintable(QString("element %1 bit %2").arg(at).arg(bit)));
+            }
+        std::vector<float> shorter(v.begin(), v.end() - 1); // one element less: another tensor
+        QVERIFY(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(shorter.data()), shorter.size())->digest !=
+                base->digest);
+        QCOMPARE(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size(), false)->digest,
+                 uint64_t(0)); // asked without the sketch: no digest either
+        QCOMPARE(decodeDigest(encodeDigest(base->digest)), base->digest);
+        QCOMPARE(decodeDigest("not a digest"), uint64_t(0));
+        QCOMPARE(decodeDigest("0123456789abcdeg"), uint64_t(0));
+        Tensor t = testing::f32Tensor({3}, {1.25f, -0.5f, 2});
+        const auto s = computeStats(t);
+        setStatsAttrs(t, s);
+        QCOMPARE(statsFromAttrs(t)->digest, s->digest);
     }
 
     // The sketch is its definition: each element added, with the sign of its index's hash's

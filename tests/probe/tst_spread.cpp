@@ -4,6 +4,8 @@
 // departs, while the stock backend's thread counts part only within ggml's budgets; CPU
 // against Vulkan (Mesa's software device) parts within budget; bad arguments say why.
 #include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -64,9 +66,14 @@ private slots:
         QVERIFY(j["nondeterministic"].toArray().isEmpty());
         const QJsonArray ops = j["ops"].toArray();
         QVERIFY2(ops.size() > 100, qPrintable(QString::number(ops.size()))); // every op of three rounds
-        for (const auto &o : ops)
+        for (const auto &o : ops) {
             QCOMPARE(o.toObject()["spread"].toDouble(), 0.0);
+            QVERIFY(!o.toObject()["from_tensors"].toBool()); // told bit-identical by the digests alone
+        }
+        QVERIFY(j["second_pass"].toArray().isEmpty()); // nothing to measure: no tensors dumped
         QVERIFY(QFile::exists(out + "/spread.csv"));
+        QDirIterator files(out + "/run-0", {"*.bin"}, QDir::Files, QDirIterator::Subdirectories);
+        QVERIFY2(!files.hasNext(), "statistics only: no tensor file");
     }
 
     void aThreadFaultIsNamedWithItsRun()
@@ -97,6 +104,27 @@ private slots:
         QVERIFY(first["why"].toString().contains("beyond ggml's budget"));
         QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() + ": run 2 departs"),
                  qPrintable(r.err));
+        // Found from the statistics, measured on a second pass from the suspect round's tensors:
+        // the same op and distance as every tensor dumped at once.
+        QCOMPARE(j["second_pass"].toArray().size(), 4);
+        QVERIFY2(r.err.contains("rounds 0 to 0 part by their statistics"), qPrintable(r.err));
+        double measured = -1;
+        for (const auto &v : j["ops"].toArray())
+            if (v.toObject()["op_id"] == first["op_id"] && v.toObject()["round"].toInt() == 0) {
+                QVERIFY(v.toObject()["from_tensors"].toBool());
+                measured = v.toObject()["spread"].toDouble();
+            }
+        const QString once = m_dir.path() + "/chunk-tensors";
+        r = engine::llmscope(kBin, {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2",
+                                    "--tensors", "-o", once});
+        QVERIFY2(r.code == 1, qPrintable(r.err));
+        const QJsonObject all = report(once);
+        QCOMPARE(all["first_departure"].toObject()["label"], first["label"]);
+        QCOMPARE(all["first_departure"].toObject()["run"], first["run"]);
+        QVERIFY(all["second_pass"].toArray().isEmpty());
+        for (const auto &v : all["ops"].toArray())
+            if (v.toObject()["op_id"] == first["op_id"] && v.toObject()["round"].toInt() == 0)
+                QCOMPARE(v.toObject()["spread"].toDouble(), measured);
     }
 
     // The prompt all at once against one token a round: the probe records each round's
@@ -108,8 +136,11 @@ private slots:
         const QString out = m_dir.path() + "/batch";
         const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 512,1", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
+        // Statistics of whole rounds cannot be lined up by row: every tensor, dumped again.
+        QVERIFY2(r.err.contains("every tensor, to line them up by position"), qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
+        QVERIFY(QFileInfo(j["runs"].toArray()[1].toObject()["dump"].toString()).absoluteFilePath().contains("/tensors-1/"));
         const QJsonArray aligned = j["aligned_by_position"].toArray();
         QCOMPARE(aligned.size(), 1);
         QVERIFY2(aligned[0].toObject()["files_aligned"].toInt() > 50, qPrintable(QJsonDocument(aligned[0].toObject()).toJson()));
