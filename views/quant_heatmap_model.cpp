@@ -14,15 +14,15 @@ const QStringList kOrder{"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate"
 
 QuantHeatmapModel::QuantHeatmapModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void QuantHeatmapModel::setReport(const QuantReport &report)
+void QuantHeatmapModel::setReport(std::shared_ptr<const QuantReport> report)
 {
     beginResetModel();
-    m_report = report;
+    m_report = report ? std::move(report) : std::make_shared<const QuantReport>();
     m_kinds.clear();
     m_layers = 0;
     m_maxShare = 0;
     QStringList other, own;
-    for (const auto &w : m_report.weights) {
+    for (const auto &w : m_report->weights) {
         const QString kind = QString::fromStdString(w.kind);
         m_layers = std::max(m_layers, w.layer + 1);
         QStringList &list = w.layer < 0 ? own : other;
@@ -32,15 +32,15 @@ void QuantHeatmapModel::setReport(const QuantReport &report)
             m_maxShare = std::max(m_maxShare, w.share);
     }
     for (const QString &k : kOrder)
-        for (const auto &w : m_report.weights)
+        for (const auto &w : m_report->weights)
             if (w.layer >= 0 && QString::fromStdString(w.kind) == k) {
                 m_kinds << k;
                 break;
             }
     m_kinds << other << own;
     m_cell.assign(size_t(m_kinds.size()), std::vector<int>(size_t(m_layers + 1), -1));
-    for (size_t i = 0; i < m_report.weights.size(); ++i) {
-        const auto &w = m_report.weights[i];
+    for (size_t i = 0; i < m_report->weights.size(); ++i) {
+        const auto &w = m_report->weights[i];
         const int row = int(m_kinds.indexOf(QString::fromStdString(w.kind)));
         const int col = w.layer < 0 ? m_layers : w.layer;
         if (row >= 0)
@@ -61,7 +61,7 @@ QModelIndex QuantHeatmapModel::indexOf(const std::string &name) const
     for (int r = 0; r < rowCount(); ++r)
         for (int c = 0; c < columnCount(); ++c) {
             const int w = m_cell[size_t(r)][size_t(c)];
-            if (w >= 0 && m_report.weights[size_t(w)].name == name)
+            if (w >= 0 && m_report->weights[size_t(w)].name == name)
                 return index(r, c);
         }
     return {};
@@ -92,7 +92,7 @@ QVariant QuantHeatmapModel::data(const QModelIndex &index, int role) const
     const int i = weightAt(index);
     if (i < 0)
         return role == Qt::BackgroundRole ? QVariant(QColor(0xf4, 0xf4, 0xf4)) : QVariant();
-    const WeightCost &w = m_report.weights[size_t(i)];
+    const WeightCost &w = m_report->weights[size_t(i)];
     switch (role) {
     case Qt::DisplayRole:
         return QString::number(w.share * 100, 'f', 1);

@@ -6,6 +6,8 @@
 #include <QAbstractTableModel>
 #include <QColor>
 
+#include <memory>
+
 #include "quant/quant_report.h"
 
 class QuantHeatmapModel : public QAbstractTableModel {
@@ -14,8 +16,8 @@ public:
     enum Role { WeightIndexRole = Qt::UserRole + 1, ShareRole, ChosenRole };
     explicit QuantHeatmapModel(QObject *parent = nullptr);
 
-    void setReport(const llmscope::QuantReport &report);
-    const llmscope::QuantReport &report() const { return m_report; }
+    void setReport(std::shared_ptr<const llmscope::QuantReport> report); // the document's, shared
+    const llmscope::QuantReport &report() const { return *m_report; }
     // The weight shown in a cell (index into report().weights), -1 for an empty cell.
     int weightAt(const QModelIndex &index) const;
     // The cell of a weight, invalid when it is not shown.
@@ -28,7 +30,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    llmscope::QuantReport m_report;
+    std::shared_ptr<const llmscope::QuantReport> m_report = std::make_shared<const llmscope::QuantReport>();
     QStringList m_kinds;           // row order
     int m_layers = 0;              // columns 0..m_layers-1; then one for the model's own
     std::vector<std::vector<int>> m_cell; // [row][column] -> weight index, -1

@@ -48,9 +48,10 @@ QuantReportView::QuantReportView(QWidget *parent)
     layout->addWidget(split, 1);
 }
 
-void QuantReportView::setReport(const QuantReport &r, const QString &folder)
+void QuantReportView::setReport(std::shared_ptr<const QuantReport> report, const QString &folder)
 {
-    m_model->setReport(r);
+    m_model->setReport(std::move(report));
+    const QuantReport &r = m_model->report();
     m_selected.clear();
     size_t chosen = 0;
     for (const auto &w : r.weights)

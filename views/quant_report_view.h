@@ -19,7 +19,7 @@ public:
     explicit QuantReportView(QWidget *parent = nullptr);
 
     // folder: where the report's files are, named in the summary.
-    void setReport(const llmscope::QuantReport &report, const QString &folder);
+    void setReport(std::shared_ptr<const llmscope::QuantReport> report, const QString &folder); // the document's
     // Picks a weight in the heatmap and the chart; false when the report has no such weight.
     bool selectWeight(const QString &name);
     QString selectedWeight() const { return m_selected; }

@@ -23,6 +23,8 @@ void SessionDocument::reset(Source source, const QString &name)
     m_metrics.reset();
     m_replay.reset();
     m_spread.reset();
+    m_quantReport.reset();
+    m_quantFolder.clear();
     emit sourceChanged(source, name);
 }
 
@@ -165,6 +167,13 @@ void SessionDocument::setReplay(std::shared_ptr<const OpcheckResult> r)
 {
     m_replay = std::move(r);
     emit replayChanged(m_replay);
+}
+
+void SessionDocument::setQuantReport(std::shared_ptr<const QuantReport> r, const QString &folder)
+{
+    m_quantReport = std::move(r);
+    m_quantFolder = folder;
+    emit quantReportChanged(m_quantReport);
 }
 
 void SessionDocument::setSpread(std::shared_ptr<const SpreadResult> r)

@@ -23,6 +23,7 @@
 #include "graph/op_graph.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
+#include "quant/quant_report.h"
 #include "spread/spread.h"
 
 class SessionDocument : public QObject {
@@ -81,6 +82,10 @@ public:
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_comparison; }
     std::shared_ptr<const llmscope::CompareResult> metrics() const { return m_metrics; }
     std::shared_ptr<const llmscope::OpcheckResult> replay() const { return m_replay; }
+    // The quantization report (llmscope quant-report) and its folder; null: none.
+    std::shared_ptr<const llmscope::QuantReport> quantReport() const { return m_quantReport; }
+    QString quantFolder() const { return m_quantFolder; }
+    void setQuantReport(std::shared_ptr<const llmscope::QuantReport> r, const QString &folder); // quantReportChanged
     // Several runs side by side (llmscope spread), run 0 the source; null: none.
     std::shared_ptr<const llmscope::SpreadResult> spread() const { return m_spread; }
     void setComparison(std::shared_ptr<const llmscope::CompareResult> r); // comparisonChanged
@@ -100,6 +105,7 @@ signals:
     void metricsChanged(std::shared_ptr<const llmscope::CompareResult> r);
     void replayChanged(std::shared_ptr<const llmscope::OpcheckResult> r);
     void spreadChanged(std::shared_ptr<const llmscope::SpreadResult> r);
+    void quantReportChanged(std::shared_ptr<const llmscope::QuantReport> r);
     void programChanged(); // program()
 
 private:
@@ -114,4 +120,6 @@ private:
     std::shared_ptr<const llmscope::CompareResult> m_comparison, m_metrics;
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;
     std::shared_ptr<const llmscope::SpreadResult> m_spread;
+    std::shared_ptr<const llmscope::QuantReport> m_quantReport;
+    QString m_quantFolder;
 };

@@ -45,8 +45,8 @@ void CentralPages::showSession()
     // A window built on a session under way (a language switch): the pages as it stands.
     if (m_ws->source() != SessionDocument::Source::None)
         setCurrentWidget(m_tabs);
-    if (const auto &report = m_ws->quantReport()->report()) {
-        m_quantView->setReport(*report, m_ws->quantReport()->folder());
+    if (const auto report = m_ws->document()->quantReport()) {
+        m_quantView->setReport(report, m_ws->document()->quantFolder());
         m_tabs->addTab(m_quantView, tr("Quantization"));
     }
     showSpread();
@@ -203,13 +203,21 @@ void CentralPages::followResults()
         showSpread();
         showPage(m_spreadView);
     });
-    connect(m_ws->quantReport(), &QuantReportAction::finished, this, [this](bool ok) {
-        if (!ok)
-            return;
-        m_quantView->setReport(*m_ws->quantReport()->report(), m_ws->quantReport()->folder());
-        if (m_tabs->indexOf(m_quantView) < 0)
-            m_tabs->addTab(m_quantView, tr("Quantization"));
-        showPage(m_quantView);
+    connect(m_ws->document(), &SessionDocument::quantReportChanged, this,
+            [this](std::shared_ptr<const llmscope::QuantReport> r) {
+                if (!r) {
+                    if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
+                        m_tabs->removeTab(at);
+                    return;
+                }
+                m_quantView->setReport(std::move(r), m_ws->document()->quantFolder());
+                if (m_tabs->indexOf(m_quantView) < 0)
+                    m_tabs->addTab(m_quantView, tr("Quantization"));
+                showPage(m_quantView);
+            });
+    connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { // the report was of the sources before
+        if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
+            m_tabs->removeTab(at);
     });
 }
 

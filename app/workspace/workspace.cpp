@@ -83,7 +83,11 @@ Workspace::Workspace(QObject *parent)
     follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted,
            &QuantReportAction::finished);
     connect(m_quant, &QuantReportAction::stepStarted, this, [this](int, const QString &text) { say(text, Tone::Step); });
-    connect(m_quant, &QuantReportAction::finished, this, [this](bool, const QString &text) { say(text, Tone::Step); });
+    connect(m_quant, &QuantReportAction::finished, this, [this](bool ok, const QString &text) {
+        say(text, Tone::Step);
+        if (ok && m_quant->report()) // after its last run began: the report outlives those sources
+            m_doc->setQuantReport(std::make_shared<const QuantReport>(*m_quant->report()), m_quant->folder());
+    });
 }
 
 Workspace::~Workspace() = default;

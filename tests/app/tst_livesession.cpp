@@ -748,6 +748,21 @@ private slots:
         QCOMPARE(picked.count(), 1);
         QCOMPARE(picked.at(0).at(0).toString(), QString("blk.1.ffn_down.weight"));
         shoot(&w, QStringLiteral("quant_report.png"));
+        // The document holds the report; the view reads it there, no copy, and it outlives the
+        // scan of the last run that follows.
+        SessionDocument *doc = w.workspace()->document();
+        QVERIFY(doc->quantReport());
+        QCOMPARE(&m->report(), doc->quantReport().get());
+        QCOMPARE(doc->quantFolder(), out);
+        QTRY_VERIFY(!w.workspace()->scanJob()->isRunning());
+        QVERIFY(doc->quantReport());
+        auto *tabs = w.findChild<QTabWidget *>();
+        QVERIFY(tabs->indexOf(v) >= 0);
+        // Another source: the report was of the runs before it, and its tab goes.
+        QVERIFY(makeComparedDumps());
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(m_dir.path() + "/cmp/f32")));
+        QVERIFY(!doc->quantReport());
+        QCOMPARE(tabs->indexOf(v), -1);
     }
 
     // Cancel during the report's first run stops it and every program it started.

@@ -89,7 +89,7 @@ private slots:
     {
         QuantHeatmapModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setReport(sample());
+        m.setReport(std::make_shared<const QuantReport>(sample()));
         QCOMPARE(m.rowCount(), 5); // attn_k, attn_v, ffn_up, ffn_down in block order, then output
         QCOMPARE(m.columnCount(), 4);
         QStringList rows;
@@ -123,7 +123,7 @@ private slots:
         QuantReportView v;
         v.resize(1200, 600);
         v.show();
-        v.setReport(sample(), "/tmp/q");
+        v.setReport(std::make_shared<const QuantReport>(sample()), "/tmp/q");
         QVERIFY(v.summary()->text().contains("/tmp/q/tensor-types.txt"));
         QCOMPARE(v.barWeights().size(), QuantReportView::kBars > 13 ? 13 : QuantReportView::kBars);
         QCOMPARE(v.barWeights().first(), QString("blk.2.ffn_down.weight"));
@@ -135,7 +135,7 @@ private slots:
         QCOMPARE(v.selectedWeight(), QString("blk.1.attn_v.weight"));
         QVERIFY(!v.selectWeight("no.such.weight"));
         QCOMPARE(picked.count(), 1);
-        v.setReport(sample(), "/tmp/q"); // again: the chart is replaced, not leaked
+        v.setReport(std::make_shared<const QuantReport>(sample()), "/tmp/q"); // again: the chart is replaced, not leaked
         QCOMPARE(v.selectedWeight(), QString());
     }
 };
