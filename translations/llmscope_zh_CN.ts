@@ -2340,6 +2340,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>llmscope spread --tensors: every run&apos;s tensors in one pass. Takes more disk; the prompt at once against one token a round dumps them so anyway.</source>
         <translation>llmscope spread --tensors：一次转储每次运行的全部张量。占用更多磁盘；整段提示对逐 token 的比较本就如此转储。</translation>
     </message>
+    <message>
+        <source>Dump the &amp;KV cache too (compared position by position)</source>
+        <translation>同时转储 KV 缓存(按位置比较)(&amp;K)</translation>
+    </message>
 </context>
 <context>
     <name>SpreadTableModel</name>

@@ -134,7 +134,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         const SpreadSuspects s = suspectsOf(*result);
         if (s.empty())
             break;
-        auto dumping = dumpEvery(commands, spread::suspectPass(s), QStringLiteral("pass%1").arg(pass), cancelled, job.generation);
+        auto dumping = dumpEvery(commands, spread::suspectPass(request, s), QStringLiteral("pass%1").arg(pass), cancelled, job.generation);
         auto exact = co_await dumping;
         if (!self || !exact)
             co_return false;

@@ -20,7 +20,7 @@ using namespace llmscope;
 namespace {
 
 const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--repeat N]
-                       [-o DIR] [-er RANGES] [--tensors]
+                       [-o DIR] [-er RANGES] [--tensors] [--kv-cache]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
 and the run that departs:
@@ -47,6 +47,8 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
   -o DIR           where the dumps and reports go (default: ./llmscope_spread)
   -er RANGES       rounds to dump (default: all)
   --tensors        every run's tensors in one pass (no statistics first)
+  --kv-cache       dump the KV cache too; runs computing other positions a round compare it
+                   position by position (one sequence's cells hold its positions in order)
 
 Writes DIR/spread.json (each run, each op's spread, first_departure with the run's index,
 nondeterministic) and DIR/spread.csv.
@@ -147,7 +149,7 @@ int runSpreadCommand(const QStringList &args)
                 break;
             say("llmscope spread: rounds " + std::to_string(s.firstRound) + " to " + std::to_string(s.lastRound) +
                 " part by their statistics: their tensors, to measure\n");
-            mergeExact(r, computeSpread(dumpEvery(spread::suspectPass(s), QStringLiteral("pass%1").arg(pass)), {},
+            mergeExact(r, computeSpread(dumpEvery(spread::suspectPass(q, s), QStringLiteral("pass%1").arg(pass)), {},
                                         folder.toStdString()));
         }
         writeSpreadReports(r, folder.toStdString());

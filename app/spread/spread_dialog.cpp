@@ -23,7 +23,8 @@
 SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
       m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
-      m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this))
+      m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
+      m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this))
 {
     setWindowTitle(tr("Spread: one prompt, several runs side by side"));
     auto *layout = new QVBoxLayout(this);
@@ -64,6 +65,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_tensors->setToolTip(tr("llmscope spread --tensors: every run's tensors in one pass. Takes more disk; the "
                              "prompt at once against one token a round dumps them so anyway."));
     form->addRow(QString(), m_tensors);
+    form->addRow(QString(), m_kvCache);
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     auto *browse = new QPushButton(tr("..."), this);
@@ -89,6 +91,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_vary->setText(s.value(QStringLiteral("spread/vary")).toString());
     m_repeat->setValue(s.value(QStringLiteral("spread/repeat"), 1).toInt());
     m_tensors->setChecked(s.value(QStringLiteral("spread/tensors"), false).toBool());
+    m_kvCache->setChecked(s.value(QStringLiteral("spread/kvCache"), false).toBool());
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
     m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::current().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
@@ -128,6 +131,7 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
     }
     r.repeat = m_repeat->value();
     r.tensors = m_tensors->isChecked();
+    r.kvCache = m_kvCache->isChecked();
     r.rounds = m_rounds->text().trimmed().isEmpty() ? "all" : m_rounds->text().trimmed().toStdString();
     r.folder = m_folder->text().trimmed().toStdString();
     if (r.commands.empty()) {
@@ -172,6 +176,7 @@ void SpreadDialog::accept()
     s.setValue(QStringLiteral("spread/vary"), m_vary->text());
     s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
     s.setValue(QStringLiteral("spread/tensors"), m_tensors->isChecked());
+    s.setValue(QStringLiteral("spread/kvCache"), m_kvCache->isChecked());
     s.setValue(QStringLiteral("spread/rounds"), m_rounds->text());
     s.setValue(QStringLiteral("spread/folder"), m_folder->text());
     QDialog::accept();

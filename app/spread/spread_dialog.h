@@ -26,6 +26,7 @@ public:
     QLineEdit *varyEdit() const { return m_vary; }
     QSpinBox *repeatBox() const { return m_repeat; }
     QCheckBox *tensorsBox() const { return m_tensors; }
+    QCheckBox *kvCacheBox() const { return m_kvCache; }
     QLineEdit *roundsEdit() const { return m_rounds; }
     QLineEdit *folderEdit() const { return m_folder; }
     QLabel *errorLabel() const { return m_error; }
@@ -44,5 +45,5 @@ private:
     QSpinBox *m_repeat;
     QComboBox *m_add;
     QLabel *m_runs, *m_error;
-    QCheckBox *m_tensors;
+    QCheckBox *m_tensors, *m_kvCache;
 };

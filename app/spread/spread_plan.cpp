@@ -70,6 +70,8 @@ Request parseRequest(const std::vector<std::string> &args)
             q.rounds = a.value();
         } else if (a.is({"--tensors"})) {
             q.tensors = true;
+        } else if (a.is({"--kv-cache"})) {
+            q.kvCache = true;
         } else {
             a.unknown();
         }
@@ -79,19 +81,26 @@ Request parseRequest(const std::vector<std::string> &args)
     return q;
 }
 
+namespace {
+QStringList withCache(const Request &r, QStringList options)
+{
+    return r.kvCache ? options << QStringLiteral("--kv-cache") : options;
+}
+} // namespace
+
 QStringList firstPass(const Request &r)
 {
-    return r.tensors ? tensorPass(r) : hunt::statsArgs(QString::fromStdString(r.rounds));
+    return r.tensors ? tensorPass(r) : withCache(r, hunt::statsArgs(QString::fromStdString(r.rounds)));
 }
 
 QStringList tensorPass(const Request &r)
 {
-    return {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))};
+    return withCache(r, {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))});
 }
 
-QStringList suspectPass(const llmscope::SpreadSuspects &s)
+QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s)
 {
-    return {"--type", "model", "tensor", "-er", QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)};
+    return withCache(r, {"--type", "model", "tensor", "-er", QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)});
 }
 
 bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs)

@@ -7,7 +7,9 @@
 // every op's tensors of the rounds where the first departure and the first nondeterministic op
 // were found, until both are measured from tensors. Runs whose rounds held other positions (the
 // prompt at once against one token a round) dump every tensor at once, to be lined up row by
-// row; so does --tensors.
+// row; so does --tensors. With --kv-cache every pass dumps the cache too: lined up by the round
+// whose last position is the reference round's (one sequence's cells hold its positions in
+// order), so its rows are compared position by position.
 #pragma once
 #include <QStringList>
 
@@ -25,6 +27,7 @@ struct Request {
     int repeat = 1;
     std::string folder = "llmscope_spread", rounds = "all";
     bool tensors = false; // every tensor in one pass, no statistics first
+    bool kvCache = false; // the KV cache dumped too (--kv-cache), compared by position
     bool help = false;
 
     std::vector<std::string> runs() const; // the expanded command lines, in order
@@ -42,7 +45,7 @@ constexpr int kMostPasses = 4; // a statistics pass, then at most three of suspe
 // every tensor (runs to be lined up by position), a later pass's rounds of tensors.
 QStringList firstPass(const Request &r);
 QStringList tensorPass(const Request &r);
-QStringList suspectPass(const llmscope::SpreadSuspects &s);
+QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s);
 // Whether some two runs of a statistics pass must be lined up by position (then every run dumps
 // its tensors again, in one pass).
 bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs);

@@ -6,8 +6,11 @@
 // For each of the reference's rounds, each tensor file of the run that holds one row a token
 // (its outermost dimension is its round's token count, the rest the same in every round) is
 // the rows of that round's positions, in order, gathered from the run's rounds that computed
-// them; a file the same in every round (a weight) is taken once; anything else (attention
-// scores over a growing KV cache, the cache itself) is left out and counted.
+// them; a file of the same shape in every round is taken from the run's round that computed the
+// reference round's last position: a weight, and the KV cache (dumped with --kv-cache), whose
+// cells hold one sequence's positions in order, so its state after that position is compared
+// position by position; anything else (attention over a cache of another length, index
+// inputs) is left out and counted.
 #pragma once
 #include <optional>
 #include <string>

@@ -152,12 +152,16 @@ private slots:
         QTest::mouseClick(d.tensorsBox(), Qt::LeftButton, {}, QPoint(8, d.tensorsBox()->height() / 2));
         QVERIFY(d.request(&r, &error) && r.tensors);
         QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "tensor"}));
+        d.kvCacheBox()->click();
+        QVERIFY(d.request(&r, &error) && r.kvCache);
+        QVERIFY(spread::firstPass(r).contains("--kv-cache"));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Accepted));
         SpreadDialog again;
         QCOMPARE(again.varyEdit()->text(), QString("-t 1,4")); // remembered
         QCOMPARE(again.repeatBox()->value(), 2);
         QVERIFY(again.tensorsBox()->isChecked());
+        QVERIFY(again.kvCacheBox()->isChecked());
         QSettings().remove("spread");
         // A preset's program, its environment kept, added as a line.
         LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'prog -m b.gguf -t 2' --type stats", "/tmp");

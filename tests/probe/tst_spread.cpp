@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -171,6 +172,30 @@ private slots:
                      "/1.json");
         QVERIFY(round1.open(QIODevice::ReadOnly));
         QCOMPARE(QJsonDocument::fromJson(round1.readAll()).object()["positions"].toArray(), QJsonArray{1});
+    }
+
+    // The KV cache, where it is dumped (--kv-cache), compared position by position: the prompt
+    // round's cache after writing its positions against the one-by-one run's after its last of
+    // them, and so each decode round; the keys and values written by the batched and the
+    // one-row kernels differ within budget (rounding), in every layer.
+    void kvCacheByPosition()
+    {
+        const QString out = m_dir.path() + "/kv";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 512,1", "--kv-cache", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QVERIFY(j["first_departure"].isNull());
+        QMap<int, int> writes; // round -> cache writes (SET_ROWS of cache_k/cache_v) compared
+        for (const auto &v : j["ops"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() != "SET_ROWS" || !o["op_name"].toString().startsWith("cache_"))
+                continue;
+            const double d = o["from_first_run"].toArray()[1].toDouble(-1);
+            QVERIFY2(d >= 0 && d < 1e-3, qPrintable(o["op_name"].toString() + " " + QString::number(d)));
+            ++writes[o["round"].toInt()];
+        }
+        QCOMPARE(writes.value(0), 4); // K and V of both layers, in the prompt's round
+        QCOMPARE(writes.value(1), 4); // and in the first decode round
     }
 
     void cpuAgainstVulkanWithinBudget()
