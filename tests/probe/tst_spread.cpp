@@ -198,6 +198,24 @@ private slots:
         QCOMPARE(writes.value(1), 4); // and in the first decode round
     }
 
+    // Flash attention on and off: two graphs (one fused op against the softmax path), the ops
+    // both have paired by name under run 0's ids, the others reported unpaired; the outputs
+    // after the attention differ, within ggml's budgets.
+    void flashAttentionOnAndOffWithinBudget()
+    {
+        const QString out = m_dir.path() + "/flash";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--flash-attn on,off", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QVERIFY(j["first_departure"].isNull());
+        QCOMPARE(j["unpaired"].toArray().size(), 1);
+        QVERIFY(j["unpaired"].toArray()[0].toObject()["tensors"].toInt() > 0);
+        bool ffnDiffers = false;
+        for (const auto &v : j["ops"].toArray())
+            ffnDiffers = ffnDiffers || (v.toObject()["op_name"].toString() == "ffn_out-0" && v.toObject()["spread"].toDouble() > 0);
+        QVERIFY(ffnDiffers);
+    }
+
     void cpuAgainstVulkanWithinBudget()
     {
         qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device
