@@ -40,9 +40,10 @@ bool isIndex(int32_t dtype)
 
 } // namespace
 
-bool needsLiningUp(const std::string &reference, const std::string &run)
+namespace {
+template <class Records>
+bool otherPositions(const Records &refTokens, const Records &runTokens)
 {
-    const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run);
     bool same = true, recorded = !refTokens.empty() && !runTokens.empty();
     for (const auto &[round, r] : refTokens) {
         recorded = recorded && !r.positions.empty();
@@ -53,12 +54,18 @@ bool needsLiningUp(const std::string &reference, const std::string &run)
         recorded = recorded && !r.positions.empty();
     return recorded && !same;
 }
+} // namespace
+
+bool needsLiningUp(const std::string &reference, const std::string &run)
+{
+    return otherPositions(readTokenRecords(reference), readTokenRecords(run));
+}
 
 std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir)
 {
-    if (!needsLiningUp(reference, run))
+    const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run); // read once
+    if (!otherPositions(refTokens, runTokens))
         return std::nullopt;
-    const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run);
     std::map<int32_t, std::pair<int64_t, size_t>> where; // position -> the run's round and row there
     for (const auto &[round, r] : runTokens)
         for (size_t k = 0; k < r.positions.size(); ++k)

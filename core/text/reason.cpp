@@ -41,13 +41,7 @@ Finding joined(const Reason &r)
 
 std::string Reason::english() const
 {
-    std::string out;
-    for (const Finding &f : m_parts) {
-        if (!out.empty())
-            out += "; ";
-        out += f.english();
-    }
-    return out;
+    return Finding(Said::Joined, m_parts).english(); // the findings, "; " between them
 }
 
 std::string fillPattern(const std::string &pattern, const std::vector<std::string> &values)
