@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         llmscope::live::RoundStats s{r, {}};
         for (const auto &o : ops)
             s.stats.push_back({o.id, double((r * 7 + std::stoi(o.id.substr(o.id.find('_') + 1))) % 97), -1, 0, 1, 0, 0});
-        doc.addStats(s);
+        doc.addRounds({{}, {s}});
     }
     app.processEvents();
     auto timed = [&](const char *what, auto change) {

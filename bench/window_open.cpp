@@ -81,13 +81,13 @@ int main(int argc, char **argv)
         ops = n;
         opsMs = clock.elapsed();
     });
-    QObject::connect(ws->document(), &SessionDocument::filesAdded, [&] {
-        ++roundsShown;
-        if (firstFilesMs < 0)
-            firstFilesMs = clock.elapsed();
-    });
-    QObject::connect(ws->document(), &SessionDocument::statsAdded, [&] {
-        if (firstStatsMs < 0)
+    QObject::connect(ws->document(), &SessionDocument::roundsAdded, [&](const DumpRounds::Chunk &c) {
+        if (!c.files.tensors.empty()) {
+            ++roundsShown;
+            if (firstFilesMs < 0)
+                firstFilesMs = clock.elapsed();
+        }
+        if (!c.stats.empty() && firstStatsMs < 0)
             firstStatsMs = clock.elapsed();
     });
     QObject::connect(ws, &Workspace::dumpLoaded, [&](const QString &, int n) {

@@ -84,8 +84,8 @@ void CountersView::follow(SessionDocument *doc)
     auto show = [this, doc] {
         const SessionDocument::Program &p = doc->program();
         setState(p.state, p.message);
-        if (doc->source() == SessionDocument::Source::Program)
-            setDumpFolder(doc->dumpRoot());
+        if (doc->source().kind == SessionDocument::Source::Program)
+            setDumpFolder(doc->source().dumpRoot);
         if (p.process)
             setProcess(*p.process);
         if (p.counters)

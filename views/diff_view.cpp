@@ -172,12 +172,12 @@ void DiffView::follow(Cursor *cursor)
 void DiffView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr); });
-    connect(doc, &SessionDocument::comparisonChanged, this, [this](std::shared_ptr<const llmscope::CompareResult> r) {
-        if (r)
-            setResult(std::move(r)); // selects the first divergent op: the cursor has it
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Comparison && doc->results().comparison)
+            setResult(doc->results().comparison); // selects the first divergent op: the cursor has it
     });
-    if (doc->comparison()) // what the document holds already
-        setResult(doc->comparison());
+    if (doc->results().comparison) // what the document holds already
+        setResult(doc->results().comparison);
 }
 
 void DiffView::fitSummary()

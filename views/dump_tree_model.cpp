@@ -190,8 +190,8 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
 void DumpTreeModel::follow(SessionDocument *doc)
 {
     clear();
-    m_records = &doc->index().tensors;
+    m_records = &doc->rounds().index().tensors;
     connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
-    connect(doc, &SessionDocument::filesAdded, this, &DumpTreeModel::grow);
+    connect(doc, &SessionDocument::roundsAdded, this, &DumpTreeModel::grow);
     grow(); // what it holds already (a window built on a session under way)
 }

@@ -153,13 +153,17 @@ void ErrorCurveView::follow(Cursor *cursor)
 void ErrorCurveView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr, {}); });
-    auto show = [this, doc](std::shared_ptr<const llmscope::CompareResult> r) {
+    auto show = [this, doc] {
         QStringList layers; // the top-level operations by id, as the document's topology has them
-        for (const int g : doc->graph().groups())
-            layers << QString::fromStdString(doc->graph().ops()[size_t(g)].name);
-        setResult(r.get(), layers);
+        const auto graph = doc->graph();
+        for (const int g : graph->groups())
+            layers << QString::fromStdString(graph->ops()[size_t(g)].name);
+        setResult(doc->results().metrics.get(), layers);
     };
-    connect(doc, &SessionDocument::metricsChanged, this, show);
-    if (doc->metrics()) // what the document holds already
-        show(doc->metrics());
+    connect(doc, &SessionDocument::resultChanged, this, [show](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Metrics)
+            show();
+    });
+    if (doc->results().metrics) // what the document holds already
+        show();
 }

@@ -29,7 +29,7 @@ void FilesPage::follow(SessionDocument *doc)
         m_details->clear();
         m_firstOpened = false;
     });
-    connect(doc, &SessionDocument::filesAdded, this, [this] {
+    connect(doc, &SessionDocument::roundsAdded, this, [this] {
         if (m_model->rowCount() > 0 && !std::exchange(m_firstOpened, true))
             m_tree->expand(m_model->index(0, 0));
     });

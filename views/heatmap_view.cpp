@@ -376,20 +376,27 @@ void HeatmapView::follow(SessionDocument *doc)
         setOpcheck(nullptr);
         setSpread(nullptr);
     });
-    connect(doc, &SessionDocument::spreadChanged, this, &HeatmapView::setSpread);
-    connect(doc, &SessionDocument::topologyChanged, this,
-            [this, doc] { m_model->setOps(doc->graph()); });
-    connect(doc, &SessionDocument::metricsChanged, this,
-            [this](std::shared_ptr<const llmscope::CompareResult> r) { setCompare(std::move(r)); });
-    connect(doc, &SessionDocument::replayChanged, this,
-            &HeatmapView::setOpcheck);
+    connect(doc, &SessionDocument::graphChanged, this, [this, doc] { m_model->setOps(*doc->graph()); });
+    using Result = SessionDocument::Result;
+    const auto show = [this, doc](Result which) {
+        const SessionDocument::Results &r = doc->results();
+        switch (which) {
+        case Result::Metrics: setCompare(r.metrics); break;
+        case Result::Replay: setOpcheck(r.replay); break;
+        case Result::Spread: setSpread(r.spread); break;
+        case Result::Comparison:
+        case Result::QuantReport: break;
+        }
+    };
+    connect(doc, &SessionDocument::resultChanged, this, show);
     // What the document holds already (a window built on a session under way).
-    if (!doc->graph().empty())
-        m_model->setOps(doc->graph());
-    if (doc->metrics())
-        setCompare(doc->metrics());
-    if (doc->replay())
-        setOpcheck(doc->replay());
-    if (doc->spread())
-        setSpread(doc->spread());
+    if (!doc->graph()->empty())
+        m_model->setOps(*doc->graph());
+    const SessionDocument::Results &r = doc->results();
+    if (r.metrics)
+        show(Result::Metrics);
+    if (r.replay)
+        show(Result::Replay);
+    if (r.spread)
+        show(Result::Spread);
 }

@@ -290,10 +290,12 @@ void LayerGraphView::follow(Cursor *cursor)
 void LayerGraphView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, &LayerGraphView::clear);
-    connect(doc, &SessionDocument::topologyChanged, this,
-            [this, doc] { setGraph(doc->sharedGraph()); });
+    connect(doc, &SessionDocument::graphChanged, this, [this, doc] { setGraph(doc->graph()); });
     // After the heatmap has put the metrics into the shared colours (it follows first).
-    connect(doc, &SessionDocument::metricsChanged, this, [this] { selectOp(m_colours->firstDivergentOp()); });
-    if (!doc->graph().empty()) // what the document holds already
-        setGraph(doc->sharedGraph());
+    connect(doc, &SessionDocument::resultChanged, this, [this](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Metrics)
+            selectOp(m_colours->firstDivergentOp());
+    });
+    if (!doc->graph()->empty()) // what the document holds already
+        setGraph(doc->graph());
 }

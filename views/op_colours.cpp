@@ -54,8 +54,10 @@ void OpColours::follow(SessionDocument *doc)
 {
     m_doc = doc;
     connect(doc, &SessionDocument::sourceChanged, this, &OpColours::clear);
-    connect(doc, &SessionDocument::statsAdded, this,
-            [this](const live::RoundStats &s) { statsAdded(s.round); });
+    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &c) {
+        for (const live::RoundStats &s : c.stats)
+            statsAdded(s.round);
+    });
     updateRounds(); // the rounds it holds already
     emit roundsChanged();
     recompute();
@@ -134,14 +136,14 @@ const OpcheckRow *OpColours::replayOf(const QString &op, int64_t round) const
 
 bool OpColours::hasStatsIn(int64_t round) const
 {
-    return m_doc && m_doc->hasStatsIn(round);
+    return m_doc && m_doc->rounds().hasStatsIn(round);
 }
 
 void OpColours::updateRounds()
 {
     m_rounds.clear();
     if (m_doc)
-        m_rounds = m_doc->statsRounds();
+        m_rounds = m_doc->rounds().statsRounds();
     for (const auto &[k, v] : m_diff)
         m_rounds.push_back(k);
     for (const auto &[k, v] : m_spreadAt)
@@ -194,7 +196,7 @@ void OpColours::setScope(QStringList ops, bool everyRound)
 
 const live::OpStats *OpColours::statsOf(const QString &op, int64_t round) const
 {
-    return m_doc ? m_doc->statsOf(op, round) : nullptr;
+    return m_doc ? m_doc->rounds().statsOf(op, round) : nullptr;
 }
 
 std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t round) const
@@ -270,7 +272,7 @@ double OpColours::valueOf(const QString &op, int64_t round) const
     case Metric::L2Norm: return s->l2norm;
     case Metric::NanInf: return double(s->nan + s->inf);
     case Metric::Change: {
-        const int64_t before = m_doc->statsRoundBefore(round);
+        const int64_t before = m_doc->rounds().statsRoundBefore(round);
         const live::OpStats *p = before < 0 ? nullptr : statsOf(op, before);
         if (!p)
             return NAN;

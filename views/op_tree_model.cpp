@@ -60,19 +60,6 @@ void OpTreeModel::setGraph(const OpGraph &graph)
     rebuild(std::move(root));
 }
 
-void OpTreeModel::setBackends(const std::map<std::string, std::string> &byId)
-{
-    for (const auto &[id, backend] : byId) {
-        const auto it = m_byId.find(QString::fromStdString(id));
-        if (it == m_byId.end())
-            continue;
-        m_backends += it.value()->backend.isEmpty() && !backend.empty();
-        it.value()->backend = QString::fromStdString(backend);
-        const QModelIndex at = indexFor(it.value(), BackendColumn);
-        emit dataChanged(at, at);
-    }
-}
-
 const llmscope::OpcheckRow *OpTreeModel::replayOf(const Node *n) const
 {
     return m_replay && n != m_root.get() ? m_replay->worstOf(n->id.toStdString()) : nullptr;

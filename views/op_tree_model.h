@@ -36,8 +36,6 @@ public:
     // The program's operations, live or from an opened dump: keeps the boxes checked by id,
     // and the statistics of ops still there (a live graph comes again for decode).
     void setGraph(const llmscope::OpGraph &graph);
-    // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
-    void setBackends(const std::map<std::string, std::string> &byId);
     // A replay of the dump's ops (llmscope opcheck), shared with its owner: each op's worst
     // verdict over its rounds and outputs, its reason in the tooltip; null clears them.
     void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);

@@ -182,18 +182,25 @@ void OpTreePanel::selectOp(const QString &id)
 void OpTreePanel::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, m_model, &OpTreeModel::clear);
-    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] { m_model->setGraph(doc->graph()); });
-    connect(doc, &SessionDocument::backendsChanged, this, [this, doc] { m_model->setBackends(doc->backends()); });
-    connect(doc, &SessionDocument::opStatsChanged, m_model, &OpTreeModel::setRoundStats);
-    connect(doc, &SessionDocument::replayChanged, this,
-            [this](std::shared_ptr<const llmscope::OpcheckResult> r) { m_model->setOpcheck(std::move(r)); });
-    connect(doc, &SessionDocument::filesAdded, m_model, &OpTreeModel::addOutputs);
-    if (doc->graph().empty())
+    connect(doc, &SessionDocument::graphChanged, this, [this, doc] { m_model->setGraph(*doc->graph()); });
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Replay)
+            m_model->setOpcheck(doc->results().replay);
+    });
+    // Statistics stream in a round at a time while a program runs, faster than anyone reads them.
+    m_statsShown.setSingleShot(true);
+    m_statsShown.setInterval(100);
+    connect(&m_statsShown, &QTimer::timeout, this, [this, doc] { m_model->setRoundStats(doc->rounds().newestStats()); });
+    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &c) {
+        m_model->addOutputs(c.files);
+        if (!c.stats.empty() && !m_statsShown.isActive())
+            m_statsShown.start();
+    });
+    if (doc->graph()->empty())
         return;
     // What the document holds already (a window built on a session under way).
-    m_model->setGraph(doc->graph());
-    m_model->setBackends(doc->backends());
-    m_model->setRoundStats(doc->newestStats());
-    m_model->setOpcheck(doc->replay());
-    m_model->addOutputs(doc->index());
+    m_model->setGraph(*doc->graph());
+    m_model->setRoundStats(doc->rounds().newestStats());
+    m_model->setOpcheck(doc->results().replay);
+    m_model->addOutputs(doc->rounds().index());
 }

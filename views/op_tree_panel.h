@@ -3,6 +3,7 @@
 // whoever runs the program. Shows the model's tree for a live program or an opened dump.
 #pragma once
 #include <QSet>
+#include <QTimer>
 #include <QWidget>
 
 class SessionDocument;
@@ -55,4 +56,5 @@ private:
     bool m_syncing = false;
     QSet<QString> m_expanded; // ids open before a reset
     QString m_current;
+    QTimer m_statsShown; // the ops' newest statistics, at most ten times a second
 };

@@ -174,8 +174,10 @@ void UnpairedView::chooseAndSaveMapping()
 void UnpairedView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr); });
-    connect(doc, &SessionDocument::comparisonChanged, this,
-            [this](std::shared_ptr<const llmscope::CompareResult> r) { setResult(r.get()); });
-    if (doc->comparison()) // what the document holds already
-        setResult(doc->comparison().get());
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Comparison)
+            setResult(doc->results().comparison.get());
+    });
+    if (doc->results().comparison) // what the document holds already
+        setResult(doc->results().comparison.get());
 }

@@ -45,8 +45,8 @@ void CentralPages::showSession()
     // A window built on a session under way (a language switch): the pages as it stands.
     if (m_ws->source() != SessionDocument::Source::None)
         setCurrentWidget(m_tabs);
-    if (const auto report = m_ws->document()->quantReport()) {
-        m_quantView->setReport(report, m_ws->document()->quantFolder());
+    if (const SessionDocument::Results &r = m_ws->document()->results(); r.quantReport) {
+        m_quantView->setReport(r.quantReport, r.quantFolder);
         m_tabs->addTab(m_quantView, tr("Quantization"));
     }
     showSpread();
@@ -118,15 +118,15 @@ void CentralPages::followSource()
 {
     SessionDocument *doc = m_ws->document();
     connect(doc, &SessionDocument::sourceChanged, this, [this] { m_topologyShown = false; });
-    connect(doc, &SessionDocument::topologyChanged, this, [this, doc] {
-        if (!std::exchange(m_topologyShown, true) && doc->source() == SessionDocument::Source::Program)
+    connect(doc, &SessionDocument::graphChanged, this, [this, doc] {
+        if (!std::exchange(m_topologyShown, true) && doc->source().kind == SessionDocument::Source::Program)
             showPage(m_heatmap); // it fills as the dumped rounds' statistics come
         if (const QString op = m_ws->currentOp(); !op.isEmpty()) { // picked before its topology came
             m_heatmap->selectOp(op);
             inspect(op);
         }
     });
-    connect(doc, &SessionDocument::filesAdded, this, [this] {
+    connect(doc, &SessionDocument::roundsAdded, this, [this] {
         // The picked op's files may come with this round: the inspector shows them, and the
         // page the user is on stays.
         if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
@@ -144,7 +144,7 @@ void CentralPages::followSource()
             m_startPage->showOpenFailed(error);
     });
     connect(m_ws, &Workspace::launched, this, [this] {
-        m_startPage->showRunning(m_ws->document()->sourceName());
+        m_startPage->showRunning(m_ws->document()->source().name);
         setCurrentWidget(m_startPage);
     });
     connect(m_ws, &Workspace::launchFailed, this, [this](const QString &error) {
@@ -175,7 +175,10 @@ void CentralPages::followCursor()
     });
     // A replay whose first failure is the op already picked: the cursor does not move, the
     // element view still shows it.
-    connect(m_ws->document(), &SessionDocument::replayChanged, this, replayed);
+    connect(m_ws->document(), &SessionDocument::resultChanged, this, [replayed](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Replay)
+            replayed();
+    });
     connect(cursor, &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
         if (const ComparedFiles t = m_ws->comparedTensors(i); !t.title.isEmpty())
             m_tensorDiff->setCompared(t);
@@ -185,15 +188,23 @@ void CentralPages::followCursor()
 void CentralPages::followResults()
 {
     SessionDocument *doc = m_ws->document();
-    connect(doc, &SessionDocument::comparisonChanged, this, [this](std::shared_ptr<const CompareResult> r) {
-        if (!r)
-            return;
-        showPage(m_diffPage);
-        emit diffShown(int(r->ops.size()));
-    });
-    connect(doc, &SessionDocument::replayChanged, this, [this](std::shared_ptr<const OpcheckResult> r) {
-        if (r)
-            showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        const SessionDocument::Results &r = doc->results();
+        switch (which) {
+        case SessionDocument::Result::Comparison:
+            if (r.comparison) {
+                showPage(m_diffPage);
+                emit diffShown(int(r.comparison->ops.size()));
+            }
+            break;
+        case SessionDocument::Result::Replay:
+            if (r.replay)
+                showPage(m_heatmap); // the ops' errors over their bounds, the failing ones flagged
+            break;
+        case SessionDocument::Result::QuantReport: showQuantReport(); break;
+        case SessionDocument::Result::Metrics:
+        case SessionDocument::Result::Spread: break; // the heatmap and the spread's page follow them
+        }
     });
     connect(m_unpaired, &UnpairedView::compareAgain, this, [this](const QString &mapping) {
         if (const auto r = m_ws->comparison())
@@ -203,22 +214,24 @@ void CentralPages::followResults()
         showSpread();
         showPage(m_spreadView);
     });
-    connect(m_ws->document(), &SessionDocument::quantReportChanged, this,
-            [this](std::shared_ptr<const llmscope::QuantReport> r) {
-                if (!r) {
-                    if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
-                        m_tabs->removeTab(at);
-                    return;
-                }
-                m_quantView->setReport(std::move(r), m_ws->document()->quantFolder());
-                if (m_tabs->indexOf(m_quantView) < 0)
-                    m_tabs->addTab(m_quantView, tr("Quantization"));
-                showPage(m_quantView);
-            });
     connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { // the report was of the sources before
         if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
             m_tabs->removeTab(at);
     });
+}
+
+void CentralPages::showQuantReport()
+{
+    const SessionDocument::Results &r = m_ws->document()->results();
+    if (!r.quantReport) {
+        if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
+            m_tabs->removeTab(at);
+        return;
+    }
+    m_quantView->setReport(r.quantReport, r.quantFolder);
+    if (m_tabs->indexOf(m_quantView) < 0)
+        m_tabs->addTab(m_quantView, tr("Quantization"));
+    showPage(m_quantView);
 }
 
 void CentralPages::showSpread()

@@ -42,7 +42,7 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
     m_ws->setParent(this);
     setWindowTitle(m_ws->source() == Workspace::Source::None
                        ? tr("llmscope - LLM inference precision debugger")
-                       : tr("%1 - llmscope").arg(m_ws->document()->sourceName()));
+                       : tr("%1 - llmscope").arg(m_ws->document()->source().name));
     setObjectName(QStringLiteral("MainWindow"));
     resize(1400, 860);
     setAcceptDrops(true);
@@ -150,11 +150,11 @@ void MainWindow::followSource()
             m_console->clear();
         setWindowTitle(tr("%1 - llmscope").arg(name));
     });
-    connect(doc, &SessionDocument::topologyChanged, this, [this] {
+    connect(doc, &SessionDocument::graphChanged, this, [this] {
         if (const QString op = m_ws->currentOp(); !op.isEmpty()) // picked before its topology came
             m_ops->selectOp(op);
     });
-    connect(doc, &SessionDocument::comparisonChanged, this, &MainWindow::updateActions);
+    connect(doc, &SessionDocument::resultChanged, this, &MainWindow::updateActions);
     connect(m_ws, &Workspace::dumpLoaded, this, [this](const QString &folder) {
         if (m_ws->source() == Workspace::Source::Dump)
             setWindowTitle(tr("%1 - llmscope").arg(folder));

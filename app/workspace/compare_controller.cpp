@@ -56,7 +56,7 @@ QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareCon
 
 ComparedFiles CompareController::comparedFiles(int i) const
 {
-    const CompareResult *r = m_doc->comparison().get();
+    const CompareResult *r = m_doc->results().comparison.get();
     if (!r || i < 0 || size_t(i) >= r->ops.size())
         return {};
     const OpResult &op = r->ops[size_t(i)];
@@ -84,12 +84,12 @@ ComparedFiles CompareController::comparedFiles(int i) const
 
 QStringList CompareController::writeReports(const QString &folder, QString *error) const
 {
-    if (!m_doc->comparison()) {
+    if (!m_doc->results().comparison) {
         *error = tr("Nothing to export: compare two dumps first (Session > Compare dumps, Ctrl+D).");
         return {};
     }
     try {
-        const QString csv = QString::fromStdString(writeCompareReports(*m_doc->comparison(), folder.toStdString()));
+        const QString csv = QString::fromStdString(writeCompareReports(*m_doc->results().comparison, folder.toStdString()));
         return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
     } catch (const Error &e) {
         *error = QString::fromUtf8(e.what());

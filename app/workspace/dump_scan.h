@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dump/dump_index.h"
+#include "dump_rounds.h"
 #include "dump/topology.h"
 #include "live/live_protocol.h"
 
@@ -35,10 +36,7 @@ EarlyTopology readEarlyTopology(const std::string &root);
 // thread; the lock guards the list alone.
 class RoundHandover {
 public:
-    struct Round {
-        llmscope::DumpIndex files;
-        std::vector<llmscope::live::RoundStats> stats; // its statistics, when the heatmap takes them
-    };
+    using Round = DumpRounds::Chunk; // a round's files, and its statistics when the heatmap takes them
     // Rounds queued at most: a scan faster than the views (a dump with its writer's index)
     // waits for them instead of racing ahead, whose allocations starve the GUI thread.
     static constexpr size_t kMaxQueued = 2;

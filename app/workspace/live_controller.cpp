@@ -12,27 +12,20 @@ LiveController::LiveController(SessionDocument *doc, QObject *parent)
     connect(m_session, &LiveSession::stateChanged, this, &LiveController::sessionState);
     connect(m_session, &LiveSession::acknowledged, this, &LiveController::acknowledged);
     connect(m_session, &LiveSession::helloReceived, this, [this](const live::Hello &h) {
-        m_doc->setProgramProcess(h);
+        m_doc->editProgram([&h](SessionDocument::Program &p) { p.process = h; });
         say(tr("[llmscope] probe connected: process %1 (%2 on %3)")
                 .arg(h.pid)
                 .arg(QString::fromStdString(h.engine), QString::fromStdString(h.device)));
     });
-    connect(m_session, &LiveSession::countersReceived, m_doc, &SessionDocument::setProgramCounters);
-    connect(m_session, &LiveSession::roundReceived, m_doc, &SessionDocument::setProgramRound);
-    connect(m_session, &LiveSession::topologyReceived, this, &LiveController::topologyReceived);
-    // Statistics stream in a round at a time, faster than anyone reads them: the document
-    // keeps every round; each op's newest goes out at most ten times a second.
-    m_statsFlush.setSingleShot(true);
-    m_statsFlush.setInterval(100);
-    connect(&m_statsFlush, &QTimer::timeout, this, &LiveController::flushOpStats);
-    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
-        m_doc->addStats(s);
-        for (const auto &o : s.stats)
-            m_pendingStats[o.id] = o;
-        m_pendingRound = std::max(m_pendingRound, s.round);
-        if (!m_statsFlush.isActive())
-            m_statsFlush.start();
+    connect(m_session, &LiveSession::countersReceived, m_doc, [this](const live::Counters &c) {
+        m_doc->editProgram([&c](SessionDocument::Program &p) { p.counters = c; });
     });
+    connect(m_session, &LiveSession::roundReceived, m_doc, [this](const live::Round &r) {
+        m_doc->editProgram([&r](SessionDocument::Program &p) { p.lastRound = r; });
+    });
+    connect(m_session, &LiveSession::topologyReceived, this, &LiveController::topologyReceived);
+    connect(m_session, &LiveSession::statsReceived, this,
+            [this](const live::RoundStats &s) { m_doc->addRounds({{}, {s}}); });
     connect(m_session, &LiveSession::warningReceived, this,
             [this](const QString &w) { say(tr("[llmscope] warning: %1").arg(w), ConsoleTone::Warning); });
     connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
@@ -64,23 +57,20 @@ void LiveController::say(const QString &text, ConsoleTone tone)
 void LiveController::forget()
 {
     m_pending.clear();
-    m_pendingStats.clear();
-    m_pendingRound = -1;
-    m_statsFlush.stop();
 }
 
 bool LiveController::start(const DumpOptions &options, const LaunchSettings &settings, QString *error)
 {
     tellSelection([] { return tr("Waiting for the program's first graph..."); });
     if (!m_session->start(options, settings, error)) {
-        m_doc->setProgramState(LiveSession::stateName(LiveSession::State::FailedToStart), *error);
+        setProgramState(LiveSession::stateName(LiveSession::State::FailedToStart), *error);
         say(tr("[llmscope] cannot launch: %1").arg(*error), ConsoleTone::Failure);
         emit stateChanged();
         return false;
     }
     m_doc->setDumpRoot(m_session->dumpRoot());
-    m_doc->setProgramState(LiveSession::stateName(m_session->state()), m_doc->program().message); // with its folder
-    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->dumpRoot()));
+    setProgramState(LiveSession::stateName(m_session->state()), m_doc->program().message); // with its folder
+    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->source().dumpRoot));
     emit stateChanged();
     return true;
 }
@@ -95,7 +85,7 @@ void LiveController::stop()
 
 void LiveController::sessionState(LiveSession::State s, const QString &message)
 {
-    m_doc->setProgramState(LiveSession::stateName(s), message);
+    setProgramState(LiveSession::stateName(s), message);
     if (!message.isEmpty())
         emit status(message, 15000);
     if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
@@ -118,7 +108,7 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
 
 void LiveController::topologyReceived(const live::Topology &t)
 {
-    const bool first = m_doc->graph().empty();
+    const bool first = m_doc->graph()->empty();
     m_doc->setGraph(OpGraph(t));
     if (!first)
         return;
@@ -190,12 +180,10 @@ void LiveController::acknowledged(const live::Ack &ack)
     emit selectionApplied(sel, ids, ack.fromRound);
 }
 
-void LiveController::flushOpStats()
+void LiveController::setProgramState(const QString &state, const QString &message)
 {
-    live::RoundStats merged{m_pendingRound, {}};
-    merged.stats.reserve(m_pendingStats.size());
-    for (auto &[id, o] : m_pendingStats)
-        merged.stats.push_back(std::move(o));
-    m_pendingStats.clear();
-    m_doc->setNewestStats(merged);
+    m_doc->editProgram([&](SessionDocument::Program &p) {
+        p.state = state;
+        p.message = message;
+    });
 }

@@ -6,7 +6,6 @@
 // and the workspace has it scanned.
 #pragma once
 #include <QObject>
-#include <QTimer>
 
 #include <functional>
 #include <map>
@@ -29,7 +28,7 @@ public:
     // Starts the program, the document's source already begun for it; false and error says why.
     bool start(const llmscope::DumpOptions &options, const LaunchSettings &settings, QString *error);
     void stop();
-    // A new source: selections sent and statistics not yet shown belong to the old one.
+    // A new source: selections sent and not yet acknowledged belong to the old one.
     void forget();
 
     // Sends -ids text to the program; selectionStatus says what became of it.
@@ -53,13 +52,10 @@ private:
     void sessionState(LiveSession::State s, const QString &message);
     void topologyReceived(const llmscope::live::Topology &t);
     void acknowledged(const llmscope::live::Ack &ack);
-    void flushOpStats();
+    void setProgramState(const QString &state, const QString &message);
 
     SessionDocument *m_doc;
     LiveSession *m_session;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
-    std::map<std::string, llmscope::live::OpStats> m_pendingStats;     // newest per op, not yet shown
-    int64_t m_pendingRound = -1;
-    QTimer m_statsFlush;
     std::function<QString()> m_selectionWords;
 };

@@ -37,7 +37,7 @@ ReplayController::~ReplayController() = default;
 QCoro::Task<bool> ReplayController::run()
 {
     QPointer<ReplayController> self(this);
-    if (m_doc->dumpRoot().isEmpty()) {
+    if (m_doc->source().dumpRoot.isEmpty()) {
         emit status(tr("Open a dump first (File > Open dump folder)"), 10000);
         co_return false;
     }
@@ -46,10 +46,10 @@ QCoro::Task<bool> ReplayController::run()
         co_return false;
     }
     const uint64_t source = m_sourceGen;
-    const Job::Run run = m_job->begin(tr("Replaying the operations of %1...").arg(m_doc->dumpRoot()));
+    const Job::Run run = m_job->begin(tr("Replaying the operations of %1...").arg(m_doc->source().dumpRoot));
     auto report = m_job->reporter(run.generation);
     OpcheckOptions o;
-    o.input = m_doc->dumpRoot().toStdString();
+    o.input = m_doc->source().dumpRoot.toStdString();
 #ifdef LLMSCOPE_GGML_REPLAY
     o.cpuReplay = opcheck::ggmlCpuReplay;
 #endif
@@ -90,7 +90,7 @@ QCoro::Task<bool> ReplayController::run()
     int listed = 0;
     for (const auto &row : result->rows) // what fails, with why: the kernels to look at
         if (isBad(row.verdict) && listed++ < 10) {
-            const GraphOp *op = m_doc->graph().find(row.opId); // the engine's name of the node, where known
+            const GraphOp *op = m_doc->graph()->find(row.opId); // the engine's name of the node, where known
             emit said(tr("[llmscope]   %1 round %2 %3 %4 (%5): %6")
                           .arg(QLatin1String(verdictName(row.verdict)))
                           .arg(row.round)
@@ -109,7 +109,7 @@ QCoro::Task<bool> ReplayController::run()
 QCoro::Task<> ReplayController::showReference(QString op)
 {
     QPointer<ReplayController> self(this);
-    const auto replay = m_doc->replay();
+    const auto replay = m_doc->results().replay;
     if (!replay)
         co_return;
     const int64_t round = m_cursor->round();
@@ -138,7 +138,7 @@ QCoro::Task<> ReplayController::showReference(QString op)
         }
     });
     const QString error = co_await future;
-    if (!self || gen != m_shownGen || !m_doc->replay())
+    if (!self || gen != m_shownGen || !m_doc->results().replay)
         co_return; // another op was picked meanwhile, or another source opened
     if (!error.isEmpty()) {
         emit status(tr("Could not replay %1: %2").arg(op, error), 10000);

@@ -39,9 +39,11 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
             co_return false;
         if (e.topology) {
             early = true;
-            m_doc->setGraph(OpGraph(*e.topology), std::move(e.backends));
-            emit topologyRead(int(m_doc->graph().size()));
-            emit topologyShown(folder, int(m_doc->graph().size()));
+            OpGraph graph(*e.topology);
+            graph.nameBackends(e.backends);
+            m_doc->setGraph(std::move(graph));
+            emit topologyRead(int(m_doc->graph()->size()));
+            emit topologyShown(folder, int(m_doc->graph()->size()));
         }
     }
     // Each round is handed over as soon as it is read: the scan queues it and asks this
@@ -57,9 +59,7 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
         while (auto round = handover->takeOne()) {
             if (!self || !self->m_job->isCurrent(gen))
                 return true;
-            self->m_doc->addFiles(round->files);
-            for (const auto &s : round->stats)
-                self->m_doc->addStats(s);
+            self->m_doc->addRounds(*round);
             if (slice.elapsed() >= sliceMs)
                 return false;
         }
@@ -91,9 +91,8 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
     }
     if (scan.topology) {
         m_doc->setGraph(OpGraph(*scan.topology));
-        emit topologyRead(int(m_doc->graph().size()));
-        for (const auto &s : scan.stats)
-            m_doc->addStats(s);
+        emit topologyRead(int(m_doc->graph()->size()));
+        m_doc->addRounds({{}, std::move(scan.stats)});
     }
     const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
                             (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());

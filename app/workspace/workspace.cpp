@@ -54,12 +54,12 @@ Workspace::Workspace(QObject *parent)
     // once every follower has heard of the run's end: a scan that ends at once (the writer's
     // index) still reports after it.
     connect(m_live, &LiveController::ended, this, [this](const QString &root) {
-        if (m_doc->source() != Source::Program || root != m_doc->dumpRoot())
+        if (m_doc->source().kind != Source::Program || root != m_doc->source().dumpRoot)
             return;
         QMetaObject::invokeMethod(
             this,
             [this, root] {
-                if (m_doc->source() == Source::Program && root == m_doc->dumpRoot() && !m_live->isRunning())
+                if (m_doc->source().kind == Source::Program && root == m_doc->source().dumpRoot && !m_live->isRunning())
                     m_scan->run(root, false);
             },
             Qt::QueuedConnection);
@@ -346,14 +346,15 @@ QStringList Workspace::writeReports(const QString &folder, QString *error) const
 Workspace::Inspection Workspace::inspect(const QString &id) const
 {
     Inspection out;
-    const GraphOp *op = m_doc->graph().find(id.toStdString());
+    const auto graph = m_doc->graph();
+    const GraphOp *op = graph->find(id.toStdString());
     out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
                                                  op ? QString::fromStdString(op->type) : QString());
     // The scan's index, in memory. A program's files are scanned only once it has ended (and
     // that scan takes a while): until the index has them they are looked up in its folder.
-    out.files = m_doc->filesOf(id, currentRound(), &out.round);
-    if (out.files.isEmpty() && m_doc->source() == Source::Program && op && !m_doc->dumpRoot().isEmpty()) {
-        const OpFiles files = findOpFiles(m_doc->dumpRoot().toStdString(), op->folder, currentRound());
+    out.files = m_doc->rounds().filesOf(id, currentRound(), &out.round);
+    if (out.files.isEmpty() && m_doc->source().kind == Source::Program && op && !m_doc->source().dumpRoot.isEmpty()) {
+        const OpFiles files = findOpFiles(m_doc->source().dumpRoot.toStdString(), op->folder, currentRound());
         out.round = files.round;
         for (const auto &f : files.files)
             out.files << QString::fromStdString(f);

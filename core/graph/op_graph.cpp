@@ -76,4 +76,11 @@ const GraphOp *OpGraph::find(const std::string &id) const
     return at < 0 ? nullptr : &m_ops[size_t(at)];
 }
 
+void OpGraph::nameBackends(const std::map<std::string, std::string> &byId)
+{
+    for (const auto &[id, backend] : byId)
+        if (const auto it = m_byId.find(id); it != m_byId.end() && !backend.empty())
+            m_ops[size_t(it->second)].backend = backend;
+}
+
 } // namespace llmscope

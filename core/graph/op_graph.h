@@ -33,6 +33,8 @@ public:
     // to the latest earlier op that outputs it (the outermost where an op and its last child
     // output the same name), else a leaf.
     explicit OpGraph(const TopoNode &model);
+    // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
+    void nameBackends(const std::map<std::string, std::string> &byId);
 
     const std::string &modelName() const { return m_modelName; } // empty for a live graph
     const std::string &modelType() const { return m_modelType; } // a live graph's: "GgmlGraph"

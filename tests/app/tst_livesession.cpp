@@ -751,17 +751,17 @@ private slots:
         // The document holds the report; the view reads it there, no copy, and it outlives the
         // scan of the last run that follows.
         SessionDocument *doc = w.workspace()->document();
-        QVERIFY(doc->quantReport());
-        QCOMPARE(&m->report(), doc->quantReport().get());
-        QCOMPARE(doc->quantFolder(), out);
+        QVERIFY(doc->results().quantReport);
+        QCOMPARE(&m->report(), doc->results().quantReport.get());
+        QCOMPARE(doc->results().quantFolder, out);
         QTRY_VERIFY(!w.workspace()->scanJob()->isRunning());
-        QVERIFY(doc->quantReport());
+        QVERIFY(doc->results().quantReport);
         auto *tabs = w.findChild<QTabWidget *>();
         QVERIFY(tabs->indexOf(v) >= 0);
         // Another source: the report was of the runs before it, and its tab goes.
         QVERIFY(makeComparedDumps());
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(m_dir.path() + "/cmp/f32")));
-        QVERIFY(!doc->quantReport());
+        QVERIFY(!doc->results().quantReport);
         QCOMPARE(tabs->indexOf(v), -1);
     }
 
@@ -1007,7 +1007,7 @@ private slots:
         QCOMPARE(v->table()->model()->rowCount(), 0); // only where the runs differ: nowhere
         v->differingOnly()->setChecked(false);
         QVERIFY(v->table()->model()->rowCount() > 50);
-        QCOMPARE(w.workspace()->document()->sourceName(), QString::fromStdString(action->result()->runs[0].dump));
+        QCOMPARE(w.workspace()->document()->source().name, QString::fromStdString(action->result()->runs[0].dump));
         // The heatmap shows the spread on run 0's ops: bit-identical everywhere, on the pale end.
         HeatmapView *h = w.heatmap();
         QCOMPARE(h->metricBox()->currentData().toInt(), int(HeatmapModel::Metric::Spread));

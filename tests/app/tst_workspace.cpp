@@ -64,24 +64,30 @@ public:
             static const char *names[] = {"None", "Dump", "Program"};
             add(QStringLiteral("source %1 %2").arg(QLatin1String(names[int(s)]), shortName(name)).trimmed());
         });
-        connect(doc, &SessionDocument::topologyChanged, this, [add, doc] {
-            add(QStringLiteral("topology %1 ops").arg(doc->graph().size() - doc->graph().groups().size()));
+        connect(doc, &SessionDocument::graphChanged, this, [add, doc] {
+            add(QStringLiteral("topology %1 ops").arg(doc->graph()->size() - doc->graph()->groups().size()));
         });
-        connect(doc, &SessionDocument::statsAdded, this, [add] { add("stats"); });
-        connect(doc, &SessionDocument::filesAdded, this, [add](const DumpIndex &chunk) {
-            add(QStringLiteral("files round %1: %2 tensors")
-                    .arg(chunk.tensors.empty() ? -1 : chunk.tensors.front().exec)
-                    .arg(chunk.tensors.size()));
+        connect(doc, &SessionDocument::roundsAdded, this, [add](const DumpRounds::Chunk &chunk) {
+            const auto &tensors = chunk.files.tensors;
+            if (!tensors.empty() || !chunk.files.problems.empty())
+                add(QStringLiteral("files round %1: %2 tensors")
+                        .arg(tensors.empty() ? -1 : tensors.front().exec)
+                        .arg(tensors.size()));
+            if (!chunk.stats.empty())
+                add("stats");
         });
         connect(ws, &Workspace::dumpLoaded, this, [add](const QString &folder, int tensors, int rounds) {
             add(QStringLiteral("loaded %1: %2 tensors in %3 rounds").arg(shortName(folder)).arg(tensors).arg(rounds));
         });
         connect(ws, &Workspace::dumpFailed, this, [add](const QString &, const QString &why) { add("failed: " + why); });
-        connect(doc, &SessionDocument::comparisonChanged, this, [add](std::shared_ptr<const CompareResult> r) {
-            add(r ? QStringLiteral("comparison of %1 ops").arg(r->ops.size()) : QStringLiteral("no comparison"));
+        connect(doc, &SessionDocument::resultChanged, this, [add, doc](SessionDocument::Result which) {
+            const auto &r = doc->results();
+            if (which == SessionDocument::Result::Comparison)
+                add(r.comparison ? QStringLiteral("comparison of %1 ops").arg(r.comparison->ops.size())
+                                 : QStringLiteral("no comparison"));
+            else if (which == SessionDocument::Result::Metrics)
+                add(r.metrics ? "metrics" : "no metrics");
         });
-        connect(doc, &SessionDocument::metricsChanged, this,
-                [add](std::shared_ptr<const CompareResult> r) { add(r ? "metrics" : "no metrics"); });
         connect(ws, &Workspace::compareFinished, this,
                 [add](bool ok, const QString &message) { add(QStringLiteral("compared %1: %2").arg(ok).arg(message)); });
         connect(ws, &Workspace::currentOpChanged, this, [add](const QString &id) { add("picked " + id); });
@@ -235,8 +241,8 @@ private slots:
         Workspace ws;
         ws.setTakeSlice(0);
         std::vector<int64_t> rounds;
-        connect(ws.document(), &SessionDocument::filesAdded, this, [&](const DumpIndex &chunk) {
-            for (const auto &t : chunk.tensors)
+        connect(ws.document(), &SessionDocument::roundsAdded, this, [&](const DumpRounds::Chunk &chunk) {
+            for (const auto &t : chunk.files.tensors)
                 rounds.push_back(t.exec);
         });
         QSignalSpy loaded(&ws, &Workspace::dumpLoaded);
@@ -259,10 +265,11 @@ private slots:
         const QString root = QString::fromStdString(testing::writeReplayDump(dir.path().toStdString()));
         QVERIFY(QCoro::waitFor(ws.openDump(root)));
         Transitions t(&ws);
-        QSignalSpy changed(ws.document(), &SessionDocument::replayChanged);
+        QSignalSpy changed(ws.document(), &SessionDocument::resultChanged);
         QVERIFY(QCoro::waitFor(ws.opcheck()));
         QCOMPARE(t.take(), lines({"replay started", "replay done", "round 0", "picked 0_1"}));
         QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<SessionDocument::Result>(), SessionDocument::Result::Replay);
         const auto r = ws.opcheckResult();
         QVERIFY(r);
         QCOMPARE(r->fail, 2);
@@ -302,7 +309,7 @@ private slots:
         QCOMPARE(ws.dumpRoot(), ggml);
         QVERIFY(ws.comparison() && ws.comparison()->acrossFrameworks && ws.comparison()->allPassed());
         QSet<QString> ids;
-        for (const auto &op : ws.document()->graph().ops())
+        for (const auto &op : ws.document()->graph()->ops())
             ids << QString::fromStdString(op.id);
         QVERIFY(ws.comparison()->ops.size() >= 40); // 2 rounds of 2 layers' projections, norms and outputs
         for (const auto &op : ws.comparison()->ops)
@@ -341,7 +348,7 @@ private slots:
     }
 
     // A comparison, then a new source: nothing of the comparison survives it (the heatmap's
-    // metric, the diff, Export all follow comparisonChanged and sourceChanged).
+    // metric, the diff, Export all follow the document's resultChanged and sourceChanged).
     void aNewSourceDropsTheComparison()
     {
         Workspace ws;
@@ -358,10 +365,10 @@ private slots:
         QVERIFY2(printed.indexOf("comparison of 8 ops") < printed.indexOf("metrics"), qPrintable(printed));
         QVERIFY2(printed.indexOf("loaded g/") < printed.indexOf("metrics"), qPrintable(printed));
         QVERIFY(ws.comparison());
-        QVERIFY(ws.document()->metrics());
+        QVERIFY(ws.document()->results().metrics);
         QVERIFY(QCoro::waitFor(ws.openDump(test)));
         QVERIFY(!ws.comparison());
-        QVERIFY(!ws.document()->metrics());
+        QVERIFY(!ws.document()->results().metrics);
         QString error;
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
                            {}, &error));

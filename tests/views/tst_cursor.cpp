@@ -114,7 +114,7 @@ private slots:
         const live::Topology t = topology();
         heat.model()->setOps(OpGraph(t));
         for (int64_t r : {0, 1, 2})
-            doc.addStats(round(r));
+            doc.addRounds({{}, {round(r)}});
         heat.follow(&c);
         c.setRound(1);
         QCOMPARE(heat.colours()->round(), int64_t(1));

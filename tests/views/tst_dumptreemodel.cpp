@@ -110,17 +110,17 @@ private slots:
         });
         SessionDocument doc;
         doc.reset(SessionDocument::Source::Dump, dir.path());
-        doc.addFiles(chunks[0]); // before the model follows: read when it starts
+        doc.addRounds({chunks[0], {}}); // before the model follows: read when it starts
         DumpTreeModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.follow(&doc);
         QCOMPARE(model.rowCount(), 1);
-        doc.addFiles(chunks[1]);
+        doc.addRounds({chunks[1], {}});
         llmscope::DumpIndex late = chunks[0];
         late.tensors.resize(2);
-        doc.addFiles(late);
+        doc.addRounds({late, {}});
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.tensorCount(), doc.index().tensors.size());
+        QCOMPARE(model.tensorCount(), doc.rounds().index().tensors.size());
         QCOMPARE(model.tensorCount(), size_t(18));
         const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn});
         QCOMPARE(printed.count(QStringLiteral("Round 0")), 1);

@@ -84,7 +84,7 @@ private slots:
         live::RoundStats s{0, {}};
         for (int i = 0; i < g.opCount(); ++i)
             s.stats.push_back({g.nodes[size_t(i)].id, double(i + 1), 0, 0, 1, 0, 0});
-        doc.addStats(s);
+        doc.addRounds({{}, {s}});
         const QString last = QString::fromStdString(g.nodes[size_t(g.opCount() - 1)].id);
         const QColor before = v.opItem(last)->brush().color();
         QCOMPARE(before, colours.colourFor(double(g.opCount())));

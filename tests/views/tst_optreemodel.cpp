@@ -181,8 +181,13 @@ private slots:
         QVERIFY(m.hasBackends());
         QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
                  QString("CPU"));
-        m.setBackends({{"1_2", "Vulkan0"}, {"9_9", "CPU"}});
+        OpGraph named(t);
+        named.nameBackends({{"1_2", "Vulkan0"}, {"9_9", "CPU"}, {"1_1", ""}}); // an op not in the graph, a blank
+        m.setGraph(named);
         QCOMPARE(m.indexForId("1_2").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(), QString("Vulkan0"));
+        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+                 QString("CPU")); // not named: keeps its own
+        QVERIFY(!m.indexForId("9_9").isValid());
         QCOMPARE(m.headerData(OpTreeModel::BackendColumn, Qt::Horizontal).toString(), QString("Backend"));
     }
 

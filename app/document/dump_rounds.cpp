@@ -1,0 +1,89 @@
+#include "dump_rounds.h"
+
+#include <algorithm>
+
+#include "util/text.h"
+
+using namespace llmscope;
+
+void DumpRounds::add(const Chunk &chunk)
+{
+    const DumpIndex &files = chunk.files;
+    if (m_index.root.empty()) {
+        m_index.root = files.root;
+        m_index.layout = files.layout;
+    }
+    m_index.tensors.insert(m_index.tensors.end(), files.tensors.begin(), files.tensors.end());
+    m_index.problems.insert(m_index.problems.end(), files.problems.begin(), files.problems.end());
+    for (const TensorRecord &t : files.tensors) {
+        const std::string ext = toLower(t.path.substr(std::min(t.path.size(), t.path.rfind('.'))));
+        if (ext != ".bin" && ext != ".npy") // what the inspector reads
+            continue;
+        auto &paths = m_files[t.opId][t.exec];
+        paths.insert(std::upper_bound(paths.begin(), paths.end(), t.path), t.path);
+    }
+    for (const live::RoundStats &s : chunk.stats) {
+        auto &round = m_stats[s.round];
+        for (const auto &o : s.stats) {
+            const QString id = QString::fromStdString(o.id);
+            round.insert(id, o);
+            auto newest = m_newest.find(id);
+            if (newest == m_newest.end())
+                m_newest.insert(id, {s.round, o});
+            else if (newest->first <= s.round)
+                *newest = {s.round, o};
+        }
+    }
+    while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
+        m_stats.erase(m_stats.begin());
+}
+
+QStringList DumpRounds::filesOf(const QString &op, qint64 maxRound, qint64 *round) const
+{
+    *round = -1;
+    const auto it = m_files.find(op.toStdString());
+    if (it == m_files.end())
+        return {};
+    auto r = maxRound < 0 ? it->second.end() : it->second.upper_bound(maxRound);
+    if (r == it->second.begin())
+        return {};
+    --r;
+    *round = r->first;
+    QStringList out;
+    for (const auto &f : r->second)
+        out << QString::fromStdString(f);
+    return out;
+}
+
+const live::OpStats *DumpRounds::statsOf(const QString &op, int64_t round) const
+{
+    const auto r = m_stats.find(round);
+    if (r == m_stats.end())
+        return nullptr;
+    const auto it = r->second.find(op);
+    return it == r->second.end() ? nullptr : &*it;
+}
+
+std::vector<int64_t> DumpRounds::statsRounds() const
+{
+    std::vector<int64_t> out;
+    out.reserve(m_stats.size());
+    for (const auto &[round, ops] : m_stats)
+        out.push_back(round);
+    return out;
+}
+
+int64_t DumpRounds::statsRoundBefore(int64_t round) const
+{
+    const auto r = m_stats.lower_bound(round);
+    return r == m_stats.begin() ? -1 : std::prev(r)->first;
+}
+
+live::RoundStats DumpRounds::newestStats() const
+{
+    live::RoundStats out{m_stats.empty() ? -1 : m_stats.rbegin()->first, {}};
+    out.stats.reserve(size_t(m_newest.size()));
+    for (const auto &[round, stats] : m_newest)
+        out.stats.push_back(stats);
+    return out;
+}
