@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSortFilterProxyModel>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -72,7 +73,13 @@ OpTreePanel::OpTreePanel(QWidget *parent)
         m_searchNote->setVisible(none);
     };
     connect(m_search, &QLineEdit::textChanged, this, [this, noteSearch](const QString &t) {
-        m_proxy->setFilterFixedString(t);
+        {
+            // Filtering the picked op out moves the view's current row to a neighbour: not a
+            // pick. The picked op stays picked, shown again when the search lets it through.
+            const QScopedValueRollback quiet(m_filtering, true);
+            m_proxy->setFilterFixedString(t);
+            showPicked();
+        }
         if (!t.isEmpty())
             m_view->expandAll();
         noteSearch();
@@ -91,8 +98,8 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     connect(m_apply, &QPushButton::clicked, this, [this] { emit applyRequested(m_model->idsText()); });
     // A new graph (decode after the prompt) resets the model: what was open stays open.
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        m_filtering = true; // until the reset's end: the rows go and come, the picked op stays
         m_expanded.clear();
-        m_current = currentOpId();
         std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
             for (int r = 0; r < m_proxy->rowCount(parent); ++r) {
                 const QModelIndex i = m_proxy->index(r, 0, parent);
@@ -115,11 +122,15 @@ OpTreePanel::OpTreePanel(QWidget *parent)
         for (const QString &id : std::as_const(m_expanded))
             if (const QModelIndex src = m_model->indexForId(id); src.isValid())
                 m_view->expand(m_proxy->mapFromSource(src));
-        if (!m_current.isEmpty())
-            selectOp(m_current);
+        showPicked();
+        m_filtering = false;
     });
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex &cur) { emit currentOpChanged(cur.data(OpTreeModel::OpIdRole).toString()); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &cur) {
+        if (m_filtering || !cur.isValid())
+            return;
+        m_picked = cur.data(OpTreeModel::OpIdRole).toString();
+        emit currentOpChanged(m_picked);
+    });
 }
 
 void OpTreePanel::follow(Cursor *cursor)
@@ -174,14 +185,28 @@ void OpTreePanel::selectOp(const QString &id)
     const QModelIndex src = m_model->indexForId(id);
     if (!src.isValid())
         return;
-    const QModelIndex idx = m_proxy->mapFromSource(src);
+    m_picked = id;
+    showPicked();
+}
+
+void OpTreePanel::showPicked()
+{
+    const QModelIndex idx = m_proxy->mapFromSource(m_model->indexForId(m_picked));
+    if (!idx.isValid()) { // searched out: no row stands for it
+        const QScopedValueRollback quiet(m_filtering, true);
+        m_view->selectionModel()->clear();
+        return;
+    }
     m_view->scrollTo(idx);
     m_view->setCurrentIndex(idx);
 }
 
 void OpTreePanel::follow(SessionDocument *doc)
 {
-    connect(doc, &SessionDocument::sourceChanged, m_model, &OpTreeModel::clear);
+    connect(doc, &SessionDocument::sourceChanged, this, [this] {
+        m_picked.clear();
+        m_model->clear();
+    });
     connect(doc, &SessionDocument::graphChanged, this, [this, doc] { m_model->setGraph(*doc->graph()); });
     connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
         if (which == SessionDocument::Result::Replay)

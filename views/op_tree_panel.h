@@ -45,6 +45,7 @@ signals:
 
 private:
     void idsEdited();
+    void showPicked(); // the picked op's row current, or none while the search hides it
 
     OpTreeModel *m_model;
     QSortFilterProxyModel *m_proxy;
@@ -54,7 +55,8 @@ private:
     QLabel *m_status;
     QLabel *m_searchNote; // "nothing matches", under the search box
     bool m_syncing = false;
+    bool m_filtering = false; // the current row moves because rows come or go, not by a pick
+    QString m_picked;         // the op picked, searched out or not
     QSet<QString> m_expanded; // ids open before a reset
-    QString m_current;
     QTimer m_statsShown; // the ops' newest statistics, at most ten times a second
 };

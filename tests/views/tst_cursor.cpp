@@ -2,6 +2,7 @@
 // other view follows), setting what is there says nothing, and the round set anywhere is the
 // round the heatmap shows. Real widgets, driven by clicks.
 #include <QCheckBox>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
@@ -101,6 +102,43 @@ private slots:
         QCOMPARE(picks.at(1).at(1).value<const QObject *>(), static_cast<const QObject *>(&tree));
         QCOMPARE(table->currentIndex(), heat.model()->indexForOp("0_0"));
         QCOMPARE(graph.layer(), QString("0"));
+    }
+
+    // A search that hides the picked op is not a pick: the cursor keeps it, no other row looks
+    // picked, and it is picked again in the tree once the search lets it through.
+    void searchingIsNotPicking()
+    {
+        Cursor c;
+        OpTreePanel tree;
+        tree.model()->setGraph(OpGraph(topology()));
+        tree.follow(&c);
+        tree.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tree));
+        c.setOp("1_1");
+        QCOMPARE(tree.currentOpId(), QString("1_1"));
+        QSignalSpy picks(&c, &Cursor::opChanged);
+        tree.searchEdit()->setFocus();
+        QTest::keyClicks(tree.searchEdit(), "norm"); // ffn_out-1 is searched out
+        QCOMPARE(tree.view()->model()->rowCount(tree.view()->model()->index(0, 0)), 2); // both layers' norms
+        QCOMPARE(c.op(), QString("1_1"));
+        QCOMPARE(picks.count(), 0);
+        QCOMPARE(tree.currentOpId(), QString()); // no neighbour stands in for it
+        tree.searchEdit()->clear();
+        QCOMPARE(tree.currentOpId(), QString("1_1"));
+        QCOMPARE(picks.count(), 0);
+        // Picked while searched out (from another view), it shows once the search lets it through.
+        QTest::keyClicks(tree.searchEdit(), "norm-0");
+        c.setOp("0_1");
+        QCOMPARE(tree.currentOpId(), QString());
+        tree.searchEdit()->clear();
+        QCOMPARE(tree.currentOpId(), QString("0_1"));
+        // A pick in the filtered tree is a pick.
+        QTest::keyClicks(tree.searchEdit(), "norm-1");
+        QTreeView *view = tree.view();
+        const QModelIndex norm = view->model()->index(0, 0, view->model()->index(0, 0, view->model()->index(0, 0)));
+        QCOMPARE(norm.data(OpTreeModel::OpIdRole).toString(), QString("1_0"));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(norm).center());
+        QCOMPARE(c.op(), QString("1_0"));
     }
 
     // The round has one owner: set anywhere (a replay's first failure), the heatmap shows it;
