@@ -270,10 +270,6 @@
         <translation>&lt;br&gt;首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
     </message>
     <message>
-        <source> The weight &lt;b&gt;%1&lt;/b&gt; differs between golden and test: the operation&apos;s error comes in through it.</source>
-        <translation> 权重 &lt;b&gt;%1&lt;/b&gt; 在标杆与待测之间不同：该算子的误差经由它引入。</translation>
-    </message>
-    <message>
         <source>&lt;br&gt;Every operation passed.</source>
         <translation>&lt;br&gt;所有算子均通过。</translation>
     </message>
@@ -284,8 +280,8 @@ test: %2</source>
 待测: %2</translation>
     </message>
     <message>
-        <source> Its input &lt;b&gt;%1&lt;/b&gt; already differs: the operation that computes it was not compared.</source>
-        <translation> 其输入 &lt;b&gt;%1&lt;/b&gt; 已经不同: 计算它的算子未被比较。</translation>
+        <source>&lt;br&gt;&lt;b&gt;Cause:&lt;/b&gt; %1.</source>
+        <translation>&lt;br&gt;&lt;b&gt;原因：&lt;/b&gt;%1。</translation>
     </message>
 </context>
 <context>
@@ -765,10 +761,6 @@ bit-identical in every run</source>
   输出余弦 %4, 相对误差 %5 %(输入 %6 %, 自身引入 %7 %)</translation>
     </message>
     <message>
-        <source>  its inputs agree more than its output: the op itself adds the error</source>
-        <translation>  其输入比输出更一致: 误差由该算子自身引入</translation>
-    </message>
-    <message>
         <source>first divergent by statistics: round %1, op %2 (relative error at least %3 %)</source>
         <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差至少 %3 %)</translation>
     </message>
@@ -785,10 +777,6 @@ bit-identical in every run</source>
         <translation>  在预算之内: 它引入 NMSE %1, 占 %4 允许的 %3 的 %2 %</translation>
     </message>
     <message>
-        <source>  %1 differs between golden and test: the op&apos;s error comes in through it</source>
-        <translation>  %1 在标杆与待测之间不同: 该算子的误差由它引入</translation>
-    </message>
-    <message>
         <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
         <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
     </message>
@@ -799,10 +787,6 @@ bit-identical in every run</source>
     <message>
         <source>    %1 (%2, relative error %3 %): its op %4 adds NMSE %5</source>
         <translation>    %1（%2，相对误差 %3 %）：其算子 %4 增加 NMSE %5</translation>
-    </message>
-    <message>
-        <source>  its input %1 already differs: the op that computes it was not compared</source>
-        <translation>  其输入 %1 已经不同: 计算它的算子未被比较</translation>
     </message>
     <message>
         <source>replay: not replayed (%1)</source>
@@ -1848,28 +1832,12 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>与标杆不同（相对误差 %1）</translation>
     </message>
     <message>
-        <source>differs from golden&apos;s (relative error at least %1)</source>
-        <translation>与标杆不同（相对误差至少 %1）</translation>
-    </message>
-    <message>
-        <source>differs from golden&apos;s (relative error about %1)</source>
-        <translation>与标杆不同（相对误差约 %1）</translation>
-    </message>
-    <message>
         <source>%1 differs between golden and test</source>
         <translation>%1 在标杆与待测之间不同</translation>
     </message>
     <message>
         <source>%1 differs between golden and test (relative error %2)</source>
         <translation>%1 在标杆与待测之间不同（相对误差 %2）</translation>
-    </message>
-    <message>
-        <source>%1 differs between golden and test (relative error at least %2)</source>
-        <translation>%1 在标杆与待测之间不同（相对误差至少 %2）</translation>
-    </message>
-    <message>
-        <source>%1 differs between golden and test (relative error about %2)</source>
-        <translation>%1 在标杆与待测之间不同（相对误差约 %2）</translation>
     </message>
     <message>
         <source>quantization of %1 (%2): relative error %3</source>
@@ -1994,6 +1962,26 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>runs %1 and %2 part beyond ggml&apos;s budget: %3</source>
         <translation>运行 %1 与 %2 的差异超出 ggml 的预算：%3</translation>
+    </message>
+    <message>
+        <source>at least %1</source>
+        <translation>至少 %1</translation>
+    </message>
+    <message>
+        <source>about %1</source>
+        <translation>约 %1</translation>
+    </message>
+    <message>
+        <source>%1 differs between golden and test (relative error %2): the op&apos;s error comes in through it</source>
+        <translation>%1 在标杆与待测之间不同（相对误差 %2）：该算子的误差由它引入</translation>
+    </message>
+    <message>
+        <source>its input %1 already differs (relative error %2): the op that computes it was not compared</source>
+        <translation>其输入 %1 已经不同（相对误差 %2）：计算它的算子未被比较</translation>
+    </message>
+    <message>
+        <source>its inputs agree more than its output: the op itself adds the error</source>
+        <translation>其输入比输出更一致：误差由该算子自身引入</translation>
     </message>
 </context>
 <context>

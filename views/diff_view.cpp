@@ -132,14 +132,8 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
                     .arg(QString::fromStdString(op.label()).toHtmlEscaped())
                     .arg(op.round)
                     .arg(res.firstDivergent);
-        const DivergenceCause cause = divergenceCause(res, op);
-        if (cause.kind == DivergenceCause::Kind::Weight)
-            text += tr(" The weight <b>%1</b> differs between golden and test: the operation's error comes in "
-                       "through it.")
-                        .arg(QString::fromStdString(cause.row->tensorName).toHtmlEscaped());
-        else if (cause.kind == DivergenceCause::Kind::Input)
-            text += tr(" Its input <b>%1</b> already differs: the operation that computes it was not compared.")
-                        .arg(reasonWords(leafLabel(*cause.row)).toHtmlEscaped());
+        if (const Reason cause = causeWords(res, op); !cause.empty())
+            text += tr("<br><b>Cause:</b> %1.").arg(reasonWords(cause).toHtmlEscaped());
     } else if (!res.rows.empty()) {
         text += tr("<br>Every operation passed.");
     }

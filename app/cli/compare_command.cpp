@@ -180,15 +180,8 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
     if (res.firstDivergent >= 0) {
         const OpResult &first = res.ops[size_t(res.firstDivergent)];
         say("  first divergent: " + opLine(first) + "\n");
-        const DivergenceCause cause = divergenceCause(res, first);
-        if (cause.kind == DivergenceCause::Kind::Weight)
-            say("  " + leafLabel(*cause.row).english() + " differs between golden and test (relative error " +
-                boundWord(*cause.row) + percent(leafError(*cause.row)) + "): the op's error comes in through it\n");
-        else if (cause.kind == DivergenceCause::Kind::Input)
-            say("  its input " +
-                (cause.row->tensorName.empty() ? "input " + std::to_string(cause.row->golden.index) : cause.row->tensorName) +
-                " already differs (relative error " + boundWord(*cause.row) + percent(leafError(*cause.row)) +
-                "); the op that computes it was not compared\n");
+        if (const Reason cause = causeWords(res, first); !cause.empty())
+            say("  " + cause.english() + "\n");
         for (size_t i : first.rows)
             if (!res.rows[i].passed)
                 say("    " + res.rows[i].golden.path + ": " +

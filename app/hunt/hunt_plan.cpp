@@ -345,14 +345,8 @@ QString found(const CompareResult &r, const OpResult &op)
                                                     .arg(op.budget, 0, 'g', 3)
                                                     .arg(QString::fromStdString(op.opType))
                                               : QStringLiteral("  ") + reasonWords(op.verdict));
-    if (weightDiffers)
-        s += QLatin1Char('\n') + HuntText::tr("  %1 differs between golden and test: the op's error comes in through it")
-                                     .arg(reasonWords(leafLabel(*cause.row)));
-    else if (cause.kind == DivergenceCause::Kind::Input)
-        s += QLatin1Char('\n') + HuntText::tr("  its input %1 already differs: the op that computes it was not compared")
-                                     .arg(reasonWords(leafLabel(*cause.row)));
-    else if (op.addedError > 0 && r.standard != Standard::Engine) // the engine's verdict said it
-        s += QLatin1Char('\n') + HuntText::tr("  its inputs agree more than its output: the op itself adds the error");
+    if (const Reason words = causeWords(r, op); !words.empty())
+        s += QStringLiteral("\n  ") + reasonWords(words);
     return s;
 }
 

@@ -20,4 +20,20 @@ DivergenceCause divergenceCause(const CompareResult &r, const OpResult &op)
     return {DivergenceCause::Kind::Itself, nullptr};
 }
 
+Reason causeWords(const CompareResult &r, const OpResult &op)
+{
+    const DivergenceCause cause = divergenceCause(r, op);
+    switch (cause.kind) {
+    case DivergenceCause::Kind::Weight:
+        return Reason(Said::CauseWeight, {leafLabel(*cause.row), errorWords(*cause.row, leafError(*cause.row))});
+    case DivergenceCause::Kind::Input:
+        return Reason(Said::CauseInput, {cause.row->tensorName.empty() ? leafLabel(*cause.row) : Finding(cause.row->tensorName),
+                                         errorWords(*cause.row, leafError(*cause.row))});
+    case DivergenceCause::Kind::Itself:
+        return op.addedError > 0 && r.standard != Standard::Engine ? Reason(Said::CauseItself) : Reason();
+    case DivergenceCause::Kind::Unreadable: break;
+    }
+    return {};
+}
+
 } // namespace llmscope

@@ -144,7 +144,7 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
     } else if (leaf && leafDiffers(row, err)) {
         row.passed = false;
         if (row.failReason.empty() || row.computed || row.statsOnly)
-            row.failReason = Reason(boundKind(row, Said::LeafDiffers, Said::LeafDiffersAtLeast, Said::LeafDiffersAbout), {pct(err)});
+            row.failReason = Reason(Said::LeafDiffers, {errorWords(row, err)});
     } else if (!(row.computed && row.metrics.nonFiniteMismatch)) {
         row.passed = true;
         row.failReason.clear();
@@ -155,14 +155,10 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
 
 // A tensor no node computes, as a user knows it: a weight, or what the program feeds the graph
 // (token ids, positions, the attention mask: different tokens make them differ).
-std::string boundWord(const CompareRow &r)
+Finding errorWords(const CompareRow &r, double err)
 {
-    return !r.statsOnly ? "" : std::isnan(r.statsEstimate) ? "at least " : "about ";
-}
-
-Said boundKind(const CompareRow &r, Said exact, Said atLeast, Said about)
-{
-    return !r.statsOnly ? exact : std::isnan(r.statsEstimate) ? atLeast : about;
+    return !r.statsOnly ? Finding(pct(err))
+                        : Finding(std::isnan(r.statsEstimate) ? Said::ErrorAtLeast : Said::ErrorAbout, {pct(err)});
 }
 
 double leafError(const CompareRow &r)
@@ -219,8 +215,7 @@ struct OpTally {
         if (row.quantization && weightDiffers.empty())
             weightDiffers = row.quantization->words(row.tensorName);
         if (leafDiffers(row, err) && weightDiffers.empty())
-            weightDiffers = Reason(boundKind(row, Said::WeightDiffersBy, Said::WeightDiffersAtLeast, Said::WeightDiffersAbout),
-                                   {leafLabel(row), pct(err)});
+            weightDiffers = Reason(Said::WeightDiffersBy, {leafLabel(row), errorWords(row, err)});
     }
 
     void takeInput(OpResult &op, const CompareRow &row, double err)

@@ -22,9 +22,8 @@ double leafError(const CompareRow &r);
 // Whether a weight's pair says the two sides' weights differ (beyond what two programs'
 // statistics of one weight differ by).
 bool weightDiffers(const CompareRow &r);
-std::string boundWord(const CompareRow &r);
-// Of three ways to say an error, the one that fits r: exact from tensors, "at least" from the
-// statistics' lower bound, "about" from their estimate.
-Said boundKind(const CompareRow &r, Said exact, Said atLeast, Said about);
+// A pair's error as a percentage, said as it is known: measured from tensors, "at least" the
+// statistics' lower bound, "about" their sketches' estimate.
+Finding errorWords(const CompareRow &r, double err);
 
 } // namespace llmscope

@@ -90,12 +90,13 @@ const char *englishPattern(Said kind)
     case Said::AddsError: return QT_TRANSLATE_NOOP("Reason", "adds NMSE %1 beyond what its inputs explain (budget %2 for %3)");
     case Said::MovesDataAddsError: return QT_TRANSLATE_NOOP("Reason", "adds NMSE %1 beyond what its inputs explain: %2 moves data and must add none");
     case Said::LeafDiffers: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error %1)");
-    case Said::LeafDiffersAtLeast: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error at least %1)");
-    case Said::LeafDiffersAbout: return QT_TRANSLATE_NOOP("Reason", "differs from golden's (relative error about %1)");
     case Said::WeightDiffers: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test");
     case Said::WeightDiffersBy: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error %2)");
-    case Said::WeightDiffersAtLeast: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error at least %2)");
-    case Said::WeightDiffersAbout: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error about %2)");
+    case Said::ErrorAtLeast: return QT_TRANSLATE_NOOP("Reason", "at least %1");
+    case Said::ErrorAbout: return QT_TRANSLATE_NOOP("Reason", "about %1");
+    case Said::CauseWeight: return QT_TRANSLATE_NOOP("Reason", "%1 differs between golden and test (relative error %2): the op's error comes in through it");
+    case Said::CauseInput: return QT_TRANSLATE_NOOP("Reason", "its input %1 already differs (relative error %2): the op that computes it was not compared");
+    case Said::CauseItself: return QT_TRANSLATE_NOOP("Reason", "its inputs agree more than its output: the op itself adds the error");
     case Said::QuantExplained: return QT_TRANSLATE_NOOP("Reason", "quantization of %1 (%2): relative error %3");
     case Said::QuantExplainedTypes: return QT_TRANSLATE_NOOP("Reason", "quantization of %1 (%2): relative error %3 (%4 against %2)");
     case Said::QuantNoExpected: return QT_TRANSLATE_NOOP("Reason", "%1 (%2) differs from golden's (%3) by %4, more than any quantization of it should");

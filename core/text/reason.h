@@ -20,8 +20,10 @@ enum class Said {
     // a tensor no op computes, as a user knows it (compare's leafLabel)
     LabelWeight, LabelGraphInput, LabelWeightInput, LabelParameter, LabelFromPyTorch,
     // compare: an op under the engine's standard, a weight and its quantization
-    NotCompared, OutputNotCompared, AddsError, MovesDataAddsError, LeafDiffers, LeafDiffersAtLeast,
-    LeafDiffersAbout, WeightDiffers, WeightDiffersBy, WeightDiffersAtLeast, WeightDiffersAbout,
+    NotCompared, OutputNotCompared, AddsError, MovesDataAddsError, LeafDiffers, WeightDiffers,
+    WeightDiffersBy, ErrorAtLeast, ErrorAbout,
+    // compare: where the first divergent op's error comes from (divergence_cause.h)
+    CauseWeight, CauseInput, CauseItself,
     QuantExplained, QuantExplainedTypes, QuantNoExpected, QuantBeyond,
     // compare: how the pairs were made
     SameTopology, ByLayerNameOp, MappingSameTopology, MappingByLayerNameOp, AcrossFrameworks,

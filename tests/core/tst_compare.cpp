@@ -228,6 +228,9 @@ private slots:
         r.rows[0].statsEstimate = 0.05;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
         QCOMPARE(divergenceCause(r, op).row, &r.rows[0]);
+        // Worded once for every front end, the error said as it is known.
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("the weight blk.1.ffn_down.weight differs between golden and test "
+                                                          "(relative error about 5 %): the op's error comes in through it"));
         r.rows[0].quantization = Quantization{"f32", "q4_0", 0.08, 0.08, 0.0};
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself); // its quantization: the op's own
         r.rows[0].quantization->error = 0.3; // beyond what quantization explains
@@ -235,10 +238,20 @@ private slots:
         op.worstInput = 1;
         op.worstInputIsWeight = false;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Input);
+        r.rows[1].tensorName = "attn_norm-0";
+        r.rows[1].computed = true;
+        r.rows[1].metrics.relEuclidean = 0.125;
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("its input attn_norm-0 already differs (relative "
+                                                          "error 12.5 %): the op that computes it was not compared"));
         r.rows[1].passed = true;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
         op.worstInput = -1;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
+        QVERIFY(causeWords(r, op).empty()); // it adds nothing: nothing to say
+        op.addedError = 0.01;
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("its inputs agree more than its output: the op itself adds the error"));
+        r.standard = Standard::Engine; // whose verdict says it
+        QVERIFY(causeWords(r, op).empty());
         op.unreadable = "truncated";
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Unreadable);
     }

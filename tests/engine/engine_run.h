@@ -116,6 +116,16 @@ inline QStringList huntConclusion(const QString &err)
     return c;
 }
 
+// Whether text says the first divergent op's error comes in through weight, its error said as
+// measured or as statistics know it ("about", "at least").
+inline bool blamesWeight(const QString &text, const QString &weight)
+{
+    return QRegularExpression("(^|\n) *the weight " + QRegularExpression::escape(weight) +
+                              R"( differs between golden and test \(relative error [^)]+ %\): the op's error comes in through it($|\n))")
+        .match(text)
+        .hasMatch();
+}
+
 // Whether the hunt's conclusion starts as the regular expression pattern says.
 inline bool concludes(const QString &err, const QString &pattern)
 {

@@ -230,9 +230,7 @@ private slots:
         const QString product = f.down.endsWith("_exps") ? "MUL_MAT_ID" : "MUL_MAT";
         QVERIFY2(r.code == 0 &&
                      engine::concludes(r.err, R"(found: round 0, op 2_\d+ \S+ \()" + product + R"(\) in 2_DecoderLayer/)") &&
-                     engine::huntConclusion(r.err).contains("the weight blk.1." + f.down +
-                                                            ".weight differs between golden and test: the op's error "
-                                                            "comes in through it"),
+                     engine::blamesWeight(engine::huntConclusion(r.err).join('\n'), "blk.1." + f.down + ".weight"),
                  qPrintable(r.err));
     }
 
