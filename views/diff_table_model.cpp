@@ -4,6 +4,8 @@
 
 #include <QBrush>
 #include <QColor>
+
+#include <cmath>
 #include <QFont>
 
 using namespace llmscope;
@@ -57,7 +59,12 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         case OutputErrorColumn: return op.unreadable.empty() ? pct(op.outputError) : QString();
         case InputErrorColumn: return op.unreadable.empty() ? pct(op.inputError) : QString();
         case AddedErrorColumn: return op.unreadable.empty() ? pct(op.addedError) : QString();
-        case CosineColumn: return op.unreadable.empty() ? QString::number(op.outputCosine, 'f', 6) : QString();
+        case CosineColumn:
+            if (!op.unreadable.empty())
+                return QString();
+            if (std::isnan(op.outputCosine))
+                return QStringLiteral("–"); // statistics alone do not tell it
+            return (op.fromStats ? QStringLiteral("≈") : QString()) + QString::number(op.outputCosine, 'f', 6);
         case BudgetColumn: // the engine standard's figure
             return op.unreadable.empty() && m_result->standard == Standard::Engine ? pct(op.budgetShare) : QString();
         case ResultColumn:
@@ -69,6 +76,11 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (!op.unreadable.empty())
             return reasonWords(op.unreadable);
+        if (index.column() == CosineColumn && op.fromStats)
+            return std::isnan(op.outputCosine)
+                       ? tr("compared on statistics, which do not tell a cosine: compare the tensors for it")
+                       : tr("estimated from the statistics (the two L2 norms and the sketches' distance): compare "
+                            "the tensors for the exact figure");
         if (index.column() == BudgetColumn)
             return tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
                 .arg(op.ownNmse, 0, 'g', 3)

@@ -273,7 +273,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
                                   : tr("\ngolden vs test, element by element:")) +
                    tr(" cosine %1, max relative error %2, relative euclidean %3, added "
                       "by this op %4%5")
-                       .arg(it->cosine, 0, 'f', 6)
+                       .arg(std::isnan(it->cosine) ? tr("unknown") : QString::number(it->cosine, 'f', 6))
                        .arg(it->maxRelErr, 0, 'g', 4)
                        .arg(it->relEuclidean, 0, 'g', 4)
                        .arg(it->added, 0, 'g', 4)

@@ -330,12 +330,18 @@ void HeatmapView::updateLegend()
         return;
     }
     if (OpColours::isDiffMetric(colours()->metric())) { // the verdict first: two ramps, each labelled
+        // Each ramp labelled with the values it spans: a failed op's value is never read off the
+        // passed ramp.
+        const auto [passLo, passHi] = colours()->passedRange();
+        const auto [failLo, failHi] = colours()->failedRange();
         show(tr("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;passed: %1</td>"
                 "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %2</td>"
-                "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 failed</td>"
+                "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 failed: %3</td>"
+                "<td align=\"center\" style=\"background:rgb(180,20,40); color:white\">... %4</td>"
                 "<td align=\"right\" style=\"background:rgb(165,0,38); color:white\">\u25C6 first divergent&nbsp;</td>"
                 "</tr></table>")
-                 .arg(QString::number(lo, 'g', 4), QString::number(hi, 'g', 4)),
+                 .arg(QString::number(passLo, 'g', 4), QString::number(passHi, 'g', 4), QString::number(failLo, 'g', 4),
+                      QString::number(failHi, 'g', 4)),
              QString());
         return;
     }

@@ -26,6 +26,7 @@ public:
     OpColours *colours() const { return m_model->colours(); }
     QTableView *table() const { return m_table; }
     QComboBox *metricBox() const { return m_metric; }
+    QLabel *legend() const { return m_legend; }
     QComboBox *scaleBox() const { return m_scale; }
     QComboBox *modeBox() const { return m_mode; }
     QComboBox *kindBox() const { return m_kind; }

@@ -286,20 +286,27 @@ void OpColours::recompute()
 {
     m_lo = INFINITY;
     m_hi = -INFINITY;
-    auto take = [this](double v) {
+    m_passed = m_failed = {};
+    const bool judged = isDiffMetric(m_metric) || m_metric == Metric::Spread;
+    auto take = [this, judged](const QString &op, int64_t round) {
+        const double v = valueOf(op, round);
         if (!std::isfinite(v) || (m_scale == Scale::Log && v <= 0))
             return;
         m_lo = std::min(m_lo, v);
         m_hi = std::max(m_hi, v);
+        if (!judged || flagged(v))
+            return;
+        if (const std::optional<bool> passed = passedIn(op, round))
+            (*passed ? m_passed : m_failed).take(v);
     };
     const int64_t shown = round();
     for (const QString &op : m_scope) {
         if (!m_scopeEveryRound) {
-            take(valueOf(op, shown));
+            take(op, shown);
             continue;
         }
         for (int64_t r : m_rounds)
-            take(valueOf(op, r));
+            take(op, r);
     }
     if (m_lo > m_hi)
         m_lo = m_hi = 0;
@@ -327,11 +334,22 @@ QColor OpColours::colourFor(double v) const
     return ramp(rampPosition(v));
 }
 
-double OpColours::rampPosition(double v) const
+double OpColours::rampPosition(double v, double lo, double hi) const
 {
-    if (m_scale == Scale::Log && v > 0 && m_lo > 0)
-        return m_hi > m_lo ? (std::log(v) - std::log(m_lo)) / (std::log(m_hi) - std::log(m_lo)) : 1;
-    return m_hi > m_lo ? (v - m_lo) / (m_hi - m_lo) : 1;
+    if (m_scale == Scale::Log && v > 0 && lo > 0)
+        return hi > lo ? (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo)) : 1;
+    return hi > lo ? (v - lo) / (hi - lo) : 1;
+}
+
+std::optional<bool> OpColours::passedIn(const QString &op, int64_t round) const
+{
+    if (isDiffMetric(m_metric))
+        if (const std::optional<DiffCell> c = diffOf(op, round))
+            return c->passed;
+    if (m_metric == Metric::Spread)
+        if (const SpreadOp *s = spreadOf(op, round))
+            return !s->departs;
+    return std::nullopt;
 }
 
 bool OpColours::failedIn(const QString &op, int64_t round) const
@@ -349,7 +367,8 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
         return colourFor(v);
     if (s && v == 0)
         return passRamp(0); // bit-identical in every run: the palest
-    const double t = rampPosition(v);
     const bool passed = c ? c->passed : !s->departs;
+    const Span &span = passed ? m_passed : m_failed; // each ramp spans its own values
+    const double t = rampPosition(v, span.lo, span.hi);
     return passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
 }

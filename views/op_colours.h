@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -86,6 +87,10 @@ public:
     void setScope(QStringList ops, bool everyRound);
     // The colour range of what is in scope: [lo, hi] of the finite values.
     std::pair<double, double> range() const { return {m_lo, m_hi}; }
+    // Under a verdict (a diff metric, the spread): the ranges of the passed and of the failed
+    // values, each ramp spanning its own; {0, 0} when none.
+    std::pair<double, double> passedRange() const { return m_passed.shown(); }
+    std::pair<double, double> failedRange() const { return m_failed.shown(); }
     QColor colourFor(double v) const; // invalid for NaN (no value)
 
     double valueOf(const QString &op, int64_t round) const; // NaN: none
@@ -106,7 +111,15 @@ signals:
 
 private:
     void recompute(); // the range, then changed()
-    double rampPosition(double v) const; // v's place in the range shown, 0 to 1 (log or linear)
+    struct Span {
+        double lo = INFINITY, hi = -INFINITY;
+        void take(double v) { lo = std::min(lo, v), hi = std::max(hi, v); }
+        std::pair<double, double> shown() const { return lo > hi ? std::pair{0.0, 0.0} : std::pair{lo, hi}; }
+    };
+    // v's place in [lo, hi], 0 to 1 (log or linear)
+    double rampPosition(double v, double lo, double hi) const;
+    double rampPosition(double v) const { return rampPosition(v, m_lo, m_hi); }
+    std::optional<bool> passedIn(const QString &op, int64_t round) const; // under a verdict; none: not judged
     void updateRounds();
     void statsAdded(int64_t round);
 
@@ -123,6 +136,7 @@ private:
     Scale m_scale = Scale::Linear;
     int64_t m_round = -1;
     double m_threshold = NAN;
+    Span m_passed, m_failed; // under a verdict
     QStringList m_scope;
     bool m_scopeEveryRound = false;
     double m_lo = 0, m_hi = 0;

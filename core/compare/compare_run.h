@@ -71,8 +71,9 @@ struct OpResult {
     double outputError = 0;   // worst relative euclidean distance of its outputs
     double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
     double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
-    double outputCosine = 1;  // lowest cosine of its outputs
+    double outputCosine = 1;  // lowest cosine of its outputs; from statistics estimated, or NaN: unknown
     bool passed = true;       // every output row passed
+    bool fromStats = false;   // an output compared on statistics alone: its figures are estimates or bounds
     Reason unreadable;        // why an output could not be compared; then the metrics above mean nothing
     int worstInput = -1;      // row of the input with the largest error, -1 when none differs
     std::string quantizedWeight; // its weight stored in another type on the test side, if any

@@ -155,6 +155,18 @@ void judgeRow(CompareRow &row, const OpResult &op, bool leaf)
 
 // A tensor no node computes, as a user knows it: a weight, or what the program feeds the graph
 // (token ids, positions, the attention mask: different tokens make them differ).
+double estimatedCosine(const CompareRow &r)
+{
+    if (!r.statsOnly || !r.golden.stats || !r.my.stats || std::isnan(r.statsEstimate))
+        return NAN;
+    // |t - g|^2 = |g|^2 + |t|^2 - 2 |g| |t| cos: the two norms from the statistics, the
+    // distance from the sketches.
+    const double g = r.golden.stats->l2norm, t = r.my.stats->l2norm, d = r.statsEstimate * g;
+    if (!(g > 0) || !(t > 0))
+        return NAN;
+    return std::clamp((g * g + t * t - d * d) / (2 * g * t), -1.0, 1.0);
+}
+
 Finding errorWords(const CompareRow &r, double err)
 {
     return !r.statsOnly ? Finding(pct(err))
@@ -233,13 +245,18 @@ struct OpTally {
     {
         outLow = std::isnan(low) || std::isnan(outLow) ? NAN : std::max(outLow, low);
         statsBased = statsBased || row.statsOnly;
+        op.fromStats = statsBased;
         outDtype = row.golden.dtype;
         op.outputError = std::max(op.outputError, err);
         const double n = goldenNorm(row);
         if (std::isfinite(n))
             outNorm = std::max(outNorm, n);
-        if (row.computed)
+        if (row.computed) {
             op.outputCosine = std::min(op.outputCosine, row.metrics.cosine);
+        } else if (row.statsOnly) { // estimated, or unknown: statistics alone do not tell it
+            const double c = estimatedCosine(row);
+            op.outputCosine = std::isnan(c) || std::isnan(op.outputCosine) ? NAN : std::min(op.outputCosine, c);
+        }
         if (row.unreadable && op.unreadable.empty())
             op.unreadable = row.failReason;
         op.passed = op.passed && row.passed;

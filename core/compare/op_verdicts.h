@@ -22,6 +22,9 @@ double leafError(const CompareRow &r);
 // Whether a weight's pair says the two sides' weights differ (beyond what two programs'
 // statistics of one weight differ by).
 bool weightDiffers(const CompareRow &r);
+// The cosine of a pair compared on statistics, from the two L2 norms and the sketches' estimate
+// of their distance; NaN where there is no estimate (statistics alone do not tell a cosine).
+double estimatedCosine(const CompareRow &r);
 // A pair's error as a percentage, said as it is known: measured from tensors, "at least" the
 // statistics' lower bound, "about" their sketches' estimate.
 Finding errorWords(const CompareRow &r, double err);

@@ -522,6 +522,14 @@ for path in outputs:
             const QColor good = passed.data(Qt::BackgroundRole).value<QBrush>().color();
             QVERIFY2(bad.red() > bad.blue() + 60, qPrintable(h->metricBox()->itemText(i) + " " + bad.name()));
             QVERIFY2(good.blue() > good.red(), qPrintable(h->metricBox()->itemText(i) + " " + good.name()));
+            // Each ramp's legend spans its own values: the culprit's is read off the failed one.
+            const auto [passLo, passHi] = h->colours()->passedRange();
+            const auto [failLo, failHi] = h->colours()->failedRange();
+            const double vBad = h->colours()->valueOf("0_2"), vGood = h->colours()->valueOf("0_3");
+            QVERIFY2(vGood >= passLo && vGood <= passHi && vBad >= failLo && vBad <= failHi,
+                     qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7").arg(h->metricBox()->itemText(i)).arg(vGood)
+                                    .arg(passLo).arg(passHi).arg(vBad).arg(failLo).arg(failHi)));
+            QVERIFY(h->legend()->text().contains("failed: " + QString::number(failLo, 'g', 4)));
         }
         QCOMPARE(culprit.data(Qt::DisplayRole).toString(), QString::fromUtf8("\u25C6")); // the first divergent
         const QModelIndex after = h->model()->indexForOp("0_4");

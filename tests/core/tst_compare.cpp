@@ -906,6 +906,13 @@ private slots:
         const double truth = std::sqrt(2.0) * std::fabs(v[3] - v[200]) / out->golden.stats->l2norm;
         QVERIFY2(out->statsEstimate > 0.5 * truth && out->statsEstimate < 1.5 * truth,
                  qPrintable(QString("%1 against %2").arg(out->statsEstimate).arg(truth)));
+        // Its cosine, estimated from the norms and the sketches' distance (a swap keeps the
+        // norm: 1 - cos is half the squared relative distance), not the 1 of untold metrics.
+        const OpResult &qcur = r.ops[1];
+        QVERIFY(qcur.fromStats);
+        const double away = 1 - qcur.outputCosine, truthAway = truth * truth / 2;
+        QVERIFY2(away > 0.25 * truthAway && away < 2.25 * truthAway,
+                 qPrintable(QString("1 - cosine %1 against %2").arg(away).arg(truthAway)));
         // The same dumps without sketches: nothing to see.
         testing::ChainDumpOptions bare = stats, bareSwapped = swapped;
         bare.noSketch = bareSwapped.noSketch = true;
@@ -914,6 +921,7 @@ private slots:
         const CompareResult blind = runCompare(o);
         QCOMPARE(blind.ops.size(), size_t(5));
         QCOMPARE(blind.firstDivergent, -1);
+        QVERIFY(std::isnan(blind.ops[1].outputCosine)); // and no cosine to tell
 
         // Rounding noise through the chain, statistics and sketches only: every op passes.
         const std::vector<double> rel{3e-7, 4e-4, 4e-4, 2e-4, 5e-4};

@@ -52,6 +52,27 @@ private slots:
         m.setResult(nullptr);
         QCOMPARE(m.rowCount(), 0);
     }
+
+    // Ops compared on statistics: a cosine estimated from the norms and the sketches is marked
+    // so, one the statistics cannot tell is a dash, never the 1 of metrics not computed.
+    void cosineFromStatistics()
+    {
+        auto r = std::make_shared<CompareResult>();
+        r->ops.resize(2);
+        r->ops[0].opId = "1_1";
+        r->ops[0].fromStats = true;
+        r->ops[0].outputCosine = 0.995;
+        r->ops[1].opId = "1_2";
+        r->ops[1].fromStats = true;
+        r->ops[1].outputCosine = NAN;
+        DiffTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setResult(r);
+        QCOMPARE(m.index(0, DiffTableModel::CosineColumn).data().toString(), QString("≈0.995000"));
+        QCOMPARE(m.index(1, DiffTableModel::CosineColumn).data().toString(), QString("–"));
+        QVERIFY(m.index(0, DiffTableModel::CosineColumn).data(Qt::ToolTipRole).toString().contains("estimated from the statistics"));
+        QVERIFY(m.index(1, DiffTableModel::CosineColumn).data(Qt::ToolTipRole).toString().contains("do not tell a cosine"));
+    }
 };
 
 QTEST_MAIN(TstDiffTableModel)
