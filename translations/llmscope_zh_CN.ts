@@ -246,6 +246,14 @@
         <source>Of its budget</source>
         <translation>占预算</translation>
     </message>
+    <message>
+        <source>compared on statistics, which do not tell a cosine: compare the tensors for it</source>
+        <translation>按统计信息比对，统计信息无法给出余弦相似度：请比对张量以得到它</translation>
+    </message>
+    <message>
+        <source>estimated from the statistics (the two L2 norms and the sketches&apos; distance): compare the tensors for the exact figure</source>
+        <translation>由统计信息估计（两侧 L2 范数与草图间距离）：请比对张量以得到精确值</translation>
+    </message>
 </context>
 <context>
     <name>DiffView</name>
@@ -444,6 +452,10 @@ bit-identical in every run</source>
         <translation>
 每次运行逐位相同</translation>
     </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>
@@ -556,12 +568,12 @@ bit-identical in every run</source>
         <translation>重放：最大误差与误差界之比（大于 1：超出）</translation>
     </message>
     <message>
-        <source>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;passed: %1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ failed&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ first divergent&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
-        <translation>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;通过：%1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ 未通过&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ 首个偏离&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
-    </message>
-    <message>
         <source>spread: largest distance between two runs (red: runs part)</source>
         <translation>多次运行比对：两次运行之间的最大距离（红色：运行分离）</translation>
+    </message>
+    <message>
+        <source>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;passed: %1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ failed: %3&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(180,20,40); color:white&quot;&gt;... %4&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ first divergent&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;通过：%1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ 未通过：%3&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(180,20,40); color:white&quot;&gt;... %4&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ 首个偏离&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
 </context>
 <context>
@@ -2088,8 +2100,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>启动程序(&amp;L)...</translation>
     </message>
     <message>
-        <source>Run &amp;again</source>
-        <translation>再次运行(&amp;A)</translation>
+        <source>Run a&amp;gain</source>
+        <translation>再次运行(&amp;G)</translation>
     </message>
     <message>
         <source>&amp;Stop</source>
@@ -2150,6 +2162,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>One prompt run several ways side by side (the same program N times, thread counts, batch sizes, devices): the first op where the runs part, and the run that departs</source>
         <translation>同一提示词以多种方式运行并排比对（同一程序运行 N 次、线程数、批大小、设备）：各次运行首个分道的算子，以及偏离的那次运行</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
     </message>
 </context>
 <context>

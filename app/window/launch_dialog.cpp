@@ -17,10 +17,12 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include "form_rows.h"
+#include "screen_fit.h"
 #include "session/launch_history.h"
 #include "util/error.h"
 
@@ -49,14 +51,23 @@ LaunchDialog::LaunchDialog(QWidget *parent)
       m_env(new QTableWidget(0, 2, this)), m_error(new QLabel(this))
 {
     setWindowTitle(tr("Launch a program under the probe"));
-    resize(820, 720);
 
+    // The fields scroll, the error and the buttons stay: on a short screen Run is in view.
+    auto *fields = new QWidget(this);
+    auto *form = new QVBoxLayout(fields);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addLayout(buildPresetRow());
+    form->addWidget(buildProgramBox());
+    form->addWidget(buildDumpBox());
+    form->addWidget(buildOwnBox());
+    form->addWidget(buildLineBox());
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(fields);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(buildPresetRow());
-    layout->addWidget(buildProgramBox());
-    layout->addWidget(buildDumpBox());
-    layout->addWidget(buildOwnBox());
-    layout->addWidget(buildLineBox());
+    layout->addWidget(scroll, 1);
     layout->addWidget(m_error);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     auto *run = buttons->addButton(tr("&Run"), QDialogButtonBox::AcceptRole);
@@ -65,6 +76,7 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(buttons, &QDialogButtonBox::accepted, this, &LaunchDialog::accept);
     followFields();
+    resize(fittingScreen(QSize(std::max(820, fields->sizeHint().width() + 40), fields->sizeHint().height() + 90), this));
 
     DumpOptions defaults;
     defaults.command = {};

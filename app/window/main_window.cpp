@@ -25,6 +25,7 @@
 #include "op_tree_model.h"
 #include "op_tree_panel.h"
 #include "recent_dumps.h"
+#include "screen_fit.h"
 #include "session/launch_history.h"
 #include "session_document.h"
 #include "session_menu.h"
@@ -44,7 +45,6 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
                        ? tr("llmscope - LLM inference precision debugger")
                        : tr("%1 - llmscope").arg(m_ws->document()->source().name));
     setObjectName(QStringLiteral("MainWindow"));
-    resize(1400, 860);
     setAcceptDrops(true);
     setDockNestingEnabled(true);
     setCentralWidget(m_pages);
@@ -58,7 +58,8 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
     followProgram();
     followJobs();
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    const bool kept = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    resize(fittingScreen(kept ? size() : QSize(1400, 860), this)); // a size kept from a larger screen too
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     updateActions();
 }
@@ -129,12 +130,7 @@ void MainWindow::buildMenus()
                                      [this] { m_pages->inspect(m_ws->currentOp()); },
                                      [this](const QString &code) { switchLanguage(code); }}));
     menuBar()->addMenu(new HelpMenu(this));
-    auto *bar = addToolBar(tr("Session"));
-    bar->setObjectName(QStringLiteral("SessionToolBar"));
-    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    bar->addActions({m_session->launchAction(), m_session->againAction(), m_session->stopAction()});
-    bar->addSeparator();
-    bar->addAction(open);
+    addToolBar(m_session->toolBar(open));
 }
 
 // --- following the workspace: the title, the actions, the status bar

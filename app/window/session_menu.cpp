@@ -1,5 +1,8 @@
 #include "session_menu.h"
 
+#include <QRegularExpression>
+#include <QToolBar>
+
 #include "compare_dialog.h"
 #include "hunt/hunt_dialog.h"
 #include "spread/spread_dialog.h"
@@ -11,12 +14,26 @@
 
 using namespace llmscope;
 
+QToolBar *SessionMenu::toolBar(QAction *open) const
+{
+    auto *bar = new QToolBar(tr("Session"), m_window);
+    bar->setObjectName(QStringLiteral("SessionToolBar")); // window state is saved by this name
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addActions({m_launch, m_again, m_stop});
+    bar->addSeparator();
+    bar->addAction(open);
+    static const QRegularExpression mnemonic(QStringLiteral("\\(&.\\)|&(?=.)|\\.\\.\\.$"));
+    for (QAction *a : bar->actions())
+        a->setIconText(a->text().remove(mnemonic));
+    return bar;
+}
+
 SessionMenu::SessionMenu(Workspace *workspace, OpTreePanel *ops, QWidget *window)
     : QMenu(tr("&Session"), window), m_ws(workspace), m_ops(ops), m_window(window)
 {
     m_launch = addAction(tr("&Launch program..."), this, &SessionMenu::showLaunchDialog);
     m_launch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    m_again = addAction(tr("Run &again"), m_ws, &Workspace::runAgain);
+    m_again = addAction(tr("Run a&gain"), m_ws, &Workspace::runAgain);
     m_again->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_stop = addAction(tr("&Stop"), m_ws, &Workspace::stop);
     m_stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));

@@ -5,6 +5,7 @@
 #include <QMenu>
 
 class OpTreePanel;
+class QToolBar;
 class Workspace;
 
 class SessionMenu : public QMenu {
@@ -15,6 +16,9 @@ public:
     QAction *launchAction() const { return m_launch; }
     QAction *againAction() const { return m_again; }
     QAction *stopAction() const { return m_stop; }
+    // Launch, Run again and Stop, then open: buttons worded as the menu, without its mnemonics
+    // (a toolbar has none: "(&L)" would show as "(L)").
+    QToolBar *toolBar(QAction *open) const;
     void showLaunchDialog();
     void updateActions(); // what the workspace can take now
 

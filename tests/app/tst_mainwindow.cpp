@@ -11,6 +11,10 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QMenuBar>
+#include <QScreen>
+#include <QToolBar>
+#include <QToolButton>
 #include <QSemaphore>
 #include <QThreadPool>
 #include <QSettings>
@@ -623,6 +627,66 @@ for path in outputs:
         QVERIFY2(!text.isEmpty() && !text.contains("round -1"), qPrintable(text));
         QVERIFY2(text.contains("-ids 0_1"), qPrintable(text));
         Q_UNUSED(title);
+    }
+
+    // A first start opens no larger than the screen leaves free, and the Launch dialog keeps its
+    // Run button in view there: its fields scroll, none squashed.
+    void windowsFitTheScreen()
+    {
+        const QSize free = QGuiApplication::primaryScreen()->availableGeometry().size();
+        QVERIFY2(free.height() < 860, "the test screen must be shorter than the window's own size");
+        MainWindow w;
+        QVERIFY2(w.width() <= free.width() && w.height() <= free.height(),
+                 qPrintable(QString("%1x%2 on %3x%4").arg(w.width()).arg(w.height()).arg(free.width()).arg(free.height())));
+        LaunchDialog launch;
+        launch.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&launch));
+        QVERIFY2(launch.height() <= free.height(), qPrintable(QString::number(launch.height())));
+        QPushButton *run = nullptr;
+        for (QPushButton *b : launch.findChildren<QPushButton *>())
+            if (b->text() == "&Run")
+                run = b;
+        QVERIFY(run && run->isVisible());
+        const QRect at(run->mapTo(&launch, QPoint(0, 0)), run->size());
+        QVERIFY2(launch.rect().contains(at), qPrintable(QString("Run at y %1 in %2").arg(at.bottom()).arg(launch.height())));
+        QVERIFY(launch.commandEdit()->height() >= launch.commandEdit()->sizeHint().height()); // not squashed
+    }
+
+    // In both languages: no two items of a menu share a mnemonic, and the toolbar's buttons
+    // carry none ("启动程序(L)" reads as a stray letter on a button).
+    void mnemonicsOncePerMenuNoneOnTheToolbar()
+    {
+        for (const QString lang : {"en", "zh_CN"}) {
+            installTranslations(*qApp, lang);
+            MainWindow w;
+            QStringList clashes;
+            auto check = [&](const QString &where, const QList<QAction *> &actions) {
+                QMap<QString, QString> seen;
+                for (QAction *a : actions) {
+                    const QString key = QKeySequence::mnemonic(a->text()).toString().toLower();
+                    if (key.isEmpty())
+                        continue;
+                    if (seen.contains(key))
+                        clashes << QString("%1: %2 and %3").arg(where, seen[key], a->text());
+                    seen[key] = a->text();
+                }
+            };
+            check("menu bar", w.menuBar()->actions());
+            for (QAction *top : w.menuBar()->actions())
+                if (top->menu())
+                    check(top->text(), top->menu()->actions());
+            QVERIFY2(clashes.isEmpty(), qPrintable(lang + ": " + clashes.join(" | ")));
+            QToolBar *bar = w.findChild<QToolBar *>("SessionToolBar");
+            QVERIFY(bar && bar->actions().size() >= 4);
+            for (QAction *a : bar->actions())
+                if (!a->isSeparator())
+                    if (QWidget *button = bar->widgetForAction(a); auto *b = qobject_cast<QToolButton *>(button))
+                        QVERIFY2(!b->text().contains('(') && !b->text().contains('&') && !b->text().isEmpty(),
+                                 qPrintable(lang + ": " + b->text()));
+            for (QTranslator *t : qApp->findChildren<QTranslator *>())
+                QCoreApplication::removeTranslator(t);
+        }
+        installTranslations(*qApp, "en");
     }
 
     // Dialog labels show their mnemonic underlined, never a literal "&", in both languages.
