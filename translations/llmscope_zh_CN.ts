@@ -1534,6 +1534,10 @@ bit-identical in every run</source>
             <numerusform>已导出 %n 个文件到 %1</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The program is running</source>
+        <translation>程序正在运行</translation>
+    </message>
 </context>
 <context>
     <name>OpTreeModel</name>

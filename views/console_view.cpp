@@ -10,6 +10,13 @@ ConsoleView::ConsoleView(QWidget *parent) : QPlainTextEdit(parent)
     setPlaceholderText(tr("The program's output appears here while it runs."));
 }
 
+void ConsoleView::continueFrom(const ConsoleView &other)
+{
+    document()->setHtml(other.document()->toHtml());
+    moveCursor(QTextCursor::End);
+    ensureCursorVisible();
+}
+
 void ConsoleView::say(const QString &text, ConsoleTone tone)
 {
     static const char *const colours[] = {nullptr, "#8a2020", "#206020", "#a05000", "#b00000", "#205080"};

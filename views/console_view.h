@@ -13,4 +13,6 @@ public:
     explicit ConsoleView(QWidget *parent = nullptr);
 
     void say(const QString &text, ConsoleTone tone);
+    // other's text (a window built again in another language), following what comes next as it did
+    void continueFrom(const ConsoleView &other);
 };

@@ -83,7 +83,7 @@ void CountersView::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::sourceChanged, this, &CountersView::clear);
     auto show = [this, doc] {
         const SessionDocument::Program &p = doc->program();
-        setState(p.state, p.message);
+        setState(p.stateWords(), p.message);
         if (doc->source().kind == SessionDocument::Source::Program)
             setDumpFolder(doc->source().dumpRoot);
         if (p.process)
@@ -94,7 +94,7 @@ void CountersView::follow(SessionDocument *doc)
             setLastRound(*p.lastRound);
     };
     connect(doc, &SessionDocument::programChanged, this, show);
-    if (!doc->program().state.isEmpty()) // what the document holds already
+    if (doc->program().state) // what the document holds already
         show();
 }
 

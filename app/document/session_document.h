@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -34,7 +35,9 @@ public:
     };
     // The program running under the probe (Source::Program): its state, process and counters.
     struct Program {
-        QString state, message; // the live session's state, in words, and why
+        std::function<QString()> state; // the live session's state, worded when shown (in the language then)
+        QString message;                // why
+        QString stateWords() const { return state ? state() : QString(); }
         std::optional<llmscope::live::Hello> process;
         std::optional<llmscope::live::Counters> counters;
         std::optional<llmscope::live::Round> lastRound;

@@ -107,7 +107,7 @@ void MainWindow::buildStatusBar()
     for (Job *job : {m_ws->scanJob(), m_ws->compareJob(), m_ws->huntJob(), m_ws->reportJob(), m_ws->opcheckJob(),
                      m_ws->spreadJob()})
         statusBar()->addPermanentWidget(new JobBar(job, this));
-    statusBar()->showMessage(tr("Ready"));
+    statusBar()->showMessage(m_ws->session()->isRunning() ? tr("The program is running") : tr("Ready"));
 }
 
 void MainWindow::buildMenus()
@@ -215,7 +215,7 @@ MainWindow *MainWindow::switchLanguage(const QString &code)
     next->setAttribute(Qt::WA_DeleteOnClose, testAttribute(Qt::WA_DeleteOnClose));
     next->restoreGeometry(saveGeometry());
     next->restoreState(saveState());
-    next->m_console->document()->setHtml(m_console->document()->toHtml()); // the program's output so far
+    next->m_console->continueFrom(*m_console); // the program's output so far
     next->m_pages->tabs()->setCurrentIndex(m_pages->tabs()->currentIndex()); // the page the user was on
     next->m_pages->setCurrentIndex(m_pages->currentIndex());
     next->m_ops->setIdsText(m_ops->idsEdit()->text());      // typed, applied or not

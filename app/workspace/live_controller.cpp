@@ -63,13 +63,13 @@ bool LiveController::start(const DumpOptions &options, const LaunchSettings &set
 {
     tellSelection([] { return tr("Waiting for the program's first graph..."); });
     if (!m_session->start(options, settings, error)) {
-        setProgramState(LiveSession::stateName(LiveSession::State::FailedToStart), *error);
+        setProgramState(LiveSession::State::FailedToStart, *error);
         say(tr("[llmscope] cannot launch: %1").arg(*error), ConsoleTone::Failure);
         emit stateChanged();
         return false;
     }
     m_doc->setDumpRoot(m_session->dumpRoot());
-    setProgramState(LiveSession::stateName(m_session->state()), m_doc->program().message); // with its folder
+    setProgramState(m_session->state(), m_doc->program().message); // with its folder
     say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->source().dumpRoot));
     emit stateChanged();
     return true;
@@ -85,7 +85,7 @@ void LiveController::stop()
 
 void LiveController::sessionState(LiveSession::State s, const QString &message)
 {
-    setProgramState(LiveSession::stateName(s), message);
+    setProgramState(s, message);
     if (!message.isEmpty())
         emit status(message, 15000);
     if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
@@ -180,10 +180,10 @@ void LiveController::acknowledged(const live::Ack &ack)
     emit selectionApplied(sel, ids, ack.fromRound);
 }
 
-void LiveController::setProgramState(const QString &state, const QString &message)
+void LiveController::setProgramState(LiveSession::State state, const QString &message)
 {
     m_doc->editProgram([&](SessionDocument::Program &p) {
-        p.state = state;
+        p.state = [state] { return LiveSession::stateName(state); };
         p.message = message;
     });
 }

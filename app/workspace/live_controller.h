@@ -52,7 +52,7 @@ private:
     void sessionState(LiveSession::State s, const QString &message);
     void topologyReceived(const llmscope::live::Topology &t);
     void acknowledged(const llmscope::live::Ack &ack);
-    void setProgramState(const QString &state, const QString &message);
+    void setProgramState(LiveSession::State state, const QString &message);
 
     SessionDocument *m_doc;
     LiveSession *m_session;

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QMenuBar>
 #include <QScreen>
+#include <QScrollBar>
 #include <QToolBar>
 #include <QToolButton>
 #include <QSemaphore>
@@ -64,6 +65,8 @@
 #include "window_checks.h"
 #include "workspace.h"
 #include "counters_view.h"
+#include "session/live_session.h"
+#include "session_document.h"
 #include "launch/dump_options.h"
 #include "op_tree_model.h"
 #include "../chain_dump.h"
@@ -424,7 +427,13 @@ for path in outputs:
         const QString picked = ws->currentOp(); // the first divergent
         QVERIFY(!picked.isEmpty());
         const int rows = w->heatmap()->model()->rowCount(), ops = w->diff()->findChild<QTableView *>()->model()->rowCount();
-        ws->say("[llmscope] a line before the switch");
+        for (int i = 0; i < 200; ++i) // more than the console shows: it follows the newest line
+            ws->say(QString("[llmscope] a line before the switch, %1").arg(i));
+        // The Session panel's state is worded when shown: in the language of the moment.
+        ws->document()->editProgram([](SessionDocument::Program &p) {
+            p.state = [] { return LiveSession::stateName(LiveSession::State::Finished); };
+        });
+        QVERIFY2(w->counters()->text().contains("finished"), qPrintable(w->counters()->text()));
         const int page = w->findChild<QTabWidget *>()->currentIndex();
         const QString inspected = w->inspector()->currentFile();
         QVERIFY(w->tensorDiff()->goldenModel()->rowCount() > 0); // the first divergent, element by element
@@ -475,7 +484,12 @@ for path in outputs:
         QCOMPARE(zh->opPanel()->currentOpId(), picked);
         QCOMPARE(zh->inspector()->currentFile(), inspected);
         QVERIFY(zh->tensorDiff()->goldenModel()->rowCount() > 0); // the compared op, element by element
-        QVERIFY(zh->console()->toPlainText().contains("a line before the switch"));
+        QVERIFY(zh->console()->toPlainText().contains("a line before the switch, 199"));
+        QTRY_COMPARE(zh->console()->verticalScrollBar()->value(), zh->console()->verticalScrollBar()->maximum());
+        QVERIFY(zh->console()->verticalScrollBar()->maximum() > 0);
+        QVERIFY2(zh->counters()->text().contains(LiveSession::stateName(LiveSession::State::Finished)) &&
+                     !zh->counters()->text().contains("finished"),
+                 qPrintable(zh->counters()->text()));
         QCOMPARE(zh->opPanel()->idsEdit()->text(), QString("0_2,0_4"));
         QCOMPARE(zh->opPanel()->model()->checkedIds(), QStringList({"0_2", "0_4"}));
         QCOMPARE(zh->opPanel()->searchEdit()->text(), QString("MUL_MAT"));
@@ -492,6 +506,7 @@ for path in outputs:
         QTRY_VERIFY(gone.isNull());
         QCOMPARE(en->workspace(), ws);
         QCOMPARE(en->findChild<QTabWidget *>()->tabText(0), QString("Heatmap"));
+        QVERIFY2(en->counters()->text().contains("finished"), qPrintable(en->counters()->text()));
         QCOMPARE(installTranslations(*qApp, {}), QString("en")); // what the next start uses
         QSettings().remove("ui/language");
         delete en;

@@ -495,7 +495,7 @@ private slots:
         QCOMPARE(ws.source(), Workspace::Source::Program);
         // The live controller wrote the program's state, process and counters into the document.
         const SessionDocument::Program &p = ws.document()->program();
-        QCOMPARE(p.state, LiveSession::stateName(LiveSession::State::Finished));
+        QCOMPARE(p.stateWords(), LiveSession::stateName(LiveSession::State::Finished));
         QVERIFY(p.process && p.process->pid > 0);
         QVERIFY(p.counters && p.counters->rounds >= 1);
         QVERIFY(ws.closeSource()); // the program has ended

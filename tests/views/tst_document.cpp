@@ -93,7 +93,7 @@ private slots:
         files.tensors = {file("0_1", 0, "after/outtensor0.bin")};
         doc.addRounds({files, {{0, {st("0_1", 2)}}}});
         doc.editProgram([](SessionDocument::Program &p) {
-            p.state = "Running";
+            p.state = [] { return QString("Running"); };
             p.process = live::Hello{};
         });
         doc.setReplay(std::make_shared<const OpcheckResult>());
@@ -116,7 +116,7 @@ private slots:
         QVERIFY(doc.graph()->empty());
         QVERIFY(doc.rounds().index().tensors.empty());
         QVERIFY(doc.rounds().newestStats().stats.empty());
-        QVERIFY(doc.program().state.isEmpty() && !doc.program().process);
+        QVERIFY(doc.program().stateWords().isEmpty() && !doc.program().process);
         QVERIFY(!doc.results().replay && !doc.results().quantReport && doc.results().quantFolder.isEmpty());
         QCOMPARE(graph.count() + rounds.count() + program.count() + result.count(), 1 + 1 + 1 + 2); // said by sourceChanged alone
     }
