@@ -143,9 +143,15 @@ int DumpTreeModel::columnCount(const QModelIndex &) const
 
 QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != OpIdRole && role != RoundRole))
         return {};
     const Node *n = nodeFor(index);
+    if (role == OpIdRole || role == RoundRole) {
+        if (n->tensor < 0)
+            return {};
+        const TensorRecord &t = (*m_records)[static_cast<size_t>(n->tensor)];
+        return role == OpIdRole ? QVariant(QString::fromStdString(t.opId)) : QVariant(qlonglong(t.exec));
+    }
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
                    ? QString::fromStdString((*m_records)[static_cast<size_t>(n->tensor)].path)

@@ -14,6 +14,7 @@ class DumpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, DTypeColumn, ShapeColumn, MaxColumn, MinColumn, MeanColumn, NormColumn, ColumnCount };
+    enum Role { OpIdRole = Qt::UserRole + 1, RoundRole }; // a tensor's op and round; none above the tensors
 
     explicit DumpTreeModel(QObject *parent = nullptr);
     ~DumpTreeModel() override;

@@ -4,6 +4,7 @@
 #include <QTextBrowser>
 #include <QTreeView>
 
+#include "cursor.h"
 #include "dump_tree_model.h"
 #include "session_document.h"
 
@@ -35,6 +36,17 @@ void FilesPage::follow(SessionDocument *doc)
     });
     if (m_model->rowCount() > 0 && !std::exchange(m_firstOpened, true)) // the document's files already
         m_tree->expand(m_model->index(0, 0));
+}
+
+void FilesPage::follow(Cursor *cursor)
+{
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, cursor, [this, cursor](const QModelIndex &cur) {
+        const QString op = cur.data(DumpTreeModel::OpIdRole).toString();
+        if (op.isEmpty())
+            return;
+        cursor->setRound(cur.data(DumpTreeModel::RoundRole).toLongLong(), this);
+        cursor->setOp(op, this);
+    });
 }
 
 void FilesPage::openRounds()

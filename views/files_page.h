@@ -4,6 +4,7 @@
 #pragma once
 #include <QSplitter>
 
+class Cursor;
 class DumpTreeModel;
 class QTextBrowser;
 class QTreeView;
@@ -15,6 +16,7 @@ public:
     explicit FilesPage(QWidget *parent = nullptr);
 
     void follow(SessionDocument *doc);
+    void follow(Cursor *cursor); // a tensor picked picks its op in its round: the inspector shows it
     void openRounds(); // every round's ops in view (a dump fully read)
     DumpTreeModel *model() const { return m_model; }
     QTreeView *tree() const { return m_tree; }

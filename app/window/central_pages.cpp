@@ -112,6 +112,7 @@ void CentralPages::followDocument()
     m_diff->follow(cursor);
     m_curves->follow(cursor);
     m_spreadView->follow(cursor);
+    m_filesPage->follow(cursor);
 }
 
 void CentralPages::followSource()

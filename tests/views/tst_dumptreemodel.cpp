@@ -1,9 +1,12 @@
 #include <QAbstractItemModelTester>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 #include "dump/dump_index.h"
+#include "cursor.h"
 #include "dump_tree_model.h"
+#include "files_page.h"
 #include "model_print.h"
 #include "session_document.h"
 #include "../test_helpers.h"
@@ -99,6 +102,43 @@ private slots:
     // As the window has it: the tree reads the document's index as the scan fills it (the
     // same records, no copy of its own), the late chunk joining its round, and a new source
     // empties it.
+    // The Tensor files page: a tensor clicked picks its op in its round (the inspector and the
+    // heatmap follow the cursor); a round's or an op's row picks nothing.
+    void aTensorClickedPicksItsOp()
+    {
+        QTemporaryDir dir;
+        testing::writeSyntheticDump(dir.path().toStdString());
+        std::vector<llmscope::DumpIndex> chunks;
+        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
+            chunks.push_back(c);
+            return true;
+        });
+        SessionDocument doc;
+        Cursor cursor;
+        FilesPage page;
+        page.follow(&doc);
+        page.follow(&cursor);
+        doc.reset(SessionDocument::Source::Dump, dir.path());
+        for (const auto &c : chunks)
+            doc.addRounds({c, {}});
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QTreeView *tree = page.tree();
+        tree->expandAll();
+        const QModelIndex round1 = page.model()->index(1, 0);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(round1).center());
+        QCOMPARE(cursor.op(), QString()); // a round: nothing picked
+        QModelIndex leaf = round1;
+        while (page.model()->rowCount(leaf) > 0)
+            leaf = page.model()->index(page.model()->rowCount(leaf) - 1, 0, leaf); // its last op's last tensor
+        const QString op = leaf.data(DumpTreeModel::OpIdRole).toString();
+        QVERIFY(!op.isEmpty());
+        tree->scrollTo(leaf);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(leaf).center());
+        QCOMPARE(cursor.op(), op);
+        QCOMPARE(cursor.round(), qint64(1));
+    }
+
     void followsTheDocument()
     {
         QTemporaryDir dir;
