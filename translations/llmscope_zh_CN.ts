@@ -270,26 +270,30 @@
         <translation>按名称、类型或 id 过滤算子</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; against &lt;b&gt;%2&lt;/b&gt;: %3 tensor pairs (%4), %5 passed, %6 failed; %7 only in golden, %8 only in test.</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; 对比 &lt;b&gt;%2&lt;/b&gt;：%3 对张量（%4），%5 对通过，%6 对未通过；%7 个仅在标杆中，%8 个仅在待测中。</translation>
-    </message>
-    <message>
-        <source>&lt;br&gt;First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (%3 operations before it passed).</source>
-        <translation>&lt;br&gt;首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
-    </message>
-    <message>
-        <source>&lt;br&gt;Every operation passed.</source>
-        <translation>&lt;br&gt;所有算子均通过。</translation>
-    </message>
-    <message>
         <source>golden: %1
 test: %2</source>
         <translation>标杆: %1
 待测: %2</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;b&gt;Cause:&lt;/b&gt; %1.</source>
-        <translation>&lt;br&gt;&lt;b&gt;原因：&lt;/b&gt;%1。</translation>
+        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (%3 operations before it passed).</source>
+        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Cause:&lt;/b&gt; %1.</source>
+        <translation>&lt;b&gt;原因：&lt;/b&gt;%1。</translation>
+    </message>
+    <message>
+        <source>Every operation passed.</source>
+        <translation>所有算子均通过。</translation>
+    </message>
+    <message>
+        <source>%1 tensor pairs (%2), %3 passed, %4 failed; %5 only in golden, %6 only in test.</source>
+        <translation>%1 对张量（%2），%3 对通过，%4 对未通过；%5 个仅在标杆中，%6 个仅在待测中。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; against &lt;b&gt;%2&lt;/b&gt;</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; 对比 &lt;b&gt;%2&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
@@ -334,14 +338,6 @@ test: %2</source>
         <translation>比较两个转储(会话 &gt; 比较转储, Ctrl+D),查看误差如何逐层增长。</translation>
     </message>
     <message>
-        <source>layer (top-level operation id)</source>
-        <translation>层(顶层算子 id)</translation>
-    </message>
-    <message>
-        <source>relative error</source>
-        <translation>相对误差</translation>
-    </message>
-    <message>
         <source>round %1</source>
         <translation>第 %1 轮</translation>
     </message>
@@ -354,8 +350,12 @@ test: %2</source>
         <translation>显示 %2 轮中的 %1 轮(首个偏离算子所在轮及最早的其他轮)。</translation>
     </message>
     <message>
-        <source>Solid: the worst output error of each layer&apos;s operations; dashed: the error they add themselves. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
-        <translation>实线: 每层算子输出的最大误差; 虚线: 算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id; dashed: the error they add themselves. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
+        <translation>实线: 每层算子输出的最大相对误差(对数刻度), 层按其顶层算子 id 排列; 虚线: 算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
     </message>
 </context>
 <context>

@@ -117,27 +117,28 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     size_t passed = 0;
     for (const auto &row : res.rows)
         passed += row.passed;
-    QString text = tr("<b>%1</b> against <b>%2</b>: %3 tensor pairs (%4), %5 passed, %6 failed; %7 only in golden, "
-                      "%8 only in test.")
-                       .arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped())
-                       .arg(res.rows.size())
-                       .arg(reasonWords(res.method))
-                       .arg(passed)
-                       .arg(res.rows.size() - passed)
-                       .arg(res.onlyGolden.size())
-                       .arg(res.onlyMy.size());
+    // What a user looks for first comes first: the op, why; then the counts, then which dumps.
+    QStringList lines;
     if (res.firstDivergent >= 0) {
         const OpResult &op = res.ops[size_t(res.firstDivergent)];
-        text += tr("<br>First divergent: <b>%1</b> in round %2 (%3 operations before it passed).")
-                    .arg(QString::fromStdString(op.label()).toHtmlEscaped())
-                    .arg(op.round)
-                    .arg(res.firstDivergent);
+        lines << tr("First divergent: <b>%1</b> in round %2 (%3 operations before it passed).")
+                     .arg(QString::fromStdString(op.label()).toHtmlEscaped())
+                     .arg(op.round)
+                     .arg(res.firstDivergent);
         if (const Reason cause = causeWords(res, op); !cause.empty())
-            text += tr("<br><b>Cause:</b> %1.").arg(reasonWords(cause).toHtmlEscaped());
+            lines << tr("<b>Cause:</b> %1.").arg(reasonWords(cause).toHtmlEscaped());
     } else if (!res.rows.empty()) {
-        text += tr("<br>Every operation passed.");
+        lines << tr("Every operation passed.");
     }
-    m_summary->setText(text);
+    lines << tr("%1 tensor pairs (%2), %3 passed, %4 failed; %5 only in golden, %6 only in test.")
+                 .arg(res.rows.size())
+                 .arg(reasonWords(res.method))
+                 .arg(passed)
+                 .arg(res.rows.size() - passed)
+                 .arg(res.onlyGolden.size())
+                 .arg(res.onlyMy.size())
+          << tr("<b>%1</b> against <b>%2</b>").arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped());
+    m_summary->setText(lines.join(QStringLiteral("<br>")));
     fitSummary();
     m_summary->setToolTip(tr("golden: %1\ntest: %2")
                               .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)));
@@ -176,10 +177,10 @@ void DiffView::follow(SessionDocument *doc)
 
 void DiffView::fitSummary()
 {
-    constexpr int kLines = 4; // shown at most; the rest scrolls
+    constexpr int kLines = 5; // shown at most (the op and its cause first); the rest scrolls
     const int needed = std::max(0, m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width())));
     m_summary->setMinimumHeight(needed);
-    const int cap = kLines * m_summary->fontMetrics().lineSpacing() + 4;
+    const int cap = kLines * m_summary->fontMetrics().lineSpacing() + 2 * m_summaryArea->frameWidth() + 4;
     m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));
 }
 

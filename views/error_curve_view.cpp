@@ -79,12 +79,14 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     x->setRange(0, std::max(1, layers - 1));
     x->setTickCount(std::min(layers, 12) > 1 ? std::min(layers, 12) : 2);
     x->setLabelFormat(QStringLiteral("%d"));
-    x->setTitleText(tr("layer (top-level operation id)"));
+    x->setTitleVisible(false); // a laptop's chart has no room for it: the note below says what x is
+    x->setTruncateLabels(false); // "..." for every label on a laptop's screen otherwise
     auto *y = new QLogValueAxis;
     y->setBase(10);
     y->setLabelFormat(QStringLiteral("%g"));
     y->setMinorTickCount(0);
-    y->setTitleText(tr("relative error"));
+    y->setTitleText(tr("error"));
+    y->setTruncateLabels(false);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double hi = kFloor * 10;
@@ -128,7 +130,8 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     if (firstRound >= 0) {
         const OpResult &op = r->ops[size_t(r->firstDivergent)];
         const int layer = int(OpId::lenient(op.opId).layer());
-        note = tr("Solid: the worst output error of each layer's operations; dashed: the error they add themselves. "
+        note = tr("Solid: the worst output relative error (log scale) of each layer's operations, layers by their "
+                  "top-level operation id; dashed: the error they add themselves. "
                   "It rises in %1 (id %2) in round %3. Click a point to pick that layer's worst operation. ")
                    .arg(layerNames.value(layer, QString::number(layer)))
                    .arg(layer)
