@@ -2428,6 +2428,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>&lt;br&gt;Dumps and reports (spread.json, spread.csv) in %1</source>
         <translation>&lt;br&gt;转储与报告（spread.json、spread.csv）位于 %1</translation>
     </message>
+    <message>
+        <source>No operation differs between the runs: untick the box above to see every one.</source>
+        <translation>各次运行之间没有算子不同：取消勾选上方的选项可查看全部算子。</translation>
+    </message>
 </context>
 <context>
     <name>StartPage</name>

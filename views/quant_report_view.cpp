@@ -108,11 +108,13 @@ void QuantReportView::buildChart()
     chart->setTitle(tr("Best to keep higher, per byte"));
     auto *y = new QBarCategoryAxis;
     y->append(categories);
+    y->setTruncateLabels(false); // the weights' names, whole, on a laptop's narrower chart too
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(y);
     auto *x = new QValueAxis;
     x->setRange(0, most > 0 ? most * 1.1 : 1);
     x->setLabelFormat(QStringLiteral("%.1f"));
+    x->applyNiceNumbers(); // ticks at round shares (5, 10, 15), not at fifths of the range
     x->setTitleText(tr("share of the logits' error, %"));
     chart->addAxis(x, Qt::AlignBottom);
     series->attachAxis(x);

@@ -15,7 +15,7 @@ using namespace llmscope;
 
 SpreadView::SpreadView(QWidget *parent)
     : QWidget(parent), m_model(new SpreadTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_table(new QTableView(this)), m_summary(new QLabel(this)),
+      m_table(new QTableView(this)), m_summary(new QLabel(this)), m_empty(new QLabel(this)),
       m_differing(new QCheckBox(tr("&Only where the runs differ"), this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -26,7 +26,12 @@ SpreadView::SpreadView(QWidget *parent)
     m_summary->setText(tr("Run one prompt several ways side by side (Session > Spread)."));
     layout->addWidget(m_summary);
     layout->addWidget(m_differing);
+    layout->addWidget(m_empty);
     layout->addWidget(m_table, 1);
+    m_empty->setWordWrap(true);
+    m_empty->setStyleSheet(QStringLiteral("color: #a05000"));
+    m_empty->setText(tr("No operation differs between the runs: untick the box above to see every one."));
+    m_empty->hide();
     m_proxy->setSourceModel(m_model);
     m_proxy->setFilterRole(SpreadTableModel::DiffersRole);
     m_proxy->setFilterKeyColumn(SpreadTableModel::OpColumn);
@@ -38,6 +43,7 @@ SpreadView::SpreadView(QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(false);
     auto filter = [this](bool only) {
         m_proxy->setFilterFixedString(only ? QStringLiteral("true") : QString());
+        showFiltered();
     };
     connect(m_differing, &QCheckBox::toggled, this, filter);
     m_differing->setChecked(true);
@@ -51,7 +57,7 @@ SpreadView::SpreadView(QWidget *parent)
 void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString &folder)
 {
     m_model->setResult(r);
-    m_table->resizeColumnsToContents();
+    showFiltered();
     if (!r) {
         m_summary->clear();
         return;
@@ -85,6 +91,12 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
         m_table->scrollTo(at);
         m_table->setCurrentIndex(at);
     }
+}
+
+void SpreadView::showFiltered()
+{
+    m_table->resizeColumnsToContents(); // to the rows shown: an op's label whole
+    m_empty->setVisible(m_model->rowCount() > 0 && m_proxy->rowCount() == 0);
 }
 
 void SpreadView::selectOp(const QString &opId)

@@ -30,15 +30,18 @@ public:
     QTableView *table() const { return m_table; }
     QLabel *summary() const { return m_summary; }
     QCheckBox *differingOnly() const { return m_differing; }
+    QLabel *emptyNote() const { return m_empty; } // shown when the filter leaves no row
 
 signals:
     void opPicked(const QString &opId, qint64 round);
 
 private:
+    void showFiltered(); // the columns fitted to the rows shown; say so when none is
+
     SpreadTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_table;
-    QLabel *m_summary;
+    QLabel *m_summary, *m_empty;
     QCheckBox *m_differing;
     qint64 m_round = -1; // the cursor's
 };

@@ -22,6 +22,7 @@
 #include <QJsonArray>
 #include <QScopeGuard>
 #include <QTest>
+#include <QHeaderView>
 #include <QTabWidget>
 #include <QTableView>
 #include <QScrollArea>
@@ -1007,8 +1008,14 @@ private slots:
         QVERIFY2(v->summary()->text().contains("No run departs"), qPrintable(v->summary()->text()));
         QCOMPARE(v->model()->columnCount(), SpreadTableModel::FirstRunColumn + 2);
         QCOMPARE(v->table()->model()->rowCount(), 0); // only where the runs differ: nowhere
+        QVERIFY(v->emptyNote()->isVisible()); // and it says so, not a blank table
         v->differingOnly()->setChecked(false);
         QVERIFY(v->table()->model()->rowCount() > 50);
+        QVERIFY(!v->emptyNote()->isVisible());
+        QHeaderView *columns = v->table()->horizontalHeader(); // each op's label whole
+        const QString longest = v->table()->model()->index(0, SpreadTableModel::OpColumn).data().toString();
+        QVERIFY2(columns->sectionSize(SpreadTableModel::OpColumn) >= v->table()->fontMetrics().horizontalAdvance(longest),
+                 qPrintable(longest));
         QCOMPARE(w.workspace()->document()->source().name, QString::fromStdString(action->result()->runs[0].dump));
         // The heatmap shows the spread on run 0's ops: bit-identical everywhere, on the pale end.
         HeatmapView *h = w.heatmap();
