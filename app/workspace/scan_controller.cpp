@@ -15,6 +15,14 @@
 
 using namespace llmscope;
 
+namespace {
+// Its operations as a live graph counts them: the layers (groups) apart.
+int operations(const OpGraph &g)
+{
+    return int(g.size() - g.groups().size());
+}
+} // namespace
+
 ScanController::ScanController(SessionDocument *doc, QObject *parent)
     : QObject(parent), m_doc(doc), m_pool(QThreadPool::globalInstance()), m_job(new Job(Job::Kind::Scan, tr("scan"), this))
 {
@@ -42,8 +50,8 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
             OpGraph graph(*e.topology);
             graph.nameBackends(e.backends);
             m_doc->setGraph(std::move(graph));
-            emit topologyRead(int(m_doc->graph()->size()));
-            emit topologyShown(folder, int(m_doc->graph()->size()));
+            emit topologyRead(operations(*m_doc->graph()));
+            emit topologyShown(folder, operations(*m_doc->graph()));
         }
     }
     // Each round is handed over as soon as it is read: the scan queues it and asks this
@@ -91,7 +99,7 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
     }
     if (scan.topology) {
         m_doc->setGraph(OpGraph(*scan.topology));
-        emit topologyRead(int(m_doc->graph()->size()));
+        emit topologyRead(operations(*m_doc->graph()));
         m_doc->addRounds({{}, std::move(scan.stats)});
     }
     const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
