@@ -5,6 +5,7 @@
 
 #include "hunt/window_steps.h"
 #include "workspace.h"
+#include "compare/merge_exact.h"
 #include "hunt/hunt_plan.h"
 #include "util/error.h"
 
@@ -40,8 +41,13 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
                                                 [this](const QString &text, int step) { say(text, std::max(step, 0)); });
     auto hunting = hunt::run(steps, folder, rounds);
     const hunt::Outcome outcome = co_await hunting;
-    if (w && outcome.stats && outcome.tensors)
-        w->showMetrics(outcome.stats); // the whole model's picture from the statistics; the element view on the op
+    if (w && outcome.stats && outcome.tensors) { // the whole model's picture from the statistics, the op measured
+        auto picture = std::make_shared<CompareResult>(*outcome.stats);
+        if (outcome.walk) // the round walked back, measured
+            mergeExact(*picture, *outcome.walk);
+        mergeExact(*picture, *outcome.tensors);
+        w->showMetrics(std::move(picture));
+    }
     m_running = false;
     const bool found = outcome.end == hunt::Outcome::End::Found;
     emit finished(found, outcome.message);

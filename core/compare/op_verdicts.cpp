@@ -414,10 +414,17 @@ void judgeOps(CompareResult &res, const OpNames &names)
     groupOps(res);
     OpJudge judge(res, names);
     judge.judgeWeights();
+    for (OpResult &op : res.ops)
+        judge.judgeOp(op);
+    markFirstDivergent(res);
+}
+
+void markFirstDivergent(CompareResult &res)
+{
+    res.firstDivergent = res.mostAdded = -1;
     double most = 0;
     for (size_t k = 0; k < res.ops.size(); ++k) {
-        OpResult &op = res.ops[k];
-        judge.judgeOp(op);
+        const OpResult &op = res.ops[k];
         if (!op.passed && res.firstDivergent < 0)
             res.firstDivergent = int(k);
         if (op.budgetShare > most && op.unreadable.empty()) {

@@ -11,6 +11,8 @@ namespace llmscope {
 // Fills res.ops, res.firstDivergent and res.mostAdded from res.rows; under the engine
 // standard it also sets each row's passed and failReason from its op's verdict.
 void judgeOps(CompareResult &res, const OpNames &names);
+// The first op that failed, in execution order, and the one adding the most for its budget.
+void markFirstDivergent(CompareResult &res);
 
 // A tensor no node computes, as a user knows it: "the weight blk.1.ffn_down.weight", or "the
 // graph input inp_tokens" (what the program feeds the graph).

@@ -663,6 +663,9 @@ private slots:
         // against blue, whatever share of its budget each used.
         const QColor culprit = flagged.data(Qt::BackgroundRole).value<QBrush>().color();
         QVERIFY2(culprit.red() > culprit.blue() + 60, qPrintable(culprit.name()));
+        // The culprit's cell says what the Diff tab says: measured element by element, the others estimated.
+        const QString culpritTip = flagged.data(Qt::ToolTipRole).toString();
+        QVERIFY2(culpritTip.contains("element by element") && culpritTip.contains("cosine 0.99"), qPrintable(culpritTip));
         int passedRed = 0, failed = 0;
         for (int r = 0; r < h->rowCount(); ++r)
             for (int c = 0; c < h->columnCount(); ++c) {

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "compare/divergence_cause.h"
+#include "compare/merge_exact.h"
 #include "compare/error_by_layer.h"
 
 #include "compare/compare_run.h"
@@ -874,6 +875,50 @@ private slots:
     // output swapped, as a wrong index does) is invisible to the statistics' bound and found by
     // the sketches' estimate; a chain that only rounds stays clean with sketches (an op that
     // carries its inputs' error is not charged the estimates' spread).
+    // A hunt's picture: statistics of every op, the suspect then measured element by element;
+    // the measured op in place (its figures, its rows), the others as estimated, the first
+    // divergent found again.
+    void exactMeasuresInPlace()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_out-0", "MUL_MAT"}}, {1, 4}};
+        testing::ChainDumpOptions stats;
+        stats.statsOnly = true;
+        const auto fault = [](size_t k) { return k == 1 ? 0.05 : 0.0; };
+        const auto none = [](size_t) { return 0.0; };
+        CompareOptions o;
+        o.standard = Standard::Engine;
+        o.goldenPath = writeChain(path("merge/gs"), c, none, none, stats);
+        o.myPath = writeChain(path("merge/ms"), c, fault, none, stats);
+        const CompareResult estimate = runCompare(o);
+        o.goldenPath = writeChain(path("merge/gt"), c, none, none);
+        o.myPath = writeChain(path("merge/mt"), c, fault, none);
+        CompareResult exact = runCompare(o);
+        QCOMPARE(estimate.ops.size(), size_t(4));
+        QCOMPARE(exact.ops.size(), size_t(4));
+        QVERIFY(estimate.ops[1].fromStats && !exact.ops[1].fromStats);
+        QCOMPARE(exact.firstDivergent, 1);
+        // Only the suspect measured, as the hunt's last pass dumps it.
+        const OpResult measured = exact.ops[1];
+        exact.ops = {measured};
+        CompareResult picture = estimate;
+        mergeExact(picture, exact);
+        QCOMPARE(picture.ops.size(), estimate.ops.size());
+        QCOMPARE(picture.ops[1].outputError, measured.outputError);
+        QCOMPARE(picture.ops[1].outputCosine, measured.outputCosine);
+        QVERIFY(!picture.ops[1].fromStats);
+        for (size_t r : picture.ops[1].rows) // its rows are the measured ones
+            QVERIFY(picture.rows[r].computed && !picture.rows[r].statsOnly);
+        QCOMPARE(picture.ops[2].outputError, estimate.ops[2].outputError); // the rest as estimated
+        QVERIFY(picture.ops[2].fromStats);
+        QCOMPARE(picture.firstDivergent, 1);
+        // Measured within its budget (the statistics overstated it): no longer the first divergent.
+        exact.ops[0].passed = true;
+        exact.ops[0].budgetShare = 0.5;
+        picture = estimate;
+        mergeExact(picture, exact);
+        QVERIFY(picture.firstDivergent != 1);
+    }
+
     void sketchesSeeWhatStatisticsCannot()
     {
         const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"},
