@@ -367,8 +367,10 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
         return colourFor(v);
     if (s && v == 0)
         return passRamp(0); // bit-identical in every run: the palest
+    // Each ramp spans its own values: a passed op from nothing added (the palest) to the most
+    // a passed op adds, a failed one from the least to the most failed (one alone: the deepest).
     const bool passed = c ? c->passed : !s->departs;
-    const Span &span = passed ? m_passed : m_failed; // each ramp spans its own values
-    const double t = rampPosition(v, span.lo, span.hi);
-    return passed ? passRamp(t) : failRamp(0.35 + 0.65 * t); // a failed op is never pale
+    if (passed)
+        return passRamp(m_passed.hi > 0 ? rampPosition(v, std::min(m_passed.lo, 0.0), m_passed.hi) : 0);
+    return failRamp(0.35 + 0.65 * rampPosition(v, m_failed.lo, m_failed.hi)); // a failed op is never pale
 }

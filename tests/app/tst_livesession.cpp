@@ -666,7 +666,7 @@ private slots:
         // The culprit's cell says what the Diff tab says: measured element by element, the others estimated.
         const QString culpritTip = flagged.data(Qt::ToolTipRole).toString();
         QVERIFY2(culpritTip.contains("element by element") && culpritTip.contains("cosine 0.99"), qPrintable(culpritTip));
-        int passedRed = 0, failed = 0;
+        int passedRed = 0, failed = 0, addingNothing = 0, notPale = 0;
         for (int r = 0; r < h->rowCount(); ++r)
             for (int c = 0; c < h->columnCount(); ++c) {
                 const QString id = h->index(r, c).data(HeatmapModel::OpIdRole).toString();
@@ -676,9 +676,15 @@ private slots:
                 const QColor k = h->index(r, c).data(Qt::BackgroundRole).value<QBrush>().color();
                 failed += !cell->passed;
                 passedRed += cell->passed && k.red() > k.blue();
+                if (cell->passed && h->colours()->valueOf(id) == 0) { // adds nothing: the palest blue
+                    ++addingNothing;
+                    notPale += k != QColor(222, 235, 247);
+                }
             }
         QVERIFY(failed >= 1);
         QCOMPARE(passedRed, 0);
+        QVERIFY(addingNothing > 0);
+        QCOMPARE(notPale, 0);
         // The hunt's own runs are not the user's launches: nothing to run again, the Launch
         // dialog not filled with a run that dumps into the hunt's folder.
         QVERIFY(!w.workspace()->lastLaunch());
