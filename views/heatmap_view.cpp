@@ -257,11 +257,10 @@ void HeatmapView::follow(Cursor *cursor)
         showRound(cursor->round());
 }
 
-void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
+void HeatmapView::offerMetric(HeatmapModel::Metric metric, const QString &label, bool offered)
 {
-    const int item = m_metric->findData(int(HeatmapModel::Metric::ReplayError));
-    if (!r) {
-        colours()->clearOpcheck();
+    const int item = m_metric->findData(int(metric));
+    if (!offered) {
         if (item >= 0) {
             if (m_metric->currentIndex() == item)
                 m_metric->setCurrentIndex(0);
@@ -269,11 +268,20 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
         }
         return;
     }
-    colours()->setOpcheck(r);
     if (item < 0)
-        m_metric->addItem(tr("replay: largest error over its bound (above 1: beyond it)"),
-                          int(HeatmapModel::Metric::ReplayError));
-    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::ReplayError)));
+        m_metric->addItem(label, int(metric));
+    m_metric->setCurrentIndex(m_metric->findData(int(metric)));
+}
+
+void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
+{
+    if (r)
+        colours()->setOpcheck(r);
+    else
+        colours()->clearOpcheck();
+    offerMetric(HeatmapModel::Metric::ReplayError, tr("replay: largest error over its bound (above 1: beyond it)"), bool(r));
+    if (!r)
+        return;
     m_threshold->setValue(1); // beyond its bound, flagged
     if (const auto *first = llmscope::firstFailing(*r)) // the round of the first op that fails, in view
         showOpIn(QString::fromStdString(first->opId), first->round);
@@ -281,21 +289,9 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
 
 void HeatmapView::setSpread(std::shared_ptr<const llmscope::SpreadResult> r)
 {
-    const int item = m_metric->findData(int(HeatmapModel::Metric::Spread));
-    if (!r) {
-        colours()->setSpread(nullptr);
-        if (item >= 0) {
-            if (m_metric->currentIndex() == item)
-                m_metric->setCurrentIndex(0);
-            m_metric->removeItem(item);
-        }
-        return;
-    }
     colours()->setSpread(r);
-    if (item < 0)
-        m_metric->addItem(tr("spread: largest distance between two runs (red: runs part)"), int(HeatmapModel::Metric::Spread));
-    m_metric->setCurrentIndex(m_metric->findData(int(HeatmapModel::Metric::Spread)));
-    if (r->departs()) { // the first departure's round, in view
+    offerMetric(HeatmapModel::Metric::Spread, tr("spread: largest distance between two runs (red: runs part)"), bool(r));
+    if (r && r->departs()) { // the first departure's round, in view
         const llmscope::SpreadOp &o = r->ops[size_t(r->firstDeparture)];
         showOpIn(QString::fromStdString(o.opId), o.round);
     }

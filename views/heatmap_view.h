@@ -51,6 +51,8 @@ signals:
     void roundPicked(qint64 round);
 
 private:
+    // A metric item that comes with a result, chosen as it comes, and goes with it.
+    void offerMetric(HeatmapModel::Metric metric, const QString &label, bool offered);
     void setUpControls();
     void layOut();
     void followControls();

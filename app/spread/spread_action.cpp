@@ -123,30 +123,33 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         if (!self || !runs)
             co_return false;
     }
-    m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, tr("Comparing every two runs..."));
-    auto comparing = compareAll(*runs);
-    auto [result, error] = co_await comparing;
-    if (!self)
-        co_return false;
-    if (!result)
-        co_return fail(error);
-    for (int pass = 2; pass <= spread::kMostPasses; ++pass) { // where runs part by statistics: the tensors
-        const SpreadSuspects s = suspectsOf(*result);
-        if (s.empty())
-            break;
-        auto dumping = dumpEvery(commands, spread::suspectPass(request, s), QStringLiteral("pass%1").arg(pass), cancelled, job.generation);
-        auto exact = co_await dumping;
-        if (!self || !exact)
-            co_return false;
-        m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, tr("Measuring rounds %1 to %2...")
-                                                                                  .arg(s.firstRound).arg(s.lastRound));
-        auto measuring = compareAll(*exact);
-        auto [measured, why] = co_await measuring;
+    // The first pass compared; then, where runs part by statistics, the suspects' tensors
+    // dumped and measured, their measures put in place.
+    std::optional<SpreadResult> result;
+    QString doing = tr("Comparing every two runs...");
+    for (int pass = 1; pass <= spread::kMostPasses; ++pass) {
+        if (result) {
+            const SpreadSuspects s = suspectsOf(*result);
+            if (s.empty())
+                break;
+            auto dumping = dumpEvery(commands, spread::suspectPass(request, s), QStringLiteral("pass%1").arg(pass), cancelled,
+                                     job.generation);
+            runs = co_await dumping;
+            if (!self || !runs)
+                co_return false;
+            doing = tr("Measuring rounds %1 to %2...").arg(s.firstRound).arg(s.lastRound);
+        }
+        m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, doing);
+        auto comparing = compareAll(*runs);
+        auto [measured, why] = co_await comparing;
         if (!self)
             co_return false;
         if (!measured)
             co_return fail(why);
-        mergeExact(*result, *measured);
+        if (result)
+            mergeExact(*result, *measured);
+        else
+            result = std::move(measured);
     }
     try {
         writeSpreadReports(*result, folder);
