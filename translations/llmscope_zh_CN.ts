@@ -2436,10 +2436,6 @@ chosen to keep higher (tensor-types.txt)</source>
 <context>
     <name>StartPage</name>
     <message>
-        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href=&quot;launch&quot;&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;%1 is running under the probe&lt;/h2&gt;&lt;p&gt;Its operations fill the tree on the left as it computes: model, layers, the ggml nodes of each.&lt;/p&gt;&lt;p&gt;Check the operations to dump (or type ids such as &lt;code&gt;2_29,3&lt;/code&gt;) and press &lt;b&gt;Apply&lt;/b&gt; (Ctrl+Return): the program dumps them from its next graph on, and the tree marks them.&lt;/p&gt;&lt;p&gt;The program&apos;s output is in the console below; Stop is Ctrl+. and Run again Ctrl+R.&lt;/p&gt;</source>
         <translation>&lt;h2&gt;%1 正在探针下运行&lt;/h2&gt;&lt;p&gt;它计算时，左侧的树会逐步填充：模型、各层，以及每层的 ggml 节点。&lt;/p&gt;&lt;p&gt;勾选要转储的算子（或输入 &lt;code&gt;2_29,3&lt;/code&gt; 这样的 id）并按&lt;b&gt;应用&lt;/b&gt;（Ctrl+Return）：程序从下一张计算图起转储它们，树中会做出标记。&lt;/p&gt;&lt;p&gt;程序的输出在下方控制台；停止为 Ctrl+.，再次运行为 Ctrl+R。&lt;/p&gt;</translation>
     </message>
@@ -2450,6 +2446,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>&lt;h2&gt;Could not open the dump&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</source>
         <translation>&lt;h2&gt;无法打开该转储&lt;/h2&gt;&lt;p&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Find the first operation that goes wrong&lt;/h2&gt;&lt;p&gt;&lt;a href=&quot;launch&quot;&gt;Launch a program&lt;/a&gt; (Ctrl+L) under the probe: its operations appear on the left as it runs; check the ones to dump and press Apply (Ctrl+Return).&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;Open a dump folder&lt;/a&gt; (Ctrl+O) written by llmscope or by &lt;code&gt;msit llm dump&lt;/code&gt;, or drop one on this window.&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;hunt&quot;&gt;Hunt the first divergent operation&lt;/a&gt; (Ctrl+H): a golden and a test program run and compared, and the window opens on the operation where they part, and why.&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;compare&quot;&gt;Compare two dumps&lt;/a&gt; (Ctrl+D) you already have.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;找出第一个出错的算子&lt;/h2&gt;&lt;p&gt;在探针下&lt;a href=&quot;launch&quot;&gt;启动程序&lt;/a&gt;（Ctrl+L）：程序运行时，它的算子显示在左侧；勾选要转储的算子并按“应用”（Ctrl+Return）。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;open&quot;&gt;打开转储目录&lt;/a&gt;（Ctrl+O），可以是 llmscope 或 &lt;code&gt;msit llm dump&lt;/code&gt; 写出的，也可以把目录拖到本窗口。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;hunt&quot;&gt;定位首个偏离的算子&lt;/a&gt;（Ctrl+H）：运行并比对标杆程序与待测程序，窗口打开在两者分道的算子上，并说明原因。&lt;/p&gt;&lt;p&gt;&lt;a href=&quot;compare&quot;&gt;比对两个已有的转储&lt;/a&gt;（Ctrl+D）。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

@@ -1,15 +1,15 @@
 #include "start_page.h"
 
+#include <QAction>
+
 StartPage::StartPage(QWidget *parent) : QLabel(parent)
 {
     setAlignment(Qt::AlignCenter);
     setWordWrap(true);
     setTextFormat(Qt::RichText);
     connect(this, &QLabel::linkActivated, this, [this](const QString &link) {
-        if (link == QLatin1String("launch"))
-            emit launchRequested();
-        else
-            emit openRequested();
+        if (QAction *a = m_actions.value(link))
+            a->trigger();
     });
     showWelcome();
 }
@@ -20,7 +20,10 @@ void StartPage::showWelcome()
                "<p><a href=\"launch\">Launch a program</a> (Ctrl+L) under the probe: its operations appear on the "
                "left as it runs; check the ones to dump and press Apply (Ctrl+Return).</p>"
                "<p><a href=\"open\">Open a dump folder</a> (Ctrl+O) written by llmscope or by <code>msit llm "
-               "dump</code>, or drop one on this window.</p>"));
+               "dump</code>, or drop one on this window.</p>"
+               "<p><a href=\"hunt\">Hunt the first divergent operation</a> (Ctrl+H): a golden and a test program "
+               "run and compared, and the window opens on the operation where they part, and why.</p>"
+               "<p><a href=\"compare\">Compare two dumps</a> (Ctrl+D) you already have.</p>"));
 }
 
 void StartPage::showRunning(const QString &program)

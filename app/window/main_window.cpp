@@ -48,8 +48,6 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
     setAcceptDrops(true);
     setDockNestingEnabled(true);
     setCentralWidget(m_pages);
-    connect(m_pages->startPage(), &StartPage::launchRequested, this, &MainWindow::showLaunchDialog);
-    connect(m_pages->startPage(), &StartPage::openRequested, this, &MainWindow::chooseDump);
     connect(m_pages, &CentralPages::diffShown, this, &MainWindow::diffShown);
     buildDocks();
     buildStatusBar();
@@ -131,6 +129,8 @@ void MainWindow::buildMenus()
                                      [this](const QString &code) { switchLanguage(code); }}));
     menuBar()->addMenu(new HelpMenu(this));
     addToolBar(m_session->toolBar(open));
+    m_pages->startPage()->offer({{QStringLiteral("launch"), m_session->launchAction()}, {QStringLiteral("open"), open},
+                                 {QStringLiteral("hunt"), m_session->huntAction()}, {QStringLiteral("compare"), m_session->compareAction()}});
 }
 
 // --- following the workspace: the title, the actions, the status bar

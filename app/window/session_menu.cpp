@@ -41,8 +41,9 @@ SessionMenu::SessionMenu(Workspace *workspace, OpTreePanel *ops, QWidget *window
     m_apply = addAction(tr("&Apply selection"), this, [this] { m_ws->applySelection(m_ops->model()->idsText()); });
     m_apply->setToolTip(tr("Dump the checked operations from the program's next graph on"));
     addSeparator();
-    addAction(tr("&Compare dumps..."), this, &SessionMenu::showCompareDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    QAction *hunt = addAction(tr("&Hunt the first divergent operation..."), this, [this] { showHuntDialog(false); });
+    m_compare = addAction(tr("&Compare dumps..."), this, &SessionMenu::showCompareDialog);
+    m_compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    QAction *hunt = m_hunt = addAction(tr("&Hunt the first divergent operation..."), this, [this] { showHuntDialog(false); });
     hunt->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     hunt->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
     m_opcheck = addAction(tr("&Replay operations (opcheck)"), m_ws, &Workspace::opcheck);

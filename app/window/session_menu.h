@@ -16,6 +16,8 @@ public:
     QAction *launchAction() const { return m_launch; }
     QAction *againAction() const { return m_again; }
     QAction *stopAction() const { return m_stop; }
+    QAction *huntAction() const { return m_hunt; }
+    QAction *compareAction() const { return m_compare; }
     // Launch, Run again and Stop, then open: buttons worded as the menu, without its mnemonics
     // (a toolbar has none: "(&L)" would show as "(L)").
     QToolBar *toolBar(QAction *open) const;
@@ -29,5 +31,5 @@ private:
     Workspace *m_ws;
     OpTreePanel *m_ops;
     QWidget *m_window;
-    QAction *m_launch, *m_again, *m_stop, *m_apply, *m_opcheck;
+    QAction *m_launch, *m_again, *m_stop, *m_apply, *m_opcheck, *m_hunt, *m_compare;
 };

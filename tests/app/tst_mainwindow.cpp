@@ -67,6 +67,7 @@
 #include "counters_view.h"
 #include "session/live_session.h"
 #include "session_document.h"
+#include "start_page.h"
 #include "launch/dump_options.h"
 #include "op_tree_model.h"
 #include "../chain_dump.h"
@@ -642,6 +643,30 @@ for path in outputs:
         QVERIFY2(!text.isEmpty() && !text.contains("round -1"), qPrintable(text));
         QVERIFY2(text.contains("-ids 0_1"), qPrintable(text));
         Q_UNUSED(title);
+    }
+
+    // The start page offers every first step a newcomer may want, each link opening its dialog.
+    void startPageOffersEveryFirstStep()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *page = w.findChild<StartPage *>();
+        QVERIFY(page && page->isVisible());
+        const QList<std::pair<QString, QString>> links{
+            {"launch", "LaunchDialog"}, {"open", "QFileDialog"}, {"hunt", "HuntDialog"}, {"compare", "CompareDialog"}};
+        for (const auto &[link, dialog] : links) {
+            QVERIFY2(page->text().contains("href=\"" + link + "\""), qPrintable(link));
+            QString opened;
+            QTimer::singleShot(0, this, [&opened] { // inside the dialog's own loop: it is shown by then
+                if (auto *d = qobject_cast<QDialog *>(QApplication::activeModalWidget())) {
+                    opened = QString::fromLatin1(d->metaObject()->className());
+                    d->reject();
+                }
+            });
+            emit page->linkActivated(link);
+            QCOMPARE(opened, dialog);
+        }
     }
 
     // A first start opens no larger than the screen leaves free, and the Launch dialog keeps its
