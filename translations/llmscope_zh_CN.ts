@@ -2509,6 +2509,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Only the last token&apos;s rows: the engine computed no others here.</source>
         <translation>仅比较最后一个 token 的行：引擎在此处未计算其他行。</translation>
     </message>
+    <message>
+        <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D) or replay one (Session &gt; Replay operations) to see an operation&apos;s tensors side by side here.</source>
+        <translation>比较两个转储（会话 &gt; 比较转储，Ctrl+D）或重放一个转储（会话 &gt; 重放算子），即可在此并排查看算子的张量。</translation>
+    </message>
 </context>
 <context>
     <name>TensorInspector</name>

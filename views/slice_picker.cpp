@@ -19,6 +19,8 @@ SlicePicker::SlicePicker(QWidget *parent)
     row->addWidget(m_colDim);
     row->addLayout(m_fixedRow);
     row->addStretch();
+    for (QComboBox *box : {m_rowDim, m_colDim}) // "dim 0 (18)" whole, not clipped
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     connect(m_rowDim, &QComboBox::currentIndexChanged, this, &SlicePicker::changed);
     connect(m_colDim, &QComboBox::currentIndexChanged, this, &SlicePicker::changed);
 }

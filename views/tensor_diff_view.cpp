@@ -176,7 +176,11 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
         m_golden->close();
         m_test->close();
         m_error->refresh();
-        m_status->setText(tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
+        m_picker->setDims({}, -1, -1); // nothing shown: no dimensions left from the last
+        m_status->setText(title.isEmpty()
+                              ? tr("Compare two dumps (Session > Compare dumps, Ctrl+D) or replay one (Session > Replay "
+                                   "operations) to see an operation's tensors side by side here.")
+                              : tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
         return;
     }
     m_files->setCurrentRow(std::max(0, pick));

@@ -67,6 +67,7 @@
 #include "counters_view.h"
 #include "session/live_session.h"
 #include "session_document.h"
+#include "slice_picker.h"
 #include "start_page.h"
 #include "launch/dump_options.h"
 #include "op_tree_model.h"
@@ -560,6 +561,9 @@ for path in outputs:
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(other.path())));
         for (int i = 0; i < h->metricBox()->count(); ++i)
             QVERIFY2(!h->metricBox()->itemText(i).startsWith("diff: "), qPrintable(h->metricBox()->itemText(i)));
+        // The element view says how to fill it, not that a tensor dump lacks tensors; no dimensions kept.
+        QVERIFY2(w.tensorDiff()->status().startsWith("Compare two dumps"), qPrintable(w.tensorDiff()->status()));
+        QCOMPARE(w.tensorDiff()->findChild<SlicePicker *>()->rowDimBox()->count(), 1); // "(none)"
         QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test)));
 
         // A laptop's screen: everything of the diff page in view.
