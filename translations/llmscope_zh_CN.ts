@@ -572,8 +572,32 @@ bit-identical in every run</source>
         <translation>多次运行比对：两次运行之间的最大距离（红色：运行分离）</translation>
     </message>
     <message>
-        <source>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;passed: %1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ failed: %3&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(180,20,40); color:white&quot;&gt;... %4&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ first divergent&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
-        <translation>&lt;table width=&quot;100%&quot;&gt;&lt;tr&gt;&lt;td style=&quot;background:rgb(222,235,247)&quot;&gt;&amp;nbsp;通过：%1&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(33,102,172); color:white&quot;&gt;... %2&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(220,90,90); color:white&quot;&gt;✗ 未通过：%3&lt;/td&gt;&lt;td align=&quot;center&quot; style=&quot;background:rgb(180,20,40); color:white&quot;&gt;... %4&lt;/td&gt;&lt;td align=&quot;right&quot; style=&quot;background:rgb(165,0,38); color:white&quot;&gt;◆ 首个偏离&amp;nbsp;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+        <source>within their standard</source>
+        <translation>在标准之内</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>runs part</source>
+        <translation>运行分道</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>first departure</source>
+        <translation>首个分道</translation>
+    </message>
+    <message>
+        <source>first divergent</source>
+        <translation>首个偏离</translation>
     </message>
 </context>
 <context>

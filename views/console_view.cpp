@@ -1,6 +1,7 @@
 #include "console_view.h"
 
 #include <QFontDatabase>
+#include <QScrollBar>
 
 ConsoleView::ConsoleView(QWidget *parent) : QPlainTextEdit(parent)
 {
@@ -15,6 +16,15 @@ void ConsoleView::continueFrom(const ConsoleView &other)
     document()->setHtml(other.document()->toHtml());
     moveCursor(QTextCursor::End);
     ensureCursorVisible();
+}
+
+void ConsoleView::resizeEvent(QResizeEvent *e)
+{
+    QScrollBar *bar = verticalScrollBar();
+    const bool following = bar->value() == bar->maximum();
+    QPlainTextEdit::resizeEvent(e);
+    if (following)
+        bar->setValue(bar->maximum());
 }
 
 void ConsoleView::say(const QString &text, ConsoleTone tone)

@@ -15,4 +15,7 @@ public:
     void say(const QString &text, ConsoleTone tone);
     // other's text (a window built again in another language), following what comes next as it did
     void continueFrom(const ConsoleView &other);
+
+protected:
+    void resizeEvent(QResizeEvent *e) override; // at the newest line, it stays there whatever the size
 };

@@ -47,7 +47,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         case OutputErrorColumn: return op.outputError;
         case InputErrorColumn: return op.inputError;
         case AddedErrorColumn: return op.addedError;
-        case CosineColumn: return op.outputCosine;
+        case CosineColumn: return std::isnan(op.outputCosine) ? 2.0 : op.outputCosine; // untold: after every told one
         case BudgetColumn: return op.budgetShare;
         case ResultColumn: return op.passed ? 1 : 0;
         }

@@ -325,19 +325,24 @@ void HeatmapView::updateLegend()
              QString());
         return;
     }
-    if (OpColours::isDiffMetric(colours()->metric())) { // the verdict first: two ramps, each labelled
+    const bool spread = colours()->metric() == OpColours::Metric::Spread;
+    if (OpColours::isDiffMetric(colours()->metric()) || spread) { // the verdict first: two ramps, each labelled
         // Each ramp labelled with the values it spans: a failed op's value is never read off the
         // passed ramp.
         const auto [passLo, passHi] = colours()->passedRange();
         const auto [failLo, failHi] = colours()->failedRange();
-        show(tr("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;passed: %1</td>"
-                "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %2</td>"
-                "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 failed: %3</td>"
-                "<td align=\"center\" style=\"background:rgb(180,20,40); color:white\">... %4</td>"
-                "<td align=\"right\" style=\"background:rgb(165,0,38); color:white\">\u25C6 first divergent&nbsp;</td>"
-                "</tr></table>")
-                 .arg(QString::number(passLo, 'g', 4), QString::number(passHi, 'g', 4), QString::number(failLo, 'g', 4),
-                      QString::number(failHi, 'g', 4)),
+        const bool failed = colours()->anyFailed();
+        auto num = [](double v) { return QString::number(v, 'g', 4); };
+        show(QStringLiteral("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;%1: %2</td>"
+                            "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %3</td>"
+                            "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 %4: %5</td>"
+                            "<td align=\"center\" style=\"background:rgb(180,20,40); color:white\">%6</td>"
+                            "<td align=\"right\" style=\"background:rgb(165,0,38); color:white\">\u25C6 %7&nbsp;</td>"
+                            "</tr></table>")
+                 .arg(spread ? tr("within their standard") : tr("passed"), num(passLo), num(passHi),
+                      spread ? tr("runs part") : tr("failed"), failed ? num(failLo) : tr("none"),
+                      failed ? QStringLiteral("... ") + num(failHi) : QString(),
+                      spread ? tr("first departure") : tr("first divergent")),
              QString());
         return;
     }

@@ -363,14 +363,19 @@ QColor OpColours::colourOf(const QString &op, int64_t round) const
     const double v = valueOf(op, round);
     const std::optional<DiffCell> c = isDiffMetric(m_metric) ? diffOf(op, round) : std::nullopt;
     const SpreadOp *s = m_metric == Metric::Spread ? spreadOf(op, round) : nullptr;
-    if ((!c && !s) || std::isnan(v) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
+    if ((!c && !s) || std::isinf(v) || flagged(v)) // over "Flag above": flagged as everywhere
         return colourFor(v);
+    const bool passed = c ? c->passed : !s->departs;
+    if (std::isnan(v)) // the verdict without the value (a cosine statistics cannot tell)
+        return passed ? passRamp(0) : failRamp(1);
     if (s && v == 0)
         return passRamp(0); // bit-identical in every run: the palest
-    // Each ramp spans its own values: a passed op from nothing added (the palest) to the most
-    // a passed op adds, a failed one from the least to the most failed (one alone: the deepest).
-    const bool passed = c ? c->passed : !s->departs;
-    if (passed)
-        return passRamp(m_passed.hi > 0 ? rampPosition(v, std::min(m_passed.lo, 0.0), m_passed.hi) : 0);
+    // Each ramp spans its own values: a passed op from nothing added (the palest; on a log
+    // scale, from the least) to the most a passed op adds, a failed one from the least to the
+    // most failed (one alone: the deepest).
+    if (passed) {
+        const double from = m_scale == Scale::Log ? m_passed.lo : std::min(m_passed.lo, 0.0);
+        return passRamp(m_passed.hi > from ? rampPosition(v, from, m_passed.hi) : 0);
+    }
     return failRamp(0.35 + 0.65 * rampPosition(v, m_failed.lo, m_failed.hi)); // a failed op is never pale
 }

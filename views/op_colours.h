@@ -89,7 +89,12 @@ public:
     std::pair<double, double> range() const { return {m_lo, m_hi}; }
     // Under a verdict (a diff metric, the spread): the ranges of the passed and of the failed
     // values, each ramp spanning its own; {0, 0} when none.
-    std::pair<double, double> passedRange() const { return {std::min(m_passed.shown().first, 0.0), m_passed.shown().second}; }
+    std::pair<double, double> passedRange() const
+    {
+        const auto [lo, hi] = m_passed.shown();
+        return {m_scale == Scale::Log ? lo : std::min(lo, 0.0), hi}; // as the ramp spans them
+    }
+    bool anyFailed() const { return m_failed.lo <= m_failed.hi; }
     std::pair<double, double> failedRange() const { return m_failed.shown(); }
     QColor colourFor(double v) const; // invalid for NaN (no value)
 

@@ -182,10 +182,9 @@ QString OpTreePanel::currentOpId() const
 
 void OpTreePanel::selectOp(const QString &id)
 {
-    const QModelIndex src = m_model->indexForId(id);
-    if (!src.isValid())
-        return;
-    m_picked = id;
+    // An op the tree lacks (not come yet, or none): nothing stands picked, so no stale row is
+    // picked again later, or swallows the click that picks it.
+    m_picked = m_model->indexForId(id).isValid() ? id : QString();
     showPicked();
 }
 

@@ -2,6 +2,7 @@
 #include "cli/say.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -168,7 +169,10 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;
         if (!op.unreadable.empty())
             return where + ": could not be compared: " + op.unreadable.english();
-        std::string s = where + ": output cosine " + formatStat(op.outputCosine) + ", relative error " +
+        const std::string cosine = std::isnan(op.outputCosine) ? "not told by statistics"
+                                   : op.fromStats                ? "about " + formatStat(op.outputCosine)
+                                                                 : formatStat(op.outputCosine);
+        std::string s = where + ": output cosine " + cosine + ", relative error " +
                         percent(op.outputError) + " (inputs " + percent(op.inputError) + ", added " + percent(op.addedError) +
                         "), NMSE " + sig3(op.nmse);
         if (engine && op.budget > 0)

@@ -127,10 +127,11 @@ void CentralPages::followSource()
             inspect(op);
         }
     });
-    connect(doc, &SessionDocument::roundsAdded, this, [this] {
+    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
         // The picked op's files may come with this round: the inspector shows them, and the
-        // page the user is on stays.
-        if (const QString op = m_ws->currentOp(); !op.isEmpty() && m_inspector->currentFile().isEmpty())
+        // page the user is on stays. (A running program's round of statistics brings none.)
+        if (const QString op = m_ws->currentOp(); !op.isEmpty() && !chunk.files.tensors.empty() &&
+                                                  m_inspector->currentFile().isEmpty())
             fillInspector(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { setCurrentWidget(m_tabs); });
@@ -162,8 +163,11 @@ void CentralPages::followCursor()
         if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->currentOp().isEmpty())
             m_ws->showReplay(m_ws->currentOp());
     };
-    connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id) {
-        inspect(id);
+    connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id, const QObject *by) {
+        if (by == m_filesPage) // browsing the files: the inspector follows, the page stays
+            fillInspector(id);
+        else
+            inspect(id);
         replayed();
     });
     connect(m_ws, &Workspace::replayShown, this, [this](const Workspace::OpTensors &t) {

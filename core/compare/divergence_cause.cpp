@@ -27,7 +27,8 @@ Reason causeWords(const CompareResult &r, const OpResult &op)
     case DivergenceCause::Kind::Weight:
         return Reason(Said::CauseWeight, {leafLabel(*cause.row), errorWords(*cause.row, leafError(*cause.row))});
     case DivergenceCause::Kind::Input:
-        return Reason(Said::CauseInput, {cause.row->tensorName.empty() ? leafLabel(*cause.row) : Finding(cause.row->tensorName),
+        return Reason(Said::CauseInput, {cause.row->tensorName.empty() ? Finding(std::to_string(cause.row->golden.index)) // "its input 1"
+                                                                        : Finding(cause.row->tensorName),
                                          errorWords(*cause.row, leafError(*cause.row))});
     case DivergenceCause::Kind::Itself:
         return op.addedError > 0 && r.standard != Standard::Engine ? Reason(Said::CauseItself) : Reason();

@@ -160,8 +160,9 @@ double estimatedCosine(const CompareRow &r)
     if (!r.statsOnly || !r.golden.stats || !r.my.stats || std::isnan(r.statsEstimate))
         return NAN;
     // |t - g|^2 = |g|^2 + |t|^2 - 2 |g| |t| cos: the two norms from the statistics, the
-    // distance from the sketches.
-    const double g = r.golden.stats->l2norm, t = r.my.stats->l2norm, d = r.statsEstimate * g;
+    // distance as the error shown says it (the sketches' estimate, never below the bound).
+    const double e = std::isfinite(r.statsBound) ? std::max(r.statsBound, r.statsEstimate) : r.statsEstimate;
+    const double g = r.golden.stats->l2norm, t = r.my.stats->l2norm, d = e * g;
     if (!(g > 0) || !(t > 0))
         return NAN;
     return std::clamp((g * g + t * t - d * d) / (2 * g * t), -1.0, 1.0);

@@ -301,7 +301,8 @@ std::string compareReportJson(const CompareResult &res)
         j.field("output_error", op.outputError);
         j.field("input_error", op.inputError);
         j.field("added_error", op.addedError);
-        j.field("output_cosine", op.outputCosine);
+        j.field("output_cosine", op.outputCosine); // null: statistics alone did not tell it
+        j.field("from_statistics", op.fromStats);  // its figures estimated or bounded from statistics
         j.field("nmse", op.nmse);
         j.field("explained_nmse", op.explainedNmse);
         j.field("own_nmse", op.ownNmse);

@@ -239,6 +239,11 @@ private slots:
         op.worstInput = 1;
         op.worstInputIsWeight = false;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Input);
+        r.rows[1].golden.index = 1;
+        r.rows[1].computed = true;
+        r.rows[1].metrics.relEuclidean = 0.125;
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), // no name: its place among the op's inputs
+                 QString("its input 1 already differs (relative error 12.5 %): the op that computes it was not compared"));
         r.rows[1].tensorName = "attn_norm-0";
         r.rows[1].computed = true;
         r.rows[1].metrics.relEuclidean = 0.125;
@@ -897,9 +902,9 @@ private slots:
         QCOMPARE(exact.ops.size(), size_t(4));
         QVERIFY(estimate.ops[1].fromStats && !exact.ops[1].fromStats);
         QCOMPARE(exact.firstDivergent, 1);
-        // Only the suspect measured, as the hunt's last pass dumps it.
-        const OpResult measured = exact.ops[1];
-        exact.ops = {measured};
+        // The suspect and the op after it measured (a hunt's last pass dumps the one op).
+        const OpResult measured = exact.ops[1], next = exact.ops[2];
+        exact.ops = {measured, next};
         CompareResult picture = estimate;
         mergeExact(picture, exact);
         QCOMPARE(picture.ops.size(), estimate.ops.size());
@@ -908,8 +913,11 @@ private slots:
         QVERIFY(!picture.ops[1].fromStats);
         for (size_t r : picture.ops[1].rows) // its rows are the measured ones
             QVERIFY(picture.rows[r].computed && !picture.rows[r].statsOnly);
-        QCOMPARE(picture.ops[2].outputError, estimate.ops[2].outputError); // the rest as estimated
-        QVERIFY(picture.ops[2].fromStats);
+        QVERIFY(picture.ops[1].outputError != estimate.ops[1].outputError); // the estimate gave way
+        QVERIFY(next.worstInput >= 0); // the next op's input carrying the suspect's error, its row moved too
+        QCOMPARE(picture.rows[size_t(picture.ops[2].worstInput)].golden.path, exact.rows[size_t(next.worstInput)].golden.path);
+        QCOMPARE(picture.ops[3].outputError, estimate.ops[3].outputError); // the rest as estimated
+        QVERIFY(picture.ops[3].fromStats);
         QCOMPARE(picture.firstDivergent, 1);
         // Measured within its budget (the statistics overstated it): no longer the first divergent.
         exact.ops[0].passed = true;

@@ -132,6 +132,22 @@ private slots:
         QCOMPARE(tree.currentOpId(), QString());
         tree.searchEdit()->clear();
         QCOMPARE(tree.currentOpId(), QString("0_1"));
+        // Picked elsewhere, an op the tree lacks: no row stays picked, and a click on the one
+        // picked before is a pick again (not swallowed as already current).
+        c.setOp("9_9");
+        QCOMPARE(tree.currentOpId(), QString());
+        QTest::keyClicks(tree.searchEdit(), "x");
+        tree.searchEdit()->clear();
+        QCOMPARE(tree.currentOpId(), QString());
+        {
+            QTreeView *view = tree.view();
+            const QModelIndex layer0 = view->model()->index(0, 0, view->model()->index(0, 0));
+            const QModelIndex ffn0 = view->model()->index(1, 0, layer0);
+            QCOMPARE(ffn0.data(OpTreeModel::OpIdRole).toString(), QString("0_1"));
+            view->scrollTo(ffn0);
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(ffn0).center());
+            QCOMPARE(c.op(), QString("0_1"));
+        }
         // A pick in the filtered tree is a pick.
         QTest::keyClicks(tree.searchEdit(), "norm-1");
         QTreeView *view = tree.view();

@@ -99,9 +99,6 @@ private slots:
         QCOMPARE(model.tensorCount(), size_t(18));
     }
 
-    // As the window has it: the tree reads the document's index as the scan fills it (the
-    // same records, no copy of its own), the late chunk joining its round, and a new source
-    // empties it.
     // The Tensor files page: a tensor clicked picks its op in its round (the inspector and the
     // heatmap follow the cursor); a round's or an op's row picks nothing.
     void aTensorClickedPicksItsOp()
@@ -139,6 +136,9 @@ private slots:
         QCOMPARE(cursor.round(), qint64(1));
     }
 
+    // As the window has it: the tree reads the document's index as the scan fills it (the
+    // same records, no copy of its own), the late chunk joining its round, and a new source
+    // empties it.
     void followsTheDocument()
     {
         QTemporaryDir dir;
