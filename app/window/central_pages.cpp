@@ -45,10 +45,7 @@ void CentralPages::showSession()
     // A window built on a session under way (a language switch): the pages as it stands.
     if (m_ws->source() != SessionDocument::Source::None)
         setCurrentWidget(m_tabs);
-    if (const SessionDocument::Results &r = m_ws->document()->results(); r.quantReport) {
-        m_quantView->setReport(r.quantReport, r.quantFolder);
-        m_tabs->addTab(m_quantView, tr("Quantization"));
-    }
+    showQuantReport(false);
     showSpread();
     if (const QString op = m_ws->currentOp(); !op.isEmpty()) // the views following the cursor have it
         fillInspector(op);
@@ -219,13 +216,11 @@ void CentralPages::followResults()
         showSpread();
         showPage(m_spreadView);
     });
-    connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { // the report was of the sources before
-        if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
-            m_tabs->removeTab(at);
-    });
+    // The report was of the sources before: the document holds none now, and its tab goes.
+    connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { showQuantReport(false); });
 }
 
-void CentralPages::showQuantReport()
+void CentralPages::showQuantReport(bool bringForward)
 {
     const SessionDocument::Results &r = m_ws->document()->results();
     if (!r.quantReport) {
@@ -236,7 +231,8 @@ void CentralPages::showQuantReport()
     m_quantView->setReport(r.quantReport, r.quantFolder);
     if (m_tabs->indexOf(m_quantView) < 0)
         m_tabs->addTab(m_quantView, tr("Quantization"));
-    showPage(m_quantView);
+    if (bringForward)
+        showPage(m_quantView);
 }
 
 void CentralPages::showSpread()

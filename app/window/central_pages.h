@@ -58,7 +58,7 @@ private:
     void followResults();
     void showSession(); // what the session holds already
     void showSpread();  // the workspace's spread, in its tab (none: nothing)
-    void showQuantReport(); // the document's report, in its tab (none: the tab goes)
+    void showQuantReport(bool bringForward = true); // the document's report, in its tab (none: the tab goes)
 
     Workspace *m_ws;
     StartPage *m_startPage;

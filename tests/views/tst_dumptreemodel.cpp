@@ -11,6 +11,20 @@
 #include "session_document.h"
 #include "../test_helpers.h"
 
+namespace {
+// The synthetic dump written under dir, as a scan hands it over: a chunk a round.
+std::vector<llmscope::DumpIndex> syntheticChunks(const QString &dir)
+{
+    testing::writeSyntheticDump(dir.toStdString());
+    std::vector<llmscope::DumpIndex> chunks;
+    llmscope::scanDumpByRound(dir.toStdString(), [&](const llmscope::DumpIndex &c) {
+        chunks.push_back(c);
+        return true;
+    });
+    return chunks;
+}
+} // namespace
+
 class TstDumpTreeModel : public QObject {
     Q_OBJECT
 private slots:
@@ -74,14 +88,9 @@ private slots:
     void growsRoundByRound()
     {
         QTemporaryDir dir;
-        testing::writeSyntheticDump(dir.path().toStdString());
+        const std::vector<llmscope::DumpIndex> chunks = syntheticChunks(dir.path());
         DumpTreeModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        std::vector<llmscope::DumpIndex> chunks;
-        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
-            chunks.push_back(c);
-            return true;
-        });
         QCOMPARE(chunks.size(), size_t(2));
         model.addChunk(chunks[0]);
         QCOMPARE(model.rowCount(), 1);
@@ -104,12 +113,7 @@ private slots:
     void aTensorClickedPicksItsOp()
     {
         QTemporaryDir dir;
-        testing::writeSyntheticDump(dir.path().toStdString());
-        std::vector<llmscope::DumpIndex> chunks;
-        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
-            chunks.push_back(c);
-            return true;
-        });
+        const std::vector<llmscope::DumpIndex> chunks = syntheticChunks(dir.path());
         SessionDocument doc;
         Cursor cursor;
         FilesPage page;
@@ -142,12 +146,7 @@ private slots:
     void followsTheDocument()
     {
         QTemporaryDir dir;
-        testing::writeSyntheticDump(dir.path().toStdString());
-        std::vector<llmscope::DumpIndex> chunks;
-        llmscope::scanDumpByRound(dir.path().toStdString(), [&](const llmscope::DumpIndex &c) {
-            chunks.push_back(c);
-            return true;
-        });
+        const std::vector<llmscope::DumpIndex> chunks = syntheticChunks(dir.path());
         SessionDocument doc;
         doc.reset(SessionDocument::Source::Dump, dir.path());
         doc.addRounds({chunks[0], {}}); // before the model follows: read when it starts
