@@ -1,5 +1,6 @@
 #include "tensor_inspector.h"
 
+#include "job_pool.h"
 #include "session_document.h"
 
 #include <QChart>
@@ -235,7 +236,7 @@ QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
     QPointer<TensorInspector> self(this);
     const std::string p = path.toStdString();
     // A named future: g++ 12 destroys a temporary inside a co_await expression twice.
-    auto future = QtConcurrent::run([p] { return summarize(p); });
+    auto future = QtConcurrent::run(jobPool(), [p] { return summarize(p); });
     const Summary s = co_await future;
     if (!self || generation != m_generation)
         co_return; // another tensor was picked meanwhile

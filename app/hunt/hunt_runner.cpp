@@ -7,6 +7,7 @@
 #include <QCoroFuture>
 
 #include "compare/report.h"
+#include "job_pool.h"
 #include "dump/token_record.h"
 #include "opcheck/opcheck_run.h"
 #ifdef LLMSCOPE_GGML_REPLAY
@@ -63,7 +64,7 @@ QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStri
 // large op's float64 reference takes a while.
 QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
 {
-    auto running = QtConcurrent::run([testDump, opId] {
+    auto running = QtConcurrent::run(jobPool(), [testDump, opId] {
         OpcheckRow row;
         row.verdict = Verdict::Error;
         try {

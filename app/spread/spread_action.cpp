@@ -12,6 +12,7 @@
 
 #include "dump/dump_layout.h"
 #include "hunt/hunt_plan.h"
+#include "job_pool.h"
 #include "job.h"
 #include "util/error.h"
 
@@ -98,7 +99,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     auto cancelled = job.cancelled;
     // Every two runs compared off the GUI thread (Cancel stops a comparison under way).
     auto compareAll = [folder, cancelled](std::vector<SpreadRun> runs) {
-        return QtConcurrent::run([runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
+        return QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
             try {
                 return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
                     CompareOptions o;

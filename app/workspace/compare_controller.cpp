@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
+
+#include "job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
@@ -17,7 +19,7 @@
 using namespace llmscope;
 
 CompareController::CompareController(SessionDocument *doc, QObject *parent)
-    : QObject(parent), m_doc(doc), m_pool(QThreadPool::globalInstance()),
+    : QObject(parent), m_doc(doc), m_pool(jobPool()),
       m_job(new Job(Job::Kind::Compare, tr("comparison"), this))
 {
     connect(doc, &SessionDocument::sourceChanged, this,

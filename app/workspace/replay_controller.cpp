@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
+
+#include "job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
@@ -22,7 +24,7 @@
 using namespace llmscope;
 
 ReplayController::ReplayController(SessionDocument *doc, Cursor *cursor, QObject *parent)
-    : QObject(parent), m_doc(doc), m_cursor(cursor), m_pool(QThreadPool::globalInstance()),
+    : QObject(parent), m_doc(doc), m_cursor(cursor), m_pool(jobPool()),
       m_job(new Job(Job::Kind::Opcheck, tr("replay"), this))
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] {

@@ -4,6 +4,8 @@
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QThreadPool>
+
+#include "job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
@@ -24,7 +26,7 @@ int operations(const OpGraph &g)
 } // namespace
 
 ScanController::ScanController(SessionDocument *doc, QObject *parent)
-    : QObject(parent), m_doc(doc), m_pool(QThreadPool::globalInstance()), m_job(new Job(Job::Kind::Scan, tr("scan"), this))
+    : QObject(parent), m_doc(doc), m_pool(jobPool()), m_job(new Job(Job::Kind::Scan, tr("scan"), this))
 {
     connect(doc, &SessionDocument::sourceChanged, this,
             [this] { m_job->abandon(tr("scan of the previous source stopped")); });
