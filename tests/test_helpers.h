@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <random>
 #include <string>
@@ -55,13 +56,17 @@ inline void scaleTensorFile(const std::string &path, float factor)
     llmscope::writeBin(path, t);
 }
 
+// The synthetic dumps' time; their folder is named in local time, as msit names its own
+// (dumpFolderName), so a test reads the name from there, never from its own time zone.
+constexpr std::time_t kSyntheticTime = 1700000000;
+
 // A writer into outDir with a fixed timestamp and no free-space floor.
 inline llmscope::DumpWriter::Options writerOptions(const std::string &outDir)
 {
     llmscope::DumpWriter::Options o;
     o.outDir = outDir;
     o.minFreeBytes = 0;
-    o.timestamp = 1700000000;
+    o.timestamp = kSyntheticTime;
     return o;
 }
 
