@@ -139,6 +139,14 @@ inline QString zooDir()
     const QString env = qEnvironmentVariable("LLMSCOPE_ZOO");
     return env.isEmpty() ? QString(LLMSCOPE_ZOO_DIR) : env;
 }
+// The folder of the zoo's CPU backends of one flavour (LLMSCOPE_ZOO_FLAVOUR: "native", the
+// default, built with -march=native; "avx2", built for AVX2, FMA and F16C only), each backend
+// in a folder of its name ("stock" or a fault), with simd.txt saying what the code steps by.
+inline QString zooLibs()
+{
+    const QString flavour = qEnvironmentVariable("LLMSCOPE_ZOO_FLAVOUR", "native");
+    return zooDir() + (flavour == "native" ? "/lib" : "/lib-" + flavour);
+}
 #endif
 
 } // namespace engine

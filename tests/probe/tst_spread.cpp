@@ -42,7 +42,7 @@ class TstSpread : public QObject {
     // The zoo's build of the sample program on a backend (stock or a fault's).
     QString zooSample(const QString &backend) const
     {
-        return "env LD_LIBRARY_PATH=" + zooDir() + "/lib/" + backend + " " + zooDir() +
+        return "env LD_LIBRARY_PATH=" + engine::zooLibs() + "/" + backend + " " + zooDir() +
                "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3";
     }
 
