@@ -162,7 +162,8 @@ void LiveController::acknowledged(const live::Ack &ack)
     const auto it = m_pending.find(ack.seq);
     if (it == m_pending.end())
         return;
-    const auto [sel, ids] = it->second;
+    const auto sel = it->second.first;
+    const QString ids = it->second.second; // a plain copy: lambdas capture it (not a structured binding)
     m_pending.erase(m_pending.begin(), std::next(it));
     if (!ack.error.empty()) {
         const QString why = QString::fromStdString(ack.error);
