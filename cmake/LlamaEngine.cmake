@@ -18,14 +18,16 @@ if(NOT _llama_lib OR NOT _ggml_lib OR NOT EXISTS "${LLAMA_BUNDLE}")
 endif()
 
 # Only the headers are checked out of the bundle, once per build tree (ggml's backend
-# interface too, for the test target that adds a second device).
-if(NOT EXISTS "${LLAMA_SRC_DIR}/include/llama.h" OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-backend-impl.h")
+# interface too, for the test target that adds a second device, and ggml's internal header,
+# whose fusion rule a test holds the probe's against).
+if(NOT EXISTS "${LLAMA_SRC_DIR}/include/llama.h" OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-backend-impl.h"
+   OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-impl.h")
   message(STATUS "Checking out llama.cpp headers from ${LLAMA_BUNDLE}")
   file(REMOVE_RECURSE "${LLAMA_SRC_DIR}")
   execute_process(COMMAND git clone -q --no-checkout "${LLAMA_BUNDLE}" "${LLAMA_SRC_DIR}" RESULT_VARIABLE _rc)
   if(_rc EQUAL 0)
     execute_process(COMMAND git -C "${LLAMA_SRC_DIR}" -c advice.detachedHead=false checkout -q HEAD -- include ggml/include
-                            ggml/src/ggml-backend-impl.h
+                            ggml/src/ggml-backend-impl.h ggml/src/ggml-impl.h
                     RESULT_VARIABLE _rc)
   endif()
   if(NOT _rc EQUAL 0)

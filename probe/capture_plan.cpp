@@ -107,6 +107,14 @@ struct PlanBuilder {
     const ProbeConfig &c;
     std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
 
+    bool fusedAway(const ggml_tensor *t) const
+    {
+        if (plan.fusedInto.empty())
+            return false;
+        const auto i = g.indexOf.find(t);
+        return i != g.indexOf.end() && plan.fusedInto[size_t(i->second)] >= 0;
+    }
+
     void selectNodes()
     {
         const size_t n = g.nodes.size();
@@ -117,7 +125,7 @@ struct PlanBuilder {
                 continue;
             const std::string groupId = std::to_string(node.group);
             const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
-            plan.selected[i] = sel.selectsOpPath(path);
+            plan.selected[i] = sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0);
         }
         // The last node writing into each root's memory, for deciding what is intact at the end.
         for (size_t i = 0; i < n; ++i)
@@ -196,8 +204,11 @@ struct PlanBuilder {
                 if (!sel.wantsTensor(before, inputs))
                     return;
                 if (inputs) {
+                    // a chain's inner result never reaches memory: the chain's end has no such input
+                    // (compare looks through to the inner node's own inputs, by the topology)
                     for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
-                        add(int(i), t->src[k], before, true, k);
+                        if (!fusedAway(t->src[k]))
+                            add(int(i), t->src[k], before, true, k);
                 } else {
                     add(int(i), t, before, false, 0);
                 }
@@ -254,15 +265,28 @@ struct PlanBuilder {
         plan.ask.assign(n, 0);
         for (size_t i = 0; i < n; ++i)
             plan.ask[i] = (plan.selected[i] && after) || (i + 1 < n && plan.selected[i + 1] && (before || early[i + 1]));
+        // A fused chain's inner node is never asked for: the scheduler would end its graph there
+        // and the chain would run unfused. The node before the chain is, where the chain's end
+        // wants its inputs (the chain's) before it runs.
+        for (size_t i = 0; i < n && !plan.fusedInto.empty(); ++i) {
+            if (plan.fusedInto[i] < 0)
+                continue;
+            plan.ask[i] = 0;
+            const size_t end = size_t(plan.fusedInto[i]);
+            if ((i == 0 || plan.fusedInto[i - 1] != plan.fusedInto[i]) && i > 0 && plan.selected[end] &&
+                (before || early[end]))
+                plan.ask[i - 1] = 1;
+        }
     }
 };
 
 } // namespace
 
 std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
-                                                      const ProbeConfig &c)
+                                                      const ProbeConfig &c, std::vector<int> fusedInto)
 {
     auto plan = std::make_shared<CapturePlan>();
+    plan->fusedInto = std::move(fusedInto);
     PlanBuilder b{*plan, *topo, sel, c};
     b.selectNodes();
     b.chooseOutputs();

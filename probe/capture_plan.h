@@ -56,6 +56,10 @@ struct CapturePlan {
     // range are taken with the first.
     std::vector<std::pair<uint32_t, uint32_t>> atAsk, atEval;
     std::vector<char> selected; // per node
+    // Per node (--keep-fusion): the last node of the fused chain it is computed inside, -1 when
+    // computed on its own. Such a node is not selected and is no input of the chain's end: its
+    // output never reaches memory.
+    std::vector<int> fusedInto;
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
@@ -72,7 +76,8 @@ struct CapturePlan {
     // The selection's nodes and the tensors to take from each. Tensors whose data pointers
     // are set (after allocation) get aliases; before allocation there are none.
     static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
-                                                    const Selection &sel, const ProbeConfig &c);
+                                                    const Selection &sel, const ProbeConfig &c,
+                                                    std::vector<int> fusedInto = {});
     // The tensors the post capture reads that the scheduler's allocator places: marking
     // these as graph outputs keeps their memory until the graph is done.
     std::vector<ggml_tensor *> tensorsToKeep() const;

@@ -102,8 +102,7 @@ const GgmlApi &ggml()
         api.schedTensorBackend = reinterpret_cast<decltype(api.schedTensorBackend)>(
             dlsym(base, "ggml_backend_sched_get_tensor_backend"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
-        api.schedSynchronize =
-            reinterpret_cast<decltype(api.schedSynchronize)>(dlsym(base, "ggml_backend_sched_synchronize"));
+        bind(api.schedSynchronize, handle, "ggml_backend_sched_synchronize");
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));
     });

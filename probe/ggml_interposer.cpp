@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "dump/fusion_record.h"
 #include "dump/topology.h"
+#include "fusion_rules.h"
 #include "ggml_api.h"
 #include "inline_reader.h"
 #include "op_info.h"
 #include "util/hash.h"
 #include "probe.h"
+#include "round_output.h"
 #include "tensor/stats.h"
 
 namespace llmscope::probe {
@@ -216,7 +219,76 @@ void ensureTopology(SchedState &s, ggml_cgraph *graph)
     s.plan.reset();
 }
 
+// Rounds computed on a device, their results recorded when the host synchronizes the scheduler.
+// A lock of their own, never held while calling ggml: ggml's scheduler calls the interposed
+// synchronize itself, from calls the probe makes under the probe's lock.
+class PendingOutputs {
+public:
+    struct Pending {
+        int64_t round = -1;
+        const ggml_tensor *node = nullptr;
+    };
+    void put(ggml_backend_sched_t sched, Pending p)
+    {
+        std::lock_guard lock(m_mutex);
+        m_bySched[sched] = p;
+    }
+    Pending take(ggml_backend_sched_t sched)
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_bySched.find(sched);
+        if (it == m_bySched.end())
+            return {};
+        const Pending p = it->second;
+        m_bySched.erase(it);
+        return p;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::unordered_map<ggml_backend_sched_t, Pending> m_bySched;
+};
+PendingOutputs &pendingOutputs()
+{
+    static PendingOutputs *p = new PendingOutputs; // never freed: the host may synchronize at exit
+    return *p;
+}
+
 bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
+
+// --keep-fusion: the chains the scheduler's backend computes fused in the round's graph
+// (fusion_rules.h), per node the chain's last node or -1; empty without the option.
+std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
+{
+    s.chains.clear();
+    if (!c.keepFusion || !s.topo)
+        return {};
+    const GgmlApi &api = ggml();
+    const ggml_backend_t backend = api.soleBackend(sched);
+    const char *name = backend && api.backendName ? api.backendName(backend) : nullptr;
+    s.chains = fusedChains(*s.topo, name ? fusingBackend(name) : FusingBackend::None);
+    s.chainsBackend = name ? name : "";
+    return fusedInto(s.chains, s.topo->nodes.size());
+}
+
+// llmscope/fusion/{pid}/{round}.json: the chains read at their last node this round.
+void writeFusionRecord(Probe &p, const SchedState &s)
+{
+    if (s.chains.empty() || !p.writer())
+        return;
+    std::vector<FusedChainRecord> records;
+    for (const FusedChain &chain : s.chains) {
+        FusedChainRecord r;
+        for (int k = chain.first; k <= chain.last; ++k) {
+            r.ids.push_back(s.topo->nodes[size_t(k)].id);
+            r.names.push_back(s.topo->nodes[size_t(k)].name);
+        }
+        r.types = chain.types;
+        r.backend = s.chainsBackend;
+        records.push_back(std::move(r));
+    }
+    p.writer()->submitText(fusionRecordPath(::getpid(), s.round), fusionRecordJson(s.round, records));
+}
 
 // "CPU", or "CUDA0,CPU": the backends a scheduler computes on, for the app.
 std::string backendNames(ggml_backend_sched_t sched)
@@ -343,7 +415,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     ensureTopology(s, graph);
-    auto plan = CapturePlan::build(s.topo, *sel, c);
+    auto plan = CapturePlan::build(s.topo, *sel, c, fusedNodes(c, sched, s));
     // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
     // read node by node instead, which keeps nothing (docs/performance.md has the memory).
     if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
@@ -370,6 +442,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
 {
     const ProbeConfig &c = p.config();
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
+    pendingOutputs().take(sched); // a device round's result the host never waited for: its memory is the new graph's
     s.round = p.takeRound();
     p.followTokens(s.round, graph); // recorded every round; golden's with --follow-tokens
     if (p.liveWanted())
@@ -400,7 +473,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
-        s.plan = CapturePlan::build(s.topo, sel, c);
+        s.plan = CapturePlan::build(s.topo, sel, c, fusedNodes(c, sched, s));
         if (dumping && s.plan->unreadable)
             p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
@@ -449,6 +522,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     if (infoRound)
         writeOpInfo(p, sched, plan, s.round, info);
+    if (dumping)
+        writeFusionRecord(p, s);
     if (c.topology && p.claimTopology()) {
         const TopoNode model = s.topo->toModel();
         const std::string pid = std::to_string(::getpid());
@@ -542,6 +617,30 @@ void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
             takeItems(p, s, plan.atEval[i]);
         }
     p.handOver(s);
+}
+
+// The round's own result, its graph's last node (dump/output_record.h): recorded now where the
+// compute has ended (the CPU computes synchronously; a round read after the graph was
+// synchronized), else when the host synchronizes the scheduler.
+void noteRoundOutput(Probe &p, ggml_backend_sched_t sched, int64_t round, ggml_cgraph *graph, const RoundMode &mode)
+{
+    const GgmlApi &api = ggml();
+    const int n = api.graphNNodes(graph);
+    const ggml_tensor *last = n > 0 ? api.graphNode(graph, n - 1) : nullptr;
+    if (!last)
+        return;
+    try {
+        if (mode.read == RoundRead::AfterGraph || computesSynchronously(sched)) {
+            if (mode.read == RoundRead::AfterGraph)
+                api.schedSynchronize(sched); // read after it next: the wait is the round's anyway
+            recordRoundOutput(p, round, last);
+            return;
+        }
+    } catch (const std::exception &e) {
+        p.warn(std::string("could not record round ") + std::to_string(round) + "'s result: " + e.what());
+        return;
+    }
+    pendingOutputs().put(sched, {round, last});
 }
 
 void setNThreads(ggml_backend_t backend, int n)
@@ -680,6 +779,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     const GgmlApi &api = ggml();
     Probe &p = Probe::get();
     SchedState *round = nullptr; // a state this thread touches outside the lock until the graph ends
+    int64_t roundNo = -1; // the round's number, for its result
     RoundMode mode;
     if (p.active() && ggmlUsable(p)) {
         try {
@@ -688,6 +788,7 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
             if (it != p.scheds().end()) {
                 SchedState &s = it->second;
                 prepareRound(p, sched, s, graph);
+                roundNo = s.round;
                 mode = s.mode;
                 if (mode.touchesDuringGraph()) {
                     round = &s;
@@ -708,6 +809,8 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     const ggml_status status = api.graphComputeAsync(sched, graph);
     if (writer)
         writer->graphEnded();
+    if (roundNo >= 0 && status == GGML_STATUS_SUCCESS && p.active())
+        noteRoundOutput(p, sched, roundNo, graph, mode);
     if (!round)
         return status;
     SchedState &s = *round;
@@ -747,6 +850,27 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     return status;
 }
 
+// The host waits for its scheduler here (llama.cpp, before it reads the logits): a round
+// computed on a device has ended, and its result is recorded before the host goes on.
+LLMSCOPE_EXPORT void ggml_backend_sched_synchronize(ggml_backend_sched_t sched)
+{
+    const GgmlApi &api = ggml();
+    if (!api.schedSynchronize)
+        return; // nothing to forward to: cannot happen in a process that uses ggml
+    api.schedSynchronize(sched);
+    Probe &p = Probe::get();
+    if (!p.active())
+        return;
+    const auto pending = pendingOutputs().take(sched);
+    if (pending.round < 0)
+        return;
+    try {
+        recordRoundOutput(p, pending.round, pending.node);
+    } catch (const std::exception &e) {
+        p.warn(std::string("could not record round ") + std::to_string(pending.round) + "'s result: " + e.what());
+    }
+}
+
 // Each backend compute of a scheduler's graph (a split, or the stretch between two nodes the
 // host's callback asks for): rounds read inline follow the CPU backend's nodes here.
 LLMSCOPE_EXPORT ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, ggml_cgraph *graph)
@@ -771,6 +895,7 @@ LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
             p.scheds().erase(it);
         }
     }
+    pendingOutputs().take(sched);
     if (api.schedFree)
         api.schedFree(sched);
     if (pool)

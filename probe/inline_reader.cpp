@@ -217,8 +217,12 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     h->stopped = false;
     h->marked.clear();
     h->computed.clear();
+    const std::vector<int> &fusedInto = s->capture.plan().fusedInto;
     for (int j = 0; j < n; ++j) {
         ggml_tensor *t = h->nodes[size_t(j)];
+        // --keep-fusion: a chain's inner nodes are computed with its last, one callback for all
+        if (!fusedInto.empty() && fusedInto[size_t(h->base + j)] >= 0)
+            continue;
         if (computes(t)) {
             ++h->expected;
             h->computed.push_back(j);

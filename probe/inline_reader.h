@@ -11,6 +11,8 @@
 // nodes while it runs (each computed node is flagged as a graph output for the call, which
 // fusion respects; memory was planned before, so nothing else changes). A call whose node
 // count does not match drops its round and turns this way of reading off, with a warning.
+// With --keep-fusion the chains ggml-cpu fuses (fusion_rules.h) are left whole: their inner
+// nodes are not flagged, and one callback comes after each chain.
 #pragma once
 #include <ggml-backend.h>
 

@@ -19,6 +19,7 @@
 
 #include "capture_plan.h"
 #include "dump/token_record.h"
+#include "fusion_rules.h"
 #include "graph_topology.h"
 #include "live_channel.h"
 #include "round_capture.h"
@@ -90,6 +91,8 @@ struct SchedState {
     uint64_t liveKey = 0;         // and its key there (the ops' ids, names, types and shapes)
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
+    std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole, on chainsBackend
+    std::string chainsBackend;
 };
 
 class Probe;

@@ -916,6 +916,30 @@ bit-identical in every run</source>
         <source>element by element, op %1 is within its budget on the inputs it was given: what departs comes in through an input no operation of round %2 computes (a weight, the program&apos;s input, or the KV cache an earlier round wrote); see its inputs in the report</source>
         <translation>逐元素比对，算子 %1 在其所得输入上处于预算之内：偏离来自第 %2 轮中没有算子计算的输入（权重、程序的输入，或更早一轮写入的 KV 缓存）；请在报告中查看其输入</translation>
     </message>
+    <message>
+        <source>step 3 of 4: op %1 ends a chain the test computed fused (%2): both runs again, dumping every operation&apos;s outputs in round %3 with their data as the programs ran, fusion kept</source>
+        <translation>第 3 步（共 4 步）：算子 %1 是测试侧融合计算的算子链（%2）的末端：两侧再次运行，保留融合，按程序实际运行的方式导出第 %3 轮每个算子的输出及其数据</translation>
+    </message>
+    <message>
+        <source>checking that observing changed nothing: the test once more with the probe loaded but reading nothing, its tokens and results held against the observed run&apos;s</source>
+        <translation>检查观测是否改变了结果：再次运行测试侧，加载探针但不读取任何张量，将其 token 与结果同被观测的运行逐轮对照</translation>
+    </message>
+    <message>
+        <source>no operation departs beyond its budget as observed, but %1: the fault lies where observing changes what runs (a kernel the probe keeps from running, such as a fused chain it reads inside, or a graph it splits); compare the two runs&apos; logits with llmscope compare</source>
+        <translation>在被观测的运行中没有算子超出其预算，但%1：问题出在观测改变了实际运行内容的地方（探针使其未能运行的内核，例如被读取内部结果的融合算子链，或被拆分的计算图）；请用 llmscope compare 比对两次运行的 logits</translation>
+    </message>
+    <message>
+        <source>found: round %1, the fused chain %2 (%3), computed fused on %4: its end departs (relative error %5 %, inputs %6 %)</source>
+        <translation>找到：第 %1 轮，融合算子链 %2（%3），在 %4 上融合计算：其末端偏离（相对误差 %5 %，输入 %6 %）</translation>
+    </message>
+    <message>
+        <source>  computed op by op, with fusion off, the same ops agree with golden&apos;s (relative error %1 %): the fused kernel is wrong</source>
+        <translation>  关闭融合逐个算子计算时，这些算子与标杆一致（相对误差 %1 %）：融合内核有误</translation>
+    </message>
+    <message>
+        <source>  computed op by op, with fusion off, the same ops agree with golden&apos;s: the fused kernel is wrong</source>
+        <translation>  关闭融合逐个算子计算时，这些算子与标杆一致：融合内核有误</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <set>
 
+#include "cli/child_dump.h"
+#include "compare/observer_check.h"
 #include "dump/dump_index.h"
 #include "onnx/onnx_export.h"
 #include "dump/dump_layout.h"
@@ -181,6 +183,35 @@ int summarize(const llmscope::DumpOptions &o, const QString &root, const QString
     return verdict(o, statuses, idx, problems, targetOk);
 }
 
+// --check-observer: the program once more with the probe loaded but reading nothing, beside
+// the dump (then removed); the check's words said and kept in the dump
+// (llmscope/observer_check.txt). 4 when observing changed the results.
+int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int status)
+{
+    using namespace llmscope;
+    const QString plainOut = QFileInfo(root).absolutePath() + QStringLiteral("/llmscope_unobserved");
+    QStringList options{"--type", "model"};
+    if (!o.followTokens.empty())
+        options << "--follow-tokens" << QString::fromStdString(o.followTokens);
+    if (o.timeoutSeconds)
+        options << "--timeout" << QString::number(o.timeoutSeconds);
+    say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
+    try {
+        const QString plain = runChildDump(QString::fromStdString(joinCommand(o.command)), options, plainOut);
+        const ObserverCheck c = checkObserver(plain.toStdString(), root.toStdString());
+        QDir(plainOut).removeRecursively();
+        const std::string words = observerCheckText(c);
+        makeDirs(root.toStdString() + "/llmscope");
+        writeFileAtomic(root.toStdString() + "/llmscope/observer_check.txt", words + "\n");
+        say(QStringLiteral("  observer:    %1\n").arg(QString::fromStdString(words)));
+        return c.changed() ? 4 : status;
+    } catch (const std::exception &e) {
+        QDir(plainOut).removeRecursively();
+        say(QStringLiteral("  observer:    the check could not run: %1\n").arg(QString::fromUtf8(e.what())));
+        return status == 0 ? 1 : status;
+    }
+}
+
 } // namespace
 
 int runDumpCommand(const QStringList &args)
@@ -254,6 +285,10 @@ int runDumpCommand(const QStringList &args)
         ok = target.exitCode() == 0;
         ended = QStringLiteral("the target exited with status %1 after %2 s").arg(target.exitCode()).arg(seconds, 0, 'f', 1);
     }
-    const int status = summarize(o, root, ended, ok);
-    return ok || status != 0 ? status : 1;
+    int status = summarize(o, root, ended, ok);
+    if (!ok && status == 0)
+        status = 1;
+    if (o.checkObserver && status != 2)
+        status = checkObserverAfter(o, root, status);
+    return status;
 }

@@ -78,8 +78,60 @@ QString dumpRounds(const QString &rounds)
 
 QStringList statsArgs(const QString &rounds)
 {
-    // one statistic.csv a round: many rounds of a file a tensor cost the program its time
-    return {"--type", "model", "stats", "--stats-csv", "-er", dumpRounds(rounds)};
+    // one statistic.csv a round: many rounds of a file a tensor cost the program its time;
+    // fused chains left whole, read at their ends: the kernels the program runs unobserved
+    return {"--type", "model", "stats", "--stats-csv", "--keep-fusion", "-er", dumpRounds(rounds)};
+}
+
+QStringList plainArgs()
+{
+    return {"--type", "model"}; // the topology once; no node is read, no graph changed
+}
+
+QString testPlainDir() { return QStringLiteral("test-unobserved"); }
+QString goldenFusedDir() { return QStringLiteral("golden-fused"); }
+QString testFusedDir() { return QStringLiteral("test-fused"); }
+
+QString stepFusedWalk(const OpResult &op, const FusedChainRecord &chain)
+{
+    return HuntText::tr("step 3 of 4: op %1 ends a chain the test computed fused (%2): both runs again, dumping every "
+                        "operation's outputs in round %3 with their data as the programs ran, fusion kept")
+        .arg(QString::fromStdString(op.label()), QString::fromStdString(chain.types))
+        .arg(op.round);
+}
+
+QString stepObserverCheck()
+{
+    return HuntText::tr("checking that observing changed nothing: the test once more with the probe loaded but reading "
+                        "nothing, its tokens and results held against the observed run's");
+}
+
+QString observerChangedUnexplained(const QString &check)
+{
+    return HuntText::tr("no operation departs beyond its budget as observed, but %1: the fault lies where observing "
+                        "changes what runs (a kernel the probe keeps from running, such as a fused chain it reads "
+                        "inside, or a graph it splits); compare the two runs' logits with llmscope compare")
+        .arg(check);
+}
+
+QString fusedKernelWrong(const OpResult &op, const FusedChainRecord &chain, const OpResult *unfused)
+{
+    QStringList ops;
+    for (size_t k = 0; k < chain.ids.size(); ++k)
+        ops << QStringLiteral("%1 %2").arg(QString::fromStdString(chain.ids[k]), QString::fromStdString(chain.names[k]));
+    QString s = HuntText::tr("found: round %1, the fused chain %2 (%3), computed fused on %4: its end departs (relative "
+                             "error %5 %, inputs %6 %)")
+                    .arg(op.round)
+                    .arg(QString::fromStdString(chain.types), ops.join(QStringLiteral(", ")),
+                         QString::fromStdString(chain.backend.empty() ? std::string("the test's backend") : chain.backend))
+                    .arg(pct(op.outputError), pct(op.inputError));
+    s += QLatin1Char('\n') +
+         (unfused ? HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's (relative error "
+                                 "%1 %): the fused kernel is wrong")
+                        .arg(pct(unfused->outputError))
+                  : HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's: the fused "
+                                 "kernel is wrong"));
+    return s;
 }
 
 QStringList followingTokens(const QStringList &options, const QString &goldenDump)

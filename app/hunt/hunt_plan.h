@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "compare/compare_run.h"
+#include "dump/fusion_record.h"
 #include "opcheck/opcheck_run.h"
 #include "compare/precision_standard.h"
 
@@ -35,7 +36,22 @@ Request parseRequest(const QStringList &args);
 enum class Side { Golden, Test };
 // -er for `llmscope dump`: "all" is every round there is; anything else as given.
 QString dumpRounds(const QString &rounds);
+// Step 1 keeps fusion (--keep-fusion): the chains the backend fuses are read at their ends.
 QStringList statsArgs(const QString &rounds);
+// The observer check (compare/observer_check.h): the test with the probe loaded, reading nothing.
+QStringList plainArgs();
+QString testPlainDir();
+QString stepObserverCheck();
+// The suspect ends a fused chain: the round's outputs dumped fusion kept, compared element by element.
+QString goldenFusedDir();
+QString testFusedDir();
+QString stepFusedWalk(const llmscope::OpResult &op, const llmscope::FusedChainRecord &chain);
+// Nothing departs as observed, yet observing changed the test's results (check: in words).
+QString observerChangedUnexplained(const QString &check);
+// The suspect ends a chain the test computed fused, and its ops agree computed one by one
+// (unfused: the suspect as the unfused pass compared it, where it did).
+QString fusedKernelWrong(const llmscope::OpResult &op, const llmscope::FusedChainRecord &chain,
+                         const llmscope::OpResult *unfused);
 QStringList tensorArgs(const llmscope::OpResult &suspect, Side side);
 // The test's options for a pass after golden's has run: it consumes the tokens golden's dump
 // recorded (--follow-tokens), so that its rounds after a different choice stay comparable.

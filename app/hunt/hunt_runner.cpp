@@ -8,6 +8,7 @@
 
 #include "compare/report.h"
 #include "job_pool.h"
+#include "dump/fusion_record.h"
 #include "dump/token_record.h"
 #include "opcheck/opcheck_run.h"
 #ifdef LLMSCOPE_GGML_REPLAY
@@ -60,6 +61,9 @@ QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStri
     co_return result;
 }
 
+// The test side's id of a paired op.
+std::string testId(const OpResult &op) { return op.myOpId.empty() ? op.opId : op.myOpId; }
+
 // The op replayed on the test's own dump of it (llmscope opcheck), off the calling thread: a
 // large op's float64 reference takes a while.
 QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
@@ -105,13 +109,26 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                               dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
                               dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
         out.stats = co_await statsPass;
+        // The observer check: the test again, the probe reading nothing, consuming the same tokens.
+        steps.say(stepObserverCheck(), -1);
+        QStringList plain = plainArgs();
+        if (recordsTokens(goldenStats))
+            plain = followingTokens(plain, goldenStats);
+        auto plainRun = steps.dump(Side::Test, plain, dir.absoluteFilePath(testPlainDir()));
+        const QString testPlain = co_await plainRun;
+        out.observer = checkObserver(testPlain.toStdString(), testStats.toStdString());
+        const QString observerWords = QString::fromStdString(observerCheckText(*out.observer));
+        steps.say(observerWords, -1);
         // Where the programs chose other tokens, "nothing diverges" is never the end (unless
-        // quantization explains the logits' error, and so their choices).
+        // quantization explains the logits' error, and so their choices); nor where observing
+        // changed the test's results.
         const bool quantized = out.stats->standard == Standard::Engine && quantizedTest(*out.stats);
         const std::optional<int64_t> tokensDiffer =
             quantized ? std::nullopt : firstTokenDifference(goldenStats, testStats);
         auto unlessTokensDiffer = [&](Outcome::End e, const QString &words, const QString &compared) {
-            if (tokensDiffer)
+            if (out.observer->changed())
+                end(Outcome::End::Unexplained, observerChangedUnexplained(observerWords));
+            else if (tokensDiffer)
                 end(Outcome::End::Unexplained, tokensDifferUnexplained(compared, *tokensDiffer));
             else
                 end(e, words);
@@ -130,10 +147,46 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats), rounds);
             co_return out;
         }
-        const OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
+        OpResult suspectOp = out.stats->ops[size_t(out.stats->firstDivergent)];
         steps.say(suspect(*out.stats, suspectOp), -1);
 
         const bool across = out.stats->acrossFrameworks;
+        // The suspect ends a chain the test computed fused: the round's outputs as it ran, fusion
+        // kept, compared element by element. The first that departs there is the suspect; where
+        // it ends a chain whose ops agree computed one by one (step 3 reads them, so the backend
+        // runs them unfused), the fused kernel is wrong.
+        const auto testChains = across ? std::map<int64_t, std::vector<FusedChainRecord>>{}
+                                       : readFusionRecords(testStats.toStdString());
+        if (const FusedChainRecord *chain = chainEndingAt(testChains, suspectOp.round, testId(suspectOp))) {
+            steps.say(stepFusedWalk(suspectOp, *chain), 3);
+            const QStringList walk = walkArgs(suspectOp.round) + QStringList{QStringLiteral("--keep-fusion")};
+            QString testFused;
+            auto fusedPass = pass(steps, walk, walk, dir.absoluteFilePath(goldenFusedDir()), dir.absoluteFilePath(testFusedDir()),
+                                  4, stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-fused")), nullptr,
+                                  &testFused);
+            const auto fused = co_await fusedPass;
+            if (fused->firstDivergent >= 0) {
+                suspectOp = fused->ops[size_t(fused->firstDivergent)];
+                const auto fusedChains = readFusionRecords(testFused.toStdString());
+                if (const FusedChainRecord *fusedEnd = chainEndingAt(fusedChains, suspectOp.round, testId(suspectOp))) {
+                    steps.say(stepTensors(suspectOp), 3);
+                    auto unfusedPass = pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
+                                            dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()),
+                                            4, stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
+                    const auto unfused = co_await unfusedPass;
+                    const OpResult *alone = findOp(*unfused, suspectOp.opId);
+                    if (alone && !confirmed(*unfused, *alone)) {
+                        out.walk = fused;
+                        out.tensors = unfused;
+                        out.fusedChain = *fusedEnd;
+                        end(Outcome::End::Found, fusedKernelWrong(suspectOp, *fusedEnd, alone));
+                        steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+                        co_return out;
+                    }
+                }
+                steps.say(walkedTo(suspectOp), 3);
+            }
+        }
         steps.say(across ? stepRoundTensors(suspectOp) : stepTensors(suspectOp), 3);
         QString testTensors = dir.absoluteFilePath(testTensorsDir());
         auto tensorPass = pass(steps, across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Golden),

@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 
+#include "compare/observer_check.h"
+#include "dump/fusion_record.h"
 #include "hunt/hunt_plan.h"
 
 namespace hunt {
@@ -37,6 +39,8 @@ struct Outcome {
     std::shared_ptr<const llmscope::CompareResult> walk;    // the walk back: the round's outputs, element-wise
     std::shared_ptr<const llmscope::CompareResult> tensors; // the found op's element-wise pass
     std::optional<llmscope::OpcheckRow> replay;             // the suspect replayed on the test's inputs
+    std::optional<llmscope::ObserverCheck> observer;        // whether observing changed the test's results
+    std::optional<llmscope::FusedChainRecord> fusedChain;   // found: a chain the test computed fused
 };
 
 // Runs the hunt into folder (its dumps, and report-stats, report-outputs, report-tensors).

@@ -749,7 +749,8 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
                       (loaded.golden.layout == "torch" && loaded.my.layout == "torch"))
                        ? Standard::Msit
                        : Standard::Engine;
-    judgeOps(res, names); // aggregate by op; the first divergent
+    // aggregate by op; the first divergent (chains computed fused judged as one)
+    judgeOps(res, names, fusedEnds(res.goldenRoot), fusedEnds(res.myRoot));
     return res;
 }
 

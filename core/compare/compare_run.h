@@ -69,6 +69,9 @@ struct OpResult {
     std::string myOpId;       // the test side's id of the same op (graphs may differ in order)
     std::string name;         // node name from the model topology ("ffn_out-2"), if any
     double outputError = 0;   // worst relative euclidean distance of its outputs
+    // The chain this op ends where either side computed it fused ("RMS_NORM+MUL"; --keep-fusion):
+    // judged by the budget of all of the chain's ops, whose rounding it carries.
+    std::string fusedChain;
     double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
     double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
     double outputCosine = 1;  // lowest cosine of its outputs; from statistics estimated, or NaN: unknown

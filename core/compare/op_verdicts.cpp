@@ -6,9 +6,13 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "compare/report_text.h"
 #include "dump/dump_layout.h"
+#include "dump/fusion_record.h"
 #include "util/text.h"
 #include "select/op_id.h"
 #include "tensor/sketch.h"
@@ -123,7 +127,7 @@ Reason engineVerdict(const CompareResult &res, const OpResult &op, const Reason 
     if (!weightDiffers.empty())
         return weightDiffers;
     if (op.budgetShare > 1)
-        return op.budget > 0 ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.opType})
+        return op.budget > 0 ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.fusedChain.empty() ? op.opType : op.fusedChain})
                              : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
     return {};
 }
@@ -268,7 +272,12 @@ struct OpTally {
 // other ops' relative ones; what the op adds beyond that, as a share of its op type's budget.
 void applyBudget(OpResult &op, const OpTally &t)
 {
-    const OpBudget budget = engineBudget(op.opType, t.inDtype, t.outDtype, t.quantizedIn);
+    OpBudget budget = engineBudget(op.opType, t.inDtype, t.outDtype, t.quantizedIn);
+    if (!op.fusedChain.empty()) { // every op of the chain rounds: their budgets add up
+        budget.nmse = 0;
+        for (const auto &type : split(op.fusedChain, '+'))
+            budget.nmse += engineBudget(type, t.inDtype, t.outDtype, t.quantizedIn).nmse;
+    }
     double explained = budget.absolute && t.normsKnown && t.outNorm > 0 ? t.sumAbsIn / t.outNorm : kEngineCarry * t.sumIn;
     if (std::isnan(explained))
         explained = 0; // what cannot be told is not explained
@@ -301,6 +310,8 @@ public:
                 double &e = m_produced[{row.golden.exec, row.tensorName}];
                 e = std::max(e, error(row, End::High)); // what it explains downstream
             }
+        for (const auto &[path, node] : names.byPath)
+            m_producers[node.name].push_back({idOfPath(path), &node});
     }
 
     void judgeWeights()
@@ -323,8 +334,7 @@ public:
     {
         OpTally t;
         tallyRows(op, t);
-        if (!t.anyInput)
-            tallyProducers(op, t);
+        tallyProducers(op, t, t.anyInput);
         op.addedError = std::max(0.0, op.outputError - op.inputError);
         applyBudget(op, t);
         if (m_engine) {
@@ -381,23 +391,70 @@ private:
         }
     }
 
-    // Its inputs were not dumped: what their producers' outputs carry, and its weights as
-    // read from the model files.
-    void tallyProducers(OpResult &op, OpTally &t) const
+    // "3_DecoderLayer/29_MUL_MAT" -> 3_29: the graph order of an op path.
+    static OpId idOfPath(const std::string &path)
+    {
+        std::string id;
+        for (size_t from = 0; from <= path.size();) {
+            const size_t slash = std::min(path.find('/', from), path.size());
+            const std::string folder = path.substr(from, slash - from);
+            id += (id.empty() ? "" : "_") + folder.substr(0, folder.find('_'));
+            from = slash + 1;
+        }
+        return OpId::lenient(id);
+    }
+
+    // What the output of tensor `name` carries in a round, read by the op `consumer`: its
+    // producer's output error where that was compared, else (an output never dumped: a fused
+    // chain's inner result, kept in registers) what that producer's own inputs carry, looked
+    // through a few nodes deep; -1 when unknown. Names repeat in a graph ("norm-0" twice a
+    // layer): the producer is the last one of that name before the consumer.
+    double inherited(int64_t round, const std::string &name, const OpId &consumer, int depth) const
+    {
+        if (const auto it = m_produced.find({round, name}); it != m_produced.end())
+            return it->second;
+        const auto producers = m_producers.find(name);
+        if (depth == 0 || producers == m_producers.end())
+            return -1;
+        const std::pair<OpId, const OpNames::Node *> *producer = nullptr;
+        for (const auto &p : producers->second)
+            if (p.first < consumer && (!producer || producer->first < p.first))
+                producer = &p;
+        if (!producer)
+            return -1;
+        double worst = -1;
+        for (const std::string &in : producer->second->inputs)
+            if (!m_names.isLeaf(in))
+                worst = std::max(worst, inherited(round, in, producer->first, depth - 1));
+        return worst;
+    }
+
+    // Inputs that were not dumped (all of them with -stp 1; a fused chain's inner result,
+    // which never reached memory, with --keep-fusion; missingOnly: those only): what their
+    // producers' outputs carry, and its weights as read from the model files.
+    void tallyProducers(OpResult &op, OpTally &t, bool missingOnly) const
     {
         const OpNames::Node *node = m_names.find(op.opPath);
         if (!node)
             return;
+        std::unordered_set<std::string> dumped;
+        if (missingOnly)
+            for (size_t i : op.rows)
+                if (m_res.rows[i].golden.input)
+                    dumped.insert(m_res.rows[i].tensorName);
         for (const std::string &in : node->inputs) {
+            if (missingOnly && dumped.count(in))
+                continue;
             if (const WeightComparison *w = m_res.weight(in); w && m_names.isLeaf(in)) {
-                t.takeWeight(op, w->row, error(w->row));
+                if (!missingOnly)
+                    t.takeWeight(op, w->row, error(w->row));
                 continue;
             }
-            const auto it = m_produced.find({op.round, in});
-            if (it == m_produced.end())
+            const double e = inherited(op.round, in, idOfPath(op.opPath), 3);
+            if (e < 0)
                 continue;
-            op.inputError = std::max(op.inputError, it->second);
-            t.sumIn += it->second;
+            op.inputError = std::max(op.inputError, e);
+            t.sumIn += e;
             t.normsKnown = false;
         }
     }
@@ -406,17 +463,31 @@ private:
     const OpNames &m_names;
     const bool m_engine;
     std::map<std::pair<int64_t, std::string>, double> m_produced;
+    std::unordered_map<std::string, std::vector<std::pair<OpId, const OpNames::Node *>>> m_producers; // by output name
 };
 
 } // namespace
 
-void judgeOps(CompareResult &res, const OpNames &names)
+FusedEnds fusedEnds(const std::string &dumpRoot)
+{
+    FusedEnds ends;
+    for (const auto &[round, chains] : readFusionRecords(dumpRoot))
+        for (const FusedChainRecord &c : chains)
+            ends[{round, c.ids.back()}] = c.types;
+    return ends;
+}
+
+void judgeOps(CompareResult &res, const OpNames &names, const FusedEnds &goldenChains, const FusedEnds &myChains)
 {
     groupOps(res);
     OpJudge judge(res, names);
     judge.judgeWeights();
-    for (OpResult &op : res.ops)
+    for (OpResult &op : res.ops) {
+        const auto g = goldenChains.find({op.round, op.opId});
+        const auto m = myChains.find({op.round, op.myOpId.empty() ? op.opId : op.myOpId});
+        op.fusedChain = g != goldenChains.end() ? g->second : m != myChains.end() ? m->second : std::string();
         judge.judgeOp(op);
+    }
     markFirstDivergent(res);
 }
 

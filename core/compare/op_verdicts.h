@@ -6,11 +6,22 @@
 #include "compare/compare_run.h"
 #include "dump/op_names.h"
 
+#include <map>
+#include <string>
+#include <utility>
+
 namespace llmscope {
 
+// The chains each side computed fused: (round, that side's op id of the chain's end) -> the
+// chain's op types ("RMS_NORM+MUL"), from its dump's fusion records (dump/fusion_record.h).
+using FusedEnds = std::map<std::pair<int64_t, std::string>, std::string>;
+FusedEnds fusedEnds(const std::string &dumpRoot);
+
 // Fills res.ops, res.firstDivergent and res.mostAdded from res.rows; under the engine
-// standard it also sets each row's passed and failReason from its op's verdict.
-void judgeOps(CompareResult &res, const OpNames &names);
+// standard it also sets each row's passed and failReason from its op's verdict. An op that
+// ends a chain either side computed fused is judged by the chain's budget.
+void judgeOps(CompareResult &res, const OpNames &names, const FusedEnds &goldenChains = {},
+              const FusedEnds &myChains = {});
 // The first op that failed, in execution order, and the one adding the most for its budget.
 void markFirstDivergent(CompareResult &res);
 

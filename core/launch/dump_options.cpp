@@ -152,6 +152,10 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
 {
     if (a == "--kv-cache") {
         o.kvCache = true;
+    } else if (a == "--keep-fusion") {
+        o.keepFusion = true;
+    } else if (a == "--check-observer") {
+        o.checkObserver = true;
     } else if (a == "--stats-csv") {
         o.statsCsv = true;
     } else if (a == "--stats-with-data") {
@@ -271,6 +275,8 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(!o.configFile.empty(), "-config", o.configFile);
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
+    opt(o.keepFusion, "--keep-fusion");
+    opt(o.checkObserver, "--check-observer");
     opt(o.tiling, "-tiling");
     opt(o.symlink, "-symlink");
     opt(o.statsCsv, "--stats-csv");
@@ -303,6 +309,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_DEVICE"] = o.devices;
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
+    env["LLMSCOPE_KEEP_FUSION"] = o.keepFusion ? "1" : "0";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
     env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
     env["LLMSCOPE_SYMLINK"] = o.symlink ? "1" : "0";
@@ -377,6 +384,15 @@ msit llm dump's options:
 
 llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)
+  --keep-fusion           leave the chains the backend fuses whole, as it runs unobserved:
+                          each is read at its last op only (its inner results never reach
+                          memory; llmscope/fusion/ names each chain's ops). ggml's CPU
+                          backend's RMS_NORM+MUL; device backends' chains are not modelled
+                          (--check-observer says whether observing changed their results)
+  --check-observer        after the dump, run the program once more with the probe loaded
+                          but reading nothing, and say whether observing changed its
+                          results: each round's tokens and the digest of its output (the
+                          logits), recorded in every dump under llmscope/outputs/
   --stats-csv             with --type stats: one statistic.csv per round (msProbe's columns)
                           instead of one file per tensor; much faster for long runs
   --stats-with-data       with --type tensor stats: keep each tensor's payload and add its

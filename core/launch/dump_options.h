@@ -27,6 +27,8 @@ struct DumpOptions {
     std::string logLevel = "info";      // -l
     // llmscope's own
     bool kvCache = false;               // --kv-cache
+    bool keepFusion = false;            // --keep-fusion: fused chains read at their last op only
+    bool checkObserver = false;         // --check-observer: a second run observing nothing, compared
     bool statsCsv = false;              // --stats-csv
     bool statsWithData = false;         // --stats-with-data: payload and statistics in one file
     std::string watch;                  // --watch IDS: when the chosen ops' outputs change after they ran

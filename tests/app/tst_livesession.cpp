@@ -614,9 +614,10 @@ private slots:
         shoot(&w, QStringLiteral("diff_graph_zh_CN.png"));
     }
 
-    // Session > Hunt on golden and the corrupted layer: both run live with statistics, then
-    // again with the suspect's tensors; it ends on layer 1's ffn_out with the element diff open
-    // and the whole model's statistics diff in the heatmap.
+    // Session > Hunt on golden and the corrupted layer: both run live with statistics, the test
+    // once more reading nothing (the observer check), then both again with the suspect's
+    // tensors; it ends on layer 1's ffn_out with the element diff open and the whole model's
+    // statistics diff in the heatmap.
     void huntActionEndsOnTheCorruptedOp()
     {
         QVERIFY(makeFamily());
@@ -630,7 +631,9 @@ private slots:
         const bool found = QCoro::waitFor(w.workspace()->runHunt(side("model-f32.gguf"), side("model-corrupt.gguf"), out, "0,0"));
         QVERIFY2(found, qPrintable(w.workspace()->hunt()->log().join('\n')));
         QCOMPARE(steps.count(), 4);
-        QCOMPARE(probes.count(), 4); // each of the four runs was live in the window
+        QCOMPARE(probes.count(), 5); // each of the five runs was live in the window
+        QVERIFY2(w.workspace()->hunt()->log().join('\n').contains("observing changed nothing: "),
+                 qPrintable(w.workspace()->hunt()->log().join('\n')));
         for (const QString &recent : LaunchHistory::recent()) // the user's launches only
             QVERIFY2(!recent.contains(out), qPrintable(recent));
         const QString log = w.workspace()->hunt()->log().join('\n');

@@ -13,7 +13,12 @@
 #include <ggml.h>
 
 #include "capture_plan.h"
+#include "fusion_rules.h"
 #include "ggml_api.h"
+#pragma GCC diagnostic push // ggml's internal header defines helpers this suite does not call
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "ggml-impl.h" // ggml's own ggml_can_fuse, against which the probe's rule is held
+#pragma GCC diagnostic pop
 #include "graph_topology.h"
 #include "round_capture.h"
 
@@ -67,6 +72,39 @@ std::unique_ptr<Graph> buildGraph()
     if (!ggml_gallocr_alloc_graph(g->galloc, g->gf))
         return nullptr;
     return g;
+}
+
+// The chain ggml-cpu fuses, in variants: x -> rms_norm -> mul(w) -> scale, where the norm may
+// also feed a second node, be a graph output, or w may be F16 or a broadcast scalar.
+enum class Variant { Plain, NormUsedTwice, NormIsOutput, HalfWeight, ScalarWeight };
+struct Chain {
+    ggml_context *ctx = nullptr;
+    ggml_cgraph *gf = nullptr;
+    ~Chain() { ggml_free(ctx); }
+};
+std::unique_ptr<Chain> buildChain(Variant v)
+{
+    auto c = std::make_unique<Chain>();
+    ggml_init_params params{16 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    c->ctx = ggml_init(params);
+    ggml_tensor *x = ggml_new_tensor_2d(c->ctx, GGML_TYPE_F32, 64, 3);
+    ggml_set_input(x);
+    ggml_tensor *w = v == Variant::HalfWeight     ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F16, 64)
+                     : v == Variant::ScalarWeight ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 1)
+                                                  : ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 64);
+    ggml_tensor *norm = ggml_rms_norm(c->ctx, x, 1e-5f);
+    ggml_set_name(norm, "norm-0");
+    if (v == Variant::NormIsOutput)
+        ggml_set_output(norm);
+    ggml_tensor *mul = ggml_mul(c->ctx, norm, w);
+    ggml_set_name(mul, "mul-0");
+    ggml_tensor *out = ggml_scale(c->ctx, mul, 2.0f);
+    if (v == Variant::NormUsedTwice)
+        out = ggml_add(c->ctx, out, norm);
+    ggml_set_output(out);
+    c->gf = ggml_new_graph(c->ctx);
+    ggml_build_forward_expand(c->gf, out);
+    return c;
 }
 
 // The plan item of node `t` for (before, input, index).
@@ -136,6 +174,84 @@ private slots:
         // The add's output is new bytes; an output before its node runs is never shared.
         QCOMPARE(same(g->add, false, false, 0), -1);
         QCOMPARE(same(g->add, true, false, 0), -1);
+    }
+
+    // The probe's rule for what ggml-cpu fuses agrees with ggml's own ggml_can_fuse (plus the
+    // CPU's type checks) at every node of every variant, and finds the chain where it is.
+    void fusedChainsAreThoseGgmlFuses_data()
+    {
+        QTest::addColumn<int>("variant");
+        QTest::addColumn<bool>("fused"); // whether ggml-cpu computes norm-0 and mul-0 as one
+        QTest::newRow("plain") << int(Variant::Plain) << true;
+        QTest::newRow("norm used twice") << int(Variant::NormUsedTwice) << false;
+        QTest::newRow("norm a graph output") << int(Variant::NormIsOutput) << false;
+        QTest::newRow("F16 weight") << int(Variant::HalfWeight) << false;   // ggml_can_fuse yes, the CPU's types no
+        QTest::newRow("scalar weight") << int(Variant::ScalarWeight) << false; // a broadcast: not a row as long
+    }
+    void fusedChainsAreThoseGgmlFuses()
+    {
+        QFETCH(int, variant);
+        QFETCH(bool, fused);
+        auto c = buildChain(Variant(variant));
+        const GraphTopology topo = GraphTopology::build(c->gf);
+        const auto chains = fusedChains(topo, FusingBackend::Cpu);
+        QCOMPARE(chains.size(), size_t(fused ? 1 : 0));
+        static constexpr ggml_op kOps[] = {GGML_OP_RMS_NORM, GGML_OP_MUL};
+        for (int i = 0; i < ggml_graph_n_nodes(c->gf); ++i) {
+            const bool ggmlSays = ggml_can_fuse(c->gf, i, kOps, 2);
+            const bool probeSays = std::any_of(chains.begin(), chains.end(), [i](const FusedChain &f) { return f.first == i; });
+            if (probeSays)
+                QVERIFY2(ggmlSays, "the probe fuses what ggml_can_fuse refuses");
+            if (ggmlSays && !probeSays)
+                QVERIFY2(Variant(variant) == Variant::HalfWeight || Variant(variant) == Variant::ScalarWeight,
+                         "ggml_can_fuse allows a chain the probe misses for no CPU type reason");
+        }
+        if (fused) {
+            QCOMPARE(topo.nodes[size_t(chains[0].first)].name, std::string("norm-0"));
+            QCOMPARE(topo.nodes[size_t(chains[0].last)].name, std::string("mul-0"));
+            QCOMPARE(chains[0].types, std::string("RMS_NORM+MUL"));
+            const auto into = fusedInto(chains, topo.nodes.size());
+            QCOMPARE(into[size_t(chains[0].first)], chains[0].last);
+            QCOMPARE(into[size_t(chains[0].last)], -1);
+        }
+        // ggml-cpu's switch, read as ggml reads it
+        qputenv("GGML_CPU_DISABLE_FUSION", "1");
+        QCOMPARE(fusingBackend("CPU"), FusingBackend::None);
+        qunsetenv("GGML_CPU_DISABLE_FUSION");
+        QCOMPARE(fusingBackend("CPU"), FusingBackend::Cpu);
+        QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None); // not modelled: the observer check tells
+    }
+
+    // --keep-fusion's plan: the chain's inner node is not read, nor taken as the chain end's
+    // input; the end's other input keeps its index.
+    void aFusedChainIsReadAtItsEnd()
+    {
+        auto c = buildChain(Variant::Plain);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(c->gf));
+        const auto chains = fusedChains(*topo, FusingBackend::Cpu);
+        QCOMPARE(chains.size(), size_t(1));
+        Selection sel;
+        sel.rounds = Rounds::all();
+        sel.time = DumpTime::Both;
+        ProbeConfig conf;
+        conf.tensors = true;
+        const auto plan = CapturePlan::build(topo, sel, conf, fusedInto(chains, topo->nodes.size()));
+        QVERIFY(!plan->selected[size_t(chains[0].first)]);
+        QVERIFY(plan->selected[size_t(chains[0].last)]);
+        const ggml_tensor *norm = topo->nodes[size_t(chains[0].first)].tensor;
+        const ggml_tensor *mul = topo->nodes[size_t(chains[0].last)].tensor;
+        QCOMPARE(itemOf(*plan, norm, false, false, 0), -2);
+        QCOMPARE(itemOf(*plan, mul, true, true, 0), -2);
+        QCOMPARE(plan->items[size_t(itemOf(*plan, mul, true, true, 1))].tensor, mul->src[1]);
+        for (const PlanItem &it : plan->items)
+            QVERIFY2(it.tensor != norm, "the chain's inner result is read");
+        for (ggml_tensor *t : plan->tensorsToKeep())
+            QVERIFY2(t != norm, "the chain's inner result kept as a graph output: that breaks the chain");
+        QVERIFY2(!plan->ask[size_t(chains[0].first)], "node by node, asking for the inner node splits the chain");
+        QVERIFY(plan->ask[size_t(chains[0].last)]);
+        // without the option every node is read
+        const auto unfused = CapturePlan::build(topo, sel, conf);
+        QVERIFY(unfused->selected[size_t(chains[0].first)]);
     }
 
     void sharedItemsPointAtOneCopy_data()

@@ -3,7 +3,8 @@
 // ships, run on the stock CPU backend (golden) and on one with a fault (test), four threads.
 // For each fault: the first op that departs, element by element (every tensor of every
 // round, compared), is the one the statistics compare names, and the one the hunt ends on,
-// blaming its kernel; the control, which only rounds differently, ends clean.
+// blaming its kernel; a fault of a fused kernel is found at its chain; the control, which only
+// rounds differently, ends clean.
 // The zoo builds each backend natively and for AVX2 alone (LLMSCOPE_ZOO_FLAVOUR picks which the
 // suite runs on): where a fault's first victim depends on the SIMD width, the expectation is
 // derived from what the flavour's code steps by (its simd.txt), never from the machine it was
@@ -128,8 +129,9 @@ private slots:
 
     // Where the statistics alone (no sketches) miss the first op: on the 256-wide model the
     // short chunk leaves Qcur-0's last token part unwritten with values much like the right
-    // ones, the statistics name a later op (SWIGLU) that element by element only carries what
-    // it gets, and the hunt walks back through the round's outputs to Qcur-0.
+    // ones, the statistics name a later op (with fusion kept, the FFN norm's RMS_NORM+MUL; read
+    // op by op, SWIGLU) that element by element only carries what it gets, and the hunt walks
+    // back through the round's outputs to Qcur-0.
     void theWalkBackFindsWhatStatisticsMiss()
     {
         qputenv("LLMSCOPE_SKETCH", "0");
@@ -137,9 +139,9 @@ private slots:
                                                program("chunk", m_wide), "-o", m_dir.path() + "/walk"});
         qunsetenv("LLMSCOPE_SKETCH");
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_\d+ ffn_swiglu-0 \(SWIGLU\) \(relative error at least)")),
+        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_\d+ (?!Qcur-0)\S+ \(\w+\) \(relative error at least)")),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("llmscope hunt: step 3 of 4, walking back from op "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("llmscope hunt: step 4 of 4, walking back: comparing them element by element"), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
         // and with the sketches, the statistics name Qcur-0 themselves
@@ -215,6 +217,49 @@ private slots:
                                           "different tokens from round \\d+ on"),
                  qPrintable(r.err));
         QVERIFY(!r.err.contains("nothing diverges"));
+    }
+
+    // A fault only the fused path has (the CPU's RMS_NORM+MUL): observed node by node, as the
+    // probe reads without --keep-fusion, the program runs unfused and agrees with golden, yet
+    // unobserved it prints other text. The observer check says so; with fusion kept the observed
+    // run is the unobserved one bit for bit, and the hunt names the chain and blames the fused
+    // kernel. With fusion off (ggml's own switch) the program really is clean.
+    void aFusedKernelIsFoundAtItsChain()
+    {
+        const QString bug = "fused-norm-tail";
+        const auto unfused = againstStock(bug, "stats");
+        QVERIFY(unfused);
+        QCOMPARE(unfused->firstDivergent, -1); // what observing node by node alone would conclude
+
+        const auto changed = engine::llmscope(kBin, {"dump", "--exec", program(bug), "--type", "model", "stats",
+                                                     "--check-observer", "-o", m_dir.path() + "/observer-unfused"});
+        QVERIFY2(changed.code == 4, qPrintable(changed.err));
+        QVERIFY2(changed.err.contains("observer:    observing changed the program's results: round 0's result_output "
+                                      "differs from the run the probe only watched"),
+                 qPrintable(changed.err));
+        const auto kept = engine::llmscope(kBin, {"dump", "--exec", program(bug), "--type", "model", "stats",
+                                                  "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/observer-kept"});
+        QVERIFY2(kept.code == 0, qPrintable(kept.err));
+        QVERIFY2(kept.err.contains(QRegularExpression("observer:    observing changed nothing: \\d+ round\\(s\\) computed the "
+                                                      "same results bit for bit")),
+                 qPrintable(kept.err));
+
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o",
+                                               m_dir.path() + "/hunt-" + bug});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  observing changed nothing: "), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
+                                          R"(computed fused on CPU: its end departs)"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("with fusion off, the same ops agree with golden's (relative error 0 %): the fused kernel is wrong"),
+                 qPrintable(r.err));
+
+        const auto off = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test",
+                                                 "env GGML_CPU_DISABLE_FUSION=1 " + program(bug), "-o",
+                                                 m_dir.path() + "/hunt-fusion-off"});
+        QCOMPARE(off.code, 1);
+        QVERIFY2(engine::concludes(off.err, "every operation is within its budget in every round: nothing diverges"),
+                 qPrintable(off.err));
     }
 
     // Rounding only: nothing departs element by element, the statistics and the hunt agree.

@@ -7,10 +7,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "dump/dump_layout.h"
 #include "dump/op_info_csv.h"
+#include "dump/output_record.h"
 #include "../engine/engine_run.h"
 
 using namespace llmscope;
@@ -105,6 +108,27 @@ private slots:
         if (type.contains("kernel")) {
             QVERIFY2(kernels.contains("Vulkan0"), qPrintable(kernels.left(400)));
             QVERIFY(!readAllOf(root, "*.bin").isEmpty());
+        }
+    }
+
+    // On a device the round's result is read when the program synchronizes (nothing waits for
+    // it earlier): every round's logits are recorded, and the observer check compares them.
+    void eachRoundsResultIsRecordedOnTheDevice()
+    {
+        const QString out = m_dir.path() + "/observer";
+        const auto r = engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-generate -m " +
+                                                   model("model-f32.gguf") + " -n 4 --device vulkan",
+                                               "--type", "model", "stats", "-er", "0,100", "--check-observer", "-o", out});
+        QVERIFY2(r.code == 0 || r.code == 4, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("observer:    observing changed (nothing: 4 round\\(s\\)|the program's)")),
+                 qPrintable(r.err));
+        const auto dumps = dumpsInside(out.toStdString());
+        QCOMPARE(dumps.size(), size_t(1));
+        const auto records = readOutputRecords(dumps[0]);
+        QCOMPARE(records.size(), size_t(4)); // the prompt and three generated tokens
+        for (const auto &[round, rec] : records) {
+            QCOMPARE(rec.name, std::string("result_output"));
+            QVERIFY(rec.stats.digest != 0 && rec.stats.l2norm > 0);
         }
     }
 

@@ -75,6 +75,16 @@ BUGS = {
         "new": "        for (int64_t ic = ic_start + (neq1 == 1 ? 1 : 0); ic < ic_end; ++ic) {",
         "about": "FLASH_ATTN_EXT, one query: the loop over the KV cells starts one cell late (decode rounds only)",
     },
+    # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
+    # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a
+    # program observed node by node (fusion off) computes right (the kind of #14540, a fused
+    # norm's bug that only the fused path had).
+    "fused-norm-tail": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "                    for (int64_t i00 = 0; i00 < ne00; i00++) {\n                        y[i00] = x[i00] * scale * w[i00];\n                    }\n",
+        "new": "                    for (int64_t i00 = 0; i00 < ne00; i00++) {\n                        y[i00] = (i00 < ne00 - 8 ? x[i00] * scale : x[i00]) * w[i00];\n                    }\n",
+        "about": "RMS_NORM+MUL fused: the last 8 columns of each row are left unnormalized (the unfused ops are right)",
+    },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
     "control-rounding": {

@@ -1,0 +1,28 @@
+// Whether observing changed the program: a dumped run held against a run of the same command
+// with the probe loaded but reading nothing, round by round, on the tokens each round consumed
+// (dump/token_record.h) and the digest of each round's result (dump/output_record.h). On one
+// machine the same command computes the same bits, so any difference is the observer's doing
+// (it keeps ggml from fusing what it reads, or splits the graph).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llmscope {
+
+struct ObserverCheck {
+    int64_t roundsCompared = 0;          // rounds both recorded, up to the first difference
+    std::optional<int64_t> resultDiffers; // the first round whose result differs, from the same tokens
+    std::optional<int64_t> tokensDiffer;  // the first round whose tokens differ (the runs chose otherwise)
+    std::string name;                     // the result's node ("result_output")
+    double relativeError = 0;             // resultDiffers: ||observed - plain|| / ||plain||, from sketches (NaN: unknown)
+    bool changed() const { return resultDiffers.has_value() || tokensDiffer.has_value(); }
+};
+
+// Reads both dumps' records; throws Error when either holds a malformed one.
+ObserverCheck checkObserver(const std::string &plainDump, const std::string &observedDump);
+
+// In words: what was compared and, where observing changed the results, the first round.
+std::string observerCheckText(const ObserverCheck &c);
+
+} // namespace llmscope

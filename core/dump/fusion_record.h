@@ -1,0 +1,29 @@
+// The chains a dumped round's backend computed fused (--keep-fusion), recorded beside its
+// tensors (llmscope/fusion/{pid}/{round}.json): each chain's ops in graph order, the last the
+// one whose output was dumped; the inner ones never reached memory.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace llmscope {
+
+struct FusedChainRecord {
+    std::vector<std::string> ids;   // op ids ("1_3", "1_4"), the last the chain's end
+    std::vector<std::string> names; // the program's tensor names
+    std::string types;              // "RMS_NORM+MUL"
+    std::string backend;            // "CPU"
+};
+
+std::string fusionRecordPath(int64_t pid, int64_t round); // relative to the msit_dump_* folder
+std::string fusionRecordJson(int64_t round, const std::vector<FusedChainRecord> &chains);
+// round -> chains, from the first process folder under llmscope/fusion (an -o folder's
+// msit_dump_* is looked into); empty when none was recorded. Throws Error for a malformed one.
+std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot);
+
+// The chain of round `round` that ends at op `opId`, or null.
+const FusedChainRecord *chainEndingAt(const std::map<int64_t, std::vector<FusedChainRecord>> &records, int64_t round,
+                                      const std::string &opId);
+
+} // namespace llmscope

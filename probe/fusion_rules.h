@@ -1,0 +1,41 @@
+// Which nodes a backend computes fused with the nodes after them, as this llama.cpp's backends
+// decide (read from their code, not guessed): a chain's inner results never reach memory, so
+// with --keep-fusion the probe reads a chain only at its last node and leaves it whole.
+//
+// ggml's own rule (ggml_can_fuse, ggml-impl.h): consecutive nodes of the given ops, each
+// computed, each but the last used once in the whole graph, not a view and not a graph
+// output, each a source of the next, all of one shape. ggml's CPU backend then fuses
+// RMS_NORM+MUL when the norm's input, the product and the other factor are F32 and that factor
+// is a contiguous row as long as the norm's (ggml_cpu_try_fuse_ops, ggml-cpu.c), unless
+// GGML_CPU_DISABLE_FUSION=1. Device backends reorder and fuse many more patterns; their chains
+// are not modelled, and the observer check says when observing changed what they computed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <ggml.h>
+
+#include "graph_topology.h"
+
+namespace llmscope::probe {
+
+enum class FusingBackend { None, Cpu };
+
+// The backend a scheduler's backend name stands for ("CPU"); None for one whose fusion is
+// not modelled, or whose fusion its environment turned off.
+FusingBackend fusingBackend(const std::string &backendName);
+
+struct FusedChain {
+    int first = 0, last = 0; // topology node indices, consecutive
+    std::string types;       // "RMS_NORM+MUL"
+};
+
+// The chains backend b computes fused in the graph (nodes as the host made them: the flags
+// the probe sets for its own reading are not looked at).
+std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b);
+
+// Per node: the index of the last node of the chain it is fused into, -1 when it is computed
+// on its own (or is that last node).
+std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes);
+
+} // namespace llmscope::probe

@@ -1,0 +1,172 @@
+// What every dump records of the run itself, read back: each round's result (the logits'
+// digest, statistics and sketch), the chains computed fused, and the observer check that holds
+// a dumped run's results against a run the probe only watched.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <vector>
+
+#include "compare/observer_check.h"
+#include "dump/fusion_record.h"
+#include "dump/output_record.h"
+#include "dump/token_record.h"
+#include "tensor/stats.h"
+#include "util/error.h"
+
+using namespace llmscope;
+
+namespace {
+
+void writeFile(const QString &path, const std::string &text)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), qint64(text.size()));
+}
+
+// A run's records under dump/llmscope/: round r consumed tokens[r] and produced logits[r].
+void writeRun(const QString &dump, const std::vector<std::vector<int32_t>> &tokens,
+              const std::vector<std::vector<float>> &logits)
+{
+    for (size_t r = 0; r < logits.size(); ++r) {
+        OutputRecord o;
+        o.name = "result_output";
+        o.dtype = "f32";
+        o.dims = {1, int64_t(logits[r].size())};
+        o.stats = *computeStats(0, reinterpret_cast<const uint8_t *>(logits[r].data()), logits[r].size());
+        writeFile(dump + "/llmscope/outputs/42/" + QString::number(r) + ".json", outputRecordJson(int64_t(r), o));
+        writeFile(dump + "/llmscope/tokens/42/" + QString::number(r) + ".json", tokenRecordJson(int64_t(r), tokens[r], false));
+    }
+}
+
+std::vector<float> ramp(size_t n, float scale)
+{
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i)
+        v[i] = scale * std::sin(float(i) * 0.37f);
+    return v;
+}
+
+} // namespace
+
+class TstRunRecords : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private slots:
+    void anOutputRecordReadsBackAsWritten()
+    {
+        const QString dump = m_dir.path() + "/one";
+        std::vector<float> v = ramp(1000, 3.0f);
+        writeRun(dump, {{1, 2, 3}}, {v});
+        v[7] = std::nanf(""); // statistics of a tensor holding NaN: no sketch, NaN kept as msit writes it
+        OutputRecord nan;
+        nan.name = "result_output";
+        nan.dtype = "f32";
+        nan.dims = {1000};
+        nan.stats = *computeStats(0, reinterpret_cast<const uint8_t *>(v.data()), v.size());
+        writeFile(dump + "/llmscope/outputs/42/1.json", outputRecordJson(1, nan));
+        const auto records = readOutputRecords(dump.toStdString());
+        QCOMPARE(records.size(), size_t(2));
+        const OutputRecord &r = records.at(0);
+        const auto expected = computeStats(0, reinterpret_cast<const uint8_t *>(ramp(1000, 3.0f).data()), 1000);
+        QCOMPARE(r.name, std::string("result_output"));
+        QCOMPARE(r.dims, (std::vector<int64_t>{1, 1000}));
+        QCOMPARE(r.stats.digest, expected->digest);
+        QVERIFY(r.stats.digest != 0);
+        QCOMPARE(r.stats.sketch, expected->sketch);
+        QCOMPARE(r.stats.l2norm, expected->l2norm);
+        QVERIFY(std::isnan(records.at(1).stats.max));
+        QCOMPARE(records.at(1).stats.nanCount, uint64_t(1));
+        // read from the -o folder above the dump too
+        QCOMPARE(readOutputRecords(m_dir.path().toStdString() + "/none").size(), size_t(0));
+    }
+
+    void aMalformedRecordIsNamed()
+    {
+        const QString dump = m_dir.path() + "/bad";
+        writeFile(dump + "/llmscope/outputs/7/0.json", "{\"round\": 0, \"name\": \"x\"");
+        try {
+            readOutputRecords(dump.toStdString());
+            QFAIL("a truncated record was read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("outputs/7/0.json' is malformed"), e.what());
+        }
+        writeFile(dump + "/llmscope/fusion/7/0.json", R"({"round": 0, "chains": [{"ids": ["1_2"], "names": ["n"], "types": "RMS_NORM"}]})");
+        try {
+            readFusionRecords(dump.toStdString());
+            QFAIL("a chain of one op was read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("two ops or more"), e.what());
+        }
+    }
+
+    void aFusedChainIsFoundByItsEnd()
+    {
+        const QString dump = m_dir.path() + "/fusion";
+        FusedChainRecord c;
+        c.ids = {"1_3", "1_4"};
+        c.names = {"norm-0", "attn_norm-0"};
+        c.types = "RMS_NORM+MUL";
+        c.backend = "CPU";
+        writeFile(dump + "/llmscope/fusion/9/2.json", fusionRecordJson(2, {c}));
+        const auto records = readFusionRecords(dump.toStdString());
+        const FusedChainRecord *found = chainEndingAt(records, 2, "1_4");
+        QVERIFY(found);
+        QCOMPARE(found->names, c.names);
+        QCOMPARE(found->backend, std::string("CPU"));
+        QVERIFY(!chainEndingAt(records, 2, "1_3")); // an inner op is no chain's end
+        QVERIFY(!chainEndingAt(records, 1, "1_4")); // nor another round's
+    }
+
+    // The same results bit for bit: nothing changed. One element off in round 1: that round
+    // named, its relative error estimated from the sketches. Other tokens: said as such.
+    void theObserverCheckFindsTheFirstRoundObservingChanged()
+    {
+        const QString plain = m_dir.path() + "/plain", same = m_dir.path() + "/same", off = m_dir.path() + "/off",
+                      chose = m_dir.path() + "/chose";
+        const std::vector<std::vector<int32_t>> tokens{{5, 6, 7}, {8}, {9}};
+        const std::vector<std::vector<float>> logits{ramp(512, 1), ramp(512, 2), ramp(512, 3)};
+        writeRun(plain, tokens, logits);
+        writeRun(same, tokens, logits);
+        const ObserverCheck unchanged = checkObserver(plain.toStdString(), same.toStdString());
+        QVERIFY(!unchanged.changed());
+        QCOMPARE(unchanged.roundsCompared, int64_t(3));
+        QVERIFY(QString::fromStdString(observerCheckText(unchanged)).startsWith("observing changed nothing: 3 round(s)"));
+
+        auto changed = logits;
+        changed[1][100] += 0.5f;
+        changed[2][3] += 1.0f; // later rounds differ too: the first is named
+        writeRun(off, tokens, changed);
+        const ObserverCheck c = checkObserver(plain.toStdString(), off.toStdString());
+        QVERIFY(c.changed());
+        QCOMPARE(c.resultDiffers.value_or(-1), int64_t(1));
+        QCOMPARE(c.roundsCompared, int64_t(2));
+        double norm = 0;
+        for (float x : logits[1])
+            norm += double(x) * x;
+        QVERIFY2(std::abs(c.relativeError - 0.5 / std::sqrt(norm)) < 1e-6, qPrintable(QString::number(c.relativeError)));
+        QVERIFY(QString::fromStdString(observerCheckText(c)).startsWith("observing changed the program's results: round 1's "
+                                                                        "result_output differs"));
+
+        auto otherTokens = tokens;
+        otherTokens[2] = {10};
+        writeRun(chose, otherTokens, logits);
+        const ObserverCheck t = checkObserver(plain.toStdString(), chose.toStdString());
+        QCOMPARE(t.tokensDiffer.value_or(-1), int64_t(2));
+        QVERIFY(!t.resultDiffers);
+        QVERIFY(QString::fromStdString(observerCheckText(t)).contains("from round 2 it consumed other tokens"));
+
+        // a dump without records (an older probe's): nothing compared, and said so
+        const ObserverCheck none = checkObserver(plain.toStdString(), (m_dir.path() + "/empty").toStdString());
+        QVERIFY(!none.changed());
+        QVERIFY(QString::fromStdString(observerCheckText(none)).contains("compared nothing"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstRunRecords)
+#include "tst_runrecords.moc"
