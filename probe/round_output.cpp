@@ -1,14 +1,8 @@
 #include "round_output.h"
 
-#include <unistd.h>
-
-#include <vector>
-
 #include "capture.h"
-#include "dump/output_record.h"
 #include "ggml_api.h"
 #include "probe.h"
-#include "tensor/stats.h"
 
 namespace llmscope::probe {
 
@@ -29,21 +23,14 @@ bool recordRoundOutput(Probe &p, int64_t round, const ggml_tensor *last)
     if (bytes == 0 || bytes > kMaxBytes)
         return false;
     Tensor t = describe(last, true);
-    static thread_local std::vector<uint8_t> buf;
-    buf.resize(bytes);
-    copyDense(last, buf.data());
-    uint64_t elements = 1;
-    for (int64_t d : t.dims)
-        elements *= uint64_t(d);
-    const auto stats = computeStats(t.dtype, buf.data(), elements);
-    if (!stats)
-        return false;
+    t.data.resize(bytes); // one copy here; the statistics are the writer thread's
+    copyDense(last, t.data.data());
+    t.hasData = true;
     OutputRecord r;
     r.name = api.getName(last);
     r.dtype = api.typeName(last->type);
     r.dims = t.dims;
-    r.stats = *stats;
-    p.writer()->submitText(outputRecordPath(::getpid(), round), outputRecordJson(round, r));
+    p.writer()->submitOutput(round, std::move(r), std::move(t));
     return true;
 }
 

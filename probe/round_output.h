@@ -9,9 +9,9 @@ namespace llmscope::probe {
 
 class Probe;
 
-// The round's graph has been computed and its memory is still the graph's: records its last
-// node's digest, statistics and sketch. False (nothing recorded) for a tensor ggml cannot
-// read back or over 64 MiB.
+// The round's graph has been computed and its memory is still the graph's: copies its last
+// node for the writer thread, which records its digest, statistics and sketch. False (nothing
+// recorded) for a tensor ggml cannot read back or over 64 MiB.
 bool recordRoundOutput(Probe &p, int64_t round, const ggml_tensor *last);
 
 // Whether the scheduler's compute has ended when its compute call returns: its only backend

@@ -111,6 +111,19 @@ void WriterThread::submitText(std::string relativePath, std::string content)
     push(std::move(v));
 }
 
+void WriterThread::submitOutput(int64_t round, OutputRecord record, Tensor data)
+{
+    Job j;
+    j.kind = 4;
+    j.bytes = data.data.size();
+    j.tensor.round = round;
+    j.tensor.tensor = std::move(data);
+    j.output = std::move(record);
+    std::vector<Job> v;
+    v.push_back(std::move(j));
+    push(std::move(v));
+}
+
 void WriterThread::submitStatus(ProbeStatus status)
 {
     Job j;
@@ -276,6 +289,11 @@ void WriterThread::execute(Job &job)
             m_writer.writeTensor(0, ::getpid(), t.round, t.folders, t.before, t.input, t.index, t.tensor);
         } else if (job.kind == 1) {
             m_writer.writeText(job.path, job.text);
+        } else if (job.kind == 4) {
+            if (const auto st = computeStats(job.tensor.tensor)) {
+                job.output.stats = *st;
+                m_writer.writeText(outputRecordPath(::getpid(), job.tensor.round), outputRecordJson(job.tensor.round, job.output));
+            }
         } else {
             flushCsv(true);
             ProbeStatus &s = job.status;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dump/output_record.h"
 #include "dump/dump_writer.h"
 #include "dump/probe_status.h"
 #include "dump/statistic_csv.h"
@@ -55,6 +56,9 @@ public:
     // A round (or part of one) captured from a ggml graph.
     void submitRound(CapturedRound &&round);
     void submitText(std::string relativePath, std::string content);
+    // A round's result (dump/output_record.h), its payload in data: its statistics, sketch and
+    // digest are computed here, off the thread that computed the round.
+    void submitOutput(int64_t round, OutputRecord record, Tensor data);
     // Writes the status file after everything queued before it; the writer's counters are
     // filled in on the way.
     void submitStatus(ProbeStatus status);
@@ -90,7 +94,8 @@ public:
 
 private:
     struct Job {
-        int kind = 0; // 0 tensor, 1 text, 2 status, 3 round
+        int kind = 0; // 0 tensor, 1 text, 2 status, 3 round, 4 a round's result
+        OutputRecord output;
         TensorJob tensor;
         CapturedRound round;
         std::string path, text;
