@@ -1,6 +1,8 @@
 // A dump's smaller files, the input's first byte choosing which ('0' to '3', any byte modulo 4) and
 // the rest its text: 0 msit's op and kernel info CSV (parseOpInfoCsv, and readOpBackends over it as
-// a kernel CSV), 1 the probe's status JSON, 2 a round's token record (readTokenRecords), 3 the
+// a kernel CSV), 1 the probe's status JSON, 2 a round's records (the same text as its token record,
+// its result and its fused chains: readTokenRecords, readOutputRecords, readFusionRecords, and the
+// observer check over them), 3 the
 // op_param.json of every op of a dump written once, as opcheck reads it (runOpcheck,
 // replayReference, its reports) and the inspector finds the op's files (findOpFiles).
 #include <cstring>
@@ -11,6 +13,9 @@
 #include "dump/op_files.h"
 #include "dump/op_info_csv.h"
 #include "dump/probe_status.h"
+#include "compare/observer_check.h"
+#include "dump/fusion_record.h"
+#include "dump/output_record.h"
 #include "dump/token_record.h"
 #include "fuzz_input.h"
 #include "opcheck/opcheck_run.h"
@@ -91,7 +96,8 @@ const Dump &dump()
         w.finishIndex();
         d.root = w.root();
         fs::create_directories(d.root / "kernel_io_tensors" / std::to_string(kPid));
-        fs::create_directories(d.root / "llmscope/tokens" / std::to_string(kPid));
+        for (const char *kind : {"llmscope/tokens", "llmscope/outputs", "llmscope/fusion"})
+            fs::create_directories(d.root / kind / std::to_string(kPid));
         return d;
     }();
     return d;
@@ -140,10 +146,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 1:
             stoppedRoundsText(parseProbeStatus(text));
             break;
-        case 2:
+        case 2: {
             write(d.root / tokenRecordPath(kPid, 0), text);
-            readTokenRecords(d.root.string());
+            write(d.root / outputRecordPath(kPid, 0), text);
+            write(d.root / fusionRecordPath(kPid, 0), text);
+            const std::string root = d.root.string();
+            for (const auto &read : {+[](const std::string &r) { readTokenRecords(r); },
+                                     +[](const std::string &r) { readOutputRecords(r); },
+                                     +[](const std::string &r) { readFusionRecords(r); },
+                                     +[](const std::string &r) { observerCheckText(checkObserver(r, r)); }}) {
+                try {
+                    read(root);
+                } catch (const Error &) {
+                }
+            }
             break;
+        }
         default:
             opParam(d, text);
             break;
