@@ -450,7 +450,7 @@ private:
                     t.takeWeight(op, w->row, error(w->row));
                 continue;
             }
-            const double e = inherited(op.round, in, idOfPath(op.opPath), 3);
+            const double e = inherited(op.round, in, OpId::lenient(op.opId), 3);
             if (e < 0)
                 continue;
             op.inputError = std::max(op.inputError, e);
