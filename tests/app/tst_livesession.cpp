@@ -37,6 +37,7 @@
 #include <map>
 #include <set>
 
+#include "private_settings.h"
 #include "counters_view.h"
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
@@ -110,6 +111,7 @@ void shoot(QWidget *w, const QString &name)
 
 class TstLiveSession : public QObject {
     Q_OBJECT
+    testing::PrivateSettings m_settings; // first: before any QSettings is made
     QTemporaryDir m_dir;
     QString m_model;
 
@@ -159,7 +161,7 @@ class TstLiveSession : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true); // remembered state goes to a test location
+        QVERIFY(m_settings.isValid()); // remembered state: this process's own
         m_model = m_dir.path() + "/m.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2"}));
     }

@@ -42,6 +42,7 @@
 
 #include <functional>
 
+#include "private_settings.h"
 #include "diff_table_model.h"
 #include "reason_words.h"
 #include "diff_view.h"
@@ -110,6 +111,7 @@ QStringList literalAmpersands(const QWidget &w)
 
 class TstMainWindow : public QObject {
     Q_OBJECT
+    testing::PrivateSettings m_settings; // first: before any QSettings is made
 private slots:
     // Session > Hunt's dialog: every round unless told (the test consuming golden's tokens),
     // "all" or pairs accepted, anything else refused with the reason before a run starts.
@@ -185,7 +187,7 @@ private slots:
         QSettings().remove("spread");
     }
 
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // remembered state: a test location
+    void initTestCase() { QVERIFY(m_settings.isValid()); } // remembered state: this process's own
 
     void opensADumpAndShowsDetailsOnClick()
     {

@@ -20,6 +20,7 @@
 
 #include <QCoroTask>
 
+#include "private_settings.h"
 #include "../engine/engine_run.h"
 #include "tensor_slice_model.h"
 #include "tensor/tensor.h"
@@ -125,6 +126,7 @@ QString lines(std::initializer_list<const char *> l)
 
 class TstWorkspace : public QObject {
     Q_OBJECT
+    testing::PrivateSettings m_settings; // first: before any QSettings is made
     QTemporaryDir m_dir;
 
     QString synthetic(const QString &name, int64_t pid = 4242) const
@@ -138,7 +140,7 @@ class TstWorkspace : public QObject {
     }
 
 private slots:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase() { QVERIFY(m_settings.isValid()); } // remembered state: this process's own
 
     // The inspector reads the scan's index in memory: an op's files of the round looked at (or
     // the newest before it), found without walking the dump's folders again, even once the
