@@ -254,6 +254,26 @@
         <source>estimated from the statistics (the two L2 norms and the sketches&apos; distance): compare the tensors for the exact figure</source>
         <translation>由统计信息估计（两侧 L2 范数与草图间距离）：请比对张量以得到精确值</translation>
     </message>
+    <message>
+        <source>%1 %2 (%3, fused)</source>
+        <translation>%1 %2（%3，融合）</translation>
+    </message>
+    <message>
+        <source>golden and test</source>
+        <translation>标杆和待测</translation>
+    </message>
+    <message>
+        <source>golden</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>待测</translation>
+    </message>
+    <message>
+        <source>%1 computed these ops as one fused kernel (%2): %3. Only the last one&apos;s output reached memory; the chain is judged by the budgets of all its ops. Dump without --keep-fusion to see inside it.</source>
+        <translation>%1 将这些算子作为一个融合内核计算（%2）：%3。只有最后一个算子的输出写入了内存；该算子链按其所有算子的预算之和评判。不加 --keep-fusion 导出即可看到链内各算子。</translation>
+    </message>
 </context>
 <context>
     <name>DiffView</name>
@@ -2399,6 +2419,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Dump the &amp;KV cache too (compared position by position)</source>
         <translation>同时转储 KV 缓存(按位置比较)(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Each run &amp;unfused too: the backends&apos; fusion on and off</source>
+        <translation>每次运行也不融合运行(&amp;U)：后端融合开与关</translation>
+    </message>
+    <message>
+        <source>llmscope spread --fusion on,off: where the two part, a fused kernel departs from the unfused ops it stands for (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION, GGML_CUDA_DISABLE_FUSION).</source>
+        <translation>llmscope spread --fusion on,off：两者分离之处，即融合内核偏离了它所代替的未融合算子（GGML_CPU_DISABLE_FUSION、GGML_VK_DISABLE_FUSION、GGML_CUDA_DISABLE_FUSION）。</translation>
     </message>
 </context>
 <context>

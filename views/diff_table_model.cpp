@@ -29,6 +29,34 @@ int DiffTableModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+// An op, or a chain computed fused as one cell: its ops' ids and names, its types, "fused".
+QString DiffTableModel::opCell(const OpResult &op)
+{
+    if (op.fusedMembers.empty())
+        return QString::fromStdString(op.label());
+    QStringList ids, names;
+    for (const std::string &m : op.fusedMembers) {
+        const QString member = QString::fromStdString(m);
+        ids << member.section(QLatin1Char(' '), 0, 0);
+        if (const QString name = member.section(QLatin1Char(' '), 1); !name.isEmpty())
+            names << name;
+    }
+    return tr("%1 %2 (%3, fused)")
+        .arg(ids.join(QLatin1Char('+')), names.join(QStringLiteral(" + ")), QString::fromStdString(op.fusedChain))
+        .simplified();
+}
+
+QString DiffTableModel::fusedWords(const OpResult &op)
+{
+    const QString who = op.goldenFused && op.myFused ? tr("golden and test") : op.goldenFused ? tr("golden") : tr("test");
+    QStringList members;
+    for (const std::string &m : op.fusedMembers)
+        members << QString::fromStdString(m);
+    return tr("%1 computed these ops as one fused kernel (%2): %3. Only the last one's output reached memory; "
+              "the chain is judged by the budgets of all its ops. Dump without --keep-fusion to see inside it.")
+        .arg(who, QString::fromStdString(op.fusedChain), members.join(QStringLiteral(", ")));
+}
+
 QVariant DiffTableModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || !m_result)
@@ -55,7 +83,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case RoundColumn: return qlonglong(op.round);
-        case OpColumn: return QString::fromStdString(op.label());
+        case OpColumn: return opCell(op);
         case OutputErrorColumn: return op.unreadable.empty() ? pct(op.outputError) : QString();
         case InputErrorColumn: return op.unreadable.empty() ? pct(op.inputError) : QString();
         case AddedErrorColumn: return op.unreadable.empty() ? pct(op.addedError) : QString();
@@ -74,6 +102,8 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == OpColumn && !op.fusedMembers.empty())
+            return fusedWords(op);
         if (!op.unreadable.empty())
             return reasonWords(op.unreadable);
         if (index.column() == CosineColumn && op.fromStats)

@@ -1,7 +1,8 @@
 // A comparison of golden and test as a table of operations in execution order: round, the
 // op as the program named it, its output's error, what it inherits through its inputs, what
 // it adds itself, the lowest cosine, and pass or fail. The first divergent operation is
-// marked; the result is built off the GUI thread (core's compare) and only shown here.
+// marked; a chain computed fused is one row naming its ops. The result is built off the GUI
+// thread (core's compare) and only shown here.
 #pragma once
 #include <QAbstractTableModel>
 
@@ -25,6 +26,10 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // The Operation cell: a chain computed fused is one cell naming its ops; its tooltip says so.
+    static QString opCell(const llmscope::OpResult &op);
+    static QString fusedWords(const llmscope::OpResult &op);
 
 private:
     std::shared_ptr<const llmscope::CompareResult> m_result;

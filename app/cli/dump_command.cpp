@@ -195,6 +195,8 @@ int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int 
         options << "--follow-tokens" << QString::fromStdString(o.followTokens);
     if (o.timeoutSeconds)
         options << "--timeout" << QString::number(o.timeoutSeconds);
+    if (o.noFusion) // the same program: its backends unfused as in the dump
+        options << "--no-fusion";
     say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
     try {
         const QString plain = runChildDump(QString::fromStdString(joinCommand(o.command)), options, plainOut);

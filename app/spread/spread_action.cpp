@@ -36,7 +36,7 @@ void SpreadAction::cancel()
         m_child->kill();
 }
 
-QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const std::vector<std::string> &commands,
+QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const std::vector<spread::Run> &commands,
                                                                             QStringList options, QString pass,
                                                                             std::shared_ptr<std::atomic<bool>> cancelled,
                                                                             uint64_t generation)
@@ -47,11 +47,13 @@ QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const
     for (size_t k = 0; k < commands.size(); ++k) {
         const QString out = m_folder + QStringLiteral("/%1-%2").arg(pass).arg(k);
         QDir(out).removeRecursively();
+        const std::string label = commands[k].label();
         m_job->setProgress(qint64(k), qint64(commands.size()) + 1,
-                           tr("Run %1 of %2 (%3): %4").arg(k + 1).arg(commands.size()).arg(pass, QString::fromStdString(commands[k])));
+                           tr("Run %1 of %2 (%3): %4").arg(k + 1).arg(commands.size()).arg(pass, QString::fromStdString(label)));
         auto *p = new QProcess(this);
         m_child = p;
-        p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(commands[k])} + options + QStringList{"-o", out});
+        p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(commands[k].command)} + options +
+                                commands[k].options() + QStringList{"-o", out});
         co_await qCoro(p).waitForFinished(std::chrono::hours(24));
         if (!self)
             co_return std::nullopt;
@@ -63,18 +65,18 @@ QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const
             failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
         else if (p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0)
             failed = tr("The dump of '%1' failed: %2")
-                         .arg(QString::fromStdString(commands[k]),
+                         .arg(QString::fromStdString(label),
                               p->exitStatus() != QProcess::NormalExit ? tr("llmscope dump crashed")
                                                                       : QString::fromLocal8Bit(p->readAllStandardError()).trimmed());
         const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
         if (failed.isEmpty() && dumps.empty())
-            failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(commands[k]));
+            failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(label));
         if (!failed.isEmpty()) {
             m_job->end(generation, false, failed);
             emit finished(false, failed);
             co_return std::nullopt;
         }
-        runs.push_back({commands[k], dumps.front(), configs.emplace(commands[k], int(configs.size())).first->second});
+        runs.push_back({label, dumps.front(), configs.emplace(label, int(configs.size())).first->second});
     }
     co_return runs;
 }
@@ -84,7 +86,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     if (m_job->isRunning())
         co_return false;
     QPointer<SpreadAction> self(this);
-    const std::vector<std::string> commands = request.runs();
+    const std::vector<spread::Run> commands = request.runs();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
     m_result.reset();
     const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(commands.size())));

@@ -42,7 +42,7 @@ signals:
 private:
     // One pass: each command dumped with these options into {folder}/{pass}-{k}; none when one
     // failed or was cancelled (the job ended, finished said why).
-    QCoro::Task<std::optional<std::vector<llmscope::SpreadRun>>> dumpEvery(const std::vector<std::string> &commands,
+    QCoro::Task<std::optional<std::vector<llmscope::SpreadRun>>> dumpEvery(const std::vector<spread::Run> &commands,
                                                                           QStringList options, QString pass,
                                                                           std::shared_ptr<std::atomic<bool>> cancelled,
                                                                           uint64_t generation);

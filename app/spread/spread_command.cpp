@@ -3,6 +3,7 @@
 
 #include <QDir>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -19,7 +20,7 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--repeat N]
+const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--fusion on,off] [--repeat N]
                        [-o DIR] [-er RANGES] [--tensors] [--kv-cache]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
@@ -43,6 +44,10 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
                    each --run once per value, FLAG and the value added to its command line:
                    --vary "-t 1,2,4" (thread counts), --vary "--batch 1,512" (one token at a time
                    against the whole prompt), --vary "--device cpu,vulkan", --vary "--flash-attn on,off"
+  --fusion on,off  each run with the backends' fusion on and off (their own switches:
+                   GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION, GGML_CUDA_DISABLE_FUSION),
+                   every op read as the program computes it (a fused chain at its last op):
+                   where the two part, a fused kernel departs from the unfused ones
   --repeat N       each run N times (determinism: runs of one command must be bit-identical)
   -o DIR           where the dumps and reports go (default: ./llmscope_spread)
   -er RANGES       rounds to dump (default: all)
@@ -75,6 +80,12 @@ void sayResult(const SpreadResult &r, const std::string &folder)
         say("first departure: round " + std::to_string(o.round) + ", " + o.label() + ": run " +
             std::to_string(r.departingRun) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why.english() +
             "\n");
+        if (!o.fusedChain.empty()) {
+            const bool fused = std::find(o.fusedRuns.begin(), o.fusedRuns.end(), r.departingRun) != o.fusedRuns.end();
+            say("  it ends the chain " + o.fusedChain + (fused ? ", which the departing run computed fused: its fused kernel "
+                                                               "parts from the unfused ops\n"
+                                                             : ", computed fused by other runs than the departing one\n"));
+        }
     } else {
         say("no run departs beyond its standard: runs of one command bit-identical, the others within ggml's "
             "budgets\n");
@@ -120,17 +131,19 @@ int runSpreadCommand(const QStringList &args)
     try {
         const QString folder = QDir(QString::fromStdString(q.folder)).absolutePath();
         QDir().mkpath(folder);
-        const std::vector<std::string> commands = q.runs();
+        const std::vector<spread::Run> commands = q.runs();
         auto dumpEvery = [&](const QStringList &options, const QString &pass) { // one pass: every run dumped
             std::vector<SpreadRun> runs;
             std::map<std::string, int> configs;
             for (size_t k = 0; k < commands.size(); ++k) {
+                const std::string label = commands[k].label();
                 say("llmscope spread: " + pass.toStdString() + " " + std::to_string(k + 1) + "/" +
-                    std::to_string(commands.size()) + ": " + commands[k] + "\n");
+                    std::to_string(commands.size()) + ": " + label + "\n");
                 SpreadRun run;
-                run.command = commands[k];
-                run.config = configs.emplace(commands[k], int(configs.size())).first->second;
-                run.dump = runChildDump(QString::fromStdString(commands[k]), options, folder + QStringLiteral("/%1-%2").arg(pass).arg(k))
+                run.command = label;
+                run.config = configs.emplace(label, int(configs.size())).first->second;
+                run.dump = runChildDump(QString::fromStdString(commands[k].command), options + commands[k].options(),
+                                        folder + QStringLiteral("/%1-%2").arg(pass).arg(k))
                                .toStdString();
                 runs.push_back(std::move(run));
             }

@@ -24,7 +24,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
       m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
       m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
-      m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this))
+      m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this)),
+      m_fusion(new QCheckBox(tr("Each run &unfused too: the backends' fusion on and off"), this))
 {
     setWindowTitle(tr("Spread: one prompt, several runs side by side"));
     auto *layout = new QVBoxLayout(this);
@@ -66,6 +67,10 @@ SpreadDialog::SpreadDialog(QWidget *parent)
                              "prompt at once against one token a round dumps them so anyway."));
     form->addRow(QString(), m_tensors);
     form->addRow(QString(), m_kvCache);
+    m_fusion->setToolTip(tr("llmscope spread --fusion on,off: where the two part, a fused kernel departs from the "
+                            "unfused ops it stands for (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION, "
+                            "GGML_CUDA_DISABLE_FUSION)."));
+    form->addRow(QString(), m_fusion);
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     auto *browse = new QPushButton(tr("..."), this);
@@ -92,11 +97,13 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_repeat->setValue(s.value(QStringLiteral("spread/repeat"), 1).toInt());
     m_tensors->setChecked(s.value(QStringLiteral("spread/tensors"), false).toBool());
     m_kvCache->setChecked(s.value(QStringLiteral("spread/kvCache"), false).toBool());
+    m_fusion->setChecked(s.value(QStringLiteral("spread/fusion"), false).toBool());
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
     m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::current().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
     connect(m_vary, &QLineEdit::textChanged, this, &SpreadDialog::update);
     connect(m_repeat, &QSpinBox::valueChanged, this, &SpreadDialog::update);
+    connect(m_fusion, &QCheckBox::toggled, this, &SpreadDialog::update);
     update();
     resize(720, sizeHint().height());
 }
@@ -132,6 +139,8 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
     r.repeat = m_repeat->value();
     r.tensors = m_tensors->isChecked();
     r.kvCache = m_kvCache->isChecked();
+    if (m_fusion->isChecked())
+        r.fusion = {"on", "off"};
     r.rounds = m_rounds->text().trimmed().isEmpty() ? "all" : m_rounds->text().trimmed().toStdString();
     r.folder = m_folder->text().trimmed().toStdString();
     if (r.commands.empty()) {
@@ -177,6 +186,7 @@ void SpreadDialog::accept()
     s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
     s.setValue(QStringLiteral("spread/tensors"), m_tensors->isChecked());
     s.setValue(QStringLiteral("spread/kvCache"), m_kvCache->isChecked());
+    s.setValue(QStringLiteral("spread/fusion"), m_fusion->isChecked());
     s.setValue(QStringLiteral("spread/rounds"), m_rounds->text());
     s.setValue(QStringLiteral("spread/folder"), m_folder->text());
     QDialog::accept();

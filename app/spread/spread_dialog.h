@@ -27,6 +27,7 @@ public:
     QSpinBox *repeatBox() const { return m_repeat; }
     QCheckBox *tensorsBox() const { return m_tensors; }
     QCheckBox *kvCacheBox() const { return m_kvCache; }
+    QCheckBox *fusionBox() const { return m_fusion; }
     QLineEdit *roundsEdit() const { return m_rounds; }
     QLineEdit *folderEdit() const { return m_folder; }
     QLabel *errorLabel() const { return m_error; }
@@ -45,5 +46,5 @@ private:
     QSpinBox *m_repeat;
     QComboBox *m_add;
     QLabel *m_runs, *m_error;
-    QCheckBox *m_tensors, *m_kvCache;
+    QCheckBox *m_tensors, *m_kvCache, *m_fusion;
 };

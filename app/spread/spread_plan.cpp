@@ -1,5 +1,6 @@
 #include "spread/spread_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "hunt/hunt_plan.h"
@@ -12,7 +13,19 @@ using llmscope::Error;
 
 namespace spread {
 
-std::vector<std::string> Request::runs() const
+std::string Run::label() const
+{
+    return fusion.empty() ? command : command + " [fusion " + fusion + "]";
+}
+
+QStringList Run::options() const
+{
+    if (fusion.empty())
+        return {};
+    return fusion == "off" ? QStringList{"--keep-fusion", "--no-fusion"} : QStringList{"--keep-fusion"};
+}
+
+std::vector<Run> Request::runs() const
 {
     std::vector<std::string> varied;
     for (const std::string &c : commands) {
@@ -21,11 +34,24 @@ std::vector<std::string> Request::runs() const
         for (const std::string &v : values)
             varied.push_back(llmscope::trim(c) + " " + flag + " " + llmscope::trim(v));
     }
-    std::vector<std::string> out;
+    std::vector<Run> out;
     for (const std::string &r : varied)
-        for (int k = 0; k < repeat; ++k)
-            out.push_back(r);
+        for (const std::string &f : fusion.empty() ? std::vector<std::string>{""} : fusion)
+            for (int k = 0; k < repeat; ++k)
+                out.push_back({r, f});
     return out;
+}
+
+void setFusion(Request &r, const std::string &text)
+{
+    r.fusion.clear();
+    for (const std::string &x : llmscope::split(llmscope::trim(text), ',')) {
+        const std::string v = llmscope::trim(x);
+        if (v != "on" && v != "off")
+            throw Error("--fusion takes on, off or both (on,off), not '" + v + "'");
+        if (std::find(r.fusion.begin(), r.fusion.end(), v) == r.fusion.end())
+            r.fusion.push_back(v);
+    }
 }
 
 void setVary(Request &r, const std::string &text)
@@ -59,6 +85,8 @@ Request parseRequest(const std::vector<std::string> &args)
                 throw Error("--run needs a command line");
         } else if (a.is({"--vary"})) {
             setVary(q, a.anyValue());
+        } else if (a.is({"--fusion"})) {
+            setFusion(q, a.value());
         } else if (a.is({"--repeat"})) {
             const std::string v = a.value();
             q.repeat = std::atoi(v.c_str());
@@ -95,12 +123,13 @@ QStringList firstPass(const Request &r)
 
 QStringList tensorPass(const Request &r)
 {
-    return withCache(r, {"--type", "model", "tensor", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))});
+    return withCache(r, {"--type", "model", "tensor", "--keep-fusion", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))});
 }
 
 QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s)
 {
-    return withCache(r, {"--type", "model", "tensor", "-er", QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)});
+    return withCache(r, {"--type", "model", "tensor", "--keep-fusion", "-er",
+                         QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)});
 }
 
 bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs)

@@ -72,6 +72,8 @@ struct OpResult {
     // The chain this op ends where either side computed it fused ("RMS_NORM+MUL"; --keep-fusion):
     // judged by the budget of all of the chain's ops, whose rounding it carries.
     std::string fusedChain;
+    bool goldenFused = false, myFused = false; // which side computed it fused
+    std::vector<std::string> fusedMembers;      // the chain's ops in order ("1_0 norm-0"), its end last
     double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
     double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
     double outputCosine = 1;  // lowest cosine of its outputs; from statistics estimated, or NaN: unknown

@@ -473,7 +473,7 @@ FusedEnds fusedEnds(const std::string &dumpRoot)
     FusedEnds ends;
     for (const auto &[round, chains] : readFusionRecords(dumpRoot))
         for (const FusedChainRecord &c : chains)
-            ends[{round, c.ids.back()}] = c.types;
+            ends[{round, c.ids.back()}] = c;
     return ends;
 }
 
@@ -485,7 +485,14 @@ void judgeOps(CompareResult &res, const OpNames &names, const FusedEnds &goldenC
     for (OpResult &op : res.ops) {
         const auto g = goldenChains.find({op.round, op.opId});
         const auto m = myChains.find({op.round, op.myOpId.empty() ? op.opId : op.myOpId});
-        op.fusedChain = g != goldenChains.end() ? g->second : m != myChains.end() ? m->second : std::string();
+        op.goldenFused = g != goldenChains.end();
+        op.myFused = m != myChains.end();
+        if (const FusedChainRecord *c = op.goldenFused ? &g->second : op.myFused ? &m->second : nullptr) {
+            op.fusedChain = c->types;
+            op.fusedMembers.clear();
+            for (size_t k = 0; k < c->ids.size(); ++k)
+                op.fusedMembers.push_back(c->ids[k] + (k < c->names.size() && !c->names[k].empty() ? " " + c->names[k] : ""));
+        }
         judge.judgeOp(op);
     }
     markFirstDivergent(res);

@@ -4,6 +4,7 @@
 // the op adding the most error for its budget.
 #pragma once
 #include "compare/compare_run.h"
+#include "dump/fusion_record.h"
 #include "dump/op_names.h"
 
 #include <map>
@@ -13,8 +14,8 @@
 namespace llmscope {
 
 // The chains each side computed fused: (round, that side's op id of the chain's end) -> the
-// chain's op types ("RMS_NORM+MUL"), from its dump's fusion records (dump/fusion_record.h).
-using FusedEnds = std::map<std::pair<int64_t, std::string>, std::string>;
+// chain, from its dump's fusion records (dump/fusion_record.h).
+using FusedEnds = std::map<std::pair<int64_t, std::string>, FusedChainRecord>;
 FusedEnds fusedEnds(const std::string &dumpRoot);
 
 // Fills res.ops, res.firstDivergent and res.mostAdded from res.rows; under the engine

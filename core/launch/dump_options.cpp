@@ -154,6 +154,8 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
         o.kvCache = true;
     } else if (a == "--keep-fusion") {
         o.keepFusion = true;
+    } else if (a == "--no-fusion") {
+        o.noFusion = true;
     } else if (a == "--check-observer") {
         o.checkObserver = true;
     } else if (a == "--stats-csv") {
@@ -276,6 +278,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
     opt(o.keepFusion, "--keep-fusion");
+    opt(o.noFusion, "--no-fusion");
     opt(o.checkObserver, "--check-observer");
     opt(o.tiling, "-tiling");
     opt(o.symlink, "-symlink");
@@ -310,6 +313,9 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_KEEP_FUSION"] = o.keepFusion ? "1" : "0";
+    if (o.noFusion) // the backends' own switches, as a user sets them (the CUDA one as llama.cpp names it)
+        for (const char *k : {"GGML_CPU_DISABLE_FUSION", "GGML_VK_DISABLE_FUSION", "GGML_CUDA_DISABLE_FUSION"})
+            env[k] = "1";
     env["LLMSCOPE_STATS_CSV"] = o.statsCsv ? "1" : "0";
     env["LLMSCOPE_TILING"] = o.tiling ? "1" : "0";
     env["LLMSCOPE_SYMLINK"] = o.symlink ? "1" : "0";
@@ -389,6 +395,10 @@ llmscope's own:
                           memory; llmscope/fusion/ names each chain's ops). ggml's CPU
                           backend's RMS_NORM+MUL; device backends' chains are not modelled
                           (--check-observer says whether observing changed their results)
+  --no-fusion             the backends fuse nothing: their own switches set in the program's
+                          environment (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION,
+                          GGML_CUDA_DISABLE_FUSION); with --keep-fusion, every op is read as
+                          the program computes it unfused
   --check-observer        after the dump, run the program once more with the probe loaded
                           but reading nothing, and say whether observing changed its
                           results: each round's tokens and the digest of its output (the

@@ -28,6 +28,7 @@ struct DumpOptions {
     // llmscope's own
     bool kvCache = false;               // --kv-cache
     bool keepFusion = false;            // --keep-fusion: fused chains read at their last op only
+    bool noFusion = false;              // --no-fusion: the backends' own fusion switches off
     bool checkObserver = false;         // --check-observer: a second run observing nothing, compared
     bool statsCsv = false;              // --stats-csv
     bool statsWithData = false;         // --stats-with-data: payload and statistics in one file

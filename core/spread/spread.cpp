@@ -138,6 +138,11 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     a.op.fromTensors = true;
                 }
                 a.op.fromTensors = a.op.fromTensors && !fromStatistics(r, op);
+                if (!op.fusedChain.empty())
+                    a.op.fusedChain = op.fusedChain;
+                for (const auto &[fused, k] : {std::pair{op.goldenFused, int(i)}, std::pair{op.myFused, int(j)}})
+                    if (fused && std::find(a.op.fusedRuns.begin(), a.op.fusedRuns.end(), k) == a.op.fusedRuns.end())
+                        a.op.fusedRuns.push_back(k);
                 const bool identical = bitIdentical(r, op);
                 // Not identical with no finite difference: from tensors, NaN or Inf elsewhere (as far
                 // as can be); from statistics, a difference below what they resolve (not known).
@@ -167,7 +172,8 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
         // another configuration than the first run's, then any but the first: the first run is
         // the reference. Then the earliest.
         const auto rank = [&](size_t k) {
-            return std::make_tuple(a.parting[k], a.distance[k], res.runs[k].config != res.runs[0].config, k != 0);
+            const bool fused = std::find(a.op.fusedRuns.begin(), a.op.fusedRuns.end(), int(k)) != a.op.fusedRuns.end();
+            return std::make_tuple(a.parting[k], a.distance[k], fused, res.runs[k].config != res.runs[0].config, k != 0);
         };
         int far = -1;
         for (size_t k = 0; k < n; ++k)
@@ -274,7 +280,7 @@ std::string spreadJson(const SpreadResult &r)
         return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
                     {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
                     {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why.english()},
-                    {"from_tensors", o.fromTensors},
+                    {"from_tensors", o.fromTensors}, {"fused_chain", o.fusedChain}, {"fused_runs", o.fusedRuns},
                     {"from_first_run", [&] {
                          json a = json::array();
                          for (double d : o.fromFirst)
@@ -289,7 +295,7 @@ std::string spreadJson(const SpreadResult &r)
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
         j["first_departure"] = {{"round", o.round}, {"op_id", o.opId}, {"label", o.label()},
-                                {"run", r.departingRun}, {"why", o.why.english()}};
+                                {"run", r.departingRun}, {"why", o.why.english()}, {"fused_chain", o.fusedChain}};
     } else {
         j["first_departure"] = nullptr;
     }

@@ -35,6 +35,11 @@ struct SpreadOp {
     std::vector<double> fromFirst;
     Reason why;             // the first pair beyond its standard
     bool fromTensors = false; // every pair compared from tensors (first pass, or mergeExact's)
+    // The chain it ends where some run computed it fused ("RMS_NORM+MUL"), and which runs did:
+    // of runs equally far from the others, one that computed it fused is the farthest (the
+    // unfused ops are the reference a fused kernel must match).
+    std::string fusedChain;
+    std::vector<int> fusedRuns;
     std::string label() const; // "3_29 ffn_out-2 (MUL_MAT)"
 };
 

@@ -156,7 +156,13 @@ private slots:
         spread::Request r;
         QString error;
         QVERIFY(d.request(&r, &error));
-        QCOMPARE(r.runs(), (std::vector<std::string>{"prog -m a.gguf -t 1", "prog -m a.gguf -t 1", "prog -m a.gguf -t 4",
+        const auto labels = [](const spread::Request &q) {
+            std::vector<std::string> l;
+            for (const spread::Run &x : q.runs())
+                l.push_back(x.label());
+            return l;
+        };
+        QCOMPARE(labels(r), (std::vector<std::string>{"prog -m a.gguf -t 1", "prog -m a.gguf -t 1", "prog -m a.gguf -t 4",
                                                       "prog -m a.gguf -t 4"}));
         QVERIFY(!r.tensors); // statistics first, by default
         QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "stats"}));
@@ -166,6 +172,14 @@ private slots:
         d.kvCacheBox()->click();
         QVERIFY(d.request(&r, &error) && r.kvCache);
         QVERIFY(spread::firstPass(r).contains("--kv-cache"));
+        // Fused and unfused: each run twice, the backends' own switches off for the second
+        d.fusionBox()->click();
+        QCOMPARE(d.runsLabel()->text(), QString("8 run(s)"));
+        QVERIFY(d.request(&r, &error));
+        QCOMPARE(labels(r).at(2), std::string("prog -m a.gguf -t 1 [fusion off]"));
+        QCOMPARE(r.runs().at(2).options(), QStringList({"--keep-fusion", "--no-fusion"}));
+        QCOMPARE(r.runs().at(0).options(), QStringList({"--keep-fusion"}));
+        QCOMPARE(r.runs().at(0).command, std::string("prog -m a.gguf -t 1"));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Accepted));
         SpreadDialog again;
@@ -173,6 +187,7 @@ private slots:
         QCOMPARE(again.repeatBox()->value(), 2);
         QVERIFY(again.tensorsBox()->isChecked());
         QVERIFY(again.kvCacheBox()->isChecked());
+        QVERIFY(again.fusionBox()->isChecked());
         QSettings().remove("spread");
         // A preset's program, its environment kept, added as a line.
         LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'prog -m b.gguf -t 2' --type stats", "/tmp");

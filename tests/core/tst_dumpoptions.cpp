@@ -95,6 +95,14 @@ private slots:
         const DumpOptions watch = parse({"--watch", "2_29,3"});
         QCOMPARE(probeEnvironment(watch, "R").at("LLMSCOPE_WATCH"), std::string("2_29,3"));
         QCOMPARE(parseDumpOptions(dumpArguments(watch)).watch, std::string("2_29,3"));
+        // The backends' own fusion switches: set only when asked, and read back by the app
+        const DumpOptions unfused = parse({"--keep-fusion", "--no-fusion"});
+        for (const char *k : {"GGML_CPU_DISABLE_FUSION", "GGML_VK_DISABLE_FUSION", "GGML_CUDA_DISABLE_FUSION"}) {
+            QCOMPARE(probeEnvironment(unfused, "R").at(k), std::string("1"));
+            QVERIFY(!probeEnvironment(watch, "R").count(k)); // a user's own setting left as it is
+        }
+        QCOMPARE(probeEnvironment(unfused, "R").at("LLMSCOPE_KEEP_FUSION"), std::string("1"));
+        QVERIFY(parseDumpOptions(dumpArguments(unfused)).noFusion);
         // msit's long spellings
         const DumpOptions l = parse({"--save-operation-ids", "2", "--execute-range", "0,4", "--only-save-desc"});
         QCOMPARE(l.ids, std::string("2"));

@@ -2,7 +2,8 @@
 // (nothing reported); a CPU backend with a thread fault made on purpose (the kernel zoo's
 // "chunk": the last thread's chunk of a matrix product left short) is named, with the run that
 // departs, while the stock backend's thread counts part only within ggml's budgets; CPU
-// against Vulkan (Mesa's software device) parts within budget; bad arguments say why.
+// against Vulkan (Mesa's software device) parts within budget; fusion on against off names a
+// fused kernel's fault; bad arguments say why.
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
@@ -216,6 +217,43 @@ private slots:
         QVERIFY(ffnDiffers);
     }
 
+    // Fusion on against off (the backends' own switches): the stock CPU backend's fused
+    // RMS_NORM+MUL parts from its unfused ops within ggml's budgets; the zoo's fused-norm-tail
+    // fault (the fused kernel leaves each row's last 8 columns unnormalized, the unfused ops are
+    // right) is named at layer 0's chain, the run that computed it fused departing.
+    void fusionOnAgainstOffNamesAFusedKernel()
+    {
+        if (!QFile::exists(zooDir() + "/build/bin/llmscope-sample-generate") || !QDir(engine::zooLibs() + "/fused-norm-tail").exists())
+            QSKIP(qPrintable("the kernel zoo is not built in " + zooDir() + ": run scripts/kernel_zoo"));
+        const QString clean = m_dir.path() + "/fusion-stock";
+        auto r = engine::llmscope(kBin, {"spread", "--run", zooSample("stock"), "--fusion", "on,off", "-o", clean});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(clean);
+        QVERIFY(j["first_departure"].isNull());
+        QCOMPARE(j["runs"].toArray().size(), 2);
+        QVERIFY(j["runs"].toArray()[0].toObject()["command"].toString().endsWith("[fusion on]"));
+        QVERIFY(j["runs"].toArray()[1].toObject()["command"].toString().endsWith("[fusion off]"));
+        int chains = 0;
+        for (const auto &v : j["ops"].toArray())
+            if (v.toObject()["fused_chain"].toString() == "RMS_NORM+MUL") {
+                ++chains;
+                QCOMPARE(v.toObject()["fused_runs"].toArray(), QJsonArray({0})); // only fusion on fused it
+            }
+        QVERIFY2(chains >= 3 * 3, qPrintable(QString::number(chains))); // two layers' norms and the output norm, 3 rounds
+        const QString fault = m_dir.path() + "/fusion-fault";
+        r = engine::llmscope(kBin, {"spread", "--run", zooSample("fused-norm-tail"), "--fusion", "on,off", "-o", fault});
+        QVERIFY2(r.code == 1, qPrintable(r.err));
+        j = report(fault);
+        const QJsonObject first = j["first_departure"].toObject();
+        QCOMPARE(first["round"].toInt(), 0);
+        QCOMPARE(first["fused_chain"].toString(), QString("RMS_NORM+MUL"));
+        QVERIFY2(first["label"].toString().startsWith("1_") && first["label"].toString().endsWith("(MUL)"),
+                 qPrintable(first["label"].toString())); // layer 0's first norm
+        QCOMPARE(first["run"].toInt(), 0); // the fused run
+        QVERIFY2(r.err.contains("which the departing run computed fused: its fused kernel parts from the unfused ops"),
+                 qPrintable(r.err));
+    }
+
     void cpuAgainstVulkanWithinBudget()
     {
         qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device
@@ -240,6 +278,9 @@ private slots:
         QVERIFY2(r.err.contains("--vary needs a flag and its values"), qPrintable(r.err));
         r = engine::llmscope(kBin, {"spread", "--run", sample(), "--repeat", "0"});
         QCOMPARE(r.code, 2);
+        r = engine::llmscope(kBin, {"spread", "--run", sample(), "--fusion", "on,maybe"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--fusion takes on, off or both (on,off), not 'maybe'"), qPrintable(r.err));
         r = engine::llmscope(kBin, {"spread", "--run", "/nonexistent/program", "--repeat", "2", "-o",
                                     m_dir.path() + "/missing"});
         QCOMPARE(r.code, 2);

@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "compare/compare_run.h"
+#include "dump/fusion_record.h"
+#include "util/atomic_file.h"
 #include "diff_table_model.h"
 #include "model_print.h"
 #include "../test_helpers.h"
@@ -51,6 +53,34 @@ private slots:
         QCOMPARE(m.firstDivergentRow(), result->firstDivergent);
         m.setResult(nullptr);
         QCOMPARE(m.rowCount(), 0);
+    }
+
+    // A chain the test computed fused (its dump's fusion record): one row naming its ops, the
+    // tooltip saying which side fused it and that only its end reached memory.
+    void aFusedChainIsOneRow()
+    {
+        QTemporaryDir dir;
+        const std::string golden = testing::writeSyntheticDump(dir.filePath("g").toStdString());
+        const std::string test = testing::writeSyntheticDump(dir.filePath("t").toStdString());
+        FusedChainRecord chain;
+        chain.ids = {"1_0", "1_1"};
+        chain.names = {"norm-0", "linear-0"};
+        chain.types = "Norm+Linear";
+        chain.backend = "CPU";
+        const std::string record = test + "/" + fusionRecordPath(4321, 1);
+        makeDirs(std::filesystem::path(record).parent_path().string());
+        writeFileAtomic(record, fusionRecordJson(1, {chain}));
+        CompareOptions o;
+        o.goldenPath = golden;
+        o.myPath = test;
+        DiffTableModel m;
+        m.setResult(std::make_shared<const CompareResult>(runCompare(o)));
+        QCOMPARE(m.index(2, DiffTableModel::OpColumn).data().toString(), QString("1_1 (Linear)")); // round 0: not fused
+        QCOMPARE(m.index(6, DiffTableModel::OpColumn).data().toString(), QString("1_0+1_1 norm-0 + linear-0 (Norm+Linear, fused)"));
+        const QString tip = m.index(6, DiffTableModel::OpColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.startsWith("test computed these ops as one fused kernel (Norm+Linear): 1_0 norm-0, 1_1 linear-0."),
+                 qPrintable(tip));
+        QCOMPARE(m.index(6, 0).data(DiffTableModel::OpIdRole).toString(), QString("1_1")); // the chain's end, as dumped
     }
 
     // Ops compared on statistics: a cosine estimated from the norms and the sketches is marked
