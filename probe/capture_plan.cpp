@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "capture.h"
+#include "fusion_rules.h"
 #include "ggml_api.h"
 
 namespace llmscope::probe {
@@ -107,12 +108,13 @@ struct PlanBuilder {
     const ProbeConfig &c;
     std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
 
-    bool fusedAway(const ggml_tensor *t) const
+    // The first node of the chain node i ends, or i where it ends none.
+    size_t chainFirst(size_t i) const
     {
-        if (plan.fusedInto.empty())
-            return false;
-        const auto i = g.indexOf.find(t);
-        return i != g.indexOf.end() && plan.fusedInto[size_t(i->second)] >= 0;
+        size_t first = i;
+        while (!plan.fusedInto.empty() && first > 0 && plan.fusedInto[first - 1] == int(i))
+            --first;
+        return first;
     }
 
     void selectNodes()
@@ -203,12 +205,15 @@ struct PlanBuilder {
             auto side = [&](bool before, bool inputs) {
                 if (!sel.wantsTensor(before, inputs))
                     return;
-                if (inputs) {
-                    // a chain's inner result never reaches memory: the chain's end has no such input
-                    // (compare looks through to the inner node's own inputs, by the topology)
+                if (inputs && chainFirst(i) < i) {
+                    // a chain's end: the chain's inputs, as one op's (its inner results never reach
+                    // memory); the fusion record says which of its nodes reads which
+                    const ChainInputs in = chainInputs(g, int(chainFirst(i)), int(i));
+                    for (size_t k = 0; k < in.external.size(); ++k)
+                        add(int(i), in.external[k], before, true, int(k));
+                } else if (inputs) {
                     for (int k = 0; k < GGML_MAX_SRC && t->src[k]; ++k)
-                        if (!fusedAway(t->src[k]))
-                            add(int(i), t->src[k], before, true, k);
+                        add(int(i), t->src[k], before, true, k);
                 } else {
                     add(int(i), t, before, false, 0);
                 }

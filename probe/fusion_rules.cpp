@@ -1,5 +1,6 @@
 #include "fusion_rules.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -90,6 +91,36 @@ std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes)
         for (int k = c.first; k < c.last && size_t(k) < nodes; ++k)
             into[size_t(k)] = c.last;
     return into;
+}
+
+ChainInputs chainInputs(const GraphTopology &topo, int first, int last)
+{
+    ChainInputs in;
+    for (int k = first; k <= last; ++k) {
+        const ggml_tensor *t = topo.nodes[size_t(k)].tensor;
+        int slots = 0;
+        for (int s = 0; s < GGML_MAX_SRC; ++s)
+            if (t->src[s])
+                slots = s + 1;
+        std::vector<int> &src = in.sources.emplace_back(size_t(slots), 0);
+        for (int s = 0; s < slots; ++s) {
+            const ggml_tensor *x = t->src[s];
+            if (!x) {
+                src[size_t(s)] = kNoSource;
+                continue;
+            }
+            const auto node = topo.indexOf.find(x);
+            if (node != topo.indexOf.end() && node->second >= first && node->second < k) {
+                src[size_t(s)] = -1 - (node->second - first);
+                continue;
+            }
+            const auto seen = std::find(in.external.begin(), in.external.end(), x);
+            src[size_t(s)] = int(seen - in.external.begin());
+            if (seen == in.external.end())
+                in.external.push_back(x);
+        }
+    }
+    return in;
 }
 
 } // namespace llmscope::probe

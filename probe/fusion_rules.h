@@ -38,4 +38,15 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b);
 // on its own (or is that last node).
 std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes);
 
+// A chain's inputs as one op: the tensors its nodes read that no node of the chain computes, in
+// order (by node, then source slot; each once), dumped as the chain's end's inputs; and for each
+// node's source slots (up to its last) which feeds it: one of those inputs (its index) or an
+// earlier node of the chain (-1 - its place in the chain), or kNoSource for an empty slot.
+constexpr int kNoSource = -1000000;
+struct ChainInputs {
+    std::vector<const ggml_tensor *> external;
+    std::vector<std::vector<int>> sources;
+};
+ChainInputs chainInputs(const GraphTopology &topo, int first, int last);
+
 } // namespace llmscope::probe

@@ -15,6 +15,7 @@
 #include "ggml_api.h"
 #include "inline_reader.h"
 #include "op_info.h"
+#include "op_params.h"
 #include "util/hash.h"
 #include "probe.h"
 #include "round_output.h"
@@ -279,9 +280,16 @@ void writeFusionRecord(Probe &p, const SchedState &s)
     std::vector<FusedChainRecord> records;
     for (const FusedChain &chain : s.chains) {
         FusedChainRecord r;
+        const ChainInputs in = chainInputs(*s.topo, chain.first, chain.last);
         for (int k = chain.first; k <= chain.last; ++k) {
-            r.ids.push_back(s.topo->nodes[size_t(k)].id);
-            r.names.push_back(s.topo->nodes[size_t(k)].name);
+            const GraphNode &n = s.topo->nodes[size_t(k)];
+            r.ids.push_back(n.id);
+            r.names.push_back(n.name);
+            r.params.push_back(opParamsJson(n.type, n.tensor));
+            r.rawParams.push_back(opParamsBytes(n.tensor));
+            std::vector<std::string> &src = r.sources.emplace_back();
+            for (const int from : in.sources[size_t(k - chain.first)])
+                src.push_back(from == kNoSource ? "" : from >= 0 ? "in" + std::to_string(from) : "op" + std::to_string(-1 - from));
         }
         r.types = chain.types;
         r.backend = s.chainsBackend;

@@ -14,6 +14,12 @@ struct FusedChainRecord {
     std::vector<std::string> names; // the program's tensor names
     std::string types;              // "RMS_NORM+MUL"
     std::string backend;            // "CPU"
+    // How to compute the chain again (opcheck), per op in order; empty in older records:
+    // what feeds each source slot ("in0": the end's dumped input 0, "op0": the chain's first op,
+    // "": none), its decoded parameters (op_param.json's "param", JSON text) and its raw
+    // op_params bytes.
+    std::vector<std::vector<std::string>> sources;
+    std::vector<std::string> params, rawParams;
 };
 
 std::string fusionRecordPath(int64_t pid, int64_t round); // relative to the msit_dump_* folder

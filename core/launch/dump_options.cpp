@@ -392,7 +392,8 @@ llmscope's own:
   --kv-cache              also dump the KV cache and views of it (large; skipped by default)
   --keep-fusion           leave the chains the backend fuses whole, as it runs unobserved:
                           each is read at its last op only (its inner results never reach
-                          memory; llmscope/fusion/ names each chain's ops). ggml's CPU
+                          memory), whose inputs are the chain's; llmscope/fusion/ names each
+                          chain's ops and how to compute it again (opcheck). ggml's CPU
                           backend's RMS_NORM+MUL; device backends' chains are not modelled
                           (--check-observer says whether observing changed their results)
   --no-fusion             the backends fuse nothing: their own switches set in the program's

@@ -207,8 +207,15 @@ std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, cons
     }
     // The payloads first, outside the lock.
     std::vector<Tensor> payloads;
-    for (const auto &in : inputs)
-        payloads.push_back(readBin(in.path));
+    for (const auto &in : inputs) {
+        if (!in.values) {
+            payloads.push_back(readBin(in.path));
+            continue;
+        }
+        Tensor &t = payloads.emplace_back();
+        t.data.resize(in.values->size() * sizeof(float));
+        std::memcpy(t.data.data(), in.values->data(), t.data.size());
+    }
     Cpu &c = cpu();
     std::lock_guard hold(c.lock);
     if (!c.backend) {

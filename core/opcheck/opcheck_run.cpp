@@ -17,6 +17,7 @@
 #include "compare/report_text.h"
 #include "compare/tensor_reader.h"
 #include "dump/dump_index.h"
+#include "dump/fusion_record.h"
 #include "opcheck/msprobe_standard.h"
 #include "opcheck/ref_ops.h"
 #include "select/op_id.h"
@@ -382,16 +383,117 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
 }
 
-// One op: its reference once, then each output against it.
+// A fused chain's op k's inputs from a source slot's word ("in0": the end's dumped input 0,
+// "op1": the chain's op 1's result); throws Error for a word the chain cannot mean.
+template <class T>
+std::vector<T> chainOpInputs(const FusedChainRecord &c, size_t k, const std::vector<T> &inputs,
+                             const std::function<T(size_t)> &result)
+{
+    std::vector<T> in;
+    for (const std::string &word : c.sources[k]) {
+        const bool external = word.rfind("in", 0) == 0, inner = word.rfind("op", 0) == 0;
+        const std::string digits = word.size() > 2 ? word.substr(2) : std::string();
+        if ((!external && !inner) || digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+            digits.size() > 6)
+            throw Error("the fusion record names a source '" + word + "' the chain cannot have");
+        const size_t i = size_t(std::stoul(digits));
+        if (external ? i >= inputs.size() : i >= k)
+            throw Error("the fusion record's source '" + word + "' of " + c.ids[k] + " is not among the chain's " +
+                        (external ? "dumped inputs" : "earlier ops"));
+        in.push_back(external ? inputs[i] : result(i));
+    }
+    return in;
+}
+
+// The float64 reference of a chain computed fused: each op's reference on the one before, and
+// each element's bound the end's own plus what its elementwise op carries of the inner
+// result's (a product scales it by the other factor). nullopt with skip set when a chain's
+// inner result feeds another kind of op, or an op of it is not replayed.
+std::optional<Reference> chainReference(const FusedChainRecord &c, const std::vector<RefTensor> &inputs,
+                                        const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &skip)
+{
+    const std::vector<std::string> types = split(c.types, '+');
+    if (types.size() != c.ids.size())
+        throw Error("the fusion record's chain " + c.types + " does not list one type per op");
+    std::vector<Reference> done;
+    for (size_t k = 0; k < types.size(); ++k) {
+        const std::vector<RefTensor> in =
+            chainOpInputs<RefTensor>(c, k, inputs, [&done](size_t i) { return done[i].out; });
+        std::optional<Reference> r =
+            opcheck::reference(types[k], nlohmann::json::parse(c.params[k], nullptr, false), in, outNe, outDtype, skip);
+        if (!r) {
+            skip = "the chain's " + types[k] + ": " + skip;
+            return std::nullopt;
+        }
+        for (size_t s = 0; s < c.sources[k].size(); ++s) {
+            if (c.sources[k][s].rfind("op", 0) != 0)
+                continue;
+            const Reference &inner = done[std::stoul(c.sources[k][s].substr(2))];
+            const bool elementwise = types[k] == "MUL" || types[k] == "ADD" || types[k] == "SUB";
+            if (!elementwise || in.size() != 2 || inner.out.ne != r->out.ne) {
+                skip = "a fused chain whose inner result feeds " + types[k] + " is not replayed";
+                return std::nullopt;
+            }
+            const RefTensor &other = in[1 - s];
+            const std::array<int64_t, 4> &ne = r->out.ne;
+            size_t e = 0;
+            for (int64_t i3 = 0; i3 < ne[3]; ++i3)
+                for (int64_t i2 = 0; i2 < ne[2]; ++i2)
+                    for (int64_t i1 = 0; i1 < ne[1]; ++i1)
+                        for (int64_t i0 = 0; i0 < ne[0]; ++i0, ++e) {
+                            const double scale = types[k] == "MUL" ? std::fabs(other.at(i0 % other.ne[0], i1 % other.ne[1],
+                                                                                         i2 % other.ne[2], i3 % other.ne[3]))
+                                                                   : 1.0;
+                            r->bound[e] += inner.bound[e] * scale;
+                        }
+        }
+        done.push_back(std::move(*r));
+    }
+    Reference out = std::move(done.back());
+    out.standard = "the fused chain " + c.types + " in float64, the inner results' bounds carried through; " + out.standard;
+    return out;
+}
+
+// ggml's CPU kernels on the chain's dumped inputs, one op at a time (unfused), each result fed to
+// the next: the chain as the backend computes it unfused.
+std::optional<std::vector<double>> chainCpu(const CpuReplay &replay, const FusedChainRecord &c,
+                                            const std::vector<CpuReplayInput> &inputs, const std::array<int64_t, 4> &outNe,
+                                            int32_t outDtype, std::string &why)
+{
+    const std::vector<std::string> types = split(c.types, '+');
+    std::vector<std::shared_ptr<const std::vector<float>>> results;
+    std::optional<std::vector<double>> last;
+    for (size_t k = 0; k < types.size(); ++k) {
+        const std::vector<CpuReplayInput> in = chainOpInputs<CpuReplayInput>(c, k, inputs, [&](size_t i) {
+            CpuReplayInput r;
+            r.path = "(the chain's " + c.ids[i] + ")";
+            r.ne = outNe;
+            r.dtype = 0; // float32
+            r.values = results[i];
+            return r;
+        });
+        last = replay(types[k], c.rawParams[k], in, outNe, k + 1 == types.size() ? outDtype : 0, why);
+        if (!last) {
+            why = "the chain's " + types[k] + ": " + why;
+            return std::nullopt;
+        }
+        results.push_back(std::make_shared<const std::vector<float>>(last->begin(), last->end()));
+    }
+    return last;
+}
+
+// One op: its reference once, then each output against it. A fused chain's end (chain set) is
+// replayed as the chain: its dumped inputs are the chain's.
 void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
              const std::string &paramText, bool haveParams, const OpcheckOptions &options,
-             const std::vector<std::string> &weightNames, const std::vector<std::string> &models)
+             const std::vector<std::string> &weightNames, const std::vector<std::string> &models,
+             const FusedChainRecord *chain)
 {
     const TensorRecord &first = *files.outputs.front();
     OpcheckRow base;
     base.opId = first.opId;
     base.opName = first.opName;
-    base.opType = opType;
+    base.opType = chain ? chain->types : opType;
     base.opParam = paramText;
     base.round = first.exec;
     ++res.ops;
@@ -407,9 +509,10 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     std::vector<RefTensor> inputs;
     std::optional<RefTensor> firstOut;
     std::string error;
-    if (needsParams(opType) && !haveParams) {
+    if (chain && chain->sources.empty())
+        skip = "the end of a fused chain recorded without how to compute it again: dump it again with this llmscope";
+    else if (!chain && needsParams(opType) && !haveParams)
         skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
-    }
     // Weights held in ggml's repacked CPU layout, which the probe cannot read as stored: read
     // from the model file the program loaded (the float64 reference only: ggml's CPU kernel is
     // not given them).
@@ -419,7 +522,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
         if (t.hasData)
             continue;
         const std::string why = withoutData(t.path);
-        if (why.rfind("lies in memory", 0) == 0 && i < weightNames.size() && !weightNames[i].empty()) {
+        if (!chain && why.rfind("lies in memory", 0) == 0 && i < weightNames.size() && !weightNames[i].empty()) {
             try {
                 fromModel[i] = weightFromModels(models, weightNames[i], t);
             } catch (const Error &) {
@@ -433,7 +536,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
             for (size_t i = 0; i < files.inputs().size(); ++i)
                 inputs.push_back(fromModel[i] ? std::move(*fromModel[i]) : readRef(*files.inputs()[i]));
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
-            ref = opcheck::reference(opType, param, inputs, firstOut->ne, firstOut->dtype, skip);
+            ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
+                        : opcheck::reference(opType, param, inputs, firstOut->ne, firstOut->dtype, skip);
         } catch (const Error &e) {
             error = e.what();
         }
@@ -450,14 +554,15 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     if (ref && options.cpuReplay && !files.outputs.empty() && !anyFromModel) {
         std::vector<CpuReplayInput> in;
         for (size_t i = 0; i < files.inputs().size(); ++i)
-            in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType});
+            in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType, {}});
         const TensorRecord &o = *files.outputs.front();
         const std::string tiling = o.path.substr(0, o.path.find("/tensors/")) + "/tiling/" + std::to_string(o.pid) + "/" +
                                    std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
         std::ifstream raw(tiling, std::ios::binary);
         const std::string rawParams((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
         try {
-            cpu = options.cpuReplay(opType, rawParams, in, ref->out.ne, o.dtype, cpuWhy);
+            cpu = chain ? chainCpu(options.cpuReplay, *chain, in, ref->out.ne, o.dtype, cpuWhy)
+                        : options.cpuReplay(opType, rawParams, in, ref->out.ne, o.dtype, cpuWhy);
         } catch (const std::exception &e) {
             cpuWhy = e.what();
         }
@@ -585,6 +690,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         for (const auto &m : st.models)
             if (std::find(models.begin(), models.end(), m) == models.end())
                 models.push_back(m);
+    const auto chains = readFusionRecords(index.root); // chains computed fused: replayed whole
     // By process, round and op path (the index's order).
     std::map<std::tuple<int64_t, int, int64_t, std::vector<std::string>>, OpFiles> ops;
     for (TensorRecord &t : index.tensors) {
@@ -605,9 +711,13 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         if (files.outputs.empty())
             continue; // a group's folder, or an op whose outputs were not dumped (-stp 1)
         const OpParam p = readOpParam(opFolderOf(*files.outputs.front()), files.outputs.front()->opName);
-        if (!nameMatches(names, p.type))
+        const FusedChainRecord *chain = chainEndingAt(chains, files.outputs.front()->exec, files.outputs.front()->opId);
+        bool named = nameMatches(names, p.type);
+        for (const std::string &type : chain ? split(chain->types, '+') : std::vector<std::string>())
+            named = named || nameMatches(names, type); // -opname rms_norm: the chain that holds one
+        if (!named)
             continue;
-        checkOp(res, files, p.type, p.param, p.text, p.have, o, p.weights, models);
+        checkOp(res, files, p.type, p.param, p.text, p.have, o, p.weights, models, chain);
     }
     if (progress)
         progress(done, ops.size());

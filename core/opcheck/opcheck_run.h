@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct CpuReplayInput {
     std::array<int64_t, 4> ne{};  // ggml's order
     int32_t dtype = 0;            // the dump's dtype code
     std::string engineType;       // ggml's block type (q4_0, ...) where the dump names one
+    // Float32 values in place of the file's: a fused chain's inner result, computed just before
+    std::shared_ptr<const std::vector<float>> values;
 };
 // The op rebuilt alone from its inputs and raw op parameters (the 64 bytes of -tiling's
 // tiling/{pid}/{round}/{id}_{OP}.bin) and computed by ggml's CPU backend: its output as double,

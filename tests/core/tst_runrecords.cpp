@@ -103,6 +103,24 @@ private slots:
         } catch (const Error &e) {
             QVERIFY2(QString(e.what()).contains("two ops or more"), e.what());
         }
+        writeFile(dump + "/llmscope/fusion/7/0.json",
+                  R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
+                      "sources": [["in0"], ["op0", "in1"]], "params": [{}, {}], "raw_params": ["0g", "00"]}]})");
+        try {
+            readFusionRecords(dump.toStdString());
+            QFAIL("raw parameters that are not hexadecimal were read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("raw_params is not hexadecimal"), e.what());
+        }
+        writeFile(dump + "/llmscope/fusion/7/0.json",
+                  R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
+                      "sources": [["in0"]], "params": [{}, {}], "raw_params": ["00", "00"]}]})");
+        try {
+            readFusionRecords(dump.toStdString());
+            QFAIL("a chain with sources for one op of two was read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("one entry per op"), e.what());
+        }
     }
 
     void aFusedChainIsFoundByItsEnd()
@@ -121,6 +139,16 @@ private slots:
         QCOMPARE(found->backend, std::string("CPU"));
         QVERIFY(!chainEndingAt(records, 2, "1_3")); // an inner op is no chain's end
         QVERIFY(!chainEndingAt(records, 1, "1_4")); // nor another round's
+        QVERIFY(found->sources.empty()); // an older record: no way to compute it again
+        // How to compute it again: the sources, the parameters decoded and raw, read back
+        c.sources = {{"in0"}, {"op0", "in1"}};
+        c.params = {R"({"eps":1e-05})", "{}"};
+        c.rawParams = {std::string("\xac\xc5\x27\x37\0\xff", 6), std::string(6, '\0')};
+        writeFile(dump + "/llmscope/fusion/9/2.json", fusionRecordJson(2, {c}));
+        const FusedChainRecord again = *chainEndingAt(readFusionRecords(dump.toStdString()), 2, "1_4");
+        QCOMPARE(again.sources, c.sources);
+        QCOMPARE(again.params, c.params);
+        QCOMPARE(again.rawParams, c.rawParams);
     }
 
     // The same results bit for bit: nothing changed. One element off in round 1: that round

@@ -222,8 +222,8 @@ private slots:
         QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None); // not modelled: the observer check tells
     }
 
-    // --keep-fusion's plan: the chain's inner node is not read, nor taken as the chain end's
-    // input; the end's other input keeps its index.
+    // --keep-fusion's plan: the chain's inner node is not read; the chain's end takes the chain's
+    // inputs (the norm's, then the product's other factor), and says which node reads which.
     void aFusedChainIsReadAtItsEnd()
     {
         auto c = buildChain(Variant::Plain);
@@ -241,8 +241,12 @@ private slots:
         const ggml_tensor *norm = topo->nodes[size_t(chains[0].first)].tensor;
         const ggml_tensor *mul = topo->nodes[size_t(chains[0].last)].tensor;
         QCOMPARE(itemOf(*plan, norm, false, false, 0), -2);
-        QCOMPARE(itemOf(*plan, mul, true, true, 0), -2);
+        QCOMPARE(plan->items[size_t(itemOf(*plan, mul, true, true, 0))].tensor, norm->src[0]);
         QCOMPARE(plan->items[size_t(itemOf(*plan, mul, true, true, 1))].tensor, mul->src[1]);
+        QCOMPARE(itemOf(*plan, mul, true, true, 2), -2);
+        const ChainInputs in = chainInputs(*topo, chains[0].first, chains[0].last);
+        QCOMPARE(in.external, (std::vector<const ggml_tensor *>{norm->src[0], mul->src[1]}));
+        QCOMPARE(in.sources, (std::vector<std::vector<int>>{{0}, {-1, 1}})); // the product reads the norm, then input 1
         for (const PlanItem &it : plan->items)
             QVERIFY2(it.tensor != norm, "the chain's inner result is read");
         for (ggml_tensor *t : plan->tensorsToKeep())

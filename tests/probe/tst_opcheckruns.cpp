@@ -170,6 +170,51 @@ private slots:
         QCOMPARE(csv.size(), 1);
     }
 
+    // A dump with fusion kept: the CPU computes each RMS_NORM+MUL fused, and the chain's end
+    // holds the chain's inputs. Each chain is replayed whole (float64, the norm's bound carried
+    // through the product) and on ggml's CPU kernels unfused, and passes; the chain's end scaled
+    // by 1.001 fails, alone, with ggml's unfused kernels within the bound: the fused kernel.
+    void aFusedChainIsReplayedWhole()
+    {
+        const QString root = dump("fused", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
+                                  {"--keep-fusion", "-er", "0,0"});
+        QVERIFY(!root.isEmpty());
+        const QString out = m_dir.path() + "/fused-check";
+        auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = report(out);
+        QCOMPARE(j["summary"].toObject()["fail"].toInt(), 0);
+        QStringList chains;
+        QString target;
+        for (const auto &v : j["rows"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["op_type"].toString() != "RMS_NORM+MUL")
+                continue;
+            chains << o["op_id"].toString();
+            QCOMPARE(o["precision_result"].toString(), QString("PASS"));
+            QVERIFY2(o["precision_standard"].toString().startsWith("100% within the fused chain RMS_NORM+MUL in float64"),
+                     qPrintable(o["precision_standard"].toString()));
+            QVERIFY2(o["cpu_replay_error_over_bound"].isDouble() && o["cpu_replay_error_over_bound"].toDouble() <= 1,
+                     qPrintable(o["cpu_replay_not_run"].toString()));
+            if (o["op_id"].toString().startsWith("2_"))
+                target = o["tensor_path"].toString();
+        }
+        QCOMPARE(chains.size(), 5); // two norms a layer and the output norm
+        QVERIFY(!target.isEmpty()); // its inputs the chain's: the norm's input and the weight
+        QVERIFY(QFile::exists(QFileInfo(target).path() + "/../before/intensor0.bin"));
+        QVERIFY(QFile::exists(QFileInfo(target).path() + "/../before/intensor1.bin"));
+        testing::scaleTensorFile(target.toStdString(), 1.001f);
+        const QString out2 = m_dir.path() + "/fused-scaled";
+        r = llmscopeRun({"opcheck", "-i", root, "-o", out2, "-opname", "rms_norm"});
+        QCOMPARE(r.code, 1);
+        j = report(out2);
+        QCOMPARE(j["rows"].toArray().size(), 5); // -opname rms_norm: the chains holding one
+        const QJsonArray failed = rowsWith(j, "FAIL");
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed[0].toObject()["tensor_path"].toString(), target);
+        QVERIFY(failed[0].toObject()["cpu_replay_error_over_bound"].toDouble() <= 1);
+    }
+
     // --standard msprobe: msProbe's rule for each kind of op. ggml's CPU passes every one (the
     // matrix products within 64 ULP on average); one MUL_MAT output scaled by 1.001 fails, alone,
     // on its ULP errors; a device whose RMS_NORM rounds through float16 fails that op against
