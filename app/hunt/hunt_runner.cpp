@@ -160,9 +160,9 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         if (const FusedChainRecord *chain = chainEndingAt(testChains, suspectOp.round, testId(suspectOp))) {
             steps.say(stepFusedWalk(suspectOp, *chain), 3);
             const QStringList walk = walkArgs(suspectOp.round) + QStringList{QStringLiteral("--keep-fusion")};
-            QString testFused;
+            QString goldenFused, testFused;
             auto fusedPass = pass(steps, walk, walk, dir.absoluteFilePath(goldenFusedDir()), dir.absoluteFilePath(testFusedDir()),
-                                  4, stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-fused")), nullptr,
+                                  4, stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-fused")), &goldenFused,
                                   &testFused);
             const auto fused = co_await fusedPass;
             if (fused->firstDivergent >= 0) {
@@ -180,6 +180,17 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                         out.tensors = unfused;
                         out.fusedChain = *fusedEnd;
                         end(Outcome::End::Found, fusedKernelWrong(suspectOp, *fusedEnd, alone));
+                        // The chain replayed whole on the inputs it was given (its end's dump, fusion
+                        // kept, holds the chain's inputs): float64, and ggml's CPU kernels unfused.
+                        QStringList chainArgs = tensorArgs(suspectOp, Side::Test) << QStringLiteral("--keep-fusion");
+                        if (recordsTokens(goldenFused))
+                            chainArgs = followingTokens(chainArgs, goldenFused);
+                        auto chainRun = steps.dump(Side::Test, chainArgs,
+                                                   dir.absoluteFilePath(QStringLiteral("test-chain")));
+                        const QString chainDump = co_await chainRun;
+                        auto replaying = replay(chainDump, testId(suspectOp));
+                        out.replay = co_await replaying;
+                        steps.say(replayed(*fused, *out.replay, suspectOp), -1);
                         steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
                         co_return out;
                     }

@@ -30,6 +30,7 @@ const char *kUsage =
     "                 (libggml-vulkan.so, libggml-cuda.so) from --backend-dir and offloads every layer;\n"
     "                 without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use Mesa's software device\n"
     "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
+    "  --no-repack  weights as the file holds them: no extra buffer types (ggml's CPU repacking, AMX)\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
 {
     std::string model, prompt = "Hello, llmscope", flash = "on", device = "cpu", backendDir;
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
-    bool printLogits = false, countNodes = false, tokenTimes = false;
+    bool printLogits = false, countNodes = false, tokenTimes = false, repack = true;
     int holdAfter = -1, paceMs = 0;
     std::string holdFile;
     int abortToken = -1, abortAfter = 0;
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
         else if (a == "--ctx") ctxSize = std::atoi(value());
         else if (a == "--logits") printLogits = true;
         else if (a == "--device") device = value();
+        else if (a == "--no-repack") repack = false;
         else if (a == "--backend-dir") backendDir = value();
         else if (a == "--count-nodes") countNodes = true;
         else if (a == "--token-times") tokenTimes = true;
@@ -210,6 +212,7 @@ int main(int argc, char **argv)
 
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
+    mp.use_extra_bufts = repack;
     std::vector<ggml_backend_dev_t> devices;
     if (device != "cpu") {
         devices = loadDevice(device, backendDir);

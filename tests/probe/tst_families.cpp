@@ -64,6 +64,13 @@ const Family &family(const QString &arch)
     qFatal("no family %s", qPrintable(arch));
 }
 
+// Whether the CPU has AMX, for which ggml's CPU backend offers its AMX buffer type.
+bool cpuHasAmx()
+{
+    QFile f("/proc/cpuinfo");
+    return f.open(QIODevice::ReadOnly) && f.readAll().contains(" amx_int8");
+}
+
 QJsonObject opcheckReport(const QString &dir)
 {
     const QStringList f = QDir(dir).entryList({"opcheck_result_*.json"}, QDir::Files);
@@ -247,8 +254,12 @@ private slots:
             QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu" << QStringList();
             QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan" << QStringList();
             QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan" << QStringList();
-            // ggml repacks these weights on the CPU: read from the model file
-            QTest::addRow("%s q4_0 cpu", qPrintable(f.arch)) << f.arch << "q4_0" << "cpu" << QStringList();
+            // ggml repacks these weights on the CPU: read from the model file. On a CPU with AMX the
+            // bundle's AMX kernels take deepseek2's Q4_0 weights and llama.cpp's scheduler aborts
+            // on its graph, probe or not (GGML_ASSERT(*cur_backend_id != -1) while reserving):
+            // there the weights stay as the file holds them.
+            QTest::addRow("%s q4_0 cpu", qPrintable(f.arch))
+                << f.arch << "q4_0" << "cpu" << (f.arch == "deepseek2" && cpuHasAmx() ? QStringList{"--no-repack"} : QStringList());
         }
         // attention sinks in flash attention; the experts in MXFP4
         QTest::addRow("gpt-oss f32 cpu flash-attn") << "gpt-oss" << "f32" << "cpu" << QStringList{"--flash-attn", "on"};
