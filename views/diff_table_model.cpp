@@ -29,20 +29,17 @@ int DiffTableModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-// An op, or a chain computed fused as one cell: its ops' ids and names, its types, "fused".
+// An op, or a chain computed fused as one cell: its ops' ids, the name of its end (whose output
+// was dumped), its types, "fused"; the tooltip names every op.
 QString DiffTableModel::opCell(const OpResult &op)
 {
     if (op.fusedMembers.empty())
         return QString::fromStdString(op.label());
-    QStringList ids, names;
-    for (const std::string &m : op.fusedMembers) {
-        const QString member = QString::fromStdString(m);
-        ids << member.section(QLatin1Char(' '), 0, 0);
-        if (const QString name = member.section(QLatin1Char(' '), 1); !name.isEmpty())
-            names << name;
-    }
+    QStringList ids;
+    for (const std::string &m : op.fusedMembers)
+        ids << QString::fromStdString(m).section(QLatin1Char(' '), 0, 0);
     return tr("%1 %2 (%3, fused)")
-        .arg(ids.join(QLatin1Char('+')), names.join(QStringLiteral(" + ")), QString::fromStdString(op.fusedChain))
+        .arg(ids.join(QLatin1Char('+')), QString::fromStdString(op.name), QString::fromStdString(op.fusedChain))
         .simplified();
 }
 

@@ -122,7 +122,7 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     if (res.firstDivergent >= 0) {
         const OpResult &op = res.ops[size_t(res.firstDivergent)];
         lines << tr("First divergent: <b>%1</b> in round %2 (%3 operations before it passed).")
-                     .arg(QString::fromStdString(op.label()).toHtmlEscaped())
+                     .arg(DiffTableModel::opCell(op).toHtmlEscaped())
                      .arg(op.round)
                      .arg(res.firstDivergent);
         if (const Reason cause = causeWords(res, op); !cause.empty())

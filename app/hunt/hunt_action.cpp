@@ -41,11 +41,19 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
                                                 [this](const QString &text, int step) { say(text, std::max(step, 0)); });
     auto hunting = hunt::run(steps, folder, rounds);
     const hunt::Outcome outcome = co_await hunting;
+    if (w && outcome.fusedChain && outcome.walk) {
+        // The Diff page on what the program computes, the fused chain departing: the last compare
+        // the hunt ran measured its ops unfused, which agree.
+        auto showing = w->compare(QString::fromStdString(outcome.walk->goldenRoot), QString::fromStdString(outcome.walk->myRoot),
+                                  {}, standard);
+        co_await showing;
+    }
     if (w && outcome.stats && outcome.tensors) { // the whole model's picture from the statistics, the op measured
         auto picture = std::make_shared<CompareResult>(*outcome.stats);
         if (outcome.walk) // the round walked back, measured
             mergeExact(*picture, *outcome.walk);
-        mergeExact(*picture, *outcome.tensors);
+        if (!outcome.fusedChain) // a fused chain's unfused measure is the evidence, not what the program computes
+            mergeExact(*picture, *outcome.tensors);
         w->showMetrics(std::move(picture));
     }
     m_running = false;

@@ -708,6 +708,50 @@ private slots:
         shoot(&w, QStringLiteral("hunt.png"));
     }
 
+    // A fused kernel's fault hunted in the window (the kernel zoo's fused RMS_NORM+MUL leaving
+    // each row's last 8 columns unnormalized): the hunt names the chain, and the Diff page shows
+    // the chain as one row naming its ops, the first divergent, its tooltip saying it was
+    // computed fused; the unfused measure that cleared its ops does not replace it there.
+    void aFusedChainInTheWindow()
+    {
+        const QString zoo = engine::zooDir();
+        if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate") || !QDir(zoo + "/lib/fused-norm-tail").exists())
+            QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
+        auto side = [&](const QString &lib) {
+            HuntSide s;
+            s.command = {(zoo + "/build/bin/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "2"};
+            s.settings.environment.insert("LD_LIBRARY_PATH", zoo + "/lib/" + lib);
+            return s;
+        };
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QSignalSpy ended(w.workspace()->hunt(), &HuntAction::finished);
+        const bool found = QCoro::waitFor(
+            w.workspace()->runHunt(side("stock"), side("fused-norm-tail"), m_dir.path() + "/hunt-fused", "0,0"));
+        const QString log = w.workspace()->hunt()->log().join('\n');
+        QVERIFY2(found, qPrintable(log));
+        QCOMPARE(ended.count(), 1);
+        QVERIFY2(ended.at(0).at(1).toString().startsWith("found: round 0, the fused chain RMS_NORM+MUL"), qPrintable(log));
+        DiffTableModel *m = w.diff()->model();
+        const int row = m->firstDivergentRow();
+        QVERIFY(row >= 0);
+        const QModelIndex cell = m->index(row, DiffTableModel::OpColumn);
+        QVERIFY2(QRegularExpression(R"(^1_\d+\+1_\d+ attn_norm-0 \(RMS_NORM\+MUL, fused\)$)")
+                     .match(cell.data().toString())
+                     .hasMatch(),
+                 qPrintable(cell.data().toString()));
+        QVERIFY2(cell.data(Qt::ToolTipRole).toString().startsWith("golden and test computed these ops as one fused kernel"),
+                 qPrintable(cell.data(Qt::ToolTipRole).toString()));
+        QCOMPARE(m->index(row, DiffTableModel::ResultColumn).data().toString(), QString("FIRST DIVERGENT"));
+        QVERIFY2(w.diff()->summary().contains("First divergent: <b>" + cell.data().toString().toHtmlEscaped() + "</b>"),
+                 qPrintable(w.diff()->summary()));
+        auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.diff());
+        w.diff()->table()->scrollTo(cell);
+        shoot(&w, QStringLiteral("hunt_fused.png"));
+    }
+
     // Cancel during the first run stops the program and ends the hunt, saying so.
     void huntIsCancelled()
     {
