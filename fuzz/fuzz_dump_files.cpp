@@ -160,6 +160,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 } catch (const Error &) {
                 }
             }
+            try { // a chain the record names replayed whole (its sources and parameters as read)
+                OpcheckOptions o;
+                o.input = root;
+                runOpcheck(o);
+            } catch (const Error &) {
+            }
+            fs::remove(d.root / fusionRecordPath(kPid, 0)); // the other cases' opcheck reads none
             break;
         }
         default:

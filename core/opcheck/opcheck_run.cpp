@@ -436,6 +436,12 @@ std::optional<Reference> chainReference(const FusedChainRecord &c, const std::ve
             }
             const RefTensor &other = in[1 - s];
             const std::array<int64_t, 4> &ne = r->out.ne;
+            const size_t n = size_t(r->out.count());
+            if (r->bound.size() != n || inner.bound.size() != n ||
+                std::any_of(other.ne.begin(), other.ne.end(), [](int64_t d) { return d <= 0; })) {
+                skip = "a fused chain whose " + types[k] + " has no bound per element is not replayed";
+                return std::nullopt;
+            }
             size_t e = 0;
             for (int64_t i3 = 0; i3 < ne[3]; ++i3)
                 for (int64_t i2 = 0; i2 < ne[2]; ++i2)
