@@ -262,6 +262,7 @@ bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.desc
 std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
 {
     s.chains.clear();
+    s.chainsJson.clear();
     if (!c.keepFusion || !s.topo)
         return {};
     const GgmlApi &api = ggml();
@@ -272,11 +273,10 @@ std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, Sc
     return fusedInto(s.chains, s.topo->nodes.size());
 }
 
-// llmscope/fusion/{pid}/{round}.json: the chains read at their last node this round.
-void writeFusionRecord(Probe &p, const SchedState &s)
+// The chains the plan leaves whole, as the fusion record holds them: each op's id, name, sources
+// and parameters.
+std::vector<FusedChainRecord> fusionRecords(const SchedState &s)
 {
-    if (s.chains.empty() || !p.writer())
-        return;
     std::vector<FusedChainRecord> records;
     for (const FusedChain &chain : s.chains) {
         FusedChainRecord r;
@@ -295,7 +295,18 @@ void writeFusionRecord(Probe &p, const SchedState &s)
         r.backend = s.chainsBackend;
         records.push_back(std::move(r));
     }
-    p.writer()->submitText(fusionRecordPath(::getpid(), s.round), fusionRecordJson(s.round, records));
+    return records;
+}
+
+// llmscope/fusion/{pid}/{round}.json: the chains read at their last node this round. Their text
+// is made once a plan (it costs as much as a decoded token's statistics otherwise).
+void writeFusionRecord(Probe &p, SchedState &s)
+{
+    if (s.chains.empty() || !p.writer())
+        return;
+    if (s.chainsJson.empty())
+        s.chainsJson = fusionChainsJson(fusionRecords(s));
+    p.writer()->submitText(fusionRecordPath(::getpid(), s.round), fusionRecordJson(s.round, s.chainsJson));
 }
 
 // "CPU", or "CUDA0,CPU": the backends a scheduler computes on, for the app.

@@ -93,6 +93,7 @@ struct SchedState {
     int poolThreads = 0;
     std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole, on chainsBackend
     std::string chainsBackend;
+    std::string chainsJson; // their fusion record's chains, made once a plan: a round's record adds its number
 };
 
 class Probe;

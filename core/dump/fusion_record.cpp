@@ -43,6 +43,16 @@ std::string fusionRecordPath(int64_t pid, int64_t round)
 
 std::string fusionRecordJson(int64_t round, const std::vector<FusedChainRecord> &chains)
 {
+    return fusionRecordJson(round, fusionChainsJson(chains));
+}
+
+std::string fusionRecordJson(int64_t round, const std::string &chainsJson)
+{
+    return "{\"round\":" + std::to_string(round) + ",\"chains\":" + chainsJson + "}\n";
+}
+
+std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains)
+{
     nlohmann::json list = nlohmann::json::array();
     for (const FusedChainRecord &c : chains) {
         nlohmann::json chain{{"ids", c.ids}, {"names", c.names}, {"types", c.types}, {"backend", c.backend}};
@@ -58,9 +68,7 @@ std::string fusionRecordJson(int64_t round, const std::vector<FusedChainRecord> 
         }
         list.push_back(std::move(chain));
     }
-    return nlohmann::json{{"round", round}, {"chains", list}}.dump(-1, ' ', false,
-                                                                   nlohmann::json::error_handler_t::replace) +
-           "\n";
+    return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot)

@@ -24,6 +24,9 @@ struct FusedChainRecord {
 
 std::string fusionRecordPath(int64_t pid, int64_t round); // relative to the msit_dump_* folder
 std::string fusionRecordJson(int64_t round, const std::vector<FusedChainRecord> &chains);
+// The same in two steps: the chains' JSON array once, then each round's record around it.
+std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains);
+std::string fusionRecordJson(int64_t round, const std::string &chainsJson);
 // round -> chains, from the first process folder under llmscope/fusion (an -o folder's
 // msit_dump_* is looked into); empty when none was recorded. Throws Error for a malformed one.
 std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot);
