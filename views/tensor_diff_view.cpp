@@ -208,6 +208,29 @@ void TensorDiffView::showPair(int row)
     if (p.goldenView.lastRows || p.testView.lastRows)
         status += QLatin1Char(' ') + tr("Only the last token's rows: the engine computed no others here.");
     m_status->setText(status);
+    showWorst();
+}
+
+// Scrolled to the slice's worst element, where a fault that spares most of a row shows (a
+// kernel's last columns), scanning a slice of up to a million elements.
+void TensorDiffView::showWorst()
+{
+    m_worst = QModelIndex();
+    const int rows = m_error->rowCount(), cols = m_error->columnCount();
+    if (qint64(rows) * cols > (qint64(1) << 20))
+        return;
+    double worst = 0;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            if (const double e = m_error->error(r, c); e > worst) {
+                worst = e;
+                m_worst = m_error->index(r, c);
+            }
+    if (!m_worst.isValid())
+        return;
+    m_errorTable->setCurrentIndex(m_worst);
+    for (QTableView *t : {m_goldenTable, m_testTable, m_errorTable})
+        t->scrollTo(t->model()->index(m_worst.row(), m_worst.column()), QAbstractItemView::PositionAtCenter);
 }
 
 QString TensorDiffView::status() const

@@ -55,9 +55,13 @@ public:
     QListWidget *fileList() const { return m_files; }
     SlicePicker *picker() const { return m_picker; }
     QString status() const;
+    // The element the pair opened on: the slice's largest relative error (invalid: none, or a
+    // slice too large to scan).
+    QModelIndex worstShown() const { return m_worst; }
 
 private:
     void showPair(int row);
+    void showWorst();
 
     QLabel *m_title, *m_status;
     QLabel *m_leftName = nullptr, *m_rightName = nullptr;
@@ -67,4 +71,5 @@ private:
     SlicePicker *m_picker;
     QTableView *m_goldenTable, *m_testTable, *m_errorTable;
     QVector<TensorDiffPair> m_pairs;
+    QPersistentModelIndex m_worst;
 };

@@ -746,6 +746,10 @@ private slots:
         QCOMPARE(m->index(row, DiffTableModel::ResultColumn).data().toString(), QString("FIRST DIVERGENT"));
         QVERIFY2(w.diff()->summary().contains("First divergent: <b>" + cell.data().toString().toHtmlEscaped() + "</b>"),
                  qPrintable(w.diff()->summary()));
+        // The element view opens where the fault is: the rows' last 8 columns
+        TensorDiffView *e = w.tensorDiff();
+        QVERIFY(e->worstShown().isValid());
+        QVERIFY2(e->worstShown().column() >= 256 - 8, qPrintable(QString::number(e->worstShown().column())));
         auto *tabs = w.findChild<QTabWidget *>();
         tabs->setCurrentWidget(w.diff());
         w.diff()->table()->scrollTo(cell);
