@@ -2508,6 +2508,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>No operation differs between the runs: untick the box above to see every one.</source>
         <translation>各次运行之间没有算子不同：取消勾选上方的选项可查看全部算子。</translation>
     </message>
+    <message>
+        <source>&lt;b style=&quot;color:#b3261e&quot;&gt;The spread failed:&lt;/b&gt; %1&lt;br&gt;No result is shown: an earlier spread&apos;s would read as this one&apos;s.</source>
+        <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;一致性检查失败：&lt;/b&gt; %1&lt;br&gt;不显示任何结果：否则之前那次检查的结果会被误当作这一次的。</translation>
+    </message>
 </context>
 <context>
     <name>StartPage</name>
@@ -2771,6 +2775,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>A program is running: replay its dump once it has ended</source>
         <translation>程序正在运行：请在其结束后重放其 dump</translation>
+    </message>
+    <message>
+        <source>Spread failed: %1</source>
+        <translation>一致性检查失败：%1</translation>
     </message>
 </context>
 </TS>

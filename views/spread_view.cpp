@@ -93,6 +93,14 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
     }
 }
 
+void SpreadView::showFailure(const QString &why)
+{
+    setResult(nullptr, {});
+    m_summary->setText(tr("<b style=\"color:#b3261e\">The spread failed:</b> %1<br>No result is shown: an earlier "
+                          "spread's would read as this one's.")
+                           .arg(why.toHtmlEscaped()));
+}
+
 void SpreadView::showFiltered()
 {
     m_table->resizeColumnsToContents(); // to the rows shown: an op's label whole

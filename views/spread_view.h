@@ -23,6 +23,8 @@ public:
 
     // folder: where the dumps and reports are, named in the summary.
     void setResult(std::shared_ptr<const llmscope::SpreadResult> r, const QString &folder);
+    // A spread that failed: no result (never an earlier one's), and why.
+    void showFailure(const QString &why);
     void follow(Cursor *cursor);
     void selectOp(const QString &opId); // in the cursor's round where the spread has it, else its first
 

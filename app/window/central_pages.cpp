@@ -216,6 +216,12 @@ void CentralPages::followResults()
         showSpread();
         showPage(m_spreadView);
     });
+    connect(m_ws, &Workspace::spreadFailed, this, [this](const QString &why) {
+        m_spreadView->showFailure(why);
+        if (m_tabs->indexOf(m_spreadView) < 0)
+            m_tabs->addTab(m_spreadView, tr("Spread"));
+        showPage(m_spreadView);
+    });
     // The report was of the sources before: the document holds none now, and its tab goes.
     connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { showQuantReport(false); });
 }

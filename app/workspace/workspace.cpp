@@ -116,8 +116,18 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
 {
     QPointer<Workspace> self(this);
     auto running = m_spread->run(std::move(request));
-    if (!co_await running || !self)
+    const bool ran = co_await running;
+    if (!self)
         co_return false;
+    if (!ran) {
+        // What it would have replaced goes: an earlier spread's result must not read as this one's.
+        if (const QString why = m_spread->failure(); !why.isEmpty()) {
+            m_doc->setSpread(nullptr);
+            say(tr("Spread failed: %1").arg(why), Tone::Failure);
+            emit spreadFailed(why);
+        }
+        co_return false;
+    }
     const auto r = m_spread->result();
     const QString first = QString::fromStdString(r->runs[0].dump);
     bool shown = false;

@@ -170,6 +170,7 @@ signals:
     void status(const QString &text, int timeoutMs); // a line for the status bar only
     void actionsChanged(); // running, can apply, can run again
     void spreadShown(); // a spread's result, with its first run's dump open
+    void spreadFailed(const QString &why); // a spread that failed or was cancelled: no result, and why
 
 private:
     void beginSource(Source source, const QString &name);

@@ -1090,6 +1090,24 @@ private slots:
                      qPrintable(cell.data(Qt::ToolTipRole).toString()));
         }
 
+        // A spread that cannot run: the page no longer shows the result before it, and says why
+        // there and in the console.
+        QVERIFY(v->model()->rowCount() > 0);
+        QSignalSpy failed(w.workspace(), &Workspace::spreadFailed);
+        spread::Request broken;
+        broken.commands = {"/nonexistent/program -n 2"};
+        broken.repeat = 2;
+        broken.folder = (m_dir.path() + "/spread-broken").toStdString();
+        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(broken)));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(tabs->currentWidget(), v);
+        QCOMPARE(v->model()->rowCount(), 0);
+        QVERIFY2(v->summary()->text().contains("The spread failed:") &&
+                     v->summary()->text().contains("/nonexistent/program"),
+                 qPrintable(v->summary()->text()));
+        QVERIFY2(w.console()->toPlainText().contains("Spread failed: "), qPrintable(w.console()->toPlainText().right(300)));
+        QVERIFY(!w.workspace()->document()->results().spread);
+
         const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
