@@ -2512,6 +2512,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>&lt;b style=&quot;color:#b3261e&quot;&gt;The spread failed:&lt;/b&gt; %1&lt;br&gt;No result is shown: an earlier spread&apos;s would read as this one&apos;s.</source>
         <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;一致性检查失败：&lt;/b&gt; %1&lt;br&gt;不显示任何结果：否则之前那次检查的结果会被误当作这一次的。</translation>
     </message>
+    <message>
+        <source>&lt;br&gt;Colours: &lt;span style=&quot;background:#d24f32&quot;&gt;&amp;nbsp;red&amp;nbsp;&lt;/span&gt; the runs part beyond their standard here; &lt;span style=&quot;background:#91c1e4&quot;&gt;&amp;nbsp;blue&amp;nbsp;&lt;/span&gt; they differ within it; white: bit-identical. Deeper: farther apart.</source>
+        <translation>&lt;br&gt;颜色：&lt;span style=&quot;background:#d24f32&quot;&gt;&amp;nbsp;红&amp;nbsp;&lt;/span&gt; 此处各次运行的差异超出其标准；&lt;span style=&quot;background:#91c1e4&quot;&gt;&amp;nbsp;蓝&amp;nbsp;&lt;/span&gt; 有差异但在标准之内；白：逐位相同。颜色越深，相差越远。</translation>
+    </message>
 </context>
 <context>
     <name>StartPage</name>

@@ -83,9 +83,11 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::BackgroundRole:
         if (index.column() >= SpreadColumn && std::isfinite(value) && value > 0 && m_largest > 0) {
-            // log scale from a millionth of the largest: rounding and faults both visible
+            // log scale from a millionth of the largest: rounding and faults both visible. Red only
+            // where the runs part beyond their standard, as on the heatmap; blue within it.
             const double t = std::clamp(std::log10(value / m_largest) / 6 + 1, 0.1, 1.0);
-            return QBrush(QColor(int(255 - 55 * t), int(235 - 190 * t), int(225 - 185 * t)));
+            return o.departs ? QBrush(QColor(int(255 - 55 * t), int(235 - 190 * t), int(225 - 185 * t)))
+                             : QBrush(QColor(int(232 - 125 * t), int(240 - 66 * t), int(250 - 36 * t)));
         }
         if (first && index.column() < SpreadColumn)
             return firstRowMark(role);

@@ -1,7 +1,8 @@
 // A spread as a table: one row per op and round (in graph order), its spread, then one column
 // per run with that run's distance from the first run there, the cells coloured by it (a
-// heatmap of the spread: white where bit-identical, deeper red the farther). The op where the
-// runs first part beyond their standard is marked, the ops that part in red.
+// heatmap of the spread: white where bit-identical, deeper the farther; red where the runs part
+// beyond their standard, blue within it). The op where the runs first part beyond their
+// standard is marked, the ops that part in red.
 #pragma once
 #include <QAbstractTableModel>
 

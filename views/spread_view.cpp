@@ -84,6 +84,9 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
                     .arg(QString::fromStdString(o.label()).toHtmlEscaped())
                     .arg(o.differing);
     }
+    text += tr("<br>Colours: <span style=\"background:#d24f32\">&nbsp;red&nbsp;</span> the runs part beyond their "
+               "standard here; <span style=\"background:#91c1e4\">&nbsp;blue&nbsp;</span> they differ within it; white: "
+               "bit-identical. Deeper: farther apart.");
     text += tr("<br>Dumps and reports (spread.json, spread.csv) in %1").arg(folder.toHtmlEscaped());
     m_summary->setText(text);
     if (r->departs()) { // the first departure in view, picked
