@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "session_document.h"
+#include "reason_words.h"
+
+#include "compare/divergence_cause.h"
 
 using namespace llmscope;
 
@@ -222,6 +225,9 @@ std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t 
         allStats = allStats && x.statsOnly;
     }
     c.fromStats = anyOutput && allStats;
+    if (!o.passed) // the weight or input the error comes in through, named where the verdict is
+        if (const Reason why = causeWords(r, o); !why.empty())
+            c.cause = reasonWords(why);
     return c;
 }
 

@@ -46,6 +46,7 @@ public:
         double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
         bool passed = true;
         bool fromStats = false; // judged on max/min/mean/L2 norm only (an estimate), not element by element
+        QString cause;          // where its error comes from, where the comparison finds it (a weight, an input)
     };
 
     explicit OpColours(QObject *parent = nullptr);

@@ -671,6 +671,7 @@ private slots:
         // The culprit's cell says what the Diff tab says: measured element by element, the others estimated.
         const QString culpritTip = flagged.data(Qt::ToolTipRole).toString();
         QVERIFY2(culpritTip.contains("element by element") && culpritTip.contains("cosine 0.99"), qPrintable(culpritTip));
+        QVERIFY2(culpritTip.contains("blk.1.ffn_down.weight"), qPrintable(culpritTip)); // the blamed weight, named
         int passedRed = 0, failed = 0, addingNothing = 0, notPale = 0;
         for (int r = 0; r < h->rowCount(); ++r)
             for (int c = 0; c < h->columnCount(); ++c) {
