@@ -2784,5 +2784,9 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Spread failed: %1</source>
         <translation>一致性检查失败：%1</translation>
     </message>
+    <message>
+        <source>[spread] %1</source>
+        <translation>[一致性] %1</translation>
+    </message>
 </context>
 </TS>

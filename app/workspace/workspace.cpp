@@ -29,6 +29,13 @@ Workspace::Workspace(QObject *parent)
       m_spread(new SpreadAction(this))
 {
     connect(m_replay, &ReplayController::said, this, &Workspace::say);
+    // A spread says each run and comparison in the console as it goes, as a hunt does.
+    connect(m_spread->job(), &Job::progressed, this,
+            [this](qint64, qint64, const QString &what) { say(tr("[spread] %1").arg(what), Tone::Step); });
+    connect(m_spread, &SpreadAction::finished, this, [this](bool ok, const QString &message) {
+        if (ok)
+            say(tr("[spread] %1").arg(message), Tone::Step);
+    });
     connect(m_scan, &ScanController::said, this, &Workspace::say);
     connect(m_scan, &ScanController::status, this, &Workspace::status);
     connect(m_scan, &ScanController::topologyShown, this, &Workspace::topologyShown);

@@ -1091,6 +1091,11 @@ private slots:
                      qPrintable(cell.data(Qt::ToolTipRole).toString()));
         }
 
+        // Each run and the comparison said in the console as they go, and the verdict
+        const QString said = w.console()->toPlainText();
+        QVERIFY2(said.contains("[spread] Run 1 of 2 (run): ") && said.contains("[spread] Run 2 of 2 (run): ") &&
+                     said.contains("[spread] No run departs beyond its standard"),
+                 qPrintable(said.right(600)));
         // A spread that cannot run: the page no longer shows the result before it, and says why
         // there and in the console.
         QVERIFY(v->model()->rowCount() > 0);
