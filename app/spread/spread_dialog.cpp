@@ -99,7 +99,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_kvCache->setChecked(s.value(QStringLiteral("spread/kvCache"), false).toBool());
     m_fusion->setChecked(s.value(QStringLiteral("spread/fusion"), false).toBool());
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
-    m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::current().filePath(QStringLiteral("llmscope_spread"))).toString());
+    // in the home folder, as the hunt's: a window started from a menu has no working folder of the user's
+    m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::home().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
     connect(m_vary, &QLineEdit::textChanged, this, &SpreadDialog::update);
     connect(m_repeat, &QSpinBox::valueChanged, this, &SpreadDialog::update);

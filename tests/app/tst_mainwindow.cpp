@@ -142,6 +142,7 @@ private slots:
     {
         QSettings().remove("spread");
         SpreadDialog d;
+        QCOMPARE(d.folderEdit()->text(), QDir::home().filePath("llmscope_spread")); // where the hunt's goes too
         QPushButton *run = d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
         d.commandsEdit()->setPlainText("prog -m a.gguf");
         QVERIFY2(d.errorLabel()->text().contains("at least two runs"), qPrintable(d.errorLabel()->text()));
