@@ -1355,6 +1355,10 @@ bit-identical in every run</source>
         <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round.</source>
         <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。</translation>
     </message>
+    <message>
+        <source>the first divergent operation&apos;s error comes in through it</source>
+        <translation>首个偏离算子的误差经由它引入</translation>
+    </message>
 </context>
 <context>
     <name>LiveController</name>

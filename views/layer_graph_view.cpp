@@ -75,6 +75,7 @@ void LayerGraphView::clear()
     m_graph = {};
     m_group.clear();
     m_items.clear();
+    m_leaves.clear();
     m_scene->clear();
     m_layers->clear();
     m_status->setText(tr("A layer's operations appear here once a program runs or a dump is opened."));
@@ -100,6 +101,7 @@ void LayerGraphView::setGraph(std::shared_ptr<const OpGraph> ops)
     if (!isVisible()) { // laid out when shown or when an op is picked: opening a dump waits for no layout
         m_scene->clear();
         m_items.clear();
+        m_leaves.clear();
         m_group = layer;
         m_layers->setCurrentIndex(m_layers->findData(layer));
         m_deferred = true;
@@ -117,6 +119,7 @@ void LayerGraphView::showLayer(const QString &group)
     m_layers->setCurrentIndex(m_layers->findData(group));
     m_scene->clear();
     m_items.clear();
+    m_leaves.clear();
     m_graph = buildLayerGraph(*m_ops, group.toStdString());
     if (m_graph.nodes.empty()) {
         m_status->setText(tr("No operations in this layer."));
@@ -170,6 +173,8 @@ void LayerGraphView::showLayer(const QString &group)
         }
         if (op)
             m_items.insert(QString::fromStdString(n.id), box);
+        else
+            m_leaves.insert(QString::fromStdString(n.name), box);
         box->setToolTip(op ? tr("%1 %2 (%3)").arg(QString::fromStdString(n.id), QString::fromStdString(n.name),
                                                   QString::fromStdString(n.type))
                            : n.kind == LayerGraph::Kind::Weight ? tr("weight %1").arg(QString::fromStdString(n.name))
@@ -240,6 +245,22 @@ void LayerGraphView::recolour()
             pen = QPen(it.key() == first ? QColor(220, 0, 0) : palette().color(QPalette::Highlight), 4, Qt::DashLine);
         box->setPen(pen);
     }
+    // The weight (or input) the first divergent op's error comes in through: red, and said so.
+    const QString blamed = m_colours ? m_colours->blamedLeaf() : QString();
+    for (auto it = m_leaves.begin(); it != m_leaves.end(); ++it) {
+        const bool is = !blamed.isEmpty() && it.key() == blamed;
+        it.value()->setPen(is ? QPen(QColor(220, 0, 0), 3) : QPen(QColor(150, 150, 150), 0.8));
+        QString tip = it.value()->toolTip().section(QLatin1Char('\n'), 0, 0);
+        if (is)
+            tip += QLatin1Char('\n') + tr("the first divergent operation's error comes in through it");
+        it.value()->setToolTip(tip);
+    }
+}
+
+QGraphicsRectItem *LayerGraphView::blamedItem() const
+{
+    const QString blamed = m_colours ? m_colours->blamedLeaf() : QString();
+    return blamed.isEmpty() ? nullptr : m_leaves.value(blamed);
 }
 
 QString LayerGraphView::status() const

@@ -35,6 +35,8 @@ public:
     const llmscope::LayerGraph &graph() const { return m_graph; }
     // The box of an op of the shown layer (scene coordinates); null when not shown.
     QGraphicsRectItem *opItem(const QString &id) const { return m_items.value(id); }
+    // The box of the weight or input the comparison blames (drawn red), or null where none is shown.
+    QGraphicsRectItem *blamedItem() const;
     QColor opColour(const QString &id) const;
     QGraphicsView *view() const { return m_view; }
     QComboBox *layerBox() const { return m_layers; }
@@ -65,4 +67,5 @@ private:
     bool m_deferred = false; // a topology came while hidden: its layer is laid out once shown
     bool m_autoFit = true; // fit on resize, until the user zooms
     QHash<QString, QGraphicsRectItem *> m_items; // op id -> its box
+    QHash<QString, QGraphicsRectItem *> m_leaves; // a weight's or input's tensor name -> its box
 };

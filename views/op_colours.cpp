@@ -75,6 +75,7 @@ void OpColours::clear()
     m_replay.reset();
     m_rounds.clear();
     m_firstOp.clear();
+    m_blamedLeaf.clear();
     m_firstRound = -1;
     m_round = -1;
     recompute();
@@ -103,10 +104,15 @@ void OpColours::setCompare(std::shared_ptr<const CompareResult> compare)
         if (r.ops[i].unreadable.empty())
             m_diff[r.ops[i].round].insert(QString::fromStdString(r.ops[i].opId), int(i));
     m_firstOp.clear();
+    m_blamedLeaf.clear();
     m_firstRound = -1;
     if (r.firstDivergent >= 0) {
-        m_firstOp = QString::fromStdString(r.ops[size_t(r.firstDivergent)].opId);
-        m_firstRound = r.ops[size_t(r.firstDivergent)].round;
+        const OpResult &first = r.ops[size_t(r.firstDivergent)];
+        m_firstOp = QString::fromStdString(first.opId);
+        m_firstRound = first.round;
+        if (const DivergenceCause cause = divergenceCause(r, first);
+            cause.row && (cause.kind == DivergenceCause::Kind::Weight || cause.kind == DivergenceCause::Kind::Input))
+            m_blamedLeaf = QString::fromStdString(cause.row->tensorName);
     }
     updateRounds();
     emit roundsChanged();
@@ -118,6 +124,7 @@ void OpColours::clearCompare()
     m_compare.reset();
     m_diff.clear();
     m_firstOp.clear();
+    m_blamedLeaf.clear();
     m_firstRound = -1;
     updateRounds();
     emit roundsChanged();

@@ -69,6 +69,9 @@ public:
     const llmscope::SpreadOp *spreadOf(const QString &op, int64_t round) const; // null: not in the spread
     const llmscope::OpcheckRow *replayOf(const QString &op, int64_t round) const; // null: not in the replay
     QString firstDivergentOp() const { return m_firstOp; }
+    // The weight or input the first divergent op's error comes in through (its tensor name), where
+    // the comparison finds one; empty when the op adds the error itself.
+    QString blamedLeaf() const { return m_blamedLeaf; }
     int64_t firstDivergentRound() const { return m_firstRound; }
 
     void setMetric(Metric m);
@@ -132,6 +135,7 @@ private:
     const SessionDocument *m_doc = nullptr;                   // the statistics
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;  // the replay
     std::shared_ptr<const llmscope::CompareResult> m_compare; // the comparison
+    QString m_blamedLeaf;
     std::map<int64_t, QHash<QString, int>> m_diff;            // round -> op -> its index in m_compare->ops
     std::shared_ptr<const llmscope::SpreadResult> m_spread;   // the spread
     std::map<int64_t, QHash<QString, int>> m_spreadAt;        // round -> op -> its index in m_spread->ops

@@ -706,7 +706,16 @@ private slots:
         QVERIFY2(reading.size() <= 4, qPrintable(reading.join(' '))); // the down projections, not every op
         w.opPanel()->searchEdit()->clear();
         QCOMPARE(w.layerGraph()->layer(), QString("2"));
+        // The layer graph marks the blamed weight: red, its tooltip saying why
+        QGraphicsRectItem *blamed = w.layerGraph()->blamedItem();
+        QVERIFY(blamed);
+        QVERIFY2(blamed->toolTip().startsWith("weight blk.1.ffn_down.weight\nthe first divergent operation's error comes in"),
+                 qPrintable(blamed->toolTip()));
+        QCOMPARE(blamed->pen().color(), QColor(220, 0, 0));
         shoot(&w, QStringLiteral("hunt.png"));
+        auto *pages = w.findChild<QTabWidget *>();
+        pages->setCurrentWidget(w.layerGraph());
+        shoot(&w, QStringLiteral("hunt_graph.png"));
     }
 
     // A fused kernel's fault hunted in the window (the kernel zoo's fused RMS_NORM+MUL leaving
