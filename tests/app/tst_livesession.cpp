@@ -1059,6 +1059,37 @@ private slots:
     // open. The kernel zoo's thread fault, one thread against four: the first departure is
     // picked in the table and the cursor, the departing run's column says so, and run 0 against
     // it is in the Diff tab, element by element.
+    // A spread that cannot run after one that did: the page no longer shows the result before
+    // it, and says why there and in the console; the document drops the old spread.
+    void aFailedSpreadShowsNoEarlierResult()
+    {
+        MainWindow w;
+        w.show();
+        w.workspace()->spread()->setProgram(kBin + "/llmscope");
+        spread::Request same;
+        same.commands = {(kBin + "/llmscope-sample-generate -m " + m_model + " -n 2").toStdString()};
+        same.repeat = 2;
+        same.folder = (m_dir.path() + "/spread-before-broken").toStdString();
+        QVERIFY(QCoro::waitFor(w.workspace()->runSpread(same)));
+        SpreadView *v = w.spreadView();
+        auto *tabs = w.findChild<QTabWidget *>();
+        QVERIFY(v->model()->rowCount() > 0);
+        QSignalSpy failed(w.workspace(), &Workspace::spreadFailed);
+        spread::Request broken;
+        broken.commands = {"/nonexistent/program -n 2"};
+        broken.repeat = 2;
+        broken.folder = (m_dir.path() + "/spread-broken").toStdString();
+        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(broken)));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(tabs->currentWidget(), v);
+        QCOMPARE(v->model()->rowCount(), 0);
+        QVERIFY2(v->summary()->text().contains("The spread failed:") &&
+                     v->summary()->text().contains("/nonexistent/program"),
+                 qPrintable(v->summary()->text()));
+        QVERIFY2(w.console()->toPlainText().contains("Spread failed: "), qPrintable(w.console()->toPlainText().right(300)));
+        QVERIFY(!w.workspace()->document()->results().spread);
+    }
+
     void spreadInTheWindow()
     {
         MainWindow w;
@@ -1105,24 +1136,6 @@ private slots:
         QVERIFY2(said.contains("[spread] Run 1 of 2 (run): ") && said.contains("[spread] Run 2 of 2 (run): ") &&
                      said.contains("[spread] No run departs beyond its standard"),
                  qPrintable(said.right(600)));
-        // A spread that cannot run: the page no longer shows the result before it, and says why
-        // there and in the console.
-        QVERIFY(v->model()->rowCount() > 0);
-        QSignalSpy failed(w.workspace(), &Workspace::spreadFailed);
-        spread::Request broken;
-        broken.commands = {"/nonexistent/program -n 2"};
-        broken.repeat = 2;
-        broken.folder = (m_dir.path() + "/spread-broken").toStdString();
-        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(broken)));
-        QCOMPARE(failed.count(), 1);
-        QCOMPARE(tabs->currentWidget(), v);
-        QCOMPARE(v->model()->rowCount(), 0);
-        QVERIFY2(v->summary()->text().contains("The spread failed:") &&
-                     v->summary()->text().contains("/nonexistent/program"),
-                 qPrintable(v->summary()->text()));
-        QVERIFY2(w.console()->toPlainText().contains("Spread failed: "), qPrintable(w.console()->toPlainText().right(300)));
-        QVERIFY(!w.workspace()->document()->results().spread);
-
         const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
