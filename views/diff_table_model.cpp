@@ -33,11 +33,11 @@ int DiffTableModel::columnCount(const QModelIndex &parent) const
 // was dumped), its types, "fused"; the tooltip names every op.
 QString DiffTableModel::opCell(const OpResult &op)
 {
-    if (op.fusedMembers.empty())
+    if (op.fusedIds.empty())
         return QString::fromStdString(op.label());
     QStringList ids;
-    for (const std::string &m : op.fusedMembers)
-        ids << QString::fromStdString(m).section(QLatin1Char(' '), 0, 0);
+    for (const std::string &id : op.fusedIds)
+        ids << QString::fromStdString(id);
     return tr("%1 %2 (%3, fused)")
         .arg(ids.join(QLatin1Char('+')), QString::fromStdString(op.name), QString::fromStdString(op.fusedChain))
         .simplified();
@@ -47,8 +47,9 @@ QString DiffTableModel::fusedWords(const OpResult &op)
 {
     const QString who = op.goldenFused && op.myFused ? tr("golden and test") : op.goldenFused ? tr("golden") : tr("test");
     QStringList members;
-    for (const std::string &m : op.fusedMembers)
-        members << QString::fromStdString(m);
+    for (size_t k = 0; k < op.fusedIds.size(); ++k)
+        members << QStringLiteral("%1 %2").arg(QString::fromStdString(op.fusedIds[k]), QString::fromStdString(op.fusedNames[k]))
+                       .trimmed();
     return tr("%1 computed these ops as one fused kernel (%2): %3. Only the last one's output reached memory; "
               "the chain is judged by the budgets of all its ops. Dump without --keep-fusion to see inside it.")
         .arg(who, QString::fromStdString(op.fusedChain), members.join(QStringLiteral(", ")));
@@ -99,7 +100,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
-        if (index.column() == OpColumn && !op.fusedMembers.empty())
+        if (index.column() == OpColumn && !op.fusedIds.empty())
             return fusedWords(op);
         if (!op.unreadable.empty())
             return reasonWords(op.unreadable);

@@ -278,8 +278,8 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
                        .arg(it->relEuclidean, 0, 'g', 4)
                        .arg(it->added, 0, 'g', 4)
                        .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
-        if (const auto it = m_colours->diffOf(id, cellRound); it && !it->cause.isEmpty())
-            tip += QLatin1Char('\n') + it->cause;
+        if (const QString cause = m_colours->causeOf(id, cellRound); !cause.isEmpty())
+            tip += QLatin1Char('\n') + cause; // the weight or input it blames
         return tip;
     }
     if (role == Qt::ForegroundRole) { // marks readable on dark and light cells alike

@@ -23,7 +23,8 @@
 using namespace llmscope;
 
 namespace {
-constexpr int kIdRole = 0; // QGraphicsItem::data key: the op id of a box
+constexpr int kIdRole = 0;  // QGraphicsItem::data key: the op id of a box
+constexpr int kTipRole = 1; // a leaf's own tooltip, before what a comparison adds
 
 QString shortName(const LayerGraph::Node &n)
 {
@@ -182,6 +183,7 @@ void LayerGraphView::showLayer(const QString &group)
                            : n.id.empty() ? tr("input %1").arg(QString::fromStdString(n.name))
                                           : tr("%1, computed by %2 in another layer")
                                                 .arg(QString::fromStdString(n.name), QString::fromStdString(n.id)));
+        box->setData(kTipRole, box->toolTip());
     }
     m_scene->setSceneRect(layout.bounds.adjusted(-10, -10, 10, 10));
     m_status->setText(tr("%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap's "
@@ -250,10 +252,9 @@ void LayerGraphView::recolour()
     for (auto it = m_leaves.begin(); it != m_leaves.end(); ++it) {
         const bool is = !blamed.isEmpty() && it.key() == blamed;
         it.value()->setPen(is ? QPen(QColor(220, 0, 0), 3) : QPen(QColor(150, 150, 150), 0.8));
-        QString tip = it.value()->toolTip().section(QLatin1Char('\n'), 0, 0);
-        if (is)
-            tip += QLatin1Char('\n') + tr("the first divergent operation's error comes in through it");
-        it.value()->setToolTip(tip);
+        const QString own = it.value()->data(kTipRole).toString();
+        it.value()->setToolTip(is ? own + QLatin1Char('\n') + tr("the first divergent operation's error comes in through it")
+                                  : own);
     }
 }
 

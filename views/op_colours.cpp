@@ -232,10 +232,17 @@ std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t 
         allStats = allStats && x.statsOnly;
     }
     c.fromStats = anyOutput && allStats;
-    if (!o.passed) // the weight or input the error comes in through, named where the verdict is
-        if (const Reason why = causeWords(r, o); !why.empty())
-            c.cause = reasonWords(why);
     return c;
+}
+
+QString OpColours::causeOf(const QString &op, int64_t round) const
+{
+    const int *at = cellOf(m_diff, op, round);
+    if (!at)
+        return {};
+    const OpResult &o = m_compare->ops[size_t(*at)];
+    const Reason why = o.passed ? Reason() : causeWords(*m_compare, o);
+    return why.empty() ? QString() : reasonWords(why);
 }
 
 void OpColours::setSpread(std::shared_ptr<const SpreadResult> r)

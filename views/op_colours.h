@@ -46,7 +46,6 @@ public:
         double cosine = 1, maxRelErr = 0, relEuclidean = 0, added = 0, budgetShare = 0;
         bool passed = true;
         bool fromStats = false; // judged on max/min/mean/L2 norm only (an estimate), not element by element
-        QString cause;          // where its error comes from, where the comparison finds it (a weight, an input)
     };
 
     explicit OpColours(QObject *parent = nullptr);
@@ -111,7 +110,10 @@ public:
     QColor colourOf(const QString &op) const { return colourOf(op, round()); }
     bool failedIn(const QString &op, int64_t round) const; // compared in that round, and failed
     const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped
-    std::optional<DiffCell> diffOf(const QString &op, int64_t round) const;         // none: not compared
+    std::optional<DiffCell> diffOf(const QString &op, int64_t round) const;
+    // Where a failed op's error comes in (the weight or input the comparison blames), in words;
+    // empty where it passed or adds the error itself. For tooltips: not on the painting path.
+    QString causeOf(const QString &op, int64_t round) const;         // none: not compared
     bool hasStatsIn(int64_t round) const;
 
 signals:

@@ -23,7 +23,6 @@ SpreadAction::SpreadAction(QObject *parent)
       m_program(QCoreApplication::applicationFilePath())
 {
     connect(m_job, &Job::cancelRequested, this, &SpreadAction::cancel);
-    connect(this, &SpreadAction::finished, this, [this](bool ok, const QString &message) { m_failure = ok ? QString() : message; });
 }
 
 bool SpreadAction::isRunning() const
@@ -90,7 +89,6 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     const std::vector<spread::Run> commands = request.runs();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
     m_result.reset();
-    m_failure.clear();
     const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(commands.size())));
     auto fail = [&](const QString &why) {
         m_job->end(job.generation, false, why);

@@ -35,8 +35,6 @@ public:
     bool isRunning() const;
     std::shared_ptr<const llmscope::SpreadResult> result() const { return m_result; }
     QString folder() const { return m_folder; }
-    // Why the last run failed or was cancelled; empty after one that was compared.
-    QString failure() const { return m_failure; }
 
 signals:
     void finished(bool ok, const QString &message);
@@ -54,5 +52,4 @@ private:
     QPointer<QProcess> m_child; // the dump under way
     std::shared_ptr<const llmscope::SpreadResult> m_result;
     QString m_folder;
-    QString m_failure;
 };

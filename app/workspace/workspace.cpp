@@ -33,8 +33,14 @@ Workspace::Workspace(QObject *parent)
     connect(m_spread->job(), &Job::progressed, this,
             [this](qint64, qint64, const QString &what) { say(tr("[spread] %1").arg(what), Tone::Step); });
     connect(m_spread, &SpreadAction::finished, this, [this](bool ok, const QString &message) {
-        if (ok)
+        if (ok) {
             say(tr("[spread] %1").arg(message), Tone::Step);
+            return;
+        }
+        // What it would have replaced goes: an earlier spread's result must not read as this one's.
+        m_doc->setSpread(nullptr);
+        say(tr("Spread failed: %1").arg(message), Tone::Failure);
+        emit spreadFailed(message);
     });
     connect(m_scan, &ScanController::said, this, &Workspace::say);
     connect(m_scan, &ScanController::status, this, &Workspace::status);
@@ -123,18 +129,8 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
 {
     QPointer<Workspace> self(this);
     auto running = m_spread->run(std::move(request));
-    const bool ran = co_await running;
-    if (!self)
+    if (!co_await running || !self) // a failure said when the spread finished
         co_return false;
-    if (!ran) {
-        // What it would have replaced goes: an earlier spread's result must not read as this one's.
-        if (const QString why = m_spread->failure(); !why.isEmpty()) {
-            m_doc->setSpread(nullptr);
-            say(tr("Spread failed: %1").arg(why), Tone::Failure);
-            emit spreadFailed(why);
-        }
-        co_return false;
-    }
     const auto r = m_spread->result();
     const QString first = QString::fromStdString(r->runs[0].dump);
     bool shown = false;

@@ -73,7 +73,7 @@ struct OpResult {
     // judged by the budget of all of the chain's ops, whose rounding it carries.
     std::string fusedChain;
     bool goldenFused = false, myFused = false; // which side computed it fused
-    std::vector<std::string> fusedMembers;      // the chain's ops in order ("1_0 norm-0"), its end last
+    std::vector<std::string> fusedIds, fusedNames; // the chain's ops in order, its end last (the record's)
     double inputError = 0;    // worst of its computed inputs (what it inherits from earlier ops)
     double addedError = 0;    // max(0, output - input): the error it adds itself, its weights' included
     double outputCosine = 1;  // lowest cosine of its outputs; from statistics estimated, or NaN: unknown

@@ -495,9 +495,8 @@ void judgeOps(CompareResult &res, const OpNames &names, const FusedEnds &goldenC
         op.myFused = m != myChains.end();
         if (const FusedChainRecord *c = op.goldenFused ? &g->second : op.myFused ? &m->second : nullptr) {
             op.fusedChain = c->types;
-            op.fusedMembers.clear();
-            for (size_t k = 0; k < c->ids.size(); ++k)
-                op.fusedMembers.push_back(c->ids[k] + (k < c->names.size() && !c->names[k].empty() ? " " + c->names[k] : ""));
+            op.fusedIds = c->ids;
+            op.fusedNames = c->names; // one per id: the record's reader checks it
         }
         judge.judgeOp(op);
     }

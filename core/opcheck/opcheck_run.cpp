@@ -383,24 +383,34 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
 }
 
-// A fused chain's op k's inputs from a source slot's word ("in0": the end's dumped input 0,
-// "op1": the chain's op 1's result); throws Error for a word the chain cannot mean.
+// A source slot's word in a fusion record: "in0" (the end's dumped input 0) or "op1" (the
+// chain's op 1's result); throws Error for any other.
+struct ChainSource {
+    bool inner = false;
+    size_t index = 0;
+};
+ChainSource chainSource(const std::string &word)
+{
+    const bool external = word.rfind("in", 0) == 0, inner = word.rfind("op", 0) == 0;
+    const std::string digits = word.size() > 2 ? word.substr(2) : std::string();
+    if ((!external && !inner) || digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+        digits.size() > 6)
+        throw Error("the fusion record names a source '" + word + "' the chain cannot have");
+    return {inner, size_t(std::stoul(digits))};
+}
+
+// A fused chain's op k's inputs, each a dumped input or an earlier op's result.
 template <class T>
 std::vector<T> chainOpInputs(const FusedChainRecord &c, size_t k, const std::vector<T> &inputs,
                              const std::function<T(size_t)> &result)
 {
     std::vector<T> in;
     for (const std::string &word : c.sources[k]) {
-        const bool external = word.rfind("in", 0) == 0, inner = word.rfind("op", 0) == 0;
-        const std::string digits = word.size() > 2 ? word.substr(2) : std::string();
-        if ((!external && !inner) || digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-            digits.size() > 6)
-            throw Error("the fusion record names a source '" + word + "' the chain cannot have");
-        const size_t i = size_t(std::stoul(digits));
-        if (external ? i >= inputs.size() : i >= k)
+        const ChainSource s = chainSource(word);
+        if (s.inner ? s.index >= k : s.index >= inputs.size())
             throw Error("the fusion record's source '" + word + "' of " + c.ids[k] + " is not among the chain's " +
-                        (external ? "dumped inputs" : "earlier ops"));
-        in.push_back(external ? inputs[i] : result(i));
+                        (s.inner ? "earlier ops" : "dumped inputs"));
+        in.push_back(s.inner ? result(s.index) : inputs[s.index]);
     }
     return in;
 }
@@ -426,9 +436,10 @@ std::optional<Reference> chainReference(const FusedChainRecord &c, const std::ve
             return std::nullopt;
         }
         for (size_t s = 0; s < c.sources[k].size(); ++s) {
-            if (c.sources[k][s].rfind("op", 0) != 0)
+            const ChainSource from = chainSource(c.sources[k][s]); // checked by chainOpInputs above
+            if (!from.inner)
                 continue;
-            const Reference &inner = done[std::stoul(c.sources[k][s].substr(2))];
+            const Reference &inner = done[from.index];
             const bool elementwise = types[k] == "MUL" || types[k] == "ADD" || types[k] == "SUB";
             if (!elementwise || in.size() != 2 || inner.out.ne != r->out.ne) {
                 skip = "a fused chain whose inner result feeds " + types[k] + " is not replayed";
@@ -562,13 +573,16 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
         for (size_t i = 0; i < files.inputs().size(); ++i)
             in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType, {}});
         const TensorRecord &o = *files.outputs.front();
-        const std::string tiling = o.path.substr(0, o.path.find("/tensors/")) + "/tiling/" + std::to_string(o.pid) + "/" +
-                                   std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
-        std::ifstream raw(tiling, std::ios::binary);
-        const std::string rawParams((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
+        // a lone op's raw parameters from -tiling's file; a chain's are in its fusion record
+        const auto rawParams = [&] {
+            const std::string tiling = o.path.substr(0, o.path.find("/tensors/")) + "/tiling/" + std::to_string(o.pid) +
+                                       "/" + std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
+            std::ifstream raw(tiling, std::ios::binary);
+            return std::string((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
+        };
         try {
             cpu = chain ? chainCpu(options.cpuReplay, *chain, in, ref->out.ne, o.dtype, cpuWhy)
-                        : options.cpuReplay(opType, rawParams, in, ref->out.ne, o.dtype, cpuWhy);
+                        : options.cpuReplay(opType, rawParams(), in, ref->out.ne, o.dtype, cpuWhy);
         } catch (const std::exception &e) {
             cpuWhy = e.what();
         }

@@ -96,31 +96,24 @@ private slots:
         } catch (const Error &e) {
             QVERIFY2(QString(e.what()).contains("outputs/7/0.json' is malformed"), e.what());
         }
-        writeFile(dump + "/llmscope/fusion/7/0.json", R"({"round": 0, "chains": [{"ids": ["1_2"], "names": ["n"], "types": "RMS_NORM"}]})");
-        try {
-            readFusionRecords(dump.toStdString());
-            QFAIL("a chain of one op was read");
-        } catch (const Error &e) {
-            QVERIFY2(QString(e.what()).contains("two ops or more"), e.what());
-        }
-        writeFile(dump + "/llmscope/fusion/7/0.json",
-                  R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
-                      "sources": [["in0"], ["op0", "in1"]], "params": [{}, {}], "raw_params": ["0g", "00"]}]})");
-        try {
-            readFusionRecords(dump.toStdString());
-            QFAIL("raw parameters that are not hexadecimal were read");
-        } catch (const Error &e) {
-            QVERIFY2(QString(e.what()).contains("raw_params is not hexadecimal"), e.what());
-        }
-        writeFile(dump + "/llmscope/fusion/7/0.json",
-                  R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
-                      "sources": [["in0"]], "params": [{}, {}], "raw_params": ["00", "00"]}]})");
-        try {
-            readFusionRecords(dump.toStdString());
-            QFAIL("a chain with sources for one op of two was read");
-        } catch (const Error &e) {
-            QVERIFY2(QString(e.what()).contains("one entry per op"), e.what());
-        }
+        // fusion records: what each malformed one is refused for
+        const auto refused = [&](const char *record, const QString &why) {
+            writeFile(dump + "/llmscope/fusion/7/0.json", record);
+            try {
+                readFusionRecords(dump.toStdString());
+            } catch (const Error &e) {
+                return QString(e.what()).contains(why);
+            }
+            return false;
+        };
+        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2"], "names": ["n"], "types": "RMS_NORM"}]})",
+                        "two ops or more")); // a chain of one op
+        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
+                            "sources": [["in0"], ["op0", "in1"]], "params": [{}, {}], "raw_params": ["0g", "00"]}]})",
+                        "raw_params is not hexadecimal"));
+        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
+                            "sources": [["in0"]], "params": [{}, {}], "raw_params": ["00", "00"]}]})",
+                        "one entry per op")); // sources for one op of two
     }
 
     void aFusedChainIsFoundByItsEnd()
