@@ -7,7 +7,7 @@
 #include "ggml-backend-impl.h" // the buffer interface, to see whether get_tensor exists
 
 namespace llmscope::probe {
-namespace {
+
 size_t elementSize(int32_t acl)
 {
     switch (acl) {
@@ -18,7 +18,6 @@ size_t elementSize(int32_t acl)
     default: return 0;
     }
 }
-} // namespace
 
 int32_t aclDtype(ggml_type t)
 {

@@ -9,6 +9,7 @@
 namespace llmscope::probe {
 
 int32_t aclDtype(ggml_type t); // -1 when ACL has no code for it
+size_t elementSize(int32_t acl); // bytes of one element of an ACL dtype; 0 when unknown
 // The msit header of t without data. With payload, the header its dumped payload gets:
 // ggml's block types become raw bytes, their logical dims kept as an attribute.
 Tensor describe(const ggml_tensor *t, bool payload);

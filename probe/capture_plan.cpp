@@ -5,6 +5,7 @@
 #include "capture.h"
 #include "fusion_rules.h"
 #include "ggml_api.h"
+#include "kv_rows.h"
 
 namespace llmscope::probe {
 namespace {
@@ -75,8 +76,8 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
     std::unordered_map<const void *, int> last; // data pointer -> latest item there
     for (size_t k = 0; k < plan.items.size(); ++k) {
         PlanItem &it = plan.items[k];
-        if (it.kind != ItemKind::Data || !it.tensor->data || (it.before && !it.input))
-            continue; // an output before its node runs holds nothing meaningful
+        if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input))
+            continue; // an output before its node runs holds nothing meaningful; a cache's rows are their own
         auto [pos, added] = last.try_emplace(it.tensor->data, int(k));
         if (added)
             continue;
@@ -123,8 +124,8 @@ struct PlanBuilder {
         plan.selected.assign(n, 0);
         for (size_t i = 0; i < n; ++i) {
             const GraphNode &node = g.nodes[i];
-            if (node.kvCache && !c.kvCache)
-                continue;
+            if (node.kvCache && !c.kvCache && !isCacheWrite(node.tensor))
+                continue; // the cache and views of it: --kv-cache; the rows a write puts there: always
             const std::string groupId = std::to_string(node.group);
             const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
             plan.selected[i] = sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0);
@@ -159,7 +160,11 @@ struct PlanBuilder {
         it.before = before;
         it.input = input;
         it.index = index;
-        if (!c.kvCache && isKvCache(t)) {
+        const bool rowsWritten = !c.kvCache && !before && !input && isCacheWrite(t);
+        if (rowsWritten) {
+            it.kvRows = true;
+            it.kind = c.descOnly ? ItemKind::Header : ItemKind::Data;
+        } else if (!c.kvCache && isKvCache(t)) {
             it.kind = ItemKind::Header;
             it.kvSkipped = true;
         } else if (!c.descOnly && !isReadable(t)) {
@@ -172,11 +177,12 @@ struct PlanBuilder {
             it.kind = ItemKind::Weight;
             it.weightKey = weightKey(t);
         }
-        it.header = describe(t, it.kind != ItemKind::Header && plan.payload);
+        it.header = rowsWritten ? describeCacheWrite(t, it.kind != ItemKind::Header && plan.payload)
+                                : describe(t, it.kind != ItemKind::Header && plan.payload);
         it.elements = it.header.elementCount();
         if (it.kind != ItemKind::Header) {
-            it.bytes = denseBytes(t);
-            it.direct = isDirect(t);
+            it.bytes = rowsWritten ? cacheWriteBytes(t) : denseBytes(t);
+            it.direct = !rowsWritten && isDirect(t);
         }
         it.early = it.kind == ItemKind::Data && input && !before && mayComputeOver(g.nodes[size_t(node)].tensor, t);
         if (it.kind == ItemKind::Weight && plan.payload)
@@ -243,7 +249,7 @@ struct PlanBuilder {
             if (it.kind != ItemKind::Data)
                 continue;
             const ggml_tensor *t = it.tensor;
-            if (t->data && ggml().isContiguous(t)) {
+            if (t->data && !it.kvRows && ggml().isContiguous(t)) {
                 auto [pos, added] = byData.emplace(t->data, int(k));
                 const PlanItem &first = plan.items[size_t(pos->second)];
                 if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
@@ -310,7 +316,7 @@ std::vector<ggml_tensor *> CapturePlan::tensorsToKeep() const
             continue;
         // Tensors with memory already (weights, the KV cache, the host's own buffers) are
         // not the allocator's; neither are views of them.
-        auto *t = const_cast<ggml_tensor *>(it.tensor);
+        auto *t = const_cast<ggml_tensor *>(it.kvRows ? it.tensor->src[1] : it.tensor); // a write's cells
         auto *root = const_cast<ggml_tensor *>(rootOf(t));
         if (t->data || root->data)
             continue;

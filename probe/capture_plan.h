@@ -30,6 +30,9 @@ struct PlanItem {
     int index = 0;
     ItemKind kind = ItemKind::Data;
     bool kvSkipped = false;
+    // A write into the KV cache without --kv-cache: the rows it put there, read back at its
+    // cells (kv_rows.h), not the whole cache.
+    bool kvRows = false;
     bool unreadable = false; // in a buffer ggml cannot read back (capture.h isReadable): described only
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
     // Read during the graph (inline, node by node): an earlier item of the same bytes that no

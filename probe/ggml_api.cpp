@@ -103,6 +103,7 @@ const GgmlApi &ggml()
             dlsym(base, "ggml_backend_sched_get_tensor_backend"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
         bind(api.schedSynchronize, handle, "ggml_backend_sched_synchronize");
+        api.typeTraits = reinterpret_cast<decltype(api.typeTraits)>(dlsym(base, "ggml_get_type_traits"));
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));
     });

@@ -33,6 +33,8 @@ struct GgmlApi {
     bool (*schedAllocGraph)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
     bool (*schedReserve)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
     void (*schedSynchronize)(ggml_backend_sched_t) = nullptr;
+    // A type's conversions (to_float for a quantized KV cache's rows).
+    const ggml_type_traits *(*typeTraits)(ggml_type) = nullptr;
 
     bool complete() const;
     // The scheduler's only backend; null when it has several (or they cannot be asked for).

@@ -463,7 +463,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     pendingOutputs().take(sched); // a device round's result the host never waited for: its memory is the new graph's
     s.round = p.takeRound();
-    p.followTokens(s.round, graph); // recorded every round; golden's with --follow-tokens
+    auto positions = p.followTokens(s.round, graph); // recorded every round; golden's with --follow-tokens
     if (p.liveWanted())
         p.startLive("ggml", backendNames(sched));
     s.selection = p.selectionForRound(s.round);
@@ -521,7 +521,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
-        s.capture.start(s.round, s.plan, post, ggml().soleBackend(sched) && !s.hostCb);
+        s.capture.start(s.round, s.plan, post, ggml().soleBackend(sched) && !s.hostCb, std::move(positions));
         if (post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
         } else if (s.mode.read == RoundRead::Inline) {

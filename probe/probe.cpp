@@ -257,11 +257,11 @@ void Probe::noteTokensReplaced()
     m_statusDirty = true;
 }
 
-void Probe::followTokens(int64_t round, ggml_cgraph *graph)
+std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
     if (!m_writer || !api.tensorGet)
-        return;
+        return {};
     // llama.cpp's token ids: the int32 leaf "inp_tokens" its first GET_ROWS reads (absent when
     // the program feeds embeddings).
     ggml_tensor *tokens = nullptr;
@@ -273,7 +273,7 @@ void Probe::followTokens(int64_t round, ggml_cgraph *graph)
             tokens = node->src[1];
     }
     if (!tokens || !tokens->buffer || tokens->ne[1] != 1 || tokens->ne[2] != 1 || tokens->ne[3] != 1)
-        return;
+        return {};
     std::vector<int32_t> ids(size_t(tokens->ne[0]));
     api.tensorGet(tokens, ids.data(), 0, ids.size() * sizeof(int32_t));
     // Their positions: the int32 leaf "inp_pos" a ROPE reads, one a token (a spread lines a
@@ -306,6 +306,7 @@ void Probe::followTokens(int64_t round, ggml_cgraph *graph)
         }
     }
     m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced, positions));
+    return positions.empty() ? nullptr : std::make_shared<const std::vector<int32_t>>(std::move(positions));
 }
 
 void Probe::noteStopped(int64_t round)

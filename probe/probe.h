@@ -149,7 +149,7 @@ public:
     void handOver(std::vector<TensorJob> &pending);
     // Under mutex, before each ggml round computes: records the token ids it consumes and,
     // with --follow-tokens, replaces them by golden's for that round.
-    void followTokens(int64_t round, ggml_cgraph *graph);
+    std::shared_ptr<const std::vector<int32_t>> followTokens(int64_t round, ggml_cgraph *graph);
     void noteTokensReplaced(); // from any thread
     void noteWatchChange(const std::string &what); // from any thread
     void noteModel(const std::string &path);       // from any thread: a model file the program loaded

@@ -5,6 +5,7 @@
 
 #include "buffer_pool.h"
 #include "capture.h"
+#include "kv_rows.h"
 
 namespace llmscope::probe {
 namespace {
@@ -17,7 +18,8 @@ uint64_t CapturedRound::bytes() const
     return arena.size() + 64 * at.size() + sizeof(TensorStats) * stats.size();
 }
 
-void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive)
+void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive,
+                         std::shared_ptr<const std::vector<int32_t>> positions)
 {
     m_post = post;
     m_shareLive = shareLive && !post;
@@ -25,6 +27,7 @@ void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan,
     m_left = m_stats ? 0 : post ? plan->postBytes : plan->dataBytes;
     m_round = CapturedRound{};
     m_round.round = round;
+    m_round.positions = std::move(positions);
     m_round.at.assign(plan->items.size(), CapturedRound::kNotTaken);
     if (m_stats)
         m_round.stats.assign(plan->items.size(), std::nullopt);
@@ -67,7 +70,9 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
         } else {
             if (m_used + it.bytes > m_round.arena.size()) // only a batch's worth of room left
                 m_round.arena.resize(size_t(m_used + it.bytes));
-            if (it.direct && it.tensor->data)
+            if (it.kvRows)
+                takeCacheWrite(k, m_round.arena.data() + m_used);
+            else if (it.direct && it.tensor->data)
                 std::memcpy(m_round.arena.data() + m_used, it.tensor->data, size_t(it.bytes));
             else
                 copyDense(it.tensor, m_round.arena.data() + m_used);
@@ -90,6 +95,12 @@ void RoundCapture::takeStats(uint32_t k)
     }
     if (!it.tensor->data)
         return;
+    if (it.kvRows) {
+        m_scratch.resize(size_t(it.bytes));
+        takeCacheWrite(k, m_scratch.data());
+        m_round.stats[k] = computeStats(it.header.dtype, m_scratch.data(), it.elements, m_round.plan->sketch);
+        return;
+    }
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);
     if (!it.direct) {
         m_scratch.resize(size_t(it.bytes));
@@ -97,6 +108,13 @@ void RoundCapture::takeStats(uint32_t k)
         data = m_scratch.data();
     }
     m_round.stats[k] = computeStats(it.header.dtype, data, it.elements, m_round.plan->sketch);
+}
+
+void RoundCapture::takeCacheWrite(uint32_t k, uint8_t *dst)
+{
+    std::vector<int64_t> cells;
+    gatherCacheWrite(m_round.plan->items[k].tensor, dst, cells);
+    m_round.cells.emplace_back(k, std::move(cells));
 }
 
 int RoundCapture::sameBytes(const PlanItem &it) const
@@ -119,6 +137,9 @@ CapturedRound RoundCapture::takeBatch()
     out.stats = m_round.stats; // per item, like `at`
     out.firstWeights = std::move(m_round.firstWeights);
     m_round.firstWeights.clear();
+    out.cells = std::move(m_round.cells);
+    m_round.cells.clear();
+    out.positions = m_round.positions;
     out.at.assign(m_round.at.size(), CapturedRound::kNotTaken);
     // Items of this batch go with it; later aliases of them can no longer share (new arena).
     for (size_t k = 0; k < m_round.at.size(); ++k) {

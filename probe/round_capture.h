@@ -26,6 +26,11 @@ struct CapturedRound {
     std::vector<std::optional<TensorStats>> stats;
     std::vector<uint64_t> firstWeights; // weights taken for the first time (PlanItem::weightKey)
     bool last = false; // the round's last part (RoundCapture::finish), not a batch of a long one
+    // Writes into the KV cache taken in this part: item -> the cells its rows went to.
+    std::vector<std::pair<uint32_t, std::vector<int64_t>>> cells;
+    // The round's tokens' positions (llama.cpp's inp_pos), where known: a write's cells hold
+    // them in order.
+    std::shared_ptr<const std::vector<int32_t>> positions;
     uint64_t bytes() const;
 };
 
@@ -34,7 +39,8 @@ public:
     // post: read after the whole graph, so aliases share their payload. shareLive: read during
     // the graph where only the graph's nodes write, so items of the same bytes share
     // (PlanItem::same).
-    void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive);
+    void start(int64_t round, std::shared_ptr<const CapturePlan> plan, bool post, bool shareLive,
+               std::shared_ptr<const std::vector<int32_t>> positions = {});
     bool active() const { return m_round.plan != nullptr; }
     const CapturePlan &plan() const { return *m_round.plan; }
     // Copies items [first, last) not taken yet. Returns true when the round has filled a batch worth
@@ -50,6 +56,8 @@ private:
     static constexpr uint64_t kHandedOver = ~2ull; // went with an earlier batch
     void newArena();
     void takeStats(uint32_t k);
+    // A write into the KV cache: its rows gathered into dst, its cells kept for the writer.
+    void takeCacheWrite(uint32_t k, uint8_t *dst);
     // The item already taken from the same bytes (after the graph: its alias; during it: its
     // same, where sharing is on), or -1.
     int sameBytes(const PlanItem &it) const;

@@ -11,6 +11,7 @@
 
 #include "buffer_pool.h"
 #include "dump/dump_layout.h"
+#include "kv_rows.h"
 #include "tensor/stats.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -385,6 +386,19 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
     return known->second;
 }
 
+// A write into the KV cache: the cells its rows went to and, where the round's positions are
+// known and one row went per token, theirs.
+void WriterThread::setCellAttrs(const CapturedRound &r, size_t k, Tensor &t) const
+{
+    for (const auto &[item, cells] : r.cells) {
+        if (item != k)
+            continue;
+        t.setAttr(kKvCellsAttr, joinDims(cells));
+        if (r.positions && r.positions->size() == cells.size())
+            t.setAttr(kKvPositionsAttr, joinDims(std::vector<int64_t>(r.positions->begin(), r.positions->end())));
+    }
+}
+
 // One item as a statistic.csv row, or as a tensor file: its header, its statistics or payload.
 void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st)
 {
@@ -419,6 +433,8 @@ void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::option
         if (plan.addStats && !h.attr(kEngineDTypeAttr).has_value())
             setStatsAttrs(t, st);
     }
+    if (it.kvRows)
+        setCellAttrs(r, k, t);
     if (plan.payload && it.kind == ItemKind::Weight)
         m_writer.writeTensorOnce(it.weightKey, 0, ::getpid(), r.round, folders, it.before, it.input, it.index, t);
     else

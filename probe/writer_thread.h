@@ -112,6 +112,7 @@ private:
     std::vector<char> nanInfNodes(const CapturedRound &r, PayloadStats &byPayload);
     std::optional<TensorStats> itemStats(const CapturedRound &r, size_t k, PayloadStats &byPayload);
     void writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st);
+    void setCellAttrs(const CapturedRound &r, size_t k, Tensor &t) const;
     StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
                         bool before, bool input, int index, const Tensor &header) const;
     void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);

@@ -960,6 +960,22 @@ bit-identical in every run</source>
         <source>  computed op by op, with fusion off, the same ops agree with golden&apos;s: the fused kernel is wrong</source>
         <translation>  关闭融合逐个算子计算时，这些算子与标杆一致：融合内核有误</translation>
     </message>
+    <message>
+        <source>following the state back: what departs in op %1 comes in through the KV cache %2, which earlier writes filled; both runs again, dumping every write into it in rounds 0-%3 with the whole cache after each</source>
+        <translation>沿状态回溯：算子 %1 的偏离来自 KV 缓存 %2，它由更早的写入填充；两边再运行一次，转储第 0-%3 轮中对它的每次写入，以及每次写入后的整个缓存</translation>
+    </message>
+    <message>
+        <source>the cache departs first after round %1&apos;s write, op %2: it is compared and replayed there</source>
+        <translation>缓存在第 %1 轮的写入（算子 %2）之后首先偏离：在那里比较并重放它</translation>
+    </message>
+    <message>
+        <source>element by element, op %1 is within its budget on the inputs it was given, and every write into the KV cache %2 it reads left the cache within budget up to round %3: what departs comes in another way (see its inputs in the report)</source>
+        <translation>逐元素看，算子 %1 在其所得输入上处于预算之内，而它读取的 KV 缓存 %2 的每次写入直到第 %3 轮都使缓存保持在预算之内：偏离来自别处（见报告中它的输入）</translation>
+    </message>
+    <message>
+        <source>op %1 stores in the KV cache the rows it was given within its budget, and those already depart: hunt round %2 alone (-er %2,%2) for the operation that computed them</source>
+        <translation>算子 %1 把所得的行按预算存入 KV 缓存，而这些行本身已经偏离：单独定位第 %2 轮（-er %2,%2），找出计算它们的算子</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

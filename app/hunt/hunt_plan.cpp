@@ -185,6 +185,69 @@ QString walkedTo(const OpResult &first)
         .arg(QString::fromStdString(first.label()));
 }
 
+std::string cacheRead(const CompareResult &r, const OpResult &op)
+{
+    if (op.worstInput < 0 || size_t(op.worstInput) >= r.rows.size())
+        return {};
+    std::string name = r.rows[size_t(op.worstInput)].tensorName;
+    if (name.rfind("cache_", 0) != 0)
+        return {};
+    if (const size_t space = name.find(' '); space != std::string::npos)
+        name.resize(space); // "cache_k_l0 (view)": the cache itself
+    return name;
+}
+
+QStringList cacheTraceArgs(const OpResult &reader)
+{
+    const QString group = QString::fromStdString(reader.opId.substr(0, reader.opId.find('_')));
+    return {"--type", "model", "tensor", "-tiling", "--kv-cache", "-ids", group, "-opname", "set_rows",
+            "-er", "0," + QString::number(reader.round)};
+}
+
+QString goldenTraceDir() { return QStringLiteral("golden-cache"); }
+QString testTraceDir() { return QStringLiteral("test-cache"); }
+
+const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &cache)
+{
+    for (const OpResult &op : trace.ops) // in round order, then graph order
+        if (op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0 && !op.passed)
+            return &op;
+    return nullptr;
+}
+
+QString stepCacheTrace(const OpResult &reader, const std::string &cache)
+{
+    return HuntText::tr("following the state back: what departs in op %1 comes in through the KV cache %2, which earlier "
+                        "writes filled; both runs again, dumping every write into it in rounds 0-%3 with the whole cache "
+                        "after each")
+        .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
+        .arg(reader.round);
+}
+
+QString cacheWrittenBy(const OpResult &writer)
+{
+    return HuntText::tr("the cache departs first after round %1's write, op %2: it is compared and replayed there")
+        .arg(writer.round)
+        .arg(QString::fromStdString(writer.label()));
+}
+
+QString cacheWrittenRight(const OpResult &reader, const std::string &cache)
+{
+    return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given, and every write into "
+                        "the KV cache %2 it reads left the cache within budget up to round %3: what departs comes in "
+                        "another way (see its inputs in the report)")
+        .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
+        .arg(reader.round);
+}
+
+QString writtenRowsDepart(const OpResult &writer)
+{
+    return HuntText::tr("op %1 stores in the KV cache the rows it was given within its budget, and those already depart: "
+                        "hunt round %2 alone (-er %2,%2) for the operation that computed them")
+        .arg(QString::fromStdString(writer.label()))
+        .arg(writer.round);
+}
+
 QString explainedByItsInputs(const OpResult &op)
 {
     return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given: what departs comes "

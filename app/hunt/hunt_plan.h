@@ -116,6 +116,19 @@ QString walkedTo(const llmscope::OpResult &first);
 // The op the walk reached departs by its producers' outputs, yet on the inputs it was given it
 // is within its budget: its error comes in through an input no op of the round computes.
 QString explainedByItsInputs(const llmscope::OpResult &op);
+// State across rounds. The KV cache an op's worst input reads ("cache_k_l0"), or empty.
+std::string cacheRead(const llmscope::CompareResult &r, const llmscope::OpResult &op);
+// Every write into the reader's layer's cache in rounds 0 to the reader's, with the whole cache
+// before and after each (--kv-cache) and its parameters: the trace of the state it read.
+QStringList cacheTraceArgs(const llmscope::OpResult &reader);
+QString goldenTraceDir();
+QString testTraceDir();
+// The first write into cache (by round, then graph order) after which the cache departs.
+const llmscope::OpResult *firstCacheWrite(const llmscope::CompareResult &trace, const std::string &cache);
+QString stepCacheTrace(const llmscope::OpResult &reader, const std::string &cache);
+QString cacheWrittenBy(const llmscope::OpResult &writer);
+QString cacheWrittenRight(const llmscope::OpResult &reader, const std::string &cache);
+QString writtenRowsDepart(const llmscope::OpResult &writer);
 
 // The first round whose tokens the two programs' dumps record differently (the test's own
 // choice, where it consumed golden's), or nullopt when they agree or either records none.

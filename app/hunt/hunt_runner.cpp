@@ -66,9 +66,9 @@ std::string testId(const OpResult &op) { return op.myOpId.empty() ? op.opId : op
 
 // The op replayed on the test's own dump of it (llmscope opcheck), off the calling thread: a
 // large op's float64 reference takes a while.
-QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
+QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId, int64_t round = -1)
 {
-    auto running = QtConcurrent::run(jobPool(), [testDump, opId] {
+    auto running = QtConcurrent::run(jobPool(), [testDump, opId, round] {
         OpcheckRow row;
         row.verdict = Verdict::Error;
         try {
@@ -79,7 +79,7 @@ QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId)
             o.cpuReplay = opcheck::ggmlCpuReplay;
 #endif
             for (const auto &r : runOpcheck(o).rows)
-                if (r.opId == opId)
+                if (r.opId == opId && (round < 0 || r.round == round))
                     return r;
             row.reason = "its outputs are not in " + o.input;
         } catch (const std::exception &e) {
@@ -249,9 +249,39 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         auto replaying = replay(testTensors, op->myOpId.empty() ? op->opId : op->myOpId);
         out.replay = co_await replaying;
         steps.say(replayed(*out.tensors, *out.replay, *op), -1);
-        steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
-        if (!confirmed(*out.tensors, *op)) // departs by its producers' outputs, not on its own inputs
+        const std::string cache = confirmed(*out.tensors, *op) ? std::string() : cacheRead(*out.tensors, *op);
+        if (cache.empty())
+            steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+        if (confirmed(*out.tensors, *op))
+            co_return out;
+        // It departs by what it was given, not on its own. Where that is the KV cache, the state
+        // is followed back to the write after which the cache departs, in whichever round.
+        if (cache.empty()) {
             unlessTokensDiffer(Outcome::End::Cleared, explainedByItsInputs(*op), QString::number(op->round));
+            co_return out;
+        }
+        const OpResult reader = *op;
+        steps.say(stepCacheTrace(reader, cache), 3);
+        QStringList traceGolden = cacheTraceArgs(reader), traceTest = traceGolden;
+        const QString testTrace = dir.absoluteFilePath(testTraceDir());
+        auto tracePass = pass(steps, traceGolden, traceTest, dir.absoluteFilePath(goldenTraceDir()), testTrace, 4,
+                              stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-cache")));
+        const auto trace = co_await tracePass;
+        const OpResult *writer = firstCacheWrite(*trace, cache);
+        if (!writer) {
+            steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+            unlessTokensDiffer(Outcome::End::Cleared, cacheWrittenRight(reader, cache), QString::number(reader.round));
+            co_return out;
+        }
+        steps.say(cacheWrittenBy(*writer), 3);
+        out.tensors = trace;
+        end(Outcome::End::Found, found(*trace, *writer));
+        auto replayingWrite = replay(testTrace, testId(*writer), writer->round);
+        out.replay = co_await replayingWrite;
+        steps.say(replayed(*trace, *out.replay, *writer), -1);
+        steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+        if (!confirmed(*trace, *writer))
+            unlessTokensDiffer(Outcome::End::Cleared, writtenRowsDepart(*writer), QString::number(writer->round));
     } catch (const Cancelled &) {
         end(Outcome::End::Cancelled,
             HuntRunnerText::tr("cancelled; the dumps written so far are kept in %1").arg(dir.absolutePath()));

@@ -271,6 +271,7 @@ void setRecordHeader(TensorRecord &r, const BinFileInfo &info)
             const auto v = parseInt(trim(d));
             r.engineDims.push_back(v && *v >= 0 ? *v : -1); // a bad entry stays, for the reader to refuse
         }
+    r.kvRowsType = t.attr("llmscope_kv_rows") ? t.attr("llmscope_kv_type").value_or("?") : std::string();
     r.stats = statsFromAttrs(t);
     r.headerRead = true;
 }

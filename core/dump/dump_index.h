@@ -32,6 +32,9 @@ struct TensorRecord {
     uint64_t dataOffset = 0;   // file offset of the payload (.bin files with data)
     std::string engineType;    // engine_dtype attribute (e.g. q8_0), if any
     std::vector<int64_t> engineDims; // its engine_dims attribute: the elements the bytes hold
+    // A write into the KV cache dumped as the rows it wrote (llmscope_kv_rows): the cache's
+    // ggml type ("f16", "q8_0"); empty for any other tensor.
+    std::string kvRowsType;
     std::optional<TensorStats> stats; // from max/min/mean/l2norm attributes or statistic.csv
     bool headerRead = true;    // false: a scan without headers left dtype..stats unset
 };

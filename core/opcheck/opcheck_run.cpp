@@ -533,8 +533,15 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     // Weights held in ggml's repacked CPU layout, which the probe cannot read as stored: read
     // from the model file the program loaded (the float64 reference only: ggml's CPU kernel is
     // not given them).
-    std::vector<std::optional<RefTensor>> fromModel(files.inputs().size());
-    for (size_t i = 0; i < files.inputs().size() && skip.empty(); ++i) {
+    // A write into the KV cache dumped as the rows it wrote (no --kv-cache): checked against its
+    // rows given, without the cache itself (input 2), as stored in the cache's type.
+    const bool rowsOnly = !chain && opType == "SET_ROWS" && !first.kvRowsType.empty();
+    nlohmann::json rowsParam = param;
+    if (rowsOnly)
+        rowsParam["kv_rows"] = first.kvRowsType;
+    const size_t used = rowsOnly ? std::min<size_t>(files.inputs().size(), 2) : files.inputs().size();
+    std::vector<std::optional<RefTensor>> fromModel(used);
+    for (size_t i = 0; i < used && skip.empty(); ++i) {
         const TensorRecord &t = *files.inputs()[i];
         if (t.hasData)
             continue;
@@ -550,11 +557,12 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     }
     if (skip.empty()) {
         try {
-            for (size_t i = 0; i < files.inputs().size(); ++i)
+            for (size_t i = 0; i < used; ++i)
                 inputs.push_back(fromModel[i] ? std::move(*fromModel[i]) : readRef(*files.inputs()[i]));
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
             ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
-                        : opcheck::reference(opType, param, inputs, firstOut->ne, firstOut->dtype, skip);
+                        : opcheck::reference(opType, rowsOnly ? rowsParam : param, inputs, firstOut->ne,
+                                             firstOut->dtype, skip);
         } catch (const Error &e) {
             error = e.what();
         }

@@ -853,6 +853,53 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
                                      const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                      int32_t outDtype, std::string &skip);
 
+// A write into the KV cache dumped as the rows it wrote, in its index's order (the probe's
+// llmscope_kv_rows; a quantized cache's read back as floats): each is the row given, stored in
+// the cache's type. A float type rounds each value; ggml's q8_0 and q4_0 store blocks of 32
+// as integers times a float16 scale d: q8_0 d = amax/127, rounded to nearest (|error| <=
+// d/2, plus 127 times d's own float16 rounding); q4_0 d = max/-8, truncated after +8.5 and
+// clamped to 15 (|error| <= |d|, plus 8 times d's rounding).
+static std::optional<Reference> cacheRows(const nlohmann::json &type, const std::vector<RefTensor> &inputs,
+                                          const std::array<int64_t, 4> &outNe, std::string &skip)
+{
+    const std::string t = type.is_string() ? type.get<std::string>() : std::string();
+    if (inputs.empty() || inputs[0].ne != outNe) {
+        skip = "a KV cache write whose rows and rows given differ in shape";
+        return std::nullopt;
+    }
+    const RefTensor &b = inputs[0];
+    Reference r = shaped(outNe);
+    r.out.v = b.v;
+    const double f16 = std::ldexp(1.0, -11);
+    if (t == "f32" || t == "f16" || t == "bf16") {
+        const double u = t == "f32" ? std::ldexp(1.0, -24) : t == "f16" ? f16 : std::ldexp(1.0, -8);
+        for (size_t i = 0; i < r.out.v.size(); ++i)
+            r.bound[i] = u * std::fabs(r.out.v[i]);
+        r.standard = "|error| <= u |row| (each row given, rounded to the cache's " + t + ")";
+        return r;
+    }
+    constexpr int64_t kBlock = 32;
+    if ((t != "q8_0" && t != "q4_0") || outNe[0] % kBlock != 0) {
+        skip = "a KV cache of type " + t + " (no bound for its conversion here)";
+        return std::nullopt;
+    }
+    for (size_t at = 0; at < r.out.v.size(); at += kBlock) {
+        double amax = 0, max = 0;
+        for (int64_t j = 0; j < kBlock; ++j)
+            if (const double v = r.out.v[at + size_t(j)]; std::fabs(v) > amax) {
+                amax = std::fabs(v);
+                max = v;
+            }
+        const double d = t == "q8_0" ? amax / 127 : std::fabs(max) / 8;
+        const double bound = t == "q8_0" ? d * (0.5 + 127 * f16) : d * (1 + 8 * f16);
+        for (int64_t j = 0; j < kBlock; ++j)
+            r.bound[at + size_t(j)] = bound;
+    }
+    r.standard = "|error| <= " + std::string(t == "q8_0" ? "d/2" : "|d|") +
+                 " in each block of 32 (each row given, stored as the cache's " + t + ")";
+    return r;
+}
+
 void RefTensor::outside()
 {
     throw Error("an input is smaller than its op's shapes need");
@@ -925,6 +972,8 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
         return softMax(param, inputs, outNe, u, skip);
     if (op == "FLASH_ATTN_EXT")
         return flashAttn(param, inputs, outNe, u, skip);
+    if (op == "SET_ROWS" && param.is_object() && param.contains("kv_rows"))
+        return cacheRows(param["kv_rows"], inputs, outNe, skip);
     if (op == "SET_ROWS") { // b's rows written into the output at c's indices; its other rows were there before
         if (inputs.size() < 2 || inputs.size() > 3 || inputs[0].ne[0] != outNe[0] || inputs[1].count() < inputs[0].ne[1]) {
             skip = "SET_ROWS with these shapes";

@@ -31,6 +31,8 @@ const char *kUsage =
     "                 without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use Mesa's software device\n"
     "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
     "  --no-repack  weights as the file holds them: no extra buffer types (ggml's CPU repacking, AMX)\n"
+    "  -ctk TYPE, -ctv TYPE  the KV cache's key and value types [f16]: f32, f16, bf16, q8_0, q4_0\n"
+    "                 (a quantized value cache needs --flash-attn on)\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
@@ -154,6 +156,7 @@ int main(int argc, char **argv)
     int holdAfter = -1, paceMs = 0;
     std::string holdFile;
     int abortToken = -1, abortAfter = 0;
+    ggml_type typeK = GGML_TYPE_F16, typeV = GGML_TYPE_F16;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -173,6 +176,17 @@ int main(int argc, char **argv)
         else if (a == "--logits") printLogits = true;
         else if (a == "--device") device = value();
         else if (a == "--no-repack") repack = false;
+        else if (a == "-ctk" || a == "-ctv") {
+            const std::string t = value();
+            const ggml_type type = t == "f32" ? GGML_TYPE_F32 : t == "f16" ? GGML_TYPE_F16 : t == "bf16" ? GGML_TYPE_BF16
+                                 : t == "q8_0" ? GGML_TYPE_Q8_0 : t == "q4_0" ? GGML_TYPE_Q4_0 : GGML_TYPE_COUNT;
+            if (type == GGML_TYPE_COUNT) {
+                std::fprintf(stderr, "llmscope-sample-generate: %s takes f32, f16, bf16, q8_0 or q4_0, not '%s'\n", a.c_str(),
+                             t.c_str());
+                return 2;
+            }
+            (a == "-ctk" ? typeK : typeV) = type;
+        }
         else if (a == "--backend-dir") backendDir = value();
         else if (a == "--count-nodes") countNodes = true;
         else if (a == "--token-times") tokenTimes = true;
@@ -234,6 +248,8 @@ int main(int argc, char **argv)
     cp.n_ubatch = uint32_t(batch);
     cp.n_threads = threads;
     cp.n_threads_batch = threads;
+    cp.type_k = typeK;
+    cp.type_v = typeV;
     cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
                          : flash == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
     // The application's own eval callback.

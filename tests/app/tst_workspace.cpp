@@ -524,7 +524,7 @@ private slots:
                                  "program connected", "topology 68 ops", "program finished", "scan started",
                                  "files by round", "scan done"}) +
                               "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
-                              ": 151 tensors in 1 rounds"); // -er's default: the prompt
+                              ": 167 tensors in 1 rounds"); // -er's default: the prompt; its 4 cache writes among them
         QCOMPARE(ws.source(), Workspace::Source::Program);
         // The live controller wrote the program's state, process and counters into the document.
         const SessionDocument::Program &p = ws.document()->program();

@@ -3,6 +3,7 @@
 // output is exact, one rounded as float32 would, one scaled by 1.001.
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtCore/qfloat16.h>
 
 #include <cmath>
 #include <fstream>
@@ -143,6 +144,55 @@ private slots:
         const auto tiny = opcheck::reference("SET_ROWS", {}, {ref({1, 1, 1, 1}, {1e-6}), ref({1, 1, 1, 1}, {0}, 9)},
                                              {1, 1, 1, 1}, 1, skip);
         QVERIFY(tiny && tiny->bound[0] >= std::ldexp(1.0, -25));
+    }
+
+    // A write into the KV cache dumped as the rows it wrote: each row given, as the cache's type
+    // stores it. ggml's q8_0 and q4_0 blocks, done here as ggml does them (a float16 scale):
+    // every stored value within its block's bound, which is no looser than the scale itself.
+    void cacheRowsInTheCachesType()
+    {
+        std::vector<double> row(64);
+        for (size_t i = 0; i < row.size(); ++i)
+            row[i] = std::sin(0.37 * double(i)) * (i < 32 ? 1.0 : 40.0);
+        auto stored = [&](const std::string &type) {
+            std::vector<double> out(row.size());
+            for (size_t b = 0; b < row.size(); b += 32) {
+                double amax = 0, max = 0;
+                for (size_t j = b; j < b + 32; ++j)
+                    if (std::fabs(row[j]) > amax)
+                        amax = std::fabs(row[j]), max = row[j];
+                const double d = type == "q8_0" ? amax / 127 : max / -8;
+                const double d16 = double(qfloat16(float(d)));
+                for (size_t j = b; j < b + 32; ++j) {
+                    const double q = type == "q8_0" ? std::nearbyint(row[j] / d)
+                                                    : double(std::min(15, int(row[j] / d + 8.5))) - 8;
+                    out[j] = q * d16;
+                }
+            }
+            return out;
+        };
+        for (const std::string type : {"q8_0", "q4_0"}) {
+            std::string skip;
+            const auto r = opcheck::reference("SET_ROWS", {{"kv_rows", type}}, {ref({32, 2, 1, 1}, row), ref({2, 1, 1, 1}, {4, 5}, 9)},
+                                              {32, 2, 1, 1}, 0, skip);
+            QVERIFY2(r, skip.c_str());
+            const auto q = stored(type);
+            double worst = 0;
+            for (size_t i = 0; i < row.size(); ++i) {
+                QVERIFY2(std::fabs(q[i] - r->out.v[i]) <= r->bound[i], qPrintable(QString::fromStdString(type) + " " + QString::number(i)));
+                worst = std::max(worst, std::fabs(q[i] - r->out.v[i]) / r->bound[i]);
+            }
+            QVERIFY2(worst > 0.3, qPrintable(QString::fromStdString(type) + " bound too loose: " + QString::number(worst)));
+            QVERIFY(r->bound[40] > 30 * r->bound[0]); // each block its own scale
+        }
+        // a float16 cache: each value rounded; a type without a known bound is said, not passed
+        std::string skip;
+        const auto f16 = opcheck::reference("SET_ROWS", {{"kv_rows", "f16"}}, {ref({2, 1, 1, 1}, {1, -3}), ref({1, 1, 1, 1}, {0}, 9)},
+                                            {2, 1, 1, 1}, 0, skip);
+        QVERIFY(f16 && std::fabs(f16->bound[1] - 3 * std::ldexp(1.0, -11)) < 1e-9);
+        QVERIFY(!opcheck::reference("SET_ROWS", {{"kv_rows", "q5_1"}}, {ref({32, 1, 1, 1}, std::vector<double>(32, 1.0)),
+                                    ref({1, 1, 1, 1}, {0}, 9)}, {32, 1, 1, 1}, 0, skip));
+        QVERIFY(skip.find("q5_1") != std::string::npos);
     }
 
     void ropeRotatesPairs()

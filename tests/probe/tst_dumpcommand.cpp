@@ -22,6 +22,8 @@
 
 #include "../test_helpers.h"
 #include "dump/dump_index.h"
+#include "dump/token_record.h"
+#include "tensor/bin_file.h"
 #include "dump/probe_status.h"
 #include "dump/op_info_csv.h"
 #include "dump/topology.h"
@@ -117,6 +119,14 @@ class TstDumpCommand : public QObject {
         return kBin + "/llmscope-sample-generate -m " + m_model + " -n 3 " + extra;
     }
 
+    // The prompt's tokens, as the probe recorded round 0's.
+    static int64_t promptTokens(const DumpIndex &idx)
+    {
+        const auto rounds = readTokenRecords(idx.root);
+        const auto r0 = rounds.find(0);
+        return r0 == rounds.end() ? -1 : int64_t(r0->second.tokens.size());
+    }
+
 private slots:
     void initTestCase()
     {
@@ -143,23 +153,40 @@ private slots:
         QCOMPARE(idx.modelFiles.size(), size_t(1));
         QVERIFY(idx.layerFiles.size() >= 4); // embedding, 2 layers, output head
         QCOMPARE(idx.rounds(), (std::vector<int64_t>{0, 1}));
-        int withStats = 0, described = 0;
+        int withStats = 0, described = 0, cacheWrites = 0;
         for (const auto &t : idx.tensors) {
             QVERIFY2(t.opId.rfind("1_", 0) == 0, t.opId.c_str());
             // msit's `tensor stats`: statistics only, never a payload
             QVERIFY2(!t.hasData && t.dataBytes == 0, t.path.c_str());
             // a header: msit's four statistics and the sketch's 342 characters
             QVERIFY(QFileInfo(QString::fromStdString(t.path)).size() < 800);
-            if (!t.stats) { // the KV-cache views attention reads: described only
-                QCOMPARE(t.opName, std::string("FLASH_ATTN_EXT"));
-                QVERIFY(t.input && (t.index == 1 || t.index == 2));
+            if (!t.stats) { // the KV cache attention reads and the writes write into: described only
+                QVERIFY2(t.input && (t.opName == "FLASH_ATTN_EXT" ? t.index == 1 || t.index == 2
+                                                                  : t.opName == "SET_ROWS" && t.index == 2),
+                         t.path.c_str());
                 ++described;
                 continue;
+            }
+            // what a write into the cache put there: its rows alone, in the cells of their
+            // positions (the prompt's tokens from cell 0, then the decoded token after them)
+            if (t.opName == "SET_ROWS" && !t.input) {
+                QCOMPARE(t.kvRowsType, std::string("f16"));
+                QCOMPARE(t.dims.size(), size_t(2));
+                const int64_t prompt = promptTokens(idx);
+                QCOMPARE(t.dims[0], t.exec == 0 ? prompt : int64_t(1));
+                std::string cells;
+                for (int64_t c = t.exec == 0 ? 0 : prompt; c < (t.exec == 0 ? prompt : prompt + 1); ++c)
+                    cells += (cells.empty() ? "" : ",") + std::to_string(c);
+                const Tensor h = readBinFile(t.path, true).tensor;
+                QCOMPARE(h.attr("llmscope_kv_cells").value_or(""), cells);
+                QCOMPARE(h.attr("llmscope_kv_positions").value_or(""), cells);
+                ++cacheWrites;
             }
             ++withStats;
         }
         QVERIFY(withStats > 20);
-        QCOMPARE(described, 4); // K and V, two rounds
+        QCOMPARE(described, 8); // K and V, two rounds, as attention reads them and as the writes write into them
+        QCOMPARE(cacheWrites, 4); // K and V, two rounds
         QVERIFY2(r.err.contains("statistics only, no payloads"), qPrintable(r.err));
         // The summary's count matches the files on disk.
         const auto st = readProbeStatuses(root.toStdString());
@@ -215,7 +242,8 @@ private slots:
             std::string dims;
             for (int64_t d : t->dims)
                 dims += (dims.empty() ? "" : ",") + std::to_string(d);
-            QCOMPARE(o.outShapes.at(0), dims);
+            if (t->kvRowsType.empty()) // a write into the KV cache: the op's is the cache's, the file the rows written
+                QCOMPARE(o.outShapes.at(0), dims);
             QCOMPARE(kernels[i].socVersion, std::string("CPU"));
             QCOMPARE(kernels[i].testType, std::string("kernel"));
             QCOMPARE(kernels[i].fromModel, o.fromModel);

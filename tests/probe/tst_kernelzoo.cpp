@@ -171,6 +171,12 @@ private slots:
                                       << QString("the prompt's last layer runs one token through an FFN of %1 rows").arg(kFfn);
         QTest::newRow("single-query") << "single-query" << "FLASH_ATTN_EXT"
                                       << "a decoded token's round is the first with one query";
+        // State: what the prompt's round wrote into the KV cache (read back at its cells), where
+        // otherwise only round 1's attention, reading the cache, would depart.
+        QTest::newRow("cache-last-row") << "cache-last-row" << "SET_ROWS"
+                                        << "the prompt's round writes layer 0's keys into the cache first";
+        QTest::newRow("cache-wrong-cell") << "cache-wrong-cell" << "SET_ROWS"
+                                          << "the prompt's round writes layer 0's keys into the cache first";
     }
     void huntNamesTheFirstOpAndBlamesItsKernel()
     {
@@ -188,6 +194,8 @@ private slots:
                                 .arg(QString::fromStdString(first.label()), opType, why)));
         if (bug == "single-query")
             QVERIFY2(first.round >= 1, "a fault of the decode rounds departs after the prompt's");
+        if (opType == "SET_ROWS")
+            QVERIFY2(first.round == 0 && first.name == "cache_k_l0 (view)", first.label().c_str());
         const QString label = QString::fromStdString(first.label());
 
         // The statistics (with their sketches) name the same op.
@@ -205,6 +213,23 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, QString("found: round %1, op ").arg(first.round) + QRegularExpression::escape(label) + " in "),
                  qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+    }
+
+    // State across rounds: the prompt's round leaves its last row out of the KV cache, and the
+    // hunt is asked about round 1 alone. There round 1's attention departs on the cache it
+    // reads, its kernel right on what it was given; the hunt follows the cache back to the
+    // write after which it departs (round 0's, which -er left out), compares and replays it
+    // there, and ends on it.
+    void aCacheFaultIsFollowedBackToTheRoundThatWroteIt()
+    {
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("cache-last-row"),
+                                               "-er", "1,1", "-o", m_dir.path() + "/cache-trace"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(first divergent by statistics: round 1, op \S+ \S+ \(FLASH_ATTN_EXT\))")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("following the state back: what departs in op "), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
     }
 

@@ -219,6 +219,34 @@ private slots:
     // matrix products within 64 ULP on average); one MUL_MAT output scaled by 1.001 fails, alone,
     // on its ULP errors; a device whose RMS_NORM rounds through float16 fails that op against
     // ggml's CPU kernel, and nothing else.
+    // The KV cache's writes, dumped as the rows they wrote (no --kv-cache), replayed in the
+    // cache's own type: a float16 cache each value rounded, a q8_0 or q4_0 one within its
+    // blocks' scales; ggml's CPU stores every row within them, in both rounds.
+    void cacheWritesReplayedInTheCachesType_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::newRow("f16") << "f16";
+        QTest::newRow("q8_0") << "q8_0";
+        QTest::newRow("q4_0") << "q4_0";
+    }
+    void cacheWritesReplayedInTheCachesType()
+    {
+        QFETCH(QString, type);
+        const QString root = dump("cache-" + type,
+                                  kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 -ctk " + type + " -ctv " + type,
+                                  {"-opname", "set_rows", "-er", "0,1"});
+        QVERIFY(!root.isEmpty());
+        const QString out = m_dir.path() + "/cache-check-" + type;
+        const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = report(out);
+        QCOMPARE(j["rows"].toArray().size(), 8); // K and V of two layers, two rounds
+        QCOMPARE(rowsWith(j, "PASS").size(), 8);
+        for (const auto &v : j["rows"].toArray())
+            QVERIFY2(v.toObject()["precision_standard"].toString().contains("cache's " + type),
+                     qPrintable(v.toObject()["precision_standard"].toString()));
+    }
+
     void msprobeStandard()
     {
         const QString root = dump("ms-cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",

@@ -75,6 +75,25 @@ BUGS = {
         "new": "        for (int64_t ic = ic_start + (neq1 == 1 ? 1 : 0); ic < ic_end; ++ic) {",
         "about": "FLASH_ATTN_EXT, one query: the loop over the KV cells starts one cell late (decode rounds only)",
     },
+    # A write into the KV cache loses a batch's last row: the thread range of SET_ROWS ends one
+    # row short when it writes several (a prompt), so the prompt's last token gets no keys or
+    # values in the cache; one row (a decoded token) is written right (a thread range's
+    # off-by-one, as the chunk fault's, in the kernel that fills the cache).
+    "cache-last-row": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "    const int64_t ir1 = std::min(ir0 + dr, nr);\n\n    const size_t rs = ggml_row_size(src0->type, nc);",
+        "new": "    const int64_t ir1 = std::min(ir0 + dr, nr) - (nr > 1 && ir0 + dr >= nr);\n\n    const size_t rs = ggml_row_size(src0->type, nc);",
+        "about": "SET_ROWS of several rows (a prompt into the KV cache): the last row is never written",
+    },
+    # A row written into the wrong cell: the last row of a batch goes one cell early, over the
+    # row before it, and its own cell keeps what it held (the kind of bug cell placement has:
+    # the right values in the wrong place).
+    "cache-wrong-cell": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "                const int64_t i1 = *(idx_t *) ((char *) src1->data + i10*nb10 + i11*nb11 + i12*nb12);\n",
+        "new": "                const int64_t i1 = *(idx_t *) ((char *) src1->data + i10*nb10 + i11*nb11 + i12*nb12) - (nr > 1 && i == nr - 1);\n",
+        "about": "SET_ROWS of several rows: the last row is written one cell early, over the row before it",
+    },
     # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
     # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a
     # program observed node by node (fusion off) computes right (the kind of #14540, a fused
