@@ -14,6 +14,8 @@
 #include "util/error.h"
 #include "util/text.h"
 #include "select/op_id.h"
+#include "tensor/bin_file.h"
+#include "tensor/tensor.h"
 
 namespace llmscope {
 namespace {
@@ -34,10 +36,40 @@ std::unordered_map<std::string, std::string> nodeNames(const DumpIndex &idx)
 }
 
 // For each record, its key by layer, node name and op, with the occurrence of that
-// (name, op) inside the layer: stable when other nodes are inserted around it.
-std::vector<std::string> semanticKeys(const DumpIndex &idx)
+// (name, op) inside the layer: stable when other nodes are inserted around it. With byShape,
+// a node without a name of its own (" (reshaped)": ggml's suffix alone) is told apart by its
+// output's shape too: a backend that reorders the graph (Vulkan) may put two such nodes of
+// one layer in the other order, and their occurrence alone would pair the wrong ones.
+std::vector<std::string> semanticKeys(const DumpIndex &idx, const std::unordered_map<std::string, std::string> &names,
+                                      bool byShape)
 {
-    const auto names = nodeNames(idx);
+    auto unnamed = [&](const std::string &path) {
+        const auto it = names.find(path);
+        return it == names.end() || it->second.empty() || it->second[0] == ' ';
+    };
+    std::map<std::string, std::string> outShape; // pid/exec/op path -> its first output's dims
+    if (byShape)
+        for (const auto &r : idx.tensors) {
+            if (r.input || r.index != 0 || r.opFolders.size() < 2 || !unnamed(r.opFolders[0] + "/" + r.opFolders[1]))
+                continue;
+            std::vector<int64_t> dims = r.dims;
+            if (!r.headerRead) { // a scan that read no headers: this one's, for its shape
+                try {
+                    dims = readBinFile(r.path, true).tensor.dims;
+                } catch (const Error &) {
+                    continue; // unreadable: paired by occurrence, and its compare says why
+                }
+            }
+            outShape[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0] + "/" +
+                     r.opFolders[1]] = joinDims(dims);
+        }
+    auto nameOf = [&](const TensorRecord &r, const std::string &path) {
+        auto it = names.find(path);
+        std::string name = it != names.end() ? it->second : "";
+        if (byShape && unnamed(path))
+            name += "@" + outShape[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + path];
+        return name;
+    };
     // Occurrence numbers per (pid, exec, top folder, name+type), in child order.
     std::map<std::string, std::map<int, std::string>> children; // pid/exec/top -> child index -> name+type
     for (const auto &r : idx.tensors) {
@@ -45,8 +77,7 @@ std::vector<std::string> semanticKeys(const DumpIndex &idx)
             continue;
         const auto child = parseOpFolder(r.opFolders[1]);
         const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
-        auto it = names.find(path);
-        const std::string label = (it != names.end() ? it->second : "") + "|" + (child ? child->name : r.opName);
+        const std::string label = nameOf(r, path) + "|" + (child ? child->name : r.opName);
         children[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0]][child ? child->index : 0] =
             label;
     }
@@ -70,9 +101,8 @@ std::vector<std::string> semanticKeys(const DumpIndex &idx)
         if (r.opFolders.size() >= 2) {
             const auto child = parseOpFolder(r.opFolders[1]);
             const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
-            auto nit = names.find(path);
             const std::string scope = std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0];
-            key += (nit != names.end() ? nit->second : "") + "|" + (child ? child->name : r.opName) + "#" +
+            key += nameOf(r, path) + "|" + (child ? child->name : r.opName) + "#" +
                    std::to_string(occurrence[scope][child ? child->index : 0]);
             for (size_t i = 2; i < r.opFolders.size(); ++i)
                 key += "/" + r.opFolders[i];
@@ -203,28 +233,34 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
     const bool same = sameTopology(golden, my);
     out.method = mapping.empty() ? (same ? Said::SameTopology : Said::ByLayerNameOp)
                                  : (same ? Said::MappingSameTopology : Said::MappingByLayerNameOp);
-    std::vector<std::string> gk, mk;
+    auto pairBy = [&](const std::vector<std::string> &gk, const std::vector<std::string> &mk) {
+        std::unordered_map<std::string, size_t> byKey;
+        for (size_t i = 0; i < my.tensors.size(); ++i)
+            if (!usedM[i])
+                byKey.emplace(mk[i], i);
+        for (size_t i = 0; i < golden.tensors.size(); ++i) {
+            if (usedG[i])
+                continue;
+            auto it = byKey.find(gk[i]);
+            if (it == byKey.end() || usedM[it->second])
+                continue;
+            out.pairs.push_back({&golden.tensors[i], &my.tensors[it->second], gk[i], {}, {}, nullptr});
+            usedG[i] = usedM[it->second] = 1;
+        }
+    };
     if (same) {
+        std::vector<std::string> gk, mk;
         for (const auto &r : golden.tensors)
             gk.push_back(exactKey(r));
         for (const auto &r : my.tensors)
             mk.push_back(exactKey(r));
+        pairBy(gk, mk);
     } else {
-        gk = semanticKeys(golden);
-        mk = semanticKeys(my);
-    }
-    std::unordered_map<std::string, size_t> byKey;
-    for (size_t i = 0; i < my.tensors.size(); ++i)
-        if (!usedM[i])
-            byKey.emplace(mk[i], i);
-    for (size_t i = 0; i < golden.tensors.size(); ++i) {
-        if (usedG[i])
-            continue;
-        auto it = byKey.find(gk[i]);
-        if (it == byKey.end() || usedM[it->second])
-            continue;
-        out.pairs.push_back({&golden.tensors[i], &my.tensors[it->second], gk[i], {}, {}, nullptr});
-        usedG[i] = usedM[it->second] = 1;
+        // Unnamed nodes by their shapes first; what that leaves (sides computing other shapes:
+        // another batch) by occurrence alone.
+        const auto gn = nodeNames(golden), mn = nodeNames(my);
+        pairBy(semanticKeys(golden, gn, true), semanticKeys(my, mn, true));
+        pairBy(semanticKeys(golden, gn, false), semanticKeys(my, mn, false));
     }
     for (size_t i = 0; i < golden.tensors.size(); ++i)
         if (!usedG[i])

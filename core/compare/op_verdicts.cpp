@@ -207,6 +207,7 @@ struct OpTally {
     double worstIn = 0, sumIn = 0, sumAbsIn = 0, outNorm = 0;
     bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
     int32_t inDtype = -1, outDtype = -1;
+    double cacheNmse = 0; // a write into a quantized KV cache: what its type's rounding allows
     Reason weightDiffers;
     double quantErr = -1;
 
@@ -252,6 +253,7 @@ struct OpTally {
         statsBased = statsBased || row.statsOnly;
         op.fromStats = statsBased;
         outDtype = row.golden.dtype;
+        cacheNmse = std::max({cacheNmse, cacheTypeNmse(row.golden.kvRowsType), cacheTypeNmse(row.my.kvRowsType)});
         op.outputError = std::max(op.outputError, err);
         const double n = goldenNorm(row);
         if (std::isfinite(n))
@@ -273,6 +275,8 @@ struct OpTally {
 void applyBudget(OpResult &op, const OpTally &t)
 {
     OpBudget budget = engineBudget(op.opType, t.inDtype, t.outDtype, t.quantizedIn);
+    if (op.opType == "SET_ROWS")
+        budget.nmse = std::max(budget.nmse, t.cacheNmse);
     if (!op.fusedChain.empty()) { // every op of the chain rounds: their budgets add up
         budget.nmse = 0;
         for (const auto &type : split(op.fusedChain, '+'))
@@ -390,6 +394,8 @@ private:
                 op.worstInputIsWeight = weight;
             }
             t.quantizedIn = t.quantizedIn || row.quantization || !row.my.engineType.empty();
+            if (op.opType == "SET_ROWS" && row.golden.index == 2) // the cache it writes into, by its type
+                t.cacheNmse = std::max({t.cacheNmse, cacheTypeNmse(row.golden.engineType), cacheTypeNmse(row.my.engineType)});
             if (weight)
                 t.takeWeight(op, row, err);
             else

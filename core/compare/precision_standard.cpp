@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "tensor/stats.h"
@@ -39,6 +40,17 @@ OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t out
         b.nmse = 0;
     b.absolute = sums.count(opType) || exact.count(opType) || copies.count(opType);
     return b;
+}
+
+double cacheTypeNmse(const std::string &ggmlType)
+{
+    static const std::map<std::string, double> levels{{"q8_0", 127}, {"q5_0", 15}, {"q5_1", 15}, {"q4_0", 7},
+                                                      {"q4_1", 7},   {"iq4_nl", 7}};
+    const auto l = levels.find(ggmlType);
+    if (l == levels.end())
+        return 0;
+    const double step = 2.5 / l->second; // d relative to the block's RMS
+    return 2 * step * step / 12;
 }
 
 double statsErrorBound(const TensorStats &g, const TensorStats &t, uint64_t n)

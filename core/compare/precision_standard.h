@@ -45,6 +45,13 @@ constexpr double kQuantCarry = 4;
 // dtypes of its first input and its output (a copy between types is not exact) and whether
 // that input is a ggml block type (backends dequantize it in their own ways: not exact).
 OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t outputDtype, bool quantizedInput = false);
+// What storing rows in a KV cache of a ggml type ("q8_0") may make two correct backends differ
+// by, as an NMSE: each side rounds every value to its block's step d (a scale times an
+// integer), and two quantizers may round differently (ties, the scale's own rounding), so
+// their difference is up to twice one side's rounding, d^2/12 each. d is a block's largest
+// |value| over 127 (q8_0), 15 (q5), 7 or 8 (q4); over a block of 32 roughly Gaussian values
+// that largest is at most about 2.5 of their RMS. 0 for float types and types not known here.
+double cacheTypeNmse(const std::string &ggmlType);
 
 // The relative euclidean error of a tensor known by its statistics only: a lower bound of
 // ||test - golden|| / ||golden|| (each of |d l2norm|, |d max|, |d min| and sqrt(n) |d mean|

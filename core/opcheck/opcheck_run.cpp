@@ -539,6 +539,11 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     nlohmann::json rowsParam = param;
     if (rowsOnly)
         rowsParam["kv_rows"] = first.kvRowsType;
+    // A write into a quantized cache dumped whole (--kv-cache): the rows it wrote judged as
+    // that type stores them.
+    const bool intoQuantized = !chain && opType == "SET_ROWS" && !first.engineType.empty();
+    if (intoQuantized && rowsParam.is_object())
+        rowsParam["kv_type"] = first.engineType;
     const size_t used = rowsOnly ? std::min<size_t>(files.inputs().size(), 2) : files.inputs().size();
     std::vector<std::optional<RefTensor>> fromModel(used);
     for (size_t i = 0; i < used && skip.empty(); ++i) {
@@ -561,7 +566,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 inputs.push_back(fromModel[i] ? std::move(*fromModel[i]) : readRef(*files.inputs()[i]));
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
             ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
-                        : opcheck::reference(opType, rowsOnly ? rowsParam : param, inputs, firstOut->ne,
+                        : opcheck::reference(opType, rowsOnly || intoQuantized ? rowsParam : param, inputs, firstOut->ne,
                                              firstOut->dtype, skip);
         } catch (const Error &e) {
             error = e.what();

@@ -853,12 +853,46 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
                                      const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                      int32_t outDtype, std::string &skip);
 
+// How far a row stored in a KV cache of a ggml type may be from the row given: a float type
+// rounds each value (u |value|); ggml's q8_0 and q4_0 store blocks of 32 as integers times a
+// float16 scale d: q8_0 d = amax/127, rounded to nearest (|error| <= d/2, plus 127 times d's own
+// float16 rounding); q4_0 d = max/-8, truncated after +8.5 and clamped to 15 (|error| <= |d|,
+// plus 8 times d's rounding). Sets bound[0..n) for row[0..n); false with skip where the type
+// has no bound here. standard: the rule in words.
+static bool storedBound(const std::string &t, const double *row, double *bound, size_t n, std::string &skip,
+                        std::string &standard)
+{
+    const double f16 = std::ldexp(1.0, -11);
+    if (t == "f32" || t == "f16" || t == "bf16") {
+        const double u = t == "f32" ? std::ldexp(1.0, -24) : t == "f16" ? f16 : std::ldexp(1.0, -8);
+        for (size_t i = 0; i < n; ++i)
+            bound[i] = u * std::fabs(row[i]);
+        standard = "|error| <= u |row| (rounded to the cache's " + t + ")";
+        return true;
+    }
+    constexpr size_t kBlock = 32;
+    if ((t != "q8_0" && t != "q4_0") || n % kBlock != 0) {
+        skip = "a KV cache of type " + t + " (no bound for its conversion here)";
+        return false;
+    }
+    for (size_t at = 0; at < n; at += kBlock) {
+        double amax = 0, max = 0;
+        for (size_t j = at; j < at + kBlock; ++j)
+            if (std::fabs(row[j]) > amax) {
+                amax = std::fabs(row[j]);
+                max = row[j];
+            }
+        const double d = t == "q8_0" ? amax / 127 : std::fabs(max) / 8;
+        std::fill(bound + at, bound + at + kBlock, t == "q8_0" ? d * (0.5 + 127 * f16) : d * (1 + 8 * f16));
+    }
+    standard = "|error| <= " + std::string(t == "q8_0" ? "d/2" : "|d|") + " in each block of 32 (stored as the cache's " +
+               t + ")";
+    return true;
+}
+
 // A write into the KV cache dumped as the rows it wrote, in its index's order (the probe's
-// llmscope_kv_rows; a quantized cache's read back as floats): each is the row given, stored in
-// the cache's type. A float type rounds each value; ggml's q8_0 and q4_0 store blocks of 32
-// as integers times a float16 scale d: q8_0 d = amax/127, rounded to nearest (|error| <=
-// d/2, plus 127 times d's own float16 rounding); q4_0 d = max/-8, truncated after +8.5 and
-// clamped to 15 (|error| <= |d|, plus 8 times d's rounding).
+// llmscope_kv_rows; a quantized cache's read back as floats): each is the row given, stored
+// in the cache's type.
 static std::optional<Reference> cacheRows(const nlohmann::json &type, const std::vector<RefTensor> &inputs,
                                           const std::array<int64_t, 4> &outNe, std::string &skip)
 {
@@ -867,36 +901,11 @@ static std::optional<Reference> cacheRows(const nlohmann::json &type, const std:
         skip = "a KV cache write whose rows and rows given differ in shape";
         return std::nullopt;
     }
-    const RefTensor &b = inputs[0];
     Reference r = shaped(outNe);
-    r.out.v = b.v;
-    const double f16 = std::ldexp(1.0, -11);
-    if (t == "f32" || t == "f16" || t == "bf16") {
-        const double u = t == "f32" ? std::ldexp(1.0, -24) : t == "f16" ? f16 : std::ldexp(1.0, -8);
-        for (size_t i = 0; i < r.out.v.size(); ++i)
-            r.bound[i] = u * std::fabs(r.out.v[i]);
-        r.standard = "|error| <= u |row| (each row given, rounded to the cache's " + t + ")";
-        return r;
-    }
-    constexpr int64_t kBlock = 32;
-    if ((t != "q8_0" && t != "q4_0") || outNe[0] % kBlock != 0) {
-        skip = "a KV cache of type " + t + " (no bound for its conversion here)";
+    r.out.v = inputs[0].v;
+    if (!storedBound(t, r.out.v.data(), r.bound.data(), r.out.v.size(), skip, r.standard))
         return std::nullopt;
-    }
-    for (size_t at = 0; at < r.out.v.size(); at += kBlock) {
-        double amax = 0, max = 0;
-        for (int64_t j = 0; j < kBlock; ++j)
-            if (const double v = r.out.v[at + size_t(j)]; std::fabs(v) > amax) {
-                amax = std::fabs(v);
-                max = v;
-            }
-        const double d = t == "q8_0" ? amax / 127 : std::fabs(max) / 8;
-        const double bound = t == "q8_0" ? d * (0.5 + 127 * f16) : d * (1 + 8 * f16);
-        for (int64_t j = 0; j < kBlock; ++j)
-            r.bound[at + size_t(j)] = bound;
-    }
-    r.standard = "|error| <= " + std::string(t == "q8_0" ? "d/2" : "|d|") +
-                 " in each block of 32 (each row given, stored as the cache's " + t + ")";
+    r.standard += ", each row given";
     return r;
 }
 
@@ -980,6 +989,8 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
             return std::nullopt;
         }
         const RefTensor &b = inputs[0], &c = inputs[1];
+        const nlohmann::json cacheType = param.is_object() ? param.value("kv_type", nlohmann::json()) : nlohmann::json();
+        std::string stored;
         Reference r = shaped(outNe);
         if (inputs.size() == 3 && inputs[2].ne == outNe) // the destination as it was: its other rows stay
             r.out.v = inputs[2].v;
@@ -993,15 +1004,20 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
                         skip = "SET_ROWS with an index outside its destination";
                         return std::nullopt;
                     }
+                    const size_t o = size_t(((i3 * outNe[2] + i2) * outNe[1] + int64_t(row)) * outNe[0]);
                     for (int64_t i0 = 0; i0 < b.ne[0]; ++i0) {
-                        const size_t o = size_t(((i3 * outNe[2] + i2) * outNe[1] + int64_t(row)) * outNe[0] + i0);
-                        r.out.v[o] = b.at(i0, i1, i2, i3);
-                        r.bound[o] = u * std::fabs(r.out.v[o]); // rounded to the destination's type
+                        r.out.v[o + size_t(i0)] = b.at(i0, i1, i2, i3);
+                        r.bound[o + size_t(i0)] = u * std::fabs(r.out.v[o + size_t(i0)]); // rounded to the destination's type
                         if (!r.unchecked.empty())
-                            r.unchecked[o] = 0;
+                            r.unchecked[o + size_t(i0)] = 0;
                     }
+                    // a quantized cache (its ggml type given): each row stored in its blocks
+                    if (cacheType.is_string() && !storedBound(cacheType.get<std::string>(), &r.out.v[o], &r.bound[o],
+                                                             size_t(b.ne[0]), skip, stored))
+                        return std::nullopt;
                 }
-        r.standard = "|error| <= u |row| on the rows written (a copy, rounded to its type), the others unchanged";
+        r.standard = stored.empty() ? "|error| <= u |row| on the rows written (a copy, rounded to its type), the others unchanged"
+                                    : stored + " on the rows written, the others unchanged";
         return r;
     }
     if (op == "CPY" || op == "CONT" || op == "DUP") {

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "compare/compare_run.h"
+#include "compare/precision_standard.h"
 #include "dump/dump_layout.h"
 #include "../engine/engine_run.h"
 
@@ -230,6 +231,24 @@ private slots:
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("following the state back: what departs in op "), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+    }
+
+    // A quantized cache: the zoo's q4_0 conversion gives each block past a row's first its
+    // neighbour's scale. With -ctk/-ctv q4_0 (the sample program built against the zoo's
+    // llama.cpp; llama-simple takes no cache type) the prompt's first write into the cache
+    // departs beyond what q4_0's own rounding allows, and replayed in q4_0 its kernel is wrong.
+    void aQuantizedCacheFaultIsFoundAtItsWrite()
+    {
+        auto sample = [&](const QString &backend) {
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo +
+                   "/build/bin/llmscope-sample-generate -m " + m_wide + " -n 3 -t 4 -ctk q4_0 -ctv q4_0";
+        };
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("cache-q4-scale"), "-o",
+                                               m_dir.path() + "/cache-q4"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_k_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QString("(budget %1 for SET_ROWS)").arg(cacheTypeNmse("q4_0"))), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
     }
 

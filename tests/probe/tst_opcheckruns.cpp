@@ -232,19 +232,27 @@ private slots:
     void cacheWritesReplayedInTheCachesType()
     {
         QFETCH(QString, type);
-        const QString root = dump("cache-" + type,
-                                  kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 -ctk " + type + " -ctv " + type,
-                                  {"-opname", "set_rows", "-er", "0,1"});
-        QVERIFY(!root.isEmpty());
-        const QString out = m_dir.path() + "/cache-check-" + type;
-        const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
-        const QJsonObject j = report(out);
-        QCOMPARE(j["rows"].toArray().size(), 8); // K and V of two layers, two rounds
-        QCOMPARE(rowsWith(j, "PASS").size(), 8);
-        for (const auto &v : j["rows"].toArray())
-            QVERIFY2(v.toObject()["precision_standard"].toString().contains("cache's " + type),
-                     qPrintable(v.toObject()["precision_standard"].toString()));
+        // the rows each write left (the default), then the whole cache before and after it
+        for (const QString &whole : {QString(), QString("--kv-cache")}) {
+            const QString name = type + whole;
+            QStringList options{"-opname", "set_rows", "-er", "0,1"};
+            if (!whole.isEmpty())
+                options << whole;
+            const QString root = dump("cache-" + name,
+                                      kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 -ctk " + type + " -ctv " + type,
+                                      options);
+            QVERIFY(!root.isEmpty());
+            const QString out = m_dir.path() + "/cache-check-" + name;
+            const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            const QJsonObject j = report(out);
+            QCOMPARE(j["rows"].toArray().size(), 8); // K and V of two layers, two rounds
+            QCOMPARE(rowsWith(j, "PASS").size(), 8);
+            for (const auto &v : j["rows"].toArray()) // a float16 cache dumped whole: the dump's own float16
+                QVERIFY2(v.toObject()["precision_standard"].toString().contains(
+                             type == "f16" && !whole.isEmpty() ? QString("rounded to its type") : "cache's " + type),
+                         qPrintable(v.toObject()["precision_standard"].toString()));
+        }
     }
 
     void msprobeStandard()

@@ -147,16 +147,23 @@ private slots:
         QCOMPARE(aligned.size(), 1);
         QVERIFY2(aligned[0].toObject()["files_aligned"].toInt() > 50, qPrintable(QJsonDocument(aligned[0].toObject()).toJson()));
         QString firstDiffering;
-        int comparedInPrompt = 0;
+        int comparedInPrompt = 0, cacheWrites = 0;
         for (const auto &v : j["ops"].toArray()) {
             const QJsonObject o = v.toObject();
             if (o["round"].toInt() != 0)
                 continue;
             ++comparedInPrompt;
+            // the KV cache's writes (the rows each left, by default) lined up by position too:
+            // the prompt's at once against one by one, within ggml's budgets
+            if (o["op_type"].toString() == "SET_ROWS" && o["op_name"].toString().startsWith("cache_")) {
+                ++cacheWrites;
+                QVERIFY(o["from_first_run"].toArray()[1].toDouble(-1) >= 0);
+            }
             if (firstDiffering.isEmpty() && o["spread"].toDouble() > 0)
                 firstDiffering = o["op_type"].toString();
         }
         QVERIFY2(comparedInPrompt > 40, qPrintable(QString::number(comparedInPrompt))); // every layer's ops, lined up
+        QCOMPARE(cacheWrites, 4); // K and V of both layers
         QCOMPARE(firstDiffering, QString("MUL_MAT"));
         // The other way round: the one-by-one run as the reference, the batched one lined up
         // with it (the last layer's outputs, kept for the prompt's last token only, compared

@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "compare/precision_standard.h"
 #include "dump/dump_layout.h"
 #include "dump/op_info_csv.h"
 #include "dump/output_record.h"
@@ -174,6 +175,41 @@ private slots:
         for (const auto &v : m["rows"].toArray())
             failed += !v.toObject()["passed"].toBool();
         QVERIFY2(failed > m["rows"].toArray().size() / 2, qPrintable(QString::number(failed)));
+    }
+
+    // A q8_0 KV cache on the CPU and on Vulkan: each backend quantizes the rows it stores its
+    // own way, so their caches differ by the type's rounding (more than float16's budget for a
+    // copy, 1e-7); every write into the cache is judged by that rounding and passes.
+    void aQuantizedCacheIsJudgedByItsTypesRounding()
+    {
+        const QString cache = " -ctk q8_0 -ctv q8_0";
+        const QString cpu = m_dir.path() + "/q8cache-cpu", vk = m_dir.path() + "/q8cache-vk";
+        for (const auto &[device, out] : {std::pair{QString("cpu"), cpu}, std::pair{QString("vulkan"), vk}}) {
+            const Run r = llmscopeRun({"dump", "--exec", cmd("model-f32.gguf", device) + cache, "--type", "model",
+                                       "tensor", "-opname", "set_rows", "-er", "0,1", "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+        }
+        llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "-o", m_dir.path() + "/cmp-q8cache"});
+        const QJsonObject doc = engine::compareReport(m_dir.path() + "/cmp-q8cache");
+        int writes = 0, beyondF16 = 0;
+        for (const auto &v : doc["ops"].toArray()) {
+            const QJsonObject op = v.toObject();
+            QCOMPARE(op["op_type"].toString(), QString("SET_ROWS"));
+            ++writes;
+            QVERIFY2(op["passed"].toBool(), qPrintable(op["label"].toString()));
+            QCOMPARE(op["budget"].toDouble(), cacheTypeNmse("q8_0"));
+            beyondF16 += op["own_nmse"].toDouble() > 1e-7;
+        }
+        QVERIFY2(writes >= 8, qPrintable(QString::number(writes))); // K and V of each layer, two rounds
+        QVERIFY2(beyondF16 > 0, "the two backends were expected to round some rows differently");
+        QVERIFY(cacheTypeNmse("q8_0") < 1e-4 && cacheTypeNmse("q4_0") > cacheTypeNmse("q8_0"));
+        // The whole program: llama.cpp rotates the keys and queries it stores in a quantized
+        // cache, nodes without names of their own that Vulkan computes in another order; paired
+        // by their shapes, the hunt finds nothing beyond the budgets.
+        const Run hunt = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu") + cache, "--test",
+                                      cmd("model-f32.gguf", "vulkan") + cache, "-o", m_dir.path() + "/hunt-q8cache"});
+        QCOMPARE(hunt.code, 1);
+        QVERIFY2(engine::concludes(hunt.err, "every operation is within its budget in every round"), qPrintable(hunt.err));
     }
 
     // The hunt on CPU against Vulkan ends on nothing, naming the op adding the most for its

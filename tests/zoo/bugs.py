@@ -94,6 +94,17 @@ BUGS = {
         "new": "                const int64_t i1 = *(idx_t *) ((char *) src1->data + i10*nb10 + i11*nb11 + i12*nb12) - (nr > 1 && i == nr - 1);\n",
         "about": "SET_ROWS of several rows: the last row is written one cell early, over the row before it",
     },
+    # Rows stored in a q4_0 KV cache with a neighbour's block scale: every block past a row's
+    # first takes the scale of the block before it (the integers are its own), so a quantized
+    # cache holds values scaled by another block's largest one; float caches and products of
+    # float weights never quantize to q4_0 (the kind of the block-layout bugs quantized types
+    # have had in their row conversions).
+    "cache-q4-scale": {
+        "file": "ggml/src/ggml-cpu/quants.c",
+        "old": "void quantize_row_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {\n    quantize_row_q4_0_ref(x, y, k);\n}",
+        "new": "void quantize_row_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {\n    quantize_row_q4_0_ref(x, y, k);\n    for (int64_t i = k / QK4_0 - 1; i > 0; --i) ((block_q4_0 *) y)[i].d = ((block_q4_0 *) y)[i - 1].d;\n}",
+        "about": "q4_0 conversion (a q4_0 KV cache's rows): each block past the first takes the scale of the block before it",
+    },
     # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
     # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a
     # program observed node by node (fusion off) computes right (the kind of #14540, a fused
