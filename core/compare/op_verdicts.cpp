@@ -236,8 +236,12 @@ struct OpTally {
             weightDiffers = Reason(Said::WeightDiffersBy, {leafLabel(row), errorWords(row, err)});
     }
 
+    // Some input's error is a lower bound (statistics without sketches), or inherited from
+    // producers: what the inputs explain may be more than it shows.
+    bool inputsBelowOnly = false;
     void takeInput(OpResult &op, const CompareRow &row, double err)
     {
+        inputsBelowOnly = inputsBelowOnly || (row.statsOnly && std::isnan(row.statsEstimate));
         op.inputError = std::max(op.inputError, err);
         sumIn += err;
         const double n = goldenNorm(row);
@@ -292,9 +296,11 @@ void applyBudget(OpResult &op, const OpTally &t)
     op.ownNmse = std::max(0.0, charged - op.explainedNmse);
     if (op.ownNmse <= 1e-9 * charged) // the sums' own rounding: the same elements, summed in another order
         op.ownNmse = 0;
-    // Statistics bound errors from below only, and an op that moves data cannot add error
-    // unless its inputs agree: from statistics, one whose inputs differ is not charged.
-    if (budget.nmse == 0 && t.statsBased && t.sumIn > 0)
+    // Statistics without sketches bound errors from below only, and an op that moves data
+    // cannot add error unless its inputs agree: from such figures, one whose inputs differ is
+    // not charged. Where the inputs' errors are estimated (sketches, elements), what they
+    // cannot explain is charged: a budget of 0 passes no more than they bring.
+    if (budget.nmse == 0 && t.statsBased && t.sumIn > 0 && t.inputsBelowOnly)
         op.ownNmse = 0;
     if (std::isnan(op.ownNmse))
         op.ownNmse = INFINITY;
@@ -468,6 +474,7 @@ private:
             op.inputError = std::max(op.inputError, e);
             t.sumIn += e;
             t.normsKnown = false;
+            t.inputsBelowOnly = true;
         }
     }
 

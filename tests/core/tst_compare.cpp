@@ -1047,6 +1047,30 @@ private slots:
         QVERIFY2(noise.firstDivergent < 0, noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.english().c_str() : "");
     }
 
+    // An op that moves data adds nothing, whatever its figures come from: with sketches, a
+    // GET_ROWS that takes a wrong row (its output 80 % off, its input within rounding) is
+    // charged what its input cannot explain and fails its budget of 0; one that carries its
+    // input's rounding passes.
+    void aDataMoverAddsNothingOnSketchesToo()
+    {
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"rows-0", "GET_ROWS"}, {"ffn_out-0", "MUL_MAT"}}, {2}};
+        testing::ChainDumpOptions stats;
+        stats.statsOnly = true;
+        CompareOptions o;
+        o.standard = Standard::Engine;
+        o.goldenPath = writeChain(path("mover/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(path("mover/m"), c, [](size_t k) { return k == 0 ? 1e-4 : 0.8; }, [](size_t) { return 0.0; }, stats);
+        const CompareResult wrong = runCompare(o);
+        QCOMPARE(wrong.ops.size(), size_t(3));
+        QCOMPARE(wrong.firstDivergent, 1);
+        QCOMPARE(wrong.ops[1].budget, 0.0);
+        QVERIFY(wrong.ops[1].ownNmse > 0.1);
+        o.myPath = writeChain(path("mover/r"), c, [](size_t) { return 1e-4; }, [](size_t) { return 0.0; }, stats);
+        const CompareResult carried = runCompare(o);
+        QVERIFY2(carried.firstDivergent < 0, carried.firstDivergent >= 0
+                                                ? carried.ops[size_t(carried.firstDivergent)].verdict.english().c_str() : "");
+    }
+
     // Statistics bound the error from below, past their six decimals; NaN and Inf that differ
     // leave no bound (the op fails), the same Inf on both sides (a mask) is no difference.
     void statisticsBoundTheError()
