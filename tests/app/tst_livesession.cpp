@@ -766,6 +766,45 @@ private slots:
         shoot(&w, QStringLiteral("hunt_fused.png"));
     }
 
+    // State across rounds in the window: the hunt asked about round 1 alone, the zoo's
+    // cache-last-row fault (the prompt's round leaves its last row out of the KV cache). Round
+    // 1's attention departs on the cache it reads; the hunt follows the cache back to round 0's
+    // write and ends there, and the Diff page opens on that write as the first divergent op.
+    void aCacheFaultFollowedBackInTheWindow()
+    {
+        const QString zoo = engine::zooDir();
+        if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate") || !QDir(zoo + "/lib/cache-last-row").exists())
+            QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
+        auto side = [&](const QString &lib) {
+            HuntSide s;
+            s.command = {(zoo + "/build/bin/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "2"};
+            s.settings.environment.insert("LD_LIBRARY_PATH", zoo + "/lib/" + lib);
+            return s;
+        };
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QSignalSpy ended(w.workspace()->hunt(), &HuntAction::finished);
+        const bool found = QCoro::waitFor(
+            w.workspace()->runHunt(side("stock"), side("cache-last-row"), m_dir.path() + "/hunt-cache", "1,1"));
+        const QString log = w.workspace()->hunt()->log().join('\n');
+        QVERIFY2(found, qPrintable(log));
+        QVERIFY2(log.contains("following the state back"), qPrintable(log));
+        QVERIFY2(QRegularExpression(R"(^found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\))")
+                     .match(ended.at(0).at(1).toString())
+                     .hasMatch(),
+                 qPrintable(log));
+        DiffTableModel *m = w.diff()->model();
+        const int row = m->firstDivergentRow();
+        QVERIFY(row >= 0);
+        const QModelIndex cell = m->index(row, DiffTableModel::OpColumn);
+        QVERIFY2(cell.data().toString().contains("(SET_ROWS)"), qPrintable(cell.data().toString()));
+        auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.diff());
+        w.diff()->table()->scrollTo(cell);
+        shoot(&w, QStringLiteral("hunt_cache.png"));
+    }
+
     // Cancel during the first run stops the program and ends the hunt, saying so.
     void huntIsCancelled()
     {
