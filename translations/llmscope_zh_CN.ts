@@ -976,6 +976,34 @@ bit-identical in every run</source>
         <source>op %1 stores in the KV cache the rows it was given within its budget, and those already depart: hunt round %2 alone (-er %2,%2) for the operation that computed them</source>
         <translation>算子 %1 把所得的行按预算存入 KV 缓存，而这些行本身已经偏离：单独定位第 %2 轮（-er %2,%2），找出计算它们的算子</translation>
     </message>
+    <message>
+        <source>round %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>rounds %1-%2</source>
+        <translation>第 %1-%2 轮</translation>
+    </message>
+    <message>
+        <source>before any write</source>
+        <translation>在任何写入之前</translation>
+    </message>
+    <message>
+        <source>after round %1&apos;s write</source>
+        <translation>在第 %1 轮的写入之后</translation>
+    </message>
+    <message>
+        <source>the KV cache %1 was %2 % off %3 and %4 % off when round %5 wrote into it: %6 changed it without a write (a context shift&apos;s re-rotation, a defragmentation or a sequence copy: graphs of their own); both runs again, dumping all of it with the KV cache</source>
+        <translation>KV 缓存 %1 %3 偏离 %2 %，而第 %5 轮写入它时已偏离 %4 %：%6 在没有写入的情况下改变了它（上下文平移的重新旋转、碎片整理或序列复制：它们各自是独立的计算图）；两边再运行一次，连同 KV 缓存整体转储</translation>
+    </message>
+    <message>
+        <source>the KV cache %1 changed between round %2&apos;s write and round %3&apos;s without a write the probe reads (the same round&apos;s other ops, or the program&apos;s own copy into it): not followed further</source>
+        <translation>KV 缓存 %1 在第 %2 轮与第 %3 轮的写入之间发生了变化，而探针读不到这次写入（同一轮中的其他算子，或程序自己向它的复制）：不再继续追踪</translation>
+    </message>
+    <message>
+        <source>the KV cache %1 changed in %2 without a write, and nothing computed there departs as dumped: the cache changed where the probe does not read (see the report)</source>
+        <translation>KV 缓存 %1 在 %2 中没有写入却发生了变化，且那里按转储计算的内容都没有偏离：缓存在探针读不到的地方被改变（见报告）</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

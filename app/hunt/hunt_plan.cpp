@@ -248,6 +248,73 @@ QString writtenRowsDepart(const OpResult &writer)
         .arg(writer.round);
 }
 
+std::optional<CacheGap> cacheGap(const CompareResult &trace, const std::string &cache)
+{
+    auto relError = [&](const OpResult &op, bool input, int index) {
+        for (size_t i : op.rows) {
+            const CompareRow &row = trace.rows[i];
+            if (row.golden.input == input && row.golden.index == index && row.computed)
+                return double(row.metrics.relEuclidean);
+        }
+        return double(NAN);
+    };
+    CacheGap last; // the write before: its round and what it left
+    for (const OpResult &op : trace.ops) {
+        if (op.opType != "SET_ROWS" || op.name.rfind(cache + " ", 0) != 0)
+            continue;
+        const double before = relError(op, true, 2), after = relError(op, false, 0);
+        // worse than the write before left it, beyond what rounding moves: 2x (as an op may
+        // carry its inputs' error) and 1e-4 (float16 rounding of the rows written between)
+        if (std::isfinite(before) && before > 2 * last.left + 1e-4) {
+            CacheGap gap{last.after, op.round, last.left, before};
+            return gap;
+        }
+        last.after = op.round;
+        last.left = std::isfinite(after) ? after : last.left;
+    }
+    return std::nullopt;
+}
+
+QStringList cacheGapArgs(const CacheGap &gap)
+{
+    return {"--type", "model", "tensor", "-tiling", "--kv-cache", "-er",
+            QString::number(gap.after + 1) + "," + QString::number(gap.before - 1)};
+}
+
+QString goldenGapDir() { return QStringLiteral("golden-between"); }
+QString testGapDir() { return QStringLiteral("test-between"); }
+
+// "round 3", "rounds 3-5"
+QString roundSpan(int64_t first, int64_t last)
+{
+    return first == last ? HuntText::tr("round %1").arg(first) : HuntText::tr("rounds %1-%2").arg(first).arg(last);
+}
+
+QString stepCacheGap(const std::string &cache, const CacheGap &gap)
+{
+    const QString was = gap.after < 0 ? HuntText::tr("before any write")
+                                      : HuntText::tr("after round %1's write").arg(gap.after);
+    return HuntText::tr("the KV cache %1 was %2 % off %3 and %4 % off when round %5 wrote into it: %6 changed it "
+                        "without a write (a context shift's re-rotation, a defragmentation or a sequence copy: graphs "
+                        "of their own); both runs again, dumping all of it with the KV cache")
+        .arg(QString::fromStdString(cache), pct(gap.left), was, pct(gap.found))
+        .arg(gap.before)
+        .arg(roundSpan(gap.after + 1, gap.before - 1));
+}
+
+QString cacheGapUnfollowed(const std::string &cache, const CacheGap &gap)
+{
+    if (gap.before - 1 < gap.after + 1)
+        return HuntText::tr("the KV cache %1 changed between round %2's write and round %3's without a write the probe "
+                            "reads (the same round's other ops, or the program's own copy into it): not followed further")
+            .arg(QString::fromStdString(cache))
+            .arg(gap.after)
+            .arg(gap.before);
+    return HuntText::tr("the KV cache %1 changed in %2 without a write, and nothing computed there departs as dumped: "
+                        "the cache changed where the probe does not read (see the report)")
+        .arg(QString::fromStdString(cache), roundSpan(gap.after + 1, gap.before - 1));
+}
+
 QString explainedByItsInputs(const OpResult &op)
 {
     return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given: what departs comes "

@@ -129,6 +129,21 @@ QString stepCacheTrace(const llmscope::OpResult &reader, const std::string &cach
 QString cacheWrittenBy(const llmscope::OpResult &writer);
 QString cacheWrittenRight(const llmscope::OpResult &reader, const std::string &cache);
 QString writtenRowsDepart(const llmscope::OpResult &writer);
+// Between two writes into the cache, the cache changed without one: the first write that
+// finds the cache departing before it writes (its destination, input 2) while the write before
+// it had left the cache within rounding. after: that earlier write's round (-1: none), before:
+// the later one's; the rounds between changed the cache otherwise (a context shift's
+// re-rotation, a defragmentation, a sequence copy: graphs of their own).
+struct CacheGap {
+    int64_t after = -1, before = -1;
+    double left = 0, found = 0; // the cache's relative error after the earlier write, before the later
+};
+std::optional<CacheGap> cacheGap(const llmscope::CompareResult &trace, const std::string &cache);
+QStringList cacheGapArgs(const CacheGap &gap); // the rounds between, whole, the KV cache too
+QString goldenGapDir();
+QString testGapDir();
+QString stepCacheGap(const std::string &cache, const CacheGap &gap);
+QString cacheGapUnfollowed(const std::string &cache, const CacheGap &gap);
 
 // The first round whose tokens the two programs' dumps record differently (the test's own
 // choice, where it consumed golden's), or nullopt when they agree or either records none.

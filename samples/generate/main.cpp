@@ -32,6 +32,10 @@ const char *kUsage =
     "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
     "  --no-repack  weights as the file holds them: no extra buffer types (ggml's CPU repacking, AMX)\n"
     "  -ctk TYPE, -ctv TYPE  the KV cache's key and value types [f16]: f32, f16, bf16, q8_0, q4_0\n"
+    "  --context-shift T:N  before decoding generated token T, a context shift as llama.cpp's tools do\n"
+    "                 when the context fills: the N cells after the first are dropped and the later ones\n"
+    "                 moved N positions back (llama_memory_seq_rm, llama_memory_seq_add; ggml then\n"
+    "                 re-rotates the cached keys in a graph of its own)\n"
     "                 (a quantized value cache needs --flash-attn on)\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
@@ -157,6 +161,7 @@ int main(int argc, char **argv)
     std::string holdFile;
     int abortToken = -1, abortAfter = 0;
     ggml_type typeK = GGML_TYPE_F16, typeV = GGML_TYPE_F16;
+    int shiftToken = -1, shiftCells = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -196,6 +201,12 @@ int main(int argc, char **argv)
         else if (a == "--abort-once") {
             if (std::sscanf(value(), "%d:%d", &abortToken, &abortAfter) != 2 || abortToken < 1 || abortAfter < 1) {
                 std::fputs("llmscope-sample-generate: --abort-once needs TOKEN:NODES, both from 1\n", stderr);
+                return 2;
+            }
+        }
+        else if (a == "--context-shift") {
+            if (std::sscanf(value(), "%d:%d", &shiftToken, &shiftCells) != 2 || shiftToken < 1 || shiftCells < 1) {
+                std::fputs("llmscope-sample-generate: --context-shift needs TOKEN:CELLS, both from 1\n", stderr);
                 return 2;
             }
         }
@@ -350,6 +361,17 @@ int main(int argc, char **argv)
                 return 1;
             }
             std::printf("aborted: token %d after %d nodes\n", abortToken, abortOnce.calls);
+        }
+        if (i + 1 == shiftToken) {
+            llama_memory_t mem = llama_get_memory(ctx);
+            const llama_pos end = llama_memory_seq_pos_max(mem, 0) + 1;
+            if (end <= 1 + shiftCells || !llama_memory_can_shift(mem)) {
+                std::fprintf(stderr, "llmscope-sample-generate: cannot shift %d cells of %d\n", shiftCells, end);
+                return 1;
+            }
+            llama_memory_seq_rm(mem, 0, 1, 1 + shiftCells);
+            llama_memory_seq_add(mem, 0, 1 + shiftCells, end, -shiftCells);
+            std::printf("shifted: %d cells before token %d\n", shiftCells, shiftToken);
         }
         g_exit.armed = i + 1 == g_exit.token;
         if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {

@@ -252,6 +252,39 @@ private slots:
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
     }
 
+    // A context shift (the sample program drops 4 cells after the first before generated token
+    // 3 and moves the later ones back): ggml re-rotates the cached keys in place, a graph of its
+    // own (round 3), which writes the cache without a SET_ROWS. The zoo's shift-rope fault turns
+    // float16 ROPE (only the shift's: the model's own ROPE is float32) the wrong way. Round 4's
+    // attention departs on the cache; every write into it is right, but the cache round 4
+    // writes into already departs where round 2 left it right: the hunt dumps round 3 whole,
+    // with the cache, and ends on its ROPE, kernel wrong.
+    void aContextShiftIsFollowedIntoItsOwnRound()
+    {
+        auto sample = [&](const QString &libs, const QString &backend) {
+            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
+                   m_wide + " -n 6 -t 4 --context-shift 3:4";
+        };
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock"), "--test", sample(m_libs, "shift-rope"),
+                                               "-o", m_dir.path() + "/shift"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(the KV cache cache_[kv]_l0 was 0 % off after round 2's write and \S+ % off )"
+                                                   R"(when round 4 wrote into it: round 3 changed it without a write)")),
+                 qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 3, op \S+ .*\(ROPE\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        // The stock backend built twice (natively and for AVX2: another build, the same kernels
+        // in other vector widths), with the shift, and with q8_0 caches: nothing departs.
+        const QString avx2 = zooDir() + "/lib-avx2";
+        for (const QString &cache : {QString(), QString(" -ctk q8_0 -ctv q8_0")}) {
+            const auto clean = engine::llmscope(kBin, {"hunt", "--golden", sample(zooDir() + "/lib", "stock") + cache, "--test",
+                                                       sample(avx2, "stock") + cache, "-o",
+                                                       m_dir.path() + "/shift-clean" + QString::number(cache.size())});
+            QCOMPARE(clean.code, 1);
+            QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"), qPrintable(clean.err));
+        }
+    }
+
     // A fault of the decode rounds, hunted in the prompt's round alone: nothing there departs,
     // but the programs chose other tokens, so the hunt does not say nothing diverges.
     void aFaultAfterThePromptIsNeverNothing()

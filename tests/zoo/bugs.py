@@ -105,6 +105,16 @@ BUGS = {
         "new": "void quantize_row_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {\n    quantize_row_q4_0_ref(x, y, k);\n    for (int64_t i = k / QK4_0 - 1; i > 0; --i) ((block_q4_0 *) y)[i].d = ((block_q4_0 *) y)[i - 1].d;\n}",
         "about": "q4_0 conversion (a q4_0 KV cache's rows): each block past the first takes the scale of the block before it",
     },
+    # ROPE on float16 data turns the wrong way: the keys a context shift re-rotates in a
+    # float16 cache (in place, in a graph of its own) go forward where they should go back; the
+    # model's own ROPE, on float32 queries and keys, is right (the kind of a sign lost in one
+    # type's instantiation of a kernel).
+    "shift-rope": {
+        "file": "ggml/src/ggml-cpu/ops.cpp",
+        "old": "                ggml_compute_forward_rope_flt<ggml_fp16_t>(params, dst, true);",
+        "new": "                ggml_compute_forward_rope_flt<ggml_fp16_t>(params, dst, false);",
+        "about": "ROPE on float16 (a context shift's re-rotation of a float16 KV cache) turns the wrong way",
+    },
     # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
     # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a
     # program observed node by node (fusion off) computes right (the kind of #14540, a fused
