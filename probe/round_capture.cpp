@@ -6,6 +6,7 @@
 #include "buffer_pool.h"
 #include "capture.h"
 #include "kv_rows.h"
+#include "tensor/convert.h"
 
 namespace llmscope::probe {
 namespace {
@@ -98,7 +99,15 @@ void RoundCapture::takeStats(uint32_t k)
     if (it.kvRows) {
         m_scratch.resize(size_t(it.bytes));
         takeCacheWrite(k, m_scratch.data());
-        m_round.stats[k] = computeStats(it.header.dtype, m_scratch.data(), it.elements, m_round.plan->sketch);
+        if (it.header.dtype == 0) {
+            m_round.stats[k] = computeStats(0, m_scratch.data(), it.elements, m_round.plan->sketch);
+            return;
+        }
+        // float16 or bfloat16 rows, widened exactly: their statistics on float32's fast path
+        m_floats.resize(size_t(it.elements));
+        decodeToFloat(it.header.dtype, m_scratch.data(), 0, it.elements, m_floats.data());
+        m_round.stats[k] = computeStats(0, reinterpret_cast<const uint8_t *>(m_floats.data()), it.elements,
+                                        m_round.plan->sketch);
         return;
     }
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);

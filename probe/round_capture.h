@@ -63,6 +63,7 @@ private:
     int sameBytes(const PlanItem &it) const;
     CapturedRound m_round;
     std::vector<uint8_t> m_scratch; // a tensor outside host memory, for its statistics
+    std::vector<float> m_floats;    // a cache write's float16 rows, widened for theirs
     bool m_post = false, m_batches = false, m_stats = false, m_shareLive = false;
     uint64_t m_used = 0, m_left = 0, m_taken = 0;
 };

@@ -46,6 +46,10 @@ double cacheTypeNmse(const std::string &ggmlType)
 {
     static const std::map<std::string, double> levels{{"q8_0", 127}, {"q5_0", 15}, {"q5_1", 15}, {"q4_0", 7},
                                                       {"q4_1", 7},   {"iq4_nl", 7}};
+    if (ggmlType == "f16" || ggmlType == "bf16") { // each value rounded to nearest: u^2/3 a side
+        const double u = std::ldexp(1.0, ggmlType == "f16" ? -11 : -8);
+        return 2 * u * u / 3;
+    }
     const auto l = levels.find(ggmlType);
     if (l == levels.end())
         return 0;

@@ -50,7 +50,8 @@ OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t out
 // integer), and two quantizers may round differently (ties, the scale's own rounding), so
 // their difference is up to twice one side's rounding, d^2/12 each. d is a block's largest
 // |value| over 127 (q8_0), 15 (q5), 7 or 8 (q4); over a block of 32 roughly Gaussian values
-// that largest is at most about 2.5 of their RMS. 0 for float types and types not known here.
+// that largest is at most about 2.5 of their RMS. Float16 and bfloat16 round each value to
+// nearest (u^2/3 a side); 0 for float32 and types not known here.
 double cacheTypeNmse(const std::string &ggmlType);
 
 // The relative euclidean error of a tensor known by its statistics only: a lower bound of
