@@ -1004,6 +1004,10 @@ bit-identical in every run</source>
         <source>the KV cache %1 changed in %2 without a write, and nothing computed there departs as dumped: the cache changed where the probe does not read (see the report)</source>
         <translation>KV 缓存 %1 在 %2 中没有写入却发生了变化，且那里按转储计算的内容都没有偏离：缓存在探针读不到的地方被改变（见报告）</translation>
     </message>
+    <message>
+        <source>element by element, op %1 is within its budget on the inputs it was given, and no write into the KV cache %2 it reads was found in rounds 0-%3 (see the report): not followed further</source>
+        <translation>逐元素看，算子 %1 在其所得输入上处于预算之内，而在第 0-%3 轮中没有找到对它读取的 KV 缓存 %2 的写入（见报告）：不再继续追踪</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

@@ -197,15 +197,30 @@ std::string cacheRead(const CompareResult &r, const OpResult &op)
     return name;
 }
 
-QStringList cacheTraceArgs(const OpResult &reader)
+QStringList cacheTraceArgs(const OpResult &reader, const CompareResult &stats, const std::string &cache)
 {
-    const QString group = QString::fromStdString(reader.opId.substr(0, reader.opId.find('_')));
+    // The group of a write into that cache where the statistics have one (a model whose later
+    // layers read an earlier layer's cache), else the reader's own.
+    std::string id = reader.opId;
+    for (const OpResult &op : stats.ops)
+        if (op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0) {
+            id = op.opId;
+            break;
+        }
+    const QString group = QString::fromStdString(id.substr(0, id.find('_')));
     return {"--type", "model", "tensor", "-tiling", "--kv-cache", "-ids", group, "-opname", "set_rows",
             "-er", "0," + QString::number(reader.round)};
 }
 
 QString goldenTraceDir() { return QStringLiteral("golden-cache"); }
 QString testTraceDir() { return QStringLiteral("test-cache"); }
+
+bool anyCacheWrite(const CompareResult &trace, const std::string &cache)
+{
+    return std::any_of(trace.ops.begin(), trace.ops.end(), [&](const OpResult &op) {
+        return op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0;
+    });
+}
 
 const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &cache)
 {
@@ -229,6 +244,14 @@ QString cacheWrittenBy(const OpResult &writer)
     return HuntText::tr("the cache departs first after round %1's write, op %2: it is compared and replayed there")
         .arg(writer.round)
         .arg(QString::fromStdString(writer.label()));
+}
+
+QString noCacheWrites(const OpResult &reader, const std::string &cache)
+{
+    return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given, and no write into the "
+                        "KV cache %2 it reads was found in rounds 0-%3 (see the report): not followed further")
+        .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
+        .arg(reader.round);
 }
 
 QString cacheWrittenRight(const OpResult &reader, const std::string &cache)

@@ -118,9 +118,12 @@ QString walkedTo(const llmscope::OpResult &first);
 QString explainedByItsInputs(const llmscope::OpResult &op);
 // State across rounds. The KV cache an op's worst input reads ("cache_k_l0"), or empty.
 std::string cacheRead(const llmscope::CompareResult &r, const llmscope::OpResult &op);
-// Every write into the reader's layer's cache in rounds 0 to the reader's, with the whole cache
-// before and after each (--kv-cache) and its parameters: the trace of the state it read.
-QStringList cacheTraceArgs(const llmscope::OpResult &reader);
+// Every write into that cache (its layer's, found in the statistics) in rounds 0 to the reader's,
+// with the whole cache before and after each (--kv-cache) and its parameters: the trace of the
+// state it read.
+QStringList cacheTraceArgs(const llmscope::OpResult &reader, const llmscope::CompareResult &stats, const std::string &cache);
+bool anyCacheWrite(const llmscope::CompareResult &trace, const std::string &cache);
+QString noCacheWrites(const llmscope::OpResult &reader, const std::string &cache);
 QString goldenTraceDir();
 QString testTraceDir();
 // The first write into cache (by round, then graph order) after which the cache departs.

@@ -262,7 +262,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         }
         const OpResult reader = *op;
         steps.say(stepCacheTrace(reader, cache), 3);
-        QStringList traceGolden = cacheTraceArgs(reader), traceTest = traceGolden;
+        QStringList traceGolden = cacheTraceArgs(reader, *out.stats, cache), traceTest = traceGolden;
         const QString testTrace = dir.absoluteFilePath(testTraceDir());
         auto tracePass = pass(steps, traceGolden, traceTest, dir.absoluteFilePath(goldenTraceDir()), testTrace, 4,
                               stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-cache")));
@@ -291,7 +291,10 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         }
         if (!writer) {
             steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
-            unlessTokensDiffer(Outcome::End::Cleared, gap ? cacheGapUnfollowed(cache, *gap) : cacheWrittenRight(reader, cache),
+            unlessTokensDiffer(Outcome::End::Cleared,
+                               gap                           ? cacheGapUnfollowed(cache, *gap)
+                               : !anyCacheWrite(*trace, cache) ? noCacheWrites(reader, cache)
+                                                               : cacheWrittenRight(reader, cache),
                                QString::number(reader.round));
             co_return out;
         }
