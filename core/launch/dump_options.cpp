@@ -389,7 +389,8 @@ msit llm dump's options:
   -seed                   refused, with the reason
 
 llmscope's own:
-  --kv-cache              also dump the KV cache and views of it (large; skipped by default)
+  --kv-cache              also dump the KV cache and views of it, whole (large); without it
+                          each write into the cache is dumped as the rows it wrote there
   --keep-fusion           leave the chains the backend fuses whole, as it runs unobserved:
                           each is read at its last op only (its inner results never reach
                           memory), whose inputs are the chain's; llmscope/fusion/ names each
