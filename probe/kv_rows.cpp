@@ -36,8 +36,11 @@ bool isCacheWrite(const ggml_tensor *node)
                           (index->type == GGML_TYPE_I64 || index->type == GGML_TYPE_I32);
     const bool twoDims = node->ne[2] == 1 && node->ne[3] == 1 && values->ne[2] == 1 && values->ne[3] == 1;
     const bool rows = size_t(node->nb[1]) * size_t(node->ne[1]) == api.nbytes(node); // whole rows, packed
+    // A transposed V cache (flash attention off) is written one element a row, an index entry
+    // for each: read back one by one that costs a device read per element; described only.
+    const bool wide = node->ne[0] > 1;
     const bool floats = aclDtype(node->type) >= 0 || (api.typeTraits && api.typeTraits(node->type)->to_float);
-    return oneIndex && twoDims && rows && floats && isReadable(node);
+    return oneIndex && twoDims && rows && wide && floats && isReadable(node);
 }
 
 Tensor describeCacheWrite(const ggml_tensor *node, bool payload)

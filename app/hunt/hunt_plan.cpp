@@ -222,11 +222,34 @@ bool anyCacheWrite(const CompareResult &trace, const std::string &cache)
     });
 }
 
-const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &cache)
+namespace {
+// A write's row of the trace, element by element: its output (the cache after) or an input
+// (2: the cache before); NaN where not compared.
+double rowError(const CompareResult &trace, const OpResult &op, bool input, int index)
 {
-    for (const OpResult &op : trace.ops) // in round order, then graph order
-        if (op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0 && !op.passed)
+    for (size_t i : op.rows) {
+        const CompareRow &row = trace.rows[i];
+        if (row.golden.input == input && row.golden.index == index && row.computed)
+            return double(row.metrics.relEuclidean);
+    }
+    return double(NAN);
+}
+} // namespace
+
+const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &cache, double departing)
+{
+    // A write that departs on its own, or one after which the cache departs by a good part of
+    // what its reader found while it did not before (rows it was given that already departed):
+    // rounding, a thousandth, never is; a cache that departed before the write is the rounds
+    // between (cacheGap).
+    const double floor = std::max(1e-3, 0.1 * departing);
+    for (const OpResult &op : trace.ops) { // in round order, then graph order
+        if (op.opType != "SET_ROWS" || op.name.rfind(cache + " ", 0) != 0)
+            continue;
+        const double before = rowError(trace, op, true, 2);
+        if (!op.passed || (op.outputError > floor && !(before > 0.5 * op.outputError)))
             return &op;
+    }
     return nullptr;
 }
 
@@ -273,14 +296,7 @@ QString writtenRowsDepart(const OpResult &writer)
 
 std::optional<CacheGap> cacheGap(const CompareResult &trace, const std::string &cache)
 {
-    auto relError = [&](const OpResult &op, bool input, int index) {
-        for (size_t i : op.rows) {
-            const CompareRow &row = trace.rows[i];
-            if (row.golden.input == input && row.golden.index == index && row.computed)
-                return double(row.metrics.relEuclidean);
-        }
-        return double(NAN);
-    };
+    auto relError = [&](const OpResult &op, bool input, int index) { return rowError(trace, op, input, index); };
     CacheGap last; // the write before: its round and what it left
     for (const OpResult &op : trace.ops) {
         if (op.opType != "SET_ROWS" || op.name.rfind(cache + " ", 0) != 0)

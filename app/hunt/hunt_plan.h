@@ -126,8 +126,10 @@ bool anyCacheWrite(const llmscope::CompareResult &trace, const std::string &cach
 QString noCacheWrites(const llmscope::OpResult &reader, const std::string &cache);
 QString goldenTraceDir();
 QString testTraceDir();
-// The first write into cache (by round, then graph order) after which the cache departs.
-const llmscope::OpResult *firstCacheWrite(const llmscope::CompareResult &trace, const std::string &cache);
+// The first write into cache (by round, then graph order) after which the cache departs: on
+// its own, or by a good part of `departing` (the error its reader found in it).
+const llmscope::OpResult *firstCacheWrite(const llmscope::CompareResult &trace, const std::string &cache,
+                                          double departing);
 QString stepCacheTrace(const llmscope::OpResult &reader, const std::string &cache);
 QString cacheWrittenBy(const llmscope::OpResult &writer);
 QString cacheWrittenRight(const llmscope::OpResult &reader, const std::string &cache);

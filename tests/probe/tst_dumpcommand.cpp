@@ -195,6 +195,30 @@ private slots:
         QVERIFY(st[0].finished);
     }
 
+    // Flash attention off: llama.cpp stores V transposed, one element a row and an index entry
+    // for each; such a write is left out as the rest of the cache is (read back element by
+    // element it would cost a device read each; --kv-cache dumps it whole), while the keys'
+    // write still gives the rows it wrote.
+    void aTransposedValueCacheIsLeftOut()
+    {
+        const QString out = m_dir.path() + "/fa-off";
+        const Run r = runLlmscope({"dump", "--exec", gen("--flash-attn off"), "--type", "model", "stats", "-o", out, "-ids",
+                                   "1", "-er", "0,0"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const DumpIndex idx = scanDump(onlyDump(out).toStdString());
+        int keys = 0, values = 0;
+        for (const auto &t : idx.tensors) {
+            if (t.opName != "SET_ROWS" || t.input)
+                continue;
+            const Tensor h = readBinFile(t.path, true).tensor;
+            QVERIFY2(h.attr("llmscope_kv_rows") && t.stats && t.dims.size() == 2 && t.dims[1] > 1, t.path.c_str());
+            ++keys;
+            values += h.attr("llmscope_kv_cells").value_or("").size() > 0 && t.dims[1] == 1;
+        }
+        QCOMPARE(keys, 1); // the keys' write alone
+        QCOMPARE(values, 0);
+    }
+
     // --type op kernel and -tiling: msit's op and kernel CSVs list every dumped node (its op,
     // decoded parameters, types, shapes, files and the backend that ran it), checked against
     // the topology and the tensor files; op_param.json and the raw op_params beside them.

@@ -232,6 +232,15 @@ private slots:
         QVERIFY2(r.err.contains("following the state back: what departs in op "), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        // The rope-cache fault spoils round 0's keys before they are stored (a decoded token's
+        // one position is right): followed back, round 0's write is right on what it was
+        // given, and the hunt sends the user to round 0, where the keys' producer departs.
+        const auto rope = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("rope-cache"),
+                                                  "-er", "1,1", "-o", m_dir.path() + "/cache-trace-rope"});
+        QCOMPARE(rope.code, 1);
+        QVERIFY2(engine::concludes(rope.err, R"(op \S+ cache_k_l0 \(view\) \(SET_ROWS\) stores in the KV cache the rows it )"
+                                             R"(was given within its budget, and those already depart: hunt round 0 alone \(-er 0,0\))"),
+                 qPrintable(rope.err));
     }
 
     // A quantized cache: the zoo's q4_0 conversion gives each block past a row's first its
