@@ -197,13 +197,21 @@ std::string cacheRead(const CompareResult &r, const OpResult &op)
     return name;
 }
 
+namespace {
+// A write into that cache: llama.cpp's SET_ROWS named "cache_k_l0 (view)" for cache_k_l0.
+bool writesInto(const OpResult &op, const std::string &cache)
+{
+    return op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0;
+}
+} // namespace
+
 QStringList cacheTraceArgs(const OpResult &reader, const CompareResult &stats, const std::string &cache)
 {
     // The group of a write into that cache where the statistics have one (a model whose later
     // layers read an earlier layer's cache), else the reader's own.
     std::string id = reader.opId;
     for (const OpResult &op : stats.ops)
-        if (op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0) {
+        if (writesInto(op, cache)) {
             id = op.opId;
             break;
         }
@@ -217,9 +225,7 @@ QString testTraceDir() { return QStringLiteral("test-cache"); }
 
 bool anyCacheWrite(const CompareResult &trace, const std::string &cache)
 {
-    return std::any_of(trace.ops.begin(), trace.ops.end(), [&](const OpResult &op) {
-        return op.opType == "SET_ROWS" && op.name.rfind(cache + " ", 0) == 0;
-    });
+    return std::any_of(trace.ops.begin(), trace.ops.end(), [&](const OpResult &op) { return writesInto(op, cache); });
 }
 
 namespace {
@@ -244,7 +250,7 @@ const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &c
     // between (cacheGap).
     const double floor = std::max(1e-3, 0.1 * departing);
     for (const OpResult &op : trace.ops) { // in round order, then graph order
-        if (op.opType != "SET_ROWS" || op.name.rfind(cache + " ", 0) != 0)
+        if (!writesInto(op, cache))
             continue;
         const double before = rowError(trace, op, true, 2);
         if (!op.passed || (op.outputError > floor && !(before > 0.5 * op.outputError)))
@@ -296,18 +302,15 @@ QString writtenRowsDepart(const OpResult &writer)
 
 std::optional<CacheGap> cacheGap(const CompareResult &trace, const std::string &cache)
 {
-    auto relError = [&](const OpResult &op, bool input, int index) { return rowError(trace, op, input, index); };
     CacheGap last; // the write before: its round and what it left
     for (const OpResult &op : trace.ops) {
-        if (op.opType != "SET_ROWS" || op.name.rfind(cache + " ", 0) != 0)
+        if (!writesInto(op, cache))
             continue;
-        const double before = relError(op, true, 2), after = relError(op, false, 0);
+        const double before = rowError(trace, op, true, 2), after = rowError(trace, op, false, 0);
         // worse than the write before left it, beyond what rounding moves: 2x (as an op may
         // carry its inputs' error) and 1e-4 (float16 rounding of the rows written between)
-        if (std::isfinite(before) && before > 2 * last.left + 1e-4) {
-            CacheGap gap{last.after, op.round, last.left, before};
-            return gap;
-        }
+        if (std::isfinite(before) && before > 2 * last.left + 1e-4)
+            return CacheGap{last.after, op.round, last.left, before};
         last.after = op.round;
         last.left = std::isfinite(after) ? after : last.left;
     }

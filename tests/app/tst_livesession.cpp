@@ -158,6 +158,16 @@ class TstLiveSession : public QObject {
         return s;
     }
 
+    // The zoo's sample program on one of its CPU backends (stock, or a fault's), two tokens.
+    HuntSide zooSide(const QString &lib) const
+    {
+        const QString zoo = engine::zooDir();
+        HuntSide s;
+        s.command = {(zoo + "/build/bin/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "2"};
+        s.settings.environment.insert("LD_LIBRARY_PATH", zoo + "/lib/" + lib);
+        return s;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -727,18 +737,12 @@ private slots:
         const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate") || !QDir(zoo + "/lib/fused-norm-tail").exists())
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
-        auto side = [&](const QString &lib) {
-            HuntSide s;
-            s.command = {(zoo + "/build/bin/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "2"};
-            s.settings.environment.insert("LD_LIBRARY_PATH", zoo + "/lib/" + lib);
-            return s;
-        };
         MainWindow w;
         w.resize(1400, 860);
         w.show();
         QSignalSpy ended(w.workspace()->hunt(), &HuntAction::finished);
         const bool found = QCoro::waitFor(
-            w.workspace()->runHunt(side("stock"), side("fused-norm-tail"), m_dir.path() + "/hunt-fused", "0,0"));
+            w.workspace()->runHunt(zooSide("stock"), zooSide("fused-norm-tail"), m_dir.path() + "/hunt-fused", "0,0"));
         const QString log = w.workspace()->hunt()->log().join('\n');
         QVERIFY2(found, qPrintable(log));
         QCOMPARE(ended.count(), 1);
@@ -775,18 +779,12 @@ private slots:
         const QString zoo = engine::zooDir();
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate") || !QDir(zoo + "/lib/cache-last-row").exists())
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
-        auto side = [&](const QString &lib) {
-            HuntSide s;
-            s.command = {(zoo + "/build/bin/llmscope-sample-generate").toStdString(), "-m", m_model.toStdString(), "-n", "2"};
-            s.settings.environment.insert("LD_LIBRARY_PATH", zoo + "/lib/" + lib);
-            return s;
-        };
         MainWindow w;
         w.resize(1400, 860);
         w.show();
         QSignalSpy ended(w.workspace()->hunt(), &HuntAction::finished);
         const bool found = QCoro::waitFor(
-            w.workspace()->runHunt(side("stock"), side("cache-last-row"), m_dir.path() + "/hunt-cache", "1,1"));
+            w.workspace()->runHunt(zooSide("stock"), zooSide("cache-last-row"), m_dir.path() + "/hunt-cache", "1,1"));
         const QString log = w.workspace()->hunt()->log().join('\n');
         QVERIFY2(found, qPrintable(log));
         QVERIFY2(log.contains("following the state back"), qPrintable(log));
