@@ -51,6 +51,10 @@
         <source>Spread</source>
         <translation>一致性</translation>
     </message>
+    <message>
+        <source>The hunt failed:</source>
+        <translation>定位失败：</translation>
+    </message>
 </context>
 <context>
     <name>CompareController</name>
@@ -314,6 +318,10 @@ test: %2</source>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; against &lt;b&gt;%2&lt;/b&gt;</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; 对比 &lt;b&gt;%2&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&quot;color:#b3261e&quot;&gt;%1&lt;/b&gt; %2&lt;br&gt;No comparison is shown: an earlier one would read as this one&apos;s verdict.</source>
+        <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;%1&lt;/b&gt; %2&lt;br&gt;不显示任何对比结果：之前的结果会被误当作这次的结论。</translation>
     </message>
 </context>
 <context>
@@ -767,6 +775,22 @@ bit-identical in every run</source>
     <message>
         <source>The rounds to compare (msit&apos;s -er): all is every round both programs run, the test consuming golden&apos;s tokens; 0,0 is the prompt alone</source>
         <translation>要比对的轮次（msit 的 -er）：all 表示两个程序运行的每一轮，测试端使用标杆的 token；0,0 仅为提示词轮</translation>
+    </message>
+    <message>
+        <source>NAME=value ... for both programs, e.g. OMP_NUM_THREADS=4</source>
+        <translation>NAME=value ……两个程序都用，例如 OMP_NUM_THREADS=4</translation>
+    </message>
+    <message>
+        <source>Settings for both programs. A command line may also begin with its own, as in a shell: GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ... (those win).</source>
+        <translation>两个程序共用的环境变量。命令行也可以像在 shell 中一样以自己的设置开头：GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ……（以命令行的为准）。</translation>
+    </message>
+    <message>
+        <source>E&amp;nvironment:</source>
+        <translation>环境变量(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>environment: %1</source>
+        <translation>环境变量：%1</translation>
     </message>
 </context>
 <context>
@@ -1770,6 +1794,10 @@ reads %2</source>
         <source>No operation&apos;s id, name, type or weight contains &quot;%1&quot;.</source>
         <translation>没有算子的 id、名称、类型或权重包含“%1”。</translation>
     </message>
+    <message>
+        <source>&amp;Run again with these</source>
+        <translation>用这些再次运行(&amp;R)</translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -2291,6 +2319,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Session</source>
         <translation>会话</translation>
     </message>
+    <message>
+        <source>The program has ended: run it again, dumping the checked operations from its first round (Ctrl+Return). A program that ends before you can pick may have an option to slow it (the sample program&apos;s --pace-ms)</source>
+        <translation>程序已结束：再次运行它，从第一轮起转储勾选的算子（Ctrl+Return）。程序结束得太快、来不及勾选时，可用它自己的选项放慢（示例程序的 --pace-ms）</translation>
+    </message>
 </context>
 <context>
     <name>SlicePicker</name>
@@ -2479,6 +2511,26 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>llmscope spread --fusion on,off: where the two part, a fused kernel departs from the unfused ops it stands for (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION, GGML_CUDA_DISABLE_FUSION).</source>
         <translation>llmscope spread --fusion on,off：两者分离之处，即融合内核偏离了它所代替的未融合算子（GGML_CPU_DISABLE_FUSION、GGML_VK_DISABLE_FUSION、GGML_CUDA_DISABLE_FUSION）。</translation>
+    </message>
+    <message>
+        <source>NAME=value ... for every run, e.g. OMP_NUM_THREADS=4</source>
+        <translation>NAME=value ……每次运行都用，例如 OMP_NUM_THREADS=4</translation>
+    </message>
+    <message>
+        <source>Settings for every run. A command line may also begin with its own, as in a shell: GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ... (those win).</source>
+        <translation>每次运行共用的环境变量。命令行也可以像在 shell 中一样以自己的设置开头：GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ……（以命令行的为准）。</translation>
+    </message>
+    <message>
+        <source>E&amp;nvironment:</source>
+        <translation>环境变量(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>Environment: %1</source>
+        <translation>环境变量：%1</translation>
+    </message>
+    <message>
+        <source>Line %1 cannot be run: %2</source>
+        <translation>第 %1 行无法运行：%2</translation>
     </message>
 </context>
 <context>
@@ -2839,6 +2891,18 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>[spread] %1</source>
         <translation>[一致性] %1</translation>
+    </message>
+    <message>
+        <source>Cannot run again with -ids %1: %2</source>
+        <translation>无法以 -ids %1 再次运行：%2</translation>
+    </message>
+    <message>
+        <source>[llmscope] Run again, dumping -ids %1</source>
+        <translation>[llmscope] 再次运行，转储 -ids %1</translation>
+    </message>
+    <message>
+        <source>(every operation)</source>
+        <translation>（所有算子）</translation>
     </message>
 </context>
 </TS>

@@ -199,7 +199,7 @@ int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int 
         options << "--no-fusion";
     say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
     try {
-        const QString plain = runChildDump(QString::fromStdString(joinCommand(o.command)), options, plainOut);
+        const QString plain = runChildDump(QString::fromStdString(joinCommandLine({o.environment, o.command})), options, plainOut);
         const ObserverCheck c = checkObserver(plain.toStdString(), root.toStdString());
         QDir(plainOut).removeRecursively();
         const std::string words = observerCheckText(c);

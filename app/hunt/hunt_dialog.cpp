@@ -13,6 +13,7 @@
 #include <QSettings>
 
 #include "form_rows.h"
+#include "launch/command_line.h"
 #include "session/launch_history.h"
 #include "select/rounds.h"
 #include "util/error.h"
@@ -22,7 +23,7 @@ using namespace llmscope;
 HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     : QDialog(parent), m_purpose(purpose),
       m_group(purpose == Purpose::Hunt ? QStringLiteral("hunt") : QStringLiteral("quant")),
-      m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_rounds(new QLineEdit(this)),
+      m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_env(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
       m_folder(new QLineEdit(this)), m_budget(new QLineEdit(this)), m_error(new QLabel(this))
 {
     const bool hunt = purpose == Purpose::Hunt;
@@ -44,6 +45,10 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     QSettings settings;
     m_golden->setEditText(settings.value(m_group + QStringLiteral("/golden")).toString());
     m_test->setEditText(settings.value(m_group + QStringLiteral("/test")).toString());
+    m_env->setText(settings.value(m_group + QStringLiteral("/environment")).toString());
+    m_env->setPlaceholderText(tr("NAME=value ... for both programs, e.g. OMP_NUM_THREADS=4"));
+    m_env->setToolTip(tr("Settings for both programs. A command line may also begin with its own, as in a shell: "
+                         "GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ... (those win)."));
     m_rounds->setText(settings.value(m_group + QStringLiteral("/rounds"), hunt ? QStringLiteral("all") : QStringLiteral("0,15"))
                           .toString());
     m_rounds->setToolTip(hunt ? tr("The rounds to compare (msit's -er): all is every round both programs run, the test "
@@ -80,6 +85,7 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     form->addRow(about);
     form->addRow(tr("&Golden (reference):"), m_golden);
     form->addRow(tr("&Test:"), m_test);
+    form->addRow(tr("E&nvironment:"), m_env);
     form->addRow(tr("&Rounds:"), m_rounds);
     if (!hunt)
         form->addRow(tr("Size &budget:"), m_budget);
@@ -96,6 +102,13 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
 
 bool HuntDialog::sides(HuntSide *golden, HuntSide *test, QString *error) const
 {
+    Environment both;
+    try {
+        both = parseEnvironment(m_env->text().toStdString());
+    } catch (const Error &e) {
+        *error = tr("environment: %1").arg(QString::fromUtf8(e.what()));
+        return false;
+    }
     auto read = [&](QComboBox *box, HuntSide *side, const QString &what) {
         // A preset or recent launch chosen: its line and folder; else the typed line.
         const int i = box->findText(box->currentText());
@@ -108,6 +121,8 @@ bool HuntDialog::sides(HuntSide *golden, HuntSide *test, QString *error) const
         DumpOptions o;
         side->settings = {};
         side->settings.workingDirectory = data.value(1);
+        for (const auto &[k, v] : both) // the line's own settings, read next, win
+            side->settings.environment.insert(QString::fromStdString(k), QString::fromStdString(v));
         QString why;
         if (!LaunchHistory::parseLaunchLine(line, true, &o, &side->settings, &why)) {
             *error = tr("the %1 command cannot be read: %2").arg(what, why);
@@ -160,6 +175,7 @@ void HuntDialog::accept()
     QSettings settings;
     settings.setValue(m_group + QStringLiteral("/golden"), m_golden->currentText());
     settings.setValue(m_group + QStringLiteral("/test"), m_test->currentText());
+    settings.setValue(m_group + QStringLiteral("/environment"), m_env->text());
     settings.setValue(m_group + QStringLiteral("/rounds"), rounds());
     settings.setValue(m_group + QStringLiteral("/folder"), folder());
     if (m_purpose == Purpose::QuantReport)

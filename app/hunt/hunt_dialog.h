@@ -1,6 +1,7 @@
 // Session > Hunt and Session > Quantization report ask the same: a golden and a test launch
-// (presets, recent launches or plain command lines), rounds, and the folder for the dumps;
-// the report also asks for its size budget. Remembers what was typed.
+// (presets, recent launches or plain command lines, each may begin with NAME=value settings),
+// settings for both, rounds, and the folder for the dumps; the report also asks for its size
+// budget. Remembers what was typed.
 #pragma once
 #include <QDialog>
 
@@ -25,6 +26,7 @@ public:
     QComboBox *testBox() const { return m_test; }
     QLineEdit *folderEdit() const { return m_folder; }
     QLineEdit *roundsEdit() const { return m_rounds; }
+    QLineEdit *environmentEdit() const { return m_env; } // NAME=value for both programs
     QLabel *errorLabel() const { return m_error; }
 
 private:
@@ -33,6 +35,6 @@ private:
     Purpose m_purpose;
     QString m_group; // where its fields are remembered: "hunt", "quant"
     QComboBox *m_golden, *m_test;
-    QLineEdit *m_rounds, *m_folder, *m_budget;
+    QLineEdit *m_env, *m_rounds, *m_folder, *m_budget;
     QLabel *m_error;
 };

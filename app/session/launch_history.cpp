@@ -2,62 +2,42 @@
 
 #include <QSettings>
 
-#include <cctype>
-
 #include "util/error.h"
 
 using namespace llmscope;
 
-namespace {
-
-bool isAssignment(const std::string &s)
-{
-    const size_t eq = s.find('=');
-    if (eq == 0 || eq == std::string::npos)
-        return false;
-    for (size_t i = 0; i < eq; ++i)
-        if (!(std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'))
-            return false;
-    return !std::isdigit(static_cast<unsigned char>(s[0]));
-}
-
-} // namespace
-
 QString LaunchHistory::commandLineFor(const DumpOptions &o, const LaunchSettings &s)
 {
-    std::vector<std::string> words;
+    CommandLine c{{}, {"llmscope", "dump"}};
     for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
-        words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
-    words.push_back("llmscope");
-    words.push_back("dump");
+        c.environment.emplace_back(it.key().toStdString(), it.value().toStdString());
     const auto args = dumpArguments(o);
-    words.insert(words.end(), args.begin(), args.end());
-    return QString::fromStdString(joinCommand(words));
+    c.words.insert(c.words.end(), args.begin(), args.end());
+    return QString::fromStdString(joinCommandLine(c));
 }
 
 bool LaunchHistory::parseLaunchLine(const QString &line, bool plainCommand, DumpOptions *o, LaunchSettings *settings,
                                     QString *error)
 {
     try {
-        std::vector<std::string> words = splitCommand(line.toStdString());
-        LaunchSettings &s = *settings;
-        size_t i = 0;
-        for (; i < words.size() && isAssignment(words[i]); ++i) {
-            const size_t eq = words[i].find('=');
-            s.environment.insert(QString::fromStdString(words[i].substr(0, eq)),
-                                 QString::fromStdString(words[i].substr(eq + 1)));
-        }
+        // The settings before the program or `llmscope`, and those --exec's own line begins
+        // with, all go to the launch's environment (the line's last).
+        const CommandLine c = parseCommandLine(line.toStdString());
         const auto isLlmscope = [](const std::string &w) {
             return w == "llmscope" || (w.size() > 9 && w.compare(w.size() - 9, 9, "/llmscope") == 0);
         };
-        if (plainCommand && i < words.size() && !isLlmscope(words[i])) { // the program itself
-            *o = parseDumpOptions({"--exec", joinCommand(std::vector<std::string>(words.begin() + long(i), words.end()))});
-            return true;
-        }
-        if (i + 1 >= words.size() || !isLlmscope(words[i]) || words[i + 1] != "dump")
+        if (plainCommand && !isLlmscope(c.words[0])) { // the program itself
+            *o = parseDumpOptions({"--exec", joinCommand(c.words)});
+        } else if (c.words.size() >= 2 && isLlmscope(c.words[0]) && c.words[1] == "dump") {
+            *o = parseDumpOptions(std::vector<std::string>(c.words.begin() + 2, c.words.end()));
+        } else {
             throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
                            "settings").toStdString());
-        *o = parseDumpOptions(std::vector<std::string>(words.begin() + long(i) + 2, words.end()));
+        }
+        for (const Environment *e : {&c.environment, static_cast<const Environment *>(&o->environment)})
+            for (const auto &[k, v] : *e)
+                settings->environment.insert(QString::fromStdString(k), QString::fromStdString(v));
+        o->environment.clear();
         return true;
     } catch (const Error &e) {
         if (error)

@@ -65,6 +65,8 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
         env.insert(it.key(), it.value());
     for (const QString &k : settings.unset)
         env.remove(k);
+    for (const auto &[k, v] : o.environment) // the command line's own settings, after the dialog's
+        env.insert(QString::fromStdString(k), QString::fromStdString(v));
     for (const auto &[k, v] : llmscope::probeEnvironment(o, plan.dumpRoot.toStdString()))
         env.insert(QString::fromStdString(k), QString::fromStdString(v));
     env.insert(QStringLiteral("LD_PRELOAD"),

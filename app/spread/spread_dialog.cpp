@@ -21,7 +21,7 @@
 #include "util/error.h"
 
 SpreadDialog::SpreadDialog(QWidget *parent)
-    : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
+    : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_env(new QLineEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
       m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
       m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
       m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this)),
@@ -60,6 +60,10 @@ SpreadDialog::SpreadDialog(QWidget *parent)
         m_commands->setPlainText(text + (text.isEmpty() ? QString() : QStringLiteral("\n")) + m_add->itemData(i).toString());
         m_add->setCurrentIndex(0);
     });
+    m_env->setPlaceholderText(tr("NAME=value ... for every run, e.g. OMP_NUM_THREADS=4"));
+    m_env->setToolTip(tr("Settings for every run. A command line may also begin with its own, as in a shell: "
+                         "GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ... (those win)."));
+    form->addRow(tr("E&nvironment:"), m_env);
     form->addRow(tr("&Vary:"), m_vary);
     form->addRow(tr("&Repeat each:"), m_repeat);
     form->addRow(tr("Roun&ds:"), m_rounds);
@@ -93,6 +97,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     });
     QSettings s;
     m_commands->setPlainText(s.value(QStringLiteral("spread/commands")).toString());
+    m_env->setText(s.value(QStringLiteral("spread/environment")).toString());
     m_vary->setText(s.value(QStringLiteral("spread/vary")).toString());
     m_repeat->setValue(s.value(QStringLiteral("spread/repeat"), 1).toInt());
     m_tensors->setChecked(s.value(QStringLiteral("spread/tensors"), false).toBool());
@@ -102,6 +107,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     // in the home folder, as the hunt's: a window started from a menu has no working folder of the user's
     m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::home().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
+    connect(m_env, &QLineEdit::textChanged, this, &SpreadDialog::update);
     connect(m_vary, &QLineEdit::textChanged, this, &SpreadDialog::update);
     connect(m_repeat, &QSpinBox::valueChanged, this, &SpreadDialog::update);
     connect(m_fusion, &QCheckBox::toggled, this, &SpreadDialog::update);
@@ -116,21 +122,38 @@ QString SpreadDialog::commandOf(const QString &launchLine)
     QString error;
     if (!LaunchHistory::parseLaunchLine(launchLine, false, &o, &s, &error) || o.command.empty())
         return {};
-    std::vector<std::string> words; // env K=V ... the command, each quoted as it needs
-    if (!s.environment.isEmpty())
-        words.push_back("env");
+    llmscope::CommandLine c{{}, o.command}; // K=V ... the command, as typed
     for (auto it = s.environment.begin(); it != s.environment.end(); ++it)
-        words.push_back((it.key() + QLatin1Char('=') + it.value()).toStdString());
-    words.insert(words.end(), o.command.begin(), o.command.end());
-    return QString::fromStdString(llmscope::joinCommand(words));
+        c.environment.emplace_back(it.key().toStdString(), it.value().toStdString());
+    return QString::fromStdString(llmscope::joinCommandLine(c));
 }
 
 bool SpreadDialog::request(spread::Request *out, QString *error) const
 {
     spread::Request r;
-    for (const QString &line : m_commands->toPlainText().split(QLatin1Char('\n')))
-        if (!line.trimmed().isEmpty())
-            r.commands.push_back(line.trimmed().toStdString());
+    llmscope::Environment every;
+    try {
+        every = llmscope::parseEnvironment(m_env->text().toStdString());
+    } catch (const llmscope::Error &e) {
+        *error = tr("Environment: %1").arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+    int n = 0;
+    for (const QString &line : m_commands->toPlainText().split(QLatin1Char('\n'))) {
+        ++n;
+        if (line.trimmed().isEmpty())
+            continue;
+        // Read as every run reads it (llmscope dump --exec), the field's settings first: the
+        // line's own win.
+        try {
+            llmscope::CommandLine c = llmscope::parseCommandLine(line.trimmed().toStdString());
+            c.environment.insert(c.environment.begin(), every.begin(), every.end());
+            r.commands.push_back(llmscope::joinCommandLine(c));
+        } catch (const llmscope::Error &e) {
+            *error = tr("Line %1 cannot be run: %2").arg(n).arg(QString::fromUtf8(e.what()));
+            return false;
+        }
+    }
     try {
         spread::setVary(r, m_vary->text().toStdString());
     } catch (const llmscope::Error &) {
@@ -183,6 +206,7 @@ void SpreadDialog::accept()
     }
     QSettings s;
     s.setValue(QStringLiteral("spread/commands"), m_commands->toPlainText());
+    s.setValue(QStringLiteral("spread/environment"), m_env->text());
     s.setValue(QStringLiteral("spread/vary"), m_vary->text());
     s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
     s.setValue(QStringLiteral("spread/tensors"), m_tensors->isChecked());

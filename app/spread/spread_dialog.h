@@ -24,6 +24,7 @@ public:
 
     QPlainTextEdit *commandsEdit() const { return m_commands; }
     QLineEdit *varyEdit() const { return m_vary; }
+    QLineEdit *environmentEdit() const { return m_env; } // NAME=value for every run
     QSpinBox *repeatBox() const { return m_repeat; }
     QCheckBox *tensorsBox() const { return m_tensors; }
     QCheckBox *kvCacheBox() const { return m_kvCache; }
@@ -42,7 +43,7 @@ private:
     void update(); // the runs it makes, or what is wrong
 
     QPlainTextEdit *m_commands;
-    QLineEdit *m_vary, *m_rounds, *m_folder;
+    QLineEdit *m_env, *m_vary, *m_rounds, *m_folder;
     QSpinBox *m_repeat;
     QComboBox *m_add;
     QLabel *m_runs, *m_error;

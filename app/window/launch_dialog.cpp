@@ -362,7 +362,7 @@ LaunchSettings LaunchDialog::settings() const
 void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
 {
     m_filling = true;
-    m_command->setText(o.command.empty() ? QString() : QString::fromStdString(joinCommand(o.command)));
+    m_command->setText(o.command.empty() ? QString() : QString::fromStdString(joinCommandLine({o.environment, o.command})));
     for (int i = 0; i < 8; ++i)
         m_types[i]->setChecked(std::find(o.types.begin(), o.types.end(), kTypes[i]) != o.types.end());
     m_descOnly->setChecked(o.descOnly);

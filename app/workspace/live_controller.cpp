@@ -70,7 +70,7 @@ bool LiveController::start(const DumpOptions &options, const LaunchSettings &set
     }
     m_doc->setDumpRoot(m_session->dumpRoot());
     setProgramState(m_session->state(), m_doc->program().message); // with its folder
-    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommand(options.command)), m_doc->source().dumpRoot));
+    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommandLine({options.environment, options.command})), m_doc->source().dumpRoot));
     emit stateChanged();
     return true;
 }

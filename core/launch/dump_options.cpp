@@ -32,74 +32,13 @@ int parseChoice(const std::string &option, const std::string &value, int lo, int
     return int(*v);
 }
 
-} // namespace
-
-std::vector<std::string> splitCommand(const std::string &text)
-{
-    std::vector<std::string> out;
-    std::string cur;
-    bool have = false;
-    char quote = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quote == '\'') {
-            if (c == '\'')
-                quote = 0;
-            else
-                cur += c;
-            continue;
-        }
-        if (quote == '"') {
-            if (c == '"') {
-                quote = 0;
-            } else if (c == '\\' && i + 1 < text.size() && std::string("\"\\$`").find(text[i + 1]) != std::string::npos) {
-                cur += text[++i];
-            } else if (c == '`' || (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
-                throw Error("--exec: command substitution needs a shell, and llmscope runs the command without "
-                            "one; put the command in a script and pass 'bash script.sh'");
-            } else {
-                cur += c;
-            }
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            quote = c;
-            have = true;
-        } else if (c == '\\' && i + 1 < text.size()) {
-            cur += text[++i];
-            have = true;
-        } else if (c == ' ' || c == '\t') {
-            if (have)
-                out.push_back(cur);
-            cur.clear();
-            have = false;
-        } else if (std::string("|;&<>`\n\r").find(c) != std::string::npos ||
-                   (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
-            throw Error(std::string("--exec: '") + (c == '\n' || c == '\r' ? std::string("newline") : std::string(1, c)) +
-                        "' needs a shell (redirection, pipes, command lists), and llmscope runs the command "
-                        "without one, as msit does; put the command in a script and pass 'bash script.sh'");
-        } else {
-            cur += c;
-            have = true;
-        }
-    }
-    if (quote)
-        throw Error(std::string("--exec: unterminated ") + quote + " quote");
-    if (have)
-        out.push_back(cur);
-    if (out.empty())
-        throw Error("--exec: the command is empty; give the inference program to run, e.g. "
-                    "--exec \"./llama-cli -m model.gguf -p hi\"");
-    return out;
-}
-
-namespace {
-
 // msit's own options (and --exec); false when a is not one of them.
 bool takeMsitOption(const std::string &a, ArgReader &r, DumpOptions &o)
 {
     if (a == "--exec") {
-        o.command = splitCommand(r.value());
+        CommandLine c = parseCommandLine(r.value());
+        o.command = std::move(c.words);
+        o.environment = std::move(c.environment);
     } else if (a == "--type") {
         o.types.clear();
         while (r.valueFollows())
@@ -230,30 +169,10 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args)
     return o;
 }
 
-std::string joinCommand(const std::vector<std::string> &args)
-{
-    std::string out;
-    for (const auto &a : args) {
-        if (!out.empty())
-            out += ' ';
-        const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-./=:,+@%") == std::string::npos;
-        if (plain) {
-            out += a;
-            continue;
-        }
-        out += '\'';
-        for (char c : a)
-            out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += '\'';
-    }
-    return out;
-}
-
 std::vector<std::string> dumpArguments(const DumpOptions &o)
 {
     const DumpOptions d;
-    std::vector<std::string> a{"--exec", joinCommand(o.command)};
+    std::vector<std::string> a{"--exec", joinCommandLine({o.environment, o.command})};
     if (o.types != d.types) {
         a.push_back("--type");
         a.insert(a.end(), o.types.begin(), o.types.end());
@@ -350,7 +269,9 @@ Runs COMMAND (no shell) with llmscope's probe preloaded and writes msit's dump l
 OUT/msit_dump_{YYYYmmdd_HHMMSS}/tensors/{device}_{pid}/{round}/{id}_{Op}/.../{before,after}/
 
 msit llm dump's options:
-  --exec COMMAND          the inference program and its arguments (required). Redirection,
+  --exec COMMAND          the inference program and its arguments (required), after any
+                          NAME=value settings for it, as a shell takes them:
+                          "GGML_VK_VISIBLE_DEVICES=0 ./llama-cli -m m.gguf". Redirection,
                           pipes and ';' need a shell: put them in a script, pass 'bash x.sh'
   --type T [T ...]        what to dump (default: tensor model):
                             model   model topology   model/{pid}/GgmlGraph.json

@@ -5,12 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "launch/command_line.h"
 #include "select/selection.h"
 
 namespace llmscope {
 
 struct DumpOptions {
     std::vector<std::string> command;   // --exec, split like a shell would, never run by one
+    Environment environment;            // --exec's leading NAME=value settings, for the program
     std::vector<std::string> types{"tensor", "model"}; // --type (msit's default)
     bool descOnly = false;              // -sd
     std::string ids;                    // -ids
@@ -47,11 +49,6 @@ DumpOptions parseDumpOptions(const std::vector<std::string> &args);
 // The arguments that parseDumpOptions reads back as o: options left at their defaults are
 // left out (the app shows this as the command line to copy).
 std::vector<std::string> dumpArguments(const DumpOptions &o);
-// args as one line a POSIX shell splits back into them (single quotes where needed).
-std::string joinCommand(const std::vector<std::string> &args);
-// Splits --exec's text into arguments (quotes and backslashes as in a POSIX shell). Refuses
-// redirection, pipes, command separators and substitutions, which need a shell.
-std::vector<std::string> splitCommand(const std::string &text);
 // Whether the dump writes payloads. msit: `stats` means statistics only, with or without
 // `tensor` (`tensor stats` is its documented way to save disk); --stats-with-data is
 // llmscope's extension that keeps the payload and adds the statistics to its header.

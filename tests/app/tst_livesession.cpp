@@ -1177,7 +1177,8 @@ private slots:
         if (!QFile::exists(zoo + "/build/bin/llmscope-sample-generate"))
             QSKIP(qPrintable("the kernel zoo is not built in " + zoo + ": run scripts/kernel_zoo"));
         spread::Request fault;
-        fault.commands = {("env LD_LIBRARY_PATH=" + zoo + "/lib/chunk " + zoo + "/build/bin/llmscope-sample-generate -m " +
+        // A setting before the program, as a shell takes it: the fault's library is the one loaded.
+        fault.commands = {("LD_LIBRARY_PATH=" + zoo + "/lib/chunk " + zoo + "/build/bin/llmscope-sample-generate -m " +
                            m_model + " -n 2").toStdString()};
         spread::setVary(fault, "-t 1,4");
         fault.folder = (m_dir.path() + "/spread-chunk").toStdString();

@@ -198,8 +198,73 @@ private slots:
         const int item = withPreset.addBox()->findText("preset: two threads");
         QVERIFY(item > 0);
         withPreset.addBox()->activated(item);
-        QCOMPARE(withPreset.commandsEdit()->toPlainText(), QString("env GGML_X=1 prog -m b.gguf -t 2"));
+        QCOMPARE(withPreset.commandsEdit()->toPlainText(), QString("GGML_X=1 prog -m b.gguf -t 2"));
         LaunchHistory::removePreset("two threads");
+        QSettings().remove("spread");
+    }
+
+    // Hunt and Spread read a command line as Launch and `llmscope dump --exec` do: settings
+    // first, as in a shell; each dialog's Environment field gives settings to every run, the
+    // line's own win; a field that is not settings is refused with the reason.
+    void dialogsReadSettingsAsAShellDoes()
+    {
+        QSettings().remove("hunt");
+        QSettings().remove("spread");
+        HuntDialog h;
+        QTest::keyClicks(h.goldenBox()->lineEdit(), "A=golden /bin/true -x");
+        QTest::keyClicks(h.testBox()->lineEdit(), "env A=test B='b b' /bin/true -y");
+        QTest::keyClicks(h.environmentEdit(), "A=both C=3");
+        HuntSide g, t;
+        QString error;
+        QVERIFY2(h.sides(&g, &t, &error), qPrintable(error));
+        QCOMPARE(g.command, (std::vector<std::string>{"/bin/true", "-x"}));
+        QCOMPARE(t.command, (std::vector<std::string>{"/bin/true", "-y"}));
+        QCOMPARE(g.settings.environment.value("A"), QString("golden"));
+        QCOMPARE(t.settings.environment.value("A"), QString("test"));
+        QCOMPARE(t.settings.environment.value("B"), QString("b b"));
+        QCOMPARE(g.settings.environment.value("C"), QString("3"));
+        QCOMPARE(t.settings.environment.value("C"), QString("3"));
+        h.environmentEdit()->setText("C=3 oops");
+        QVERIFY(!h.sides(&g, &t, &error));
+        QVERIFY2(error.contains("'oops' is not a setting"), qPrintable(error));
+        h.environmentEdit()->setText("C=3");
+        QTemporaryDir out;
+        h.folderEdit()->setText(out.path());
+        h.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QCOMPARE(h.result(), int(QDialog::Accepted));
+        HuntDialog again;
+        QCOMPARE(again.environmentEdit()->text(), QString("C=3")); // remembered
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR")) {
+            again.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&again));
+            again.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/hunt_dialog.png");
+        }
+
+        SpreadDialog d;
+        QTest::keyClicks(d.commandsEdit(), "GGML_VK_VISIBLE_DEVICES=0 prog -m a.gguf");
+        QTest::keyClicks(d.environmentEdit(), "OMP_NUM_THREADS=4");
+        QTest::keyClicks(d.varyEdit(), "--device cpu,vulkan");
+        QVERIFY2(d.errorLabel()->text().isEmpty(), qPrintable(d.errorLabel()->text()));
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR")) {
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            d.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/spread_dialog.png");
+        }
+        spread::Request r;
+        QVERIFY2(d.request(&r, &error), qPrintable(error));
+        QCOMPARE(r.commands, (std::vector<std::string>{"OMP_NUM_THREADS=4 GGML_VK_VISIBLE_DEVICES=0 prog -m a.gguf"}));
+        const llmscope::CommandLine run = llmscope::parseCommandLine(r.runs().at(1).command);
+        QCOMPARE(run.environment, (llmscope::Environment{{"OMP_NUM_THREADS", "4"}, {"GGML_VK_VISIBLE_DEVICES", "0"}}));
+        QCOMPARE(run.words.front(), std::string("prog"));
+        d.environmentEdit()->setText("OMP_NUM_THREADS");
+        QVERIFY2(d.errorLabel()->text().startsWith("Environment: 'OMP_NUM_THREADS' is not a setting"),
+                 qPrintable(d.errorLabel()->text()));
+        d.environmentEdit()->clear();
+        d.commandsEdit()->setPlainText("prog -m a.gguf\nGGML_VK_VISIBLE_DEVICES=0");
+        QVERIFY2(d.errorLabel()->text().startsWith("Line 2 cannot be run: ") &&
+                     d.errorLabel()->text().contains("names no program"),
+                 qPrintable(d.errorLabel()->text()));
+        QSettings().remove("hunt");
         QSettings().remove("spread");
     }
 

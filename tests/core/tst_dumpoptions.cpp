@@ -118,6 +118,54 @@ private slots:
         QCOMPARE(splitCommand("echo '>' \"a|b\""), (std::vector<std::string>{"echo", ">", "a|b"})); // quoted: plain text
     }
 
+    // One grammar for every command line typed: settings first (or after env), as a shell
+    // reads them; a quoted name is a word; each line reads back as it was given.
+    void commandLinesTakeTheirSettings()
+    {
+        using Env = Environment;
+        using W = std::vector<std::string>;
+        CommandLine c = parseCommandLine("A=1 B='x y' prog -m a.gguf C=3");
+        QCOMPARE(c.environment, (Env{{"A", "1"}, {"B", "x y"}}));
+        QCOMPARE(c.words, (W{"prog", "-m", "a.gguf", "C=3"})); // after the program: an argument
+        c = parseCommandLine("A=1 env B=2 C= prog");
+        QCOMPARE(c.environment, (Env{{"A", "1"}, {"B", "2"}, {"C", ""}}));
+        QCOMPARE(c.words, (W{"prog"}));
+        QCOMPARE(parseCommandLine("env -i prog").words, (W{"env", "-i", "prog"})); // env's own options: the program
+        QCOMPARE(parseCommandLine("env").words, (W{"env"}));
+        QCOMPARE(parseCommandLine("'A=1' prog").words, (W{"A=1", "prog"}));   // quoted: a program's name
+        QCOMPARE(parseCommandLine("A\\=1 prog").words, (W{"A=1", "prog"}));
+        QCOMPARE(parseCommandLine("A='1' prog").environment, (Env{{"A", "1"}})); // a quoted value is still one
+        QCOMPARE(parseCommandLine("./A=1 prog").words, (W{"./A=1", "prog"}));
+        QCOMPARE(parseCommandLine("1A=1 prog").words, (W{"1A=1", "prog"}));
+        for (const char *line : {"A=1 B='x y' prog -m a.gguf C=3", "A=1 'B=2' x", "'env' A=1 prog", "X='it'\\''s' p"}) {
+            const CommandLine once = parseCommandLine(line);
+            const CommandLine back = parseCommandLine(joinCommandLine(once));
+            QCOMPARE(back.environment, once.environment);
+            QCOMPARE(back.words, once.words);
+        }
+        QCOMPARE(joinCommandLine({{{"B", "x y"}, {"E", ""}}, {"prog", "a b"}}), std::string("B='x y' E= prog 'a b'"));
+        try {
+            parseCommandLine("A=1 B=2");
+            QFAIL("settings without a program were read");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("sets A but names no program"), e.what());
+        }
+        // an Environment field: settings only
+        QCOMPARE(parseEnvironment("  "), Env{});
+        QCOMPARE(parseEnvironment("A=1 B='x y'"), (Env{{"A", "1"}, {"B", "x y"}}));
+        try {
+            parseEnvironment("A=1 prog");
+            QFAIL("a word was read as a setting");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("'prog' is not a setting"), e.what());
+        }
+        // --exec keeps them for the program, and gives them back
+        const DumpOptions o = parse({"--exec", "GGML_VK_VISIBLE_DEVICES=0 prog -x"});
+        QCOMPARE(o.environment, (Env{{"GGML_VK_VISIBLE_DEVICES", "0"}}));
+        QCOMPARE(o.command, (W{"prog", "-x"}));
+        QCOMPARE(dumpArguments(o).at(1), std::string("GGML_VK_VISIBLE_DEVICES=0 prog -x"));
+    }
+
     void shellSyntaxIsRefusedWithTheReason_data()
     {
         QTest::addColumn<QString>("cmd");

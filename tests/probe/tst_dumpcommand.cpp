@@ -959,6 +959,19 @@ private slots:
         QVERIFY(!QDir(m_dir.path() + "/redir").exists());
     }
 
+    // Settings before the program are its environment, as in a shell (or after env); a setting
+    // with no program says so.
+    void settingsBeforeTheProgramAreItsEnvironment()
+    {
+        const Run r = runLlmscope({"dump", "--exec", "LLMSCOPE_T1='a b' env LLMSCOPE_T2=2 /usr/bin/printenv LLMSCOPE_T1 LLMSCOPE_T2",
+                                   "-o", m_dir.path() + "/settings"});
+        QCOMPARE(r.out.trimmed(), QString("a b\n2"));
+        QVERIFY2(r.err.contains("The probe never reported"), qPrintable(r.err)); // printenv runs no graph
+        const Run none = runLlmscope({"dump", "--exec", "GGML_VK_VISIBLE_DEVICES=0", "-o", m_dir.path() + "/settings2"});
+        QCOMPARE(none.code, 2);
+        QVERIFY2(none.err.contains("sets GGML_VK_VISIBLE_DEVICES but names no program"), qPrintable(none.err));
+    }
+
     void missingProgramSaysSo()
     {
         const Run r = runLlmscope({"dump", "--exec", "no-such-program-xyz -v", "-o", m_dir.path() + "/missing"});
