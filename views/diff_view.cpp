@@ -104,6 +104,15 @@ DiffView::DiffView(QWidget *parent)
     });
 }
 
+void DiffView::showFailure(const QString &what, const QString &why)
+{
+    setResult(nullptr);
+    m_summary->setText(tr("<b style=\"color:#b3261e\">%1</b> %2<br>No comparison is shown: an earlier one would read "
+                          "as this one's verdict.")
+                           .arg(what.toHtmlEscaped(), why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    fitSummary();
+}
+
 void DiffView::setResult(std::shared_ptr<const CompareResult> r)
 {
     if (!r) { // a new source: nothing compared yet

@@ -24,6 +24,8 @@ public:
     explicit DiffView(QWidget *parent = nullptr);
 
     void setResult(std::shared_ptr<const llmscope::CompareResult> r); // null: empty
+    // Empty, the summary saying what failed ("The hunt failed:") and why.
+    void showFailure(const QString &what, const QString &why);
     DiffTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     QCheckBox *failuresOnly() const { return m_failures; }

@@ -152,9 +152,11 @@ void OpTreePanel::idsEdited()
     m_syncing = false;
 }
 
-void OpTreePanel::setApplyEnabled(bool on, const QString &why)
+void OpTreePanel::setApplyEnabled(bool on, const QString &why, bool rerun)
 {
     m_apply->setEnabled(on);
+    m_apply->setText(rerun ? tr("&Run again with these") : tr("&Apply"));
+    m_apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return)); // setText drops it
     if (!why.isEmpty())
         m_apply->setToolTip(why);
 }

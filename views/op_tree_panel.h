@@ -26,8 +26,9 @@ public:
     QLineEdit *searchEdit() const { return m_search; }
     QLabel *searchNote() const { return m_searchNote; } // shown when a search matches nothing
     QPushButton *applyButton() const { return m_apply; }
-    // Apply is offered while a program runs that can take a new selection.
-    void setApplyEnabled(bool on, const QString &why = {});
+    // Apply is offered while a program runs that can take a new selection, and (rerun) once the
+    // program shown has ended, as "Run again with these".
+    void setApplyEnabled(bool on, const QString &why = {}, bool rerun = false);
     void setStatus(const QString &text);
     QString status() const;
     // -ids typed (applied or not): the boxes follow, as when typed by hand.

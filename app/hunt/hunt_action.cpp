@@ -57,6 +57,8 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
         w->showMetrics(std::move(picture));
     }
     m_running = false;
+    if (outcome.end == hunt::Outcome::End::Failed || outcome.end == hunt::Outcome::End::Cancelled)
+        emit failed(outcome.message);
     const bool found = outcome.end == hunt::Outcome::End::Found;
     emit finished(found, outcome.message);
     co_return found;

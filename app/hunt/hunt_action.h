@@ -32,6 +32,7 @@ public:
 signals:
     void stepStarted(int step, const QString &text); // 1..hunt::kSteps
     void finished(bool found, const QString &message);
+    void failed(const QString &why); // before finished: the hunt could not end (failed, cancelled)
 
 private:
     void say(const QString &text, int step = 0);

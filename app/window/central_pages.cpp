@@ -222,6 +222,10 @@ void CentralPages::followResults()
             m_tabs->addTab(m_spreadView, tr("Spread"));
         showPage(m_spreadView);
     });
+    connect(m_ws, &Workspace::huntFailed, this, [this](const QString &why) {
+        m_diff->showFailure(tr("The hunt failed:"), why);
+        showPage(m_diffPage);
+    });
     // The report was of the sources before: the document holds none now, and its tab goes.
     connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { showQuantReport(false); });
 }

@@ -74,11 +74,16 @@ void SessionMenu::updateActions()
     m_again->setEnabled(m_ws->canRunAgain());
     m_stop->setEnabled(running);
     const bool canApply = m_ws->canApply();
-    m_apply->setEnabled(canApply);
-    m_ops->setApplyEnabled(canApply, canApply ? tr("Send this selection to the running program: it dumps these "
-                                                   "operations from its next graph on (Ctrl+Return)")
-                                              : tr("Launch a program (Session > Launch, Ctrl+L) to apply a "
-                                                   "selection while it runs"));
+    const bool rerun = !canApply && m_ws->canRunAgainWithIds();
+    m_apply->setEnabled(canApply || rerun);
+    m_ops->setApplyEnabled(canApply || rerun,
+                           canApply ? tr("Send this selection to the running program: it dumps these operations from its "
+                                         "next graph on (Ctrl+Return)")
+                           : rerun ? tr("The program has ended: run it again, dumping the checked operations from its "
+                                        "first round (Ctrl+Return). A program that ends before you can pick may have an "
+                                        "option to slow it (the sample program's --pace-ms)")
+                                   : tr("Launch a program (Session > Launch, Ctrl+L) to apply a selection while it runs"),
+                           rerun);
     m_opcheck->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
 }
 

@@ -16,6 +16,7 @@
 #include "replay_controller.h"
 #include "scan_controller.h"
 #include "spread/spread_action.h"
+#include "select/op_ids.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -93,6 +94,13 @@ Workspace::Workspace(QObject *parent)
         connect(job, &Job::cancelRequested, action, [action] { action->cancel(); });
     };
     follow(m_huntJob, m_hunt, hunt::kSteps, &HuntAction::stepStarted, &HuntAction::finished);
+    // What a failed hunt would have replaced goes: an earlier comparison must not read as its
+    // verdict (its own lines are in the console).
+    connect(m_hunt, &HuntAction::failed, this, [this](const QString &why) {
+        m_doc->setComparison(nullptr);
+        m_doc->setMetrics(nullptr);
+        emit huntFailed(why);
+    });
     follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted,
            &QuantReportAction::finished);
     connect(m_quant, &QuantReportAction::stepStarted, this, [this](int, const QString &text) { say(text, Tone::Step); });
@@ -182,6 +190,7 @@ void Workspace::say(const QString &text, Tone tone)
 void Workspace::beginSource(Source source, const QString &name)
 {
     ++m_sourceGen;
+    m_showingLastLaunch = false;
     // What the scan and the comparison still bring belongs to what was shown before.
     m_cursor->reset();
     m_live->forget();
@@ -219,6 +228,7 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
     const bool byHunt = runningSteps();
     if (!byHunt)
         m_lastLaunch = std::make_pair(options, settings);
+    m_showingLastLaunch = !byHunt;
     emit launched(options, settings, byHunt);
     return true;
 }
@@ -263,9 +273,28 @@ bool Workspace::canApply() const
     return m_live->canApply();
 }
 
+bool Workspace::canRunAgainWithIds() const
+{
+    return m_showingLastLaunch && m_lastLaunch && !m_live->isRunning() && !runningSteps();
+}
+
 void Workspace::applySelection(const QString &ids)
 {
-    m_live->applySelection(ids);
+    if (!canRunAgainWithIds()) {
+        m_live->applySelection(ids);
+        return;
+    }
+    auto again = *m_lastLaunch; // a copy: launch replaces it
+    try {
+        OpIds::parse(ids.toStdString());
+    } catch (const Error &e) {
+        emit selectionStatus(tr("Cannot run again with -ids %1: %2").arg(ids, QString::fromUtf8(e.what())));
+        return;
+    }
+    again.first.ids = ids.toStdString();
+    QString error;
+    if (launch(again.first, again.second, &error))
+        say(tr("[llmscope] Run again, dumping -ids %1").arg(ids.isEmpty() ? tr("(every operation)") : ids), Tone::Step);
 }
 
 // --- comparison

@@ -110,9 +110,13 @@ public:
     Inspection inspect(const QString &id) const;
 
     // --- the selection sent to the running program
-    // Sends -ids text to the program; the op panel's status comes back by selectionStatus.
+    // Sends -ids text to the program; the op panel's status comes back by selectionStatus. Once
+    // the program shown has ended, runs it again dumping those ids (canRunAgainWithIds).
     void applySelection(const QString &idsText);
     bool canApply() const;
+    // The program shown is the user's last launch and has ended: the ids picked in its tree can
+    // be dumped by running it again.
+    bool canRunAgainWithIds() const;
     QString selectionStatusText() const { return m_selectionWords ? m_selectionWords() : QString(); } // worded now
 
     // --- jobs
@@ -171,6 +175,7 @@ signals:
     void actionsChanged(); // running, can apply, can run again
     void spreadShown(); // a spread's result, with its first run's dump open
     void spreadFailed(const QString &why); // a spread that failed or was cancelled: no result, and why
+    void huntFailed(const QString &why);   // a hunt that failed or was cancelled: no result, and why
 
 private:
     void beginSource(Source source, const QString &name);
@@ -183,6 +188,7 @@ private:
     SessionDocument *m_doc;
     uint64_t m_sourceGen = 0; // a source's late results are dropped once another is in
     std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> m_lastLaunch;
+    bool m_showingLastLaunch = false; // the source shown is m_lastLaunch's run (not a hunt's, not a dump)
     Cursor *m_cursor;
     LiveController *m_live;
     ReplayController *m_replay;

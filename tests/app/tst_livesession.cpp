@@ -330,8 +330,29 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(hello.count(), 1, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 30000);
         QVERIFY(w.workspace()->session()->dumpRoot() != first);
-        QVERIFY(!scanDump(w.workspace()->session()->dumpRoot().toStdString()).tensors.empty());
+        const DumpIndex all = scanDump(w.workspace()->session()->dumpRoot().toStdString());
+        QVERIFY(!all.tensors.empty());
         QVERIFY(w.opPanel()->model()->opCount() > 60);
+        // Ended, the program is run again with the ids picked in its tree: the panel's button
+        // says so, and the new run dumps those ops alone.
+        QPushButton *apply = w.opPanel()->applyButton();
+        QVERIFY(apply->isEnabled());
+        QCOMPARE(apply->text(), QString("&Run again with these"));
+        QVERIFY2(apply->toolTip().contains("--pace-ms"), qPrintable(apply->toolTip()));
+        const std::string picked = all.tensors.back().opId; // an op of the last layers
+        w.opPanel()->setIdsText(QString::fromStdString(picked));
+        const QString second = w.workspace()->session()->dumpRoot();
+        QTest::mouseClick(apply, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(hello.count(), 2, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 30000);
+        QVERIFY(w.workspace()->session()->dumpRoot() != second);
+        QCOMPARE(w.workspace()->lastLaunch()->first.ids, picked); // Run again keeps them
+        const DumpIndex some = scanDump(w.workspace()->session()->dumpRoot().toStdString());
+        QVERIFY(!some.tensors.empty());
+        for (const auto &t : some.tensors)
+            QVERIFY2(t.opId == picked, t.opId.c_str());
+        QVERIFY2(w.console()->toPlainText().contains(QString::fromStdString("Run again, dumping -ids " + picked)),
+                 qPrintable(w.console()->toPlainText().right(400)));
     }
 
     // A newcomer's first launch: the dialog's default options (--type model tensor), the model

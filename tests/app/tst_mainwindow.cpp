@@ -29,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextDocumentFragment>
 #include <QTranslator>
 #include <QHeaderView>
 #include <QTableView>
@@ -597,6 +598,37 @@ for path in outputs:
         delete en;
     }
 
+
+    // A hunt that cannot run clears the Diff page it would have filled and says why there: an
+    // earlier comparison's verdict must not read as the hunt's.
+    void aFailedHuntShowsNoEarlierVerdict()
+    {
+        QTemporaryDir dir;
+        const auto [golden, test] = chainPair(dir.path());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test)));
+        QVERIFY(w.diff()->model()->rowCount() > 0);
+        QVERIFY(w.workspace()->document()->results().comparison);
+        auto *pages = w.findChild<QTabWidget *>();
+        pages->setCurrentWidget(w.heatmap());
+        HuntSide missing;
+        missing.command = {"/nonexistent/llama-simple", "-m", "model.gguf"};
+        QSignalSpy failed(w.workspace(), &Workspace::huntFailed);
+        QVERIFY(!QCoro::waitFor(w.workspace()->runHunt(missing, missing, dir.path() + "/hunt", "0,0")));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(!w.workspace()->document()->results().comparison);
+        QCOMPARE(w.diff()->model()->rowCount(), 0);
+        QVERIFY(pages->currentWidget()->isAncestorOf(w.diff()));
+        const QString said = QTextDocumentFragment::fromHtml(w.diff()->summary()).toPlainText();
+        QVERIFY2(said.startsWith("The hunt failed: ") && said.contains("/nonexistent/llama-simple") &&
+                     said.contains("No comparison is shown"),
+                 qPrintable(said));
+        QVERIFY2(w.console()->toPlainText().contains("/nonexistent/llama-simple"), qPrintable(w.console()->toPlainText()));
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/hunt_failed.png");
+    }
 
     // A comparison in the window: the heatmap tells failed from passed at a glance (red with a
     // cross, blue), whatever their values; its Statistic list holds each diff item once,
