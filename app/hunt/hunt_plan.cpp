@@ -397,15 +397,16 @@ QStringList tensorArgs(const OpResult &op, Side side)
     const QString round = QString::number(op.round);
     const std::string &id = side == Side::Test && !op.myOpId.empty() ? op.myOpId : op.opId;
     // -tiling and --kv-cache: its parameters and every input (attention's K and V are the
-    // cache), so that its kernel can be replayed on what it was given
-    return {"--type", "model", "tensor", "-ids", QString::fromStdString(id), "-child", "False", "-er",
+    // cache), so that its kernel can be replayed on what it was given; kernel: the backend that
+    // ran it (ggml's CPU kernels are held to what they specify)
+    return {"--type", "model", "tensor", "kernel", "-ids", QString::fromStdString(id), "-child", "False", "-er",
             round + "," + round, "-tiling", "--kv-cache"};
 }
 
 QStringList roundTensorArgs(const OpResult &op)
 {
     const QString round = QString::number(op.round);
-    return {"--type", "model", "tensor", "-er", round + "," + round, "-tiling", "--kv-cache"};
+    return {"--type", "model", "tensor", "kernel", "-er", round + "," + round, "-tiling", "--kv-cache"};
 }
 
 QStringList outputsArgs(const QString &rounds)

@@ -18,6 +18,7 @@
 #include "compare/tensor_reader.h"
 #include "dump/dump_index.h"
 #include "dump/fusion_record.h"
+#include "dump/op_info_csv.h"
 #include "opcheck/msprobe_standard.h"
 #include "opcheck/ref_ops.h"
 #include "select/op_id.h"
@@ -169,6 +170,7 @@ RefTensor readRef(TensorRecord &t)
     reader.read(0, f.size(), f.data());
     r.v.assign(f.begin(), f.end());
     r.dtype = t.engineType.empty() ? reader.header().dtype : opcheck::kQuantizedDtype;
+    r.blockType = t.engineType;
     return r;
 }
 
@@ -198,6 +200,8 @@ std::optional<RefTensor> weightFromModels(const std::vector<std::string> &models
                       : t->typeName == "f16" ? int32_t(DType::Float16)
                       : t->typeName == "bf16" ? int32_t(DType::BFloat16)
                                               : opcheck::kQuantizedDtype;
+            if (r.dtype == opcheck::kQuantizedDtype)
+                r.blockType = t->typeName;
             return r;
         } catch (const Error &) {
         }
@@ -724,6 +728,9 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
             if (std::find(models.begin(), models.end(), m) == models.end())
                 models.push_back(m);
     const auto chains = readFusionRecords(index.root); // chains computed fused: replayed whole
+    // Each op's backend (the kernel CSVs, --type kernel): ggml's CPU kernels are held to what
+    // they specify (a quantized product's activations quantized as they quantize them).
+    const auto backends = readOpBackends(index.root);
     // By process, round and op path (the index's order).
     std::map<std::tuple<int64_t, int, int64_t, std::vector<std::string>>, OpFiles> ops;
     for (TensorRecord &t : index.tensors) {
@@ -750,7 +757,13 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
             named = named || nameMatches(names, type); // -opname rms_norm: the chain that holds one
         if (!named)
             continue;
-        checkOp(res, files, p.type, p.param, p.text, p.have, o, p.weights, models, chain);
+        nlohmann::json param = p.param;
+        if (const auto b = backends.find(files.outputs.front()->opId); b != backends.end() && p.type == "MUL_MAT") {
+            if (!param.is_object())
+                param = nlohmann::json::object();
+            param["backend"] = b->second;
+        }
+        checkOp(res, files, p.type, param, p.text, p.have, o, p.weights, models, chain);
     }
     if (progress)
         progress(done, ops.size());

@@ -21,6 +21,7 @@ struct RefTensor {
     std::array<int64_t, 4> ne{1, 1, 1, 1};
     std::vector<double> v;
     int32_t dtype = 0; // the dump's (ACL) dtype code of the file it came from
+    std::string blockType; // a quantized input's ggml type (q8_0, q4_0, ...), dequantized in v
     int64_t count() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
     // Checked: shapes come from files, and an op whose inputs are smaller than its parameters
     // say is refused (Error) rather than read past its data.
@@ -48,7 +49,9 @@ struct Reference {
 
 // The reference of op (ggml's name: MUL_MAT, ROPE, ...) for these inputs and parameters (the
 // op_param.json "param" object), the output being outNe and of dtype outDtype; nullopt with
-// skip set when the op, or this use of it, is not replayed.
+// skip set when the op, or this use of it, is not replayed. A param "backend" of "CPU" (the
+// kernel CSV's) says the kernel is ggml's CPU one: a product of quantized weights is then
+// computed as it specifies, its activations quantized to the weights' dot type.
 std::optional<Reference> reference(const std::string &op, const nlohmann::json &param,
                                    const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                    int32_t outDtype, std::string &skip);

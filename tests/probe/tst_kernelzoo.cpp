@@ -12,6 +12,9 @@
 #include <QDir>
 #include <QMap>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -259,6 +262,50 @@ private slots:
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_k_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains(QString("(budget %1 for SET_ROWS)").arg(cacheTypeNmse("q4_0"))), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+    }
+
+    // A q8_0 model whose CPU dot product takes a row's last block's activation scale from the
+    // block before: the first product departs with its inputs agreeing, and the replay, whose
+    // reference quantizes the activations as ggml's CPU kernel does, blames the kernel (a bound
+    // of k roundings of 8 bits passed it). The stock backend's products on the same run are
+    // within that reference's bound (the hunt's replay of stock against stock is clean).
+    void aQuantizedProductFaultIsBlamedOnItsKernel()
+    {
+        const QString q8 = m_dir.path() + "/m-q8_0.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", m_wide, "--out", q8}));
+        // --no-repack: the plain CPU path on every machine (an AMX machine's extra buffers would
+        // take q8_0 products elsewhere, and this llama.cpp's llama-simple crashes there on them)
+        auto sample = [&](const QString &backend) {
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
+                   q8 + " -n 3 -t 4 --no-repack";
+        };
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("q8-dot-scale"), "-o",
+                                               m_dir.path() + "/q8-dot"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ \S+ \(MUL_MAT\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        // the stock kernel's run replayed against the same reference: every product within it
+        const QString out = m_dir.path() + "/q8-stock";
+        const auto d = engine::llmscope(kBin, {"dump", "--exec", sample("stock"), "--type", "model", "tensor", "kernel", "-o", out});
+        QVERIFY2(d.code == 0, qPrintable(d.err));
+        const auto dumps = dumpsInside(out.toStdString());
+        QCOMPARE(dumps.size(), size_t(1));
+        const QString stock = QString::fromStdString(dumps[0]);
+        const QString reports = m_dir.path() + "/q8-opcheck";
+        const auto o = engine::llmscope(kBin, {"opcheck", "-i", stock, "-opname", "mul_mat", "-o", reports});
+        QVERIFY2(o.code == 0, qPrintable(o.err + o.out)); // nothing failed
+        const QStringList json = QDir(reports).entryList({"*.json"});
+        QCOMPARE(json.size(), 1);
+        QFile f(reports + "/" + json[0]);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray rows = QJsonDocument::fromJson(f.readAll())["rows"].toArray();
+        int quantized = 0;
+        for (const auto &row : rows) {
+            const QJsonObject r = row.toObject();
+            QCOMPARE(r["precision_result"].toString(), QString("PASS"));
+            quantized += r["precision_standard"].toString().contains("activations quantized to q8_0");
+        }
+        QVERIFY2(quantized >= 9, qPrintable(QString::number(quantized))); // every layer's products, by the CPU's rule
     }
 
     // A context shift (the sample program drops 4 cells after the first before generated token
