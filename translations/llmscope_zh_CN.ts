@@ -792,6 +792,10 @@ bit-identical in every run</source>
         <source>environment: %1</source>
         <translation>环境变量：%1</translation>
     </message>
+    <message>
+        <source>the %1 command cannot run: %2</source>
+        <translation>%1 命令无法运行：%2</translation>
+    </message>
 </context>
 <context>
     <name>HuntRunnerText</name>
@@ -1505,6 +1509,10 @@ bit-identical in every run</source>
     <message>
         <source>[llmscope] the program dumps %1 from round %2</source>
         <translation>[llmscope] 程序从第 %2 轮起转储 %1</translation>
+    </message>
+    <message>
+        <source>The program could not start: nothing to select in (the console says why).</source>
+        <translation>程序未能启动：没有可选择的算子（原因见控制台）。</translation>
     </message>
 </context>
 <context>
@@ -2548,12 +2556,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>各次运行在此逐位一致</translation>
     </message>
     <message>
-        <source>run %1 against run 0: %2 (relative euclidean distance of the outputs)
-%3</source>
-        <translation>第 %1 次运行对比第 0 次：%2（输出的相对欧氏距离）
-%3</translation>
-    </message>
-    <message>
         <source>Round</source>
         <translation>轮次</translation>
     </message>
@@ -2566,12 +2568,18 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>离散度</translation>
     </message>
     <message>
-        <source>run %1 (departs)</source>
-        <translation>运行 %1（偏离）</translation>
-    </message>
-    <message>
         <source>run %1</source>
         <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>%1 against %2: %3 (relative euclidean distance of the outputs)
+%4</source>
+        <translation>%1 对比 %2：%3（输出的相对欧氏距离）
+%4</translation>
+    </message>
+    <message>
+        <source>%1 (departs)</source>
+        <translation>%1（偏离）</translation>
     </message>
 </context>
 <context>
@@ -2589,10 +2597,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>
             <numerusform>&lt;b&gt;%n 次运行&lt;/b&gt;，逐算子两两比对</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>&lt;br&gt;First departure: &lt;b&gt;round %1, %2&lt;/b&gt;: &lt;b&gt;run %3 departs&lt;/b&gt; (%4)&lt;br&gt;%5</source>
-        <translation>&lt;br&gt;首次分道：&lt;b&gt;第 %1 轮，%2&lt;/b&gt;：&lt;b&gt;第 %3 次运行偏离&lt;/b&gt;（%4）&lt;br&gt;%5</translation>
     </message>
     <message>
         <source>&lt;br&gt;No run departs beyond its standard: runs of one command bit-identical, the others within ggml&apos;s budgets.</source>
@@ -2619,6 +2623,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>&lt;br&gt;Colours: &lt;span style=&quot;background:#d24f32&quot;&gt;&amp;nbsp;red&amp;nbsp;&lt;/span&gt; the runs part beyond their standard here; &lt;span style=&quot;background:#91c1e4&quot;&gt;&amp;nbsp;blue&amp;nbsp;&lt;/span&gt; they differ within it; white: bit-identical. Deeper: farther apart.</source>
         <translation>&lt;br&gt;颜色：&lt;span style=&quot;background:#d24f32&quot;&gt;&amp;nbsp;红&amp;nbsp;&lt;/span&gt; 此处各次运行的差异超出其标准；&lt;span style=&quot;background:#91c1e4&quot;&gt;&amp;nbsp;蓝&amp;nbsp;&lt;/span&gt; 有差异但在标准之内；白：逐位相同。颜色越深，相差越远。</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;First departure: &lt;b&gt;round %1, %2&lt;/b&gt;: &lt;b&gt;%3 departs&lt;/b&gt; (%4)&lt;br&gt;%5</source>
+        <translation>&lt;br&gt;首次分道：&lt;b&gt;第 %1 轮，%2&lt;/b&gt;：&lt;b&gt;%3 偏离&lt;/b&gt;（%4）&lt;br&gt;%5</translation>
     </message>
 </context>
 <context>
@@ -2897,12 +2905,12 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>无法以 -ids %1 再次运行：%2</translation>
     </message>
     <message>
-        <source>[llmscope] Run again, dumping -ids %1</source>
-        <translation>[llmscope] 再次运行，转储 -ids %1</translation>
-    </message>
-    <message>
         <source>(every operation)</source>
         <translation>（所有算子）</translation>
+    </message>
+    <message>
+        <source>[llmscope] Run again, dumping -ids %1 in rounds %2 (the launch&apos;s -er; Session &gt; Launch changes it)</source>
+        <translation>[llmscope] 再次运行，在第 %2 轮转储 -ids %1（启动时的 -er；可在 会话 &gt; 启动 中修改）</translation>
     </message>
 </context>
 </TS>

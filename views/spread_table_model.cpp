@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QFont>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace llmscope;
@@ -17,12 +18,39 @@ void SpreadTableModel::setResult(std::shared_ptr<const SpreadResult> r)
     beginResetModel();
     m_result = std::move(r);
     m_largest = 0;
-    if (m_result)
+    m_runWords.clear();
+    if (m_result) {
         for (const SpreadOp &o : m_result->ops)
             for (double d : o.fromFirst)
                 if (std::isfinite(d))
                     m_largest = std::max(m_largest, d);
+        // each run's words that not every run has, a flag kept with its value
+        std::vector<QStringList> words;
+        for (const SpreadRun &run : m_result->runs)
+            words.push_back(QString::fromStdString(run.command).split(QLatin1Char(' '), Qt::SkipEmptyParts));
+        auto common = [&](const QString &w) {
+            return std::all_of(words.begin(), words.end(), [&](const QStringList &l) { return l.contains(w); });
+        };
+        for (const QStringList &l : words) {
+            QStringList own;
+            for (int i = 0; i < l.size(); ++i)
+                if (!common(l[i]))
+                    own << (i > 0 && l[i - 1].startsWith(QLatin1Char('-')) && common(l[i - 1]) ? l[i - 1] + QLatin1Char(' ') + l[i]
+                                                                                                 : l[i]);
+            m_runWords.push_back(own.join(QLatin1Char(' ')));
+        }
+    }
     endResetModel();
+}
+
+QString SpreadTableModel::runName(int run)
+{
+    return tr("run %1").arg(run + 1);
+}
+
+QString SpreadTableModel::runWords(int run) const
+{
+    return run >= 0 && size_t(run) < m_runWords.size() ? m_runWords[size_t(run)] : QString();
 }
 
 int SpreadTableModel::rowOf(const QString &opId, qint64 round) const
@@ -76,8 +104,8 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
                    : o.spread > 0 ? tr("the runs differ here within their standard")
                                   : tr("every run bit-identical here");
         if (run >= 0)
-            return tr("run %1 against run 0: %2 (relative euclidean distance of the outputs)\n%3")
-                .arg(run)
+            return tr("%1 against %2: %3 (relative euclidean distance of the outputs)\n%4")
+                .arg(runName(run), runName(0))
                 .arg(text(value))
                 .arg(QString::fromStdString(m_result->runs[size_t(run)].command));
         return {};
@@ -118,5 +146,7 @@ QVariant SpreadTableModel::headerData(int section, Qt::Orientation orientation, 
     case OpColumn: return tr("Operation");
     case SpreadColumn: return tr("Spread");
     }
-    return run == m_result->departingRun ? tr("run %1 (departs)").arg(run) : tr("run %1").arg(run);
+    const QString name = run == m_result->departingRun ? tr("%1 (departs)").arg(runName(run)) : runName(run);
+    const QString words = runWords(run);
+    return words.isEmpty() ? name : name + QLatin1Char('\n') + words;
 }

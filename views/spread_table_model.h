@@ -20,6 +20,12 @@ public:
     void setResult(std::shared_ptr<const llmscope::SpreadResult> r);
     const llmscope::SpreadResult *result() const { return m_result.get(); }
     int rowOf(const QString &opId, qint64 round) const; // -1: none
+    // What the window calls run k (0-based in the result): "run k+1", as the console counts
+    // them while they run.
+    static QString runName(int run);
+    // The words of run k's command that set it apart from the other runs' (a varied flag and
+    // its value, "[fusion off]"); empty where every run is the same command.
+    QString runWords(int run) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -29,4 +35,5 @@ public:
 private:
     std::shared_ptr<const llmscope::SpreadResult> m_result;
     double m_largest = 0; // the largest finite distance: the colours' top
+    std::vector<QString> m_runWords;
 };

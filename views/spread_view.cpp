@@ -65,10 +65,10 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
     QString text = tr("<b>%n run(s)</b>, every two compared op by op", nullptr, int(r->runs.size()));
     if (r->departs()) {
         const SpreadOp &o = r->ops[size_t(r->firstDeparture)];
-        text += tr("<br>First departure: <b>round %1, %2</b>: <b>run %3 departs</b> (%4)<br>%5")
+        text += tr("<br>First departure: <b>round %1, %2</b>: <b>%3 departs</b> (%4)<br>%5")
                     .arg(o.round)
                     .arg(QString::fromStdString(o.label()).toHtmlEscaped())
-                    .arg(r->departingRun)
+                    .arg(SpreadTableModel::runName(r->departingRun))
                     .arg(QString::fromStdString(r->runs[size_t(r->departingRun)].command).toHtmlEscaped(),
                          reasonWords(o.why).toHtmlEscaped());
     } else {

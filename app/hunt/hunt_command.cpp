@@ -16,6 +16,8 @@
 #include "dump/dump_layout.h"
 #include "hunt/hunt_plan.h"
 #include "hunt/hunt_runner.h"
+#include "launch/command_line.h"
+#include "session/launch_plan.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -68,6 +70,15 @@ int runHuntCommand(const QStringList &args)
     if (request.help) {
         std::fputs(kUsage, stdout);
         return 0;
+    }
+    // Both programs found before the first runs: a typo in the test's waits for no golden run.
+    for (const auto &[side, line] : {std::pair{"golden", request.golden}, std::pair{"test", request.test}}) {
+        try {
+            findProgram(parseCommandLine(line.toStdString()).words.at(0));
+        } catch (const Error &e) {
+            say(QStringLiteral("llmscope hunt: the %1 command cannot run: %2\n").arg(QLatin1String(side), QString::fromUtf8(e.what())));
+            return 2;
+        }
     }
     const hunt::Steps steps = childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
         say(step < 0 ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));

@@ -15,6 +15,7 @@
 #include "form_rows.h"
 #include "launch/command_line.h"
 #include "session/launch_history.h"
+#include "session/launch_plan.h"
 #include "select/rounds.h"
 #include "util/error.h"
 
@@ -129,6 +130,12 @@ bool HuntDialog::sides(HuntSide *golden, HuntSide *test, QString *error) const
             return false;
         }
         side->command = o.command;
+        try { // found before anything runs: a typo in the test's waits for no golden run
+            findProgram(o.command.at(0), side->settings.workingDirectory);
+        } catch (const Error &e) {
+            *error = tr("the %1 command cannot run: %2").arg(what, QString::fromUtf8(e.what()));
+            return false;
+        }
         return true;
     };
     return read(m_golden, golden, tr("golden")) && read(m_test, test, tr("test"));

@@ -21,6 +21,18 @@ QString probeLibraryPath()
     return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
 }
 
+QString findProgram(const std::string &name, const QString &workingDirectory)
+{
+    const QString program = QString::fromStdString(name);
+    const QDir cwd(workingDirectory.isEmpty() ? QDir::currentPath() : workingDirectory);
+    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
+                                                             : QStandardPaths::findExecutable(program);
+    if (found.isEmpty() || !QFileInfo(found).isFile() || !QFileInfo(found).isExecutable())
+        throw Error("cannot run '" + name + "': " +
+                    (program.contains(QLatin1Char('/')) ? "no such executable file" : "not found in PATH"));
+    return found;
+}
+
 LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
 {
     LaunchPlan plan;
@@ -33,13 +45,7 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
         throw Error("the working folder '" + settings.workingDirectory.toStdString() + "' does not exist");
     plan.workingDirectory = settings.workingDirectory;
 
-    const QString program = QString::fromStdString(o.command.at(0));
-    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
-                                                             : QStandardPaths::findExecutable(program);
-    if (found.isEmpty() || !QFileInfo(found).isFile() || !QFileInfo(found).isExecutable())
-        throw Error("cannot run '" + program.toStdString() + "': " +
-                    (program.contains(QLatin1Char('/')) ? "no such executable file" : "not found in PATH"));
-    plan.program = found;
+    plan.program = findProgram(o.command.at(0), settings.workingDirectory);
     for (size_t i = 1; i < o.command.size(); ++i)
         plan.arguments << QString::fromStdString(o.command[i]);
     if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())

@@ -26,5 +26,10 @@ struct LaunchSettings {
 // The probe library: LLMSCOPE_PROBE_LIB, else ../lib/libllmscope_probe.so beside this program.
 QString probeLibraryPath();
 
+// The executable a command's program names (a path from the working folder, else found in
+// PATH); throws llmscope::Error saying why it cannot run. Checked before a job that runs several
+// programs starts, so that the last one's typo does not wait for the first one's run.
+QString findProgram(const std::string &program, const QString &workingDirectory = {});
+
 // Throws llmscope::Error with a message that says what to do. Makes the dump folder.
 LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings = {});

@@ -165,7 +165,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                                 ? tr("First departure: round %1, %2: run %3 departs")
                                       .arg(r->ops[size_t(r->firstDeparture)].round)
                                       .arg(QString::fromStdString(r->ops[size_t(r->firstDeparture)].label()))
-                                      .arg(r->departingRun)
+                                      .arg(r->departingRun + 1) // as the runs were counted while they ran
                                 : tr("No run departs beyond its standard");
     m_job->end(job.generation, true, message);
     emit finished(true, message);

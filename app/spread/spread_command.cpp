@@ -67,18 +67,18 @@ void sayResult(const SpreadResult &r, const std::string &folder)
     using report::num;
     say("\nllmscope spread: " + std::to_string(r.runs.size()) + " runs, " + std::to_string(r.comparedPairs) +
         " pairs compared op by op\n");
-    for (size_t k = 0; k < r.runs.size(); ++k)
-        say("  run " + std::to_string(k) + ": " + r.runs[k].command + "\n");
+    for (size_t k = 0; k < r.runs.size(); ++k) // counted from 1, as they ran (spread.json: indices from 0)
+        say("  run " + std::to_string(k + 1) + ": " + r.runs[k].command + "\n");
     int listed = 0;
     for (const SpreadOp &o : r.ops)
         if ((o.departs || o.spread > 0) && listed++ < 12)
             say("  round " + std::to_string(o.round) + "  " + o.label() + "  spread " + num(o.spread) +
-                (o.departs ? "  PARTS" : "") + (o.farthest >= 0 ? "  farthest: run " + std::to_string(o.farthest) : "") +
+                (o.departs ? "  PARTS" : "") + (o.farthest >= 0 ? "  farthest: run " + std::to_string(o.farthest + 1) : "") +
                 "\n");
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
         say("first departure: round " + std::to_string(o.round) + ", " + o.label() + ": run " +
-            std::to_string(r.departingRun) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why.english() +
+            std::to_string(r.departingRun + 1) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why.english() +
             "\n");
         if (!o.fusedChain.empty()) {
             const bool fused = std::find(o.fusedRuns.begin(), o.fusedRuns.end(), r.departingRun) != o.fusedRuns.end();
@@ -91,12 +91,12 @@ void sayResult(const SpreadResult &r, const std::string &folder)
             "budgets\n");
     }
     for (const auto &a : r.aligned)
-        say("  runs " + std::to_string(a.first) + " and " + std::to_string(a.second) +
+        say("  runs " + std::to_string(a.first + 1) + " and " + std::to_string(a.second + 1) +
             " computed other positions a round: lined up by position (" + std::to_string(a.aligned) +
             " files row by row, " + std::to_string(a.copied) + " taken once, " + std::to_string(a.leftOut) +
             " left out: attention over the cache, the cache, index inputs)\n");
     for (const auto &u : r.unpaired)
-        say("  runs " + std::to_string(u.first) + " and " + std::to_string(u.second) + ": " + std::to_string(u.tensors) +
+        say("  runs " + std::to_string(u.first + 1) + " and " + std::to_string(u.second + 1) + ": " + std::to_string(u.tensors) +
             " tensors of one have no partner in the other (left out when lined up, or an op or round only one ran): not compared\n");
     if (!r.nondeterministic.empty()) {
         const SpreadOp &o = r.ops[r.nondeterministic.front()];

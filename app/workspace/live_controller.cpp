@@ -63,6 +63,7 @@ bool LiveController::start(const DumpOptions &options, const LaunchSettings &set
 {
     tellSelection([] { return tr("Waiting for the program's first graph..."); });
     if (!m_session->start(options, settings, error)) {
+        tellSelection([] { return tr("The program could not start: nothing to select in (the console says why)."); });
         setProgramState(LiveSession::State::FailedToStart, *error);
         say(tr("[llmscope] cannot launch: %1").arg(*error), ConsoleTone::Failure);
         emit stateChanged();

@@ -294,7 +294,9 @@ void Workspace::applySelection(const QString &ids)
     again.first.ids = ids.toStdString();
     QString error;
     if (launch(again.first, again.second, &error))
-        say(tr("[llmscope] Run again, dumping -ids %1").arg(ids.isEmpty() ? tr("(every operation)") : ids), Tone::Step);
+        say(tr("[llmscope] Run again, dumping -ids %1 in rounds %2 (the launch's -er; Session > Launch changes it)")
+                .arg(ids.isEmpty() ? tr("(every operation)") : ids, QString::fromStdString(again.first.rounds)),
+            Tone::Step);
 }
 
 // --- comparison

@@ -156,8 +156,10 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                     a.op.fromFirst[j] = identical ? 0 : d;
                 const bool parts = sameConfig ? !identical : !op.passed;
                 if (parts && !a.op.departs)
-                    a.op.why = sameConfig ? Reason(Said::SpreadNotIdentical, {std::to_string(i), std::to_string(j)})
-                                          : Reason(Said::SpreadBeyondBudget, {std::to_string(i), std::to_string(j), joined(op.verdict)});
+                    // the runs counted from 1 in words, as they ran
+                    a.op.why = sameConfig ? Reason(Said::SpreadNotIdentical, {std::to_string(i + 1), std::to_string(j + 1)})
+                                          : Reason(Said::SpreadBeyondBudget,
+                                                   {std::to_string(i + 1), std::to_string(j + 1), joined(op.verdict)});
                 a.op.departs = a.op.departs || parts;
                 a.parting[i] += parts;
                 a.parting[j] += parts;

@@ -50,6 +50,19 @@ private slots:
         QVERIFY(bad.err.contains("unknown option '--frobnicate'"));
     }
 
+    // A hunt whose test program cannot run says so before the golden one runs at all.
+    void huntChecksBothProgramsFirst()
+    {
+        QTemporaryDir out;
+        const Run r = run({"hunt", "--golden", "/bin/sleep 30", "--test", "GGML_X=1 /nonexistent/llama-simple -m m.gguf", "-o",
+                           out.path() + "/hunt"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("llmscope hunt: the test command cannot run: cannot run '/nonexistent/llama-simple': "
+                                "no such executable file"),
+                 qPrintable(r.err));
+        QVERIFY(!QDir(out.path() + "/hunt").exists()); // nothing ran, nothing written
+    }
+
     // The window lives in libllmscope_gui.so, loaded only when one opens: the command-line
     // tools do not load Qt's GUI libraries, and a missing library is a clear error.
     void windowOpensFromItsLibraryAndOnlyThen()

@@ -1113,9 +1113,9 @@ private slots:
     }
 
     // Session > Spread in the window: the runs dumped and compared as a job, then the Spread
-    // tab with the runs as columns. Two runs of one command: nothing departs, run 0's dump is
+    // tab with the runs as columns. Two runs of one command: nothing departs, run 1's dump is
     // open. The kernel zoo's thread fault, one thread against four: the first departure is
-    // picked in the table and the cursor, the departing run's column says so, and run 0 against
+    // picked in the table and the cursor, the departing run's column says so, and run 1 against
     // it is in the Diff tab, element by element.
     // A spread that cannot run after one that did: the page no longer shows the result before
     // it, and says why there and in the console; the document drops the old spread.
@@ -1211,14 +1211,19 @@ private slots:
         const SpreadOp &first = r->ops[size_t(r->firstDeparture)];
         QCOMPARE(first.type, std::string("MUL_MAT"));
         QCOMPARE(tabs->currentWidget(), v);
-        QVERIFY2(v->summary()->text().contains("run 1 departs"), qPrintable(v->summary()->text()));
+        // runs counted as the console counted them, each column naming what sets its run apart
+        QVERIFY2(v->summary()->text().contains("run 2 departs"), qPrintable(v->summary()->text()));
         QCOMPARE(v->model()->headerData(SpreadTableModel::FirstRunColumn + 1, Qt::Horizontal).toString(),
-                 QString("run 1 (departs)"));
+                 QString("run 2 (departs)\n-t 4"));
+        QCOMPARE(v->model()->headerData(SpreadTableModel::FirstRunColumn, Qt::Horizontal).toString(), QString("run 1\n-t 1"));
+        QVERIFY2(w.console()->toPlainText().contains("[spread] Run 2 of 2 (run): ") &&
+                     w.console()->toPlainText().contains("-t 4"),
+                 qPrintable(w.console()->toPlainText().right(800)));
         const QModelIndex current = v->table()->currentIndex();
         QCOMPARE(current.data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
         QVERIFY(current.data().toString().contains("first departure"));
         QCOMPARE(w.workspace()->currentOp(), QString::fromStdString(first.opId)); // the cursor is there
-        QVERIFY(w.workspace()->comparison()); // run 0 against run 1, in the Diff tab
+        QVERIFY(w.workspace()->comparison()); // run 1 against run 2, in the Diff tab
         QVERIFY(!w.workspace()->comparison()->ops[size_t(w.workspace()->comparison()->firstDivergent)].passed);
         v->differingOnly()->setChecked(true); // what differs, the first departure still picked
         QCOMPARE(v->table()->currentIndex().data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
@@ -1230,7 +1235,7 @@ private slots:
         QVERIFY(parting.isValid());
         const QColor red = h->colours()->colourOf(QString::fromStdString(first.opId), first.round);
         QVERIFY2(red.red() > red.blue() + 40, qPrintable(red.name()));
-        QVERIFY2(parting.data(Qt::ToolTipRole).toString().contains("the runs part here: runs 0 and 1"),
+        QVERIFY2(parting.data(Qt::ToolTipRole).toString().contains("the runs part here: runs 1 and 2"),
                  qPrintable(parting.data(Qt::ToolTipRole).toString()));
         for (const SpreadOp &o : r->ops) // every op where runs stay within their standard: on the blue ramp
             if (!o.departs && o.round == first.round && o.spread > 0) {

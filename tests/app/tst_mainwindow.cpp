@@ -229,6 +229,12 @@ private slots:
         QVERIFY(!h.sides(&g, &t, &error));
         QVERIFY2(error.contains("'oops' is not a setting"), qPrintable(error));
         h.environmentEdit()->setText("C=3");
+        // a program that cannot run is said before anything runs
+        h.testBox()->setEditText("A=test /nonexistent/llama-simple -y");
+        QVERIFY(!h.sides(&g, &t, &error));
+        QVERIFY2(error == "the test command cannot run: cannot run '/nonexistent/llama-simple': no such executable file",
+                 qPrintable(error));
+        h.testBox()->setEditText("env A=test B='b b' /bin/true -y");
         QTemporaryDir out;
         h.folderEdit()->setText(out.path());
         h.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();

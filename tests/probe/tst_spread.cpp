@@ -104,7 +104,7 @@ private slots:
         QCOMPARE(first["run"].toInt(), 2); // the first run on four threads
         QVERIFY(j["runs"].toArray()[2].toObject()["command"].toString().endsWith("-t 4"));
         QVERIFY(first["why"].toString().contains("beyond ggml's budget"));
-        QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() + ": run 2 departs"),
+        QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() + ": run 3 departs"), // counted from 1
                  qPrintable(r.err));
         // Found from the statistics, measured on a second pass from the suspect round's tensors:
         // the same op and distance as every tensor dumped at once.
