@@ -300,10 +300,6 @@ test: %2</source>
 待测: %2</translation>
     </message>
     <message>
-        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (%3 operations before it passed).</source>
-        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;Cause:&lt;/b&gt; %1.</source>
         <translation>&lt;b&gt;原因：&lt;/b&gt;%1。</translation>
     </message>
@@ -322,6 +318,14 @@ test: %2</source>
     <message>
         <source>&lt;b style=&quot;color:#b3261e&quot;&gt;%1&lt;/b&gt; %2&lt;br&gt;No comparison is shown: an earlier one would read as this one&apos;s verdict.</source>
         <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;%1&lt;/b&gt; %2&lt;br&gt;不显示任何对比结果：之前的结果会被误当作这次的结论。</translation>
+    </message>
+    <message>
+        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (the first operation compared).</source>
+        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（比对的第一个算子）。</translation>
+    </message>
+    <message>
+        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (the %3 operations before it passed).</source>
+        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
     </message>
 </context>
 <context>

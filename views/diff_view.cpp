@@ -130,10 +130,15 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     QStringList lines;
     if (res.firstDivergent >= 0) {
         const OpResult &op = res.ops[size_t(res.firstDivergent)];
-        lines << tr("First divergent: <b>%1</b> in round %2 (%3 operations before it passed).")
-                     .arg(DiffTableModel::opCell(op).toHtmlEscaped())
-                     .arg(op.round)
-                     .arg(res.firstDivergent);
+        // (none compared before it: "0 operations before it passed" read as "none passed")
+        lines << (res.firstDivergent == 0 ? tr("First divergent: <b>%1</b> in round %2 (the first operation compared).")
+                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped())
+                                                .arg(op.round)
+                                          : tr("First divergent: <b>%1</b> in round %2 (the %3 operations before it "
+                                               "passed).")
+                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped())
+                                                .arg(op.round)
+                                                .arg(res.firstDivergent));
         if (const Reason cause = causeWords(res, op); !cause.empty())
             lines << tr("<b>Cause:</b> %1.").arg(reasonWords(cause).toHtmlEscaped());
     } else if (!res.rows.empty()) {

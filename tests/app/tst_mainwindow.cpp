@@ -605,6 +605,29 @@ for path in outputs:
     }
 
 
+    // The Diff page's first line counts the operations that passed before the first divergent
+    // one, and where none was compared before it says so instead of "0 operations ... passed".
+    void diffSummaryCountsWhatPassedBefore()
+    {
+        auto result = [](int first) {
+            auto r = std::make_shared<llmscope::CompareResult>();
+            for (int i = 0; i < 3; ++i) {
+                llmscope::OpResult o;
+                o.opId = "0_" + std::to_string(i);
+                o.opType = "MUL_MAT";
+                o.passed = i < first;
+                r->ops.push_back(o);
+            }
+            r->firstDivergent = first;
+            return r;
+        };
+        DiffView v;
+        v.setResult(result(0));
+        QVERIFY2(v.summary().contains("in round 0 (the first operation compared)."), qPrintable(v.summary()));
+        v.setResult(result(2));
+        QVERIFY2(v.summary().contains("in round 0 (the 2 operations before it passed)."), qPrintable(v.summary()));
+    }
+
     // A hunt that cannot run clears the Diff page it would have filled and says why there: an
     // earlier comparison's verdict must not read as the hunt's.
     void aFailedHuntShowsNoEarlierVerdict()
