@@ -655,6 +655,8 @@ for path in outputs:
                      said.contains("No comparison is shown"),
                  qPrintable(said));
         QVERIFY2(w.console()->toPlainText().contains("/nonexistent/llama-simple"), qPrintable(w.console()->toPlainText()));
+        // the op panel waits for no graph from a program that never started
+        QVERIFY2(w.opPanel()->status().startsWith("The program could not start"), qPrintable(w.opPanel()->status()));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/hunt_failed.png");
     }
