@@ -101,7 +101,9 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
                                 {m_testTable, m_test}, {m_errorTable, m_error}}) {
         table->setModel(model);
-        table->horizontalHeader()->setDefaultSectionSize(74);
+        // as wide as the widest value the tables write (six digits, a sign, an exponent): a
+        // column narrower elides "-0.000123457" to "-0...."
+        table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457")) + 14);
         table->verticalHeader()->setDefaultSectionSize(20);
         auto *box = new QWidget(this);
         auto *l = new QVBoxLayout(box);

@@ -732,6 +732,10 @@ for path in outputs:
         for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
             const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
             QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
+            // every value whole: the widest a slice writes fits its column (no "0....")
+            const int column = elements->horizontalHeader()->defaultSectionSize();
+            const int widest = elements->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457"));
+            QVERIFY2(column >= widest + 8, qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
         }
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
         {
