@@ -32,15 +32,16 @@ QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args
     if (!w || *cancelled)
         throw hunt::Cancelled{};
     LiveSession *session = w->session();
-    // One signal when the run ends (QCoro connects when it is awaited, below: the launch
-    // never ends a run before returning). Awaiting stateChanged in a loop would leave queued
-    // calls to awaiters already gone.
-    auto ended = qCoro(session, &LiveSession::ended);
     QString why;
     if (!w->launch(o, side.settings, &why))
         throw Error(StepsText::tr("could not launch %1: %2")
                         .arg(QString::fromStdString(joinCommand(side.command)), why)
                         .toStdString());
+    // One signal when the run ends, awaited only once the run is launched (the launch never
+    // ends a run before returning; an awaiter made for a launch that failed would wait for a
+    // signal that never comes, and leak). Awaiting stateChanged in a loop would leave queued
+    // calls to awaiters already gone.
+    auto ended = qCoro(session, &LiveSession::ended);
     const auto end = co_await ended;
     const QString message = std::get<1>(end);
     if (*cancelled || !w)
