@@ -374,10 +374,6 @@ test: %2</source>
         <translation>第 %1 轮</translation>
     </message>
     <message>
-        <source>round %1, added</source>
-        <translation>第 %1 轮, 自身引入</translation>
-    </message>
-    <message>
         <source>%1 of %2 rounds shown (the first divergent&apos;s round and the earliest others).</source>
         <translation>显示 %2 轮中的 %1 轮(首个偏离算子所在轮及最早的其他轮)。</translation>
     </message>
@@ -386,8 +382,12 @@ test: %2</source>
         <translation>误差</translation>
     </message>
     <message>
-        <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id; dashed: the error they add themselves. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
-        <translation>实线: 每层算子输出的最大相对误差(对数刻度), 层按其顶层算子 id 排列; 虚线: 算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
+        <source>added</source>
+        <translation>自身引入</translation>
+    </message>
+    <message>
+        <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id; dashed (added): the error they add themselves in round %3. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
+        <translation>实线: 每层算子输出的最大相对误差(对数刻度), 层按其顶层算子 id 排列; 虚线(自身引入): 第 %3 轮算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
     </message>
 </context>
 <context>

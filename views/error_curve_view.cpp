@@ -118,10 +118,12 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         QPen pen(QColor(230, 120, 0));
         pen.setStyle(Qt::DashLine);
         pen.setWidthF(2);
-        add(m_added[firstRound], tr("round %1, added").arg(firstRound), pen, firstRound);
+        // (the first divergent's round: the note names it; a longer name is cut in a narrow legend)
+        add(m_added[firstRound], tr("added"), pen, firstRound);
     }
     y->setRange(kFloor, std::pow(10.0, std::ceil(std::log10(hi))));
     replaceChart(chart);
+    placeLegend();
     QString note;
     if (curves.roundsCompared > m_output.size())
         note = tr("%1 of %2 rounds shown (the first divergent's round and the earliest others).")
@@ -131,7 +133,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         const OpResult &op = r->ops[size_t(r->firstDivergent)];
         const int layer = int(OpId::lenient(op.opId).layer());
         note = tr("Solid: the worst output relative error (log scale) of each layer's operations, layers by their "
-                  "top-level operation id; dashed: the error they add themselves. "
+                  "top-level operation id; dashed (added): the error they add themselves in round %3. "
                   "It rises in %1 (id %2) in round %3. Click a point to pick that layer's worst operation. ")
                    .arg(layerNames.value(layer, QString::number(layer)))
                    .arg(layer)
@@ -146,6 +148,22 @@ void ErrorCurveView::resizeEvent(QResizeEvent *e)
 {
     QWidget::resizeEvent(e);
     fitLabelHeight(m_note);
+    placeLegend();
+}
+
+// A row of names below the plot cuts every one to "rou…" on a laptop's Diff page: there the
+// legend goes to the plot's right, a name a line.
+void ErrorCurveView::placeLegend()
+{
+    QChart *chart = m_view->chart();
+    if (!chart)
+        return;
+    const QFontMetrics fm(chart->legend()->font());
+    int row = 0;
+    for (const QLegendMarker *m : chart->legend()->markers())
+        row += fm.horizontalAdvance(m->label()) + fm.height() + 2 * fm.averageCharWidth(); // box, gap
+    // (this widget's width: the view's own follows it only once the layout has run)
+    chart->legend()->setAlignment(row > width() - 2 * fm.averageCharWidth() ? Qt::AlignRight : Qt::AlignBottom);
 }
 
 void ErrorCurveView::follow(Cursor *cursor)

@@ -41,6 +41,7 @@ signals:
 
 private:
     void replaceChart(QChart *chart);
+    void placeLegend(); // below the plot where its names fit in a row, else at its right
 
     QChartView *m_view;
     QLabel *m_note;

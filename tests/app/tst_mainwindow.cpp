@@ -30,6 +30,10 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTextDocumentFragment>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QTranslator>
 #include <QHeaderView>
 #include <QTableView>
@@ -47,6 +51,7 @@
 #include "diff_table_model.h"
 #include "reason_words.h"
 #include "diff_view.h"
+#include "error_curve_view.h"
 #include "dump_tree_model.h"
 #include "heatmap_model.h"
 #include "heatmap_view.h"
@@ -604,6 +609,34 @@ for path in outputs:
         delete en;
     }
 
+
+    // The error chart's legend keeps its names whole: at a laptop's Diff page (about 330 px) a
+    // row of five below the plot cut each to "rou…"; there they go to its right, one a line,
+    // and below it again where the row fits.
+    void errorChartLegendKeepsItsNamesWhole()
+    {
+        llmscope::CompareResult r;
+        for (int round = 0; round < 4; ++round)
+            for (int layer = 0; layer < 3; ++layer) {
+                llmscope::OpResult o;
+                o.round = round;
+                o.opId = std::to_string(layer) + "_1";
+                o.outputError = o.addedError = 1e-4 * (layer + 1);
+                r.ops.push_back(o);
+            }
+        r.firstDivergent = 1;
+        ErrorCurveView v;
+        v.setResult(&r, {"0", "1", "2"});
+        QCOMPARE(v.chartView()->chart()->legend()->markers().size(), 5); // four rounds, and what round 0 adds
+        v.resize(330, 260);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QCOMPARE(v.chartView()->chart()->legend()->alignment(), Qt::AlignRight);
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            v.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/error_chart_narrow.png");
+        v.resize(1100, 260);
+        QTRY_COMPARE(v.chartView()->chart()->legend()->alignment(), Qt::AlignBottom);
+    }
 
     // The Diff page's first line counts the operations that passed before the first divergent
     // one, and where none was compared before it says so instead of "0 operations ... passed".
