@@ -169,17 +169,21 @@ QWidget *LaunchDialog::buildDumpBox()
     wf->addRow(tr("-op&name:"), m_opNames);
     m_time->addItems({tr("0: before"), tr("1: after"), tr("2: both"), tr("3: inputs before, outputs after")});
     m_part->addItems({tr("0: inputs"), tr("1: outputs"), tr("2: both")});
+    // Two rows: in one the dialog was wider than a 1024-wide screen, its right edge cut off.
     auto *tp = new QHBoxLayout;
     tp->addWidget(new QLabel(tr("-time"), this));
     tp->addWidget(m_time);
     tp->addWidget(new QLabel(tr("-stp"), this));
     tp->addWidget(m_part);
-    tp->addWidget(m_child);
-    tp->addWidget(m_descOnly);
-    tp->addWidget(m_tiling);
-    tp->addWidget(m_symlink);
     tp->addStretch();
     wf->addRow(QString(), tp);
+    auto *flags = new QHBoxLayout;
+    flags->addWidget(m_child);
+    flags->addWidget(m_descOnly);
+    flags->addWidget(m_tiling);
+    flags->addWidget(m_symlink);
+    flags->addStretch();
+    wf->addRow(QString(), flags);
     m_devices->setPlaceholderText(tr("every device"));
     wf->addRow(tr("-&device:"), m_devices);
     m_output->setPlaceholderText(QStringLiteral("./"));

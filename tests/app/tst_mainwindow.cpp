@@ -610,6 +610,30 @@ for path in outputs:
     }
 
 
+    // The Launch dialog fits a 1024-wide screen: its fields never need more width than its
+    // scrolling area has (its right edge was cut off there), in English and in Chinese.
+    void launchDialogFitsASmallScreen()
+    {
+        for (const QString lang : {"en", "zh_CN"}) {
+            if (lang != "en")
+                QCOMPARE(installTranslations(*qApp, lang), lang);
+            LaunchDialog d;
+            d.resize(1000, 650);
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            auto *scroll = d.findChild<QScrollArea *>();
+            QVERIFY(scroll);
+            QVERIFY2(scroll->widget()->minimumSizeHint().width() <= scroll->viewport()->width(),
+                     qPrintable(QString("%1: fields need %2 px, %3 px shown").arg(lang)
+                                    .arg(scroll->widget()->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width())));
+            if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+                d.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/launch_1000_" + lang + ".png");
+        }
+        for (QTranslator *t : qApp->findChildren<QTranslator *>()) // English again for the tests after
+            QCoreApplication::removeTranslator(t);
+    }
+
     // The error chart's legend keeps its names whole: at a laptop's Diff page (about 330 px) a
     // row of five below the plot cut each to "rou…"; there they go to its right, one a line,
     // and below it again where the row fits.
