@@ -34,9 +34,10 @@ bool LaunchHistory::parseLaunchLine(const QString &line, bool plainCommand, Dump
             throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
                            "settings").toStdString());
         }
-        for (const Environment *e : {&c.environment, static_cast<const Environment *>(&o->environment)})
-            for (const auto &[k, v] : *e)
-                settings->environment.insert(QString::fromStdString(k), QString::fromStdString(v));
+        Environment all = c.environment;
+        all.insert(all.end(), o->environment.begin(), o->environment.end());
+        for (const auto &[k, v] : all)
+            settings->environment.insert(QString::fromStdString(k), QString::fromStdString(v));
         o->environment.clear();
         return true;
     } catch (const Error &e) {

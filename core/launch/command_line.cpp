@@ -160,8 +160,13 @@ Environment parseEnvironment(const std::string &text)
 std::string joinCommand(const std::vector<std::string> &args)
 {
     std::string out;
-    for (const auto &a : args)
-        out += (out.empty() ? "" : " ") + quoted(a);
+    for (const auto &a : args) {
+        std::string word = quoted(a);
+        // A program named like a setting (or `env`) is quoted, or it would read back as one.
+        if (out.empty() && word == a && (isAssignment(a) || a == "env"))
+            word = "'" + a + "'";
+        out += (out.empty() ? "" : " ") + word;
+    }
     return out;
 }
 
@@ -175,12 +180,7 @@ std::string joinEnvironment(const Environment &e)
 
 std::string joinCommandLine(const CommandLine &c)
 {
-    const std::string env = joinEnvironment(c.environment);
-    std::string program = joinCommand(c.words);
-    // A program named like a setting (or `env` after settings) is quoted, or it would read back
-    // as one.
-    if (!c.words.empty() && (isAssignment(c.words[0]) || c.words[0] == "env") && program.front() != '\'')
-        program = "'" + c.words[0] + "'" + program.substr(c.words[0].size());
+    const std::string env = joinEnvironment(c.environment), program = joinCommand(c.words);
     return env.empty() ? program : program.empty() ? env : env + " " + program;
 }
 

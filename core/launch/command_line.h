@@ -25,7 +25,8 @@ std::vector<std::string> splitCommand(const std::string &text);
 CommandLine parseCommandLine(const std::string &text);
 // NAME=value settings alone (an Environment field): throws Error naming a word that is not one.
 Environment parseEnvironment(const std::string &text);
-// args as one line a POSIX shell splits back into them (single quotes where needed).
+// args (a program and its arguments) as one line a POSIX shell, and parseCommandLine, split
+// back into them: single quotes where needed, and on a first word that would read as a setting.
 std::string joinCommand(const std::vector<std::string> &args);
 // The line parseCommandLine reads back as c.
 std::string joinCommandLine(const CommandLine &c);

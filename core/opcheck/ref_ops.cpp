@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tensor/convert.h"
 #include "tensor/dtype.h"
 #include "util/error.h"
 #include "util/json_integer.h"
@@ -312,35 +311,35 @@ bool dotsWithQ8_0(const std::string &blockType)
 
 // A row of activations as ggml's CPU kernel meets a q8_0-dotting weight: each block of 32
 // quantized as quantize_row_q8_0_ref does (d = max|x| / 127 in float, stored as float16; each
-// element x / d rounded to an integer), given back as d q. near[j] is 1 where x / d lies so
-// close to a half that the vectorized quantizer (127 / max|x|, rounded to even) may round the
-// other way.
-void quantizeQ8_0(const double *x, int64_t k, std::vector<double> &out, std::vector<uint8_t> &near)
+// element x / d rounded to an integer), given back as d q. tie[j] is the block's d where x / d
+// lies so close to a half that the vectorized quantizer (127 / max|x|, rounded to even) may
+// round the other way, else 0.
+void quantizeQ8_0(const double *x, int64_t k, std::vector<double> &out, std::vector<double> &tie)
 {
     out.resize(size_t(k));
-    near.assign(size_t(k), 0);
+    tie.assign(size_t(k), 0);
     for (int64_t b = 0; b < k; b += 32) {
         float amax = 0;
         for (int64_t j = b; j < b + 32; ++j)
             amax = std::max(amax, std::fabs(float(x[j])));
         const float d = amax / 127;
         const float id = d != 0 ? 1.0f / d : 0.0f;
-        const double dq = halfToFloat(floatToHalf(d));
+        const double dq = toHalf(d);
         for (int64_t j = b; j < b + 32; ++j) {
             const float scaled = float(x[j]) * id;
-            const float q = std::round(scaled);
-            near[size_t(j)] = std::fabs(std::fabs(scaled - std::trunc(scaled)) - 0.5f) < 1e-4f;
-            out[size_t(j)] = dq * double(q);
+            if (std::fabs(std::fabs(scaled - std::trunc(scaled)) - 0.5f) < 1e-4f)
+                tie[size_t(j)] = dq;
+            out[size_t(j)] = dq * double(std::round(scaled));
         }
     }
 }
 
 // Element i of a product of a q8_0-dotting weight row w (dequantized: exact) and activations
-// quantized (qx, near): what the kernel computes exactly is the sum of each block's integer dot
+// quantized (qx, tie): what the kernel computes exactly is the sum of each block's integer dot
 // times its two scales; it rounds each block's scale product and sum in float32 and accumulates
 // in float32 lanes: (blocks + 8) roundings over the sum of every |w q|, and a near-half
 // element's activation one step (its block's d) either way.
-void quantizedDot(const double *w, const std::vector<double> &qx, const std::vector<uint8_t> &near, int64_t k,
+void quantizedDot(const double *w, const std::vector<double> &qx, const std::vector<double> &tie, int64_t k,
                   double uOut, Reference &r, size_t i)
 {
     double s = 0, mag = 0, ties = 0;
@@ -348,12 +347,7 @@ void quantizedDot(const double *w, const std::vector<double> &qx, const std::vec
         const double t = w[j] * qx[size_t(j)];
         s += t;
         mag += std::fabs(t);
-        if (near[size_t(j)]) { // a step of the block's scale: the largest |x| of it over 127
-            double amax = 0;
-            for (int64_t m = j / 32 * 32; m < j / 32 * 32 + 32; ++m)
-                amax = std::max(amax, std::fabs(qx[size_t(m)]));
-            ties += std::fabs(w[j]) * amax / 127;
-        }
+        ties += std::fabs(w[j]) * tie[size_t(j)];
     }
     r.out.v[i] = s;
     r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties;
@@ -380,16 +374,15 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
     if (cpuKernel && a.dtype == kQuantizedDtype && dotsWithQ8_0(a.blockType) && k % 32 == 0 &&
         b.dtype == int32_t(DType::Float32)) {
         // ggml's CPU kernel: each activation row quantized once, then dotted with every weight row
-        std::vector<double> qx;
-        std::vector<uint8_t> near;
+        std::vector<double> qx, tie;
         int64_t quantized = -1;
         forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
             const int64_t row = (i3 * b.ne[2] + i2) * b.ne[1] + i1;
             if (row != quantized) {
-                quantizeQ8_0(&b.v[size_t(row * k)], k, qx, near);
+                quantizeQ8_0(&b.v[size_t(row * k)], k, qx, tie);
                 quantized = row;
             }
-            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, near, k, uOut, r, i);
+            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut, r, i);
         });
         r.standard = "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
                      "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
