@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
+#include <cstring>
+
+#include "fusion_match.h"
+#include "vulkan_fusion.h"
 
 namespace llmscope::probe {
 namespace {
@@ -10,39 +13,7 @@ namespace {
 bool envOn(const char *name)
 {
     const char *v = std::getenv(name);
-    return v && std::atoi(v) == 1; // as ggml reads its switches
-}
-
-bool sameShape(const ggml_tensor *a, const ggml_tensor *b)
-{
-    for (int d = 0; d < GGML_MAX_DIMS; ++d)
-        if (a->ne[d] != b->ne[d])
-            return false;
-    return true;
-}
-
-// ggml_can_fuse for the nodes first.. of ops (n of them), the use counts taken over the graph.
-bool canFuse(const GraphTopology &topo, const std::unordered_map<const ggml_tensor *, int> &uses, size_t first,
-             const ggml_op *ops, size_t n)
-{
-    if (first + n > topo.nodes.size())
-        return false;
-    for (size_t k = 0; k < n; ++k) {
-        const ggml_tensor *node = topo.nodes[first + k].tensor;
-        if (node->op != ops[k] || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
-            return false;
-        if (k + 1 < n) {
-            const auto u = uses.find(node);
-            if (u == uses.end() || u->second != 1 || node->view_src || (node->flags & GGML_TENSOR_FLAG_OUTPUT))
-                return false;
-        }
-        if (k > 0) {
-            const ggml_tensor *prev = topo.nodes[first + k - 1].tensor;
-            if ((node->src[0] != prev && node->src[1] != prev) || !sameShape(node, prev))
-                return false;
-        }
-    }
-    return true;
+    return v && std::atoi(v) == 1; // as ggml-cpu reads its switch
 }
 
 // ggml_cpu_try_fuse_ops's RMS_NORM+MUL, beyond ggml_can_fuse.
@@ -53,33 +24,49 @@ bool cpuFusesRmsNormMul(const ggml_tensor *norm, const ggml_tensor *mul)
            w->type == GGML_TYPE_F32 && w->ne[0] == norm->ne[0] && w->nb[0] == sizeof(float);
 }
 
+std::optional<FusedChain> cpuChainAt(const fusion::Graph &g, size_t i)
+{
+    if (g.node(i)->op == GGML_OP_RMS_NORM && fusion::canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL}) &&
+        cpuFusesRmsNormMul(g.node(i), g.node(i + 1)))
+        return FusedChain{int(i), int(i + 1), "RMS_NORM+MUL"};
+    return std::nullopt;
+}
+
 } // namespace
 
 FusingBackend fusingBackend(const std::string &backendName)
 {
     if (backendName == "CPU")
         return envOn("GGML_CPU_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Cpu;
+    if (backendName.rfind("Vulkan", 0) == 0) // ggml-vulkan only asks whether its switch is set
+        return std::getenv("GGML_VK_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Vulkan;
     return FusingBackend::None;
 }
 
 std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b)
 {
+    return fusedChains(topo, std::vector<int>(topo.nodes.size(), 0), {b});
+}
+
+std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector<int> &backendOf,
+                                    const std::vector<FusingBackend> &rules)
+{
     std::vector<FusedChain> chains;
-    if (b == FusingBackend::None)
+    if (std::all_of(rules.begin(), rules.end(), [](FusingBackend r) { return r == FusingBackend::None; }) ||
+        backendOf.size() != topo.nodes.size())
         return chains;
-    std::unordered_map<const ggml_tensor *, int> uses; // as ggml counts them: one per source slot
-    for (const GraphNode &n : topo.nodes)
-        for (int s = 0; s < GGML_MAX_SRC; ++s)
-            if (n.tensor->src[s])
-                ++uses[n.tensor->src[s]];
-    static constexpr ggml_op kRmsNormMul[] = {GGML_OP_RMS_NORM, GGML_OP_MUL};
-    for (size_t i = 0; i + 1 < topo.nodes.size(); ++i) {
-        const ggml_tensor *t = topo.nodes[i].tensor;
-        if (t->op == GGML_OP_RMS_NORM && canFuse(topo, uses, i, kRmsNormMul, 2) &&
-            cpuFusesRmsNormMul(t, topo.nodes[i + 1].tensor)) {
-            chains.push_back({int(i), int(i + 1), "RMS_NORM+MUL"});
-            ++i; // the computing loop goes on after the chain
-        }
+    const fusion::Graph g(topo, backendOf);
+    for (size_t i = 0; i + 1 < g.size(); ++i) {
+        const int b = backendOf[i];
+        const FusingBackend r = b >= 0 && size_t(b) < rules.size() ? rules[size_t(b)] : FusingBackend::None;
+        std::optional<FusedChain> c = r == FusingBackend::Cpu      ? cpuChainAt(g, i)
+                                      : r == FusingBackend::Vulkan ? vulkanChainAt(g, i)
+                                                                   : std::nullopt;
+        if (!c)
+            continue;
+        c->backend = b;
+        i = size_t(c->last); // the computing loop goes on after the chain
+        chains.push_back(std::move(*c));
     }
     return chains;
 }

@@ -7,8 +7,9 @@
 // output, each a source of the next, all of one shape. ggml's CPU backend then fuses
 // RMS_NORM+MUL when the norm's input, the product and the other factor are F32 and that factor
 // is a contiguous row as long as the norm's (ggml_cpu_try_fuse_ops, ggml-cpu.c), unless
-// GGML_CPU_DISABLE_FUSION=1. Device backends reorder and fuse many more patterns; their chains
-// are not modelled, and the observer check says when observing changed what they computed.
+// GGML_CPU_DISABLE_FUSION=1. The Vulkan backend's rules are in vulkan_fusion.cpp (unless
+// GGML_VK_DISABLE_FUSION is set, to anything). CUDA's are not modelled: there every node is
+// read, and the observer check says when observing changed what it computed.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,20 +20,25 @@
 
 namespace llmscope::probe {
 
-enum class FusingBackend { None, Cpu };
+enum class FusingBackend { None, Cpu, Vulkan };
 
-// The backend a scheduler's backend name stands for ("CPU"); None for one whose fusion is
-// not modelled, or whose fusion its environment turned off.
+// The rules a scheduler's backend name stands for ("CPU", "Vulkan0"); None for one whose fusion
+// is not modelled, or whose fusion its environment turned off.
 FusingBackend fusingBackend(const std::string &backendName);
 
 struct FusedChain {
     int first = 0, last = 0; // topology node indices, consecutive
     std::string types;       // "RMS_NORM+MUL"
+    int backend = 0;         // the backend index computing it (fusedChains' backendOf)
 };
 
 // The chains backend b computes fused in the graph (nodes as the host made them: the flags
 // the probe sets for its own reading are not looked at).
 std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b);
+// The same where several backends share the graph: per node the index of the backend computing
+// it, and per backend index its rules (a chain never crosses backends).
+std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector<int> &backendOf,
+                                    const std::vector<FusingBackend> &rules);
 
 // Per node: the index of the last node of the chain it is fused into, -1 when it is computed
 // on its own (or is that last node).

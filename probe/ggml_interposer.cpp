@@ -257,19 +257,37 @@ PendingOutputs &pendingOutputs()
 
 bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
 
-// --keep-fusion: the chains the scheduler's backend computes fused in the round's graph
+// --keep-fusion: the chains the scheduler's backends compute fused in the round's graph
 // (fusion_rules.h), per node the chain's last node or -1; empty without the option.
 std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
 {
     s.chains.clear();
     s.chainsJson.clear();
+    s.chainBackends.clear();
     if (!c.keepFusion || !s.topo)
         return {};
     const GgmlApi &api = ggml();
-    const ggml_backend_t backend = api.soleBackend(sched);
-    const char *name = backend && api.backendName ? api.backendName(backend) : nullptr;
-    s.chains = fusedChains(*s.topo, name ? fusingBackend(name) : FusingBackend::None);
-    s.chainsBackend = name ? name : "";
+    std::vector<int> backendOf(s.topo->nodes.size(), -1);
+    std::vector<FusingBackend> rules;
+    if (const ggml_backend_t sole = api.soleBackend(sched)) {
+        const char *name = api.backendName ? api.backendName(sole) : nullptr;
+        s.chainBackends.push_back(name ? name : "");
+        rules.push_back(name ? fusingBackend(name) : FusingBackend::None);
+        std::fill(backendOf.begin(), backendOf.end(), 0);
+    } else { // each node where the scheduler put it (the graph is allocated by now)
+        for (size_t i = 0; i < backendOf.size(); ++i) {
+            const char *name = api.nodeBackendName(sched, s.topo->nodes[i].tensor);
+            if (!name)
+                continue;
+            const auto known = std::find(s.chainBackends.begin(), s.chainBackends.end(), name);
+            backendOf[i] = int(known - s.chainBackends.begin());
+            if (known == s.chainBackends.end()) {
+                s.chainBackends.push_back(name);
+                rules.push_back(fusingBackend(name));
+            }
+        }
+    }
+    s.chains = fusedChains(*s.topo, backendOf, rules);
     return fusedInto(s.chains, s.topo->nodes.size());
 }
 
@@ -292,7 +310,7 @@ std::vector<FusedChainRecord> fusionRecords(const SchedState &s)
                 src.push_back(from == kNoSource ? "" : from >= 0 ? "in" + std::to_string(from) : "op" + std::to_string(-1 - from));
         }
         r.types = chain.types;
-        r.backend = s.chainsBackend;
+        r.backend = size_t(chain.backend) < s.chainBackends.size() ? s.chainBackends[size_t(chain.backend)] : "";
         records.push_back(std::move(r));
     }
     return records;

@@ -91,8 +91,8 @@ struct SchedState {
     uint64_t liveKey = 0;         // and its key there (the ops' ids, names, types and shapes)
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
-    std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole, on chainsBackend
-    std::string chainsBackend;
+    std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole
+    std::vector<std::string> chainBackends; // their backends' names, by FusedChain::backend
     std::string chainsJson; // their fusion record's chains, made once a plan: a round's record adds its number
 };
 

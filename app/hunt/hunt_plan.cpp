@@ -150,6 +150,12 @@ bool inputsAlreadyDepart(const OpResult &op)
     return op.inputError * op.inputError > engineBudget("MUL_MAT", 0, 0).nmse;
 }
 
+bool agreesUnfused(const OpResult &op)
+{
+    // within what any one op may add (MUL_MAT's NMSE 5e-4): rounding, not a fault
+    return op.outputError * op.outputError <= engineBudget("MUL_MAT", 0, 0).nmse;
+}
+
 QStringList walkArgs(int64_t round)
 {
     const QString r = QString::number(round);

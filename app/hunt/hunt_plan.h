@@ -105,6 +105,8 @@ QString cleared(const llmscope::OpResult &op, int64_t round);
 // it. Then every op's outputs in its round are dumped with their data and compared: the first
 // that departs element by element is dumped with its inputs and found.
 bool inputsAlreadyDepart(const llmscope::OpResult &op);
+// A fused chain's end, computed unfused, gives golden's result (within rounding).
+bool agreesUnfused(const llmscope::OpResult &op);
 QStringList walkArgs(int64_t round);
 QString goldenWalkDir();
 QString testWalkDir();

@@ -219,7 +219,11 @@ private slots:
         QCOMPARE(fusingBackend("CPU"), FusingBackend::None);
         qunsetenv("GGML_CPU_DISABLE_FUSION");
         QCOMPARE(fusingBackend("CPU"), FusingBackend::Cpu);
-        QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None); // not modelled: the observer check tells
+        QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::Vulkan);
+        qputenv("GGML_VK_DISABLE_FUSION", "0"); // ggml-vulkan asks only whether it is set
+        QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None);
+        qunsetenv("GGML_VK_DISABLE_FUSION");
+        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::None); // not modelled: the observer check tells
     }
 
     // --keep-fusion's plan: the chain's inner node is not read; the chain's end takes the chain's

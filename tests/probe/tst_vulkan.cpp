@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -13,6 +14,7 @@
 
 #include "compare/precision_standard.h"
 #include "dump/dump_layout.h"
+#include "dump/fusion_record.h"
 #include "dump/op_info_csv.h"
 #include "dump/output_record.h"
 #include "../engine/engine_run.h"
@@ -38,6 +40,18 @@ QString readAllOf(const QString &dir, const QString &pattern)
         text += QString::fromUtf8(f.readAll());
     }
     return text;
+}
+// The kernels ggml-vulkan launched, by the names its perf logger gives them (a fused chain's by
+// the chain: "RMS_NORM_MUL"), summed over the run.
+QMap<QString, int> kernelCounts(const QString &log)
+{
+    QMap<QString, int> counts;
+    static const QRegularExpression line(R"(^([A-Z_0-9]+)[ :].*: (\d+) x )", QRegularExpression::MultilineOption);
+    for (auto m = line.globalMatch(log); m.hasNext();) {
+        const auto x = m.next();
+        counts[x.captured(1)] += x.captured(2).toInt();
+    }
+    return counts;
 }
 } // namespace
 
@@ -136,6 +150,53 @@ private slots:
     // Same model, CPU against Vulkan: within the engine standard's budgets everywhere (msit's
     // per-element rule fails most pairs over rounding), paired by identity though the two
     // graphs order their nodes differently.
+    // With --keep-fusion the probe reads Vulkan's fused chains only at their ends, as ggml-vulkan
+    // decides them (fusion_rules.h): the kernels it launches under the probe are those of the
+    // run nobody watches, the chains the dump records are its fused kernels, and observing
+    // changes no result. Read node by node, the fused kernels are gone.
+    void keepFusionLeavesVulkansKernelsAsTheyRun()
+    {
+        const QString program = cmd("model-f32.gguf", "vulkan");
+        QProcess plain;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("GGML_VK_PERF_LOGGER", "1");
+        plain.setProcessEnvironment(env);
+        plain.start("/bin/sh", {"-c", program});
+        QVERIFY(plain.waitForFinished(120000) && plain.exitCode() == 0);
+        const auto unobserved = kernelCounts(QString::fromUtf8(plain.readAllStandardError() + plain.readAllStandardOutput()));
+        for (const char *fused : {"RMS_NORM_MUL", "ROPE_VIEW_SET_ROWS", "MUL_MAT_ADD"})
+            QVERIFY2(unobserved.value(fused) > 0, fused);
+
+        const QString out = m_dir.path() + "/kept";
+        const Run kept = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model", "stats",
+                                      "-er", "0,100", "--keep-fusion", "-o", out});
+        QVERIFY2(kept.code == 0, qPrintable(kept.err));
+        QCOMPARE(kernelCounts(kept.err + kept.out), unobserved);
+        const Run checked = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
+                                         "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/kept-checked"});
+        QVERIFY2(checked.code == 0 && checked.err.contains(QRegularExpression(
+                                          "observer:    observing changed nothing: 4 round\\(s\\) computed the same")),
+                 qPrintable(checked.err));
+        const auto dumps = dumpsInside(out.toStdString());
+        QCOMPARE(dumps.size(), size_t(1));
+        QMap<QString, int> recorded;
+        for (const auto &[round, chains] : readFusionRecords(dumps[0]))
+            for (const FusedChainRecord &c : chains) {
+                QCOMPARE(c.backend, std::string("Vulkan0"));
+                recorded[QString::fromStdString(c.types).replace('+', '_')] += 1;
+            }
+        for (auto it = recorded.begin(); it != recorded.end(); ++it)
+            QCOMPARE(it.value(), unobserved.value(it.key()));
+        QCOMPARE(recorded.keys(), (QStringList{"MUL_MAT_ADD", "RMS_NORM_MUL", "ROPE_VIEW_SET_ROWS"}));
+
+        const Run unfused = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model",
+                                         "stats", "-er", "0,100", "-o", m_dir.path() + "/unfused"});
+        QVERIFY2(unfused.code == 0, qPrintable(unfused.err));
+        const auto split = kernelCounts(unfused.err + unfused.out);
+        for (const char *fused : {"RMS_NORM_MUL", "ROPE_VIEW_SET_ROWS", "MUL_MAT_ADD"})
+            QCOMPARE(split.value(fused), 0);
+    }
+
     void cpuAgainstVulkanIsWithinTolerance()
     {
         const QString cpu = dumpOf("model-f32.gguf", "cpu", "cpu"), vk = dumpOf("model-f32.gguf", "vulkan", "vk");

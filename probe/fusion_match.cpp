@@ -1,0 +1,172 @@
+#include "fusion_match.h"
+
+#include <algorithm>
+
+namespace llmscope::probe::fusion {
+namespace {
+
+// Bytes of one element of a type whose blocks hold one; 0 for the others (quantized types).
+size_t elementSize(ggml_type t)
+{
+    switch (t) {
+    case GGML_TYPE_F32:
+    case GGML_TYPE_I32:
+        return 4;
+    case GGML_TYPE_F16:
+    case GGML_TYPE_BF16:
+    case GGML_TYPE_I16:
+        return 2;
+    case GGML_TYPE_I64:
+    case GGML_TYPE_F64:
+        return 8;
+    case GGML_TYPE_I8:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+// ggml_is_contiguous_n: dimensions above n packed, those up to n any stride within.
+bool contiguousN(const ggml_tensor *t, int n)
+{
+    size_t next = elementSize(t->type);
+    if (next == 0)
+        return false;
+    if (t->ne[0] != 1 && t->nb[0] != next)
+        return false;
+    next *= size_t(t->ne[0]);
+    for (int i = 1; i < GGML_MAX_DIMS; ++i) {
+        if (t->ne[i] == 1)
+            continue;
+        if (i > n) {
+            if (t->nb[i] != next)
+                return false;
+            next *= size_t(t->ne[i]);
+        } else {
+            next = size_t(t->ne[i]) * t->nb[i];
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+Graph::Graph(const GraphTopology &t, const std::vector<int> &backends) : topo(t), backendOf(backends)
+{
+    for (const GraphNode &n : topo.nodes)
+        for (int s = 0; s < GGML_MAX_SRC; ++s)
+            if (n.tensor->src[s])
+                ++uses[n.tensor->src[s]];
+}
+
+int Graph::usesOf(const ggml_tensor *t) const
+{
+    const auto u = uses.find(t);
+    return u == uses.end() ? 0 : u->second;
+}
+
+bool Graph::oneBackend(size_t first, size_t n) const
+{
+    if (first + n > size() || backendOf.size() != size())
+        return false;
+    for (size_t k = 1; k < n; ++k)
+        if (backendOf[first + k] != backendOf[first])
+            return false;
+    return true;
+}
+
+bool canFuse(const Graph &g, size_t first, const ggml_op *ops, size_t n)
+{
+    if (!g.oneBackend(first, n))
+        return false;
+    for (size_t k = 0; k < n; ++k) {
+        const ggml_tensor *node = g.node(first + k);
+        if (node->op != ops[k] || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
+            return false;
+        if (k + 1 < n && (g.usesOf(node) != 1 || node->view_src || (node->flags & GGML_TENSOR_FLAG_OUTPUT)))
+            return false;
+        if (k > 0) {
+            const ggml_tensor *prev = g.node(first + k - 1);
+            if ((node->src[0] != prev && node->src[1] != prev) || !sameShape(node, prev))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool canFuseSubgraph(const Graph &g, size_t first, std::initializer_list<ggml_op> ops, std::initializer_list<int> outputs)
+{
+    const size_t n = ops.size();
+    if (!g.oneBackend(first, n))
+        return false;
+    auto inside = [&](const ggml_tensor *t) {
+        for (size_t k = 0; k < n; ++k)
+            if (g.node(first + k) == t)
+                return true;
+        return false;
+    };
+    for (size_t k = 0; k < n; ++k) {
+        const ggml_tensor *node = g.node(first + k);
+        if (node->op != ops.begin()[k] || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
+            return false;
+        if (std::find(outputs.begin(), outputs.end(), int(k)) != outputs.end())
+            continue;
+        if (node->flags & GGML_TENSOR_FLAG_OUTPUT)
+            return false;
+        int inner = 0;
+        for (size_t j = k + 1; j < n; ++j)
+            for (int s = 0; s < GGML_MAX_SRC; ++s)
+                inner += g.node(first + j)->src[s] == node;
+        if (inner != g.usesOf(node))
+            return false;
+        // a view's sources must lie inside the run too, or be constant: ggml asks the buffer
+        // whether it holds weights; a leaf that is not a trained parameter is taken as one
+        for (const ggml_tensor *v = node->view_src; v; v = v->view_src)
+            if (!inside(v) && !(v->op == GGML_OP_NONE && !(v->flags & GGML_TENSOR_FLAG_PARAM)))
+                return false;
+    }
+    return true;
+}
+
+bool edgesAre(const Graph &g, size_t first, std::initializer_list<std::array<int, 3>> edges)
+{
+    for (const auto &e : edges)
+        if (g.node(first + size_t(e[0]))->src[e[1]] != g.node(first + size_t(e[2])))
+            return false;
+    return true;
+}
+
+bool sameShape(const ggml_tensor *a, const ggml_tensor *b)
+{
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+        if (a->ne[d] != b->ne[d])
+            return false;
+    return true;
+}
+
+bool sameStride(const ggml_tensor *a, const ggml_tensor *b)
+{
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+        if (a->nb[d] != b->nb[d])
+            return false;
+    return true;
+}
+
+bool contiguous(const ggml_tensor *t) { return contiguousN(t, 0); }
+bool contiguous1(const ggml_tensor *t) { return contiguousN(t, 1); }
+bool contiguousRows(const ggml_tensor *t) { return t->ne[0] == 1 || t->nb[0] == elementSize(t->type); }
+
+bool canRepeat(const ggml_tensor *a, const ggml_tensor *b)
+{
+    if (elements(a) == 0)
+        return elements(b) == 0;
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+        if (a->ne[d] == 0 || b->ne[d] % a->ne[d] != 0)
+            return false;
+    return true;
+}
+
+int64_t rows(const ggml_tensor *t) { return t->ne[1] * t->ne[2] * t->ne[3]; }
+int64_t elements(const ggml_tensor *t) { return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3]; }
+
+} // namespace llmscope::probe::fusion

@@ -1,0 +1,292 @@
+// What ggml's Vulkan backend computes fused, as ggml_backend_vk_graph_compute decides it at each
+// node (ggml-vulkan.cpp: the first of its patterns that fits, ggml_vk_can_fuse and its
+// pattern-specific checks), for the patterns of the models llama.cpp runs without experts:
+// MULTI_ADD, MUL_MAT+ADD(+ADD), RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD(+MUL)),
+// RMS_NORM+VIEW+SET_ROWS, GELU/SIGMOID/SILU/SOFTPLUS+MUL and ROPE+VIEW+SET_ROWS. Not modelled:
+// the mixture-of-experts patterns (MUL_MAT_ID+ADD_ID/MUL, the TOPK_MOE routings), SSM_CONV,
+// SNAKE; their nodes are read, which computes them unfused (the observer check says when that
+// changed the program's results).
+//
+// What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
+// multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
+// never changes what the program computes; at worst an inner node that ran alone is not read.
+#include "vulkan_fusion.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace llmscope::probe {
+namespace {
+
+using namespace fusion;
+
+int32_t param(const ggml_tensor *t, int i)
+{
+    int32_t v;
+    std::memcpy(&v, reinterpret_cast<const char *>(t->op_params) + i * sizeof(int32_t), sizeof v);
+    return v;
+}
+
+bool f32(const ggml_tensor *t) { return t && t->type == GGML_TYPE_F32; }
+const ggml_tensor *otherSource(const ggml_tensor *op, const ggml_tensor *one)
+{
+    return op->src[0] == one ? op->src[1] : op->src[0];
+}
+
+// Bytes a tensor spans (ggml_nbytes) for types of one element a block; 0 when not known.
+size_t spanBytes(const ggml_tensor *t)
+{
+    size_t es = 0;
+    switch (t->type) {
+    case GGML_TYPE_F32:
+    case GGML_TYPE_I32:
+        es = 4;
+        break;
+    case GGML_TYPE_F16:
+    case GGML_TYPE_BF16:
+        es = 2;
+        break;
+    case GGML_TYPE_I64:
+        es = 8;
+        break;
+    default:
+        return 0;
+    }
+    size_t n = es;
+    for (int d = 0; d < GGML_MAX_DIMS; ++d) {
+        if (t->ne[d] <= 0)
+            return 0;
+        n += size_t(t->ne[d] - 1) * t->nb[d];
+    }
+    return n;
+}
+
+// ggml_vk_tensors_overlap: one buffer, ranges that meet (an elementwise source may be the
+// destination exactly). A span the probe cannot size is taken as meeting.
+bool overlap(const ggml_tensor *a, const ggml_tensor *b, bool elementwise)
+{
+    if (!a->buffer || a->buffer != b->buffer || !a->data || !b->data)
+        return false;
+    const auto aBase = reinterpret_cast<uintptr_t>(a->data), bBase = reinterpret_cast<uintptr_t>(b->data);
+    const size_t aSize = spanBytes(a), bSize = spanBytes(b);
+    if (aSize == 0 || bSize == 0)
+        return true;
+    if (elementwise && aBase == bBase && aSize == bSize)
+        return false;
+    return (bBase <= aBase && aBase < bBase + bSize) || (aBase <= bBase && bBase < aBase + aSize);
+}
+
+// ggml_vk_can_fuse's RMS_NORM+MUL checks (and +ADD, +ADD+MUL): float32 throughout, a broadcast
+// only of the weight, rows contiguous; the residual and sum whole and packed; a post-scale one
+// number.
+bool rmsNormMulOk(const Graph &g, size_t i, size_t n)
+{
+    const ggml_tensor *rms = g.node(i), *mul = g.node(i + 1);
+    if (!f32(rms) || !f32(rms->src[0]) || !f32(mul->src[0]) || !f32(mul->src[1]) || !f32(mul))
+        return false;
+    if (rms == mul->src[1] && !sameShape(mul->src[0], rms))
+        return false;
+    if (!contiguousRows(mul->src[0]) || !contiguousRows(mul->src[1]))
+        return false;
+    if (n >= 3 && g.node(i + 2)->op == GGML_OP_ADD) {
+        const ggml_tensor *add = g.node(i + 2);
+        if (add->src[0] != mul && add->src[1] != mul)
+            return false;
+        const ggml_tensor *residual = otherSource(add, mul);
+        if (!f32(residual) || !f32(add) || !sameShape(add, residual) || !contiguous(residual) || !contiguous(add))
+            return false;
+        if (n == 4) {
+            const ggml_tensor *post = g.node(i + 3);
+            if (post->op != GGML_OP_MUL || (post->src[0] != add && post->src[1] != add))
+                return false;
+            const ggml_tensor *scale = otherSource(post, add);
+            if (!f32(scale) || !f32(post) || elements(scale) != 1 || !contiguous(post))
+                return false;
+        }
+    }
+    return true;
+}
+
+// A matrix-vector product and its bias: one row, the bias of the product's type, shape and strides.
+bool mulMatAddOk(const ggml_tensor *mul, const ggml_tensor *add)
+{
+    const ggml_tensor *bias = otherSource(add, mul);
+    return bias && rows(mul) == 1 && mul->type == bias->type && sameShape(mul, bias) && sameStride(mul, bias);
+}
+
+// ggml_vk_can_fuse_rms_norm_mul_rope: packed tensors, normal or NeoX rotation, rows of at most
+// 1024 (the shared memory between the product and the rotation).
+bool rmsNormMulRopeOk(const Graph &g, size_t i)
+{
+    const ggml_tensor *rms = g.node(i), *mul = g.node(i + 1), *rope = g.node(i + 2);
+    const int mode = param(rope, 2);
+    return contiguous(rms) && contiguous(mul) && contiguous(rope) &&
+           (mode == GGML_ROPE_TYPE_NEOX || mode == 0 /* normal */) && mul->ne[0] <= 1024;
+}
+
+// A SET_ROWS epilogue's checks (ggml_vk_can_fuse_rope_set_rows and _rms_norm_set_rows): the
+// producer's rows flattened one per index, 64-bit packed indices, a float destination.
+bool setRowsEpilogueOk(const ggml_tensor *producer, const ggml_tensor *view, const ggml_tensor *setRows)
+{
+    const ggml_tensor *idx = setRows->src[1];
+    if (setRows->type != GGML_TYPE_F32 && setRows->type != GGML_TYPE_F16)
+        return false;
+    if (!idx || idx->type != GGML_TYPE_I64 || !contiguous(idx) ||
+        setRows->nb[0] != (setRows->type == GGML_TYPE_F32 ? 4u : 2u))
+        return false;
+    return contiguous(view) && view->ne[0] == producer->ne[0] * producer->ne[1] && view->ne[1] == producer->ne[2] &&
+           view->ne[2] == 1 && view->ne[3] == 1 && elements(idx) == producer->ne[2];
+}
+
+bool ropeSetRowsOk(const Graph &g, size_t i)
+{
+    const ggml_tensor *rope = g.node(i);
+    if (!rope->src[0] || rope->src[0]->ne[3] != 1)
+        return false;
+    const int mode = param(rope, 2);
+    if (mode != 0 && mode != GGML_ROPE_TYPE_NEOX && mode != GGML_ROPE_TYPE_MROPE && mode != GGML_ROPE_TYPE_IMROPE)
+        return false;
+    return setRowsEpilogueOk(rope, g.node(i + 1), g.node(i + 2));
+}
+
+bool rmsNormSetRowsOk(const Graph &g, size_t i)
+{
+    const ggml_tensor *rms = g.node(i);
+    return f32(rms) && f32(rms->src[0]) && rms->ne[3] == 1 && contiguous(rms->src[0]) &&
+           setRowsEpilogueOk(rms, g.node(i + 1), g.node(i + 2));
+}
+
+// ggml_vk_can_fuse_unary_mul: GELU, SIGMOID, SILU or SOFTPLUS times a tensor of its type that
+// tiles into the result.
+bool unaryMulOk(const Graph &g, size_t i)
+{
+    if (!canFuseSubgraph(g, i, {GGML_OP_UNARY, GGML_OP_MUL}, {1}))
+        return false;
+    const ggml_tensor *unary = g.node(i), *mul = g.node(i + 1);
+    const int op = param(unary, 0);
+    if (op != GGML_UNARY_OP_GELU && op != GGML_UNARY_OP_SIGMOID && op != GGML_UNARY_OP_SILU && op != GGML_UNARY_OP_SOFTPLUS)
+        return false;
+    if ((unary->type != GGML_TYPE_F32 && unary->type != GGML_TYPE_F16) || unary->type != mul->type)
+        return false;
+    if (mul->src[0] != unary && mul->src[1] != unary)
+        return false;
+    const ggml_tensor *other = otherSource(mul, unary);
+    if (!other || other->type != unary->type || !contiguous1(other) || !unary->src[0] || !contiguous1(unary->src[0]))
+        return false;
+    return mul->src[0] == unary ? canRepeat(other, unary) : canRepeat(unary, mul->src[0]);
+}
+
+// ggml_vk_fuse_multi_add: a run of ADDs of the first one's shape in float32 (at most
+// MAX_FUSED_ADDS, 9), shortened until ggml_can_fuse holds; one ADD alone is not a fusion.
+size_t multiAdd(const Graph &g, size_t i)
+{
+    constexpr size_t kMaxAdds = 9;
+    const ggml_tensor *first = g.node(i);
+    if (first->op != GGML_OP_ADD)
+        return 0;
+    size_t n = 1;
+    while (i + n < g.size() && g.node(i + n)->op == GGML_OP_ADD && n < kMaxAdds)
+        ++n;
+    for (size_t k = 0; k < n; ++k) {
+        const ggml_tensor *a = g.node(i + k);
+        if (!a->src[0] || !a->src[1] || !sameShape(first, a->src[0]) || !sameShape(first, a->src[1]) || !f32(a) ||
+            !f32(a->src[0]) || !f32(a->src[1])) {
+            n = k;
+            break;
+        }
+    }
+    static constexpr ggml_op kAdds[kMaxAdds] = {GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD,
+                                               GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD};
+    while (n > 1 && !canFuse(g, i, kAdds, n))
+        --n;
+    return n > 1 ? n : 0;
+}
+
+// Which of a chain's ops read their sources elementwise (ggml_backend_vk_graph_compute's
+// op_srcs_fused_elementwise): a source of another kind may not share the result's memory.
+struct Pattern {
+    size_t length = 0;
+    const char *types = "";
+    std::vector<bool> elementwise;
+};
+
+Pattern patternAt(const Graph &g, size_t i)
+{
+    const ggml_op op = g.node(i)->op;
+    if (op == GGML_OP_ADD) {
+        if (const size_t n = multiAdd(g, i)) {
+            static const char *kNames[] = {"", "", "ADD+ADD", "ADD+ADD+ADD", "ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD"};
+            return {n, kNames[n], std::vector<bool>(n, true)};
+        }
+        return {};
+    }
+    if (op == GGML_OP_MUL_MAT) {
+        if (canFuse(g, i, {GGML_OP_MUL_MAT, GGML_OP_ADD, GGML_OP_ADD}) && mulMatAddOk(g.node(i), g.node(i + 1)) &&
+            mulMatAddOk(g.node(i + 1), g.node(i + 2)))
+            return {3, "MUL_MAT+ADD+ADD", {false, true, true}};
+        if (canFuse(g, i, {GGML_OP_MUL_MAT, GGML_OP_ADD}) && mulMatAddOk(g.node(i), g.node(i + 1)))
+            return {2, "MUL_MAT+ADD", {false, true}};
+        return {};
+    }
+    if (op == GGML_OP_RMS_NORM) {
+        if (canFuseSubgraph(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {4}) &&
+            edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 3}}) && rmsNormMulRopeOk(g, i) && ropeSetRowsOk(g, i + 2))
+            return {5, "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS", std::vector<bool>(5, false)};
+        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE}) && rmsNormMulOk(g, i, 3) && rmsNormMulRopeOk(g, i))
+            return {3, "RMS_NORM+MUL+ROPE", {false, true, true}};
+        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ADD, GGML_OP_MUL}) && rmsNormMulOk(g, i, 4))
+            return {4, "RMS_NORM+MUL+ADD+MUL", std::vector<bool>(4, true)};
+        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ADD}) && rmsNormMulOk(g, i, 3))
+            return {3, "RMS_NORM+MUL+ADD", std::vector<bool>(3, true)};
+        if (canFuseSubgraph(g, i, {GGML_OP_RMS_NORM, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
+            edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}}) && rmsNormSetRowsOk(g, i))
+            return {3, "RMS_NORM+VIEW+SET_ROWS", std::vector<bool>(3, false)};
+        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL}) && rmsNormMulOk(g, i, 2))
+            return {2, "RMS_NORM+MUL", {true, true}};
+        return {};
+    }
+    if (op == GGML_OP_UNARY && unaryMulOk(g, i)) {
+        static const char *kNames[GGML_UNARY_OP_COUNT] = {};
+        kNames[GGML_UNARY_OP_GELU] = "GELU+MUL";
+        kNames[GGML_UNARY_OP_SIGMOID] = "SIGMOID+MUL";
+        kNames[GGML_UNARY_OP_SILU] = "SILU+MUL";
+        kNames[GGML_UNARY_OP_SOFTPLUS] = "SOFTPLUS+MUL";
+        return {2, kNames[param(g.node(i), 0)], {true, true}};
+    }
+    if (op == GGML_OP_ROPE && canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
+        edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}}) && ropeSetRowsOk(g, i))
+        return {3, "ROPE+VIEW+SET_ROWS", std::vector<bool>(3, false)};
+    return {};
+}
+
+// The fusion is dropped where the chain's result would overwrite a source still being read.
+bool overwritesASource(const Graph &g, size_t i, const Pattern &p)
+{
+    const ggml_tensor *dst = g.node(i + p.length - 1);
+    for (size_t k = 0; k < p.length; ++k)
+        for (int s = 0; s < GGML_MAX_SRC; ++s) {
+            const ggml_tensor *src = g.node(i + k)->src[s];
+            if (!src || src->op == GGML_OP_NONE || !overlap(src, dst, p.elementwise[k]))
+                continue;
+            bool inner = false;
+            for (size_t n = 0; n < k; ++n)
+                inner = inner || g.node(i + n) == src;
+            if (!inner)
+                return true;
+        }
+    return false;
+}
+
+} // namespace
+
+std::optional<FusedChain> vulkanChainAt(const fusion::Graph &g, size_t i)
+{
+    const Pattern p = patternAt(g, i);
+    if (p.length < 2 || overwritesASource(g, i, p))
+        return std::nullopt;
+    return FusedChain{int(i), int(i + p.length - 1), p.types};
+}
+
+} // namespace llmscope::probe

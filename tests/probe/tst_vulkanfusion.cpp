@@ -1,0 +1,212 @@
+// The probe's model of what ggml's Vulkan backend computes fused (vulkan_fusion.cpp), on graphs
+// built as llama.cpp builds a layer's: the norm and its weight, the keys rotated and written into
+// the cache, the output product and the residual. Which chains it finds, and where Vulkan's own
+// checks refuse one: a prompt's product (not one row), a quantized cache, a chain split across
+// backends, a result that would overwrite a source still being read, fusion switched off.
+// tst_vulkan holds the model against what ggml-vulkan launches on Mesa's device.
+#include <QTest>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ggml.h>
+
+#include "fusion_rules.h"
+#include "graph_topology.h"
+#include "ggml_api.h"
+
+using namespace llmscope::probe;
+
+namespace {
+
+struct Layer {
+    ggml_context *ctx = nullptr;
+    ggml_cgraph *gf = nullptr;
+    ggml_tensor *normIn = nullptr, *normed = nullptr, *attnOut = nullptr, *residual = nullptr;
+    ~Layer() { ggml_free(ctx); }
+};
+
+// tokens: 1 for a decoded token, more for a prompt; cache: the KV cache's type.
+std::unique_ptr<Layer> buildLayer(int tokens, ggml_type cache = GGML_TYPE_F16)
+{
+    auto l = std::make_unique<Layer>();
+    ggml_init_params params{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    l->ctx = ggml_init(params);
+    ggml_context *c = l->ctx;
+    constexpr int width = 64, head = 16, kvHeads = 2;
+    ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, width, tokens);
+    ggml_set_input(x);
+    ggml_tensor *normW = ggml_new_tensor_1d(c, GGML_TYPE_F32, width);
+    ggml_tensor *wk = ggml_new_tensor_2d(c, GGML_TYPE_F32, width, head * kvHeads);
+    ggml_tensor *wo = ggml_new_tensor_2d(c, GGML_TYPE_F32, width, width);
+    ggml_tensor *pos = ggml_new_tensor_1d(c, GGML_TYPE_I32, tokens);
+    ggml_tensor *idx = ggml_new_tensor_1d(c, GGML_TYPE_I64, tokens);
+    ggml_set_input(pos);
+    ggml_set_input(idx);
+    ggml_tensor *cacheK = ggml_new_tensor_2d(c, cache, head * kvHeads, 256);
+    ggml_set_name(cacheK, "cache_k_l0");
+
+    ggml_tensor *norm = ggml_rms_norm(c, x, 1e-5f);
+    ggml_set_name(norm, "norm-0");
+    ggml_tensor *attnNorm = ggml_mul(c, norm, normW);
+    ggml_set_name(attnNorm, "attn_norm-0");
+    ggml_tensor *k = ggml_mul_mat(c, wk, attnNorm);
+    ggml_set_name(k, "Kcur-0");
+    k = ggml_reshape_3d(c, k, head, kvHeads, tokens);
+    k = ggml_rope_ext(c, k, pos, nullptr, head, 0, 256, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    ggml_set_name(k, "Kcur-0");
+    ggml_tensor *kRows = ggml_view_2d(c, k, head * kvHeads, tokens, k->nb[2], 0);
+    ggml_tensor *write = ggml_set_rows(c, cacheK, kRows, idx);
+    ggml_tensor *attnOut = ggml_mul_mat(c, wo, attnNorm);
+    ggml_set_name(attnOut, "attn_out-0");
+    ggml_tensor *residual = ggml_add(c, attnOut, x);
+    ggml_set_name(residual, "ffn_inp-0");
+    ggml_set_output(residual);
+    l->gf = ggml_new_graph(c);
+    ggml_build_forward_expand(l->gf, write);
+    ggml_build_forward_expand(l->gf, residual);
+    l->normIn = x;
+    l->normed = attnNorm;
+    l->attnOut = attnOut;
+    l->residual = residual;
+    return l;
+}
+
+std::vector<std::string> chainsOf(const GraphTopology &topo, const std::vector<FusedChain> &chains)
+{
+    std::vector<std::string> out;
+    for (const FusedChain &f : chains) {
+        std::string s = f.types + ":";
+        for (int k = f.first; k <= f.last; ++k)
+            s += " " + topo.nodes[size_t(k)].type;
+        out.push_back(s);
+    }
+    return out;
+}
+
+} // namespace
+
+class TstVulkanFusion : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(ggml().complete(), "ggml's functions were not found"); }
+
+    void aDecodedTokensLayer()
+    {
+        auto l = buildLayer(1);
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        const auto chains = fusedChains(topo, FusingBackend::Vulkan);
+        QCOMPARE(chainsOf(topo, chains), (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL",
+                                                                   "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS",
+                                                                   "MUL_MAT+ADD: MUL_MAT ADD"}));
+        // each chain's inner nodes point at its end; the end and every other node are read
+        const auto into = fusedInto(chains, topo.nodes.size());
+        for (const FusedChain &f : chains) {
+            for (int k = f.first; k < f.last; ++k)
+                QCOMPARE(into[size_t(k)], f.last);
+            QCOMPARE(into[size_t(f.last)], -1);
+        }
+        // the CPU fuses only the norm
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Cpu)),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL"}));
+    }
+
+    // A prompt's output product has a row a token: Vulkan adds its bias in the product only for
+    // a matrix-vector product.
+    void aPromptsProductIsNotFused()
+    {
+        auto l = buildLayer(4);
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan)),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL", "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS"}));
+    }
+
+    // The rotation writes into the cache only a float cache: a q8_0 cache converts on its own.
+    void aQuantizedCacheKeepsItsWrite()
+    {
+        auto l = buildLayer(1, GGML_TYPE_Q8_0);
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan)),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL", "MUL_MAT+ADD: MUL_MAT ADD"}));
+    }
+
+    // The scheduler splits the graph between backends: no chain crosses the split.
+    void aChainNeverCrossesBackends()
+    {
+        auto l = buildLayer(1);
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        std::vector<int> backendOf(topo.nodes.size(), 0);
+        backendOf[size_t(topo.indexOf.at(l->residual))] = 1; // the residual on the CPU
+        const auto chains = fusedChains(topo, backendOf, {FusingBackend::Vulkan, FusingBackend::Cpu});
+        QCOMPARE(chainsOf(topo, chains), (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL",
+                                                                   "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS"}));
+        for (const FusedChain &f : chains)
+            QCOMPARE(f.backend, 0);
+    }
+
+    // Vulkan drops a fusion whose result would overwrite a source it still reads: the residual
+    // allocated over the product's input (the norm's result, dead after the product).
+    void aResultOverASourceIsNotFused()
+    {
+        auto l = buildLayer(1);
+        alignas(64) static char arena[1 << 16];
+        auto fakeBuffer = reinterpret_cast<ggml_backend_buffer_t>(&arena[0]);
+        size_t offset = 0;
+        for (int i = 0; i < ggml_graph_n_nodes(l->gf); ++i) { // every node its own bytes
+            ggml_tensor *t = ggml_graph_node(l->gf, i);
+            t->buffer = fakeBuffer;
+            if (!t->view_src) {
+                t->data = arena + offset;
+                offset += (ggml_nbytes(t) + 63) / 64 * 64;
+            } else {
+                t->data = static_cast<char *>(t->view_src->data) + t->view_offs;
+            }
+        }
+        {
+            const GraphTopology topo = GraphTopology::build(l->gf);
+            QCOMPARE(fusedChains(topo, FusingBackend::Vulkan).size(), size_t(3));
+        }
+        l->residual->data = l->normed->data; // same size: 64 floats
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan)),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL", "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS"}));
+    }
+
+    // A run of sums (MoE's expert outputs added up, a residual's terms) is one kernel; an
+    // activation times its gate is one.
+    void sumsAndGatedActivations()
+    {
+        ggml_init_params params{32 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        ggml_tensor *t[4];
+        for (auto &x : t)
+            x = ggml_new_tensor_2d(c, GGML_TYPE_F32, 32, 2);
+        ggml_tensor *sum = ggml_add(c, ggml_add(c, ggml_add(c, t[0], t[1]), t[2]), t[3]);
+        ggml_tensor *gated = ggml_mul(c, ggml_silu(c, sum), t[0]);
+        ggml_tensor *gelu = ggml_gelu(c, t[1]); // read again below: not fused
+        ggml_tensor *other = ggml_add(c, ggml_mul(c, gelu, t[2]), gelu);
+        ggml_tensor *out = ggml_add(c, ggml_scale(c, gated, 2.0f), ggml_scale(c, other, 2.0f));
+        ggml_set_output(out);
+        ggml_cgraph *gf = ggml_new_graph(c);
+        ggml_build_forward_expand(gf, out);
+        const GraphTopology topo = GraphTopology::build(gf);
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan)),
+                 (std::vector<std::string>{"ADD+ADD+ADD: ADD ADD ADD", "SILU+MUL: SILU MUL"}));
+        ggml_free(c);
+    }
+
+    // ggml-vulkan's switch: set to anything, it turns every fusion off.
+    void theSwitchTurnsItOff()
+    {
+        qputenv("GGML_VK_DISABLE_FUSION", "0");
+        QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None);
+        qunsetenv("GGML_VK_DISABLE_FUSION");
+        QCOMPARE(fusingBackend("Vulkan1"), FusingBackend::Vulkan);
+        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::None);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstVulkanFusion)
+#include "tst_vulkanfusion.moc"
