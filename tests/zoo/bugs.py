@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""The kernel zoo: faults of the kinds llama.cpp has shipped in its CPU backend and fixed, each
-written fresh as a small edit of the shipped source (ggml/src/ggml-cpu), and one change that
-only rounds differently, as a control. scripts/kernel_zoo builds a libggml-cpu.so for each;
-tests/probe/tst_kernelzoo.cpp hunts each one against the stock library.
+"""The kernel zoo: faults of the kinds llama.cpp has shipped in its CPU and Vulkan backends and
+fixed, each written fresh as a small edit of the shipped source (ggml/src/ggml-cpu,
+ggml/src/ggml-vulkan), and one change that only rounds differently, as a control.
+scripts/kernel_zoo builds a libggml-cpu.so (or libggml-vulkan.so) for each;
+tests/probe/tst_kernelzoo.cpp and tst_vulkanzoo.cpp hunt each one against the stock library.
 
-  bugs.py list            names, one a line
-  bugs.py apply NAME SRC  makes NAME's edit in the source tree SRC (exactly one match, or fails)
-  bugs.py describe NAME   what it does, in one line
-  bugs.py digest NAME     a digest of NAME's edit (scripts/kernel_zoo rebuilds what changed)
+  bugs.py list [cpu|vulkan]   names of the backend's faults (default cpu), one a line
+  bugs.py apply NAME SRC      makes NAME's edit in the source tree SRC (exactly one match, or fails)
+  bugs.py describe NAME       what it does, in one line
+  bugs.py digest NAME         a digest of NAME's edit (scripts/kernel_zoo rebuilds what changed)
+  bugs.py fix vulkan SRC      the edits that let this llama.cpp's Vulkan backend build with
+                              Debian bookworm's glslc and Vulkan headers (no shader or device
+                              path the software device runs is changed)
+  bugs.py fixes-digest vulkan a digest of those edits
 
 Each edit names its file, the text it replaces (found exactly once) and the new text.
 """
@@ -136,6 +141,28 @@ BUGS = {
         "new": "                    for (int64_t i00 = 0; i00 < ne00; i00++) {\n                        y[i00] = (i00 < ne00 - 8 ? x[i00] * scale : x[i00]) * w[i00];\n                    }\n",
         "about": "RMS_NORM+MUL fused: the last 8 columns of each row are left unnormalized (the unfused ops are right)",
     },
+    # Vulkan's fused RMS_NORM+MUL takes its epsilon from the MUL node's parameters (zero) instead
+    # of the norm's: llama.cpp #14540 (incoherent Mistral output on Vulkan), fixed by #14545
+    # ("the fused operation was grabbing the epsilon value from the wrong place"). The unfused
+    # RMS_NORM is right.
+    "vk-fused-norm-eps": {
+        "backend": "vulkan",
+        "file": "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+        "old": "    vk_op_binary_push_constants bin = ggml_vk_rms_norm_push_constants(src0, src1, dst, op_params[0], num_partials);",
+        "new": "    vk_op_binary_push_constants bin = ggml_vk_rms_norm_push_constants(src0, src1, dst, ((const float *) dst->op_params)[0], num_partials);",
+        "about": "Vulkan RMS_NORM+MUL fused: epsilon read from the MUL's parameters, not the norm's (#14540)",
+    },
+    # Vulkan's ROPE+VIEW+SET_ROWS epilogue (the rotated keys written straight into the KV cache,
+    # #16769) puts a batch's last row one cell late, where no row of the batch goes, and leaves
+    # its own cell as it was; the unfused SET_ROWS places every row right (the kind of the cell
+    # placement bugs, in the fused path only).
+    "vk-rope-cache-cell": {
+        "backend": "vulkan",
+        "file": "ggml/src/ggml-vulkan/vulkan-shaders/rope_funcs.glsl",
+        "old": "        idst = i1*p.nb11 + i0;\n        idst += rope_data_i[i2].x * p.set_rows_stride;",
+        "new": "        idst = i1*p.nb11 + i0;\n        idst += (rope_data_i[i2].x + (i2 > 0 && i2 + 1 == p.ne02 ? 1u : 0u)) * p.set_rows_stride;",
+        "about": "Vulkan ROPE+VIEW+SET_ROWS fused: a batch's last row written one cell late, its own cell left as it was",
+    },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
     "control-rounding": {
@@ -147,29 +174,86 @@ BUGS = {
 }
 
 
+# Debian bookworm's glslc (2023.2) has no GL_KHR_cooperative_matrix and its Vulkan headers
+# (1.3.239) no VK_EXT_layer_settings. The flash attention decode shaders compiled for Intel's
+# cooperative matrices, and the validation layer's settings, are left out where they are not
+# supported, as the backend already does for its other optional extensions.
+FIXES = {
+    "vulkan": [
+        {
+            "file": "ggml/src/ggml-vulkan/vulkan-shaders/vulkan-shaders-gen.cpp",
+            "old": '    string_to_spv("fa_decode_ph1", "flash_attn_decode_phase_1.comp", {}, true, true, false, false);\n'
+                   '    string_to_spv("fa_decode_ph2", "flash_attn_decode_phase_2.comp", {}, true, true, false, false);\n',
+            "new": '#if defined(GGML_VULKAN_COOPMAT_GLSLC_SUPPORT)\n'
+                   '    string_to_spv("fa_decode_ph1", "flash_attn_decode_phase_1.comp", {}, true, true, false, false);\n'
+                   '    string_to_spv("fa_decode_ph2", "flash_attn_decode_phase_2.comp", {}, true, true, false, false);\n'
+                   '#endif\n',
+        },
+        {
+            "file": "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+            "old": '            ggml_vk_create_pipeline(device, pipelines.first, "xe_fa_decode_ph1", fa_decode_ph1_cm1_len,',
+            "new": '#if defined(GGML_VULKAN_COOPMAT_GLSLC_SUPPORT)\n'
+                   '            ggml_vk_create_pipeline(device, pipelines.first, "xe_fa_decode_ph1", fa_decode_ph1_cm1_len,',
+        },
+        {
+            "file": "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+            "old": 'split_p_per_iter_ph2, split_p_chunk, out_dim_per_wg }, 1, false, true, xe_native_sub_group_size);\n',
+            "new": 'split_p_per_iter_ph2, split_p_chunk, out_dim_per_wg }, 1, false, true, xe_native_sub_group_size);\n'
+                   '#endif\n',
+        },
+        {
+            "file": "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+            "old": "    std::vector<vk::LayerSettingEXT> settings = {",
+            "new": "#if defined(VK_EXT_layer_settings)\n    std::vector<vk::LayerSettingEXT> settings = {",
+        },
+        {
+            "file": "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+            "old": "    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions, &layer_setting_info);\n",
+            "new": "    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions, &layer_setting_info);\n"
+                   "#else\n"
+                   "    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions);\n"
+                   "#endif\n",
+        },
+    ],
+}
+
+
+def edit(src, e, what):
+    path = src + "/" + e["file"]
+    with open(path) as f:
+        text = f.read()
+    found = text.count(e["old"])
+    if found != 1:
+        print("bugs.py: %s: the text to replace is found %d times in %s (another llama.cpp?)" % (what, found, path),
+              file=sys.stderr)
+        return False
+    with open(path, "w") as f:
+        f.write(text.replace(e["old"], e["new"]))
+    return True
+
+
+def digest(obj):
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "list":
-        print("\n".join(BUGS))
+    if len(argv) in (2, 3) and argv[1] == "list":
+        backend = argv[2] if len(argv) == 3 else "cpu"
+        print("\n".join(n for n, b in BUGS.items() if b.get("backend", "cpu") == backend))
         return 0
     if len(argv) == 3 and argv[1] == "digest" and argv[2] in BUGS:
-        print(hashlib.sha256(json.dumps(BUGS[argv[2]], sort_keys=True).encode()).hexdigest()[:16])
+        print(digest(BUGS[argv[2]]))
         return 0
     if len(argv) == 3 and argv[1] == "describe" and argv[2] in BUGS:
         print(BUGS[argv[2]]["about"])
         return 0
     if len(argv) == 4 and argv[1] == "apply" and argv[2] in BUGS:
-        bug = BUGS[argv[2]]
-        path = argv[3] + "/" + bug["file"]
-        with open(path) as f:
-            text = f.read()
-        found = text.count(bug["old"])
-        if found != 1:
-            print("bugs.py: %s: the text to replace is found %d times in %s (another llama.cpp?)" % (argv[2], found, path),
-                  file=sys.stderr)
-            return 1
-        with open(path, "w") as f:
-            f.write(text.replace(bug["old"], bug["new"]))
+        return 0 if edit(argv[3], BUGS[argv[2]], argv[2]) else 1
+    if len(argv) == 3 and argv[1] == "fixes-digest" and argv[2] in FIXES:
+        print(digest(FIXES[argv[2]]))
         return 0
+    if len(argv) == 4 and argv[1] == "fix" and argv[2] in FIXES:
+        return 0 if all(edit(argv[3], e, "fix %d" % i) for i, e in enumerate(FIXES[argv[2]])) else 1
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -1,0 +1,132 @@
+// The hunt on faults of ggml's Vulkan backend in its fused kernels (tests/zoo/bugs.py list vulkan,
+// built by scripts/kernel_zoo): llama.cpp's own llama-simple from the bundle, on Mesa's software
+// Vulkan device, against its CPU backend or the stock Vulkan one. The probe leaves Vulkan's
+// chains whole (fusion_rules.h), so a fault only the fused path has is found at its chain and
+// blamed on the fused kernel; with the backend's fusion switched off the same program computes
+// right, and the hunt says nothing departs; the stock backend, fused against unfused, agrees.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "../engine/engine_run.h"
+
+
+namespace {
+const QString kBin = LLMSCOPE_BIN_DIR;
+// The zoo's fault model's shape (tst_kernelzoo's): 160 wide, heads of 40.
+constexpr int kWidth = 160, kHeads = 4, kFfn = 512;
+} // namespace
+
+class TstVulkanZoo : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_zoo, m_model;
+
+    // llama-simple on Vulkan with the zoo's backend `backend` ("stock" or a fault).
+    QString onVulkan(const QString &backend, bool fusion = true) const
+    {
+        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib-vulkan/" + backend + " GGML_VK_VISIBLE_DEVICES=0" +
+               (fusion ? "" : " GGML_VK_DISABLE_FUSION=1") + " " + m_zoo + "/build-vulkan/bin/llama-simple -m " +
+               m_model + " -n 3 Hello";
+    }
+    // The same program on the zoo's stock CPU backend: the golden users have.
+    QString onCpu() const
+    {
+        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo + "/build/bin/llama-simple -m " + m_model +
+               " -n 3 Hello";
+    }
+    engine::LlmscopeRun hunt(const QString &golden, const QString &test, const QString &name)
+    {
+        return engine::llmscope(kBin, {"hunt", "--golden", golden, "--test", test, "-o", m_dir.path() + "/" + name});
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_zoo = engine::zooDir();
+        if (!QFile::exists(m_zoo + "/lib-vulkan/stock/libggml-vulkan.so"))
+            QSKIP(qPrintable("the kernel zoo's Vulkan backend is not built in " + m_zoo +
+                             ": run scripts/kernel_zoo (it needs glslc, libvulkan-dev and spirv-headers)"));
+        m_model = m_dir.path() + "/m.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", QString::number(kWidth), "--heads",
+                                         QString::number(kHeads), "--kv-heads", "2", "--ff", QString::number(kFfn)}));
+    }
+
+    // The stock backend computing its chains fused agrees with itself unfused, and with the CPU.
+    void theStockBackendIsClean()
+    {
+        const auto unfused = hunt(onVulkan("stock", false), onVulkan("stock"), "stock-fusion");
+        QVERIFY2(unfused.code == 1 && engine::concludes(unfused.err, "every operation is within its budget in every round"),
+                 qPrintable(unfused.err));
+        QVERIFY2(unfused.err.contains("\n  observing changed nothing: "), qPrintable(unfused.err));
+        const auto cpu = hunt(onCpu(), onVulkan("stock"), "stock-cpu");
+        QVERIFY2(cpu.code == 1 && engine::concludes(cpu.err, "every operation is within its budget in every round"),
+                 qPrintable(cpu.err));
+    }
+
+    // #14540: the fused RMS_NORM+MUL's epsilon taken from the MUL. Golden the CPU, as users run it.
+    void aFusedNormFaultIsFoundAtItsChain()
+    {
+        const auto r = hunt(onCpu(), onVulkan("vk-fused-norm-eps"), "norm-eps");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  observing changed nothing: "), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
+                                          R"(computed fused on Vulkan0: its end departs)"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(with fusion off, the same ops agree with golden's \(relative error 0(\.\d+)? %\): )"
+                                                   R"(the fused kernel is wrong)")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+
+        // the backend's own switch: the same program unfused computes right
+        const auto off = hunt(onCpu(), onVulkan("vk-fused-norm-eps", false), "norm-eps-off");
+        QVERIFY2(off.code == 1 && engine::concludes(off.err, "every operation is within its budget in every round"),
+                 qPrintable(off.err));
+    }
+
+    // The rotated keys written straight into the cache, a prompt's last row into the cell before.
+    void aFusedCacheWriteFaultIsFoundAtItsChain()
+    {
+        const auto r = hunt(onVulkan("stock"), onVulkan("vk-rope-cache-cell"), "rope-cell");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain ROPE\+VIEW\+SET_ROWS \(1_\d+ Kcur-0, 1_\d+ Kcur-0 \(view\), )"
+                                          R"(1_\d+ cache_k_l0 \(view\)\), computed fused on Vulkan0: its end departs)"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("the fused kernel is wrong"), qPrintable(r.err));
+
+        const auto off = hunt(onVulkan("stock"), onVulkan("vk-rope-cache-cell", false), "rope-cell-off");
+        QVERIFY2(off.code == 1 && engine::concludes(off.err, "every operation is within its budget in every round"),
+                 qPrintable(off.err));
+    }
+
+    // The spread of the faulty program with Vulkan's fusion on and off: the fused run departs at
+    // the chain; each run's observer check ran (the probe reading nothing) and found no change.
+    void aSpreadPartsTheFusedRunFromTheUnfused()
+    {
+        const QString out = m_dir.path() + "/spread-eps";
+        const auto r = engine::llmscope(kBin, {"spread", "--run", onVulkan("vk-fused-norm-eps"), "--fusion", "on,off", "-o", out});
+        QVERIFY2(r.code == 1, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(first departure: round 0, 1_\d+ attn_norm-0 \(MUL\): run 1 departs .*\[fusion on\]\))")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("it ends the chain RMS_NORM+MUL, which the departing run computed fused"), qPrintable(r.err));
+        QFile f(out + "/spread.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(j["observer_changed_run"].toInt(), -1);
+        const QJsonArray runs = j["runs"].toArray();
+        QCOMPARE(runs.size(), 2);
+        for (const auto &run : runs) {
+            const QJsonObject o = run.toObject()["observer"].toObject();
+            QVERIFY2(!o.isEmpty() && !o["changed"].toBool() && o["rounds_compared"].toInt() == 3,
+                     qPrintable(QJsonDocument(run.toObject()).toJson()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TstVulkanZoo)
+#include "tst_vulkanzoo.moc"
