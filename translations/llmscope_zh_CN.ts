@@ -2415,6 +2415,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Measuring rounds %1 to %2...</source>
         <translation>正在测量第 %1 至 %2 轮……</translation>
     </message>
+    <message>
+        <source>Observing changed run %1&apos;s results: the runs are compared as observed. </source>
+        <translation>观测改变了运行 %1 的结果：以下比对的是被观测时的运行。</translation>
+    </message>
 </context>
 <context>
     <name>SpreadDialog</name>

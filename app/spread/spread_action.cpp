@@ -120,11 +120,25 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     std::optional<std::vector<SpreadRun>> runs = co_await first;
     if (!self || !runs)
         co_return false;
+    // The observer check: each command once more, the probe loaded but reading nothing.
+    auto plainPass = dumpEvery(commands, spread::observerPass(), QStringLiteral("unobserved"), cancelled, job.generation);
+    const std::optional<std::vector<SpreadRun>> plain = co_await plainPass;
+    if (!self || !plain)
+        co_return false;
+    try {
+        for (size_t k = 0; k < runs->size(); ++k)
+            (*runs)[k].observer = checkObserver((*plain)[k].dump, (*runs)[k].dump);
+    } catch (const std::exception &e) {
+        co_return fail(QString::fromUtf8(e.what()));
+    }
     if (!request.tensors && spread::mustLineUp(*runs)) { // statistics of whole rounds do not line up by row
         auto again = dumpEvery(commands, spread::tensorPass(request), QStringLiteral("tensors"), cancelled, job.generation);
-        runs = co_await again;
-        if (!self || !runs)
+        std::optional<std::vector<SpreadRun>> lined = co_await again;
+        if (!self || !lined)
             co_return false;
+        for (size_t k = 0; k < lined->size(); ++k)
+            (*lined)[k].observer = (*runs)[k].observer;
+        runs = std::move(lined);
     }
     // The first pass compared; then, where runs part by statistics, the suspects' tensors
     // dumped and measured, their measures put in place.
@@ -161,12 +175,16 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     }
     m_result = std::make_shared<const SpreadResult>(std::move(*result));
     const SpreadResult *r = m_result.get();
-    const QString message = r->departs()
+    const int changed = r->observerChanged();
+    const QString observed = changed < 0 ? QString()
+                                         : tr("Observing changed run %1's results: the runs are compared as observed. ")
+                                               .arg(changed + 1);
+    const QString message = observed + (r->departs()
                                 ? tr("First departure: round %1, %2: run %3 departs")
                                       .arg(r->ops[size_t(r->firstDeparture)].round)
                                       .arg(QString::fromStdString(r->ops[size_t(r->firstDeparture)].label()))
                                       .arg(r->departingRun + 1) // as the runs were counted while they ran
-                                : tr("No run departs beyond its standard");
+                                : tr("No run departs beyond its standard"));
     m_job->end(job.generation, true, message);
     emit finished(true, message);
     co_return true;

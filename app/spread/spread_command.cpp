@@ -57,7 +57,12 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
 
 Writes DIR/spread.json (each run, each op's spread, first_departure with the run's index,
 nondeterministic) and DIR/spread.csv.
-Exit status: 0 no run departs beyond its standard, 1 one does, 2 it could not run.
+Each command also runs once with the probe loaded but reading nothing, and its results are
+held against the observed run's (as dump --check-observer): where observing changed a run's
+results, the spread says so first.
+Exit status: 0 no run departs beyond its standard, 1 one does, 2 it could not run, 4 none
+departs as observed but observing changed a run's results (what was compared is not what the
+program computes unobserved).
 )";
 
 using cli::say;
@@ -69,6 +74,10 @@ void sayResult(const SpreadResult &r, const std::string &folder)
         " pairs compared op by op\n");
     for (size_t k = 0; k < r.runs.size(); ++k) // counted from 1, as they ran (spread.json: indices from 0)
         say("  run " + std::to_string(k + 1) + ": " + r.runs[k].command + "\n");
+    if (const int c = r.observerChanged(); c >= 0)
+        say("observer: observing changed run " + std::to_string(c + 1) + "'s results: " +
+            observerCheckText(*r.runs[size_t(c)].observer) +
+            "; what follows compares the runs as observed, not as the program computes unobserved\n");
     int listed = 0;
     for (const SpreadOp &o : r.ops)
         if ((o.departs || o.spread > 0) && listed++ < 12)
@@ -86,6 +95,10 @@ void sayResult(const SpreadResult &r, const std::string &folder)
                                                                "parts from the unfused ops\n"
                                                              : ", computed fused by other runs than the departing one\n"));
         }
+    } else if (const int c = r.observerChanged(); c >= 0) {
+        say("no run departs beyond its standard as observed, but observing changed run " + std::to_string(c + 1) +
+            "'s results: the fault may lie where observing changes what runs; compare its two runs' logits with "
+            "llmscope compare (" + r.runs[size_t(c)].dump + " and its unobserved run)\n");
     } else {
         say("no run departs beyond its standard: runs of one command bit-identical, the others within ggml's "
             "budgets\n");
@@ -150,9 +163,22 @@ int runSpreadCommand(const QStringList &args)
             return runs;
         };
         std::vector<SpreadRun> runs = dumpEvery(spread::firstPass(q), QStringLiteral("run"));
+        // The observer check: each command once more with the probe loaded but reading nothing.
+        for (size_t k = 0; k < commands.size(); ++k) {
+            say("llmscope spread: observer " + std::to_string(k + 1) + "/" + std::to_string(commands.size()) + ": " +
+                commands[k].label() + ", the probe reading nothing\n");
+            const QString plain = runChildDump(QString::fromStdString(commands[k].command),
+                                               spread::observerPass() + commands[k].options(),
+                                               folder + QStringLiteral("/unobserved-%1").arg(k));
+            runs[k].observer = checkObserver(plain.toStdString(), runs[k].dump);
+            say("  " + observerCheckText(*runs[k].observer) + "\n");
+        }
         if (!q.tensors && spread::mustLineUp(runs)) {
             say("llmscope spread: the runs computed other positions a round: every tensor, to line them up by position\n");
-            runs = dumpEvery(spread::tensorPass(q), QStringLiteral("tensors"));
+            std::vector<SpreadRun> again = dumpEvery(spread::tensorPass(q), QStringLiteral("tensors"));
+            for (size_t k = 0; k < again.size(); ++k)
+                again[k].observer = runs[k].observer;
+            runs = std::move(again);
         }
         say("llmscope spread: comparing every two runs op by op\n");
         SpreadResult r = computeSpread(std::move(runs), {}, folder.toStdString());
@@ -167,7 +193,7 @@ int runSpreadCommand(const QStringList &args)
         }
         writeSpreadReports(r, folder.toStdString());
         sayResult(r, folder.toStdString());
-        return r.departs() ? 1 : 0;
+        return r.departs() ? 1 : r.observerChanged() >= 0 ? 4 : 0;
     } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
         say(std::string("llmscope spread: ") + e.what() + "\n");
         return 2;

@@ -121,6 +121,8 @@ QStringList firstPass(const Request &r)
     return r.tensors ? tensorPass(r) : withCache(r, hunt::statsArgs(QString::fromStdString(r.rounds)));
 }
 
+QStringList observerPass() { return hunt::plainArgs(); }
+
 QStringList tensorPass(const Request &r)
 {
     return withCache(r, {"--type", "model", "tensor", "--keep-fusion", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))});

@@ -60,6 +60,8 @@ constexpr int kMostPasses = 4; // a statistics pass, then at most three of suspe
 // `llmscope dump` options of a pass: the first (statistics, or every tensor with --tensors),
 // every tensor (runs to be lined up by position), a later pass's rounds of tensors.
 QStringList firstPass(const Request &r);
+// The observer check's run: the probe loaded, reading nothing, each round's results recorded.
+QStringList observerPass();
 QStringList tensorPass(const Request &r);
 QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s);
 // Whether some two runs of a statistics pass must be lined up by position (then every run dumps

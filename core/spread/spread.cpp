@@ -261,6 +261,14 @@ std::string SpreadResult::departureReference() const
     return exactRuns.empty() ? runs[0].dump : exactRuns[0].dump;
 }
 
+int SpreadResult::observerChanged() const
+{
+    for (size_t k = 0; k < runs.size(); ++k)
+        if (runs[k].observer && runs[k].observer->changed())
+            return int(k);
+    return -1;
+}
+
 std::string spreadJson(const SpreadResult &r)
 {
     using nlohmann::json;
@@ -268,10 +276,15 @@ std::string spreadJson(const SpreadResult &r)
     json j;
     j["version"] = 1;
     json runs = json::array();
-    for (size_t k = 0; k < r.runs.size(); ++k)
-        runs.push_back({{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config},
-                        {"dump", r.runs[k].dump}});
+    for (size_t k = 0; k < r.runs.size(); ++k) {
+        json run{{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config}, {"dump", r.runs[k].dump}};
+        if (const auto &o = r.runs[k].observer)
+            run["observer"] = {{"changed", o->changed()}, {"rounds_compared", o->roundsCompared},
+                               {"text", observerCheckText(*o)}};
+        runs.push_back(std::move(run));
+    }
     j["runs"] = runs;
+    j["observer_changed_run"] = r.observerChanged();
     json exact = json::array(); // a statistics-first spread's second pass: the suspects' tensors
     for (size_t k = 0; k < r.exactRuns.size(); ++k)
         exact.push_back({{"index", k}, {"dump", r.exactRuns[k].dump}});

@@ -10,10 +10,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compare/compare_run.h"
+#include "compare/observer_check.h"
 
 namespace llmscope {
 
@@ -21,6 +23,9 @@ struct SpreadRun {
     std::string command; // the program's command line
     std::string dump;    // its dump folder
     int config = 0;      // runs of one configuration share it (the same command)
+    // Its observer check: the first pass's dump held against the same command run with the probe
+    // loaded but reading nothing (compare/observer_check.h); unset where none ran.
+    std::optional<ObserverCheck> observer = std::nullopt;
 };
 
 struct SpreadOp {
@@ -73,6 +78,7 @@ struct SpreadResult {
     int departurePartner() const; // the run it is (never 0: another when run 0 is the farthest)
     std::string departureReference() const; // run 0's dump to compare it with (the second pass's, where there was one)
     bool departs() const { return firstDeparture >= 0; }
+    int observerChanged() const; // the first run whose observer check says observing changed it; -1 none
 };
 
 // Pairs every two runs with compare(golden, test) (runCompare under the engine standard when

@@ -139,6 +139,19 @@ private slots:
         const std::string json = spreadJson(r);
         QVERIFY(json.find("\"first_departure\": {") != std::string::npos);
         QVERIFY(json.find("\"run\": 2") != std::string::npos);
+        QCOMPARE(r.observerChanged(), -1);
+        QVERIFY(json.find("\"observer_changed_run\": -1") != std::string::npos);
+
+        // Each run's observer check travels with it: the first run it says observing changed is named.
+        std::vector<SpreadRun> checked = runs;
+        checked[0].observer = ObserverCheck{3, std::nullopt, std::nullopt, "result_output", 0};
+        checked[1].observer = ObserverCheck{1, int64_t(1), std::nullopt, "result_output", 1e-6};
+        const SpreadResult o = computeSpread(checked);
+        QCOMPARE(o.observerChanged(), 1);
+        const std::string oj = spreadJson(o);
+        QVERIFY(oj.find("\"observer_changed_run\": 1") != std::string::npos);
+        QVERIFY(oj.find("round 1's result_output differs") != std::string::npos);
+        QVERIFY(oj.find("\"rounds_compared\": 3") != std::string::npos);
 
         // The same two runs as two commands: each held to ggml's budget, which 1 % of a plain
         // dump's op (msit's standard: no budget of its own) exceeds, and nothing nondeterministic.
