@@ -488,6 +488,24 @@ bit-identical in every run</source>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
+    <message>
+        <source>golden and test</source>
+        <translation>标杆和待测</translation>
+    </message>
+    <message>
+        <source>golden</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>待测</translation>
+    </message>
+    <message>
+        <source>
+computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these figures are the chain&apos;s</source>
+        <translation>
+%2 将其作为融合算子 %1 计算：%3；只有 %4 的输出写入内存，这些数值属于整条融合链</translation>
+    </message>
 </context>
 <context>
     <name>HeatmapView</name>

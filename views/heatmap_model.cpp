@@ -142,6 +142,31 @@ void HeatmapModel::updateScope()
     m_colours->setScope(ops, m_mode == Mode::RoundsByLayers); // recolours
 }
 
+QList<QRect> HeatmapModel::chainSpans() const
+{
+    QList<QRect> spans;
+    if (m_mode != Mode::LayersByKinds)
+        return spans;
+    const int64_t round = m_colours->round();
+    for (int row = 0; row < rowCount(); ++row)
+        for (int col = 0; col < columnCount();) {
+            const QString end = m_colours->chainEndOf(opAt(row, col), round);
+            int width = 1;
+            while (!end.isEmpty() && col + width < columnCount()) {
+                const QString next = opAt(row, col + width);
+                if (next != end && m_colours->chainEndOf(next, round) != end)
+                    break;
+                ++width;
+                if (next == end)
+                    break;
+            }
+            if (width > 1)
+                spans << QRect(col, row, width, 1);
+            col += width;
+        }
+    return spans;
+}
+
 void HeatmapModel::recoloured()
 {
     if (rowCount() && columnCount())
@@ -209,10 +234,13 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid())
         return {};
-    const QString id = opAt(index.row(), index.column());
+    const QString cellOp = opAt(index.row(), index.column());
     const int64_t cellRound = roundAt(index.row());
     if (role == OpIdRole)
-        return id;
+        return cellOp;
+    // An op computed inside a fused chain shows the chain: its end's output is the chain's.
+    const QString chainEnd = cellOp.isEmpty() ? QString() : m_colours->chainEndOf(cellOp, cellRound);
+    const QString id = chainEnd.isEmpty() ? cellOp : chainEnd;
     const double v = value(index.row(), index.column());
     if (role == ValueRole)
         return v;
@@ -241,7 +269,20 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         const int kind = m_mode == Mode::LayersByKinds ? index.column() : m_kind;
         if (id.isEmpty())
             return tr("%1: no %2 in this layer").arg(m_rowNames.value(layer), m_kinds.value(kind));
-        QString tip = tr("%1 %2, round %3").arg(id, m_kinds.value(kind)).arg(cellRound);
+        QString tip = tr("%1 %2, round %3").arg(cellOp, m_kinds.value(kind)).arg(cellRound);
+        if (const llmscope::OpResult *chain = m_colours->fusedChainOf(cellOp, cellRound)) {
+            QStringList members;
+            for (size_t k = 0; k < chain->fusedIds.size(); ++k)
+                members << QStringLiteral("%1 %2").arg(QString::fromStdString(chain->fusedIds[k]),
+                                                       QString::fromStdString(chain->fusedNames.size() > k ? chain->fusedNames[k] : ""));
+            const QString who = chain->goldenFused && chain->myFused ? tr("golden and test")
+                                : chain->goldenFused                 ? tr("golden")
+                                                                     : tr("test");
+            tip += tr("\ncomputed fused as %1 by %2: %3; only %4's output reached memory, and these figures are the "
+                      "chain's")
+                       .arg(QString::fromStdString(chain->fusedChain), who, members.join(QStringLiteral(", ")),
+                            QString::fromStdString(chain->opId));
+        }
         if (const auto *it = m_colours->statsOf(id, cellRound))
             tip += tr("\nmax %1, min %2, mean %3, L2 norm %4\nNaN %5, Inf %6")
                        .arg(it->max, 0, 'g', 6)

@@ -7,6 +7,8 @@
 #pragma once
 #include <QAbstractTableModel>
 #include <QHash>
+#include <QList>
+#include <QRect>
 #include <QStringList>
 
 #include <vector>
@@ -39,6 +41,9 @@ public:
     QModelIndex indexForOp(const QString &id) const;
     QString columnKind(int column) const { return m_kinds.value(column); }
     const QStringList &layerNames() const { return m_rowNames; } // the top-level operations
+    // Cells of one fused chain side by side in a row (layers x kinds): each as one cell,
+    // (column, row, width, 1); the first cell shows the chain.
+    QList<QRect> chainSpans() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -184,6 +184,14 @@ void HeatmapView::followModel()
             m_kind->addItem(m_model->columnKind(k));
     });
     connect(colours(), &OpColours::roundsChanged, this, &HeatmapView::roundsChanged);
+    // A fused chain's ops side by side: one cell (its first shows the chain).
+    auto spanChains = [this] {
+        m_table->clearSpans();
+        for (const QRect &r : m_model->chainSpans())
+            m_table->setSpan(r.y(), r.x(), 1, r.width());
+    };
+    connect(colours(), &OpColours::changed, this, spanChains);
+    connect(m_model, &QAbstractItemModel::modelReset, this, spanChains);
     connect(colours(), &OpColours::changed, this, &HeatmapView::updateLegend); // the range follows the values
     connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {

@@ -97,12 +97,27 @@ void OpColours::setCompare(std::shared_ptr<const CompareResult> compare)
 {
     m_compare = std::move(compare);
     m_diff.clear();
+    m_chainEnd.clear();
     if (!m_compare)
         return clearCompare();
     const CompareResult &r = *m_compare;
     for (size_t i = 0; i < r.ops.size(); ++i)
         if (r.ops[i].unreadable.empty())
             m_diff[r.ops[i].round].insert(QString::fromStdString(r.ops[i].opId), int(i));
+    // A fused chain's inner ops, never in memory, show their chain: one cell of one colour.
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+        const OpResult &o = r.ops[i];
+        if (o.fusedIds.size() < 2 || !o.unreadable.empty())
+            continue;
+        const QString end = QString::fromStdString(o.opId);
+        for (size_t k = 0; k + 1 < o.fusedIds.size(); ++k) {
+            const QString member = QString::fromStdString(o.fusedIds[k]);
+            if (member == end || m_diff[o.round].contains(member))
+                continue; // compared on its own (a side that ran it unfused dumped it)
+            m_diff[o.round].insert(member, int(i));
+            m_chainEnd[o.round].insert(member, end);
+        }
+    }
     m_firstOp.clear();
     m_blamedLeaf.clear();
     m_firstRound = -1;
@@ -123,6 +138,7 @@ void OpColours::clearCompare()
 {
     m_compare.reset();
     m_diff.clear();
+    m_chainEnd.clear();
     m_firstOp.clear();
     m_blamedLeaf.clear();
     m_firstRound = -1;
@@ -233,6 +249,21 @@ std::optional<OpColours::DiffCell> OpColours::diffOf(const QString &op, int64_t 
     }
     c.fromStats = anyOutput && allStats;
     return c;
+}
+
+QString OpColours::chainEndOf(const QString &op, int64_t round) const
+{
+    const QString *end = cellOf(m_chainEnd, op, round);
+    return end ? *end : QString();
+}
+
+const OpResult *OpColours::fusedChainOf(const QString &op, int64_t round) const
+{
+    const int *at = cellOf(m_diff, op, round);
+    if (!at)
+        return nullptr;
+    const OpResult &o = m_compare->ops[size_t(*at)];
+    return o.fusedIds.size() > 1 ? &o : nullptr;
 }
 
 QString OpColours::causeOf(const QString &op, int64_t round) const

@@ -67,6 +67,11 @@ public:
     void setSpread(std::shared_ptr<const llmscope::SpreadResult> r);
     const llmscope::SpreadOp *spreadOf(const QString &op, int64_t round) const; // null: not in the spread
     const llmscope::OpcheckRow *replayOf(const QString &op, int64_t round) const; // null: not in the replay
+    // An op the comparison found computed inside a fused chain (its output never reached memory):
+    // the chain's end, whose figures it shows (diffOf, colourOf); empty for any other op.
+    QString chainEndOf(const QString &op, int64_t round) const;
+    // The chain's end an op belongs to, itself included; null when not in a fused chain.
+    const llmscope::OpResult *fusedChainOf(const QString &op, int64_t round) const;
     QString firstDivergentOp() const { return m_firstOp; }
     // The weight or input the first divergent op's error comes in through (its tensor name), where
     // the comparison finds one; empty when the op adds the error itself.
@@ -139,6 +144,7 @@ private:
     std::shared_ptr<const llmscope::CompareResult> m_compare; // the comparison
     QString m_blamedLeaf;
     std::map<int64_t, QHash<QString, int>> m_diff;            // round -> op -> its index in m_compare->ops
+    std::map<int64_t, QHash<QString, QString>> m_chainEnd;    // round -> an inner op of a fused chain -> its end
     std::shared_ptr<const llmscope::SpreadResult> m_spread;   // the spread
     std::map<int64_t, QHash<QString, int>> m_spreadAt;        // round -> op -> its index in m_spread->ops
     std::vector<int64_t> m_rounds;                            // with any of the three, ascending

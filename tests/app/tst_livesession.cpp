@@ -789,6 +789,27 @@ private slots:
         tabs->setCurrentWidget(w.diff());
         w.diff()->table()->scrollTo(cell);
         shoot(&w, QStringLiteral("hunt_fused.png"));
+
+        // The heatmap shows the chain as one cell: the norm (never in memory) spans into its
+        // product, coloured and marked as the chain's end, its tooltip naming both ops.
+        HeatmapView *heat = w.heatmap();
+        HeatmapModel *hm = heat->model();
+        const QModelIndex end = hm->indexForOp(heat->colours()->firstDivergentOp());
+        QVERIFY(end.isValid() && end.column() > 0);
+        const QModelIndex norm = hm->index(end.row(), end.column() - 1);
+        QVERIFY2(hm->data(norm, HeatmapModel::OpIdRole).toString() != hm->data(end, HeatmapModel::OpIdRole).toString(),
+                 "the norm has a cell of its own");
+        QCOMPARE(heat->table()->columnSpan(norm.row(), norm.column()), 2);
+        QCOMPARE(hm->data(norm, Qt::BackgroundRole), hm->data(end, Qt::BackgroundRole));
+        QCOMPARE(hm->data(norm, Qt::DisplayRole).toString(), QString("\u25C6")); // the first divergent: the chain
+        const QString tip = hm->data(norm, Qt::ToolTipRole).toString();
+        QVERIFY2(QRegularExpression(R"(computed fused as RMS_NORM\+MUL by golden and test: 1_\d+ norm-0, 1_\d+ attn_norm-0; )"
+                                    R"(only 1_\d+'s output reached memory)")
+                     .match(tip)
+                     .hasMatch(),
+                 qPrintable(tip));
+        tabs->setCurrentWidget(heat);
+        shoot(&w, QStringLiteral("hunt_fused_heatmap.png"));
     }
 
     // State across rounds in the window: the hunt asked about round 1 alone, the zoo's
