@@ -49,7 +49,7 @@
     </message>
     <message>
         <source>Spread</source>
-        <translation>一致性</translation>
+        <translation>多次运行比对</translation>
     </message>
     <message>
         <source>The hunt failed:</source>
@@ -168,10 +168,6 @@
         <translation>已见 %1，已转储 %2</translation>
     </message>
     <message>
-        <source>%1 seen, %2 selected</source>
-        <translation>已见 %1，已选 %2</translation>
-    </message>
-    <message>
         <source>%1 tensors, %2</source>
         <translation>%1 个张量，%2</translation>
     </message>
@@ -190,6 +186,18 @@
     <message>
         <source>; %1 skipped: the disk is nearly full (msit keeps 2 GiB free), they are missing from the dump</source>
         <translation>；跳过 %1 个：磁盘将满（msit 保留 2 GiB 空闲），这些张量不在转储中</translation>
+    </message>
+    <message>
+        <source>The operations of the program&apos;s graph, and how many of them the selection dumps in a round (-ids, with their children; every one when none is picked). Ids applied to a running program count from the round after.</source>
+        <translation>程序计算图中的算子数，以及当前选择在每轮中转储的算子数（-ids，含其子算子；未选择时为全部）。对运行中的程序应用的 id 从下一轮起计入。</translation>
+    </message>
+    <message>
+        <source>Rounds (a prompt, then one a generated token) the program computed, and how many of them were dumped (-er)</source>
+        <translation>程序计算过的轮数（先是提示词，然后每生成一个 token 一轮），以及其中被转储的轮数（-er）</translation>
+    </message>
+    <message>
+        <source>%1 in the graph, %2 dumped a round</source>
+        <translation>计算图中 %1 个，每轮转储 %2 个</translation>
     </message>
 </context>
 <context>
@@ -610,8 +618,8 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>比对: 1 - 余弦</translation>
     </message>
     <message>
-        <source>diff: share of its budget (engine standard)</source>
-        <translation>比对: 占自身误差预算的比例(引擎标准)</translation>
+        <source>diff: share of its budget</source>
+        <translation>比对: 占自身误差预算的比例</translation>
     </message>
     <message>
         <source>replay: largest error over its bound (above 1: beyond it)</source>
@@ -648,6 +656,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>first divergent</source>
         <translation>首个偏离</translation>
+    </message>
+    <message>
+        <source>The error each op adds as a share of what its op type may add (ggml&apos;s budgets, the engine standard): above 1 it fails</source>
+        <translation>每个算子引入的误差占其算子类型允许误差的比例（ggml 的预算，引擎标准）：超过 1 即不通过</translation>
     </message>
 </context>
 <context>
@@ -2082,8 +2094,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>也超出 float16 操作数所能解释的范围（最大误差为该舍入 8 个标准差的 %1 倍）</translation>
     </message>
     <message>
-        <source>beyond float32&apos;s bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): the backend rounds its float32 operands to float16, as device matrix kernels may</source>
-        <translation>超出 float32 的误差界，但在 float16 操作数舍入以内（最大误差为其 8 个标准差的 %1 倍，无系统误差）：后端把 float32 操作数舍入为 float16，设备矩阵内核可能如此</translation>
+        <source>beyond float32&apos;s bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): what a correct kernel gives when it rounds its float32 operands to float16, as device matrix kernels may; neither this kernel nor its inputs are at fault</source>
+        <translation>超出 float32 的误差界，但在 float16 操作数舍入以内（最大误差为其 8 个标准差的 %1 倍，无系统误差）：正确的内核把 float32 操作数舍入为 float16 时就会如此（设备矩阵内核可能这样做）；既不是该内核的错，也不是其输入的错</translation>
     </message>
     <message>
         <source>ggml&apos;s own CPU kernel is as far from float64 on these inputs (%1 times the bound): the bound is too tight here, not this kernel wrong</source>
@@ -2644,7 +2656,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>&lt;b style=&quot;color:#b3261e&quot;&gt;The spread failed:&lt;/b&gt; %1&lt;br&gt;No result is shown: an earlier spread&apos;s would read as this one&apos;s.</source>
-        <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;一致性检查失败：&lt;/b&gt; %1&lt;br&gt;不显示任何结果：否则之前那次检查的结果会被误当作这一次的。</translation>
+        <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;多次运行比对失败：&lt;/b&gt; %1&lt;br&gt;不显示任何结果：否则之前那次比对的结果会被误当作这一次的。</translation>
     </message>
     <message>
         <source>&lt;br&gt;Colours: &lt;span style=&quot;background:#d24f32&quot;&gt;&amp;nbsp;red&amp;nbsp;&lt;/span&gt; the runs part beyond their standard here; &lt;span style=&quot;background:#91c1e4&quot;&gt;&amp;nbsp;blue&amp;nbsp;&lt;/span&gt; they differ within it; white: bit-identical. Deeper: farther apart.</source>
@@ -2920,11 +2932,11 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Spread failed: %1</source>
-        <translation>一致性检查失败：%1</translation>
+        <translation>多次运行比对失败：%1</translation>
     </message>
     <message>
         <source>[spread] %1</source>
-        <translation>[一致性] %1</translation>
+        <translation>[多次运行比对] %1</translation>
     </message>
     <message>
         <source>Cannot run again with -ids %1: %2</source>

@@ -24,6 +24,11 @@ CountersView::CountersView(QWidget *parent)
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
         l->setWordWrap(true);
     }
+    m_ops->setToolTip(tr("The operations of the program's graph, and how many of them the selection dumps in a "
+                         "round (-ids, with their children; every one when none is picked). Ids applied to a "
+                         "running program count from the round after."));
+    m_rounds->setToolTip(tr("Rounds (a prompt, then one a generated token) the program computed, and how many "
+                            "of them were dumped (-er)"));
     clear();
 }
 
@@ -57,7 +62,7 @@ void CountersView::setCounters(const live::Counters &c)
 {
     const QLocale loc;
     m_rounds->setText(tr("%1 seen, %2 dumped").arg(c.rounds).arg(c.roundsDumped));
-    m_ops->setText(tr("%1 seen, %2 selected").arg(c.opsSeen).arg(c.opsSelected));
+    m_ops->setText(tr("%1 in the graph, %2 dumped a round").arg(c.opsSeen).arg(c.opsSelected));
     QString written = tr("%1 tensors, %2").arg(c.tensors).arg(loc.formattedDataSize(qint64(c.bytes)));
     if (c.skipped)
         written += tr("; %1 skipped: the disk is nearly full (msit keeps 2 GiB free), they are missing from the dump")

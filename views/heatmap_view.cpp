@@ -76,6 +76,7 @@ void HeatmapView::setUpControls()
     m_scale->addItem(tr("diverging (around 0)"), int(HeatmapModel::Scale::Diverging));
     m_mode->addItem(tr("layers x operations"), int(HeatmapModel::Mode::LayersByKinds));
     m_mode->addItem(tr("rounds x layers, one operation"), int(HeatmapModel::Mode::RoundsByLayers));
+    m_metric->setSizeAdjustPolicy(QComboBox::AdjustToContents); // no statistic's name cut
     m_kind->setEnabled(false);
     m_kind->setMinimumContentsLength(14);
     m_threshold->setRange(0, 1e12);
@@ -219,7 +220,11 @@ void HeatmapView::setCompare(std::shared_ptr<const llmscope::CompareResult> r)
     colours()->setCompare(r);
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
-        m_metric->addItem(tr("diff: share of its budget (engine standard)"), int(HeatmapModel::Metric::BudgetShare));
+        m_metric->addItem(tr("diff: share of its budget"), int(HeatmapModel::Metric::BudgetShare));
+        m_metric->setItemData(m_metric->count() - 1,
+                              tr("The error each op adds as a share of what its op type may add (ggml's budgets, the "
+                                 "engine standard): above 1 it fails"),
+                              Qt::ToolTipRole);
         m_metric->addItem(tr("diff: error added by the op itself"), int(HeatmapModel::Metric::AddedError));
         m_metric->addItem(tr("diff: relative euclidean distance"), int(HeatmapModel::Metric::RelEuclidean));
         m_metric->addItem(tr("diff: max relative error"), int(HeatmapModel::Metric::MaxRelError));

@@ -109,7 +109,7 @@ const char *englishPattern(Said kind)
     case Said::FileAgainstFile: return QT_TRANSLATE_NOOP("Reason", "file against file");
     case Said::Systematic: return QT_TRANSLATE_NOOP("Reason", "a systematic error of %1 % of the output (%2 standard deviations of rounding): scaled or biased, not rounded");
     case Said::BeyondF16: return QT_TRANSLATE_NOOP("Reason", "beyond what float16 operands explain too (the largest error %1 times 8 standard deviations of that rounding)");
-    case Said::WithinF16: return QT_TRANSLATE_NOOP("Reason", "beyond float32's bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): the backend rounds its float32 operands to float16, as device matrix kernels may");
+    case Said::WithinF16: return QT_TRANSLATE_NOOP("Reason", "beyond float32's bound but within float16 operand rounding (the largest error %1 times 8 standard deviations of it, no systematic error): what a correct kernel gives when it rounds its float32 operands to float16, as device matrix kernels may; neither this kernel nor its inputs are at fault");
     case Said::CpuAsFar: return QT_TRANSLATE_NOOP("Reason", "ggml's own CPU kernel is as far from float64 on these inputs (%1 times the bound): the bound is too tight here, not this kernel wrong");
     case Said::CpuRatio: return QT_TRANSLATE_NOOP("Reason", "ggml's CPU kernel on the same inputs: %1 times the bound");
     case Said::MsitShare: return QT_TRANSLATE_NOOP("Reason", "%1 % of the elements within relative error %2, below the %3 % msit asks of %4");

@@ -578,6 +578,9 @@ for path in outputs:
         QCOMPARE(zh->heatmap()->model()->rowCount(), rows);
         QCOMPARE(zh->diff()->findChild<QTableView *>()->model()->rowCount(), ops);
         QVERIFY(zh->heatmap()->metricBox()->currentText().startsWith(QString::fromUtf8("比对")));
+        QVERIFY2(zh->heatmap()->metricBox()->width() >
+                     zh->heatmap()->metricBox()->fontMetrics().horizontalAdvance(zh->heatmap()->metricBox()->currentText()) + 16,
+                 "the Statistic box cuts its text in Chinese");
         QCOMPARE(zh->opPanel()->currentOpId(), picked);
         QCOMPARE(zh->inspector()->currentFile(), inspected);
         QVERIFY(zh->tensorDiff()->goldenModel()->rowCount() > 0); // the compared op, element by element
@@ -736,6 +739,11 @@ for path in outputs:
         for (int i = 0; i < h->metricBox()->count(); ++i)
             diffItems += h->metricBox()->itemText(i).startsWith("diff: ");
         QCOMPARE(diffItems, 5);
+        for (int i = 0; i < h->metricBox()->count(); ++i) // every statistic's name whole in the box
+            QVERIFY2(h->metricBox()->sizeHint().width() >
+                         h->metricBox()->fontMetrics().horizontalAdvance(h->metricBox()->itemText(i)) + 16,
+                     qPrintable(h->metricBox()->itemText(i)));
+        QVERIFY(h->metricBox()->width() >= h->metricBox()->sizeHint().width());
         const QModelIndex culprit = h->model()->indexForOp("0_2"), passed = h->model()->indexForOp("0_3");
         QVERIFY(culprit.isValid() && passed.isValid());
         for (int i = 0; i < h->metricBox()->count(); ++i) { // every diff metric: red fails, blue passes
