@@ -1462,12 +1462,16 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>%1, 由其他层的 %2 计算</translation>
     </message>
     <message>
-        <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round.</source>
-        <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。</translation>
-    </message>
-    <message>
         <source>the first divergent operation&apos;s error comes in through it</source>
         <translation>首个偏离算子的误差经由它引入</translation>
+    </message>
+    <message>
+        <source>The whole layer, or as much of it as stays readable across the view</source>
+        <translation>整层；若整层过小无法阅读，则按视图宽度显示可读的部分</translation>
+    </message>
+    <message>
+        <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round. Ctrl+wheel zooms, dragging moves.</source>
+        <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。Ctrl+滚轮缩放，拖动可平移。</translation>
     </message>
 </context>
 <context>
@@ -2281,6 +2285,25 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>...and %1 more files that could not be read (&apos;llmscope info %2&apos; lists them all)</source>
         <translation>……另有 %1 个文件无法读取（&apos;llmscope info %2&apos; 会全部列出）</translation>
+    </message>
+</context>
+<context>
+    <name>SessionDocument</name>
+    <message>
+        <source>Golden&apos;s dump: %1</source>
+        <translation>标杆的转储：%1</translation>
+    </message>
+    <message>
+        <source>Test&apos;s dump: %1</source>
+        <translation>待测的转储：%1</translation>
+    </message>
+    <message>
+        <source>The running program&apos;s dump: %1</source>
+        <translation>运行中程序的转储：%1</translation>
+    </message>
+    <message>
+        <source>Dump: %1</source>
+        <translation>转储：%1</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,8 @@
 #include "files_page.h"
 
 #include <QHeaderView>
+#include <QLabel>
+#include <QVBoxLayout>
 #include <QTextBrowser>
 #include <QTreeView>
 
@@ -9,7 +11,8 @@
 #include "session_document.h"
 
 FilesPage::FilesPage(QWidget *parent)
-    : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this))
+    : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this)),
+      m_whose(new QLabel(this))
 {
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
@@ -17,15 +20,33 @@ FilesPage::FilesPage(QWidget *parent)
     m_tree->header()->resizeSection(DumpTreeModel::NameColumn, 300); // names readable; the rest scrolls
     m_tree->header()->setStretchLastSection(true);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &FilesPage::showDetails);
-    addWidget(m_tree);
+    // Above the tree: whose dump these files are (golden's or test's, when two are compared).
+    m_whose->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_whose->setWordWrap(true);
+    auto *left = new QWidget(this);
+    auto *column = new QVBoxLayout(left);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_whose);
+    column->addWidget(m_tree, 1);
+    addWidget(left);
     addWidget(m_details);
     setStretchFactor(0, 3);
     setStretchFactor(1, 1);
 }
 
+QString FilesPage::whose() const
+{
+    return m_whose->text();
+}
+
 void FilesPage::follow(SessionDocument *doc)
 {
     m_model->follow(doc);
+    auto sayWhose = [this, doc] { m_whose->setText(doc->dumpRootWords()); };
+    connect(doc, &SessionDocument::sourceChanged, this, sayWhose);
+    connect(doc, &SessionDocument::roundsAdded, this, sayWhose); // the root is set after the source
+    connect(doc, &SessionDocument::resultChanged, this, sayWhose);
+    sayWhose();
     connect(doc, &SessionDocument::sourceChanged, this, [this] {
         m_details->clear();
         m_firstOpened = false;

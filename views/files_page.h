@@ -6,6 +6,7 @@
 
 class Cursor;
 class DumpTreeModel;
+class QLabel;
 class QTextBrowser;
 class QTreeView;
 class SessionDocument;
@@ -21,6 +22,7 @@ public:
     DumpTreeModel *model() const { return m_model; }
     QTreeView *tree() const { return m_tree; }
     QTextBrowser *details() const { return m_details; }
+    QString whose() const; // whose dump the files are, with its folder
 
 private:
     void showDetails();
@@ -28,5 +30,6 @@ private:
     DumpTreeModel *m_model;
     QTreeView *m_tree;
     QTextBrowser *m_details;
+    QLabel *m_whose;
     bool m_firstOpened = false; // this source's first round opened
 };

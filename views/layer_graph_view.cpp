@@ -1,5 +1,7 @@
 #include "layer_graph_view.h"
 
+#include <algorithm>
+
 #include "cursor.h"
 #include "session_document.h"
 
@@ -50,6 +52,7 @@ LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
                           "and inputs from outside the layer. Click a box to pick it; Ctrl+wheel zooms."));
     m_layers->setMinimumContentsLength(16);
     auto *fitButton = new QPushButton(tr("Fit"), this);
+    fitButton->setToolTip(tr("The whole layer, or as much of it as stays readable across the view"));
     m_status->setWordWrap(true);
     auto *row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Layer:"), this));
@@ -187,7 +190,7 @@ void LayerGraphView::showLayer(const QString &group)
     }
     m_scene->setSceneRect(layout.bounds.adjusted(-10, -10, 10, 10));
     m_status->setText(tr("%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap's "
-                         "statistic in its round.")
+                         "statistic in its round. Ctrl+wheel zooms, dragging moves.")
                           .arg(m_graph.opCount())
                           .arg(int(m_graph.nodes.size()) - m_graph.opCount())
                           .arg(m_graph.edges.size()));
@@ -277,6 +280,24 @@ void LayerGraphView::fit()
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     if (m_view->transform().m11() > 1.5) // a small layer: not blown up
         m_view->setTransform(QTransform::fromScale(1.5, 1.5));
+    // A tall layer fitted whole has labels no one can read: as wide as the view then, never
+    // smaller than readable, scrolled to the first divergent op (or the top).
+    if (m_view->transform().m11() < kReadableScale) {
+        const QRectF scene = m_scene->sceneRect();
+        const double across = scene.width() > 0 ? m_view->viewport()->width() / scene.width() : 1;
+        const double s = std::clamp(across, kReadableScale, 1.5);
+        m_view->setTransform(QTransform::fromScale(s, s));
+        const QString first = m_colours ? m_colours->firstDivergentOp() : QString();
+        if (QGraphicsRectItem *box = m_items.value(m_selected.isEmpty() ? first : m_selected))
+            m_view->centerOn(box);
+        else
+            m_view->centerOn(scene.center().x(), scene.top());
+    }
+}
+
+double LayerGraphView::scaleShown() const
+{
+    return m_view->transform().m11();
 }
 
 bool LayerGraphView::eventFilter(QObject *o, QEvent *e)

@@ -39,6 +39,8 @@ public:
     QGraphicsRectItem *blamedItem() const;
     QColor opColour(const QString &id) const;
     QGraphicsView *view() const { return m_view; }
+    double scaleShown() const; // the view's zoom (1: the layout's own size)
+    static constexpr double kReadableScale = 0.6; // below it a box's label cannot be read
     QComboBox *layerBox() const { return m_layers; }
     QString status() const;
     void fit();

@@ -116,7 +116,7 @@ Summary summarize(const std::string &path)
 } // namespace
 
 TensorInspector::TensorInspector(QWidget *parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_header(new QLabel(this)), m_stats(new QLabel(this)),
+    : QWidget(parent), m_whose(new QLabel(this)), m_title(new QLabel(this)), m_header(new QLabel(this)), m_stats(new QLabel(this)),
       m_files(new QListWidget(this)), m_picker(new SlicePicker(this)), m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)),
       m_chart(new QChartView(this))
 {
@@ -152,6 +152,10 @@ TensorInspector::TensorInspector(QWidget *parent)
     body->addWidget(split, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    m_whose->setWordWrap(true);
+    m_whose->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_whose->setStyleSheet(QStringLiteral("color: palette(mid)"));
+    layout->addWidget(m_whose); // whose dump (golden's or test's, when two are compared)
     layout->addWidget(m_title);
     layout->addWidget(m_body, 1);
     layout->addStretch();
@@ -289,4 +293,14 @@ QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
 void TensorInspector::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setOp({}, -1, {}, {}); });
+    auto sayWhose = [this, doc] { m_whose->setText(doc->dumpRootWords()); };
+    connect(doc, &SessionDocument::sourceChanged, this, sayWhose);
+    connect(doc, &SessionDocument::roundsAdded, this, sayWhose); // the root is set after the source
+    connect(doc, &SessionDocument::resultChanged, this, sayWhose);
+    sayWhose();
+}
+
+QString TensorInspector::whose() const
+{
+    return m_whose->text();
 }

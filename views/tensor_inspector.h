@@ -33,6 +33,7 @@ public:
     TensorSliceModel *sliceModel() const { return m_slice; }
     QTableView *table() const { return m_table; }
     QString statsText() const;
+    QString whose() const; // whose dump the files are, with its folder
     QListWidget *fileList() const { return m_files; }
     SlicePicker *picker() const { return m_picker; }
     QChartView *histogram() const { return m_chart; }
@@ -44,7 +45,7 @@ private:
     void showFile(int row);
     QCoro::Task<> loadStats(QString path, quint64 generation);
 
-    QLabel *m_title, *m_header, *m_stats;
+    QLabel *m_whose, *m_title, *m_header, *m_stats;
     QListWidget *m_files;
     SlicePicker *m_picker;
     QTableView *m_table;

@@ -1,5 +1,7 @@
 #include "session_document.h"
 
+#include <QDir>
+
 using namespace llmscope;
 
 void SessionDocument::reset(Source kind, const QString &name)
@@ -53,4 +55,25 @@ void SessionDocument::setQuantReport(std::shared_ptr<const QuantReport> r, const
     m_results.quantReport = std::move(r);
     m_results.quantFolder = folder;
     emit resultChanged(Result::QuantReport);
+}
+
+QString SessionDocument::dumpRootWords() const
+{
+    const QString root = QDir::cleanPath(m_source.dumpRoot);
+    if (m_source.dumpRoot.isEmpty())
+        return {};
+    // the comparison names the dump folders it found: inside the folder shown, or that folder
+    auto within = [&root](const std::string &dump) {
+        const QString d = QDir::cleanPath(QString::fromStdString(dump));
+        return !d.isEmpty() && (d == root || d.startsWith(root + QLatin1Char('/')));
+    };
+    if (const auto &c = m_results.comparison) {
+        if (within(c->goldenRoot))
+            return tr("Golden's dump: %1").arg(m_source.dumpRoot);
+        if (within(c->myRoot))
+            return tr("Test's dump: %1").arg(m_source.dumpRoot);
+    }
+    if (m_source.kind == Source::Program)
+        return tr("The running program's dump: %1").arg(m_source.dumpRoot);
+    return tr("Dump: %1").arg(m_source.dumpRoot);
 }

@@ -59,6 +59,9 @@ public:
     const SourceInfo &source() const { return m_source; }
     void reset(Source kind, const QString &name); // sourceChanged
     void setDumpRoot(const QString &root) { m_source.dumpRoot = root; }
+    // Whose files the pages show, in words with the folder: golden's or test's dump of the
+    // comparison shown, the running program's, or the dump opened; empty when none.
+    QString dumpRootWords() const;
 
     // Its operations, one graph whatever the source; never null.
     std::shared_ptr<const llmscope::OpGraph> graph() const { return m_graph; }

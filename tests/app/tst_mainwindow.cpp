@@ -54,6 +54,7 @@
 #include "error_curve_view.h"
 #include "dump_tree_model.h"
 #include "heatmap_model.h"
+#include "files_page.h"
 #include "heatmap_view.h"
 #include "help_menu.h"
 #include "launch_dialog.h"
@@ -739,6 +740,9 @@ for path in outputs:
         for (int i = 0; i < h->metricBox()->count(); ++i)
             diffItems += h->metricBox()->itemText(i).startsWith("diff: ");
         QCOMPARE(diffItems, 5);
+        // the pages that show one dump's files say whose: golden's, the side whose ops are shown
+        QCOMPARE(w.inspector()->whose(), "Golden's dump: " + golden);
+        QCOMPARE(w.findChild<FilesPage *>()->whose(), "Golden's dump: " + golden);
         for (int i = 0; i < h->metricBox()->count(); ++i) // every statistic's name whole in the box
             QVERIFY2(h->metricBox()->sizeHint().width() >
                          h->metricBox()->fontMetrics().horizontalAdvance(h->metricBox()->itemText(i)) + 16,
@@ -770,6 +774,7 @@ for path in outputs:
         QTemporaryDir other;
         testing::writeSyntheticDump(other.path().toStdString());
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(other.path())));
+        QCOMPARE(w.inspector()->whose(), "Dump: " + other.path());
         for (int i = 0; i < h->metricBox()->count(); ++i)
             QVERIFY2(!h->metricBox()->itemText(i).startsWith("diff: "), qPrintable(h->metricBox()->itemText(i)));
         // The element view says how to fill it, not that a tensor dump lacks tensors; no dimensions kept.

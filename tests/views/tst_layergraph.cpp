@@ -6,6 +6,10 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+#include <QApplication>
+#include <QLabel>
+
 #include "dump/topology.h"
 #include "graph/layer_graph.h"
 #include "heatmap_model.h"
@@ -109,6 +113,22 @@ private slots:
         QCOMPARE(v.opItem(target)->pen().style(), Qt::DashLine);
 
         v.grab().save(QStringLiteral(LLMSCOPE_BUILD_DIR "/screenshots/layer_graph_bloom.png"));
+
+        // On a small screen Fit keeps the boxes readable (the whole layer would be too small to
+        // read), and the status says how to zoom.
+        v.resize(420, 260);
+        QApplication::processEvents();
+        const QRectF scene = v.view()->sceneRect();
+        const double whole = std::min(v.view()->viewport()->width() / scene.width(),
+                                      v.view()->viewport()->height() / scene.height());
+        QVERIFY2(whole < LayerGraphView::kReadableScale, qPrintable(QString::number(whole))); // the case at hand
+        v.fit();
+        QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
+        QVERIFY(v.findChild<QLabel *>(QString(), Qt::FindDirectChildrenOnly) != nullptr);
+        bool hinted = false;
+        for (QLabel *l : v.findChildren<QLabel *>())
+            hinted = hinted || l->text().contains("Ctrl+wheel zooms");
+        QVERIFY(hinted);
     }
 };
 
