@@ -104,15 +104,13 @@ void HeatmapView::layOut()
                            "'!' marks an output with NaN or Inf. Click a cell to pick the operation."));
     m_legend->setMinimumWidth(260);
 
+    // Three rows, so that a laptop's width leaves every box its text and the round slider room.
     auto *controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Statistic:"), this));
     controls->addWidget(m_metric);
     controls->addWidget(new QLabel(tr("Scale:"), this));
     controls->addWidget(m_scale);
-    controls->addWidget(new QLabel(tr("Round:"), this));
-    controls->addWidget(m_round, 1);
-    controls->addWidget(m_roundLabel);
-    controls->addWidget(m_follow);
+    controls->addStretch();
     auto *controls2 = new QHBoxLayout;
     controls2->addWidget(new QLabel(tr("View:"), this));
     controls2->addWidget(m_mode);
@@ -120,10 +118,16 @@ void HeatmapView::layOut()
     controls2->addWidget(new QLabel(tr("Flag above:"), this));
     controls2->addWidget(m_threshold);
     controls2->addStretch();
+    auto *rounds = new QHBoxLayout;
+    rounds->addWidget(new QLabel(tr("Round:"), this));
+    rounds->addWidget(m_round, 1);
+    rounds->addWidget(m_roundLabel);
+    rounds->addWidget(m_follow);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addLayout(controls2);
+    layout->addLayout(rounds);
     layout->addWidget(m_legend);
     layout->addWidget(m_table, 1);
 }

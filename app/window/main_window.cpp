@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QScrollArea>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -89,7 +90,12 @@ void MainWindow::buildDocks()
     };
     QDockWidget *opsDock = dock(m_ops, tr("Operations"), QStringLiteral("OperationsDock"), Qt::LeftDockWidgetArea);
     QDockWidget *consoleDock = dock(m_console, tr("Console"), QStringLiteral("ConsoleDock"), Qt::BottomDockWidgetArea);
-    QDockWidget *countersDock = dock(m_counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
+    // The Session panel scrolls rather than holding the bottom docks taller than a small screen spares.
+    auto *counters = new QScrollArea(this);
+    counters->setWidget(m_counters);
+    counters->setWidgetResizable(true);
+    counters->setFrameShape(QFrame::NoFrame);
+    QDockWidget *countersDock = dock(counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
     resizeDocks({opsDock}, {470}, Qt::Horizontal); // a laptop's width leaves the pages most of the room
     resizeDocks({consoleDock}, {150}, Qt::Vertical);

@@ -27,6 +27,8 @@
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QDockWidget>
+#include <QSlider>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTextDocumentFragment>
@@ -747,7 +749,6 @@ for path in outputs:
             QVERIFY2(h->metricBox()->sizeHint().width() >
                          h->metricBox()->fontMetrics().horizontalAdvance(h->metricBox()->itemText(i)) + 16,
                      qPrintable(h->metricBox()->itemText(i)));
-        QVERIFY(h->metricBox()->width() >= h->metricBox()->sizeHint().width());
         const QModelIndex culprit = h->model()->indexForOp("0_2"), passed = h->model()->indexForOp("0_3");
         QVERIFY(culprit.isValid() && passed.isValid());
         for (int i = 0; i < h->metricBox()->count(); ++i) { // every diff metric: red fails, blue passes
@@ -806,6 +807,38 @@ for path in outputs:
             const int column = elements->horizontalHeader()->defaultSectionSize();
             const int widest = elements->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457"));
             QVERIFY2(column >= widest + 8, qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
+        }
+        { // 1024x700: the bottom docks stay short (the Session panel scrolls), the verdict's first
+          // lines and several element rows in view
+            w.resize(1024, 700);
+            QTest::qWait(0);
+            QCoreApplication::processEvents();
+            for (auto *tabs : w.findChildren<QTabWidget *>()) // the heatmap's boxes whole, its round slider usable
+                if (tabs->indexOf(w.heatmap()) >= 0)
+                    tabs->setCurrentWidget(w.heatmap());
+            QCoreApplication::processEvents();
+            QVERIFY2(h->metricBox()->width() >= h->metricBox()->sizeHint().width(),
+                     qPrintable(QString("%1 of %2 px").arg(h->metricBox()->width()).arg(h->metricBox()->sizeHint().width())));
+            QVERIFY(h->findChild<QSlider *>()->width() >= 120);
+            if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+                w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/heatmap_1024x700.png");
+            for (auto *tabs : w.findChildren<QTabWidget *>())
+                if (tabs->indexOf(w.diff()) >= 0)
+                    tabs->setCurrentWidget(w.diff());
+            QCoreApplication::processEvents();
+            const int docks = w.findChild<QDockWidget *>("SessionDock")->height();
+            QVERIFY2(docks <= 170, qPrintable(QString("the bottom docks take %1 px").arg(docks)));
+            const int lines = summary->viewport()->height() / summary->fontMetrics().lineSpacing();
+            QVERIFY2(lines >= 4, qPrintable(QString("%1 lines of the verdict in view").arg(lines)));
+            for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
+                const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
+                QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
+            }
+            if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+                w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/diff_1024x700.png");
+            w.resize(1366, 700);
+            QTest::qWait(0);
+            QCoreApplication::processEvents();
         }
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
         {
