@@ -309,6 +309,14 @@ bool dotsWithQ8_0(const std::string &blockType)
     return blockType == "q8_0" || blockType == "q4_0" || blockType == "q5_0" || blockType == "iq4_nl";
 }
 
+// Weight types whose CPU dot product meets activations quantized to q8_1: q8_0's integers and
+// scale, and each block's sum s = d sum(q) stored as float16 (type_traits_cpu: GGML_TYPE_Q8_1).
+// Their blocks are w = d nib + m, the kernel adds m s per block.
+bool dotsWithQ8_1(const std::string &blockType)
+{
+    return blockType == "q4_1" || blockType == "q5_1";
+}
+
 // A row of activations as ggml's CPU kernel meets a q8_0-dotting weight: each block of 32
 // quantized as quantize_row_q8_0_ref does (d = max|x| / 127 in float, stored as float16; each
 // element x / d rounded to an integer), given back as d q. tie[j] is the block's d where x / d
@@ -339,18 +347,31 @@ void quantizeQ8_0(const double *x, int64_t k, std::vector<double> &out, std::vec
 // times its two scales; it rounds each block's scale product and sum in float32 and accumulates
 // in float32 lanes: (blocks + 8) roundings over the sum of every |w q|, and a near-half
 // element's activation one step (its block's d) either way.
+//
+// A q8_1-dotting weight (offsets): the kernel takes each block's m (its smallest value: the
+// element whose nib is 0) times the activations' s, float16 of d sum(q) where the rest uses d's
+// own float16: a block off by at most |m| 2^-10 |d sum(q)| besides.
 void quantizedDot(const double *w, const std::vector<double> &qx, const std::vector<double> &tie, int64_t k,
-                  double uOut, Reference &r, size_t i)
+                  double uOut, bool offsets, Reference &r, size_t i)
 {
-    double s = 0, mag = 0, ties = 0;
+    double s = 0, mag = 0, ties = 0, sums = 0;
     for (int64_t j = 0; j < k; ++j) {
         const double t = w[j] * qx[size_t(j)];
         s += t;
         mag += std::fabs(t);
         ties += std::fabs(w[j]) * tie[size_t(j)];
     }
+    if (offsets)
+        for (int64_t b = 0; b < k; b += 32) {
+            double m = w[b], blockSum = 0;
+            for (int64_t j = b; j < b + 32; ++j) {
+                m = std::min(m, w[j]);
+                blockSum += qx[size_t(j)];
+            }
+            sums += std::fabs(m) * std::fabs(blockSum);
+        }
     r.out.v[i] = s;
-    r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties;
+    r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties + std::ldexp(1.01, -10) * sums;
 }
 
 // MUL_MAT: out[i1][i0] = row i0 of a . row i1 of b, a broadcast over b's dims 2 and 3.
@@ -371,7 +392,8 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
     const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
     Reference r = shaped(ne);
     const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
-    if (cpuKernel && a.dtype == kQuantizedDtype && dotsWithQ8_0(a.blockType) && k % 32 == 0 &&
+    const bool q8_1 = dotsWithQ8_1(a.blockType);
+    if (cpuKernel && a.dtype == kQuantizedDtype && (dotsWithQ8_0(a.blockType) || q8_1) && k % 32 == 0 &&
         b.dtype == int32_t(DType::Float32)) {
         // ggml's CPU kernel: each activation row quantized once, then dotted with every weight row
         std::vector<double> qx, tie;
@@ -382,10 +404,13 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
                 quantizeQ8_0(&b.v[size_t(row * k)], k, qx, tie);
                 quantized = row;
             }
-            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut, r, i);
+            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut, q8_1, r, i);
         });
-        r.standard = "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
-                     "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
+        r.standard = q8_1 ? "ggml's CPU kernel: the activations quantized to q8_1 as its reference quantizer does, "
+                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half "
+                            "+ 2^-10 |m s| a block (s, d sum(q), stored as float16)"
+                          : "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
+                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
         return r;
     }
     r.f16Noise.assign(r.out.v.size(), 0.0);

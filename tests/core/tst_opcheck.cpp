@@ -226,6 +226,81 @@ private slots:
         QVERIFY(!QString::fromStdString(generic->standard).contains("q8_0"));
     }
 
+    // q4_1 (and q5_1) weights meet activations quantized to q8_1: q8_0's integers and scale, plus
+    // each block's s = d sum(q) in float16, which the kernel multiplies by the weight block's
+    // offset m. A kernel that takes the neighbour block's s is far beyond the bound; a correct one
+    // within it, whose s rounds in float16.
+    void quantizedProductWithOffsetsAsTheCpuKernelComputesIt()
+    {
+        const int64_t k = 160, rows = 6;
+        std::vector<double> w(static_cast<size_t>(k * rows)), x(static_cast<size_t>(k));
+        for (int64_t j = 0; j < k; ++j)
+            x[size_t(j)] = float(std::sin(0.53 * double(j)) * (j >= 96 ? 0.3 : 1.0) + (j >= 128 ? 0.4 : 0.02 * double(j % 5)));
+        std::vector<float> dw(static_cast<size_t>(rows * k / 32)), mw(dw.size());
+        std::vector<int> nib(w.size());
+        for (int64_t r = 0; r < rows; ++r) // a q4_1 weight: each block d nib + m, d and m float16
+            for (int64_t b = 0; b < k; b += 32) {
+                const size_t blk = size_t((r * k + b) / 32);
+                dw[blk] = float(qfloat16(float(0.003 * double(r + 1) + 0.0007 * double(b / 32))));
+                mw[blk] = float(qfloat16(float(-0.02 * double(r + 2) + 0.004 * double(b / 32))));
+                for (int64_t j = b; j < b + 32; ++j) {
+                    nib[size_t(r * k + j)] = int((j * 7 + r * 3) % 16);
+                    w[size_t(r * k + j)] = double(dw[blk] * float(nib[size_t(r * k + j)]) + mw[blk]); // as ggml dequantizes
+                }
+            }
+        // the kernel: activations quantized to q8_1 (the vectorized quantizer), each block's
+        // d_w d_x sum(nib q) + m s, in float lanes
+        auto kernel = [&](bool neighbourSum) {
+            std::vector<double> out(static_cast<size_t>(rows));
+            std::vector<float> dx(static_cast<size_t>(k / 32)), sx(dx.size());
+            std::vector<int> qx(static_cast<size_t>(k));
+            for (int64_t b = 0; b < k; b += 32) {
+                float amax = 0;
+                for (int64_t j = b; j < b + 32; ++j)
+                    amax = std::max(amax, std::fabs(float(x[size_t(j)])));
+                const float id = amax != 0 ? 127.f / amax : 0.f;
+                const float d = amax / 127.f;
+                dx[size_t(b / 32)] = float(qfloat16(d));
+                int sum = 0;
+                for (int64_t j = b; j < b + 32; ++j) {
+                    qx[size_t(j)] = int(std::nearbyint(float(x[size_t(j)]) * id));
+                    sum += qx[size_t(j)];
+                }
+                sx[size_t(b / 32)] = float(qfloat16(d * float(sum)));
+            }
+            for (int64_t r = 0; r < rows; ++r) {
+                float acc = 0;
+                for (int64_t b = 0; b < k; b += 32) {
+                    const size_t blk = size_t((r * k + b) / 32);
+                    int isum = 0;
+                    for (int64_t j = b; j < b + 32; ++j)
+                        isum += nib[size_t(r * k + j)] * qx[size_t(j)];
+                    const int64_t sBlock = neighbourSum && b == k - 32 ? b / 32 - 1 : b / 32;
+                    acc = std::fma(dw[blk] * dx[size_t(b / 32)], float(isum), acc);
+                    acc = std::fma(mw[blk], sx[size_t(sBlock)], acc);
+                }
+                out[size_t(r)] = acc;
+            }
+            return out;
+        };
+        RefTensor weight = ref({k, rows, 1, 1}, w, opcheck::kQuantizedDtype);
+        weight.blockType = "q4_1";
+        std::string skip;
+        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, x)}, {rows, 1, 1, 1}, 0, skip);
+        QVERIFY2(cpu, skip.c_str());
+        QVERIFY2(QString::fromStdString(cpu->standard).contains("quantized to q8_1"), cpu->standard.c_str());
+        const auto right = kernel(false), wrong = kernel(true);
+        double worstRight = 0, worstWrong = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+            const size_t i = size_t(r);
+            worstRight = std::max(worstRight, std::fabs(right[i] - cpu->out.v[i]) / cpu->bound[i]);
+            worstWrong = std::max(worstWrong, std::fabs(wrong[i] - cpu->out.v[i]) / cpu->bound[i]);
+        }
+        QVERIFY2(worstRight <= 1, qPrintable(QString("a correct kernel at %1 of its bound").arg(worstRight)));
+        QVERIFY2(worstWrong > 10, qPrintable(QString("the neighbour's sum only %1 of the bound").arg(worstWrong)));
+        qInfo("q4_1: a correct kernel at %.3g of the bound, the neighbour's sum at %.3g", worstRight, worstWrong);
+    }
+
     void cacheRowsInTheCachesType()
     {
         std::vector<double> row(64);
