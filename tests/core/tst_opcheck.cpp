@@ -53,6 +53,34 @@ void near(const std::vector<double> &got, const std::vector<double> &want)
 }
 } // namespace
 
+// Activations as ggml-cpu's vectorized quantizer makes them (arch/x86/quants.c): each block of
+// 32 scaled by 127 / max|x| and rounded to even; d its float16 scale, s (q8_1) float16 of d sum(q).
+struct KernelActivations {
+    std::vector<float> d, s;
+    std::vector<int> q;
+};
+KernelActivations quantizeAsTheKernel(const std::vector<double> &x)
+{
+    KernelActivations a;
+    const int64_t k = int64_t(x.size());
+    a.q.resize(x.size());
+    for (int64_t b = 0; b < k; b += 32) {
+        float amax = 0;
+        for (int64_t j = b; j < b + 32; ++j)
+            amax = std::max(amax, std::fabs(float(x[size_t(j)])));
+        const float id = amax != 0 ? 127.f / amax : 0.f;
+        const float d = amax / 127.f;
+        int sum = 0;
+        for (int64_t j = b; j < b + 32; ++j) {
+            a.q[size_t(j)] = int(std::nearbyint(float(x[size_t(j)]) * id));
+            sum += a.q[size_t(j)];
+        }
+        a.d.push_back(float(qfloat16(d)));
+        a.s.push_back(float(qfloat16(d * float(sum))));
+    }
+    return a;
+}
+
 class TstOpcheck : public QObject {
     Q_OBJECT
 private slots:
@@ -169,17 +197,9 @@ private slots:
         // rounded to even), each block's integer dot, float scales fused into float lanes
         auto kernel = [&](bool neighbourScale) {
             std::vector<double> out(static_cast<size_t>(rows));
-            std::vector<float> dx(static_cast<size_t>(k / 32));
-            std::vector<int> qx(static_cast<size_t>(k));
-            for (int64_t b = 0; b < k; b += 32) {
-                float amax = 0;
-                for (int64_t j = b; j < b + 32; ++j)
-                    amax = std::max(amax, std::fabs(float(x[size_t(j)])));
-                const float id = amax != 0 ? 127.f / amax : 0.f;
-                dx[size_t(b / 32)] = float(qfloat16(amax / 127.f));
-                for (int64_t j = b; j < b + 32; ++j)
-                    qx[size_t(j)] = int(std::nearbyint(float(x[size_t(j)]) * id));
-            }
+            const KernelActivations a = quantizeAsTheKernel(x);
+            const std::vector<float> &dx = a.d;
+            const std::vector<int> &qx = a.q;
             for (int64_t r = 0; r < rows; ++r) {
                 float lanes[8] = {};
                 for (int64_t b = 0; b < k; b += 32) {
@@ -252,22 +272,9 @@ private slots:
         // d_w d_x sum(nib q) + m s, in float lanes
         auto kernel = [&](bool neighbourSum) {
             std::vector<double> out(static_cast<size_t>(rows));
-            std::vector<float> dx(static_cast<size_t>(k / 32)), sx(dx.size());
-            std::vector<int> qx(static_cast<size_t>(k));
-            for (int64_t b = 0; b < k; b += 32) {
-                float amax = 0;
-                for (int64_t j = b; j < b + 32; ++j)
-                    amax = std::max(amax, std::fabs(float(x[size_t(j)])));
-                const float id = amax != 0 ? 127.f / amax : 0.f;
-                const float d = amax / 127.f;
-                dx[size_t(b / 32)] = float(qfloat16(d));
-                int sum = 0;
-                for (int64_t j = b; j < b + 32; ++j) {
-                    qx[size_t(j)] = int(std::nearbyint(float(x[size_t(j)]) * id));
-                    sum += qx[size_t(j)];
-                }
-                sx[size_t(b / 32)] = float(qfloat16(d * float(sum)));
-            }
+            const KernelActivations a = quantizeAsTheKernel(x);
+            const std::vector<float> &dx = a.d, &sx = a.s;
+            const std::vector<int> &qx = a.q;
             for (int64_t r = 0; r < rows; ++r) {
                 float acc = 0;
                 for (int64_t b = 0; b < k; b += 32) {
