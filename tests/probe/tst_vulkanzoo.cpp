@@ -4,6 +4,7 @@
 // chains whole (fusion_rules.h), so a fault only the fused path has is found at its chain and
 // blamed on the fused kernel; with the backend's fusion switched off the same program computes
 // right, and the hunt says nothing departs; the stock backend, fused against unfused, agrees.
+// And a fault of a kernel that moves data (GET_ROWS), which no cross-backend budget may hide.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -102,6 +103,18 @@ private slots:
         const auto off = hunt(onVulkan("stock"), onVulkan("vk-rope-cache-cell", false), "rope-cell-off");
         QVERIFY2(off.code == 1 && engine::concludes(off.err, "every operation is within its budget in every round"),
                  qPrintable(off.err));
+    }
+
+    // A data-movement kernel with a wrong row on the device: the prompt's last layer picks the
+    // token before the last out of the batch. Against the CPU, GET_ROWS may add nothing, and a
+    // cross-backend budget does not hide it.
+    void aWrongRowOnTheDeviceIsFound()
+    {
+        const auto r = hunt(onCpu(), onVulkan("vk-get-rows-small"), "get-rows");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \d+_\d+ \S+ \(GET_ROWS\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("GET_ROWS moves data and must add none"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
     }
 
     // The spread of the faulty program with Vulkan's fusion on and off: the fused run departs at

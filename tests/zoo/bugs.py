@@ -163,6 +163,16 @@ BUGS = {
         "new": "        idst = i1*p.nb11 + i0;\n        idst += (rope_data_i[i2].x + (i2 > 0 && i2 + 1 == p.ne02 ? 1u : 0u)) * p.set_rows_stride;",
         "about": "Vulkan ROPE+VIEW+SET_ROWS fused: a batch's last row written one cell late, its own cell left as it was",
     },
+    # Vulkan's GET_ROWS takes the row before the one named from a small source (fewer than 64
+    # rows: a prompt's last layer picking its last token's row out of the batch's), right from
+    # the embedding's table (the kind of the row-index bugs gathering kernels have had).
+    "vk-get-rows-small": {
+        "backend": "vulkan",
+        "file": "ggml/src/ggml-vulkan/vulkan-shaders/get_rows.comp",
+        "old": "            const uint i01 = data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12];",
+        "new": "            const uint i01 = data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] - ((p.ne01 < 64 && data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] > 0) ? 1u : 0u);",
+        "about": "Vulkan GET_ROWS from a source of fewer than 64 rows: the row before the one named",
+    },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
     "control-rounding": {
