@@ -1805,6 +1805,30 @@ reads %2</source>
         <translation>%1
 读取 %2</translation>
     </message>
+    <message>
+        <source>golden and test</source>
+        <translation>标杆和待测</translation>
+    </message>
+    <message>
+        <source>golden</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>test</source>
+        <translation>待测</translation>
+    </message>
+    <message>
+        <source>computed fused as %1 by %2 (round %3): %4; only %5&apos;s output reached memory</source>
+        <translation>%2 将其作为融合算子 %1 计算（第 %3 轮）：%4；只有 %5 的输出写入内存</translation>
+    </message>
+    <message>
+        <source>%1, fused</source>
+        <translation>%1，已融合</translation>
+    </message>
+    <message>
+        <source>fused</source>
+        <translation>融合</translation>
+    </message>
 </context>
 <context>
     <name>OpTreePanel</name>

@@ -78,6 +78,30 @@ void OpTreeModel::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
         emitSubtreeChanged(m_root.get(), ReplayColumn, ReplayColumn);
 }
 
+void OpTreeModel::setFusedChains(const llmscope::CompareResult *r)
+{
+    m_fused.clear();
+    for (size_t i = 0; r && i < r->ops.size(); ++i) {
+        const llmscope::OpResult &o = r->ops[i];
+        if (o.fusedIds.size() < 2)
+            continue;
+        QStringList members;
+        for (size_t k = 0; k < o.fusedIds.size(); ++k)
+            members << QStringLiteral("%1 %2").arg(QString::fromStdString(o.fusedIds[k]),
+                                                   QString::fromStdString(k < o.fusedNames.size() ? o.fusedNames[k] : ""));
+        const QString who = o.goldenFused && o.myFused ? tr("golden and test") : o.goldenFused ? tr("golden") : tr("test");
+        const QString words = tr("computed fused as %1 by %2 (round %3): %4; only %5's output reached memory")
+                                  .arg(QString::fromStdString(o.fusedChain), who)
+                                  .arg(o.round)
+                                  .arg(members.join(QStringLiteral(", ")), QString::fromStdString(o.fusedIds.back()));
+        for (const std::string &id : o.fusedIds)
+            if (!m_fused.contains(QString::fromStdString(id))) // its first round's chain
+                m_fused.insert(QString::fromStdString(id), words);
+    }
+    if (m_root)
+        emitSubtreeChanged(m_root.get(), TypeColumn, TypeColumn);
+}
+
 void OpTreeModel::addOutputs(const DumpIndex &chunk)
 {
     for (const TensorRecord &t : chunk.tensors) {
@@ -108,6 +132,7 @@ void OpTreeModel::clear()
     m_unknownIds.clear();
     m_outputs.clear();
     m_replay.reset();
+    m_fused.clear();
     m_count = 0;
     m_backends = 0;
     m_statsRound = -1;
@@ -243,7 +268,10 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
             if (role == Qt::ToolTipRole && !n->leafInputs.isEmpty())
                 return tr("%1\nreads %2").arg(n->name, n->leafInputs.join(QStringLiteral(", ")));
             return isRoot ? QString() : n->name;
-        case TypeColumn: return n->type;
+        case TypeColumn:
+            if (const auto f = m_fused.constFind(n->id); f != m_fused.constEnd() && !isRoot)
+                return role == Qt::ToolTipRole ? f.value() : tr("%1, fused").arg(n->type);
+            return n->type;
         case ShapeColumn: return n->shape;
         case DTypeColumn: return n->dtype;
         case BackendColumn: return n->backend;
@@ -268,7 +296,8 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
     }
     if (role == SearchTextRole) // every column's text and the weights it reads
         return QStringList{n->id,      n->name,   n->type,   n->backend, n->shape, n->dtype,
-                           replayText(n), n->leafInputs.join(QLatin1Char(' '))}
+                           replayText(n), n->leafInputs.join(QLatin1Char(' ')),
+                           m_fused.contains(n->id) ? tr("fused") : QString()}
             .join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
         return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;

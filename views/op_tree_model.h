@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "graph/op_graph.h"
+#include "compare/compare_run.h"
 #include "dump/dump_index.h"
 #include "live/live_protocol.h"
 #include "opcheck/opcheck_run.h"
@@ -39,6 +40,9 @@ public:
     // A replay of the dump's ops (llmscope opcheck), shared with its owner: each op's worst
     // verdict over its rounds and outputs, its reason in the tooltip; null clears them.
     void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
+    // A comparison's fused chains: each op computed inside one says so in its type ("RMS_NORM,
+    // fused"), its tooltip naming the chain's ops; null clears them.
+    void setFusedChains(const llmscope::CompareResult *r);
     // An opened dump's files as a scan brings them: each op's output shape and type where its
     // topology did not say (msit's model file has none).
     void addOutputs(const llmscope::DumpIndex &chunk);
@@ -97,6 +101,7 @@ private:
     QHash<QString, Node *> m_byId;
     std::shared_ptr<const llmscope::OpcheckResult> m_replay;
     QStringList m_unknownIds; // checked in the text, not in this tree
+    QHash<QString, QString> m_fused; // op id -> the fused chain it was computed in, in words
     QHash<QString, std::pair<QString, QString>> m_outputs; // op id -> output shape and type from the dump's files
     int m_count = 0;
     int64_t m_statsRound = -1;

@@ -212,6 +212,8 @@ void OpTreePanel::follow(SessionDocument *doc)
     connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
         if (which == SessionDocument::Result::Replay)
             m_model->setOpcheck(doc->results().replay);
+        if (which == SessionDocument::Result::Comparison)
+            m_model->setFusedChains(doc->results().comparison.get());
     });
     // Statistics stream in a round at a time while a program runs, faster than anyone reads them.
     m_statsShown.setSingleShot(true);
@@ -228,5 +230,6 @@ void OpTreePanel::follow(SessionDocument *doc)
     m_model->setGraph(*doc->graph());
     m_model->setRoundStats(doc->rounds().newestStats());
     m_model->setOpcheck(doc->results().replay);
+    m_model->setFusedChains(doc->results().comparison.get());
     m_model->addOutputs(doc->rounds().index());
 }

@@ -811,6 +811,12 @@ private slots:
                      .match(tip)
                      .hasMatch(),
                  qPrintable(tip));
+        // The operation tree says it too: the norm's type reads "RMS_NORM, fused", its tooltip the chain.
+        const QString normId = hm->data(norm, HeatmapModel::OpIdRole).toString();
+        const QModelIndex inTree = w.opPanel()->model()->indexForId(normId).siblingAtColumn(OpTreeModel::TypeColumn);
+        QCOMPARE(inTree.data().toString(), QString("RMS_NORM, fused"));
+        QVERIFY2(inTree.data(Qt::ToolTipRole).toString().startsWith("computed fused as RMS_NORM+MUL by golden and test (round 0)"),
+                 qPrintable(inTree.data(Qt::ToolTipRole).toString()));
         tabs->setCurrentWidget(heat);
         shoot(&w, QStringLiteral("hunt_fused_heatmap.png"));
     }
