@@ -1412,6 +1412,29 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
 </context>
 <context>
+    <name>LaunchPlan</name>
+    <message>
+        <source>cannot run &apos;%1&apos;: no such executable file</source>
+        <translation>无法运行 &apos;%1&apos;：没有这个可执行文件</translation>
+    </message>
+    <message>
+        <source>cannot run &apos;%1&apos;: not found in PATH</source>
+        <translation>无法运行 &apos;%1&apos;：在 PATH 中找不到</translation>
+    </message>
+    <message>
+        <source>the probe library is missing (looked for %1); build the project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB</source>
+        <translation>缺少探针库（查找位置 %1）；请构建项目（scripts/test 或 cmake --build），或设置 LLMSCOPE_PROBE_LIB</translation>
+    </message>
+    <message>
+        <source>the working folder &apos;%1&apos; does not exist</source>
+        <translation>工作目录 &apos;%1&apos; 不存在</translation>
+    </message>
+    <message>
+        <source>-config &apos;%1&apos; is not a file</source>
+        <translation>-config &apos;%1&apos; 不是文件</translation>
+    </message>
+</context>
+<context>
     <name>LayerGraphView</name>
     <message>
         <source>Graphviz could not start</source>

@@ -1,5 +1,6 @@
 #include "launch_plan.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -11,6 +12,15 @@
 #include "util/error.h"
 
 using llmscope::Error;
+
+namespace {
+// A reason the user reads: in the window's language (the command line keeps English, having
+// no translator installed).
+std::string said(const char *text, const QString &a)
+{
+    return QCoreApplication::translate("LaunchPlan", text).arg(a).toStdString();
+}
+} // namespace
 
 QString probeLibraryPath()
 {
@@ -28,8 +38,9 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
     const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
                                                              : QStandardPaths::findExecutable(program);
     if (found.isEmpty() || !QFileInfo(found).isFile() || !QFileInfo(found).isExecutable())
-        throw Error("cannot run '" + name + "': " +
-                    (program.contains(QLatin1Char('/')) ? "no such executable file" : "not found in PATH"));
+        throw Error(program.contains(QLatin1Char('/'))
+                        ? said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': no such executable file"), program)
+                        : said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH"), program));
     return found;
 }
 
@@ -38,18 +49,19 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
     LaunchPlan plan;
     const QString probe = probeLibraryPath();
     if (!QFileInfo(probe).isFile())
-        throw Error("the probe library is missing (looked for " + probe.toStdString() +
-                    "); build the project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB");
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the probe library is missing (looked for %1); build the "
+                                                         "project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB"),
+                         probe));
     const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
     if (!settings.workingDirectory.isEmpty() && !QFileInfo(settings.workingDirectory).isDir())
-        throw Error("the working folder '" + settings.workingDirectory.toStdString() + "' does not exist");
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the working folder '%1' does not exist"), settings.workingDirectory));
     plan.workingDirectory = settings.workingDirectory;
 
     plan.program = findProgram(o.command.at(0), settings.workingDirectory);
     for (size_t i = 1; i < o.command.size(); ++i)
         plan.arguments << QString::fromStdString(o.command[i]);
     if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
-        throw Error("-config '" + o.configFile + "' is not a file");
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
 
     const std::string output = cwd.absoluteFilePath(QString::fromStdString(o.output)).toStdString();
     llmscope::makeDirs(output);

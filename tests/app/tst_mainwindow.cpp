@@ -242,6 +242,15 @@ private slots:
         QVERIFY(!h.sides(&g, &t, &error));
         QVERIFY2(error == "the test command cannot run: cannot run '/nonexistent/llama-simple': no such executable file",
                  qPrintable(error));
+        { // in Chinese, the reason too (not only the dialog's words around it)
+            const auto english = qScopeGuard([] {
+                for (QTranslator *tr : qApp->findChildren<QTranslator *>())
+                    QCoreApplication::removeTranslator(tr);
+            });
+            QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
+            QVERIFY(!h.sides(&g, &t, &error));
+            QVERIFY2(error.contains(QString::fromUtf8("无法运行 '/nonexistent/llama-simple'：没有这个可执行文件")), qPrintable(error));
+        }
         h.testBox()->setEditText("env A=test B='b b' /bin/true -y");
         QTemporaryDir out;
         h.folderEdit()->setText(out.path());
