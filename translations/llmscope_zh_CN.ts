@@ -497,18 +497,6 @@ bit-identical in every run</source>
         <translation>未知</translation>
     </message>
     <message>
-        <source>golden and test</source>
-        <translation>标杆和待测</translation>
-    </message>
-    <message>
-        <source>golden</source>
-        <translation>标杆</translation>
-    </message>
-    <message>
-        <source>test</source>
-        <translation>待测</translation>
-    </message>
-    <message>
         <source>
 computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these figures are the chain&apos;s</source>
         <translation>
@@ -1827,18 +1815,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
 reads %2</source>
         <translation>%1
 读取 %2</translation>
-    </message>
-    <message>
-        <source>golden and test</source>
-        <translation>标杆和待测</translation>
-    </message>
-    <message>
-        <source>golden</source>
-        <translation>标杆</translation>
-    </message>
-    <message>
-        <source>test</source>
-        <translation>待测</translation>
     </message>
     <message>
         <source>computed fused as %1 by %2 (round %3): %4; only %5&apos;s output reached memory</source>

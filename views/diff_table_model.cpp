@@ -43,16 +43,27 @@ QString DiffTableModel::opCell(const OpResult &op)
         .simplified();
 }
 
-QString DiffTableModel::fusedWords(const OpResult &op)
+QString DiffTableModel::fusedBy(const OpResult &op)
 {
-    const QString who = op.goldenFused && op.myFused ? tr("golden and test") : op.goldenFused ? tr("golden") : tr("test");
+    return op.goldenFused && op.myFused ? tr("golden and test") : op.goldenFused ? tr("golden") : tr("test");
+}
+
+QString DiffTableModel::fusedMembers(const OpResult &op)
+{
     QStringList members;
     for (size_t k = 0; k < op.fusedIds.size(); ++k)
-        members << QStringLiteral("%1 %2").arg(QString::fromStdString(op.fusedIds[k]), QString::fromStdString(op.fusedNames[k]))
+        members << QStringLiteral("%1 %2")
+                       .arg(QString::fromStdString(op.fusedIds[k]),
+                            QString::fromStdString(k < op.fusedNames.size() ? op.fusedNames[k] : std::string()))
                        .trimmed();
+    return members.join(QStringLiteral(", "));
+}
+
+QString DiffTableModel::fusedWords(const OpResult &op)
+{
     return tr("%1 computed these ops as one fused kernel (%2): %3. Only the last one's output reached memory; "
               "the chain is judged by the budgets of all its ops. Dump without --keep-fusion to see inside it.")
-        .arg(who, QString::fromStdString(op.fusedChain), members.join(QStringLiteral(", ")));
+        .arg(fusedBy(op), QString::fromStdString(op.fusedChain), fusedMembers(op));
 }
 
 QVariant DiffTableModel::data(const QModelIndex &index, int role) const

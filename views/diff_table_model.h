@@ -30,6 +30,10 @@ public:
     // The Operation cell: a chain computed fused is one cell naming its ops; its tooltip says so.
     static QString opCell(const llmscope::OpResult &op);
     static QString fusedWords(const llmscope::OpResult &op);
+    // A fused chain's parts as every view words them: who fused it ("golden and test"), and its
+    // ops ("1_0 norm-0, 1_1 attn_norm-0").
+    static QString fusedBy(const llmscope::OpResult &op);
+    static QString fusedMembers(const llmscope::OpResult &op);
 
 private:
     std::shared_ptr<const llmscope::CompareResult> m_result;

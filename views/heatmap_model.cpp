@@ -1,4 +1,6 @@
 #include "heatmap_model.h"
+
+#include "diff_table_model.h"
 #include "reason_words.h"
 
 #include "select/op_id.h"
@@ -270,19 +272,11 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
         if (id.isEmpty())
             return tr("%1: no %2 in this layer").arg(m_rowNames.value(layer), m_kinds.value(kind));
         QString tip = tr("%1 %2, round %3").arg(cellOp, m_kinds.value(kind)).arg(cellRound);
-        if (const llmscope::OpResult *chain = m_colours->fusedChainOf(cellOp, cellRound)) {
-            QStringList members;
-            for (size_t k = 0; k < chain->fusedIds.size(); ++k)
-                members << QStringLiteral("%1 %2").arg(QString::fromStdString(chain->fusedIds[k]),
-                                                       QString::fromStdString(chain->fusedNames.size() > k ? chain->fusedNames[k] : ""));
-            const QString who = chain->goldenFused && chain->myFused ? tr("golden and test")
-                                : chain->goldenFused                 ? tr("golden")
-                                                                     : tr("test");
+        if (const llmscope::OpResult *chain = m_colours->fusedChainOf(cellOp, cellRound))
             tip += tr("\ncomputed fused as %1 by %2: %3; only %4's output reached memory, and these figures are the "
                       "chain's")
-                       .arg(QString::fromStdString(chain->fusedChain), who, members.join(QStringLiteral(", ")),
-                            QString::fromStdString(chain->opId));
-        }
+                       .arg(QString::fromStdString(chain->fusedChain), DiffTableModel::fusedBy(*chain),
+                            DiffTableModel::fusedMembers(*chain), QString::fromStdString(chain->opId));
         if (const auto *it = m_colours->statsOf(id, cellRound))
             tip += tr("\nmax %1, min %2, mean %3, L2 norm %4\nNaN %5, Inf %6")
                        .arg(it->max, 0, 'g', 6)

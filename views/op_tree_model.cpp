@@ -1,5 +1,7 @@
 #include "op_tree_model.h"
 
+#include "diff_table_model.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -85,15 +87,10 @@ void OpTreeModel::setFusedChains(const llmscope::CompareResult *r)
         const llmscope::OpResult &o = r->ops[i];
         if (o.fusedIds.size() < 2)
             continue;
-        QStringList members;
-        for (size_t k = 0; k < o.fusedIds.size(); ++k)
-            members << QStringLiteral("%1 %2").arg(QString::fromStdString(o.fusedIds[k]),
-                                                   QString::fromStdString(k < o.fusedNames.size() ? o.fusedNames[k] : ""));
-        const QString who = o.goldenFused && o.myFused ? tr("golden and test") : o.goldenFused ? tr("golden") : tr("test");
         const QString words = tr("computed fused as %1 by %2 (round %3): %4; only %5's output reached memory")
-                                  .arg(QString::fromStdString(o.fusedChain), who)
+                                  .arg(QString::fromStdString(o.fusedChain), DiffTableModel::fusedBy(o))
                                   .arg(o.round)
-                                  .arg(members.join(QStringLiteral(", ")), QString::fromStdString(o.fusedIds.back()));
+                                  .arg(DiffTableModel::fusedMembers(o), QString::fromStdString(o.fusedIds.back()));
         for (const std::string &id : o.fusedIds)
             if (!m_fused.contains(QString::fromStdString(id))) // its first round's chain
                 m_fused.insert(QString::fromStdString(id), words);
