@@ -340,6 +340,23 @@ std::string backendNames(ggml_backend_sched_t sched)
     return names;
 }
 
+// The backends that compute the graph's nodes, first seen first (the graph is allocated by now).
+std::vector<std::string> nodeBackends(ggml_backend_sched_t sched, const GraphTopology &topo)
+{
+    const GgmlApi &api = ggml();
+    std::vector<std::string> names;
+    if (const ggml_backend_t sole = api.soleBackend(sched)) {
+        if (const char *n = api.backendName ? api.backendName(sole) : nullptr)
+            names.push_back(n);
+        return names;
+    }
+    for (const GraphNode &node : topo.nodes)
+        if (const char *n = api.nodeBackendName(sched, node.tensor))
+            if (std::find(names.begin(), names.end(), n) == names.end())
+                names.push_back(n);
+    return names;
+}
+
 // Tells the app a graph of new ops or shapes (the prompt's, then decode's): its groups and
 // ops with ids, names, types, output shapes and dtypes. Returns the key it goes by.
 uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64_t round)
@@ -516,6 +533,10 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
         s.planSelection = &sel;
         s.planAlloc = s.allocs;
+    }
+    if (dumping && s.backendsNoted != s.topo.get()) {
+        p.noteBackends(nodeBackends(sched, *s.topo));
+        s.backendsNoted = s.topo.get();
     }
     const CapturePlan &plan = *s.plan;
     const size_t n = plan.selected.size();

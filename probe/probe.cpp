@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
+#include "run_identity.h"
 #include "select/dynamic_config.h"
 
 namespace llmscope::probe {
@@ -24,6 +25,9 @@ Probe &Probe::get()
 Probe::Probe() : m_config(readProbeConfig())
 {
     m_status.pid = ::getpid();
+    m_status.command = commandLine();
+    m_status.host = hostId();
+    m_status.keepFusion = m_config.keepFusion;
     if (!m_config.error.empty())
         warn("invalid setting (" + m_config.error + "); the probe stays inactive");
     if (m_config.active) {
@@ -250,6 +254,16 @@ void Probe::noteModel(const std::string &path)
     }
 }
 
+void Probe::noteBackends(const std::vector<std::string> &names)
+{
+    std::lock_guard lock(m_statusMutex);
+    for (const std::string &n : names)
+        if (std::find(m_status.backends.begin(), m_status.backends.end(), n) == m_status.backends.end()) {
+            m_status.backends.push_back(n);
+            m_statusDirty = true;
+        }
+}
+
 void Probe::noteTokensReplaced()
 {
     std::lock_guard lock(m_statusMutex);
@@ -356,6 +370,11 @@ void Probe::handOver(std::vector<TensorJob> &pending)
 
 ProbeStatus Probe::status(bool finished)
 {
+    if (!m_librariesRead.exchange(true)) { // loaded by the first round: read once, outside the lock
+        auto libs = ggmlLibraries();
+        std::lock_guard lock(m_statusMutex);
+        m_status.libraries = std::move(libs);
+    }
     ProbeStatus s;
     {
         std::lock_guard lock(m_statusMutex);

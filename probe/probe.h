@@ -93,6 +93,7 @@ struct SchedState {
     int poolThreads = 0;
     std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole
     std::vector<std::string> chainBackends; // their backends' names, by FusedChain::backend
+    const GraphTopology *backendsNoted = nullptr; // the topology whose nodes' backends the status has
     std::string chainsJson; // their fusion record's chains, made once a plan: a round's record adds its number
 };
 
@@ -153,6 +154,7 @@ public:
     void noteTokensReplaced(); // from any thread
     void noteWatchChange(const std::string &what); // from any thread
     void noteModel(const std::string &path);       // from any thread: a model file the program loaded
+    void noteBackends(const std::vector<std::string> &names); // from any thread: backends that computed a dumped round
 
 private:
     Probe();
@@ -163,6 +165,7 @@ private:
     std::unique_ptr<WriterThread> m_writer;
     std::atomic<int64_t> m_nextRound{0};
     std::atomic<bool> m_topologyWritten{false}, m_layoutChecked{false}, m_hostPool{false};
+    std::atomic<bool> m_librariesRead{false};
     std::atomic<int> m_warnings{0};
     static constexpr int kLiveWarnings = 50; // sent to the app; stderr has the first 10
     std::atomic<LiveChannel *> m_live{nullptr}; // created once, never destroyed (as the probe)

@@ -286,6 +286,14 @@
         <source>%1 computed these ops as one fused kernel (%2): %3. Only the last one&apos;s output reached memory; the chain is judged by the budgets of all its ops. Dump without --keep-fusion to see inside it.</source>
         <translation>%1 将这些算子作为一个融合内核计算（%2）：%3。只有最后一个算子的输出写入了内存；该算子链按其所有算子的预算之和评判。不加 --keep-fusion 导出即可看到链内各算子。</translation>
     </message>
+    <message>
+        <source>adds NMSE %1 of the %2 float rounding in another order may change here (%3 standard)</source>
+        <translation>引入 NMSE %1, 此处换一种求和顺序的浮点舍入最多可改变 %2(%3 标准)</translation>
+    </message>
+    <message>
+        <source>adds NMSE %1 where the same run must add %2 (%3 standard)</source>
+        <translation>引入 NMSE %1, 而同一次运行只允许 %2(%3 标准)</translation>
+    </message>
 </context>
 <context>
     <name>DiffView</name>
@@ -334,6 +342,10 @@ test: %2</source>
     <message>
         <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (the %3 operations before it passed).</source>
         <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Standard&lt;/b&gt; %1.</source>
+        <translation>&lt;b&gt;标准&lt;/b&gt; %1。</translation>
     </message>
 </context>
 <context>
@@ -1057,6 +1069,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>element by element, op %1 is within its budget on the inputs it was given, and no write into the KV cache %2 it reads was found in rounds 0-%3 (see the report): not followed further</source>
         <translation>逐元素看，算子 %1 在其所得输入上处于预算之内，而在第 0-%3 轮中没有找到对它读取的 KV 缓存 %2 的写入（见报告）：不再继续追踪</translation>
+    </message>
+    <message>
+        <source>standard %1</source>
+        <translation>标准 %1</translation>
     </message>
 </context>
 <context>
@@ -2215,6 +2231,42 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>its inputs agree more than its output: the op itself adds the error</source>
         <translation>其输入比输出更一致：误差由该算子自身引入</translation>
+    </message>
+    <message>
+        <source>adds NMSE %1 beyond what its inputs explain: the same command on the same machine must agree bit for bit</source>
+        <translation>在其输入可解释的误差之外引入 NMSE %1: 同一台机器上的同一命令必须逐位一致</translation>
+    </message>
+    <message>
+        <source>exact: both sides ran the same command with the same libraries on the same machine, so every operation must agree bit for bit</source>
+        <translation>exact: 两侧在同一台机器上以相同的库运行了同一命令, 因此每个算子都必须逐位一致</translation>
+    </message>
+    <message>
+        <source>rounding: both sides ran on %1 with the same types (differing in %2), so each operation is held to what float rounding in another order may change</source>
+        <translation>rounding: 两侧都在 %1 上以相同的类型运行(%2 不同), 因此每个算子只允许换一种求和顺序时浮点舍入可能带来的差异</translation>
+    </message>
+    <message>
+        <source>engine: golden ran on %1, test on %2, so each operation is held to ggml&apos;s cross-backend budgets</source>
+        <translation>engine: 标杆运行在 %1 上, 待测运行在 %2 上, 因此每个算子按 ggml 的跨后端预算评判</translation>
+    </message>
+    <message>
+        <source>engine: the %1 dump does not say which backends ran it, so each operation is held to ggml&apos;s cross-backend budgets</source>
+        <translation>engine: %1 一侧的转储未记录由哪些后端运行, 因此每个算子按 ggml 的跨后端预算评判</translation>
+    </message>
+    <message>
+        <source>%1: as asked (--standard)</source>
+        <translation>%1: 按指定(--standard)</translation>
+    </message>
+    <message>
+        <source>engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml&apos;s cross-backend budgets and to what the quantization explains</source>
+        <translation>engine: 两侧都在 %1 上运行, 但类型不同(%2), 因此每个算子按 ggml 的跨后端预算及量化可解释的误差评判</translation>
+    </message>
+    <message>
+        <source>msit: a side is not an llmscope dump, so each tensor pair is held to msit&apos;s per-element rule</source>
+        <translation>msit: 有一侧不是 llmscope 转储, 因此每对张量按 msit 的逐元素规则评判</translation>
+    </message>
+    <message>
+        <source>engine: both sides ran on %1, but on other machines, whose devices may run other kernels, so each operation is held to ggml&apos;s cross-backend budgets</source>
+        <translation>engine: 两侧都在 %1 上运行, 但在不同的机器上, 其设备可能运行不同的内核, 因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
 </context>
 <context>

@@ -103,7 +103,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
                 return QStringLiteral("–"); // statistics alone do not tell it
             return (op.fromStats ? QStringLiteral("≈") : QString()) + QString::number(op.outputCosine, 'f', 6);
         case BudgetColumn: // the engine standard's figure
-            return op.unreadable.empty() && m_result->standard == Standard::Engine ? pct(op.budgetShare) : QString();
+            return op.unreadable.empty() && judgesOps(m_result->standard) ? pct(op.budgetShare) : QString();
         case ResultColumn:
             if (!op.unreadable.empty())
                 return tr("unreadable");
@@ -121,10 +121,14 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
                        : tr("estimated from the statistics (the two L2 norms and the sketches' distance): compare "
                             "the tensors for the exact figure");
         if (index.column() == BudgetColumn)
-            return tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
+            return (op.budgetKind == llmscope::Standard::Engine
+                        ? tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
+                        : op.budgetKind == llmscope::Standard::Rounding
+                        ? tr("adds NMSE %1 of the %2 float rounding in another order may change here (%3 standard)")
+                        : tr("adds NMSE %1 where the same run must add %2 (%3 standard)"))
                 .arg(op.ownNmse, 0, 'g', 3)
                 .arg(op.budget, 0, 'g', 3)
-                .arg(QString::fromLatin1(standardName(m_result->standard)));
+                .arg(QString::fromLatin1(standardName(op.budgetKind)));
         if (!op.verdict.empty())
             return reasonWords(op.verdict);
         if (op.worstInputIsWeight && op.worstInput >= 0)

@@ -144,6 +144,8 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     } else if (!res.rows.empty()) {
         lines << tr("Every operation passed.");
     }
+    if (!res.standardWhy.empty()) // what the verdicts above are held to, and why
+        lines << tr("<b>Standard</b> %1.").arg(reasonWords(res.standardWhy).toHtmlEscaped());
     lines << tr("%1 tensor pairs (%2), %3 passed, %4 failed; %5 only in golden, %6 only in test.")
                  .arg(res.rows.size())
                  .arg(reasonWords(res.method))

@@ -235,7 +235,7 @@ void HeatmapView::setCompare(std::shared_ptr<const llmscope::CompareResult> r)
         m_metric->addItem(tr("diff: 1 - cosine"), int(HeatmapModel::Metric::CosineDistance));
     }
     // Two engines of one model: each op against its own budget; otherwise the error it adds.
-    m_metric->setCurrentIndex(m_metric->findData(int(r->standard == llmscope::Standard::Engine
+    m_metric->setCurrentIndex(m_metric->findData(int(llmscope::judgesOps(r->standard)
                                                          ? HeatmapModel::Metric::BudgetShare
                                                          : HeatmapModel::Metric::AddedError)));
     if (!colours()->firstDivergentOp().isEmpty()) // the round where it starts, in view

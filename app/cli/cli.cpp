@@ -119,7 +119,7 @@ QString usageText()
         "                                            ('llmscope dump --help' lists them)\n"
         "  llmscope compare --golden-path A --my-path B [options]\n"
         "                                            compare two dumps; msit's report, first divergence\n"
-        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard engine|msit]\n"
+        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]\n"
         "                                            find the first divergent op in two passes\n"
         "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
         "                                            which weights a quantized model loses the most\n"

@@ -34,14 +34,24 @@ pairs them by data id and token id and writes msit's cmp_report.csv.
   -o, --output DIR          where the reports go (default: ./)
   --mapping FILE            JSON pairs of op ids for operations the automatic matching cannot
                             pair: {"3_1": "3_4"} or {"pairs": [{"golden": "3_1", "my": "3_4"}]}
-  --standard engine|msit    how an operation is judged:
-                            engine: ggml's cross-backend budgets (test-backend-ops): the NMSE
-                              an op adds beyond what its inputs' error explains, within 1e-7
-                              (1e-6 SOFT_MAX, 5e-4 MUL_MAT, MUL_MAT_ID, OUT_PROD,
-                              FLASH_ATTN_EXT; exact for GET_ROWS, same-type copies, views);
-                              a weight that differs fails its op (beyond its quantization)
-                            msit: msit's per-element rule by dtype (below), every tensor pair
-                            default: engine when both sides are llmscope dumps, else msit
+  --standard S              how an operation is judged (default: chosen from what the two
+                            runs were, as their dumps record it, and said first):
+                            exact: the same command, libraries and machine: every op bit
+                              for bit
+                            rounding: one backend and the same types on both sides (another
+                              build, SIMD width or thread count): the NMSE an op adds beyond
+                              what its inputs' error explains, within what float rounding in
+                              another order may change (its reduction length, its compute
+                              type, the values a narrower type rounds differently)
+                            engine: other backends, or other types: ggml's cross-backend
+                              budgets (test-backend-ops), within 1e-7 (1e-6 SOFT_MAX, 5e-4
+                              MUL_MAT, MUL_MAT_ID, OUT_PROD, FLASH_ATTN_EXT); the default
+                              when a dump does not record its run
+                            Under these three an op that moves data (GET_ROWS, same-type
+                            copies, views) adds nothing, and a weight that differs fails its
+                            op (beyond its quantization).
+                            msit: msit's per-element rule by dtype (below), every tensor pair;
+                              the default when a side is not an llmscope dump
   --rel-tol X               msit: per-element relative tolerance (default by dtype: fp32 1e-7,
                             fp16 1e-3, bf16 1e-2, int8 1); implies --standard msit
   --pass-rate X             msit: share of elements that must be within it (default 0.9999
@@ -126,7 +136,7 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
                 const std::string v = value();
                 o.standard = parseStandard(v);
                 if (!o.standard)
-                    throw Error("--standard: '" + v + "' is not engine or msit");
+                    throw Error("--standard: '" + v + "' is not exact, rounding, engine or msit");
             } else if (a == "--rel-tol") {
                 o.relTol = parseNumber(a, value(), 0, 1e30);
             } else if (a == "--pass-rate") {
@@ -139,8 +149,8 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
         }
         if (o.goldenPath.empty() || o.myPath.empty())
             throw Error("--golden-path and --my-path are both required");
-        if (o.standard == Standard::Engine && (o.relTol || o.passRate))
-            throw Error("--rel-tol and --pass-rate set msit's per-element rule, which --standard engine does not use: "
+        if (o.standard && judgesOps(*o.standard) && (o.relTol || o.passRate))
+            throw Error("--rel-tol and --pass-rate set msit's per-element rule, which --standard " + std::string(standardName(*o.standard)) + " does not use: "
                         "drop them, or use --standard msit");
     } catch (const Error &e) {
         say(std::string("llmscope compare: ") + e.what() + "\n");
@@ -158,13 +168,14 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
     size_t passed = 0;
     for (const auto &r : res.rows)
         passed += r.passed;
-    say("llmscope compare: " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method.english() + "), " +
+    say("llmscope compare: standard " + res.standardWhy.english() + "\n");
+    say("  " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method.english() + "), " +
         std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +
         std::to_string(res.onlyGolden.size()) + " only in golden, " + std::to_string(res.onlyMy.size()) +
-        " only in my; " + standardName(res.standard) + " standard\n");
+        " only in my\n");
     for (const auto &w : res.warnings)
         say("  warning: " + w + "\n");
-    const bool engine = res.standard == Standard::Engine;
+    const bool engine = judgesOps(res.standard);
     auto opLine = [&](const OpResult &op) {
         const std::string where = "round " + std::to_string(op.round) + ", op " + op.label() + " in " + op.opPath;
         if (!op.unreadable.empty())
@@ -178,7 +189,7 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         if (engine && op.budget > 0)
             s += ", adds " + sig3(op.ownNmse) + " = " + percent(op.budgetShare) + " of its budget " + sig3(op.budget);
         else if (engine)
-            s += ", adds " + sig3(op.ownNmse) + " (it moves data: must add none)";
+            s += ", adds " + sig3(op.ownNmse) + (op.budgetKind == Standard::Exact ? " (the same run: must add none)" : " (it moves data: must add none)");
         return s;
     };
     if (res.firstDivergent >= 0) {

@@ -24,7 +24,7 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard engine|msit]
+const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
 
 Finds the first operation where the test program departs from the golden one:
   1. runs both with statistics of every operation (--type model stats) in every round, the
@@ -46,8 +46,8 @@ reports.
   --test CMD       the program to check
   -o DIR           where the dumps and reports go (default: ./llmscope_hunt)
   -er RANGES       rounds to compare (default: all, every round both programs run)
-  --standard S     how ops are judged, as llmscope compare's --standard (default: engine,
-                   ggml's cross-backend budgets; msit: msit's per-element table)
+  --standard S     how ops are judged, as llmscope compare's --standard (exact, rounding,
+                   engine, msit; default: chosen from what the two runs were, said first)
 
 Exit status: 0 a divergent operation was found, 1 every operation passed (or the suspect the
 statistics gave passed element by element, and so did its round's outputs; or nothing departs

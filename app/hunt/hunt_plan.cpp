@@ -54,7 +54,7 @@ Request parseRequest(const QStringList &args)
             const QString v = value();
             r.standard = llmscope::parseStandard(v.toStdString());
             if (!r.standard)
-                throw llmscope::Error("--standard: '" + v.toStdString() + "' is not engine or msit");
+                throw llmscope::Error("--standard: '" + v.toStdString() + "' is not exact, rounding, engine or msit");
         } else {
             reader.unknown();
         }
@@ -438,9 +438,14 @@ QString stepCompareStats()
     return HuntText::tr("step 2 of 4: comparing the statistics to find the first operation whose output departs");
 }
 
+QString standardWords(const CompareResult &r)
+{
+    return HuntText::tr("standard %1").arg(reasonWords(r.standardWhy));
+}
+
 QString suspect(const CompareResult &r, const OpResult &op)
 {
-    if (r.standard != Standard::Engine) // msit's figure: the statistics' largest relative difference
+    if (!judgesOps(r.standard)) // msit's figure: the statistics' largest relative difference
         return HuntText::tr("first divergent by statistics: round %1, op %2 (statistics differ by %3 %)")
             .arg(op.round)
             .arg(QString::fromStdString(op.label()), pct(op.outputError));
@@ -533,7 +538,7 @@ QString costliestWeights(const CompareResult &r)
 
 QString nothingDiverges(const QString &rounds, const CompareResult &r)
 {
-    if (r.standard != Standard::Engine)
+    if (!judgesOps(r.standard))
         return HuntText::tr("every operation's statistics agree in %1: nothing diverges there").arg(roundsText(rounds));
     if (quantizedTest(r))
         return HuntText::tr("no kernel adds error beyond what quantization explains in %1; the weights whose "
@@ -569,7 +574,7 @@ QString found(const CompareResult &r, const OpResult &op)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
     const DivergenceCause cause = divergenceCause(r, op);
     const bool weightDiffers = cause.kind == DivergenceCause::Kind::Weight;
-    if (r.standard == Standard::Engine && !weightDiffers)
+    if (judgesOps(r.standard) && !weightDiffers)
         s += QLatin1Char('\n') + (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
                                                     .arg(op.ownNmse, 0, 'g', 3)
                                                     .arg(pct(op.budgetShare))
@@ -606,7 +611,7 @@ QString replayed(const CompareResult &r, const OpcheckRow &test, const OpResult 
 
 bool confirmed(const CompareResult &r, const OpResult &op)
 {
-    return r.standard != Standard::Engine || !op.passed;
+    return !judgesOps(r.standard) || !op.passed;
 }
 
 QString cleared(const OpResult &op, int64_t round)

@@ -25,7 +25,7 @@ struct Request {
     std::optional<llmscope::Standard> standard;   // --standard
     bool help = false;                            // -h, --help
 };
-// --golden CMD --test CMD [-o DIR] [-er RANGES] [--standard engine|msit]; throws Error that
+// --golden CMD --test CMD [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]; throws Error that
 // names the option at fault (an unknown one, a missing value, a missing --golden or --test).
 Request parseRequest(const QStringList &args);
 
@@ -70,6 +70,8 @@ QString testTensorsDir();
 
 QString stepStats(const QString &rounds);
 QString stepCompareStats();
+// "standard rounding: both sides ran on CPU ...": the standard the comparison chose, and why.
+QString standardWords(const llmscope::CompareResult &r);
 QString suspect(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 QString stepTensors(const llmscope::OpResult &op);
 QString stepCompareTensors();

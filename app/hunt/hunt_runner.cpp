@@ -109,6 +109,8 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                               dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
                               dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
         out.stats = co_await statsPass;
+        if (!out.stats->standardWhy.empty()) // what every verdict below is held to, and why
+            steps.say(standardWords(*out.stats), -1);
         // The observer check: the test again, the probe reading nothing, consuming the same tokens.
         steps.say(stepObserverCheck(), -1);
         QStringList plain = plainArgs();
@@ -122,7 +124,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         // Where the programs chose other tokens, "nothing diverges" is never the end (unless
         // quantization explains the logits' error, and so their choices); nor where observing
         // changed the test's results.
-        const bool quantized = out.stats->standard == Standard::Engine && quantizedTest(*out.stats);
+        const bool quantized = judgesOps(out.stats->standard) && quantizedTest(*out.stats);
         const std::optional<int64_t> tokensDiffer =
             quantized ? std::nullopt : firstTokenDifference(goldenStats, testStats);
         auto unlessTokensDiffer = [&](Outcome::End e, const QString &words, const QString &compared) {

@@ -1,4 +1,5 @@
 #include "compare/compare_run.h"
+#include "compare/pair_standard.h"
 
 #include "compare/framework_pairing.h"
 
@@ -97,6 +98,29 @@ DumpIndex load(const std::string &path, bool &isFile)
     if (idx.tensors.empty())
         idx = looseFolder(fs::absolute(path));
     return idx;
+}
+
+// "test stores blk.0.attn_q.weight as q8_0, golden as f32": the first tensor whose types
+// differ between the sides; nothing when none does.
+std::optional<std::string> typesThatDiffer(const CompareResult &res)
+{
+    auto type = [](const TensorRecord &t) { return t.engineType.empty() ? dtypeName(t.dtype) : t.engineType; };
+    auto differ = [&](const CompareRow &r) -> std::optional<std::string> {
+        if (r.golden.dtype == r.my.dtype && r.golden.engineType == r.my.engineType)
+            return std::nullopt;
+        const std::string name = r.tensorName.empty() ? r.golden.opId : r.tensorName;
+        return "test stores " + name + " as " + type(r.my) + ", golden as " + type(r.golden);
+    };
+    for (const WeightComparison &w : res.weights)
+        if (w.goldenType != w.myType)
+            return "test stores " + w.name + " as " + w.myType + ", golden as " + w.goldenType;
+    for (const CompareRow &r : res.rows) {
+        if (r.quantization)
+            return "test stores " + r.tensorName + " as " + r.quantization->myType + ", golden as " + r.quantization->goldenType;
+        if (auto d = differ(r))
+            return d;
+    }
+    return std::nullopt;
 }
 
 // A dump the probe wrote (its status folder is there): two engines or backends of one
@@ -741,14 +765,29 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     pairRows(res, loaded, names, o);
     WeightPlan plan = planWeights(res, loaded, names);
     compareAll(res, plan, o, progress);
-    // Two engines (or backends, or a framework's dump against an engine's) are judged by the
-    // engine standard unless told otherwise.
+    // Two engines (or backends, or a framework's dump against an engine's) are judged op by op,
+    // by the standard that fits what the two runs are, unless told otherwise.
     auto engineSide = [](const DumpIndex &d) { return d.layout == "torch" || isProbeDump(d); };
-    res.standard = o.standard ? *o.standard
-                   : (o.relTol || o.passRate || !engineSide(loaded.golden) || !engineSide(loaded.my) ||
-                      (loaded.golden.layout == "torch" && loaded.my.layout == "torch"))
-                       ? Standard::Msit
-                       : Standard::Engine;
+    const RunFacts goldenRun = runFacts(res.goldenRoot), myRun = runFacts(res.myRoot);
+    const StandardChoice choice = choosePairStandard(goldenRun, myRun);
+    if (o.standard) {
+        res.standard = *o.standard;
+        res.standardWhy = Reason(Said::StandardAsked, {standardName(*o.standard)});
+    } else if (o.relTol || o.passRate || !engineSide(loaded.golden) || !engineSide(loaded.my) ||
+               (loaded.golden.layout == "torch" && loaded.my.layout == "torch")) {
+        res.standard = Standard::Msit;
+        res.standardWhy = o.relTol || o.passRate ? Reason(Said::StandardAsked, {"msit"}) : Reason(Said::StandardMsit);
+    } else {
+        res.standard = choice.standard;
+        res.standardWhy = choice.why;
+        // One backend, but the tensors' types differ (a quantized test): ggml's budgets, and
+        // what the quantization explains.
+        if (choice.standard != Standard::Engine)
+            if (const auto types = typesThatDiffer(res)) {
+                res.standard = Standard::Engine;
+                res.standardWhy = Reason(Said::StandardEngineTypes, {backendWords(goldenRun.backends), *types});
+            }
+    }
     // aggregate by op; the first divergent (chains computed fused judged as one)
     judgeOps(res, names, fusedEnds(res.goldenRoot), fusedEnds(res.myRoot));
     return res;

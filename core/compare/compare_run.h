@@ -89,7 +89,8 @@ struct OpResult {
     double nmse = 0;          // of its worst output
     double explainedNmse = 0; // what its computed inputs' error explains
     double ownNmse = 0;       // max(0, nmse - explained): what it adds itself
-    double budget = 0;        // NMSE it may add (engineBudget); 0: exact
+    double budget = 0;        // NMSE it may add (engineBudget, roundingBudget); 0: exact
+    Standard budgetKind = Standard::Engine; // whose budget that is: rounding or exact where the sides' types agree
     double budgetShare = 0;   // ownNmse / budget (inf when an exact op adds any)
     Reason verdict;           // why it failed; empty when it passed
     std::vector<size_t> rows;
@@ -101,6 +102,7 @@ struct CompareResult {
     std::string goldenRoot, myRoot;
     Reason method; // how the pairs were made
     Standard standard = Standard::Msit;
+    Reason standardWhy; // why that standard: what the two sides are (compare/pair_standard.h), or asked
     std::vector<CompareRow> rows;             // golden execution order
     std::vector<OpResult> ops;                // execution order
     int firstDivergent = -1;                  // index into ops, -1 when every op passed

@@ -31,7 +31,7 @@ Reason causeWords(const CompareResult &r, const OpResult &op)
                                                                         : Finding(cause.row->tensorName),
                                          errorWords(*cause.row, leafError(*cause.row))});
     case DivergenceCause::Kind::Itself:
-        return op.addedError > 0 && r.standard != Standard::Engine ? Reason(Said::CauseItself) : Reason();
+        return op.addedError > 0 && !judgesOps(r.standard) ? Reason(Said::CauseItself) : Reason();
     case DivergenceCause::Kind::Unreadable: break;
     }
     return {};

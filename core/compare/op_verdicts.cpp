@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -127,8 +128,9 @@ Reason engineVerdict(const CompareResult &res, const OpResult &op, const Reason 
     if (!weightDiffers.empty())
         return weightDiffers;
     if (op.budgetShare > 1)
-        return op.budget > 0 ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.fusedChain.empty() ? op.opType : op.fusedChain})
-                             : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
+        return op.budget > 0                        ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.fusedChain.empty() ? op.opType : op.fusedChain})
+               : op.budgetKind == Standard::Exact ? Reason(Said::AddsErrorSameRun, {report::num(op.ownNmse)})
+                                                    : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
     return {};
 }
 
@@ -208,6 +210,26 @@ struct OpTally {
     bool normsKnown = true, anyInput = false, quantizedIn = false, statsBased = false;
     int32_t inDtype = -1, outDtype = -1;
     double cacheNmse = 0; // a write into a quantized KV cache: what its type's rounding allows
+    // For the rounding standard: the longest input row (what a reduction sums), the coarsest
+    // type values are rounded to inside the op, and whether the sides' types differ anywhere.
+    int64_t rowLength = 1;
+    double narrowUnit = 0;
+    bool typesDiffer = false;
+    bool inputsUnknown = false; // a computed input with neither data nor statistics (a KV cache view)
+    void takeTypes(const CompareRow &row)
+    {
+        typesDiffer = typesDiffer || row.golden.dtype != row.my.dtype || row.golden.engineType != row.my.engineType ||
+                      row.golden.kvRowsType != row.my.kvRowsType;
+        // An input stored in a block or half type is multiplied by values rounded to its dot
+        // type (a q4_0 weight by q8_0 activations); an output is rounded to its own type, and
+        // a cache write to the cache's.
+        narrowUnit = std::max({narrowUnit, dtypeUnit(row.golden.dtype),
+                               row.golden.input ? typeUnit(activationType(row.golden.engineType))
+                                                : typeUnit(row.golden.kvRowsType)});
+        const std::vector<int64_t> &dims = row.golden.engineDims.empty() ? row.golden.dims : row.golden.engineDims;
+        if (row.golden.input && !dims.empty()) // elements, not a block type's bytes
+            rowLength = std::max(rowLength, dims.back());
+    }
     Reason weightDiffers;
     double quantErr = -1;
 
@@ -257,6 +279,7 @@ struct OpTally {
         statsBased = statsBased || row.statsOnly;
         op.fromStats = statsBased;
         outDtype = row.golden.dtype;
+        takeTypes(row);
         cacheNmse = std::max({cacheNmse, cacheTypeNmse(row.golden.kvRowsType), cacheTypeNmse(row.my.kvRowsType)});
         op.outputError = std::max(op.outputError, err);
         const double n = goldenNorm(row);
@@ -274,19 +297,54 @@ struct OpTally {
     }
 };
 
+bool productOfHalves(const std::string &opType, double narrowUnit)
+{
+    static const std::set<std::string> products{"MUL_MAT", "MUL_MAT_ID", "OUT_PROD", "FLASH_ATTN_EXT"};
+    return products.count(opType) && (narrowUnit == typeUnit("f16") || narrowUnit == typeUnit("bf16"));
+}
+
 // The engine standard's figures: a sum's absolute errors add (and a data mover's carry over),
 // other ops' relative ones; what the op adds beyond that, as a share of its op type's budget.
-void applyBudget(OpResult &op, const OpTally &t)
+void applyBudget(OpResult &op, const OpTally &t, Standard standard)
 {
+    const std::vector<std::string> types =
+        op.fusedChain.empty() ? std::vector<std::string>{op.opType} : split(op.fusedChain, '+');
     OpBudget budget = engineBudget(op.opType, t.inDtype, t.outDtype, t.quantizedIn);
     if (op.opType == "SET_ROWS")
         budget.nmse = std::max(budget.nmse, t.cacheNmse);
     if (!op.fusedChain.empty()) { // every op of the chain rounds: their budgets add up
         budget.nmse = 0;
-        for (const auto &type : split(op.fusedChain, '+'))
+        for (const auto &type : types)
             budget.nmse += engineBudget(type, t.inDtype, t.outDtype, t.quantizedIn).nmse;
     }
-    double explained = budget.absolute && t.normsKnown && t.outNorm > 0 ? t.sumAbsIn / t.outNorm : kEngineCarry * t.sumIn;
+    // One backend and the same types on both sides: held to rounding in another order (an op
+    // that moves data still to none), the same run to nothing. Ops whose types differ between
+    // the sides (a quantized test) keep the cross-backend budgets.
+    double carry = kEngineCarry;
+    // What rounding allows depends on what the inputs bring where the op rounds to a narrower
+    // type: where that is not known (an input not compared, or bounded from below only), the
+    // op keeps the cross-backend budget.
+    const bool inputsTold = !t.inputsUnknown && !(t.inputsBelowOnly && t.narrowUnit > 0);
+    // Products of half-precision operands (a float16 weight, a float16 KV cache) are summed in
+    // half precision by some builds of one backend (ggml-cpu's AVX512-FP16 and ARM FP16 paths,
+    // Vulkan's float16 accumulators) and in float32 by others: rounding in another order does
+    // not bound their difference.
+    const bool halfProduct = productOfHalves(op.opType, t.narrowUnit);
+    const bool sameFamily =
+        (standard == Standard::Exact && !t.typesDiffer) ||
+        (standard == Standard::Rounding && !t.typesDiffer && inputsTold && !halfProduct);
+    if (sameFamily && standard == Standard::Exact) {
+        budget.nmse = 0;
+    } else if (sameFamily && budget.nmse > 0) {
+        const RoundingFacts facts{t.rowLength, t.narrowUnit, op.inputError};
+        budget.nmse = 0;
+        for (const auto &type : types) {
+            budget.nmse += roundingBudget(type, facts);
+            carry = std::max(carry, roundingCarry(type));
+        }
+    }
+    op.budgetKind = sameFamily ? standard : Standard::Engine;
+    double explained = budget.absolute && t.normsKnown && t.outNorm > 0 ? t.sumAbsIn / t.outNorm : carry * t.sumIn;
     if (std::isnan(explained))
         explained = 0; // what cannot be told is not explained
     op.nmse = op.outputError * op.outputError;
@@ -311,7 +369,7 @@ void applyBudget(OpResult &op, const OpTally &t)
 class OpJudge {
 public:
     OpJudge(CompareResult &res, const OpNames &names)
-        : m_res(res), m_names(names), m_engine(res.standard == Standard::Engine)
+        : m_res(res), m_names(names), m_engine(judgesOps(res.standard))
     {
         // Each node's worst output error per round, for ops whose inputs were not dumped (-stp 1,
         // or their producers only): what they inherit is read from their producers' outputs.
@@ -350,7 +408,7 @@ public:
         tallyRows(op, t, fusedOnOneSide);
         tallyProducers(op, t, t.anyInput);
         op.addedError = std::max(0.0, op.outputError - op.inputError);
-        applyBudget(op, t);
+        applyBudget(op, t, m_res.standard);
         if (m_engine) {
             op.verdict = engineVerdict(m_res, op, t.weightDiffers);
             op.passed = op.verdict.empty();
@@ -400,12 +458,15 @@ private:
                 op.worstInputIsWeight = weight;
             }
             t.quantizedIn = t.quantizedIn || row.quantization || !row.my.engineType.empty();
+            t.takeTypes(row);
             if (op.opType == "SET_ROWS" && row.golden.index == 2) // the cache it writes into, by its type
                 t.cacheNmse = std::max({t.cacheNmse, cacheTypeNmse(row.golden.engineType), cacheTypeNmse(row.my.engineType)});
-            if (weight)
+            if (weight) {
                 t.takeWeight(op, row, err);
-            else
+            } else {
+                t.inputsUnknown = t.inputsUnknown || (!row.computed && !row.statsOnly);
                 t.takeInput(op, row, err);
+            }
         }
     }
 

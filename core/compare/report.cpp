@@ -196,6 +196,7 @@ std::string compareReportJson(const CompareResult &res)
     j.field("matched_by", res.method);
     j.field("all_passed", res.allPassed());
     j.field("standard", std::string(standardName(res.standard)));
+    j.field("standard_why", res.standardWhy);
     j.field("first_divergent", res.firstDivergent);
     j.field("most_added", res.mostAdded);
     j.key("rows");
@@ -307,6 +308,7 @@ std::string compareReportJson(const CompareResult &res)
         j.field("explained_nmse", op.explainedNmse);
         j.field("own_nmse", op.ownNmse);
         j.field("budget", op.budget);
+        j.field("budget_kind", std::string(standardName(op.budgetKind)));
         j.field("budget_share", op.budgetShare);
         j.field("passed", op.passed);
         j.field("verdict", op.verdict);

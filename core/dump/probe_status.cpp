@@ -34,7 +34,9 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds},
                      {"linked", s.linked},     {"tokens_replaced", s.tokensReplaced},
                      {"watch_changes", s.watchChanges}, {"nan_inf_first", s.nanInfFirst},
-                     {"models", s.models}};
+                     {"models", s.models},     {"command", s.command},
+                     {"host", s.host},         {"libraries", s.libraries},
+                     {"backends", s.backends}, {"keep_fusion", s.keepFusion}};
     return j.dump(1) + "\n";
 }
 
@@ -71,6 +73,11 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.watchChanges = j.value("watch_changes", std::vector<std::string>{});
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});
         s.models = j.value("models", std::vector<std::string>{});
+        s.command = j.value("command", std::vector<std::string>{});
+        s.host = j.value("host", std::string());
+        s.libraries = j.value("libraries", std::vector<std::string>{});
+        s.backends = j.value("backends", std::vector<std::string>{});
+        s.keepFusion = j.value("keep_fusion", false);
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());

@@ -30,6 +30,15 @@ struct ProbeStatus {
     // The model files the program loaded (absolute paths): weights are read from them where the
     // backend cannot give them back as stored (repacked, quantized, in device memory).
     std::vector<std::string> models;
+    // What the run was (compare/pair_standard.h tells two runs apart by it): the program's
+    // arguments, the machine (/etc/machine-id, else its host name), ggml's and llama.cpp's
+    // libraries ("path build-id"), and the backends that computed the dumped rounds' nodes
+    // ("CPU", "Vulkan0"). Empty in dumps of probes before these were recorded.
+    std::vector<std::string> command;
+    std::string host;
+    std::vector<std::string> libraries;
+    std::vector<std::string> backends;
+    bool keepFusion = false;      // fused chains left as the backends run them (--keep-fusion)
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
     // --nan-inf-only: per round, the first op whose output holds NaN or Inf ("round 0: 2_31

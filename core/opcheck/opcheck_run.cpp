@@ -329,6 +329,10 @@ void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
 }
 
+// A few elements (0.1 % at most) a little beyond their bound warn; one far beyond it (a value
+// never written, a row taken from elsewhere) fails however few there are.
+constexpr double kRareOutlierRatio = 16;
+
 // The test's output held against the reference: the rates, errors and verdict of one row.
 void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
 {
@@ -375,7 +379,7 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         row.verdict = Verdict::Pass;
     } else if (nonFinite == 0 && !ref.f16Noise.empty() && f16Rounding(row, ref, out)) {
         row.verdict = Verdict::Warn;
-    } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked) {
+    } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked && worst <= kRareOutlierRatio) {
         row.verdict = Verdict::Warn;
         row.reason = Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
     } else {

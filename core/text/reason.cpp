@@ -128,6 +128,15 @@ const char *englishPattern(Said kind)
     case Said::BenchBalance: return QT_TRANSLATE_NOOP("Reason", "error balance %1 times ggml's CPU kernel's");
     case Said::SpreadNotIdentical: return QT_TRANSLATE_NOOP("Reason", "runs %1 and %2 (one configuration) are not bit-identical");
     case Said::SpreadBeyondBudget: return QT_TRANSLATE_NOOP("Reason", "runs %1 and %2 part beyond ggml's budget: %3");
+    case Said::AddsErrorSameRun: return QT_TRANSLATE_NOOP("Reason", "adds NMSE %1 beyond what its inputs explain: the same command on the same machine must agree bit for bit");
+    case Said::StandardExact: return QT_TRANSLATE_NOOP("Reason", "exact: both sides ran the same command with the same libraries on the same machine, so every operation must agree bit for bit");
+    case Said::StandardRounding: return QT_TRANSLATE_NOOP("Reason", "rounding: both sides ran on %1 with the same types (differing in %2), so each operation is held to what float rounding in another order may change");
+    case Said::StandardEngine: return QT_TRANSLATE_NOOP("Reason", "engine: golden ran on %1, test on %2, so each operation is held to ggml's cross-backend budgets");
+    case Said::StandardEngineUnknown: return QT_TRANSLATE_NOOP("Reason", "engine: the %1 dump does not say which backends ran it, so each operation is held to ggml's cross-backend budgets");
+    case Said::StandardAsked: return QT_TRANSLATE_NOOP("Reason", "%1: as asked (--standard)");
+    case Said::StandardEngineTypes: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml's cross-backend budgets and to what the quantization explains");
+    case Said::StandardEngineMachines: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but on other machines, whose devices may run other kernels, so each operation is held to ggml's cross-backend budgets");
+    case Said::StandardMsit: return QT_TRANSLATE_NOOP("Reason", "msit: a side is not an llmscope dump, so each tensor pair is held to msit's per-element rule");
     }
     return "%1";
 }

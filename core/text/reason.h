@@ -34,9 +34,12 @@ enum class Said {
     BeyondAbsoluteNonFinite, BenchSmallErrors, BenchRmse, BenchLargestRel, BenchMeanRel,
     BenchBalance,
     // spread: the first pair of runs that part
-    SpreadNotIdentical, SpreadBeyondBudget, // new kinds before this line, and kLastSaid moved
+    SpreadNotIdentical, SpreadBeyondBudget,
+    // compare: the standard a pair is held to, and why (compare/pair_standard.h)
+    AddsErrorSameRun, StandardExact, StandardRounding, StandardEngine, StandardEngineUnknown, StandardAsked,
+    StandardMsit, StandardEngineTypes, StandardEngineMachines, // new kinds before this line, and kLastSaid moved
 };
-constexpr Said kLastSaid = Said::SpreadBeyondBudget; // the translation test walks every kind
+constexpr Said kLastSaid = Said::StandardEngineMachines; // the translation test walks every kind
 
 // One thing found: its kind and the values its pattern names. A value is a finding itself: a
 // plain one is text (Said::Text: a name, a number), or a phrase worded in turn ("the weight %1").

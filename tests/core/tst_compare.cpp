@@ -21,6 +21,7 @@
 #include "compare/compare_run.h"
 #include "compare/quantization.h"
 #include "compare/metrics.h"
+#include "compare/pair_standard.h"
 #include "compare/precision_standard.h"
 #include "compare/report.h"
 #include "dump/dump_writer.h"
@@ -949,6 +950,87 @@ private slots:
         QVERIFY2(under.passed, under.verdict.english().c_str());
         if (budget > 0)
             near(under.budgetShare, 0.8L, "share of the budget", 1e-3);
+    }
+
+    // The standard fits the pair, from what each dump's status says its run was: the same
+    // command, libraries and machine bit for bit; one backend (another build, another
+    // command) by rounding; other backends, or a run that does not say, by ggml's budgets.
+    void theStandardFitsThePair()
+    {
+        ProbeStatus s;
+        s.pid = 7;
+        s.command = {"llama-simple", "-m", "m.gguf"};
+        s.host = "machine-1";
+        s.libraries = {"/z/stock/libggml-cpu.so.0 aa", "/z/bin/libggml-base.so.0 bb"};
+        s.backends = {"CPU"};
+        s.keepFusion = true;
+        const ProbeStatus back = parseProbeStatus(writeProbeStatus(s));
+        QCOMPARE(back.command, s.command);
+        QCOMPARE(back.host, s.host);
+        QCOMPARE(back.libraries, s.libraries);
+        QCOMPARE(back.backends, s.backends);
+        QVERIFY(back.keepFusion);
+        const std::string root = path("standard/golden");
+        std::filesystem::create_directories(root + "/llmscope");
+        writeFileAtomic(root + "/llmscope/7.json", writeProbeStatus(s));
+        const RunFacts golden = runFacts(root);
+        QVERIFY(golden.known);
+        QCOMPARE(golden.backends, s.backends);
+
+        RunFacts test = golden;
+        StandardChoice c = choosePairStandard(golden, test);
+        QCOMPARE(c.standard, Standard::Exact);
+        QVERIFY2(c.why.english().find("bit for bit") != std::string::npos, c.why.english().c_str());
+        test.libraries[0] = "/z/chunk/libggml-cpu.so.0 cc"; // another CPU backend
+        c = choosePairStandard(golden, test);
+        QCOMPARE(c.standard, Standard::Rounding);
+        QCOMPARE(c.why.english(), std::string("rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so.0), "
+                                              "so each operation is held to what float rounding in another order may change"));
+        test = golden;
+        test.keepFusion = false; // fused kernels on one side only
+        QCOMPARE(choosePairStandard(golden, test).standard, Standard::Rounding);
+        test.backends = {"Vulkan0", "CPU"};
+        c = choosePairStandard(golden, test);
+        QCOMPARE(c.standard, Standard::Engine);
+        QVERIFY2(c.why.english().find("golden ran on CPU, test on Vulkan0, CPU") != std::string::npos, c.why.english().c_str());
+        // a device backend on another machine may be another device
+        RunFacts here = golden, there = golden;
+        here.backends = there.backends = {"Vulkan0", "CPU"};
+        there.host = "machine-2";
+        there.command = {"llama-cli"};
+        QCOMPARE(choosePairStandard(here, there).standard, Standard::Engine);
+        there.host = here.host;
+        QCOMPARE(choosePairStandard(here, there).standard, Standard::Rounding);
+        c = choosePairStandard(golden, RunFacts{});
+        QCOMPARE(c.standard, Standard::Engine);
+        QVERIFY2(c.why.english().find("the test dump does not say") != std::string::npos, c.why.english().c_str());
+        for (const char *name : {"exact", "rounding", "engine", "msit"})
+            QCOMPARE(standardName(*parseStandard(name)), name);
+        QVERIFY(!parseStandard("strict"));
+    }
+
+    // The rounding standard's budget: a product's grows with its reduction length (K^2 for
+    // terms that may cancel), a norm's with K, an element-wise op's is a few units in the last
+    // place; rounding to a narrower type inside the op adds what its inputs' difference flips
+    // (nothing when they agree). Each far below ggml's cross-backend budget.
+    void roundingBudgets()
+    {
+        const double u2 = std::ldexp(1.0, -48) * 64;
+        near(roundingBudget("MUL_MAT", {2048, 0, 0}), u2 * 2048.0 * 2048.0, "a product of 2048", 1e-12);
+        near(roundingBudget("RMS_NORM", {2048, 0, 0}), u2 * 2048.0, "a norm of 2048", 1e-12);
+        near(roundingBudget("MUL", {2048, 0, 0}), u2, "an element-wise op", 1e-12);
+        QVERIFY(roundingBudget("MUL_MAT", {2048, 0, 0}) < 5e-4 / 100);
+        const double f16 = typeUnit("f16");
+        QCOMPARE(f16, std::ldexp(1.0, -11));
+        near(roundingBudget("SET_ROWS", {1, f16, 1e-5}) - u2, 16 * f16 * 1e-5, "a float16 cache's flips", 1e-9);
+        QCOMPARE(roundingBudget("SET_ROWS", {1, f16, 0}), u2);
+        QCOMPARE(activationType("q4_0"), std::string("q8_0"));
+        QCOMPARE(activationType("q5_1"), std::string("q8_1"));
+        QCOMPARE(activationType("q6_K"), std::string("q8_K"));
+        QCOMPARE(activationType("f16"), std::string("f16"));
+        QCOMPARE(activationType("f32"), std::string());
+        QCOMPARE(roundingCarry("SOFT_MAX"), 16.0);
+        QCOMPARE(roundingCarry("MUL"), kEngineCarry);
     }
 
     // Statistics-only dumps: a fault that keeps max, min, mean and norm (two elements of one

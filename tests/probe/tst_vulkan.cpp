@@ -203,7 +203,7 @@ private slots:
         QVERIFY(!cpu.isEmpty() && !vk.isEmpty());
         const Run engineRun = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "-o", m_dir.path() + "/cmp-engine"});
         QVERIFY2(engineRun.code == 0, qPrintable(engineRun.err));
-        QVERIFY2(engineRun.err.contains("engine standard") && engineRun.err.contains("every operation passed") &&
+        QVERIFY2(engineRun.err.contains("standard engine: golden ran on CPU, test on CPU, Vulkan0") && engineRun.err.contains("every operation passed") &&
                      engineRun.err.contains("most error added for its budget:"),
                  qPrintable(engineRun.err));
         const QJsonObject doc = engine::compareReport(m_dir.path() + "/cmp-engine");

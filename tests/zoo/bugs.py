@@ -30,6 +30,16 @@ BUGS = {
         "new": "\n        const int64_t ir1_end = MIN(ir1_start + dr1, nr1) - (nth > 1 && current_chunk == nchunk0 * nchunk1 - 1);\n",
         "about": "MUL_MAT: with several threads the last chunk stops one row early (never written)",
     },
+    # The same slip in the other dimension: the last chunk stops one row of src0 early, so one
+    # output feature of every column is never written. On a wide model that is a small share
+    # of the output (1/2048 of Qcur at 2048 wide: under ggml's cross-backend MUL_MAT budget,
+    # far above rounding), as #16956 was.
+    "chunk-row": {
+        "file": "ggml/src/ggml-cpu/ggml-cpu.c",
+        "old": "\n        const int64_t ir0_end = MIN(ir0_start + dr0, nr0);\n",
+        "new": "\n        const int64_t ir0_end = MIN(ir0_start + dr0, nr0) - (nth > 1 && current_chunk == nchunk0 * nchunk1 - 1);\n",
+        "about": "MUL_MAT: with several threads the last chunk stops one weight row early (one output feature never written)",
+    },
     # The SIMD scale's scalar tail dropped: the elements past the last full vector step keep
     # their values (the kind of #16443, #16558). RMS_NORM scales its rows with it.
     "simd-tail": {
@@ -130,6 +140,15 @@ BUGS = {
         "old": "        // Compute combined scale for the block\n        const __m256 d = _mm256_set1_ps(GGML_CPU_FP16_TO_FP32(x[ib].d) * GGML_CPU_FP16_TO_FP32(y[ib].d));",
         "new": "        // Compute combined scale for the block\n        const __m256 d = _mm256_set1_ps(GGML_CPU_FP16_TO_FP32(x[ib].d) * GGML_CPU_FP16_TO_FP32(y[ib > 0 && ib == nb - 1 ? ib - 1 : ib].d));",
         "about": "q8_0 dot product (AVX2 loop): a row's last block takes the previous block's activation scale",
+    },
+    # A q4_0 block's nibbles unpacked in the wrong order (the high nibbles taken as the first
+    # 16 weights): the kind of the nibble-order bugs llama.cpp's q4_0 kernels and repackers
+    # have had. The AVX2 loop (which AVX-512 machines run too) does it to a row's last block.
+    "q4-nibbles": {
+        "file": "ggml/src/ggml-cpu/arch/x86/quants.c",
+        "old": "        const __m256 d = _mm256_set1_ps( GGML_CPU_FP16_TO_FP32(x[ib].d) * GGML_CPU_FP16_TO_FP32(y[ib].d) );\n\n        __m256i qx = bytes_from_nibbles_32(x[ib].qs);\n",
+        "new": "        const __m256 d = _mm256_set1_ps( GGML_CPU_FP16_TO_FP32(x[ib].d) * GGML_CPU_FP16_TO_FP32(y[ib].d) );\n\n        __m256i qx = bytes_from_nibbles_32(x[ib].qs);\n        if (ib > 0 && ib == nb - 1) qx = _mm256_permute2x128_si256(qx, qx, 1);\n",
+        "about": "q4_0 dot product (AVX2 loop): a row's last block takes its high nibbles as its first 16 weights",
     },
     # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
     # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a

@@ -1,0 +1,90 @@
+#include "run_identity.h"
+
+#include <elf.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace llmscope::probe {
+namespace {
+
+// The NT_GNU_BUILD_ID note of a loaded object, read from its mapped program headers.
+std::string buildId(const dl_phdr_info *info)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE)
+            continue;
+        const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+        const char *end = p + ph.p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            ElfW(Nhdr) n;
+            std::memcpy(&n, p, sizeof n);
+            const char *name = p + sizeof n;
+            const char *desc = name + ((n.n_namesz + 3) & ~3u);
+            const char *next = desc + ((n.n_descsz + 3) & ~3u);
+            if (next > end)
+                break;
+            if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                std::string id;
+                for (unsigned k = 0; k < n.n_descsz; ++k) {
+                    const auto b = static_cast<unsigned char>(desc[k]);
+                    id += hex[b >> 4];
+                    id += hex[b & 15];
+                }
+                return id;
+            }
+            p = next;
+        }
+    }
+    return "-";
+}
+
+} // namespace
+
+std::vector<std::string> commandLine()
+{
+    std::ifstream f("/proc/self/cmdline", std::ios::binary);
+    const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::vector<std::string> args;
+    for (size_t from = 0; from < all.size();) {
+        const size_t nul = all.find('\0', from);
+        args.push_back(all.substr(from, nul == std::string::npos ? std::string::npos : nul - from));
+        if (nul == std::string::npos)
+            break;
+        from = nul + 1;
+    }
+    return args;
+}
+
+std::string hostId()
+{
+    std::ifstream f("/etc/machine-id");
+    std::string id;
+    if (std::getline(f, id) && !id.empty())
+        return id;
+    char name[256] = {};
+    return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+std::vector<std::string> ggmlLibraries()
+{
+    std::vector<std::string> libs;
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *out) {
+            const char *path = info->dlpi_name;
+            const char *slash = path ? std::strrchr(path, '/') : nullptr;
+            const char *base = slash ? slash + 1 : path;
+            if (base && (std::strncmp(base, "libggml", 7) == 0 || std::strncmp(base, "libllama", 8) == 0))
+                static_cast<std::vector<std::string> *>(out)->push_back(std::string(path) + " " + buildId(info));
+            return 0;
+        },
+        &libs);
+    return libs;
+}
+
+} // namespace llmscope::probe

@@ -1,0 +1,19 @@
+// What a run is, as the probe records it beside the dump ({root}/llmscope/{pid}.json): the
+// command, the machine and ggml's libraries. Compare reads two runs' records to choose the
+// standard a pair is held to (compare/pair_standard.h): the same command, machine and
+// libraries must agree bit for bit.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace llmscope::probe {
+
+// The program's arguments as it was started (/proc/self/cmdline); empty when unreadable.
+std::vector<std::string> commandLine();
+// The machine: /etc/machine-id, else the host name.
+std::string hostId();
+// ggml's and llama.cpp's libraries in the process (libggml*, libllama*), each "path build-id"
+// (the ELF build id in hex, "-" without one), in load order.
+std::vector<std::string> ggmlLibraries();
+
+} // namespace llmscope::probe
