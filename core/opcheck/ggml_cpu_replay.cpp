@@ -208,6 +208,11 @@ std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, cons
     // The payloads first, outside the lock.
     std::vector<Tensor> payloads;
     for (const auto &in : inputs) {
+        if (in.stored) {
+            Tensor &t = payloads.emplace_back();
+            t.data.assign(in.stored->begin(), in.stored->end());
+            continue;
+        }
         if (!in.values) {
             payloads.push_back(readBin(in.path));
             continue;

@@ -177,8 +177,25 @@ RefTensor readRef(TensorRecord &t)
 // A weight the probe could not read as stored (ggml's repacked CPU layout), from the model
 // files the dump's programs loaded, as the program's file holds it; nullopt when none has it
 // with the dumped shape.
-std::optional<RefTensor> weightFromModels(const std::vector<std::string> &models, const std::string &name,
-                                          const TensorRecord &dumped)
+// A weight as a model file stores it: its values for the reference, and its bytes (ggml's
+// blocks in their plain layout) for ggml's CPU kernel.
+struct ModelWeight {
+    RefTensor values;
+    std::string path, typeName;
+    std::shared_ptr<const std::vector<uint8_t>> stored;
+};
+
+std::shared_ptr<const std::vector<uint8_t>> storedBytes(const std::string &path, uint64_t offset, uint64_t bytes)
+{
+    std::ifstream f(path, std::ios::binary);
+    auto out = std::make_shared<std::vector<uint8_t>>(bytes);
+    if (!f.seekg(std::streamoff(offset)) || !f.read(reinterpret_cast<char *>(out->data()), std::streamsize(bytes)))
+        return nullptr;
+    return out;
+}
+
+std::optional<ModelWeight> weightFromModels(const std::vector<std::string> &models, const std::string &name,
+                                            const TensorRecord &dumped)
 {
     for (const auto &path : models) {
         try {
@@ -202,7 +219,7 @@ std::optional<RefTensor> weightFromModels(const std::vector<std::string> &models
                                               : opcheck::kQuantizedDtype;
             if (r.dtype == opcheck::kQuantizedDtype)
                 r.blockType = t->typeName;
-            return r;
+            return ModelWeight{std::move(r), path, t->typeName, storedBytes(path, t->offset, t->bytes)};
         } catch (const Error &) {
         }
     }
@@ -539,8 +556,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     else if (!chain && needsParams(opType) && !haveParams)
         skip = "no op_param.json beside it: dump with -tiling so its parameters are written";
     // Weights held in ggml's repacked CPU layout, which the probe cannot read as stored: read
-    // from the model file the program loaded (the float64 reference only: ggml's CPU kernel is
-    // not given them).
+    // from the model file the program loaded, for the float64 reference and, as the file
+    // stores them, for ggml's CPU kernel.
     // A write into the KV cache dumped as the rows it wrote (no --kv-cache): checked against its
     // rows given, without the cache itself (input 2), as stored in the cache's type.
     const bool rowsOnly = !chain && opType == "SET_ROWS" && !first.kvRowsType.empty();
@@ -553,7 +570,7 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     if (intoQuantized && rowsParam.is_object())
         rowsParam["kv_type"] = first.engineType;
     const size_t used = rowsOnly ? std::min<size_t>(files.inputs().size(), 2) : files.inputs().size();
-    std::vector<std::optional<RefTensor>> fromModel(used);
+    std::vector<std::optional<ModelWeight>> fromModel(used);
     for (size_t i = 0; i < used && skip.empty(); ++i) {
         const TensorRecord &t = *files.inputs()[i];
         if (t.hasData)
@@ -571,7 +588,10 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     if (skip.empty()) {
         try {
             for (size_t i = 0; i < used; ++i)
-                inputs.push_back(fromModel[i] ? std::move(*fromModel[i]) : readRef(*files.inputs()[i]));
+                inputs.push_back(fromModel[i] ? fromModel[i]->values : readRef(*files.inputs()[i]));
+            for (size_t i = 0; i < used; ++i)
+                if (fromModel[i])
+                    base.weightsFromModel += (base.weightsFromModel.empty() ? "" : ", ") + weightNames[i];
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
             ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
                         : opcheck::reference(opType, rowsOnly || intoQuantized ? rowsParam : param, inputs, firstOut->ne,
@@ -585,14 +605,20 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     // ggml's own CPU kernel on the same inputs, where asked: one output, the op's first
     std::optional<std::vector<double>> cpu;
     std::string cpuWhy;
-    const bool anyFromModel = std::any_of(files.inputs().begin(), files.inputs().end(),
-                                          [](const TensorRecord *t) { return !t->hasData; });
-    if (ref && anyFromModel)
-        cpuWhy = "a weight of it read from the model file (ggml's CPU kernel is given dumped inputs only)";
-    if (ref && options.cpuReplay && !files.outputs.empty() && !anyFromModel) {
+    // a weight read from the model file goes to ggml's kernel as the file stores it
+    bool unreadable = false;
+    for (size_t i = 0; i < files.inputs().size(); ++i)
+        unreadable = unreadable || (!files.inputs()[i]->hasData && !(i < fromModel.size() && fromModel[i] && fromModel[i]->stored));
+    if (ref && unreadable)
+        cpuWhy = "an input neither dumped nor read from the model file";
+    if (ref && options.cpuReplay && !files.outputs.empty() && !unreadable) {
         std::vector<CpuReplayInput> in;
-        for (size_t i = 0; i < files.inputs().size(); ++i)
-            in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType, {}});
+        for (size_t i = 0; i < files.inputs().size(); ++i) {
+            if (i < fromModel.size() && fromModel[i] && !files.inputs()[i]->hasData)
+                in.push_back({fromModel[i]->path, inputs[i].ne, inputs[i].dtype, fromModel[i]->typeName, {}, fromModel[i]->stored});
+            else
+                in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType, {}, {}});
+        }
         const TensorRecord &o = *files.outputs.front();
         // a lone op's raw parameters from -tiling's file; a chain's are in its fusion record
         const auto rawParams = [&] {
@@ -762,7 +788,7 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         if (!named)
             continue;
         nlohmann::json param = p.param;
-        if (const auto b = backends.find(files.outputs.front()->opId); b != backends.end() && p.type == "MUL_MAT") {
+        if (const auto b = backends.find(files.outputs.front()->opId); b != backends.end() && (p.type == "MUL_MAT" || p.type == "MUL_MAT_ID")) {
             if (!param.is_object())
                 param = nlohmann::json::object();
             param["backend"] = b->second;
@@ -895,6 +921,7 @@ std::string opcheckJson(const OpcheckResult &r)
                              {"nmse_vs_cpu_replay", num(row.nmseVsCpu)},
                              {"cpu_replay_nmse_budget", num(row.cpuBudget)},
                              {"cpu_replay_not_run", row.cpuNotRun},
+                             {"weights_from_model", row.weightsFromModel},
                              {"mean_ulp_error", num(row.meanUlpError)},
                              {"ulp_error_proportion", num(row.ulpErrorProportion)},
                              {"cpu_replay_ulp_error_proportion", num(row.cpuUlpErrorProportion)},

@@ -26,6 +26,9 @@ struct CpuReplayInput {
     std::string engineType;       // ggml's block type (q4_0, ...) where the dump names one
     // Float32 values in place of the file's: a fused chain's inner result, computed just before
     std::shared_ptr<const std::vector<float>> values;
+    // Its bytes as the model file stores them (ggml blocks, not repacked), in place of the
+    // file's: a weight the backend holds in a layout of its own, read from the model.
+    std::shared_ptr<const std::vector<uint8_t>> stored;
 };
 // The op rebuilt alone from its inputs and raw op parameters (the 64 bytes of -tiling's
 // tiling/{pid}/{round}/{id}_{OP}.bin) and computed by ggml's CPU backend: its output as double,
@@ -67,6 +70,7 @@ struct OpcheckRow {
     double nmseVsCpu = NAN;    // the output against ggml's CPU kernel: sum (t - c)^2 / sum c^2
     double cpuBudget = NAN;    // ggml's budget for that NMSE (test-backend-ops) for this op
     std::string cpuNotRun;     // why ggml's CPU kernel was not run on it, where it was not
+    std::string weightsFromModel; // inputs read from the model file (held by the backend in a layout of its own)
     // Matrix products, msProbe's ULP measure: the mean |ULP error| and the % of elements beyond
     // its threshold (32 ULP float32, 1 float16/bfloat16), and that % of ggml's CPU kernel
     double meanUlpError = NAN, ulpErrorProportion = NAN, cpuUlpErrorProportion = NAN;

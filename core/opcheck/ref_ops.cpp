@@ -317,6 +317,40 @@ bool dotsWithQ8_1(const std::string &blockType)
     return blockType == "q4_1" || blockType == "q5_1";
 }
 
+// Weight types whose CPU dot product meets activations quantized to q8_K (type_traits_cpu:
+// GGML_TYPE_Q8_K): the K-quants and the i-quants of 256-element super-blocks.
+bool dotsWithQ8_K(const std::string &blockType)
+{
+    static const std::set<std::string> k{"q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq2_xxs", "iq2_xs",
+                                         "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m", "iq4_xs"};
+    return k.count(blockType) != 0;
+}
+
+// A row of activations as ggml's CPU kernel meets a q8_K-dotting weight, as
+// quantize_row_q8_K_ref computes it (the x86 kernel calls it too): per 256 elements the value of
+// largest magnitude max, iscale = -127 / max and d = 1 / iscale in float, each element
+// rint(iscale x) capped at 127; given back as d q (exactly what the kernel's integers stand for).
+void quantizeQ8_K(const double *x, int64_t k, std::vector<double> &out)
+{
+    out.resize(size_t(k));
+    for (int64_t b = 0; b < k; b += 256) {
+        float max = 0, amax = 0;
+        for (int64_t j = b; j < b + 256; ++j)
+            if (std::fabs(float(x[j])) > amax) {
+                amax = std::fabs(float(x[j]));
+                max = float(x[j]);
+            }
+        if (amax == 0) {
+            std::fill(out.begin() + b, out.begin() + b + 256, 0.0);
+            continue;
+        }
+        const float iscale = -127.f / max;
+        const float d = 1 / iscale;
+        for (int64_t j = b; j < b + 256; ++j)
+            out[size_t(j)] = double(d) * double(std::min(127.f, std::nearbyint(iscale * float(x[j]))));
+    }
+}
+
 // A row of activations as ggml's CPU kernel meets a q8_0-dotting weight: each block of 32
 // quantized as quantize_row_q8_0_ref does (d = max|x| / 127 in float, stored as float16; each
 // element x / d rounded to an integer), given back as d q. tie[j] is the block's d where x / d
@@ -374,6 +408,32 @@ void quantizedDot(const double *w, const std::vector<double> &qx, const std::vec
     r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties + std::ldexp(1.01, -10) * sums;
 }
 
+// The activations ggml's CPU kernel quantizes for a weight of block type t (q8_0, q8_1 or q8_K),
+// and its block length; 0 where it dots them in float.
+int64_t activationBlock(const std::string &t)
+{
+    return dotsWithQ8_K(t) ? 256 : dotsWithQ8_0(t) || dotsWithQ8_1(t) ? 32 : 0;
+}
+void quantizeActivations(const std::string &t, const double *x, int64_t k, std::vector<double> &qx, std::vector<double> &tie)
+{
+    if (dotsWithQ8_K(t)) {
+        quantizeQ8_K(x, k, qx);
+        tie.assign(size_t(k), 0.0); // the scalar quantizer, emulated exactly
+    } else {
+        quantizeQ8_0(x, k, qx, tie);
+    }
+}
+const char *quantizedStandard(const std::string &t)
+{
+    return dotsWithQ8_1(t) ? "ggml's CPU kernel: the activations quantized to q8_1 as its reference quantizer does, "
+                             "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half "
+                             "+ 2^-10 |m s| a block (s, d sum(q), stored as float16)"
+           : dotsWithQ8_K(t) ? "ggml's CPU kernel: the activations quantized to q8_K as its reference quantizer does, "
+                               "|error| <= ((k/32 + 8) u32 + 16 u) sum|w q|"
+                             : "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
+                               "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
+}
+
 // MUL_MAT: out[i1][i0] = row i0 of a . row i1 of b, a broadcast over b's dims 2 and 3.
 std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
                                 bool cpuKernel, std::string &skip)
@@ -392,25 +452,21 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
     const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
     Reference r = shaped(ne);
     const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
-    const bool q8_1 = dotsWithQ8_1(a.blockType);
-    if (cpuKernel && a.dtype == kQuantizedDtype && (dotsWithQ8_0(a.blockType) || q8_1) && k % 32 == 0 &&
-        b.dtype == int32_t(DType::Float32)) {
+    const int64_t block = activationBlock(a.blockType);
+    if (cpuKernel && a.dtype == kQuantizedDtype && block > 0 && k % block == 0 && b.dtype == int32_t(DType::Float32)) {
         // ggml's CPU kernel: each activation row quantized once, then dotted with every weight row
         std::vector<double> qx, tie;
         int64_t quantized = -1;
         forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
             const int64_t row = (i3 * b.ne[2] + i2) * b.ne[1] + i1;
             if (row != quantized) {
-                quantizeQ8_0(&b.v[size_t(row * k)], k, qx, tie);
+                quantizeActivations(a.blockType, &b.v[size_t(row * k)], k, qx, tie);
                 quantized = row;
             }
-            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut, q8_1, r, i);
+            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut,
+                         dotsWithQ8_1(a.blockType), r, i);
         });
-        r.standard = q8_1 ? "ggml's CPU kernel: the activations quantized to q8_1 as its reference quantizer does, "
-                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half "
-                            "+ 2^-10 |m s| a block (s, d sum(q), stored as float16)"
-                          : "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
-                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
+        r.standard = quantizedStandard(a.blockType);
         return r;
     }
     r.f16Noise.assign(r.out.v.size(), 0.0);
@@ -425,7 +481,7 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
 // MUL_MAT_ID: the experts' products. For token t and slot e, ids[e][t] names the expert whose
 // matrix (a's slice) meets b's row e (or row 0, where b holds one row a token for all slots).
 std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
-                                  std::string &skip)
+                                  bool cpuKernel, std::string &skip)
 {
     if (in.size() != 3) {
         skip = "MUL_MAT_ID without experts, activations and ids";
@@ -440,7 +496,14 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
     }
     const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
     Reference r = shaped(ne);
-    r.f16Noise.assign(r.out.v.size(), 0.0);
+    // ggml's CPU kernel quantizes each activation row as for MUL_MAT, then dots it with the
+    // chosen expert's rows
+    const int64_t block = activationBlock(a.blockType);
+    const bool quantized = cpuKernel && a.dtype == kQuantizedDtype && block > 0 && k % block == 0 &&
+                           b.dtype == int32_t(DType::Float32);
+    std::vector<double> qx, tie;
+    if (!quantized)
+        r.f16Noise.assign(r.out.v.size(), 0.0);
     for (int64_t t = 0; t < tokens; ++t)
         for (int64_t e = 0; e < used; ++e) {
             const double id = ids.at(e, t, 0, 0);
@@ -449,10 +512,19 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
                 return std::nullopt;
             }
             const double *y = &b.v[size_t((t * b.ne[1] + e % b.ne[1]) * k)];
-            for (int64_t i0 = 0; i0 < ne[0]; ++i0)
-                dot(&a.v[size_t((int64_t(id) * a.ne[1] + i0) * k)], y, k, uc, uOut, r, size_t((t * used + e) * ne[0] + i0));
+            if (quantized)
+                quantizeActivations(a.blockType, y, k, qx, tie);
+            for (int64_t i0 = 0; i0 < ne[0]; ++i0) {
+                const double *w = &a.v[size_t((int64_t(id) * a.ne[1] + i0) * k)];
+                const size_t i = size_t((t * used + e) * ne[0] + i0);
+                if (quantized)
+                    quantizedDot(w, qx, tie, k, uOut, dotsWithQ8_1(a.blockType), r, i);
+                else
+                    dot(w, y, k, uc, uOut, r, i);
+            }
         }
-    r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff), each expert's product";
+    r.standard = quantized ? std::string(quantizedStandard(a.blockType)) + ", each expert's product"
+                           : "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff), each expert's product";
     return r;
 }
 
@@ -1061,7 +1133,7 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
     if (op == "GET_ROWS")
         return getRows(inputs, outNe, skip);
     if (op == "MUL_MAT_ID")
-        return mulMatId(inputs, outNe, u, skip);
+        return mulMatId(inputs, outNe, u, param.is_object() && param.value("backend", std::string()) == "CPU", skip);
     if (op == "ARGSORT")
         return argsort(param, inputs, outNe, skip);
     if (op == "SUM_ROWS")

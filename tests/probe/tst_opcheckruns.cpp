@@ -438,14 +438,14 @@ private slots:
                  qPrintable(r.err));
     }
 
-    // Weights in Q4_0, Q8_0, F16 and BF16: on Vulkan each is dumped as stored and every op that
-    // runs a kernel is replayed and passes (the matrix products on the dequantized weights, and
-    // on ggml's CPU on the raw blocks); on the CPU, weights held in ggml's repacked layout are
-    // read from the model file.
+    // Weights in Q4_0, Q8_0, Q4_K, MXFP4, F16 and BF16: on Vulkan each is dumped as stored and
+    // every op that runs a kernel is replayed and passes (the matrix products on the dequantized
+    // weights, and on ggml's CPU on the raw blocks); on the CPU, weights held in ggml's repacked
+    // layout (or AMX's) are read from the model file, and every op is covered.
     void weightTypes_data()
     {
         QTest::addColumn<QString>("type");
-        for (const char *t : {"q4_0", "q8_0", "f16", "bf16"})
+        for (const char *t : {"q4_0", "q8_0", "q4_k_m", "mxfp4", "f16", "bf16"})
             QTest::newRow(t) << t;
     }
     void weightTypes()
@@ -467,26 +467,83 @@ private slots:
             if (v.toObject()["op_type"].toString() == "MUL_MAT")
                 products += !v.toObject()["cpu_replay_error_over_bound"].isNull();
         QVERIFY(products >= 14);
-        if (type != "q4_0")
+        if (type == "f16" || type == "bf16")
             return;
         // On the CPU the probe cannot read the repacked weights: they are read from the model
-        // file the program loaded, for the float64 reference (not for ggml's CPU kernel); with
-        // the file gone, those products are skipped, saying why.
+        // file the program loaded, for the float64 reference and, as the file stores them, for
+        // ggml's CPU kernel (a second opinion on every product); with the file gone, those
+        // products are skipped, saying why.
         const QString cpu = dump("w-cpu-" + type, gen + "cpu", {"--kv-cache", "-er", "0,0"});
-        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/w-cpu-check"});
+        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/w-cpu-check-" + type});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        const QJsonObject c = report(m_dir.path() + "/w-cpu-check");
+        const QJsonObject c = report(m_dir.path() + "/w-cpu-check-" + type);
         QCOMPARE(c["summary"].toObject()["coverage_percent"].toDouble(), 100.0);
         QCOMPARE(c["summary"].toObject()["skip"].toInt(), 0);
-        int fromModel = 0;
-        for (const auto &v : c["rows"].toArray())
-            fromModel += v.toObject()["cpu_replay_not_run"].toString().contains("read from the model file");
-        QVERIFY(fromModel >= 7); // a layer's products, at least
+        int fromModel = 0, cpuProducts = 0;
+        for (const auto &v : c["rows"].toArray()) {
+            const QJsonObject row = v.toObject();
+            if (row["op_type"].toString() != "MUL_MAT")
+                continue;
+            ++cpuProducts;
+            fromModel += !row["weights_from_model"].toString().isEmpty();
+            QVERIFY2(row["cpu_replay_error_over_bound"].isDouble(), qPrintable(row["cpu_replay_not_run"].toString()));
+            QVERIFY(row["cpu_replay_error_over_bound"].toDouble() < 1);
+        }
+        QVERIFY(cpuProducts >= 14);
+        // x86 repacks q4_0 and q4_K weights on any machine of this kind (AVX2 and up; mxfp4 with
+        // AVX-512, q8_0 where AMX takes it): a layer's products at least come from the model file
+        if (type != "q4_0" && type != "q4_k_m")
+            return;
+        QVERIFY2(fromModel >= 7, qPrintable(QString::number(fromModel)));
         QVERIFY(QFile::rename(model, model + ".away"));
-        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/w-cpu-check-away"});
+        r = llmscopeRun({"opcheck", "-i", cpu, "-o", m_dir.path() + "/w-cpu-check-away-" + type});
         QVERIFY(QFile::rename(model + ".away", model));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("a weight in ggml's repacked CPU layout"), qPrintable(r.err));
+    }
+
+    // Quantized products on ggml's CPU kernel are held to what it computes: the activations
+    // quantized to the weight type's dot type (q8_1 for q4_1, q8_K for the K-quants) exactly as
+    // ggml's reference quantizer does, the integer dots exact. A correct kernel's products of
+    // dense layers (MUL_MAT) and of experts (MUL_MAT_ID) all pass, by that reference (the
+    // zoo's faults fail it: tst_kernelzoo).
+    void quantizedProductsAreHeldToTheCpuKernel_data()
+    {
+        QTest::addColumn<QString>("arch");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("dotType");
+        QTest::newRow("q4_1") << "llama" << "q4_1" << "mul_mat" << "q8_1";
+        QTest::newRow("q4_k_m") << "llama" << "q4_k_m" << "mul_mat" << "q8_K";
+        QTest::newRow("q6_k") << "llama" << "q6_k" << "mul_mat" << "q8_K";
+        QTest::newRow("experts q8_0") << "qwen3moe" << "q8_0" << "mul_mat_id" << "q8_0";
+        QTest::newRow("experts q4_k_m") << "qwen3moe" << "q4_k_m" << "mul_mat_id" << "q8_K";
+    }
+    void quantizedProductsAreHeldToTheCpuKernel()
+    {
+        QFETCH(QString, arch);
+        QFETCH(QString, type);
+        QFETCH(QString, op);
+        QFETCH(QString, dotType);
+        const QString f32 = m_dir.path() + "/" + arch + "-f32.gguf", model = m_dir.path() + "/" + arch + "-" + type + ".gguf";
+        if (!QFile::exists(f32))
+            QVERIFY(engine::makeModel(kBin, {"--arch", arch, "--out", f32, "--layers", "2"}));
+        QVERIFY(engine::makeModel(kBin, {"--quantize", type, "--in", f32, "--out", model}));
+        // --no-repack: ggml's plain CPU kernels, on every machine (not AMX's or the repacked layouts)
+        const QString out = m_dir.path() + "/kq-" + arch + "-" + type;
+        auto r = llmscopeRun({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + model + " -n 2 --no-repack",
+                              "--type", "model", "tensor", "kernel", "-er", "0,0", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString checks = m_dir.path() + "/kq-check-" + arch + "-" + type;
+        r = llmscopeRun({"opcheck", "-i", onlyDump(out), "-opname", op, "-o", checks});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        int held = 0;
+        for (const auto &v : report(checks)["rows"].toArray()) {
+            const QJsonObject row = v.toObject();
+            QVERIFY2(row["precision_result"].toString() == "PASS", qPrintable(row["fail_reason"].toString()));
+            held += row["precision_standard"].toString().contains("activations quantized to " + dotType);
+        }
+        QVERIFY2(held >= 2, qPrintable(QString("%1 products held to the %2 reference").arg(held).arg(dotType)));
     }
 
     // What opcheck cannot do is refused with its reason, and exits 2.

@@ -150,6 +150,15 @@ BUGS = {
         "new": "        const __m256 d = _mm256_set1_ps( GGML_CPU_FP16_TO_FP32(x[ib].d) * GGML_CPU_FP16_TO_FP32(y[ib].d) );\n\n        __m256i qx = bytes_from_nibbles_32(x[ib].qs);\n        if (ib > 0 && ib == nb - 1) qx = _mm256_permute2x128_si256(qx, qx, 1);\n",
         "about": "q4_0 dot product (AVX2 loop): a row's last block takes its high nibbles as its first 16 weights",
     },
+    # A K-quant's packed 6-bit sub-block scales unpacked wrong: the high two bits of sub-blocks
+    # 4-7's scales read from the wrong place (the kind of the scale-unpacking slips K-quant
+    # kernels have had). The q4_K dot product's AVX2 loop (which AVX-512 machines run too).
+    "q4k-scales": {
+        "file": "ggml/src/ggml-cpu/arch/x86/quants.c",
+        "old": "        utmp[1] = (utmp[2] & kmask2) | (((utmp[0] >> 6) & kmask3) << 4);\n        utmp[2] = uaux;\n        utmp[0] &= kmask1;\n\n        const uint8_t * GGML_RESTRICT q4 = x[i].qs;\n        const int8_t  * GGML_RESTRICT q8 = y[i].qs;\n\n        const __m256i mins_and_scales",
+        "new": "        utmp[1] = (utmp[2] & kmask2) | (((utmp[0] >> 4) & kmask3) << 4);\n        utmp[2] = uaux;\n        utmp[0] &= kmask1;\n\n        const uint8_t * GGML_RESTRICT q4 = x[i].qs;\n        const int8_t  * GGML_RESTRICT q8 = y[i].qs;\n\n        const __m256i mins_and_scales",
+        "about": "q4_K dot product (AVX2 loop): sub-blocks 4-7 take the high bits of their 6-bit scales from the wrong place",
+    },
     # The CPU's fused RMS_NORM+MUL (ggml-cpu fuses the pair since #22423) leaves the last 8
     # columns of each row unnormalized; the unfused RMS_NORM and MUL are untouched, so a
     # program observed node by node (fusion off) computes right (the kind of #14540, a fused
