@@ -781,12 +781,19 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         res.standard = choice.standard;
         res.standardWhy = choice.why;
         // One backend, but the tensors' types differ (a quantized test): ggml's budgets, and
-        // what the quantization explains.
-        if (choice.standard != Standard::Engine)
+        // what the quantization explains. Graphs that differ (flash attention on and off, other
+        // fusion) compute with other kernels: ggml's budgets too.
+        const bool sameGraph = !res.method.empty() && (res.method.parts().front().kind == Said::SameTopology ||
+                                                       res.method.parts().front().kind == Said::MappingSameTopology);
+        if (choice.standard != Standard::Engine) {
             if (const auto types = typesThatDiffer(res)) {
                 res.standard = Standard::Engine;
                 res.standardWhy = Reason(Said::StandardEngineTypes, {backendWords(goldenRun.backends), *types});
+            } else if (!sameGraph) {
+                res.standard = Standard::Engine;
+                res.standardWhy = Reason(Said::StandardEngineGraphs, {backendWords(goldenRun.backends)});
             }
+        }
     }
     // aggregate by op; the first divergent (chains computed fused judged as one)
     judgeOps(res, names, fusedEnds(res.goldenRoot), fusedEnds(res.myRoot));
