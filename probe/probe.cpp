@@ -28,6 +28,7 @@ Probe::Probe() : m_config(readProbeConfig())
     m_status.command = commandLine();
     m_status.host = hostId();
     m_status.keepFusion = m_config.keepFusion;
+    m_status.environment = steeringEnvironment();
     if (!m_config.error.empty())
         warn("invalid setting (" + m_config.error + "); the probe stays inactive");
     if (m_config.active) {

@@ -4,9 +4,12 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+
+extern char **environ;
 
 namespace llmscope::probe {
 namespace {
@@ -69,6 +72,21 @@ std::string hostId()
         return id;
     char name[256] = {};
     return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+std::vector<std::string> steeringEnvironment()
+{
+    static const char *const prefixes[] = {"GGML_", "LLAMA_", "OMP_", "GOMP_", "KMP_", "VK_", "MESA_", "RADV_",
+                                           "CUDA_", "HIP_", "ROCR_", "OPENBLAS_", "MKL_", "ZES_", "SYCL_"};
+    std::vector<std::string> vars;
+    for (char **e = environ; e && *e; ++e)
+        for (const char *p : prefixes)
+            if (std::strncmp(*e, p, std::strlen(p)) == 0) {
+                vars.emplace_back(*e);
+                break;
+            }
+    std::sort(vars.begin(), vars.end());
+    return vars;
 }
 
 std::vector<std::string> ggmlLibraries()

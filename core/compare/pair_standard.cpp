@@ -35,7 +35,7 @@ bool RunFacts::sameRunAs(const RunFacts &o) const
 {
     return known && o.known && !command.empty() && command == o.command && !host.empty() && host == o.host &&
            !libraries.empty() && sorted(libraries) == sorted(o.libraries) && backends == o.backends &&
-           keepFusion == o.keepFusion;
+           environment == o.environment && keepFusion == o.keepFusion;
 }
 
 RunFacts runFacts(const std::string &dumpRoot)
@@ -54,7 +54,9 @@ RunFacts runFacts(const std::string &dumpRoot)
             f.host = s.host;
             f.libraries = s.libraries;
             f.keepFusion = s.keepFusion;
-        } else if (s.command != f.command || s.host != f.host || sorted(s.libraries) != sorted(f.libraries)) {
+            f.environment = s.environment;
+        } else if (s.command != f.command || s.host != f.host || sorted(s.libraries) != sorted(f.libraries) ||
+                   s.environment != f.environment) {
             f.command.clear(); // processes of several runs: not one run to repeat bit for bit
         }
         for (const std::string &b : s.backends)
@@ -83,6 +85,16 @@ std::string runDifferences(const RunFacts &g, const RunFacts &t)
         what.push_back(std::to_string(libs.size() - kNamed) + " more libraries");
     if (g.command != t.command)
         what.push_back("the command");
+    // a steering variable set on one side, or to another value: its name
+    std::vector<std::string> vars;
+    for (const auto *side : {&g.environment, &t.environment})
+        for (const std::string &v : *side) {
+            const auto &other = side == &g.environment ? t.environment : g.environment;
+            const std::string name = v.substr(0, v.find('='));
+            if (std::find(other.begin(), other.end(), v) == other.end() && std::find(vars.begin(), vars.end(), name) == vars.end())
+                vars.push_back(name);
+        }
+    what.insert(what.end(), vars.begin(), vars.end());
     if (g.host != t.host)
         what.push_back("the machine");
     if (g.keepFusion != t.keepFusion)

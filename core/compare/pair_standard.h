@@ -14,7 +14,7 @@ namespace llmscope {
 
 struct RunFacts {
     bool known = false; // its status names the backends (probes before that do not)
-    std::vector<std::string> command, libraries, backends;
+    std::vector<std::string> command, libraries, backends, environment;
     std::string host;
     bool keepFusion = false;
     bool sameRunAs(const RunFacts &o) const;

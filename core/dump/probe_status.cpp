@@ -36,7 +36,8 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"watch_changes", s.watchChanges}, {"nan_inf_first", s.nanInfFirst},
                      {"models", s.models},     {"command", s.command},
                      {"host", s.host},         {"libraries", s.libraries},
-                     {"backends", s.backends}, {"keep_fusion", s.keepFusion}};
+                     {"backends", s.backends}, {"keep_fusion", s.keepFusion},
+                     {"environment", s.environment}};
     return j.dump(1) + "\n";
 }
 
@@ -78,6 +79,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.libraries = j.value("libraries", std::vector<std::string>{});
         s.backends = j.value("backends", std::vector<std::string>{});
         s.keepFusion = j.value("keep_fusion", false);
+        s.environment = j.value("environment", std::vector<std::string>{});
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());

@@ -38,6 +38,7 @@ struct ProbeStatus {
     std::string host;
     std::vector<std::string> libraries;
     std::vector<std::string> backends;
+    std::vector<std::string> environment; // the variables that steer ggml and the runtimes, "NAME=value"
     bool keepFusion = false;      // fused chains left as the backends run them (--keep-fusion)
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;

@@ -964,7 +964,9 @@ private slots:
         s.libraries = {"/z/stock/libggml-cpu.so.0 aa", "/z/bin/libggml-base.so.0 bb"};
         s.backends = {"CPU"};
         s.keepFusion = true;
+        s.environment = {"OMP_NUM_THREADS=2"};
         const ProbeStatus back = parseProbeStatus(writeProbeStatus(s));
+        QCOMPARE(back.environment, s.environment);
         QCOMPARE(back.command, s.command);
         QCOMPARE(back.host, s.host);
         QCOMPARE(back.libraries, s.libraries);
@@ -986,6 +988,11 @@ private slots:
         QCOMPARE(c.standard, Standard::Rounding);
         QCOMPARE(c.why.english(), std::string("rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so.0), "
                                               "so each operation is held to what float rounding in another order may change"));
+        test = golden;
+        test.environment.push_back("GGML_CPU_DISABLE_FUSION=1"); // the same command, steered otherwise
+        c = choosePairStandard(golden, test);
+        QCOMPARE(c.standard, Standard::Rounding);
+        QVERIFY2(c.why.english().find("differing in GGML_CPU_DISABLE_FUSION") != std::string::npos, c.why.english().c_str());
         test = golden;
         test.keepFusion = false; // fused kernels on one side only
         QCOMPARE(choosePairStandard(golden, test).standard, Standard::Rounding);
