@@ -2272,6 +2272,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>engine: both sides ran on %1, but their graphs differ (other kernels: flash attention, fusion, batch), so each operation is held to ggml&apos;s cross-backend budgets</source>
         <translation>engine: 两侧都在 %1 上运行, 但计算图不同(内核不同: flash attention、融合、批大小), 因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
+    <message>
+        <source>engine: a PyTorch dump against an engine&apos;s, other kernels throughout, so each operation is held to ggml&apos;s cross-backend budgets</source>
+        <translation>engine: PyTorch 转储对比引擎的转储, 内核完全不同, 因此每个算子按 ggml 的跨后端预算评判</translation>
+    </message>
 </context>
 <context>
     <name>RecentDumps</name>

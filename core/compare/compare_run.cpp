@@ -777,6 +777,9 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
                (loaded.golden.layout == "torch" && loaded.my.layout == "torch")) {
         res.standard = Standard::Msit;
         res.standardWhy = o.relTol || o.passRate ? Reason(Said::StandardAsked, {"msit"}) : Reason(Said::StandardMsit);
+    } else if (loaded.golden.layout == "torch" || loaded.my.layout == "torch") {
+        res.standard = Standard::Engine; // a framework against an engine: other kernels throughout
+        res.standardWhy = Reason(Said::StandardEngineFramework);
     } else {
         res.standard = choice.standard;
         res.standardWhy = choice.why;

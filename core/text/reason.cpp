@@ -137,6 +137,7 @@ const char *englishPattern(Said kind)
     case Said::StandardEngineTypes: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml's cross-backend budgets and to what the quantization explains");
     case Said::StandardEngineMachines: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but on other machines, whose devices may run other kernels, so each operation is held to ggml's cross-backend budgets");
     case Said::StandardEngineGraphs: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but their graphs differ (other kernels: flash attention, fusion, batch), so each operation is held to ggml's cross-backend budgets");
+    case Said::StandardEngineFramework: return QT_TRANSLATE_NOOP("Reason", "engine: a PyTorch dump against an engine's, other kernels throughout, so each operation is held to ggml's cross-backend budgets");
     case Said::StandardMsit: return QT_TRANSLATE_NOOP("Reason", "msit: a side is not an llmscope dump, so each tensor pair is held to msit's per-element rule");
     }
     return "%1";
