@@ -987,14 +987,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>%1中没有内核引入超出量化可解释范围的误差；量化代价最大的权重（llmscope quant-report 给出完整排名）：%2</translation>
     </message>
     <message>
-        <source>every operation is within its budget in %1: nothing diverges beyond what two engines of one model may differ by</source>
-        <translation>%1中每个算子都在其预算之内：没有超出同一模型两个引擎之间可能差异的偏离</translation>
-    </message>
-    <message>
-        <source>element by element, op %1 is within its budget: the statistics overstated it, and no operation&apos;s outputs in round %2 depart beyond what two engines of one model may differ by</source>
-        <translation>逐元素比对，算子 %1 在其预算之内：统计信息高估了它，且第 %2 轮中没有算子的输出超出同一模型两个引擎之间可能的差异</translation>
-    </message>
-    <message>
         <source>element by element, op %1 is within its budget on the inputs it was given: what departs comes in through an input no operation of round %2 computes (a weight, the program&apos;s input, or the KV cache an earlier round wrote); see its inputs in the report</source>
         <translation>逐元素比对，算子 %1 在其所得输入上处于预算之内：偏离来自第 %2 轮中没有算子计算的输入（权重、程序的输入，或更早一轮写入的 KV 缓存）；请在报告中查看其输入</translation>
     </message>
@@ -1073,6 +1065,26 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>standard %1</source>
         <translation>标准 %1</translation>
+    </message>
+    <message>
+        <source>every operation is within its budget in %1: nothing diverges beyond what %2</source>
+        <translation>%1中每个算子都在其预算之内：没有超出%2的偏离</translation>
+    </message>
+    <message>
+        <source>the same run must differ by</source>
+        <translation>同一次运行允许的差异</translation>
+    </message>
+    <message>
+        <source>float rounding in another order may change</source>
+        <translation>换一种求和顺序的浮点舍入可能带来的差异</translation>
+    </message>
+    <message>
+        <source>two engines of one model may differ by</source>
+        <translation>同一模型两个引擎之间可能的差异</translation>
+    </message>
+    <message>
+        <source>element by element, op %1 is within its budget: the statistics overstated it, and no operation&apos;s outputs in round %2 depart beyond what %3</source>
+        <translation>逐元素比对，算子 %1 在其预算之内：统计信息高估了它，且第 %2 轮中没有算子的输出超出%3</translation>
     </message>
 </context>
 <context>

@@ -438,6 +438,16 @@ QString stepCompareStats()
     return HuntText::tr("step 2 of 4: comparing the statistics to find the first operation whose output departs");
 }
 
+// What "within its budget" means under the standard the pair was held to.
+QString budgetMeaning(Standard s)
+{
+    switch (s) {
+    case Standard::Exact: return HuntText::tr("the same run must differ by");
+    case Standard::Rounding: return HuntText::tr("float rounding in another order may change");
+    default: return HuntText::tr("two engines of one model may differ by");
+    }
+}
+
 QString standardWords(const CompareResult &r)
 {
     return HuntText::tr("standard %1").arg(reasonWords(r.standardWhy));
@@ -544,8 +554,8 @@ QString nothingDiverges(const QString &rounds, const CompareResult &r)
         return HuntText::tr("no kernel adds error beyond what quantization explains in %1; the weights whose "
                             "quantization costs most (llmscope quant-report ranks them all):%2")
             .arg(roundsText(rounds), costliestWeights(r));
-    QString s = HuntText::tr("every operation is within its budget in %1: nothing diverges beyond what two "
-                             "engines of one model may differ by").arg(roundsText(rounds));
+    QString s = HuntText::tr("every operation is within its budget in %1: nothing diverges beyond what %2")
+                    .arg(roundsText(rounds), budgetMeaning(r.standard));
     if (r.mostAdded >= 0) {
         const OpResult &op = r.ops[size_t(r.mostAdded)];
         s += QLatin1Char('\n') + HuntText::tr("  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, "
@@ -614,12 +624,13 @@ bool confirmed(const CompareResult &r, const OpResult &op)
     return !judgesOps(r.standard) || !op.passed;
 }
 
-QString cleared(const OpResult &op, int64_t round)
+QString cleared(const OpResult &op, int64_t round, Standard standard)
 {
     return HuntText::tr("element by element, op %1 is within its budget: the statistics overstated it, and no operation's "
-                        "outputs in round %2 depart beyond what two engines of one model may differ by")
+                        "outputs in round %2 depart beyond what %3")
         .arg(QString::fromStdString(op.label()))
-        .arg(round);
+        .arg(round)
+        .arg(budgetMeaning(standard));
 }
 
 const OpResult *findOp(const CompareResult &r, const std::string &opId)

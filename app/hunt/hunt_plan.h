@@ -99,7 +99,7 @@ QString found(const llmscope::CompareResult &r, const llmscope::OpResult &op);
 // within its bound while its inputs already differ.
 QString replayed(const llmscope::CompareResult &r, const llmscope::OpcheckRow &test, const llmscope::OpResult &op);
 bool confirmed(const llmscope::CompareResult &r, const llmscope::OpResult &op);
-QString cleared(const llmscope::OpResult &op, int64_t round);
+QString cleared(const llmscope::OpResult &op, int64_t round, llmscope::Standard standard);
 
 // The walk back. The suspect the statistics gave may not be the first op that departs: its
 // statistics may overstate it (cleared element by element), or its inputs already differ by

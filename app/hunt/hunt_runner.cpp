@@ -237,7 +237,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                                  dir.absoluteFilePath(QStringLiteral("report-walk")));
             out.walk = co_await walkPass;
             if (out.walk->firstDivergent < 0 && clearedByElements) {
-                unlessTokensDiffer(Outcome::End::Cleared, cleared(*op, suspectOp.round), QString::number(suspectOp.round));
+                unlessTokensDiffer(Outcome::End::Cleared, cleared(*op, suspectOp.round, out.stats->standard), QString::number(suspectOp.round));
                 co_return out;
             }
             const OpResult first =
