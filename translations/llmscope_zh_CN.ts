@@ -2261,10 +2261,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>engine: 标杆运行在 %1 上, 待测运行在 %2 上, 因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
-        <source>engine: the %1 dump does not say which backends ran it, so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: %1 一侧的转储未记录由哪些后端运行, 因此每个算子按 ggml 的跨后端预算评判</translation>
-    </message>
-    <message>
         <source>%1: as asked (--standard)</source>
         <translation>%1: 按指定(--standard)</translation>
     </message>
@@ -2287,6 +2283,18 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>engine: a PyTorch dump against an engine&apos;s, other kernels throughout, so each operation is held to ggml&apos;s cross-backend budgets</source>
         <translation>engine: PyTorch 转储对比引擎的转储, 内核完全不同, 因此每个算子按 ggml 的跨后端预算评判</translation>
+    </message>
+    <message>
+        <source>engine: a dump does not say which backends ran it (%1), so each operation is held to ggml&apos;s cross-backend budgets</source>
+        <translation>engine: 有一侧的转储未记录由哪些后端运行(%1), 因此每个算子按 ggml 的跨后端预算评判</translation>
+    </message>
+    <message>
+        <source>golden&apos;s</source>
+        <translation>标杆</translation>
+    </message>
+    <message>
+        <source>test&apos;s</source>
+        <translation>待测</translation>
     </message>
 </context>
 <context>

@@ -108,7 +108,7 @@ std::string runDifferences(const RunFacts &g, const RunFacts &t)
 StandardChoice choosePairStandard(const RunFacts &g, const RunFacts &t)
 {
     if (!g.known || !t.known)
-        return {Standard::Engine, Reason(Said::StandardEngineUnknown, {!g.known ? "golden" : "test"})};
+        return {Standard::Engine, Reason(Said::StandardEngineUnknown, {Finding(!g.known ? Said::SideGolden : Said::SideTest)})};
     if (sorted(g.backends) != sorted(t.backends))
         return {Standard::Engine, Reason(Said::StandardEngine, {backendWords(g.backends), backendWords(t.backends)})};
     if (g.sameRunAs(t))

@@ -132,7 +132,9 @@ const char *englishPattern(Said kind)
     case Said::StandardExact: return QT_TRANSLATE_NOOP("Reason", "exact: both sides ran the same command with the same libraries on the same machine, so every operation must agree bit for bit");
     case Said::StandardRounding: return QT_TRANSLATE_NOOP("Reason", "rounding: both sides ran on %1 with the same types (differing in %2), so each operation is held to what float rounding in another order may change");
     case Said::StandardEngine: return QT_TRANSLATE_NOOP("Reason", "engine: golden ran on %1, test on %2, so each operation is held to ggml's cross-backend budgets");
-    case Said::StandardEngineUnknown: return QT_TRANSLATE_NOOP("Reason", "engine: the %1 dump does not say which backends ran it, so each operation is held to ggml's cross-backend budgets");
+    case Said::StandardEngineUnknown: return QT_TRANSLATE_NOOP("Reason", "engine: a dump does not say which backends ran it (%1), so each operation is held to ggml's cross-backend budgets");
+    case Said::SideGolden: return QT_TRANSLATE_NOOP("Reason", "golden's");
+    case Said::SideTest: return QT_TRANSLATE_NOOP("Reason", "test's");
     case Said::StandardAsked: return QT_TRANSLATE_NOOP("Reason", "%1: as asked (--standard)");
     case Said::StandardEngineTypes: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml's cross-backend budgets and to what the quantization explains");
     case Said::StandardEngineMachines: return QT_TRANSLATE_NOOP("Reason", "engine: both sides ran on %1, but on other machines, whose devices may run other kernels, so each operation is held to ggml's cross-backend budgets");

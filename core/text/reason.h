@@ -37,9 +37,10 @@ enum class Said {
     SpreadNotIdentical, SpreadBeyondBudget,
     // compare: the standard a pair is held to, and why (compare/pair_standard.h)
     AddsErrorSameRun, StandardExact, StandardRounding, StandardEngine, StandardEngineUnknown, StandardAsked,
-    StandardMsit, StandardEngineTypes, StandardEngineMachines, StandardEngineGraphs, StandardEngineFramework, // new kinds before this line, and kLastSaid moved
+    StandardMsit, StandardEngineTypes, StandardEngineMachines, StandardEngineGraphs, StandardEngineFramework,
+    SideGolden, SideTest, // new kinds before this line, and kLastSaid moved
 };
-constexpr Said kLastSaid = Said::StandardEngineFramework; // the translation test walks every kind
+constexpr Said kLastSaid = Said::SideTest; // the translation test walks every kind
 
 // One thing found: its kind and the values its pattern names. A value is a finding itself: a
 // plain one is text (Said::Text: a name, a number), or a phrase worded in turn ("the weight %1").
