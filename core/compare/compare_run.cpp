@@ -104,21 +104,18 @@ DumpIndex load(const std::string &path, bool &isFile)
 // differ between the sides; nothing when none does.
 std::optional<std::string> typesThatDiffer(const CompareResult &res)
 {
-    auto type = [](const TensorRecord &t) { return t.engineType.empty() ? dtypeName(t.dtype) : t.engineType; };
-    auto differ = [&](const CompareRow &r) -> std::optional<std::string> {
-        if (r.golden.dtype == r.my.dtype && r.golden.engineType == r.my.engineType)
-            return std::nullopt;
-        const std::string name = r.tensorName.empty() ? r.golden.opId : r.tensorName;
-        return "test stores " + name + " as " + type(r.my) + ", golden as " + type(r.golden);
+    auto words = [](const std::string &name, const std::string &my, const std::string &golden) {
+        return "test stores " + name + " as " + my + ", golden as " + golden;
     };
+    auto type = [](const TensorRecord &t) { return t.engineType.empty() ? dtypeName(t.dtype) : t.engineType; };
     for (const WeightComparison &w : res.weights)
         if (w.goldenType != w.myType)
-            return "test stores " + w.name + " as " + w.myType + ", golden as " + w.goldenType;
+            return words(w.name, w.myType, w.goldenType);
     for (const CompareRow &r : res.rows) {
         if (r.quantization)
-            return "test stores " + r.tensorName + " as " + r.quantization->myType + ", golden as " + r.quantization->goldenType;
-        if (auto d = differ(r))
-            return d;
+            return words(r.tensorName, r.quantization->myType, r.quantization->goldenType);
+        if (r.golden.dtype != r.my.dtype || r.golden.engineType != r.my.engineType)
+            return words(r.tensorName.empty() ? r.golden.opId : r.tensorName, type(r.my), type(r.golden));
     }
     return std::nullopt;
 }
@@ -768,8 +765,6 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     // Two engines (or backends, or a framework's dump against an engine's) are judged op by op,
     // by the standard that fits what the two runs are, unless told otherwise.
     auto engineSide = [](const DumpIndex &d) { return d.layout == "torch" || isProbeDump(d); };
-    const RunFacts goldenRun = runFacts(res.goldenRoot), myRun = runFacts(res.myRoot);
-    const StandardChoice choice = choosePairStandard(goldenRun, myRun);
     if (o.standard) {
         res.standard = *o.standard;
         res.standardWhy = Reason(Said::StandardAsked, {standardName(*o.standard)});
@@ -781,6 +776,8 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         res.standard = Standard::Engine; // a framework against an engine: other kernels throughout
         res.standardWhy = Reason(Said::StandardEngineFramework);
     } else {
+        const RunFacts goldenRun = runFacts(res.goldenRoot), myRun = runFacts(res.myRoot);
+        const StandardChoice choice = choosePairStandard(goldenRun, myRun);
         res.standard = choice.standard;
         res.standardWhy = choice.why;
         // One backend, but the tensors' types differ (a quantized test): ggml's budgets, and
