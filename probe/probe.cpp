@@ -265,6 +265,14 @@ void Probe::noteBackends(const std::vector<std::string> &names)
         }
 }
 
+void Probe::noteStateCopy(StateCopy copy)
+{
+    std::lock_guard lock(m_statusMutex);
+    if (m_status.stateCopies.size() < ProbeStatus::kStateCopiesListed)
+        m_status.stateCopies.push_back(std::move(copy));
+    m_statusDirty = true;
+}
+
 void Probe::noteTokensReplaced()
 {
     std::lock_guard lock(m_statusMutex);

@@ -155,6 +155,7 @@ public:
     void noteWatchChange(const std::string &what); // from any thread
     void noteModel(const std::string &path);       // from any thread: a model file the program loaded
     void noteBackends(const std::vector<std::string> &names); // from any thread: backends that computed a dumped round
+    void noteStateCopy(StateCopy copy); // from any thread: a copy into the KV cache outside any graph
 
 private:
     Probe();

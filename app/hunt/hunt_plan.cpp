@@ -363,6 +363,69 @@ QString cacheGapUnfollowed(const std::string &cache, const CacheGap &gap)
         .arg(QString::fromStdString(cache), roundSpan(gap.after + 1, gap.before - 1));
 }
 
+namespace {
+// "before round 3 (stream 0 -> 1)"
+QString copyWhen(const StateCopy &c)
+{
+    if (c.fromStream < 0 || c.toStream < 0)
+        return HuntText::tr("before round %1").arg(c.beforeRound);
+    return HuntText::tr("before round %1 (stream %2 -> %3)").arg(c.beforeRound).arg(c.fromStream).arg(c.toStream);
+}
+
+bool sameCopy(const StateCopy &a, const StateCopy &b)
+{
+    return a.beforeRound == b.beforeRound && a.fromStream == b.fromStream && a.toStream == b.toStream &&
+           a.bytes == b.bytes;
+}
+
+const StateCopy *unmatched(const std::vector<StateCopy> &in, const std::vector<StateCopy> &other)
+{
+    for (const StateCopy &c : in)
+        if (std::none_of(other.begin(), other.end(), [&](const StateCopy &o) { return sameCopy(c, o); }))
+            return &c;
+    return nullptr;
+}
+} // namespace
+
+CopyVerdict cacheCopies(const std::vector<StateCopy> &golden, const std::vector<StateCopy> &test,
+                        const std::string &cache, const CacheGap &gap)
+{
+    const QString name = QString::fromStdString(cache);
+    for (const StateCopy &c : test)
+        if (c.checked && c.rowsDiffering > 0)
+            return {true, HuntText::tr("found: the test program's copy into the KV cache %1 %2, made outside any graph (a "
+                                       "sequence copied between parallel slots' cache streams), left %3 of its %4 rows "
+                                       "unlike their source (the first: row %5): the copy is wrong, not a kernel")
+                              .arg(name, copyWhen(c))
+                              .arg(c.rowsDiffering)
+                              .arg(c.rows)
+                              .arg(c.firstDiffering)};
+    const auto onlyOne = [&](const StateCopy &c, bool goldenCopied) {
+        return CopyVerdict{
+            true, (goldenCopied ? HuntText::tr("found: golden's run copied the KV cache %1 %2 outside any graph (a sequence "
+                                               "copied between parallel slots' cache streams), and test's run made no such "
+                                               "copy: the program's own bookkeeping of its sequences (llama.cpp's KV "
+                                               "cache), not a kernel, left the cache behind")
+                                : HuntText::tr("found: test's run copied into the KV cache %1 %2 outside any graph (a "
+                                               "sequence copied between parallel slots' cache streams), and golden's run "
+                                               "made no such copy: the program's own bookkeeping of its sequences "
+                                               "(llama.cpp's KV cache), not a kernel, changed the cache"))
+                      .arg(name, copyWhen(c))};
+    };
+    if (const StateCopy *c = unmatched(golden, test))
+        return onlyOne(*c, true);
+    if (const StateCopy *c = unmatched(test, golden))
+        return onlyOne(*c, false);
+    const QString span = roundSpan(gap.after + 1, gap.before);
+    if (test.empty())
+        return {false, HuntText::tr("neither run copied into the KV cache %1 outside any graph in %2 (the probe notes "
+                                    "and checks llama.cpp's copies between cache streams)")
+                           .arg(name, span)};
+    return {false, HuntText::tr("both runs copied into the KV cache %1 outside any graph in %2 alike, each copy equal "
+                                "to its source: what they copied already departed")
+                       .arg(name, span)};
+}
+
 QString explainedByItsInputs(const OpResult &op)
 {
     return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given: what departs comes "

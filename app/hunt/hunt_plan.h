@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "dump/probe_status.h"
+
 #include <optional>
 
 #include "compare/compare_run.h"
@@ -153,6 +155,16 @@ QString goldenGapDir();
 QString testGapDir();
 QString stepCacheGap(const std::string &cache, const CacheGap &gap);
 QString cacheGapUnfollowed(const std::string &cache, const CacheGap &gap);
+// The program's own copies into the cache in the gap's rounds (outside any graph: a sequence
+// copied between parallel slots' cache streams), as each run's probe noted and checked them. A
+// copy unlike its source, or a copy one run made and the other did not, is the finding (found);
+// otherwise the words say what was seen of copies, for the end that cannot follow further.
+struct CopyVerdict {
+    bool found = false;
+    QString words;
+};
+CopyVerdict cacheCopies(const std::vector<llmscope::StateCopy> &golden, const std::vector<llmscope::StateCopy> &test,
+                        const std::string &cache, const CacheGap &gap);
 
 // The first round whose tokens the two programs' dumps record differently (the test's own
 // choice, where it consumed golden's), or nullopt when they agree or either records none.

@@ -280,6 +280,20 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         const auto trace = co_await tracePass;
         const OpResult *writer = firstCacheWrite(*trace, cache, reader.inputError);
         const std::optional<CacheGap> gap = writer ? std::nullopt : cacheGap(*trace, cache);
+        // The program's own copies into the cache where it changed (no graph makes them): each
+        // run's probe noted and checked them.
+        std::optional<CopyVerdict> copies;
+        if (gap) {
+            const auto copiesIn = [&](const std::string &root) {
+                return stateCopiesInto(root, cache, gap->after + 1, gap->before);
+            };
+            copies = cacheCopies(copiesIn(trace->goldenRoot), copiesIn(trace->myRoot), cache, *gap);
+            if (copies->found) {
+                steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+                end(Outcome::End::Found, copies->words);
+                co_return out;
+            }
+        }
         if (gap && gap->before - 1 >= gap->after + 1) {
             // Every write right, yet the cache departs between two of them: the rounds between
             // changed it otherwise. Their every op, the cache too, compared; the first departing ends it.
@@ -301,6 +315,8 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             }
         }
         if (!writer) {
+            if (copies)
+                steps.say(copies->words, -1);
             steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
             unlessTokensDiffer(Outcome::End::Cleared,
                                gap                           ? cacheGapUnfollowed(cache, *gap)

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/dump_layout.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json_integer.h"
@@ -20,8 +21,22 @@ std::string stoppedRoundsText(const ProbeStatus &s)
     return text;
 }
 
+std::string stateCopyText(const StateCopy &c)
+{
+    std::string text = "before round " + std::to_string(c.beforeRound) + ", " + c.cache;
+    if (c.fromStream >= 0 && c.toStream >= 0)
+        text += " stream " + std::to_string(c.fromStream) + " -> " + std::to_string(c.toStream);
+    return text + " (" + std::to_string(c.bytes) + " bytes)";
+}
+
 std::string writeProbeStatus(const ProbeStatus &s)
 {
+    nlohmann::json copies = nlohmann::json::array();
+    for (const StateCopy &c : s.stateCopies)
+        copies.push_back({{"before_round", c.beforeRound}, {"cache", c.cache},       {"from_stream", c.fromStream},
+                          {"to_stream", c.toStream},       {"bytes", c.bytes},       {"checked", c.checked},
+                          {"rows", c.rows},                {"rows_differing", c.rowsDiffering},
+                          {"first_differing", c.firstDiffering}});
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
                      {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
                      {"rounds_whole_graph", s.roundsWholeGraph},
@@ -37,7 +52,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"models", s.models},     {"command", s.command},
                      {"host", s.host},         {"libraries", s.libraries},
                      {"backends", s.backends}, {"keep_fusion", s.keepFusion},
-                     {"environment", s.environment}};
+                     {"environment", s.environment}, {"state_copies", copies}};
     return j.dump(1) + "\n";
 }
 
@@ -80,6 +95,21 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.backends = j.value("backends", std::vector<std::string>{});
         s.keepFusion = j.value("keep_fusion", false);
         s.environment = j.value("environment", std::vector<std::string>{});
+        if (j.contains("state_copies"))
+            for (const auto &c : j.at("state_copies")) {
+                const std::string at = where + "state_copies: ";
+                StateCopy copy;
+                copy.beforeRound = jsonInteger<int64_t>(c.at("before_round"), at + "before_round");
+                copy.cache = c.at("cache").get<std::string>();
+                copy.fromStream = jsonInteger<int64_t>(c.at("from_stream"), at + "from_stream");
+                copy.toStream = jsonInteger<int64_t>(c.at("to_stream"), at + "to_stream");
+                copy.bytes = jsonInteger<uint64_t>(c.at("bytes"), at + "bytes");
+                copy.checked = c.at("checked").get<bool>();
+                copy.rows = jsonInteger<uint64_t>(c.at("rows"), at + "rows");
+                copy.rowsDiffering = jsonInteger<uint64_t>(c.at("rows_differing"), at + "rows_differing");
+                copy.firstDiffering = jsonInteger<int64_t>(c.at("first_differing"), at + "first_differing");
+                s.stateCopies.push_back(std::move(copy));
+            }
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());
@@ -103,6 +133,20 @@ std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<
                 problems->push_back(it->path().string() + ": " + e.what());
         }
     }
+    return out;
+}
+
+std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last)
+{
+    std::vector<std::string> roots{root};
+    for (std::string &inner : dumpsInside(root))
+        roots.push_back(std::move(inner));
+    std::vector<StateCopy> out;
+    for (const std::string &r : roots)
+        for (const ProbeStatus &s : readProbeStatuses(r))
+            for (const StateCopy &c : s.stateCopies)
+                if (c.cache == cache && c.beforeRound >= first && c.beforeRound <= last)
+                    out.push_back(c);
     return out;
 }
 

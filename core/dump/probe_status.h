@@ -7,6 +7,21 @@
 
 namespace llmscope {
 
+// A copy the program made into the KV cache outside any graph: llama.cpp copies one cache
+// stream into another when a sequence is copied between parallel slots' streams
+// (llama_memory_seq_cp, ggml_backend_tensor_copy at the next decode). No round's dump holds it.
+struct StateCopy {
+    int64_t beforeRound = -1;            // the round the program computed next
+    std::string cache;                   // "cache_k_l0"
+    int64_t fromStream = -1, toStream = -1; // the cache's streams (-1: not a stream of it)
+    uint64_t bytes = 0;
+    // Read back after the copy and compared with its source, row by row (a row: a cell's keys or
+    // values); checked is false where it could not be read.
+    bool checked = false;
+    uint64_t rows = 0, rowsDiffering = 0;
+    int64_t firstDiffering = -1;
+};
+
 struct ProbeStatus {
     int64_t pid = 0;
     uint64_t rounds = 0;          // graph computes seen
@@ -39,6 +54,8 @@ struct ProbeStatus {
     std::vector<std::string> libraries;
     std::vector<std::string> backends;
     std::vector<std::string> environment; // the variables that steer ggml and the runtimes, "NAME=value"
+    std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
+    static constexpr size_t kStateCopiesListed = 4096;
     bool keepFusion = false;      // fused chains left as the backends run them (--keep-fusion)
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
@@ -55,7 +72,13 @@ struct ProbeStatus {
 std::string stoppedRoundsText(const ProbeStatus &s);
 
 std::string writeProbeStatus(const ProbeStatus &s);
+// "before round 3, cache_v_l0 stream 0 -> 1 (65536 bytes)"
+std::string stateCopyText(const StateCopy &c);
 ProbeStatus parseProbeStatus(const std::string &jsonText); // throws Error on malformed text
+// The copies into KV cache tensor cache (any of its streams) made before rounds first to last,
+// read from every probe status of the dump at root (or of the dumps an -o folder holds).
+std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last);
+
 // Every {root}/llmscope/*.json; unreadable files are returned in problems, not thrown.
 std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<std::string> *problems = nullptr);
 

@@ -37,6 +37,11 @@ const char *kUsage =
     "                 moved N positions back (llama_memory_seq_rm, llama_memory_seq_add; ggml then\n"
     "                 re-rotates the cached keys in a graph of its own)\n"
     "                 (a quantized value cache needs --flash-attn on)\n"
+    "  --seq-copy T[:streams]  before decoding generated token T, sequence 0 is copied to sequence 1\n"
+    "                 and dropped, and the rest is decoded in sequence 1, as a server forks a parallel\n"
+    "                 slot (llama_memory_seq_cp, two sequences). One cache for both by default, where the\n"
+    "                 copy only tags cells; ':streams' gives each sequence a cache stream of its own\n"
+    "                 (half of --ctx each), and llama.cpp copies the cache's bytes outside any graph\n"
     "  --count-nodes  install an eval callback that counts the graph nodes ggml evaluates\n"
     "  --token-times  also print how long each generated token's decode took\n"
     "  --abort-once T:K  the program's abort callback stops the decode of generated token T after\n"
@@ -162,6 +167,8 @@ int main(int argc, char **argv)
     int abortToken = -1, abortAfter = 0;
     ggml_type typeK = GGML_TYPE_F16, typeV = GGML_TYPE_F16;
     int shiftToken = -1, shiftCells = 0;
+    int copyToken = -1;
+    bool copyStreams = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -207,6 +214,17 @@ int main(int argc, char **argv)
         else if (a == "--context-shift") {
             if (std::sscanf(value(), "%d:%d", &shiftToken, &shiftCells) != 2 || shiftToken < 1 || shiftCells < 1) {
                 std::fputs("llmscope-sample-generate: --context-shift needs TOKEN:CELLS, both from 1\n", stderr);
+                return 2;
+            }
+        }
+        else if (a == "--seq-copy") {
+            const std::string v = value();
+            const size_t colon = v.find(':');
+            copyToken = std::atoi(v.substr(0, colon).c_str());
+            copyStreams = colon != std::string::npos && v.substr(colon + 1) == "streams";
+            if (copyToken < 1 || (colon != std::string::npos && !copyStreams)) {
+                std::fputs("llmscope-sample-generate: --seq-copy needs TOKEN from 1, then ':streams' or nothing\n",
+                           stderr);
                 return 2;
             }
         }
@@ -259,6 +277,10 @@ int main(int argc, char **argv)
     cp.n_ubatch = uint32_t(batch);
     cp.n_threads = threads;
     cp.n_threads_batch = threads;
+    if (copyToken > 0) {
+        cp.n_seq_max = 2;
+        cp.kv_unified = !copyStreams;
+    }
     cp.type_k = typeK;
     cp.type_v = typeV;
     cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
@@ -304,8 +326,10 @@ int main(int argc, char **argv)
         return 1;
     }
     tokens.resize(size_t(np));
-    if (np + n > ctxSize) {
-        std::fprintf(stderr, "llmscope-sample-generate: %d prompt + %d new tokens exceed --ctx %d\n", np, n, ctxSize);
+    const int perSequence = copyStreams ? ctxSize / 2 : ctxSize; // a stream holds its share of the context
+    if (np + n > perSequence) {
+        std::fprintf(stderr, "llmscope-sample-generate: %d prompt + %d new tokens exceed --ctx %d%s\n", np, n, ctxSize,
+                     copyStreams ? " halved between two streams" : "");
         return 2;
     }
     std::printf("prompt_tokens:");
@@ -326,6 +350,12 @@ int main(int argc, char **argv)
     std::vector<llama_token> out;
     std::vector<float> last;
     std::vector<double> tokenMs;
+    // After --seq-copy, generated tokens go one at a time into sequence 1.
+    llama_batch one = llama_batch_init(1, 0, 1);
+    one.n_tokens = 1;
+    one.n_seq_id[0] = 1;
+    one.logits[0] = true;
+    llama_seq_id sequence = 0;
     const auto t1 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) {
         const float *logits = llama_get_logits_ith(ctx, -1);
@@ -373,8 +403,23 @@ int main(int argc, char **argv)
             llama_memory_seq_add(mem, 0, 1 + shiftCells, end, -shiftCells);
             std::printf("shifted: %d cells before token %d\n", shiftCells, shiftToken);
         }
+        if (i + 1 == copyToken) {
+            llama_memory_t mem = llama_get_memory(ctx);
+            llama_memory_seq_cp(mem, 0, 1, -1, -1);
+            llama_memory_seq_rm(mem, 0, -1, -1);
+            sequence = 1;
+            std::printf("copied: sequence 0 to 1 before token %d (%s)\n", copyToken,
+                        copyStreams ? "streams" : "one cache");
+        }
         g_exit.armed = i + 1 == g_exit.token;
-        if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
+        llama_batch next = llama_batch_get_one(&tok, 1);
+        if (sequence != 0) { // llama_batch_get_one's tokens go to sequence 0
+            one.token[0] = tok;
+            one.pos[0] = llama_memory_seq_pos_max(llama_get_memory(ctx), sequence) + 1;
+            one.seq_id[0][0] = sequence;
+            next = one;
+        }
+        if (llama_decode(ctx, next) != 0) {
             std::fprintf(stderr, "llmscope-sample-generate: decode failed at token %d\n", i);
             return 1;
         }
@@ -407,6 +452,7 @@ int main(int argc, char **argv)
             std::printf(" %.9g", v);
         std::printf("\n");
     }
+    llama_batch_free(one);
     llama_free(ctx);
     llama_model_free(m);
     llama_backend_free();

@@ -252,6 +252,45 @@ private slots:
         QCOMPARE(hunt::roundsText("0,3"), QString("rounds 0,3"));
     }
 
+    // The program's copies into the KV cache where it changed between two writes: a copy unlike
+    // its source, or one run's copy the other lacks, is the finding; copies alike and exact, or
+    // none, are said without a finding.
+    void copiesIntoTheCacheAreWeighed()
+    {
+        const StateCopy k{.beforeRound = 2, .cache = "cache_v_l0", .fromStream = 0, .toStream = 1, .bytes = 4096,
+                          .checked = true, .rows = 16};
+        const hunt::CacheGap gap{1, 2, 0.0, 0.4};
+        const auto none = hunt::cacheCopies({}, {}, "cache_v_l0", gap);
+        QVERIFY(!none.found);
+        QVERIFY2(none.words.startsWith("neither run copied into the KV cache cache_v_l0 outside any graph in round 2"),
+                 qPrintable(none.words));
+        const auto alike = hunt::cacheCopies({k}, {k}, "cache_v_l0", gap);
+        QVERIFY(!alike.found);
+        QVERIFY2(alike.words.startsWith("both runs copied into the KV cache cache_v_l0 outside any graph in round 2 alike"),
+                 qPrintable(alike.words));
+        const auto lost = hunt::cacheCopies({k}, {}, "cache_v_l0", gap);
+        QVERIFY(lost.found);
+        QVERIFY2(lost.words.startsWith("found: golden's run copied the KV cache cache_v_l0 before round 2 (stream 0 -> 1) "
+                                       "outside any graph"),
+                 qPrintable(lost.words));
+        QVERIFY(lost.words.contains("test's run made no such copy"));
+        StateCopy other = k;
+        other.toStream = 2; // another slot's stream: not the same copy
+        const auto extra = hunt::cacheCopies({k}, {k, other}, "cache_v_l0", gap);
+        QVERIFY(extra.found);
+        QVERIFY2(extra.words.startsWith("found: test's run copied into the KV cache cache_v_l0 before round 2 (stream 0 -> 2)"),
+                 qPrintable(extra.words));
+        StateCopy wrong = k;
+        wrong.rowsDiffering = 3;
+        wrong.firstDiffering = 5;
+        const auto bad = hunt::cacheCopies({k}, {wrong}, "cache_v_l0", gap);
+        QVERIFY(bad.found);
+        QVERIFY2(bad.words.startsWith("found: the test program's copy into the KV cache cache_v_l0 before round 2 "
+                                      "(stream 0 -> 1), made outside any graph"),
+                 qPrintable(bad.words));
+        QVERIFY(bad.words.contains("left 3 of its 16 rows unlike their source (the first: row 5)"));
+    }
+
     // A run that fails stops the hunt with its words; a cancel keeps what was dumped.
     void failedAndCancelled()
     {

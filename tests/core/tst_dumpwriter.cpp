@@ -103,6 +103,33 @@ private slots:
         QCOMPARE(back.rounds, uint64_t(3));
         QCOMPARE(back.stoppedRounds, std::vector<int64_t>{1});
         QCOMPARE(back.firstDumped, int64_t(-1));
+        // the program's copies into the KV cache, each field back as written
+        s.stateCopies = {StateCopy{.beforeRound = 2, .cache = "cache_v_l1", .fromStream = 0, .toStream = 1, .bytes = 65536,
+                                   .checked = true, .rows = 128, .rowsDiffering = 3, .firstDiffering = 17}};
+        const StateCopy copied = parseProbeStatus(writeProbeStatus(s)).stateCopies.at(0);
+        QCOMPARE(copied.beforeRound, int64_t(2));
+        QCOMPARE(copied.cache, std::string("cache_v_l1"));
+        QCOMPARE(copied.fromStream, int64_t(0));
+        QCOMPARE(copied.toStream, int64_t(1));
+        QCOMPARE(copied.bytes, uint64_t(65536));
+        QVERIFY(copied.checked);
+        QCOMPARE(copied.rows, uint64_t(128));
+        QCOMPARE(copied.rowsDiffering, uint64_t(3));
+        QCOMPARE(copied.firstDiffering, int64_t(17));
+        QCOMPARE(stateCopyText(copied), std::string("before round 2, cache_v_l1 stream 0 -> 1 (65536 bytes)"));
+        {
+            nlohmann::json j = nlohmann::json::parse(writeProbeStatus(s));
+            j["state_copies"][0]["rows_differing"] = -3;
+            try {
+                parseProbeStatus(j.dump());
+                QFAIL("a negative count of differing rows accepted");
+            } catch (const Error &e) {
+                QVERIFY2(QString(e.what()).contains("rows_differing"), e.what());
+            }
+            j["state_copies"] = "none";
+            QVERIFY_THROWS_EXCEPTION(Error, parseProbeStatus(j.dump()));
+        }
+        s.stateCopies.clear();
         const std::vector<std::pair<std::string, nlohmann::json>> refused{
             {"pid", 1e300}, {"rounds", -1.5}, {"bytes", -1}, {"first_dumped", 1e19}, {"stopped_rounds", {1e300}}};
         for (const auto &[key, value] : refused) {

@@ -219,6 +219,53 @@ private slots:
         QCOMPARE(values, 0);
     }
 
+    // A sequence copied between parallel slots (--seq-copy: sequence 0 to 1 before generated
+    // token 2, round 2). With a cache stream for each sequence llama.cpp copies each layer's keys
+    // and values into the other stream outside any graph: the status notes each copy, before
+    // which round, from which stream to which, and checks it against its source row by row. In
+    // one cache the copy only tags cells and nothing is noted. The program's tokens are its own
+    // either way (the probe reads after the copy, never in its place).
+    void aSequenceCopyIsNotedAndChecked()
+    {
+        const QString streams = m_dir.path() + "/copy-streams";
+        const Run r = runLlmscope({"dump", "--exec", gen("--seq-copy 2:streams"), "--type", "model", "stats", "-o", streams,
+                                   "-er", "1,1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("copied: sequence 0 to 1 before token 2 (streams)"));
+        const auto st = readProbeStatuses(onlyDump(streams).toStdString());
+        QCOMPARE(st.size(), size_t(1));
+        QCOMPARE(st[0].stateCopies.size(), size_t(4)); // keys and values of 2 layers
+        QStringList caches;
+        for (const StateCopy &c : st[0].stateCopies) {
+            caches << QString::fromStdString(c.cache);
+            QCOMPARE(c.beforeRound, int64_t(2)); // noted whether or not round 2 is dumped
+            QCOMPARE(c.fromStream, int64_t(0));
+            QCOMPARE(c.toStream, int64_t(1));
+            QVERIFY(c.checked);
+            QCOMPARE(c.rowsDiffering, uint64_t(0));
+            QVERIFY(c.rows > 0 && c.bytes % c.rows == 0);
+        }
+        caches.sort();
+        QCOMPARE(caches, (QStringList{"cache_k_l0", "cache_k_l1", "cache_v_l0", "cache_v_l1"}));
+        QVERIFY(stateCopiesInto(streams.toStdString(), "cache_v_l1", 2, 2).size() == 1); // an -o folder is looked into
+        QVERIFY(stateCopiesInto(streams.toStdString(), "cache_v_l1", 0, 1).empty());
+        // the same program unprobed prints the same tokens
+        QProcess plain;
+        plain.start(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--seq-copy", "2:streams"});
+        QVERIFY(plain.waitForFinished(60000));
+        const QString tokens = QString::fromUtf8(plain.readAllStandardOutput()).section("tokens:", 1, 1).section('\n', 0, 0);
+        QVERIFY(!tokens.isEmpty());
+        QCOMPARE(r.out.section("tokens:", 1, 1).section('\n', 0, 0), tokens);
+
+        const QString one = m_dir.path() + "/copy-one-cache";
+        const Run u = runLlmscope({"dump", "--exec", gen("--seq-copy 2"), "--type", "model", "stats", "-o", one});
+        QVERIFY2(u.code == 0, qPrintable(u.err));
+        QVERIFY(u.out.contains("copied: sequence 0 to 1 before token 2 (one cache)"));
+        const auto tagged = readProbeStatuses(onlyDump(one).toStdString());
+        QCOMPARE(tagged.size(), size_t(1));
+        QVERIFY(tagged[0].stateCopies.empty());
+    }
+
     // --type op kernel and -tiling: msit's op and kernel CSVs list every dumped node (its op,
     // decoded parameters, types, shapes, files and the backend that ran it), checked against
     // the topology and the tensor files; op_param.json and the raw op_params beside them.

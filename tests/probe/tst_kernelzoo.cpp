@@ -26,6 +26,7 @@
 #include "compare/compare_run.h"
 #include "compare/precision_standard.h"
 #include "dump/dump_layout.h"
+#include "dump/probe_status.h"
 #include "../engine/engine_run.h"
 
 using namespace llmscope;
@@ -363,6 +364,63 @@ private slots:
             QCOMPARE(clean.code, 1);
             QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"), qPrintable(clean.err));
         }
+    }
+
+    // A sequence copied between parallel slots (the sample program copies sequence 0 to 1 before
+    // generated token 2, round 2, and decodes the rest in sequence 1). In one cache the copy only
+    // tags cells: the cache-last-row fault hunted from round 3 is followed back by cell, through
+    // the copy, to round 0's write. With a cache stream for each sequence llama.cpp copies the
+    // cache's bytes outside any graph; the zoo's llama.cpp (seq-copy-values) copies each layer's
+    // keys and never its values. The probe notes and checks each copy, so the hunt names the copy
+    // golden made and test did not; the stock llama.cpp built twice is clean with streams.
+    void aSequenceCopyIsFollowed()
+    {
+        auto sample = [&](const QString &libs, const QString &backend, const QString &copy) {
+            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
+                   m_wide + " -n 5 -t 4 --seq-copy " + copy;
+        };
+        const auto tagged = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock", "2"), "--test",
+                                                    sample(m_libs, "cache-last-row", "2"), "-er", "3,3", "-o",
+                                                    m_dir.path() + "/copy-tagged"});
+        QVERIFY2(tagged.code == 0, qPrintable(tagged.err));
+        QVERIFY2(tagged.err.contains("following the state back: what departs in op "), qPrintable(tagged.err));
+        QVERIFY2(engine::concludes(tagged.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"),
+                 qPrintable(tagged.err));
+
+        const auto streams = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock", "2:streams"), "--test",
+                                                     sample(m_libs, "seq-copy-values", "2:streams"), "-o",
+                                                     m_dir.path() + "/copy-streams"});
+        QVERIFY2(streams.code == 0, qPrintable(streams.err));
+        QVERIFY2(engine::concludes(streams.err, R"(found: golden's run copied the KV cache cache_v_l\d+ before round 2 )"
+                                                R"(\(stream 0 -> 1\) outside any graph .* and test's run made no such copy)"),
+                 qPrintable(streams.err));
+        // what each run's probe noted: golden copied keys and values, test keys only, each exact
+        const auto copies = [&](const QString &side, const std::string &cache) {
+            const QStringList dumps = QDir(m_dir.path() + "/copy-streams").entryList({side + "-cache*"}, QDir::Dirs);
+            return dumps.size() == 1 ? stateCopiesInto((m_dir.path() + "/copy-streams/" + dumps[0]).toStdString(), cache, 0, 100)
+                                     : std::vector<StateCopy>{};
+        };
+        for (const std::string cache : {"cache_k_l0", "cache_v_l0"}) {
+            for (const QString side : {"golden", "test"}) {
+                const auto c = copies(side, cache);
+                if (side == "test" && cache == "cache_v_l0") {
+                    QVERIFY(c.empty());
+                    continue;
+                }
+                QCOMPARE(c.size(), size_t(1));
+                QCOMPARE(c[0].beforeRound, int64_t(2));
+                QCOMPARE(c[0].fromStream, int64_t(0));
+                QCOMPARE(c[0].toStream, int64_t(1));
+                QVERIFY(c[0].checked);
+                QCOMPARE(c[0].rowsDiffering, uint64_t(0));
+                QVERIFY(c[0].rows > 0);
+            }
+        }
+        const auto clean = engine::llmscope(kBin, {"hunt", "--golden", sample(zooDir() + "/lib", "stock", "2:streams"),
+                                                   "--test", sample(zooDir() + "/lib-avx2", "stock", "2:streams"), "-o",
+                                                   m_dir.path() + "/copy-clean"});
+        QCOMPARE(clean.code, 1);
+        QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"), qPrintable(clean.err));
     }
 
     // A fault of the decode rounds, hunted in the prompt's round alone: nothing there departs,

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The kernel zoo: faults of the kinds llama.cpp has shipped in its CPU and Vulkan backends and
 fixed, each written fresh as a small edit of the shipped source (ggml/src/ggml-cpu,
-ggml/src/ggml-vulkan), and one change that only rounds differently, as a control.
-scripts/kernel_zoo builds a libggml-cpu.so (or libggml-vulkan.so) for each;
+ggml/src/ggml-vulkan, and llama.cpp's own src for the KV cache's bookkeeping), and one change
+that only rounds differently, as a control.
+scripts/kernel_zoo builds a libggml-cpu.so (or libggml-vulkan.so, libllama.so) for each;
 tests/probe/tst_kernelzoo.cpp and tst_vulkanzoo.cpp hunt each one against the stock library.
 
-  bugs.py list [cpu|vulkan]   names of the backend's faults (default cpu), one a line
+  bugs.py list [cpu|vulkan|llama]  names of the backend's faults (default cpu), one a line
   bugs.py apply NAME SRC      makes NAME's edit in the source tree SRC (exactly one match, or fails)
   bugs.py describe NAME       what it does, in one line
   bugs.py digest NAME         a digest of NAME's edit (scripts/kernel_zoo rebuilds what changed)
@@ -200,6 +201,18 @@ BUGS = {
         "old": "            const uint i01 = data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12];",
         "new": "            const uint i01 = data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] - ((p.ne01 < 64 && data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] > 0) ? 1u : 0u);",
         "about": "Vulkan GET_ROWS from a source of fewer than 64 rows: the row before the one named",
+    },
+    # llama.cpp itself (libllama): a sequence copied between parallel slots that have cache
+    # streams of their own (llama_memory_seq_cp across streams) is copied layer by layer outside
+    # any graph; an inverted guard copies each layer's keys and never its values, so the new slot
+    # reads values its stream never held (the kind of #14742, where a multi-stream path left the
+    # streams past the first behind).
+    "seq-copy-values": {
+        "backend": "llama",
+        "file": "src/llama-kv-cache.cpp",
+        "old": "                if (layer.v_stream[ssrc]) {\n                    ggml_backend_tensor_copy(layer.v_stream[ssrc], layer.v_stream[sdst]);",
+        "new": "                if (!layer.v_stream[ssrc]) {\n                    ggml_backend_tensor_copy(layer.v_stream[ssrc], layer.v_stream[sdst]);",
+        "about": "llama.cpp's copy of a sequence between cache streams (parallel slots) copies the keys and never the values",
     },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
