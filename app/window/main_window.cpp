@@ -98,6 +98,9 @@ void MainWindow::buildDocks()
     QDockWidget *countersDock = dock(counters, tr("Session"), QStringLiteral("SessionDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(consoleDock, countersDock, Qt::Horizontal);
     resizeDocks({opsDock}, {470}, Qt::Horizontal); // a laptop's width leaves the pages most of the room
+    // A window made narrower takes its width from the docks first: the operations' ids and names
+    // stay readable (about 44 characters), as the pages need far less than a 1024-wide screen.
+    m_ops->setMinimumWidth(m_ops->fontMetrics().averageCharWidth() * 44);
     resizeDocks({consoleDock}, {150}, Qt::Vertical);
     // The docks follow the document and the cursor as the pages do.
     m_ops->follow(m_ws->document());

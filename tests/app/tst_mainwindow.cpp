@@ -822,6 +822,10 @@ for path in outputs:
             w.resize(1024, 700);
             QTest::qWait(0);
             QCoreApplication::processEvents();
+            { // the operations' ids and names readable beside the pages, not a sliver
+                const int ops = w.findChild<QDockWidget *>("OperationsDock")->width();
+                QVERIFY2(ops >= 240, qPrintable(QString("the Operations dock is %1 px wide").arg(ops)));
+            }
             for (auto *tabs : w.findChildren<QTabWidget *>()) // the heatmap's boxes whole, its round slider usable
                 if (tabs->indexOf(w.heatmap()) >= 0)
                     tabs->setCurrentWidget(w.heatmap());
