@@ -1,11 +1,12 @@
 // What ggml's Vulkan backend computes fused, as ggml_backend_vk_graph_compute decides it at each
 // node (ggml-vulkan.cpp: the first of its patterns that fits, ggml_vk_can_fuse and its
-// pattern-specific checks), for the patterns of the models llama.cpp runs without experts:
-// MULTI_ADD, MUL_MAT+ADD(+ADD), RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD(+MUL)),
-// RMS_NORM+VIEW+SET_ROWS, GELU/SIGMOID/SILU/SOFTPLUS+MUL and ROPE+VIEW+SET_ROWS. Not modelled:
-// the mixture-of-experts patterns (MUL_MAT_ID+ADD_ID/MUL, the TOPK_MOE routings), SSM_CONV,
-// SNAKE; their nodes are read, which computes them unfused (the observer check says when that
-// changed the program's results).
+// pattern-specific checks): MULTI_ADD, MUL_MAT+ADD(+ADD), the experts' products with their
+// biases and routing weights (MUL_MAT_ID+ADD_ID(+MUL), MUL_MAT_ID+MUL),
+// RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD(+MUL)), RMS_NORM+VIEW+SET_ROWS,
+// GELU/SIGMOID/SILU/SOFTPLUS+MUL and ROPE+VIEW+SET_ROWS. Not modelled: the TOPK_MOE routings
+// (chains with two outputs, the experts chosen and their weights), SSM_CONV, SNAKE; their nodes
+// are read, which computes them unfused (the observer check says when that changed the
+// program's results).
 //
 // What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
 // multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
@@ -112,6 +113,50 @@ bool mulMatAddOk(const ggml_tensor *mul, const ggml_tensor *add)
 {
     const ggml_tensor *bias = otherSource(add, mul);
     return bias && rows(mul) == 1 && mul->type == bias->type && sameShape(mul, bias) && sameStride(mul, bias);
+}
+
+// ggml_vk_use_mul_mat_vec_id: the experts' matrix-vector kernel, for at most 8 tokens' choices
+// of float or quantized experts.
+bool quantizedType(ggml_type t)
+{
+    switch (t) {
+    case GGML_TYPE_F32:
+    case GGML_TYPE_F16:
+    case GGML_TYPE_BF16:
+    case GGML_TYPE_F64:
+    case GGML_TYPE_I8:
+    case GGML_TYPE_I16:
+    case GGML_TYPE_I32:
+    case GGML_TYPE_I64:
+        return false;
+    default:
+        return t < GGML_TYPE_COUNT;
+    }
+}
+
+bool mulMatVecId(const ggml_tensor *mmid)
+{
+    const ggml_tensor *experts = mmid->src[0], *ids = mmid->src[2];
+    return experts && ids && ids->ne[1] <= 8 &&
+           (experts->type == GGML_TYPE_F32 || experts->type == GGML_TYPE_F16 || quantizedType(experts->type));
+}
+
+// ggml_vk_can_fuse's mmid_mul_ok: a product (or its bias) times each chosen expert's weight,
+// one number an expert, of the product's type, packed, on the matrix-vector kernel.
+bool mulMatIdMulOk(const ggml_tensor *mmid, const ggml_tensor *product, const ggml_tensor *mul)
+{
+    const ggml_tensor *scale = mul->src[1];
+    return scale && product == mul->src[0] && mulMatVecId(mmid) && product->type == scale->type && contiguous(scale) &&
+           scale->ne[0] == 1 && scale->ne[1] == mul->ne[1] && scale->ne[2] == 1 && scale->ne[3] == 1;
+}
+
+// MUL_MAT_ID+ADD_ID: the chosen experts' biases added by the same ids, on the matrix-vector
+// kernel, the bias packed and of the product's type.
+bool mulMatIdAddIdOk(const ggml_tensor *mmid, const ggml_tensor *add)
+{
+    const ggml_tensor *bias = add->src[1];
+    return bias && mmid == add->src[0] && mulMatVecId(mmid) && mmid->type == bias->type && contiguous(bias) &&
+           mmid->src[2] == add->src[2];
 }
 
 // ggml_vk_can_fuse_rms_norm_mul_rope: packed tensors, normal or NeoX rotation, rows of at most
@@ -228,6 +273,17 @@ Pattern patternAt(const Graph &g, size_t i)
             return {3, "MUL_MAT+ADD+ADD", {false, true, true}};
         if (canFuse(g, i, {GGML_OP_MUL_MAT, GGML_OP_ADD}) && mulMatAddOk(g.node(i), g.node(i + 1)))
             return {2, "MUL_MAT+ADD", {false, true}};
+        return {};
+    }
+    if (op == GGML_OP_MUL_MAT_ID) {
+        const ggml_tensor *mmid = g.node(i);
+        if (canFuse(g, i, {GGML_OP_MUL_MAT_ID, GGML_OP_ADD_ID, GGML_OP_MUL}) && mulMatIdAddIdOk(mmid, g.node(i + 1)) &&
+            mulMatIdMulOk(mmid, g.node(i + 1), g.node(i + 2)))
+            return {3, "MUL_MAT_ID+ADD_ID+MUL", {false, true, true}};
+        if (canFuse(g, i, {GGML_OP_MUL_MAT_ID, GGML_OP_ADD_ID}) && mulMatIdAddIdOk(mmid, g.node(i + 1)))
+            return {2, "MUL_MAT_ID+ADD_ID", {false, true}};
+        if (canFuse(g, i, {GGML_OP_MUL_MAT_ID, GGML_OP_MUL}) && mulMatIdMulOk(mmid, mmid, g.node(i + 1)))
+            return {2, "MUL_MAT_ID+MUL", {false, true}};
         return {};
     }
     if (op == GGML_OP_RMS_NORM) {

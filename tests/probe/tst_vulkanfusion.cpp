@@ -197,6 +197,53 @@ private slots:
         ggml_free(c);
     }
 
+    // The experts' products as llama.cpp's MoE layer builds them: the chosen experts' down
+    // products times their routing weights, and (gpt-oss) the experts' biases added by the same
+    // ids. Vulkan folds both into the product's matrix-vector kernel, for a decoded token; a
+    // prompt's (more than 8 tokens) products are matrix-matrix and stand alone; a weight per
+    // expert that is not one number an expert is not folded.
+    void theExpertsProducts_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<bool>("oneWeightAnExpert");
+        QTest::addColumn<QString>("chain");
+        QTest::newRow("decoded") << 1 << false << true << "MUL_MAT_ID+MUL: MUL_MAT_ID MUL";
+        QTest::newRow("decoded, biases") << 1 << true << true << "MUL_MAT_ID+ADD_ID+MUL: MUL_MAT_ID ADD_ID MUL";
+        QTest::newRow("prompt") << 12 << true << true << "";
+        QTest::newRow("a weight a feature") << 1 << false << false << "";
+    }
+    void theExpertsProducts()
+    {
+        QFETCH(int, tokens);
+        QFETCH(bool, bias);
+        QFETCH(bool, oneWeightAnExpert);
+        QFETCH(QString, chain);
+        ggml_init_params params{32 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        constexpr int width = 64, ff = 32, experts = 4, used = 2;
+        ggml_tensor *down = ggml_new_tensor_3d(c, GGML_TYPE_Q8_0, ff, width, experts);
+        ggml_tensor *act = ggml_new_tensor_3d(c, GGML_TYPE_F32, ff, used, tokens);
+        ggml_tensor *ids = ggml_new_tensor_2d(c, GGML_TYPE_I32, used, tokens);
+        ggml_tensor *weights = ggml_new_tensor_3d(c, GGML_TYPE_F32, oneWeightAnExpert ? 1 : width, used, tokens);
+        ggml_set_input(act);
+        ggml_set_input(ids);
+        ggml_set_input(weights);
+        ggml_tensor *experts_ = ggml_mul_mat_id(c, down, act, ids);
+        if (bias)
+            experts_ = ggml_add_id(c, experts_, ggml_new_tensor_2d(c, GGML_TYPE_F32, width, experts), ids);
+        ggml_tensor *weighted = ggml_mul(c, experts_, weights);
+        ggml_tensor *out = ggml_scale(c, weighted, 0.5f);
+        ggml_set_output(out);
+        ggml_cgraph *gf = ggml_new_graph(c);
+        ggml_build_forward_expand(gf, out);
+        const GraphTopology topo = GraphTopology::build(gf);
+        const auto chains = chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan));
+        QCOMPARE(chains, chain.isEmpty() ? std::vector<std::string>{} : std::vector<std::string>{chain.toStdString()});
+        QVERIFY(chainsOf(topo, fusedChains(topo, FusingBackend::Cpu)).empty());
+        ggml_free(c);
+    }
+
     // ggml-vulkan's switch: set to anything, it turns every fusion off.
     void theSwitchTurnsItOff()
     {
