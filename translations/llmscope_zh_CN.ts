@@ -2324,6 +2324,58 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>test&apos;s</source>
         <translation>待测</translation>
     </message>
+    <message>
+        <source>&apos;%1&apos; is neither a dump folder nor a tensor file</source>
+        <translation>“%1”既不是转储目录，也不是张量文件</translation>
+    </message>
+    <message>
+        <source>compare a file with a file, or a folder with a folder (&apos;%1&apos; and &apos;%2&apos;)</source>
+        <translation>请用文件对比文件、目录对比目录（“%1”与“%2”）</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; holds no tensors</source>
+        <translation>“%1”不含任何张量</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a folder; give a dump folder (msit_dump_*, or one holding it)</source>
+        <translation>“%1”不是目录；请给出转储目录（msit_dump_*，或包含它的目录）</translation>
+    </message>
+    <message>
+        <source>cannot open &apos;%1&apos;: %2</source>
+        <translation>无法打开“%1”：%2</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a regular file</source>
+        <translation>“%1”不是普通文件</translation>
+    </message>
+    <message>
+        <source>observing changed the program&apos;s results: round %1&apos;s %2 differs from the run the probe only watched, from the same tokens; what the dump shows is the observed program, not the one that runs unobserved (try --keep-fusion)</source>
+        <translation>观测改变了程序的结果：在相同 token 下，第 %1 轮的 %2 与探针只旁观的那次运行不同；转储呈现的是被观测的程序，而非未被观测时实际运行的程序（可尝试 --keep-fusion）</translation>
+    </message>
+    <message>
+        <source>observing changed the program&apos;s results: round %1&apos;s %2 differs from the run the probe only watched (relative error about %3), from the same tokens; what the dump shows is the observed program, not the one that runs unobserved (try --keep-fusion)</source>
+        <translation>观测改变了程序的结果：在相同 token 下，第 %1 轮的 %2 与探针只旁观的那次运行不同（相对误差约 %3）；转储呈现的是被观测的程序，而非未被观测时实际运行的程序（可尝试 --keep-fusion）</translation>
+    </message>
+    <message>
+        <source>observing changed the program&apos;s results only in their last bits: round %1&apos;s %2 differs from the run the probe only watched by a relative %3 from the same tokens, as summing in another order does (the probe splits the backend&apos;s graph where it reads); what the dump shows is the program within float rounding</source>
+        <translation>观测只改变了程序结果的最后几位：在相同 token 下，第 %1 轮的 %2 与探针只旁观的那次运行相差相对 %3，相当于换一种顺序求和（探针在读取处拆分了后端的计算图）；转储呈现的程序与实际运行的程序只差浮点舍入</translation>
+    </message>
+    <message>
+        <source>observing changed the program&apos;s choices: from round %1 it consumed other tokens than the run the probe only watched</source>
+        <translation>观测改变了程序的选择：从第 %1 轮起，它消费的 token 与探针只旁观的那次运行不同</translation>
+    </message>
+    <message>
+        <source>observing changed the program&apos;s choices: from round %1 it consumed other tokens than the run the probe only watched (the %2 round(s) before agree bit for bit)</source>
+        <translation>观测改变了程序的选择：从第 %1 轮起，它消费的 token 与探针只旁观的那次运行不同（此前的 %2 轮逐位一致）</translation>
+    </message>
+    <message>
+        <source>the observer check compared nothing: the two runs recorded no result of the same round (a dump from an older probe, or a program whose rounds the probe cannot read)</source>
+        <translation>观测检查没有比对任何内容：两次运行没有记录同一轮的结果（旧版探针的转储，或探针无法读取其轮次的程序）</translation>
+    </message>
+    <message>
+        <source>observing changed nothing: %1 round(s) computed the same results bit for bit as the run the probe only watched (%2)</source>
+        <translation>观测没有改变任何内容：%1 轮计算结果与探针只旁观的那次运行逐位相同（%2）</translation>
+    </message>
 </context>
 <context>
     <name>RecentDumps</name>
@@ -2600,8 +2652,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>正在测量第 %1 至 %2 轮……</translation>
     </message>
     <message>
-        <source>Observing changed run %1&apos;s results: the runs are compared as observed. </source>
-        <translation>观测改变了运行 %1 的结果：以下比对的是被观测时的运行。</translation>
+        <source>Observing changed run %1&apos;s results beyond rounding (see the console): the runs are compared as the probe saw them, not as they run unobserved. </source>
+        <translation>观测使第 %1 次运行的结果发生了超出舍入的变化（见控制台）：各次运行按探针所见比对，而非按未被观测时的运行。</translation>
     </message>
 </context>
 <context>
@@ -2900,6 +2952,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D) or replay one (Session &gt; Replay operations) to see an operation&apos;s tensors side by side here.</source>
         <translation>比较两个转储（会话 &gt; 比较转储，Ctrl+D）或重放一个转储（会话 &gt; 重放算子），即可在此并排查看算子的张量。</translation>
+    </message>
+    <message>
+        <source>Pick an operation in the Diff table above to see its tensors, golden and test, side by side here.</source>
+        <translation>在上方的差异表中选择一个算子，即可在此并排查看其标杆与待测张量。</translation>
     </message>
 </context>
 <context>

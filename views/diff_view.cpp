@@ -12,6 +12,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "cursor.h"
 #include "session_document.h"
 #include "diff_table_model.h"
@@ -60,10 +62,18 @@ DiffView::DiffView(QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
-    m_table->horizontalHeader()->setDefaultSectionSize(84);
-    m_table->horizontalHeader()->resizeSection(DiffTableModel::RoundColumn, 50);
-    m_table->horizontalHeader()->resizeSection(DiffTableModel::OpColumn, 240);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setDefaultSectionSize(84);
+    header->resizeSection(DiffTableModel::OpColumn, 240);
+    // Each other column at least as wide as its name ("Round", "Output error", in either
+    // language), beside the sort arrow.
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        if (c != DiffTableModel::OpColumn) {
+            const QString name = m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+            header->resizeSection(c, std::max(c == DiffTableModel::RoundColumn ? 50 : 84,
+                                              header->fontMetrics().horizontalAdvance(name) + 28));
+        }
+    header->setStretchLastSection(true);
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft); // from its first line, however tall the label
     m_summary->setTextFormat(Qt::RichText);

@@ -251,4 +251,10 @@ void TensorDiffView::setCompared(const ComparedFiles &files)
 void TensorDiffView::follow(SessionDocument *doc)
 {
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setFiles({}, {}, {}); });
+    // A comparison with no operation picked yet: what to do is pick one, not compare again.
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Comparison && doc->results().comparison && m_files->count() == 0)
+            m_status->setText(tr("Pick an operation in the Diff table above to see its tensors, golden and test, side "
+                                 "by side here."));
+    });
 }

@@ -33,6 +33,7 @@
 #include "tensor_slice_model.h"
 #include "slice_picker.h"
 #include "util/error.h"
+#include "reason_words.h"
 
 using namespace llmscope;
 
@@ -108,7 +109,7 @@ Summary summarize(const std::string &path)
                     ++s.bins[width > 0 ? std::min<size_t>(kBins - 1, size_t((buf[k] - s.min) / width)) : 0];
         }
     } catch (const Error &e) {
-        s.error = QString::fromUtf8(e.what());
+        s.error = errorWords(e);
     }
     return s;
 }
@@ -225,7 +226,7 @@ void TensorInspector::showFile(int row)
                               .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)), QString::fromStdString(report::shapeText(t.dims)))
                               .arg(t.hasData ? QString() : tr(" (no payload in the file)")));
     } catch (const Error &e) {
-        m_header->setText(QString::fromUtf8(e.what()));
+        m_header->setText(errorWords(e));
     }
     if (values) {
         m_header->setText(m_header->text().isEmpty() ? QString::fromStdString(report::shapeText(m_slice->dims())) : m_header->text());

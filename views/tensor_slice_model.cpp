@@ -7,6 +7,7 @@
 
 #include "compare/tensor_reader.h"
 #include "util/error.h"
+#include "reason_words.h"
 
 using namespace llmscope;
 
@@ -40,7 +41,7 @@ bool TensorSliceModel::open(const QString &path, const llmscope::TensorView &vie
         }
         m_reader = std::move(reader);
     } catch (const Error &e) {
-        m_error = QString::fromUtf8(e.what());
+        m_error = errorWords(e);
     }
     m_strides.assign(m_dims.size(), 1);
     for (int d = int(m_dims.size()) - 2; d >= 0; --d)

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include "text/reason_error.h"
+
 using namespace llmscope;
 
 namespace {
@@ -34,4 +36,11 @@ QString reasonWords(const Reason &r)
     for (const Finding &f : r.parts())
         parts << reasonWords(f);
     return parts.join(separator());
+}
+
+QString errorWords(const std::exception &e)
+{
+    if (const auto *r = dynamic_cast<const ReasonError *>(&e))
+        return reasonWords(r->reason());
+    return QString::fromUtf8(e.what());
 }

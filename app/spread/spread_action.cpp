@@ -15,6 +15,7 @@
 #include "job_pool.h"
 #include "job.h"
 #include "util/error.h"
+#include "reason_words.h"
 
 using namespace llmscope;
 
@@ -112,7 +113,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                     return runCompare(o);
                 }, folder), QString()};
             } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
-                return {std::nullopt, QString::fromUtf8(e.what())};
+                return {std::nullopt, errorWords(e)};
             }
         });
     };
@@ -129,7 +130,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         for (size_t k = 0; k < runs->size(); ++k)
             (*runs)[k].observer = checkObserver((*plain)[k].dump, (*runs)[k].dump);
     } catch (const std::exception &e) {
-        co_return fail(QString::fromUtf8(e.what()));
+        co_return fail(errorWords(e));
     }
     if (!request.tensors && spread::mustLineUp(*runs)) { // statistics of whole rounds do not line up by row
         auto again = dumpEvery(commands, spread::tensorPass(request), QStringLiteral("tensors"), cancelled, job.generation);
@@ -171,13 +172,14 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     try {
         writeSpreadReports(*result, folder);
     } catch (const std::exception &e) {
-        co_return fail(QString::fromUtf8(e.what()));
+        co_return fail(errorWords(e));
     }
     m_result = std::make_shared<const SpreadResult>(std::move(*result));
     const SpreadResult *r = m_result.get();
     const int changed = r->observerChanged();
     const QString observed = changed < 0 ? QString()
-                                         : tr("Observing changed run %1's results: the runs are compared as observed. ")
+                                         : tr("Observing changed run %1's results beyond rounding (see the console): the runs are compared as the probe "
+                                                  "saw them, not as they run unobserved. ")
                                                .arg(changed + 1);
     const QString message = observed + (r->departs()
                                 ? tr("First departure: round %1, %2: run %3 departs")

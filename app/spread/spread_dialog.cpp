@@ -192,7 +192,8 @@ void SpreadDialog::update()
         m_error->clear();
     } else {
         m_runs->clear();
-        m_error->setText(error);
+        // No command yet is where the dialog starts, not a mistake: OK says so if pressed.
+        m_error->setText(m_commands->toPlainText().trimmed().isEmpty() ? QString() : error);
     }
 }
 

@@ -431,7 +431,8 @@ void LaunchDialog::updateCommandLine()
         m_line->setStyleSheet(QString());
         m_error->clear();
     } catch (const Error &e) {
-        m_error->setText(QString::fromUtf8(e.what()));
+        // No program yet is where the dialog starts, not a mistake: OK says so if pressed.
+        m_error->setText(m_command->text().trimmed().isEmpty() ? QString() : QString::fromUtf8(e.what()));
     }
 }
 

@@ -15,6 +15,7 @@
 #include "job.h"
 #include "session_document.h"
 #include "util/error.h"
+#include "reason_words.h"
 
 using namespace llmscope;
 
@@ -47,7 +48,7 @@ QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareCon
         try {
             return {std::make_shared<const CompareResult>(runCompare(o, progress)), QString()};
         } catch (const Error &e) {
-            return {nullptr, QString::fromUtf8(e.what())};
+            return {nullptr, errorWords(e)};
         }
     });
     auto outcome = co_await future;
@@ -94,7 +95,7 @@ QStringList CompareController::writeReports(const QString &folder, QString *erro
         const QString csv = QString::fromStdString(writeCompareReports(*m_doc->results().comparison, folder.toStdString()));
         return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
     } catch (const Error &e) {
-        *error = QString::fromUtf8(e.what());
+        *error = errorWords(e);
         return {};
     }
 }

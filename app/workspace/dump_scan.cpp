@@ -5,6 +5,7 @@
 #include "tensor/dtype.h"
 #include "tensor/stats.h"
 #include "util/error.h"
+#include "reason_words.h"
 
 using namespace llmscope;
 
@@ -134,7 +135,7 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
         if (out.topology)
             out.stats = statsOf(index, cancelled);
     } catch (const Error &e) {
-        out.error = QString::fromUtf8(e.what());
+        out.error = errorWords(e);
     }
     return out;
 }

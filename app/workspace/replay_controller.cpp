@@ -63,7 +63,7 @@ QCoro::Task<bool> ReplayController::run()
             });
             return {std::make_shared<OpcheckResult>(std::move(r)), QString()};
         } catch (const Error &e) {
-            return {nullptr, QString::fromUtf8(e.what())};
+            return {nullptr, errorWords(e)};
         }
     });
     auto [result, error] = co_await future;
@@ -136,7 +136,7 @@ QCoro::Task<> ReplayController::showReference(QString op)
             writeBin(file.toStdString(), replayReference(picked));
             return {};
         } catch (const Error &e) {
-            return QString::fromUtf8(e.what());
+            return errorWords(e);
         }
     });
     const QString error = co_await future;

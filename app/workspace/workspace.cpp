@@ -327,7 +327,8 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     const auto [result, error] = co_await comparing;
     if (!self)
         co_return false;
-    if (!result) {
+    if (!result) { // said where it stays, as well as in the status bar a later message replaces
+        say(tr("Could not compare: %1").arg(error), Tone::Failure);
         emit status(tr("Could not compare: %1").arg(error), 15000);
         emit compareFinished(false, error);
         co_return false;

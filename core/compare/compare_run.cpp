@@ -30,6 +30,7 @@
 #include "tensor/stats.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "text/reason_error.h"
 
 namespace llmscope {
 namespace fs = std::filesystem;
@@ -93,7 +94,7 @@ DumpIndex load(const std::string &path, bool &isFile)
         return idx;
     }
     if (!fs::is_directory(path, ec))
-        throw Error("'" + path + "' is neither a dump folder nor a tensor file");
+        throw ReasonError(Reason(Said::NeitherDumpNorFile, {path}));
     DumpIndex idx = scanDump(path, {}, false); // headers are read with the payloads, in parallel
     if (idx.tensors.empty())
         idx = looseFolder(fs::absolute(path));
@@ -486,11 +487,11 @@ Loaded loadBoth(const CompareOptions &o)
     }
     l.my = myLoad.get();
     if (gFile != mFile)
-        throw Error("compare a file with a file, or a folder with a folder ('" + o.goldenPath + "' and '" + o.myPath + "')");
+        throw ReasonError(Reason(Said::FileAgainstFolder, {o.goldenPath, o.myPath}));
     if (l.golden.tensors.empty())
-        throw Error("'" + o.goldenPath + "' holds no tensors");
+        throw ReasonError(Reason(Said::HoldsNoTensors, {o.goldenPath}));
     if (l.my.tensors.empty())
-        throw Error("'" + o.myPath + "' holds no tensors");
+        throw ReasonError(Reason(Said::HoldsNoTensors, {o.myPath}));
     l.files = gFile;
     return l;
 }

@@ -40,30 +40,28 @@ ObserverCheck checkObserver(const std::string &plainDump, const std::string &obs
     return c;
 }
 
-std::string observerCheckText(const ObserverCheck &c)
+Reason observerCheckReason(const ObserverCheck &c)
 {
     if (c.resultDiffers) {
-        std::string error;
-        if (std::isfinite(c.relativeError)) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, " (relative error about %.3g)", c.relativeError);
-            error = buf;
-        }
-        return "observing changed the program's results: round " + std::to_string(*c.resultDiffers) + "'s " +
-               c.name + " differs from the run the probe only watched" + error +
-               ", from the same tokens; what the dump shows is the observed program, not the one that runs "
-               "unobserved (try --keep-fusion)";
+        const std::string round = std::to_string(*c.resultDiffers);
+        if (!std::isfinite(c.relativeError))
+            return Reason(Said::ObserverChanged, {round, c.name});
+        char error[32];
+        std::snprintf(error, sizeof error, "%.3g", c.relativeError);
+        return Reason(c.onlyRounding() ? Said::ObserverChangedRounding : Said::ObserverChangedBy, {round, c.name, error});
     }
     if (c.tokensDiffer)
-        return "observing changed the program's choices: from round " + std::to_string(*c.tokensDiffer) +
-               " it consumed other tokens than the run the probe only watched" +
-               (c.roundsCompared ? " (the " + std::to_string(c.roundsCompared) + " round(s) before agree bit for bit)"
-                                 : std::string());
+        return c.roundsCompared ? Reason(Said::ObserverChoicesAfter,
+                                         {std::to_string(*c.tokensDiffer), std::to_string(c.roundsCompared)})
+                                : Reason(Said::ObserverChoices, {std::to_string(*c.tokensDiffer)});
     if (c.roundsCompared == 0)
-        return "the observer check compared nothing: the two runs recorded no result of the same round (a dump "
-               "from an older probe, or a program whose rounds the probe cannot read)";
-    return "observing changed nothing: " + std::to_string(c.roundsCompared) +
-           " round(s) computed the same results bit for bit as the run the probe only watched (" + c.name + ")";
+        return Reason(Said::ObserverComparedNothing);
+    return Reason(Said::ObserverNothing, {std::to_string(c.roundsCompared), c.name});
+}
+
+std::string observerCheckText(const ObserverCheck &c)
+{
+    return observerCheckReason(c).english();
 }
 
 } // namespace llmscope

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "text/reason.h"
+
 namespace llmscope {
 
 struct ObserverCheck {
@@ -17,12 +19,22 @@ struct ObserverCheck {
     std::string name;                     // the result's node ("result_output")
     double relativeError = 0;             // resultDiffers: ||observed - plain|| / ||plain||, from sketches (NaN: unknown)
     bool changed() const { return resultDiffers.has_value() || tokensDiffer.has_value(); }
+    // The result changed only in its last bits, from the same tokens: a relative error of at
+    // most kRoundingChange (about a hundred float32 units), as summing in another order gives
+    // (a device's graph split where the probe reads it). What departs by that little is no
+    // kernel's fault, and the verdicts hold for the program within rounding.
+    static constexpr double kRoundingChange = 1e-5;
+    bool onlyRounding() const
+    {
+        return resultDiffers.has_value() && !tokensDiffer.has_value() && relativeError <= kRoundingChange;
+    }
 };
 
 // Reads both dumps' records; throws Error when either holds a malformed one.
 ObserverCheck checkObserver(const std::string &plainDump, const std::string &observedDump);
 
-// In words: what was compared and, where observing changed the results, the first round.
-std::string observerCheckText(const ObserverCheck &c);
+// What was compared and, where observing changed the results, the first round and by how much.
+Reason observerCheckReason(const ObserverCheck &c);
+std::string observerCheckText(const ObserverCheck &c); // its English
 
 } // namespace llmscope

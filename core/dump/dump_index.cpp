@@ -28,6 +28,7 @@
 #include "util/error.h"
 #include "util/file_walk.h"
 #include "util/text.h"
+#include "text/reason_error.h"
 
 namespace llmscope {
 namespace fs = std::filesystem;
@@ -693,7 +694,7 @@ fs::path checkedRoot(const std::string &rootText)
     std::error_code ec;
     const fs::path root = fs::absolute(rootText, ec);
     if (ec || !fs::is_directory(root, ec))
-        throw Error("'" + rootText + "' is not a folder; give a dump folder (msit_dump_*, or one holding it)");
+        throw ReasonError(Reason(Said::NotAFolder, {rootText}));
     return root;
 }
 

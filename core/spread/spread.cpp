@@ -264,7 +264,7 @@ std::string SpreadResult::departureReference() const
 int SpreadResult::observerChanged() const
 {
     for (size_t k = 0; k < runs.size(); ++k)
-        if (runs[k].observer && runs[k].observer->changed())
+        if (runs[k].observer && runs[k].observer->changed() && !runs[k].observer->onlyRounding())
             return int(k);
     return -1;
 }

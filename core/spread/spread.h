@@ -78,7 +78,8 @@ struct SpreadResult {
     int departurePartner() const; // the run it is (never 0: another when run 0 is the farthest)
     std::string departureReference() const; // run 0's dump to compare it with (the second pass's, where there was one)
     bool departs() const { return firstDeparture >= 0; }
-    int observerChanged() const; // the first run whose observer check says observing changed it; -1 none
+    // The first run whose observer check says observing changed it beyond float rounding; -1 none.
+    int observerChanged() const;
 };
 
 // Pairs every two runs with compare(golden, test) (runCompare under the engine standard when

@@ -11,6 +11,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "text/reason_error.h"
 
 namespace llmscope {
 namespace {
@@ -59,8 +60,10 @@ int32_t needInt32(const std::string &key, const std::string &value)
 BinFileInfo readBinFile(const std::string &path, bool headerOnly)
 {
     Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0)
-        throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    if (f.fd < 0) {
+        const std::string why = std::strerror(errno);
+        throw ReasonError(Reason(Said::CannotOpen, {path, why}));
+    }
     std::vector<uint8_t> head;
     return readBinFileAt(f.fd, path, headerOnly, 4096, head);
 }
@@ -69,7 +72,7 @@ BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size
 {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        throw Error("'" + path + "' is not a regular file");
+        throw ReasonError(Reason(Said::NotARegularFile, {path}));
     BinFileInfo info;
     info.fileSize = static_cast<uint64_t>(st.st_size);
 

@@ -38,9 +38,15 @@ enum class Said {
     // compare: the standard a pair is held to, and why (compare/pair_standard.h)
     AddsErrorSameRun, StandardExact, StandardRounding, StandardEngine, StandardEngineUnknown, StandardAsked,
     StandardMsit, StandardEngineTypes, StandardEngineMachines, StandardEngineGraphs, StandardEngineFramework,
-    SideGolden, SideTest, // new kinds before this line, and kLastSaid moved
+    SideGolden, SideTest,
+    // what a user gave cannot be read (a ReasonError's)
+    NeitherDumpNorFile, FileAgainstFolder, HoldsNoTensors, NotAFolder, CannotOpen, NotARegularFile,
+    // the observer check (compare/observer_check.h)
+    ObserverChanged, ObserverChangedBy, ObserverChangedRounding, ObserverChoices, ObserverChoicesAfter,
+    ObserverComparedNothing, ObserverNothing,
+    // new kinds before this line, and kLastSaid moved
 };
-constexpr Said kLastSaid = Said::SideTest; // the translation test walks every kind
+constexpr Said kLastSaid = Said::ObserverNothing; // the translation test walks every kind
 
 // One thing found: its kind and the values its pattern names. A value is a finding itself: a
 // plain one is text (Said::Text: a name, a number), or a phrase worded in turn ("the weight %1").

@@ -29,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QDockWidget>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTextDocumentFragment>
@@ -153,6 +154,10 @@ private slots:
         SpreadDialog d;
         QCOMPARE(d.folderEdit()->text(), QDir::home().filePath("llmscope_spread")); // where the hunt's goes too
         QPushButton *run = d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY2(d.errorLabel()->text().isEmpty(), qPrintable(d.errorLabel()->text())); // nothing typed is no mistake yet
+        run->click();
+        QCOMPARE(d.errorLabel()->text(), QString("Give at least one command line."));
+        QCOMPARE(d.result(), int(QDialog::Rejected));
         d.commandsEdit()->setPlainText("prog -m a.gguf");
         QVERIFY2(d.errorLabel()->text().contains("at least two runs"), qPrintable(d.errorLabel()->text()));
         run->click();
@@ -515,6 +520,18 @@ for path in outputs:
         // Values are put in once: a value's own "%1" stays as it is, in both wordings.
         QCOMPARE(llmscope::fillPattern("%1 and %2", {"%2", "x"}), std::string("%2 and x"));
         QCOMPARE(reasonWords(Reason(Said::ElementsDiffer, {"%2", "9"})), QString::fromUtf8("9 个元素中有 %2 个不同"));
+        { // what a user gave that core cannot read, in the Chinese window: a folder with no tensors, compared
+            QTemporaryDir empty;
+            QDir(empty.path()).mkpath("golden");
+            QDir(empty.path()).mkpath("test");
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(!QCoro::waitFor(w.workspace()->compare(empty.path() + "/golden", empty.path() + "/test")));
+            const QString said = w.console()->toPlainText();
+            QVERIFY2(said.contains(QString::fromUtf8("“%1/golden”不含任何张量").arg(empty.path())), qPrintable(said));
+            QVERIFY2(!said.contains("holds no tensors"), qPrintable(said));
+        }
         for (QTranslator *t : qApp->findChildren<QTranslator *>())
             QCoreApplication::removeTranslator(t);
         QCOMPARE(reasonWords(r), QString::fromStdString(r.english())); // English again: core's words exactly
@@ -790,6 +807,10 @@ for path in outputs:
         // The element view says how to fill it, not that a tensor dump lacks tensors; no dimensions kept.
         QVERIFY2(w.tensorDiff()->status().startsWith("Compare two dumps"), qPrintable(w.tensorDiff()->status()));
         QCOMPARE(w.tensorDiff()->findChild<SlicePicker *>()->rowDimBox()->count(), 1); // "(none)"
+        // A comparison where nothing departs picks no operation: the view says to pick one.
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, golden)));
+        QVERIFY2(w.tensorDiff()->status().startsWith("Pick an operation in the Diff table above"),
+                 qPrintable(w.tensorDiff()->status()));
         QVERIFY(QCoro::waitFor(w.workspace()->compare(golden, test)));
 
         // A laptop's screen: everything of the diff page in view.
@@ -805,6 +826,14 @@ for path in outputs:
         const QRect s = summary->geometry(), t = table->geometry();
         QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
         QVERIFY(w.diff()->summary().contains("First divergent"));
+        { // every column's name whole in its header ("Round", not "Rounc")
+            QHeaderView *header = table->horizontalHeader();
+            for (int c = 0; c < table->model()->columnCount(); ++c) {
+                const QString name = table->model()->headerData(c, Qt::Horizontal).toString();
+                QVERIFY2(header->sectionSize(c) >= header->fontMetrics().horizontalAdvance(name) + 16,
+                         qPrintable(QString("%1: %2 px").arg(name).arg(header->sectionSize(c))));
+            }
+        }
         { // its first line is in view at the top, not centred below an empty band
             const int ink = testing::inkAtTop(summary->viewport());
             QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
@@ -960,6 +989,18 @@ for path in outputs:
         const QRect at(run->mapTo(&launch, QPoint(0, 0)), run->size());
         QVERIFY2(launch.rect().contains(at), qPrintable(QString("Run at y %1 in %2").arg(at.bottom()).arg(launch.height())));
         QVERIFY(launch.commandEdit()->height() >= launch.commandEdit()->sizeHint().height()); // not squashed
+        // No program yet is where the dialog starts, not a mistake; Run says what is missing.
+        const auto errorText = [&] {
+            for (QLabel *l : launch.findChildren<QLabel *>())
+                if (l->text().startsWith("give the program to run"))
+                    return l->text();
+            return QString();
+        };
+        launch.commandEdit()->clear(); // as a fresh start leaves it
+        QVERIFY2(errorText().isEmpty(), qPrintable(errorText()));
+        run->click();
+        QVERIFY2(errorText().startsWith("give the program to run, e.g."), qPrintable(errorText()));
+        QVERIFY(launch.isVisible());
     }
 
     // In both languages: no two items of a menu share a mnemonic, and the toolbar's buttons

@@ -147,6 +147,8 @@ private slots:
         std::vector<SpreadRun> checked = runs;
         checked[0].observer = ObserverCheck{3, std::nullopt, std::nullopt, "result_output", 0};
         checked[1].observer = ObserverCheck{1, int64_t(1), std::nullopt, "result_output", 1e-6};
+        QCOMPARE(computeSpread(checked).observerChanged(), -1); // its last bits only: said, not named
+        checked[1].observer->relativeError = 1e-3;
         const SpreadResult o = computeSpread(checked);
         QCOMPARE(o.observerChanged(), 1);
         const std::string oj = spreadJson(o);

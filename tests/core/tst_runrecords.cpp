@@ -173,6 +173,16 @@ private slots:
         QVERIFY2(std::abs(c.relativeError - 0.5 / std::sqrt(norm)) < 1e-6, qPrintable(QString::number(c.relativeError)));
         QVERIFY(QString::fromStdString(observerCheckText(c)).startsWith("observing changed the program's results: round 1's "
                                                                         "result_output differs"));
+        QVERIFY(!c.onlyRounding()); // far beyond rounding
+        // a change in the last bits (a value moved by a few units in the last place): said as rounding
+        auto nudged = logits;
+        nudged[1][100] = std::nextafter(std::nextafter(nudged[1][100], 1e9f), 1e9f);
+        writeRun(m_dir.path() + "/nudged", tokens, nudged);
+        const ObserverCheck r = checkObserver(plain.toStdString(), (m_dir.path() + "/nudged").toStdString());
+        QCOMPARE(r.resultDiffers.value_or(-1), int64_t(1));
+        QVERIFY2(r.onlyRounding(), qPrintable(QString::number(r.relativeError)));
+        QVERIFY(QString::fromStdString(observerCheckText(r)).startsWith("observing changed the program's results only in "
+                                                                        "their last bits: round 1's result_output"));
 
         auto otherTokens = tokens;
         otherTokens[2] = {10};
@@ -180,6 +190,7 @@ private slots:
         const ObserverCheck t = checkObserver(plain.toStdString(), chose.toStdString());
         QCOMPARE(t.tokensDiffer.value_or(-1), int64_t(2));
         QVERIFY(!t.resultDiffers);
+        QVERIFY(!t.onlyRounding());
         QVERIFY(QString::fromStdString(observerCheckText(t)).contains("from round 2 it consumed other tokens"));
 
         // a dump without records (an older probe's): nothing compared, and said so
