@@ -188,16 +188,16 @@
         <translation>；跳过 %1 个：磁盘将满（msit 保留 2 GiB 空闲），这些张量不在转储中</translation>
     </message>
     <message>
-        <source>The operations of the program&apos;s graph, and how many of them the selection dumps in a round (-ids, with their children; every one when none is picked). Ids applied to a running program count from the round after.</source>
-        <translation>程序计算图中的算子数，以及当前选择在每轮中转储的算子数（-ids，含其子算子；未选择时为全部）。对运行中的程序应用的 id 从下一轮起计入。</translation>
-    </message>
-    <message>
         <source>Rounds (a prompt, then one a generated token) the program computed, and how many of them were dumped (-er)</source>
         <translation>程序计算过的轮数（先是提示词，然后每生成一个 token 一轮），以及其中被转储的轮数（-er）</translation>
     </message>
     <message>
-        <source>%1 in the graph, %2 dumped a round</source>
-        <translation>计算图中 %1 个，每轮转储 %2 个</translation>
+        <source>The operations of the program&apos;s graph, and the most of them any round dumped (-ids, with their children; every one when none is picked). Ids applied to a running program count from the round after: the last round&apos;s line says how many it dumped.</source>
+        <translation>程序计算图中的算子数，以及任一轮转储过的最多算子数（-ids，含其子算子；未选择时为全部）。对运行中程序应用的 id 从下一轮起生效：最后一轮那一行给出它转储了多少个。</translation>
+    </message>
+    <message>
+        <source>%1 in the graph, at most %2 dumped in a round</source>
+        <translation>计算图中 %1 个，单轮最多转储 %2 个</translation>
     </message>
 </context>
 <context>

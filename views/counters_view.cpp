@@ -24,9 +24,9 @@ CountersView::CountersView(QWidget *parent)
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
         l->setWordWrap(true);
     }
-    m_ops->setToolTip(tr("The operations of the program's graph, and how many of them the selection dumps in a "
-                         "round (-ids, with their children; every one when none is picked). Ids applied to a "
-                         "running program count from the round after."));
+    m_ops->setToolTip(tr("The operations of the program's graph, and the most of them any round dumped (-ids, with "
+                         "their children; every one when none is picked). Ids applied to a running program count "
+                         "from the round after: the last round's line says how many it dumped."));
     m_rounds->setToolTip(tr("Rounds (a prompt, then one a generated token) the program computed, and how many "
                             "of them were dumped (-er)"));
     clear();
@@ -62,7 +62,8 @@ void CountersView::setCounters(const live::Counters &c)
 {
     const QLocale loc;
     m_rounds->setText(tr("%1 seen, %2 dumped").arg(c.rounds).arg(c.roundsDumped));
-    m_ops->setText(tr("%1 in the graph, %2 dumped a round").arg(c.opsSeen).arg(c.opsSelected));
+    // the most any round dumped: the last round's own count is the line below
+    m_ops->setText(tr("%1 in the graph, at most %2 dumped in a round").arg(c.opsSeen).arg(c.opsSelected));
     QString written = tr("%1 tensors, %2").arg(c.tensors).arg(loc.formattedDataSize(qint64(c.bytes)));
     if (c.skipped)
         written += tr("; %1 skipped: the disk is nearly full (msit keeps 2 GiB free), they are missing from the dump")

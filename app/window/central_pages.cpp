@@ -226,8 +226,14 @@ void CentralPages::followResults()
         m_diff->showFailure(tr("The hunt failed:"), why);
         showPage(m_diffPage);
     });
-    // The report was of the sources before: the document holds none now, and its tab goes.
-    connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] { showQuantReport(false); });
+    // The report and the spread were of the sources before: the document holds neither now, and
+    // their tabs go (a spread shown again comes back with its own source).
+    connect(m_ws->document(), &SessionDocument::sourceChanged, this, [this] {
+        showQuantReport(false);
+        if (const int at = m_tabs->indexOf(m_spreadView); at >= 0)
+            m_tabs->removeTab(at);
+        m_spreadView->setResult(nullptr, {});
+    });
 }
 
 void CentralPages::showQuantReport(bool bringForward)
