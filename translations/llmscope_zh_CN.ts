@@ -2825,6 +2825,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>%1 (departs)</source>
         <translation>%1（偏离）</translation>
     </message>
+    <message>
+        <source>The largest relative error between two runs&apos; outputs of the operation, ||a - b|| / ||a||: 0 where every run computed the same bits, 0.001 a thousandth of the output&apos;s size</source>
+        <translation>任意两次运行中该算子输出之间最大的相对误差，||a - b|| / ||a||：各次运行逐位相同时为 0，0.001 即输出大小的千分之一</translation>
+    </message>
 </context>
 <context>
     <name>SpreadView</name>

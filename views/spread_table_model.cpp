@@ -139,6 +139,9 @@ QVariant SpreadTableModel::headerData(int section, Qt::Orientation orientation, 
     const int run = section - FirstRunColumn;
     if (role == Qt::ToolTipRole && run >= 0 && size_t(run) < m_result->runs.size())
         return QString::fromStdString(m_result->runs[size_t(run)].command);
+    if (role == Qt::ToolTipRole && section == SpreadColumn)
+        return tr("The largest relative error between two runs' outputs of the operation, ||a - b|| / ||a||: 0 where "
+                  "every run computed the same bits, 0.001 a thousandth of the output's size");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {

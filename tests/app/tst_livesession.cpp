@@ -1207,6 +1207,10 @@ private slots:
         const QString longest = v->table()->model()->index(0, SpreadTableModel::OpColumn).data().toString();
         QVERIFY2(columns->sectionSize(SpreadTableModel::OpColumn) >= v->table()->fontMetrics().horizontalAdvance(longest),
                  qPrintable(longest));
+        // the Spread column says what its numbers are
+        QVERIFY(v->table()->model()->headerData(SpreadTableModel::SpreadColumn, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .startsWith("The largest relative error between two runs' outputs"));
         QCOMPARE(w.workspace()->document()->source().name, QString::fromStdString(action->result()->runs[0].dump));
         // The heatmap shows the spread on run 0's ops: bit-identical everywhere, on the pale end.
         HeatmapView *h = w.heatmap();
