@@ -230,6 +230,8 @@ MainWindow *MainWindow::switchLanguage(const QString &code)
     next->m_ops->setIdsText(m_ops->idsEdit()->text());      // typed, applied or not
     next->m_ops->searchEdit()->setText(m_ops->searchEdit()->text());
     next->m_ops->setStatus(m_ws->selectionStatusText());   // worded again in the new language
+    if (const QString said = statusBar()->currentMessage(); !said.isEmpty())
+        next->statusBar()->showMessage(said); // the last job's end ("found: ..."), as the console keeps it
     next->show();
     close();
     return next;

@@ -584,6 +584,7 @@ for path in outputs:
         QCOMPARE(w->opPanel()->model()->checkedIds(), QStringList({"0_2", "0_4"}));
         w->opPanel()->searchEdit()->setText("MUL_MAT"); // the picked op (Qcur-0) still shown
         QVERIFY2(w->opPanel()->status().startsWith("Topology of the opened dump"), qPrintable(w->opPanel()->status()));
+        w->statusBar()->showMessage("found: round 0, op 0_2 Qcur-0 (MUL_MAT)"); // a job's last words
         QAction *chinese = nullptr;
         for (QAction *a : w->findChildren<QAction *>())
             if (a->data().toString() == "zh_CN")
@@ -597,6 +598,7 @@ for path in outputs:
                 zh = m;
         QVERIFY(zh);
         QCOMPARE(zh->workspace(), ws); // the same session
+        QCOMPARE(zh->statusBar()->currentMessage(), QString("found: round 0, op 0_2 Qcur-0 (MUL_MAT)")); // kept, not "Ready"
         QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
         QStringList tabs;
         auto *pages = zh->findChild<QTabWidget *>();
