@@ -270,6 +270,8 @@ void Probe::noteStateCopy(StateCopy copy)
     std::lock_guard lock(m_statusMutex);
     if (m_status.stateCopies.size() < ProbeStatus::kStateCopiesListed)
         m_status.stateCopies.push_back(std::move(copy));
+    else
+        ++m_status.stateCopiesDropped; // said, so a reader never takes the list for all of them
     m_statusDirty = true;
 }
 

@@ -1,7 +1,8 @@
 // Copies into the KV cache that no graph makes. llama.cpp copies one cache stream into another
 // when a sequence is copied between parallel slots that have streams of their own
-// (llama_memory_seq_cp, carried out with ggml_backend_tensor_copy at the next decode): no round
-// computes it, so no round's dump can hold it. The probe notes each copy whose destination is a
+// (llama_memory_seq_cp, carried out with ggml_backend_tensor_copy at the next decode), and
+// restores a saved state into the cache the same way: no round computes them, so no round's
+// dump can hold them. The probe notes each copy whose destination is a
 // KV cache tensor in the status (before which round, which cache, from which stream to which)
 // and, after the copy has been made, reads back its source and destination and counts the rows
 // that differ: the copy's own check, which a hunt reads where the cache changed between rounds.
@@ -41,7 +42,7 @@ int64_t streamOf(const ggml_tensor *view)
 bool readAll(const ggml_tensor *t, std::vector<char> &out, size_t n)
 {
     out.resize(n);
-    if (!t->data && !t->buffer)
+    if (!t->data || !isReadable(t)) // a buffer ggml cannot read back would call a null function
         return false;
     if (isDirect(t) || !t->buffer)
         std::memcpy(out.data(), t->data, n);

@@ -1095,24 +1095,32 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>第 %1 轮之前（流 %2 -&gt; %3）</translation>
     </message>
     <message>
-        <source>found: the test program&apos;s copy into the KV cache %1 %2, made outside any graph (a sequence copied between parallel slots&apos; cache streams), left %3 of its %4 rows unlike their source (the first: row %5): the copy is wrong, not a kernel</source>
-        <translation>找到：待测程序%2在任何计算图之外向 KV 缓存 %1 做的复制（在并行槽位的缓存流之间复制序列），其 %4 行中有 %3 行与源不同（第一行：第 %5 行）：错的是这次复制，而不是内核</translation>
-    </message>
-    <message>
-        <source>found: golden&apos;s run copied the KV cache %1 %2 outside any graph (a sequence copied between parallel slots&apos; cache streams), and test&apos;s run made no such copy: the program&apos;s own bookkeeping of its sequences (llama.cpp&apos;s KV cache), not a kernel, left the cache behind</source>
-        <translation>找到：标杆运行%2在任何计算图之外复制了 KV 缓存 %1（在并行槽位的缓存流之间复制序列），而待测运行没有做这次复制：是程序自身对序列的管理（llama.cpp 的 KV 缓存），而不是内核，漏掉了这部分缓存</translation>
-    </message>
-    <message>
-        <source>found: test&apos;s run copied into the KV cache %1 %2 outside any graph (a sequence copied between parallel slots&apos; cache streams), and golden&apos;s run made no such copy: the program&apos;s own bookkeeping of its sequences (llama.cpp&apos;s KV cache), not a kernel, changed the cache</source>
-        <translation>找到：待测运行%2在任何计算图之外向 KV 缓存 %1 做了复制（在并行槽位的缓存流之间复制序列），而标杆运行没有做这次复制：是程序自身对序列的管理（llama.cpp 的 KV 缓存），而不是内核，改变了缓存</translation>
-    </message>
-    <message>
         <source>neither run copied into the KV cache %1 outside any graph in %2 (the probe notes and checks llama.cpp&apos;s copies between cache streams)</source>
         <translation>两次运行在%2中都没有在计算图之外向 KV 缓存 %1 复制（探针会记录并核对 llama.cpp 在缓存流之间的复制）</translation>
     </message>
     <message>
         <source>both runs copied into the KV cache %1 outside any graph in %2 alike, each copy equal to its source: what they copied already departed</source>
         <translation>两次运行在%2中都在计算图之外向 KV 缓存 %1 做了相同的复制，每次复制都与源一致：被复制的内容此前已经偏离</translation>
+    </message>
+    <message>
+        <source>found: the test program&apos;s copy into the KV cache %1 %2, made outside any graph (a sequence copied between parallel slots&apos; cache streams, or a saved state restored), left %3 of its %4 rows unlike their source (the first: row %5): the copy is wrong, not a kernel</source>
+        <translation>找到：待测程序%2在任何计算图之外向 KV 缓存 %1 做的复制（在并行槽位的缓存流之间复制序列，或恢复已保存的状态），其 %4 行中有 %3 行与源不同（第一行：第 %5 行）：错的是这次复制，而不是内核</translation>
+    </message>
+    <message>
+        <source>found: golden&apos;s run copied the KV cache %1 %2 outside any graph (a sequence copied between parallel slots&apos; cache streams, or a saved state restored), and test&apos;s run made no such copy: the program&apos;s own bookkeeping of its sequences (llama.cpp&apos;s KV cache), not a kernel, left the cache behind</source>
+        <translation>找到：标杆运行%2在任何计算图之外复制了 KV 缓存 %1（在并行槽位的缓存流之间复制序列，或恢复已保存的状态），而待测运行没有做这次复制：是程序自身对序列的管理（llama.cpp 的 KV 缓存），而不是内核，漏掉了这部分缓存</translation>
+    </message>
+    <message>
+        <source>found: test&apos;s run copied into the KV cache %1 %2 outside any graph (a sequence copied between parallel slots&apos; cache streams, or a saved state restored), and golden&apos;s run made no such copy: the program&apos;s own bookkeeping of its sequences (llama.cpp&apos;s KV cache), not a kernel, changed the cache</source>
+        <translation>找到：待测运行%2在任何计算图之外向 KV 缓存 %1 做了复制（在并行槽位的缓存流之间复制序列，或恢复已保存的状态），而标杆运行没有做这次复制：是程序自身对序列的管理（llama.cpp 的 KV 缓存），而不是内核，改变了缓存</translation>
+    </message>
+    <message>
+        <source>a run made more copies into its KV cache outside any graph than the probe notes: what copies in %1 did to the KV cache %2 is not known</source>
+        <translation>有一次运行在计算图之外向其 KV 缓存做的复制多于探针记录的上限：无法得知%1中的复制对 KV 缓存 %2 做了什么</translation>
+    </message>
+    <message>
+        <source>both runs copied into the KV cache %1 outside any graph in %2 alike, and not every copy could be held against its source (see each dump&apos;s status, state_copies)</source>
+        <translation>两次运行在%2中都在计算图之外向 KV 缓存 %1 做了相同的复制，但并非每次复制都能与其源核对（见各转储状态文件中的 state_copies）</translation>
     </message>
 </context>
 <context>

@@ -163,8 +163,9 @@ struct CopyVerdict {
     bool found = false;
     QString words;
 };
+// incomplete: a run made more copies than its probe notes (ProbeStatus::stateCopiesDropped).
 CopyVerdict cacheCopies(const std::vector<llmscope::StateCopy> &golden, const std::vector<llmscope::StateCopy> &test,
-                        const std::string &cache, const CacheGap &gap);
+                        const std::string &cache, const CacheGap &gap, bool incomplete = false);
 
 // The first round whose tokens the two programs' dumps record differently (the test's own
 // choice, where it consumed golden's), or nullopt when they agree or either records none.

@@ -288,10 +288,12 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         // run's probe noted and checked them.
         std::optional<CopyVerdict> copies;
         if (gap) {
+            bool incomplete = false;
             const auto copiesIn = [&](const std::string &root) {
-                return stateCopiesInto(root, cache, gap->after + 1, gap->before);
+                return stateCopiesInto(root, cache, gap->after + 1, gap->before, &incomplete);
             };
-            copies = cacheCopies(copiesIn(trace->goldenRoot), copiesIn(trace->myRoot), cache, *gap);
+            const auto goldenCopies = copiesIn(trace->goldenRoot), testCopies = copiesIn(trace->myRoot);
+            copies = cacheCopies(goldenCopies, testCopies, cache, *gap, incomplete);
             if (copies->found) {
                 steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
                 end(Outcome::End::Found, copies->words);

@@ -1,5 +1,6 @@
 #include "compare/observer_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -24,16 +25,22 @@ ObserverCheck checkObserver(const std::string &plainDump, const std::string &obs
             c.tokensDiffer = round; // later rounds computed from other inputs: not comparable
             break;
         }
-        ++c.roundsCompared;
         const OutputRecord &o = observed->second;
-        if (plain.stats.digest != o.stats.digest || plain.dims != o.dims || plain.dtype != o.dtype) {
+        const bool differs = plain.stats.digest != o.stats.digest || plain.dims != o.dims || plain.dtype != o.dtype;
+        const double error = !differs ? 0
+                             : plain.stats.l2norm > 0 && plain.dims == o.dims
+                                 ? sketchDifferenceNorm(plain.stats.sketch, o.stats.sketch) / plain.stats.l2norm
+                                 : std::numeric_limits<double>::quiet_NaN();
+        if (c.resultDiffers) { // after the first difference: how far it grows, and whether the tokens part
+            c.largestRelativeError = std::isnan(error) ? error : std::max(c.largestRelativeError, error);
+            continue;
+        }
+        ++c.roundsCompared;
+        if (differs) {
             c.resultDiffers = round;
             c.name = o.name;
-            const double diff = sketchDifferenceNorm(plain.stats.sketch, o.stats.sketch);
-            c.relativeError = plain.stats.l2norm > 0 && plain.dims == o.dims
-                                  ? diff / plain.stats.l2norm
-                                  : std::numeric_limits<double>::quiet_NaN();
-            break;
+            c.relativeError = c.largestRelativeError = error;
+            continue;
         }
         c.name = plain.name;
     }

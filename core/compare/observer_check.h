@@ -18,15 +18,18 @@ struct ObserverCheck {
     std::optional<int64_t> tokensDiffer;  // the first round whose tokens differ (the runs chose otherwise)
     std::string name;                     // the result's node ("result_output")
     double relativeError = 0;             // resultDiffers: ||observed - plain|| / ||plain||, from sketches (NaN: unknown)
+    double largestRelativeError = 0;      // the same, the largest over that round and the later ones compared
     bool changed() const { return resultDiffers.has_value() || tokensDiffer.has_value(); }
-    // The result changed only in its last bits, from the same tokens: a relative error of at
-    // most kRoundingChange (about a hundred float32 units), as summing in another order gives
-    // (a device's graph split where the probe reads it). What departs by that little is no
-    // kernel's fault, and the verdicts hold for the program within rounding.
+    // The results changed only in their last bits, from the same tokens in every round: a
+    // relative error of at most kRoundingChange (about a hundred float32 units) in the first
+    // round that differs and every later one, as summing in another order gives (a device's
+    // graph split where the probe reads it). What departs by that little is no kernel's fault,
+    // and the verdicts hold for the program within rounding.
     static constexpr double kRoundingChange = 1e-5;
     bool onlyRounding() const
     {
-        return resultDiffers.has_value() && !tokensDiffer.has_value() && relativeError <= kRoundingChange;
+        return resultDiffers.has_value() && !tokensDiffer.has_value() && relativeError <= kRoundingChange &&
+               largestRelativeError <= kRoundingChange;
     }
 };
 

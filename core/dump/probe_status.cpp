@@ -52,7 +52,8 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"models", s.models},     {"command", s.command},
                      {"host", s.host},         {"libraries", s.libraries},
                      {"backends", s.backends}, {"keep_fusion", s.keepFusion},
-                     {"environment", s.environment}, {"state_copies", copies}};
+                     {"environment", s.environment}, {"state_copies", copies},
+                     {"state_copies_dropped", s.stateCopiesDropped}};
     return j.dump(1) + "\n";
 }
 
@@ -110,6 +111,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
                 copy.firstDiffering = jsonInteger<int64_t>(c.at("first_differing"), at + "first_differing");
                 s.stateCopies.push_back(std::move(copy));
             }
+        s.stateCopiesDropped = numOr("state_copies_dropped", uint64_t(0));
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());
@@ -136,17 +138,21 @@ std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<
     return out;
 }
 
-std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last)
+std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last,
+                                       bool *incomplete)
 {
     std::vector<std::string> roots{root};
     for (std::string &inner : dumpsInside(root))
         roots.push_back(std::move(inner));
     std::vector<StateCopy> out;
     for (const std::string &r : roots)
-        for (const ProbeStatus &s : readProbeStatuses(r))
+        for (const ProbeStatus &s : readProbeStatuses(r)) {
+            if (incomplete && s.stateCopiesDropped > 0)
+                *incomplete = true;
             for (const StateCopy &c : s.stateCopies)
                 if (c.cache == cache && c.beforeRound >= first && c.beforeRound <= last)
                     out.push_back(c);
+        }
     return out;
 }
 

@@ -56,6 +56,7 @@ struct ProbeStatus {
     std::vector<std::string> environment; // the variables that steer ggml and the runtimes, "NAME=value"
     std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
     static constexpr size_t kStateCopiesListed = 4096;
+    uint64_t stateCopiesDropped = 0;    // copies made past that, not listed
     bool keepFusion = false;      // fused chains left as the backends run them (--keep-fusion)
     bool finished = false;        // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
@@ -77,7 +78,9 @@ std::string stateCopyText(const StateCopy &c);
 ProbeStatus parseProbeStatus(const std::string &jsonText); // throws Error on malformed text
 // The copies into KV cache tensor cache (any of its streams) made before rounds first to last,
 // read from every probe status of the dump at root (or of the dumps an -o folder holds).
-std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last);
+// incomplete (when given): set where a status dropped copies past its list, which may be any.
+std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last,
+                                       bool *incomplete = nullptr);
 
 // Every {root}/llmscope/*.json; unreadable files are returned in problems, not thrown.
 std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<std::string> *problems = nullptr);

@@ -279,8 +279,8 @@ std::string spreadJson(const SpreadResult &r)
     for (size_t k = 0; k < r.runs.size(); ++k) {
         json run{{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config}, {"dump", r.runs[k].dump}};
         if (const auto &o = r.runs[k].observer)
-            run["observer"] = {{"changed", o->changed()}, {"rounds_compared", o->roundsCompared},
-                               {"text", observerCheckText(*o)}};
+            run["observer"] = {{"changed", o->changed()}, {"only_rounding", o->onlyRounding()},
+                               {"rounds_compared", o->roundsCompared}, {"text", observerCheckText(*o)}};
         runs.push_back(std::move(run));
     }
     j["runs"] = runs;

@@ -274,6 +274,18 @@ private slots:
                                        "outside any graph"),
                  qPrintable(lost.words));
         QVERIFY(lost.words.contains("test's run made no such copy"));
+        StateCopy f16 = k;
+        f16.bytes = 2048; // the other run's cache of another type: the same copy
+        QVERIFY(!hunt::cacheCopies({k}, {f16}, "cache_v_l0", gap).found);
+        StateCopy unread = k;
+        unread.checked = false; // never read back: not claimed equal to its source
+        const auto unchecked = hunt::cacheCopies({k}, {unread}, "cache_v_l0", gap);
+        QVERIFY(!unchecked.found);
+        QVERIFY2(unchecked.words.contains("not every copy could be held against its source"), qPrintable(unchecked.words));
+        const auto notAll = hunt::cacheCopies({}, {}, "cache_v_l0", gap, true); // past the notes' limit
+        QVERIFY(!notAll.found);
+        QVERIFY2(notAll.words.startsWith("a run made more copies into its KV cache outside any graph than the probe notes"),
+                 qPrintable(notAll.words));
         StateCopy other = k;
         other.toStream = 2; // another slot's stream: not the same copy
         const auto extra = hunt::cacheCopies({k}, {k, other}, "cache_v_l0", gap);

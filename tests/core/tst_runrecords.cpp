@@ -183,6 +183,15 @@ private slots:
         QVERIFY2(r.onlyRounding(), qPrintable(QString::number(r.relativeError)));
         QVERIFY(QString::fromStdString(observerCheckText(r)).startsWith("observing changed the program's results only in "
                                                                         "their last bits: round 1's result_output"));
+        // the last bits first, then far more a round later: not rounding
+        auto grows = nudged;
+        grows[2][3] += 1.0f;
+        writeRun(m_dir.path() + "/grows", tokens, grows);
+        const ObserverCheck g = checkObserver(plain.toStdString(), (m_dir.path() + "/grows").toStdString());
+        QCOMPARE(g.resultDiffers.value_or(-1), int64_t(1));
+        QVERIFY(g.relativeError <= ObserverCheck::kRoundingChange);
+        QVERIFY2(g.largestRelativeError > 1e-3, qPrintable(QString::number(g.largestRelativeError)));
+        QVERIFY(!g.onlyRounding());
 
         auto otherTokens = tokens;
         otherTokens[2] = {10};
