@@ -131,4 +131,13 @@ const GgmlCpuApi &ggmlCpu()
     return api;
 }
 
+bool layoutMatches(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    int64_t n = 1;
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+        n *= t->ne[d];
+    return api.getName(t) == t->name && api.nelements(t) == n;
+}
+
 } // namespace llmscope::probe

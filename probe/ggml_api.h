@@ -65,4 +65,8 @@ void *findRealSymbol(const char *name);
 // Looked up on first use (the CPU variant is loaded after the probe starts).
 const GgmlCpuApi &ggmlCpu();
 
+// Whether t's fields sit where the headers the probe was built with put them (its name and
+// element count read through the host's ggml agree with the struct's).
+bool layoutMatches(const ggml_tensor *t);
+
 } // namespace llmscope::probe

@@ -37,15 +37,6 @@ bool ggmlUsable(Probe &p)
     return ok;
 }
 
-bool layoutMatches(const ggml_tensor *t)
-{
-    const GgmlApi &api = ggml();
-    int64_t n = 1;
-    for (int d = 0; d < GGML_MAX_DIMS; ++d)
-        n *= t->ne[d];
-    return api.getName(t) == t->name && api.nelements(t) == n;
-}
-
 // Checked on the first tensor seen; threads that race here check the same thing twice.
 bool checkLayout(Probe &p, const ggml_tensor *t)
 {

@@ -19,15 +19,6 @@
 namespace llmscope::probe {
 namespace {
 
-// The fields read here are where the headers the probe was built with put them.
-bool layoutMatches(const ggml_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < GGML_MAX_DIMS; ++d)
-        n *= t->ne[d];
-    return ggml().getName(t) == t->name && ggml().nelements(t) == n;
-}
-
 const ggml_tensor *baseOf(const ggml_tensor *t) { return t->view_src ? t->view_src : t; }
 
 // Which of its cache's streams a view is (a cache of several streams: [width, cells, streams]).
@@ -39,15 +30,13 @@ int64_t streamOf(const ggml_tensor *view)
     return int64_t(view->view_offs / base->nb[2]);
 }
 
-bool readAll(const ggml_tensor *t, std::vector<char> &out, size_t n)
+// A contiguous tensor's bytes (n: its ggml_nbytes); false where ggml cannot read them back.
+bool readAll(const ggml_tensor *t, std::vector<uint8_t> &out, size_t n)
 {
-    out.resize(n);
-    if (!t->data || !isReadable(t)) // a buffer ggml cannot read back would call a null function
+    if (!t->data || !isReadable(t))
         return false;
-    if (isDirect(t) || !t->buffer)
-        std::memcpy(out.data(), t->data, n);
-    else
-        ggml().tensorGet(t, out.data(), 0, n);
+    out.resize(n);
+    copyDense(t, out.data());
     return true;
 }
 
@@ -71,7 +60,7 @@ void check(const ggml_tensor *src, const ggml_tensor *dst, StateCopy &c)
     if (row == 0 || c.bytes % row != 0 || api.nbytes(src) != c.bytes || !api.isContiguous(src) ||
         !api.isContiguous(dst))
         return;
-    std::vector<char> a, b;
+    std::vector<uint8_t> a, b;
     if (!readAll(src, a, c.bytes) || !readAll(dst, b, c.bytes))
         return;
     c.rows = c.bytes / row;

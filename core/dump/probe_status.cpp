@@ -21,14 +21,6 @@ std::string stoppedRoundsText(const ProbeStatus &s)
     return text;
 }
 
-std::string stateCopyText(const StateCopy &c)
-{
-    std::string text = "before round " + std::to_string(c.beforeRound) + ", " + c.cache;
-    if (c.fromStream >= 0 && c.toStream >= 0)
-        text += " stream " + std::to_string(c.fromStream) + " -> " + std::to_string(c.toStream);
-    return text + " (" + std::to_string(c.bytes) + " bytes)";
-}
-
 std::string writeProbeStatus(const ProbeStatus &s)
 {
     nlohmann::json copies = nlohmann::json::array();

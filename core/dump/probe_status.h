@@ -73,8 +73,6 @@ struct ProbeStatus {
 std::string stoppedRoundsText(const ProbeStatus &s);
 
 std::string writeProbeStatus(const ProbeStatus &s);
-// "before round 3, cache_v_l0 stream 0 -> 1 (65536 bytes)"
-std::string stateCopyText(const StateCopy &c);
 ProbeStatus parseProbeStatus(const std::string &jsonText); // throws Error on malformed text
 // The copies into KV cache tensor cache (any of its streams) made before rounds first to last,
 // read from every probe status of the dump at root (or of the dumps an -o folder holds).
