@@ -618,10 +618,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>比对: 1 - 余弦</translation>
     </message>
     <message>
-        <source>diff: share of its budget</source>
-        <translation>比对: 占自身误差预算的比例</translation>
-    </message>
-    <message>
         <source>replay: largest error over its bound (above 1: beyond it)</source>
         <translation>重放：最大误差与误差界之比（大于 1：超出）</translation>
     </message>
@@ -658,8 +654,24 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>首个偏离</translation>
     </message>
     <message>
-        <source>The error each op adds as a share of what its op type may add (ggml&apos;s budgets, the engine standard): above 1 it fails</source>
-        <translation>每个算子引入的误差占其算子类型允许误差的比例（ggml 的预算，引擎标准）：超过 1 即不通过</translation>
+        <source>diff: error it adds / its budget</source>
+        <translation>比对: 自身引入误差 / 其预算</translation>
+    </message>
+    <message>
+        <source>The error each op adds itself as a share of what its op type may add (ggml&apos;s budgets, the engine standard): above 1 it fails. Ops after a failed one are pale when they add nothing of their own, though their inputs carry its error</source>
+        <translation>每个算子自身引入的误差占其算子类型允许误差的比例（ggml 的预算，引擎标准）：大于 1 即不通过。失败算子之后的算子若自身不引入误差则颜色很浅，尽管其输入带有该误差</translation>
+    </message>
+    <message>
+        <source>Each cell: how far the runs part at that op, against its standard. Blue: within it; red: beyond it; ◆ the first op where they part</source>
+        <translation>每个单元格：各次运行在该算子处相差多少（相对其标准）。蓝色：在标准内；红色：超出标准；◆ 首个出现差异的算子</translation>
+    </message>
+    <message>
+        <source>Each cell: the error the op adds itself (%1). Blue: within its budget, darker as it nears it; red: beyond it (the op fails); ◆ the first divergent op. An op after a failed one stays pale when it adds no error of its own: its inputs carry the error (the Diff page&apos;s Input error)</source>
+        <translation>每个单元格：算子自身引入的误差（%1）。蓝色：在预算内，越接近预算颜色越深；红色：超出预算（算子不通过）；◆ 首个偏离算子。失败算子之后的算子若自身不引入误差则保持浅色：误差来自其输入（见比对页的“输入误差”）</translation>
+    </message>
+    <message>
+        <source>The colour of a cell: %1, from the lowest to the highest value shown</source>
+        <translation>单元格颜色：%1，从所示最小值到最大值</translation>
     </message>
 </context>
 <context>
@@ -939,14 +951,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差约 %3 %, 由误差草图估计)</translation>
     </message>
     <message>
-        <source>every round</source>
-        <translation>每一轮</translation>
-    </message>
-    <message>
-        <source>rounds %1</source>
-        <translation>第 %1 轮</translation>
-    </message>
-    <message>
         <source>element by element it is within its budget</source>
         <translation>逐元素比对时它在预算之内</translation>
     </message>
@@ -1204,10 +1208,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>命令(&amp;C)：</translation>
     </message>
     <message>
-        <source>the current folder</source>
-        <translation>当前目录</translation>
-    </message>
-    <message>
         <source>&amp;Working folder:</source>
         <translation>工作目录(&amp;W)：</translation>
     </message>
@@ -1455,6 +1455,14 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends</source>
         <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出</translation>
     </message>
+    <message>
+        <source>the current folder, %1</source>
+        <translation>当前文件夹，%1</translation>
+    </message>
+    <message>
+        <source>./, the working folder: %1</source>
+        <translation>./，即工作文件夹：%1</translation>
+    </message>
 </context>
 <context>
     <name>LaunchHistory</name>
@@ -1470,10 +1478,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>无法运行 &apos;%1&apos;：没有这个可执行文件</translation>
     </message>
     <message>
-        <source>cannot run &apos;%1&apos;: not found in PATH</source>
-        <translation>无法运行 &apos;%1&apos;：在 PATH 中找不到</translation>
-    </message>
-    <message>
         <source>the probe library is missing (looked for %1); build the project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB</source>
         <translation>缺少探针库（查找位置 %1）；请构建项目（scripts/test 或 cmake --build），或设置 LLMSCOPE_PROBE_LIB</translation>
     </message>
@@ -1484,6 +1488,14 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>-config &apos;%1&apos; is not a file</source>
         <translation>-config &apos;%1&apos; 不是文件</translation>
+    </message>
+    <message>
+        <source>cannot run &apos;%1&apos;: not found in PATH; the one in the working folder runs as ./%1</source>
+        <translation>无法运行“%1”：在 PATH 中找不到；要运行工作文件夹中的那个，请写 ./%1</translation>
+    </message>
+    <message>
+        <source>cannot run &apos;%1&apos;: not found in PATH; give its path, such as ./%1 or /path/to/%1</source>
+        <translation>无法运行“%1”：在 PATH 中找不到；请给出其路径，如 ./%1 或 /path/to/%1</translation>
     </message>
 </context>
 <context>
@@ -1581,12 +1593,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
             <numerusform>[llmscope] onnx: onnx/ 下 %n 个拓扑文件</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in rounds %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
-        <translation>
-            <numerusform>程序的计算图中有 %n 个算子。它在第 %2 轮（启动时的 -er）转储 %1；勾选算子并应用，即可从下一轮起转储它们。</numerusform>
-        </translation>
-    </message>
     <message>
         <source>every operation</source>
         <translation>所有算子</translation>
@@ -1626,6 +1632,12 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>The program could not start: nothing to select in (the console says why).</source>
         <translation>程序未能启动：没有可选择的算子（原因见控制台）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n operation(s) in the program&apos;s graph. It dumps %1 in %2 (the launch&apos;s -er); check operations and Apply to dump them from its next round on.</source>
+        <translation>
+            <numerusform>程序的图中有 %n 个算子。它在%2中转储%1（启动时的 -er）；勾选算子并点击“应用”，即从其下一轮起转储它们。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1892,6 +1904,14 @@ reads %2</source>
         <source>fused</source>
         <translation>融合</translation>
     </message>
+    <message>
+        <source>Operation group %1 is llama.cpp&apos;s layer %2: its operations are %1_0, %1_1, ..., its nodes&apos; names end in -%2 and its weights are blk.%2.*</source>
+        <translation>算子组 %1 即 llama.cpp 的第 %2 层：其算子为 %1_0、%1_1、……，其节点名以 -%2 结尾，其权重为 blk.%2.*</translation>
+    </message>
+    <message>
+        <source>%1 (blk.%2)</source>
+        <translation>%1 (blk.%2)</translation>
+    </message>
 </context>
 <context>
     <name>OpTreePanel</name>
@@ -1998,10 +2018,6 @@ chosen to keep higher (tensor-types.txt)</source>
 <context>
     <name>QuantText</name>
     <message>
-        <source>step 1 of 4: golden, every operation&apos;s outputs in rounds %1</source>
-        <translation>第 1/4 步：标杆，第 %1 轮中每个算子的输出</translation>
-    </message>
-    <message>
         <source>step 2 of 4: test, the same, consuming golden&apos;s tokens</source>
         <translation>第 2/4 步：待测，同样转储，并使用标杆的 token</translation>
     </message>
@@ -2024,6 +2040,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>the quantization report could not be made: %1</source>
         <translation>无法生成量化报告：%1</translation>
+    </message>
+    <message>
+        <source>step 1 of 4: golden, every operation&apos;s outputs in %1</source>
+        <translation>第 1/4 步：标杆，%1中每个算子的输出</translation>
     </message>
 </context>
 <context>
@@ -2440,6 +2460,25 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
 </context>
 <context>
+    <name>RoundsWords</name>
+    <message>
+        <source>round %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>rounds %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>every round</source>
+        <translation>每一轮</translation>
+    </message>
+    <message>
+        <source>%1 on</source>
+        <translation>%1 及以后</translation>
+    </message>
+</context>
+<context>
     <name>ScanController</name>
     <message>
         <source>scan</source>
@@ -2489,12 +2528,12 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>待测的转储：%1</translation>
     </message>
     <message>
-        <source>The running program&apos;s dump: %1</source>
-        <translation>运行中程序的转储：%1</translation>
-    </message>
-    <message>
         <source>Dump: %1</source>
         <translation>转储：%1</translation>
+    </message>
+    <message>
+        <source>The launched program&apos;s dump: %1</source>
+        <translation>所启动程序的转储：%1</translation>
     </message>
 </context>
 <context>
@@ -3169,8 +3208,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>（所有算子）</translation>
     </message>
     <message>
-        <source>[llmscope] Run again, dumping -ids %1 in rounds %2 (the launch&apos;s -er; Session &gt; Launch changes it)</source>
-        <translation>[llmscope] 再次运行，在第 %2 轮转储 -ids %1（启动时的 -er；可在 会话 &gt; 启动 中修改）</translation>
+        <source>[llmscope] Run again, dumping -ids %1 in %2 (the launch&apos;s -er; Session &gt; Launch changes it)</source>
+        <translation>[llmscope] 再次运行，在%2中转储 -ids %1（启动时的 -er；可在 会话 &gt; 启动 中修改）</translation>
     </message>
 </context>
 </TS>

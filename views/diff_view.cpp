@@ -203,10 +203,12 @@ void DiffView::follow(SessionDocument *doc)
 
 void DiffView::fitSummary()
 {
-    constexpr int kLines = 5; // shown at most (the op and its cause first); the rest scrolls
+    // At least five lines (the op and its cause first), up to a third of the page where it is
+    // tall: the verdict's words before the table's rows; the rest scrolls.
+    constexpr int kLines = 5;
     const int needed = std::max(0, m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width())));
     m_summary->setMinimumHeight(needed);
-    const int cap = kLines * m_summary->fontMetrics().lineSpacing() + 2 * m_summaryArea->frameWidth() + 4;
+    const int cap = std::max(kLines * m_summary->fontMetrics().lineSpacing(), height() / 3) + 2 * m_summaryArea->frameWidth() + 4;
     m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));
 }
 

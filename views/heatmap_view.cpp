@@ -224,10 +224,11 @@ void HeatmapView::setCompare(std::shared_ptr<const llmscope::CompareResult> r)
     colours()->setCompare(r);
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
-        m_metric->addItem(tr("diff: share of its budget"), int(HeatmapModel::Metric::BudgetShare));
+        m_metric->addItem(tr("diff: error it adds / its budget"), int(HeatmapModel::Metric::BudgetShare));
         m_metric->setItemData(m_metric->count() - 1,
-                              tr("The error each op adds as a share of what its op type may add (ggml's budgets, the "
-                                 "engine standard): above 1 it fails"),
+                              tr("The error each op adds itself as a share of what its op type may add (ggml's budgets, "
+                                 "the engine standard): above 1 it fails. Ops after a failed one are pale when they add "
+                                 "nothing of their own, though their inputs carry its error"),
                               Qt::ToolTipRole);
         m_metric->addItem(tr("diff: error added by the op itself"), int(HeatmapModel::Metric::AddedError));
         m_metric->addItem(tr("diff: relative euclidean distance"), int(HeatmapModel::Metric::RelEuclidean));
@@ -337,6 +338,7 @@ void HeatmapView::updateLegend()
     };
     const auto [lo, hi] = colours()->range();
     if (m_model->rowCount() == 0) {
+        m_legend->setToolTip({});
         show(tr("The heatmap fills as the program's dumped rounds bring statistics (--type stats, or "
                 "tensors), or from an opened dump's statistics."),
              QString());
@@ -350,6 +352,14 @@ void HeatmapView::updateLegend()
         const auto [failLo, failHi] = colours()->failedRange();
         const bool failed = colours()->anyFailed();
         auto num = [](double v) { return QString::number(v, 'g', 4); };
+        // what a cell's colour measures, where the ramps cannot say it
+        m_legend->setToolTip(
+            spread ? tr("Each cell: how far the runs part at that op, against its standard. Blue: within it; red: "
+                        "beyond it; \u25C6 the first op where they part")
+                   : tr("Each cell: the error the op adds itself (%1). Blue: within its budget, darker as it nears it; "
+                        "red: beyond it (the op fails); \u25C6 the first divergent op. An op after a failed one stays "
+                        "pale when it adds no error of its own: its inputs carry the error (the Diff page's Input error)")
+                         .arg(m_metric->currentText()));
         show(QStringLiteral("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;%1: %2</td>"
                             "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %3</td>"
                             "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 %4: %5</td>"
@@ -363,6 +373,7 @@ void HeatmapView::updateLegend()
              QString());
         return;
     }
+    m_legend->setToolTip(tr("The colour of a cell: %1, from the lowest to the highest value shown").arg(m_metric->currentText()));
     if (colours()->scale() == OpColours::Scale::Diverging) {
         const double span = std::max(std::fabs(lo), std::fabs(hi));
         show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"
@@ -379,6 +390,13 @@ void HeatmapView::updateLegend()
          QStringLiteral("QLabel { background: qlineargradient(x1:0, y1:0, x2:1, y2:0, "
                         "stop:0 rgb(68,1,84), stop:0.25 rgb(59,82,139), stop:0.5 rgb(33,145,140), "
                         "stop:0.75 rgb(94,201,98), stop:1 rgb(253,231,37)); }"));
+}
+
+void HeatmapView::resizeEvent(QResizeEvent *e)
+{
+    QWidget::resizeEvent(e);
+    if (const QModelIndex current = m_table->currentIndex(); current.isValid())
+        m_table->scrollTo(current);
 }
 
 void HeatmapView::selectOp(const QString &id)

@@ -50,6 +50,11 @@ signals:
     // The round shown was chosen (the slider, "newest" as -1, a comparison's first divergent).
     void roundPicked(qint64 round);
 
+protected:
+    // The op picked stays in view as the window narrows or widens (the culprit is what one
+    // looks at).
+    void resizeEvent(QResizeEvent *e) override;
+
 private:
     // A metric item that comes with a result, chosen as it comes, and goes with it.
     void offerMetric(HeatmapModel::Metric metric, const QString &label, bool offered);

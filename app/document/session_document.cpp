@@ -74,6 +74,6 @@ QString SessionDocument::dumpRootWords() const
             return tr("Test's dump: %1").arg(m_source.dumpRoot);
     }
     if (m_source.kind == Source::Program)
-        return tr("The running program's dump: %1").arg(m_source.dumpRoot);
+        return tr("The launched program's dump: %1").arg(m_source.dumpRoot);
     return tr("Dump: %1").arg(m_source.dumpRoot);
 }

@@ -1,6 +1,7 @@
 #include "hunt_plan.h"
 
 #include "reason_words.h"
+#include "rounds_words.h"
 
 #include <QCoreApplication>
 
@@ -141,7 +142,7 @@ QStringList followingTokens(const QStringList &options, const QString &goldenDum
 
 QString roundsText(const QString &rounds)
 {
-    return isAll(rounds) ? HuntText::tr("every round") : HuntText::tr("rounds %1").arg(rounds);
+    return roundsWords(rounds);
 }
 
 bool inputsAlreadyDepart(const OpResult &op)

@@ -173,7 +173,7 @@ std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QSt
 // Nothing departs beyond its budget in the rounds compared, yet the programs chose other
 // tokens from round `round` on: never "nothing diverges".
 QString tokensDifferUnexplained(const QString &rounds, int64_t round);
-// "rounds 0,3", or "every round" for all.
+// "rounds 0-3", "round 0", or "every round" for all (rounds_words.h).
 QString roundsText(const QString &rounds);
 
 // The op with this id in a comparison's result, or null.

@@ -221,7 +221,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             out.tensors = co_await tensorPass;
         }
         if (across && out.tensors->firstDivergent < 0) {
-            unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(QString::number(suspectOp.round), *out.tensors),
+            unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(QStringLiteral("%1,%1").arg(suspectOp.round), *out.tensors),
                                rounds);
             co_return out;
         }

@@ -4,6 +4,7 @@
 #include <QDir>
 
 #include "compare/report.h"
+#include "rounds_words.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -36,7 +37,7 @@ double parseBudget(const QString &value)
 QString stepText(int step, const QString &rounds)
 {
     switch (step) {
-    case 1: return QuantText::tr("step 1 of 4: golden, every operation's outputs in rounds %1").arg(rounds);
+    case 1: return QuantText::tr("step 1 of 4: golden, every operation's outputs in %1").arg(roundsWords(rounds));
     case 2: return QuantText::tr("step 2 of 4: test, the same, consuming golden's tokens");
     case 3: return QuantText::tr("step 3 of 4: comparing them, weights from both programs' model files");
     default: return QuantText::tr("step 4 of 4: ranking the weights");

@@ -37,11 +37,19 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
     const QDir cwd(workingDirectory.isEmpty() ? QDir::currentPath() : workingDirectory);
     const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
                                                              : QStandardPaths::findExecutable(program);
-    if (found.isEmpty() || !QFileInfo(found).isFile() || !QFileInfo(found).isExecutable())
-        throw Error(program.contains(QLatin1Char('/'))
-                        ? said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': no such executable file"), program)
-                        : said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH"), program));
-    return found;
+    if (!found.isEmpty() && QFileInfo(found).isFile() && QFileInfo(found).isExecutable())
+        return found;
+    if (program.contains(QLatin1Char('/')))
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': no such executable file"), program));
+    // as a shell, a bare name is looked up in PATH only; one in the working folder is named
+    const QFileInfo here(cwd.absoluteFilePath(program));
+    if (here.isFile() && here.isExecutable())
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH; the one in the working "
+                                                         "folder runs as ./%1"),
+                         program));
+    throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH; give its path, such as ./%1 "
+                                                     "or /path/to/%1"),
+                     program));
 }
 
 LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)

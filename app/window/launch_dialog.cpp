@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -96,7 +97,6 @@ QWidget *LaunchDialog::buildProgramBox()
     cmdRow->addWidget(m_command, 1);
     cmdRow->addWidget(browse);
     addFormRow(pf, tr("&Command:"), cmdRow, m_command);
-    m_workDir->setPlaceholderText(tr("the current folder"));
     auto *browseDir = new QToolButton(this);
     browseDir->setText(tr("..."));
     auto *wdRow = new QHBoxLayout;
@@ -186,7 +186,6 @@ QWidget *LaunchDialog::buildDumpBox()
     wf->addRow(QString(), flags);
     m_devices->setPlaceholderText(tr("every device"));
     wf->addRow(tr("-&device:"), m_devices);
-    m_output->setPlaceholderText(QStringLiteral("./"));
     wf->addRow(tr("-&o (output folder):"), m_output);
     m_config->setPlaceholderText(tr("msit's dynamic config JSON (optional)"));
     wf->addRow(tr("-&config:"), m_config);
@@ -297,6 +296,16 @@ void LaunchDialog::followFields()
     connect(m_timeout, &QSpinBox::valueChanged, this, &LaunchDialog::updateCommandLine);
     connect(m_env, &QTableWidget::itemChanged, this, &LaunchDialog::updateCommandLine);
     connect(m_line, &QLineEdit::textEdited, this, &LaunchDialog::commandLineEdited);
+    // "./" and "the current folder" say where they are: the window's own folder is not one a user
+    // knows
+    auto whereFolders = [this] {
+        const QString wd = m_workDir->text().trimmed();
+        const QString folder = QDir::cleanPath(QDir::current().absoluteFilePath(wd.isEmpty() ? QStringLiteral(".") : wd));
+        m_workDir->setPlaceholderText(tr("the current folder, %1").arg(QDir::currentPath()));
+        m_output->setPlaceholderText(tr("./, the working folder: %1").arg(folder));
+    };
+    connect(m_workDir, &QLineEdit::textChanged, this, whereFolders);
+    whereFolders();
 
 }
 

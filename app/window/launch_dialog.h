@@ -36,6 +36,8 @@ public:
     QLineEdit *commandEdit() const { return m_command; }
     QLineEdit *commandLineEdit() const { return m_line; }
     QLineEdit *idsEdit() const { return m_ids; }
+    QLineEdit *workDirEdit() const { return m_workDir; }
+    QLineEdit *outputEdit() const { return m_output; }
 
 private:
     QWidget *buildProgramBox();

@@ -1,6 +1,7 @@
 #include "live_controller.h"
 
 #include "onnx/onnx_export.h"
+#include "rounds_words.h"
 #include "session_document.h"
 #include "util/error.h"
 
@@ -117,10 +118,10 @@ void LiveController::topologyReceived(const live::Topology &t)
                   rounds = QString::fromStdString(m_session->options().rounds);
     const int ops = int(t.ops.size());
     tellSelection([ids, rounds, ops] {
-        return tr("%n operation(s) in the program's graph. It dumps %1 in rounds %2 (the launch's -er); "
+        return tr("%n operation(s) in the program's graph. It dumps %1 in %2 (the launch's -er); "
                   "check operations and Apply to dump them from its next round on.",
                   nullptr, ops)
-            .arg(ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids), rounds);
+            .arg(ids.isEmpty() ? tr("every operation") : tr("-ids %1").arg(ids), roundsWords(rounds));
     });
 }
 

@@ -14,6 +14,7 @@
 #include "quant_report/quant_report_action.h"
 #include "quant_report/quant_runner.h"
 #include "replay_controller.h"
+#include "rounds_words.h"
 #include "scan_controller.h"
 #include "spread/spread_action.h"
 #include "select/op_ids.h"
@@ -294,8 +295,8 @@ void Workspace::applySelection(const QString &ids)
     again.first.ids = ids.toStdString();
     QString error;
     if (launch(again.first, again.second, &error))
-        say(tr("[llmscope] Run again, dumping -ids %1 in rounds %2 (the launch's -er; Session > Launch changes it)")
-                .arg(ids.isEmpty() ? tr("(every operation)") : ids, QString::fromStdString(again.first.rounds)),
+        say(tr("[llmscope] Run again, dumping -ids %1 in %2 (the launch's -er; Session > Launch changes it)")
+                .arg(ids.isEmpty() ? tr("(every operation)") : ids, roundsWords(QString::fromStdString(again.first.rounds))),
             Tone::Step);
 }
 

@@ -162,7 +162,7 @@ private slots:
         std::vector<Said> said;
         const hunt::Outcome o = hunt("clean", Scenario(none, none), &said);
         QCOMPARE(o.end, hunt::Outcome::End::NothingDiverges);
-        QVERIFY2(o.message.startsWith("every operation is within its budget in rounds 0,0: nothing diverges"),
+        QVERIFY2(o.message.startsWith("every operation is within its budget in round 0: nothing diverges"),
                  qPrintable(o.message));
         QCOMPARE(conclusion(said), o.message);
         QVERIFY(!o.tensors); // no second pass
@@ -185,7 +185,7 @@ private slots:
         s.tokensDiffer = true;
         const hunt::Outcome t = hunt("cleared-tokens", s);
         QCOMPARE(t.end, hunt::Outcome::End::Unexplained);
-        QVERIFY2(t.message.startsWith("no operation departs beyond its budget in rounds 0, yet the two programs chose "
+        QVERIFY2(t.message.startsWith("no operation departs beyond its budget in round 0, yet the two programs chose "
                                       "different tokens from round 1 on"),
                  qPrintable(t.message));
     }
@@ -249,7 +249,11 @@ private slots:
         QCOMPARE(args.value(int(args.indexOf("-er")) + 1), QString("0,2147483647"));
         QVERIFY(args.contains("--stats-csv"));
         QCOMPARE(hunt::roundsText("All"), QString("every round"));
-        QCOMPARE(hunt::roundsText("0,3"), QString("rounds 0,3"));
+        QCOMPARE(hunt::roundsText("0,3"), QString("rounds 0-3"));
+        QCOMPARE(hunt::roundsText("0,0"), QString("round 0"));
+        QCOMPARE(hunt::roundsText("1,3,7,7"), QString("rounds 1-3, 7"));
+        QCOMPARE(hunt::roundsText("2,2147483647"), QString("rounds 2 on"));
+        QCOMPARE(hunt::roundsText("0,2147483647"), QString("every round"));
     }
 
     // The program's copies into the KV cache where it changed between two writes: a copy unlike

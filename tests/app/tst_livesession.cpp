@@ -627,7 +627,7 @@ private slots:
             names << tabs->tabText(i);
         QVERIFY2(names.contains(QString::fromUtf8("计算图")) && names.contains(QString::fromUtf8("热力图")),
                  qPrintable(names.join(',')));
-        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 占自身误差预算的比例"));
+        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 自身引入误差 / 其预算"));
         QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("原因：</b>权重 blk.1.ffn_down.weight 在标杆与待测之间不同（相对误差 ")),

@@ -668,6 +668,20 @@ for path in outputs:
             QCoreApplication::removeTranslator(t);
     }
 
+    // "./" and "the current folder" say which folders they are: the working folder typed moves
+    // the dump's default there.
+    void launchDialogSaysWhereItsFoldersAre()
+    {
+        LaunchDialog d;
+        d.show();
+        QVERIFY(d.workDirEdit()->placeholderText().contains(QDir::currentPath()));
+        QVERIFY(d.outputEdit()->placeholderText().endsWith(": " + QDir::currentPath()));
+        QTemporaryDir wd;
+        d.workDirEdit()->setFocus();
+        QTest::keyClicks(d.workDirEdit(), wd.path());
+        QVERIFY2(d.outputEdit()->placeholderText().endsWith(": " + wd.path()), qPrintable(d.outputEdit()->placeholderText()));
+    }
+
     // The error chart's legend keeps its names whole: at a laptop's Diff page (about 330 px) a
     // row of five below the plot cut each to "rou…"; there they go to its right, one a line,
     // and below it again where the row fits.
@@ -795,6 +809,9 @@ for path in outputs:
                      qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7").arg(h->metricBox()->itemText(i)).arg(vGood)
                                     .arg(passLo).arg(passHi).arg(vBad).arg(failLo).arg(failHi)));
             QVERIFY(h->legend()->text().contains("failed: " + QString::number(failLo, 'g', 4)));
+            // the legend says what a cell measures, and why the ops after the culprit are pale
+            const QString tip = h->legend()->toolTip();
+            QVERIFY2(tip.contains(h->metricBox()->itemText(i)) && tip.contains("its inputs carry the error"), qPrintable(tip));
         }
         QCOMPARE(culprit.data(Qt::DisplayRole).toString(), QString::fromUtf8("\u25C6")); // the first divergent
         const QModelIndex after = h->model()->indexForOp("0_4");

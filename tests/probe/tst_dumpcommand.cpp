@@ -44,10 +44,11 @@ const QString kBin = LLMSCOPE_BIN_DIR;
 struct Run { int code = -1; QString out, err; };
 
 Run runLlmscope(const QStringList &args, QProcessEnvironment env = QProcessEnvironment::systemEnvironment(),
-             int timeoutMs = 180000)
+             int timeoutMs = 180000, const QString &workingDirectory = {})
 {
     QProcess p;
     p.setProcessEnvironment(env);
+    p.setWorkingDirectory(workingDirectory);
     p.start(kBin + "/llmscope", args);
     Run r;
     if (!p.waitForFinished(timeoutMs)) {
@@ -1023,7 +1024,16 @@ private slots:
     {
         const Run r = runLlmscope({"dump", "--exec", "no-such-program-xyz -v", "-o", m_dir.path() + "/missing"});
         QCOMPARE(r.code, 2);
-        QVERIFY2(r.err.contains("cannot run 'no-such-program-xyz': not found in PATH"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("cannot run 'no-such-program-xyz': not found in PATH; give its path"), qPrintable(r.err));
+        // a program of that name in the working folder: run as a shell would not, but named
+        const QString here = m_dir.path() + "/here";
+        QVERIFY(QDir().mkpath(here));
+        QVERIFY(QFile::copy("/usr/bin/true", here + "/my-program-xyz"));
+        const Run local = runLlmscope({"dump", "--exec", "my-program-xyz", "-o", m_dir.path() + "/missing2"},
+                                      QProcessEnvironment::systemEnvironment(), 180000, here);
+        QCOMPARE(local.code, 2);
+        QVERIFY2(local.err.contains("not found in PATH; the one in the working folder runs as ./my-program-xyz"),
+                 qPrintable(local.err));
     }
 
     void keepsAnExistingPreload()

@@ -430,7 +430,7 @@ private slots:
         const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("single-query"),
                                                "-er", "0,0", "-o", m_dir.path() + "/prompt-only"});
         QCOMPARE(r.code, 1);
-        QVERIFY2(engine::concludes(r.err, "no operation departs beyond its budget in rounds 0,0, yet the two programs chose "
+        QVERIFY2(engine::concludes(r.err, "no operation departs beyond its budget in round 0, yet the two programs chose "
                                           "different tokens from round \\d+ on"),
                  qPrintable(r.err));
         QVERIFY(!r.err.contains("nothing diverges"));

@@ -148,6 +148,32 @@ private slots:
         QCOMPARE(m->colours()->round(), int64_t(1));
     }
 
+    // The op picked stays in view when the window narrows: a wide layer, its last kind picked.
+    void thePickedOpStaysInViewOnResize()
+    {
+        const QStringList kinds{"ADD", "MUL", "ROPE", "SOFT_MAX", "CPY", "VIEW", "PERMUTE", "CONT", "SCALE", "SILU",
+                                "RMS_NORM", "MUL_MAT"};
+        std::vector<live::TopoOp> wide;
+        for (int i = 0; i < kinds.size(); ++i)
+            wide.push_back({"1_" + std::to_string(i), "op-" + std::to_string(i) + "-0", kinds[i].toStdString(), {}, ""});
+        HeatmapView v;
+        SessionDocument doc;
+        v.colours()->follow(&doc);
+        v.resize(1200, 300);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.model()->setOps(OpGraph(live::Topology{0, 0, {{"1", "Layer0", "DecoderLayer", {}, ""}}, wide}));
+        QTableView *t = v.table();
+        const QModelIndex last = v.model()->indexForOp("1_11");
+        QVERIFY(last.isValid());
+        v.selectOp("1_11");
+        QVERIFY(t->viewport()->rect().contains(t->visualRect(last)));
+        v.resize(320, 300);
+        QTRY_COMPARE(t->viewport()->width() < t->horizontalHeader()->length(), true); // it scrolls now
+        QVERIFY2(t->viewport()->rect().intersects(t->visualRect(last)),
+                 qPrintable(QString("cell at %1, view %2 wide").arg(t->visualRect(last).x()).arg(t->viewport()->width())));
+    }
+
     // A threshold recolours at once from the stored values: the cells above it turn red.
     void thresholdFlagsCells()
     {

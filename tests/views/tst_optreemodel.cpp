@@ -101,9 +101,13 @@ private slots:
         QCOMPARE(testing::printModel(m, {OpTreeModel::IdColumn, OpTreeModel::NameColumn, OpTreeModel::TypeColumn,
                                          OpTreeModel::ShapeColumn, OpTreeModel::DTypeColumn}),
                  QString("GgmlGraph\n"
-                         "  0 | Layer0 | DecoderLayer\n"
+                         "  0 | Layer0 (blk.0) | DecoderLayer\n"
                          "    0_0 | norm-0 | RMS_NORM | [1, 32] | q8_0\n"
                          "    0_1 | ffn_out-0 | MUL_MAT | [3, 8] | float32"));
+        // a layer's group says its three numbers together: its ids, llama.cpp's layer, its weights
+        const QString layerTip = m.indexForId("0").siblingAtColumn(OpTreeModel::NameColumn).data(Qt::ToolTipRole).toString();
+        QCOMPARE(layerTip, QString("Operation group 0 is llama.cpp's layer 0: its operations are 0_0, 0_1, ..., its nodes' "
+                                   "names end in -0 and its weights are blk.0.*"));
         const QString downText = m.indexForId("0_1").data(OpTreeModel::SearchTextRole).toString();
         QVERIFY2(downText.contains("blk.0.ffn_down.weight"), qPrintable(downText));
         QVERIFY(!downText.contains("norm-0 ")); // an op's output is no weight
@@ -119,7 +123,7 @@ private slots:
         QCOMPARE(printTree(m), QString("Model GgmlGraph\n"
                                        "  0 Embedding Embedding [ ]\n"
                                        "    0_0 inp_embd GET_ROWS [1, 64] [ ]\n"
-                                       "  1 Layer0 DecoderLayer [ ]\n"
+                                       "  1 Layer0 (blk.0) DecoderLayer [ ]\n"
                                        "    1_0 norm-0 RMS_NORM [1, 64] [ ]\n"
                                        "    1_1 attn_norm-0 MUL [1, 64] [ ]\n"
                                        "    1_2 Qcur-0 MUL_MAT [1, 64] [ ]\n"
