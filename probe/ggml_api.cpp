@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace llmscope::probe {
 namespace {
@@ -43,6 +44,107 @@ void *findRealSymbol(const char *name)
     Search s{name, dlsym(RTLD_DEFAULT, name), nullptr, nullptr};
     dl_iterate_phdr(visit, &s);
     return s.found;
+}
+
+namespace {
+// Where to look up the functions beside symbol: RTLD_DEFAULT (null) where the host loaded ggml
+// globally, else the loaded object that defines it. False when none does.
+bool objectDefining(const char *symbol, void **handle)
+{
+    *handle = RTLD_DEFAULT;
+    if (dlsym(RTLD_DEFAULT, symbol))
+        return true;
+    Search s{symbol, nullptr, nullptr, nullptr};
+    dl_iterate_phdr(visit, &s);
+    *handle = s.handle;
+    return s.handle != nullptr;
+}
+
+template <typename F> void bindIn(F &fn, void *handle, const char *name)
+{
+    fn = reinterpret_cast<F>(dlsym(handle, name));
+}
+
+struct Registry {
+    size_t (*count)() = nullptr;
+    ggml_backend_dev_t (*get)(size_t) = nullptr;
+    const char *(*name)(ggml_backend_dev_t) = nullptr;
+    const char *(*description)(ggml_backend_dev_t) = nullptr;
+    void (*memory)(ggml_backend_dev_t, size_t *, size_t *) = nullptr;
+    enum ggml_backend_dev_type (*type)(ggml_backend_dev_t) = nullptr;
+    ggml_backend_reg_t (*regByName)(const char *) = nullptr;
+};
+
+const Registry &registry()
+{
+    static Registry r;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void *h = nullptr;
+        if (!objectDefining("ggml_backend_dev_count", &h))
+            return;
+        bindIn(r.count, h, "ggml_backend_dev_count");
+        bindIn(r.get, h, "ggml_backend_dev_get");
+        bindIn(r.name, h, "ggml_backend_dev_name");
+        bindIn(r.description, h, "ggml_backend_dev_description");
+        bindIn(r.memory, h, "ggml_backend_dev_memory");
+        bindIn(r.type, h, "ggml_backend_dev_type");
+        bindIn(r.regByName, h, "ggml_backend_reg_by_name");
+    });
+    return r;
+}
+} // namespace
+
+std::vector<BackendDevice> backendDevices()
+{
+    const Registry &r = registry();
+    std::vector<BackendDevice> out;
+    if (!r.count || !r.get || !r.name)
+        return out;
+    for (size_t i = 0, n = r.count(); i < n && i < 64; ++i) {
+        ggml_backend_dev_t dev = r.get(i);
+        if (!dev)
+            continue;
+        BackendDevice d;
+        const char *name = r.name(dev);
+        d.name = name ? name : "";
+        if (r.description)
+            if (const char *desc = r.description(dev))
+                d.description = desc;
+        if (r.type)
+            switch (r.type(dev)) {
+            case GGML_BACKEND_DEVICE_TYPE_CPU: d.type = "CPU"; break;
+            case GGML_BACKEND_DEVICE_TYPE_GPU: d.type = "GPU"; break;
+            case GGML_BACKEND_DEVICE_TYPE_IGPU: d.type = "IGPU"; break;
+            case GGML_BACKEND_DEVICE_TYPE_ACCEL: d.type = "ACCEL"; break;
+            default: d.type = "other"; break;
+            }
+        if (r.memory) {
+            size_t free = 0, total = 0;
+            r.memory(dev, &free, &total);
+            d.memory = total;
+        }
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::vector<std::string> cpuFeatures()
+{
+    const Registry &r = registry();
+    const GgmlApi &api = ggml();
+    std::vector<std::string> out;
+    if (!r.regByName || !api.regGetProcAddress)
+        return out;
+    ggml_backend_reg_t cpu = r.regByName("CPU");
+    if (!cpu)
+        return out;
+    const auto get =
+        reinterpret_cast<ggml_backend_get_features_t>(api.regGetProcAddress(cpu, "ggml_backend_get_features"));
+    const ggml_backend_feature *f = get ? get(cpu) : nullptr;
+    for (int i = 0; f && f[i].name && i < 256; ++i)
+        out.push_back(std::string(f[i].name) + "=" + (f[i].value ? f[i].value : ""));
+    return out;
 }
 
 bool GgmlApi::complete() const

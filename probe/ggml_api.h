@@ -4,6 +4,11 @@
 #include <ggml-backend.h>
 #include <ggml.h>
 
+#include <string>
+#include <vector>
+
+#include "dump/probe_status.h"
+
 namespace llmscope::probe {
 
 struct GgmlApi {
@@ -64,6 +69,12 @@ void *findRealSymbol(const char *name);
 
 // Looked up on first use (the CPU variant is loaded after the probe starts).
 const GgmlCpuApi &ggmlCpu();
+
+// The devices of the host's ggml registry (ggml_backend_dev_*), and the CPU backend's features
+// as ggml reports them ("AVX2=1"); empty where the host's ggml has no registry. Call once the
+// program has computed (its registry is built by then: asking never builds or loads one).
+std::vector<BackendDevice> backendDevices();
+std::vector<std::string> cpuFeatures();
 
 // Whether t's fields sit where the headers the probe was built with put them (its name and
 // element count read through the host's ggml agree with the struct's).

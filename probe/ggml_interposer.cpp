@@ -1,9 +1,11 @@
 // The ggml side of the probe: interposes ggml's scheduler so every graph compute is seen,
 // chains the host's own eval callback, and hands the selected nodes to the writer thread.
 // Nothing thrown crosses into the host; on any doubt the probe passes through and warns.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include <sched.h>
 #include <unistd.h>
@@ -751,6 +753,18 @@ void attachThreadpool(Probe &p, ggml_backend_sched_t sched, SchedState &s)
 }
 
 } // namespace
+
+std::vector<int> cpuThreadCounts()
+{
+    CpuThreads &c = cpuThreads();
+    std::lock_guard lock(c.mutex);
+    std::vector<int> counts;
+    for (const auto &[backend, n] : c.threads)
+        counts.push_back(n);
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
+}
 } // namespace llmscope::probe
 
 using namespace llmscope::probe;

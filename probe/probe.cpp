@@ -29,6 +29,7 @@ Probe::Probe() : m_config(readProbeConfig())
     m_status.host = hostId();
     m_status.keepFusion = m_config.keepFusion;
     m_status.environment = steeringEnvironment();
+    m_status.workingDirectory = workingDirectory();
     if (!m_config.error.empty())
         warn("invalid setting (" + m_config.error + "); the probe stays inactive");
     if (m_config.active) {
@@ -383,12 +384,20 @@ ProbeStatus Probe::status(bool finished)
 {
     if (!m_librariesRead.exchange(true)) { // loaded by the first round: read once, outside the lock
         auto libs = ggmlLibraries();
+        auto objects = loadedObjects();
+        auto devices = backendDevices();
+        auto features = cpuFeatures();
         std::lock_guard lock(m_statusMutex);
         m_status.libraries = std::move(libs);
+        m_status.objects = std::move(objects);
+        m_status.devices = std::move(devices);
+        m_status.cpuFeatures = std::move(features);
     }
+    auto threads = cpuThreadCounts();
     ProbeStatus s;
     {
         std::lock_guard lock(m_statusMutex);
+        m_status.cpuThreads = std::move(threads);
         s = m_status;
         m_statusDirty = false;
     }

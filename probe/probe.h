@@ -101,6 +101,10 @@ class Probe;
 // Takes the plan items [first, last) of the round; hands a long prefill's full batch over.
 void takeItems(Probe &p, SchedState &s, std::pair<uint32_t, uint32_t> range);
 
+// The thread counts llama.cpp set for the CPU backends, distinct, ascending (seen through
+// ggml_backend_set_n_threads; ggml_interposer.cpp).
+std::vector<int> cpuThreadCounts();
+
 class Probe {
 public:
     static Probe &get();

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -103,6 +104,32 @@ std::vector<std::string> ggmlLibraries()
         },
         &libs);
     return libs;
+}
+
+std::vector<LoadedObject> loadedObjects()
+{
+    std::vector<LoadedObject> objects;
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *out) {
+            const char *path = info->dlpi_name;
+            if (!path || !*path) // the program itself
+                return 0;
+            LoadedObject o;
+            o.path = path;
+            struct stat st{};
+            o.bytes = ::stat(path, &st) == 0 ? uint64_t(st.st_size) : 0;
+            o.buildId = buildId(info);
+            static_cast<std::vector<LoadedObject> *>(out)->push_back(std::move(o));
+            return 0;
+        },
+        &objects);
+    return objects;
+}
+
+std::string workingDirectory()
+{
+    char buf[4096];
+    return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
 }
 
 } // namespace llmscope::probe

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "dump/probe_status.h"
+
 namespace llmscope::probe {
 
 // The program's arguments as it was started (/proc/self/cmdline); empty when unreadable.
@@ -19,5 +21,11 @@ std::vector<std::string> steeringEnvironment();
 // ggml's and llama.cpp's libraries in the process (libggml*, libllama*), each "path build-id"
 // (the ELF build id in hex, "-" without one), in load order.
 std::vector<std::string> ggmlLibraries();
+// Every shared object in the process (the program itself left out), in load order: its path,
+// its file's size and its build id. Drivers (libvulkan_lvp, libcuda) and runtimes (libgomp)
+// tell two runs apart as much as ggml's own libraries.
+std::vector<LoadedObject> loadedObjects();
+// The folder the program runs in; empty when unknown.
+std::string workingDirectory();
 
 } // namespace llmscope::probe

@@ -9,6 +9,7 @@
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
 #include "compare_command.h"
+#include "config_diff_command.h"
 #include "dump_command.h"
 #include "hunt/hunt_command.h"
 #include "spread/spread_command.h"
@@ -130,6 +131,9 @@ QString usageText()
         "  llmscope spread --run \"CMD\" [--run \"CMD\" ...] [--vary \"FLAG V1,V2\"] [--repeat N] [-o DIR]\n"
         "                                            one prompt run several ways side by side: the first\n"
         "                                            op where the runs part, and the run that departs\n"
+        "  llmscope config-diff A B [--json F] [--xlsx F]\n"
+        "                                            what differs between two runs' configurations:\n"
+        "                                            environment, libraries, devices, command, models\n"
         "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
         "  llmscope --help | --version\n"
         "\n"
@@ -164,6 +168,8 @@ std::optional<int> runCli(const QStringList &args)
         return runOpcheckCommand(args.mid(2));
     if (first == QLatin1String("spread"))
         return runSpreadCommand(args.mid(2));
+    if (first == QLatin1String("config-diff"))
+        return runConfigDiffCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
         first != QLatin1String("--hunt")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());

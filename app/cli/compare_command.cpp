@@ -168,6 +168,9 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
     size_t passed = 0;
     for (const auto &r : res.rows)
         passed += r.passed;
+    if (res.config) // what differs between the runs, before any tensor
+        say("llmscope compare: configuration: " + configDiffSummary(*res.config) +
+            (res.config->differences.empty() ? "\n" : " (llmscope config-diff GOLDEN MY lists each)\n"));
     say("llmscope compare: standard " + res.standardWhy.english() + "\n");
     say("  " + std::to_string(res.rows.size()) + " tensor pairs (" + res.method.english() + "), " +
         std::to_string(passed) + " passed, " + std::to_string(res.rows.size() - passed) + " failed; " +

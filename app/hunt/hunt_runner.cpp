@@ -7,6 +7,7 @@
 #include <QCoroFuture>
 
 #include "compare/report.h"
+#include "config_words.h"
 #include "job_pool.h"
 #include "reason_words.h"
 #include "dump/fusion_record.h"
@@ -110,6 +111,10 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                               dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
                               dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
         out.stats = co_await statsPass;
+        if (out.stats->config) // what differs between the runs, before any tensor
+            steps.say(HuntRunnerText::tr("configuration: %1 (llmscope config-diff %2 %3 lists each)")
+                          .arg(configDiffWords(*out.stats->config), goldenStats, testStats),
+                      -1);
         if (!out.stats->standardWhy.empty()) // what every verdict below is held to, and why
             steps.say(standardWords(*out.stats), -1);
         // The observer check: the test again, the probe reading nothing, consuming the same tokens.

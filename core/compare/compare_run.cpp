@@ -752,6 +752,12 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     CompareResult res;
     res.goldenRoot = loaded.golden.root;
     res.myRoot = loaded.my.root;
+    if (isProbeDump(loaded.golden) && isProbeDump(loaded.my)) {
+        try { // what differs between the runs, said before any tensor
+            res.config = std::make_shared<const ConfigDiff>(diffConfigs(readRunConfig(res.goldenRoot), readRunConfig(res.myRoot)));
+        } catch (const Error &) { // a dump without status files: nothing to say
+        }
+    }
     res.notes.push_back("max/mean absolute error are taken over every element; msit masks them to 0 where "
                         "|golden| <= float32 epsilon");
     res.notes.push_back("elements that are NaN or Inf on either side are counted and left out of the metrics; "

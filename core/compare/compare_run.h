@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "compare/metrics.h"
 #include "compare/precision_standard.h"
 #include "compare/quantization.h"
+#include "config/run_config.h"
 
 namespace llmscope {
 
@@ -117,6 +119,9 @@ struct CompareResult {
     std::vector<WeightComparison> weights;
     const WeightComparison *weight(const std::string &name) const;
     bool acrossFrameworks = false; // a PyTorch dump against an engine's (compare/framework_pairing.h)
+    // What differs between the two runs' configurations, where both dumps record them (the
+    // probe's status files; config/run_config.h); null otherwise.
+    std::shared_ptr<const ConfigDiff> config;
     bool allPassed() const;
 };
 

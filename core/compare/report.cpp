@@ -197,6 +197,10 @@ std::string compareReportJson(const CompareResult &res)
     j.field("all_passed", res.allPassed());
     j.field("standard", std::string(standardName(res.standard)));
     j.field("standard_why", res.standardWhy);
+    if (res.config) { // the rest in .config_diff.json beside it
+        j.field("configuration", configDiffSummary(*res.config));
+        j.field("configuration_differences", uint64_t(res.config->differences.size()));
+    }
     j.field("first_divergent", res.firstDivergent);
     j.field("most_added", res.mostAdded);
     j.key("rows");
@@ -362,6 +366,8 @@ std::string writeCompareReports(const CompareResult &r, const std::string &dir, 
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
     const std::string base = dir + "/msit_cmp_report_" + stamp;
+    if (r.config) // the runs' configurations, beside the report (llmscope config-diff's JSON)
+        writeFileAtomic(dir + "/config_diff_" + stamp + ".json", configDiffJson(*r.config));
     // The two reports are independent: written side by side.
     auto json = std::async(std::launch::async, [&] { writeFileAtomic(base + ".json", compareReportJson(r)); });
     try {

@@ -29,6 +29,11 @@ std::string writeProbeStatus(const ProbeStatus &s)
                           {"to_stream", c.toStream},       {"bytes", c.bytes},       {"checked", c.checked},
                           {"rows", c.rows},                {"rows_differing", c.rowsDiffering},
                           {"first_differing", c.firstDiffering}});
+    nlohmann::json objects = nlohmann::json::array(), devices = nlohmann::json::array();
+    for (const LoadedObject &o : s.objects)
+        objects.push_back({{"path", o.path}, {"bytes", o.bytes}, {"build_id", o.buildId}});
+    for (const BackendDevice &d : s.devices)
+        devices.push_back({{"name", d.name}, {"description", d.description}, {"type", d.type}, {"memory", d.memory}});
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
                      {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
                      {"rounds_whole_graph", s.roundsWholeGraph},
@@ -45,7 +50,10 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"host", s.host},         {"libraries", s.libraries},
                      {"backends", s.backends}, {"keep_fusion", s.keepFusion},
                      {"environment", s.environment}, {"state_copies", copies},
-                     {"state_copies_dropped", s.stateCopiesDropped}};
+                     {"state_copies_dropped", s.stateCopiesDropped},
+                     {"working_directory", s.workingDirectory}, {"objects", objects},
+                     {"devices", devices}, {"cpu_features", s.cpuFeatures},
+                     {"cpu_threads", s.cpuThreads}};
     return j.dump(1) + "\n";
 }
 
@@ -104,6 +112,20 @@ ProbeStatus parseProbeStatus(const std::string &text)
                 s.stateCopies.push_back(std::move(copy));
             }
         s.stateCopiesDropped = numOr("state_copies_dropped", uint64_t(0));
+        s.workingDirectory = j.value("working_directory", std::string());
+        if (j.contains("objects"))
+            for (const auto &o : j.at("objects"))
+                s.objects.push_back({o.at("path").get<std::string>(),
+                                     jsonInteger<uint64_t>(o.at("bytes"), where + "objects: bytes"),
+                                     o.at("build_id").get<std::string>()});
+        if (j.contains("devices"))
+            for (const auto &d : j.at("devices"))
+                s.devices.push_back({d.at("name").get<std::string>(), d.at("description").get<std::string>(),
+                                     d.at("type").get<std::string>(),
+                                     jsonInteger<uint64_t>(d.at("memory"), where + "devices: memory")});
+        s.cpuFeatures = j.value("cpu_features", std::vector<std::string>{});
+        if (j.contains("cpu_threads"))
+            s.cpuThreads = jsonIntegers<int>(j.at("cpu_threads"), where + "cpu_threads");
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw Error(std::string("probe status: ") + e.what());

@@ -22,6 +22,22 @@ struct StateCopy {
     int64_t firstDiffering = -1;
 };
 
+// A shared object loaded in the program: what it is, so that two runs' builds and drivers can
+// be told apart (the Vulkan driver, libcuda, libgomp as much as ggml's own).
+struct LoadedObject {
+    std::string path;
+    uint64_t bytes = 0;  // its file's size; 0 when unreadable
+    std::string buildId; // the ELF build id in hex, "-" without one
+};
+
+// A device ggml's registry offers (ggml_backend_dev_*): its name ("Vulkan0"), its description
+// (the GPU's or CPU's name as the driver gives it), its kind ("CPU", "GPU", "IGPU", "ACCEL")
+// and its memory in bytes.
+struct BackendDevice {
+    std::string name, description, type;
+    uint64_t memory = 0;
+};
+
 struct ProbeStatus {
     int64_t pid = 0;
     uint64_t rounds = 0;          // graph computes seen
@@ -54,6 +70,14 @@ struct ProbeStatus {
     std::vector<std::string> libraries;
     std::vector<std::string> backends;
     std::vector<std::string> environment; // the variables that steer ggml and the runtimes, "NAME=value"
+    // The rest of the run's configuration (llmscope config-diff): its working folder, every shared
+    // object loaded, ggml's devices, the CPU backend's features as ggml reports them ("AVX2=1")
+    // and the thread counts llama.cpp set for it. Read once the first round has run.
+    std::string workingDirectory;
+    std::vector<LoadedObject> objects;
+    std::vector<BackendDevice> devices;
+    std::vector<std::string> cpuFeatures;
+    std::vector<int> cpuThreads;
     std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
     static constexpr size_t kStateCopiesListed = 4096;
     uint64_t stateCopiesDropped = 0;    // copies made past that, not listed

@@ -55,6 +55,10 @@ struct Library::Api {
     int (*tensorType)(const void *, int64_t) = nullptr;
     size_t (*tensorSize)(const void *, int64_t) = nullptr;
     const int64_t *(*tensorNe)(const void *, int64_t) = nullptr;
+    // optional: the model's metadata (general.architecture)
+    int64_t (*findKey)(const void *, const char *) = nullptr;
+    int (*kvType)(const void *, int64_t) = nullptr;
+    const char *(*valStr)(const void *, int64_t) = nullptr;
 
     mutable std::mutex mutex; // the model cache
     struct Cached { int64_t size, mtime, mtimeNs; std::shared_ptr<const ModelFile> file; };
@@ -137,6 +141,9 @@ Library::Library() : m_api(std::make_unique<Api>())
     bind(a.tensorSize, "gguf_get_tensor_size");
     bind(a.tensorNe, "gguf_get_tensor_ne");
     a.quantizeInit = reinterpret_cast<decltype(a.quantizeInit)>(::dlsym(a.handle, "ggml_quantize_init"));
+    a.findKey = reinterpret_cast<decltype(a.findKey)>(::dlsym(a.handle, "gguf_find_key"));
+    a.kvType = reinterpret_cast<decltype(a.kvType)>(::dlsym(a.handle, "gguf_get_kv_type"));
+    a.valStr = reinterpret_cast<decltype(a.valStr)>(::dlsym(a.handle, "gguf_get_val_str"));
     // The types of the ggml llmscope was built with (ggml only ever adds types; a release build
     // of ggml_type_name does not check its argument), up to where an older library says NONE.
     // Removed ones have no block size.
@@ -213,6 +220,11 @@ std::shared_ptr<const ModelFile> Library::model(const std::string &path) const
     auto file = std::make_shared<ModelFile>();
     file->path = path;
     try {
+        constexpr int kGgufString = 8; // GGUF_TYPE_STRING, fixed by the file format
+        if (a.findKey && a.kvType && a.valStr)
+            if (const int64_t k = a.findKey(ctx, "general.architecture"); k >= 0 && a.kvType(ctx, k) == kGgufString)
+                if (const char *arch = a.valStr(ctx, k))
+                    file->architecture = arch;
         const uint64_t base = a.dataOffset(ctx);
         const int64_t n = a.nTensors(ctx);
         for (int64_t i = 0; i < n; ++i) {

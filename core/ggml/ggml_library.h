@@ -40,6 +40,7 @@ struct ModelTensor {
 
 struct ModelFile {
     std::string path;
+    std::string architecture; // general.architecture ("llama", "qwen3moe"); empty when not said
     std::map<std::string, ModelTensor> tensors;
     const ModelTensor *find(const std::string &name) const;
 };

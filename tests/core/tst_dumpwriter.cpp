@@ -132,8 +132,31 @@ private slots:
             QVERIFY_THROWS_EXCEPTION(Error, parseProbeStatus(j.dump()));
         }
         s.stateCopies.clear();
+        // the run's configuration back as written (llmscope config-diff reads it)
+        s.workingDirectory = "/srv/model";
+        s.objects = {LoadedObject{"/usr/lib/libvulkan_lvp.so", 6918024, "24e14f"}};
+        s.devices = {BackendDevice{"Vulkan0", "llvmpipe (LLVM 15.0.6, 256 bits)", "GPU", uint64_t(2) << 30}};
+        s.cpuFeatures = {"AVX2=1", "F16C=1"};
+        s.cpuThreads = {1, 4};
+        {
+            const ProbeStatus c = parseProbeStatus(writeProbeStatus(s));
+            QCOMPARE(c.workingDirectory, std::string("/srv/model"));
+            QCOMPARE(c.objects.size(), size_t(1));
+            QCOMPARE(c.objects[0].path, std::string("/usr/lib/libvulkan_lvp.so"));
+            QCOMPARE(c.objects[0].bytes, uint64_t(6918024));
+            QCOMPARE(c.objects[0].buildId, std::string("24e14f"));
+            QCOMPARE(c.devices.size(), size_t(1));
+            QCOMPARE(c.devices[0].description, std::string("llvmpipe (LLVM 15.0.6, 256 bits)"));
+            QCOMPARE(c.devices[0].memory, uint64_t(2) << 30);
+            QCOMPARE(c.cpuFeatures, (std::vector<std::string>{"AVX2=1", "F16C=1"}));
+            QCOMPARE(c.cpuThreads, (std::vector<int>{1, 4}));
+            nlohmann::json j = nlohmann::json::parse(writeProbeStatus(s));
+            j["devices"][0]["memory"] = -1;
+            QVERIFY_THROWS_EXCEPTION(Error, parseProbeStatus(j.dump()));
+        }
         const std::vector<std::pair<std::string, nlohmann::json>> refused{
-            {"pid", 1e300}, {"rounds", -1.5}, {"bytes", -1}, {"first_dumped", 1e19}, {"stopped_rounds", {1e300}}};
+            {"pid", 1e300}, {"rounds", -1.5}, {"bytes", -1}, {"first_dumped", 1e19}, {"stopped_rounds", {1e300}},
+            {"cpu_threads", {1e10}}};
         for (const auto &[key, value] : refused) {
             nlohmann::json j = nlohmann::json::parse(writeProbeStatus(s));
             j[key] = value;

@@ -9,7 +9,12 @@
 #include <cmath>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compare/observer_check.h"
+#include "config/run_config.h"
+#include "dump/probe_status.h"
+#include "util/atomic_file.h"
 #include "dump/fusion_record.h"
 #include "dump/output_record.h"
 #include "dump/token_record.h"
@@ -206,6 +211,65 @@ private slots:
         const ObserverCheck none = checkObserver(plain.toStdString(), (m_dir.path() + "/empty").toStdString());
         QVERIFY(!none.changed());
         QVERIFY(QString::fromStdString(observerCheckText(none)).contains("compared nothing"));
+    }
+
+    // Two runs' configurations as their status files record them: what differs, grouped; a model
+    // file of other bytes found by its digest though its name, size and types agree.
+    void theConfigurationsDifferWhereTheRunsDo()
+    {
+        const QString a = m_dir.path() + "/cfg-a", b = m_dir.path() + "/cfg-b";
+        QVERIFY(QDir().mkpath(a + "/llmscope") && QDir().mkpath(b + "/llmscope"));
+        auto model = [](const QString &path, char fill) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray(4099, fill)); // not a whole number of words: the tail counts too
+        };
+        model(a + "/model.gguf", 'x');
+        model(b + "/model.gguf", 'y');
+        ProbeStatus s;
+        s.pid = 10;
+        s.rounds = 4;
+        s.command = {"llama-cli", "-m", "model.gguf", "-p", "a prompt"};
+        s.environment = {"GGML_VK_DISABLE_FUSION=1", "OMP_NUM_THREADS=4"};
+        s.objects = {{"/lib/libggml-base.so", 100, "aa"}, {"/lib/libvulkan_lvp.so", 200, "bb"}};
+        s.devices = {{"Vulkan0", "llvmpipe", "GPU", uint64_t(1) << 31}};
+        s.cpuThreads = {4};
+        s.models = {(a + "/model.gguf").toStdString()};
+        ProbeStatus t = s;
+        t.pid = 11;
+        t.environment = {"OMP_NUM_THREADS=4"};
+        t.objects = {{"/opt/libggml-base.so", 100, "aa"}, {"/lib/libvulkan_lvp.so", 200, "cc"}};
+        t.cpuThreads = {1};
+        t.models = {(b + "/model.gguf").toStdString()};
+        writeFileAtomic((a + "/llmscope/10.json").toStdString(), writeProbeStatus(s));
+        writeFileAtomic((b + "/llmscope/11.json").toStdString(), writeProbeStatus(t));
+        const ConfigDiff d = diffConfigs(readRunConfig(a.toStdString()), readRunConfig(b.toStdString()));
+        QStringList said;
+        for (const ConfigDifference &x : d.differences)
+            said << QString::fromStdString(x.group + "/" + x.key);
+        // the same library at another path is the same build; the driver of another build is not
+        QCOMPARE(said, QStringList({"environment/GGML_VK_DISABLE_FUSION", "libraries/libvulkan_lvp.so",
+                                    "run/CPU threads", "model files/model 1 digest"}));
+        QCOMPARE(int(d.differences[0].kind), int(ConfigDifference::Kind::OnlyA));
+        QCOMPARE(d.a.pid, int64_t(10));
+        const std::string summary = configDiffSummary(d);
+        QVERIFY2(summary.rfind("4 of ", 0) == 0 && summary.find("environment 1 (GGML_VK_DISABLE_FUSION)") != std::string::npos,
+                 summary.c_str());
+        const auto j = nlohmann::json::parse(configDiffJson(d));
+        QCOMPARE(j["differences_by_group"]["run"].get<int>(), 1);
+        QCOMPARE(j["differences"].size(), size_t(4));
+        QVERIFY(configDiffText(d).find("    test:   1\n") != std::string::npos); // the threads, each side
+        // the same run twice: nothing differs
+        const ConfigDiff same = diffConfigs(readRunConfig(a.toStdString()), readRunConfig(a.toStdString()));
+        QVERIFY(same.differences.empty());
+        QCOMPARE(configDiffSummary(same), "no setting differs among " + std::to_string(same.compared));
+        // a folder without a status says what to do
+        try {
+            readRunConfig(m_dir.path().toStdString() + "/nothing-here");
+            QFAIL("read a configuration from nothing");
+        } catch (const Error &e) {
+            QVERIFY2(QString(e.what()).contains("neither a dump folder"), e.what());
+        }
     }
 };
 

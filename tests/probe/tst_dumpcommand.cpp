@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
@@ -1018,6 +1019,56 @@ private slots:
         const Run none = runLlmscope({"dump", "--exec", "GGML_VK_VISIBLE_DEVICES=0", "-o", m_dir.path() + "/settings2"});
         QCOMPARE(none.code, 2);
         QVERIFY2(none.err.contains("sets GGML_VK_VISIBLE_DEVICES but names no program"), qPrintable(none.err));
+    }
+
+    // Each dump records the run's configuration; config-diff names what two runs differ in (the
+    // threads, a steering variable), compare opens with it, and the same run twice differs in
+    // nothing.
+    void theRunsConfigurationIsRecordedAndCompared()
+    {
+        auto dump = [&](const QString &name, const QString &extra, const QString &omp) {
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.insert("OMP_NUM_THREADS", omp);
+            const QString out = m_dir.path() + "/config-" + name;
+            const Run r = runLlmscope({"dump", "--exec", gen(extra), "--type", "stats", "-o", out}, env);
+            return r.code == 0 ? onlyDump(out) : QString();
+        };
+        const QString a = dump("a", "-t 1", "1"), again = dump("again", "-t 1", "1"), b = dump("b", "-t 2", "2");
+        QVERIFY(!a.isEmpty() && !again.isEmpty() && !b.isEmpty());
+        const auto statuses = readProbeStatuses(a.toStdString());
+        QCOMPARE(statuses.size(), size_t(1));
+        const ProbeStatus &s = statuses.front();
+        QCOMPARE(s.cpuThreads, std::vector<int>{1});
+        QCOMPARE(QString::fromStdString(s.workingDirectory), QDir::currentPath());
+        QVERIFY(std::any_of(s.devices.begin(), s.devices.end(), [](const BackendDevice &d) { return d.type == "CPU"; }));
+        QVERIFY(std::any_of(s.cpuFeatures.begin(), s.cpuFeatures.end(),
+                            [](const std::string &f) { return f.rfind("SSE3=", 0) == 0; }));
+        QVERIFY(std::any_of(s.objects.begin(), s.objects.end(), [](const LoadedObject &o) {
+            return o.path.find("libggml-base") != std::string::npos && o.buildId != "-" && o.bytes > 0;
+        }));
+
+        const Run same = runLlmscope({"config-diff", a, again});
+        QCOMPARE(same.code, 0);
+        QVERIFY2(same.out.contains("no setting differs among"), qPrintable(same.out));
+        const QString json = m_dir.path() + "/config.json", xlsx = m_dir.path() + "/config.xlsx";
+        const Run d = runLlmscope({"config-diff", a, b, "--json", json, "--xlsx", xlsx});
+        QCOMPARE(d.code, 1);
+        QVERIFY2(d.out.contains("3 of ") && d.out.contains("environment 1 (OMP_NUM_THREADS)") &&
+                     d.out.contains("run 2 (command, CPU threads)"),
+                 qPrintable(d.out));
+        QVERIFY2(d.out.contains("  CPU threads\n    golden: 1\n    test:   2\n"), qPrintable(d.out));
+        QFile j(json), x(xlsx);
+        QVERIFY(j.open(QIODevice::ReadOnly) && x.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(j.readAll()).object()["differences"].toArray().size(), 3);
+        QCOMPARE(x.read(2), QByteArray("PK")); // a workbook is a zip archive
+        // compare says it before any tensor; its report keeps it beside
+        const Run c = runLlmscope({"compare", "--golden-path", a, "--my-path", b, "-o", m_dir.path() + "/config-report"});
+        QVERIFY2(c.err.startsWith("llmscope compare: configuration: 3 of "), qPrintable(c.err));
+        QCOMPARE(QDir(m_dir.path() + "/config-report").entryList({"config_diff_*.json"}).size(), 1);
+        // a folder with no dump says what to do
+        const Run none = runLlmscope({"config-diff", a, m_dir.path()});
+        QCOMPARE(none.code, 2);
+        QVERIFY2(none.err.contains("holds no probe status"), qPrintable(none.err));
     }
 
     void missingProgramSaysSo()

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -61,6 +62,8 @@ private slots:
         const auto r = engine::llmscope(kBin, {"spread", "--run", sample("-t 1"), "--repeat", "3", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("no run departs beyond its standard"), qPrintable(r.err));
+        // the same command thrice: no setting differs from the first run's
+        QVERIFY2(r.err.contains("  configuration, run 3 against run 1: no setting differs among "), qPrintable(r.err));
         const QJsonObject j = report(out);
         QCOMPARE(j["runs"].toArray().size(), 3);
         QCOMPARE(j["compared_pairs"].toInt(), 3);
@@ -267,6 +270,9 @@ private slots:
         const QString out = m_dir.path() + "/devices";
         const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--device cpu,vulkan", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("configuration, run 2 against run 1: \\d+ of \\d+ settings differ: [^\\n]*"
+                                                   "hardware 1 \\(device Vulkan0\\)")),
+                 qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
         int differing = 0;

@@ -298,6 +298,16 @@ private slots:
             onDevice += backend == "Vulkan0";
         QVERIFY2(onDevice > 30, qPrintable(QString::number(onDevice)));
         QCOMPARE(readOpBackends(cpu.toStdString()).at("1_2"), std::string("CPU"));
+        // The configurations say where the runs differ: the device that computed, its driver
+        // among the libraries the test loaded, its command; compare opens with it.
+        QVERIFY2(engineRun.err.contains("configuration: ") && engineRun.err.contains("hardware") &&
+                     engineRun.err.contains("device Vulkan0"),
+                 qPrintable(engineRun.err));
+        const Run config = llmscopeRun({"config-diff", cpu, vk});
+        QCOMPARE(config.code, 1);
+        QVERIFY2(config.out.contains(QRegularExpression(R"(  device Vulkan0\n    golden: \(none\)\n    test:   llvmpipe[^\n]*, GPU, )")),
+                 qPrintable(config.out));
+        QVERIFY2(config.out.contains(QRegularExpression(R"(only test's \(\d+\): [^\n]*libvulkan_lvp\.so)")), qPrintable(config.out));
 
         const Run msit = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o",
                                       m_dir.path() + "/cmp-msit"});

@@ -1,0 +1,48 @@
+#include "config_words.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace {
+QString groupName(const std::string &g)
+{
+    if (g == "environment")
+        return QCoreApplication::translate("ConfigWords", "environment");
+    if (g == "libraries")
+        return QCoreApplication::translate("ConfigWords", "libraries");
+    if (g == "hardware")
+        return QCoreApplication::translate("ConfigWords", "hardware");
+    if (g == "run")
+        return QCoreApplication::translate("ConfigWords", "run");
+    if (g == "model files")
+        return QCoreApplication::translate("ConfigWords", "model files");
+    return QString::fromStdString(g);
+}
+} // namespace
+
+QString configDiffWords(const llmscope::ConfigDiff &d)
+{
+    if (d.differences.empty())
+        return QCoreApplication::translate("ConfigWords", "the same in both runs (%n setting(s) compared)", nullptr,
+                                           int(d.compared));
+    QStringList groups;
+    for (const std::string &g : llmscope::configGroups()) {
+        QStringList keys;
+        for (const auto &x : d.differences)
+            if (x.group == g)
+                keys << QString::fromStdString(x.key);
+        if (keys.isEmpty())
+            continue;
+        const int n = int(keys.size());
+        if (n > 3)
+            keys = keys.mid(0, 3) << QStringLiteral("...");
+        groups << QCoreApplication::translate("ConfigWords", "%1 %2 (%3)")
+                      .arg(groupName(g))
+                      .arg(n)
+                      .arg(keys.join(QStringLiteral(", ")));
+    }
+    return QCoreApplication::translate("ConfigWords", "%1 of %2 settings differ: %3")
+        .arg(d.differences.size())
+        .arg(d.compared)
+        .arg(groups.join(QCoreApplication::translate("ConfigWords", "; ")));
+}

@@ -1,0 +1,9 @@
+// What differs between two runs' configurations (config/run_config.h), in the window's
+// language: "3 of 64 settings differ: environment 1 (GGML_VK_VISIBLE_DEVICES); run 2
+// (command, CPU threads)". The settings' own names stay as the runs record them.
+#pragma once
+#include <QString>
+
+#include "config/run_config.h"
+
+QString configDiffWords(const llmscope::ConfigDiff &d);
