@@ -119,6 +119,47 @@
     </message>
 </context>
 <context>
+    <name>ConfigWords</name>
+    <message>
+        <source>environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>libraries</source>
+        <translation>库</translation>
+    </message>
+    <message>
+        <source>hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>model files</source>
+        <translation>模型文件</translation>
+    </message>
+    <message numerus="yes">
+        <source>the same in both runs (%n setting(s) compared)</source>
+        <translation>
+            <numerusform>两次运行相同（比较了 %n 项设置）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3)</source>
+        <translation>%1 %2（%3）</translation>
+    </message>
+    <message>
+        <source>%1 of %2 settings differ: %3</source>
+        <translation>%2 项设置中有 %1 项不同：%3</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+</context>
+<context>
     <name>ConsoleView</name>
     <message>
         <source>The program&apos;s output appears here while it runs.</source>
@@ -347,6 +388,10 @@ test: %2</source>
         <source>&lt;b&gt;Standard&lt;/b&gt; %1.</source>
         <translation>&lt;b&gt;标准&lt;/b&gt; %1。</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Configuration&lt;/b&gt; %1 (llmscope config-diff; the summary&apos;s tooltip lists them).</source>
+        <translation>&lt;b&gt;配置&lt;/b&gt; %1（llmscope config-diff；摘要的提示中逐项列出）。</translation>
+    </message>
 </context>
 <context>
     <name>DumpTreeModel</name>
@@ -476,10 +521,6 @@ golden vs test, element by element:</source>
         <translation>
 标杆对比待测，逐元素：</translation>
     </message>
-    <message>
-        <source> cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5</source>
-        <translation> 余弦 %1，最大相对误差 %2，相对欧氏距离 %3，该算子自身引入 %4%5</translation>
-    </message>
     <message numerus="yes">
         <source>
 spread over %n run(s): the largest distance between two is %1</source>
@@ -513,6 +554,14 @@ bit-identical in every run</source>
 computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these figures are the chain&apos;s</source>
         <translation>
 %2 将其作为融合算子 %1 计算：%3；只有 %4 的输出写入内存，这些数值属于整条融合链</translation>
+    </message>
+    <message>
+        <source> cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5%6</source>
+        <translation> 余弦 %1，最大相对误差 %2，相对欧氏距离 %3，该算子自身引入 %4%5%6</translation>
+    </message>
+    <message>
+        <source>, %1 of its budget</source>
+        <translation>，为其预算的 %1</translation>
     </message>
 </context>
 <context>
@@ -864,6 +913,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>stopped: an unexpected error</source>
         <translation>已停止: 意外错误</translation>
+    </message>
+    <message>
+        <source>configuration: %1 (llmscope config-diff %2 %3 lists each)</source>
+        <translation>配置：%1（llmscope config-diff %2 %3 逐项列出）</translation>
     </message>
 </context>
 <context>
@@ -1497,6 +1550,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>cannot run &apos;%1&apos;: not found in PATH; give its path, such as ./%1 or /path/to/%1</source>
         <translation>无法运行“%1”：在 PATH 中找不到；请给出其路径，如 ./%1 或 /path/to/%1</translation>
     </message>
+    <message>
+        <source>no program to run</source>
+        <translation>没有要运行的程序</translation>
+    </message>
 </context>
 <context>
     <name>LayerGraphView</name>
@@ -1638,6 +1695,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>
             <numerusform>程序的图中有 %n 个算子。它在%2中转储%1（启动时的 -er）；勾选算子并点击“应用”，即从其下一轮起转储它们。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The program has ended. Check operations and press Run again with these to dump them in a new run.</source>
+        <translation>程序已结束。勾选算子并点击“用这些再次运行”，在新的一次运行中转储它们。</translation>
     </message>
 </context>
 <context>
@@ -2710,10 +2771,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>多次运行比对：同一提示词，多次运行并排比对</translation>
     </message>
     <message>
-        <source>one command line a line, e.g. llmscope-sample-generate -m model.gguf -n 3</source>
-        <translation>每行一条命令行，例如 llmscope-sample-generate -m model.gguf -n 3</translation>
-    </message>
-    <message>
         <source>e.g. -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off</source>
         <translation>例如 -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off</translation>
     </message>
@@ -2830,6 +2887,10 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Line %1 cannot be run: %2</source>
         <translation>第 %1 行无法运行：%2</translation>
+    </message>
+    <message>
+        <source>one command line a line, e.g. /path/to/llama-simple -m model.gguf -n 3 (a program&apos;s path, or a name in PATH)</source>
+        <translation>每行一条命令行，例如 /path/to/llama-simple -m model.gguf -n 3（程序的路径，或 PATH 中的名字）</translation>
     </message>
 </context>
 <context>
@@ -3210,6 +3271,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>[llmscope] Run again, dumping -ids %1 in %2 (the launch&apos;s -er; Session &gt; Launch changes it)</source>
         <translation>[llmscope] 再次运行，在%2中转储 -ids %1（启动时的 -er；可在 会话 &gt; 启动 中修改）</translation>
+    </message>
+    <message>
+        <source>[llmscope] cannot launch: %1</source>
+        <translation>[llmscope] 无法启动：%1</translation>
+    </message>
+    <message>
+        <source>Cannot launch: %1</source>
+        <translation>无法启动：%1</translation>
     </message>
 </context>
 </TS>

@@ -1,4 +1,5 @@
 #include "diff_view.h"
+#include "config_words.h"
 #include "reason_words.h"
 
 #include <QCheckBox>
@@ -64,7 +65,7 @@ DiffView::DiffView(QWidget *parent)
     m_table->verticalHeader()->setDefaultSectionSize(20);
     QHeaderView *header = m_table->horizontalHeader();
     header->setDefaultSectionSize(84);
-    header->resizeSection(DiffTableModel::OpColumn, 240);
+    header->resizeSection(DiffTableModel::OpColumn, 200); // "3_29 ffn_out-2 (MUL_MAT)"; Output error beside it
     // Each other column at least as wide as its name ("Round", "Output error", in either
     // language), beside the sort arrow.
     for (int c = 0; c < m_model->columnCount(); ++c)
@@ -154,6 +155,8 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     } else if (!res.rows.empty()) {
         lines << tr("Every operation passed.");
     }
+    if (res.config) // what differs between the two runs, before any tensor
+        lines << configurationLine(*res.config);
     if (!res.standardWhy.empty()) // what the verdicts above are held to, and why
         lines << tr("<b>Standard</b> %1.").arg(reasonWords(res.standardWhy).toHtmlEscaped());
     lines << tr("%1 tensor pairs (%2), %3 passed, %4 failed; %5 only in golden, %6 only in test.")
@@ -167,7 +170,9 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     m_summary->setText(lines.join(QStringLiteral("<br>")));
     fitSummary();
     m_summary->setToolTip(tr("golden: %1\ntest: %2")
-                              .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)));
+                              .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)) +
+                          (res.config ? QStringLiteral("\n\n") + QString::fromStdString(configDiffText(*res.config)).trimmed()
+                                      : QString()));
     m_model->setResult(std::move(r));
     const int first = m_model->firstDivergentRow();
     if (first >= 0) {
@@ -201,14 +206,36 @@ void DiffView::follow(SessionDocument *doc)
         setResult(doc->results().comparison);
 }
 
+QString DiffView::configurationLine(const llmscope::ConfigDiff &d)
+{
+    return tr("<b>Configuration</b> %1 (llmscope config-diff; the summary's tooltip lists them).")
+        .arg(configDiffWords(d).toHtmlEscaped());
+}
+
+QSize DiffView::minimumSizeHint() const
+{
+    const QHeaderView *header = m_table->horizontalHeader();
+    int width = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 8;
+    for (int c : {int(DiffTableModel::RoundColumn), int(DiffTableModel::OpColumn), int(DiffTableModel::OutputErrorColumn)})
+        width += header->sectionSize(c);
+    return QWidget::minimumSizeHint().expandedTo(QSize(width, 0));
+}
+
+QWidget *DiffView::summaryPanel() const
+{
+    return m_summaryArea;
+}
+
 void DiffView::fitSummary()
 {
-    // At least five lines (the op and its cause first), up to a third of the page where it is
+    // At least five lines (the op and its cause first), up to a quarter of the page where it is
     // tall: the verdict's words before the table's rows; the rest scrolls.
     constexpr int kLines = 5;
     const int needed = std::max(0, m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width())));
     m_summary->setMinimumHeight(needed);
-    const int cap = std::max(kLines * m_summary->fontMetrics().lineSpacing(), height() / 3) + 2 * m_summaryArea->frameWidth() + 4;
+    const QWidget *page = m_summaryArea->parentWidget() ? m_summaryArea->parentWidget() : this;
+    const int cap = std::max(kLines * m_summary->fontMetrics().lineSpacing(), page->height() / 4) +
+                    2 * m_summaryArea->frameWidth() + 4;
     m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));
 }
 

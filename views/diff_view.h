@@ -30,6 +30,9 @@ public:
     QTableView *table() const { return m_table; }
     QCheckBox *failuresOnly() const { return m_failures; }
     QString summary() const;
+    // The verdict's words, for the page to lay out across its whole width (above the table and
+    // the charts beside it); in this view's own layout until then.
+    QWidget *summaryPanel() const;
     // Selects the op's row (its first round), keeping the filter.
     void selectOp(const QString &id);
     // A row picked sets the cursor's op and compared op; the cursor's op, picked elsewhere, is
@@ -39,6 +42,11 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent *e) override;
+    // Never narrower than the table's round, operation and output error: the chart beside it
+    // gives way first.
+    QSize minimumSizeHint() const override;
+    // What differs between the runs' configurations, a line of the summary.
+    static QString configurationLine(const llmscope::ConfigDiff &d);
 
 signals:
     void opClicked(const QString &id);

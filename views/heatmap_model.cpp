@@ -306,12 +306,11 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")
                                   : tr("\ngolden vs test, element by element:")) +
-                   tr(" cosine %1, max relative error %2, relative euclidean %3, added "
-                      "by this op %4%5")
+                   // in the Diff table's units: relative errors and the budget's share in percent
+                   tr(" cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5%6")
                        .arg(std::isnan(it->cosine) ? tr("unknown") : QString::number(it->cosine, 'f', 6))
-                       .arg(it->maxRelErr, 0, 'g', 4)
-                       .arg(it->relEuclidean, 0, 'g', 4)
-                       .arg(it->added, 0, 'g', 4)
+                       .arg(percentText(it->maxRelErr), percentText(it->relEuclidean), percentText(it->added))
+                       .arg(it->budgetShare > 0 ? tr(", %1 of its budget").arg(percentText(it->budgetShare)) : QString())
                        .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
         if (const QString cause = m_colours->causeOf(id, cellRound); !cause.isEmpty())
             tip += QLatin1Char('\n') + cause; // the weight or input it blames
@@ -329,6 +328,11 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignCenter);
     return {};
+}
+
+QString HeatmapModel::percentText(double share)
+{
+    return QString::number(100 * share, 'g', 3) + QStringLiteral(" %");
 }
 
 QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -50,6 +50,9 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // A share in percent, as the Diff table writes it ("9.66 %", "1.93e+03 %").
+    static QString percentText(double share);
+
 private:
     double value(int row, int col) const; // NaN: no value, in the shown layout
     QString opAt(int row, int col) const; // the op of a shown cell ("" when none)

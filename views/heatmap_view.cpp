@@ -351,7 +351,9 @@ void HeatmapView::updateLegend()
         const auto [passLo, passHi] = colours()->passedRange();
         const auto [failLo, failHi] = colours()->failedRange();
         const bool failed = colours()->anyFailed();
-        auto num = [](double v) { return QString::number(v, 'g', 4); };
+        // a budget's share in percent, as the Diff table and the tooltips write it
+        const bool share = colours()->metric() == OpColours::Metric::BudgetShare;
+        auto num = [share](double v) { return share ? HeatmapModel::percentText(v) : QString::number(v, 'g', 4); };
         // what a cell's colour measures, where the ramps cannot say it
         m_legend->setToolTip(
             spread ? tr("Each cell: how far the runs part at that op, against its standard. Blue: within it; red: "

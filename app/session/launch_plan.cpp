@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QThread>
@@ -27,8 +28,15 @@ QString probeLibraryPath()
     const QString env = qEnvironmentVariable("LLMSCOPE_PROBE_LIB");
     if (!env.isEmpty())
         return env;
-    const QString exe = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
-    return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
+    // Where this program was started from, read once: a rebuild that replaces it while it runs
+    // leaves /proc/self/exe naming a deleted file, whose folder is still the right one.
+    static const QString beside = [] {
+        QString exe = QFile::symLinkTarget(QStringLiteral("/proc/self/exe"));
+        if (exe.endsWith(QLatin1String(" (deleted)")))
+            exe.chop(10);
+        return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
+    }();
+    return QDir::cleanPath(beside);
 }
 
 QString findProgram(const std::string &name, const QString &workingDirectory)
@@ -52,9 +60,8 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
                      program));
 }
 
-LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
+void checkLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
 {
-    LaunchPlan plan;
     const QString probe = probeLibraryPath();
     if (!QFileInfo(probe).isFile())
         throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the probe library is missing (looked for %1); build the "
@@ -63,13 +70,23 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
     const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
     if (!settings.workingDirectory.isEmpty() && !QFileInfo(settings.workingDirectory).isDir())
         throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the working folder '%1' does not exist"), settings.workingDirectory));
-    plan.workingDirectory = settings.workingDirectory;
+    if (o.command.empty())
+        throw Error(QCoreApplication::translate("LaunchPlan", "no program to run").toStdString());
+    findProgram(o.command.at(0), settings.workingDirectory);
+    if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
+}
 
+LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
+{
+    checkLaunch(o, settings);
+    LaunchPlan plan;
+    const QString probe = probeLibraryPath();
+    const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
+    plan.workingDirectory = settings.workingDirectory;
     plan.program = findProgram(o.command.at(0), settings.workingDirectory);
     for (size_t i = 1; i < o.command.size(); ++i)
         plan.arguments << QString::fromStdString(o.command[i]);
-    if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
 
     const std::string output = cwd.absoluteFilePath(QString::fromStdString(o.output)).toStdString();
     llmscope::makeDirs(output);

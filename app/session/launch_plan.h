@@ -31,5 +31,11 @@ QString probeLibraryPath();
 // programs starts, so that the last one's typo does not wait for the first one's run.
 QString findProgram(const std::string &program, const QString &workingDirectory = {});
 
-// Throws llmscope::Error with a message that says what to do. Makes the dump folder.
+// What can stop a launch before anything runs or is written: the probe library, the working
+// folder, the program, the -config file. Throws llmscope::Error saying what to do; touches
+// nothing, so a window checks it before it leaves what it shows.
+void checkLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings = {});
+
+// Throws llmscope::Error with a message that says what to do (checkLaunch's first). Makes the
+// dump folder.
 LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings = {});

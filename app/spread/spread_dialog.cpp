@@ -18,6 +18,7 @@
 #include "form_rows.h"
 #include "launch/dump_options.h"
 #include "session/launch_history.h"
+#include "session/launch_plan.h"
 #include "util/error.h"
 
 SpreadDialog::SpreadDialog(QWidget *parent)
@@ -37,7 +38,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto *form = new QFormLayout;
-    m_commands->setPlaceholderText(tr("one command line a line, e.g. llmscope-sample-generate -m model.gguf -n 3"));
+    m_commands->setPlaceholderText(tr("one command line a line, e.g. /path/to/llama-simple -m model.gguf -n 3 (a program's path, or a name in PATH)"));
     m_commands->setTabChangesFocus(true);
     m_vary->setPlaceholderText(tr("e.g. -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off"));
     m_repeat->setRange(1, 100);
@@ -84,6 +85,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     layout->addWidget(m_runs);
     m_error->setStyleSheet(QStringLiteral("color: #b3261e"));
     m_error->setWordWrap(true);
+    // a line kept for it: the fields do not move under the pointer as it comes and goes
+    m_error->setMinimumHeight(m_error->fontMetrics().lineSpacing());
     layout->addWidget(m_error);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("&Run"));
@@ -147,6 +150,8 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
         // line's own win.
         try {
             llmscope::CommandLine c = llmscope::parseCommandLine(line.trimmed().toStdString());
+            if (!c.words.empty()) // found before anything runs, and said in the window's words
+                findProgram(c.words.front());
             c.environment.insert(c.environment.begin(), every.begin(), every.end());
             r.commands.push_back(llmscope::joinCommandLine(c));
         } catch (const llmscope::Error &e) {

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QVBoxLayout>
 #include <QTabWidget>
 
 #include "diff_view.h"
@@ -72,8 +73,17 @@ void CentralPages::build()
     diffTop->addWidget(m_diffSide);
     diffTop->setStretchFactor(0, 3);
     diffTop->setStretchFactor(1, 2);
+    diffTop->setSizes({600, 400}); // the table's operation and output error in view, the chart beside
+    // The verdict across the page's width, above the table and the chart: its cause in two
+    // lines, not six beside the chart.
+    auto *verdictAndTable = new QWidget(this);
+    auto *top = new QVBoxLayout(verdictAndTable);
+    top->setContentsMargins(0, 0, 0, 0);
+    top->setSpacing(2);
+    top->addWidget(m_diff->summaryPanel());
+    top->addWidget(diffTop, 1);
     auto *diffSplit = new QSplitter(Qt::Vertical, this);
-    diffSplit->addWidget(diffTop);
+    diffSplit->addWidget(verdictAndTable);
     diffSplit->addWidget(m_tensorDiff);
     diffSplit->setStretchFactor(0, 2); // the elements get the larger share: rows to read
     diffSplit->setStretchFactor(1, 3);

@@ -18,6 +18,7 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
                                  const char *const *launchArgs)
 {
     QApplication app(argc, argv);
+    probeLibraryPath(); // found now, from where this program starts: a rebuild may replace it later
     QApplication::setApplicationName(QStringLiteral("llmscope"));
     QApplication::setOrganizationName(QStringLiteral("llmscope"));
     QApplication::setApplicationVersion(QStringLiteral(LLMSCOPE_VERSION));

@@ -25,6 +25,7 @@
 #include "form_rows.h"
 #include "screen_fit.h"
 #include "session/launch_history.h"
+#include "session/launch_plan.h"
 #include "util/error.h"
 
 using namespace llmscope;
@@ -243,6 +244,7 @@ QWidget *LaunchDialog::buildLineBox()
     auto *copy = new QPushButton(tr("&Copy"), this);
     lb->addWidget(m_line, 1);
     lb->addWidget(copy);
+    m_error->setObjectName(QStringLiteral("LaunchError"));
     m_error->setStyleSheet(QStringLiteral("color: #b00000"));
     m_error->setWordWrap(true);
 
@@ -461,8 +463,8 @@ void LaunchDialog::commandLineEdited()
 
 void LaunchDialog::accept()
 {
-    try {
-        options();
+    try { // a program that cannot start is said here, where what was typed still is
+        checkLaunch(options(), settings());
     } catch (const Error &e) {
         m_error->setText(QString::fromUtf8(e.what()));
         return;

@@ -94,6 +94,11 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
         s == LiveSession::State::FailedToStart) {
         say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? ConsoleTone::Info : ConsoleTone::Failure);
         m_pending.clear();
+        if (s != LiveSession::State::FailedToStart) // what it dumped stays said; what a pick does now
+            tellSelection([] {
+                return tr("The program has ended. Check operations and press Run again with these to dump them in a "
+                          "new run.");
+            });
         const QString root = m_session->dumpRoot();
         std::vector<std::string> problems;
         if (s != LiveSession::State::FailedToStart && !root.isEmpty()) {

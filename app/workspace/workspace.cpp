@@ -14,6 +14,7 @@
 #include "quant_report/quant_report_action.h"
 #include "quant_report/quant_runner.h"
 #include "replay_controller.h"
+#include "reason_words.h"
 #include "rounds_words.h"
 #include "scan_controller.h"
 #include "spread/spread_action.h"
@@ -216,6 +217,14 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
     if (m_live->isRunning()) {
         *error = tr("A program is running: stop it first (Session > Stop, Ctrl+.)");
         emit status(*error, 10000);
+        return false;
+    }
+    try { // what can stop it before it runs: said, and what the window shows stays
+        checkLaunch(options, settings);
+    } catch (const Error &e) {
+        *error = errorWords(e);
+        say(tr("[llmscope] cannot launch: %1").arg(*error), Tone::Failure);
+        emit status(tr("Cannot launch: %1").arg(*error), 15000);
         return false;
     }
     beginSource(Source::Program, QFileInfo(QString::fromStdString(options.command.empty() ? std::string() : options.command[0]))

@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDirIterator>
 #include <QImage>
@@ -46,6 +47,7 @@
 #include "session/launch_history.h"
 #include "console_view.h"
 #include "main_window.h"
+#include "../test_helpers.h"
 #include "window_checks.h"
 #include "workspace.h"
 #include "op_tree_model.h"
@@ -246,6 +248,9 @@ private slots:
         shoot(&w, QStringLiteral("live_session.png"));
 
         QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 60000);
+        // its end said where the selection was: a pick now takes a new run
+        QVERIFY2(panel->status().startsWith("The program has ended. Check operations and press Run again with these"),
+                 qPrintable(panel->status()));
         std::map<int64_t, std::set<std::string>> ops;
         for (const auto &t : scanDump(root.toStdString()).tensors)
             ops[t.exec].insert(t.opId);
@@ -487,6 +492,11 @@ private slots:
                  d->model()->index(first, 0).data(DiffTableModel::OpIdRole).toString()); // selected
         QVERIFY2(engine::blamesWeight(d->summary().section("<b>Cause:</b> ", 1).section("<br>", 0, 0).chopped(1), "blk.1.ffn_down.weight"),
                  qPrintable(d->summary())); // the command line's and the hunt's words
+        // what differs between the two runs before any tensor: the model file, by its bytes
+        QVERIFY2(d->summary().contains("<b>Configuration</b> ") && d->summary().contains("model files 2 (model 1, model 1 digest)"),
+                 qPrintable(d->summary()));
+        const QString tip = d->summaryPanel()->findChild<QLabel *>()->toolTip(); // each difference, both sides
+        QVERIFY2(tip.contains("  model 1 digest\n    golden: "), qPrintable(tip));
         // The first divergent op's output, golden and test side by side with the error.
         TensorDiffView *e = w.tensorDiff();
         QVERIFY(e->fileList()->count() >= 2);
@@ -632,13 +642,16 @@ private slots:
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("原因：</b>权重 blk.1.ffn_down.weight 在标杆与待测之间不同（相对误差 ")),
                  qPrintable(w.diff()->summary()));
+        QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("配置</b> ")) &&
+                     w.diff()->summary().contains(QString::fromUtf8("模型文件 2（model 1, model 1 digest）")),
+                 qPrintable(w.diff()->summary()));
         // how the pairs were made, worded by the window from what core found
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("相同拓扑")) ||
                      w.diff()->summary().contains(QString::fromUtf8("按层、节点名与算子")),
                  qPrintable(w.diff()->summary()));
         shoot(&w, QStringLiteral("diff_zh_CN.png"));
         { // the summary's first line in view at the top of its area, not centred below an empty band
-            auto *area = w.diff()->findChild<QScrollArea *>("DiffSummary");
+            auto *area = w.findChild<QScrollArea *>("DiffSummary");
             QVERIFY(area);
             const int ink = testing::inkAtTop(area->viewport());
             QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
@@ -1092,15 +1105,41 @@ private slots:
         QVERIFY(!scanDump((out + "/" + dumps.front()).toStdString()).tensors.empty());
     }
 
+    // A program that cannot start is said, and the window keeps what it showed (a hunt's result
+    // is not lost to a typo); the Launch dialog says it before it closes, with what was typed.
     void noSuchProgram()
     {
         MainWindow w;
+        w.show();
+        QTemporaryDir shown;
+        testing::writeSyntheticDump(shown.path().toStdString());
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(shown.path())));
         DumpOptions o = parseDumpOptions({"--exec", "no-such-program-xyz -v", "-o", (m_dir.path() + "/x").toStdString()});
         QVERIFY(!w.launch(o));
         QVERIFY2(w.console()->toPlainText().contains("cannot run 'no-such-program-xyz': not found in PATH"),
                  qPrintable(w.console()->toPlainText()));
-        QVERIFY(w.counters()->text().contains("failed to start"));
+        QCOMPARE(w.workspace()->document()->source().kind, SessionDocument::Source::Dump);
+        QCOMPARE(w.workspace()->document()->source().dumpRoot, shown.path());
         QVERIFY(!w.workspace()->session()->isRunning());
+        QVERIFY(!QDir(m_dir.path() + "/x").exists()); // nothing written for it
+
+        LaunchDialog d;
+        d.show();
+        d.commandLineEdit()->setFocus();
+        QTest::keyClicks(d.commandLineEdit(), "llmscope dump --exec 'no-such-program-xyz -v'");
+        auto *buttons = d.findChild<QDialogButtonBox *>();
+        QVERIFY(buttons);
+        QPushButton *run = nullptr;
+        for (QAbstractButton *b : buttons->buttons())
+            if (buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
+                run = qobject_cast<QPushButton *>(b);
+        QVERIFY(run);
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(d.isVisible());
+        QCOMPARE(d.result(), int(QDialog::Rejected));
+        QCOMPARE(d.commandEdit()->text(), QString("no-such-program-xyz -v"));
+        const QString said = d.findChild<QLabel *>("LaunchError") ? d.findChild<QLabel *>("LaunchError")->text() : QString();
+        QVERIFY2(said.contains("not found in PATH"), qPrintable(said));
     }
 
     void programThatCrashes()

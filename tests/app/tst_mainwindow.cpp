@@ -158,7 +158,10 @@ private slots:
         run->click();
         QCOMPARE(d.errorLabel()->text(), QString("Give at least one command line."));
         QCOMPARE(d.result(), int(QDialog::Rejected));
-        d.commandsEdit()->setPlainText("prog -m a.gguf");
+        d.commandsEdit()->setPlainText("no-such-program-xyz -m a.gguf"); // said before anything runs
+        QVERIFY2(d.errorLabel()->text().startsWith("Line 1 cannot be run: cannot run 'no-such-program-xyz': not found in PATH"),
+                 qPrintable(d.errorLabel()->text()));
+        d.commandsEdit()->setPlainText("true -m a.gguf");
         QVERIFY2(d.errorLabel()->text().contains("at least two runs"), qPrintable(d.errorLabel()->text()));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Rejected));
@@ -177,8 +180,8 @@ private slots:
                 l.push_back(x.label());
             return l;
         };
-        QCOMPARE(labels(r), (std::vector<std::string>{"prog -m a.gguf -t 1", "prog -m a.gguf -t 1", "prog -m a.gguf -t 4",
-                                                      "prog -m a.gguf -t 4"}));
+        QCOMPARE(labels(r), (std::vector<std::string>{"true -m a.gguf -t 1", "true -m a.gguf -t 1", "true -m a.gguf -t 4",
+                                                      "true -m a.gguf -t 4"}));
         QVERIFY(!r.tensors); // statistics first, by default
         QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "stats"}));
         QTest::mouseClick(d.tensorsBox(), Qt::LeftButton, {}, QPoint(8, d.tensorsBox()->height() / 2));
@@ -191,10 +194,10 @@ private slots:
         d.fusionBox()->click();
         QCOMPARE(d.runsLabel()->text(), QString("8 run(s)"));
         QVERIFY(d.request(&r, &error));
-        QCOMPARE(labels(r).at(2), std::string("prog -m a.gguf -t 1 [fusion off]"));
+        QCOMPARE(labels(r).at(2), std::string("true -m a.gguf -t 1 [fusion off]"));
         QCOMPARE(r.runs().at(2).options(), QStringList({"--keep-fusion", "--no-fusion"}));
         QCOMPARE(r.runs().at(0).options(), QStringList({"--keep-fusion"}));
-        QCOMPARE(r.runs().at(0).command, std::string("prog -m a.gguf -t 1"));
+        QCOMPARE(r.runs().at(0).command, std::string("true -m a.gguf -t 1"));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Accepted));
         SpreadDialog again;
@@ -205,14 +208,14 @@ private slots:
         QVERIFY(again.fusionBox()->isChecked());
         QSettings().remove("spread");
         // A preset's program, its environment kept, added as a line.
-        LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'prog -m b.gguf -t 2' --type stats", "/tmp");
+        LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'true -m b.gguf -t 2' --type stats", "/tmp");
         const auto forget = qScopeGuard([] { LaunchHistory::removePreset("two threads"); });
         SpreadDialog withPreset;
         withPreset.commandsEdit()->clear();
         const int item = withPreset.addBox()->findText("preset: two threads");
         QVERIFY(item > 0);
         withPreset.addBox()->activated(item);
-        QCOMPARE(withPreset.commandsEdit()->toPlainText(), QString("GGML_X=1 prog -m b.gguf -t 2"));
+        QCOMPARE(withPreset.commandsEdit()->toPlainText(), QString("GGML_X=1 true -m b.gguf -t 2"));
         LaunchHistory::removePreset("two threads");
         QSettings().remove("spread");
     }
@@ -270,7 +273,7 @@ private slots:
         }
 
         SpreadDialog d;
-        QTest::keyClicks(d.commandsEdit(), "GGML_VK_VISIBLE_DEVICES=0 prog -m a.gguf");
+        QTest::keyClicks(d.commandsEdit(), "GGML_VK_VISIBLE_DEVICES=0 true -m a.gguf");
         QTest::keyClicks(d.environmentEdit(), "OMP_NUM_THREADS=4");
         QTest::keyClicks(d.varyEdit(), "--device cpu,vulkan");
         QVERIFY2(d.errorLabel()->text().isEmpty(), qPrintable(d.errorLabel()->text()));
@@ -281,15 +284,15 @@ private slots:
         }
         spread::Request r;
         QVERIFY2(d.request(&r, &error), qPrintable(error));
-        QCOMPARE(r.commands, (std::vector<std::string>{"OMP_NUM_THREADS=4 GGML_VK_VISIBLE_DEVICES=0 prog -m a.gguf"}));
+        QCOMPARE(r.commands, (std::vector<std::string>{"OMP_NUM_THREADS=4 GGML_VK_VISIBLE_DEVICES=0 true -m a.gguf"}));
         const llmscope::CommandLine run = llmscope::parseCommandLine(r.runs().at(1).command);
         QCOMPARE(run.environment, (llmscope::Environment{{"OMP_NUM_THREADS", "4"}, {"GGML_VK_VISIBLE_DEVICES", "0"}}));
-        QCOMPARE(run.words.front(), std::string("prog"));
+        QCOMPARE(run.words.front(), std::string("true"));
         d.environmentEdit()->setText("OMP_NUM_THREADS");
         QVERIFY2(d.errorLabel()->text().startsWith("Environment: 'OMP_NUM_THREADS' is not a setting"),
                  qPrintable(d.errorLabel()->text()));
         d.environmentEdit()->clear();
-        d.commandsEdit()->setPlainText("prog -m a.gguf\nGGML_VK_VISIBLE_DEVICES=0");
+        d.commandsEdit()->setPlainText("true -m a.gguf\nGGML_VK_VISIBLE_DEVICES=0");
         QVERIFY2(d.errorLabel()->text().startsWith("Line 2 cannot be run: ") &&
                      d.errorLabel()->text().contains("names no program"),
                  qPrintable(d.errorLabel()->text()));
@@ -575,7 +578,7 @@ for path in outputs:
             QString all;
             for (const QLabel *l : m->diff()->findChildren<QLabel *>())
                 all += l->text();
-            return all;
+            return all + m->diff()->summary(); // the verdict, laid out across the page
         };
         QVERIFY2(verdictTip(w).contains("of elements within relative error"), qPrintable(verdictTip(w)));
         QVERIFY2(summary(w).contains("(same topology)"), qPrintable(summary(w)));
@@ -761,7 +764,7 @@ for path in outputs:
                  qPrintable(said));
         QVERIFY2(w.console()->toPlainText().contains("/nonexistent/llama-simple"), qPrintable(w.console()->toPlainText()));
         // the op panel waits for no graph from a program that never started
-        QVERIFY2(w.opPanel()->status().startsWith("The program could not start"), qPrintable(w.opPanel()->status()));
+        QVERIFY2(!w.opPanel()->status().startsWith("Waiting"), qPrintable(w.opPanel()->status()));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/hunt_failed.png");
     }
@@ -808,7 +811,11 @@ for path in outputs:
             QVERIFY2(vGood >= passLo && vGood <= passHi && vBad >= failLo && vBad <= failHi,
                      qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7").arg(h->metricBox()->itemText(i)).arg(vGood)
                                     .arg(passLo).arg(passHi).arg(vBad).arg(failLo).arg(failHi)));
-            QVERIFY(h->legend()->text().contains("failed: " + QString::number(failLo, 'g', 4)));
+            // a budget's share in percent, as the Diff table writes it; the rest as they are
+            const bool share = h->metricBox()->currentData().toInt() == int(HeatmapModel::Metric::BudgetShare);
+            const QString lowest = share ? HeatmapModel::percentText(failLo) : QString::number(failLo, 'g', 4);
+            QVERIFY2(h->legend()->text().contains("failed: " + lowest), qPrintable(h->legend()->text()));
+            QVERIFY(!share || lowest.endsWith(" %"));
             // the legend says what a cell measures, and why the ops after the culprit are pale
             const QString tip = h->legend()->toolTip();
             QVERIFY2(tip.contains(h->metricBox()->itemText(i)) && tip.contains("its inputs carry the error"), qPrintable(tip));
@@ -839,11 +846,21 @@ for path in outputs:
         w.resize(1366, 700);
         QTest::qWait(0);
         QCoreApplication::processEvents();
-        auto *summary = w.diff()->findChild<QScrollArea *>("DiffSummary");
+        auto *summary = w.findChild<QScrollArea *>("DiffSummary");
         QVERIFY(summary);
         QTableView *table = w.diff()->findChild<QTableView *>();
-        const QRect s = summary->geometry(), t = table->geometry();
+        const QRect s(summary->mapTo(&w, QPoint(0, 0)), summary->size()), t(table->mapTo(&w, QPoint(0, 0)), table->size());
         QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
+        // the verdict whole (the op and its cause), across the page: no scrolling to read it
+        QVERIFY2(!summary->verticalScrollBar()->isVisible(), qPrintable(QString("summary %1 px tall").arg(summary->height())));
+        // the operation and its output error in view without a sideways scroll
+        auto outputErrorInView = [table] {
+            QHeaderView *header = table->horizontalHeader();
+            const int right = header->sectionViewportPosition(DiffTableModel::OutputErrorColumn) +
+                              header->sectionSize(DiffTableModel::OutputErrorColumn);
+            return right <= table->viewport()->width();
+        };
+        QVERIFY2(outputErrorInView(), qPrintable(QString("the table is %1 px wide").arg(table->viewport()->width())));
         QVERIFY(w.diff()->summary().contains("First divergent"));
         { // every column's name whole in its header ("Round", not "Rounc")
             QHeaderView *header = table->horizontalHeader();
@@ -891,6 +908,7 @@ for path in outputs:
             QVERIFY2(docks <= 170, qPrintable(QString("the bottom docks take %1 px").arg(docks)));
             const int lines = summary->viewport()->height() / summary->fontMetrics().lineSpacing();
             QVERIFY2(lines >= 4, qPrintable(QString("%1 lines of the verdict in view").arg(lines)));
+            QVERIFY2(outputErrorInView(), qPrintable(QString("the table is %1 px wide").arg(table->viewport()->width())));
             for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
                 const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
                 QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
@@ -1125,7 +1143,8 @@ for path in outputs:
         testing::writeSyntheticDump(dir.path().toStdString());
         MainWindow w;
         const QString fresh = w.counters()->text();
-        QVERIFY(!w.launch(llmscope::parseDumpOptions({"--exec", "/nonexistent/program", "-o", (dir.path() + "/x").toStdString()})));
+        // a launch that fails under way (its output folder cannot be made), said in the panel
+        QVERIFY(!w.launch(llmscope::parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"})));
         QVERIFY2(w.counters()->text() != fresh, qPrintable(w.counters()->text())); // the failed launch, said
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(dir.path())));
         QCOMPARE(w.counters()->text(), fresh);

@@ -377,8 +377,13 @@ private slots:
         QVERIFY(!ws.comparison());
         QVERIFY(!ws.document()->results().metrics);
         QString error;
+        // a program not found: said, and the dump shown stays
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
                            {}, &error));
+        QVERIFY2(error.contains("no such executable file"), qPrintable(error));
+        QCOMPARE(ws.source(), Workspace::Source::Dump);
+        // one that fails once under way (its output folder cannot be made): the program's source
+        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"}), {}, &error));
         QVERIFY(!ws.comparison());
         QCOMPARE(ws.source(), Workspace::Source::Program);
     }
@@ -450,18 +455,22 @@ private slots:
         ws.setThreadPool(&pool);
         QSemaphore hold;
         pool.start([&hold] { hold.acquire(); });
+        auto released = qScopeGuard([&hold] { hold.release(); }); // a failed check never leaves the pool waiting
         const QString dump = synthetic("scanned");
         auto opening = ws.openDump(dump);
         QVERIFY(ws.scanJob()->isRunning());
         Transitions t(&ws);
         QString error;
-        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/y").toStdString()}),
-                           {}, &error)); // a new source all the same: the program's
+        // A program that exists, an output folder that cannot be made: it fails once the source
+        // has changed (a program not found fails before, and the scan goes on)
+        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"}), {},
+                           &error)); // a new source all the same: the program's
         QVERIFY(!ws.scanJob()->isRunning());
+        released.dismiss();
         hold.release();
         QVERIFY(!QCoro::waitFor(opening)); // the abandoned scan ran to its end, and said nothing
         const QString printed = t.take();
-        QVERIFY2(printed.startsWith("scan ended\nsource Program program"), qPrintable(printed));
+        QVERIFY2(printed.startsWith("scan ended\nsource Program true"), qPrintable(printed));
         QVERIFY2(!printed.contains("files") && !printed.contains("loaded") && !printed.contains("\nfailed:") &&
                      !printed.contains("topology"),
                  qPrintable(printed));
