@@ -34,8 +34,8 @@ QString configDiffWords(const llmscope::ConfigDiff &d)
         if (keys.isEmpty())
             continue;
         const int n = int(keys.size());
-        if (n > 3)
-            keys = keys.mid(0, 3) << QStringLiteral("...");
+        if (n > 2) // a line of the summary: the rest in its tooltip
+            keys = keys.mid(0, 2) << QStringLiteral("...");
         groups << QCoreApplication::translate("ConfigWords", "%1 %2 (%3)")
                       .arg(groupName(g))
                       .arg(n)
