@@ -210,6 +210,7 @@ void ensureTopology(SchedState &s, ggml_cgraph *graph)
         return;
     s.topo = std::make_shared<const GraphTopology>(GraphTopology::build(graph));
     s.topoKey = key;
+    Probe::get().noteContext(contextSettings(graph)); // a new graph: once, not every round
     s.plan.reset();
 }
 

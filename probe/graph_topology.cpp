@@ -35,6 +35,42 @@ std::string programName(const std::string &name)
     return name.substr(first + 1, last - first - 1);
 }
 
+std::vector<std::string> contextSettings(ggml_cgraph *graph)
+{
+    const GgmlApi &api = ggml();
+    bool flash = false;
+    const ggml_tensor *k = nullptr, *v = nullptr;
+    auto look = [&](const ggml_tensor *x) {
+        if (!x)
+            return;
+        const ggml_tensor *base = x->view_src ? x->view_src : x;
+        const char *name = api.getName(base);
+        if (!k && std::strncmp(name, "cache_k", 7) == 0)
+            k = base;
+        if (!v && std::strncmp(name, "cache_v", 7) == 0)
+            v = base;
+    };
+    for (int i = 0, n = api.graphNNodes(graph); i < n; ++i) {
+        const ggml_tensor *t = api.graphNode(graph, i);
+        flash |= t->op == GGML_OP_FLASH_ATTN_EXT;
+        look(t);
+        for (const ggml_tensor *src : t->src)
+            look(src);
+    }
+    std::vector<std::string> out;
+    if (!k && !v)
+        return out;
+    out.push_back(std::string("flash attention=") + (flash ? "yes" : "no"));
+    const ggml_tensor *cache = k ? k : v;
+    out.push_back("KV cache cells=" + std::to_string(cache->ne[1]));
+    out.push_back("KV cache streams=" + std::to_string(cache->ne[2]));
+    if (k)
+        out.push_back(std::string("KV cache K type=") + api.typeName(k->type));
+    if (v)
+        out.push_back(std::string("KV cache V type=") + api.typeName(v->type));
+    return out;
+}
+
 bool isKvCache(const ggml_tensor *t)
 {
     const GgmlApi &api = ggml();

@@ -37,6 +37,11 @@ struct GraphTopology {
 // Whether t is the KV cache or a view into it (the whole cache: large, and rewritten in place).
 bool isKvCache(const ggml_tensor *t);
 
+// What a graph says of the context that computes it (llmscope config-diff's "context" group):
+// "flash attention=yes", the KV cache's types ("KV cache K type=f16"), its cells and streams
+// (llama.cpp's cache tensors are [row, cells, streams]). Empty where it reads no cache.
+std::vector<std::string> contextSettings(ggml_cgraph *graph);
+
 // The "-N" layer suffix of a ggml tensor name, or -1.
 int layerOf(const std::string &name);
 

@@ -266,6 +266,17 @@ void Probe::noteBackends(const std::vector<std::string> &names)
         }
 }
 
+void Probe::noteContext(std::vector<std::string> settings)
+{
+    if (settings.empty())
+        return; // a graph that reads no cache says nothing of the context
+    std::lock_guard lock(m_statusMutex);
+    if (m_status.context != settings) {
+        m_status.context = std::move(settings);
+        m_statusDirty = true;
+    }
+}
+
 void Probe::noteStateCopy(StateCopy copy)
 {
     std::lock_guard lock(m_statusMutex);

@@ -160,6 +160,7 @@ public:
     void noteModel(const std::string &path);       // from any thread: a model file the program loaded
     void noteBackends(const std::vector<std::string> &names); // from any thread: backends that computed a dumped round
     void noteStateCopy(StateCopy copy); // from any thread: a copy into the KV cache outside any graph
+    void noteContext(std::vector<std::string> settings); // from any thread: what a new graph says of its context
 
 private:
     Probe();

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <QByteArray>
+#include <QTemporaryFile>
+
 #include "dump/dump_index.h"
 #include "dump/dump_writer.h"
 #include "tensor/bin_file.h"
@@ -166,5 +169,31 @@ inline bool indexedScanMatchesWalk(const std::string &root, std::string &why)
     }
     return true;
 }
+
+// A file standing in for the probe library while it lives (LLMSCOPE_PROBE_LIB): a launch's checks
+// pass in a build without the probe (the sanitizer builds leave it out), so that a test can make
+// a launch fail later, once under way. Never run: such a launch fails before its program starts.
+class StandInProbe {
+public:
+    StandInProbe() : m_had(qEnvironmentVariableIsSet("LLMSCOPE_PROBE_LIB")), m_old(qgetenv("LLMSCOPE_PROBE_LIB"))
+    {
+        m_file.open();
+        qputenv("LLMSCOPE_PROBE_LIB", m_file.fileName().toLocal8Bit());
+    }
+    ~StandInProbe()
+    {
+        if (m_had)
+            qputenv("LLMSCOPE_PROBE_LIB", m_old);
+        else
+            qunsetenv("LLMSCOPE_PROBE_LIB");
+    }
+    StandInProbe(const StandInProbe &) = delete;
+    StandInProbe &operator=(const StandInProbe &) = delete;
+
+private:
+    bool m_had;
+    QByteArray m_old;
+    QTemporaryFile m_file;
+};
 
 } // namespace testing

@@ -158,6 +158,10 @@
         <source>; </source>
         <translation>；</translation>
     </message>
+    <message>
+        <source>context</source>
+        <translation>上下文</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleView</name>

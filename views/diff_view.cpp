@@ -228,8 +228,8 @@ QWidget *DiffView::summaryPanel() const
 
 void DiffView::fitSummary()
 {
-    // At least five lines (the op and its cause first), up to a quarter of the page where it is
-    // tall: the verdict's words before the table's rows; the rest scrolls.
+    // At least five lines (the op and its cause first), up to a quarter of the pane it sits in
+    // where that is tall: the verdict's words before the table's rows; the rest scrolls.
     constexpr int kLines = 5;
     const int needed = std::max(0, m_summary->heightForWidth(std::max(100, m_summaryArea->viewport()->width())));
     m_summary->setMinimumHeight(needed);

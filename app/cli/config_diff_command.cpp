@@ -25,6 +25,8 @@ Settings are grouped as config_check groups them:
                 CPU backend's features as ggml reports them
   run           the command line, its working folder, the CPU thread counts llama.cpp set,
                 the backends that computed, whether fusion was kept
+  context       what the program's graphs say of its context: flash attention, the KV cache's
+                types, cells and streams; the prompt's tokens and the most tokens in a round
   model files   each model file the program loaded: its name, size, a digest of its bytes,
                 its GGUF architecture and tensor types (read now, where the file still is)
 

@@ -14,6 +14,8 @@ QString groupName(const std::string &g)
         return QCoreApplication::translate("ConfigWords", "hardware");
     if (g == "run")
         return QCoreApplication::translate("ConfigWords", "run");
+    if (g == "context")
+        return QCoreApplication::translate("ConfigWords", "context");
     if (g == "model files")
         return QCoreApplication::translate("ConfigWords", "model files");
     return QString::fromStdString(g);

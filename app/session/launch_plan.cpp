@@ -62,11 +62,7 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
 
 void checkLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
 {
-    const QString probe = probeLibraryPath();
-    if (!QFileInfo(probe).isFile())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the probe library is missing (looked for %1); build the "
-                                                         "project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB"),
-                         probe));
+    // what the user typed first, then the install
     const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
     if (!settings.workingDirectory.isEmpty() && !QFileInfo(settings.workingDirectory).isDir())
         throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the working folder '%1' does not exist"), settings.workingDirectory));
@@ -75,6 +71,11 @@ void checkLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
     findProgram(o.command.at(0), settings.workingDirectory);
     if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
         throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
+    const QString probe = probeLibraryPath();
+    if (!QFileInfo(probe).isFile())
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the probe library is missing (looked for %1); build the "
+                                                         "project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB"),
+                         probe));
 }
 
 LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dump/token_record.h"
 #include "ggml/ggml_library.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -21,7 +22,7 @@ namespace llmscope {
 namespace {
 
 const char *const kEnvironment = "environment", *const kLibraries = "libraries", *const kHardware = "hardware",
-                  *const kRun = "run", *const kModels = "model files";
+                  *const kRun = "run", *const kContext = "context", *const kModels = "model files";
 
 std::string baseName(const std::string &path)
 {
@@ -149,7 +150,7 @@ void addModel(std::vector<ConfigItem> &items, size_t n, const std::string &path)
 
 const std::vector<std::string> &configGroups()
 {
-    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun, kModels};
+    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun, kContext, kModels};
     return groups;
 }
 
@@ -205,6 +206,11 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
         items.push_back({kRun, "backends that computed", b, {}});
     }
     items.push_back({kRun, "fusion kept (--keep-fusion)", s.keepFusion ? "yes" : "no", {}});
+    for (const std::string &setting : s.context) {
+        const size_t eq = setting.find('=');
+        items.push_back({kContext, setting.substr(0, eq), eq == std::string::npos ? "" : setting.substr(eq + 1),
+                         "read from the program's graphs"});
+    }
     for (size_t i = 0; i < s.models.size(); ++i)
         addModel(items, i + 1, s.models[i]);
     return c;
@@ -238,7 +244,22 @@ RunConfig readRunConfig(const std::string &path)
                     (problems.empty() ? std::string() : " (" + problems.front() + ")"));
     const auto most = std::max_element(statuses.begin(), statuses.end(),
                                        [](const ProbeStatus &x, const ProbeStatus &y) { return x.rounds < y.rounds; });
-    return runConfig(*most, root);
+    RunConfig config = runConfig(*most, root);
+    // the tokens it was given and took a round at most, from its token records
+    try {
+        const auto tokens = readTokenRecords(root);
+        if (!tokens.empty()) {
+            size_t largest = 0;
+            for (const auto &[round, record] : tokens)
+                largest = std::max(largest, record.tokens.size());
+            const auto first = tokens.begin();
+            config.items.push_back({kContext, "prompt tokens (round " + std::to_string(first->first) + ")",
+                                    std::to_string(first->second.tokens.size()), "llmscope/tokens"});
+            config.items.push_back({kContext, "most tokens in a round", std::to_string(largest), "llmscope/tokens"});
+        }
+    } catch (const Error &) { // a malformed record: the rest stands
+    }
+    return config;
 }
 
 ConfigDiff diffConfigs(RunConfig a, RunConfig b)

@@ -11,7 +11,8 @@
 
 namespace llmscope {
 
-// One setting: its group ("environment", "libraries", "hardware", "run", "model files"), its
+// One setting: its group ("environment", "libraries", "hardware", "run", "context", "model
+// files"), its
 // key within the group, its value (what two runs are compared by) and where it comes from.
 struct ConfigItem {
     std::string group, key, value, detail;

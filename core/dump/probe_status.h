@@ -78,6 +78,9 @@ struct ProbeStatus {
     std::vector<BackendDevice> devices;
     std::vector<std::string> cpuFeatures;
     std::vector<int> cpuThreads;
+    // What the graphs say of the context: flash attention, the KV cache's types, cells and
+    // streams ("KV cache K type=f16"), from the latest graph that reads the cache.
+    std::vector<std::string> context;
     std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
     static constexpr size_t kStateCopiesListed = 4096;
     uint64_t stateCopiesDropped = 0;    // copies made past that, not listed

@@ -383,6 +383,7 @@ private slots:
         QVERIFY2(error.contains("no such executable file"), qPrintable(error));
         QCOMPARE(ws.source(), Workspace::Source::Dump);
         // one that fails once under way (its output folder cannot be made): the program's source
+        const testing::StandInProbe probe; // where the build has none
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"}), {}, &error));
         QVERIFY(!ws.comparison());
         QCOMPARE(ws.source(), Workspace::Source::Program);
@@ -463,6 +464,7 @@ private slots:
         QString error;
         // A program that exists, an output folder that cannot be made: it fails once the source
         // has changed (a program not found fails before, and the scan goes on)
+        const testing::StandInProbe probe; // where the build has none
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"}), {},
                            &error)); // a new source all the same: the program's
         QVERIFY(!ws.scanJob()->isRunning());

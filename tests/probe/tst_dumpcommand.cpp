@@ -1065,6 +1065,17 @@ private slots:
         const Run c = runLlmscope({"compare", "--golden-path", a, "--my-path", b, "-o", m_dir.path() + "/config-report"});
         QVERIFY2(c.err.startsWith("llmscope compare: configuration: 3 of "), qPrintable(c.err));
         QCOMPARE(QDir(m_dir.path() + "/config-report").entryList({"config_diff_*.json"}).size(), 1);
+        // the context as the graphs say it: the KV cache's types, flash attention, the tokens
+        QVERIFY2(std::find(s.context.begin(), s.context.end(), "KV cache K type=f16") != s.context.end(),
+                 qPrintable(QString::fromStdString(s.context.empty() ? "" : s.context.front())));
+        QVERIFY(std::any_of(s.context.begin(), s.context.end(),
+                            [](const std::string &c) { return c.rfind("flash attention=", 0) == 0; }));
+        const QString q8 = dump("q8", "-t 1 -ctk q8_0", "1");
+        QVERIFY(!q8.isEmpty());
+        const Run k = runLlmscope({"config-diff", a, q8});
+        QCOMPARE(k.code, 1);
+        QVERIFY2(k.out.contains("\ncontext\n  KV cache K type\n    golden: f16\n    test:   q8_0\n"), qPrintable(k.out));
+        QVERIFY2(!k.out.contains("prompt tokens"), qPrintable(k.out)); // the same prompt
         // a folder with no dump says what to do
         const Run none = runLlmscope({"config-diff", a, m_dir.path()});
         QCOMPARE(none.code, 2);
