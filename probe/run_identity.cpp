@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -79,13 +80,26 @@ std::vector<std::string> steeringEnvironment()
 {
     static const char *const prefixes[] = {"GGML_", "LLAMA_", "OMP_", "GOMP_", "KMP_", "VK_", "MESA_", "RADV_",
                                            "CUDA_", "HIP_", "ROCR_", "OPENBLAS_", "MKL_", "ZES_", "SYCL_"};
+    // and the ones the user named (llmscope dump --record-env A,B)
+    std::vector<std::string> named;
+    if (const char *list = std::getenv("LLMSCOPE_RECORD_ENV"))
+        for (const char *p = list; *p;) {
+            const char *comma = std::strchr(p, ',');
+            const size_t n = comma ? size_t(comma - p) : std::strlen(p);
+            if (n)
+                named.emplace_back(p, n);
+            p += comma ? n + 1 : n;
+        }
     std::vector<std::string> vars;
-    for (char **e = environ; e && *e; ++e)
+    for (char **e = environ; e && *e; ++e) {
+        const char *eq = std::strchr(*e, '=');
+        const std::string name(*e, eq ? size_t(eq - *e) : std::strlen(*e));
+        bool wanted = std::find(named.begin(), named.end(), name) != named.end();
         for (const char *p : prefixes)
-            if (std::strncmp(*e, p, std::strlen(p)) == 0) {
-                vars.emplace_back(*e);
-                break;
-            }
+            wanted |= std::strncmp(*e, p, std::strlen(p)) == 0;
+        if (wanted)
+            vars.emplace_back(*e);
+    }
     std::sort(vars.begin(), vars.end());
     return vars;
 }

@@ -15,8 +15,8 @@ std::vector<std::string> commandLine();
 // The machine: /etc/machine-id, else the host name.
 std::string hostId();
 // The environment variables that steer ggml, llama.cpp, OpenMP and the device runtimes
-// (GGML_*, LLAMA_*, OMP_*, VK_*, MESA_*, CUDA_*, ...), "NAME=value", sorted; the probe's own
-// (LLMSCOPE_*) left out.
+// (GGML_*, LLAMA_*, OMP_*, VK_*, MESA_*, CUDA_*, ...) and those LLMSCOPE_RECORD_ENV names
+// (llmscope dump --record-env), "NAME=value", sorted; the probe's own (LLMSCOPE_*) left out.
 std::vector<std::string> steeringEnvironment();
 // ggml's and llama.cpp's libraries in the process (libggml*, libllama*), each "path build-id"
 // (the ELF build id in hex, "-" without one), in load order.

@@ -244,6 +244,10 @@
         <source>%1 in the graph, at most %2 dumped in a round</source>
         <translation>计算图中 %1 个，单轮最多转储 %2 个</translation>
     </message>
+    <message>
+        <source>no program running: the pages show a dump</source>
+        <translation>没有正在运行的程序：各页显示的是一个转储</translation>
+    </message>
 </context>
 <context>
     <name>DiffTableModel</name>

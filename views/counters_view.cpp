@@ -86,7 +86,13 @@ void CountersView::setLastRound(const live::Round &r)
 
 void CountersView::follow(SessionDocument *doc)
 {
-    connect(doc, &SessionDocument::sourceChanged, this, &CountersView::clear);
+    connect(doc, &SessionDocument::sourceChanged, this, [this](SessionDocument::Source kind, const QString &name) {
+        clear();
+        if (kind == SessionDocument::Source::Dump) { // what the window shows instead (a hunt's, a comparison's)
+            m_state->setText(tr("no program running: the pages show a dump"));
+            m_folder->setText(name);
+        }
+    });
     auto show = [this, doc] {
         const SessionDocument::Program &p = doc->program();
         setState(p.stateWords(), p.message);

@@ -124,6 +124,11 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
         o.liveSocket = r.value();
     } else if (a == "--children") {
         o.children = true;
+    } else if (a == "--record-env") {
+        o.recordEnv = r.value();
+        for (const std::string &name : split(o.recordEnv, ','))
+            if (name.empty() || name.find_first_of("=\n") != std::string::npos)
+                throw Error("--record-env: '" + o.recordEnv + "' is not a list of variable names like MY_FLAG,OTHER");
     } else if (a == "--timeout") {
         o.timeoutSeconds = parseChoice("--timeout", r.value(), 1, 7 * 24 * 3600);
     } else {
@@ -209,6 +214,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.readMode != d.readMode, "--read", o.readMode);
     opt(o.timeoutSeconds != 0, "--timeout", std::to_string(o.timeoutSeconds));
     opt(o.children, "--children");
+    opt(!o.recordEnv.empty(), "--record-env", o.recordEnv);
     opt(!o.liveSocket.empty(), "--live", o.liveSocket);
     return a;
 }
@@ -245,6 +251,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_READ"] = o.readMode;
     env["LLMSCOPE_LOG_LEVEL"] = o.logLevel;
     env["LLMSCOPE_CHILDREN"] = o.children ? "1" : "0";
+    env["LLMSCOPE_RECORD_ENV"] = o.recordEnv;
     if (!o.liveSocket.empty())
         env["LLMSCOPE_LIVE"] = o.liveSocket;
     return env;
@@ -351,6 +358,9 @@ llmscope's own:
   --timeout SECONDS       stop the target after SECONDS (the dump keeps what was written)
   --children              also probe the processes the program starts (a shell or launcher
                           such as bash, env or timeout passes the probe on by itself)
+  --record-env NAMES      also record these environment variables in the run's configuration
+                          (llmscope config-diff), beside those that steer ggml, llama.cpp,
+                          OpenMP and the device runtimes: MY_FLAG,OTHER
   --live SOCKET           stream topology, rounds and statistics to the app listening on
                           SOCKET, and take its selections while the program runs
 )";

@@ -40,6 +40,7 @@ struct DumpOptions {
     std::string readMode = "auto";      // --read: auto, inline, graph or node
     int timeoutSeconds = 0;             // --timeout
     std::string liveSocket;             // --live: the app's socket (core/live/live_protocol.h)
+    std::string recordEnv;              // --record-env NAMES: more variables in the run's configuration
     bool children = false;              // --children: every child process is probed too (shells and
                                         // launchers such as env pass the probe on by themselves)
 };

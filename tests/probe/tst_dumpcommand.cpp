@@ -1076,6 +1076,19 @@ private slots:
         QCOMPARE(k.code, 1);
         QVERIFY2(k.out.contains("\ncontext\n  KV cache K type\n    golden: f16\n    test:   q8_0\n"), qPrintable(k.out));
         QVERIFY2(!k.out.contains("prompt tokens"), qPrintable(k.out)); // the same prompt
+        { // a variable the user names is recorded too
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.insert("OMP_NUM_THREADS", "1");
+            env.insert("MYAPP_FLAG", "on");
+            const QString out = m_dir.path() + "/config-named";
+            const Run named = runLlmscope({"dump", "--exec", gen("-t 1"), "--type", "stats", "--record-env", "MYAPP_FLAG", "-o", out}, env);
+            QVERIFY2(named.code == 0, qPrintable(named.err));
+            const Run n = runLlmscope({"config-diff", a, onlyDump(out)});
+            QVERIFY2(n.out.contains("\nenvironment\n  MYAPP_FLAG\n    golden: (none)\n    test:   on\n"), qPrintable(n.out));
+            const Run bad = runLlmscope({"dump", "--exec", gen(), "--record-env", "A=1", "-o", out});
+            QCOMPARE(bad.code, 2);
+            QVERIFY2(bad.err.contains("--record-env: 'A=1' is not a list of variable names"), qPrintable(bad.err));
+        }
         // a folder with no dump says what to do
         const Run none = runLlmscope({"config-diff", a, m_dir.path()});
         QCOMPARE(none.code, 2);
