@@ -394,8 +394,8 @@ void Probe::handOver(std::vector<TensorJob> &pending)
 ProbeStatus Probe::status(bool finished)
 {
     if (!m_librariesRead.exchange(true)) { // loaded by the first round: read once, outside the lock
-        auto libs = ggmlLibraries();
         auto objects = loadedObjects();
+        auto libs = ggmlLibraries(objects);
         auto devices = backendDevices();
         auto features = cpuFeatures();
         std::lock_guard lock(m_statusMutex);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 extern char **environ;
 
@@ -104,19 +105,15 @@ std::vector<std::string> steeringEnvironment()
     return vars;
 }
 
-std::vector<std::string> ggmlLibraries()
+std::vector<std::string> ggmlLibraries(const std::vector<LoadedObject> &objects)
 {
     std::vector<std::string> libs;
-    dl_iterate_phdr(
-        [](dl_phdr_info *info, size_t, void *out) {
-            const char *path = info->dlpi_name;
-            const char *slash = path ? std::strrchr(path, '/') : nullptr;
-            const char *base = slash ? slash + 1 : path;
-            if (base && (std::strncmp(base, "libggml", 7) == 0 || std::strncmp(base, "libllama", 8) == 0))
-                static_cast<std::vector<std::string> *>(out)->push_back(std::string(path) + " " + buildId(info));
-            return 0;
-        },
-        &libs);
+    for (const LoadedObject &o : objects) {
+        const size_t slash = o.path.rfind('/');
+        const std::string_view base = std::string_view(o.path).substr(slash == std::string::npos ? 0 : slash + 1);
+        if (base.substr(0, 7) == "libggml" || base.substr(0, 8) == "libllama")
+            libs.push_back(o.path + " " + o.buildId);
+    }
     return libs;
 }
 

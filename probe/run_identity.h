@@ -20,7 +20,7 @@ std::string hostId();
 std::vector<std::string> steeringEnvironment();
 // ggml's and llama.cpp's libraries in the process (libggml*, libllama*), each "path build-id"
 // (the ELF build id in hex, "-" without one), in load order.
-std::vector<std::string> ggmlLibraries();
+std::vector<std::string> ggmlLibraries(const std::vector<LoadedObject> &objects); // of loadedObjects()
 // Every shared object in the process (the program itself left out), in load order: its path,
 // its file's size and its build id. Drivers (libvulkan_lvp, libcuda) and runtimes (libgomp)
 // tell two runs apart as much as ggml's own libraries.

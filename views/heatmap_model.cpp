@@ -3,6 +3,7 @@
 #include "diff_table_model.h"
 #include "reason_words.h"
 
+#include "compare/report_text.h"
 #include "select/op_id.h"
 #include <QBrush>
 #include <QFont>
@@ -332,7 +333,7 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
 
 QString HeatmapModel::percentText(double share)
 {
-    return QString::number(100 * share, 'g', 3) + QStringLiteral(" %");
+    return QString::fromStdString(llmscope::report::percent(share));
 }
 
 QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -50,7 +50,8 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    // A share in percent, as the Diff table writes it ("9.66 %", "1.93e+03 %").
+    // A share in percent, as the Diff table and the command line write it ("9.66 %", "1.93e+03 %";
+    // report::percent).
     static QString percentText(double share);
 
 private:

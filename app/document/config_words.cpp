@@ -4,20 +4,18 @@
 #include <QStringList>
 
 namespace {
+// A group's name in the window's language (core names them in English, as these).
 QString groupName(const std::string &g)
 {
-    if (g == "environment")
-        return QCoreApplication::translate("ConfigWords", "environment");
-    if (g == "libraries")
-        return QCoreApplication::translate("ConfigWords", "libraries");
-    if (g == "hardware")
-        return QCoreApplication::translate("ConfigWords", "hardware");
-    if (g == "run")
-        return QCoreApplication::translate("ConfigWords", "run");
-    if (g == "context")
-        return QCoreApplication::translate("ConfigWords", "context");
-    if (g == "model files")
-        return QCoreApplication::translate("ConfigWords", "model files");
+    static const char *const names[] = {QT_TRANSLATE_NOOP("ConfigWords", "environment"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "libraries"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "hardware"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "run"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "context"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "model files")};
+    for (const char *name : names)
+        if (g == name)
+            return QCoreApplication::translate("ConfigWords", name);
     return QString::fromStdString(g);
 }
 } // namespace

@@ -55,38 +55,25 @@ std::string commandText(const std::vector<std::string> &args)
 }
 
 // The file's bytes digested as a tensor's are (util/hash.h), a chunk at a time; 0 when it
-// cannot be read.
+// cannot be read or changes while read.
 uint64_t fileDigest(const std::string &path, uint64_t bytes)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return 0;
-    uint64_t h = kFnvOffset ^ bytes, read = 0;
-    std::vector<char> buf(uint64_t(1) << 20); // a multiple of 8: words never straddle chunks
+    uint64_t h = contentDigestStart(bytes), read = 0;
+    std::vector<uint8_t> buf(uint64_t(1) << 20); // a multiple of 8: words never straddle chunks
     for (;;) {
-        in.read(buf.data(), std::streamsize(buf.size()));
+        in.read(reinterpret_cast<char *>(buf.data()), std::streamsize(buf.size()));
         const uint64_t n = uint64_t(in.gcount());
         read += n;
-        uint64_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            uint64_t w;
-            __builtin_memcpy(&w, buf.data() + i, 8);
-            h = (h ^ w) * 1099511628211ull;
-        }
-        if (i < n || n < buf.size()) { // the last chunk: its tail as contentDigest takes it
-            uint64_t tail = 0;
-            for (uint64_t k = 0; i + k < n; ++k)
-                tail |= uint64_t(static_cast<unsigned char>(buf[i + k])) << (8 * k);
-            h = (h ^ tail) * 1099511628211ull;
+        if (n < buf.size()) { // the last chunk
+            h = contentDigestEnd(h, buf.data(), n);
             break;
         }
+        h = contentDigestWords(h, buf.data(), n);
     }
-    if (read != bytes)
-        return 0; // changed while read
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h | 1;
+    return read == bytes ? h : 0;
 }
 
 // A model's digest is read once a process for each version of the file (its size and time):
