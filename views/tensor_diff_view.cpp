@@ -19,6 +19,7 @@
 
 #include "tensor_slice_model.h"
 #include "slice_picker.h"
+#include "tensor/tensor.h"
 
 SliceErrorModel::SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent)
     : QAbstractTableModel(parent), m_golden(golden), m_test(test)
@@ -73,16 +74,6 @@ QVariant SliceErrorModel::headerData(int section, Qt::Orientation, int role) con
 {
     return role == Qt::DisplayRole ? QVariant(QString::number(section)) : QVariant();
 }
-
-namespace {
-int64_t elementCount(const std::vector<int64_t> &dims)
-{
-    int64_t n = 1;
-    for (int64_t d : dims)
-        n *= d;
-    return n;
-}
-} // namespace
 
 TensorDiffView::TensorDiffView(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QListWidget(this)),
@@ -202,7 +193,7 @@ void TensorDiffView::showPair(int row)
     }
     QString status = m_golden->dims() == m_test->dims()
                          ? tr("Both %1 elements; pick the dimensions to show below.")
-                               .arg(qlonglong(elementCount(m_golden->dims())))
+                               .arg(qlonglong(llmscope::elementCount(m_golden->dims())))
                          : tr("The shapes differ: golden and test are shown as their files hold them.");
     if (p.goldenView.headSize || p.testView.headSize)
         status += QLatin1Char(' ') + tr("Rows un-permuted within heads of %1, as Hugging Face orders them.")

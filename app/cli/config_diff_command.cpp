@@ -11,7 +11,7 @@
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope config-diff A B [--json FILE] [--xlsx FILE]
+const char *kConfigDiffUsage = R"(usage: llmscope config-diff A B [--json FILE] [--xlsx FILE]
 
 What differs between two runs' configurations, before any tensor: msProbe's config_check for
 llama.cpp. A and B are dump folders (msit_dump_*, or the -o folder above one) or probe status
@@ -46,7 +46,7 @@ int runConfigDiffCommand(const QStringList &args)
     using namespace llmscope;
     for (const auto &a : args)
         if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            std::fputs(kUsage, stdout);
+            std::fputs(kConfigDiffUsage, stdout);
             return 0;
         }
     try {

@@ -22,7 +22,7 @@
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
+const char *kOpcheckUsage = R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
                         [--standard bounds|msit|msprobe]
 
 Replays each dumped operation on its dumped inputs with a float64 reference and holds its
@@ -184,7 +184,7 @@ int runOpcheckCommand(const QStringList &args)
     using namespace llmscope;
     for (const auto &a : args)
         if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            std::fputs(kUsage, stdout);
+            std::fputs(kOpcheckUsage, stdout);
             return 0;
         }
     try {

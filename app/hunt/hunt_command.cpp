@@ -24,7 +24,7 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
+const char *kHuntUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
 
 Finds the first operation where the test program departs from the golden one:
   1. runs both with statistics of every operation (--type model stats) in every round, the
@@ -68,7 +68,7 @@ int runHuntCommand(const QStringList &args)
         return 2;
     }
     if (request.help) {
-        std::fputs(kUsage, stdout);
+        std::fputs(kHuntUsage, stdout);
         return 0;
     }
     // Both programs found before the first runs: a typo in the test's waits for no golden run.

@@ -19,7 +19,7 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope quant-report --golden "CMD" --test "CMD" [-o DIR] [-er RANGES]
+const char *kQuantReportUsage = R"(usage: llmscope quant-report --golden "CMD" --test "CMD" [-o DIR] [-er RANGES]
                             [--budget SHARE] [--keep-type TYPE]
 
 Which weights a quantized model loses its accuracy through, and which to keep in a higher type:
@@ -61,7 +61,7 @@ int runQuantReportCommand(const QStringList &args)
             const QString a = QString::fromStdString(r.option());
             auto value = [&r] { return QString::fromStdString(r.value()); };
             if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-                std::fputs(kUsage, stdout);
+                std::fputs(kQuantReportUsage, stdout);
                 return 0;
             } else if (a == QLatin1String("--golden")) {
                 golden = value();

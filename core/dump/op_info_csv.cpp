@@ -17,7 +17,7 @@ const char *const kOpInfoHeader =
 namespace {
 constexpr size_t kColumns = 21;
 
-std::string field(std::string v)
+std::string pipeField(std::string v)
 {
     for (char &c : v)
         if (c == '|')
@@ -31,7 +31,7 @@ std::string list(const std::vector<std::string> &v)
 {
     std::string out;
     for (size_t i = 0; i < v.size(); ++i)
-        out += (i ? ";" : "") + field(v[i]);
+        out += (i ? ";" : "") + pipeField(v[i]);
     return out;
 }
 
@@ -46,12 +46,12 @@ std::string opInfoCsv(const std::vector<OpInfoRow> &rows, size_t firstCaseNum)
     std::string out = std::string(kOpInfoHeader) + "\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const OpInfoRow &r = rows[i];
-        const std::vector<std::string> cols{std::to_string(firstCaseNum + i), field(r.caseName), field(r.opName),
-                                            field(r.opParam), std::to_string(r.inDtypes.size()), list(r.inDtypes),
+        const std::vector<std::string> cols{std::to_string(firstCaseNum + i), pipeField(r.caseName), pipeField(r.opName),
+                                            pipeField(r.opParam), std::to_string(r.inDtypes.size()), list(r.inDtypes),
                                             list(r.inFormats), list(r.inShapes), std::to_string(r.outDtypes.size()),
                                             list(r.outDtypes), list(r.outFormats), list(r.outShapes), "customize",
-                                            "", list(r.inFiles), list(r.outFiles), field(r.testType), "",
-                                            field(r.fromModel), field(r.socVersion), ""};
+                                            "", list(r.inFiles), list(r.outFiles), pipeField(r.testType), "",
+                                            pipeField(r.fromModel), pipeField(r.socVersion), ""};
         for (size_t c = 0; c < cols.size(); ++c)
             out += (c ? "|" : "") + cols[c];
         out += "\n";
