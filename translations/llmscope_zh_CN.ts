@@ -90,6 +90,10 @@
         <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
         <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
     </message>
+    <message>
+        <source>First divergent: %1 in %2</source>
+        <translation>首个偏离：%2的 %1</translation>
+    </message>
 </context>
 <context>
     <name>CompareDialog</name>
@@ -161,6 +165,94 @@
     <message>
         <source>context</source>
         <translation>上下文</translation>
+    </message>
+    <message>
+        <source>machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <source>CPU backend features</source>
+        <translation>CPU 后端特性</translation>
+    </message>
+    <message>
+        <source>command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>backends that computed</source>
+        <translation>参与计算的后端</translation>
+    </message>
+    <message>
+        <source>fusion kept (--keep-fusion)</source>
+        <translation>保留融合（--keep-fusion）</translation>
+    </message>
+    <message>
+        <source>flash attention</source>
+        <translation>flash attention</translation>
+    </message>
+    <message>
+        <source>KV cache cells</source>
+        <translation>KV 缓存单元数</translation>
+    </message>
+    <message>
+        <source>KV cache streams</source>
+        <translation>KV 缓存流数</translation>
+    </message>
+    <message>
+        <source>KV cache K type</source>
+        <translation>KV 缓存 K 类型</translation>
+    </message>
+    <message>
+        <source>KV cache V type</source>
+        <translation>KV 缓存 V 类型</translation>
+    </message>
+    <message>
+        <source>most tokens in a round</source>
+        <translation>单轮最多 token 数</translation>
+    </message>
+    <message>
+        <source>size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>digest</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>tensor types</source>
+        <translation>张量类型</translation>
+    </message>
+    <message>
+        <source>model %1</source>
+        <translation>模型 %1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>prompt tokens (round %1)</source>
+        <translation>提示词 token 数（第 %1 轮）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
 </context>
 <context>
@@ -385,20 +477,28 @@ test: %2</source>
         <translation>&lt;b style=&quot;color:#b3261e&quot;&gt;%1&lt;/b&gt; %2&lt;br&gt;不显示任何对比结果：之前的结果会被误当作这次的结论。</translation>
     </message>
     <message>
-        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (the first operation compared).</source>
-        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（比对的第一个算子）。</translation>
-    </message>
-    <message>
-        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in round %2 (the %3 operations before it passed).</source>
-        <translation>首个偏离：第 %2 轮的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;Standard&lt;/b&gt; %1.</source>
         <translation>&lt;b&gt;标准&lt;/b&gt; %1。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Configuration&lt;/b&gt; %1 (llmscope config-diff; the summary&apos;s tooltip lists them).</source>
         <translation>&lt;b&gt;配置&lt;/b&gt; %1（llmscope config-diff；摘要的提示中逐项列出）。</translation>
+    </message>
+    <message>
+        <source>round %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>round %1, %2</source>
+        <translation>第 %1 轮，%2</translation>
+    </message>
+    <message>
+        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in %2 (the first operation compared).</source>
+        <translation>首个偏离：%2的 &lt;b&gt;%1&lt;/b&gt;（比对的第一个算子）。</translation>
+    </message>
+    <message>
+        <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in %2 (the %3 operations before it passed).</source>
+        <translation>首个偏离：%2的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
     </message>
 </context>
 <context>
@@ -459,8 +559,8 @@ test: %2</source>
         <translation>自身引入</translation>
     </message>
     <message>
-        <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id; dashed (added): the error they add themselves in round %3. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
-        <translation>实线: 每层算子输出的最大相对误差(对数刻度), 层按其顶层算子 id 排列; 虚线(自身引入): 第 %3 轮算子自身引入的误差。误差在第 %3 轮的 %1(id %2)处上升。点击数据点可选中该层误差最大的算子。</translation>
+        <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id (red: round %3, blue: the other rounds); dashed (added): the error they add themselves in round %3. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
+        <translation>实线：每层算子输出的最大相对误差（对数刻度），层按其顶层算子 id 排列（红色：第 %3 轮，蓝色：其他轮）；虚线（自身引入）：第 %3 轮算子自身引入的误差。误差在第 %3 轮的 %1（id %2）处上升。点击数据点可选中该层误差最大的算子。</translation>
     </message>
 </context>
 <context>
@@ -660,19 +760,19 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>diff: error added by the op itself</source>
-        <translation>比对: 算子自身引入的误差</translation>
+        <translation>比对：算子自身引入的误差</translation>
     </message>
     <message>
         <source>diff: relative euclidean distance</source>
-        <translation>比对: 相对欧氏距离</translation>
+        <translation>比对：相对欧氏距离</translation>
     </message>
     <message>
         <source>diff: max relative error</source>
-        <translation>比对: 最大相对误差</translation>
+        <translation>比对：最大相对误差</translation>
     </message>
     <message>
         <source>diff: 1 - cosine</source>
-        <translation>比对: 1 - 余弦</translation>
+        <translation>比对：1 - 余弦</translation>
     </message>
     <message>
         <source>replay: largest error over its bound (above 1: beyond it)</source>
@@ -712,7 +812,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>diff: error it adds / its budget</source>
-        <translation>比对: 自身引入误差 / 其预算</translation>
+        <translation>比对：自身引入误差 / 其预算</translation>
     </message>
     <message>
         <source>The error each op adds itself as a share of what its op type may add (ggml&apos;s budgets, the engine standard): above 1 it fails. Ops after a failed one are pale when they add nothing of their own, though their inputs carry its error</source>
@@ -948,8 +1048,8 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>found: round %1, op %2 in %3
   output cosine %4, relative error %5 % (inputs %6 %, added %7 %)</source>
-        <translation>找到: 第 %1 轮, 算子 %2, 位于 %3
-  输出余弦 %4, 相对误差 %5 %(输入 %6 %, 自身引入 %7 %)</translation>
+        <translation>找到：第 %1 轮，算子 %2，位于 %3
+  输出余弦 %4，相对误差 %5 %（输入 %6 %，自身引入 %7 %）</translation>
     </message>
     <message>
         <source>first divergent by statistics: round %1, op %2 (relative error at least %3 %)</source>
@@ -1186,6 +1286,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>both runs copied into the KV cache %1 outside any graph in %2 alike, and not every copy could be held against its source (see each dump&apos;s status, state_copies)</source>
         <translation>两次运行在%2中都在计算图之外向 KV 缓存 %1 做了相同的复制，但并非每次复制都能与其源核对（见各转储状态文件中的 state_copies）</translation>
+    </message>
+    <message>
+        <source>%1, llama.cpp&apos;s %2</source>
+        <translation>%1，即 llama.cpp 的%2</translation>
     </message>
 </context>
 <context>
@@ -1618,12 +1722,31 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>首个偏离算子的误差经由它引入</translation>
     </message>
     <message>
-        <source>The whole layer, or as much of it as stays readable across the view</source>
-        <translation>整层；若整层过小无法阅读，则按视图宽度显示可读的部分</translation>
-    </message>
-    <message>
         <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round. Ctrl+wheel zooms, dragging moves.</source>
         <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。Ctrl+滚轮缩放，拖动可平移。</translation>
+    </message>
+    <message>
+        <source>Whole layer</source>
+        <translation>整层</translation>
+    </message>
+    <message>
+        <source>The whole layer in view</source>
+        <translation>整层都在视图中</translation>
+    </message>
+    <message>
+        <source>Readable boxes, as much of the layer as they leave in view</source>
+        <translation>方框保持可读，视图中显示其所能容纳的部分</translation>
+    </message>
+    <message>
+        <source>The whole layer in view, its boxes too small to read: an overview</source>
+        <translation>在视图中显示整层，方框过小无法阅读：用作概览</translation>
+    </message>
+</context>
+<context>
+    <name>LayerWords</name>
+    <message>
+        <source>layer %1 (blk.%1)</source>
+        <translation>第 %1 层（blk.%1）</translation>
     </message>
 </context>
 <context>
@@ -2942,8 +3065,8 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>%1（偏离）</translation>
     </message>
     <message>
-        <source>The largest relative error between two runs&apos; outputs of the operation, ||a - b|| / ||a||: 0 where every run computed the same bits, 0.001 a thousandth of the output&apos;s size</source>
-        <translation>任意两次运行中该算子输出之间最大的相对误差，||a - b|| / ||a||：各次运行逐位相同时为 0，0.001 即输出大小的千分之一</translation>
+        <source>The largest relative error between two runs&apos; outputs of the operation, ||a - b|| / ||a||, in percent of the output&apos;s size: 0 where every run computed the same bits</source>
+        <translation>该算子在两次运行输出之间的最大相对误差 ||a - b|| / ||a||，以输出大小的百分比表示：所有运行算出的比特完全相同时为 0</translation>
     </message>
 </context>
 <context>

@@ -12,7 +12,11 @@ CountersView::CountersView(QWidget *parent)
     : QWidget(parent), m_state(new QLabel(this)), m_process(new QLabel(this)), m_folder(new QLabel(this)),
       m_rounds(new QLabel(this)), m_ops(new QLabel(this)), m_tensors(new QLabel(this)), m_last(new QLabel(this))
 {
-    auto *form = new QFormLayout(this);
+    auto *form = m_form = new QFormLayout(this);
+    // Rows close together, and a row with nothing to say hidden (a dump shown has no process,
+    // rounds or counts): the panel shares the bottom of a laptop's screen with the console.
+    form->setContentsMargins(6, 2, 6, 2);
+    form->setVerticalSpacing(1);
     form->addRow(tr("State:"), m_state);
     form->addRow(tr("Process:"), m_process);
     form->addRow(tr("Dump folder:"), m_folder);
@@ -37,6 +41,13 @@ void CountersView::clear()
     m_state->setText(tr("no program running"));
     for (QLabel *l : {m_process, m_folder, m_rounds, m_ops, m_tensors, m_last})
         l->setText(QStringLiteral("-"));
+    showFilledRows();
+}
+
+void CountersView::showFilledRows()
+{
+    for (QLabel *l : {m_process, m_folder, m_rounds, m_ops, m_tensors, m_last})
+        m_form->setRowVisible(l, l->text() != QLatin1String("-"));
 }
 
 void CountersView::setState(const QString &state, const QString &message)
@@ -51,11 +62,13 @@ void CountersView::setProcess(const live::Hello &h)
                            .arg(h.pid)
                            .arg(QString::fromStdString(h.engine),
                                 QString::fromStdString(h.device.empty() ? std::string("?") : h.device)));
+    showFilledRows();
 }
 
 void CountersView::setDumpFolder(const QString &folder)
 {
     m_folder->setText(folder);
+    showFilledRows();
 }
 
 void CountersView::setCounters(const live::Counters &c)
@@ -73,6 +86,7 @@ void CountersView::setCounters(const live::Counters &c)
     m_tensors->setText(written);
     // Missing tensors are news the user must not overlook.
     m_tensors->setStyleSheet(c.skipped ? QStringLiteral("color: #b3261e; font-weight: bold") : QString());
+    showFilledRows();
 }
 
 void CountersView::setLastRound(const live::Round &r)
@@ -82,6 +96,7 @@ void CountersView::setLastRound(const live::Round &r)
                                    .arg(r.opsSelected)
                                    .arg(QString::fromStdString(r.read))
                              : tr("%1: not dumped").arg(r.round));
+    showFilledRows();
 }
 
 void CountersView::follow(SessionDocument *doc)
@@ -90,7 +105,7 @@ void CountersView::follow(SessionDocument *doc)
         clear();
         if (kind == SessionDocument::Source::Dump) { // what the window shows instead (a hunt's, a comparison's)
             m_state->setText(tr("no program running: the pages show a dump"));
-            m_folder->setText(name);
+            setDumpFolder(name);
         }
     });
     auto show = [this, doc] {

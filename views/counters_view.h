@@ -6,6 +6,7 @@
 
 #include "live/live_protocol.h"
 
+class QFormLayout;
 class QLabel;
 class SessionDocument;
 
@@ -24,5 +25,8 @@ public:
     QString text() const; // everything shown, one line each (tests, copying)
 
 private:
+    void showFilledRows();
+
+    QFormLayout *m_form;
     QLabel *m_state, *m_process, *m_folder, *m_rounds, *m_ops, *m_tensors, *m_last;
 };

@@ -1,5 +1,6 @@
 #include "diff_view.h"
 #include "config_words.h"
+#include "layer_words.h"
 #include "reason_words.h"
 
 #include <QCheckBox>
@@ -142,13 +143,14 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
     if (res.firstDivergent >= 0) {
         const OpResult &op = res.ops[size_t(res.firstDivergent)];
         // (none compared before it: "0 operations before it passed" read as "none passed")
-        lines << (res.firstDivergent == 0 ? tr("First divergent: <b>%1</b> in round %2 (the first operation compared).")
-                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped())
-                                                .arg(op.round)
-                                          : tr("First divergent: <b>%1</b> in round %2 (the %3 operations before it "
+        // where it is as llama.cpp counts layers (its weights' blk.N), beside the op id's own count
+        const QString layer = layerWords(op.name);
+        const QString when = layer.isEmpty() ? tr("round %1").arg(op.round) : tr("round %1, %2").arg(op.round).arg(layer);
+        lines << (res.firstDivergent == 0 ? tr("First divergent: <b>%1</b> in %2 (the first operation compared).")
+                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped(), when.toHtmlEscaped())
+                                          : tr("First divergent: <b>%1</b> in %2 (the %3 operations before it "
                                                "passed).")
-                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped())
-                                                .arg(op.round)
+                                                .arg(DiffTableModel::opCell(op).toHtmlEscaped(), when.toHtmlEscaped())
                                                 .arg(res.firstDivergent));
         if (const Reason cause = causeWords(res, op); !cause.empty())
             lines << tr("<b>Cause:</b> %1.").arg(reasonWords(cause).toHtmlEscaped());

@@ -28,7 +28,9 @@ constexpr double kFloor = 1e-6; // a log axis has no zero; below this, float32 r
 ErrorCurveView::ErrorCurveView(QWidget *parent) : QWidget(parent), m_view(new QChartView(this)), m_note(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(300, 150);
+    // narrow enough for the Diff page's side on a 1024-wide screen: a wider least size put the
+    // plot's right part, its legend, out of view there
+    m_view->setMinimumSize(160, 150);
     m_note->setWordWrap(true);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -103,6 +105,9 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         chart->addSeries(s);
         s->attachAxis(x);
         s->attachAxis(y);
+        connect(s, &QLineSeries::hovered, this, [this, name](const QPointF &, bool on) {
+            m_view->setToolTip(on ? name : QString()); // its name, where the legend has no room
+        });
         connect(s, &QLineSeries::clicked, this, [this, round](const QPointF &p) {
             const QString id = worstOp(round, int(std::lround(p.x())));
             if (!id.isEmpty())
@@ -133,7 +138,8 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
         const OpResult &op = r->ops[size_t(r->firstDivergent)];
         const int layer = int(OpId::lenient(op.opId).layer());
         note = tr("Solid: the worst output relative error (log scale) of each layer's operations, layers by their "
-                  "top-level operation id; dashed (added): the error they add themselves in round %3. "
+                  "top-level operation id (red: round %3, blue: the other rounds); dashed (added): the error they add "
+                  "themselves in round %3. "
                   "It rises in %1 (id %2) in round %3. Click a point to pick that layer's worst operation. ")
                    .arg(layerNames.value(layer, QString::number(layer)))
                    .arg(layer)
@@ -152,18 +158,36 @@ void ErrorCurveView::resizeEvent(QResizeEvent *e)
 }
 
 // A row of names below the plot cuts every one to "rou…" on a laptop's Diff page: there the
-// legend goes to the plot's right, a name a line.
+// legend goes to the plot's right, a name a line; where that column would leave the plot too
+// little room (a 1024-wide screen cut it to "r"), there is none: the note below says what the
+// lines are, and a line's name shows when the pointer is on it.
 void ErrorCurveView::placeLegend()
 {
     QChart *chart = m_view->chart();
     if (!chart)
         return;
     const QFontMetrics fm(chart->legend()->font());
-    int row = 0;
-    for (const QLegendMarker *m : chart->legend()->markers())
-        row += fm.horizontalAdvance(m->label()) + fm.height() + 2 * fm.averageCharWidth(); // box, gap
+    int row = 0, column = 0;
+    for (const QLegendMarker *m : chart->legend()->markers()) {
+        const int one = fm.horizontalAdvance(m->label()) + fm.height() + 2 * fm.averageCharWidth(); // box, gap
+        row += one;
+        column = std::max(column, one + fm.averageCharWidth());
+    }
     // (this widget's width: the view's own follows it only once the layout has run)
-    chart->legend()->setAlignment(row > width() - 2 * fm.averageCharWidth() ? Qt::AlignRight : Qt::AlignBottom);
+    const int room = width() - 2 * fm.averageCharWidth();
+    if (row <= room)
+        chart->legend()->setAlignment(Qt::AlignBottom);
+    else if (column * 3 <= room) // the plot keeps two thirds
+        chart->legend()->setAlignment(Qt::AlignRight);
+    chart->legend()->setVisible(row <= room || column * 3 <= room);
+}
+
+QString ErrorCurveView::legendPlace() const
+{
+    const QChart *chart = m_view->chart();
+    if (!chart || !chart->legend()->isVisible())
+        return QStringLiteral("none");
+    return chart->legend()->alignment() == Qt::AlignBottom ? QStringLiteral("below") : QStringLiteral("right");
 }
 
 void ErrorCurveView::follow(Cursor *cursor)

@@ -30,6 +30,7 @@ public:
     const std::map<int64_t, std::vector<double>> &addedCurves() const { return m_added; }
     QString worstOp(int64_t round, int layer) const;
     QChartView *chartView() const { return m_view; }
+    QString legendPlace() const; // "below", "right" or "none" (no room for it beside the plot)
     void follow(Cursor *cursor); // a click on a point sets the cursor's op
     void follow(SessionDocument *doc); // the metrics shown, by the document's layers
 
@@ -41,7 +42,7 @@ signals:
 
 private:
     void replaceChart(QChart *chart);
-    void placeLegend(); // below the plot where its names fit in a row, else at its right
+    void placeLegend(); // below the plot where its names fit in a row, else at its right, else none
 
     QChartView *m_view;
     QLabel *m_note;

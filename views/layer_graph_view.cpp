@@ -51,8 +51,7 @@ LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
     m_view->setToolTip(tr("Boxes: the layer's operations, coloured as the heatmap; grey leaves: weights, KV cache "
                           "and inputs from outside the layer. Click a box to pick it; Ctrl+wheel zooms."));
     m_layers->setMinimumContentsLength(16);
-    auto *fitButton = new QPushButton(tr("Fit"), this);
-    fitButton->setToolTip(tr("The whole layer, or as much of it as stays readable across the view"));
+    auto *fitButton = m_fit = new QPushButton(tr("Fit"), this);
     m_status->setWordWrap(true);
     auto *row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Layer:"), this));
@@ -64,6 +63,7 @@ LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
     layout->addLayout(row);
     layout->addWidget(m_view, 1);
     connect(fitButton, &QPushButton::clicked, this, [this] {
+        m_whole = m_fit->property("offersWhole").toBool();
         m_autoFit = true;
         fit();
     });
@@ -196,6 +196,7 @@ void LayerGraphView::showLayer(const QString &group)
                           .arg(m_graph.edges.size()));
     recolour();
     m_autoFit = true;
+    m_whole = false;
     fit();
 }
 
@@ -280,9 +281,20 @@ void LayerGraphView::fit()
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     if (m_view->transform().m11() > 1.5) // a small layer: not blown up
         m_view->setTransform(QTransform::fromScale(1.5, 1.5));
+    const bool tooSmall = m_view->transform().m11() < kReadableScale;
+    if (tooSmall && m_whole) { // a little room to spare: a scroll bar that goes as it fits takes none back
+        m_view->scale(0.95, 0.95);
+        m_view->centerOn(m_scene->sceneRect().center());
+    }
+    // the button offers the other view of a layer larger than readable boxes show
+    m_fit->setText(tooSmall && !m_whole ? tr("Whole layer") : tr("Fit"));
+    m_fit->setProperty("offersWhole", tooSmall && !m_whole);
+    m_fit->setToolTip(!tooSmall ? tr("The whole layer in view")
+                      : m_whole ? tr("Readable boxes, as much of the layer as they leave in view")
+                                : tr("The whole layer in view, its boxes too small to read: an overview"));
     // A tall layer fitted whole has labels no one can read: as wide as the view then, never
-    // smaller than readable, scrolled to the first divergent op (or the top).
-    if (m_view->transform().m11() < kReadableScale) {
+    // smaller than readable, scrolled to the first divergent op (or the top); whole when asked.
+    if (tooSmall && !m_whole) {
         const QRectF scene = m_scene->sceneRect();
         const double across = scene.width() > 0 ? m_view->viewport()->width() / scene.width() : 1;
         const double s = std::clamp(across, kReadableScale, 1.5);

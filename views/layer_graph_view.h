@@ -16,6 +16,7 @@ class QComboBox;
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
+class QPushButton;
 class QGraphicsRectItem;
 
 class LayerGraphView : public QWidget {
@@ -68,6 +69,10 @@ private:
     QString m_group, m_selected;
     bool m_deferred = false; // a topology came while hidden: its layer is laid out once shown
     bool m_autoFit = true; // fit on resize, until the user zooms
+    // Fit shows readable boxes; where the layer is larger than that, the button offers the whole
+    // layer, however small, and then readable boxes again.
+    QPushButton *m_fit;
+    bool m_whole = false;
     QHash<QString, QGraphicsRectItem *> m_items; // op id -> its box
     QHash<QString, QGraphicsRectItem *> m_leaves; // a weight's or input's tensor name -> its box
 };

@@ -1,4 +1,6 @@
 #include "spread_table_model.h"
+
+#include "compare/report_text.h"
 #include "reason_words.h"
 #include "first_row_mark.h"
 
@@ -83,8 +85,9 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
     const double value = index.column() == SpreadColumn ? o.spread
                          : run >= 0 && size_t(run) < o.fromFirst.size() ? o.fromFirst[size_t(run)]
                                                                           : NAN;
+    // in percent of the output's size, as the Diff table's errors: bit-identical is a plain 0
     const auto text = [](double v) {
-        return std::isnan(v) ? QString() : v == 0 ? QStringLiteral("0") : QString::number(v, 'g', 3);
+        return std::isnan(v) ? QString() : v == 0 ? QStringLiteral("0") : QString::fromStdString(report::percent(v));
     };
     switch (role) {
     case OpIdRole: return QString::fromStdString(o.opId);
@@ -140,8 +143,8 @@ QVariant SpreadTableModel::headerData(int section, Qt::Orientation orientation, 
     if (role == Qt::ToolTipRole && run >= 0 && size_t(run) < m_result->runs.size())
         return QString::fromStdString(m_result->runs[size_t(run)].command);
     if (role == Qt::ToolTipRole && section == SpreadColumn)
-        return tr("The largest relative error between two runs' outputs of the operation, ||a - b|| / ||a||: 0 where "
-                  "every run computed the same bits, 0.001 a thousandth of the output's size");
+        return tr("The largest relative error between two runs' outputs of the operation, ||a - b|| / ||a||, in "
+                  "percent of the output's size: 0 where every run computed the same bits");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {

@@ -1,5 +1,6 @@
 #include "hunt_plan.h"
 
+#include "layer_words.h"
 #include "reason_words.h"
 #include "rounds_words.h"
 
@@ -655,9 +656,13 @@ QString notDumped(const OpResult &op)
 
 QString found(const CompareResult &r, const OpResult &op)
 {
+    // its msit path, then where llama.cpp counts it (its weights' blk.N)
+    const QString layer = layerWords(op.name);
+    const QString where = layer.isEmpty() ? QString::fromStdString(op.opPath)
+                                          : HuntText::tr("%1, llama.cpp's %2").arg(QString::fromStdString(op.opPath), layer);
     QString s = HuntText::tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
                     .arg(op.round)
-                    .arg(QString::fromStdString(op.label()), QString::fromStdString(op.opPath))
+                    .arg(QString::fromStdString(op.label()), where)
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
     const DivergenceCause cause = divergenceCause(r, op);

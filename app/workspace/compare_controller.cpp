@@ -15,6 +15,7 @@
 #include "job.h"
 #include "session_document.h"
 #include "util/error.h"
+#include "layer_words.h"
 #include "reason_words.h"
 
 using namespace llmscope;
@@ -29,9 +30,12 @@ CompareController::CompareController(SessionDocument *doc, QObject *parent)
 
 QString CompareController::conclusion(const CompareResult &r)
 {
-    return r.firstDivergent >= 0
-               ? tr("First divergent: %1").arg(QString::fromStdString(r.ops[size_t(r.firstDivergent)].label()))
-               : tr("Every operation passed");
+    if (r.firstDivergent < 0)
+        return tr("Every operation passed");
+    const OpResult &op = r.ops[size_t(r.firstDivergent)];
+    const QString layer = layerWords(op.name); // llama.cpp's count, as its weights' blk.N
+    return layer.isEmpty() ? tr("First divergent: %1").arg(QString::fromStdString(op.label()))
+                           : tr("First divergent: %1 in %2").arg(QString::fromStdString(op.label()), layer);
 }
 
 QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareController::run(CompareOptions o)

@@ -131,7 +131,7 @@ private slots:
         std::vector<Said> said;
         const hunt::Outcome o = hunt("found", Scenario(swigluAdds, swigluAdds), &said);
         QCOMPARE(o.end, hunt::Outcome::End::Found);
-        QVERIFY2(QRegularExpression(R"(^found: round 0, op 0_2 ffn_swiglu-0 \(SWIGLU\) in 0_DecoderLayer/2_SWIGLU\n)")
+        QVERIFY2(QRegularExpression(R"(^found: round 0, op 0_2 ffn_swiglu-0 \(SWIGLU\) in 0_DecoderLayer/2_SWIGLU, llama.cpp's layer 0 \(blk\.0\)\n)")
                      .match(o.message)
                      .hasMatch(),
                  qPrintable(o.message));
@@ -208,7 +208,7 @@ private slots:
         const hunt::Outcome o = hunt("walk", s, &said);
         QCOMPARE(o.end, hunt::Outcome::End::Found);
         QVERIFY(o.stats && o.stats->firstDivergent == 2); // the statistics named SWIGLU
-        QVERIFY2(o.message.startsWith("found: round 0, op 0_1 ffn_up-0 (MUL_MAT) in 0_DecoderLayer/1_MUL_MAT\n"),
+        QVERIFY2(o.message.startsWith("found: round 0, op 0_1 ffn_up-0 (MUL_MAT) in 0_DecoderLayer/1_MUL_MAT, llama.cpp's layer 0 (blk.0)\n"),
                  qPrintable(o.message));
         QVERIFY(o.walk && o.walk->firstDivergent >= 0);
         QStringList texts;

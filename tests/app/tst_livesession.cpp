@@ -563,6 +563,16 @@ private slots:
                  qPrintable(QString("%1 %2").arg(out[size_t(layer1 - 1)]).arg(out[size_t(layer1)])));
         QVERIFY(curves->addedCurves().at(round)[size_t(layer1)] > 1e-3);
         QVERIFY(curves->worstOp(round, layer1).startsWith(QString::number(layer1) + "_"));
+        { // on a 1024-wide screen the curves' names whole, or no legend and the note says which is which
+            const QSize was = w.size();
+            w.resize(1024, 700);
+            QCoreApplication::processEvents();
+            QVERIFY2(curves->outputCurves().size() >= 2, "rounds enough to crowd the legend");
+            QVERIFY2(testing::cutLegendNames(curves->chartView()->chart()).isEmpty(),
+                     qPrintable(curves->legendPlace() + ": " + testing::cutLegendNames(curves->chartView()->chart()).join(", ")));
+            w.resize(was);
+            QCoreApplication::processEvents();
+        }
         // The graph shows layer 1 with the first divergent op framed red, coloured as its heatmap cell.
         LayerGraphView *graph = w.layerGraph();
         QCOMPARE(graph->layer(), firstId.section('_', 0, 0));
@@ -637,13 +647,13 @@ private slots:
             names << tabs->tabText(i);
         QVERIFY2(names.contains(QString::fromUtf8("计算图")) && names.contains(QString::fromUtf8("热力图")),
                  qPrintable(names.join(',')));
-        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对: 自身引入误差 / 其预算"));
+        QCOMPARE(w.heatmap()->metricBox()->currentText(), QString::fromUtf8("比对：自身引入误差 / 其预算"));
         QVERIFY(hunt::stepCompareStats().startsWith(QString::fromUtf8("第 2/4 步")));
         QVERIFY(w.diff()->summary().contains(QString::fromUtf8("首个偏离")));
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("原因：</b>权重 blk.1.ffn_down.weight 在标杆与待测之间不同（相对误差 ")),
                  qPrintable(w.diff()->summary()));
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("配置</b> ")) &&
-                     w.diff()->summary().contains(QString::fromUtf8("模型文件 2（model 1, model 1 digest）")),
+                     w.diff()->summary().contains(QString::fromUtf8("模型文件 2（模型 1、模型 1 摘要）")),
                  qPrintable(w.diff()->summary()));
         // how the pairs were made, worded by the window from what core found
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("相同拓扑")) ||
@@ -688,7 +698,7 @@ private slots:
         const QString log = w.workspace()->hunt()->log().join('\n');
         QCOMPARE(ended.count(), 1);
         const QString conclusion = ended.at(0).at(1).toString();
-        QVERIFY2(QRegularExpression(R"(^found: round 0, op 2_\d+ ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/\d+_MUL_MAT\n)")
+        QVERIFY2(QRegularExpression(R"(^found: round 0, op 2_\d+ ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/\d+_MUL_MAT, llama.cpp's layer 1 \(blk\.1\)\n)")
                      .match(conclusion)
                      .hasMatch(),
                  qPrintable(log));

@@ -711,6 +711,24 @@ for path in outputs:
             v.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/error_chart_narrow.png");
         v.resize(1100, 260);
         QTRY_COMPARE(v.chartView()->chart()->legend()->alignment(), Qt::AlignBottom);
+        // As the Diff page holds it on a 1024-wide screen, in a scroll area about 240 px wide: all
+        // of the plot in view (a least width of 300 put its right side, the legend, out of view,
+        // cut to "r"), the legend whole or not there, and the note says which line is which.
+        QScrollArea area;
+        auto *inArea = new ErrorCurveView;
+        area.setWidget(inArea);
+        area.setWidgetResizable(true);
+        inArea->setResult(&r, {"0", "1", "2"});
+        area.resize(240, 280);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        QCoreApplication::processEvents();
+        QVERIFY2(inArea->width() <= area.viewport()->width(),
+                 qPrintable(QString("the chart is %1 px wide in %2").arg(inArea->width()).arg(area.viewport()->width())));
+        QVERIFY2(testing::cutLegendNames(inArea->chartView()->chart()).isEmpty(),
+                 qPrintable(inArea->legendPlace() + ": " + testing::cutLegendNames(inArea->chartView()->chart()).join(", ")));
+        QVERIFY2(inArea->findChild<QLabel *>()->text().contains("red: round 0, blue: the other rounds"),
+                 qPrintable(inArea->findChild<QLabel *>()->text()));
     }
 
     // The Diff page's first line counts the operations that passed before the first divergent
@@ -914,11 +932,33 @@ for path in outputs:
                 const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
                 QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
             }
+            { // the Session panel's rows whole, none cut at the dock's bottom: a dump shown has no
+              // process or counts, and those rows are not there
+                auto *panel = qobject_cast<QScrollArea *>(w.findChild<QDockWidget *>("SessionDock")->widget());
+                QVERIFY(panel);
+                QVERIFY2(panel->widget()->sizeHint().height() <= panel->viewport()->height(),
+                         qPrintable(QString("the Session panel needs %1 px of %2").arg(panel->widget()->sizeHint().height())
+                                        .arg(panel->viewport()->height())));
+                QVERIFY2(w.counters()->text().contains(golden), qPrintable(w.counters()->text()));
+            }
+            { // the error chart's legend whole or not there ("r..." told nothing): the note says
+              // which line is which, and which round is red
+                ErrorCurveView *curve = w.findChild<ErrorCurveView *>();
+                QVERIFY(curve);
+                QVERIFY2(testing::cutLegendNames(curve->chartView()->chart()).isEmpty(),
+                         qPrintable(testing::cutLegendNames(curve->chartView()->chart()).join(", ")));
+                QVERIFY2(curve->findChild<QLabel *>()->text().contains("red: round 0, blue: the other rounds"),
+                         qPrintable(curve->findChild<QLabel *>()->text()));
+            }
+            // the first divergent where llama.cpp counts it, as the weights' blk.N say
+            QVERIFY2(w.diff()->summary().contains("in round 0, layer 0 (blk.0)"), qPrintable(w.diff()->summary()));
             if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
                 w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/diff_1024x700.png");
             w.resize(1366, 700);
             QTest::qWait(0);
             QCoreApplication::processEvents();
+            // wider, the legend is there (a round and "added" fit below the plot)
+            QCOMPARE(w.findChild<ErrorCurveView *>()->legendPlace(), QString("below"));
         }
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
         {

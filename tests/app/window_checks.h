@@ -1,6 +1,11 @@
 // What the window suites look at on screen, shared.
 #pragma once
 #include <QAbstractItemModel>
+#include <QChart>
+#include <QChartView>
+#include <QFontMetrics>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -35,6 +40,24 @@ inline QStringList shownLeaves(const QAbstractItemModel &m, int role = Qt::Displ
     };
     walk({});
     return leaves;
+}
+
+// A chart's legend names cut short, as Qt laid it out ("rou..." below the plot, "r" beside it):
+// the names whose marker and text are wider than their share of the legend. None when it is hidden.
+inline QStringList cutLegendNames(QChart *chart)
+{
+    QStringList cut;
+    QLegend *legend = chart->legend();
+    if (!legend->isVisible())
+        return cut;
+    const QFontMetrics fm(legend->font());
+    const auto markers = legend->markers();
+    const bool row = legend->alignment() & (Qt::AlignTop | Qt::AlignBottom);
+    const double share = row ? legend->geometry().width() / std::max<qsizetype>(1, markers.size()) : legend->geometry().width();
+    for (QLegendMarker *m : markers)
+        if (fm.horizontalAdvance(m->label()) + fm.height() > share)
+            cut << m->label();
+    return cut;
 }
 
 } // namespace testing

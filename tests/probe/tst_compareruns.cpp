@@ -193,7 +193,8 @@ private slots:
         QVERIFY2(r.err.contains(QRegularExpression("first divergent by statistics: round 0, op \\d+_\\d+ " +
                                                    QRegularExpression::escape(layerOp))), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, "found: round 0, op \\d+_\\d+ " + QRegularExpression::escape(layerOp) + " in " +
-                                              QString::number(kCorruptLayer + 1) + "_DecoderLayer/\\d+_MUL_MAT$"),
+                                              QString::number(kCorruptLayer + 1) + "_DecoderLayer/\\d+_MUL_MAT, llama.cpp's layer " +
+                                              QString::number(kCorruptLayer) + " \\(blk\\." + QString::number(kCorruptLayer) + "\\)$"),
                  qPrintable(r.err));
         QVERIFY2(engine::blamesWeight(engine::huntConclusion(r.err).join('\n'),
                                       "blk." + QString::number(kCorruptLayer) + ".ffn_down.weight"),

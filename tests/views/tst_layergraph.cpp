@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <QApplication>
 #include <QLabel>
+#include <QPushButton>
 
 #include "dump/topology.h"
 #include "graph/layer_graph.h"
@@ -124,6 +125,21 @@ private slots:
         QVERIFY2(whole < LayerGraphView::kReadableScale, qPrintable(QString::number(whole))); // the case at hand
         v.fit();
         QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
+        // ... and the button then offers the whole layer, however small, and readable boxes again
+        QPushButton *fitButton = nullptr;
+        for (QPushButton *b : v.findChildren<QPushButton *>())
+            if (b->text() == "Whole layer")
+                fitButton = b;
+        QVERIFY2(fitButton, "no Whole layer button after a fit that leaves part of the layer out");
+        QTest::mouseClick(fitButton, Qt::LeftButton);
+        QVERIFY2(v.scaleShown() < LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
+        const QRect shown = v.view()->mapFromScene(scene).boundingRect();
+        QVERIFY2(v.view()->viewport()->rect().adjusted(-2, -2, 2, 2).contains(shown),
+                 qPrintable(QString("the layer at %1,%2 %3x%4 in %5x%6").arg(shown.x()).arg(shown.y()).arg(shown.width()).arg(shown.height()).arg(v.view()->viewport()->width()).arg(v.view()->viewport()->height())));
+        QCOMPARE(fitButton->text(), QString("Fit"));
+        QTest::mouseClick(fitButton, Qt::LeftButton);
+        QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
+        QCOMPARE(fitButton->text(), QString("Whole layer"));
         QVERIFY(v.findChild<QLabel *>(QString(), Qt::FindDirectChildrenOnly) != nullptr);
         bool hinted = false;
         for (QLabel *l : v.findChildren<QLabel *>())

@@ -48,6 +48,10 @@ private slots:
             QVERIFY2(red(colour(m, 2, column)), qPrintable(colour(m, 2, column).name())); // the only one beyond
             QVERIFY(!m.index(3, column).data(Qt::BackgroundRole).isValid()); // bit-identical: white
         }
+        // in percent, as the Diff table's errors; bit-identical a plain 0
+        QCOMPARE(m.index(0, SpreadTableModel::SpreadColumn).data().toString(), QString("0.088 %"));
+        QCOMPARE(m.index(2, SpreadTableModel::FirstRunColumn + 1).data().toString(), QString("0.01 %"));
+        QCOMPARE(m.index(3, SpreadTableModel::SpreadColumn).data().toString(), QString("0"));
         // deeper the farther apart, within one verdict
         QVERIFY(colour(m, 0, SpreadTableModel::SpreadColumn).lightness() <
                 colour(m, 1, SpreadTableModel::SpreadColumn).lightness());

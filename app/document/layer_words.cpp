@@ -1,0 +1,14 @@
+#include "layer_words.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+QString layerWords(const std::string &nodeName)
+{
+    // the name llama.cpp gave it, then what the probe adds: " (view)", " (permuted)", ...
+    static const QRegularExpression layer(QStringLiteral("^[A-Za-z_][\\w.]*-(\\d+)(?: \\(.*\\))?$"));
+    const auto m = layer.match(QString::fromStdString(nodeName));
+    if (!m.hasMatch())
+        return {};
+    return QCoreApplication::translate("LayerWords", "layer %1 (blk.%1)").arg(m.captured(1));
+}

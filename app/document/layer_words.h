@@ -1,0 +1,9 @@
+// llama.cpp's layer of a graph node, in the window's language: its nodes are named "name-N"
+// (ffn_out-2) and its weights blk.N.*, while an op id counts groups (op 3_29 is in layer 2).
+// "layer 2 (blk.2)" for "ffn_out-2" or "Kcur-2 (view)"; empty for a node of no layer.
+#pragma once
+#include <QString>
+
+#include <string>
+
+QString layerWords(const std::string &nodeName);
