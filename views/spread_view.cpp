@@ -2,6 +2,7 @@
 #include "reason_words.h"
 
 #include <QCheckBox>
+#include <QSettings>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
@@ -46,8 +47,12 @@ SpreadView::SpreadView(QWidget *parent)
         showFiltered();
     };
     connect(m_differing, &QCheckBox::toggled, this, filter);
-    m_differing->setChecked(true);
-    filter(true);
+    // the user's choice, remembered (a language switch rebuilds the window; a new one keeps it)
+    const QString key = QStringLiteral("spread/differingOnly");
+    const bool only = QSettings().value(key, true).toBool();
+    m_differing->setChecked(only);
+    filter(only);
+    connect(m_differing, &QCheckBox::toggled, this, [key](bool on) { QSettings().setValue(key, on); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
         if (i.isValid())
             emit opPicked(i.data(SpreadTableModel::OpIdRole).toString(), i.data(SpreadTableModel::RoundRole).toLongLong());

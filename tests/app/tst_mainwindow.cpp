@@ -79,6 +79,7 @@
 #include "session/live_session.h"
 #include "session_document.h"
 #include "slice_picker.h"
+#include "spread_view.h"
 #include "start_page.h"
 #include "launch/dump_options.h"
 #include "op_tree_model.h"
@@ -588,6 +589,9 @@ for path in outputs:
         w->opPanel()->searchEdit()->setText("MUL_MAT"); // the picked op (Qcur-0) still shown
         QVERIFY2(w->opPanel()->status().startsWith("Topology of the opened dump"), qPrintable(w->opPanel()->status()));
         w->statusBar()->showMessage("found: round 0, op 0_2 Qcur-0 (MUL_MAT)"); // a job's last words
+        QVERIFY(w->spreadView()->differingOnly()->isChecked()); // the spread's filter, unticked: kept
+        QTest::mouseClick(w->spreadView()->differingOnly(), Qt::LeftButton, {}, QPoint(8, w->spreadView()->differingOnly()->height() / 2));
+        QVERIFY(!w->spreadView()->differingOnly()->isChecked());
         QAction *chinese = nullptr;
         for (QAction *a : w->findChildren<QAction *>())
             if (a->data().toString() == "zh_CN")
@@ -603,6 +607,7 @@ for path in outputs:
         QCOMPARE(zh->workspace(), ws); // the same session
         QCOMPARE(zh->statusBar()->currentMessage(), QString("found: round 0, op 0_2 Qcur-0 (MUL_MAT)")); // kept, not "Ready"
         QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
+        QVERIFY(!zh->spreadView()->differingOnly()->isChecked());
         QStringList tabs;
         auto *pages = zh->findChild<QTabWidget *>();
         for (int i = 0; i < pages->count(); ++i)
@@ -643,6 +648,7 @@ for path in outputs:
         QVERIFY2(en->counters()->text().contains("finished"), qPrintable(en->counters()->text()));
         QCOMPARE(installTranslations(*qApp, {}), QString("en")); // what the next start uses
         QSettings().remove("ui/language");
+        QSettings().remove("spread/differingOnly");
         delete en;
     }
 
