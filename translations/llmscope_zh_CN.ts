@@ -999,6 +999,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>the %1 command cannot run: %2</source>
         <translation>%1 命令无法运行：%2</translation>
     </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
 </context>
 <context>
     <name>HuntRunnerText</name>
@@ -1933,6 +1937,14 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>the program ran past --timeout %1 s; stopping it</source>
         <translation>程序运行超过 --timeout %1 秒; 正在停止</translation>
+    </message>
+    <message>
+        <source>: &quot;%1&quot; (its last error line)</source>
+        <translation>：“%1”（它的最后一行错误输出）</translation>
+    </message>
+    <message>
+        <source>. No probe talked to llmscope before it ended.</source>
+        <translation>。它结束之前没有探针与 llmscope 通信。</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,7 @@
 
 #include "tensor_slice_model.h"
 #include "slice_picker.h"
+#include "framed_selection_delegate.h"
 #include "tensor/tensor.h"
 
 SliceErrorModel::SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent)
@@ -92,6 +93,7 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
                                 {m_testTable, m_test}, {m_errorTable, m_error}}) {
         table->setModel(model);
+        table->setItemDelegate(new FramedSelectionDelegate(table)); // the worst value's red stays red
         // as wide as the widest value the tables write (six digits, a sign, an exponent): a
         // column narrower elides "-0.000123457" to "-0...."
         table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457")) + 14);

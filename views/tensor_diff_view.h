@@ -58,6 +58,7 @@ public:
     // The element the pair opened on: the slice's largest relative error (invalid: none, or a
     // slice too large to scan).
     QModelIndex worstShown() const { return m_worst; }
+    QTableView *errorTable() const { return m_errorTable; }
 
 private:
     void showPair(int row);

@@ -50,8 +50,12 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     m_env->setPlaceholderText(tr("NAME=value ... for both programs, e.g. OMP_NUM_THREADS=4"));
     m_env->setToolTip(tr("Settings for both programs. A command line may also begin with its own, as in a shell: "
                          "GGML_VK_VISIBLE_DEVICES=0 ./llama-simple ... (those win)."));
-    m_rounds->setText(settings.value(m_group + QStringLiteral("/rounds"), hunt ? QStringLiteral("all") : QStringLiteral("0,15"))
-                          .toString());
+    // Every round reads as the placeholder in the window's language, as Spread's does: an empty field.
+    const QString remembered =
+        settings.value(m_group + QStringLiteral("/rounds"), hunt ? QString() : QStringLiteral("0,15")).toString();
+    m_rounds->setText(hunt && remembered == QLatin1String("all") ? QString() : remembered);
+    if (hunt)
+        m_rounds->setPlaceholderText(tr("all"));
     m_rounds->setToolTip(hunt ? tr("The rounds to compare (msit's -er): all is every round both programs run, the test "
                                    "consuming golden's tokens; 0,0 is the prompt alone")
                               : tr("The rounds whose logits and activations are compared (msit's -er): 0,15 is the "
@@ -153,7 +157,8 @@ QString HuntDialog::budget() const
 
 QString HuntDialog::rounds() const
 {
-    return m_rounds->text().trimmed();
+    const QString typed = m_rounds->text().trimmed();
+    return typed.isEmpty() && m_purpose == Purpose::Hunt ? QStringLiteral("all") : typed;
 }
 
 void HuntDialog::accept()

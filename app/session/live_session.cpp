@@ -146,8 +146,12 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
         m_process->setWorkingDirectory(m_plan.workingDirectory);
     connect(m_process, &QProcess::readyReadStandardOutput, this,
             [this] { emit output(QString::fromLocal8Bit(m_process->readAllStandardOutput()), false); });
-    connect(m_process, &QProcess::readyReadStandardError, this,
-            [this] { emit output(QString::fromLocal8Bit(m_process->readAllStandardError()), true); });
+    m_errorTail.clear();
+    connect(m_process, &QProcess::readyReadStandardError, this, [this] {
+        const QString text = QString::fromLocal8Bit(m_process->readAllStandardError());
+        m_errorTail = (m_errorTail + text).right(4096);
+        emit output(text, true);
+    });
     connect(m_process, &QProcess::finished, this, &LiveSession::processFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
@@ -299,6 +303,20 @@ QCoro::Task<> LiveSession::stop(std::chrono::milliseconds grace)
     }
 }
 
+namespace {
+// The last line of what a program wrote on stderr that is its own (not the probe's).
+QString lastErrorLine(const QString &tail)
+{
+    const QStringList lines = tail.split(QLatin1Char('\n'));
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QString line = it->trimmed();
+        if (!line.isEmpty() && !line.startsWith(QLatin1String("[llmscope")))
+            return line.size() > 300 ? line.left(300) + QStringLiteral("...") : line;
+    }
+    return {};
+}
+} // namespace
+
 void LiveSession::processFinished(int code, QProcess::ExitStatus status)
 {
     // A program that ends fast may have connected without the event loop having accepted it
@@ -315,10 +333,17 @@ void LiveSession::processFinished(int code, QProcess::ExitStatus status)
     m_reader->after([this, code, status, seconds, stopping] {
         m_exitCode = status == QProcess::NormalExit ? code : -1;
         const bool probed = !m_hello.engine.empty() || m_hello.pid;
-        const QString noProbeNote =
-            probed ? QString()
-                   : tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
-                        "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
+        // A program that failed says why last on its stderr ("cannot load model ..."): that first,
+        // before any guess at why no probe talked.
+        const bool failed = status == QProcess::NormalExit && code != 0;
+        const QString lastWords = failed ? lastErrorLine(m_errorTail) : QString();
+        QString noProbeNote;
+        if (!lastWords.isEmpty())
+            noProbeNote = tr(": \"%1\" (its last error line)").arg(lastWords) +
+                          (probed ? QString() : tr(". No probe talked to llmscope before it ended."));
+        else if (!probed)
+            noProbeNote = tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
+                             "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
         if (stopping)
             setState(State::Stopped, tr("stopped after %1 s").arg(seconds, 0, 'f', 1));
         else if (status == QProcess::CrashExit)

@@ -84,6 +84,7 @@ private:
     QProcess *m_process = nullptr;
     State m_state = State::Idle;
     int m_exitCode = -1;
+    QString m_errorTail; // the end of the program's stderr: its last words where it fails
     bool m_stopping = false;
     uint64_t m_seq = 0;
     llmscope::live::Hello m_hello;

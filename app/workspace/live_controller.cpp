@@ -92,7 +92,10 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
         emit status(message, 15000);
     if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
         s == LiveSession::State::FailedToStart) {
-        say(QStringLiteral("[llmscope] ") + message, s == LiveSession::State::Finished ? ConsoleTone::Info : ConsoleTone::Failure);
+        // a run stopped on purpose, or one that exited well, is news; one that failed, a failure
+        const bool wentWell = s == LiveSession::State::Stopped ||
+                              (s == LiveSession::State::Finished && m_session->exitCode() == 0);
+        say(QStringLiteral("[llmscope] ") + message, wentWell ? ConsoleTone::Info : ConsoleTone::Failure);
         m_pending.clear();
         if (s != LiveSession::State::FailedToStart) // what it dumped stays said; what a pick does now
             tellSelection([] {

@@ -40,10 +40,13 @@ Workspace::Workspace(QObject *parent)
             say(tr("[spread] %1").arg(message), Tone::Step);
             return;
         }
-        // What it would have replaced goes: an earlier spread's result must not read as this one's.
+        // What it would have replaced goes: an earlier result (a spread's, a hunt's, a dump's)
+        // must not read as this one's on any page. A running program's views stay its own.
         m_doc->setSpread(nullptr);
+        if (!m_live->isRunning())
+            beginSource(Source::None, {});
         say(tr("Spread failed: %1").arg(message), Tone::Failure);
-        emit spreadFailed(message);
+        emit spreadFailed(message); // (after the source went: its page shows why, not nothing)
     });
     connect(m_scan, &ScanController::said, this, &Workspace::say);
     connect(m_scan, &ScanController::status, this, &Workspace::status);

@@ -23,6 +23,8 @@
 #include <QJsonArray>
 #include <QScopeGuard>
 #include <QTest>
+#include <QTextBlock>
+#include <QPlainTextEdit>
 #include <QHeaderView>
 #include <QTabWidget>
 #include <QTableView>
@@ -110,6 +112,15 @@ void shoot(QWidget *w, const QString &name)
     w->grab().save(kShots + QLatin1Char('/') + name);
 }
 } // namespace
+
+// The colour the console wrote its newest line holding text in (invalid where none holds it).
+QColor lineColour(QPlainTextEdit *console, const QString &text)
+{
+    for (QTextBlock b = console->document()->lastBlock(); b.isValid(); b = b.previous())
+        if (b.text().contains(text))
+            return b.begin().fragment().charFormat().foreground().color();
+    return {};
+}
 
 class TstLiveSession : public QObject {
     Q_OBJECT
@@ -1162,6 +1173,24 @@ private slots:
         QVERIFY(w.counters()->text().contains("No probe talked to llmscope"));
     }
 
+    // One that fails before its first graph (a model file missing): its own last words first,
+    // not guesses at why no probe talked.
+    void aProgramThatFailsSaysItsLastErrorLine()
+    {
+        MainWindow w;
+        DumpOptions o = parseDumpOptions({"--exec", "sh -c 'echo loading >&2; echo \"error: cannot load model x.gguf\" >&2; exit 1'",
+                                          "-o", (m_dir.path() + "/fails").toStdString()});
+        QVERIFY(w.launch(o));
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 20000);
+        const QString said = w.counters()->text();
+        QVERIFY2(said.contains("exited with status 1") &&
+                     said.contains("\"error: cannot load model x.gguf\" (its last error line). No probe talked to llmscope "
+                                   "before it ended."),
+                 qPrintable(said));
+        QVERIFY2(!said.contains("statically"), qPrintable(said));
+        QCOMPARE(lineColour(w.console(), "exited with status 1"), QColor("#b00000")); // a failure's red
+    }
+
     // One that never connects (no ggml) and ignores SIGTERM: said why, then Stop kills it.
     void programThatHangsIsStopped()
     {
@@ -1178,6 +1207,8 @@ private slots:
         QCoro::waitFor(w.workspace()->session()->stop(std::chrono::milliseconds(300)));
         QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Stopped, 10000);
         QVERIFY(w.console()->toPlainText().contains("did not end"));
+        // stopped on purpose: said as news, not in a failure's red
+        QCOMPARE(lineColour(w.console(), "stopped after"), QColor("#206020"));
     }
 
     void sleepNeverConnects()
@@ -1211,6 +1242,8 @@ private slots:
         SpreadView *v = w.spreadView();
         auto *tabs = w.findChild<QTabWidget *>();
         QVERIFY(v->model()->rowCount() > 0);
+        QVERIFY(w.heatmap()->model()->rowCount() > 0); // the spread's runs colour the ops
+        QVERIFY(w.workspace()->document()->source().kind != SessionDocument::Source::None);
         QSignalSpy failed(w.workspace(), &Workspace::spreadFailed);
         spread::Request broken;
         broken.commands = {"/nonexistent/program -n 2"};
@@ -1225,6 +1258,12 @@ private slots:
                  qPrintable(v->summary()->text()));
         QVERIFY2(w.console()->toPlainText().contains("Spread failed: "), qPrintable(w.console()->toPlainText().right(300)));
         QVERIFY(!w.workspace()->document()->results().spread);
+        // nothing of the earlier source on any page: no heatmap, no verdict, no dump named
+        QCOMPARE(w.workspace()->document()->source().kind, SessionDocument::Source::None);
+        QVERIFY(!w.workspace()->document()->results().comparison && !w.workspace()->document()->results().metrics);
+        QCOMPARE(w.heatmap()->model()->rowCount(), 0);
+        QVERIFY2(!w.counters()->text().contains("spread-before-broken"), qPrintable(w.counters()->text()));
+        QVERIFY(v->summary()->text().contains("The spread failed:")); // its page still says why
     }
 
     void spreadInTheWindow()

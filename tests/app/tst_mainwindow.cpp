@@ -131,6 +131,9 @@ private slots:
         QSettings().remove("hunt");
         HuntDialog d;
         QCOMPARE(d.rounds(), QString("all"));
+        // said as the placeholder in the window's language ("全部" in Chinese), as Spread's is
+        QVERIFY(d.roundsEdit()->text().isEmpty());
+        QCOMPARE(d.roundsEdit()->placeholderText(), QString("all"));
         d.goldenBox()->setEditText("/bin/true golden");
         d.testBox()->setEditText("/bin/true test");
         QTemporaryDir out;
@@ -906,6 +909,18 @@ for path in outputs:
             const int column = elements->horizontalHeader()->defaultSectionSize();
             const int widest = elements->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457"));
             QVERIFY2(column >= widest + 8, qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
+        }
+        { // the worst element, selected, keeps its red and is framed: a selection's blue fill read as "passed"
+            QTableView *errors = w.tensorDiff()->errorTable();
+            const QModelIndex worst = w.tensorDiff()->worstShown();
+            QVERIFY(worst.isValid());
+            QCOMPARE(errors->currentIndex(), worst);
+            const QColor own = worst.data(Qt::BackgroundRole).value<QBrush>().color();
+            QVERIFY2(own.red() > own.blue() + 60, qPrintable(own.name())); // its own colour says failed
+            const QRect cell = errors->visualRect(worst);
+            const QImage shown = errors->viewport()->grab().toImage();
+            const QColor painted = shown.pixelColor(QPoint(cell.left() + 5, cell.top() + 5) * shown.devicePixelRatio());
+            QVERIFY2(painted.red() > painted.blue() + 60, qPrintable(painted.name() + " painted over " + own.name()));
         }
         { // 1024x700: the bottom docks stay short (the Session panel scrolls), the verdict's first
           // lines and several element rows in view
