@@ -2891,10 +2891,6 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>无法启动 %1：%2</translation>
     </message>
     <message>
-        <source>llmscope dump crashed</source>
-        <translation>llmscope dump 崩溃了</translation>
-    </message>
-    <message>
         <source>Run %1 of %2 (%3): %4</source>
         <translation>第 %1/%2 次运行（%3）：%4</translation>
     </message>
@@ -2905,6 +2901,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Observing changed run %1&apos;s results beyond rounding (see the console): the runs are compared as the probe saw them, not as they run unobserved. </source>
         <translation>观测使第 %1 次运行的结果发生了超出舍入的变化（见控制台）：各次运行按探针所见比对，而非按未被观测时的运行。</translation>
+    </message>
+    <message>
+        <source>The dump of &apos;%1&apos; failed: llmscope dump crashed</source>
+        <translation>“%1”的转储失败：llmscope dump 崩溃了</translation>
+    </message>
+    <message>
+        <source>The dump of &apos;%1&apos; failed: the program exited with status %2; its last error line: &quot;%3&quot; (the console has the rest)</source>
+        <translation>“%1”的转储失败：程序以状态 %2 退出；它的最后一行错误输出：“%3”（其余内容见控制台）</translation>
     </message>
 </context>
 <context>

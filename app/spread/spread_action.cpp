@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QtConcurrent>
 
@@ -37,6 +38,27 @@ void SpreadAction::cancel()
         m_child->kill();
 }
 
+namespace {
+// From a failed `llmscope dump`'s stderr: the status its target exited with ("the target exited
+// with status N") and the target's own last line before it (-1 and empty where it did not say).
+std::pair<int, QString> failedProgram(const QString &said)
+{
+    static const QRegularExpression exited(QStringLiteral("^llmscope dump: the target exited with status (\\d+)"));
+    const QStringList lines = said.split(QLatin1Char('\n'));
+    for (qsizetype i = lines.size() - 1; i >= 0; --i)
+        if (const auto m = exited.match(lines[i]); m.hasMatch()) {
+            for (qsizetype j = i - 1; j >= 0; --j) {
+                const QString line = lines[j].trimmed();
+                if (!line.isEmpty() && !line.startsWith(QLatin1String("llmscope dump:")) &&
+                    !line.startsWith(QLatin1String("[llmscope")))
+                    return {m.captured(1).toInt(), line};
+            }
+            return {m.captured(1).toInt(), QString()};
+        }
+    return {-1, QString()};
+}
+} // namespace
+
 QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const std::vector<spread::Run> &commands,
                                                                             QStringList options, QString pass,
                                                                             std::shared_ptr<std::atomic<bool>> cancelled,
@@ -64,11 +86,22 @@ QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const
             failed = tr("Cancelled at run %1 of %2").arg(k + 1).arg(commands.size());
         else if (p->error() == QProcess::FailedToStart)
             failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
-        else if (p->exitStatus() != QProcess::NormalExit || p->exitCode() != 0)
-            failed = tr("The dump of '%1' failed: %2")
-                         .arg(QString::fromStdString(label),
-                              p->exitStatus() != QProcess::NormalExit ? tr("llmscope dump crashed")
-                                                                      : QString::fromLocal8Bit(p->readAllStandardError()).trimmed());
+        else if (p->exitStatus() != QProcess::NormalExit)
+            failed = tr("The dump of '%1' failed: llmscope dump crashed").arg(QString::fromStdString(label));
+        else if (p->exitCode() != 0) {
+            // In the window's language: what the program said last, where it failed itself; the
+            // dump command's own words (English, as the command line's) go to the console.
+            const QString said = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
+            emit childOutput(said);
+            const auto [status, lastWords] = failedProgram(said);
+            failed = status >= 0 && !lastWords.isEmpty()
+                         ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
+                              "(the console has the rest)")
+                               .arg(QString::fromStdString(label))
+                               .arg(status)
+                               .arg(lastWords)
+                         : tr("The dump of '%1' failed: %2").arg(QString::fromStdString(label), said);
+        }
         const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
         if (failed.isEmpty() && dumps.empty())
             failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(label));

@@ -38,6 +38,7 @@ public:
 
 signals:
     void finished(bool ok, const QString &message);
+    void childOutput(const QString &text); // a failed run's llmscope dump, word for word (the console's)
 
 private:
     // One pass: each command dumped with these options into {folder}/{pass}-{k}; none when one

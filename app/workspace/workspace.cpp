@@ -35,6 +35,7 @@ Workspace::Workspace(QObject *parent)
     // A spread says each run and comparison in the console as it goes, as a hunt does.
     connect(m_spread->job(), &Job::progressed, this,
             [this](qint64, qint64, const QString &what) { say(tr("[spread] %1").arg(what), Tone::Step); });
+    connect(m_spread, &SpreadAction::childOutput, this, [this](const QString &text) { say(text, Tone::ErrorOutput); });
     connect(m_spread, &SpreadAction::finished, this, [this](bool ok, const QString &message) {
         if (ok) {
             say(tr("[spread] %1").arg(message), Tone::Step);

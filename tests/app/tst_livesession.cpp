@@ -1264,6 +1264,20 @@ private slots:
         QCOMPARE(w.heatmap()->model()->rowCount(), 0);
         QVERIFY2(!w.counters()->text().contains("spread-before-broken"), qPrintable(w.counters()->text()));
         QVERIFY(v->summary()->text().contains("The spread failed:")); // its page still says why
+        // A program that fails itself (a model file missing): its last words on the page, in the
+        // window's sentence; the dump command's own lines in the console.
+        spread::Request failing;
+        failing.commands = {"sh -c 'echo loading >&2; echo \"error: cannot load model x.gguf\" >&2; exit 1'"};
+        failing.repeat = 2;
+        failing.folder = (m_dir.path() + "/spread-failing").toStdString();
+        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(failing)));
+        QVERIFY2(v->summary()->text().contains(
+                     "the program exited with status 1; its last error line: &quot;error: cannot load model x.gguf&quot;") ||
+                     v->summary()->text().contains(
+                         "the program exited with status 1; its last error line: \"error: cannot load model x.gguf\""),
+                 qPrintable(v->summary()->text()));
+        QVERIFY2(w.console()->toPlainText().contains("llmscope dump: the target exited with status 1"),
+                 qPrintable(w.console()->toPlainText().right(400)));
     }
 
     void spreadInTheWindow()
