@@ -1835,6 +1835,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>The program has ended. Check operations and press Run again with these to dump them in a new run.</source>
         <translation>程序已结束。勾选算子并点击“用这些再次运行”，在新的一次运行中转储它们。</translation>
     </message>
+    <message>
+        <source>The program has ended.</source>
+        <translation>程序已结束。</translation>
+    </message>
 </context>
 <context>
     <name>LiveSession</name>

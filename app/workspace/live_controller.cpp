@@ -98,9 +98,11 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
         say(QStringLiteral("[llmscope] ") + message, wentWell ? ConsoleTone::Info : ConsoleTone::Failure);
         m_pending.clear();
         if (s != LiveSession::State::FailedToStart) // what it dumped stays said; what a pick does now
-            tellSelection([] {
-                return tr("The program has ended. Check operations and press Run again with these to dump them in a "
-                          "new run.");
+            tellSelection([this] {
+                return m_runAgainOffered && m_runAgainOffered()
+                           ? tr("The program has ended. Check operations and press Run again with these to dump them "
+                                "in a new run.")
+                           : tr("The program has ended.");
             });
         const QString root = m_session->dumpRoot();
         std::vector<std::string> problems;

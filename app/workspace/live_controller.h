@@ -36,6 +36,9 @@ public:
     bool canApply() const;
     // The latest selection status, worded again now (in the language installed since).
     QString selectionStatusText() const;
+    // Whether the window offers to run the ended program again with the picked ids (a launch's
+    // does, a hunt's run does not): what the status tells a user to do after the end follows it.
+    void setRunAgainOffered(std::function<bool()> offered) { m_runAgainOffered = std::move(offered); }
 
 signals:
     void said(const QString &text, ConsoleTone tone);
@@ -58,4 +61,5 @@ private:
     LiveSession *m_session;
     std::map<uint64_t, std::pair<llmscope::Selection, QString>> m_pending; // sent, not yet acknowledged
     std::function<QString()> m_selectionWords;
+    std::function<bool()> m_runAgainOffered;
 };

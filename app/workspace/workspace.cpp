@@ -62,6 +62,7 @@ Workspace::Workspace(QObject *parent)
     connect(m_replay, &ReplayController::referenceShown, this, &Workspace::replayShown);
     connect(m_cursor, &Cursor::opChanged, this, &Workspace::currentOpChanged);
     connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
+    m_live->setRunAgainOffered([this] { return canRunAgainWithIds(); });
     connect(m_live, &LiveController::said, this, &Workspace::said);
     connect(m_live, &LiveController::status, this, &Workspace::status);
     connect(m_live, &LiveController::selectionStatus, this, [this](const QString &text) {

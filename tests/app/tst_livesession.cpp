@@ -908,6 +908,9 @@ private slots:
         QVERIFY2(finished.at(0).at(1).toString().startsWith("cancelled"), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(w.workspace()->session()->state(), LiveSession::State::Stopped);
         QVERIFY(!w.workspace()->hunt()->isRunning());
+        // the hunt's run is not the user's launch: no "press Run again" for a button not offered
+        QVERIFY2(w.opPanel()->status().startsWith("The program has ended."), qPrintable(w.opPanel()->status()));
+        QVERIFY2(!w.opPanel()->status().contains("Run again"), qPrintable(w.opPanel()->status()));
     }
 
     // Session > Quantization report on F32 against Q4_0: its four steps as progress, then the
