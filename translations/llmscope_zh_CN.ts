@@ -314,7 +314,7 @@
     </message>
     <message>
         <source>%1: dumped, %2 operations, read %3</source>
-        <translation>%1：已转储，%2 个算子，读取方式 %3</translation>
+        <translation>%1：已转储，%2 个算子，读取方式：%3</translation>
     </message>
     <message>
         <source>%1: not dumped</source>
@@ -339,6 +339,18 @@
     <message>
         <source>no program running: the pages show a dump</source>
         <translation>没有正在运行的程序：各页显示的是一个转储</translation>
+    </message>
+    <message>
+        <source>node by node</source>
+        <translation>逐节点</translation>
+    </message>
+    <message>
+        <source>after the whole graph</source>
+        <translation>整个计算图之后</translation>
+    </message>
+    <message>
+        <source>as each node is computed</source>
+        <translation>每个节点计算时</translation>
     </message>
 </context>
 <context>

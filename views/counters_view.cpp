@@ -89,12 +89,26 @@ void CountersView::setCounters(const live::Counters &c)
     showFilledRows();
 }
 
+namespace {
+// How the probe read a round (--read), in the window's language: its option's values as words.
+QString readWords(const std::string &read)
+{
+    if (read == "node")
+        return CountersView::tr("node by node");
+    if (read == "graph")
+        return CountersView::tr("after the whole graph");
+    if (read == "inline")
+        return CountersView::tr("as each node is computed");
+    return QString::fromStdString(read);
+}
+} // namespace
+
 void CountersView::setLastRound(const live::Round &r)
 {
     m_last->setText(r.dumped ? tr("%1: dumped, %2 operations, read %3")
                                    .arg(r.round)
                                    .arg(r.opsSelected)
-                                   .arg(QString::fromStdString(r.read))
+                                   .arg(readWords(r.read))
                              : tr("%1: not dumped").arg(r.round));
     showFilledRows();
 }
