@@ -401,6 +401,12 @@ void HeatmapView::resizeEvent(QResizeEvent *e)
         m_table->scrollTo(current);
 }
 
+void HeatmapView::bringIntoView(const QString &id)
+{
+    if (const QModelIndex i = m_model->indexForOp(id); i.isValid())
+        m_table->scrollTo(i);
+}
+
 void HeatmapView::selectOp(const QString &id)
 {
     const QModelIndex i = m_model->indexForOp(id);

@@ -33,6 +33,7 @@ public:
     QDoubleSpinBox *thresholdBox() const { return m_threshold; }
     QSlider *roundSlider() const { return m_round; }
     void selectOp(const QString &id);
+    void bringIntoView(const QString &id); // scrolled to its cell, the pick unchanged
     // Clicks and the round slider set the cursor; its op and round, set elsewhere, are shown.
     void follow(Cursor *cursor);
     // The document's operations and statistics, the comparison's metrics and the replay.

@@ -27,6 +27,7 @@
 #include <QPlainTextEdit>
 #include <QHeaderView>
 #include <QTabWidget>
+#include <QScrollBar>
 #include <QTableView>
 #include <QScrollArea>
 #include <QTreeView>
@@ -250,9 +251,22 @@ private slots:
             QTest::keyClick(view, Qt::Key_Space);
         }
         QCOMPARE(panel->idsEdit()->text(), QString("2_29,3_1"));
+        // the picked op elsewhere, the heatmap at its left edge on a laptop's screen: 2_29 out of view
+        w.resize(1024, 700);
+        panel->selectOp("1_0");
+        QCoreApplication::processEvents();
+        QTableView *cells = w.heatmap()->table();
+        cells->horizontalScrollBar()->setValue(0);
+        const auto inView = [&] {
+            const QRect cell = cells->visualRect(w.heatmap()->model()->indexForOp("2_29"));
+            return cell.isValid() && cells->viewport()->rect().contains(cell.center());
+        };
+        QVERIFY2(!inView(), "2_29's cell in view already: the check below would prove nothing");
         QTRY_VERIFY(panel->applyButton()->isEnabled());
         QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 20000);
+        QVERIFY2(inView(), "the heatmap does not show where the applied ops' values come"); // not an empty-looking view
+        QCOMPARE(w.workspace()->currentOp(), QString("1_0")); // the pick unchanged
         const qint64 from = applied.at(0).at(2).toLongLong();
         QVERIFY(from > 0);
         QCOMPARE(model->indexForId("2_29").siblingAtColumn(OpTreeModel::DumpedColumn).data().toString(),
