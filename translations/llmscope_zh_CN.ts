@@ -455,10 +455,6 @@
         <translation>仅显示未通过</translation>
     </message>
     <message>
-        <source>Compare a golden dump with a test dump (Session &gt; Compare dumps, Ctrl+D).</source>
-        <translation>比较标杆转储与待测转储（会话 &gt; 比较转储，Ctrl+D）。</translation>
-    </message>
-    <message>
         <source>Filter operations by name, type or id</source>
         <translation>按名称、类型或 id 过滤算子</translation>
     </message>
@@ -512,6 +508,10 @@ test: %2</source>
         <source>First divergent: &lt;b&gt;%1&lt;/b&gt; in %2 (the %3 operations before it passed).</source>
         <translation>首个偏离：%2的 &lt;b&gt;%1&lt;/b&gt;（其前 %3 个算子均通过）。</translation>
     </message>
+    <message>
+        <source>Hunt for the first divergent operation of two programs (Session &gt; Hunt, Ctrl+H), or compare a golden dump with a test dump (Session &gt; Compare dumps, Ctrl+D).</source>
+        <translation>定位两个程序的首个偏离算子（会话 &gt; 定位，Ctrl+H），或比较标杆转储与待测转储（会话 &gt; 比较转储，Ctrl+D）。</translation>
+    </message>
 </context>
 <context>
     <name>DumpTreeModel</name>
@@ -551,10 +551,6 @@ test: %2</source>
 <context>
     <name>ErrorCurveView</name>
     <message>
-        <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D) to see how the error grows layer by layer.</source>
-        <translation>比较两个转储(会话 &gt; 比较转储, Ctrl+D),查看误差如何逐层增长。</translation>
-    </message>
-    <message>
         <source>round %1</source>
         <translation>第 %1 轮</translation>
     </message>
@@ -573,6 +569,10 @@ test: %2</source>
     <message>
         <source>Solid: the worst output relative error (log scale) of each layer&apos;s operations, layers by their top-level operation id (red: round %3, blue: the other rounds); dashed (added): the error they add themselves in round %3. It rises in %1 (id %2) in round %3. Click a point to pick that layer&apos;s worst operation. </source>
         <translation>实线：每层算子输出的最大相对误差（对数刻度），层按其顶层算子 id 排列（红色：第 %3 轮，蓝色：其他轮）；虚线（自身引入）：第 %3 轮算子自身引入的误差。误差在第 %3 轮的 %1（id %2）处上升。点击数据点可选中该层误差最大的算子。</translation>
+    </message>
+    <message>
+        <source>Hunt (Session &gt; Hunt, Ctrl+H) or compare two dumps (Session &gt; Compare dumps, Ctrl+D) to see how the error grows layer by layer.</source>
+        <translation>定位（会话 &gt; 定位，Ctrl+H）或比较两个转储（会话 &gt; 比较转储，Ctrl+D），查看误差如何逐层增长。</translation>
     </message>
 </context>
 <context>
@@ -3225,12 +3225,12 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>仅比较最后一个 token 的行：引擎在此处未计算其他行。</translation>
     </message>
     <message>
-        <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D) or replay one (Session &gt; Replay operations) to see an operation&apos;s tensors side by side here.</source>
-        <translation>比较两个转储（会话 &gt; 比较转储，Ctrl+D）或重放一个转储（会话 &gt; 重放算子），即可在此并排查看算子的张量。</translation>
-    </message>
-    <message>
         <source>Pick an operation in the Diff table above to see its tensors, golden and test, side by side here.</source>
         <translation>在上方的差异表中选择一个算子，即可在此并排查看其标杆与待测张量。</translation>
+    </message>
+    <message>
+        <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D), hunt for the first divergent operation (Session &gt; Hunt, Ctrl+H) or replay a dump (Session &gt; Replay operations) to see an operation&apos;s tensors side by side here.</source>
+        <translation>比较两个转储（会话 &gt; 比较转储，Ctrl+D）、定位首个偏离算子（会话 &gt; 定位，Ctrl+H）或重放一个转储（会话 &gt; 重放算子），即可在这里并排查看一个算子的张量。</translation>
     </message>
 </context>
 <context>

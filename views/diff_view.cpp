@@ -80,7 +80,8 @@ DiffView::DiffView(QWidget *parent)
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft); // from its first line, however tall the label
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setText(tr("Compare a golden dump with a test dump (Session > Compare dumps, Ctrl+D)."));
+    m_summary->setText(tr("Hunt for the first divergent operation of two programs (Session > Hunt, Ctrl+H), or compare "
+                          "a golden dump with a test dump (Session > Compare dumps, Ctrl+D)."));
     m_filter->setPlaceholderText(tr("Filter operations by name, type or id"));
     m_filter->setClearButtonEnabled(true);
 

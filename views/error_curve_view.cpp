@@ -64,8 +64,8 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     chart->legend()->setAlignment(Qt::AlignBottom);
     if (!r || r->ops.empty()) {
         replaceChart(chart);
-        m_note->setText(tr("Compare two dumps (Session > Compare dumps, Ctrl+D) to see how the error grows layer by "
-                           "layer."));
+        m_note->setText(tr("Hunt (Session > Hunt, Ctrl+H) or compare two dumps (Session > Compare dumps, Ctrl+D) to see "
+                           "how the error grows layer by layer."));
         return;
     }
     const ErrorByLayer curves = errorByLayer(*r, int(layerNames.size()), kMaxRounds);

@@ -173,8 +173,9 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
         m_error->refresh();
         m_picker->setDims({}, -1, -1); // nothing shown: no dimensions left from the last
         m_status->setText(title.isEmpty()
-                              ? tr("Compare two dumps (Session > Compare dumps, Ctrl+D) or replay one (Session > Replay "
-                                   "operations) to see an operation's tensors side by side here.")
+                              ? tr("Compare two dumps (Session > Compare dumps, Ctrl+D), hunt for the first divergent "
+                                   "operation (Session > Hunt, Ctrl+H) or replay a dump (Session > Replay operations) to "
+                                   "see an operation's tensors side by side here.")
                               : tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
         return;
     }

@@ -1205,6 +1205,8 @@ for path in outputs:
         testing::writeSyntheticDump(dir.path().toStdString());
         MainWindow w;
         const QString fresh = w.counters()->text();
+        // an empty Diff page names the hunt, the way most get there, beside Compare
+        QVERIFY2(w.diff()->summary().contains("Session > Hunt, Ctrl+H"), qPrintable(w.diff()->summary()));
         // a launch that fails under way (its output folder cannot be made), said in the panel
         const testing::StandInProbe probe; // where the build has none
         QVERIFY(!w.launch(llmscope::parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"})));
