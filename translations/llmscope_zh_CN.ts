@@ -2140,10 +2140,6 @@ reads %2</source>
         <translation>应用(&amp;A)</translation>
     </message>
     <message>
-        <source>-ids: every operation (check boxes or type e.g. 2_29,3)</source>
-        <translation>-ids：所有算子（勾选或输入，例如 2_29,3）</translation>
-    </message>
-    <message>
         <source>msit&apos;s -ids: operation ids joined by commas. A layer&apos;s id dumps the layer with its children. Typing here checks the boxes; checking boxes writes here.</source>
         <translation>msit 的 -ids：用逗号连接的算子 id。层的 id 会转储该层及其子算子。在此输入会勾选复选框；勾选复选框会写到这里。</translation>
     </message>
@@ -2170,6 +2166,10 @@ reads %2</source>
     <message>
         <source>&amp;Run again with these</source>
         <translation>用这些再次运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>every op; tick boxes or type 2_29,3</source>
+        <translation>全部算子；勾选或输入 2_29,3</translation>
     </message>
 </context>
 <context>

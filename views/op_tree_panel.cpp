@@ -37,7 +37,7 @@ OpTreePanel::OpTreePanel(QWidget *parent)
     m_view->header()->resizeSection(OpTreeModel::BackendColumn, 70);
     m_search->setPlaceholderText(tr("Search by name, type, id or weight (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
-    m_ids->setPlaceholderText(tr("-ids: every operation (check boxes or type e.g. 2_29,3)"));
+    m_ids->setPlaceholderText(tr("every op; tick boxes or type 2_29,3")); // whole beside "-ids" at 1024 px
     m_ids->setToolTip(tr("msit's -ids: operation ids joined by commas. A layer's id dumps the layer with its "
                          "children. Typing here checks the boxes; checking boxes writes here."));
     m_apply->setToolTip(tr("Send this selection to the running program: it dumps these operations from its "

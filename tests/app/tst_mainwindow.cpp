@@ -930,6 +930,10 @@ for path in outputs:
             { // the operations' ids and names readable beside the pages, not a sliver
                 const int ops = w.findChild<QDockWidget *>("OperationsDock")->width();
                 QVERIFY2(ops >= 240, qPrintable(QString("the Operations dock is %1 px wide").arg(ops)));
+                // and the -ids field's hint whole
+                QLineEdit *ids = w.opPanel()->idsEdit();
+                const int hint = ids->fontMetrics().horizontalAdvance(ids->placeholderText());
+                QVERIFY2(hint + 12 <= ids->width(), qPrintable(QString("'%1' is %2 px in %3").arg(ids->placeholderText()).arg(hint).arg(ids->width())));
             }
             for (auto *tabs : w.findChildren<QTabWidget *>()) // the heatmap's boxes whole, its round slider usable
                 if (tabs->indexOf(w.heatmap()) >= 0)
