@@ -1220,6 +1220,22 @@ for path in outputs:
         QCOMPARE(w.counters()->text(), "no program running: the pages show a dump\n-\n" + dir.path() + "\n-\n-\n-\n-");
     }
 
+    // How the probe read a round is said in words, not as its option's value ("read node").
+    void sessionPanelSaysHowARoundWasRead()
+    {
+        CountersView v;
+        llmscope::live::Round r;
+        r.round = 3;
+        r.dumped = true;
+        r.opsSelected = 12;
+        for (const auto &[read, words] : {std::pair{"node", "node by node"}, std::pair{"graph", "after the whole graph"},
+                                          std::pair{"inline", "as each node is computed"}}) {
+            r.read = read;
+            v.setLastRound(r);
+            QVERIFY2(v.text().endsWith(QString("\n3: dumped, 12 operations, read ") + words), qPrintable(v.text()));
+        }
+    }
+
     void ctrlOIsBound()
     {
         MainWindow w;
