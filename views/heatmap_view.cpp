@@ -199,6 +199,9 @@ void HeatmapView::followModel()
     connect(m_model, &QAbstractItemModel::modelReset, this, spanChains);
     connect(colours(), &OpColours::changed, this, &HeatmapView::updateLegend); // the range follows the values
     connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::updateLegend);
+    // new values (a round's statistics, another metric or round): where they are, in view
+    connect(m_model, &QAbstractItemModel::modelReset, this, &HeatmapView::showCellsWithValues, Qt::QueuedConnection);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &HeatmapView::showCellsWithValues, Qt::QueuedConnection);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         for (int c = 0; c < m_model->columnCount(); ++c) // at least the cells' usual width
@@ -399,12 +402,31 @@ void HeatmapView::resizeEvent(QResizeEvent *e)
     QWidget::resizeEvent(e);
     if (const QModelIndex current = m_table->currentIndex(); current.isValid())
         m_table->scrollTo(current);
+    showCellsWithValues();
 }
 
-void HeatmapView::bringIntoView(const QString &id)
+// A view scrolled to empty cells (the ops a -ids dumps off to the right) looks as if nothing was
+// dumped. The picked op stays in view when it has a value; else, when no cell in view has one,
+// the first that has comes into view.
+void HeatmapView::showCellsWithValues()
 {
-    if (const QModelIndex i = m_model->indexForOp(id); i.isValid())
-        m_table->scrollTo(i);
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid() && current.data(Qt::BackgroundRole).isValid())
+        return;
+    const QRect shown = m_table->viewport()->rect();
+    QModelIndex first;
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            const QModelIndex i = m_model->index(r, c);
+            if (!i.data(Qt::BackgroundRole).isValid())
+                continue;
+            if (shown.intersects(m_table->visualRect(i)))
+                return;
+            if (!first.isValid())
+                first = i;
+        }
+    if (first.isValid())
+        m_table->scrollTo(first);
 }
 
 void HeatmapView::selectOp(const QString &id)

@@ -33,7 +33,6 @@ public:
     QDoubleSpinBox *thresholdBox() const { return m_threshold; }
     QSlider *roundSlider() const { return m_round; }
     void selectOp(const QString &id);
-    void bringIntoView(const QString &id); // scrolled to its cell, the pick unchanged
     // Clicks and the round slider set the cursor; its op and round, set elsewhere, are shown.
     void follow(Cursor *cursor);
     // The document's operations and statistics, the comparison's metrics and the replay.
@@ -57,6 +56,7 @@ protected:
     void resizeEvent(QResizeEvent *e) override;
 
 private:
+    void showCellsWithValues(); // the picked op where it has a value, else some cell that has
     // A metric item that comes with a result, chosen as it comes, and goes with it.
     void offerMetric(HeatmapModel::Metric metric, const QString &label, bool offered);
     void setUpControls();

@@ -19,7 +19,6 @@
 #include "console_view.h"
 #include "counters_view.h"
 #include "files_page.h"
-#include "heatmap_view.h"
 #include "help_menu.h"
 #include "i18n.h"
 #include "job.h"
@@ -186,13 +185,8 @@ void MainWindow::followProgram()
         statusBar()->showMessage(tr("Cannot launch: %1").arg(error), 15000);
     });
     connect(m_ws, &Workspace::selectionStatus, m_ops, &OpTreePanel::setStatus);
-    connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &ids, qint64 fromRound) {
+    connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &, qint64 fromRound) {
         m_ops->model()->setApplied(sel, fromRound);
-        // The heatmap fills where the applied ops are: the first in view, unless the picked op is
-        // one of them (a column off screen left the view looking empty).
-        const QStringList listed = ids.split(QLatin1Char(','), Qt::SkipEmptyParts);
-        if (!listed.isEmpty() && !listed.contains(m_ws->currentOp()))
-            heatmap()->bringIntoView(listed.front().trimmed());
     });
 }
 
