@@ -123,6 +123,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     const std::vector<spread::Run> commands = request.runs();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
     m_result.reset();
+    removeSpreadReports(m_folder.toStdString());
     const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(commands.size())));
     auto fail = [&](const QString &why) {
         m_job->end(job.generation, false, why);

@@ -153,6 +153,7 @@ int runSpreadCommand(const QStringList &args)
     try {
         const QString folder = QDir(QString::fromStdString(q.folder)).absolutePath();
         QDir().mkpath(folder);
+        removeSpreadReports(folder.toStdString());
         const std::vector<spread::Run> commands = q.runs();
         auto dumpEvery = [&](const QStringList &options, const QString &pass) { // one pass: every run dumped
             std::vector<SpreadRun> runs;

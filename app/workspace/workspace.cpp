@@ -202,6 +202,9 @@ void Workspace::beginSource(Source source, const QString &name)
     m_cursor->reset();
     m_live->forget();
     m_doc->reset(source, name);
+    // what the panel said of the old source's operations goes with them
+    m_selectionWords = [] { return QString(); };
+    emit selectionStatus(QString());
     emit actionsChanged();
 }
 

@@ -1,6 +1,7 @@
 #include "spread/spread.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -342,6 +343,13 @@ void writeSpreadReports(const SpreadResult &r, const std::string &folder)
             << '\n';
     writeFileAtomic(folder + "/spread.csv", csv.str());
     writeFileAtomic(folder + "/spread.json", spreadJson(r));
+}
+
+void removeSpreadReports(const std::string &folder)
+{
+    std::error_code ec; // a folder not made yet has none
+    for (const char *name : {"/spread.csv", "/spread.json"})
+        std::filesystem::remove(folder + name, ec);
 }
 
 } // namespace llmscope

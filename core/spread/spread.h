@@ -107,6 +107,9 @@ void mergeExact(SpreadResult &base, const SpreadResult &exact);
 // msit-style reports: spread.csv (one row per op and round) and spread.json (the runs, each
 // op's spread, first_departure, nondeterministic), written atomically into folder.
 void writeSpreadReports(const SpreadResult &r, const std::string &folder);
+// A new spread into folder removes an earlier one's reports first: one that then fails leaves none
+// to read as its own.
+void removeSpreadReports(const std::string &folder);
 std::string spreadJson(const SpreadResult &r);
 
 } // namespace llmscope

@@ -1273,8 +1273,12 @@ private slots:
         spread::Request broken;
         broken.commands = {"/nonexistent/program -n 2"};
         broken.repeat = 2;
-        broken.folder = (m_dir.path() + "/spread-broken").toStdString();
+        broken.folder = same.folder; // where the earlier spread's reports are
+        QVERIFY(QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
         QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(broken)));
+        // nor on disk: the earlier reports went when this spread began, none to read as its own
+        QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
+        QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.csv"));
         QCOMPARE(failed.count(), 1);
         QCOMPARE(tabs->currentWidget(), v);
         QCOMPARE(v->model()->rowCount(), 0);
@@ -1288,6 +1292,7 @@ private slots:
         QVERIFY(!w.workspace()->document()->results().comparison && !w.workspace()->document()->results().metrics);
         QCOMPARE(w.heatmap()->model()->rowCount(), 0);
         QVERIFY2(!w.counters()->text().contains("spread-before-broken"), qPrintable(w.counters()->text()));
+        QVERIFY2(w.opPanel()->status().isEmpty(), qPrintable(w.opPanel()->status())); // not the old topology's count
         QVERIFY(v->summary()->text().contains("The spread failed:")); // its page still says why
         // A program that fails itself (a model file missing): its last words on the page, in the
         // window's sentence; the dump command's own lines in the console.
