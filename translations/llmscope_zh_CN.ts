@@ -1759,6 +1759,13 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
 </context>
 <context>
+    <name>LayerLabel</name>
+    <message>
+        <source>%1 (blk.%2)</source>
+        <translation>%1（blk.%2）</translation>
+    </message>
+</context>
+<context>
     <name>LayerWords</name>
     <message>
         <source>layer %1 (blk.%1)</source>
@@ -2127,10 +2134,6 @@ reads %2</source>
     <message>
         <source>Operation group %1 is llama.cpp&apos;s layer %2: its operations are %1_0, %1_1, ..., its nodes&apos; names end in -%2 and its weights are blk.%2.*</source>
         <translation>算子组 %1 即 llama.cpp 的第 %2 层：其算子为 %1_0、%1_1、……，其节点名以 -%2 结尾，其权重为 blk.%2.*</translation>
-    </message>
-    <message>
-        <source>%1 (blk.%2)</source>
-        <translation>%1 (blk.%2)</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,5 @@
 #include "heatmap_model.h"
+#include "layer_label.h"
 
 #include "diff_table_model.h"
 #include "reason_words.h"
@@ -341,7 +342,7 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (m_mode == Mode::RoundsByLayers)
-        return orientation == Qt::Horizontal ? m_rowNames.value(section) : tr("round %1").arg(roundAt(section));
+        return orientation == Qt::Horizontal ? layerLabel(m_rowNames.value(section)) : tr("round %1").arg(roundAt(section));
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) { // the engine's names of the column's nodes
         const QStringList &nodes = m_kindNodes.value(m_kinds.value(section));
         return tr("%1\n%n node(s): %2", nullptr, int(nodes.size()))
@@ -351,5 +352,5 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
     }
     if (orientation == Qt::Horizontal) // two lines, "Qcur" over "(ROPE)": the column stays narrow
         return QString(m_kinds.value(section)).replace(QStringLiteral(" ("), QStringLiteral("\n("));
-    return m_rowNames.value(section);
+    return layerLabel(m_rowNames.value(section)); // "Layer2 (blk.2)", as the tree names it
 }

@@ -1,4 +1,5 @@
 #include "layer_graph_view.h"
+#include "layer_label.h"
 
 #include <algorithm>
 
@@ -94,7 +95,7 @@ void LayerGraphView::setGraph(std::shared_ptr<const OpGraph> ops)
     const std::vector<int> &groups = graph.groups();
     for (const int g : groups) {
         const GraphOp &op = graph.ops()[size_t(g)];
-        m_layers->addItem(QStringLiteral("%1 %2").arg(QString::fromStdString(op.id), QString::fromStdString(op.name)),
+        m_layers->addItem(QStringLiteral("%1 %2").arg(QString::fromStdString(op.id), layerLabel(QString::fromStdString(op.name))),
                           QString::fromStdString(op.id));
     }
     m_group.clear();

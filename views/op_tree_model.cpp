@@ -1,4 +1,5 @@
 #include "op_tree_model.h"
+#include "layer_label.h"
 
 #include "diff_table_model.h"
 
@@ -262,14 +263,14 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
                                     : tr("%1: check to dump this operation (-ids %1)").arg(n->id);
         // A layer's group: its id, llama.cpp's layer number and its weights' names differ
         // (op 3_* is Layer2, blk.2): said together
-        static const QRegularExpression layerName(QStringLiteral("^Layer(\\d+)$"));
-        if (const auto m = layerName.match(n->name); !isRoot && m.hasMatch() && !n->children.empty()) {
+        if (const int layer = llamaLayerOf(n->name); !isRoot && layer >= 0 && !n->children.empty()) {
             if (role == Qt::ToolTipRole && (col == IdColumn || col == NameColumn))
                 return tr("Operation group %1 is llama.cpp's layer %2: its operations are %1_0, %1_1, ..., its nodes' "
                           "names end in -%2 and its weights are blk.%2.*")
-                    .arg(n->id, m.captured(1));
+                    .arg(n->id)
+                    .arg(layer);
             if (col == NameColumn)
-                return tr("%1 (blk.%2)").arg(n->name, m.captured(1));
+                return layerLabel(n->name);
         }
         switch (col) {
         case IdColumn: return isRoot ? n->name : n->id;

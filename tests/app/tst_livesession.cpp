@@ -580,7 +580,7 @@ private slots:
                     flagged = h->index(r, c);
                 }
         QVERIFY(flagged.isValid());
-        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
+        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1 (blk.1)"));
         QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
         QVERIFY(flagged.data(HeatmapModel::ValueRole).toDouble() > 1); // beyond its budget
         const QModelIndex sameKindLayer0 = h->index(flagged.row() - 1, flagged.column());
@@ -747,7 +747,7 @@ private slots:
         QVERIFY(e->goldenModel()->columnCount() > 100);
         HeatmapModel *h = w.heatmap()->model();
         const QModelIndex flagged = h->indexForOp(h->colours()->firstDivergentOp());
-        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1"));
+        QCOMPARE(h->headerData(flagged.row(), Qt::Vertical).toString(), QString("Layer1 (blk.1)"));
         QCOMPARE(h->headerData(flagged.column(), Qt::Horizontal).toString(), QString("ffn_out"));
         int valued = 0;
         for (int r = 0; r < h->rowCount(); ++r)

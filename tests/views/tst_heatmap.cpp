@@ -61,8 +61,8 @@ private slots:
         }
         QCOMPARE(lines.join('\n'), QString("| inp_embd | norm | ffn_out | norm (2nd) | result_output |\n"
                                             "Embedding | 0_0 |  |  |  |  |\n"
-                                            "Layer0 |  | 1_0 | 1_1 | 1_2 |  |\n"
-                                            "Layer1 |  | 2_0 | 2_1 | 2_2 |  |\n"
+                                            "Layer0 (blk.0) |  | 1_0 | 1_1 | 1_2 |  |\n"
+                                            "Layer1 (blk.1) |  | 2_0 | 2_1 | 2_2 |  |\n"
                                             "OutputHead |  |  |  |  | 3_0 |"));
     }
 
@@ -80,7 +80,8 @@ private slots:
         QCOMPARE(m.headerData(3, Qt::Horizontal).toString(), QString("norm\n(2nd)"));
         QCOMPARE(m.headerData(3, Qt::Horizontal, Qt::ToolTipRole).toString(),
                  QString("norm (2nd)\n2 node(s): norm-0, norm-1")); // the engine's full names
-        QCOMPARE(m.headerData(2, Qt::Vertical).toString(), QString("Layer1"));
+        // llama.cpp's count beside the group's: op 2_* is in blk.1, as the tree says it
+        QCOMPARE(m.headerData(2, Qt::Vertical).toString(), QString("Layer1 (blk.1)"));
         QCOMPARE(m.indexForOp("2_2"), m.index(2, 3)); // layer 1's second norm
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::OpIdRole).toString(), QString("2_1"));
         QVERIFY(!m.index(0, 1).data(HeatmapModel::OpIdRole).toString().size()); // no norm in the embedding
@@ -216,7 +217,7 @@ private slots:
         QCOMPARE(m->rowCount(), 3); // rounds 0..2
         QCOMPARE(m->columnCount(), 4); // the layers (and embedding, head)
         QCOMPARE(m->headerData(2, Qt::Vertical).toString(), QString("round 2"));
-        QCOMPARE(m->headerData(1, Qt::Horizontal).toString(), QString("Layer0"));
+        QCOMPARE(m->headerData(1, Qt::Horizontal).toString(), QString("Layer0 (blk.0)"));
         QCOMPARE(m->index(2, 2).data(HeatmapModel::ValueRole).toDouble(), 30.0); // layer 1's ffn_out, round 2
         QCOMPARE(m->index(0, 1).data(HeatmapModel::OpIdRole).toString(), QString("1_1"));
         QCOMPARE(m->indexForOp("2_1"), m->index(2, 2)); // its newest round
