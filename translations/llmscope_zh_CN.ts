@@ -1742,10 +1742,6 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。Ctrl+滚轮缩放，拖动可平移。</translation>
     </message>
     <message>
-        <source>Whole layer</source>
-        <translation>整层</translation>
-    </message>
-    <message>
         <source>The whole layer in view</source>
         <translation>整层都在视图中</translation>
     </message>
@@ -1756,6 +1752,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <message>
         <source>The whole layer in view, its boxes too small to read: an overview</source>
         <translation>在视图中显示整层，方框过小无法阅读：用作概览</translation>
+    </message>
+    <message>
+        <source>Fit: whole layer</source>
+        <translation>适应：整层</translation>
     </message>
 </context>
 <context>
@@ -2529,15 +2529,15 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>exact: both sides ran the same command with the same libraries on the same machine, so every operation must agree bit for bit</source>
-        <translation>exact: 两侧在同一台机器上以相同的库运行了同一命令, 因此每个算子都必须逐位一致</translation>
+        <translation>exact（逐位一致标准）：两侧在同一台机器上以相同的库运行了同一命令，因此每个算子都必须逐位一致</translation>
     </message>
     <message>
         <source>rounding: both sides ran on %1 with the same types (differing in %2), so each operation is held to what float rounding in another order may change</source>
-        <translation>rounding: 两侧都在 %1 上以相同的类型运行(%2 不同), 因此每个算子只允许换一种求和顺序时浮点舍入可能带来的差异</translation>
+        <translation>rounding（舍入标准）：两侧都在 %1 上以相同的类型运行（%2 不同），因此每个算子只允许换一种求和顺序时浮点舍入可能带来的差异</translation>
     </message>
     <message>
         <source>engine: golden ran on %1, test on %2, so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: 标杆运行在 %1 上, 待测运行在 %2 上, 因此每个算子按 ggml 的跨后端预算评判</translation>
+        <translation>engine（跨后端标准）：标杆运行在 %1 上，待测运行在 %2 上，因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
         <source>%1: as asked (--standard)</source>
@@ -2545,27 +2545,27 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml&apos;s cross-backend budgets and to what the quantization explains</source>
-        <translation>engine: 两侧都在 %1 上运行, 但类型不同(%2), 因此每个算子按 ggml 的跨后端预算及量化可解释的误差评判</translation>
+        <translation>engine（跨后端标准）：两侧都在 %1 上运行，但类型不同（%2），因此每个算子按 ggml 的跨后端预算及量化可解释的误差评判</translation>
     </message>
     <message>
         <source>msit: a side is not an llmscope dump, so each tensor pair is held to msit&apos;s per-element rule</source>
-        <translation>msit: 有一侧不是 llmscope 转储, 因此每对张量按 msit 的逐元素规则评判</translation>
+        <translation>msit（msit 标准）：有一侧不是 llmscope 转储，因此每对张量按 msit 的逐元素规则评判</translation>
     </message>
     <message>
         <source>engine: both sides ran on %1, but on other machines, whose devices may run other kernels, so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: 两侧都在 %1 上运行, 但在不同的机器上, 其设备可能运行不同的内核, 因此每个算子按 ggml 的跨后端预算评判</translation>
+        <translation>engine（跨后端标准）：两侧都在 %1 上运行，但在不同的机器上，其设备可能运行不同的内核，因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
         <source>engine: both sides ran on %1, but their graphs differ (other kernels: flash attention, fusion, batch), so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: 两侧都在 %1 上运行, 但计算图不同(内核不同: flash attention、融合、批大小), 因此每个算子按 ggml 的跨后端预算评判</translation>
+        <translation>engine（跨后端标准）：两侧都在 %1 上运行，但计算图不同（内核不同：flash attention、融合、批大小），因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
         <source>engine: a PyTorch dump against an engine&apos;s, other kernels throughout, so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: PyTorch 转储对比引擎的转储, 内核完全不同, 因此每个算子按 ggml 的跨后端预算评判</translation>
+        <translation>engine（跨后端标准）：PyTorch 转储对比引擎的转储，内核完全不同，因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
         <source>engine: a dump does not say which backends ran it (%1), so each operation is held to ggml&apos;s cross-backend budgets</source>
-        <translation>engine: 有一侧的转储未记录由哪些后端运行(%1), 因此每个算子按 ggml 的跨后端预算评判</translation>
+        <translation>engine（跨后端标准）：有一侧的转储未记录由哪些后端运行（%1），因此每个算子按 ggml 的跨后端预算评判</translation>
     </message>
     <message>
         <source>golden&apos;s</source>
@@ -2626,6 +2626,29 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>observing changed nothing: %1 round(s) computed the same results bit for bit as the run the probe only watched (%2)</source>
         <translation>观测没有改变任何内容：%1 轮计算结果与探针只旁观的那次运行逐位相同（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>ReasonText</name>
+    <message>
+        <source>the command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>the machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <source>fusion</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <source>nothing recorded</source>
+        <translation>没有记录</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
 </context>
 <context>

@@ -354,8 +354,12 @@ void HeatmapView::updateLegend()
         const auto [passLo, passHi] = colours()->passedRange();
         const auto [failLo, failHi] = colours()->failedRange();
         const bool failed = colours()->anyFailed();
-        // a budget's share in percent, as the Diff table and the tooltips write it
-        const bool share = colours()->metric() == OpColours::Metric::BudgetShare;
+        // shares and relative errors in percent, as the Diff table, the Spread page and the
+        // tooltips write them; 1 - cosine as it is
+        const OpColours::Metric metric = colours()->metric();
+        const bool share = metric == OpColours::Metric::BudgetShare || metric == OpColours::Metric::Spread ||
+                           metric == OpColours::Metric::MaxRelError || metric == OpColours::Metric::RelEuclidean ||
+                           metric == OpColours::Metric::AddedError;
         auto num = [share](double v) { return share ? HeatmapModel::percentText(v) : QString::number(v, 'g', 4); };
         // what a cell's colour measures, where the ramps cannot say it
         m_legend->setToolTip(

@@ -288,7 +288,7 @@ void LayerGraphView::fit()
         m_view->centerOn(m_scene->sceneRect().center());
     }
     // the button offers the other view of a layer larger than readable boxes show
-    m_fit->setText(tooSmall && !m_whole ? tr("Whole layer") : tr("Fit"));
+    m_fit->setText(tooSmall && !m_whole ? tr("Fit: whole layer") : tr("Fit"));
     m_fit->setProperty("offersWhole", tooSmall && !m_whole);
     m_fit->setToolTip(!tooSmall ? tr("The whole layer in view")
                       : m_whole ? tr("Readable boxes, as much of the layer as they leave in view")

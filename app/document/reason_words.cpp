@@ -12,12 +12,31 @@ QString separator()
 {
     return QCoreApplication::translate("Reason", "; ");
 }
+
+// Core's own words among a finding's values ("the command, OMP_NUM_THREADS": what differs between
+// two runs), in the window's language; names (libraries, variables, ops) stay as they are.
+QString textWords(const std::string &text)
+{
+    static const char *const words[] = {QT_TRANSLATE_NOOP("ReasonText", "the command"),
+                                        QT_TRANSLATE_NOOP("ReasonText", "the machine"),
+                                        QT_TRANSLATE_NOOP("ReasonText", "fusion"),
+                                        QT_TRANSLATE_NOOP("ReasonText", "nothing recorded")};
+    QStringList items = QString::fromStdString(text).split(QStringLiteral(", "));
+    bool any = false;
+    for (QString &item : items)
+        for (const char *w : words)
+            if (item == QLatin1String(w)) {
+                item = QCoreApplication::translate("ReasonText", w);
+                any = true;
+            }
+    return any ? items.join(QCoreApplication::translate("ReasonText", ", ")) : QString::fromStdString(text);
+}
 } // namespace
 
 QString reasonWords(const Finding &f)
 {
     if (f.kind == Said::Text)
-        return QString::fromStdString(f.text);
+        return textWords(f.text);
     QStringList values;
     for (const Finding &v : f.values)
         values << reasonWords(v);

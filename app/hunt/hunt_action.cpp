@@ -17,7 +17,8 @@ void HuntAction::say(const QString &text, int step)
 {
     m_log << text;
     if (m_workspace)
-        m_workspace->say(tr("[hunt] %1").arg(text), Workspace::Tone::Step);
+        m_workspace->say(tr("[hunt] %1").arg(text),
+                         step == hunt::Steps::kFailedEnd ? Workspace::Tone::Failure : Workspace::Tone::Step);
     if (step > 0)
         emit stepStarted(step, text);
 }
@@ -38,7 +39,7 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     m_log.clear();
     QPointer<Workspace> w = m_workspace;
     const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), standard, m_cancelled,
-                                                [this](const QString &text, int step) { say(text, std::max(step, 0)); });
+                                                [this](const QString &text, int step) { say(text, step); });
     auto hunting = hunt::run(steps, folder, rounds);
     const hunt::Outcome outcome = co_await hunting;
     if (w && outcome.fusedChain && outcome.walk) {

@@ -81,7 +81,8 @@ int runHuntCommand(const QStringList &args)
         }
     }
     const hunt::Steps steps = childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
-        say(step < 0 ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
+        const bool detail = step < 0 && step != hunt::Steps::kFailedEnd;
+        say(detail ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
     });
     const hunt::Outcome outcome = runToEnd(hunt::run(steps, request.folder, request.rounds));
     switch (outcome.end) {

@@ -101,7 +101,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
     auto end = [&](Outcome::End e, const QString &message) {
         out.end = e;
         out.message = message;
-        steps.say(message, 0);
+        steps.say(message, e == Outcome::End::Failed || e == Outcome::End::Cancelled ? Steps::kFailedEnd : 0);
     };
     try {
         steps.say(stepStats(rounds), 1);

@@ -25,8 +25,10 @@ struct Steps {
     std::function<QCoro::Task<QString>(Side side, QStringList options, QString out)> dump;
     // Compares golden's dump with test's; throws as dump does.
     std::function<QCoro::Task<std::shared_ptr<const llmscope::CompareResult>>(QString golden, QString test)> compare;
-    // A line to show: step 1..kSteps starts one; 0 a conclusion; -1 a detail under it.
+    // A line to show: step 1..kSteps starts one; 0 a conclusion; kFailedEnd the conclusion of a
+    // hunt that failed or was cancelled; -1 a detail under it.
     std::function<void(const QString &text, int step)> say;
+    static constexpr int kFailedEnd = -2;
 };
 
 struct Outcome {

@@ -688,6 +688,9 @@ private slots:
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("配置</b> ")) &&
                      w.diff()->summary().contains(QString::fromUtf8("模型文件 2（模型 1、模型 1 摘要）")),
                  qPrintable(w.diff()->summary()));
+        // the standard named and explained in Chinese, core's own words among what differs too
+        QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("rounding（舍入标准）：两侧都在 CPU 上以相同的类型运行（命令 不同）")),
+                 qPrintable(w.diff()->summary()));
         // how the pairs were made, worded by the window from what core found
         QVERIFY2(w.diff()->summary().contains(QString::fromUtf8("相同拓扑")) ||
                      w.diff()->summary().contains(QString::fromUtf8("按层、节点名与算子")),
@@ -930,6 +933,8 @@ private slots:
         QVERIFY2(finished.at(0).at(1).toString().startsWith("cancelled"), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(w.workspace()->session()->state(), LiveSession::State::Stopped);
         QVERIFY(!w.workspace()->hunt()->isRunning());
+        // its end said as a failure's, not as a step's (the hunt did not find anything)
+        QCOMPARE(lineColour(w.console(), "[hunt] cancelled"), QColor("#b00000"));
         // the hunt's run is not the user's launch: no "press Run again" for a button not offered
         QVERIFY2(w.opPanel()->status().startsWith("The program has ended."), qPrintable(w.opPanel()->status()));
         QVERIFY2(!w.opPanel()->status().contains("Run again"), qPrintable(w.opPanel()->status()));
@@ -1394,6 +1399,14 @@ private slots:
         QCOMPARE(current.data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
         QVERIFY(current.data().toString().contains("first departure"));
         QCOMPARE(w.workspace()->currentOp(), QString::fromStdString(first.opId)); // the cursor is there
+        { // the heatmap's legend in percent, as the Spread page's cells ("runs part: 0.0259 %", not 0.000259)
+            HeatmapView *h = w.heatmap();
+            const int at = h->metricBox()->findData(int(HeatmapModel::Metric::Spread));
+            QVERIFY(at >= 0);
+            h->metricBox()->setCurrentIndex(at);
+            QVERIFY2(QRegularExpression("runs part: [0-9.e+-]+ %").match(h->legend()->text()).hasMatch(),
+                     qPrintable(h->legend()->text()));
+        }
         QVERIFY(w.workspace()->comparison()); // run 1 against run 2, in the Diff tab
         QVERIFY(!w.workspace()->comparison()->ops[size_t(w.workspace()->comparison()->firstDivergent)].passed);
         v->differingOnly()->setChecked(true); // what differs, the first departure still picked

@@ -838,11 +838,11 @@ for path in outputs:
             QVERIFY2(vGood >= passLo && vGood <= passHi && vBad >= failLo && vBad <= failHi,
                      qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7").arg(h->metricBox()->itemText(i)).arg(vGood)
                                     .arg(passLo).arg(passHi).arg(vBad).arg(failLo).arg(failHi)));
-            // a budget's share in percent, as the Diff table writes it; the rest as they are
-            const bool share = h->metricBox()->currentData().toInt() == int(HeatmapModel::Metric::BudgetShare);
-            const QString lowest = share ? HeatmapModel::percentText(failLo) : QString::number(failLo, 'g', 4);
+            // shares and relative errors in percent, as the Diff table writes them; 1 - cosine as it is
+            const bool cosine = h->metricBox()->currentData().toInt() == int(HeatmapModel::Metric::CosineDistance);
+            const QString lowest = cosine ? QString::number(failLo, 'g', 4) : HeatmapModel::percentText(failLo);
             QVERIFY2(h->legend()->text().contains("failed: " + lowest), qPrintable(h->legend()->text()));
-            QVERIFY(!share || lowest.endsWith(" %"));
+            QVERIFY(cosine || lowest.endsWith(" %"));
             // the legend says what a cell measures, and why the ops after the culprit are pale
             const QString tip = h->legend()->toolTip();
             QVERIFY2(tip.contains(h->metricBox()->itemText(i)) && tip.contains("its inputs carry the error"), qPrintable(tip));

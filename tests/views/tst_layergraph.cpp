@@ -128,9 +128,9 @@ private slots:
         // ... and the button then offers the whole layer, however small, and readable boxes again
         QPushButton *fitButton = nullptr;
         for (QPushButton *b : v.findChildren<QPushButton *>())
-            if (b->text() == "Whole layer")
+            if (b->text() == "Fit: whole layer")
                 fitButton = b;
-        QVERIFY2(fitButton, "no Whole layer button after a fit that leaves part of the layer out");
+        QVERIFY2(fitButton, "no Fit: whole layer button after a fit that leaves part of the layer out");
         QTest::mouseClick(fitButton, Qt::LeftButton);
         QVERIFY2(v.scaleShown() < LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
         const QRect shown = v.view()->mapFromScene(scene).boundingRect();
@@ -139,7 +139,7 @@ private slots:
         QCOMPARE(fitButton->text(), QString("Fit"));
         QTest::mouseClick(fitButton, Qt::LeftButton);
         QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
-        QCOMPARE(fitButton->text(), QString("Whole layer"));
+        QCOMPARE(fitButton->text(), QString("Fit: whole layer"));
         QVERIFY(v.findChild<QLabel *>(QString(), Qt::FindDirectChildrenOnly) != nullptr);
         bool hinted = false;
         for (QLabel *l : v.findChildren<QLabel *>())
