@@ -53,6 +53,10 @@ LayerGraphView::LayerGraphView(OpColours *colours, QWidget *parent)
                           "and inputs from outside the layer. Click a box to pick it; Ctrl+wheel zooms."));
     m_layers->setMinimumContentsLength(16);
     auto *fitButton = m_fit = new QPushButton(tr("Fit"), this);
+    // as wide as its longer text from the start: a text that changes it would move the view under
+    // the fit just made
+    fitButton->setMinimumWidth(fitButton->fontMetrics().horizontalAdvance(tr("Fit: whole layer")) +
+                               2 * fitButton->fontMetrics().averageCharWidth() + 16);
     m_status->setWordWrap(true);
     auto *row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Layer:"), this));
@@ -278,14 +282,20 @@ void LayerGraphView::fit()
 {
     if (m_scene->items().isEmpty())
         return;
+    // The whole layer asked for: nothing to scroll, and no scroll bar of the readable view left to
+    // take room the fit counted on.
+    const auto bars = m_whole ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded;
+    m_view->setHorizontalScrollBarPolicy(bars);
+    m_view->setVerticalScrollBarPolicy(bars);
     m_view->resetTransform();
     m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     if (m_view->transform().m11() > 1.5) // a small layer: not blown up
         m_view->setTransform(QTransform::fromScale(1.5, 1.5));
     const bool tooSmall = m_view->transform().m11() < kReadableScale;
-    if (tooSmall && m_whole) { // a little room to spare: a scroll bar that goes as it fits takes none back
-        m_view->scale(0.95, 0.95);
-        m_view->centerOn(m_scene->sceneRect().center());
+    if (!tooSmall && m_whole) { // it fits readable: the usual view, its scroll bars as needed
+        m_whole = false;
+        m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+        m_view->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     }
     // the button offers the other view of a layer larger than readable boxes show
     m_fit->setText(tooSmall && !m_whole ? tr("Fit: whole layer") : tr("Fit"));
@@ -332,6 +342,8 @@ bool LayerGraphView::eventFilter(QObject *o, QEvent *e)
             const double f = std::pow(1.0015, we->angleDelta().y());
             m_view->scale(f, f);
             m_autoFit = false;
+            m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded); // zoomed in from the whole layer: scrollable
+            m_view->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
             return true;
         }
     }
