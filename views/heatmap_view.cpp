@@ -103,6 +103,7 @@ void HeatmapView::layOut()
     m_table->setToolTip(tr("Rows: layers; columns: operations by node name; colour: the statistic chosen above. "
                            "'!' marks an output with NaN or Inf. Click a cell to pick the operation."));
     m_legend->setMinimumWidth(260);
+    m_legend->setWordWrap(true); // the empty heatmap's sentence, whole on a 1024-wide screen in Chinese too
 
     // Three rows, so that a laptop's width leaves every box its text and the round slider room.
     auto *controls = new QHBoxLayout;

@@ -1211,6 +1211,15 @@ for path in outputs:
         const QString fresh = w.counters()->text();
         // an empty Diff page names the hunt, the way most get there, beside Compare
         QVERIFY2(w.diff()->summary().contains("Session > Hunt, Ctrl+H"), qPrintable(w.diff()->summary()));
+        { // the empty heatmap's sentence whole in a narrow page (it ran off the right edge at 1024 in Chinese)
+            QLabel *legend = w.heatmap()->legend();
+            legend->resize(300, legend->heightForWidth(300));
+            const QRect needed = legend->fontMetrics().boundingRect(QRect(0, 0, legend->width(), 10000), Qt::TextWordWrap,
+                                                                   legend->text());
+            QVERIFY2(needed.width() <= legend->width() && needed.height() <= legend->height(),
+                     qPrintable(QString("%1x%2 needed in %3x%4").arg(needed.width()).arg(needed.height())
+                                    .arg(legend->width()).arg(legend->height())));
+        }
         // a launch that fails under way (its output folder cannot be made), said in the panel
         const testing::StandInProbe probe; // where the build has none
         QVERIFY(!w.launch(llmscope::parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"})));
