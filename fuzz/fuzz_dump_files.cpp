@@ -79,8 +79,8 @@ const Dump &dump()
 {
     static const Dump d = [] {
         Dump d;
-        const fs::path out = fs::temp_directory_path() / ("llmscope-fuzz-dump-files-" + std::to_string(::getpid()));
-        fs::remove_all(out);
+        static const llmscope::fuzz::ScratchFolder scratch("llmscope-fuzz-dump-files");
+        const fs::path out = scratch.path();
         DumpWriter::Options options;
         options.outDir = out.string();
         options.minFreeBytes = 0;

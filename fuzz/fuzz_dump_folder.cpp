@@ -13,8 +13,9 @@ namespace fs = std::filesystem;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static const llmscope::fuzz::ScratchFolder scratch("llmscope-fuzz-dump");
     static const fs::path root = [] {
-        const fs::path r = fs::temp_directory_path() / ("llmscope-fuzz-dump-" + std::to_string(::getpid()));
+        const fs::path r = scratch.path();
         fs::create_directories(r / "tensors/0_1/0/1_L");
         fs::create_directories(r / "torch_tensors/cpu_1/0/root.model");
         fs::create_directories(r / "llmscope/index");

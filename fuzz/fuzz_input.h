@@ -4,12 +4,35 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 namespace llmscope::fuzz {
+
+// A folder of this process's own under the temporary directory (TMPDIR), named NAME-PID, and
+// removed when the run ends (libFuzzer ends with exit(): static objects go then).
+class ScratchFolder {
+public:
+    explicit ScratchFolder(const std::string &name)
+        : m_path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid())))
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    ~ScratchFolder()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    const std::filesystem::path &path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
 
 // A file holding data, open for the whole run and rewritten for each input.
 class InputFile {
