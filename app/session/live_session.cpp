@@ -1,4 +1,5 @@
 #include "live_session.h"
+#include "last_error_line.h"
 
 #include <QTimer>
 
@@ -303,20 +304,6 @@ QCoro::Task<> LiveSession::stop(std::chrono::milliseconds grace)
     }
 }
 
-namespace {
-// The last line of what a program wrote on stderr that is its own (not the probe's).
-QString lastErrorLine(const QString &tail)
-{
-    const QStringList lines = tail.split(QLatin1Char('\n'));
-    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
-        const QString line = it->trimmed();
-        if (!line.isEmpty() && !line.startsWith(QLatin1String("[llmscope")))
-            return line.size() > 300 ? line.left(300) + QStringLiteral("...") : line;
-    }
-    return {};
-}
-} // namespace
-
 void LiveSession::processFinished(int code, QProcess::ExitStatus status)
 {
     // A program that ends fast may have connected without the event loop having accepted it
@@ -336,7 +323,7 @@ void LiveSession::processFinished(int code, QProcess::ExitStatus status)
         // A program that failed says why last on its stderr ("cannot load model ..."): that first,
         // before any guess at why no probe talked.
         const bool failed = status == QProcess::NormalExit && code != 0;
-        const QString lastWords = failed ? lastErrorLine(m_errorTail) : QString();
+        const QString lastWords = failed ? lastErrorLine(m_errorTail.split(QLatin1Char('\n'))) : QString();
         QString noProbeNote;
         if (!lastWords.isEmpty())
             noProbeNote = tr(": \"%1\" (its last error line)").arg(lastWords) +

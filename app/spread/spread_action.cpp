@@ -1,4 +1,5 @@
 #include "spread/spread_action.h"
+#include "session/last_error_line.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -46,15 +47,8 @@ std::pair<int, QString> failedProgram(const QString &said)
     static const QRegularExpression exited(QStringLiteral("^llmscope dump: the target exited with status (\\d+)"));
     const QStringList lines = said.split(QLatin1Char('\n'));
     for (qsizetype i = lines.size() - 1; i >= 0; --i)
-        if (const auto m = exited.match(lines[i]); m.hasMatch()) {
-            for (qsizetype j = i - 1; j >= 0; --j) {
-                const QString line = lines[j].trimmed();
-                if (!line.isEmpty() && !line.startsWith(QLatin1String("llmscope dump:")) &&
-                    !line.startsWith(QLatin1String("[llmscope")))
-                    return {m.captured(1).toInt(), line};
-            }
-            return {m.captured(1).toInt(), QString()};
-        }
+        if (const auto m = exited.match(lines[i]); m.hasMatch())
+            return {m.captured(1).toInt(), lastErrorLine(lines.mid(0, i))};
     return {-1, QString()};
 }
 } // namespace
