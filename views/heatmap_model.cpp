@@ -1,5 +1,5 @@
 #include "heatmap_model.h"
-#include "layer_label.h"
+#include "layer_words.h"
 
 #include "diff_table_model.h"
 #include "reason_words.h"

@@ -1,5 +1,5 @@
 #include "layer_graph_view.h"
-#include "layer_label.h"
+#include "layer_words.h"
 
 #include <algorithm>
 
