@@ -9,7 +9,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
+#include <QComboBox>
+#include <QSignalBlocker>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
@@ -77,27 +78,38 @@ QVariant SliceErrorModel::headerData(int section, Qt::Orientation, int role) con
 }
 
 TensorDiffView::TensorDiffView(QWidget *parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QListWidget(this)),
+    : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QComboBox(this)),
       m_golden(new TensorSliceModel(this)), m_test(new TensorSliceModel(this)),
       m_error(new SliceErrorModel(m_golden, m_test, this)), m_picker(new SlicePicker(this)), m_goldenTable(new QTableView(this)),
       m_testTable(new QTableView(this)), m_errorTable(new QTableView(this))
 {
     m_title->setTextFormat(Qt::RichText);
     m_status->setWordWrap(true);
-    // The files beside the tables, not above them: the rows keep the height.
-    m_files->setMinimumWidth(120);
+    // The files in a box on the slice's row, not a list beside the tables: at 1024 pixels a list
+    // left each table one column.
+    m_files->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_files->setToolTip(tr("The operation's tensor files: its inputs before it ran, its outputs after"));
     auto *split = new QSplitter(this);
-    split->addWidget(m_files);
     const QStringList titles{tr("Golden"), tr("Test"), tr("Relative error")};
     int k = 0;
     for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
                                 {m_testTable, m_test}, {m_errorTable, m_error}}) {
         table->setModel(model);
         table->setItemDelegate(new FramedSelectionDelegate(table)); // the worst value's red stays red
-        // as wide as the widest value the tables write (six digits, a sign, an exponent): a
-        // column narrower elides "-0.000123457" to "-0...."
-        table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457")) + 14);
+        // as wide as the widest value the table writes (six digits, a sign, an exponent; the
+        // error three digits, no sign): a column narrower elides "-0.000123457" to "-0...."
+        const QString widest = k == 2 ? QStringLiteral("1.23e-05") : QStringLiteral("-0.000123457");
+        table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(widest) + 14);
         table->verticalHeader()->setDefaultSectionSize(20);
+        if (k > 0) {
+            // The rows line up with golden's, which numbers them, and scroll with the error
+            // table's bar: the width goes to values (at 1024 pixels each table had one column).
+            table->verticalHeader()->hide();
+            if (k == 1)
+                table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        } else {
+            table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        }
         auto *box = new QWidget(this);
         auto *l = new QVBoxLayout(box);
         l->setContentsMargins(0, 0, 0, 0);
@@ -108,10 +120,10 @@ TensorDiffView::TensorDiffView(QWidget *parent)
         l->addWidget(table);
         split->addWidget(box);
     }
-    split->setStretchFactor(0, 0);
-    for (int i = 1; i < split->count(); ++i)
-        split->setStretchFactor(i, 1);
-    split->setSizes({170, 400, 400, 400});
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3); // golden and test, values of up to 12 characters
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2); // errors of up to 8
     // The three tables scroll together.
     for (QTableView *a : {m_goldenTable, m_testTable, m_errorTable})
         for (QTableView *b : {m_goldenTable, m_testTable, m_errorTable})
@@ -124,7 +136,14 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
     layout->addWidget(m_status);
-    layout->addWidget(m_picker);
+    auto *sliceRow = new QHBoxLayout;
+    auto *fileName = new QLabel(tr("File:"), this);
+    fileName->setBuddy(m_files);
+    sliceRow->addWidget(fileName);
+    sliceRow->addWidget(m_files);
+    sliceRow->addSpacing(12);
+    sliceRow->addWidget(m_picker, 1);
+    layout->addLayout(sliceRow);
     layout->addWidget(split, 1);
     // One slice for all three: golden and test are the same cells, and the error between them.
     connect(m_picker, &SlicePicker::sliceChanged, this, [this](int rows, int cols, const std::vector<int64_t> &fixed) {
@@ -133,7 +152,7 @@ TensorDiffView::TensorDiffView(QWidget *parent)
             m_test->setSlice(rows, cols, fixed);
         m_error->refresh();
     });
-    connect(m_files, &QListWidget::currentRowChanged, this, &TensorDiffView::showPair);
+    connect(m_files, &QComboBox::currentIndexChanged, this, &TensorDiffView::showPair);
     m_title->setText(tr("Pick an operation in the Diff table to see its tensors, golden and test, side by side."));
 }
 
@@ -160,12 +179,16 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
     m_rightName->setText(QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
     m_pairs = pairs;
     m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
-    m_files->clear();
     int pick = -1;
-    for (const TensorDiffPair &p : pairs) {
-        new QListWidgetItem(p.name, m_files);
-        if (pick < 0 && (p.name.startsWith(QLatin1String("after/out")) || p.name.startsWith(QLatin1String("output"))))
-            pick = m_files->count() - 1;
+    {
+        const QSignalBlocker quiet(m_files); // one pair shown, the picked one, not each on the way
+        m_files->clear();
+        for (const TensorDiffPair &p : pairs) {
+            m_files->addItem(p.name);
+            if (pick < 0 && (p.name.startsWith(QLatin1String("after/out")) || p.name.startsWith(QLatin1String("output"))))
+                pick = m_files->count() - 1;
+        }
+        m_files->setCurrentIndex(-1);
     }
     if (m_files->count() == 0) {
         m_golden->close();
@@ -179,7 +202,7 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
                               : tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
         return;
     }
-    m_files->setCurrentRow(std::max(0, pick));
+    m_files->setCurrentIndex(std::max(0, pick));
 }
 
 void TensorDiffView::showPair(int row)

@@ -11,7 +11,7 @@
 class SessionDocument;
 
 class QLabel;
-class QListWidget;
+class QComboBox;
 class QTableView;
 class TensorSliceModel;
 class SlicePicker;
@@ -52,7 +52,8 @@ public:
     TensorSliceModel *goldenModel() const { return m_golden; }
     TensorSliceModel *testModel() const { return m_test; }
     SliceErrorModel *errorModel() const { return m_error; }
-    QListWidget *fileList() const { return m_files; }
+    // The op's files, one shown at a time (a list beside the tables took a third of their width).
+    QComboBox *fileList() const { return m_files; }
     SlicePicker *picker() const { return m_picker; }
     QString status() const;
     // The element the pair opened on: the slice's largest relative error (invalid: none, or a
@@ -66,7 +67,7 @@ private:
 
     QLabel *m_title, *m_status;
     QLabel *m_leftName = nullptr, *m_rightName = nullptr;
-    QListWidget *m_files;
+    QComboBox *m_files;
     TensorSliceModel *m_golden, *m_test;
     SliceErrorModel *m_error;
     SlicePicker *m_picker;

@@ -533,7 +533,7 @@ private slots:
         // The first divergent op's output, golden and test side by side with the error.
         TensorDiffView *e = w.tensorDiff();
         QVERIFY(e->fileList()->count() >= 2);
-        QVERIFY(e->fileList()->currentItem()->text().startsWith("after/outtensor0"));
+        QVERIFY(e->fileList()->currentText().startsWith("after/outtensor0"));
         QVERIFY(e->goldenModel()->columnCount() > 100);
         QCOMPARE(e->errorModel()->columnCount(), e->goldenModel()->columnCount());
         double worst = 0;
@@ -547,7 +547,7 @@ private slots:
         // A 2-D input transposed with the dimension pickers: golden, test and error follow the same slice.
         SlicePicker *p = e->picker();
         for (int i = 0; i < e->fileList()->count() && (p->rowDim() < 0 || p->colDim() < 0); ++i)
-            e->fileList()->setCurrentRow(i);
+            e->fileList()->setCurrentIndex(i);
         const double g01 = e->goldenModel()->value(0, 1), t01 = e->testModel()->value(0, 1);
         const int rows = p->rowDim(), cols = p->colDim();
         QVERIFY(rows >= 0 && cols >= 0);
@@ -746,7 +746,7 @@ private slots:
         // The element diff is open on the op; the heatmap holds every op's statistics diff.
         TensorDiffView *e = w.tensorDiff();
         QVERIFY(e->fileList()->count() >= 2);
-        QVERIFY(e->fileList()->currentItem()->text().startsWith("after/outtensor0"));
+        QVERIFY(e->fileList()->currentText().startsWith("after/outtensor0"));
         QVERIFY(e->goldenModel()->columnCount() > 100);
         HeatmapModel *h = w.heatmap()->model();
         const QModelIndex flagged = h->indexForOp(h->colours()->firstDivergentOp());

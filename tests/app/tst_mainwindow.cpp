@@ -907,7 +907,9 @@ for path in outputs:
             QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
             // every value whole: the widest a slice writes fits its column (no "0....")
             const int column = elements->horizontalHeader()->defaultSectionSize();
-            const int widest = elements->fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457"));
+            const bool errors = elements == w.tensorDiff()->errorTable(); // three digits, no sign
+            const int widest = elements->fontMetrics().horizontalAdvance(errors ? QStringLiteral("1.23e-05")
+                                                                                : QStringLiteral("-0.000123457"));
             QVERIFY2(column >= widest + 8, qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
         }
         { // the worst element, selected, keeps its red and is framed: a selection's blue fill read as "passed"
@@ -956,6 +958,11 @@ for path in outputs:
             for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
                 const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
                 QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
+                // golden, test and error each show a row's neighbours, not one column alone (a
+                // list of the op's files beside them left each about one)
+                const int columns = elements->viewport()->width() / std::max(1, elements->horizontalHeader()->defaultSectionSize());
+                QVERIFY2(columns >= 2, qPrintable(QString("%1 whole element columns in view (%2 px)").arg(columns)
+                                                      .arg(elements->viewport()->width())));
             }
             { // the Session panel's rows whole, none cut at the dock's bottom: a dump shown has no
               // process or counts, and those rows are not there
