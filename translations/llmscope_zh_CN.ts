@@ -45,7 +45,7 @@
     </message>
     <message>
         <source>Could not write %1 (is the disk full?)</source>
-        <translation>无法写入 %1(磁盘已满?)</translation>
+        <translation>无法写入 %1（磁盘已满？）</translation>
     </message>
     <message>
         <source>Spread</source>
@@ -88,7 +88,7 @@
     </message>
     <message>
         <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
-        <translation>没有可导出的内容: 请先比较两个转储(会话 &gt; 比较转储, Ctrl+D)。</translation>
+        <translation>没有可导出的内容：请先比较两个转储（会话 &gt; 比较转储，Ctrl+D）。</translation>
     </message>
     <message>
         <source>First divergent: %1 in %2</source>
@@ -405,7 +405,7 @@
     </message>
     <message>
         <source>adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)</source>
-        <translation>引入 NMSE %1, 该算子类型在两个引擎之间最多允许 %2(%3 标准)</translation>
+        <translation>引入 NMSE %1，该算子类型在两个引擎之间最多允许 %2（%3 标准）</translation>
     </message>
     <message>
         <source>Of its budget</source>
@@ -441,11 +441,11 @@
     </message>
     <message>
         <source>adds NMSE %1 of the %2 float rounding in another order may change here (%3 standard)</source>
-        <translation>引入 NMSE %1, 此处换一种求和顺序的浮点舍入最多可改变 %2(%3 标准)</translation>
+        <translation>引入 NMSE %1，此处换一种求和顺序的浮点舍入最多可改变 %2（%3 标准）</translation>
     </message>
     <message>
         <source>adds NMSE %1 where the same run must add %2 (%3 standard)</source>
-        <translation>引入 NMSE %1, 而同一次运行只允许 %2(%3 标准)</translation>
+        <translation>引入 NMSE %1，而同一次运行只允许 %2（%3 标准）</translation>
     </message>
 </context>
 <context>
@@ -461,8 +461,8 @@
     <message>
         <source>golden: %1
 test: %2</source>
-        <translation>标杆: %1
-待测: %2</translation>
+        <translation>标杆：%1
+待测：%2</translation>
     </message>
     <message>
         <source>&lt;b&gt;Cause:&lt;/b&gt; %1.</source>
@@ -556,7 +556,7 @@ test: %2</source>
     </message>
     <message>
         <source>%1 of %2 rounds shown (the first divergent&apos;s round and the earliest others).</source>
-        <translation>显示 %2 轮中的 %1 轮(首个偏离算子所在轮及最早的其他轮)。</translation>
+        <translation>显示 %2 轮中的 %1 轮（首个偏离算子所在轮及最早的其他轮）。</translation>
     </message>
     <message>
         <source>error</source>
@@ -620,7 +620,7 @@ failed</source>
 %n node(s): %2</source>
         <translation>
             <numerusform>%1
-%n 个节点: %2</numerusform>
+%n 个节点：%2</numerusform>
         </translation>
     </message>
     <message>
@@ -768,7 +768,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>diverging (around 0)</source>
-        <translation>发散(以 0 为中心)</translation>
+        <translation>发散（以 0 为中心）</translation>
     </message>
     <message>
         <source>diff: error added by the op itself</source>
@@ -897,7 +897,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>a program&apos;s command line, or llmscope dump --exec &quot;...&quot;</source>
-        <translation>程序的命令行, 或 llmscope dump --exec &quot;...&quot;</translation>
+        <translation>程序的命令行，或 llmscope dump --exec &quot;...&quot;</translation>
     </message>
     <message>
         <source>preset %1: %2</source>
@@ -913,23 +913,23 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>Runs both programs with statistics of every operation, finds the first operation whose output departs, runs both again dumping only that operation&apos;s tensors, and opens the element-by-element diff there.</source>
-        <translation>以全部算子的统计信息运行两个程序, 找出首个输出偏离的算子, 再次运行两者并只转储该算子的张量, 然后在该处打开逐元素比对。</translation>
+        <translation>以全部算子的统计信息运行两个程序，找出首个输出偏离的算子，再次运行两者并只转储该算子的张量，然后在该处打开逐元素比对。</translation>
     </message>
     <message>
         <source>&amp;Golden (reference):</source>
-        <translation>标杆(参考)(&amp;G):</translation>
+        <translation>标杆（参考）(&amp;G)：</translation>
     </message>
     <message>
         <source>&amp;Test:</source>
-        <translation>待测(&amp;T):</translation>
+        <translation>待测(&amp;T)：</translation>
     </message>
     <message>
         <source>&amp;Rounds:</source>
-        <translation>轮次(&amp;R):</translation>
+        <translation>轮次(&amp;R)：</translation>
     </message>
     <message>
         <source>&amp;Dumps into:</source>
-        <translation>转储到(&amp;D):</translation>
+        <translation>转储到(&amp;D)：</translation>
     </message>
     <message>
         <source>Hunt</source>
@@ -941,7 +941,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>the %1 command cannot be read: %2</source>
-        <translation>无法解析%1命令: %2</translation>
+        <translation>无法解析%1命令：%2</translation>
     </message>
     <message>
         <source>golden</source>
@@ -953,7 +953,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>rounds: %1</source>
-        <translation>轮次: %1</translation>
+        <translation>轮次：%1</translation>
     </message>
     <message>
         <source>choose a folder for the dumps</source>
@@ -965,19 +965,19 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>The rounds whose logits and activations are compared (msit&apos;s -er): 0,15 is the prompt and 15 tokens</source>
-        <translation>比较其 logits 与激活的轮次(msit 的 -er): 0,15 为提示词及其后 15 个 token</translation>
+        <translation>比较其 logits 与激活的轮次（msit 的 -er）：0,15 为提示词及其后 15 个 token</translation>
     </message>
     <message>
         <source>Extra bytes allowed for the weights kept higher, as a share of the test&apos;s weight bytes</source>
-        <translation>保留更高精度的权重所允许的额外字节, 以待测模型权重字节数的比例表示</translation>
+        <translation>保留更高精度的权重所允许的额外字节，以待测模型权重字节数的比例表示</translation>
     </message>
     <message>
         <source>Runs the golden program (the F32 or F16 model) and the test (the same program on the quantized model, fed golden&apos;s tokens), compares every operation and the logits, and ranks the weights by what keeping each in a higher type would gain per byte; tensor-types.txt in the folder keeps the best within the budget.</source>
-        <translation>运行标杆程序(F32 或 F16 模型)与待测程序(同一程序运行量化模型, 输入标杆的 token), 比较每个算子与 logits, 并按每字节收益对权重排序(即把该权重保留为更高精度类型可减少的误差); 文件夹中的 tensor-types.txt 在预算内保留收益最高的权重。</translation>
+        <translation>运行标杆程序（F32 或 F16 模型）与待测程序（同一程序运行量化模型，输入标杆的 token），比较每个算子与 logits，并按每字节收益对权重排序（即把该权重保留为更高精度类型可减少的误差）；文件夹中的 tensor-types.txt 在预算内保留收益最高的权重。</translation>
     </message>
     <message>
         <source>Size &amp;budget:</source>
-        <translation>大小预算(&amp;B):</translation>
+        <translation>大小预算(&amp;B)：</translation>
     </message>
     <message>
         <source>Make the report</source>
@@ -985,7 +985,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>budget: &apos;%1&apos; is not a share such as 10% or 0.1</source>
-        <translation>预算: &apos;%1&apos; 不是 10% 或 0.1 这样的比例</translation>
+        <translation>预算：&apos;%1&apos; 不是 10% 或 0.1 这样的比例</translation>
     </message>
     <message>
         <source>The rounds to compare (msit&apos;s -er): all is every round both programs run, the test consuming golden&apos;s tokens; 0,0 is the prompt alone</source>
@@ -1028,15 +1028,15 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>cancelled; the dumps written so far are kept in %1</source>
-        <translation>已取消; 已写出的转储保存在 %1</translation>
+        <translation>已取消；已写出的转储保存在 %1</translation>
     </message>
     <message>
         <source>stopped: %1</source>
-        <translation>已停止: %1</translation>
+        <translation>已停止：%1</translation>
     </message>
     <message>
         <source>stopped: an unexpected error</source>
-        <translation>已停止: 意外错误</translation>
+        <translation>已停止：意外错误</translation>
     </message>
     <message>
         <source>configuration: %1 (llmscope config-diff %2 %3 lists each)</source>
@@ -1047,15 +1047,15 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <name>HuntText</name>
     <message>
         <source>step 2 of 4: comparing the statistics to find the first operation whose output departs</source>
-        <translation>第 2/4 步: 比较统计信息, 找出首个输出偏离的算子</translation>
+        <translation>第 2/4 步：比较统计信息，找出首个输出偏离的算子</translation>
     </message>
     <message>
         <source>step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, with their data</source>
-        <translation>第 3/4 步: 再次运行两者, 只转储第 %2 轮的算子 %1 执行前的输入与执行后的输出, 含数据</translation>
+        <translation>第 3/4 步：再次运行两者，只转储第 %2 轮的算子 %1 执行前的输入与执行后的输出，含数据</translation>
     </message>
     <message>
         <source>step 4 of 4: comparing its tensors element by element</source>
-        <translation>第 4/4 步: 逐元素比较其张量</translation>
+        <translation>第 4/4 步：逐元素比较其张量</translation>
     </message>
     <message>
         <source>the second runs did not dump op %1</source>
@@ -1069,23 +1069,23 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>first divergent by statistics: round %1, op %2 (relative error at least %3 %)</source>
-        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差至少 %3 %)</translation>
+        <translation>按统计信息首个偏离：第 %1 轮，算子 %2（相对误差至少 %3 %）</translation>
     </message>
     <message>
         <source>%1 (test&apos;s %2)</source>
-        <translation>%1(测试侧为 %2)</translation>
+        <translation>%1（测试侧为 %2）</translation>
     </message>
     <message>
         <source>  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, %4 % of the %5 allowed for %6</source>
-        <translation>  相对预算引入误差最多的: 第 %1 轮, 算子 %2 按统计信息引入 NMSE %3, 占 %6 允许的 %5 的 %4 %</translation>
+        <translation>  相对预算引入误差最多的：第 %1 轮，算子 %2 按统计信息引入 NMSE %3，占 %6 允许的 %5 的 %4 %</translation>
     </message>
     <message>
         <source>  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4</source>
-        <translation>  在预算之内: 它引入 NMSE %1, 占 %4 允许的 %3 的 %2 %</translation>
+        <translation>  在预算之内：它引入 NMSE %1，占 %4 允许的 %3 的 %2 %</translation>
     </message>
     <message>
         <source>first divergent by statistics: round %1, op %2 (statistics differ by %3 %)</source>
-        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(统计信息相差 %3 %)</translation>
+        <translation>按统计信息首个偏离：第 %1 轮，算子 %2（统计信息相差 %3 %）</translation>
     </message>
     <message>
         <source>first divergent: round %1, op %2 (relative error %3 %)</source>
@@ -1125,7 +1125,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>first divergent by statistics: round %1, op %2 (relative error about %3 %, estimated from the sketches)</source>
-        <translation>按统计信息首个偏离: 第 %1 轮, 算子 %2(相对误差约 %3 %, 由误差草图估计)</translation>
+        <translation>按统计信息首个偏离：第 %1 轮，算子 %2（相对误差约 %3 %，由误差草图估计）</translation>
     </message>
     <message>
         <source>element by element it is within its budget</source>
@@ -1335,7 +1335,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>System (%1)</source>
-        <translation>跟随系统 (%1)</translation>
+        <translation>跟随系统（%1）</translation>
     </message>
 </context>
 <context>
@@ -1582,7 +1582,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>-tiling (op parameters)</source>
-        <translation>-tiling(算子参数)</translation>
+        <translation>-tiling（算子参数）</translation>
     </message>
     <message>
         <source>operation_io_tensors: each dumped node&apos;s op, parameters, types, shapes and files</source>
@@ -1590,51 +1590,51 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>kernel_io_tensors: the same with the backend that ran each node (CPU, CUDA0, ...)</source>
-        <translation>kernel_io_tensors: 同上, 另含运行每个节点的后端(CPU、CUDA0 等)</translation>
+        <translation>kernel_io_tensors: 同上，另含运行每个节点的后端（CPU、CUDA0 等）</translation>
     </message>
     <message>
         <source>each dumped node&apos;s parameters: op_param.json beside its tensors, raw bytes under tiling/</source>
-        <translation>每个转储节点的参数: 张量旁的 op_param.json, 以及 tiling/ 下的原始字节</translation>
+        <translation>每个转储节点的参数：张量旁的 op_param.json，以及 tiling/ 下的原始字节</translation>
     </message>
     <message>
         <source>only ops with NaN/Inf outputs (--nan-inf-only)</source>
-        <translation>只转储输出含 NaN/Inf 的算子(--nan-inf-only)</translation>
+        <translation>只转储输出含 NaN/Inf 的算子（--nan-inf-only）</translation>
     </message>
     <message>
         <source>identical tensors as links (-symlink)</source>
-        <translation>相同张量写为链接(-symlink)</translation>
+        <translation>相同张量写为链接（-symlink）</translation>
     </message>
     <message>
         <source>a golden dump: the program consumes its recorded tokens (optional)</source>
-        <translation>标杆转储: 程序使用其中记录的 token(可选)</translation>
+        <translation>标杆转储：程序使用其中记录的 token（可选）</translation>
     </message>
     <message>
         <source>--follow-tokens: each round&apos;s token ids come from the golden dump, so the rounds stay comparable after the program&apos;s own choices diverge</source>
-        <translation>--follow-tokens: 每轮的 token id 取自标杆转储, 使程序自身选择偏离后各轮仍可比较</translation>
+        <translation>--follow-tokens: 每轮的 token id 取自标杆转储，使程序自身选择偏离后各轮仍可比较</translation>
     </message>
     <message>
         <source>--&amp;follow-tokens:</source>
-        <translation>--follow-tokens(&amp;F):</translation>
+        <translation>--follow-tokens(&amp;F)：</translation>
     </message>
     <message>
         <source>cpu_profiling/: each selected node&apos;s host time per round (the round runs node by node: slower, the same results)</source>
-        <translation>cpu_profiling/: 每轮每个所选节点的主机耗时(该轮逐节点运行: 较慢, 结果相同)</translation>
+        <translation>cpu_profiling/: 每轮每个所选节点的主机耗时（该轮逐节点运行：较慢，结果相同）</translation>
     </message>
     <message>
         <source>op ids whose outputs are re-read after every later node, e.g. 1_1 (optional)</source>
-        <translation>在之后每个节点后重新读取其输出的算子 id, 例如 1_1(可选)</translation>
+        <translation>在之后每个节点后重新读取其输出的算子 id，例如 1_1（可选）</translation>
     </message>
     <message>
         <source>--watch: records the first node after which a watched output changed (memory reused or written over too early)</source>
-        <translation>--watch: 记录被监视的输出在哪个节点之后首次改变(内存被复用或过早被覆盖)</translation>
+        <translation>--watch: 记录被监视的输出在哪个节点之后首次改变（内存被复用或过早被覆盖）</translation>
     </message>
     <message>
         <source>--&amp;watch:</source>
-        <translation>--watch(&amp;W):</translation>
+        <translation>--watch(&amp;W)：</translation>
     </message>
     <message>
         <source>onnx/: the topology as ONNX files (no weights) for Netron, written when the program ends</source>
-        <translation>onnx/: 拓扑结构的 ONNX 文件(不含权重), 可用 Netron 打开, 在程序结束时写出</translation>
+        <translation>onnx/: 拓扑结构的 ONNX 文件（不含权重），可用 Netron 打开，在程序结束时写出</translation>
     </message>
     <message>
         <source>the current folder, %1</source>
@@ -1691,11 +1691,11 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>Graphviz&apos;s dot layout is not available (is the libgvc6 plugin configuration installed?)</source>
-        <translation>Graphviz 的 dot 布局不可用(是否安装了 libgvc6 的插件配置?)</translation>
+        <translation>Graphviz 的 dot 布局不可用（是否安装了 libgvc6 的插件配置？）</translation>
     </message>
     <message>
         <source>Boxes: the layer&apos;s operations, coloured as the heatmap; grey leaves: weights, KV cache and inputs from outside the layer. Click a box to pick it; Ctrl+wheel zooms.</source>
-        <translation>方框: 本层的算子, 颜色与热力图一致; 灰色叶子: 权重、KV 缓存和来自层外的输入。点击方框选中算子; Ctrl+滚轮缩放。</translation>
+        <translation>方框：本层的算子，颜色与热力图一致；灰色叶子：权重、KV 缓存和来自层外的输入。点击方框选中算子；Ctrl+滚轮缩放。</translation>
     </message>
     <message>
         <source>Fit</source>
@@ -1703,11 +1703,11 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>Layer:</source>
-        <translation>层:</translation>
+        <translation>层：</translation>
     </message>
     <message>
         <source>A layer&apos;s operations appear here once a program runs or a dump is opened.</source>
-        <translation>程序运行或打开转储后, 这里显示一层的算子。</translation>
+        <translation>程序运行或打开转储后，这里显示一层的算子。</translation>
     </message>
     <message>
         <source>No operations in this layer.</source>
@@ -1731,7 +1731,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>%1, computed by %2 in another layer</source>
-        <translation>%1, 由其他层的 %2 计算</translation>
+        <translation>%1，由其他层的 %2 计算</translation>
     </message>
     <message>
         <source>the first divergent operation&apos;s error comes in through it</source>
@@ -1739,7 +1739,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>%1 operations, %2 inputs from outside the layer, %3 edges. Colours: the heatmap&apos;s statistic in its round. Ctrl+wheel zooms, dragging moves.</source>
-        <translation>%1 个算子, %2 个层外输入, %3 条边。颜色: 热力图所选统计量在其当前轮的值。Ctrl+滚轮缩放，拖动可平移。</translation>
+        <translation>%1 个算子，%2 个层外输入，%3 条边。颜色：热力图所选统计量在其当前轮的值。Ctrl+滚轮缩放，拖动可平移。</translation>
     </message>
     <message>
         <source>The whole layer in view</source>
@@ -1959,7 +1959,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>the program ran past --timeout %1 s; stopping it</source>
-        <translation>程序运行超过 --timeout %1 秒; 正在停止</translation>
+        <translation>程序运行超过 --timeout %1 秒；正在停止</translation>
     </message>
     <message>
         <source>: &quot;%1&quot; (its last error line)</source>
@@ -2179,7 +2179,7 @@ reads %2</source>
     <name>QObject</name>
     <message>
         <source>Cannot hunt: %1</source>
-        <translation>无法定位: %1</translation>
+        <translation>无法定位：%1</translation>
     </message>
 </context>
 <context>
@@ -2191,16 +2191,16 @@ quantization error: %4 %, as %5: %6 %
 its op %7 adds NMSE %8
 %9 bytes, %10 as %5%11</source>
         <translation>%1 (%2)
-占 logits 误差的比例: %3 %
-量化误差: %4 %, 若为 %5: %6 %
+占 logits 误差的比例：%3 %
+量化误差：%4 %，若为 %5: %6 %
 其算子 %7 引入 NMSE %8
-%9 字节, 若为 %5 则 %10 字节%11</translation>
+%9 字节，若为 %5 则 %10 字节%11</translation>
     </message>
     <message>
         <source>
 chosen to keep higher (tensor-types.txt)</source>
         <translation>
-已选为保留更高精度(tensor-types.txt)</translation>
+已选为保留更高精度（tensor-types.txt）</translation>
     </message>
     <message>
         <source>layer %1</source>
@@ -2215,11 +2215,11 @@ chosen to keep higher (tensor-types.txt)</source>
     <name>QuantReportView</name>
     <message>
         <source>No quantization report yet: Session &gt; Quantization report runs an F32 golden and a quantized test and ranks the weights.</source>
-        <translation>尚无量化报告: 会话 &gt; 量化报告 会运行 F32 标杆与量化待测程序并对权重排序。</translation>
+        <translation>尚无量化报告：会话 &gt; 量化报告 会运行 F32 标杆与量化待测程序并对权重排序。</translation>
     </message>
     <message>
         <source>Logits against golden: KL divergence %1 (mean over %2 rounds), top-1 agreement %3 %, NMSE %4 (the weights&apos; estimated parts add up to %5). Cells: each weight&apos;s share of the logits&apos; error, in %; bold: kept higher in %6/tensor-types.txt (%7 weights, %8 KiB more, budget %9 KiB).</source>
-        <translation>与标杆相比的 logits: KL 散度 %1(%2 轮平均), top-1 一致率 %3 %, NMSE %4(各权重的估计贡献合计 %5)。单元格: 各权重占 logits 误差的比例(%); 粗体: 在 %6/tensor-types.txt 中保留更高精度(%7 个权重, 多 %8 KiB, 预算 %9 KiB)。</translation>
+        <translation>与标杆相比的 logits: KL 散度 %1（%2 轮平均）, top-1 一致率 %3 %, NMSE %4（各权重的估计贡献合计 %5）。单元格：各权重占 logits 误差的比例（%）；粗体：在 %6/tensor-types.txt 中保留更高精度（%7 个权重，多 %8 KiB，预算 %9 KiB）。</translation>
     </message>
     <message>
         <source>kept higher</source>
@@ -2231,11 +2231,11 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Best to keep higher, per byte</source>
-        <translation>按每字节收益, 最值得保留更高精度的权重</translation>
+        <translation>按每字节收益，最值得保留更高精度的权重</translation>
     </message>
     <message>
         <source>share of the logits&apos; error, %</source>
-        <translation>占 logits 误差的比例, %</translation>
+        <translation>占 logits 误差的比例，%</translation>
     </message>
 </context>
 <context>
@@ -2254,7 +2254,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
-        <translation>量化报告: KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重, 位于 %4</translation>
+        <translation>量化报告：KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重，位于 %4</translation>
     </message>
     <message>
         <source>quantization report cancelled</source>
@@ -2541,7 +2541,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>%1: as asked (--standard)</source>
-        <translation>%1: 按指定(--standard)</translation>
+        <translation>%1: 按指定（--standard）</translation>
     </message>
     <message>
         <source>engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml&apos;s cross-backend budgets and to what the quantization explains</source>
@@ -2745,7 +2745,7 @@ chosen to keep higher (tensor-types.txt)</source>
     <message numerus="yes">
         <source>%n tensor(s) in %1 round(s)</source>
         <translation>
-            <numerusform>%n 个张量,共 %1 轮</numerusform>
+            <numerusform>%n 个张量，共 %1 轮</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -2818,7 +2818,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Run a golden and a test program, compare, and open the first operation that departs</source>
-        <translation>运行标杆与待测程序并比较, 打开首个偏离的算子</translation>
+        <translation>运行标杆与待测程序并比较，打开首个偏离的算子</translation>
     </message>
     <message>
         <source>&amp;Replay operations (opcheck)</source>
@@ -2834,7 +2834,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>An F32 golden against its quantized model: which weights lose the most, and which to keep in a higher type</source>
-        <translation>F32 标杆对比其量化模型: 哪些权重损失最大, 哪些应保留为更高精度类型</translation>
+        <translation>F32 标杆对比其量化模型：哪些权重损失最大，哪些应保留为更高精度类型</translation>
     </message>
     <message>
         <source>Send this selection to the running program: it dumps these operations from its next graph on (Ctrl+Return)</source>
@@ -2869,15 +2869,15 @@ chosen to keep higher (tensor-types.txt)</source>
     <name>SlicePicker</name>
     <message>
         <source>Rows:</source>
-        <translation>行:</translation>
+        <translation>行：</translation>
     </message>
     <message>
         <source>Columns:</source>
-        <translation>列:</translation>
+        <translation>列：</translation>
     </message>
     <message>
         <source>(none)</source>
-        <translation>(无)</translation>
+        <translation>（无）</translation>
     </message>
     <message>
         <source>dim %1 (%2)</source>
@@ -2969,19 +2969,19 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>&amp;Commands:</source>
-        <translation>命令(&amp;C):</translation>
+        <translation>命令(&amp;C)：</translation>
     </message>
     <message>
         <source>&amp;Vary:</source>
-        <translation>变化(&amp;V):</translation>
+        <translation>变化(&amp;V)：</translation>
     </message>
     <message>
         <source>&amp;Repeat each:</source>
-        <translation>每条重复(&amp;R):</translation>
+        <translation>每条重复(&amp;R)：</translation>
     </message>
     <message>
         <source>Roun&amp;ds:</source>
-        <translation>轮次(&amp;D):</translation>
+        <translation>轮次(&amp;D)：</translation>
     </message>
     <message>
         <source>...</source>
@@ -2989,7 +2989,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>&amp;Folder:</source>
-        <translation>目录(&amp;F):</translation>
+        <translation>目录(&amp;F)：</translation>
     </message>
     <message>
         <source>&amp;Run</source>
@@ -3027,7 +3027,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>&amp;Add:</source>
-        <translation>添加(&amp;A):</translation>
+        <translation>添加(&amp;A)：</translation>
     </message>
     <message>
         <source>Vary needs a flag and its values, as in -t 1,2,4.</source>
@@ -3035,7 +3035,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Dump every &amp;tensor at once (no statistics first)</source>
-        <translation>一次转储全部张量(不先转储统计量)(&amp;T)</translation>
+        <translation>一次转储全部张量（不先转储统计量）(&amp;T)</translation>
     </message>
     <message>
         <source>Each run&apos;s statistics are dumped and every two runs compared op by op; the rounds where runs part are dumped again with their tensors and measured. Runs of one command must be bit-identical; runs of different commands are held to ggml&apos;s budgets. The first op where they part is named, with the run that departs.</source>
@@ -3047,7 +3047,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Dump the &amp;KV cache too (compared position by position)</source>
-        <translation>同时转储 KV 缓存(按位置比较)(&amp;K)</translation>
+        <translation>同时转储 KV 缓存（按位置比较）(&amp;K)</translation>
     </message>
     <message>
         <source>Each run &amp;unfused too: the backends&apos; fusion on and off</source>
@@ -3201,7 +3201,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>%1 did not finish well: %2</source>
-        <translation>%1 未正常结束: %2</translation>
+        <translation>%1 未正常结束：%2</translation>
     </message>
     <message>
         <source>the run wrote no dump under %1</source>
@@ -3240,7 +3240,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Both %1 elements; pick the dimensions to show below.</source>
-        <translation>两侧均为 %1 个元素; 在下方选择要显示的维度。</translation>
+        <translation>两侧均为 %1 个元素；在下方选择要显示的维度。</translation>
     </message>
     <message>
         <source>Rows un-permuted within heads of %1, as Hugging Face orders them.</source>
@@ -3257,6 +3257,14 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>Compare two dumps (Session &gt; Compare dumps, Ctrl+D), hunt for the first divergent operation (Session &gt; Hunt, Ctrl+H) or replay a dump (Session &gt; Replay operations) to see an operation&apos;s tensors side by side here.</source>
         <translation>比较两个转储（会话 &gt; 比较转储，Ctrl+D）、定位首个偏离算子（会话 &gt; 定位，Ctrl+H）或重放一个转储（会话 &gt; 重放算子），即可在这里并排查看一个算子的张量。</translation>
+    </message>
+    <message>
+        <source>The operation&apos;s tensor files: its inputs before it ran, its outputs after</source>
+        <translation>算子的张量文件：运行前的输入，运行后的输出</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
     </message>
 </context>
 <context>
@@ -3310,7 +3318,7 @@ chosen to keep higher (tensor-types.txt)</source>
     <message numerus="yes">
         <source>%1 %2: %n tensor(s), round %3</source>
         <translation>
-            <numerusform>%1 %2: %n 个张量, 轮次 %3</numerusform>
+            <numerusform>%1 %2: %n 个张量，轮次 %3</numerusform>
         </translation>
     </message>
     <message>
@@ -3335,19 +3343,19 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Save the pairs as a JSON file for llmscope compare --mapping</source>
-        <translation>将配对保存为 JSON 文件, 供 llmscope compare --mapping 使用</translation>
+        <translation>将配对保存为 JSON 文件，供 llmscope compare --mapping 使用</translation>
     </message>
     <message>
         <source>Only in golden:</source>
-        <translation>仅在标杆中:</translation>
+        <translation>仅在标杆中：</translation>
     </message>
     <message>
         <source>Only in test:</source>
-        <translation>仅在待测中:</translation>
+        <translation>仅在待测中：</translation>
     </message>
     <message>
         <source>Pairs made by hand (golden -&gt; test):</source>
-        <translation>手动配对(标杆 -&gt; 待测):</translation>
+        <translation>手动配对（标杆 -&gt; 待测）：</translation>
     </message>
     <message>
         <source>The tensors a comparison cannot pair are listed here.</source>
@@ -3359,7 +3367,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>%1 golden and %2 test tensors have no partner (matched %3). Pick an operation on each side and Pair them; the pairs are compared tensor by tensor, round by round.</source>
-        <translation>%1 个标杆张量和 %2 个待测张量没有配对(匹配方式: %3)。在两侧各选一个算子并点击配对; 配对的算子会逐张量、逐轮比较。</translation>
+        <translation>%1 个标杆张量和 %2 个待测张量没有配对（匹配方式：%3）。在两侧各选一个算子并点击配对；配对的算子会逐张量、逐轮比较。</translation>
     </message>
     <message>
         <source>Could not write %1: %2</source>
@@ -3427,7 +3435,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>the comparison ended after another source was opened; it is not shown</source>
-        <translation>比较结束时已打开了另一个来源; 不显示其结果</translation>
+        <translation>比较结束时已打开了另一个来源；不显示其结果</translation>
     </message>
     <message>
         <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
@@ -3435,7 +3443,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>A hunt or report is running; cancel it first</source>
-        <translation>定位或报告正在进行, 请先取消</translation>
+        <translation>定位或报告正在进行，请先取消</translation>
     </message>
     <message>
         <source>A program is running: replay its dump once it has ended</source>
