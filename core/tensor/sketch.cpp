@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include "util/simd_clones.h"
 
@@ -9,26 +10,24 @@ namespace llmscope {
 
 namespace {
 
-// One run of elements, indices first..first+n-1 within one 2^32 block: each element with its
-// sign applied (the hash's top bit flips the float's) and its bucket. All 32-bit lanes, so it
-// vectorizes; the adds that follow cannot.
+constexpr uint32_t kBlock = kSketchBuckets;
+
+// One whole block, its elements' signs flipped by its sign bits, added to run[r .. r + 63]:
+// run holds 2 * 64 floats, bucket b's sums at b and b + 64. Plain 32-bit lanes and one
+// contiguous add, so it vectorizes.
 LLMSCOPE_CLONES
-void signAndBucket(const float *v, uint32_t n, uint64_t first, float *signedOut, uint8_t *bucketOut)
+void addBlock(const float *__restrict v, uint64_t signs, float *__restrict run)
 {
-    const uint32_t low = uint32_t(first), high = uint32_t(first >> 32) * 0x9E3779B1u;
+    const uint32_t lo = uint32_t(signs), hi = uint32_t(signs >> 32);
 #pragma omp simd
-    for (uint32_t j = 0; j < n; ++j) {
-        uint32_t h = (low + j) ^ high; // sketchHash, written for 32-bit lanes
-        h ^= h >> 16;
-        h *= 0x85EBCA6Bu;
-        h ^= h >> 13;
-        h *= 0xC2B2AE35u;
-        h ^= h >> 16;
+    for (uint32_t j = 0; j < kBlock; ++j) {
+        const uint32_t word = j < 32 ? lo : hi;
         uint32_t bits;
         std::memcpy(&bits, &v[j], 4);
-        bits ^= h & 0x80000000u;
-        std::memcpy(&signedOut[j], &bits, 4);
-        bucketOut[j] = uint8_t(h % kSketchBuckets);
+        bits ^= (word >> (j % 32)) << 31;
+        float x;
+        std::memcpy(&x, &bits, 4);
+        run[j] += x;
     }
 }
 
@@ -39,25 +38,23 @@ const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 
 void SketchSums::add(const float *v, uint32_t n, uint64_t first)
 {
-    // Runs of 1024: each bucket's part of a run summed in float (a few dozen values), then
-    // added to its double sum.
-    constexpr uint32_t kRun = 1024;
-    float signedValues[kRun];
-    uint8_t bucket[kRun];
-    for (uint32_t at = 0; at < n; at += kRun) {
-        uint32_t c = std::min(kRun, n - at);
-        const uint64_t start = first + at;
-        if (uint32_t(start) + c < uint32_t(start)) // the run would cross a 2^32 block: up to it
-            c = uint32_t(0) - uint32_t(start);
-        signAndBucket(v + at, c, start, signedValues, bucket);
-        float run[kSketchBuckets] = {};
-        for (uint32_t j = 0; j < c; ++j)
-            run[bucket[j]] += signedValues[j];
-        for (int b = 0; b < kSketchBuckets; ++b)
-            m_sums[size_t(b)] += run[b];
-        if (c < std::min(kRun, n - at)) // the rest of a run that crossed the block
-            add(v + at + c, std::min(kRun, n - at) - c, start + c);
+    uint32_t at = 0;
+    for (; at < n && (first + at) % kBlock != 0; ++at) // a block begun before v: one at a time
+        add(double(v[at]), first + at);
+    // Runs of up to 16 whole blocks summed in float (16 values a bucket), then added to the
+    // double sums.
+    constexpr uint32_t kRunBlocks = 16;
+    while (n - at >= kBlock) {
+        float run[2 * kBlock] = {};
+        for (uint32_t k = 0; k < kRunBlocks && n - at >= kBlock; ++k, at += kBlock) {
+            const SketchBlock b = sketchBlock((first + at) / kBlock);
+            addBlock(v + at, b.signs, run + b.rotation);
+        }
+        for (uint32_t b = 0; b < kBlock; ++b)
+            m_sums[b] += double(run[b]) + double(run[b + kBlock]);
     }
+    for (; at < n; ++at) // a block that goes on after v
+        add(double(v[at]), first + at);
 }
 
 std::vector<float> SketchSums::finish() const
@@ -74,7 +71,7 @@ std::string encodeSketch(const std::vector<float> &sketch)
         for (int b = 0; b < 4; ++b)
             bytes[i * 4 + size_t(b)] = char((u >> (8 * b)) & 0xFF);
     }
-    std::string out;
+    std::string out = kSketchPrefix;
     uint32_t acc = 0;
     int bits = 0;
     for (const char c : bytes) {
@@ -90,12 +87,13 @@ std::string encodeSketch(const std::vector<float> &sketch)
 std::optional<std::vector<float>> decodeSketch(const std::string &text)
 {
     constexpr size_t kBytes = size_t(kSketchBuckets) * 4;
-    if (text.size() != (kBytes * 8 + 5) / 6)
-        return std::nullopt;
+    const std::string_view prefix = kSketchPrefix;
+    if (text.size() != prefix.size() + (kBytes * 8 + 5) / 6 || text.compare(0, prefix.size(), prefix) != 0)
+        return std::nullopt; // no sketch, or an earlier definition's (no prefix)
     std::string bytes;
     uint32_t acc = 0;
     int bits = 0;
-    for (const char c : text) {
+    for (const char c : std::string_view(text).substr(prefix.size())) {
         const char *at = c ? std::strchr(kBase64, c) : nullptr;
         if (!at)
             return std::nullopt;

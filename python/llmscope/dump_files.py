@@ -24,41 +24,49 @@ _hash_cache = {}  # chunk number -> its elements' buckets and signs, the same fo
 _HASH_CACHE_CHUNKS = 32  # 64 MiB at most
 
 
+def _mix(z):
+    """splitmix64's finalizer on uint64 arrays (core/tensor/sketch.h sketchMix)."""
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 def _buckets_and_signs(chunk, n):
-    """Bucket (uint8) and sign (int8) of elements chunk * _CHUNK .. + n: core/tensor/sketch.h's
-    sketchHash, the murmur3 finalizer of the index."""
+    """Bucket (uint8) and sign (int8) of elements chunk * _CHUNK .. + n, as core/tensor/sketch.h
+    chooses them: block b = i // 64 draws 64 sign bits (the hash of 2b) and a rotation r (the top
+    6 bits of the hash of 2b + 1); element i takes sign bit i % 64 and bucket (i % 64 + r) % 64."""
     cached = _hash_cache.get(chunk)
     if cached is not None and cached[0].size >= n:
         return cached[0][:n], cached[1][:n]
     i = np.arange(chunk * _CHUNK, chunk * _CHUNK + n, dtype=np.uint64)
-    h = (i & np.uint64(0xFFFFFFFF)).astype(np.uint32) ^ \
-        ((i >> np.uint64(32)).astype(np.uint32) * np.uint32(0x9E3779B1))
-    h ^= h >> np.uint32(16)
-    h *= np.uint32(0x85EBCA6B)
-    h ^= h >> np.uint32(13)
-    h *= np.uint32(0xC2B2AE35)
-    h ^= h >> np.uint32(16)
-    bucket = (h % np.uint32(_SKETCH_BUCKETS)).astype(np.uint8)
-    sign = np.where((h & np.uint32(0x80000000)) != 0, np.int8(-1), np.int8(1))
+    block = i >> np.uint64(6)
+    j = i & np.uint64(63)
+    with np.errstate(over="ignore"):
+        signs = _mix(block * np.uint64(2))
+        rotation = _mix(block * np.uint64(2) + np.uint64(1)) >> np.uint64(58)
+    bucket = ((j + rotation) & np.uint64(63)).astype(np.uint8)
+    sign = np.where(((signs >> j) & np.uint64(1)) != 0, np.int8(-1), np.int8(1))
     if chunk < _HASH_CACHE_CHUNKS and n == _CHUNK:
         _hash_cache[chunk] = (bucket, sign)
     return bucket, sign
 
 
 def _encode_sketch(sums):
-    """Unpadded base64url of the little-endian float32 sums, as core/tensor/sketch.cpp writes."""
+    """"s2." and the unpadded base64url of the little-endian float32 sums, as core/tensor/sketch.cpp
+    writes (the prefix names this definition of the sketch)."""
     raw = np.asarray(sums).astype("<f4").tobytes()
     bits = int.from_bytes(raw, "big")
     n = len(raw) * 8
     pad = (-n) % 6
     bits <<= pad
-    return bytes(_BASE64URL[(bits >> (6 * k)) & 63] for k in range((n + pad) // 6 - 1, -1, -1)).decode()
+    return "s2." + bytes(_BASE64URL[(bits >> (6 * k)) & 63] for k in range((n + pad) // 6 - 1, -1, -1)).decode()
 
 
 def weight_summary(values, with_sketch=True):
     """(max, min, mean, l2norm) in float64 and llmscope's CountSketch (core/tensor/sketch.h) of a
     tensor's elements in their flat order, a chunk at a time: 64 sums, element i added with the
-    sign and to the bucket a murmur3 finalizer of i gives; for two tensors of one shape the
+    sign and to the bucket its block of 64 draws (_buckets_and_signs); for two tensors of one shape the
     difference of their sketches estimates the norm of their difference. The sketch as the text
     llmscope's statistic.csv holds; "" without one."""
     v = np.asarray(values, dtype=np.float32).reshape(-1)

@@ -1,6 +1,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -266,8 +267,9 @@ private slots:
         QCOMPARE(statsFromAttrs(t)->digest, s->digest);
     }
 
-    // The sketch is its definition: each element added, with the sign of its index's hash's
-    // top bit, to the bucket of its low bits; float32 and decoded types alike.
+    // The sketch is its definition: element i added, with the sign of bit i % 64 of its block's
+    // sign bits, to bucket (i % 64 + its block's rotation) % 64, the block i / 64; float32 and
+    // decoded types alike, from any element on.
     void sketchIsItsDefinition()
     {
         std::mt19937 rng(5);
@@ -276,10 +278,10 @@ private slots:
         for (auto &x : v)
             x = d(rng);
         std::vector<double> want(kSketchBuckets, 0.0);
-        for (size_t i = 0; i < v.size(); ++i) {
-            const uint32_t h = sketchHash(i);
-            want[h % kSketchBuckets] += (h >> 31) ? -double(v[i]) : double(v[i]);
-        }
+        const auto bucket = [](uint64_t i) { return (i % 64 + sketchBlock(i / 64).rotation) % 64; };
+        const auto negated = [](uint64_t i) { return ((sketchBlock(i / 64).signs >> (i % 64)) & 1) != 0; };
+        for (size_t i = 0; i < v.size(); ++i)
+            want[bucket(i)] += negated(i) ? -double(v[i]) : double(v[i]);
         const auto s = computeStats(testing::f32Tensor({int64_t(v.size())}, v));
         QVERIFY(s && s->sketch.size() == size_t(kSketchBuckets));
         for (int b = 0; b < kSketchBuckets; ++b)
@@ -289,13 +291,30 @@ private slots:
         std::vector<double> wantHalf(kSketchBuckets, 0.0);
         for (size_t i = 0; i < v.size(); ++i) {
             half[i] = floatToHalf(v[i]);
-            const uint32_t h = sketchHash(i);
-            wantHalf[h % kSketchBuckets] += (h >> 31) ? -double(halfToFloat(half[i])) : double(halfToFloat(half[i]));
+            wantHalf[bucket(i)] += negated(i) ? -double(halfToFloat(half[i])) : double(halfToFloat(half[i]));
         }
         const auto sh = computeStats(1, reinterpret_cast<const uint8_t *>(half.data()), half.size());
         QVERIFY(sh && sh->sketch.size() == size_t(kSketchBuckets));
         for (int b = 0; b < kSketchBuckets; ++b)
             QCOMPARE(sh->sketch[size_t(b)], float(wantHalf[size_t(b)]));
+        // from an element inside a block on (a part of a tensor): its blocks' buckets and signs
+        for (const uint64_t first : {uint64_t(0), uint64_t(37), uint64_t(4096), (uint64_t(1) << 32) - 70}) {
+            SketchSums part;
+            part.add(v.data(), 1000, first);
+            std::vector<double> wantPart(kSketchBuckets, 0.0);
+            for (uint64_t j = 0; j < 1000; ++j)
+                wantPart[bucket(first + j)] += negated(first + j) ? -double(v[j]) : double(v[j]);
+            const std::vector<float> got = part.finish();
+            for (int b = 0; b < kSketchBuckets; ++b)
+                QVERIFY2(std::fabs(got[size_t(b)] - wantPart[size_t(b)]) <= 1e-5 * (1 + std::fabs(wantPart[size_t(b)])),
+                         qPrintable(QString("from %1, bucket %2: %3 against %4").arg(first).arg(b).arg(got[size_t(b)])
+                                        .arg(wantPart[size_t(b)])));
+        }
+        // a block's 64 elements in 64 buckets
+        std::vector<int> hits(kSketchBuckets, 0);
+        for (uint64_t i = 640; i < 704; ++i)
+            ++hits[bucket(i)];
+        QCOMPARE(*std::min_element(hits.begin(), hits.end()), 1);
         // none asked, none with a NaN or an Inf
         QVERIFY(computeStats(testing::f32Tensor({3}, {1, 2, 3}), false)->sketch.empty());
         QVERIFY(computeStats(testing::f32Tensor({3}, {1, NAN, 3}))->sketch.empty());
@@ -308,7 +327,8 @@ private slots:
     {
         const auto s = computeStats(testing::f32Tensor({4}, {1.5f, -2, 1e-30f, 3e30f}));
         const std::string text = encodeSketch(s->sketch);
-        QCOMPARE(text.size(), size_t(342));
+        QCOMPARE(text.size(), size_t(345));
+        QVERIFY(text.rfind(kSketchPrefix, 0) == 0);
         QVERIFY(text.find_first_of("=,\n\t") == std::string::npos);
         QCOMPARE(decodeSketch(text), std::optional<std::vector<float>>(s->sketch));
         Tensor t = testing::f32Tensor({4}, {1.5f, -2, 1e-30f, 3e30f});
@@ -317,7 +337,10 @@ private slots:
         std::string padded = text; // the last character's 4 unused bits set: not a sketch's text
         const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         padded.back() = alphabet[alphabet.find(padded.back()) | 1];
-        for (const std::string &bad : {text.substr(1), text + "A", "=" + text.substr(1), std::string(342, '!'), std::string(), padded})
+        // an earlier definition's sketch (a hash an element: no prefix) cannot be compared with this one's
+        const std::string earlier = text.substr(3);
+        for (const std::string &bad : {text.substr(1), text + "A", "s2.=" + text.substr(4), std::string(345, '!'), std::string(), padded,
+                                       earlier})
             QVERIFY(!decodeSketch(bad));
         t.setAttr(kSketchAttr, "broken");
         QVERIFY(statsFromAttrs(t)->sketch.empty()); // msit's four still read

@@ -407,18 +407,20 @@ class LogitsWeightsStatsTest(DumpTestCase):
             for got, value in zip((r["Max"], r["Min"], r["Mean"], r["L2Norm"]),
                                   (param.max(), param.min(), param.mean(), param.norm())):
                 self.assertAlmostEqual(float(got), value.item(), delta=1e-12 * (1 + abs(value.item())))
-            # the sketch, by core/tensor/sketch.h's definition element by element
+            # the sketch, by core/tensor/sketch.h's definition element by element, in plain integers
+            def mix(z):
+                z = (z + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+                return z ^ (z >> 31)
             sums = [0.0] * 64
             for i, x in enumerate(param.float().reshape(-1).tolist()):
-                h = (i & 0xFFFFFFFF) ^ (((i >> 32) * 0x9E3779B1) & 0xFFFFFFFF)
-                h ^= h >> 16
-                h = (h * 0x85EBCA6B) & 0xFFFFFFFF
-                h ^= h >> 13
-                h = (h * 0xC2B2AE35) & 0xFFFFFFFF
-                h ^= h >> 16
-                sums[h % 64] += -x if h & 0x80000000 else x
+                signs, rotation = mix(2 * (i // 64)), mix(2 * (i // 64) + 1) >> 58
+                sums[(i % 64 + rotation) % 64] += -x if (signs >> (i % 64)) & 1 else x
             text = r["Sketch"]
-            self.assertEqual(len(text), 342)
+            self.assertEqual(len(text), 345)
+            self.assertTrue(text.startswith("s2."))
+            text = text[3:]
             bits = 0
             for c in text:
                 bits = bits << 6 | b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(c.encode())
@@ -431,15 +433,16 @@ class LogitsWeightsStatsTest(DumpTestCase):
         """The sketch of 3000 values (i % 17 - 8) / 7 as llmscope's C++ (core/tensor/sketch.cpp)
         writes it: the same hashes and encoding; its sums, made in float runs, agree to float
         rounding with these, made in double."""
-        cpp = ("tm1bwAAAgMC0bVvA3LatQCVJskDbto3At227wAAAADUkSVLAsG3bP9y2jUBx27Y_b9t2wEqS5EC1bVvA27YtQW7bNsFv20bBum1bvwAA"
-               "gDRHkqQ_2EgSvrdt20AmSRLAuG0rwQAAADQkSVJAAACgwNq2bUCTJElAb9v2wLdt-8C5bStBbdu2QP__H8GTJKnAJkmSPyVJ0kDbtm1A"
-               "HEmSvnLbtj8GAIA_btt2QJQkyb_cti1ASpKkwLVtu8CTJMlAbtuWwNu2rcAAAKDAcNs2QLZtm0Dctm1ASZKEwCZJEsC2bRvAAABQwUmS"
-               "hECSJElAkyTJQG7b9sAoSZK-b9u2Pw")
+        cpp = ("s2.tm2bwLRt2z4hSZI_SJKEQChJEj902zY_bts2QP__n0Dbti3AAACAv5MkicC4bdu_kiTJP9u2jUDcto3Abtu2QG_btkBt27bA3LZtQJMki"
+               "UBJksTAbtuWQG7btkCSJAnAtm37wJMkycCTJAnASpKkwP__f79t23ZAAgCAvzRJEr5v27bASZKEQCdJEj-SJIlA3LbtQEiSJEC2bQvB____P"
+               "yVJkkCSJKlAb9u2vwAAoMABAOBASpKkQNu2LUCTJMm_JEmSQAEAAEBKkqRAR5KkvyVJkj-SJIlAcNu2P0qSxMDbtu3Atm0bQLlt279MkiTA_"
+               "v__v7dtG8Cobds-_v__Pw")
         ours = dump_files.sketch([(i % 17 - 8) / 7.0 for i in range(3000)])
 
         def decode(text):
+            self.assertTrue(text.startswith("s2."))
             bits = 0
-            for c in text:
+            for c in text[3:]:
                 bits = bits << 6 | b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".index(c.encode())
             return struct.unpack("<64f", (bits >> 4).to_bytes(256, "big"))
         for a, b in zip(decode(cpp), decode(ours)):
