@@ -353,7 +353,7 @@ std::vector<std::string> nodeBackends(ggml_backend_sched_t sched, const GraphTop
 
 // Tells the app a graph of new ops or shapes (the prompt's, then decode's): its groups and
 // ops with ids, names, types, output shapes and dtypes. Returns the key it goes by.
-uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64_t round)
+uint64_t liveTopology(Probe &p, const ProbeConfig &c, SchedState &s, ggml_backend_sched_t sched, int64_t round)
 {
     LiveChannel *l = p.live();
     if (!l || !s.topo)
@@ -375,8 +375,22 @@ uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64
         t.groups.push_back({std::to_string(gi), g.groups[gi].name, g.groups[gi].type, {}, ""});
         mix(g.groups[gi].name);
     }
-    for (const GraphNode &n : g.nodes) {
+    // With fusion kept, each op computed inside a chain says which, so the tree can show it while
+    // the program runs (the chains of this graph, as the plan will read them).
+    std::vector<const FusedChain *> chainOf(g.nodes.size(), nullptr);
+    if (c.keepFusion) {
+        fusedNodes(c, sched, s);
+        for (const FusedChain &chain : s.chains)
+            for (int k = chain.first; k <= chain.last; ++k)
+                chainOf[size_t(k)] = &chain;
+    }
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const GraphNode &n = g.nodes[i];
         live::TopoOp op{n.id, n.name, n.type, describe(n.tensor, false).dims, api.typeName(n.tensor->type)};
+        if (const FusedChain *chain = chainOf[i]) {
+            op.fusedChain = chain->types;
+            op.fusedLast = g.nodes[size_t(chain->last)].id;
+        }
         // The scheduler has assigned every node a backend by now (the graph is allocated).
         if (const char *name = api.nodeBackendName(sched, n.tensor))
             op.backend = name;
@@ -391,6 +405,7 @@ uint64_t liveTopology(Probe &p, SchedState &s, ggml_backend_sched_t sched, int64
         mix(op.name);
         mix(op.type);
         mix(op.backend); // the same graph on other backends is news to the app too
+        mix(op.fusedChain);
         for (int64_t d : op.shape)
             mix(std::to_string(d));
         t.ops.push_back(std::move(op));
@@ -515,7 +530,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         }
     }
     ensureTopology(s, graph);
-    const uint64_t liveKey = liveTopology(p, s, sched, s.round);
+    const uint64_t liveKey = liveTopology(p, c, s, sched, s.round);
     if (!dumping && p.topologyWritten() && !infoRound && !everyNode) { // the app follows the graph's shape
         p.noteRound(s.round, false, s.topo->nodes.size(), 0, false, false, liveKey);
         return;

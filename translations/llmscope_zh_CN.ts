@@ -1644,6 +1644,22 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>./, the working folder: %1</source>
         <translation>./，即工作文件夹：%1</translation>
     </message>
+    <message>
+        <source>keep ggml&apos;s fusion (--keep-fusion)</source>
+        <translation>保留 ggml 的融合（--keep-fusion）</translation>
+    </message>
+    <message>
+        <source>no fusion at all (--no-fusion)</source>
+        <translation>完全不融合（--no-fusion）</translation>
+    </message>
+    <message>
+        <source>Let the backends fuse as they do unobserved (RMS_NORM+MUL, ...) and read each fused chain at its last op: the ops inside a chain are not read, and the tree marks them &quot;fused&quot;. Without it every op is read and computed alone.</source>
+        <translation>让后端像未被观察时一样融合（RMS_NORM+MUL 等），并在每条融合链的最后一个算子处读取：链内的算子不被读取，算子树将其标为“融合”。不选时每个算子都单独计算并被读取。</translation>
+    </message>
+    <message>
+        <source>Turn the backends&apos; fusion off with their own switches (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION, GGML_CUDA_DISABLE_FUSION), as a user would to rule a fused kernel out.</source>
+        <translation>用后端自己的开关（GGML_CPU_DISABLE_FUSION、GGML_VK_DISABLE_FUSION、GGML_CUDA_DISABLE_FUSION）关闭融合，就像用户排除融合内核时那样。</translation>
+    </message>
 </context>
 <context>
     <name>LaunchHistory</name>
@@ -2134,6 +2150,14 @@ reads %2</source>
     <message>
         <source>Operation group %1 is llama.cpp&apos;s layer %2: its operations are %1_0, %1_1, ..., its nodes&apos; names end in -%2 and its weights are blk.%2.*</source>
         <translation>算子组 %1 即 llama.cpp 的第 %2 层：其算子为 %1_0、%1_1、……，其节点名以 -%2 结尾，其权重为 blk.%2.*</translation>
+    </message>
+    <message>
+        <source>computed fused as %1 by %2; only %3&apos;s output reaches memory</source>
+        <translation>由 %2 融合为 %1 计算；只有 %3 的输出写入内存</translation>
+    </message>
+    <message>
+        <source>its backend</source>
+        <translation>其后端</translation>
     </message>
 </context>
 <context>

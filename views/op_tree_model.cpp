@@ -53,6 +53,10 @@ void OpTreeModel::setGraph(const OpGraph &graph)
         n->shape = o.shape.empty() ? QString() : QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
         n->backend = QString::fromStdString(o.backend);
+        if (!o.fusedChain.empty()) // a live run with fusion kept: the chain the backend computes it in
+            n->liveFused = tr("computed fused as %1 by %2; only %3's output reaches memory")
+                               .arg(QString::fromStdString(o.fusedChain), o.backend.empty() ? tr("its backend") : n->backend,
+                                    QString::fromStdString(o.fusedLast));
         for (const auto &in : o.inputs)
             if (in.op.empty())
                 n->leafInputs << QString::fromStdString(in.name);
@@ -99,6 +103,11 @@ void OpTreeModel::setFusedChains(const llmscope::CompareResult *r)
     }
     if (m_root)
         emitSubtreeChanged(m_root.get(), TypeColumn, TypeColumn);
+}
+
+QString OpTreeModel::fusedWords(const Node *n) const
+{
+    return m_fused.value(n->id, n->liveFused);
 }
 
 void OpTreeModel::addOutputs(const DumpIndex &chunk)
@@ -279,8 +288,8 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
                 return tr("%1\nreads %2").arg(n->name, n->leafInputs.join(QStringLiteral(", ")));
             return isRoot ? QString() : n->name;
         case TypeColumn:
-            if (const auto f = m_fused.constFind(n->id); f != m_fused.constEnd() && !isRoot)
-                return role == Qt::ToolTipRole ? f.value() : tr("%1, fused").arg(n->type);
+            if (const QString fused = isRoot ? QString() : fusedWords(n); !fused.isEmpty())
+                return role == Qt::ToolTipRole ? fused : tr("%1, fused").arg(n->type);
             return n->type;
         case ShapeColumn: return n->shape;
         case DTypeColumn: return n->dtype;
@@ -307,7 +316,7 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
     if (role == SearchTextRole) // every column's text and the weights it reads
         return QStringList{n->id,      n->name,   n->type,   n->backend, n->shape, n->dtype,
                            replayText(n), n->leafInputs.join(QLatin1Char(' ')),
-                           m_fused.contains(n->id) ? tr("fused") : QString()}
+                           fusedWords(n).isEmpty() ? QString() : tr("fused")}
             .join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
         return n->checked || inheritsCheck(n) ? Qt::Checked : Qt::Unchecked;

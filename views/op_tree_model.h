@@ -81,6 +81,7 @@ private:
         QString id, name, type, shape, dtype;
         QStringList leafInputs; // the tensors it reads that no op computes (weights, tokens)
         QString backend; // the backend that ran it ("CPU", "Vulkan0"), when known
+        QString liveFused; // a live run with fusion kept: the chain it is computed in, in words
         Node *parent = nullptr;
         int row = 0;
         bool checked = false;
@@ -94,6 +95,7 @@ private:
     const llmscope::OpcheckRow *replayOf(const Node *n) const; // its worst replayed output; null: none
     QString replayText(const Node *n) const;
     void rebuild(std::unique_ptr<Node> root);
+    QString fusedWords(const Node *n) const; // the chain it was computed in (a comparison's, else the live run's)
     void emitSubtreeChanged(Node *n, int first, int last);
 
     std::unique_ptr<Node> m_root;

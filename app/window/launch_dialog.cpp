@@ -47,7 +47,9 @@ LaunchDialog::LaunchDialog(QWidget *parent)
       m_symlink(new QCheckBox(tr("identical tensors as links (-symlink)"), this)),
       m_statsCsv(new QCheckBox(tr("one statistic.csv per round (--stats-csv)"), this)),
       m_statsWithData(new QCheckBox(tr("payload and statistics in one file (--stats-with-data)"), this)),
-      m_children(new QCheckBox(tr("probe child processes (--children)"), this)), m_time(new QComboBox(this)),
+      m_children(new QCheckBox(tr("probe child processes (--children)"), this)),
+      m_keepFusion(new QCheckBox(tr("keep ggml's fusion (--keep-fusion)"), this)),
+      m_noFusion(new QCheckBox(tr("no fusion at all (--no-fusion)"), this)), m_time(new QComboBox(this)),
       m_part(new QComboBox(this)), m_log(new QComboBox(this)), m_read(new QComboBox(this)),
       m_presets(new QComboBox(this)), m_recent(new QComboBox(this)), m_timeout(new QSpinBox(this)),
       m_env(new QTableWidget(0, 2, this)), m_error(new QLabel(this))
@@ -213,6 +215,19 @@ QWidget *LaunchDialog::buildOwnBox()
     checks2->addWidget(m_statsWithData);
     checks2->addStretch();
     of->addRow(checks2);
+    // Fusion: observed, ggml computes each node alone; kept, the program runs the fused kernels it
+    // runs unobserved and each chain is read at its end.
+    m_keepFusion->setToolTip(tr("Let the backends fuse as they do unobserved (RMS_NORM+MUL, ...) and read each fused "
+                                "chain at its last op: the ops inside a chain are not read, and the tree marks them "
+                                "\"fused\". Without it every op is read and computed alone."));
+    m_noFusion->setToolTip(tr("Turn the backends' fusion off with their own switches (GGML_CPU_DISABLE_FUSION, "
+                              "GGML_VK_DISABLE_FUSION, GGML_CUDA_DISABLE_FUSION), as a user would to rule a fused "
+                              "kernel out."));
+    auto *checks3 = new QHBoxLayout;
+    checks3->addWidget(m_keepFusion);
+    checks3->addWidget(m_noFusion);
+    checks3->addStretch();
+    of->addRow(checks3);
     m_read->addItems({QStringLiteral("auto"), QStringLiteral("inline"), QStringLiteral("graph"), QStringLiteral("node")});
     m_timeout->setRange(0, 7 * 24 * 3600);
     m_timeout->setSpecialValueText(tr("none"));
@@ -291,7 +306,8 @@ void LaunchDialog::followFields()
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
-    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_symlink, m_statsCsv, m_statsWithData, m_children})
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_symlink, m_statsCsv, m_statsWithData, m_children,
+                         m_keepFusion, m_noFusion})
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
     for (QComboBox *c : {m_time, m_part, m_log, m_read})
         connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
@@ -355,6 +371,10 @@ DumpOptions LaunchDialog::options() const
         a.push_back("--stats-with-data");
     if (m_children->isChecked())
         a.push_back("--children");
+    if (m_keepFusion->isChecked())
+        a.push_back("--keep-fusion");
+    if (m_noFusion->isChecked())
+        a.push_back("--no-fusion");
     if (m_timeout->value() > 0)
         a.insert(a.end(), {"--timeout", std::to_string(m_timeout->value())});
     if (m_command->text().trimmed().isEmpty())
@@ -401,6 +421,8 @@ void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
     m_statsCsv->setChecked(o.statsCsv);
     m_statsWithData->setChecked(o.statsWithData);
     m_children->setChecked(o.children);
+    m_keepFusion->setChecked(o.keepFusion);
+    m_noFusion->setChecked(o.noFusion);
     m_timeout->setValue(o.timeoutSeconds);
     m_workDir->setText(s.workingDirectory);
     m_env->setRowCount(0);

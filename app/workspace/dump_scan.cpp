@@ -69,6 +69,13 @@ EarlyTopology readEarlyTopology(const std::string &root)
         }
     if (e.topology)
         e.backends = readOpBackends(root);
+    try {
+        const auto records = readFusionRecords(root);
+        if (!records.empty())
+            e.fused = records.begin()->second;
+    } catch (const Error &) {
+        // a malformed record: the ops are shown without their chains, as compare says why
+    }
     return e;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dump/dump_index.h"
+#include "dump/fusion_record.h"
 #include "dump_rounds.h"
 #include "dump/topology.h"
 #include "live/live_protocol.h"
@@ -29,6 +30,7 @@ std::vector<llmscope::live::RoundStats> statsOf(const llmscope::DumpIndex &index
 struct EarlyTopology {
     std::optional<llmscope::TopoNode> topology;
     std::map<std::string, std::string> backends;
+    std::vector<llmscope::FusedChainRecord> fused; // the first recorded round's chains (--keep-fusion)
 };
 EarlyTopology readEarlyTopology(const std::string &root);
 

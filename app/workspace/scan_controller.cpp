@@ -42,15 +42,18 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
     // The operations first (their topology file is found without walking the tensors), so a
     // large dump shows its tree at once; the files and statistics follow round by round.
     bool early = false;
+    std::vector<FusedChainRecord> fused; // the chains the dump says its backend computed fused
     if (withStats) {
         auto topoFuture = QtConcurrent::run(m_pool, [path] { return dumpscan::readEarlyTopology(path); });
         dumpscan::EarlyTopology e = co_await topoFuture;
         if (!current())
             co_return false;
+        fused = e.fused;
         if (e.topology) {
             early = true;
             OpGraph graph(*e.topology);
             graph.nameBackends(e.backends);
+            graph.markFused(e.fused);
             m_doc->setGraph(std::move(graph));
             emit topologyRead(operations(*m_doc->graph()));
             emit topologyShown(folder, operations(*m_doc->graph()));
@@ -100,7 +103,9 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
         co_return false;
     }
     if (scan.topology) {
-        m_doc->setGraph(OpGraph(*scan.topology));
+        OpGraph graph(*scan.topology);
+        graph.markFused(fused);
+        m_doc->setGraph(std::move(graph));
         emit topologyRead(operations(*m_doc->graph()));
         m_doc->addRounds({{}, std::move(scan.stats)});
     }

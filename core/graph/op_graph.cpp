@@ -33,11 +33,11 @@ int OpGraph::add(GraphOp op)
 OpGraph::OpGraph(const live::Topology &t) : m_modelType("GgmlGraph")
 {
     for (const live::TopoOp &g : t.groups)
-        m_groups.push_back(add({g.id, g.name, g.type, {}, g.shape, g.dtype, g.backend, g.inputs, -1, {}}));
+        m_groups.push_back(add({g.id, g.name, g.type, {}, g.shape, g.dtype, g.backend, g.inputs, -1, {}, {}, {}}));
     for (const live::TopoOp &o : t.ops) {
         const std::string group(opGroup(o.id));
         const int parent = group == o.id ? -1 : indexOf(group);
-        add({o.id, o.name, o.type, {}, o.shape, o.dtype, o.backend, o.inputs, parent, {}});
+        add({o.id, o.name, o.type, {}, o.shape, o.dtype, o.backend, o.inputs, parent, {}, o.fusedChain, o.fusedLast});
     }
 }
 
@@ -45,7 +45,7 @@ OpGraph::OpGraph(const TopoNode &model) : m_modelName(model.name), m_modelType(m
 {
     std::map<std::string, std::string> producer; // tensor name -> the latest op that outputs it
     std::function<void(const TopoNode &, int)> walk = [&](const TopoNode &n, int parent) {
-        GraphOp op{n.id, n.name, n.type, {}, {}, {}, {}, {}, parent, {}};
+        GraphOp op{n.id, n.name, n.type, {}, {}, {}, {}, {}, parent, {}, {}, {}};
         for (const std::string &name : n.inTensors) {
             const auto p = producer.find(name);
             op.inputs.push_back({p == producer.end() ? std::string() : p->second, name});
@@ -74,6 +74,19 @@ const GraphOp *OpGraph::find(const std::string &id) const
 {
     const int at = indexOf(id);
     return at < 0 ? nullptr : &m_ops[size_t(at)];
+}
+
+void OpGraph::markFused(const std::vector<FusedChainRecord> &chains)
+{
+    for (const FusedChainRecord &chain : chains)
+        for (const std::string &id : chain.ids)
+            if (const auto it = m_byId.find(id); it != m_byId.end() && m_ops[size_t(it->second)].fusedChain.empty()) {
+                GraphOp &op = m_ops[size_t(it->second)];
+                op.fusedChain = chain.types;
+                op.fusedLast = chain.ids.back();
+                if (op.backend.empty())
+                    op.backend = chain.backend;
+            }
 }
 
 void OpGraph::nameBackends(const std::map<std::string, std::string> &byId)

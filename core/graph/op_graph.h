@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dump/fusion_record.h"
 #include "dump/topology.h"
 #include "live/live_protocol.h"
 
@@ -22,6 +23,7 @@ struct GraphOp {
     std::vector<live::TopoInput> inputs; // in order
     int parent = -1;                     // index into OpGraph::ops(); -1 at the top
     std::vector<int> children;           // indexes into OpGraph::ops(), in graph order
+    std::string fusedChain, fusedLast;   // a live run's fused chain (live::TopoOp), empty alone
 };
 
 class OpGraph {
@@ -35,6 +37,9 @@ public:
     explicit OpGraph(const TopoNode &model);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void nameBackends(const std::map<std::string, std::string> &byId);
+    // A dump's fused chains (its first recorded round's, --keep-fusion): each member op says
+    // which chain it was computed in, as a live run's topology does.
+    void markFused(const std::vector<FusedChainRecord> &chains);
 
     const std::string &modelName() const { return m_modelName; } // empty for a live graph
     const std::string &modelType() const { return m_modelType; } // a live graph's: "GgmlGraph"

@@ -88,6 +88,8 @@ json opJson(const TopoOp &o)
     }
     if (!o.backend.empty())
         j["backend"] = o.backend;
+    if (!o.fusedChain.empty())
+        j["fused"] = json{{"chain", o.fusedChain}, {"last", o.fusedLast}};
     return j;
 }
 
@@ -108,6 +110,12 @@ TopoOp opFrom(const json &j)
         }
     }
     o.backend = field<std::string>(j, "backend", ""); // optional too
+    if (const auto f = j.find("fused"); f != j.end() && !f->is_null()) { // optional: only with fusion kept
+        if (!f->is_object())
+            throw Error("an op's 'fused' is not an object");
+        o.fusedChain = field<std::string>(*f, "chain", "");
+        o.fusedLast = field<std::string>(*f, "last", "");
+    }
     return o;
 }
 

@@ -45,6 +45,9 @@ struct TopoOp {
     std::string dtype;   // output dtype ("float32", "q8_0")
     std::vector<TopoInput> inputs = {}; // its sources in order (the layer graph's edges)
     std::string backend = {}; // the backend the scheduler runs it on ("CPU", "Vulkan0"); optional
+    // With fusion kept (--keep-fusion): the chain the backend computes this op in ("RMS_NORM+MUL")
+    // and the chain's last op, whose output alone reaches memory; empty for an op computed alone.
+    std::string fusedChain = {}, fusedLast = {};
 };
 
 // The graph's operations, sent when a graph of a new shape is first computed (the prompt,

@@ -396,6 +396,69 @@ private slots:
                  qPrintable(w.console()->toPlainText().right(400)));
     }
 
+    // The ops the tree shows computed fused, by op id, type column and tooltip.
+    static QMap<QString, QPair<QString, QString>> fusedInTree(OpTreeModel *model)
+    {
+        QMap<QString, QPair<QString, QString>> fused;
+        for (int g = 0; g < 8; ++g)
+            for (int c = 0; c < 200; ++c) {
+                const QModelIndex i = model->indexForId(QStringLiteral("%1_%2").arg(g).arg(c));
+                if (!i.isValid())
+                    continue;
+                const QModelIndex type = i.siblingAtColumn(OpTreeModel::TypeColumn);
+                if (type.data().toString().endsWith(", fused"))
+                    fused.insert(i.data().toString(), {type.data().toString(), type.data(Qt::ToolTipRole).toString()});
+            }
+        return fused;
+    }
+
+    // A live run with fusion kept (--keep-fusion, pasted into the Launch dialog): the tree shows,
+    // while the program runs, each op the CPU computes inside a fused chain (its RMS_NORM and MUL),
+    // naming the chain and the op whose output alone reaches memory; the dump opened afterwards
+    // shows the same from its fusion record. Without the option no op reads fused.
+    void aLiveRunShowsItsFusedChains()
+    {
+        LaunchDialog d;
+        QTest::keyClicks(d.commandLineEdit(), QStringLiteral("llmscope dump --exec '%1' --type model stats --keep-fusion -o %2")
+                                                  .arg(generate(3, 0), m_dir.path() + "/fused"));
+        QVERIFY(d.options().keepFusion);
+        MainWindow w;
+        w.show();
+        QVERIFY(w.launch(d.options(), d.settings()));
+        OpTreeModel *model = w.opPanel()->model();
+        QTRY_VERIFY_WITH_TIMEOUT(model->opCount() > 60, 30000);
+        const auto live = fusedInTree(model);
+        // each layer's two norms, each an RMS_NORM and its MUL (2 layers and the output's norm)
+        QVERIFY2(live.size() >= 4 && live.size() % 2 == 0, qPrintable(QStringList(live.keys()).join(',')));
+        int norms = 0;
+        for (auto it = live.begin(); it != live.end(); ++it) {
+            const QString &type = it.value().first, &tip = it.value().second;
+            QVERIFY2(type == "RMS_NORM, fused" || type == "MUL, fused", qPrintable(it.key() + ": " + type));
+            norms += type == "RMS_NORM, fused";
+            QVERIFY2(QRegularExpression(R"(^computed fused as RMS_NORM\+MUL by CPU; only \d+_\d+'s output reaches memory$)")
+                         .match(tip)
+                         .hasMatch(),
+                     qPrintable(it.key() + ": " + tip));
+        }
+        QCOMPARE(norms * 2, int(live.size()));
+        qInfo("fused in the live tree: %s", qPrintable(QStringList(live.keys()).join(QLatin1Char(','))));
+        QTRY_COMPARE_WITH_TIMEOUT(w.workspace()->session()->state(), LiveSession::State::Finished, 30000);
+        const QString root = w.workspace()->session()->dumpRoot();
+        // The dump opened afterwards: its fusion record marks the same ops.
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(root)));
+        QCOMPARE(fusedInTree(model), live);
+
+        // Without --keep-fusion (ggml's fusion off so that every node is read): nothing fused.
+        MainWindow plain;
+        const DumpOptions o = parseDumpOptions({"--exec", generate(3, 0).toStdString(), "--type", "model", "stats",
+                                                "-o", (m_dir.path() + "/unfused").toStdString()});
+        QVERIFY(plain.launch(o));
+        QTRY_VERIFY_WITH_TIMEOUT(plain.opPanel()->model()->opCount() > 60, 30000);
+        QVERIFY(fusedInTree(plain.opPanel()->model()).isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(plain.workspace()->session()->state(), LiveSession::State::Finished, 30000);
+        QVERIFY(fusedInTree(plain.opPanel()->model()).isEmpty());
+    }
+
     // A newcomer's first launch: the dialog's default options (--type model tensor), the model
     // on Vulkan (Mesa's software device). The tree names each op's backend and the heatmap
     // fills from the dumped tensors' statistics, streamed as they are written.

@@ -26,6 +26,14 @@ private slots:
         t.ops[0].backend = "Vulkan0";
         QCOMPARE(std::get<Topology>(decode(encode(t))).ops.at(0).backend, std::string("Vulkan0"));
         QCOMPARE(t2.ops.at(0).backend, std::string()); // optional: peers without it send none
+        QVERIFY(t2.ops.at(0).fusedChain.empty() && encode(t).find("fused") == std::string::npos); // alone: no field
+        t.ops[0].fusedChain = "RMS_NORM+MUL";
+        t.ops[0].fusedLast = "1_3";
+        const TopoOp fused = std::get<Topology>(decode(encode(t))).ops.at(0);
+        QCOMPARE(fused.fusedChain, std::string("RMS_NORM+MUL"));
+        QCOMPARE(fused.fusedLast, std::string("1_3"));
+        QVERIFY_THROWS_EXCEPTION(llmscope::Error, decode(R"({"type":"topology","round":0,"key":1,"groups":[],)"
+                                                         R"("ops":[{"id":"1_0","name":"x","type":"ADD","fused":3}]})"));
         QVERIFY(std::get<Topology>(decode(encode(Topology{0, 1, {}, {{"1_0", "x", "ADD", {}, ""}}}))).ops[0].inputs.empty());
         QCOMPARE(t2.round, int64_t(3));
         QCOMPARE(t2.key, uint64_t(99));
