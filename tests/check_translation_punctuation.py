@@ -9,7 +9,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 CJK = "\u4e00-\u9fff"
-BAD = re.compile("[" + CJK + "][,;:?]|[" + CJK + "] ?\\((?!&)")
+# after a Chinese character; or after a placeholder, a percent sign or a closing parenthesis
+# and before Chinese words ("%1: 第", "%2 %, 以"); a half-width parenthesis opened after Chinese
+BAD = re.compile("[" + CJK + "][,;:?]|[%）][,;:?] ?(?=[" + CJK + "])|%\\d[,;:?] ?(?=[" + CJK + "])|"
+                 "[" + CJK + "] ?\\((?!&)|^[,;:?]")
 
 bad = []
 for message in ET.parse(sys.argv[1]).getroot().iter("message"):

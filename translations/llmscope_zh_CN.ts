@@ -1020,7 +1020,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     <name>HuntRunnerText</name>
     <message>
         <source>; see %1</source>
-        <translation>; 见 %1</translation>
+        <translation>；见 %1</translation>
     </message>
     <message>
         <source>dumps and reports kept in %1</source>
@@ -1320,7 +1320,7 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
     <message>
         <source>%1: step %2 of %3</source>
-        <translation>%1: 第 %2/%3 步</translation>
+        <translation>%1：第 %2/%3 步</translation>
     </message>
     <message>
         <source>%1: %p%</source>
@@ -2216,7 +2216,7 @@ its op %7 adds NMSE %8
 %9 bytes, %10 as %5%11</source>
         <translation>%1 (%2)
 占 logits 误差的比例：%3 %
-量化误差：%4 %，若为 %5: %6 %
+量化误差：%4 %，若为 %5：%6 %
 其算子 %7 引入 NMSE %8
 %9 字节，若为 %5 则 %10 字节%11</translation>
     </message>
@@ -2243,7 +2243,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Logits against golden: KL divergence %1 (mean over %2 rounds), top-1 agreement %3 %, NMSE %4 (the weights&apos; estimated parts add up to %5). Cells: each weight&apos;s share of the logits&apos; error, in %; bold: kept higher in %6/tensor-types.txt (%7 weights, %8 KiB more, budget %9 KiB).</source>
-        <translation>与标杆相比的 logits: KL 散度 %1（%2 轮平均）, top-1 一致率 %3 %, NMSE %4（各权重的估计贡献合计 %5）。单元格：各权重占 logits 误差的比例（%）；粗体：在 %6/tensor-types.txt 中保留更高精度（%7 个权重，多 %8 KiB，预算 %9 KiB）。</translation>
+        <translation>与标杆相比的 logits：KL 散度 %1（%2 轮平均），top-1 一致率 %3 %，NMSE %4（各权重的估计贡献合计 %5）。单元格：各权重占 logits 误差的比例（%）；粗体：在 %6/tensor-types.txt 中保留更高精度（%7 个权重，多 %8 KiB，预算 %9 KiB）。</translation>
     </message>
     <message>
         <source>kept higher</source>
@@ -2278,7 +2278,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
-        <translation>量化报告：KL 散度 %1, top-1 一致率 %2 %; 已排序 %3 个权重，位于 %4</translation>
+        <translation>量化报告：KL 散度 %1，top-1 一致率 %2 %；已排序 %3 个权重，位于 %4</translation>
     </message>
     <message>
         <source>quantization report cancelled</source>
@@ -2549,7 +2549,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>adds NMSE %1 beyond what its inputs explain: the same command on the same machine must agree bit for bit</source>
-        <translation>在其输入可解释的误差之外引入 NMSE %1: 同一台机器上的同一命令必须逐位一致</translation>
+        <translation>在其输入可解释的误差之外引入 NMSE %1：同一台机器上的同一命令必须逐位一致</translation>
     </message>
     <message>
         <source>exact: both sides ran the same command with the same libraries on the same machine, so every operation must agree bit for bit</source>
@@ -2565,7 +2565,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>%1: as asked (--standard)</source>
-        <translation>%1: 按指定（--standard）</translation>
+        <translation>%1：按指定（--standard）</translation>
     </message>
     <message>
         <source>engine: both sides ran on %1, but with other types (%2), so each operation is held to ggml&apos;s cross-backend budgets and to what the quantization explains</source>
@@ -2775,7 +2775,7 @@ chosen to keep higher (tensor-types.txt)</source>
     <message numerus="yes">
         <source>; %n file(s) could not be read</source>
         <translation>
-            <numerusform>;%n 个文件无法读取</numerusform>
+            <numerusform>；%n 个文件无法读取</numerusform>
         </translation>
     </message>
     <message>
@@ -3407,7 +3407,7 @@ chosen to keep higher (tensor-types.txt)</source>
     </message>
     <message>
         <source>Saved %1: use it with llmscope compare --mapping %1</source>
-        <translation>已保存 %1: 可用于 llmscope compare --mapping %1</translation>
+        <translation>已保存 %1：可用于 llmscope compare --mapping %1</translation>
     </message>
 </context>
 <context>

@@ -101,6 +101,11 @@ TensorDiffView::TensorDiffView(QWidget *parent)
         const QString widest = k == 2 ? QStringLiteral("1.23e-05") : QStringLiteral("-0.000123457");
         table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(widest) + 14);
         table->verticalHeader()->setDefaultSectionSize(20);
+        // The three scroll together by row and column (the error's columns are narrower), and
+        // each keeps its horizontal bar, so their rows stay level.
+        table->setHorizontalScrollMode(QAbstractItemView::ScrollPerItem);
+        table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
+        table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
         if (k > 0) {
             // The rows line up with golden's, which numbers them, and scroll with the error
             // table's bar: the width goes to values (at 1024 pixels each table had one column).
@@ -137,9 +142,7 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     layout->addWidget(m_title);
     layout->addWidget(m_status);
     auto *sliceRow = new QHBoxLayout;
-    auto *fileName = new QLabel(tr("File:"), this);
-    fileName->setBuddy(m_files);
-    sliceRow->addWidget(fileName);
+    sliceRow->addWidget(new QLabel(tr("File:"), this));
     sliceRow->addWidget(m_files);
     sliceRow->addSpacing(12);
     sliceRow->addWidget(m_picker, 1);

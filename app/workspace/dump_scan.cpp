@@ -70,7 +70,7 @@ EarlyTopology readEarlyTopology(const std::string &root)
     if (e.topology)
         e.backends = readOpBackends(root);
     try {
-        const auto records = readFusionRecords(root);
+        const auto records = readFusionRecords(root, true);
         if (!records.empty())
             e.fused = records.begin()->second;
     } catch (const Error &) {

@@ -71,7 +71,7 @@ std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains)
     return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot)
+std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot, bool firstOnly)
 {
     std::map<int64_t, std::vector<FusedChainRecord>> out;
     readRecords(dumpRoot, "fusion", "fusion record", [&out](const nlohmann::json &j, const std::string &malformed) {
@@ -101,7 +101,7 @@ std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::st
             chains.push_back(std::move(r));
         }
         out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(chains);
-    });
+    }, firstOnly);
     return out;
 }
 

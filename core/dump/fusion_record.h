@@ -29,7 +29,8 @@ std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains);
 std::string fusionRecordJson(int64_t round, const std::string &chainsJson);
 // round -> chains, from the first process folder under llmscope/fusion (an -o folder's
 // msit_dump_* is looked into); empty when none was recorded. Throws Error for a malformed one.
-std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot);
+// firstOnly: the earliest recorded round's alone (a long dump's tree wants no more).
+std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot, bool firstOnly = false);
 
 // The chain of round `round` that ends at op `opId`, or null.
 const FusedChainRecord *chainEndingAt(const std::map<int64_t, std::vector<FusedChainRecord>> &records, int64_t round,

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,17 +32,32 @@ std::string firstRecordFolder(const std::string &dumpRoot, const std::string &ki
 }
 
 void readRecords(const std::string &dumpRoot, const std::string &kind, const std::string &what,
-                 const std::function<void(const nlohmann::json &record, const std::string &malformed)> &read)
+                 const std::function<void(const nlohmann::json &record, const std::string &malformed)> &read,
+                 bool firstOnly)
 {
     const std::string folder = firstRecordFolder(dumpRoot, kind);
     if (folder.empty())
         return;
     std::error_code ec;
-    for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        std::ifstream f(it->path());
+    std::vector<fs::path> files;
+    for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        files.push_back(it->path());
+    if (firstOnly && !files.empty()) { // "{round}.json": the lowest round, by number
+        const auto round = [](const fs::path &p) {
+            const std::string stem = p.stem().string();
+            return std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; }) && !stem.empty() &&
+                           stem.size() < 19
+                       ? std::stoll(stem)
+                       : INT64_MAX;
+        };
+        files = {*std::min_element(files.begin(), files.end(),
+                                   [&round](const fs::path &a, const fs::path &b) { return round(a) < round(b); })};
+    }
+    for (const fs::path &path : files) {
+        std::ifstream f(path);
         std::stringstream text;
         text << f.rdbuf();
-        const std::string malformed = what + " '" + it->path().string() + "' is malformed: ";
+        const std::string malformed = what + " '" + path.string() + "' is malformed: ";
         try {
             read(nlohmann::json::parse(text.str()), malformed);
         } catch (const nlohmann::json::exception &e) {

@@ -15,7 +15,9 @@ std::string firstRecordFolder(const std::string &dumpRoot, const std::string &ki
 // Each record file of that folder, parsed and handed to read with the words that start its
 // error ("token record '...' is malformed: "). Throws Error naming the file for text that is
 // no JSON, or whatever read throws (nlohmann's errors and Error, the words put first).
+// firstOnly: the earliest round's file alone (the lowest number), not every round's.
 void readRecords(const std::string &dumpRoot, const std::string &kind, const std::string &what,
-                 const std::function<void(const nlohmann::json &record, const std::string &malformed)> &read);
+                 const std::function<void(const nlohmann::json &record, const std::string &malformed)> &read,
+                 bool firstOnly = false);
 
 } // namespace llmscope

@@ -37,8 +37,9 @@ public:
     explicit OpGraph(const TopoNode &model);
     // Each op's backend by op id (an opened dump's kernel CSV); ops not named keep theirs.
     void nameBackends(const std::map<std::string, std::string> &byId);
-    // A dump's fused chains (its first recorded round's, --keep-fusion): each member op says
-    // which chain it was computed in, as a live run's topology does.
+    // A dump's fused chains (its first recorded round's, --keep-fusion): each member op, where
+    // its id and name are the record's, says which chain it was computed in, as a live run's
+    // topology does.
     void markFused(const std::vector<FusedChainRecord> &chains);
 
     const std::string &modelName() const { return m_modelName; } // empty for a live graph

@@ -924,6 +924,18 @@ for path in outputs:
             const QColor painted = shown.pixelColor(QPoint(cell.left() + 5, cell.top() + 5) * shown.devicePixelRatio());
             QVERIFY2(painted.red() > painted.blue() + 60, qPrintable(painted.name() + " painted over " + own.name()));
         }
+        { // golden, test and error scroll together by column and row, though the error's columns
+          // are narrower: the same cells side by side
+            const auto tables = w.tensorDiff()->findChildren<QTableView *>();
+            QCOMPARE(tables.size(), 3);
+            tables.front()->horizontalScrollBar()->setValue(3);
+            tables.front()->verticalScrollBar()->setValue(2);
+            for (QTableView *t : tables) {
+                QCOMPARE(t->horizontalScrollMode(), QAbstractItemView::ScrollPerItem);
+                QCOMPARE(t->columnAt(1), 3);
+                QCOMPARE(t->rowAt(1), 2);
+            }
+        }
         { // 1024x700: the bottom docks stay short (the Session panel scrolls), the verdict's first
           // lines and several element rows in view
             w.resize(1024, 700);

@@ -310,6 +310,17 @@ private slots:
                          qPrintable(QString("from %1, bucket %2: %3 against %4").arg(first).arg(b).arg(got[size_t(b)])
                                         .arg(wantPart[size_t(b)])));
         }
+        // The definition pinned, as the Python dumper's test pins it (tests/python): the sketch of
+        // 3000 values (i % 17 - 8) / 7, bit for bit, whatever vector unit summed it.
+        std::vector<float> pinned(3000);
+        for (size_t i = 0; i < pinned.size(); ++i)
+            pinned[i] = float((int(i % 17) - 8) / 7.0);
+        const std::string pinnedText =
+            "s2.tm2bwLRt2z4hSZI_SJKEQChJEj902zY_bts2QP__n0Dbti3AAACAv5MkicC4bdu_kiTJP9u2jUDcto3Abtu2QG_btkBt27bA3"
+            "LZtQJMkiUBJksTAbtuWQG7btkCSJAnAtm37wJMkycCTJAnASpKkwP__f79t23ZAAgCAvzRJEr5v27bASZKEQCdJEj-SJIlA3LbtQ"
+            "EiSJEC2bQvB____PyVJkkCSJKlAb9u2vwAAoMABAOBASpKkQNu2LUCTJMm_JEmSQAEAAEBKkqRAR5KkvyVJkj-SJIlAcNu2P0qSx"
+            "MDbtu3Atm0bQLlt279MkiTA_v__v7dtG8Cobds-_v__Pw";
+        QCOMPARE(encodeSketch(computeStats(testing::f32Tensor({3000}, pinned))->sketch), pinnedText);
         // a block's 64 elements in 64 buckets
         std::vector<int> hits(kSketchBuckets, 0);
         for (uint64_t i = 640; i < 704; ++i)

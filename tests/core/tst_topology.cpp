@@ -95,6 +95,19 @@ private slots:
         QCOMPARE(live.find("1_0")->inputs[0].op, std::string("0_0"));
         QCOMPARE(live.ops()[1].children, std::vector<int>{3});
         QCOMPARE(live.find("7_0")->parent, -1);
+        // A dump's fusion record marks its chain's ops where id and name are the record's: a
+        // record of another graph (decode's against the prompt's topology) marks nothing wrong.
+        OpGraph marked(t);
+        FusedChainRecord chain;
+        chain.ids = {"1_0", "7_0"};
+        chain.names = {"norm-0", "attn_norm-0"}; // 7_0 is "stray" in this graph
+        chain.types = "RMS_NORM+MUL";
+        chain.backend = "CPU";
+        marked.markFused({chain});
+        QCOMPARE(marked.find("1_0")->fusedChain, std::string("RMS_NORM+MUL"));
+        QCOMPARE(marked.find("1_0")->fusedLast, std::string("7_0"));
+        QVERIFY(marked.find("7_0")->fusedChain.empty());
+        QVERIFY(marked.find("0_0")->fusedChain.empty());
     }
 
     void layerFileRoundTrip()

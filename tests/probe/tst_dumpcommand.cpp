@@ -160,7 +160,7 @@ private slots:
             QVERIFY2(t.opId.rfind("1_", 0) == 0, t.opId.c_str());
             // msit's `tensor stats`: statistics only, never a payload
             QVERIFY2(!t.hasData && t.dataBytes == 0, t.path.c_str());
-            // a header: msit's four statistics and the sketch's 342 characters
+            // a header: msit's four statistics and the sketch's 345 characters
             QVERIFY(QFileInfo(QString::fromStdString(t.path)).size() < 800);
             if (!t.stats) { // the KV cache attention reads and the writes write into: described only
                 QVERIFY2(t.input && (t.opName == "FLASH_ATTN_EXT" ? t.index == 1 || t.index == 2
