@@ -106,15 +106,12 @@ TensorDiffView::TensorDiffView(QWidget *parent)
         table->setHorizontalScrollMode(QAbstractItemView::ScrollPerItem);
         table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
         table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
-        if (k > 0) {
-            // The rows line up with golden's, which numbers them, and scroll with the error
-            // table's bar: the width goes to values (at 1024 pixels each table had one column).
+        // The rows line up with golden's, which numbers them, and scroll with the error table's
+        // bar: the width goes to values (at 1024 pixels each table had one column).
+        if (k > 0)
             table->verticalHeader()->hide();
-            if (k == 1)
-                table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        } else {
+        if (k < 2)
             table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        }
         auto *box = new QWidget(this);
         auto *l = new QVBoxLayout(box);
         l->setContentsMargins(0, 0, 0, 0);

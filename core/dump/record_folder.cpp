@@ -11,6 +11,7 @@
 
 #include "dump/dump_layout.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 
@@ -43,13 +44,7 @@ void readRecords(const std::string &dumpRoot, const std::string &kind, const std
     for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
         files.push_back(it->path());
     if (firstOnly && !files.empty()) { // "{round}.json": the lowest round, by number
-        const auto round = [](const fs::path &p) {
-            const std::string stem = p.stem().string();
-            return std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; }) && !stem.empty() &&
-                           stem.size() < 19
-                       ? std::stoll(stem)
-                       : INT64_MAX;
-        };
+        const auto round = [](const fs::path &p) { return parseInt(p.stem().string()).value_or(INT64_MAX); };
         files = {*std::min_element(files.begin(), files.end(),
                                    [&round](const fs::path &a, const fs::path &b) { return round(a) < round(b); })};
     }
