@@ -200,6 +200,8 @@ const GgmlApi &ggml()
         bind(api.regGetProcAddress, handle, "ggml_backend_reg_get_proc_address");
         bind(api.schedAllocGraph, handle, "ggml_backend_sched_alloc_graph");
         api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
+        api.bufferIsMulti =
+            reinterpret_cast<decltype(api.bufferIsMulti)>(dlsym(base, "ggml_backend_buffer_is_multi_buffer"));
         api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));
         api.schedTensorBackend = reinterpret_cast<decltype(api.schedTensorBackend)>(
             dlsym(base, "ggml_backend_sched_get_tensor_backend"));

@@ -32,6 +32,7 @@ struct GgmlApi {
     ggml_threadpool_params (*paramsDefault)(int) = nullptr;
     void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
     bool (*bufferIsHost)(ggml_backend_buffer_t) = nullptr;
+    bool (*bufferIsMulti)(ggml_backend_buffer_t) = nullptr;
     const char *(*backendName)(ggml_backend_t) = nullptr;
     ggml_backend_t (*schedTensorBackend)(ggml_backend_sched_t, ggml_tensor *) = nullptr; // the one that runs a node
     // For capture after the whole graph: keep the wanted tensors, then read them.

@@ -2,12 +2,15 @@
 // chains the host's own eval callback, and hands the selected nodes to the writer thread.
 // Nothing thrown crosses into the host; on any doubt the probe passes through and warns.
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
+#include <dlfcn.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -22,6 +25,7 @@
 #include "probe.h"
 #include "round_output.h"
 #include "tensor/stats.h"
+#include "weight_reads.h"
 
 namespace llmscope::probe {
 namespace {
@@ -971,6 +975,7 @@ LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
         auto it = p.scheds().find(sched);
         if (it != p.scheds().end()) {
             pool = it->second.pool;
+            p.handOver(it->second); // what a round cut short took, as at exit
             p.scheds().erase(it);
         }
     }
@@ -979,6 +984,38 @@ LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
         api.schedFree(sched);
     if (pool)
         ggmlCpu().threadpoolFree(pool);
+}
+
+// A buffer freed (a model's weights, a scheduler's compute memory): the writer may be reading
+// a weight of it for its statistics (weight_reads.h), and never reads one after.
+LLMSCOPE_EXPORT void ggml_backend_buffer_free(ggml_backend_buffer_t buffer)
+{
+    using Fn = void (*)(ggml_backend_buffer_t);
+    static const Fn real = reinterpret_cast<Fn>(findRealSymbol("ggml_backend_buffer_free"));
+    if (buffer) {
+        const GgmlApi &api = ggml();
+        // A buffer made of others frees its parts inside ggml, where the probe may not see it.
+        WeightReads::get().freeing(buffer, api.bufferIsMulti && api.bufferIsMulti(buffer));
+    }
+    if (real)
+        real(buffer);
+}
+
+// A model file mapped into memory holds its weights, which the writer may still have to read
+// (llama.cpp frees the buffers over it first; another program may not). An allocator may call
+// this holding its own locks: nothing here allocates unless weights are pending, and the next
+// munmap (a sanitizer's, libc's) is found when the probe loads, not here.
+namespace {
+using Munmap = int (*)(void *, size_t);
+const Munmap g_realMunmap = reinterpret_cast<Munmap>(dlsym(RTLD_NEXT, "munmap"));
+} // namespace
+
+LLMSCOPE_EXPORT int munmap(void *addr, size_t length)
+{
+    WeightReads::unmapping(addr, length);
+    if (g_realMunmap)
+        return g_realMunmap(addr, length);
+    return int(::syscall(SYS_munmap, addr, length)); // before the probe's own initialisation
 }
 
 // llama.cpp finds the CPU backend's thread and pool setters through this lookup; the probe

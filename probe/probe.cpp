@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
+#include "weight_reads.h"
 #include "run_identity.h"
 #include "select/dynamic_config.h"
 
@@ -374,6 +375,8 @@ void Probe::dropRound(SchedState &s)
     CapturedRound r = s.capture.finish();
     for (uint64_t key : r.firstWeights) // never written: taken again at their next sight
         s.weightsSent.erase(key);
+    for (const auto &read : r.weightReads)
+        WeightReads::get().forget(read.second);
     giveBuffer(std::move(r.arena));
 }
 

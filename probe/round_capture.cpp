@@ -7,6 +7,7 @@
 #include "capture.h"
 #include "kv_rows.h"
 #include "tensor/convert.h"
+#include "weight_reads.h"
 
 namespace llmscope::probe {
 namespace {
@@ -96,6 +97,14 @@ void RoundCapture::takeStats(uint32_t k)
     }
     if (!it.tensor->data)
         return;
+    // A weight a program trains (ggml's PARAM flag) changes: read now, as other tensors are.
+    const ggml_tensor *root = it.tensor->view_src ? it.tensor->view_src : it.tensor;
+    if (it.kind == ItemKind::Weight && it.direct && it.tensor->buffer && !(root->flags & GGML_TENSOR_FLAG_PARAM)) {
+        const WeightReads::Read r{it.tensor->buffer, static_cast<const uint8_t *>(it.tensor->data), it.header.dtype,
+                                  it.elements, it.bytes, m_round.plan->sketch};
+        m_round.weightReads.emplace_back(k, WeightReads::get().add(r));
+        return;
+    }
     if (it.kvRows) {
         m_scratch.resize(size_t(it.bytes));
         takeCacheWrite(k, m_scratch.data());
@@ -148,6 +157,8 @@ CapturedRound RoundCapture::takeBatch()
     m_round.firstWeights.clear();
     out.cells = std::move(m_round.cells);
     m_round.cells.clear();
+    out.weightReads = std::move(m_round.weightReads);
+    m_round.weightReads.clear();
     out.positions = m_round.positions;
     out.at.assign(m_round.at.size(), CapturedRound::kNotTaken);
     // Items of this batch go with it; later aliases of them can no longer share (new arena).

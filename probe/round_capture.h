@@ -2,7 +2,8 @@
 // what each item is, the arena holds the copied payloads, `at` where each one is. The target
 // copies each payload once into a pooled buffer and does nothing else with it; statistics
 // only, it computes them from the tensor's memory instead and hands over only the numbers
-// (one pass over the data either way, and the writer's core never touches it).
+// (one pass over the data either way, and the writer's core never touches it). A weight in
+// host memory is the exception: it never changes, so the writer reads it (weight_reads.h).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -25,6 +26,9 @@ struct CapturedRound {
     // Statistics-only plans: per item taken, its statistics (a weight's only at first sight).
     std::vector<std::optional<TensorStats>> stats;
     std::vector<uint64_t> firstWeights; // weights taken for the first time (PlanItem::weightKey)
+    // Statistics-only plans: weights at first sight whose statistics the writer takes from
+    // WeightReads (item, id there).
+    std::vector<std::pair<uint32_t, uint64_t>> weightReads;
     bool last = false; // the round's last part (RoundCapture::finish), not a batch of a long one
     // Writes into the KV cache taken in this part: item -> the cells its rows went to.
     std::vector<std::pair<uint32_t, std::vector<int64_t>>> cells;

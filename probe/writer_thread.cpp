@@ -13,6 +13,7 @@
 #include "dump/dump_layout.h"
 #include "kv_rows.h"
 #include "tensor/stats.h"
+#include "weight_reads.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
@@ -60,8 +61,12 @@ void WriterThread::push(std::vector<Job> &&jobs)
     };
     // A batch larger than the cap still goes through, alone.
     m_space.wait(lock, [&] { return refused() || m_queued == 0 || m_queued + bytes <= m_cap; });
-    if (refused())
+    if (refused()) {
+        for (const Job &j : jobs)
+            for (const auto &read : j.round.weightReads)
+                WeightReads::get().forget(read.second);
         return;
+    }
     for (const Job &j : jobs)
         if (j.kind == 3 && j.round.last) {
             m_wholeRounds.push_back(j.round.round);
@@ -365,6 +370,8 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
         auto cached = m_weightStats.find(it.weightKey);
         if (cached == m_weightStats.end()) { // first sight: computed when taken, or from its payload
             std::optional<TensorStats> st = r.stats.empty() ? std::nullopt : r.stats[k];
+            if (!st)
+                st = readWeight(r, k);
             if (plan.addStats && at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value())
                 st = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), plan.sketch);
             cached = m_weightStats.emplace(it.weightKey, st).first;
@@ -384,6 +391,15 @@ std::optional<TensorStats> WriterThread::itemStats(const CapturedRound &r, size_
     if (added)
         known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), r.plan->sketch);
     return known->second;
+}
+
+// A weight the program left to the writer (RoundCapture, weight_reads.h).
+std::optional<TensorStats> WriterThread::readWeight(const CapturedRound &r, size_t k)
+{
+    for (const auto &[item, id] : r.weightReads)
+        if (item == k)
+            return WeightReads::get().take(id);
+    return std::nullopt;
 }
 
 // A write into the KV cache: the cells its rows went to and, where the round's positions are
@@ -448,6 +464,14 @@ void WriterThread::executeRound(CapturedRound &r)
     const GraphTopology &topo = *plan.topo;
     PayloadStats byPayload;
     std::vector<live::OpStats> opStats;
+    struct Forget { // reads not taken (a round of --nan-inf-only without NaN or Inf, a failure)
+        const CapturedRound &r;
+        ~Forget()
+        {
+            for (const auto &read : r.weightReads)
+                WeightReads::get().forget(read.second);
+        }
+    } forget{r};
     const std::vector<char> keep = m_nanInfOnly ? nanInfNodes(r, byPayload) : std::vector<char>();
     for (size_t k = 0; k < plan.items.size(); ++k) {
         if (r.at[k] == CapturedRound::kNotTaken)

@@ -111,6 +111,7 @@ private:
     // --nan-inf-only: the nodes whose outputs hold NaN or Inf (noted in the status).
     std::vector<char> nanInfNodes(const CapturedRound &r, PayloadStats &byPayload);
     std::optional<TensorStats> itemStats(const CapturedRound &r, size_t k, PayloadStats &byPayload);
+    std::optional<TensorStats> readWeight(const CapturedRound &r, size_t k);
     void writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st);
     void setCellAttrs(const CapturedRound &r, size_t k, Tensor &t) const;
     StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,

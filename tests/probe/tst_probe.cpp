@@ -261,14 +261,14 @@ private slots:
                 exported << f[2];
         }
         exported.sort();
-        QCOMPARE(exported, (QStringList{"ggml_backend_graph_compute_async", "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
+        QCOMPARE(exported, (QStringList{"ggml_backend_buffer_free", "ggml_backend_graph_compute_async", "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
                                         "ggml_backend_sched_free",
                                         "ggml_backend_sched_graph_compute_async",
                                         "ggml_backend_sched_set_eval_callback", "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy",
                                         "gguf_init_from_file",
                                         "llmscope_probe_begin_round",
                                         "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
-                                        "llmscope_probe_version", "llmscope_probe_wants"}));
+                                        "llmscope_probe_version", "llmscope_probe_wants", "munmap"}));
     }
 
     // The probe's tensor index (llmscope/index/) is closed when the program ends and lists what
