@@ -129,6 +129,16 @@ std::vector<BackendDevice> backendDevices()
     return out;
 }
 
+std::string ggmlVersion()
+{
+    const GgmlApi &api = ggml();
+    const char *v = api.version ? api.version() : nullptr;
+    const char *c = api.commit ? api.commit() : nullptr;
+    if (!v || !*v)
+        return {};
+    return std::string(v) + (c && *c ? std::string(", commit ") + c : std::string());
+}
+
 std::vector<std::string> cpuFeatures()
 {
     const Registry &r = registry();
@@ -202,6 +212,8 @@ const GgmlApi &ggml()
         api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
         api.bufferIsMulti =
             reinterpret_cast<decltype(api.bufferIsMulti)>(dlsym(base, "ggml_backend_buffer_is_multi_buffer"));
+        api.version = reinterpret_cast<decltype(api.version)>(dlsym(base, "ggml_version"));
+        api.commit = reinterpret_cast<decltype(api.commit)>(dlsym(base, "ggml_commit"));
         api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));
         api.schedTensorBackend = reinterpret_cast<decltype(api.schedTensorBackend)>(
             dlsym(base, "ggml_backend_sched_get_tensor_backend"));

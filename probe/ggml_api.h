@@ -33,6 +33,8 @@ struct GgmlApi {
     void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
     bool (*bufferIsHost)(ggml_backend_buffer_t) = nullptr;
     bool (*bufferIsMulti)(ggml_backend_buffer_t) = nullptr;
+    const char *(*version)() = nullptr; // ggml_version, ggml_commit: ggml from 2025 on
+    const char *(*commit)() = nullptr;
     const char *(*backendName)(ggml_backend_t) = nullptr;
     ggml_backend_t (*schedTensorBackend)(ggml_backend_sched_t, ggml_tensor *) = nullptr; // the one that runs a node
     // For capture after the whole graph: keep the wanted tensors, then read them.
@@ -76,6 +78,8 @@ const GgmlCpuApi &ggmlCpu();
 // program has computed (its registry is built by then: asking never builds or loads one).
 std::vector<BackendDevice> backendDevices();
 std::vector<std::string> cpuFeatures();
+// ggml's own version and commit ("0.9.4, commit 1a2b3c4"); "" for a ggml that does not say.
+std::string ggmlVersion();
 
 // Whether t's fields sit where the headers the probe was built with put them (its name and
 // element count read through the host's ggml agree with the struct's).

@@ -1,5 +1,6 @@
 #include "graph_topology.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "dump/dump_layout.h"
@@ -35,11 +36,37 @@ std::string programName(const std::string &name)
     return name.substr(first + 1, last - first - 1);
 }
 
+namespace {
+
+// The first ROPE's settings, as ggml_rope_ext takes them (its op_params words): the ones two
+// runs of one model may be given differently (--rope-freq-base, --rope-scaling, YaRN).
+void ropeSettings(const ggml_tensor *rope, std::vector<std::string> &out)
+{
+    int32_t w[11];
+    std::memcpy(w, rope->op_params, sizeof w);
+    auto f = [&](int i) {
+        float v;
+        std::memcpy(&v, &w[i], 4);
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", double(v));
+        return std::string(text);
+    };
+    out.push_back("RoPE mode=" + std::to_string(w[2]));
+    out.push_back("RoPE dimensions=" + std::to_string(w[1]));
+    out.push_back("RoPE original context=" + std::to_string(w[4]));
+    out.push_back("RoPE frequency base=" + f(5));
+    out.push_back("RoPE frequency scale=" + f(6));
+    out.push_back("RoPE YaRN ext_factor=" + f(7) + ", attn_factor=" + f(8) + ", beta_fast=" + f(9) +
+                  ", beta_slow=" + f(10));
+}
+
+} // namespace
+
 std::vector<std::string> contextSettings(ggml_cgraph *graph)
 {
     const GgmlApi &api = ggml();
     bool flash = false;
-    const ggml_tensor *k = nullptr, *v = nullptr;
+    const ggml_tensor *k = nullptr, *v = nullptr, *rope = nullptr;
     auto look = [&](const ggml_tensor *x) {
         if (!x)
             return;
@@ -53,6 +80,8 @@ std::vector<std::string> contextSettings(ggml_cgraph *graph)
     for (int i = 0, n = api.graphNNodes(graph); i < n; ++i) {
         const ggml_tensor *t = api.graphNode(graph, i);
         flash |= t->op == GGML_OP_FLASH_ATTN_EXT;
+        if (!rope && t->op == GGML_OP_ROPE)
+            rope = t;
         look(t);
         for (const ggml_tensor *src : t->src)
             look(src);
@@ -68,6 +97,8 @@ std::vector<std::string> contextSettings(ggml_cgraph *graph)
         out.push_back(std::string("KV cache K type=") + api.typeName(k->type));
     if (v)
         out.push_back(std::string("KV cache V type=") + api.typeName(v->type));
+    if (rope)
+        ropeSettings(rope, out);
     return out;
 }
 

@@ -401,11 +401,13 @@ ProbeStatus Probe::status(bool finished)
         auto libs = ggmlLibraries(objects);
         auto devices = backendDevices();
         auto features = cpuFeatures();
+        auto version = ggmlVersion();
         std::lock_guard lock(m_statusMutex);
         m_status.libraries = std::move(libs);
         m_status.objects = std::move(objects);
         m_status.devices = std::move(devices);
         m_status.cpuFeatures = std::move(features);
+        m_status.ggmlVersion = std::move(version);
     }
     auto threads = cpuThreadCounts();
     ProbeStatus s;

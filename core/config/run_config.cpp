@@ -164,6 +164,8 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
                              "build id " + (space == std::string::npos ? std::string("-") : lib.substr(space + 1)), path});
         }
     }
+    if (!s.ggmlVersion.empty())
+        items.push_back({kLibraries, "ggml version", s.ggmlVersion, "ggml_version(), ggml_commit()"});
     if (!s.host.empty())
         items.push_back({kHardware, "machine", s.host, "/etc/machine-id, else the host name"});
     for (const BackendDevice &d : s.devices)

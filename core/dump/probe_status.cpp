@@ -52,7 +52,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"environment", s.environment}, {"state_copies", copies},
                      {"state_copies_dropped", s.stateCopiesDropped},
                      {"working_directory", s.workingDirectory}, {"objects", objects},
-                     {"devices", devices}, {"cpu_features", s.cpuFeatures},
+                     {"devices", devices}, {"cpu_features", s.cpuFeatures}, {"ggml_version", s.ggmlVersion},
                      {"cpu_threads", s.cpuThreads}, {"context", s.context}};
     return j.dump(1) + "\n";
 }
@@ -124,6 +124,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
                                      d.at("type").get<std::string>(),
                                      jsonInteger<uint64_t>(d.at("memory"), where + "devices: memory")});
         s.cpuFeatures = j.value("cpu_features", std::vector<std::string>{});
+        s.ggmlVersion = j.value("ggml_version", std::string());
         s.context = j.value("context", std::vector<std::string>{});
         if (j.contains("cpu_threads"))
             s.cpuThreads = jsonIntegers<int>(j.at("cpu_threads"), where + "cpu_threads");

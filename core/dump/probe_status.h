@@ -77,6 +77,7 @@ struct ProbeStatus {
     std::vector<LoadedObject> objects;
     std::vector<BackendDevice> devices;
     std::vector<std::string> cpuFeatures;
+    std::string ggmlVersion; // ggml_version() and ggml_commit(): "0.9.4, commit 1a2b3c4"
     std::vector<int> cpuThreads;
     // What the graphs say of the context: flash attention, the KV cache's types, cells and
     // streams ("KV cache K type=f16"), from the latest graph that reads the cache.

@@ -1043,6 +1043,9 @@ private slots:
         QVERIFY(std::any_of(s.devices.begin(), s.devices.end(), [](const BackendDevice &d) { return d.type == "CPU"; }));
         QVERIFY(std::any_of(s.cpuFeatures.begin(), s.cpuFeatures.end(),
                             [](const std::string &f) { return f.rfind("SSE3=", 0) == 0; }));
+        // ggml's own version string, as the bundle's ggml.h declares it: "X.Y.Z, commit C"
+        QVERIFY2(QRegularExpression("^[0-9]+\\.[0-9]+\\.[0-9]+, commit \\S+$").match(QString::fromStdString(s.ggmlVersion)).hasMatch(),
+                 s.ggmlVersion.c_str());
         QVERIFY(std::any_of(s.objects.begin(), s.objects.end(), [](const LoadedObject &o) {
             return o.path.find("libggml-base") != std::string::npos && o.buildId != "-" && o.bytes > 0;
         }));
@@ -1070,6 +1073,9 @@ private slots:
                  qPrintable(QString::fromStdString(s.context.empty() ? "" : s.context.front())));
         QVERIFY(std::any_of(s.context.begin(), s.context.end(),
                             [](const std::string &c) { return c.rfind("flash attention=", 0) == 0; }));
+        // RoPE as the model file sets it (llmscope-make-model: llama's NeoX-less mode 0, base 10000)
+        for (const char *want : {"RoPE mode=0", "RoPE frequency base=10000", "RoPE frequency scale=1"})
+            QVERIFY2(std::find(s.context.begin(), s.context.end(), want) != s.context.end(), want);
         const QString q8 = dump("q8", "-t 1 -ctk q8_0", "1");
         QVERIFY(!q8.isEmpty());
         const Run k = runLlmscope({"config-diff", a, q8});
