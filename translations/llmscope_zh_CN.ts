@@ -3197,6 +3197,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>&lt;br&gt;First departure: &lt;b&gt;round %1, %2&lt;/b&gt;: &lt;b&gt;%3 departs&lt;/b&gt; (%4)&lt;br&gt;%5</source>
         <translation>&lt;br&gt;首次分道：&lt;b&gt;第 %1 轮，%2&lt;/b&gt;：&lt;b&gt;%3 偏离&lt;/b&gt;（%4）&lt;br&gt;%5</translation>
     </message>
+    <message>
+        <source>&lt;br&gt;Configuration, %1 against %2: %3</source>
+        <translation>&lt;br&gt;配置，%1 对比 %2：%3</translation>
+    </message>
 </context>
 <context>
     <name>StartPage</name>

@@ -9,6 +9,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "config_words.h"
 #include "cursor.h"
 #include "spread_table_model.h"
 
@@ -65,6 +66,7 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
     showFiltered();
     if (!r) {
         m_summary->clear();
+        m_summary->setToolTip({});
         return;
     }
     QString text = tr("<b>%n run(s)</b>, every two compared op by op", nullptr, int(r->runs.size()));
@@ -89,6 +91,15 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
                     .arg(QString::fromStdString(o.label()).toHtmlEscaped())
                     .arg(o.differing);
     }
+    QString configs; // the summary's tooltip: each run's differences in full
+    for (size_t k = 1; k < r->configurations.size(); ++k) // what differs before any tensor
+        if (const auto &d = r->configurations[k]) {
+            const QString a = SpreadTableModel::runName(0), b = SpreadTableModel::runName(int(k));
+            text += tr("<br>Configuration, %1 against %2: %3").arg(b, a, configDiffWords(*d).toHtmlEscaped());
+            configs += (configs.isEmpty() ? QString() : QStringLiteral("\n\n")) +
+                       QString::fromStdString(configDiffText(*d, a.toStdString(), b.toStdString())).trimmed();
+        }
+    m_summary->setToolTip(configs);
     text += tr("<br>Colours: <span style=\"background:#d24f32\">&nbsp;red&nbsp;</span> the runs part beyond their "
                "standard here; <span style=\"background:#91c1e4\">&nbsp;blue&nbsp;</span> they differ within it; white: "
                "bit-identical. Deeper: farther apart.");

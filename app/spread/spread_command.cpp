@@ -76,13 +76,9 @@ void sayResult(const SpreadResult &r, const std::string &folder)
     for (size_t k = 0; k < r.runs.size(); ++k) // counted from 1, as they ran (spread.json: indices from 0)
         say("  run " + std::to_string(k + 1) + ": " + r.runs[k].command + "\n");
     // What differs between each run's configuration and the first's, before any tensor.
-    for (size_t k = 1; k < r.runs.size() && !r.runs.empty(); ++k) {
-        try {
-            const ConfigDiff d = diffConfigs(readRunConfig(r.runs[0].dump), readRunConfig(r.runs[k].dump));
-            say("  configuration, run " + std::to_string(k + 1) + " against run 1: " + configDiffSummary(d) + "\n");
-        } catch (const Error &) { // a dump without its status: nothing to say
-        }
-    }
+    for (size_t k = 1; k < r.configurations.size(); ++k)
+        if (const auto &d = r.configurations[k])
+            say("  configuration, run " + std::to_string(k + 1) + " against run 1: " + configDiffSummary(*d) + "\n");
     if (const int c = r.observerChanged(); c >= 0)
         say("observer: observing changed run " + std::to_string(c + 1) + "'s results: " +
             observerCheckText(*r.runs[size_t(c)].observer) +

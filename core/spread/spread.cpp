@@ -86,6 +86,13 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
     SpreadResult res;
     res.runs = std::move(runs);
     const size_t n = res.runs.size();
+    res.configurations.resize(n);
+    for (size_t k = 1; k < n; ++k) {
+        try {
+            res.configurations[k] = diffConfigs(readRunConfig(res.runs[0].dump), readRunConfig(res.runs[k].dump));
+        } catch (const Error &) { // a dump without its status: nothing to say
+        }
+    }
     struct Acc {
         SpreadOp op;
         std::vector<double> distance; // summed over the pairs each run is in
@@ -285,6 +292,12 @@ std::string spreadJson(const SpreadResult &r)
         runs.push_back(std::move(run));
     }
     j["runs"] = runs;
+    json configs = json::array(); // each run's configuration against run 0's
+    for (size_t k = 1; k < r.configurations.size(); ++k)
+        if (const auto &d = r.configurations[k])
+            configs.push_back({{"run", k}, {"against_run", 0}, {"summary", configDiffSummary(*d)},
+                               {"diff", json::parse(configDiffJson(*d))}});
+    j["configurations"] = configs;
     j["observer_changed_run"] = r.observerChanged();
     json exact = json::array(); // a statistics-first spread's second pass: the suspects' tensors
     for (size_t k = 0; k < r.exactRuns.size(); ++k)

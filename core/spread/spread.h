@@ -16,6 +16,7 @@
 
 #include "compare/compare_run.h"
 #include "compare/observer_check.h"
+#include "config/run_config.h"
 
 namespace llmscope {
 
@@ -80,6 +81,9 @@ struct SpreadResult {
     bool departs() const { return firstDeparture >= 0; }
     // The first run whose observer check says observing changed it beyond float rounding; -1 none.
     int observerChanged() const;
+    // What differs between each run's configuration and run 0's (llmscope config-diff), before
+    // any tensor; none for run 0 and for a run whose dump has no status to read.
+    std::vector<std::optional<ConfigDiff>> configurations;
 };
 
 // Pairs every two runs with compare(golden, test) (runCompare under the engine standard when

@@ -1397,6 +1397,10 @@ private slots:
         QCOMPARE(tabs->currentWidget(), v);
         QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Spread"));
         QVERIFY2(v->summary()->text().contains("No run departs"), qPrintable(v->summary()->text()));
+        // what differs between the runs' configurations, before any tensor: one command, nothing
+        QVERIFY2(v->summary()->text().contains("Configuration, run 2 against run 1: the same in both runs ("),
+                 qPrintable(v->summary()->text()));
+        QVERIFY2(v->summary()->toolTip().contains("no setting differs"), qPrintable(v->summary()->toolTip()));
         QCOMPARE(v->model()->columnCount(), SpreadTableModel::FirstRunColumn + 2);
         QCOMPARE(v->table()->model()->rowCount(), 0); // only where the runs differ: nowhere
         QVERIFY(v->emptyNote()->isVisible()); // and it says so, not a blank table

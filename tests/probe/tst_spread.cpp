@@ -66,6 +66,11 @@ private slots:
         QVERIFY2(r.err.contains("  configuration, run 3 against run 1: no setting differs among "), qPrintable(r.err));
         const QJsonObject j = report(out);
         QCOMPARE(j["runs"].toArray().size(), 3);
+        const QJsonArray configs = j["configurations"].toArray(); // runs 2 and 3 against run 1
+        QCOMPARE(configs.size(), 2);
+        for (const auto &c : configs)
+            QVERIFY2(c.toObject()["summary"].toString().startsWith("no setting differs among "),
+                     qPrintable(c.toObject()["summary"].toString()));
         QCOMPARE(j["compared_pairs"].toInt(), 3);
         QVERIFY(j["first_departure"].isNull());
         QVERIFY(j["nondeterministic"].toArray().isEmpty());
@@ -275,6 +280,11 @@ private slots:
                  qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
+        const QJsonObject config = j["configurations"].toArray().first().toObject();
+        QCOMPARE(config["run"].toInt(), 1);
+        QVERIFY2(config["summary"].toString().contains("hardware 1 (device Vulkan0)"),
+                 qPrintable(config["summary"].toString()));
+        QVERIFY(!config["diff"].toObject()["differences"].toArray().isEmpty());
         int differing = 0;
         for (const auto &o : j["ops"].toArray())
             differing += o.toObject()["spread"].toDouble() > 0;
