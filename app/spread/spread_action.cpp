@@ -18,6 +18,7 @@
 #include "job.h"
 #include "util/error.h"
 #include "reason_words.h"
+#include "spread/spread_runner.h"
 
 using namespace llmscope;
 
@@ -53,60 +54,47 @@ std::pair<int, QString> failedProgram(const QString &said)
 }
 } // namespace
 
-QCoro::Task<std::optional<std::vector<SpreadRun>>> SpreadAction::dumpEvery(const std::vector<spread::Run> &commands,
-                                                                            QStringList options, QString pass,
-                                                                            std::shared_ptr<std::atomic<bool>> cancelled,
-                                                                            uint64_t generation)
+QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList options, QString out,
+                                               std::shared_ptr<std::atomic<bool>> cancelled)
 {
     QPointer<SpreadAction> self(this);
-    std::vector<SpreadRun> runs;
-    std::map<std::string, int> configs;
-    for (size_t k = 0; k < commands.size(); ++k) {
-        const QString out = m_folder + QStringLiteral("/%1-%2").arg(pass).arg(k);
-        QDir(out).removeRecursively();
-        const std::string label = commands[k].label();
-        m_job->setProgress(qint64(k), qint64(commands.size()) + 1,
-                           tr("Run %1 of %2 (%3): %4").arg(k + 1).arg(commands.size()).arg(pass, QString::fromStdString(label)));
-        auto *p = new QProcess(this);
-        m_child = p;
-        p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(commands[k].command)} + options +
-                                commands[k].options() + QStringList{"-o", out});
-        co_await qCoro(p).waitForFinished(std::chrono::hours(24));
-        if (!self)
-            co_return std::nullopt;
-        p->deleteLater();
-        QString failed;
-        if (cancelled->load())
-            failed = tr("Cancelled at run %1 of %2").arg(k + 1).arg(commands.size());
-        else if (p->error() == QProcess::FailedToStart)
-            failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
-        else if (p->exitStatus() != QProcess::NormalExit)
-            failed = tr("The dump of '%1' failed: llmscope dump crashed").arg(QString::fromStdString(label));
-        else if (p->exitCode() != 0) {
-            // In the window's language: what the program said last, where it failed itself; the
-            // dump command's own words (English, as the command line's) go to the console.
-            const QString said = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-            emit childOutput(said);
-            const auto [status, lastWords] = failedProgram(said);
-            failed = status >= 0 && !lastWords.isEmpty()
-                         ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
-                              "(the console has the rest)")
-                               .arg(QString::fromStdString(label))
-                               .arg(status)
-                               .arg(lastWords)
-                         : tr("The dump of '%1' failed: %2").arg(QString::fromStdString(label), said);
-        }
-        const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
-        if (failed.isEmpty() && dumps.empty())
-            failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(label));
-        if (!failed.isEmpty()) {
-            m_job->end(generation, false, failed);
-            emit finished(false, failed);
-            co_return std::nullopt;
-        }
-        runs.push_back({label, dumps.front(), configs.emplace(label, int(configs.size())).first->second});
+    QDir(out).removeRecursively();
+    const std::string label = command.label();
+    auto *p = new QProcess(this);
+    m_child = p;
+    p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(command.command)} + options +
+                            QStringList{"-o", out});
+    co_await qCoro(p).waitForFinished(std::chrono::hours(24));
+    if (!self)
+        throw spread::Cancelled{};
+    p->deleteLater();
+    if (cancelled->load())
+        throw spread::Cancelled{};
+    QString failed;
+    if (p->error() == QProcess::FailedToStart)
+        failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
+    else if (p->exitStatus() != QProcess::NormalExit)
+        failed = tr("The dump of '%1' failed: llmscope dump crashed").arg(QString::fromStdString(label));
+    else if (p->exitCode() != 0) {
+        // In the window's language: what the program said last, where it failed itself; the
+        // dump command's own words (English, as the command line's) go to the console.
+        const QString said = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
+        emit childOutput(said);
+        const auto [status, lastWords] = failedProgram(said);
+        failed = status >= 0 && !lastWords.isEmpty()
+                     ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
+                          "(the console has the rest)")
+                           .arg(QString::fromStdString(label))
+                           .arg(status)
+                           .arg(lastWords)
+                     : tr("The dump of '%1' failed: %2").arg(QString::fromStdString(label), said);
     }
-    co_return runs;
+    const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
+    if (failed.isEmpty() && dumps.empty())
+        failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(label));
+    if (!failed.isEmpty())
+        throw Error(failed.toStdString());
+    co_return dumps.front();
 }
 
 QCoro::Task<bool> SpreadAction::run(spread::Request request)
@@ -114,23 +102,31 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     if (m_job->isRunning())
         co_return false;
     QPointer<SpreadAction> self(this);
-    const std::vector<spread::Run> commands = request.runs();
+    const size_t n = request.runs().size();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
     m_result.reset();
-    removeSpreadReports(m_folder.toStdString());
-    const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(commands.size())));
+    const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(n)));
     auto fail = [&](const QString &why) {
         m_job->end(job.generation, false, why);
         emit finished(false, why);
         return false;
     };
-    if (commands.size() < 2)
+    if (n < 2)
         co_return fail(tr("A spread needs at least two runs: give two command lines, a repeat or values to vary."));
     const std::string folder = m_folder.toStdString();
     auto cancelled = job.cancelled;
+    spread::Steps steps;
+    steps.dump = [self, cancelled](const spread::Run &c, QStringList options, QString out) -> QCoro::Task<std::string> {
+        if (!self)
+            throw spread::Cancelled{};
+        co_return co_await self->dumpRun(c, options, out, cancelled);
+    };
     // Every two runs compared off the GUI thread (Cancel stops a comparison under way).
-    auto compareAll = [folder, cancelled](std::vector<SpreadRun> runs) {
-        return QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
+    steps.compare = [self, n, folder, cancelled](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
+        if (!self)
+            throw spread::Cancelled{};
+        self->m_job->setProgress(qint64(n), qint64(n) + 1, self->m_doing);
+        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
             try {
                 return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
                     CompareOptions o;
@@ -144,64 +140,43 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                 return {std::nullopt, errorWords(e)};
             }
         });
-    };
-    auto first = dumpEvery(commands, spread::firstPass(request), QStringLiteral("run"), cancelled, job.generation);
-    std::optional<std::vector<SpreadRun>> runs = co_await first;
-    if (!self || !runs)
-        co_return false;
-    // The observer check: each command once more, the probe loaded but reading nothing.
-    auto plainPass = dumpEvery(commands, spread::observerPass(), QStringLiteral("unobserved"), cancelled, job.generation);
-    const std::optional<std::vector<SpreadRun>> plain = co_await plainPass;
-    if (!self || !plain)
-        co_return false;
-    try {
-        for (size_t k = 0; k < runs->size(); ++k)
-            (*runs)[k].observer = checkObserver((*plain)[k].dump, (*runs)[k].dump);
-    } catch (const std::exception &e) {
-        co_return fail(errorWords(e));
-    }
-    if (!request.tensors && spread::mustLineUp(*runs)) { // statistics of whole rounds do not line up by row
-        auto again = dumpEvery(commands, spread::tensorPass(request), QStringLiteral("tensors"), cancelled, job.generation);
-        std::optional<std::vector<SpreadRun>> lined = co_await again;
-        if (!self || !lined)
-            co_return false;
-        for (size_t k = 0; k < lined->size(); ++k)
-            (*lined)[k].observer = (*runs)[k].observer;
-        runs = std::move(lined);
-    }
-    // The first pass compared; then, where runs part by statistics, the suspects' tensors
-    // dumped and measured, their measures put in place.
-    std::optional<SpreadResult> result;
-    QString doing = tr("Comparing every two runs...");
-    for (int pass = 1; pass <= spread::kMostPasses; ++pass) {
-        if (result) {
-            const SpreadSuspects s = suspectsOf(*result);
-            if (s.empty())
-                break;
-            auto dumping = dumpEvery(commands, spread::suspectPass(request, s), QStringLiteral("pass%1").arg(pass), cancelled,
-                                     job.generation);
-            runs = co_await dumping;
-            if (!self || !runs)
-                co_return false;
-            doing = tr("Measuring rounds %1 to %2...").arg(s.firstRound).arg(s.lastRound);
-        }
-        m_job->setProgress(qint64(commands.size()), qint64(commands.size()) + 1, doing);
-        auto comparing = compareAll(*runs);
         auto [measured, why] = co_await comparing;
-        if (!self)
-            co_return false;
         if (!measured)
-            co_return fail(why);
-        if (result)
-            mergeExact(*result, *measured);
-        else
-            result = std::move(measured);
-    }
+            throw Error(why.toStdString());
+        co_return std::move(*measured);
+    };
+    steps.say = [self](const spread::Progress &p) {
+        if (!self)
+            return;
+        using Stage = spread::Progress::Stage;
+        if (p.stage == Stage::Dump) {
+            self->m_at = p.run;
+            self->m_job->setProgress(qint64(p.run), qint64(p.runs) + 1,
+                                     tr("Run %1 of %2 (%3): %4")
+                                         .arg(p.run + 1)
+                                         .arg(p.runs)
+                                         .arg(p.pass, QString::fromStdString(p.label)));
+        } else if (p.stage == Stage::Measure) {
+            self->m_doing = tr("Measuring rounds %1 to %2...").arg(p.firstRound).arg(p.lastRound);
+        }
+    };
+    m_doing = tr("Comparing every two runs...");
+    m_at = 0;
+    spread::Outcome outcome = co_await spread::run(steps, request, m_folder);
+    std::optional<SpreadResult> &result = outcome.result;
+    QString failed;
     try {
-        writeSpreadReports(*result, folder);
-    } catch (const std::exception &e) {
-        co_return fail(errorWords(e));
+        if (!result)
+            std::rethrow_exception(outcome.error);
+    } catch (const spread::Cancelled &) {
+        failed = tr("Cancelled at run %1 of %2").arg(m_at + 1).arg(n);
+    } catch (const std::exception &e) { // a dump's or comparison's words, a report not written
+        failed = errorWords(e);
     }
+    if (!self)
+        co_return false;
+    if (!result)
+        co_return fail(failed);
     m_result = std::make_shared<const SpreadResult>(std::move(*result));
     const SpreadResult *r = m_result.get();
     const int changed = r->observerChanged();

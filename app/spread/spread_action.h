@@ -41,16 +41,16 @@ signals:
     void childOutput(const QString &text); // a failed run's llmscope dump, word for word (the console's)
 
 private:
-    // One pass: each command dumped with these options into {folder}/{pass}-{k}; none when one
-    // failed or was cancelled (the job ended, finished said why).
-    QCoro::Task<std::optional<std::vector<llmscope::SpreadRun>>> dumpEvery(const std::vector<spread::Run> &commands,
-                                                                          QStringList options, QString pass,
-                                                                          std::shared_ptr<std::atomic<bool>> cancelled,
-                                                                          uint64_t generation);
+    // One run's `llmscope dump` with these options into out; the dump folder it made. Throws
+    // llmscope::Error in the window's words, or spread::Cancelled.
+    QCoro::Task<std::string> dumpRun(spread::Run command, QStringList options, QString out,
+                                     std::shared_ptr<std::atomic<bool>> cancelled);
 
     Job *m_job;
     QString m_program;
     QPointer<QProcess> m_child; // the dump under way
     std::shared_ptr<const llmscope::SpreadResult> m_result;
     QString m_folder;
+    QString m_doing;  // what a comparison under way is said to do
+    size_t m_at = 0;  // the run being dumped
 };

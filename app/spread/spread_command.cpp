@@ -9,6 +9,7 @@
 
 #include "child_dump.h"
 #include "spread/spread_plan.h"
+#include "spread/spread_runner.h"
 #include "compare/report_text.h"
 #include "config/run_config.h"
 #include "hunt/hunt_plan.h"
@@ -67,6 +68,27 @@ program computes unobserved).
 )";
 
 using cli::say;
+
+void sayProgress(const spread::Progress &p)
+{
+    using Stage = spread::Progress::Stage;
+    const std::string of = std::to_string(p.run + 1) + "/" + std::to_string(p.runs) + ": " + p.label;
+    switch (p.stage) {
+    case Stage::Dump:
+        say(p.pass == QLatin1String("unobserved") ? "llmscope spread: observer " + of + ", the probe reading nothing\n"
+                                                  : "llmscope spread: " + p.pass.toStdString() + " " + of + "\n");
+        break;
+    case Stage::Observed: say("  " + p.text + "\n"); break;
+    case Stage::LineUp:
+        say("llmscope spread: the runs computed other positions a round: every tensor, to line them up by position\n");
+        break;
+    case Stage::Compare: say("llmscope spread: comparing every two runs op by op\n"); break;
+    case Stage::Measure:
+        say("llmscope spread: rounds " + std::to_string(p.firstRound) + " to " + std::to_string(p.lastRound) +
+            " part by their statistics: their tensors, to measure\n");
+        break;
+    }
+}
 
 void sayResult(const SpreadResult &r, const std::string &folder)
 {
@@ -140,64 +162,20 @@ int runSpreadCommand(const QStringList &args)
         std::fputs(kUsage, stdout);
         return 0;
     }
-    int argc = 1;
-    char name[] = "llmscope";
-    char *argv[] = {name, nullptr};
-    std::optional<QCoreApplication> app; // runChildDump runs QProcess
-    if (!QCoreApplication::instance())
-        app.emplace(argc, argv);
     try {
         const QString folder = QDir(QString::fromStdString(q.folder)).absolutePath();
-        QDir().mkpath(folder);
-        removeSpreadReports(folder.toStdString());
-        const std::vector<spread::Run> commands = q.runs();
-        auto dumpEvery = [&](const QStringList &options, const QString &pass) { // one pass: every run dumped
-            std::vector<SpreadRun> runs;
-            std::map<std::string, int> configs;
-            for (size_t k = 0; k < commands.size(); ++k) {
-                const std::string label = commands[k].label();
-                say("llmscope spread: " + pass.toStdString() + " " + std::to_string(k + 1) + "/" +
-                    std::to_string(commands.size()) + ": " + label + "\n");
-                SpreadRun run;
-                run.command = label;
-                run.config = configs.emplace(label, int(configs.size())).first->second;
-                run.dump = runChildDump(QString::fromStdString(commands[k].command), options + commands[k].options(),
-                                        folder + QStringLiteral("/%1-%2").arg(pass).arg(k))
-                               .toStdString();
-                runs.push_back(std::move(run));
-            }
-            return runs;
+        spread::Steps steps;
+        steps.dump = [](const spread::Run &c, QStringList options, QString out) -> QCoro::Task<std::string> {
+            co_return runChildDump(QString::fromStdString(c.command), options, out).toStdString();
         };
-        std::vector<SpreadRun> runs = dumpEvery(spread::firstPass(q), QStringLiteral("run"));
-        // The observer check: each command once more with the probe loaded but reading nothing.
-        for (size_t k = 0; k < commands.size(); ++k) {
-            say("llmscope spread: observer " + std::to_string(k + 1) + "/" + std::to_string(commands.size()) + ": " +
-                commands[k].label() + ", the probe reading nothing\n");
-            const QString plain = runChildDump(QString::fromStdString(commands[k].command),
-                                               spread::observerPass() + commands[k].options(),
-                                               folder + QStringLiteral("/unobserved-%1").arg(k));
-            runs[k].observer = checkObserver(plain.toStdString(), runs[k].dump);
-            say("  " + observerCheckText(*runs[k].observer) + "\n");
-        }
-        if (!q.tensors && spread::mustLineUp(runs)) {
-            say("llmscope spread: the runs computed other positions a round: every tensor, to line them up by position\n");
-            std::vector<SpreadRun> again = dumpEvery(spread::tensorPass(q), QStringLiteral("tensors"));
-            for (size_t k = 0; k < again.size(); ++k)
-                again[k].observer = runs[k].observer;
-            runs = std::move(again);
-        }
-        say("llmscope spread: comparing every two runs op by op\n");
-        SpreadResult r = computeSpread(std::move(runs), {}, folder.toStdString());
-        for (int pass = 2; pass <= spread::kMostPasses; ++pass) { // the suspects' tensors, measured
-            const SpreadSuspects s = suspectsOf(r);
-            if (s.empty())
-                break;
-            say("llmscope spread: rounds " + std::to_string(s.firstRound) + " to " + std::to_string(s.lastRound) +
-                " part by their statistics: their tensors, to measure\n");
-            mergeExact(r, computeSpread(dumpEvery(spread::suspectPass(q, s), QStringLiteral("pass%1").arg(pass)), {},
-                                        folder.toStdString()));
-        }
-        writeSpreadReports(r, folder.toStdString());
+        steps.compare = [folder](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
+            co_return computeSpread(std::move(runs), {}, folder.toStdString());
+        };
+        steps.say = sayProgress;
+        spread::Outcome o = runToEnd(spread::run(steps, q, folder));
+        if (!o.result)
+            std::rethrow_exception(o.error);
+        const SpreadResult &r = *o.result;
         sayResult(r, folder.toStdString());
         return r.departs() ? 1 : r.observerChanged() >= 0 ? 4 : 0;
     } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's

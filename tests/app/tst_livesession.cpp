@@ -1378,6 +1378,36 @@ private slots:
                  qPrintable(w.console()->toPlainText().right(400)));
     }
 
+    // Cancel while the first run is dumped: the spread ends there, saying at which run, with no
+    // result and no reports (the steps of the spread's runner stop, the runner says why).
+    void aSpreadCancelledSaysWhere()
+    {
+        MainWindow w;
+        w.show();
+        SpreadAction *action = w.workspace()->spread();
+        action->setProgram(kBin + "/llmscope");
+        bool cancelAsked = false;
+        connect(action->job(), &Job::progressed, action, [&](qint64, qint64, const QString &what) {
+            if (!cancelAsked && what.startsWith("Run 1 of 2 (run)")) { // the first run, about to be dumped
+                cancelAsked = true;
+                action->job()->cancel();
+            }
+        });
+        QSignalSpy finished(action, &SpreadAction::finished);
+        spread::Request same;
+        same.commands = {(kBin + "/llmscope-sample-generate -m " + m_model + " -n 2").toStdString()};
+        same.repeat = 2;
+        same.folder = (m_dir.path() + "/spread-cancelled").toStdString();
+        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(same)));
+        QVERIFY(cancelAsked);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(finished.at(0).at(1).toString(), QString("Cancelled at run 1 of 2"));
+        QVERIFY(!action->result());
+        QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
+        QVERIFY(!QDir(QString::fromStdString(same.folder) + "/run-1").exists()); // the second run never began
+    }
+
     void spreadInTheWindow()
     {
         MainWindow w;
