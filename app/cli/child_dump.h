@@ -22,9 +22,11 @@ hunt::Steps childSteps(QString golden, QString test, std::optional<llmscope::Sta
                        std::function<void(const QString &text, int step)> say);
 
 // A runner on such steps, run to its end: each step finishes before it returns, so the
-// coroutine ends inside waitFor (with a QCoreApplication made for it when there is none).
-template <typename T>
-T runToEnd(QCoro::Task<T> task)
+// coroutine ends inside waitFor. start makes the runner's task once a QCoreApplication is
+// there (made for it when there is none): a task runs from its making, its child processes
+// with it.
+template <typename Start>
+auto runToEnd(Start start)
 {
     int argc = 1;
     char name[] = "llmscope";
@@ -32,5 +34,5 @@ T runToEnd(QCoro::Task<T> task)
     std::optional<QCoreApplication> app;
     if (!QCoreApplication::instance())
         app.emplace(argc, argv);
-    return QCoro::waitFor(std::move(task));
+    return QCoro::waitFor(start());
 }

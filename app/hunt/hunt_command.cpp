@@ -84,7 +84,7 @@ int runHuntCommand(const QStringList &args)
         const bool detail = step < 0 && step != hunt::Steps::kFailedEnd;
         say(detail ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
     });
-    const hunt::Outcome outcome = runToEnd(hunt::run(steps, request.folder, request.rounds));
+    const hunt::Outcome outcome = runToEnd([&] { return hunt::run(steps, request.folder, request.rounds); });
     switch (outcome.end) {
     case hunt::Outcome::End::Found: return 0;
     case hunt::Outcome::End::NothingDiverges:

@@ -89,7 +89,7 @@ int runQuantReportCommand(const QStringList &args)
         if (step > 0)
             say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
     });
-    const quant::Outcome outcome = runToEnd(quant::run(steps, out, rounds, options));
+    const quant::Outcome outcome = runToEnd([&] { return quant::run(steps, out, rounds, options); });
     if (!outcome.ok) {
         say(QStringLiteral("llmscope quant-report: %1\n").arg(outcome.message));
         return 2;

@@ -58,6 +58,8 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
                                                std::shared_ptr<std::atomic<bool>> cancelled)
 {
     QPointer<SpreadAction> self(this);
+    if (cancelled->load()) // cancelled before this run began: none begins
+        throw spread::Cancelled{};
     QDir(out).removeRecursively();
     const std::string label = command.label();
     auto *p = new QProcess(this);
@@ -105,6 +107,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     const size_t n = request.runs().size();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
     m_result.reset();
+    removeSpreadReports(m_folder.toStdString()); // whatever follows, an earlier spread's reports are not this one's
     const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(n)));
     auto fail = [&](const QString &why) {
         m_job->end(job.generation, false, why);
@@ -126,7 +129,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         if (!self)
             throw spread::Cancelled{};
         self->m_job->setProgress(qint64(n), qint64(n) + 1, self->m_doing);
-        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, QString> {
+        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
             try {
                 return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
                     CompareOptions o;
@@ -135,14 +138,16 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                     o.standard = Standard::Engine;
                     o.cancel = cancelled.get();
                     return runCompare(o);
-                }, folder), QString()};
-            } catch (const std::exception &e) { // llmscope's Error, and a file system's or memory's
-                return {std::nullopt, errorWords(e)};
+                }, folder), nullptr};
+            } catch (...) { // llmscope's Error, a file system's or memory's: worded once, by run()
+                return {std::nullopt, std::current_exception()};
             }
         });
-        auto [measured, why] = co_await comparing;
+        auto [measured, error] = co_await comparing;
+        if (!self) // the window went while the runs were compared: nothing more is written
+            throw spread::Cancelled{};
         if (!measured)
-            throw Error(why.toStdString());
+            std::rethrow_exception(error);
         co_return std::move(*measured);
     };
     steps.say = [self](const spread::Progress &p) {
@@ -163,6 +168,8 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     m_doing = tr("Comparing every two runs...");
     m_at = 0;
     spread::Outcome outcome = co_await spread::run(steps, request, m_folder);
+    if (!self) // gone: none of its members is read
+        co_return false;
     std::optional<SpreadResult> &result = outcome.result;
     QString failed;
     try {
@@ -173,8 +180,6 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     } catch (const std::exception &e) { // a dump's or comparison's words, a report not written
         failed = errorWords(e);
     }
-    if (!self)
-        co_return false;
     if (!result)
         co_return fail(failed);
     m_result = std::make_shared<const SpreadResult>(std::move(*result));

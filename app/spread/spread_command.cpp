@@ -172,7 +172,7 @@ int runSpreadCommand(const QStringList &args)
             co_return computeSpread(std::move(runs), {}, folder.toStdString());
         };
         steps.say = sayProgress;
-        spread::Outcome o = runToEnd(spread::run(steps, q, folder));
+        spread::Outcome o = runToEnd([&] { return spread::run(steps, q, folder); });
         if (!o.result)
             std::rethrow_exception(o.error);
         const SpreadResult &r = *o.result;

@@ -87,11 +87,15 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
     res.runs = std::move(runs);
     const size_t n = res.runs.size();
     res.configurations.resize(n);
-    for (size_t k = 1; k < n; ++k) {
-        try {
-            res.configurations[k] = diffConfigs(readRunConfig(res.runs[0].dump), readRunConfig(res.runs[k].dump));
-        } catch (const Error &) { // a dump without its status: nothing to say
+    try {
+        const RunConfig first = readRunConfig(res.runs[0].dump);
+        for (size_t k = 1; k < n; ++k) {
+            try {
+                res.configurations[k] = diffConfigs(first, readRunConfig(res.runs[k].dump));
+            } catch (const Error &) { // a dump without its status: nothing to say
+            }
         }
+    } catch (const Error &) { // run 0's dump without its status: nothing to hold the others to
     }
     struct Acc {
         SpreadOp op;

@@ -1378,8 +1378,10 @@ private slots:
                  qPrintable(w.console()->toPlainText().right(400)));
     }
 
-    // Cancel while the first run is dumped: the spread ends there, saying at which run, with no
-    // result and no reports (the steps of the spread's runner stop, the runner says why).
+    // Cancel while the first run is dumped (a program that would run for ten minutes): its dump is
+    // stopped, the spread ends there saying at which run, with no result and no reports, and the
+    // second run never begins. The cancel is queued from the run's progress, so it comes once the
+    // dump's process runs; were it not stopped, the suite would time out.
     void aSpreadCancelledSaysWhere()
     {
         MainWindow w;
@@ -1388,24 +1390,26 @@ private slots:
         action->setProgram(kBin + "/llmscope");
         bool cancelAsked = false;
         connect(action->job(), &Job::progressed, action, [&](qint64, qint64, const QString &what) {
-            if (!cancelAsked && what.startsWith("Run 1 of 2 (run)")) { // the first run, about to be dumped
+            if (!cancelAsked && what.startsWith("Run 1 of 2 (run)")) {
                 cancelAsked = true;
-                action->job()->cancel();
+                QMetaObject::invokeMethod(action->job(), &Job::cancel, Qt::QueuedConnection);
             }
         });
         QSignalSpy finished(action, &SpreadAction::finished);
-        spread::Request same;
-        same.commands = {(kBin + "/llmscope-sample-generate -m " + m_model + " -n 2").toStdString()};
-        same.repeat = 2;
-        same.folder = (m_dir.path() + "/spread-cancelled").toStdString();
-        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(same)));
+        spread::Request slow;
+        slow.commands = {"sleep 600.25"}; // a mark its process is found by, below
+        slow.repeat = 2;
+        slow.folder = (m_dir.path() + "/spread-cancelled").toStdString();
+        const bool ran = QCoro::waitFor(w.workspace()->runSpread(slow));
+        QProcess::execute("pkill", {"-f", "^sleep 600.25$"}); // the program the killed dump left
+        QVERIFY(!ran);
         QVERIFY(cancelAsked);
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QCOMPARE(finished.at(0).at(1).toString(), QString("Cancelled at run 1 of 2"));
         QVERIFY(!action->result());
-        QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
-        QVERIFY(!QDir(QString::fromStdString(same.folder) + "/run-1").exists()); // the second run never began
+        QVERIFY(!QFile::exists(QString::fromStdString(slow.folder) + "/spread.json"));
+        QVERIFY(!QDir(QString::fromStdString(slow.folder) + "/run-1").exists()); // the second run never began
     }
 
     void spreadInTheWindow()
