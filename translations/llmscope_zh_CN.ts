@@ -2976,6 +2976,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>The dump of &apos;%1&apos; failed: the program exited with status %2; its last error line: &quot;%3&quot; (the console has the rest)</source>
         <translation>“%1”的转储失败：程序以状态 %2 退出；它的最后一行错误输出：“%3”（其余内容见控制台）</translation>
     </message>
+    <message>
+        <source>Cancelled while the runs were compared</source>
+        <translation>在比较各次运行时已取消</translation>
+    </message>
 </context>
 <context>
     <name>SpreadDialog</name>

@@ -128,6 +128,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     steps.compare = [self, n, folder, cancelled](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
         if (!self)
             throw spread::Cancelled{};
+        self->m_at = n; // past the last run: a cancel now is the comparison's
         self->m_job->setProgress(qint64(n), qint64(n) + 1, self->m_doing);
         auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
             try {
@@ -144,7 +145,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
             }
         });
         auto [measured, error] = co_await comparing;
-        if (!self) // the window went while the runs were compared: nothing more is written
+        if (!self || cancelled->load()) // gone, or cancelled while the runs were compared: nothing more
             throw spread::Cancelled{};
         if (!measured)
             std::rethrow_exception(error);
@@ -176,9 +177,9 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         if (!result)
             std::rethrow_exception(outcome.error);
     } catch (const spread::Cancelled &) {
-        failed = tr("Cancelled at run %1 of %2").arg(m_at + 1).arg(n);
+        failed = m_at < n ? tr("Cancelled at run %1 of %2").arg(m_at + 1).arg(n) : tr("Cancelled while the runs were compared");
     } catch (const std::exception &e) { // a dump's or comparison's words, a report not written
-        failed = errorWords(e);
+        failed = job.cancelled->load() ? tr("Cancelled while the runs were compared") : errorWords(e);
     }
     if (!result)
         co_return fail(failed);

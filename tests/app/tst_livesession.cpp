@@ -1410,6 +1410,25 @@ private slots:
         QVERIFY(!action->result());
         QVERIFY(!QFile::exists(QString::fromStdString(slow.folder) + "/spread.json"));
         QVERIFY(!QDir(QString::fromStdString(slow.folder) + "/run-1").exists()); // the second run never began
+
+        // Cancelled while the runs are compared: said so, in the window's words, and no result.
+        bool atComparing = false;
+        connect(action->job(), &Job::progressed, action, [&](qint64, qint64, const QString &what) {
+            if (!atComparing && what == "Comparing every two runs...") {
+                atComparing = true;
+                QMetaObject::invokeMethod(action->job(), &Job::cancel, Qt::QueuedConnection);
+            }
+        });
+        spread::Request same;
+        same.commands = {(kBin + "/llmscope-sample-generate -m " + m_model + " -n 2").toStdString()};
+        same.repeat = 2;
+        same.folder = (m_dir.path() + "/spread-cancelled-comparing").toStdString();
+        QVERIFY(!QCoro::waitFor(w.workspace()->runSpread(same)));
+        QVERIFY(atComparing);
+        QCOMPARE(finished.count(), 2);
+        QCOMPARE(finished.at(1).at(1).toString(), QString("Cancelled while the runs were compared"));
+        QVERIFY(!action->result());
+        QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
     }
 
     void spreadInTheWindow()

@@ -209,7 +209,12 @@ private slots:
         exact.ops[0].fromTensors = true;
         exact.ops[0].spread = 6e-8;
         exact.ops[0].fromFirst = {0, 0, 6e-8};
+        QCOMPARE(r.configurations.size(), size_t(3)); // these dumps have no status: nothing said
+        QVERIFY(!r.configurations[1] && !r.configurations[2]);
+        r.configurations[2] = ConfigDiff{};
+        r.configurations[2]->compared = 7; // what the first pass said of run 3's configuration
         mergeExact(r, exact);
+        QVERIFY(r.configurations[2] && r.configurations[2]->compared == 7); // kept: the second pass's runs are the same commands
         QCOMPARE(r.ops[0].spread, 6e-8);
         QVERIFY(r.ops[0].fromTensors);
         QVERIFY(suspectsOf(r).empty()); // measured: no further pass
