@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
-#include "weight_reads.h"
 #include "run_identity.h"
 #include "select/dynamic_config.h"
 
@@ -375,8 +374,7 @@ void Probe::dropRound(SchedState &s)
     CapturedRound r = s.capture.finish();
     for (uint64_t key : r.firstWeights) // never written: taken again at their next sight
         s.weightsSent.erase(key);
-    for (const auto &read : r.weightReads)
-        WeightReads::get().forget(read.second);
+    r.forgetWeightReads();
     giveBuffer(std::move(r.arena));
 }
 

@@ -15,6 +15,12 @@ constexpr uint64_t kBatchBytes = 64ull << 20; // a long prefill is handed over i
 
 } // namespace
 
+void CapturedRound::forgetWeightReads() const
+{
+    for (const auto &read : weightReads)
+        WeightReads::get().forget(read.second);
+}
+
 uint64_t CapturedRound::bytes() const
 {
     return arena.size() + 64 * at.size() + sizeof(TensorStats) * stats.size();

@@ -29,6 +29,8 @@ struct CapturedRound {
     // Statistics-only plans: weights at first sight whose statistics the writer takes from
     // WeightReads (item, id there).
     std::vector<std::pair<uint32_t, uint64_t>> weightReads;
+    // Its weight reads never to be taken (the round dropped, refused or written without them).
+    void forgetWeightReads() const;
     bool last = false; // the round's last part (RoundCapture::finish), not a batch of a long one
     // Writes into the KV cache taken in this part: item -> the cells its rows went to.
     std::vector<std::pair<uint32_t, std::vector<int64_t>>> cells;

@@ -63,8 +63,7 @@ void WriterThread::push(std::vector<Job> &&jobs)
     m_space.wait(lock, [&] { return refused() || m_queued == 0 || m_queued + bytes <= m_cap; });
     if (refused()) {
         for (const Job &j : jobs)
-            for (const auto &read : j.round.weightReads)
-                WeightReads::get().forget(read.second);
+            j.round.forgetWeightReads();
         return;
     }
     for (const Job &j : jobs)
@@ -466,11 +465,7 @@ void WriterThread::executeRound(CapturedRound &r)
     std::vector<live::OpStats> opStats;
     struct Forget { // reads not taken (a round of --nan-inf-only without NaN or Inf, a failure)
         const CapturedRound &r;
-        ~Forget()
-        {
-            for (const auto &read : r.weightReads)
-                WeightReads::get().forget(read.second);
-        }
+        ~Forget() { r.forgetWeightReads(); }
     } forget{r};
     const std::vector<char> keep = m_nanInfOnly ? nanInfNodes(r, byPayload) : std::vector<char>();
     for (size_t k = 0; k < plan.items.size(); ++k) {

@@ -12,6 +12,18 @@ using namespace llmscope;
 namespace spread {
 namespace {
 
+// Command k about to be dumped for pass.
+Progress dumping(const std::vector<Run> &commands, size_t k, const QString &pass)
+{
+    Progress p;
+    p.stage = Progress::Stage::Dump;
+    p.run = k;
+    p.runs = commands.size();
+    p.pass = pass;
+    p.label = commands[k].label();
+    return p;
+}
+
 // One pass: each command dumped with these options into {folder}/{pass}-{k}.
 QCoro::Task<std::vector<SpreadRun>> dumpEvery(const Steps &steps, const std::vector<Run> &commands,
                                               QStringList options, QString pass, QString folder)
@@ -20,13 +32,7 @@ QCoro::Task<std::vector<SpreadRun>> dumpEvery(const Steps &steps, const std::vec
     std::map<std::string, int> configs; // runs of one command share a configuration
     for (size_t k = 0; k < commands.size(); ++k) {
         const std::string label = commands[k].label();
-        Progress p;
-        p.stage = Progress::Stage::Dump;
-        p.run = k;
-        p.runs = commands.size();
-        p.pass = pass;
-        p.label = label;
-        steps.say(p);
+        steps.say(dumping(commands, k, pass));
         SpreadRun run;
         run.command = label;
         run.config = configs.emplace(label, int(configs.size())).first->second;
@@ -36,10 +42,6 @@ QCoro::Task<std::vector<SpreadRun>> dumpEvery(const Steps &steps, const std::vec
     }
     co_return runs;
 }
-
-} // namespace
-
-namespace {
 
 QCoro::Task<SpreadResult> passes(const Steps &steps, const Request &request, const QString &folder)
 {
@@ -51,12 +53,7 @@ QCoro::Task<SpreadResult> passes(const Steps &steps, const Request &request, con
     std::vector<SpreadRun> runs = co_await dumpEvery(steps, commands, firstPass(request), QStringLiteral("run"), folder);
     // The observer check: each command once more with the probe loaded but reading nothing.
     for (size_t k = 0; k < commands.size(); ++k) {
-        Progress p;
-        p.stage = Progress::Stage::Dump;
-        p.run = k;
-        p.runs = commands.size();
-        p.pass = QStringLiteral("unobserved");
-        p.label = commands[k].label();
+        Progress p = dumping(commands, k, QStringLiteral("unobserved"));
         steps.say(p);
         const std::string plain = co_await steps.dump(commands[k], observerPass() + commands[k].options(),
                                                       folder + QStringLiteral("/unobserved-%1").arg(k));
