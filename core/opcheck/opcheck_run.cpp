@@ -444,21 +444,31 @@ std::vector<T> chainOpInputs(const FusedChainRecord &c, size_t k, const std::vec
 // each element's bound the end's own plus what its elementwise op carries of the inner
 // result's (a product scales it by the other factor). nullopt with skip set when a chain's
 // inner result feeds another kind of op, or an op of it is not replayed.
-std::optional<Reference> chainReference(const FusedChainRecord &c, const std::vector<RefTensor> &inputs,
-                                        const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &skip)
+std::optional<Reference> chainReferenceOnPath(const FusedChainRecord &c, const std::vector<RefTensor> &inputs,
+                                              const std::array<int64_t, 4> &outNe, int32_t outDtype, size_t path,
+                                              size_t &paths, std::string &skip)
 {
     const std::vector<std::string> types = split(c.types, '+');
     if (types.size() != c.ids.size())
         throw Error("the fusion record's chain " + c.types + " does not list one type per op");
     std::vector<Reference> done;
+    std::string along; // the path each product of the chain is judged along
     for (size_t k = 0; k < types.size(); ++k) {
         const std::vector<RefTensor> in =
             chainOpInputs<RefTensor>(c, k, inputs, [&done](size_t i) { return done[i].out; });
-        std::optional<Reference> r =
-            opcheck::reference(types[k], nlohmann::json::parse(c.params[k], nullptr, false), in, outNe, outDtype, skip);
+        nlohmann::json param = nlohmann::json::parse(c.params[k], nullptr, false);
+        if ((types[k] == "MUL_MAT" || types[k] == "MUL_MAT_ID") && !c.backend.empty() && (param.is_object() || param.is_null()))
+            param["backend"] = c.backend; // whose kernel: the product's paths
+        std::optional<Reference> r = opcheck::reference(types[k], param, in, outNe, outDtype, skip);
         if (!r) {
             skip = "the chain's " + types[k] + ": " + skip;
             return std::nullopt;
+        }
+        if (!r->paths.empty()) { // the chain along one of the product's paths
+            paths = std::max(paths, r->paths.size());
+            Reference one = std::move(r->paths[std::min(path, r->paths.size() - 1)]);
+            *r = std::move(one);
+            along += (along.empty() ? "; its " : ", its ") + types[k] + " " + r->standard;
         }
         for (size_t s = 0; s < c.sources[k].size(); ++s) {
             const ChainSource from = chainSource(c.sources[k][s]); // checked by chainOpInputs above
@@ -492,8 +502,27 @@ std::optional<Reference> chainReference(const FusedChainRecord &c, const std::ve
         done.push_back(std::move(*r));
     }
     Reference out = std::move(done.back());
-    out.standard = "the fused chain " + c.types + " in float64, the inner results' bounds carried through; " + out.standard;
+    out.standard = "the fused chain " + c.types + " in float64, the inner results' bounds carried through; " + out.standard + along;
     return out;
+}
+
+// The chain's reference; a chain with a product that may take several paths, one along each.
+std::optional<Reference> chainReference(const FusedChainRecord &c, const std::vector<RefTensor> &inputs,
+                                        const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &skip)
+{
+    size_t paths = 0;
+    std::optional<Reference> first = chainReferenceOnPath(c, inputs, outNe, outDtype, 0, paths, skip);
+    if (!first || paths < 2)
+        return first;
+    first->paths.push_back(*first);
+    for (size_t p = 1; p < paths; ++p) {
+        size_t ignored = 0;
+        std::optional<Reference> r = chainReferenceOnPath(c, inputs, outNe, outDtype, p, ignored, skip);
+        if (!r)
+            return std::nullopt;
+        first->paths.push_back(std::move(*r));
+    }
+    return first;
 }
 
 // ggml's CPU kernels on the chain's dumped inputs, one op at a time (unfused), each result fed to
@@ -638,6 +667,14 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
             cpuWhy = "ggml's CPU output is not the reference's size";
         }
     }
+    // ggml's CPU kernel held to what it computes, not to a device product's paths
+    std::optional<Reference> cpuRef;
+    if (cpu && ref && !ref->paths.empty() && !chain && firstOut) {
+        nlohmann::json cpuParam = param.is_object() ? param : nlohmann::json::object();
+        cpuParam["backend"] = "CPU";
+        std::string ignored;
+        cpuRef = opcheck::reference(opType, cpuParam, inputs, firstOut->ne, firstOut->dtype, ignored);
+    }
     for (TensorRecord *out : files.outputs) {
         OpcheckRow row = base;
         if (!error.empty()) {
@@ -651,17 +688,18 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 const RefTensor o = out == files.outputs.front() ? std::move(*firstOut) : readRef(*out);
                 if (o.ne != ref->out.ne)
                     throw Error(out->path + ": its shape is not the reference's");
-                judge(row, *ref, o);
+                const Reference &fitted = opcheck::fittedPath(*ref, o); // a product's path: the one it took
+                judge(row, fitted, o);
                 if (cpu)
-                    judgeAgainstCpu(row, *ref, *cpu, o);
+                    judgeAgainstCpu(row, cpuRef ? *cpuRef : fitted, *cpu, o);
                 else
                     row.cpuNotRun = cpuWhy;
                 if (opType == "MUL_MAT" || opType == "MUL_MAT_ID")
-                    opcheck::addUlpMetrics(row, *ref, o, cpu ? &*cpu : nullptr);
+                    opcheck::addUlpMetrics(row, fitted, o, cpu ? &*cpu : nullptr);
                 if (options.standard == OpcheckOptions::Standard::Msit)
-                    judgeMsit(row, *ref, o);
+                    judgeMsit(row, fitted, o);
                 else if (options.standard == OpcheckOptions::Standard::Msprobe)
-                    opcheck::judgeMsprobe(row, *ref, o, cpu ? &*cpu : nullptr);
+                    opcheck::judgeMsprobe(row, fitted, o, cpu ? &*cpu : nullptr);
             } catch (const Error &e) {
                 row.verdict = Verdict::Error;
                 row.reason = e.what();
@@ -847,14 +885,15 @@ Tensor replayReference(const OpcheckRow &row)
     const auto ref = opcheck::reference(p.type, p.param, inputs, o.ne, o.dtype, skip);
     if (!ref)
         throw Error(p.type + " not replayed: " + skip);
+    const Reference &use = opcheck::fittedPath(*ref, o); // a product: along the path its output took
     Tensor t;
     t.dtype = int32_t(DType::Float32);
     t.dims = outRecord.engineDims.empty() ? outRecord.dims : outRecord.engineDims;
     t.hasData = true;
-    t.data.resize(ref->out.v.size() * 4);
+    t.data.resize(use.out.v.size() * 4);
     auto *f = reinterpret_cast<float *>(t.data.data());
-    for (size_t i = 0; i < ref->out.v.size(); ++i) // where the op leaves the output as it was: the output's
-        f[i] = float(!ref->unchecked.empty() && ref->unchecked[i] ? o.v[i] : ref->out.v[i]);
+    for (size_t i = 0; i < use.out.v.size(); ++i) // where the op leaves the output as it was: the output's
+        f[i] = float(!use.unchecked.empty() && use.unchecked[i] ? o.v[i] : use.out.v[i]);
     return t;
 }
 

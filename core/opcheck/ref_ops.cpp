@@ -434,9 +434,148 @@ const char *quantizedStandard(const std::string &t)
                                "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
 }
 
+// Whose kernel computed a product of quantized weights (the kernel CSV's backend).
+enum class ProductKernel { Cpu, Device, Unknown };
+ProductKernel productKernel(const nlohmann::json &param)
+{
+    const auto b = param.is_object() ? param.find("backend") : param.end();
+    if (!param.is_object() || b == param.end() || !b->is_string() || b->get<std::string>().empty())
+        return ProductKernel::Unknown;
+    return b->get<std::string>() == "CPU" ? ProductKernel::Cpu : ProductKernel::Device;
+}
+
+// The ways ggml's kernels compute a product of quantized weights with float32 activations:
+// the CPU's (activations quantized to the weights' dot type), and a device's documented three
+// (ggml-vulkan's and ggml-cuda's): matrix-vector kernels on weights dequantized to float32;
+// MMVQ and MMQ on activations quantized to q8_1 (32 a block, its d a float16); matrix kernels
+// on float16 tiles (ggml-vulkan's mul_mm with float16 or float32 sums, cuBLAS on dequantized
+// weights).
+enum class ProductPath { Cpu, Float32, Q8_1, Float16 };
+
+// Block types whose blocks are d q + m: a q8_1 kernel adds m times the activations' block sum.
+bool hasBlockMin(const std::string &t)
+{
+    return t == "q4_1" || t == "q5_1" || t == "q2_K" || t == "q4_K" || t == "q5_K";
+}
+
+std::string pathWords(ProductPath p, const std::string &t)
+{
+    switch (p) {
+    case ProductPath::Cpu: return quantizedStandard(t);
+    case ProductPath::Float32:
+        return "a device's matrix-vector kernel on weights dequantized to float32 (ggml-vulkan's mul_mat_vec, ggml-cuda's "
+               "dmmv): |error| <= ((k + 4) u32 + 16 u) sum|w x|";
+    case ProductPath::Q8_1:
+        return std::string("a device's kernel on activations quantized to q8_1 (ggml-vulkan's and ggml-cuda's MMVQ and MMQ): "
+                           "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
+               (hasBlockMin(t) ? " + 2^-10 |m s| a block" : "");
+    case ProductPath::Float16:
+        return "a device's matrix kernel on float16 tiles (weights dequantized to float16, activations rounded to float16, "
+               "sums in float16 or float32: ggml-vulkan's mul_mm, cuBLAS): |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 "
+               "+ 16 u) sum|w x| (S_j: the sum of the first j products; six standard deviations of float16 sums' rounding)";
+    }
+    return {};
+}
+
+// The paths a product may have taken: the CPU's alone where its kernel ran; a device's by the
+// kernels its shape may run (a matrix-vector kernel, matrix kernels, q8_1 in either); every one
+// where the dump does not say whose kernel ran.
+std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t, int64_t k, bool vectorKernel,
+                                      bool matrixKernel)
+{
+    const int64_t block = activationBlock(t);
+    std::vector<ProductPath> paths;
+    if (block > 0 && k % block == 0 && kernel != ProductKernel::Device)
+        paths.push_back(ProductPath::Cpu);
+    if (kernel == ProductKernel::Cpu)
+        return paths;
+    const bool any = kernel == ProductKernel::Unknown;
+    if (vectorKernel || any)
+        paths.push_back(ProductPath::Float32);
+    if (k % 32 == 0)
+        paths.push_back(ProductPath::Q8_1);
+    if (matrixKernel || any)
+        paths.push_back(ProductPath::Float16);
+    return paths;
+}
+
+// One path's reference of a product: element i the dot of a weight row (dequantized, exact) and
+// an activation row, the activations quantized once a row where the path quantizes them.
+class PathDots {
+public:
+    PathDots(ProductPath path, std::string type, int64_t k, double uOut, const std::array<int64_t, 4> &ne)
+        : m_path(path), m_type(std::move(type)), m_k(k), m_uOut(uOut), m_r(shaped(ne))
+    {
+    }
+    void dot(const double *w, const double *x, int64_t xRow, size_t i)
+    {
+        if (m_path == ProductPath::Cpu || m_path == ProductPath::Q8_1) {
+            if (xRow != m_quantized) {
+                if (m_path == ProductPath::Cpu)
+                    quantizeActivations(m_type, x, m_k, m_qx, m_tie);
+                else
+                    quantizeQ8_0(x, m_k, m_qx, m_tie); // q8_1's d and integers are q8_0's
+                m_quantized = xRow;
+            }
+            quantizedDot(w, m_qx, m_tie, m_k, m_uOut,
+                         m_path == ProductPath::Cpu ? dotsWithQ8_1(m_type) : hasBlockMin(m_type), m_r, i);
+            return;
+        }
+        const bool half = m_path == ProductPath::Float16;
+        double s = 0, mag = 0, prefixSquares = 0;
+        for (int64_t j = 0; j < m_k; ++j) {
+            const double t = half ? toHalf(w[j]) * toHalf(x[j]) : w[j] * x[j];
+            s += t;
+            mag += std::fabs(t);
+            prefixSquares += s * s;
+        }
+        m_r.out.v[i] = s;
+        // A float16 sum rounds each partial sum S_j by up to u16 |S_j|, independently: six standard
+        // deviations of that (the worst case, 2 u16 sum|S_j|, is as wide as the sum itself at k = 256).
+        m_r.bound[i] = (half ? 6 * std::ldexp(1.0, -11) * std::sqrt(prefixSquares / 3) : 0.0) +
+                       (double(m_k + 4) * std::ldexp(1.0, -24) + kSlack * m_uOut) * mag;
+    }
+    Reference take(const std::string &standard)
+    {
+        m_r.standard = standard;
+        return std::move(m_r);
+    }
+
+private:
+    ProductPath m_path;
+    std::string m_type;
+    int64_t m_k;
+    double m_uOut;
+    Reference m_r;
+    std::vector<double> m_qx, m_tie;
+    int64_t m_quantized = -1;
+};
+
+// A product of quantized weights along each of its paths (each(dots) visits every element):
+// one path is the reference; several are its paths, each standard naming the others.
+template <typename Each>
+Reference productOnPaths(const std::vector<ProductPath> &paths, const std::string &type, int64_t k, double uOut,
+                         const std::array<int64_t, 4> &ne, const std::string &suffix, Each each)
+{
+    std::vector<Reference> refs;
+    for (ProductPath p : paths) {
+        PathDots dots(p, type, k, uOut, ne);
+        each(dots);
+        std::string standard = pathWords(p, type);
+        if (paths.size() > 1)
+            standard = "of the " + std::to_string(paths.size()) + " paths ggml's kernels may take here, the one this output " +
+                       "fits best: " + standard;
+        refs.push_back(dots.take(standard + suffix));
+    }
+    Reference r = refs.front();
+    if (refs.size() > 1)
+        r.paths = std::move(refs);
+    return r;
+}
+
 // MUL_MAT: out[i1][i0] = row i0 of a . row i1 of b, a broadcast over b's dims 2 and 3.
 std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
-                                bool cpuKernel, std::string &skip)
+                                ProductKernel kernel, std::string &skip)
 {
     if (in.size() != 2) {
         skip = "MUL_MAT without two inputs";
@@ -450,29 +589,27 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
         return std::nullopt;
     }
     const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
-    Reference r = shaped(ne);
     const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
-    const int64_t block = activationBlock(a.blockType);
-    if (cpuKernel && a.dtype == kQuantizedDtype && block > 0 && k % block == 0 && b.dtype == int32_t(DType::Float32)) {
-        // ggml's CPU kernel: each activation row quantized once, then dotted with every weight row
-        std::vector<double> qx, tie;
-        int64_t quantized = -1;
-        forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
-            const int64_t row = (i3 * b.ne[2] + i2) * b.ne[1] + i1;
-            if (row != quantized) {
-                quantizeActivations(a.blockType, &b.v[size_t(row * k)], k, qx, tie);
-                quantized = row;
-            }
-            quantizedDot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)], qx, tie, k, uOut,
-                         dotsWithQ8_1(a.blockType), r, i);
-        });
-        r.standard = quantizedStandard(a.blockType);
-        return r;
+    const auto weightRow = [&](int64_t i0, int64_t i2, int64_t i3) {
+        return &a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)];
+    };
+    if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
+        // ggml-vulkan's rule (ggml-cuda's is alike): a matrix-vector kernel for one activation
+        // row, or up to eight of one matrix
+        const bool matrixVector = ne[1] == 1 || (ne[1] <= 8 && ne[2] * ne[3] == 1);
+        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k, matrixVector, !matrixVector);
+        if (!paths.empty())
+            return productOnPaths(paths, a.blockType, k, uOut, ne, "", [&](PathDots &dots) {
+                forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+                    const int64_t row = (i3 * b.ne[2] + i2) * b.ne[1] + i1;
+                    dots.dot(weightRow(i0, i2, i3), &b.v[size_t(row * k)], row, i);
+                });
+            });
     }
+    Reference r = shaped(ne);
     r.f16Noise.assign(r.out.v.size(), 0.0);
     forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
-        dot(&a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)],
-            &b.v[size_t(((i3 * b.ne[2] + i2) * b.ne[1] + i1) * k)], k, uc, uOut, r, i);
+        dot(weightRow(i0, i2, i3), &b.v[size_t(((i3 * b.ne[2] + i2) * b.ne[1] + i1) * k)], k, uc, uOut, r, i);
     });
     r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff)";
     return r;
@@ -481,7 +618,7 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
 // MUL_MAT_ID: the experts' products. For token t and slot e, ids[e][t] names the expert whose
 // matrix (a's slice) meets b's row e (or row 0, where b holds one row a token for all slots).
 std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double uOut,
-                                  bool cpuKernel, std::string &skip)
+                                  ProductKernel kernel, std::string &skip)
 {
     if (in.size() != 3) {
         skip = "MUL_MAT_ID without experts, activations and ids";
@@ -494,16 +631,6 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
         skip = "MUL_MAT_ID with these shapes";
         return std::nullopt;
     }
-    const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
-    Reference r = shaped(ne);
-    // ggml's CPU kernel quantizes each activation row as for MUL_MAT, then dots it with the
-    // chosen expert's rows
-    const int64_t block = activationBlock(a.blockType);
-    const bool quantized = cpuKernel && a.dtype == kQuantizedDtype && block > 0 && k % block == 0 &&
-                           b.dtype == int32_t(DType::Float32);
-    std::vector<double> qx, tie;
-    if (!quantized)
-        r.f16Noise.assign(r.out.v.size(), 0.0);
     for (int64_t t = 0; t < tokens; ++t)
         for (int64_t e = 0; e < used; ++e) {
             const double id = ids.at(e, t, 0, 0);
@@ -511,20 +638,31 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
                 skip = "MUL_MAT_ID with an expert id outside its experts";
                 return std::nullopt;
             }
-            const double *y = &b.v[size_t((t * b.ne[1] + e % b.ne[1]) * k)];
-            if (quantized)
-                quantizeActivations(a.blockType, y, k, qx, tie);
-            for (int64_t i0 = 0; i0 < ne[0]; ++i0) {
-                const double *w = &a.v[size_t((int64_t(id) * a.ne[1] + i0) * k)];
-                const size_t i = size_t((t * used + e) * ne[0] + i0);
-                if (quantized)
-                    quantizedDot(w, qx, tie, k, uOut, dotsWithQ8_1(a.blockType), r, i);
-                else
-                    dot(w, y, k, uc, uOut, r, i);
-            }
         }
-    r.standard = quantized ? std::string(quantizedStandard(a.blockType)) + ", each expert's product"
-                           : "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff), each expert's product";
+    // each product of token t, slot e and output feature i0: its expert's row and activations
+    const auto each = [&](auto &&visit) {
+        for (int64_t t = 0; t < tokens; ++t)
+            for (int64_t e = 0; e < used; ++e) {
+                const int64_t row = t * b.ne[1] + e % b.ne[1];
+                const int64_t expert = int64_t(ids.at(e, t, 0, 0));
+                for (int64_t i0 = 0; i0 < ne[0]; ++i0)
+                    visit(&a.v[size_t((expert * a.ne[1] + i0) * k)], &b.v[size_t(row * k)], row,
+                          size_t((t * used + e) * ne[0] + i0));
+            }
+    };
+    if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
+        // a device's experts' kernels: matrix-vector ones for a few tokens, matrix ones past that
+        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k, true, true);
+        if (!paths.empty())
+            return productOnPaths(paths, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
+                each([&](const double *w, const double *x, int64_t row, size_t i) { dots.dot(w, x, row, i); });
+            });
+    }
+    const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
+    Reference r = shaped(ne);
+    r.f16Noise.assign(r.out.v.size(), 0.0);
+    each([&](const double *w, const double *x, int64_t, size_t i) { dot(w, x, k, uc, uOut, r, i); });
+    r.standard = "|error| <= (k uc + 16 u) sum|a b| (uc: the compute type's unit roundoff), each expert's product";
     return r;
 }
 
@@ -1014,6 +1152,34 @@ bool isView(const std::string &op)
     return views.count(op) > 0;
 }
 
+const Reference &fittedPath(const Reference &ref, const RefTensor &out)
+{
+    const Reference *best = &ref;
+    double bestRatio = INFINITY;
+    for (const Reference &p : ref.paths) {
+        if (p.out.v.size() != out.v.size() || p.bound.size() != out.v.size())
+            continue;
+        double worst = 0;
+        for (size_t i = 0; i < out.v.size() && worst <= bestRatio; ++i) {
+            if (!p.unchecked.empty() && p.unchecked[i])
+                continue;
+            const double g = p.out.v[i], t = out.v[i];
+            if (!std::isfinite(g) || !std::isfinite(t)) {
+                if (!((std::isnan(g) && std::isnan(t)) || g == t))
+                    worst = INFINITY;
+                continue;
+            }
+            const double e = std::fabs(t - g), b = p.bound[i];
+            worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
+        }
+        if (worst < bestRatio) {
+            bestRatio = worst;
+            best = &p;
+        }
+    }
+    return *best;
+}
+
 std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json &param,
                                      const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                      int32_t outDtype, std::string &skip);
@@ -1104,10 +1270,17 @@ std::optional<Reference> reference(const std::string &op, const nlohmann::json &
         return std::nullopt;
     }
     auto r = referenceOf(op, param, inputs, outNe, outDtype, skip);
-    if (r) // an exact op stays exact only where no rounding into the output type happens
-        for (size_t i = 0; i < r->bound.size(); ++i)
-            if (r->bound[i] > 0 || r->out.v[i] != 0)
-                r->bound[i] += absoluteFloor(outDtype);
+    // an exact op stays exact only where no rounding into the output type happens
+    const auto floor = [&](Reference &x) {
+        for (size_t i = 0; i < x.bound.size(); ++i)
+            if (x.bound[i] > 0 || x.out.v[i] != 0)
+                x.bound[i] += absoluteFloor(outDtype);
+    };
+    if (r) {
+        floor(*r);
+        for (Reference &p : r->paths)
+            floor(p);
+    }
     return r;
 }
 
@@ -1129,11 +1302,11 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
     if (op == "RMS_NORM" || op == "NORM")
         return norm(op, param, inputs, outNe, u, skip);
     if (op == "MUL_MAT")
-        return mulMat(inputs, outNe, u, param.is_object() && param.value("backend", std::string()) == "CPU", skip);
+        return mulMat(inputs, outNe, u, productKernel(param), skip);
     if (op == "GET_ROWS")
         return getRows(inputs, outNe, skip);
     if (op == "MUL_MAT_ID")
-        return mulMatId(inputs, outNe, u, param.is_object() && param.value("backend", std::string()) == "CPU", skip);
+        return mulMatId(inputs, outNe, u, productKernel(param), skip);
     if (op == "ARGSORT")
         return argsort(param, inputs, outNe, skip);
     if (op == "SUM_ROWS")

@@ -202,6 +202,17 @@ BUGS = {
         "new": "            const uint i01 = data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] - ((p.ne01 < 64 && data_b[get_boffset() + i10*p.nb10 + i11*p.nb11 + i12*p.nb12] > 0) ? 1u : 0u);",
         "about": "Vulkan GET_ROWS from a source of fewer than 64 rows: the row before the one named",
     },
+    # Vulkan's matrix-vector product of q8_0 weights (a decoded token's, and a prompt of up to
+    # eight tokens') takes a row's last block with the scale of the block before it: the
+    # q8-dot-scale slip in the device's shader, whose weights are dequantized to float32 and
+    # meet float32 activations (the kind of the block-indexing bugs quantized shaders have had).
+    "vk-q8-mmv-scale": {
+        "backend": "vulkan",
+        "file": "ggml/src/ggml-vulkan/vulkan-shaders/mul_mat_vec.comp",
+        "old": "            const vec2 dm = get_dm(ib, a_offset);",
+        "new": "#if defined(DATA_A_Q8_0)\n            const vec2 dm = get_dm(ib - ((col >= QUANT_K && col / QUANT_K + 1 == p.ncols / QUANT_K) ? 1u : 0u), a_offset);\n#else\n            const vec2 dm = get_dm(ib, a_offset);\n#endif",
+        "about": "Vulkan q8_0 matrix-vector product: a row's last block takes the previous block's scale",
+    },
     # llama.cpp itself (libllama): a sequence copied between parallel slots that have cache
     # streams of their own (llama_memory_seq_cp across streams) is copied layer by layer outside
     # any graph; an inverted guard copies each layer's keys and never its values, so the new slot
