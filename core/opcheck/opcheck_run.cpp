@@ -446,7 +446,7 @@ std::vector<T> chainOpInputs(const FusedChainRecord &c, size_t k, const std::vec
 // inner result feeds another kind of op, or an op of it is not replayed.
 std::optional<Reference> chainReferenceOnPath(const FusedChainRecord &c, const std::vector<RefTensor> &inputs,
                                               const std::array<int64_t, 4> &outNe, int32_t outDtype, size_t path,
-                                              size_t &paths, std::string &skip)
+                                              size_t &paths, std::string &skip, const std::string &backend = {})
 {
     const std::vector<std::string> types = split(c.types, '+');
     if (types.size() != c.ids.size())
@@ -457,8 +457,9 @@ std::optional<Reference> chainReferenceOnPath(const FusedChainRecord &c, const s
         const std::vector<RefTensor> in =
             chainOpInputs<RefTensor>(c, k, inputs, [&done](size_t i) { return done[i].out; });
         nlohmann::json param = nlohmann::json::parse(c.params[k], nullptr, false);
-        if ((types[k] == "MUL_MAT" || types[k] == "MUL_MAT_ID") && !c.backend.empty() && (param.is_object() || param.is_null()))
-            param["backend"] = c.backend; // whose kernel: the product's paths
+        const std::string &by = backend.empty() ? c.backend : backend; // whose kernel: the product's paths
+        if ((types[k] == "MUL_MAT" || types[k] == "MUL_MAT_ID") && !by.empty() && (param.is_object() || param.is_null()))
+            param["backend"] = by;
         std::optional<Reference> r = opcheck::reference(types[k], param, in, outNe, outDtype, skip);
         if (!r) {
             skip = "the chain's " + types[k] + ": " + skip;
@@ -669,11 +670,16 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     }
     // ggml's CPU kernel held to what it computes, not to a device product's paths
     std::optional<Reference> cpuRef;
-    if (cpu && ref && !ref->paths.empty() && !chain && firstOut) {
-        nlohmann::json cpuParam = param.is_object() ? param : nlohmann::json::object();
-        cpuParam["backend"] = "CPU";
+    if (cpu && ref && !ref->paths.empty() && firstOut) {
         std::string ignored;
-        cpuRef = opcheck::reference(opType, cpuParam, inputs, firstOut->ne, firstOut->dtype, ignored);
+        if (chain) {
+            size_t paths = 0;
+            cpuRef = chainReferenceOnPath(*chain, inputs, firstOut->ne, firstOut->dtype, 0, paths, ignored, "CPU");
+        } else {
+            nlohmann::json cpuParam = param.is_object() ? param : nlohmann::json::object();
+            cpuParam["backend"] = "CPU";
+            cpuRef = opcheck::reference(opType, cpuParam, inputs, firstOut->ne, firstOut->dtype, ignored);
+        }
     }
     for (TensorRecord *out : files.outputs) {
         OpcheckRow row = base;

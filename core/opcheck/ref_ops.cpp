@@ -382,9 +382,10 @@ void quantizeQ8_0(const double *x, int64_t k, std::vector<double> &out, std::vec
 // in float32 lanes: (blocks + 8) roundings over the sum of every |w q|, and a near-half
 // element's activation one step (its block's d) either way.
 //
-// A q8_1-dotting weight (offsets): the kernel takes each block's m (its smallest value: the
-// element whose nib is 0) times the activations' s, float16 of d sum(q) where the rest uses d's
-// own float16: a block off by at most |m| 2^-10 |d sum(q)| besides.
+// A weight the kernel offsets by the activations' block sum s (offsets: q4_1's and q5_1's m on
+// the CPU; on a device's q8_1 path also q4_0's 8 d, q5_0's 16 d, the K-quants' mins), s being
+// float16 of d sum(q) where the rest uses d's own float16: a block off by at most
+// 2^-10 |offset| |d sum(q)| besides, the offset no larger than the block's largest |w|.
 void quantizedDot(const double *w, const std::vector<double> &qx, const std::vector<double> &tie, int64_t k,
                   double uOut, bool offsets, Reference &r, size_t i)
 {
@@ -397,12 +398,14 @@ void quantizedDot(const double *w, const std::vector<double> &qx, const std::vec
     }
     if (offsets)
         for (int64_t b = 0; b < k; b += 32) {
-            double m = w[b], blockSum = 0;
+            // the block's offset is at most its largest |w|: q4_1's m is its smallest value,
+            // q4_0's 8 d and q5_0's 16 d its largest magnitude as ggml's quantizer sets d
+            double m = 0, blockSum = 0;
             for (int64_t j = b; j < b + 32; ++j) {
-                m = std::min(m, w[j]);
+                m = std::max(m, std::fabs(w[j]));
                 blockSum += qx[size_t(j)];
             }
-            sums += std::fabs(m) * std::fabs(blockSum);
+            sums += m * std::fabs(blockSum);
         }
     r.out.v[i] = s;
     r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties + std::ldexp(1.01, -10) * sums;
@@ -434,28 +437,40 @@ const char *quantizedStandard(const std::string &t)
                                "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
 }
 
-// Whose kernel computed a product of quantized weights (the kernel CSV's backend).
-enum class ProductKernel { Cpu, Device, Unknown };
+// Whose kernel computed a product of quantized weights (the kernel CSV's backend): ggml's CPU
+// one, ggml-vulkan's, or another's or not known. ggml-cuda's paths differ in their details
+// (MMVQ's block sums of the raw activations, MMQ's layouts), and other backends are not modelled:
+// those keep the bound of 8-bit operands, which calls no correct kernel wrong.
+enum class ProductKernel { Cpu, Vulkan, Other };
 ProductKernel productKernel(const nlohmann::json &param)
 {
     const auto b = param.is_object() ? param.find("backend") : param.end();
-    if (!param.is_object() || b == param.end() || !b->is_string() || b->get<std::string>().empty())
-        return ProductKernel::Unknown;
-    return b->get<std::string>() == "CPU" ? ProductKernel::Cpu : ProductKernel::Device;
+    if (!param.is_object() || b == param.end() || !b->is_string())
+        return ProductKernel::Other;
+    const std::string name = b->get<std::string>();
+    return name == "CPU" ? ProductKernel::Cpu : name.rfind("Vulkan", 0) == 0 ? ProductKernel::Vulkan : ProductKernel::Other;
 }
 
 // The ways ggml's kernels compute a product of quantized weights with float32 activations:
-// the CPU's (activations quantized to the weights' dot type), and a device's documented three
-// (ggml-vulkan's and ggml-cuda's): matrix-vector kernels on weights dequantized to float32;
-// MMVQ and MMQ on activations quantized to q8_1 (32 a block, its d a float16); matrix kernels
-// on float16 tiles (ggml-vulkan's mul_mm with float16 or float32 sums, cuBLAS on dequantized
-// weights).
+// the CPU's (activations quantized to the weights' dot type), and ggml-vulkan's three:
+// matrix-vector kernels on weights dequantized to float32 (mul_mat_vec); MMVQ and MMQ on
+// activations quantized to q8_1 (32 a block, d and the block's sum d sum(q) as float16), where
+// the device has integer dot products; matrix kernels on float16 tiles (mul_mm, float16 or
+// float32 sums), where it has float16.
 enum class ProductPath { Cpu, Float32, Q8_1, Float16 };
 
-// Block types whose blocks are d q + m: a q8_1 kernel adds m times the activations' block sum.
-bool hasBlockMin(const std::string &t)
+// Block types a q8_1 kernel offsets by the activations' block sum (mul_mat_vecq_funcs.glsl,
+// mul_mmq_funcs.glsl): q4_0's 8, q5_0's 16, the mins of q4_1, q5_1 and the K-quants, iq1's delta.
+bool usesBlockSum(const std::string &t)
 {
-    return t == "q4_1" || t == "q5_1" || t == "q2_K" || t == "q4_K" || t == "q5_K";
+    static const std::set<std::string> s{"q4_0", "q5_0", "q4_1", "q5_1", "q2_K", "q4_K", "q5_K", "iq1_s", "iq1_m"};
+    return s.count(t) != 0;
+}
+
+// K-quants, whose MMQ keeps each sub-block's scale d sc as float16 (mul_mmq_funcs.glsl).
+bool scaleInHalf(const std::string &t)
+{
+    return t.size() == 4 && t[0] == 'q' && t[2] == '_' && t[3] == 'K';
 }
 
 std::string pathWords(ProductPath p, const std::string &t)
@@ -463,39 +478,36 @@ std::string pathWords(ProductPath p, const std::string &t)
     switch (p) {
     case ProductPath::Cpu: return quantizedStandard(t);
     case ProductPath::Float32:
-        return "a device's matrix-vector kernel on weights dequantized to float32 (ggml-vulkan's mul_mat_vec, ggml-cuda's "
-               "dmmv): |error| <= ((k + 4) u32 + 16 u) sum|w x|";
+        return "Vulkan's matrix-vector kernel on weights dequantized to float32 (mul_mat_vec): "
+               "|error| <= ((k + 4) u32 + 16 u) sum|w x|";
     case ProductPath::Q8_1:
-        return std::string("a device's kernel on activations quantized to q8_1 (ggml-vulkan's and ggml-cuda's MMVQ and MMQ): "
+        return std::string("Vulkan's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
-               (hasBlockMin(t) ? " + 2^-10 |m s| a block" : "");
+               (usesBlockSum(t) ? " + 2^-10 |offset s| a block" : "") + (scaleInHalf(t) ? " + u16 sum|w q|" : "");
     case ProductPath::Float16:
-        return "a device's matrix kernel on float16 tiles (weights dequantized to float16, activations rounded to float16, "
-               "sums in float16 or float32: ggml-vulkan's mul_mm, cuBLAS): |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 "
+        return "Vulkan's matrix kernel on float16 tiles (weights dequantized to float16, activations rounded to float16, "
+               "sums in float16 or float32: mul_mm): |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 "
                "+ 16 u) sum|w x| (S_j: the sum of the first j products; six standard deviations of float16 sums' rounding)";
     }
     return {};
 }
 
-// The paths a product may have taken: the CPU's alone where its kernel ran; a device's by the
-// kernels its shape may run (a matrix-vector kernel, matrix kernels, q8_1 in either); every one
-// where the dump does not say whose kernel ran.
-std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t, int64_t k, bool vectorKernel,
-                                      bool matrixKernel)
+// The paths a product may have taken: the CPU's where its kernel ran; Vulkan's three at every
+// shape (which one runs depends on the device's float16 and integer dot support, the rows of
+// activations, and a weight too large for one storage buffer, run by the matrix kernel); none
+// for another backend.
+std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t, int64_t k)
 {
     const int64_t block = activationBlock(t);
     std::vector<ProductPath> paths;
-    if (block > 0 && k % block == 0 && kernel != ProductKernel::Device)
+    if (kernel == ProductKernel::Cpu && block > 0 && k % block == 0)
         paths.push_back(ProductPath::Cpu);
-    if (kernel == ProductKernel::Cpu)
+    if (kernel != ProductKernel::Vulkan)
         return paths;
-    const bool any = kernel == ProductKernel::Unknown;
-    if (vectorKernel || any)
-        paths.push_back(ProductPath::Float32);
+    paths.push_back(ProductPath::Float32);
     if (k % 32 == 0)
         paths.push_back(ProductPath::Q8_1);
-    if (matrixKernel || any)
-        paths.push_back(ProductPath::Float16);
+    paths.push_back(ProductPath::Float16);
     return paths;
 }
 
@@ -518,7 +530,13 @@ public:
                 m_quantized = xRow;
             }
             quantizedDot(w, m_qx, m_tie, m_k, m_uOut,
-                         m_path == ProductPath::Cpu ? dotsWithQ8_1(m_type) : hasBlockMin(m_type), m_r, i);
+                         m_path == ProductPath::Cpu ? dotsWithQ8_1(m_type) : usesBlockSum(m_type), m_r, i);
+            if (m_path == ProductPath::Q8_1 && scaleInHalf(m_type)) { // each sub-block's d sc rounded to float16
+                double mag = 0;
+                for (int64_t j = 0; j < m_k; ++j)
+                    mag += std::fabs(w[j] * m_qx[size_t(j)]);
+                m_r.bound[i] += std::ldexp(1.0, -11) * mag;
+            }
             return;
         }
         const bool half = m_path == ProductPath::Float16;
@@ -563,7 +581,7 @@ Reference productOnPaths(const std::vector<ProductPath> &paths, const std::strin
         each(dots);
         std::string standard = pathWords(p, type);
         if (paths.size() > 1)
-            standard = "of the " + std::to_string(paths.size()) + " paths ggml's kernels may take here, the one this output " +
+            standard = "of the " + std::to_string(paths.size()) + " paths Vulkan's kernels may take, the one this output " +
                        "fits best: " + standard;
         refs.push_back(dots.take(standard + suffix));
     }
@@ -594,10 +612,7 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
         return &a.v[size_t(((i3 / r3 * a.ne[2] + i2 / r2) * a.ne[1] + i0) * k)];
     };
     if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
-        // ggml-vulkan's rule (ggml-cuda's is alike): a matrix-vector kernel for one activation
-        // row, or up to eight of one matrix
-        const bool matrixVector = ne[1] == 1 || (ne[1] <= 8 && ne[2] * ne[3] == 1);
-        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k, matrixVector, !matrixVector);
+        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k);
         if (!paths.empty())
             return productOnPaths(paths, a.blockType, k, uOut, ne, "", [&](PathDots &dots) {
                 forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
@@ -651,8 +666,7 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
             }
     };
     if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
-        // a device's experts' kernels: matrix-vector ones for a few tokens, matrix ones past that
-        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k, true, true);
+        const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k);
         if (!paths.empty())
             return productOnPaths(paths, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
                 each([&](const double *w, const double *x, int64_t row, size_t i) { dots.dot(w, x, row, i); });
@@ -1170,7 +1184,7 @@ const Reference &fittedPath(const Reference &ref, const RefTensor &out)
                 continue;
             }
             const double e = std::fabs(t - g), b = p.bound[i];
-            worst = std::max(worst, b > 0 ? e / b : (e > 0 ? INFINITY : 0));
+            worst = std::max(worst, e <= b ? (b > 0 ? e / b : 0.0) : (b > 0 ? e / b : INFINITY)); // a NaN bound keeps nothing
         }
         if (worst < bestRatio) {
             bestRatio = worst;

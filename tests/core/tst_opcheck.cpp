@@ -252,12 +252,10 @@ private slots:
         }
         QVERIFY2(worstRight <= 1, qPrintable(QString("a correct kernel at %1 of its bound").arg(worstRight)));
         QVERIFY2(worstWrong > 10, qPrintable(QString("the neighbour's scale only %1 of the bound").arg(worstWrong)));
-        Q_UNUSED(worstWrongGeneric);
-        // whose kernel ran not known: every path ggml's kernels take, the CPU's among them; a
-        // correct kernel fits one, the neighbour's scale none
-        QCOMPARE(generic->paths.size(), size_t(4));
-        QVERIFY(fitted(*generic, right) <= 1);
-        QVERIFY2(fitted(*generic, wrong) > 3, qPrintable(QString::number(fitted(*generic, wrong))));
+        QVERIFY2(worstWrongGeneric < 1, qPrintable(QString("the generic bound: %1").arg(worstWrongGeneric))); // why it is needed
+        // a backend not modelled (CUDA's paths differ in their details), or one not known: the
+        // generic bound still
+        QVERIFY(generic->paths.empty() && !QString::fromStdString(generic->standard).contains("q8_0"));
     }
 
     // A device's product of q8_0 weights (ggml-vulkan, ggml-cuda): a matrix-vector kernel on the
@@ -274,7 +272,7 @@ private slots:
                 x[size_t(c * k + j)] = float(std::sin(0.71 * double(j) + 0.3 * double(c)) + 0.01 * double(j % 7));
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t b = 0; b < k; b += 32) {
-                const float d = float(qfloat16(float(0.004 * double(r + 1) + 0.001 * double(b / 32))));
+                const float d = float(qfloat16(float(0.004 * double(r + 1) * double(1 + (b / 32) % 3))));
                 scale[size_t(r * k / 32 + b / 32)] = d;
                 for (int64_t j = b; j < b + 32; ++j)
                     w[size_t(r * k + j)] = double(d) * double((j * 37 + r * 11) % 255 - 127);
@@ -323,8 +321,8 @@ private slots:
                                             {rows, 1, 1, 1}, 0, skip);
         const auto many = opcheck::reference("MUL_MAT", vulkan, {weight, ref({k, cols, 1, 1}, x)}, {rows, cols, 1, 1}, 0, skip);
         QVERIFY2(one && many, skip.c_str());
-        QCOMPARE(one->paths.size(), size_t(2)); // float32 matrix-vector, q8_1
-        QCOMPARE(many->paths.size(), size_t(2)); // q8_1, float16 tiles
+        QCOMPARE(one->paths.size(), size_t(3)); // float32 matrix-vector, q8_1, float16 tiles
+        QCOMPARE(many->paths.size(), size_t(3));
         const auto right = matrixVector(0, false), wrong = matrixVector(0, true);
         QVERIFY2(fitted(*one, right) <= 0.05, qPrintable(QString::number(fitted(*one, right))));
         QVERIFY2(QString::fromStdString(opcheck::fittedPath(*one, ref({rows, 1, 1, 1}, right)).standard)
@@ -337,12 +335,71 @@ private slots:
         QVERIFY2(fitted(*many, tiles, cols) <= 1, qPrintable(QString::number(fitted(*many, tiles, cols))));
         QVERIFY2(fitted(*many, tilesWrong, cols) > 3, qPrintable(QString::number(fitted(*many, tilesWrong, cols))));
         QVERIFY(QString::fromStdString(opcheck::fittedPath(*many, ref({rows, cols, 1, 1}, tiles)).standard).contains("float16 tiles"));
-        // ggml's CPU kernel's own output (q8_0 activations) fits the device's q8_1 path: the same
-        // quantization of the activations
-        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, {x.begin(), x.begin() + k})},
-                                            {rows, 1, 1, 1}, 0, skip);
-        QVERIFY(cpu && cpu->paths.empty());
-        QVERIFY(fitted(*one, cpu->out.v) <= 1);
+    }
+
+    // Vulkan's MMVQ on q4_0 weights (a device with integer dot products), at a model's width: the
+    // activations quantized as quantize_q8_1.comp does (d = max|x| / 127, q = round(x / d), d and
+    // the block's d sum(q) stored as float16), each block da (q_sum d - 8 s) in float
+    // (mul_mat_vecq_funcs.glsl). The offset's rounding through s is in the q8_1 path's bound.
+    void quantizedProductAsVulkansMmvqComputesIt()
+    {
+        const int64_t k = 896, rows = 64, blocks = k / 32;
+        std::vector<double> x(static_cast<size_t>(k)), w(static_cast<size_t>(k * rows));
+        std::vector<int> nib(static_cast<size_t>(k * rows));
+        std::vector<float> dw(static_cast<size_t>(rows * blocks));
+        for (int64_t j = 0; j < k; ++j)
+            x[size_t(j)] = float(std::sin(0.37 * double(j)) + 0.3 * std::cos(0.011 * double(j * j)) + 0.05);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t b = 0; b < blocks; ++b) {
+                const float d = float(qfloat16(float(0.01 + 0.002 * double((r * 7 + b * 3) % 11))));
+                dw[size_t(r * blocks + b)] = d;
+                for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
+                    const int q = int((j * 13 + r * 5) % 16);
+                    nib[size_t(r * k + j)] = q;
+                    w[size_t(r * k + j)] = double(d) * double(q - 8);
+                }
+            }
+        auto mmvq = [&](bool neighbour) {
+            std::vector<int> qx(static_cast<size_t>(k));
+            std::vector<float> dx(static_cast<size_t>(blocks)), sx(static_cast<size_t>(blocks));
+            for (int64_t b = 0; b < blocks; ++b) {
+                float amax = 0;
+                for (int64_t j = b * 32; j < b * 32 + 32; ++j)
+                    amax = std::max(amax, std::fabs(float(x[size_t(j)])));
+                const float d = amax / 127.0f, inv = d != 0 ? 1.0f / d : 0.0f;
+                float sum = 0;
+                for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
+                    qx[size_t(j)] = int(std::round(float(x[size_t(j)]) * inv));
+                    sum += float(qx[size_t(j)]);
+                }
+                dx[size_t(b)] = float(qfloat16(d));
+                sx[size_t(b)] = float(qfloat16(sum * d));
+            }
+            std::vector<double> out(static_cast<size_t>(rows));
+            for (int64_t r = 0; r < rows; ++r) {
+                float acc = 0;
+                for (int64_t b = 0; b < blocks; ++b) {
+                    int qsum = 0;
+                    for (int64_t j = b * 32; j < b * 32 + 32; ++j)
+                        qsum += nib[size_t(r * k + j)] * qx[size_t(j)];
+                    const float da = dw[size_t(r * blocks + (neighbour && b == blocks - 1 ? b - 1 : b))];
+                    acc += da * (float(qsum) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
+                }
+                out[size_t(r)] = acc;
+            }
+            return out;
+        };
+        RefTensor weight = ref({k, rows, 1, 1}, w, opcheck::kQuantizedDtype);
+        weight.blockType = "q4_0";
+        std::string skip;
+        const auto r = opcheck::reference("MUL_MAT", {{"backend", "Vulkan0"}}, {weight, ref({k, 1, 1, 1}, x)}, {rows, 1, 1, 1}, 0, skip);
+        QVERIFY2(r, skip.c_str());
+        const auto right = mmvq(false), wrong = mmvq(true);
+        qInfo("q4_0 MMVQ at k = %d: a correct kernel at %g of its path's bound, the neighbour's scale at %g", int(k),
+              fitted(*r, right), fitted(*r, wrong));
+        QVERIFY2(fitted(*r, right) <= 1, qPrintable(QString::number(fitted(*r, right))));
+        QVERIFY(QString::fromStdString(opcheck::fittedPath(*r, ref({rows, 1, 1, 1}, right)).standard).contains("quantized to q8_1"));
+        QVERIFY2(fitted(*r, wrong) > 3, qPrintable(QString::number(fitted(*r, wrong))));
     }
 
     // q4_1 (and q5_1) weights meet activations quantized to q8_1: q8_0's integers and scale, plus

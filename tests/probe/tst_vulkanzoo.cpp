@@ -161,8 +161,8 @@ private slots:
             if (o["precision_result"].toString() != "PASS")
                 notPassed += o["op_id"].toString() + " " + o["fail_reason"].toString() + "\n";
             const QString standard = o["precision_standard"].toString();
-            paths["tiles"] += standard.contains("the one this output fits best: a device's matrix kernel on float16 tiles");
-            paths["float32"] += standard.contains("the one this output fits best: a device's matrix-vector kernel on weights "
+            paths["tiles"] += standard.contains("the one this output fits best: Vulkan's matrix kernel on float16 tiles");
+            paths["float32"] += standard.contains("the one this output fits best: Vulkan's matrix-vector kernel on weights "
                                                   "dequantized to float32");
         }
         QVERIFY2(verdicts.size() == 1 && verdicts["PASS"] >= 60, qPrintable(QString::number(verdicts["PASS"]) + " passed\n" + notPassed));
