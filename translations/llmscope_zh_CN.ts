@@ -1307,6 +1307,26 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>%1, llama.cpp&apos;s %2</source>
         <translation>%1，即 llama.cpp 的%2</translation>
     </message>
+    <message>
+        <source>step 3 of 4: every operation within its budget; the test&apos;s matrix products in %1 again, with their inputs, each replayed on what it was given: a budget for quantized weights may hide a kernel&apos;s fault, the reference of what the kernel computes does not</source>
+        <translation>第 3/4 步：每个算子都在其预算之内；再次转储待测方在%1中的矩阵乘积及其输入，并在其实际输入上逐一重放：量化权重的预算可能掩盖内核的错误，而内核所算内容的参考值不会</translation>
+    </message>
+    <message numerus="yes">
+        <source>replay: each of the test&apos;s %n matrix product(s) is within its bound on the inputs it was given</source>
+        <translation>
+            <numerusform>重放：待测方的 %n 个矩阵乘积在其实际输入上均在界限之内</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n not replayed: llmscope opcheck on %1 says why)</source>
+        <translation>
+            <numerusform>（%n 个未重放：对 %1 运行 llmscope opcheck 可查看原因）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>a matrix product within ggml&apos;s budget for this pair is wrong on its own inputs: its kernel, not the quantization, adds the error</source>
+        <translation>一个在 ggml 对此配对的预算之内的矩阵乘积在其自身输入上是错误的：误差来自其内核，而非量化</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>
@@ -2265,18 +2285,6 @@ chosen to keep higher (tensor-types.txt)</source>
 <context>
     <name>QuantText</name>
     <message>
-        <source>step 2 of 4: test, the same, consuming golden&apos;s tokens</source>
-        <translation>第 2/4 步：待测，同样转储，并使用标杆的 token</translation>
-    </message>
-    <message>
-        <source>step 3 of 4: comparing them, weights from both programs&apos; model files</source>
-        <translation>第 3/4 步：比较两者，权重取自两个程序的模型文件</translation>
-    </message>
-    <message>
-        <source>step 4 of 4: ranking the weights</source>
-        <translation>第 4/4 步：对权重排序</translation>
-    </message>
-    <message>
         <source>quantization report: KL divergence %1, top-1 agreement %2 %; %3 weights ranked, in %4</source>
         <translation>量化报告：KL 散度 %1，top-1 一致率 %2 %；已排序 %3 个权重，位于 %4</translation>
     </message>
@@ -2289,8 +2297,28 @@ chosen to keep higher (tensor-types.txt)</source>
         <translation>无法生成量化报告：%1</translation>
     </message>
     <message>
-        <source>step 1 of 4: golden, every operation&apos;s outputs in %1</source>
-        <translation>第 1/4 步：标杆，%1中每个算子的输出</translation>
+        <source>step 1 of 5: golden, every operation&apos;s outputs in %1</source>
+        <translation>第 1/5 步：标杆，%1中每个算子的输出</translation>
+    </message>
+    <message>
+        <source>step 2 of 5: test, the same, consuming golden&apos;s tokens</source>
+        <translation>第 2/5 步：待测，同样转储，并使用标杆的 token</translation>
+    </message>
+    <message>
+        <source>step 3 of 5: comparing them, weights from both programs&apos; model files</source>
+        <translation>第 3/5 步：比较两者，权重取自两个程序的模型文件</translation>
+    </message>
+    <message>
+        <source>step 4 of 5: the test&apos;s matrix products again, with their inputs, each replayed on what it was given (a kernel&apos;s fault is not its weight&apos;s quantization)</source>
+        <translation>第 4/5 步：再次转储待测方的矩阵乘积及其输入，并在其实际输入上逐一重放（内核的错误不是其权重的量化误差）</translation>
+    </message>
+    <message>
+        <source>step 5 of 5: ranking the weights</source>
+        <translation>第 5/5 步：对权重排序</translation>
+    </message>
+    <message>
+        <source>round %1, op %2: its kernel is wrong on its own inputs (%3): the error it adds is the kernel&apos;s, not its weight&apos;s quantization (llmscope hunt tells more)</source>
+        <translation>第 %1 轮，算子 %2：其内核在自身输入上是错误的（%3）：它引入的误差来自内核，而非其权重的量化（llmscope hunt 可给出更多信息）</translation>
     </message>
 </context>
 <context>

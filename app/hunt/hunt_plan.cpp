@@ -597,6 +597,31 @@ QString stepOutputs(const CompareResult &r, const QString &rounds)
         .arg(types.join(QStringLiteral(", ")), roundsText(rounds));
 }
 
+QString testProductsDir() { return QStringLiteral("test-products"); }
+
+QString stepProducts(const QString &rounds)
+{
+    return HuntText::tr("step 3 of 4: every operation within its budget; the test's matrix products in %1 again, with "
+                        "their inputs, each replayed on what it was given: a budget for quantized weights may hide a "
+                        "kernel's fault, the reference of what the kernel computes does not")
+        .arg(roundsText(rounds));
+}
+
+QString productsWithinBounds(int replayed, int skipped)
+{
+    QString s = HuntText::tr("replay: each of the test's %n matrix product(s) is within its bound on the inputs it was given",
+                             nullptr, replayed);
+    if (skipped > 0)
+        s += HuntText::tr(" (%n not replayed: llmscope opcheck on %1 says why)", nullptr, skipped).arg(testProductsDir());
+    return s;
+}
+
+QString productWrongWithinBudget()
+{
+    return HuntText::tr("a matrix product within ggml's budget for this pair is wrong on its own inputs: its kernel, "
+                        "not the quantization, adds the error");
+}
+
 QString costliestWeights(const CompareResult &r)
 {
     struct Cost { std::string weight, op; double added; };

@@ -86,6 +86,15 @@ QStringList outputsArgs(const QString &rounds);
 QString goldenOutputsDir();
 QString testOutputsDir();
 QString stepOutputs(const llmscope::CompareResult &statsResult, const QString &rounds);
+// Within every budget, a quantized test's products are replayed on their own inputs
+// (product_replay.h): ggml's budgets for a quantized pair are wide enough to hide a kernel's
+// fault (a feature never written is 1/2048 of a 2048-wide product's power).
+QString testProductsDir();
+QString stepProducts(const QString &rounds);
+// Every product within its bound: how many were replayed, and how many could not be.
+QString productsWithinBounds(int replayed, int skipped);
+// A product within ggml's budget whose kernel is wrong on its own inputs: said before the end.
+QString productWrongWithinBudget();
 // The weights whose quantization costs most, by the NMSE their ops add (three, in words).
 QString costliestWeights(const llmscope::CompareResult &r);
 // Nothing beyond tolerance; under the engine standard, also the op adding the most error for

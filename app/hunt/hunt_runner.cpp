@@ -13,6 +13,7 @@
 #include "dump/fusion_record.h"
 #include "dump/token_record.h"
 #include "opcheck/opcheck_run.h"
+#include "product_replay.h"
 #ifdef LLMSCOPE_GGML_REPLAY
 #include "opcheck/ggml_cpu_replay.h"
 #endif
@@ -153,6 +154,31 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                                     dir.absoluteFilePath(testOutputsDir()), 2, stepOutputs(*out.stats, rounds),
                                     dir.absoluteFilePath(QStringLiteral("report-outputs")));
             out.stats = co_await outputsPass;
+        }
+        if (out.stats->firstDivergent < 0 && quantized) {
+            steps.say(stepProducts(rounds), 3);
+            QStringList products = productsArgs(dumpRounds(rounds));
+            if (const QString golden = QString::fromStdString(out.stats->goldenRoot); recordsTokens(golden))
+                products = followingTokens(products, golden);
+            auto productsRun = steps.dump(Side::Test, products, dir.absoluteFilePath(testProductsDir()));
+            const QString productsDump = co_await productsRun;
+            auto replaying = replayProducts(productsDump);
+            const ProductsReplayed replayedProducts = co_await replaying;
+            const OpResult *op = nullptr;
+            if (replayedProducts.wrong)
+                for (const OpResult &o : out.stats->ops)
+                    if (o.round == replayedProducts.wrong->round && testId(o) == replayedProducts.wrong->opId)
+                        op = &o;
+            if (op) {
+                steps.say(productWrongWithinBudget(), -1);
+                out.tensors = out.stats;
+                out.replay = *replayedProducts.wrong;
+                end(Outcome::End::Found, found(*out.stats, *op));
+                steps.say(replayed(*out.stats, *out.replay, *op), -1);
+                steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
+                co_return out;
+            }
+            steps.say(productsWithinBounds(replayedProducts.judged, replayedProducts.skipped), -1);
         }
         if (out.stats->firstDivergent < 0) {
             unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats), rounds);

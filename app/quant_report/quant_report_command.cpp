@@ -100,6 +100,8 @@ int runQuantReportCommand(const QStringList &args)
         say(QStringLiteral("  note: beyond quantization, op %1 diverges: %2 (see the compare report)\n")
                 .arg(QString::fromStdString(result.ops[size_t(result.firstDivergent)].label()),
                      QString::fromStdString(result.ops[size_t(result.firstDivergent)].verdict.english())));
+    if (!outcome.kernelWrong.isEmpty())
+        say(QStringLiteral("  note: %1\n").arg(outcome.kernelWrong));
     say(QStringLiteral("  report: %1 (quant_report.json, quant_report.csv, tensor-types.txt)\n")
             .arg(QDir(out).absolutePath()));
     return 0;

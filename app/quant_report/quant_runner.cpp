@@ -4,6 +4,8 @@
 #include <QDir>
 
 #include "compare/report.h"
+#include "hunt/product_replay.h"
+#include "reason_words.h"
 #include "rounds_words.h"
 #include "util/error.h"
 
@@ -37,12 +39,28 @@ double parseBudget(const QString &value)
 QString stepText(int step, const QString &rounds)
 {
     switch (step) {
-    case 1: return QuantText::tr("step 1 of 4: golden, every operation's outputs in %1").arg(roundsWords(rounds));
-    case 2: return QuantText::tr("step 2 of 4: test, the same, consuming golden's tokens");
-    case 3: return QuantText::tr("step 3 of 4: comparing them, weights from both programs' model files");
-    default: return QuantText::tr("step 4 of 4: ranking the weights");
+    case 1: return QuantText::tr("step 1 of 5: golden, every operation's outputs in %1").arg(roundsWords(rounds));
+    case 2: return QuantText::tr("step 2 of 5: test, the same, consuming golden's tokens");
+    case 3: return QuantText::tr("step 3 of 5: comparing them, weights from both programs' model files");
+    case 4: return QuantText::tr("step 4 of 5: the test's matrix products again, with their inputs, each replayed on what "
+                                 "it was given (a kernel's fault is not its weight's quantization)");
+    default: return QuantText::tr("step 5 of 5: ranking the weights");
     }
 }
+
+namespace {
+// A product whose kernel is wrong on its own inputs: in the reader's language (english false),
+// or in English for the report's notes.
+QString kernelWrongWords(const OpcheckRow &row, const QString &op, bool english)
+{
+    static const char *const text =
+        QT_TRANSLATE_NOOP("QuantText", "round %1, op %2: its kernel is wrong on its own inputs (%3): the error it adds is "
+                                       "the kernel's, not its weight's quantization (llmscope hunt tells more)");
+    return (english ? QString::fromUtf8(text) : QuantText::tr(text))
+        .arg(row.round)
+        .arg(op, english ? QString::fromStdString(row.reason.english()) : reasonWords(row.reason));
+}
+} // namespace
 
 QString summary(const QuantReport &report, const QString &folder)
 {
@@ -71,10 +89,31 @@ QCoro::Task<Outcome> run(hunt::Steps steps, QString folder, QString rounds, Quan
         out.comparison = co_await comparing;
         writeCompareReports(*out.comparison, dir.absoluteFilePath(QStringLiteral("compare")).toStdString());
         steps.say(stepText(4), 4);
+        QString kernelEnglish;
+        if (out.comparison->firstDivergent < 0) { // beyond a budget, the comparison says which op already
+            auto productsRun = steps.dump(hunt::Side::Test, hunt::followingTokens(hunt::productsArgs(rounds), g),
+                                          dir.absoluteFilePath(QStringLiteral("test-products")));
+            const QString products = co_await productsRun;
+            auto replaying = hunt::replayProducts(products);
+            if (const auto wrong = (co_await replaying).wrong) {
+                // its label as the comparison gives it ("1_2 Qcur-0 (MUL_MAT)")
+                QString label = QString::fromStdString(wrong->opId + " (" + wrong->opType + ")");
+                for (const OpResult &op : out.comparison->ops)
+                    if (op.round == wrong->round && (op.myOpId.empty() ? op.opId : op.myOpId) == wrong->opId)
+                        label = QString::fromStdString(op.label());
+                out.kernelWrong = kernelWrongWords(*wrong, label, false);
+                kernelEnglish = kernelWrongWords(*wrong, label, true);
+            }
+        }
+        steps.say(stepText(5), 5);
         out.report = buildQuantReport(*out.comparison, options);
+        if (!kernelEnglish.isEmpty()) // the report's notes are English
+            out.report->notes.push_back(kernelEnglish.toStdString());
         writeQuantReport(*out.report, dir.absolutePath().toStdString());
         out.ok = true;
         out.message = summary(*out.report, dir.absolutePath());
+        if (!out.kernelWrong.isEmpty())
+            out.message += QStringLiteral("; ") + out.kernelWrong;
     } catch (const hunt::Cancelled &) {
         out.message = QuantText::tr("quantization report cancelled");
     } catch (const Error &e) {

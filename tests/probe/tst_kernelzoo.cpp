@@ -542,6 +542,59 @@ private slots:
                  qPrintable(QString("rounding: adds %1, budget %2").arg(q->ownNmse).arg(q->budget)));
     }
 
+    // A quantized test against its float golden: ggml's budgets for the pair carry the weights'
+    // quantization error, and the chunk-row fault's unwritten feature (1/2048 of Qcur-0) hides
+    // under them, so every op is within its budget, and before this the hunt put the test's
+    // error down to quantization. Each of the test's products is replayed on its own inputs
+    // against what its kernel computes (q8_0 activations): Qcur-0's kernel is wrong. The stock
+    // backend's products all pass. One round: with several threads the fault's victim depends
+    // on how the threads share a decoded token's product, which reading it changes (the
+    // observer check says so when the later rounds are read too).
+    void aQuantizedFaultUnderTheBudgetIsFoundByItsReplay()
+    {
+        const QString wide = m_dir.path() + "/w2048-f32.gguf", q8 = m_dir.path() + "/w2048-q8_0.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--out", wide, "--layers", "1", "--width", "2048", "--heads", "16", "--kv-heads",
+                                         "16", "--ff", "2048"}));
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", wide, "--out", q8}));
+        auto sample = [&](const QString &backend, const QString &model) {
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
+                   model + " -n 3 -t 4 --no-repack";
+        };
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock", wide), "--test", sample("chunk-row", q8),
+                                               "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-chunk-row"});
+        const auto stock = engine::llmscope(kBin, {"hunt", "--golden", sample("stock", wide), "--test", sample("stock", q8),
+                                                   "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-stock"});
+        // the quantization report replays the same products: the fault is named as the kernel's,
+        // not ranked as the weight's quantization
+        const QString report = m_dir.path() + "/quant-q8-chunk-row";
+        const auto q = engine::llmscope(kBin, {"quant-report", "--golden", sample("stock", wide), "--test",
+                                               sample("chunk-row", q8), "-er", "0,0", "-o", report});
+        const auto qStock = engine::llmscope(kBin, {"quant-report", "--golden", sample("stock", wide), "--test",
+                                                    sample("stock", q8), "-er", "0,0", "-o", m_dir.path() + "/quant-q8-stock"});
+        QFile::remove(wide);
+        QFile::remove(q8);
+        const QString wrong = "round 0, op 1_2 Qcur-0 (MUL_MAT): its kernel is wrong on its own inputs (";
+        QVERIFY2(q.code == 0 && q.err.contains("\n  note: " + wrong), qPrintable(q.err + q.out));
+        QFile json(report + "/quant_report.json");
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QVERIFY2(QString::fromUtf8(json.readAll()).contains(wrong), "the report's notes name the kernel");
+        QVERIFY2(qStock.code == 0 && !qStock.err.contains("its kernel is wrong"), qPrintable(qStock.err));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  a matrix product within ggml's budget for this pair is wrong on its own inputs: its kernel, "
+                                "not the quantization, adds the error\n"),
+                 qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  within its budget: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of )"
+                                                   R"(36864 elements beyond the bound)")),
+                 qPrintable(r.err));
+        QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "no kernel adds error beyond what quantization explains in round 0"),
+                 qPrintable(stock.err));
+        QVERIFY2(stock.err.contains(QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within )"
+                                                       R"(its bound on the inputs it was given\n)")),
+                 qPrintable(stock.err));
+    }
+
     // And a correct pair is not called broken: the stock backend built for AVX-512 and for
     // AVX2 (other vector widths: other summation orders, other elementary functions) agree
     // within the rounding standard, element by element, in every op of every round; the same

@@ -393,6 +393,10 @@ private slots:
                                    cmd("model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
         QVERIFY2(q.code == 1 && engine::concludes(q.err, "no kernel adds error beyond what quantization explains in every round;"),
                  qPrintable(q.err));
+        // each product replayed on its own inputs, held to the paths Vulkan's kernels take
+        QVERIFY2(q.err.contains(QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within its )"
+                                                   R"(bound on the inputs it was given\n)")),
+                 qPrintable(q.err));
         const Run c = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("corrupt-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-cq4"});
         QVERIFY2(c.code == 0 && engine::concludes(c.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
