@@ -167,6 +167,9 @@ struct PlanBuilder {
         } else if (!c.kvCache && isKvCache(t)) {
             it.kind = ItemKind::Header;
             it.kvSkipped = true;
+        } else if (!c.descOnly && c.weightsInModel && isWeight(t)) {
+            it.kind = ItemKind::Header;
+            it.inModel = true;
         } else if (!c.descOnly && !isReadable(t)) {
             it.kind = ItemKind::Header;
             it.unreadable = true;

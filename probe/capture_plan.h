@@ -34,6 +34,7 @@ struct PlanItem {
     // cells (kv_rows.h), not the whole cache.
     bool kvRows = false;
     bool unreadable = false; // in a buffer ggml cannot read back (capture.h isReadable): described only
+    bool inModel = false;    // a weight left to its model file (--weights-in-model): described only
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
     // Read during the graph (inline, node by node): an earlier item of the same bytes that no
     // node wrote over between the two takes (an output read again as a later node's input):

@@ -49,6 +49,7 @@ ProbeConfig readProbeConfig()
             c.tensors = false;
         c.descOnly = env("LLMSCOPE_SD") == "1";
         c.kvCache = env("LLMSCOPE_KV") == "1";
+        c.weightsInModel = env("LLMSCOPE_WEIGHTS_IN_MODEL") == "1";
         c.keepFusion = env("LLMSCOPE_KEEP_FUSION") == "1";
         c.statsCsv = env("LLMSCOPE_STATS_CSV") == "1";
         c.tiling = env("LLMSCOPE_TILING") == "1";

@@ -31,6 +31,7 @@ struct ProbeConfig {
     std::string followTokens;   // LLMSCOPE_FOLLOW_TOKENS: a golden dump whose tokens each round consumes instead
     bool nanInfOnly = false;    // LLMSCOPE_NAN_INF_ONLY=1: only ops whose outputs hold NaN/Inf, with their inputs
     bool kvCache = false;       // LLMSCOPE_KV=1: also the KV-cache views
+    bool weightsInModel = false; // LLMSCOPE_WEIGHTS_IN_MODEL=1: weights described, their data left to the model file
     bool keepFusion = false;    // LLMSCOPE_KEEP_FUSION=1: fused chains read at their last node only (fusion_rules.h)
     bool quiet = false;         // LLMSCOPE_LOG_LEVEL error or above: warnings only in the status file
     bool threadpool = true;     // LLMSCOPE_THREADPOOL=0: never attach a CPU threadpool

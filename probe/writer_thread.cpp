@@ -441,6 +441,8 @@ void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::option
         t.setAttr("llmscope_skipped", "kv_cache");
     } else if (it.unreadable) {
         t.setAttr("llmscope_skipped", "unreadable_buffer");
+    } else if (it.inModel) {
+        t.setAttr("llmscope_skipped", "in_model_file");
     } else if (plan.statsOnly) {
         setStatsAttrs(t, st);
     } else if (plan.payload && data) {

@@ -1327,6 +1327,14 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>a matrix product within ggml&apos;s budget for this pair is wrong on its own inputs: its kernel, not the quantization, adds the error</source>
         <translation>一个在 ggml 对此配对的预算之内的矩阵乘积在其自身输入上是错误的：误差来自其内核，而非量化</translation>
     </message>
+    <message>
+        <source>replay: the test&apos;s matrix products could not be replayed (%1): what follows rests on ggml&apos;s budgets alone</source>
+        <translation>重放：待测方的矩阵乘积无法重放（%1）：以下结论仅依据 ggml 的预算</translation>
+    </message>
+    <message>
+        <source>replay: none of the test&apos;s matrix products could be replayed (llmscope opcheck on %1 says why): what follows rests on ggml&apos;s budgets alone</source>
+        <translation>重放：待测方的矩阵乘积均无法重放（对 %1 运行 llmscope opcheck 可查看原因）：以下结论仅依据 ggml 的预算</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

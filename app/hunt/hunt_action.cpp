@@ -35,7 +35,7 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     if (m_running)
         co_return false;
     m_running = true;
-    m_cancelled = std::make_shared<bool>(false);
+    m_cancelled = std::make_shared<std::atomic_bool>(false);
     m_log.clear();
     QPointer<Workspace> w = m_workspace;
     const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), standard, m_cancelled,
@@ -53,7 +53,9 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
         auto picture = std::make_shared<CompareResult>(*outcome.stats);
         if (outcome.walk) // the round walked back, measured
             mergeExact(*picture, *outcome.walk);
-        if (!outcome.fusedChain) // a fused chain's unfused measure is the evidence, not what the program computes
+        // a fused chain's unfused measure is the evidence, not what the program computes; a
+        // product found by its replay is already in the picture
+        if (!outcome.fusedChain && outcome.tensors != outcome.stats)
             mergeExact(*picture, *outcome.tensors);
         w->showMetrics(std::move(picture));
     }

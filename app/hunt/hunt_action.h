@@ -39,7 +39,7 @@ private:
 
     QPointer<Workspace> m_workspace;
     bool m_running = false;
-    std::shared_ptr<bool> m_cancelled; // the running hunt's
+    std::shared_ptr<std::atomic_bool> m_cancelled; // the running hunt's
     QStringList m_log;
 };
 

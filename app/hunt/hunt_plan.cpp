@@ -607,8 +607,16 @@ QString stepProducts(const QString &rounds)
         .arg(roundsText(rounds));
 }
 
-QString productsWithinBounds(int replayed, int skipped)
+QString productsWithinBounds(int replayed, int skipped, const QString &failed)
 {
+    if (!failed.isEmpty())
+        return HuntText::tr("replay: the test's matrix products could not be replayed (%1): what follows rests on ggml's "
+                            "budgets alone")
+            .arg(failed);
+    if (replayed == 0)
+        return HuntText::tr("replay: none of the test's matrix products could be replayed (llmscope opcheck on %1 says "
+                            "why): what follows rests on ggml's budgets alone")
+            .arg(testProductsDir());
     QString s = HuntText::tr("replay: each of the test's %n matrix product(s) is within its bound on the inputs it was given",
                              nullptr, replayed);
     if (skipped > 0)

@@ -91,8 +91,9 @@ QString stepOutputs(const llmscope::CompareResult &statsResult, const QString &r
 // fault (a feature never written is 1/2048 of a 2048-wide product's power).
 QString testProductsDir();
 QString stepProducts(const QString &rounds);
-// Every product within its bound: how many were replayed, and how many could not be.
-QString productsWithinBounds(int replayed, int skipped);
+// Every product within its bound: how many were replayed, and how many could not be (failed:
+// why none could).
+QString productsWithinBounds(int replayed, int skipped, const QString &failed);
 // A product within ggml's budget whose kernel is wrong on its own inputs: said before the end.
 QString productWrongWithinBudget();
 // The weights whose quantization costs most, by the NMSE their ops add (three, in words).

@@ -162,23 +162,20 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                 products = followingTokens(products, golden);
             auto productsRun = steps.dump(Side::Test, products, dir.absoluteFilePath(testProductsDir()));
             const QString productsDump = co_await productsRun;
-            auto replaying = replayProducts(productsDump);
+            auto replaying = replayProducts(productsDump, steps.cancelled);
             const ProductsReplayed replayedProducts = co_await replaying;
-            const OpResult *op = nullptr;
-            if (replayedProducts.wrong)
-                for (const OpResult &o : out.stats->ops)
-                    if (o.round == replayedProducts.wrong->round && testId(o) == replayedProducts.wrong->opId)
-                        op = &o;
-            if (op) {
+            if (replayedProducts.cancelled)
+                throw Cancelled{};
+            if (const auto wrong = firstWrong(replayedProducts, *out.stats)) {
                 steps.say(productWrongWithinBudget(), -1);
                 out.tensors = out.stats;
-                out.replay = *replayedProducts.wrong;
-                end(Outcome::End::Found, found(*out.stats, *op));
-                steps.say(replayed(*out.stats, *out.replay, *op), -1);
+                out.replay = wrong->first;
+                end(Outcome::End::Found, found(*out.stats, wrong->second));
+                steps.say(replayed(*out.stats, *out.replay, wrong->second), -1);
                 steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
                 co_return out;
             }
-            steps.say(productsWithinBounds(replayedProducts.judged, replayedProducts.skipped), -1);
+            steps.say(productsWithinBounds(replayedProducts.judged, replayedProducts.skipped, replayedProducts.failed), -1);
         }
         if (out.stats->firstDivergent < 0) {
             unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats), rounds);

@@ -28,6 +28,9 @@ struct Steps {
     // A line to show: step 1..kSteps starts one; 0 a conclusion; kFailedEnd the conclusion of a
     // hunt that failed or was cancelled; -1 a detail under it.
     std::function<void(const QString &text, int step)> say;
+    // Whether the user cancelled, asked between two pieces of work a worker thread does (the
+    // products' replay); callable from any thread. Empty: never.
+    std::function<bool()> cancelled;
     static constexpr int kFailedEnd = -2;
 };
 

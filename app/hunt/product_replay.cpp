@@ -4,13 +4,10 @@
 
 #include <QCoroFuture>
 
-#include <cstdlib>
-
 #include "job_pool.h"
 #ifdef LLMSCOPE_GGML_REPLAY
 #include "opcheck/ggml_cpu_replay.h"
 #endif
-#include "util/text.h"
 
 using namespace llmscope;
 
@@ -18,38 +15,54 @@ namespace hunt {
 
 QStringList productsArgs(const QString &rounds)
 {
-    // mul_mat: MUL_MAT and MUL_MAT_ID; kernel: the backend that ran each (its paths)
-    return {"--type", "model", "tensor", "kernel", "-opname", "mul_mat", "-er", rounds, "-tiling"};
+    // mul_mat: MUL_MAT and MUL_MAT_ID; kernel: the backend that ran each (its paths); the
+    // weights read from their model files, not written again
+    return {"--type", "model", "tensor", "kernel", "-opname", "mul_mat", "-er", rounds, "-tiling", "--weights-in-model"};
 }
 
-QCoro::Task<ProductsReplayed> replayProducts(QString testDump)
+QCoro::Task<ProductsReplayed> replayProducts(QString testDump, std::function<bool()> cancelled)
 {
-    auto running = QtConcurrent::run(jobPool(), [testDump] {
-        OpcheckOptions o;
-        o.input = testDump.toStdString();
-        o.opNames = "mul_mat";
-#ifdef LLMSCOPE_GGML_REPLAY
-        o.cpuReplay = opcheck::ggmlCpuReplay;
-#endif
-        // "2_31" before "10_2": an id's numbers in order
-        const auto position = [](const std::string &id) {
-            std::vector<long> n;
-            for (const std::string &part : split(id, '_'))
-                n.push_back(std::strtol(part.c_str(), nullptr, 10));
-            return n;
-        };
+    auto running = QtConcurrent::run(jobPool(), [testDump, cancelled] {
         ProductsReplayed out;
-        for (const OpcheckRow &r : runOpcheck(o).rows) {
-            out.judged += isJudged(r.verdict);
-            out.skipped += r.verdict == Verdict::Skip || r.verdict == Verdict::Error;
-            if (r.verdict == Verdict::Fail &&
-                (!out.wrong || r.round < out.wrong->round ||
-                 (r.round == out.wrong->round && position(r.opId) < position(out.wrong->opId))))
-                out.wrong = r;
+        try {
+            OpcheckOptions o;
+            o.input = testDump.toStdString();
+            o.opNames = "mul_mat";
+#ifdef LLMSCOPE_GGML_REPLAY
+            o.cpuReplay = opcheck::ggmlCpuReplay;
+#endif
+            const auto go = [&cancelled](uint64_t, uint64_t) { return !cancelled || !cancelled(); };
+            for (const OpcheckRow &r : runOpcheck(o, go).rows) {
+                out.judged += isJudged(r.verdict);
+                out.skipped += r.verdict == Verdict::Skip || r.verdict == Verdict::Error;
+                if (r.verdict == Verdict::Fail)
+                    out.wrong.push_back(r);
+            }
+        } catch (const std::exception &e) {
+            out.cancelled = cancelled && cancelled();
+            out.failed = QString::fromUtf8(e.what());
         }
         return out;
     });
     co_return co_await running;
+}
+
+std::optional<std::pair<OpcheckRow, OpResult>> firstWrong(const ProductsReplayed &r, const CompareResult &c)
+{
+    if (r.wrong.empty())
+        return std::nullopt;
+    for (const OpResult &op : c.ops) // the comparison's order: rounds, then the graph
+        for (const OpcheckRow &row : r.wrong)
+            if (op.round == row.round && (op.myOpId.empty() ? op.opId : op.myOpId) == row.opId)
+                return std::pair{row, op};
+    const OpcheckRow &row = r.wrong.front(); // an op the comparison did not pair: named from its row
+    OpResult op;
+    op.opId = row.opId;
+    op.round = row.round;
+    op.name = row.opName;
+    op.opType = row.opType;
+    op.passed = true;
+    return std::pair{row, op};
 }
 
 } // namespace hunt

@@ -22,7 +22,7 @@ class StepsText {
 
 // One `llmscope dump` run of side with these options, live in the window; its dump folder.
 QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args, QString out,
-                          std::shared_ptr<bool> cancelled)
+                          std::shared_ptr<std::atomic_bool> cancelled)
 {
     QDir(out).removeRecursively(); // this step's dump, made afresh
     std::vector<std::string> words{"--exec", joinCommand(side.command)};
@@ -57,7 +57,7 @@ QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args
 // Two dumps compared in the workspace (shown in the window); the result.
 QCoro::Task<std::shared_ptr<const CompareResult>> compare(QPointer<Workspace> w, QString golden, QString test,
                                                          std::optional<Standard> standard,
-                                                         std::shared_ptr<bool> cancelled)
+                                                         std::shared_ptr<std::atomic_bool> cancelled)
 {
     if (!w)
         throw hunt::Cancelled{};
@@ -73,7 +73,7 @@ QCoro::Task<std::shared_ptr<const CompareResult>> compare(QPointer<Workspace> w,
 } // namespace
 
 hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<Standard> standard,
-                 std::shared_ptr<bool> cancelled, std::function<void(const QString &text, int step)> say)
+                 std::shared_ptr<std::atomic_bool> cancelled, std::function<void(const QString &text, int step)> say)
 {
     QPointer<Workspace> ws(w);
     hunt::Steps steps;
@@ -82,10 +82,11 @@ hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<Sta
     };
     steps.compare = [ws, standard, cancelled](QString g, QString t) { return compare(ws, g, t, standard, cancelled); };
     steps.say = std::move(say);
+    steps.cancelled = [cancelled] { return cancelled->load(); };
     return steps;
 }
 
-void cancel(Workspace *w, const std::shared_ptr<bool> &cancelled)
+void cancel(Workspace *w, const std::shared_ptr<std::atomic_bool> &cancelled)
 {
     if (!cancelled || *cancelled)
         return;

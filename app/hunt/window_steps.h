@@ -5,6 +5,7 @@
 #pragma once
 #include <QPointer>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,8 +27,8 @@ namespace windowsteps {
 // Steps that launch golden and test in w, compare in w by standard (the engine's when unset)
 // and say through say; each throws hunt::Cancelled once *cancelled is set.
 hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<llmscope::Standard> standard,
-                 std::shared_ptr<bool> cancelled, std::function<void(const QString &text, int step)> say);
+                 std::shared_ptr<std::atomic_bool> cancelled, std::function<void(const QString &text, int step)> say);
 // Sets *cancelled and stops what runs in w: the program, the comparison.
-void cancel(Workspace *w, const std::shared_ptr<bool> &cancelled);
+void cancel(Workspace *w, const std::shared_ptr<std::atomic_bool> &cancelled);
 
 } // namespace windowsteps

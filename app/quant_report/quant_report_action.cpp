@@ -25,7 +25,7 @@ QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString
         co_return false;
     }
     m_running = true;
-    m_cancelled = std::make_shared<bool>(false);
+    m_cancelled = std::make_shared<std::atomic_bool>(false);
     QPointer<QuantReportAction> self(this);
     const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), Standard::Engine,
                                                 m_cancelled, [self](const QString &text, int step) {

@@ -8,6 +8,7 @@
 
 #include <QCoroTask>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -36,7 +37,7 @@ signals:
 private:
     QPointer<Workspace> m_workspace;
     bool m_running = false;
-    std::shared_ptr<bool> m_cancelled; // the running report's
+    std::shared_ptr<std::atomic_bool> m_cancelled; // the running report's
     std::optional<llmscope::QuantReport> m_report;
     QString m_folder;
 };

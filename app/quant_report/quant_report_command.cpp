@@ -27,7 +27,10 @@ Which weights a quantized model loses its accuracy through, and which to keep in
   2. runs test (the quantized model) the same way, consuming golden's tokens round by round
      (--follow-tokens), so that both see the same inputs however their choices differ,
   3. compares them: each weight is read from both programs' model files,
-  4. ranks the weights and writes DIR/quant_report.json, DIR/quant_report.csv and
+  4. where every operation is within its budget, runs test once more and replays each matrix
+     product on its own inputs (llmscope opcheck): a kernel that is wrong is named in a note,
+     its error the kernel's and not its weight's quantization,
+  5. ranks the weights and writes DIR/quant_report.json, DIR/quant_report.csv and
      DIR/tensor-types.txt (llama-quantize's --tensor-type lines, for
      llmscope-make-model --tensor-types or llama-quantize).
 

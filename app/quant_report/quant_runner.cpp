@@ -88,21 +88,22 @@ QCoro::Task<Outcome> run(hunt::Steps steps, QString folder, QString rounds, Quan
         auto comparing = steps.compare(g, t);
         out.comparison = co_await comparing;
         writeCompareReports(*out.comparison, dir.absoluteFilePath(QStringLiteral("compare")).toStdString());
-        steps.say(stepText(4), 4);
         QString kernelEnglish;
         if (out.comparison->firstDivergent < 0) { // beyond a budget, the comparison says which op already
+            steps.say(stepText(4), 4);
             auto productsRun = steps.dump(hunt::Side::Test, hunt::followingTokens(hunt::productsArgs(rounds), g),
                                           dir.absoluteFilePath(QStringLiteral("test-products")));
             const QString products = co_await productsRun;
-            auto replaying = hunt::replayProducts(products);
-            if (const auto wrong = (co_await replaying).wrong) {
-                // its label as the comparison gives it ("1_2 Qcur-0 (MUL_MAT)")
-                QString label = QString::fromStdString(wrong->opId + " (" + wrong->opType + ")");
-                for (const OpResult &op : out.comparison->ops)
-                    if (op.round == wrong->round && (op.myOpId.empty() ? op.opId : op.myOpId) == wrong->opId)
-                        label = QString::fromStdString(op.label());
-                out.kernelWrong = kernelWrongWords(*wrong, label, false);
-                kernelEnglish = kernelWrongWords(*wrong, label, true);
+            auto replaying = hunt::replayProducts(products, steps.cancelled);
+            const hunt::ProductsReplayed replayed = co_await replaying;
+            if (replayed.cancelled)
+                throw hunt::Cancelled{};
+            if (!replayed.failed.isEmpty())
+                throw Error("the test's matrix products could not be replayed: " + replayed.failed.toStdString());
+            if (const auto wrong = hunt::firstWrong(replayed, *out.comparison)) {
+                const QString label = QString::fromStdString(wrong->second.label());
+                out.kernelWrong = kernelWrongWords(wrong->first, label, false);
+                kernelEnglish = kernelWrongWords(wrong->first, label, true);
             }
         }
         steps.say(stepText(5), 5);

@@ -91,6 +91,8 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
 {
     if (a == "--kv-cache") {
         o.kvCache = true;
+    } else if (a == "--weights-in-model") {
+        o.weightsInModel = true;
     } else if (a == "--keep-fusion") {
         o.keepFusion = true;
     } else if (a == "--no-fusion") {
@@ -201,6 +203,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(!o.configFile.empty(), "-config", o.configFile);
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
+    opt(o.weightsInModel, "--weights-in-model");
     opt(o.keepFusion, "--keep-fusion");
     opt(o.noFusion, "--no-fusion");
     opt(o.checkObserver, "--check-observer");
@@ -237,6 +240,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_DEVICE"] = o.devices;
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
+    env["LLMSCOPE_WEIGHTS_IN_MODEL"] = o.weightsInModel ? "1" : "0";
     env["LLMSCOPE_KEEP_FUSION"] = o.keepFusion ? "1" : "0";
     if (o.noFusion) // the backends' own switches, as a user sets them (the CUDA one as llama.cpp names it)
         for (const char *k : {"GGML_CPU_DISABLE_FUSION", "GGML_VK_DISABLE_FUSION", "GGML_CUDA_DISABLE_FUSION"})
@@ -319,6 +323,9 @@ msit llm dump's options:
 llmscope's own:
   --kv-cache              also dump the KV cache and views of it, whole (large); without it
                           each write into the cache is dumped as the rows it wrote there
+  --weights-in-model      a weight read from a model file is described, not written: opcheck
+                          reads it from that file (the probe notes the files ggml's loader
+                          opens); a dump of a large model's products then holds activations
   --keep-fusion           leave the chains the backend fuses whole, as it runs unobserved:
                           each is read at its last op only (its inner results never reach
                           memory), whose inputs are the chain's; llmscope/fusion/ names each

@@ -29,6 +29,7 @@ struct DumpOptions {
     std::string logLevel = "info";      // -l
     // llmscope's own
     bool kvCache = false;               // --kv-cache
+    bool weightsInModel = false;        // --weights-in-model
     bool keepFusion = false;            // --keep-fusion: fused chains read at their last op only
     bool noFusion = false;              // --no-fusion: the backends' own fusion switches off
     bool checkObserver = false;         // --check-observer: a second run observing nothing, compared

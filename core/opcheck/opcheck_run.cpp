@@ -56,6 +56,9 @@ std::string withoutData(const std::string &path)
     if (why == "unreadable_buffer")
         return "lies in memory the probe cannot read as stored (a weight in ggml's repacked CPU layout): replay "
                "the op where its weights are plain, on a device backend";
+    if (why == "in_model_file")
+        return "lies in its model file (--weights-in-model: described, not written), and no model file the program "
+               "loaded holds it";
     return "was dumped without its data (--type stats writes none)";
 }
 
@@ -606,7 +609,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
         if (t.hasData)
             continue;
         const std::string why = withoutData(t.path);
-        if (!chain && why.rfind("lies in memory", 0) == 0 && i < weightNames.size() && !weightNames[i].empty()) {
+        const bool inFile = why.rfind("lies in memory", 0) == 0 || why.rfind("lies in its model file", 0) == 0;
+        if (!chain && inFile && i < weightNames.size() && !weightNames[i].empty()) {
             try {
                 fromModel[i] = weightFromModels(models, weightNames[i], t);
             } catch (const Error &) {

@@ -591,7 +591,7 @@ private slots:
         QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "no kernel adds error beyond what quantization explains in round 0"),
                  qPrintable(stock.err));
         QVERIFY2(stock.err.contains(QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within )"
-                                                       R"(its bound on the inputs it was given\n)")),
+                                                       R"(its bound on the inputs it was given)")),
                  qPrintable(stock.err));
     }
 

@@ -72,6 +72,17 @@ class TstOpcheckRuns : public QObject {
         return r.code == 0 ? onlyDump(out) : QString();
     }
 
+    // A two-layer model of arch quantized to type, made once; empty when it cannot be made.
+    QString quantizedModel(const QString &arch, const QString &type)
+    {
+        const QString f32 = m_dir.path() + "/" + arch + "-f32.gguf", model = m_dir.path() + "/" + arch + "-" + type + ".gguf";
+        if (!QFile::exists(f32) && !engine::makeModel(kBin, {"--arch", arch, "--out", f32, "--layers", "2"}))
+            return {};
+        if (!QFile::exists(model) && !engine::makeModel(kBin, {"--quantize", type, "--in", f32, "--out", model}))
+            return {};
+        return model;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -525,10 +536,8 @@ private slots:
         QFETCH(QString, type);
         QFETCH(QString, op);
         QFETCH(QString, dotType);
-        const QString f32 = m_dir.path() + "/" + arch + "-f32.gguf", model = m_dir.path() + "/" + arch + "-" + type + ".gguf";
-        if (!QFile::exists(f32))
-            QVERIFY(engine::makeModel(kBin, {"--arch", arch, "--out", f32, "--layers", "2"}));
-        QVERIFY(engine::makeModel(kBin, {"--quantize", type, "--in", f32, "--out", model}));
+        const QString model = quantizedModel(arch, type);
+        QVERIFY(!model.isEmpty());
         // --no-repack: ggml's plain CPU kernels, on every machine (not AMX's or the repacked layouts)
         const QString out = m_dir.path() + "/kq-" + arch + "-" + type;
         auto r = llmscopeRun({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + model + " -n 2 --no-repack",
@@ -544,6 +553,72 @@ private slots:
             held += row["precision_standard"].toString().contains("activations quantized to " + dotType);
         }
         QVERIFY2(held >= 2, qPrintable(QString("%1 products held to the %2 reference").arg(held).arg(dotType)));
+    }
+
+    // --weights-in-model: the products' weights described, not written (the hunt's and the
+    // quantization report's replay of a large model's products), and read back from the model
+    // file the program loaded: every product replayed and within its bound, the dump a fraction
+    // of one with the weights; with the file gone, each product skipped, saying why.
+    void weightsLeftToTheModelFile_data()
+    {
+        QTest::addColumn<QString>("arch");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<QString>("op");
+        QTest::newRow("q4_1") << "llama" << "q4_1" << "mul_mat";
+        QTest::newRow("experts q8_0") << "qwen3moe" << "q8_0" << "mul_mat_id";
+    }
+    void weightsLeftToTheModelFile()
+    {
+        QFETCH(QString, arch);
+        QFETCH(QString, type);
+        QFETCH(QString, op);
+        const QString model = quantizedModel(arch, type);
+        QVERIFY(!model.isEmpty());
+        const QString program = kBin + "/llmscope-sample-generate -m " + model + " -n 2 --no-repack";
+        auto bytes = [](const QString &dir) {
+            qint64 n = 0;
+            QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                it.next();
+                n += it.fileInfo().isSymLink() ? 0 : it.fileInfo().size();
+            }
+            return n;
+        };
+        auto dumped = [&](const QString &name, const QStringList &more) {
+            const QString out = m_dir.path() + "/" + name;
+            const auto d = llmscopeRun(QStringList{"dump", "--exec", program, "--type", "tensor", "kernel", "-tiling", "-opname",
+                                                   op, "-er", "0,0", "-o", out} + more);
+            if (d.code != 0)
+                qWarning("%s", qPrintable(d.err));
+            return d.code == 0 ? onlyDump(out) : QString();
+        };
+        const QString with = dumped("wm-with-" + arch, {}), left = dumped("wm-left-" + arch, {"--weights-in-model"});
+        QVERIFY(!with.isEmpty() && !left.isEmpty());
+        QVERIFY2(bytes(left) * 2 < bytes(with), qPrintable(QString("%1 against %2 bytes").arg(bytes(left)).arg(bytes(with))));
+        int described = 0;
+        QDirIterator it(left, {"intensor0.bin"}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const BinFileInfo f = readBinFile(it.next().toStdString());
+            described += f.tensor.attr("llmscope_skipped").value_or("") == "in_model_file" && f.tensor.data.empty();
+        }
+        QVERIFY2(described >= 2, qPrintable(QString::number(described)));
+        const QString checks = m_dir.path() + "/wm-check-" + arch;
+        auto r = llmscopeRun({"opcheck", "-i", left, "-opname", op, "-o", checks});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        int fromModel = 0, rows = 0;
+        for (const auto &v : report(checks)["rows"].toArray()) {
+            const QJsonObject row = v.toObject();
+            ++rows;
+            QVERIFY2(row["precision_result"].toString() == "PASS", qPrintable(row["fail_reason"].toString()));
+            QVERIFY2(row["precision_standard"].toString().contains("activations quantized to q8_"),
+                     qPrintable(row["precision_standard"].toString())); // ggml's CPU kernel's own reference
+            fromModel += !row["weights_from_model"].toString().isEmpty();
+        }
+        QVERIFY2(rows >= 2 && fromModel == rows, qPrintable(QString("%1 of %2").arg(fromModel).arg(rows)));
+        QVERIFY(QFile::rename(model, model + ".away"));
+        r = llmscopeRun({"opcheck", "-i", left, "-opname", op, "-o", checks + "-away"});
+        QVERIFY(QFile::rename(model + ".away", model));
+        QVERIFY2(r.err.contains("--weights-in-model"), qPrintable(r.err));
     }
 
     // What opcheck cannot do is refused with its reason, and exits 2.
