@@ -542,6 +542,34 @@ private slots:
                  qPrintable(QString("rounding: adds %1, budget %2").arg(q->ownNmse).arg(q->budget)));
     }
 
+    // The experts' products (MUL_MAT_ID) of a q8_0 mixture-of-experts model: the fault gives a
+    // token's last chosen expert the previous slot's activations in the down projection. Found
+    // there, and its replay, held to what ggml's CPU kernel computes for each expert (q8_0
+    // activations, exact integer dots), names the kernel; ggml's own kernel on the same inputs is
+    // within that bound. The stock backend against itself rebuilt: nothing departs.
+    void aFaultInTheExpertsProductsIsBlamedOnItsKernel()
+    {
+        const QString f32 = m_dir.path() + "/moe-f32.gguf", q8 = m_dir.path() + "/moe-q8_0.gguf";
+        QVERIFY(engine::makeModel(kBin, {"--arch", "qwen3moe", "--out", f32, "--layers", "2"}));
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", f32, "--out", q8}));
+        auto sample = [&](const QString &backend) {
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
+                   q8 + " -n 3 -t 4 --no-repack";
+        };
+        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("experts-slot"), "-o",
+                                               m_dir.path() + "/hunt-experts-slot"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_\d+ ffn_moe_down-0 \(MUL_MAT_ID\) in )"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of \d+ )"
+                                                   R"(elements beyond the bound, the largest [0-9.]+ times it; ggml's CPU kernel on )"
+                                                   R"(the same inputs: 0\.\d+ times the bound)")),
+                 qPrintable(r.err));
+        const auto stock = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("stock"), "-o",
+                                                   m_dir.path() + "/hunt-experts-stock"});
+        QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "every operation is within its budget in every round"),
+                 qPrintable(stock.err));
+    }
+
     // A quantized test against its float golden: ggml's budgets for the pair carry the weights'
     // quantization error, and the chunk-row fault's unwritten feature (1/2048 of Qcur-0) hides
     // under them, so every op is within its budget, and before this the hunt put the test's

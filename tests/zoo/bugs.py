@@ -227,6 +227,16 @@ BUGS = {
     },
     # The control: RMS_NORM sums its squares in float instead of double. Rounding only: a
     # correct backend that sums differently.
+    # The experts' products (MUL_MAT_ID) of a token's last chosen expert read the activations of
+    # the slot before it, where each slot has its own (the down projection, after each expert's
+    # gate and up): the right weights meet the wrong row (the kind of the row-mapping bugs the
+    # experts' gathered products have had).
+    "experts-slot": {
+        "file": "ggml/src/ggml-cpu/ggml-cpu.c",
+        "old": "                const int64_t  i11 = id % ne11;\n",
+        "new": "                const int64_t  i11 = (id - (ne11 > 1 && id == ne11 - 1)) % ne11;\n",
+        "about": "MUL_MAT_ID: a token's last chosen expert meets the previous slot's activations (the experts' down projection)",
+    },
     "control-rounding": {
         "file": "ggml/src/ggml-cpu/ops.cpp",
         "old": "                ggml_float sum = 0.0;\n                // worth switching to explicit SIMD?\n                for (int64_t i00 = 0; i00 < ne00; i00++) {\n                    sum += (ggml_float)(x[i00] * x[i00]);",
