@@ -277,6 +277,16 @@ void Probe::noteContext(std::vector<std::string> settings)
     }
 }
 
+void Probe::noteSampler(std::string setting)
+{
+    std::lock_guard lock(m_statusMutex);
+    auto &s = m_status.sampling;
+    if (s.size() < ProbeStatus::kSamplingListed && std::find(s.begin(), s.end(), setting) == s.end()) {
+        s.push_back(std::move(setting));
+        m_statusDirty = true;
+    }
+}
+
 void Probe::noteStateCopy(StateCopy copy)
 {
     std::lock_guard lock(m_statusMutex);

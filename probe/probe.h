@@ -161,6 +161,7 @@ public:
     void noteBackends(const std::vector<std::string> &names); // from any thread: backends that computed a dumped round
     void noteStateCopy(StateCopy copy); // from any thread: a copy into the KV cache outside any graph
     void noteContext(std::vector<std::string> settings); // from any thread: what a new graph says of its context
+    void noteSampler(std::string setting); // from any thread: a sampler the program made (sampling.cpp)
 
 private:
     Probe();

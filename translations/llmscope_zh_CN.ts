@@ -254,6 +254,14 @@
         <source>, </source>
         <translation>、</translation>
     </message>
+    <message>
+        <source>sampling</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>sampler %1</source>
+        <translation>采样器 %1</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleView</name>

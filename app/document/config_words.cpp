@@ -22,6 +22,7 @@ QString groupName(const std::string &g)
                                         QT_TRANSLATE_NOOP("ConfigWords", "hardware"),
                                         QT_TRANSLATE_NOOP("ConfigWords", "run"),
                                         QT_TRANSLATE_NOOP("ConfigWords", "context"),
+                                        QT_TRANSLATE_NOOP("ConfigWords", "sampling"),
                                         QT_TRANSLATE_NOOP("ConfigWords", "model files")};
     const QString t = translated(names, g);
     return t.isEmpty() ? QString::fromStdString(g) : t;
@@ -59,6 +60,9 @@ QString keyName(const std::string &k)
     static const QRegularExpression device(QStringLiteral("^device (.+)$"));
     if (const auto m = device.match(key); m.hasMatch())
         return QCoreApplication::translate("ConfigWords", "device %1").arg(m.captured(1));
+    static const QRegularExpression sampler(QStringLiteral("^sampler (\\d+)$"));
+    if (const auto m = sampler.match(key); m.hasMatch())
+        return QCoreApplication::translate("ConfigWords", "sampler %1").arg(m.captured(1));
     static const QRegularExpression prompt(QStringLiteral("^prompt tokens \\(round (\\d+)\\)$"));
     if (const auto m = prompt.match(key); m.hasMatch())
         return QCoreApplication::translate("ConfigWords", "prompt tokens (round %1)").arg(m.captured(1));

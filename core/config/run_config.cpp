@@ -22,7 +22,8 @@ namespace llmscope {
 namespace {
 
 const char *const kEnvironment = "environment", *const kLibraries = "libraries", *const kHardware = "hardware",
-                  *const kRun = "run", *const kContext = "context", *const kModels = "model files";
+                  *const kRun = "run", *const kContext = "context", *const kSampling = "sampling",
+                  *const kModels = "model files";
 
 std::string baseName(const std::string &path)
 {
@@ -137,7 +138,7 @@ void addModel(std::vector<ConfigItem> &items, size_t n, const std::string &path)
 
 const std::vector<std::string> &configGroups()
 {
-    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun, kContext, kModels};
+    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun, kContext, kSampling, kModels};
     return groups;
 }
 
@@ -200,6 +201,8 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
         items.push_back({kContext, setting.substr(0, eq), eq == std::string::npos ? "" : setting.substr(eq + 1),
                          "read from the program's graphs"});
     }
+    for (size_t i = 0; i < s.sampling.size(); ++i) // llama.cpp's samplers, where the program used them
+        items.push_back({kSampling, "sampler " + std::to_string(i + 1), s.sampling[i], "llama_sampler_init_*"});
     for (size_t i = 0; i < s.models.size(); ++i)
         addModel(items, i + 1, s.models[i]);
     return c;

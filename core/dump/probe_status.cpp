@@ -53,7 +53,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"state_copies_dropped", s.stateCopiesDropped},
                      {"working_directory", s.workingDirectory}, {"objects", objects},
                      {"devices", devices}, {"cpu_features", s.cpuFeatures}, {"ggml_version", s.ggmlVersion},
-                     {"cpu_threads", s.cpuThreads}, {"context", s.context}};
+                     {"cpu_threads", s.cpuThreads}, {"context", s.context}, {"sampling", s.sampling}};
     return j.dump(1) + "\n";
 }
 
@@ -126,6 +126,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.cpuFeatures = j.value("cpu_features", std::vector<std::string>{});
         s.ggmlVersion = j.value("ggml_version", std::string());
         s.context = j.value("context", std::vector<std::string>{});
+        s.sampling = j.value("sampling", std::vector<std::string>{});
         if (j.contains("cpu_threads"))
             s.cpuThreads = jsonIntegers<int>(j.at("cpu_threads"), where + "cpu_threads");
         return s;

@@ -82,6 +82,10 @@ struct ProbeStatus {
     // What the graphs say of the context: flash attention, the KV cache's types, cells and
     // streams ("KV cache K type=f16"), from the latest graph that reads the cache.
     std::vector<std::string> context;
+    // The samplers the program made through llama.cpp (llama_sampler_init_*), each setting once,
+    // in the order first made ("top_k 40", "temp 0.8", "dist seed 42"); at most kSamplingListed.
+    std::vector<std::string> sampling;
+    static constexpr size_t kSamplingListed = 32;
     std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
     static constexpr size_t kStateCopiesListed = 4096;
     uint64_t stateCopiesDropped = 0;    // copies made past that, not listed

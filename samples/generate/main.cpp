@@ -31,6 +31,8 @@ const char *kUsage =
     "                 without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use Mesa's software device\n"
     "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
     "  --no-repack  weights as the file holds them: no extra buffer types (ggml's CPU repacking, AMX)\n"
+    "  --temp T [--top-k K] [--seed S]  sample through llama.cpp's samplers (top_k K, temp T, dist S)\n"
+    "                 instead of taking the most likely token [greedy; K 40, S 42]\n"
     "  -ctk TYPE, -ctv TYPE  the KV cache's key and value types [f16]: f32, f16, bf16, q8_0, q4_0\n"
     "  --context-shift T:N  before decoding generated token T, a context shift as llama.cpp's tools do\n"
     "                 when the context fills: the N cells after the first are dropped and the later ones\n"
@@ -169,6 +171,9 @@ int main(int argc, char **argv)
     int shiftToken = -1, shiftCells = 0;
     int copyToken = -1;
     bool copyStreams = false;
+    float temp = -1;
+    int topK = 40;
+    uint32_t seed = 42;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> const char * {
@@ -188,6 +193,9 @@ int main(int argc, char **argv)
         else if (a == "--logits") printLogits = true;
         else if (a == "--device") device = value();
         else if (a == "--no-repack") repack = false;
+        else if (a == "--temp") temp = float(std::atof(value()));
+        else if (a == "--top-k") topK = std::atoi(value());
+        else if (a == "--seed") seed = uint32_t(std::strtoul(value(), nullptr, 10));
         else if (a == "-ctk" || a == "-ctv") {
             const std::string t = value();
             const ggml_type type = t == "f32" ? GGML_TYPE_F32 : t == "f16" ? GGML_TYPE_F16 : t == "bf16" ? GGML_TYPE_BF16
@@ -356,13 +364,26 @@ int main(int argc, char **argv)
     one.n_seq_id[0] = 1;
     one.logits[0] = true;
     llama_seq_id sequence = 0;
+    // --temp: llama.cpp's sampler chain, as its tools build one
+    llama_sampler *chain = nullptr;
+    if (temp >= 0) {
+        chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+        if (topK > 0)
+            llama_sampler_chain_add(chain, llama_sampler_init_top_k(topK));
+        llama_sampler_chain_add(chain, llama_sampler_init_temp(temp));
+        llama_sampler_chain_add(chain, llama_sampler_init_dist(seed));
+    }
     const auto t1 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) {
         const float *logits = llama_get_logits_ith(ctx, -1);
         int best = 0;
-        for (int v = 1; v < nVocab; ++v)
-            if (logits[v] > logits[best])
-                best = v;
+        if (chain) {
+            best = llama_sampler_sample(chain, ctx, -1);
+        } else {
+            for (int v = 1; v < nVocab; ++v)
+                if (logits[v] > logits[best])
+                    best = v;
+        }
         out.push_back(best);
         if (i + 1 == n) {
             last.assign(logits, logits + nVocab);
@@ -453,6 +474,8 @@ int main(int argc, char **argv)
         std::printf("\n");
     }
     llama_batch_free(one);
+    if (chain)
+        llama_sampler_free(chain);
     llama_free(ctx);
     llama_model_free(m);
     llama_backend_free();

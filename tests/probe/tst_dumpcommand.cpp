@@ -1082,6 +1082,29 @@ private slots:
         QCOMPARE(k.code, 1);
         QVERIFY2(k.out.contains("\ncontext\n  KV cache K type\n    golden: f16\n    test:   q8_0\n"), qPrintable(k.out));
         QVERIFY2(!k.out.contains("prompt tokens"), qPrintable(k.out)); // the same prompt
+        // the samplers the program made through llama.cpp, in order; none where it takes the most
+        // likely token by itself
+        QVERIFY(s.sampling.empty());
+        const QString sampled = dump("sampled", "-t 1 --temp 0.7 --top-k 20 --seed 5", "1"),
+                      warmer = dump("warmer", "-t 1 --temp 0.9 --top-k 20 --seed 5", "1");
+        QVERIFY(!sampled.isEmpty() && !warmer.isEmpty());
+        QCOMPARE(readProbeStatuses(sampled.toStdString()).front().sampling,
+                 (std::vector<std::string>{"top_k 20", "temp 0.7", "dist seed 5"}));
+        { // the samplers are the program's, passed through: the tokens it samples are its own
+            auto tokensOf = [](const QString &out) { return out.section("\ntokens:", 1, 1).section('\n', 0, 0); };
+            QProcess plain;
+            plain.start("/bin/sh", {"-c", gen("-t 1 --temp 0.7 --top-k 20 --seed 5")});
+            QVERIFY(plain.waitForFinished(60000) && plain.exitCode() == 0);
+            const Run probed = runLlmscope({"dump", "--exec", gen("-t 1 --temp 0.7 --top-k 20 --seed 5"), "--type", "stats",
+                                            "-o", m_dir.path() + "/config-sampled-again"});
+            const QString want = tokensOf("\n" + QString::fromUtf8(plain.readAllStandardOutput()));
+            QVERIFY2(!want.isEmpty() && tokensOf("\n" + probed.out) == want, qPrintable(probed.out + " against" + want));
+        }
+        const Run t = runLlmscope({"config-diff", sampled, warmer});
+        QCOMPARE(t.code, 1);
+        QVERIFY2(t.out.contains("sampling 1 (sampler 2)") && t.out.contains("\nsampling\n  sampler 2\n    golden: temp 0.7\n    "
+                                                                           "test:   temp 0.9\n"),
+                 qPrintable(t.out));
         { // a variable the user names is recorded too
             auto env = QProcessEnvironment::systemEnvironment();
             env.insert("OMP_NUM_THREADS", "1");
