@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buffer_pool.h"
+#include "config/driver_version.h"
 #include "dump/dump_layout.h"
 #include "kv_rows.h"
 #include "tensor/stats.h"
@@ -308,6 +309,17 @@ void WriterThread::execute(Job &job)
             s.linked = m_writer.tensorsLinked();
             s.nanInfRounds = m_nanInfRounds;
             s.nanInfFirst = m_nanInfFirst;
+            // a device driver's version, read here once (Mesa states it in its library's bytes,
+            // tens of MB): never on the program's thread
+            for (LoadedObject &o : s.objects) {
+                const size_t slash = o.path.rfind('/');
+                if (!isDriverLibrary(slash == std::string::npos ? o.path : o.path.substr(slash + 1)))
+                    continue;
+                auto [at, added] = m_drivers.try_emplace(o.path);
+                if (added)
+                    at->second = driverVersion(o.path);
+                o.driver = at->second;
+            }
             // The tensor index is closed before the status says the run is finished: a reader
             // that sees the status finished finds the index whole.
             if (s.finished)

@@ -144,6 +144,7 @@ private:
     uint64_t m_nanInfRounds = 0;      // the writer thread's
     int64_t m_nanInfLastRound = -1;
     std::vector<std::string> m_nanInfFirst;
+    std::map<std::string, std::string> m_drivers; // a driver library's path: its version (the writer's alone)
     std::vector<std::optional<StatisticRowParts>> m_rowParts;
     std::unordered_map<uint64_t, std::optional<TensorStats>> m_weightStats; // weights: computed once
     RoundWritten m_roundWritten;

@@ -262,6 +262,10 @@
         <source>sampler %1</source>
         <translation>采样器 %1</translation>
     </message>
+    <message>
+        <source>driver %1</source>
+        <translation>驱动 %1</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleView</name>

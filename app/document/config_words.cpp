@@ -60,6 +60,9 @@ QString keyName(const std::string &k)
     static const QRegularExpression device(QStringLiteral("^device (.+)$"));
     if (const auto m = device.match(key); m.hasMatch())
         return QCoreApplication::translate("ConfigWords", "device %1").arg(m.captured(1));
+    static const QRegularExpression driver(QStringLiteral("^driver (.+)$"));
+    if (const auto m = driver.match(key); m.hasMatch())
+        return QCoreApplication::translate("ConfigWords", "driver %1").arg(m.captured(1));
     static const QRegularExpression sampler(QStringLiteral("^sampler (\\d+)$"));
     if (const auto m = sampler.match(key); m.hasMatch())
         return QCoreApplication::translate("ConfigWords", "sampler %1").arg(m.captured(1));

@@ -173,6 +173,9 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
         items.push_back({kHardware, "device " + d.name,
                          d.description + (d.type.empty() ? "" : ", " + d.type) + (d.memory ? ", " + mib(d.memory) : ""),
                          {}});
+    for (const LoadedObject &o : s.objects) // a device driver's version, as it states it
+        if (!o.driver.empty())
+            items.push_back({kHardware, "driver " + baseName(o.path), o.driver, o.path});
     if (!s.cpuFeatures.empty()) {
         std::string f;
         for (const std::string &x : s.cpuFeatures)

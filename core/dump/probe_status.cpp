@@ -31,7 +31,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
                           {"first_differing", c.firstDiffering}});
     nlohmann::json objects = nlohmann::json::array(), devices = nlohmann::json::array();
     for (const LoadedObject &o : s.objects)
-        objects.push_back({{"path", o.path}, {"bytes", o.bytes}, {"build_id", o.buildId}});
+        objects.push_back({{"path", o.path}, {"bytes", o.bytes}, {"build_id", o.buildId}, {"driver", o.driver}});
     for (const BackendDevice &d : s.devices)
         devices.push_back({{"name", d.name}, {"description", d.description}, {"type", d.type}, {"memory", d.memory}});
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
@@ -117,7 +117,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
             for (const auto &o : j.at("objects"))
                 s.objects.push_back({o.at("path").get<std::string>(),
                                      jsonInteger<uint64_t>(o.at("bytes"), where + "objects: bytes"),
-                                     o.at("build_id").get<std::string>()});
+                                     o.at("build_id").get<std::string>(), o.value("driver", std::string())});
         if (j.contains("devices"))
             for (const auto &d : j.at("devices"))
                 s.devices.push_back({d.at("name").get<std::string>(), d.at("description").get<std::string>(),

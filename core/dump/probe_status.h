@@ -28,6 +28,7 @@ struct LoadedObject {
     std::string path;
     uint64_t bytes = 0;  // its file's size; 0 when unreadable
     std::string buildId; // the ELF build id in hex, "-" without one
+    std::string driver;  // a device driver's version as it states it (config/driver_version.h), else empty
 };
 
 // A device ggml's registry offers (ggml_backend_dev_*): its name ("Vulkan0"), its description

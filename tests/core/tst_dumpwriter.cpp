@@ -134,7 +134,7 @@ private slots:
         s.stateCopies.clear();
         // the run's configuration back as written (llmscope config-diff reads it)
         s.workingDirectory = "/srv/model";
-        s.objects = {LoadedObject{"/usr/lib/libvulkan_lvp.so", 6918024, "24e14f"}};
+        s.objects = {LoadedObject{"/usr/lib/libvulkan_lvp.so", 6918024, "24e14f", "Mesa 22.3.6"}};
         s.devices = {BackendDevice{"Vulkan0", "llvmpipe (LLVM 15.0.6, 256 bits)", "GPU", uint64_t(2) << 30}};
         s.cpuFeatures = {"AVX2=1", "F16C=1"};
         s.cpuThreads = {1, 4};
@@ -145,6 +145,7 @@ private slots:
             QCOMPARE(c.objects[0].path, std::string("/usr/lib/libvulkan_lvp.so"));
             QCOMPARE(c.objects[0].bytes, uint64_t(6918024));
             QCOMPARE(c.objects[0].buildId, std::string("24e14f"));
+            QCOMPARE(c.objects[0].driver, std::string("Mesa 22.3.6"));
             QCOMPARE(c.devices.size(), size_t(1));
             QCOMPARE(c.devices[0].description, std::string("llvmpipe (LLVM 15.0.6, 256 bits)"));
             QCOMPARE(c.devices[0].memory, uint64_t(2) << 30);

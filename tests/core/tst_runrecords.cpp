@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/observer_check.h"
+#include "config/driver_version.h"
 #include "config/run_config.h"
 #include "dump/probe_status.h"
 #include "util/atomic_file.h"
@@ -231,14 +232,14 @@ private slots:
         s.rounds = 4;
         s.command = {"llama-cli", "-m", "model.gguf", "-p", "a prompt"};
         s.environment = {"GGML_VK_DISABLE_FUSION=1", "OMP_NUM_THREADS=4"};
-        s.objects = {{"/lib/libggml-base.so", 100, "aa"}, {"/lib/libvulkan_lvp.so", 200, "bb"}};
+        s.objects = {{"/lib/libggml-base.so", 100, "aa", ""}, {"/lib/libvulkan_lvp.so", 200, "bb", "Mesa 22.3.6"}};
         s.devices = {{"Vulkan0", "llvmpipe", "GPU", uint64_t(1) << 31}};
         s.cpuThreads = {4};
         s.models = {(a + "/model.gguf").toStdString()};
         ProbeStatus t = s;
         t.pid = 11;
         t.environment = {"OMP_NUM_THREADS=4"};
-        t.objects = {{"/opt/libggml-base.so", 100, "aa"}, {"/lib/libvulkan_lvp.so", 200, "cc"}};
+        t.objects = {{"/opt/libggml-base.so", 100, "aa", ""}, {"/lib/libvulkan_lvp.so", 200, "cc", "Mesa 23.0.1"}};
         t.cpuThreads = {1};
         t.models = {(b + "/model.gguf").toStdString()};
         writeFileAtomic((a + "/llmscope/10.json").toStdString(), writeProbeStatus(s));
@@ -249,20 +250,22 @@ private slots:
             said << QString::fromStdString(x.group + "/" + x.key);
         // the same library at another path is the same build; the driver of another build is not
         QCOMPARE(said, QStringList({"environment/GGML_VK_DISABLE_FUSION", "libraries/libvulkan_lvp.so",
-                                    "run/CPU threads", "model files/model 1 digest"}));
+                                    "hardware/driver libvulkan_lvp.so", "run/CPU threads", "model files/model 1 digest"}));
         QCOMPARE(int(d.differences[0].kind), int(ConfigDifference::Kind::OnlyA));
         QCOMPARE(d.a.pid, int64_t(10));
         const std::string summary = configDiffSummary(d);
-        QVERIFY2(summary.rfind("4 of ", 0) == 0 && summary.find("environment 1 (GGML_VK_DISABLE_FUSION)") != std::string::npos,
+        QVERIFY2(summary.rfind("5 of ", 0) == 0 && summary.find("environment 1 (GGML_VK_DISABLE_FUSION)") != std::string::npos,
                  summary.c_str());
         const auto j = nlohmann::json::parse(configDiffJson(d));
         QCOMPARE(j["differences_by_group"]["run"].get<int>(), 1);
-        QCOMPARE(j["differences"].size(), size_t(4));
+        QCOMPARE(j["differences"].size(), size_t(5));
         QVERIFY(configDiffText(d).find("    test:   1\n") != std::string::npos); // the threads, each side
         // the same run twice: nothing differs
         const ConfigDiff same = diffConfigs(readRunConfig(a.toStdString()), readRunConfig(a.toStdString()));
         QVERIFY(same.differences.empty());
         QCOMPARE(configDiffSummary(same), "no setting differs among " + std::to_string(same.compared));
+        QVERIFY(configDiffText(d).find("  driver libvulkan_lvp.so\n    golden: Mesa 22.3.6\n    test:   Mesa 23.0.1\n") !=
+                std::string::npos);
         // a folder without a status says what to do
         try {
             readRunConfig(m_dir.path().toStdString() + "/nothing-here");
@@ -270,6 +273,32 @@ private slots:
         } catch (const Error &e) {
             QVERIFY2(QString(e.what()).contains("neither a dump folder"), e.what());
         }
+    }
+
+    // A driver's version as it states it: NVIDIA's in its file name, Mesa's in its bytes (found
+    // across the reader's chunks); none from a library that states none.
+    void aDriversVersionIsReadFromItsLibrary()
+    {
+        const QString dir = m_dir.path() + "/drivers";
+        QVERIFY(QDir().mkpath(dir));
+        auto file = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir + "/" + name);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        QByteArray mesa((1 << 20) - 6, '\x7f'); // "Mesa 22.3.6" across the first megabyte's end
+        mesa += QByteArray("Mesa 22.3.6\0more", 16) + QByteArray(1000, '\0');
+        file("libvulkan_lvp.so", mesa);
+        file("libcuda.so.550.54.15", "elf");
+        using namespace std::string_literals; // bytes with zeros in them
+        file("libvulkan_radeon.so", QByteArray::fromStdString("Mesa is here, no version\0Mesa 22.H\x01Mesa 22.\x02"s));
+        file("libvulkan_intel.so", QByteArray::fromStdString("Mesa 22.\x90Mesa 24.1.0-devel\0"s));
+        QVERIFY(isDriverLibrary("libvulkan_lvp.so") && isDriverLibrary("libcuda.so.1") && !isDriverLibrary("libggml-base.so"));
+        QCOMPARE(driverVersion((dir + "/libvulkan_lvp.so").toStdString()), std::string("Mesa 22.3.6"));
+        QCOMPARE(driverVersion((dir + "/libcuda.so.550.54.15").toStdString()), std::string("550.54.15"));
+        QCOMPARE(driverVersion((dir + "/libvulkan_radeon.so").toStdString()), std::string()); // bytes, not versions
+        QCOMPARE(driverVersion((dir + "/libvulkan_intel.so").toStdString()), std::string("Mesa 24.1.0-devel"));
+        QCOMPARE(driverVersion((dir + "/no-such.so").toStdString()), std::string());
     }
 };
 
