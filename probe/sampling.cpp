@@ -12,7 +12,6 @@
 #include "probe.h"
 
 struct llama_sampler;
-struct llama_vocab;
 
 namespace llmscope::probe {
 namespace {
@@ -45,10 +44,12 @@ using namespace llmscope::probe;
 #define LLMSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
 // Each: forward, then note. A missing real function (cannot happen in a program that calls it
-// through llama.cpp) gives no sampler, as llama.cpp would give none on failure. The parameters
-// are this llama.cpp's (include/llama.h of the bundle); every one is passed in a register, so a
-// program built against another version still gets exactly what it passed, and only the note
-// could misread it.
+// through llama.cpp) gives no sampler, as llama.cpp would give none on failure. Only the
+// constructors whose parameters have not changed since llama.cpp's sampler API began (2024) are
+// wrapped: a wrapper passes on exactly the parameters it declares, so one whose signature moved
+// between versions (penalties, and grammar's strings) would hand a program built against another
+// version something else than it passed. Those, and the later xtc and top_n_sigma, are not
+// recorded.
 #define LLMSCOPE_SAMPLER(NAME, PARAMS, ARGS, WORDS)                                                                   \
     LLMSCOPE_EXPORT llama_sampler *llama_sampler_init_##NAME PARAMS                                                   \
     {                                                                                                                  \
@@ -70,19 +71,8 @@ LLMSCOPE_SAMPLER(typical, (float p, size_t min_keep), (p, min_keep),
 LLMSCOPE_SAMPLER(temp, (float t), (t), "temp " + num(t))
 LLMSCOPE_SAMPLER(temp_ext, (float t, float delta, float exponent), (t, delta, exponent),
                  "temp_ext " + num(t) + " delta " + num(delta) + " exponent " + num(exponent))
-LLMSCOPE_SAMPLER(xtc, (float p, float t, size_t min_keep, uint32_t seed), (p, t, min_keep, seed),
-                 "xtc probability " + num(p) + " threshold " + num(t) + " min_keep " + std::to_string(min_keep) +
-                     " seed " + std::to_string(seed))
-LLMSCOPE_SAMPLER(top_n_sigma, (float n), (n), "top_n_sigma " + num(n))
 LLMSCOPE_SAMPLER(mirostat, (int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m),
                  (n_vocab, seed, tau, eta, m),
                  "mirostat seed " + std::to_string(seed) + " tau " + num(tau) + " eta " + num(eta) + " m " + std::to_string(m))
 LLMSCOPE_SAMPLER(mirostat_v2, (uint32_t seed, float tau, float eta), (seed, tau, eta),
                  "mirostat_v2 seed " + std::to_string(seed) + " tau " + num(tau) + " eta " + num(eta))
-LLMSCOPE_SAMPLER(penalties, (int32_t n_vocab, int32_t last_n, float repeat, float freq, float present),
-                 (n_vocab, last_n, repeat, freq, present),
-                 "penalties last_n " + std::to_string(last_n) + " repeat " + num(repeat) + " frequency " + num(freq) +
-                     " presence " + num(present))
-LLMSCOPE_SAMPLER(grammar, (const llama_vocab *vocab, const char *str, const char *root), (vocab, str, root),
-                 "grammar root " + std::string(root ? root : "") + " (" + std::to_string(str ? std::char_traits<char>::length(str) : 0) +
-                     " characters)")

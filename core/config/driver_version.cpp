@@ -1,8 +1,13 @@
 #include "config/driver_version.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <climits>
+#include <cstdlib>
 #include <vector>
 
 namespace llmscope {
@@ -11,6 +16,12 @@ namespace {
 bool startsWith(const std::string &s, const char *p)
 {
     return s.rfind(p, 0) == 0;
+}
+
+std::string baseOf(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // "550.54.15" after ".so.": a version of at least three parts, digits and dots only
@@ -24,7 +35,13 @@ std::string versionInName(const std::string &base)
     return digits && std::count(v.begin(), v.end(), '.') >= 2 ? v : std::string();
 }
 
-// "22.3.6", "24.1" or "24.1.0-devel": two or three numbers, and a suffix of letters and digits
+// A character of a version as distributions write Mesa's: 23.2.1-1ubuntu3.1~22.04.2, 24.1.2-arch1.1
+bool versionChar(char c)
+{
+    return std::isalnum((unsigned char)c) || c == '.' || c == '-' || c == '+' || c == '~';
+}
+
+// "22.3.6", "24.1" or "24.1.0-devel": two or three numbers, then a suffix after a dash
 bool isVersion(const std::string &v)
 {
     size_t i = 0, parts = 0;
@@ -43,45 +60,55 @@ bool isVersion(const std::string &v)
     if (parts < 2)
         return false;
     if (i < v.size() && v[i] == '-' && i + 1 < v.size())
-        return std::all_of(v.begin() + std::ptrdiff_t(i) + 1, v.end(), [](char c) { return std::isalnum((unsigned char)c); });
+        return std::all_of(v.begin() + std::ptrdiff_t(i) + 1, v.end(), versionChar);
     return i == v.size();
 }
 
-// "Mesa 22.3.6" (or "Mesa 24.1.0-devel") where the bytes hold one
+// "Mesa 22.3.6" (or "Mesa 24.1.0-devel") where a regular file's bytes hold one. Opened without
+// blocking (a path that is no longer the library may be a FIFO), read to its size or 512 MiB.
 std::string mesaVersionIn(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return {};
-    constexpr size_t kChunk = size_t(1) << 20, kKeep = 64;
-    constexpr uint64_t kMost = uint64_t(512) << 20;
-    static const std::string mark = "Mesa ";
-    std::vector<char> buf;
-    uint64_t read = 0;
-    while (in && read < kMost) {
-        const size_t kept = buf.size();
-        buf.resize(kept + kChunk);
-        in.read(buf.data() + kept, std::streamsize(kChunk));
-        const size_t got = size_t(in.gcount());
-        buf.resize(kept + got);
-        read += got;
-        for (auto it = std::search(buf.begin(), buf.end(), mark.begin(), mark.end()); it != buf.end();
-             it = std::search(it + 1, buf.end(), mark.begin(), mark.end())) {
-            auto v = it + std::ptrdiff_t(mark.size());
-            std::string version;
-            while (v != buf.end() && (std::isalnum((unsigned char)*v) || *v == '.' || *v == '-') && version.size() < 32)
-                version += *v++;
-            if (v == buf.end() && got == kChunk)
-                break; // cut by the chunk: read on
-            if (isVersion(version))
-                return mark + version;
+    struct stat st{};
+    std::string found;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        constexpr size_t kChunk = size_t(1) << 20, kKeep = 64;
+        const uint64_t most = std::min<uint64_t>(uint64_t(st.st_size), uint64_t(512) << 20);
+        static const std::string mark = "Mesa ";
+        std::vector<char> buf;
+        uint64_t read = 0;
+        while (found.empty() && read < most) {
+            const size_t kept = buf.size(), want = size_t(std::min<uint64_t>(kChunk, most - read));
+            buf.resize(kept + want);
+            const ssize_t got = ::read(fd, buf.data() + kept, want);
+            if (got <= 0)
+                break;
+            buf.resize(kept + size_t(got));
+            read += uint64_t(got);
+            const bool more = read < most;
+            for (auto it = std::search(buf.begin(), buf.end(), mark.begin(), mark.end()); it != buf.end();
+                 it = std::search(it + 1, buf.end(), mark.begin(), mark.end())) {
+                auto v = it + std::ptrdiff_t(mark.size());
+                std::string version;
+                while (v != buf.end() && versionChar(*v) && version.size() < 48)
+                    version += *v++;
+                if (v == buf.end() && more)
+                    break; // cut by the chunk: the kept tail carries it into the next
+                while (!version.empty() && version.back() == '.') // a sentence's full stop
+                    version.pop_back();
+                if (isVersion(version)) {
+                    found = mark + version;
+                    break;
+                }
+            }
+            if (buf.size() > kKeep)
+                buf.erase(buf.begin(), buf.end() - std::ptrdiff_t(kKeep));
         }
-        if (got == 0)
-            break;
-        if (buf.size() > kKeep) // the tail carries a mark cut by the chunk into the next
-            buf.erase(buf.begin(), buf.end() - std::ptrdiff_t(kKeep));
     }
-    return {};
+    ::close(fd);
+    return found;
 }
 
 } // namespace
@@ -89,16 +116,20 @@ std::string mesaVersionIn(const std::string &path)
 bool isDriverLibrary(const std::string &base)
 {
     return startsWith(base, "libvulkan_") || startsWith(base, "libcuda.so") || startsWith(base, "libnvidia-") ||
-           startsWith(base, "libamdhip64.so") || startsWith(base, "libhsa-runtime64.so") || startsWith(base, "libze_intel");
+           startsWith(base, "libGLX_nvidia") || startsWith(base, "libamdhip64.so") || startsWith(base, "libhsa-runtime64.so") ||
+           startsWith(base, "libze_intel");
 }
 
 std::string driverVersion(const std::string &path)
 {
-    const size_t slash = path.rfind('/');
-    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (const std::string v = versionInName(base); !v.empty())
-        return v;
-    return mesaVersionIn(path);
+    // a link name (libcuda.so.1) leads to the file that carries the version (libcuda.so.550.54.15)
+    char resolved[PATH_MAX];
+    const std::string real = ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+    for (const std::string &p : {real, path})
+        if (const std::string v = versionInName(baseOf(p)); !v.empty())
+            return v;
+    // Mesa's drivers state theirs in their text; the others' bytes are not searched
+    return startsWith(baseOf(path), "libvulkan_") || startsWith(baseOf(real), "libvulkan_") ? mesaVersionIn(real) : std::string();
 }
 
 } // namespace llmscope

@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <vector>
 
@@ -299,6 +301,13 @@ private slots:
         QCOMPARE(driverVersion((dir + "/libvulkan_radeon.so").toStdString()), std::string()); // bytes, not versions
         QCOMPARE(driverVersion((dir + "/libvulkan_intel.so").toStdString()), std::string("Mesa 24.1.0-devel"));
         QCOMPARE(driverVersion((dir + "/no-such.so").toStdString()), std::string());
+        // as distributions build Mesa; NVIDIA's loaded under its link name; a FIFO is not waited on
+        file("libvulkan_dzn.so", QByteArray::fromStdString("x\0Mesa 23.2.1-1ubuntu3.1~22.04.2\0y"s));
+        QCOMPARE(driverVersion((dir + "/libvulkan_dzn.so").toStdString()), std::string("Mesa 23.2.1-1ubuntu3.1~22.04.2"));
+        QVERIFY(QFile::link(dir + "/libcuda.so.550.54.15", dir + "/libcuda.so.1"));
+        QCOMPARE(driverVersion((dir + "/libcuda.so.1").toStdString()), std::string("550.54.15"));
+        QCOMPARE(::mkfifo((dir + "/libvulkan_fifo.so").toLocal8Bit().constData(), 0600), 0);
+        QCOMPARE(driverVersion((dir + "/libvulkan_fifo.so").toStdString()), std::string());
     }
 };
 

@@ -268,13 +268,11 @@ private slots:
                                         "ggml_backend_sched_set_eval_callback", "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy",
                                         "gguf_init_from_file",
                                         // llama.cpp's sampler constructors (sampling.cpp)
-                                        "llama_sampler_init_dist", "llama_sampler_init_grammar",
-                                        "llama_sampler_init_greedy", "llama_sampler_init_min_p",
-                                        "llama_sampler_init_mirostat", "llama_sampler_init_mirostat_v2",
-                                        "llama_sampler_init_penalties", "llama_sampler_init_temp",
+                                        "llama_sampler_init_dist", "llama_sampler_init_greedy",
+                                        "llama_sampler_init_min_p", "llama_sampler_init_mirostat",
+                                        "llama_sampler_init_mirostat_v2", "llama_sampler_init_temp",
                                         "llama_sampler_init_temp_ext", "llama_sampler_init_top_k",
-                                        "llama_sampler_init_top_n_sigma", "llama_sampler_init_top_p",
-                                        "llama_sampler_init_typical", "llama_sampler_init_xtc",
+                                        "llama_sampler_init_top_p", "llama_sampler_init_typical",
                                         "llmscope_probe_begin_round",
                                         "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
                                         "llmscope_probe_version", "llmscope_probe_wants", "munmap"}));
