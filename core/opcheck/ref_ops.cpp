@@ -438,25 +438,28 @@ const char *quantizedStandard(const std::string &t)
 }
 
 // Whose kernel computed a product of quantized weights (the kernel CSV's backend): ggml's CPU
-// one, ggml-vulkan's, or another's or not known. ggml-cuda's paths differ in their details
-// (MMVQ's block sums of the raw activations, MMQ's layouts), and other backends are not modelled:
-// those keep the bound of 8-bit operands, which calls no correct kernel wrong.
-enum class ProductKernel { Cpu, Vulkan, Other };
+// one, ggml-vulkan's, ggml-cuda's ("CUDA0"), or another's or not known. Other backends (ROCm's
+// and MUSA's builds of ggml-cuda included, whose fast paths differ) are not modelled: those keep
+// the bound of 8-bit operands, which calls no correct kernel wrong.
+enum class ProductKernel { Cpu, Vulkan, Cuda, Other };
 ProductKernel productKernel(const nlohmann::json &param)
 {
     const auto b = param.is_object() ? param.find("backend") : param.end();
     if (!param.is_object() || b == param.end() || !b->is_string())
         return ProductKernel::Other;
     const std::string name = b->get<std::string>();
-    return name == "CPU" ? ProductKernel::Cpu : name.rfind("Vulkan", 0) == 0 ? ProductKernel::Vulkan : ProductKernel::Other;
+    return name == "CPU"                     ? ProductKernel::Cpu
+           : name.rfind("Vulkan", 0) == 0 ? ProductKernel::Vulkan
+           : name.rfind("CUDA", 0) == 0   ? ProductKernel::Cuda
+                                            : ProductKernel::Other;
 }
 
 // The ways ggml's kernels compute a product of quantized weights with float32 activations:
-// the CPU's (activations quantized to the weights' dot type), and ggml-vulkan's three:
-// matrix-vector kernels on weights dequantized to float32 (mul_mat_vec); MMVQ and MMQ on
-// activations quantized to q8_1 (32 a block, d and the block's sum d sum(q) as float16), where
-// the device has integer dot products; matrix kernels on float16 tiles (mul_mm, float16 or
-// float32 sums), where it has float16.
+// the CPU's (activations quantized to the weights' dot type), and a device's three:
+// weights dequantized to float32 (Vulkan's mul_mat_vec, CUDA's cuBLAS in float32); activations
+// quantized to q8_1 (32 a block, d as float16: Vulkan's and CUDA's MMVQ and MMQ), where the
+// device has integer dot products; float16 tiles (Vulkan's mul_mm with float16 or float32 sums,
+// CUDA's cuBLAS in float16), where it has float16.
 enum class ProductPath { Cpu, Float32, Q8_1, Float16 };
 
 // Block types a q8_1 kernel offsets by the activations' block sum (mul_mat_vecq_funcs.glsl,
@@ -473,36 +476,69 @@ bool scaleInHalf(const std::string &t)
     return t.size() == 4 && t[0] == 'q' && t[2] == '_' && t[3] == 'K';
 }
 
-std::string pathWords(ProductPath p, const std::string &t)
+// ggml-cuda's q8_1 kernels (vecdotq.cuh, mmq.cuh, quantize.cu) differ from Vulkan's in two ways.
+// The block sum an offset meets is the raw activations' sum, float16 of sum(x), where MMVQ
+// offsets q4_0, q5_0, q4_1 and q5_1 and MMQ (its DS4 and D2S6 layouts) q4_0, q4_1, q5_1, q4_K,
+// q5_K, q2_K (per 16) and iq1_s; MMVQ's K-quants meet the quantized sum, q5_0's MMQ subtracts its
+// 16 in integers. So the q8_1 path's value is sum(w q) and each block's offset o adds o (sum(q) -
+// sum(x)): not known without the block's bytes, it is bounded by the block's largest |w| times
+// that difference (the reference quantizer sets o so; both sums' rounding included), which holds
+// whichever kernel ran. And where the device multiplies in float16 (FAST_FP16: q4_1's and q5_1's
+// dm ds; MMQ's K-quant d sc and dmin m, then times ds), each block's scale product rounds twice
+// in float16: 2 u16 sum((|w| + o)|q|), and 2 u16 |o s|.
+int64_t cudaSumBlock(const std::string &t)
 {
+    static const std::set<std::string> s{"q4_0", "q5_0", "q4_1", "q5_1", "q4_K", "q5_K", "iq1_s"};
+    return t == "q2_K" ? 16 : s.count(t) ? 32 : 0;
+}
+bool cudaScalesInHalf(const std::string &t)
+{
+    return t == "q4_1" || t == "q5_1" || (t.size() == 4 && t[0] == 'q' && t[2] == '_' && t[3] == 'K');
+}
+
+std::string pathWords(ProductPath p, const std::string &t, ProductKernel kernel)
+{
+    const bool cuda = kernel == ProductKernel::Cuda;
     switch (p) {
     case ProductPath::Cpu: return quantizedStandard(t);
     case ProductPath::Float32:
-        return "Vulkan's matrix-vector kernel on weights dequantized to float32 (mul_mat_vec): "
-               "|error| <= ((k + 4) u32 + 16 u) sum|w x|";
+        return std::string(cuda ? "CUDA's cuBLAS product on weights dequantized to float32"
+                                : "Vulkan's matrix-vector kernel on weights dequantized to float32 (mul_mat_vec)") +
+               ": |error| <= ((k + 4) u32 + 16 u) sum|w x|";
     case ProductPath::Q8_1:
+        if (cuda)
+            return std::string("CUDA's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
+                               "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
+                   (cudaSumBlock(t) ? " + max|w| (|sum q - sum x| + 2^-10 |sum x|) a block (offsets meet the raw "
+                                      "activations' float16 sum)"
+                                    : "") +
+                   (cudaScalesInHalf(t) ? " + 2 u16 sum((|w| + o)|q|) (scales multiplied in float16)" : "");
         return std::string("Vulkan's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
                (usesBlockSum(t) ? " + 2^-10 |offset s| a block" : "") + (scaleInHalf(t) ? " + u16 sum|w q|" : "");
     case ProductPath::Float16:
-        return "Vulkan's matrix kernel on float16 tiles (weights dequantized to float16, activations rounded to float16, "
-               "sums in float16 or float32: mul_mm): |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 "
-               "+ 16 u) sum|w x| (S_j: the sum of the first j products; six standard deviations of float16 sums' rounding)";
+        return std::string(cuda ? "CUDA's cuBLAS product in float16 (weights dequantized to float16, activations "
+                                  "rounded to float16, float16 sums)"
+                                : "Vulkan's matrix kernel on float16 tiles (weights dequantized to float16, activations "
+                                  "rounded to float16, sums in float16 or float32: mul_mm)") +
+               ": |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 + 16 u) sum|w x| (S_j: the sum of the first j "
+               "products; six standard deviations of float16 sums' rounding)";
     }
     return {};
 }
 
-// The paths a product may have taken: the CPU's where its kernel ran; Vulkan's three at every
+// The paths a product may have taken: the CPU's where its kernel ran; a device's three at every
 // shape (which one runs depends on the device's float16 and integer dot support, the rows of
-// activations, and a weight too large for one storage buffer, run by the matrix kernel); none
-// for another backend.
+// activations, a weight too large for one storage buffer, and on CUDA GGML_CUDA_FORCE_MMQ,
+// GGML_CUDA_FORCE_CUBLAS and GGML_CUDA_CUBLAS_COMPUTE_TYPE; its bfloat16 choice is not
+// modelled); none for another backend.
 std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t, int64_t k)
 {
     const int64_t block = activationBlock(t);
     std::vector<ProductPath> paths;
     if (kernel == ProductKernel::Cpu && block > 0 && k % block == 0)
         paths.push_back(ProductPath::Cpu);
-    if (kernel != ProductKernel::Vulkan)
+    if (kernel != ProductKernel::Vulkan && kernel != ProductKernel::Cuda)
         return paths;
     paths.push_back(ProductPath::Float32);
     if (k % 32 == 0)
@@ -515,8 +551,9 @@ std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t
 // an activation row, the activations quantized once a row where the path quantizes them.
 class PathDots {
 public:
-    PathDots(ProductPath path, std::string type, int64_t k, double uOut, const std::array<int64_t, 4> &ne)
-        : m_path(path), m_type(std::move(type)), m_k(k), m_uOut(uOut), m_r(shaped(ne))
+    PathDots(ProductPath path, ProductKernel kernel, std::string type, int64_t k, double uOut,
+             const std::array<int64_t, 4> &ne)
+        : m_path(path), m_kernel(kernel), m_type(std::move(type)), m_k(k), m_uOut(uOut), m_r(shaped(ne))
     {
     }
     void dot(const double *w, const double *x, int64_t xRow, size_t i)
@@ -528,6 +565,11 @@ public:
                 else
                     quantizeQ8_0(x, m_k, m_qx, m_tie); // q8_1's d and integers are q8_0's
                 m_quantized = xRow;
+            }
+            if (m_path == ProductPath::Q8_1 && m_kernel == ProductKernel::Cuda) {
+                quantizedDot(w, m_qx, m_tie, m_k, m_uOut, false, m_r, i);
+                m_r.bound[i] += cudaBlockSums(w, x);
+                return;
             }
             quantizedDot(w, m_qx, m_tie, m_k, m_uOut,
                          m_path == ProductPath::Cpu ? dotsWithQ8_1(m_type) : usesBlockSum(m_type), m_r, i);
@@ -560,7 +602,38 @@ public:
     }
 
 private:
+    // What CUDA's q8_1 kernels may add to sum(w q) (cudaSumBlock's comment): per block of its
+    // sums, the offset's meeting the raw activations' sum, and its scales' float16 products.
+    double cudaBlockSums(const double *w, const double *x) const
+    {
+        const int64_t n = cudaSumBlock(m_type);
+        const bool half = cudaScalesInHalf(m_type);
+        double extra = 0;
+        for (int64_t b = 0; b < m_k; b += (n ? n : m_k)) {
+            const int64_t end = n ? std::min(m_k, b + n) : m_k;
+            double o = 0, sq = 0, sx = 0, ax = 0, wq = 0;
+            for (int64_t j = b; j < end; ++j)
+                o = std::max(o, std::fabs(w[j]));
+            if (!n)
+                o = 0; // no offset: integers only
+            for (int64_t j = b; j < end; ++j) {
+                sq += m_qx[size_t(j)];
+                sx += x[j];
+                ax += std::fabs(x[j]);
+                wq += (std::fabs(w[j]) + o) * std::fabs(m_qx[size_t(j)]);
+            }
+            const double diff = std::fabs(sq - sx), s = std::fabs(sx) + diff;
+            if (n) // float32 sums of 32 (a tree: 5 roundings), float16 storage, the half products
+                extra += o * (diff + std::ldexp(1.01, -11) * s + 6 * std::ldexp(1.0, -24) * ax +
+                              (half ? 2 * std::ldexp(1.0, -11) * s : 0.0));
+            if (half)
+                extra += 2 * std::ldexp(1.0, -11) * wq;
+        }
+        return extra;
+    }
+
     ProductPath m_path;
+    ProductKernel m_kernel;
     std::string m_type;
     int64_t m_k;
     double m_uOut;
@@ -572,17 +645,18 @@ private:
 // A product of quantized weights along each of its paths (each(dots) visits every element):
 // one path is the reference; several are its paths, each standard naming the others.
 template <typename Each>
-Reference productOnPaths(const std::vector<ProductPath> &paths, const std::string &type, int64_t k, double uOut,
-                         const std::array<int64_t, 4> &ne, const std::string &suffix, Each each)
+Reference productOnPaths(const std::vector<ProductPath> &paths, ProductKernel kernel, const std::string &type, int64_t k,
+                         double uOut, const std::array<int64_t, 4> &ne, const std::string &suffix, Each each)
 {
     std::vector<Reference> refs;
     for (ProductPath p : paths) {
-        PathDots dots(p, type, k, uOut, ne);
+        PathDots dots(p, kernel, type, k, uOut, ne);
         each(dots);
-        std::string standard = pathWords(p, type);
+        std::string standard = pathWords(p, type, kernel);
         if (paths.size() > 1)
-            standard = "of the " + std::to_string(paths.size()) + " paths Vulkan's kernels may take, the one this output " +
-                       "fits best: " + standard;
+            standard = "of the " + std::to_string(paths.size()) + " paths " +
+                       (kernel == ProductKernel::Cuda ? "CUDA's" : "Vulkan's") +
+                       " kernels may take, the one this output fits best: " + standard;
         refs.push_back(dots.take(standard + suffix));
     }
     Reference r = refs.front();
@@ -614,7 +688,7 @@ std::optional<Reference> mulMat(const std::vector<RefTensor> &in, const std::arr
     if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
         const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k);
         if (!paths.empty())
-            return productOnPaths(paths, a.blockType, k, uOut, ne, "", [&](PathDots &dots) {
+            return productOnPaths(paths, kernel, a.blockType, k, uOut, ne, "", [&](PathDots &dots) {
                 forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
                     const int64_t row = (i3 * b.ne[2] + i2) * b.ne[1] + i1;
                     dots.dot(weightRow(i0, i2, i3), &b.v[size_t(row * k)], row, i);
@@ -668,7 +742,7 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
     if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
         const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k);
         if (!paths.empty())
-            return productOnPaths(paths, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
+            return productOnPaths(paths, kernel, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
                 each([&](const double *w, const double *x, int64_t row, size_t i) { dots.dot(w, x, row, i); });
             });
     }

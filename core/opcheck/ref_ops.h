@@ -45,9 +45,9 @@ struct Reference {
     // device kernels may do with float32 operands (Vulkan's and CUDA's matrix paths); empty
     // for other ops. An output within it, with no systematic error, is that rounding.
     std::vector<double> f16Noise;
-    // A product ggml's kernels may compute along several documented paths (Vulkan's product of
-    // quantized weights: weights dequantized to float32, activations quantized to q8_1, or
-    // float16 tiles): each path's own reference and bound. An output is judged by the path it
+    // A product ggml's kernels may compute along several documented paths (a Vulkan or CUDA
+    // product of quantized weights: weights dequantized to float32, activations quantized to
+    // q8_1, or float16 tiles): each path's own reference and bound. An output is judged by the path it
     // fits best (fittedPath); out and bound above are the first path's.
     std::vector<Reference> paths;
 };
@@ -60,8 +60,9 @@ const Reference &fittedPath(const Reference &ref, const RefTensor &out);
 // op_param.json "param" object), the output being outNe and of dtype outDtype; nullopt with
 // skip set when the op, or this use of it, is not replayed. A param "backend" (the kernel CSV's)
 // says whose kernel ran a product of quantized weights: "CPU", ggml's CPU one, computed as it
-// specifies (its activations quantized to the weights' dot type); "Vulkan0", ggml-vulkan's, whose
-// three documented paths are the reference's paths; another or none, a bound of 8-bit operands.
+// specifies (its activations quantized to the weights' dot type); "Vulkan0" or "CUDA0",
+// ggml-vulkan's or ggml-cuda's, whose three documented paths are the reference's paths; another
+// or none, a bound of 8-bit operands.
 std::optional<Reference> reference(const std::string &op, const nlohmann::json &param,
                                    const std::vector<RefTensor> &inputs, const std::array<int64_t, 4> &outNe,
                                    int32_t outDtype, std::string &skip);

@@ -253,8 +253,7 @@ private slots:
         QVERIFY2(worstRight <= 1, qPrintable(QString("a correct kernel at %1 of its bound").arg(worstRight)));
         QVERIFY2(worstWrong > 10, qPrintable(QString("the neighbour's scale only %1 of the bound").arg(worstWrong)));
         QVERIFY2(worstWrongGeneric < 1, qPrintable(QString("the generic bound: %1").arg(worstWrongGeneric))); // why it is needed
-        // a backend not modelled (CUDA's paths differ in their details), or one not known: the
-        // generic bound still
+        // a backend not known: the generic bound still
         QVERIFY(generic->paths.empty() && !QString::fromStdString(generic->standard).contains("q8_0"));
     }
 
@@ -400,6 +399,85 @@ private slots:
         QVERIFY2(fitted(*r, right) <= 1, qPrintable(QString::number(fitted(*r, right))));
         QVERIFY(QString::fromStdString(opcheck::fittedPath(*r, ref({rows, 1, 1, 1}, right)).standard).contains("quantized to q8_1"));
         QVERIFY2(fitted(*r, wrong) > 3, qPrintable(QString::number(fitted(*r, wrong))));
+    }
+
+    // CUDA's MMVQ (vecdotq.cuh) as it computes q4_0 and q4_1 at a model's width: the activations
+    // quantized as quantize.cu does (d = max|x| / 127, q = roundf(x / d), d and the raw sum(x)
+    // stored as float16); q4_0's block d4 (sumi d8 - 8 s), q4_1's sumi f16(d4 d8) + f16(m4 s) with
+    // float16 products (FAST_FP16). CUDA's q8_1 path holds the correct kernel, and a neighbour's
+    // scale fails it, which passed the 8-bit operands' bound CUDA had before.
+    void quantizedProductAsCudasKernelsComputeIt()
+    {
+        const int64_t k = 896, rows = 64, blocks = k / 32;
+        std::vector<double> x(static_cast<size_t>(k));
+        for (int64_t j = 0; j < k; ++j)
+            x[size_t(j)] = float(std::sin(0.37 * double(j)) + 0.3 * std::cos(0.011 * double(j * j)) + 0.05);
+        std::vector<int> qx(static_cast<size_t>(k));
+        std::vector<float> dx(static_cast<size_t>(blocks)), sx(static_cast<size_t>(blocks));
+        for (int64_t b = 0; b < blocks; ++b) {
+            float amax = 0, sum = 0;
+            for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
+                amax = std::max(amax, std::fabs(float(x[size_t(j)])));
+                sum += float(x[size_t(j)]);
+            }
+            const float d = amax / 127.0f;
+            for (int64_t j = b * 32; j < b * 32 + 32; ++j)
+                qx[size_t(j)] = amax == 0 ? 0 : int(std::round(float(x[size_t(j)]) / d));
+            dx[size_t(b)] = float(qfloat16(d));
+            sx[size_t(b)] = float(qfloat16(sum));
+        }
+        auto half = [](float v) { return float(qfloat16(v)); };
+        for (const std::string type : {"q4_0", "q4_1"}) {
+            const bool q41 = type == "q4_1";
+            std::vector<double> w(static_cast<size_t>(k * rows));
+            std::vector<int> nib(w.size());
+            std::vector<float> dw(static_cast<size_t>(rows * blocks)), mw(dw.size());
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t b = 0; b < blocks; ++b) {
+                    const size_t blk = size_t(r * blocks + b);
+                    dw[blk] = half(float(0.01 + 0.002 * double((r * 7 + b * 3) % 11)));
+                    mw[blk] = half(float(-0.09 - 0.01 * double((r + b) % 5)));
+                    for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
+                        const int q = int((j * 13 + r * 5) % 16);
+                        nib[size_t(r * k + j)] = q;
+                        w[size_t(r * k + j)] = q41 ? double(dw[blk] * float(q) + mw[blk]) : double(dw[blk]) * double(q - 8);
+                    }
+                }
+            auto mmvq = [&](bool neighbour) {
+                std::vector<double> out(static_cast<size_t>(rows));
+                for (int64_t r = 0; r < rows; ++r) {
+                    float acc = 0;
+                    for (int64_t b = 0; b < blocks; ++b) {
+                        int sumi = 0;
+                        for (int64_t j = b * 32; j < b * 32 + 32; ++j)
+                            sumi += nib[size_t(r * k + j)] * qx[size_t(j)];
+                        const size_t blk = size_t(r * blocks + (neighbour && b == blocks - 1 ? b - 1 : b));
+                        acc += q41 ? float(sumi) * half(dw[blk] * dx[size_t(b)]) + half(mw[blk] * sx[size_t(b)])
+                                   : dw[blk] * (float(sumi) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
+                    }
+                    out[size_t(r)] = acc;
+                }
+                return out;
+            };
+            RefTensor weight = ref({k, rows, 1, 1}, w, opcheck::kQuantizedDtype);
+            weight.blockType = type;
+            std::string skip;
+            const auto cuda = opcheck::reference("MUL_MAT", {{"backend", "CUDA0"}}, {weight, ref({k, 1, 1, 1}, x)},
+                                                 {rows, 1, 1, 1}, 0, skip);
+            const auto generic = opcheck::reference("MUL_MAT", nlohmann::json::object(), {weight, ref({k, 1, 1, 1}, x)},
+                                                    {rows, 1, 1, 1}, 0, skip);
+            QVERIFY2(cuda && generic, skip.c_str());
+            QCOMPARE(cuda->paths.size(), size_t(3));
+            const auto right = mmvq(false), wrong = mmvq(true);
+            const std::string path = opcheck::fittedPath(*cuda, ref({rows, 1, 1, 1}, right)).standard;
+            qInfo("%s CUDA MMVQ at k = %d: a correct kernel at %g of CUDA's q8_1 path's bound, the neighbour's scale at %g "
+                  "(%g of the 8-bit bound)",
+                  type.c_str(), int(k), fitted(*cuda, right), fitted(*cuda, wrong), fitted(*generic, wrong));
+            QVERIFY2(fitted(*cuda, right) <= 1, qPrintable(QString::number(fitted(*cuda, right))));
+            QVERIFY2(QString::fromStdString(path).contains("CUDA's kernels on activations quantized to q8_1"), path.c_str());
+            QVERIFY2(fitted(*generic, wrong) < 1, qPrintable(QString::number(fitted(*generic, wrong)))); // why it is needed
+            QVERIFY2(fitted(*cuda, wrong) > 3, qPrintable(QString::number(fitted(*cuda, wrong))));
+        }
     }
 
     // q4_1 (and q5_1) weights meet activations quantized to q8_1: q8_0's integers and scale, plus
