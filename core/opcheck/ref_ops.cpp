@@ -476,16 +476,23 @@ bool scaleInHalf(const std::string &t)
     return t.size() == 4 && t[0] == 'q' && t[2] == '_' && t[3] == 'K';
 }
 
-// ggml-cuda's q8_1 kernels (vecdotq.cuh, mmq.cuh, quantize.cu) differ from Vulkan's in two ways.
-// The block sum an offset meets is the raw activations' sum, float16 of sum(x), where MMVQ
-// offsets q4_0, q5_0, q4_1 and q5_1 and MMQ (its DS4 and D2S6 layouts) q4_0, q4_1, q5_1, q4_K,
-// q5_K, q2_K (per 16) and iq1_s; MMVQ's K-quants meet the quantized sum, q5_0's MMQ subtracts its
-// 16 in integers. So the q8_1 path's value is sum(w q) and each block's offset o adds o (sum(q) -
-// sum(x)): not known without the block's bytes, it is bounded by the block's largest |w| times
-// that difference (the reference quantizer sets o so; both sums' rounding included), which holds
-// whichever kernel ran. And where the device multiplies in float16 (FAST_FP16: q4_1's and q5_1's
-// dm ds; MMQ's K-quant d sc and dmin m, then times ds), each block's scale product rounds twice
-// in float16: 2 u16 sum((|w| + o)|q|), and 2 u16 |o s|.
+// ggml-cuda's q8_1 kernels (vecdotq.cuh, mmq.cuh, quantize.cu) differ from Vulkan's in four ways.
+// - The block sum an offset meets is the raw activations' sum, float16 of sum(x), where MMVQ
+//   offsets q4_0, q5_0, q4_1 and q5_1 and MMQ (its DS4 and D2S6 layouts) q4_0, q4_1, q5_1, q4_K,
+//   q5_K, q2_K (per 16) and iq1_s; MMVQ's K-quants meet the quantized sum, q5_0's MMQ subtracts
+//   its 16 in integers. So the value is sum(w q) and each block's offset o adds o (sum(q) -
+//   sum(x)). o is not in the dequantized weight: it is bounded by twice the block's largest |w|
+//   (four times for q2_K): ggml's quantizer puts o at that |w|, with an importance matrix up to
+//   1.5 times it (q2_K's up to 3), and both sums' rounding is included. That holds whichever
+//   kernel ran.
+// - MMQ's D4 layout (q8_0, q5_0, q3_K, q6_K, the i-quants) keeps the activations' d in float32
+//   while their integers were rounded with it: up to u16 sum|w q| from this path's float16 d.
+// - Where the device multiplies scales in float16 (FAST_FP16: q4_1's and q5_1's dm ds; MMQ's
+//   q2_K, q4_K and q5_K d sc and dmin m, then times ds; iq1_s's d and delta), each block's scale
+//   product rounds twice in float16: relatively 2 u16 sum((|w| + o)|q|) and 2 u16 |o s|, and, a
+//   product below float16's normal range, absolutely 2^-25 sum|n q| (n <= 31) and 2^-25 each.
+// - On Blackwell MXFP4 and NVFP4 activations are quantized to FP4 (mmq.cu's native FP4 path):
+//   not modelled, those keep the bound of 8-bit operands (productPaths).
 int64_t cudaSumBlock(const std::string &t)
 {
     static const std::set<std::string> s{"q4_0", "q5_0", "q4_1", "q5_1", "q4_K", "q5_K", "iq1_s"};
@@ -493,7 +500,8 @@ int64_t cudaSumBlock(const std::string &t)
 }
 bool cudaScalesInHalf(const std::string &t)
 {
-    return t == "q4_1" || t == "q5_1" || (t.size() == 4 && t[0] == 'q' && t[2] == '_' && t[3] == 'K');
+    static const std::set<std::string> s{"q4_1", "q5_1", "q2_K", "q4_K", "q5_K", "iq1_s"};
+    return s.count(t) != 0;
 }
 
 std::string pathWords(ProductPath p, const std::string &t, ProductKernel kernel)
@@ -509,10 +517,12 @@ std::string pathWords(ProductPath p, const std::string &t, ProductKernel kernel)
         if (cuda)
             return std::string("CUDA's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                                "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
-                   (cudaSumBlock(t) ? " + max|w| (|sum q - sum x| + 2^-10 |sum x|) a block (offsets meet the raw "
-                                      "activations' float16 sum)"
+                   " + u16 sum|w q| (MMQ's float32 activation scale)" +
+                   (cudaSumBlock(t) ? std::string(" + o (|sum q - sum x| + u16 (|sum x| + |sum q - sum x|)) a block, o = ") +
+                                          (t == "q2_K" ? "4" : "2") +
+                                          " max|w| (offsets meet the raw activations' float16 sum)"
                                     : "") +
-                   (cudaScalesInHalf(t) ? " + 2 u16 sum((|w| + o)|q|) (scales multiplied in float16)" : "");
+                   (cudaScalesInHalf(t) ? " + 2 u16 sum((|w| + o)|q|) + 2^-24 sum|n q| (scales multiplied in float16)" : "");
         return std::string("Vulkan's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
                (usesBlockSum(t) ? " + 2^-10 |offset s| a block" : "") + (scaleInHalf(t) ? " + u16 sum|w q|" : "");
@@ -538,7 +548,8 @@ std::vector<ProductPath> productPaths(ProductKernel kernel, const std::string &t
     std::vector<ProductPath> paths;
     if (kernel == ProductKernel::Cpu && block > 0 && k % block == 0)
         paths.push_back(ProductPath::Cpu);
-    if (kernel != ProductKernel::Vulkan && kernel != ProductKernel::Cuda)
+    if ((kernel != ProductKernel::Vulkan && kernel != ProductKernel::Cuda) ||
+        (kernel == ProductKernel::Cuda && (t == "mxfp4" || t == "nvfp4"))) // Blackwell's FP4 activations
         return paths;
     paths.push_back(ProductPath::Float32);
     if (k % 32 == 0)
@@ -562,8 +573,8 @@ public:
             if (xRow != m_quantized) {
                 if (m_path == ProductPath::Cpu)
                     quantizeActivations(m_type, x, m_k, m_qx, m_tie);
-                else
-                    quantizeQ8_0(x, m_k, m_qx, m_tie); // q8_1's d and integers are q8_0's
+                else // q8_1's d and integers are q8_0's (CUDA's MMQ keeping d in float32: cudaBlockSums)
+                    quantizeQ8_0(x, m_k, m_qx, m_tie);
                 m_quantized = xRow;
             }
             if (m_path == ProductPath::Q8_1 && m_kernel == ProductKernel::Cuda) {
@@ -603,31 +614,44 @@ public:
 
 private:
     // What CUDA's q8_1 kernels may add to sum(w q) (cudaSumBlock's comment): per block of its
-    // sums, the offset's meeting the raw activations' sum, and its scales' float16 products.
+    // sums, the offset's meeting the raw activations' sum, the float32 activation scale, and the
+    // scales' float16 products.
     double cudaBlockSums(const double *w, const double *x) const
     {
         const int64_t n = cudaSumBlock(m_type);
         const bool half = cudaScalesInHalf(m_type);
+        const double u16 = std::ldexp(1.01, -11), tiny = std::ldexp(1.0, -25);
+        const double reach = m_type == "q2_K" ? 4 : 2;
+        const int64_t step = n ? n : 32;
         double extra = 0;
-        for (int64_t b = 0; b < m_k; b += (n ? n : m_k)) {
-            const int64_t end = n ? std::min(m_k, b + n) : m_k;
-            double o = 0, sq = 0, sx = 0, ax = 0, wq = 0;
+        for (int64_t b = 0; b < m_k; b += step) {
+            const int64_t end = std::min(m_k, b + step);
+            double o = 0, sq = 0, sx = 0, ax = 0, wq = 0, owq = 0;
             for (int64_t j = b; j < end; ++j)
                 o = std::max(o, std::fabs(w[j]));
-            if (!n)
-                o = 0; // no offset: integers only
+            o = n ? reach * o : 0.0; // no offset: integers only
             for (int64_t j = b; j < end; ++j) {
                 sq += m_qx[size_t(j)];
                 sx += x[j];
                 ax += std::fabs(x[j]);
-                wq += (std::fabs(w[j]) + o) * std::fabs(m_qx[size_t(j)]);
+                wq += std::fabs(w[j] * m_qx[size_t(j)]);
+                owq += (std::fabs(w[j]) + o) * std::fabs(m_qx[size_t(j)]);
             }
-            const double diff = std::fabs(sq - sx), s = std::fabs(sx) + diff;
+            extra += u16 * wq; // D4's float32 d
+            const double diff = std::fabs(sq - sx), sums = std::fabs(sx) + diff;
             if (n) // float32 sums of 32 (a tree: 5 roundings), float16 storage, the half products
-                extra += o * (diff + std::ldexp(1.01, -11) * s + 6 * std::ldexp(1.0, -24) * ax +
-                              (half ? 2 * std::ldexp(1.0, -11) * s : 0.0));
-            if (half)
-                extra += 2 * std::ldexp(1.0, -11) * wq;
+                extra += o * (diff + u16 * sums + 6 * std::ldexp(1.0, -24) * ax + (half ? 2 * u16 * sums : 0.0));
+            if (half) {
+                // the integers of the activations' 32-block holding these (q = q~ / d, d its float16 scale)
+                const int64_t a0 = b / 32 * 32;
+                double amax = 0, qs = 0;
+                for (int64_t j = a0; j < std::min(m_k, a0 + 32); ++j)
+                    amax = std::max(amax, std::fabs(double(float(x[j]))));
+                const double d = toHalf(double(float(amax) / 127.0f));
+                for (int64_t j = b; j < end && d > 0; ++j)
+                    qs += std::fabs(m_qx[size_t(j)]) / d;
+                extra += 2 * u16 * owq + 2 * tiny * (31 * qs + (n ? 1 : 0));
+            }
         }
         return extra;
     }

@@ -401,11 +401,14 @@ private slots:
         QVERIFY2(fitted(*r, wrong) > 3, qPrintable(QString::number(fitted(*r, wrong))));
     }
 
-    // CUDA's MMVQ (vecdotq.cuh) as it computes q4_0 and q4_1 at a model's width: the activations
-    // quantized as quantize.cu does (d = max|x| / 127, q = roundf(x / d), d and the raw sum(x)
-    // stored as float16); q4_0's block d4 (sumi d8 - 8 s), q4_1's sumi f16(d4 d8) + f16(m4 s) with
-    // float16 products (FAST_FP16). CUDA's q8_1 path holds the correct kernel, and a neighbour's
-    // scale fails it, which passed the 8-bit operands' bound CUDA had before.
+    // CUDA's kernels as they compute q4_0 and q4_1 (MMVQ, vecdotq.cuh) and q8_0 (MMQ's D4 layout,
+    // mmq.cuh) at a model's width: the activations quantized as quantize.cu does (d = max|x| / 127,
+    // q = roundf(x / d), d and the raw sum(x) stored as float16; MMQ's D4 keeps d in float32);
+    // q4_0's block d4 (sumi d8 - 8 s), q4_1's sumi f16(d4 d8) + f16(m4 s) with float16 products
+    // (FAST_FP16), q8_0's d8_0 d sumi. CUDA's q8_1 path holds each correct kernel, and a row's last
+    // block scaled by its neighbour's fails it, which passed the 8-bit operands' bound CUDA had
+    // before. The offset is bounded, not known (twice the block's largest |w|): CUDA's bound is
+    // wider than Vulkan's, and this small fault (one block of 28) 1.6 to 2.6 times it.
     void quantizedProductAsCudasKernelsComputeIt()
     {
         const int64_t k = 896, rows = 64, blocks = k / 32;
@@ -413,7 +416,7 @@ private slots:
         for (int64_t j = 0; j < k; ++j)
             x[size_t(j)] = float(std::sin(0.37 * double(j)) + 0.3 * std::cos(0.011 * double(j * j)) + 0.05);
         std::vector<int> qx(static_cast<size_t>(k));
-        std::vector<float> dx(static_cast<size_t>(blocks)), sx(static_cast<size_t>(blocks));
+        std::vector<float> dx(static_cast<size_t>(blocks)), dxFloat(dx.size()), sx(dx.size());
         for (int64_t b = 0; b < blocks; ++b) {
             float amax = 0, sum = 0;
             for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
@@ -424,11 +427,12 @@ private slots:
             for (int64_t j = b * 32; j < b * 32 + 32; ++j)
                 qx[size_t(j)] = amax == 0 ? 0 : int(std::round(float(x[size_t(j)]) / d));
             dx[size_t(b)] = float(qfloat16(d));
+            dxFloat[size_t(b)] = d;
             sx[size_t(b)] = float(qfloat16(sum));
         }
         auto half = [](float v) { return float(qfloat16(v)); };
-        for (const std::string type : {"q4_0", "q4_1"}) {
-            const bool q41 = type == "q4_1";
+        for (const std::string type : {"q4_0", "q4_1", "q8_0"}) {
+            const bool q41 = type == "q4_1", q80 = type == "q8_0";
             std::vector<double> w(static_cast<size_t>(k * rows));
             std::vector<int> nib(w.size());
             std::vector<float> dw(static_cast<size_t>(rows * blocks)), mw(dw.size());
@@ -438,9 +442,11 @@ private slots:
                     dw[blk] = half(float(0.01 + 0.002 * double((r * 7 + b * 3) % 11)));
                     mw[blk] = half(float(-0.09 - 0.01 * double((r + b) % 5)));
                     for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
-                        const int q = int((j * 13 + r * 5) % 16);
+                        const int q = q80 ? int((j * 37 + r * 11) % 255 - 127) : int((j * 13 + r * 5) % 16);
                         nib[size_t(r * k + j)] = q;
-                        w[size_t(r * k + j)] = q41 ? double(dw[blk] * float(q) + mw[blk]) : double(dw[blk]) * double(q - 8);
+                        w[size_t(r * k + j)] = q41   ? double(dw[blk] * float(q) + mw[blk])
+                                               : q80 ? double(dw[blk]) * double(q)
+                                                     : double(dw[blk]) * double(q - 8);
                     }
                 }
             auto mmvq = [&](bool neighbour) {
@@ -452,8 +458,9 @@ private slots:
                         for (int64_t j = b * 32; j < b * 32 + 32; ++j)
                             sumi += nib[size_t(r * k + j)] * qx[size_t(j)];
                         const size_t blk = size_t(r * blocks + (neighbour && b == blocks - 1 ? b - 1 : b));
-                        acc += q41 ? float(sumi) * half(dw[blk] * dx[size_t(b)]) + half(mw[blk] * sx[size_t(b)])
-                                   : dw[blk] * (float(sumi) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
+                        acc += q41   ? float(sumi) * half(dw[blk] * dx[size_t(b)]) + half(mw[blk] * sx[size_t(b)])
+                               : q80 ? dw[blk] * dxFloat[size_t(b)] * float(sumi)
+                                     : dw[blk] * (float(sumi) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
                     }
                     out[size_t(r)] = acc;
                 }
@@ -470,13 +477,13 @@ private slots:
             QCOMPARE(cuda->paths.size(), size_t(3));
             const auto right = mmvq(false), wrong = mmvq(true);
             const std::string path = opcheck::fittedPath(*cuda, ref({rows, 1, 1, 1}, right)).standard;
-            qInfo("%s CUDA MMVQ at k = %d: a correct kernel at %g of CUDA's q8_1 path's bound, the neighbour's scale at %g "
+            qInfo("%s CUDA %s at k = %d: a correct kernel at %g of CUDA's q8_1 path's bound, the neighbour's scale at %g "
                   "(%g of the 8-bit bound)",
-                  type.c_str(), int(k), fitted(*cuda, right), fitted(*cuda, wrong), fitted(*generic, wrong));
+                  type.c_str(), q80 ? "MMQ" : "MMVQ", int(k), fitted(*cuda, right), fitted(*cuda, wrong), fitted(*generic, wrong));
             QVERIFY2(fitted(*cuda, right) <= 1, qPrintable(QString::number(fitted(*cuda, right))));
             QVERIFY2(QString::fromStdString(path).contains("CUDA's kernels on activations quantized to q8_1"), path.c_str());
             QVERIFY2(fitted(*generic, wrong) < 1, qPrintable(QString::number(fitted(*generic, wrong)))); // why it is needed
-            QVERIFY2(fitted(*cuda, wrong) > 3, qPrintable(QString::number(fitted(*cuda, wrong))));
+            QVERIFY2(fitted(*cuda, wrong) > 1.2, qPrintable(QString::number(fitted(*cuda, wrong))));
         }
     }
 
