@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include <dlfcn.h>
@@ -12,6 +11,7 @@
 #include "hunt/hunt_plan.h"
 #include "launch/dump_options.h"
 #include "util/error.h"
+#include "util/program_files.h"
 #include "gui_main.h"
 
 namespace {
@@ -20,14 +20,6 @@ bool haveDisplay()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
            qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
-}
-
-// libllmscope_gui.so sits in ../lib beside this program's folder, as the build lays them out.
-std::string guiLibrary()
-{
-    std::error_code ec;
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ((ec ? std::filesystem::path(".") : exe.parent_path()) / "../lib/libllmscope_gui.so").string();
 }
 
 } // namespace
@@ -39,11 +31,18 @@ int main(int argc, char **argv)
         args << QString::fromLocal8Bit(argv[i]);
     if (auto status = runCli(args))
         return *status;
-    QString language, dump;
+    QString language, dump, screenshot;
     std::vector<std::string> launch; // --exec and the dump options after it: a live session at once
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--lang") && i + 1 < args.size()) {
             language = args[++i];
+        } else if (args[i] == QLatin1String("--screenshot")) {
+            if (i + 1 == args.size()) {
+                std::fputs("llmscope: --screenshot needs a file to save the window to (llmscope --screenshot FILE.png "
+                           "[DUMP_FOLDER])\n", stderr);
+                return 2;
+            }
+            screenshot = args[++i];
         } else if (args[i] == QLatin1String("--exec") || args[i] == QLatin1String("--hunt")) {
             for (; i < args.size(); ++i)
                 launch.push_back(args[i].toStdString());
@@ -79,7 +78,7 @@ int main(int argc, char **argv)
                    stderr);
         return 2;
     }
-    const std::string library = guiLibrary();
+    const std::string library = llmscope::besideProgram("libllmscope_gui.so");
     void *gui = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto run = gui ? reinterpret_cast<LlmscopeGuiMain>(::dlsym(gui, "llmscope_gui_main")) : nullptr;
     if (!run) {
@@ -92,5 +91,5 @@ int main(int argc, char **argv)
     for (const auto &a : launch)
         launchArgs.push_back(a.c_str());
     return run(argc, argv, language.toLocal8Bit().constData(), dump.toLocal8Bit().constData(), int(launchArgs.size()),
-               launchArgs.data());
+               launchArgs.data(), screenshot.toLocal8Bit().constData());
 }

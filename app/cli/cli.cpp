@@ -112,6 +112,9 @@ QString usageText()
         "\n"
         "usage:\n"
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
+        "  llmscope --screenshot FILE.png [DUMP_FOLDER]\n"
+        "                                            open it (on the dump), save the window as a picture\n"
+        "                                            once the dump is in, and exit (1 if it could not)\n"
         "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"
         "                                            open it on CMD running live under the probe\n"
         "  llmscope [--lang en|zh_CN] --hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES]\n"
@@ -171,7 +174,7 @@ std::optional<int> runCli(const QStringList &args)
     if (first == QLatin1String("config-diff"))
         return runConfigDiffCommand(args.mid(2));
     if (first.startsWith(QLatin1Char('-')) && first != QLatin1String("--lang") && first != QLatin1String("--exec") &&
-        first != QLatin1String("--hunt")) {
+        first != QLatin1String("--hunt") && first != QLatin1String("--screenshot")) {
         err(QStringLiteral("llmscope: unknown option '%1'\n\n").arg(first) + usageText());
         return 2;
     }

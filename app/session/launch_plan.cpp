@@ -11,6 +11,7 @@
 #include "dump/dump_writer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/program_files.h"
 
 using llmscope::Error;
 
@@ -28,15 +29,7 @@ QString probeLibraryPath()
     const QString env = qEnvironmentVariable("LLMSCOPE_PROBE_LIB");
     if (!env.isEmpty())
         return env;
-    // Where this program was started from, read once: a rebuild that replaces it while it runs
-    // leaves /proc/self/exe naming a deleted file, whose folder is still the right one.
-    static const QString beside = [] {
-        QString exe = QFile::symLinkTarget(QStringLiteral("/proc/self/exe"));
-        if (exe.endsWith(QLatin1String(" (deleted)")))
-            exe.chop(10);
-        return QFileInfo(exe).dir().absoluteFilePath(QStringLiteral("../lib/libllmscope_probe.so"));
-    }();
-    return QDir::cleanPath(beside);
+    return QString::fromStdString(llmscope::besideProgram("libllmscope_probe.so"));
 }
 
 QString findProgram(const std::string &name, const QString &workingDirectory)

@@ -23,7 +23,8 @@ struct LaunchSettings {
     QStringList unset;                  // removed from it
 };
 
-// The probe library: LLMSCOPE_PROBE_LIB, else ../lib/libllmscope_probe.so beside this program.
+// The probe library: LLMSCOPE_PROBE_LIB, else libllmscope_probe.so beside this program
+// (util/program_files.h).
 QString probeLibraryPath();
 
 // The executable a command's program names (a path from the working folder, else found in

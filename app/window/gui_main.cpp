@@ -13,9 +13,38 @@
 #include "session/launch_history.h"
 
 #include <QDir>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+// --screenshot: the window as a picture once it is shown, and once the dump is in (or failed).
+void saveWhenShown(QApplication &app, MainWindow &window, const QString &file, bool waitForDump)
+{
+    auto save = [&app, &window, file](bool dumpOk) {
+        QTimer::singleShot(0, &app, [&app, &window, file, dumpOk] { // after the views have followed the dump
+            const bool saved = window.grab().save(file);
+            if (!saved)
+                std::fprintf(stderr, "llmscope: cannot save the window to %s\n", qPrintable(file));
+            app.exit(saved && dumpOk ? 0 : 1);
+        });
+    };
+    if (!waitForDump) {
+        save(true);
+        return;
+    }
+    QObject::connect(window.workspace(), &Workspace::dumpLoaded, &app, [save] { save(true); });
+    QObject::connect(window.workspace(), &Workspace::dumpFailed, &app, [save](const QString &folder, const QString &why) {
+        std::fprintf(stderr, "llmscope: cannot open %s: %s\n", qPrintable(folder), qPrintable(why));
+        save(false);
+    });
+}
+
+} // namespace
 
 extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, const char *dump, int launchCount,
-                                 const char *const *launchArgs)
+                                 const char *const *launchArgs, const char *screenshot)
 {
     QApplication app(argc, argv);
     probeLibraryPath(); // found now, from where this program starts: a rebuild may replace it later
@@ -27,6 +56,8 @@ extern "C" int llmscope_gui_main(int argc, char **argv, const char *language, co
     main->setAttribute(Qt::WA_DeleteOnClose);
     main->show();
     MainWindow &window = *main;
+    if (*screenshot)
+        saveWhenShown(app, window, QString::fromLocal8Bit(screenshot), *dump != 0);
     if (*dump)
         window.workspace()->openDump(QString::fromLocal8Bit(dump));
     std::vector<std::string> args(launchArgs, launchArgs + launchCount);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/error.h"
+#include "util/program_files.h"
 
 #ifndef LLMSCOPE_GGML_BASE
 #define LLMSCOPE_GGML_BASE ""
@@ -110,7 +111,10 @@ const Library &Library::get()
 Library::Library() : m_api(std::make_unique<Api>())
 {
     const char *env = std::getenv("LLMSCOPE_GGML_LIBRARY");
-    m_path = env && *env ? env : LLMSCOPE_GGML_BASE;
+    // an installed package carries the ggml it was built with beside the program
+    m_path = env && *env ? env
+             : installedBesideProgram("libggml-base.so") ? besideProgram("libggml-base.so")
+                                                         : LLMSCOPE_GGML_BASE;
     if (m_path.empty())
         throw Error("ggml's number formats are needed (quantized tensors, model files) but this llmscope was built "
                     "without llama.cpp: set LLMSCOPE_GGML_LIBRARY to a libggml-base.so");

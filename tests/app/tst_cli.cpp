@@ -96,7 +96,7 @@ private slots:
         QVERIFY(lost.waitForFinished(30000));
         QCOMPARE(lost.exitCode(), 2);
         const QString err = QString::fromLocal8Bit(lost.readAllStandardError());
-        QVERIFY2(err.contains("cannot load the window from " + moved.path() + "/bin/../lib/libllmscope_gui.so"),
+        QVERIFY2(err.contains("cannot load the window from " + moved.path() + "/lib/libllmscope_gui.so"),
                  qPrintable(err));
         // The command-line tools work without it.
         QProcess info;
