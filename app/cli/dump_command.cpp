@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <set>
 
-#include "cli/child_dump.h"
+#include "cli/child_steps.h"
 #include "compare/observer_check.h"
 #include "dump/dump_index.h"
 #include "onnx/onnx_export.h"
@@ -25,6 +25,14 @@
 #include "util/error.h"
 
 #include "session/launch_plan.h"
+
+namespace {
+volatile std::sig_atomic_t g_stopRequested = 0;
+void stopRequested(int)
+{
+    g_stopRequested = 1;
+}
+} // namespace
 
 namespace {
 
@@ -199,7 +207,10 @@ int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int 
         options << "--no-fusion";
     say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
     try {
-        const QString plain = runChildDump(QString::fromStdString(joinCommandLine({o.environment, o.command})), options, plainOut);
+        const QString command = QString::fromStdString(joinCommandLine({o.environment, o.command}));
+        const auto [plain, failed] = runToEnd([&] { return runChildDumpCaught({{}, command, options, plainOut, {}, {}}); });
+        if (failed)
+            std::rethrow_exception(failed);
         const ObserverCheck c = checkObserver(plain.toStdString(), root.toStdString());
         QDir(plainOut).removeRecursively();
         const std::string words = observerCheckText(c);
@@ -260,22 +271,27 @@ int runDumpCommand(const QStringList &args)
         return 2;
     }
     // Ctrl-C reaches the target (same process group); llmscope stays to say what was written.
+    // Stopped itself (SIGTERM: a caller's Cancel), it stops the target first, as at --timeout.
     std::signal(SIGINT, SIG_IGN);
+    std::signal(SIGTERM, stopRequested);
     QElapsedTimer clock;
     clock.start();
     bool timedOut = false;
     while (!target.waitForFinished(500)) {
         if (target.state() == QProcess::NotRunning)
             break;
-        if (o.timeoutSeconds && clock.elapsed() > qint64(o.timeoutSeconds) * 1000 && !timedOut) {
+        const bool late = o.timeoutSeconds && clock.elapsed() > qint64(o.timeoutSeconds) * 1000;
+        if ((late || g_stopRequested) && !timedOut) {
             timedOut = true;
-            say(QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n").arg(o.timeoutSeconds));
+            say(late ? QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n").arg(o.timeoutSeconds)
+                     : QStringLiteral("llmscope dump: stopped; stopping the target\n"));
             target.terminate();
             if (!target.waitForFinished(5000))
                 target.kill();
         }
     }
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     const double seconds = clock.elapsed() / 1000.0;
     QString ended;
     bool ok = false;

@@ -1,7 +1,7 @@
 #include "hunt/hunt_command.h"
 #include "cli/say.h"
 
-#include "child_dump.h"
+#include "cli/child_steps.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "child_dump.h"
+#include "cli/child_steps.h"
 #include "compare/compare_run.h"
 #include "compare/report.h"
 #include "quant/quant_report.h"

@@ -1,14 +1,11 @@
 #include "spread/spread_action.h"
-#include "session/last_error_line.h"
+#include "session/child_dump.h"
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QRegularExpression>
-#include <QProcess>
 #include <QtConcurrent>
 
 #include <QCoroFuture>
-#include <QCoroProcess>
 
 #include <map>
 
@@ -26,7 +23,6 @@ SpreadAction::SpreadAction(QObject *parent)
     : QObject(parent), m_job(new Job(Job::Kind::Spread, tr("spread"), this)),
       m_program(QCoreApplication::applicationFilePath())
 {
-    connect(m_job, &Job::cancelRequested, this, &SpreadAction::cancel);
 }
 
 bool SpreadAction::isRunning() const
@@ -36,67 +32,42 @@ bool SpreadAction::isRunning() const
 
 void SpreadAction::cancel()
 {
-    if (m_child)
-        m_child->kill();
+    m_job->cancel(); // its flag stops the dump under way (session/child_dump.h) and a comparison
 }
-
-namespace {
-// From a failed `llmscope dump`'s stderr: the status its target exited with ("the target exited
-// with status N") and the target's own last line before it (-1 and empty where it did not say).
-std::pair<int, QString> failedProgram(const QString &said)
-{
-    static const QRegularExpression exited(QStringLiteral("^llmscope dump: the target exited with status (\\d+)"));
-    const QStringList lines = said.split(QLatin1Char('\n'));
-    for (qsizetype i = lines.size() - 1; i >= 0; --i)
-        if (const auto m = exited.match(lines[i]); m.hasMatch())
-            return {m.captured(1).toInt(), lastErrorLine(lines.mid(0, i))};
-    return {-1, QString()};
-}
-} // namespace
 
 QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList options, QString out,
                                                std::shared_ptr<std::atomic<bool>> cancelled)
 {
     QPointer<SpreadAction> self(this);
-    if (cancelled->load()) // cancelled before this run began: none begins
-        throw spread::Cancelled{};
-    QDir(out).removeRecursively();
-    const std::string label = command.label();
-    auto *p = new QProcess(this);
-    m_child = p;
-    p->start(m_program, QStringList{"dump", "--exec", QString::fromStdString(command.command)} + options +
-                            QStringList{"-o", out});
-    co_await qCoro(p).waitForFinished(std::chrono::hours(24));
-    if (!self)
-        throw spread::Cancelled{};
-    p->deleteLater();
-    if (cancelled->load())
-        throw spread::Cancelled{};
+    const QString label = QString::fromStdString(command.label());
+    const QString program = m_program;
     QString failed;
-    if (p->error() == QProcess::FailedToStart)
-        failed = tr("Could not start %1: %2").arg(m_program, p->errorString());
-    else if (p->exitStatus() != QProcess::NormalExit)
-        failed = tr("The dump of '%1' failed: llmscope dump crashed").arg(QString::fromStdString(label));
-    else if (p->exitCode() != 0) {
-        // In the window's language: what the program said last, where it failed itself; the
-        // dump command's own words (English, as the command line's) go to the console.
-        const QString said = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-        emit childOutput(said);
-        const auto [status, lastWords] = failedProgram(said);
-        failed = status >= 0 && !lastWords.isEmpty()
+    try {
+        // a named request: GCC 12 destroys a temporary in a co_await's operand twice
+        ChildDump d{program, QString::fromStdString(command.command), options, out,
+                    [self, cancelled] { return !self || cancelled->load(); }, {}};
+        co_return (co_await runChildDump(std::move(d))).toStdString();
+    } catch (const ChildDumpCancelled &) {
+        throw spread::Cancelled{};
+    } catch (const ChildDumpFailed &f) {
+        using Kind = ChildDumpFailed::Kind;
+        if (!self)
+            throw spread::Cancelled{};
+        if (f.kind == Kind::Failed) // the dump command's own words (English, as the command line's) to the console
+            emit childOutput(f.said);
+        // In the window's language: what the program said last, where it failed itself.
+        failed = f.kind == Kind::NotStarted ? tr("Could not start %1: %2").arg(program, f.said)
+                 : f.kind == Kind::Crashed  ? tr("The dump of '%1' failed: llmscope dump crashed").arg(label)
+                 : f.kind == Kind::NoDump   ? tr("The dump of '%1' wrote no dump folder").arg(label)
+                 : f.status >= 0 && !f.lastWords.isEmpty()
                      ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
                           "(the console has the rest)")
-                           .arg(QString::fromStdString(label))
-                           .arg(status)
-                           .arg(lastWords)
-                     : tr("The dump of '%1' failed: %2").arg(QString::fromStdString(label), said);
+                           .arg(label)
+                           .arg(f.status)
+                           .arg(f.lastWords)
+                     : tr("The dump of '%1' failed: %2").arg(label, f.said);
     }
-    const auto dumps = failed.isEmpty() ? dumpsInside(out.toStdString()) : std::vector<std::string>{};
-    if (failed.isEmpty() && dumps.empty())
-        failed = tr("The dump of '%1' wrote no dump folder").arg(QString::fromStdString(label));
-    if (!failed.isEmpty())
-        throw Error(failed.toStdString());
-    co_return dumps.front();
+    throw Error(failed.toStdString());
 }
 
 QCoro::Task<bool> SpreadAction::run(spread::Request request)

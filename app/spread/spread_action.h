@@ -18,7 +18,6 @@
 #include "spread/spread_plan.h"
 
 class Job;
-class QProcess;
 
 class SpreadAction : public QObject {
     Q_OBJECT
@@ -48,7 +47,6 @@ private:
 
     Job *m_job;
     QString m_program;
-    QPointer<QProcess> m_child; // the dump under way
     std::shared_ptr<const llmscope::SpreadResult> m_result;
     QString m_folder;
     QString m_doing;  // what a comparison under way is said to do

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <map>
 
-#include "child_dump.h"
+#include "cli/child_steps.h"
 #include "spread/spread_plan.h"
 #include "spread/spread_runner.h"
 #include "compare/report_text.h"
@@ -166,7 +166,8 @@ int runSpreadCommand(const QStringList &args)
         const QString folder = QDir(QString::fromStdString(q.folder)).absolutePath();
         spread::Steps steps;
         steps.dump = [](const spread::Run &c, QStringList options, QString out) -> QCoro::Task<std::string> {
-            co_return runChildDump(QString::fromStdString(c.command), options, out).toStdString();
+            ChildDump d{{}, QString::fromStdString(c.command), options, out, {}, {}}; // named: see child_steps.cpp
+            co_return (co_await runChildDump(std::move(d))).toStdString();
         };
         steps.compare = [folder](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
             co_return computeSpread(std::move(runs), {}, folder.toStdString());

@@ -1,6 +1,6 @@
 // The steps of commands that dump two programs in turn (hunt, quant-report) as the command
-// line runs them: each side a child `llmscope dump` (this same program), waited for, its dump
-// folder returned or its own words thrown as an Error; the two dumps compared here.
+// line runs them: each side a child `llmscope dump` (session/child_dump.h), its dump folder
+// returned or its own words thrown as an Error; the two dumps compared here.
 #pragma once
 #include <QCoreApplication>
 #include <QString>
@@ -13,8 +13,7 @@
 
 #include "compare/precision_standard.h"
 #include "hunt/hunt_runner.h"
-
-QString runChildDump(const QString &cmd, const QStringList &options, const QString &out);
+#include "session/child_dump.h"
 
 // golden's and test's command lines dumped by runChildDump, compared by standard (the
 // engine's when unset); say gets every line.

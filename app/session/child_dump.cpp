@@ -1,0 +1,103 @@
+#include "session/child_dump.h"
+
+#include <QDir>
+#include <QPointer>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <QCoroProcess>
+
+#include <chrono>
+#include <memory>
+
+#include "dump/dump_layout.h"
+#include "session/last_error_line.h"
+
+using namespace std::chrono_literals;
+
+ChildDumpFailed::ChildDumpFailed(Kind k, QString s, const std::string &what)
+    : llmscope::Error(what), kind(k), said(std::move(s))
+{
+}
+
+namespace {
+
+// From a failed `llmscope dump`'s stderr: the status its target exited with ("the target exited
+// with status N") and the target's own last line before it (-1 and empty where it did not say).
+std::pair<int, QString> failedProgram(const QString &said)
+{
+    static const QRegularExpression exited(QStringLiteral("^llmscope dump: the target exited with status (\\d+)"));
+    const QStringList lines = said.split(QLatin1Char('\n'));
+    for (qsizetype i = lines.size() - 1; i >= 0; --i)
+        if (const auto m = exited.match(lines[i]); m.hasMatch())
+            return {m.captured(1).toInt(), lastErrorLine(lines.mid(0, i))};
+    return {-1, QString()};
+}
+
+} // namespace
+
+QCoro::Task<QString> runChildDump(ChildDump d)
+{
+    const auto cancelled = [&d] { return d.cancelled && d.cancelled(); };
+    if (cancelled())
+        throw ChildDumpCancelled{};
+    QDir(d.out).removeRecursively(); // this pass's dump, made afresh
+    const QString program = d.program.isEmpty() ? QStringLiteral("/proc/self/exe") : d.program;
+    QString said, partial; // before the process: it may still speak while it is destroyed
+    auto p = std::make_unique<QProcess>();
+    p->setProcessChannelMode(QProcess::SeparateChannels);
+    QObject::connect(p.get(), &QProcess::readyReadStandardError, p.get(), [&said, &partial, &d, proc = p.get()] {
+        const QString more = QString::fromLocal8Bit(proc->readAllStandardError());
+        said += more;
+        partial += more;
+        qsizetype nl;
+        while ((nl = partial.indexOf(QLatin1Char('\n'))) >= 0) {
+            if (d.line)
+                d.line(partial.left(nl));
+            partial.remove(0, nl + 1);
+        }
+    });
+    p->start(program, QStringList{"dump", "--exec", d.command} + d.options + QStringList{"-o", d.out});
+    // waited for in steps, so that a cancel reaches the child within a tenth of a second: asked
+    // to stop (SIGTERM), `llmscope dump` stops its target and waits for it before it ends
+    while (p->state() != QProcess::NotRunning && !co_await qCoro(p.get()).waitForFinished(100ms))
+        if (cancelled()) {
+            p->terminate();
+            if (!co_await qCoro(p.get()).waitForFinished(15s)) {
+                p->kill();
+                co_await qCoro(p.get()).waitForFinished(30s);
+            }
+            throw ChildDumpCancelled{};
+        }
+    said += QString::fromLocal8Bit(p->readAllStandardError());
+    if (d.line && !partial.isEmpty())
+        d.line(partial);
+    if (cancelled())
+        throw ChildDumpCancelled{};
+    const std::string cmd = d.command.toStdString();
+    if (p->error() == QProcess::FailedToStart)
+        throw ChildDumpFailed(ChildDumpFailed::Kind::NotStarted, p->errorString(),
+                              "could not start " + program.toStdString() + ": " + p->errorString().toStdString());
+    said = said.trimmed();
+    if (p->exitStatus() != QProcess::NormalExit)
+        throw ChildDumpFailed(ChildDumpFailed::Kind::Crashed, said, "llmscope dump of '" + cmd + "' crashed:\n" + said.toStdString());
+    if (p->exitCode() != 0) {
+        ChildDumpFailed f(ChildDumpFailed::Kind::Failed, said, "llmscope dump of '" + cmd + "' failed:\n" + said.toStdString());
+        std::tie(f.status, f.lastWords) = failedProgram(said);
+        throw f;
+    }
+    const auto dumps = llmscope::dumpsInside(QDir(d.out).absolutePath().toStdString());
+    if (dumps.empty())
+        throw ChildDumpFailed(ChildDumpFailed::Kind::NoDump, said,
+                              "llmscope dump wrote no dump folder under " + d.out.toStdString());
+    co_return QString::fromStdString(dumps.front());
+}
+
+QCoro::Task<std::pair<QString, std::exception_ptr>> runChildDumpCaught(ChildDump d)
+{
+    try {
+        co_return {co_await runChildDump(std::move(d)), nullptr};
+    } catch (...) {
+        co_return {QString(), std::current_exception()};
+    }
+}
