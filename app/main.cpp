@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         if (args[i] == QLatin1String("--lang") && i + 1 < args.size()) {
             language = args[++i];
         } else if (args[i] == QLatin1String("--screenshot")) {
-            if (i + 1 == args.size()) {
+            if (i + 1 == args.size() || args[i + 1].startsWith(QLatin1Char('-'))) {
                 std::fputs("llmscope: --screenshot needs a file to save the window to (llmscope --screenshot FILE.png "
                            "[DUMP_FOLDER])\n", stderr);
                 return 2;
@@ -49,6 +49,10 @@ int main(int argc, char **argv)
         } else {
             dump = args[i];
         }
+    }
+    if (!screenshot.isEmpty() && !launch.empty()) { // a picture of a dump, not of a run that would outlive it
+        std::fputs("llmscope: --screenshot saves the window on a dump folder; it does not take --exec or --hunt\n", stderr);
+        return 2;
     }
     if (!launch.empty() && launch[0] == "--hunt") { // the window's hunt: read as `llmscope hunt` reads it
         try {

@@ -19,14 +19,15 @@ endif()
 
 # Only the headers are checked out of the bundle, once per build tree (ggml's backend
 # interface too, for the test target that adds a second device, and ggml's internal header,
-# whose fusion rule a test holds the probe's against).
+# whose fusion rule a test holds the probe's against), and its licence, which the Debian package
+# carries beside ggml's libraries.
 if(NOT EXISTS "${LLAMA_SRC_DIR}/include/llama.h" OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-backend-impl.h"
-   OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-impl.h")
+   OR NOT EXISTS "${LLAMA_SRC_DIR}/ggml/src/ggml-impl.h" OR NOT EXISTS "${LLAMA_SRC_DIR}/LICENSE")
   message(STATUS "Checking out llama.cpp headers from ${LLAMA_BUNDLE}")
   file(REMOVE_RECURSE "${LLAMA_SRC_DIR}")
   execute_process(COMMAND git clone -q --no-checkout "${LLAMA_BUNDLE}" "${LLAMA_SRC_DIR}" RESULT_VARIABLE _rc)
   if(_rc EQUAL 0)
-    execute_process(COMMAND git -C "${LLAMA_SRC_DIR}" -c advice.detachedHead=false checkout -q HEAD -- include ggml/include
+    execute_process(COMMAND git -C "${LLAMA_SRC_DIR}" -c advice.detachedHead=false checkout -q HEAD -- LICENSE include ggml/include
                             ggml/src/ggml-backend-impl.h ggml/src/ggml-impl.h
                     RESULT_VARIABLE _rc)
   endif()

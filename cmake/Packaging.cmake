@@ -19,13 +19,25 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/llmscope DESTINATION lib/python3/
         PATTERN __pycache__ EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/llmscope.desktop DESTINATION share/applications)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/llmscope)
+# the notice of the ggml libraries it carries (MIT), from the bundle they were built from
+file(READ "${LLAMA_SRC_DIR}/LICENSE" _llmscope_ggml_license)
+string(STRIP "${_llmscope_ggml_license}" _llmscope_ggml_license)
+string(REPLACE "\n\n" "\n.\n" _llmscope_ggml_license "${_llmscope_ggml_license}") # the format's blank line
+string(REPLACE "\n" "\n " _llmscope_ggml_license "${_llmscope_ggml_license}")
+file(WRITE "${CMAKE_BINARY_DIR}/copyright"
+     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+     "Upstream-Name: llmscope\n\n"
+     "Files: usr/lib/llmscope/libggml*\n"
+     "Comment: ggml, from llama.cpp as node-llama-cpp ships it (https://github.com/ggml-org/llama.cpp)\n"
+     "License: MIT\n ${_llmscope_ggml_license}\n")
+install(FILES ${CMAKE_BINARY_DIR}/copyright DESTINATION share/doc/llmscope)
 install(FILES ${PROJECT_SOURCE_DIR}/python/README.md DESTINATION share/doc/llmscope RENAME README.python.md)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME llmscope)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_PACKAGE_CONTACT "llmscope maintainers <llmscope@localhost>")
+set(CPACK_PACKAGE_CONTACT "llmscope maintainers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "precision debugger for LLM inference (llama.cpp, ggml)")
 set(CPACK_PACKAGE_DESCRIPTION
     "Dumps a llama.cpp program's intermediate tensors with a preloaded probe (msit's layout),\n compares a golden run with a test run, and hunts the first divergent operation, in a\n desktop window or on the command line.")
@@ -33,8 +45,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${LLAMA_BIN_DIR}")
-# the PyTorch golden's dumper and reference (python3 -m llmscope...), Chinese glyphs for the zh_CN window,
-# and a display for the window where there is none
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-numpy, fonts-wqy-microhei | fonts-noto-cjk")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch, xvfb")
+set(CPACK_STRIP_FILES ON) # 75 MB installed with the line tables, about a fifth without
+# Chinese glyphs and Qt's own strings for the zh_CN window; the Python package for PyTorch
+# goldens imports torch (a large install, so suggested), and a display for the window where there
+# is none
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-wqy-microhei | fonts-noto-cjk, qt6-translations-l10n")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, python3-numpy, python3-torch, xvfb")
 include(CPack)

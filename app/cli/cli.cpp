@@ -112,7 +112,7 @@ QString usageText()
         "\n"
         "usage:\n"
         "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
-        "  llmscope --screenshot FILE.png [DUMP_FOLDER]\n"
+        "  llmscope [--lang en|zh_CN] --screenshot FILE.png [DUMP_FOLDER]\n"
         "                                            open it (on the dump), save the window as a picture\n"
         "                                            once the dump is in, and exit (1 if it could not)\n"
         "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"

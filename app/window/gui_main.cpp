@@ -20,11 +20,16 @@
 namespace {
 
 // --screenshot: the window as a picture once it is shown, and once the dump is in (or failed).
-void saveWhenShown(QApplication &app, MainWindow &window, const QString &file, bool waitForDump)
+// The window that is open then (a language switch replaces the first).
+void saveWhenShown(QApplication &app, MainWindow &first, const QString &file, bool waitForDump)
 {
-    auto save = [&app, &window, file](bool dumpOk) {
-        QTimer::singleShot(0, &app, [&app, &window, file, dumpOk] { // after the views have followed the dump
-            const bool saved = window.grab().save(file);
+    auto save = [&app, file](bool dumpOk) {
+        QTimer::singleShot(0, &app, [&app, file, dumpOk] { // after the views have followed the dump
+            MainWindow *window = nullptr;
+            for (QWidget *w : QApplication::topLevelWidgets())
+                if (auto *m = qobject_cast<MainWindow *>(w); m && m->isVisible())
+                    window = m;
+            const bool saved = window && window->grab().save(file);
             if (!saved)
                 std::fprintf(stderr, "llmscope: cannot save the window to %s\n", qPrintable(file));
             app.exit(saved && dumpOk ? 0 : 1);
@@ -34,8 +39,8 @@ void saveWhenShown(QApplication &app, MainWindow &window, const QString &file, b
         save(true);
         return;
     }
-    QObject::connect(window.workspace(), &Workspace::dumpLoaded, &app, [save] { save(true); });
-    QObject::connect(window.workspace(), &Workspace::dumpFailed, &app, [save](const QString &folder, const QString &why) {
+    QObject::connect(first.workspace(), &Workspace::dumpLoaded, &app, [save] { save(true); });
+    QObject::connect(first.workspace(), &Workspace::dumpFailed, &app, [save](const QString &folder, const QString &why) {
         std::fprintf(stderr, "llmscope: cannot open %s: %s\n", qPrintable(folder), qPrintable(why));
         save(false);
     });

@@ -36,13 +36,25 @@ Ran runProgram(const QString &program, const QStringList &args, const QProcessEn
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-// The environment of a user's shell: nothing that points llmscope at the build.
-QProcessEnvironment userEnvironment()
+// The environment of a user's shell: nothing that points llmscope at the build; its settings
+// (recent dumps, the window's state) in config, not the user's.
+QProcessEnvironment userEnvironment(const QString &config)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const char *name : {"LLMSCOPE_PROBE_LIB", "LLMSCOPE_GGML_LIBRARY", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH"})
         env.remove(QString::fromLatin1(name));
+    env.insert("XDG_CONFIG_HOME", config);
     return env;
+}
+
+// The ggml libraries the dynamic loader initialized in a run with LD_DEBUG=libs (its stderr).
+QStringList ggmlLoaded(const QString &err)
+{
+    QStringList paths;
+    static const QRegularExpression init(QStringLiteral("calling init: (\\S*libggml[^\\s]*)"));
+    for (auto it = init.globalMatch(err); it.hasNext();)
+        paths << QDir::cleanPath(it.next().captured(1)); // the run path gives ".../bin/../lib/..."
+    return paths;
 }
 
 } // namespace
@@ -50,7 +62,9 @@ QProcessEnvironment userEnvironment()
 class TstPackage : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
-    QString m_deb, m_root, m_bin, m_golden, m_test;
+    QString m_deb, m_root, m_bin, m_golden, m_test, m_quantized;
+
+    QProcessEnvironment userEnvironment() const { return ::userEnvironment(m_dir.filePath("config")); }
 
     QString sample(const QString &model) const
     {
@@ -77,6 +91,8 @@ private slots:
         QVERIFY(engine::makeModel(kBin, {"--out", m_golden, "--layers", "2", "--width", "64", "--ff", "128"}));
         QVERIFY(engine::makeModel(kBin, {"--out", m_test, "--layers", "2", "--width", "64", "--ff", "128",
                                          "--corrupt-layer", "1"}));
+        m_quantized = m_dir.filePath("q4_0.gguf");
+        QVERIFY(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", m_golden, "--out", m_quantized}));
     }
 
     // What the package holds, where the app looks for it; and what it needs: Debian's runtime
@@ -98,10 +114,21 @@ private slots:
             const QString name = dep.section(QLatin1Char(' '), 0, 0).section(QLatin1Char(':'), 0, 0);
             QVERIFY2(!name.endsWith(QLatin1String("-dev")) && !name.contains(QLatin1String("node")), qPrintable(dep));
             const Ran known = runProgram("dpkg-query", {"-W", "-f=${Status}", name}, QProcessEnvironment::systemEnvironment());
-            QVERIFY2(known.code == 0 && known.out.contains(QLatin1String("installed")),
+            QVERIFY2(known.code == 0 && known.out == QLatin1String("install ok installed"),
                      qPrintable(name + ": " + known.out + known.err));
         }
         qInfo("Depends: %s", qPrintable(fields.out.trimmed()));
+        // no run path into the build or the engine's npm folder: each library from the package
+        for (const char *elf : {"usr/bin/llmscope", "usr/lib/llmscope/libllmscope_gui.so", "usr/lib/llmscope/libllmscope_probe.so",
+                                "usr/lib/llmscope/libggml-base.so", "usr/lib/llmscope/libggml-cpu-x64.so"}) {
+            const Ran dyn = runProgram("readelf", {"-d", m_root + "/" + elf}, QProcessEnvironment::systemEnvironment());
+            QCOMPARE(dyn.code, 0);
+            for (const QString &line : dyn.out.split('\n'))
+                if (line.contains(QLatin1String("RUNPATH")) || line.contains(QLatin1String("RPATH")))
+                    QVERIFY2(!line.contains(QStringLiteral(LLMSCOPE_BUILD_DIR)) && !line.contains(QStringLiteral(LLMSCOPE_SOURCE_DIR)) &&
+                                 !line.contains(QLatin1String("node_modules")),
+                             qPrintable(QString(elf) + ": " + line));
+        }
     }
 
     // The installed llmscope dumps the sample program with its own probe, compares a corrupted
@@ -149,12 +176,40 @@ private slots:
                  qPrintable(hunt.err));
         QVERIFY2(hunt.err.contains(QLatin1String("blk.1.ffn_down.weight")), qPrintable(hunt.err));
 
-        // opcheck replays the golden's ops with the ggml the package carries
-        const Ran opcheck = runProgram(m_bin + "/llmscope", {"opcheck", "-i", goldenDump, "-o", m_dir.filePath("opcheck")}, env);
-        QVERIFY2(opcheck.code == 0, qPrintable(opcheck.out + opcheck.err));
-        const QRegularExpressionMatch passed =
-            QRegularExpression(QStringLiteral("(\\d+) PASS")).match(opcheck.out + opcheck.err);
-        QVERIFY2(passed.hasMatch() && passed.captured(1).toInt() > 10, qPrintable(opcheck.out + opcheck.err));
+    }
+
+    // ggml from the package, never from the build: a quantized model's weights read back
+    // (ggml's number formats) and opcheck's second reference, ggml's CPU kernels, each library
+    // the loader initialized (LD_DEBUG) under the package's folder.
+    void usesTheGgmlItCarries()
+    {
+        QProcessEnvironment env = userEnvironment();
+        const QString out = m_dir.filePath("tiling"), quantizedOut = m_dir.filePath("quantized");
+        Ran dump = runProgram(m_bin + "/llmscope", {"dump", "--exec", sample(m_golden), "--type", "model", "tensor",
+                                                    "-tiling", "-er", "0,0", "-o", out}, env);
+        QVERIFY2(dump.code == 0, qPrintable(dump.err));
+        dump = runProgram(m_bin + "/llmscope", {"dump", "--exec", sample(m_quantized) + " --no-repack", "--type", "model",
+                                                "tensor", "-er", "0,0", "-o", quantizedOut}, env);
+        QVERIFY2(dump.code == 0, qPrintable(dump.err));
+        const QString golden = out + "/" + QDir(out).entryList({"msit_dump_*"}).value(0);
+        const QString quantized = quantizedOut + "/" + QDir(quantizedOut).entryList({"msit_dump_*"}).value(0);
+        env.insert("LD_DEBUG", "libs");
+        const QString lib = m_root + "/usr/lib/llmscope/";
+        const Ran opcheck = runProgram(m_bin + "/llmscope", {"opcheck", "-i", golden, "-o", m_dir.filePath("opcheck")}, env);
+        QVERIFY2(opcheck.code == 0, qPrintable(opcheck.out));
+        const QRegularExpressionMatch passed = QRegularExpression(QStringLiteral("(\\d+) PASS")).match(opcheck.out + opcheck.err);
+        QVERIFY2(passed.hasMatch() && passed.captured(1).toInt() > 10, qPrintable(opcheck.out));
+        QStringList loaded = ggmlLoaded(opcheck.err);
+        QVERIFY2(std::any_of(loaded.begin(), loaded.end(), [&](const QString &p) { return p.startsWith(lib + "libggml-cpu-"); }),
+                 qPrintable(loaded.join(' '))); // ggml's CPU kernels replayed the ops
+        const Ran compare = runProgram(m_bin + "/llmscope", {"compare", "--golden-path", golden, "--my-path", quantized,
+                                                             "-o", m_dir.filePath("quantized-cmp")}, env);
+        QVERIFY2(compare.code == 0 || compare.code == 1, qPrintable(compare.out));
+        QVERIFY2(compare.out.contains(QLatin1String("q4_0")) || compare.err.contains(QLatin1String("q4_0")),
+                 qPrintable(compare.out.right(2000))); // the quantized weights read as such
+        loaded << ggmlLoaded(compare.err);
+        for (const QString &p : loaded)
+            QVERIFY2(p.startsWith(lib), qPrintable(p + " is not the package's"));
     }
 
     // The window, offscreen, on a dump: saved as a picture once the dump is in; a folder that is
