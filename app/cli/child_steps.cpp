@@ -12,7 +12,11 @@ hunt::Steps childSteps(QString golden, QString test, std::optional<Standard> sta
     steps.dump = [golden, test](hunt::Side side, QStringList options, QString out) -> QCoro::Task<QString> {
         // a named request: GCC 12 destroys a temporary in a co_await's operand twice
         ChildDump d{{}, side == hunt::Side::Golden ? golden : test, options, out, {}, {}};
-        co_return co_await runChildDump(std::move(d));
+        try {
+            co_return co_await runChildDump(std::move(d));
+        } catch (const ChildDumpCancelled &) {
+            throw hunt::Cancelled{};
+        }
     };
     steps.compare = [standard](QString g, QString t) -> QCoro::Task<std::shared_ptr<const CompareResult>> {
         CompareOptions o;

@@ -20,10 +20,10 @@
 hunt::Steps childSteps(QString golden, QString test, std::optional<llmscope::Standard> standard,
                        std::function<void(const QString &text, int step)> say);
 
-// A runner on such steps, run to its end: each step finishes before it returns, so the
-// coroutine ends inside waitFor. start makes the runner's task once a QCoreApplication is
-// there (made for it when there is none): a task runs from its making, its child processes
-// with it.
+// A runner on such steps, run to its end inside waitFor (which a task that throws would leave
+// waiting: the runners catch what their steps throw). start makes the runner's task once a
+// QCoreApplication is there (made for it when there is none): a task runs from its making, its
+// child processes with it.
 template <typename Start>
 auto runToEnd(Start start)
 {

@@ -208,7 +208,7 @@ int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int 
     say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
     try {
         const QString command = QString::fromStdString(joinCommandLine({o.environment, o.command}));
-        const auto [plain, failed] = runToEnd([&] { return runChildDumpCaught({{}, command, options, plainOut, {}, {}}); });
+        const auto [plain, failed] = runToEnd([&] { return runChildDumpCaught({{}, command, options, plainOut, [] { return g_stopRequested != 0; }, {}}); });
         if (failed)
             std::rethrow_exception(failed);
         const ObserverCheck c = checkObserver(plain.toStdString(), root.toStdString());
@@ -260,6 +260,9 @@ int runDumpCommand(const QStringList &args)
     const QString &found = plan.program, &root = plan.dumpRoot;
     say(QStringLiteral("llmscope dump: running %1 with the probe; writing %2\n").arg(found, root));
 
+    // Stopped itself (SIGTERM: a caller's Cancel), it stops the target first, as at --timeout. A
+    // caught signal's handler is reset in the target at exec: only this process catches it.
+    std::signal(SIGTERM, stopRequested);
     QProcess target;
     target.setProcessChannelMode(QProcess::ForwardedChannels);
     target.setInputChannelMode(QProcess::ForwardedInputChannel);
@@ -271,9 +274,7 @@ int runDumpCommand(const QStringList &args)
         return 2;
     }
     // Ctrl-C reaches the target (same process group); llmscope stays to say what was written.
-    // Stopped itself (SIGTERM: a caller's Cancel), it stops the target first, as at --timeout.
     std::signal(SIGINT, SIG_IGN);
-    std::signal(SIGTERM, stopRequested);
     QElapsedTimer clock;
     clock.start();
     bool timedOut = false;
@@ -283,15 +284,15 @@ int runDumpCommand(const QStringList &args)
         const bool late = o.timeoutSeconds && clock.elapsed() > qint64(o.timeoutSeconds) * 1000;
         if ((late || g_stopRequested) && !timedOut) {
             timedOut = true;
+            target.terminate(); // first: whoever reads this process's words may be gone
+            std::signal(SIGPIPE, SIG_IGN);
             say(late ? QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n").arg(o.timeoutSeconds)
                      : QStringLiteral("llmscope dump: stopped; stopping the target\n"));
-            target.terminate();
             if (!target.waitForFinished(5000))
                 target.kill();
         }
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL); // SIGTERM stays caught: --check-observer's run below stops as well
     const double seconds = clock.elapsed() / 1000.0;
     QString ended;
     bool ok = false;

@@ -1,5 +1,6 @@
 #include "session/child_dump.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QPointer>
 #include <QProcess>
@@ -43,42 +44,62 @@ QCoro::Task<QString> runChildDump(ChildDump d)
         throw ChildDumpCancelled{};
     QDir(d.out).removeRecursively(); // this pass's dump, made afresh
     const QString program = d.program.isEmpty() ? QStringLiteral("/proc/self/exe") : d.program;
-    QString said, partial; // before the process: it may still speak while it is destroyed
+    QByteArray bytes, partial; // before the process: it may still speak while it is destroyed
     auto p = std::make_unique<QProcess>();
     p->setProcessChannelMode(QProcess::SeparateChannels);
-    QObject::connect(p.get(), &QProcess::readyReadStandardError, p.get(), [&said, &partial, &d, proc = p.get()] {
-        const QString more = QString::fromLocal8Bit(proc->readAllStandardError());
-        said += more;
+    // each whole line decoded once (a character split between two reads stays whole)
+    auto take = [&bytes, &partial, &d](const QByteArray &more) {
+        bytes += more;
         partial += more;
         qsizetype nl;
-        while ((nl = partial.indexOf(QLatin1Char('\n'))) >= 0) {
+        while ((nl = partial.indexOf('\n')) >= 0) {
+            QByteArray line = partial.left(nl);
+            if (line.endsWith('\r'))
+                line.chop(1);
             if (d.line)
-                d.line(partial.left(nl));
+                d.line(QString::fromLocal8Bit(line));
             partial.remove(0, nl + 1);
         }
-    });
+    };
+    QObject::connect(p.get(), &QProcess::readyReadStandardError, p.get(),
+                     [&take, proc = p.get()] { take(proc->readAllStandardError()); });
+    // the application quitting while the dump runs (the window closed): the child and its
+    // target stop with it rather than outlive it
+    if (QCoreApplication::instance())
+        QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, p.get(), [proc = p.get()] {
+            proc->terminate();
+            if (!proc->waitForFinished(15000))
+                proc->kill();
+        });
     p->start(program, QStringList{"dump", "--exec", d.command} + d.options + QStringList{"-o", d.out});
     // waited for in steps, so that a cancel reaches the child within a tenth of a second: asked
-    // to stop (SIGTERM), `llmscope dump` stops its target and waits for it before it ends
-    while (p->state() != QProcess::NotRunning && !co_await qCoro(p.get()).waitForFinished(100ms))
+    // to stop (SIGTERM), `llmscope dump` stops its target and waits for it before it ends.
+    // (GCC 12 evaluates a co_await in a condition before the test beside it: awaited alone.)
+    while (p->state() != QProcess::NotRunning) {
+        auto finishing = qCoro(p.get()).waitForFinished(100ms);
+        if (co_await finishing)
+            break;
         if (cancelled()) {
             p->terminate();
-            if (!co_await qCoro(p.get()).waitForFinished(15s)) {
+            auto stopping = qCoro(p.get()).waitForFinished(15s);
+            if (!co_await stopping) {
                 p->kill();
-                co_await qCoro(p.get()).waitForFinished(30s);
+                auto killed = qCoro(p.get()).waitForFinished(30s);
+                co_await killed;
             }
             throw ChildDumpCancelled{};
         }
-    said += QString::fromLocal8Bit(p->readAllStandardError());
+    }
+    take(p->readAllStandardError());
     if (d.line && !partial.isEmpty())
-        d.line(partial);
+        d.line(QString::fromLocal8Bit(partial));
+    const QString said = QString::fromLocal8Bit(bytes).trimmed();
     if (cancelled())
         throw ChildDumpCancelled{};
     const std::string cmd = d.command.toStdString();
     if (p->error() == QProcess::FailedToStart)
         throw ChildDumpFailed(ChildDumpFailed::Kind::NotStarted, p->errorString(),
                               "could not start " + program.toStdString() + ": " + p->errorString().toStdString());
-    said = said.trimmed();
     if (p->exitStatus() != QProcess::NormalExit)
         throw ChildDumpFailed(ChildDumpFailed::Kind::Crashed, said, "llmscope dump of '" + cmd + "' crashed:\n" + said.toStdString());
     if (p->exitCode() != 0) {

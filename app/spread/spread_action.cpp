@@ -9,7 +9,6 @@
 
 #include <map>
 
-#include "dump/dump_layout.h"
 #include "hunt/hunt_plan.h"
 #include "job_pool.h"
 #include "job.h"

@@ -53,6 +53,21 @@ private slots:
         QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString &l) { return l.contains(QLatin1String("on disk:")); }));
     }
 
+    // Lines as the child wrote them: CRLF ends a line, a character stays whole.
+    void linesWhole()
+    {
+        QStringList lines;
+        try {
+            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'printf \"caf\\303\\251 r\\303\\251sum\\303\\251\\r\\n\" >&2; exit 4'",
+                              {}, m_dir.filePath("lines"), {}, [&lines](const QString &l) { lines << l; }});
+            QFAIL("a failed target's dump returned");
+        } catch (const ChildDumpFailed &f) {
+            QCOMPARE(f.status, 4);
+            QCOMPARE(f.lastWords, QString::fromUtf8("caf\u00e9 r\u00e9sum\u00e9"));
+        }
+        QVERIFY2(lines.contains(QString::fromUtf8("caf\u00e9 r\u00e9sum\u00e9")), qPrintable(lines.join('|')));
+    }
+
     void aFailedTargetsStatusAndLastWords()
     {
         try {
@@ -81,7 +96,7 @@ private slots:
         const QString pidFile = m_dir.filePath("target.pid");
         bool asked = false;
         try {
-            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'echo $$ > " + pidFile + "; exec sleep 600'", {},
+            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'echo $$ > " + pidFile + "; exec sleep 600'", {"--timeout", "120"},
                                          m_dir.filePath("cancelled"),
                                          [&] { return asked = QFile::exists(pidFile) && QFileInfo(pidFile).size() > 0; }, {}});
             QFAIL("a cancelled dump returned");
