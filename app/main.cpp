@@ -59,11 +59,15 @@ int main(int argc, char **argv)
             QStringList rest;
             for (size_t i = 1; i < launch.size(); ++i)
                 rest << QString::fromStdString(launch[i]);
-            if (hunt::parseRequest(rest).help) {
+            const hunt::Request request = hunt::parseRequest(rest);
+            if (request.help) {
                 std::fputs("llmscope --hunt opens the window on a hunt; it takes the options of llmscope hunt "
                            "(see llmscope hunt --help)\n", stdout);
                 return 0;
             }
+            if (request.timeoutSeconds > 0) // the window's runs are live, and its Stop ends one that hangs
+                throw llmscope::Error("--timeout is for llmscope hunt on the command line; in the window, Stop ends a "
+                                      "run that hangs");
         } catch (const llmscope::Error &e) {
             std::fprintf(stderr, "llmscope --hunt: %s\n", e.what());
             return 2;

@@ -124,6 +124,7 @@ QString usageText()
         "  llmscope compare --golden-path A --my-path B [options]\n"
         "                                            compare two dumps; msit's report, first divergence\n"
         "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]\n"
+        "                [--timeout SECONDS]\n"
         "                                            find the first divergent op in two passes\n"
         "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
         "                                            which weights a quantized model loses the most\n"

@@ -24,6 +24,7 @@ using namespace llmscope;
 namespace {
 
 const char *kHuntUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
+                     [--timeout SECONDS]
 
 Finds the first operation where the test program departs from the golden one:
   1. runs both with statistics of every operation (--type model stats) in every round, the
@@ -47,6 +48,9 @@ reports.
   -er RANGES       rounds to compare (default: all, every round both programs run)
   --standard S     how ops are judged, as llmscope compare's --standard (exact, rounding,
                    engine, msit; default: chosen from what the two runs were, said first)
+  --timeout SECONDS
+                   stop each run's program after SECONDS (as llmscope dump --timeout): a
+                   program that hangs ends the hunt, saying so, instead of holding it
 
 Exit status: 0 a divergent operation was found, 1 every operation passed (or the suspect the
 statistics gave passed element by element, and so did its round's outputs; or nothing departs
@@ -79,10 +83,10 @@ int runHuntCommand(const QStringList &args)
             return 2;
         }
     }
-    const hunt::Steps steps = childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
+    const hunt::Steps steps = hunt::withTimeout(childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
         const bool detail = step < 0 && step != hunt::Steps::kFailedEnd;
         say(detail ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
-    });
+    }), request.timeoutSeconds);
     const hunt::Outcome outcome = runToEnd([&] { return hunt::run(steps, request.folder, request.rounds); });
     switch (outcome.end) {
     case hunt::Outcome::End::Found: return 0;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "compare/divergence_cause.h"
+#include "launch/dump_options.h"
 #include "compare/op_verdicts.h"
 #include "dump/token_record.h"
 #include "util/arg_reader.h"
@@ -52,6 +53,8 @@ Request parseRequest(const QStringList &args)
             r.rounds = value().trimmed();
             if (r.rounds.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0)
                 r.rounds = QStringLiteral("all");
+        } else if (a == QLatin1String("--timeout")) {
+            r.timeoutSeconds = llmscope::parseTimeout(value().toStdString());
         } else if (a == QLatin1String("--standard")) {
             const QString v = value();
             r.standard = llmscope::parseStandard(v.toStdString());

@@ -25,6 +25,7 @@ struct Request {
     QString folder = QStringLiteral("llmscope_hunt"); // -o
     QString rounds = QStringLiteral("all");       // -er: every round both programs run
     std::optional<llmscope::Standard> standard;   // --standard
+    int timeoutSeconds = 0;                       // --timeout: each pass's program stopped after it (0: never)
     bool help = false;                            // -h, --help
 };
 // --golden CMD --test CMD [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]; throws Error that

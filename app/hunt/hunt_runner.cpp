@@ -95,6 +95,15 @@ QCoro::Task<OpcheckRow> replay(QString testDump, std::string opId, int64_t round
 
 } // namespace
 
+Steps withTimeout(Steps steps, int seconds)
+{
+    if (seconds > 0)
+        steps.dump = [dump = std::move(steps.dump), seconds](Side side, QStringList options, QString out) {
+            return dump(side, options + QStringList{"--timeout", QString::number(seconds)}, out);
+        };
+    return steps;
+}
+
 QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
 {
     Outcome out;

@@ -34,6 +34,10 @@ struct Steps {
     static constexpr int kFailedEnd = -2;
 };
 
+// The same steps, each dump pass's program stopped after seconds (`llmscope dump --timeout`);
+// unchanged for 0.
+Steps withTimeout(Steps steps, int seconds);
+
 struct Outcome {
     // Unexplained: nothing departs beyond its budget where compared, yet the programs chose
     // other tokens (never reported as nothing diverging).

@@ -10,6 +10,7 @@
 #include "cli/child_steps.h"
 #include "compare/compare_run.h"
 #include "compare/report.h"
+#include "launch/dump_options.h"
 #include "quant/quant_report.h"
 #include "quant_report/quant_runner.h"
 #include "util/arg_reader.h"
@@ -20,7 +21,7 @@ using namespace llmscope;
 namespace {
 
 const char *kQuantReportUsage = R"(usage: llmscope quant-report --golden "CMD" --test "CMD" [-o DIR] [-er RANGES]
-                            [--budget SHARE] [--keep-type TYPE]
+                            [--budget SHARE] [--keep-type TYPE] [--timeout SECONDS]
 
 Which weights a quantized model loses its accuracy through, and which to keep in a higher type:
   1. runs golden (the F32 or F16 model) dumping every operation's outputs and the logits,
@@ -41,6 +42,7 @@ Which weights a quantized model loses its accuracy through, and which to keep in
   --budget SHARE    extra bytes allowed for the weights kept higher, as a share of the test's
                     weight bytes: 10% or 0.1 (default: 10%)
   --keep-type TYPE  the type they are kept in (default: q8_0; f16 for weights already q8_0)
+  --timeout SECONDS stop each run's program after SECONDS (as llmscope dump --timeout)
 
 Per weight: its quantization error, the NMSE its op adds to the activations, its estimated
 share of the logits' error, and that share per MiB it costs to keep higher. Per round: the KL
@@ -58,6 +60,7 @@ int runQuantReportCommand(const QStringList &args)
 {
     QString golden, test, out = QStringLiteral("llmscope_quant"), rounds = QStringLiteral("0,15");
     QuantReportOptions options;
+    int timeout = 0;
     try {
         ArgReader r(toWords(args), "quant-report");
         while (r.next()) {
@@ -78,6 +81,8 @@ int runQuantReportCommand(const QStringList &args)
                 options.budget = quant::parseBudget(value());
             } else if (a == QLatin1String("--keep-type")) {
                 options.keepType = value().toStdString();
+            } else if (a == QLatin1String("--timeout")) {
+                timeout = parseTimeout(value().toStdString());
             } else {
                 r.unknown();
             }
@@ -88,10 +93,10 @@ int runQuantReportCommand(const QStringList &args)
         say(QStringLiteral("llmscope quant-report: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
-    const hunt::Steps steps = childSteps(golden, test, Standard::Engine, [](const QString &text, int step) {
+    const hunt::Steps steps = hunt::withTimeout(childSteps(golden, test, Standard::Engine, [](const QString &text, int step) {
         if (step > 0)
             say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
-    });
+    }), timeout);
     const quant::Outcome outcome = runToEnd([&] { return quant::run(steps, out, rounds, options); });
     if (!outcome.ok) {
         say(QStringLiteral("llmscope quant-report: %1\n").arg(outcome.message));

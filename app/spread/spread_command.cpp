@@ -23,7 +23,7 @@ using namespace llmscope;
 namespace {
 
 const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--fusion on,off] [--repeat N]
-                       [-o DIR] [-er RANGES] [--tensors] [--kv-cache]
+                       [-o DIR] [-er RANGES] [--tensors] [--kv-cache] [--timeout SECONDS]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
 and the run that departs:
@@ -51,6 +51,8 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
                    every op read as the program computes it (a fused chain at its last op):
                    where the two part, a fused kernel departs from the unfused ones
   --repeat N       each run N times (determinism: runs of one command must be bit-identical)
+  --timeout SECONDS
+                   stop each run's program after SECONDS (as llmscope dump --timeout)
   -o DIR           where the dumps and reports go (default: ./llmscope_spread)
   -er RANGES       rounds to dump (default: all)
   --tensors        every run's tensors in one pass (no statistics first)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "hunt/hunt_plan.h"
+#include "launch/dump_options.h"
 #include "spread/batch_alignment.h"
 #include "util/arg_reader.h"
 #include "util/error.h"
@@ -20,9 +21,12 @@ std::string Run::label() const
 
 QStringList Run::options() const
 {
-    if (fusion.empty())
-        return {};
-    return fusion == "off" ? QStringList{"--keep-fusion", "--no-fusion"} : QStringList{"--keep-fusion"};
+    QStringList o = fusion.empty()     ? QStringList{}
+                    : fusion == "off" ? QStringList{"--keep-fusion", "--no-fusion"}
+                                      : QStringList{"--keep-fusion"};
+    if (timeoutSeconds > 0)
+        o << "--timeout" << QString::number(timeoutSeconds);
+    return o;
 }
 
 std::vector<Run> Request::runs() const
@@ -38,7 +42,7 @@ std::vector<Run> Request::runs() const
     for (const std::string &r : varied)
         for (const std::string &f : fusion.empty() ? std::vector<std::string>{""} : fusion)
             for (int k = 0; k < repeat; ++k)
-                out.push_back({r, f});
+                out.push_back({r, f, timeoutSeconds});
     return out;
 }
 
@@ -87,6 +91,8 @@ Request parseRequest(const std::vector<std::string> &args)
             setVary(q, a.anyValue());
         } else if (a.is({"--fusion"})) {
             setFusion(q, a.value());
+        } else if (a.is({"--timeout"})) {
+            q.timeoutSeconds = llmscope::parseTimeout(a.value());
         } else if (a.is({"--repeat"})) {
             const std::string v = a.value();
             q.repeat = std::atoi(v.c_str());

@@ -26,10 +26,11 @@ namespace spread {
 struct Run {
     std::string command;
     std::string fusion; // "on", "off", or empty: as the program runs by default
+    int timeoutSeconds = 0; // --timeout: each pass's program stopped after it (0: never)
     // What reports and the window call it, one per configuration ("CMD [fusion off]").
     std::string label() const;
     // The dump options it adds to every pass: fusion kept as the program runs (--keep-fusion),
-    // and with "off" the backends' own switches off (--no-fusion).
+    // and with "off" the backends' own switches off (--no-fusion); --timeout where set.
     QStringList options() const;
 };
 
@@ -39,6 +40,7 @@ struct Request {
     std::vector<std::string> values;   // --vary's values ("1", "4")
     std::vector<std::string> fusion;   // --fusion's values ("on", "off"), empty for none
     int repeat = 1;
+    int timeoutSeconds = 0; // --timeout
     std::string folder = "llmscope_spread", rounds = "all";
     bool tensors = false; // every tensor in one pass, no statistics first
     bool kvCache = false; // the KV cache dumped too (--kv-cache), compared by position

@@ -132,7 +132,7 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
             if (name.empty() || name.find_first_of("=\n") != std::string::npos)
                 throw Error("--record-env: '" + o.recordEnv + "' is not a list of variable names like MY_FLAG,OTHER");
     } else if (a == "--timeout") {
-        o.timeoutSeconds = parseChoice("--timeout", r.value(), 1, 7 * 24 * 3600);
+        o.timeoutSeconds = parseTimeout(r.value());
     } else {
         return false;
     }
@@ -264,6 +264,11 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
 bool writesPayload(const DumpOptions &o)
 {
     return contains(o.types, "tensor") && (!contains(o.types, "stats") || o.statsWithData) && !o.descOnly;
+}
+
+int parseTimeout(const std::string &value)
+{
+    return parseChoice("--timeout", value, 1, 7 * 24 * 3600);
 }
 
 std::string preloadWith(const std::string &existing, const std::string &probePath)

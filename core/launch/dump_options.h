@@ -46,6 +46,10 @@ struct DumpOptions {
                                         // launchers such as env pass the probe on by themselves)
 };
 
+// --timeout's value, as `llmscope dump` and the commands that run dumps (hunt, quant-report,
+// spread) read it: whole seconds, 1 to a week; throws Error saying so.
+int parseTimeout(const std::string &value);
+
 // Throws Error with a message that names the option and says what to do.
 DumpOptions parseDumpOptions(const std::vector<std::string> &args);
 // The arguments that parseDumpOptions reads back as o: options left at their defaults are

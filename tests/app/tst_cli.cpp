@@ -63,6 +63,26 @@ private slots:
         QVERIFY(!QDir(out.path() + "/hunt").exists()); // nothing ran, nothing written
     }
 
+    // --timeout: a program that hangs ends the hunt, the spread and the quantization report,
+    // each saying so, instead of holding them for ever; a value that is no number of seconds
+    // is refused before anything runs.
+    void commandsStopAProgramThatHangs()
+    {
+        QTemporaryDir out;
+        const QString hang = QStringLiteral("/bin/sleep 600");
+        for (const QStringList &args :
+             {QStringList{"hunt", "--golden", hang, "--test", hang, "--timeout", "2", "-o", out.path() + "/hunt"},
+              QStringList{"spread", "--run", hang, "--repeat", "2", "--timeout", "2", "-o", out.path() + "/spread"},
+              QStringList{"quant-report", "--golden", hang, "--test", hang, "--timeout", "2", "-o", out.path() + "/quant"}}) {
+            const Run r = run(args);
+            QVERIFY2(r.code == 2, qPrintable(args[0] + ": " + QString::number(r.code) + "\n" + r.err));
+            QVERIFY2(r.err.contains("ran past --timeout 2 s"), qPrintable(args[0] + ": " + r.err));
+            const Run bad = run(QStringList{args[0], args[1], args[2]} + QStringList{args[3], args[4], "--timeout", "soon"});
+            QCOMPARE(bad.code, 2);
+            QVERIFY2(bad.err.contains("--timeout: 'soon' must be a whole number"), qPrintable(bad.err));
+        }
+    }
+
     // The window lives in libllmscope_gui.so, loaded only when one opens: the command-line
     // tools do not load Qt's GUI libraries, and a missing library is a clear error.
     void windowOpensFromItsLibraryAndOnlyThen()
