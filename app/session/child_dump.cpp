@@ -2,11 +2,14 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFuture>
+#include <QPromise>
+#include <QTimer>
 #include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
 
-#include <QCoroProcess>
+#include <QCoroFuture>
 
 #include <chrono>
 #include <memory>
@@ -45,6 +48,8 @@ QCoro::Task<QString> runChildDump(ChildDump d)
     QDir(d.out).removeRecursively(); // this pass's dump, made afresh
     const QString program = d.program.isEmpty() ? QStringLiteral("/proc/self/exe") : d.program;
     QByteArray bytes, partial; // before the process: it may still speak while it is destroyed
+    bool stopping = false;     // a cancel asked the child to stop
+    QPromise<void> ended;      // the child finished, or never started
     auto p = std::make_unique<QProcess>();
     p->setProcessChannelMode(QProcess::SeparateChannels);
     // each whole line decoded once (a character split between two reads stays whole)
@@ -63,6 +68,27 @@ QCoro::Task<QString> runChildDump(ChildDump d)
     };
     QObject::connect(p.get(), &QProcess::readyReadStandardError, p.get(),
                      [&take, proc = p.get()] { take(proc->readAllStandardError()); });
+    // One wait for the end, awaited once: QCoro 0.8's timed waits leave their connection to
+    // QProcess::finished behind when they time out, which the end then calls on a freed
+    // awaiter. A failed start emits no finished: its error ends the wait too.
+    ended.start();
+    const QFuture<void> done = ended.future();
+    QObject::connect(p.get(), &QProcess::finished, p.get(), [&ended] { ended.finish(); });
+    QObject::connect(p.get(), &QProcess::errorOccurred, p.get(), [&ended](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            ended.finish();
+    });
+    // A cancel reaches the child within a tenth of a second: asked to stop (SIGTERM), `llmscope
+    // dump` stops its target and waits for it before it ends; killed if it has not in 15 s.
+    auto *watch = new QTimer(p.get());
+    QObject::connect(watch, &QTimer::timeout, p.get(), [&stopping, &cancelled, proc = p.get()] {
+        if (stopping || !cancelled())
+            return;
+        stopping = true;
+        proc->terminate();
+        QTimer::singleShot(15s, proc, [proc] { proc->kill(); });
+    });
+    watch->start(100ms);
     // the application quitting while the dump runs (the window closed): the child and its
     // target stop with it rather than outlive it
     if (QCoreApplication::instance())
@@ -72,24 +98,10 @@ QCoro::Task<QString> runChildDump(ChildDump d)
                 proc->kill();
         });
     p->start(program, QStringList{"dump", "--exec", d.command} + d.options + QStringList{"-o", d.out});
-    // waited for in steps, so that a cancel reaches the child within a tenth of a second: asked
-    // to stop (SIGTERM), `llmscope dump` stops its target and waits for it before it ends.
-    // (GCC 12 evaluates a co_await in a condition before the test beside it: awaited alone.)
-    while (p->state() != QProcess::NotRunning) {
-        auto finishing = qCoro(p.get()).waitForFinished(100ms);
-        if (co_await finishing)
-            break;
-        if (cancelled()) {
-            p->terminate();
-            auto stopping = qCoro(p.get()).waitForFinished(15s);
-            if (!co_await stopping) {
-                p->kill();
-                auto killed = qCoro(p.get()).waitForFinished(30s);
-                co_await killed;
-            }
-            throw ChildDumpCancelled{};
-        }
-    }
+    co_await done;
+    watch->stop();
+    if (stopping)
+        throw ChildDumpCancelled{};
     take(p->readAllStandardError());
     if (d.line && !partial.isEmpty())
         d.line(QString::fromLocal8Bit(partial));
