@@ -5,7 +5,6 @@
 #include <QFuture>
 #include <QPromise>
 #include <QTimer>
-#include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
 
