@@ -1,6 +1,8 @@
 #include "fusion_match.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 namespace llmscope::probe::fusion {
 namespace {
@@ -94,7 +96,7 @@ bool canFuse(const Graph &g, size_t first, const ggml_op *ops, size_t n)
     return true;
 }
 
-bool canFuseSubgraph(const Graph &g, size_t first, std::initializer_list<ggml_op> ops, std::initializer_list<int> outputs)
+bool canFuseSubgraph(const Graph &g, size_t first, std::span<const ggml_op> ops, std::span<const int> outputs)
 {
     const size_t n = ops.size();
     if (!g.oneBackend(first, n))
@@ -107,7 +109,7 @@ bool canFuseSubgraph(const Graph &g, size_t first, std::initializer_list<ggml_op
     };
     for (size_t k = 0; k < n; ++k) {
         const ggml_tensor *node = g.node(first + k);
-        if (node->op != ops.begin()[k] || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
+        if (node->op != ops[k] || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
             return false;
         if (std::find(outputs.begin(), outputs.end(), int(k)) != outputs.end())
             continue;
@@ -134,6 +136,46 @@ bool edgesAre(const Graph &g, size_t first, std::initializer_list<std::array<int
         if (g.node(first + size_t(e[0]))->src[e[1]] != g.node(first + size_t(e[2])))
             return false;
     return true;
+}
+
+int32_t paramI32(const ggml_tensor *t, int i)
+{
+    int32_t v;
+    std::memcpy(&v, reinterpret_cast<const char *>(t->op_params) + i * sizeof(int32_t), sizeof v);
+    return v;
+}
+
+float paramF32(const ggml_tensor *t, int i)
+{
+    float v;
+    std::memcpy(&v, reinterpret_cast<const char *>(t->op_params) + i * sizeof(float), sizeof v);
+    return v;
+}
+
+size_t spanBytes(const ggml_tensor *t)
+{
+    size_t n = elementSize(t->type);
+    if (n == 0)
+        return 0;
+    for (int d = 0; d < GGML_MAX_DIMS; ++d) {
+        if (t->ne[d] <= 0)
+            return 0;
+        n += size_t(t->ne[d] - 1) * t->nb[d];
+    }
+    return n;
+}
+
+bool overlaps(const ggml_tensor *a, const ggml_tensor *b, bool elementwise)
+{
+    if (!a->buffer || a->buffer != b->buffer || !a->data || !b->data)
+        return false;
+    const auto aBase = reinterpret_cast<uintptr_t>(a->data), bBase = reinterpret_cast<uintptr_t>(b->data);
+    const size_t aSize = spanBytes(a), bSize = spanBytes(b);
+    if (aSize == 0 || bSize == 0)
+        return true;
+    if (elementwise && aBase == bBase && aSize == bSize)
+        return false;
+    return (bBase <= aBase && aBase < bBase + bSize) || (aBase <= bBase && bBase < aBase + aSize);
 }
 
 bool sameShape(const ggml_tensor *a, const ggml_tensor *b)
@@ -164,6 +206,23 @@ bool canRepeat(const ggml_tensor *a, const ggml_tensor *b)
         if (a->ne[d] == 0 || b->ne[d] % a->ne[d] != 0)
             return false;
     return true;
+}
+
+bool quantized(ggml_type t)
+{
+    switch (t) {
+    case GGML_TYPE_F32:
+    case GGML_TYPE_F16:
+    case GGML_TYPE_BF16:
+    case GGML_TYPE_F64:
+    case GGML_TYPE_I8:
+    case GGML_TYPE_I16:
+    case GGML_TYPE_I32:
+    case GGML_TYPE_I64:
+        return false;
+    default:
+        return t < GGML_TYPE_COUNT;
+    }
 }
 
 int64_t rows(const ggml_tensor *t) { return t->ne[1] * t->ne[2] * t->ne[3]; }

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <initializer_list>
+#include <span>
 #include <unordered_map>
 
 #include <ggml.h>
@@ -37,9 +38,31 @@ inline bool canFuse(const Graph &g, size_t first, std::initializer_list<ggml_op>
 }
 // ggml_can_fuse_subgraph: consecutive nodes of these ops whose results, but for the outputs
 // (offsets from first), are used only inside the run and are not graph outputs.
-bool canFuseSubgraph(const Graph &g, size_t first, std::initializer_list<ggml_op> ops, std::initializer_list<int> outputs);
+bool canFuseSubgraph(const Graph &g, size_t first, std::span<const ggml_op> ops, std::span<const int> outputs);
+inline bool canFuseSubgraph(const Graph &g, size_t first, std::initializer_list<ggml_op> ops,
+                            std::initializer_list<int> outputs)
+{
+    return canFuseSubgraph(g, first, std::span(ops.begin(), ops.size()), std::span(outputs.begin(), outputs.size()));
+}
 // ggml_check_edges: {node, source slot, node} offsets from first.
 bool edgesAre(const Graph &g, size_t first, std::initializer_list<std::array<int, 3>> edges);
+
+// An op's parameter i (ggml_get_op_params_i32, _f32).
+int32_t paramI32(const ggml_tensor *t, int i);
+float paramF32(const ggml_tensor *t, int i);
+inline bool f32(const ggml_tensor *t) { return t && t->type == GGML_TYPE_F32; }
+// A binary op's source that is not `one`.
+inline const ggml_tensor *otherSource(const ggml_tensor *op, const ggml_tensor *one)
+{
+    return op->src[0] == one ? op->src[1] : op->src[0];
+}
+
+// Bytes a tensor spans (ggml_nbytes) for types of one element a block; 0 when not known.
+size_t spanBytes(const ggml_tensor *t);
+// Whether two tensors' bytes meet in one buffer (ggml_vk_tensors_overlap; ggml-cuda's
+// nodes_overlap with elementwise false); an elementwise source may be the destination exactly.
+// A span the probe cannot size is taken as meeting.
+bool overlaps(const ggml_tensor *a, const ggml_tensor *b, bool elementwise);
 
 // ggml's tensor predicates, from ne and nb (types of a known element size only: others are
 // taken as not contiguous, so a rule that needs it does not fuse them).
@@ -49,6 +72,7 @@ bool contiguous(const ggml_tensor *t);      // ggml_is_contiguous
 bool contiguousRows(const ggml_tensor *t);  // ggml_is_contiguous_rows
 bool contiguous1(const ggml_tensor *t);     // ggml_is_contiguous_1
 bool canRepeat(const ggml_tensor *a, const ggml_tensor *b); // ggml_can_repeat(a, b)
+bool quantized(ggml_type t);                 // ggml_is_quantized
 int64_t rows(const ggml_tensor *t);         // ggml_nrows
 int64_t elements(const ggml_tensor *t);     // ggml_nelements
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cuda_fusion.h"
 #include "fusion_match.h"
 #include "vulkan_fusion.h"
 
@@ -40,6 +41,12 @@ FusingBackend fusingBackend(const std::string &backendName)
         return envOn("GGML_CPU_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Cpu;
     if (backendName.rfind("Vulkan", 0) == 0) // ggml-vulkan only asks whether its switch is set
         return std::getenv("GGML_VK_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Vulkan;
+    // ggml-cuda, also built for HIP and MUSA; it turns fusion off for any nonzero number
+    for (const char *cuda : {"CUDA", "ROCm", "MUSA"})
+        if (backendName.rfind(cuda, 0) == 0) {
+            const char *off = std::getenv("GGML_CUDA_DISABLE_FUSION");
+            return off && std::atoi(off) != 0 ? FusingBackend::None : FusingBackend::Cuda;
+        }
     return FusingBackend::None;
 }
 
@@ -61,6 +68,7 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector
         const FusingBackend r = b >= 0 && size_t(b) < rules.size() ? rules[size_t(b)] : FusingBackend::None;
         std::optional<FusedChain> c = r == FusingBackend::Cpu      ? cpuChainAt(g, i)
                                       : r == FusingBackend::Vulkan ? vulkanChainAt(g, i)
+                                      : r == FusingBackend::Cuda   ? cudaChainAt(g, i)
                                                                    : std::nullopt;
         if (!c)
             continue;

@@ -8,8 +8,8 @@
 // RMS_NORM+MUL when the norm's input, the product and the other factor are F32 and that factor
 // is a contiguous row as long as the norm's (ggml_cpu_try_fuse_ops, ggml-cpu.c), unless
 // GGML_CPU_DISABLE_FUSION=1. The Vulkan backend's rules are in vulkan_fusion.cpp (unless
-// GGML_VK_DISABLE_FUSION is set, to anything). CUDA's are not modelled: there every node is
-// read, and the observer check says when observing changed what it computed.
+// GGML_VK_DISABLE_FUSION is set, to anything); the CUDA backend's (and its HIP and MUSA builds')
+// in cuda_fusion.cpp (unless GGML_CUDA_DISABLE_FUSION is a nonzero number).
 #pragma once
 #include <string>
 #include <vector>
@@ -20,9 +20,9 @@
 
 namespace llmscope::probe {
 
-enum class FusingBackend { None, Cpu, Vulkan };
+enum class FusingBackend { None, Cpu, Vulkan, Cuda };
 
-// The rules a scheduler's backend name stands for ("CPU", "Vulkan0"); None for one whose fusion
+// The rules a scheduler's backend name stands for ("CPU", "Vulkan0", "CUDA0"); None for one whose fusion
 // is not modelled, or whose fusion its environment turned off.
 FusingBackend fusingBackend(const std::string &backendName);
 

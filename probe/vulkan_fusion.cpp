@@ -13,69 +13,12 @@
 // never changes what the program computes; at worst an inner node that ran alone is not read.
 #include "vulkan_fusion.h"
 
-#include <cstdint>
-#include <cstring>
 
 namespace llmscope::probe {
 namespace {
 
 using namespace fusion;
 
-int32_t param(const ggml_tensor *t, int i)
-{
-    int32_t v;
-    std::memcpy(&v, reinterpret_cast<const char *>(t->op_params) + i * sizeof(int32_t), sizeof v);
-    return v;
-}
-
-bool f32(const ggml_tensor *t) { return t && t->type == GGML_TYPE_F32; }
-const ggml_tensor *otherSource(const ggml_tensor *op, const ggml_tensor *one)
-{
-    return op->src[0] == one ? op->src[1] : op->src[0];
-}
-
-// Bytes a tensor spans (ggml_nbytes) for types of one element a block; 0 when not known.
-size_t spanBytes(const ggml_tensor *t)
-{
-    size_t es = 0;
-    switch (t->type) {
-    case GGML_TYPE_F32:
-    case GGML_TYPE_I32:
-        es = 4;
-        break;
-    case GGML_TYPE_F16:
-    case GGML_TYPE_BF16:
-        es = 2;
-        break;
-    case GGML_TYPE_I64:
-        es = 8;
-        break;
-    default:
-        return 0;
-    }
-    size_t n = es;
-    for (int d = 0; d < GGML_MAX_DIMS; ++d) {
-        if (t->ne[d] <= 0)
-            return 0;
-        n += size_t(t->ne[d] - 1) * t->nb[d];
-    }
-    return n;
-}
-
-// ggml_vk_tensors_overlap: one buffer, ranges that meet (an elementwise source may be the
-// destination exactly). A span the probe cannot size is taken as meeting.
-bool overlap(const ggml_tensor *a, const ggml_tensor *b, bool elementwise)
-{
-    if (!a->buffer || a->buffer != b->buffer || !a->data || !b->data)
-        return false;
-    const auto aBase = reinterpret_cast<uintptr_t>(a->data), bBase = reinterpret_cast<uintptr_t>(b->data);
-    const size_t aSize = spanBytes(a), bSize = spanBytes(b);
-    if (aSize == 0 || bSize == 0)
-        return true;
-    if (elementwise && aBase == bBase && aSize == bSize)
-        return false;
-    return (bBase <= aBase && aBase < bBase + bSize) || (aBase <= bBase && bBase < aBase + aSize);
-}
 
 // ggml_vk_can_fuse's RMS_NORM+MUL checks (and +ADD, +ADD+MUL): float32 throughout, a broadcast
 // only of the weight, rows contiguous; the residual and sum whole and packed; a post-scale one
@@ -117,28 +60,11 @@ bool mulMatAddOk(const ggml_tensor *mul, const ggml_tensor *add)
 
 // ggml_vk_use_mul_mat_vec_id: the experts' matrix-vector kernel, for at most 8 tokens' choices
 // of float or quantized experts.
-bool quantizedType(ggml_type t)
-{
-    switch (t) {
-    case GGML_TYPE_F32:
-    case GGML_TYPE_F16:
-    case GGML_TYPE_BF16:
-    case GGML_TYPE_F64:
-    case GGML_TYPE_I8:
-    case GGML_TYPE_I16:
-    case GGML_TYPE_I32:
-    case GGML_TYPE_I64:
-        return false;
-    default:
-        return t < GGML_TYPE_COUNT;
-    }
-}
-
 bool mulMatVecId(const ggml_tensor *mmid)
 {
     const ggml_tensor *experts = mmid->src[0], *ids = mmid->src[2];
     return experts && ids && ids->ne[1] <= 8 &&
-           (experts->type == GGML_TYPE_F32 || experts->type == GGML_TYPE_F16 || quantizedType(experts->type));
+           (experts->type == GGML_TYPE_F32 || experts->type == GGML_TYPE_F16 || quantized(experts->type));
 }
 
 // ggml_vk_can_fuse's mmid_mul_ok: a product (or its bias) times each chosen expert's weight,
@@ -164,7 +90,7 @@ bool mulMatIdAddIdOk(const ggml_tensor *mmid, const ggml_tensor *add)
 bool rmsNormMulRopeOk(const Graph &g, size_t i)
 {
     const ggml_tensor *rms = g.node(i), *mul = g.node(i + 1), *rope = g.node(i + 2);
-    const int mode = param(rope, 2);
+    const int mode = paramI32(rope, 2);
     return contiguous(rms) && contiguous(mul) && contiguous(rope) &&
            (mode == GGML_ROPE_TYPE_NEOX || mode == 0 /* normal */) && mul->ne[0] <= 1024;
 }
@@ -188,7 +114,7 @@ bool ropeSetRowsOk(const Graph &g, size_t i)
     const ggml_tensor *rope = g.node(i);
     if (!rope->src[0] || rope->src[0]->ne[3] != 1)
         return false;
-    const int mode = param(rope, 2);
+    const int mode = paramI32(rope, 2);
     if (mode != 0 && mode != GGML_ROPE_TYPE_NEOX && mode != GGML_ROPE_TYPE_MROPE && mode != GGML_ROPE_TYPE_IMROPE)
         return false;
     return setRowsEpilogueOk(rope, g.node(i + 1), g.node(i + 2));
@@ -208,7 +134,7 @@ bool unaryMulOk(const Graph &g, size_t i)
     if (!canFuseSubgraph(g, i, {GGML_OP_UNARY, GGML_OP_MUL}, {1}))
         return false;
     const ggml_tensor *unary = g.node(i), *mul = g.node(i + 1);
-    const int op = param(unary, 0);
+    const int op = paramI32(unary, 0);
     if (op != GGML_UNARY_OP_GELU && op != GGML_UNARY_OP_SIGMOID && op != GGML_UNARY_OP_SILU && op != GGML_UNARY_OP_SOFTPLUS)
         return false;
     if ((unary->type != GGML_TYPE_F32 && unary->type != GGML_TYPE_F16) || unary->type != mul->type)
@@ -309,7 +235,7 @@ Pattern patternAt(const Graph &g, size_t i)
         kNames[GGML_UNARY_OP_SIGMOID] = "SIGMOID+MUL";
         kNames[GGML_UNARY_OP_SILU] = "SILU+MUL";
         kNames[GGML_UNARY_OP_SOFTPLUS] = "SOFTPLUS+MUL";
-        return {2, kNames[param(g.node(i), 0)], {true, true}};
+        return {2, kNames[paramI32(g.node(i), 0)], {true, true}};
     }
     if (op == GGML_OP_ROPE && canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
         edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}}) && ropeSetRowsOk(g, i))
@@ -324,7 +250,7 @@ bool overwritesASource(const Graph &g, size_t i, const Pattern &p)
     for (size_t k = 0; k < p.length; ++k)
         for (int s = 0; s < GGML_MAX_SRC; ++s) {
             const ggml_tensor *src = g.node(i + k)->src[s];
-            if (!src || src->op == GGML_OP_NONE || !overlap(src, dst, p.elementwise[k]))
+            if (!src || src->op == GGML_OP_NONE || !overlaps(src, dst, p.elementwise[k]))
                 continue;
             bool inner = false;
             for (size_t n = 0; n < k; ++n)

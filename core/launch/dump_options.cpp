@@ -334,9 +334,10 @@ llmscope's own:
   --keep-fusion           leave the chains the backend fuses whole, as it runs unobserved:
                           each is read at its last op only (its inner results never reach
                           memory), whose inputs are the chain's; llmscope/fusion/ names each
-                          chain's ops and how to compute it again (opcheck). ggml's CPU
-                          backend's RMS_NORM+MUL; device backends' chains are not modelled
-                          (--check-observer says whether observing changed their results)
+                          chain's ops and how to compute it again (opcheck). The CPU's,
+                          Vulkan's and CUDA's chains as their code decides; the MoE routings
+                          (TOPK_MOE) are not modelled (--check-observer says whether
+                          observing changed their results)
   --no-fusion             the backends fuse nothing: their own switches set in the program's
                           environment (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION,
                           GGML_CUDA_DISABLE_FUSION); with --keep-fusion, every op is read as

@@ -223,7 +223,8 @@ private slots:
         qputenv("GGML_VK_DISABLE_FUSION", "0"); // ggml-vulkan asks only whether it is set
         QCOMPARE(fusingBackend("Vulkan0"), FusingBackend::None);
         qunsetenv("GGML_VK_DISABLE_FUSION");
-        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::None); // not modelled: the observer check tells
+        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::Cuda);
+        QCOMPARE(fusingBackend("Metal"), FusingBackend::None); // not modelled: the observer check tells
     }
 
     // --keep-fusion's plan: the chain's inner node is not read; the chain's end takes the chain's

@@ -1,0 +1,561 @@
+// What ggml's CUDA backend computes fused, as ggml_cuda_graph_evaluate_and_capture decides it at
+// each computed node that is not a view (ggml_cuda_try_fuse in ggml-cuda.cu: the first of its
+// patterns that fits, with ggml_cuda_can_fuse's checks and ggml_cuda_check_fusion_memory_ranges):
+// - the experts' outputs weighted and summed (MUL(+MUL), then a VIEW an expert and the ADDs);
+// - ROPE+VIEW+SET_ROWS; the snake activation MUL+SIN+SQR+MUL+ADD; runs of ADDs or of MULs;
+// - the gate and up products with their GLU (MUL_MAT+MUL_MAT+GLU, with biases, with NVFP4
+//   scales; the experts' MUL_MAT_ID likewise), a product with its NVFP4 scale or with its bias,
+//   on the matrix-vector kernels (one token);
+// - RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD), SSM_CONV(+ADD)+SILU,
+//   SILU/SIGMOID/SOFTPLUS+MUL, RELU+SQR and the softcap SCALE+TANH+SCALE.
+// Not modelled: the TOPK_MOE routings (two outputs: the experts chosen and their weights) and
+// GATED_DELTA_NET's writes into the cache; their nodes are read, which computes them unfused
+// (the observer check says when that changed the program's results).
+//
+// What the probe cannot see is taken as fusing: the device's compute capability (the quantized
+// matrix-vector fusion is off on Pascal and older; the float kernels' and the experts' batch
+// limits differ by architecture), allocation padding. Reading a chain only at its end never
+// changes what the program computes; at worst an inner node that ran alone is not read.
+#include "cuda_fusion.h"
+
+#include <string>
+#include <vector>
+
+namespace llmscope::probe {
+namespace {
+
+using namespace fusion;
+
+bool f32or16(const ggml_tensor *t) { return t && (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16); }
+bool unaryIs(const ggml_tensor *t, ggml_unary_op op) { return t->op == GGML_OP_UNARY && paramI32(t, 0) == op; }
+bool sameLayout(const ggml_tensor *a, const ggml_tensor *b)
+{
+    return a && b && a->type == b->type && sameShape(a, b) && sameStride(a, b);
+}
+
+// ggml_cuda_is_view_or_noop: nodes the backend skips without trying a fusion.
+bool viewOrNoop(const ggml_tensor *t)
+{
+    return elements(t) == 0 || t->op == GGML_OP_RESHAPE || t->op == GGML_OP_TRANSPOSE || t->op == GGML_OP_VIEW ||
+           t->op == GGML_OP_PERMUTE || t->op == GGML_OP_NONE;
+}
+
+// ggml_cuda_check_fusion_memory_ranges: no output (offsets from i) may overlap a source of the
+// run that the run does not compute itself.
+bool memoryOk(const Graph &g, size_t i, size_t n, std::initializer_list<int> outputs)
+{
+    for (const int o : outputs) {
+        const ggml_tensor *dst = g.node(i + size_t(o));
+        for (size_t j = 0; j < n; ++j)
+            for (int s = 0; s < GGML_MAX_SRC; ++s) {
+                const ggml_tensor *src = g.node(i + j)->src[s];
+                if (!src || src->op == GGML_OP_NONE || !overlaps(dst, src, false))
+                    continue;
+                bool inner = false;
+                for (size_t k = 0; k < j; ++k)
+                    inner = inner || g.node(i + k) == src;
+                if (!inner)
+                    return false;
+            }
+    }
+    return true;
+}
+
+// The MoE experts' outputs, each times its routing weight (and, first, an expert's scale), then
+// summed expert by expert through views of the product (ggml_cuda_match_moe_weighted_reduction).
+size_t moeWeightedSum(const Graph &g, size_t i)
+{
+    constexpr int64_t kMaxExperts = 15; // the chain's 2k+1 nodes within ggml_can_fuse_subgraph's 31
+    const ggml_tensor *first = g.node(i);
+    if (first->op != GGML_OP_MUL || !f32(first) || !contiguous(first))
+        return 0;
+    auto split = [](const ggml_tensor *mul, const ggml_tensor *&full) {
+        auto weights = [mul](const ggml_tensor *t) {
+            return f32(t) && contiguous(t) && t->ne[0] == 1 && t->ne[1] == mul->ne[1] && t->ne[2] == mul->ne[2] &&
+                   t->ne[3] == mul->ne[3];
+        };
+        auto experts = [mul](const ggml_tensor *t) { return f32(t) && contiguous(t) && sameShape(t, mul); };
+        for (int a = 0; a < 2; ++a)
+            if (experts(mul->src[a]) && weights(mul->src[1 - a])) {
+                full = mul->src[a];
+                return true;
+            }
+        return false;
+    };
+    const ggml_tensor *weighted = first, *full = nullptr;
+    size_t muls = 1;
+    if (i + 1 < g.size()) {
+        const ggml_tensor *second = g.node(i + 1), *scaled = nullptr, *raw = nullptr;
+        if (second->op == GGML_OP_MUL && f32(second) && contiguous(second) && split(second, scaled) && scaled == first &&
+            split(first, raw)) {
+            weighted = second;
+            full = raw;
+            muls = 2;
+        }
+    }
+    if (!full && !split(first, full))
+        return 0;
+    const int64_t used = weighted->ne[1], tokens = weighted->ne[2] * weighted->ne[3];
+    if (used < 2 || used > kMaxExperts || tokens <= 0)
+        return 0;
+    const size_t n = size_t(2 * used) + muls - 1;
+    if (i + n > g.size())
+        return 0;
+    std::vector<ggml_op> ops(n, GGML_OP_MUL);
+    std::vector<const ggml_tensor *> views;
+    const ggml_tensor *sum = nullptr;
+    size_t adds = 0;
+    for (size_t k = muls; k < n; ++k) {
+        const ggml_tensor *c = g.node(i + k);
+        ops[k] = c->op;
+        if (c->op == GGML_OP_VIEW) {
+            const size_t expert = views.size();
+            if (int64_t(expert) >= used || c->src[0] != weighted || c->view_src != weighted || !f32(c) ||
+                c->ne[0] != weighted->ne[0] || c->ne[1] != tokens || c->ne[2] != 1 || c->ne[3] != 1 ||
+                c->nb[0] != weighted->nb[0] || c->nb[1] != weighted->nb[2] || c->view_offs != expert * weighted->nb[1])
+                return 0;
+            views.push_back(c);
+            continue;
+        }
+        if (c->op != GGML_OP_ADD || views.size() < 2 || adds + 1 >= views.size())
+            return 0;
+        if (c->src[0] != (adds == 0 ? views[0] : sum) || c->src[1] != views[adds + 1] || !f32(c))
+            return 0;
+        sum = c;
+        ++adds;
+    }
+    if (int64_t(views.size()) != used || int64_t(adds) != used - 1 || !sum || !contiguous(sum) ||
+        sum->ne[0] != weighted->ne[0] || sum->ne[1] != tokens || sum->ne[2] != 1 || sum->ne[3] != 1)
+        return 0;
+    const int out[] = {int(n - 1)};
+    if (!canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
+        return 0;
+    return n;
+}
+
+// ggml_cuda_should_fuse_rope_set_rows: the rotated rows flattened one per index into a float
+// cache, normal or NeoX rotation.
+bool ropeSetRowsOk(const ggml_tensor *rope, const ggml_tensor *view, const ggml_tensor *setRows)
+{
+    if (rope->op != GGML_OP_ROPE || view->op != GGML_OP_VIEW || setRows->op != GGML_OP_SET_ROWS)
+        return false;
+    if (!rope->src[0] || rope->src[0]->ne[3] != 1 || !f32or16(setRows) || !setRows->src[1] ||
+        setRows->src[1]->type != GGML_TYPE_I64)
+        return false;
+    if (!contiguous(view) || view->ne[0] != rope->ne[0] * rope->ne[1])
+        return false;
+    const int mode = paramI32(rope, 2);
+    return mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+}
+
+// ggml_cuda_should_fuse_rms_norm_mul_rope: float32 throughout, the rotation of the product, the
+// norm's shape, rows contiguous, an even rotation, no position offset.
+bool rmsNormMulRopeOk(const ggml_tensor *rms, const ggml_tensor *mul, const ggml_tensor *rope)
+{
+    if (!f32(rms->src[0]) || !f32(rms) || !f32(mul->src[0]) || !f32(mul->src[1]) || !f32(mul) || !f32(rope))
+        return false;
+    if (rope->src[0] != mul || (rms == mul->src[1] && !sameShape(mul->src[0], rms)) || !sameShape(rms, mul))
+        return false;
+    if (!contiguousRows(rms->src[0]) || !contiguousRows(mul->src[0]) || !contiguousRows(mul->src[1]))
+        return false;
+    const int mode = paramI32(rope, 2);
+    if (mode != GGML_ROPE_TYPE_NORMAL && mode != GGML_ROPE_TYPE_NEOX)
+        return false;
+    return paramI32(rope, 1) % 2 == 0 && rope->src[0]->ne[0] % 2 == 0 && paramI32(rope, 15) == 0;
+}
+
+// ggml_cuda_can_fuse's RMS_NORM+MUL(+ADD): float32, a broadcast only of the weight, rows
+// contiguous, the residual packed.
+bool rmsNormMulOk(const ggml_tensor *rms, const ggml_tensor *mul, const ggml_tensor *add)
+{
+    if (!f32(rms) || !f32(rms->src[0]) || !f32(mul->src[0]) || !f32(mul->src[1]) || !f32(mul))
+        return false;
+    if (add && (!f32(add->src[0]) || !f32(add->src[1]) || !f32(add)))
+        return false;
+    if (rms == mul->src[1] && !sameShape(mul->src[0], rms))
+        return false;
+    if (!contiguousRows(mul->src[0]) || !contiguousRows(mul->src[1]))
+        return false;
+    return !add || (contiguous(add->src[0]) && contiguousRows(add->src[1]));
+}
+
+// The matrix-vector kernels a product fuses into: quantized weights (MMVQ) or float ones
+// (MMVF), for one token (ggml_cuda_should_fuse_mul_mat_vec_q and _f). The batch limits that
+// depend on the architecture are taken at their largest.
+bool mmvq(const ggml_tensor *mm)
+{
+    constexpr int64_t kMaxBatch = 8; // MMVQ_MAX_BATCH_SIZE
+    const ggml_tensor *w = mm->src[0], *x = mm->src[1];
+    if (!w || !x || !quantized(w->type) || !f32(x) || !f32(mm) || x->ne[1] > kMaxBatch)
+        return false;
+    return mm->op == GGML_OP_MUL_MAT ? mm->ne[1] == 1 : mm->ne[2] <= kMaxBatch;
+}
+
+bool mmvf(const ggml_tensor *mm)
+{
+    const ggml_tensor *w = mm->src[0], *x = mm->src[1];
+    if (!w || !x || !f32(x) || !f32(mm))
+        return false;
+    size_t ts = 0;
+    if (w->type == GGML_TYPE_F32)
+        ts = 4;
+    else if (w->type == GGML_TYPE_F16 || w->type == GGML_TYPE_BF16)
+        ts = 2;
+    if (ts == 0 || w->ne[0] % 2 != 0 || w->nb[0] != ts)
+        return false;
+    for (int d = 1; d < GGML_MAX_DIMS; ++d)
+        if (w->nb[d] % (2 * ts) != 0)
+            return false;
+    return mm->op == GGML_OP_MUL_MAT ? mm->ne[1] == 1 : mm->ne[2] == 1;
+}
+
+// ggml_cuda_should_fuse_mul_mat: the gate's and the up product's results (through their scales
+// and biases, when there are) feed the GLU as its gate and value; the same weights' layout, the
+// same input (and expert ids); a GLU the kernel has, not swapped.
+bool gluOfProductsOk(const ggml_tensor *up, const ggml_tensor *gate, const ggml_tensor *glu,
+                     const ggml_tensor *upBias = nullptr, const ggml_tensor *gateBias = nullptr,
+                     const ggml_tensor *upScale = nullptr, const ggml_tensor *gateScale = nullptr)
+{
+    const bool bias = upBias || gateBias, scale = upScale || gateScale;
+    if ((bias && (!upBias || !gateBias)) || (scale && (!upScale || !gateScale)))
+        return false;
+    const bool mm = up->op == GGML_OP_MUL_MAT && gate->op == GGML_OP_MUL_MAT && glu->op == GGML_OP_GLU;
+    const bool mmid = up->op == GGML_OP_MUL_MAT_ID && gate->op == GGML_OP_MUL_MAT_ID && glu->op == GGML_OP_GLU;
+    if (!mm && !mmid)
+        return false;
+    const ggml_tensor *upBiasSrc = scale ? upScale : up, *gateBiasSrc = scale ? gateScale : gate;
+    if (glu->src[0] != (bias ? gateBias : gateBiasSrc) || glu->src[1] != (bias ? upBias : upBiasSrc))
+        return false;
+    auto reads = [](const ggml_tensor *op, const ggml_tensor *t) { return op->src[0] == t || op->src[1] == t; };
+    if (scale && (upScale->op != GGML_OP_MUL || gateScale->op != GGML_OP_MUL || !reads(upScale, up) ||
+                  !reads(gateScale, gate)))
+        return false;
+    if (bias) {
+        const ggml_op biasOp = mm ? GGML_OP_ADD : GGML_OP_ADD_ID;
+        if (upBias->op != biasOp || gateBias->op != biasOp)
+            return false;
+        if (mm && (!reads(upBias, upBiasSrc) || !reads(gateBias, gateBiasSrc)))
+            return false;
+        if (mmid && (upBias->src[0] != upBiasSrc || gateBias->src[0] != gateBiasSrc || upBias->src[2] != up->src[2] ||
+                     gateBias->src[2] != gate->src[2]))
+            return false;
+    }
+    if (!up->src[0] || !gate->src[0] || !sameLayout(up->src[0], gate->src[0]) || up->src[1] != gate->src[1])
+        return false;
+    if (mmid && up->src[2] != gate->src[2])
+        return false;
+    const int op = paramI32(glu, 0);
+    if (op != GGML_GLU_OP_SWIGLU && op != GGML_GLU_OP_GEGLU && op != GGML_GLU_OP_SWIGLU_OAI &&
+        op != GGML_GLU_OP_SWIGLU_CLAMP)
+        return false;
+    return paramI32(glu, 1) == 0; // not swapped
+}
+
+// An NVFP4 product's scale: one float32 number times the product (get_mul_mat_scale), or for
+// the experts one number an expert gathered by their ids (get_mul_mat_id_scale).
+bool nvfp4Scale(const ggml_tensor *scaleNode, const ggml_tensor *mm)
+{
+    if (scaleNode->src[0] != mm && scaleNode->src[1] != mm)
+        return false;
+    const ggml_tensor *scale = otherSource(scaleNode, mm);
+    return mm->src[0]->type == GGML_TYPE_NVFP4 && f32(scaleNode) && f32(scale) && contiguous(scale) &&
+           elements(scale) == 1 && sameShape(scaleNode, mm);
+}
+
+bool nvfp4ExpertScale(const Graph &g, size_t mmAt, const ggml_tensor *scaleNode)
+{
+    const ggml_tensor *mm = g.node(mmAt), *reshape = g.node(mmAt + 1), *repeat = g.node(mmAt + 2),
+                      *rows = g.node(mmAt + 3);
+    if (repeat->src[0] != reshape || rows->src[0] != repeat || rows->src[1] != mm->src[2])
+        return false;
+    if (!((scaleNode->src[0] == mm && scaleNode->src[1] == rows) || (scaleNode->src[0] == rows && scaleNode->src[1] == mm)))
+        return false;
+    const ggml_tensor *scale = reshape->src[0];
+    return scale && mm->src[0]->type == GGML_TYPE_NVFP4 && f32(scaleNode) && f32(scale) && contiguous(scale) &&
+           elements(scale) == mm->src[0]->ne[2] && sameShape(scaleNode, mm);
+}
+
+// get_bias_tensor: the bias a bias op adds to the product (or its scale).
+const ggml_tensor *biasOf(const ggml_tensor *biasNode, const ggml_tensor *of, ggml_op biasOp)
+{
+    if (biasOp == GGML_OP_ADD)
+        return biasNode->src[0] == of ? biasNode->src[1] : biasNode->src[1] == of ? biasNode->src[0] : nullptr;
+    return biasNode->src[0] == of ? biasNode->src[1] : nullptr;
+}
+
+// The gate and up products with NVFP4 scales (and biases) and their GLU, on MMVQ.
+size_t scaledGlu(const Graph &g, size_t i, ggml_op op)
+{
+    const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
+    const bool id = op == GGML_OP_MUL_MAT_ID;
+    const size_t lane = id ? 5 : 2; // a product and its scale; the experts' gather the scale by id
+    for (const bool withBias : {false, true}) {
+        const size_t laneLen = lane + (withBias ? 1 : 0), n = 2 * laneLen + 1;
+        std::vector<ggml_op> ops;
+        for (int l = 0; l < 2; ++l) {
+            ops.push_back(op);
+            if (id)
+                ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_REPEAT, GGML_OP_GET_ROWS});
+            ops.push_back(GGML_OP_MUL);
+            if (withBias)
+                ops.push_back(biasOp);
+        }
+        ops.push_back(GGML_OP_GLU);
+        const int out[] = {int(n - 1)};
+        if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
+            continue;
+        const size_t gateAt = i, upAt = i + laneLen, scaleOff = lane - 1;
+        const ggml_tensor *gate = g.node(gateAt), *up = g.node(upAt), *glu = g.node(i + n - 1);
+        const ggml_tensor *gateScale = g.node(gateAt + scaleOff), *upScale = g.node(upAt + scaleOff);
+        const ggml_tensor *gateOut = withBias ? g.node(gateAt + scaleOff + 1) : gateScale;
+        const ggml_tensor *upOut = withBias ? g.node(upAt + scaleOff + 1) : upScale;
+        if (!gluOfProductsOk(up, gate, glu, withBias ? upOut : nullptr, withBias ? gateOut : nullptr, upScale, gateScale))
+            continue;
+        const bool scales = id ? nvfp4ExpertScale(g, gateAt, gateScale) && nvfp4ExpertScale(g, upAt, upScale)
+                               : nvfp4Scale(gateScale, gate) && nvfp4Scale(upScale, up);
+        if (!scales)
+            continue;
+        if (withBias && !id && (!sameShape(gateOut->src[0], gateOut->src[1]) || !sameShape(upOut->src[0], upOut->src[1])))
+            continue;
+        if (mmvq(up))
+            return n;
+    }
+    return 0;
+}
+
+// The gate and up products (with their biases) and their GLU, on MMVF or MMVQ.
+size_t productsGlu(const Graph &g, size_t i, ggml_op op)
+{
+    const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
+    if (i + 5 <= g.size() && canFuseSubgraph(g, i, {op, biasOp, op, biasOp, GGML_OP_GLU}, {4}) &&
+        gluOfProductsOk(g.node(i + 2), g.node(i), g.node(i + 4), g.node(i + 3), g.node(i + 1)) &&
+        memoryOk(g, i, 5, {4})) {
+        const ggml_tensor *glu = g.node(i + 4), *gateBias = glu->src[0], *upBias = glu->src[1];
+        const ggml_tensor *gate = nullptr, *up = nullptr;
+        if (gateBias->src[0] == g.node(i) || gateBias->src[1] == g.node(i)) {
+            gate = g.node(i);
+            up = g.node(i + 2);
+        } else if (gateBias->src[0] == g.node(i + 2) || gateBias->src[1] == g.node(i + 2)) {
+            gate = g.node(i + 2);
+            up = g.node(i);
+        } else {
+            return 0;
+        }
+        if (!biasOf(upBias, up, biasOp) || !biasOf(gateBias, gate, biasOp))
+            return 0;
+        if (biasOp == GGML_OP_ADD && (!sameShape(gateBias->src[0], gateBias->src[1]) || !sameShape(upBias->src[0], upBias->src[1])))
+            return 0;
+        return mmvf(up) || mmvq(up) ? 5 : 0;
+    }
+    if (i + 3 <= g.size() && canFuseSubgraph(g, i, {op, op, GGML_OP_GLU}, {2}) &&
+        gluOfProductsOk(g.node(i + 1), g.node(i), g.node(i + 2)) && memoryOk(g, i, 3, {2})) {
+        const ggml_tensor *glu = g.node(i + 2), *gate = glu->src[0], *up = glu->src[1];
+        if (!((gate == g.node(i) && up == g.node(i + 1)) || (gate == g.node(i + 1) && up == g.node(i))))
+            return 0;
+        return mmvf(up) || mmvq(up) ? 3 : 0;
+    }
+    return 0;
+}
+
+// A product with its NVFP4 scale (and bias), on MMVQ.
+size_t scaledProduct(const Graph &g, size_t i, ggml_op op)
+{
+    const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
+    const bool id = op == GGML_OP_MUL_MAT_ID;
+    for (const bool withBias : {false, true}) {
+        std::vector<ggml_op> ops{op};
+        if (id)
+            ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_REPEAT, GGML_OP_GET_ROWS});
+        ops.push_back(GGML_OP_MUL);
+        if (withBias)
+            ops.push_back(biasOp);
+        const size_t n = ops.size();
+        const int out[] = {int(n - 1)};
+        if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
+            continue;
+        const ggml_tensor *mm = g.node(i), *scaleNode = g.node(i + (id ? 4 : 1));
+        const ggml_tensor *outNode = withBias ? g.node(i + n - 1) : scaleNode;
+        if (!(id ? nvfp4ExpertScale(g, i, scaleNode) : nvfp4Scale(scaleNode, mm)))
+            continue;
+        if (withBias && !biasOf(outNode, scaleNode, biasOp))
+            continue;
+        if (withBias && !id && !sameShape(outNode->src[0], outNode->src[1]))
+            continue;
+        if (withBias && id && outNode->src[2] != mm->src[2])
+            continue;
+        if (mmvq(mm))
+            return n;
+    }
+    return 0;
+}
+
+// A product and its bias (the experts' by their ids), on MMVF or MMVQ.
+size_t productBias(const Graph &g, size_t i, ggml_op op)
+{
+    const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
+    if (!canFuse(g, i, {op, biasOp}))
+        return 0;
+    const ggml_tensor *mm = g.node(i), *bias = g.node(i + 1);
+    if (!biasOf(bias, mm, biasOp))
+        return 0;
+    if (biasOp == GGML_OP_ADD_ID && bias->src[2] != mm->src[2])
+        return 0;
+    if (biasOp == GGML_OP_ADD && !sameShape(bias->src[0], bias->src[1]))
+        return 0;
+    return mmvf(mm) || mmvq(mm) ? 2 : 0;
+}
+
+// Runs of ADDs or of MULs, each adding to the last one's result a tensor of the first one's
+// layout (at most 8).
+size_t multiOp(const Graph &g, size_t i)
+{
+    const ggml_op op = g.node(i)->op;
+    if (op != GGML_OP_ADD && op != GGML_OP_MUL)
+        return 0;
+    const ggml_op pair[2] = {op, op};
+    size_t n = 0;
+    for (; n <= 6; ++n) {
+        if (!canFuse(g, i + n, pair, 2) || g.node(i + n) != g.node(i + n + 1)->src[0] ||
+            !sameLayout(g.node(i + n)->src[1], g.node(i + n + 1)->src[1]))
+            break;
+    }
+    ++n;
+    return n > 1 ? n : 0;
+}
+
+// y = x + sin(a x)^2 / b, from frontends' five ops, over a 2-D x and one a and b a channel.
+size_t snake(const Graph &g, size_t i)
+{
+    if (i + 5 > g.size() ||
+        !canFuseSubgraph(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}, {4}))
+        return 0;
+    const ggml_tensor *mul0 = g.node(i), *sin = g.node(i + 1), *sqr = g.node(i + 2), *mul1 = g.node(i + 3),
+                      *add = g.node(i + 4);
+    const ggml_tensor *x = sameShape(mul0, mul0->src[0]) ? mul0->src[0] : mul0->src[1];
+    const ggml_tensor *a = x == mul0->src[0] ? mul0->src[1] : mul0->src[0];
+    const ggml_tensor *invB = mul1->src[0] == sqr ? mul1->src[1] : mul1->src[0];
+    const ggml_tensor *xInAdd = add->src[0] == mul1 ? add->src[1] : add->src[0];
+    if (!x || !a || !invB)
+        return 0;
+    const bool dims = x->ne[2] == 1 && x->ne[3] == 1 && add->ne[2] == 1 && add->ne[3] == 1 && a->ne[2] == 1 && a->ne[3] == 1;
+    const bool shape = sameShape(a, invB) && a->ne[0] == 1 && a->ne[1] == x->ne[1];
+    const bool types = (x->type == GGML_TYPE_F32 || x->type == GGML_TYPE_F16 || x->type == GGML_TYPE_BF16) && f32(a) &&
+                       f32(invB) && mul0->type == x->type && sin->type == x->type && sqr->type == x->type &&
+                       mul1->type == x->type && add->type == x->type;
+    const bool packed = contiguous(x) && contiguous(add) && contiguous(a) && contiguous(invB);
+    return dims && shape && types && packed && xInAdd == x ? 5 : 0;
+}
+
+size_t rmsNormChain(const Graph &g, size_t i)
+{
+    const ggml_tensor *rms = g.node(i);
+    if (rms->op != GGML_OP_RMS_NORM)
+        return 0;
+    if (i + 5 <= g.size() &&
+        canFuseSubgraph(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {4}) &&
+        edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 3}}) &&
+        rmsNormMulRopeOk(rms, g.node(i + 1), g.node(i + 2)) &&
+        ropeSetRowsOk(g.node(i + 2), g.node(i + 3), g.node(i + 4)) && memoryOk(g, i, 5, {4}))
+        return 5;
+    if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE}) &&
+        rmsNormMulRopeOk(rms, g.node(i + 1), g.node(i + 2)) && memoryOk(g, i, 3, {2}))
+        return 3;
+    if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ADD}) && rmsNormMulOk(rms, g.node(i + 1), g.node(i + 2)))
+        return 3;
+    if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL}) && rmsNormMulOk(rms, g.node(i + 1), nullptr))
+        return 2;
+    return 0;
+}
+
+size_t ssmConvChain(const Graph &g, size_t i)
+{
+    const ggml_tensor *conv = g.node(i);
+    if (conv->op != GGML_OP_SSM_CONV)
+        return 0;
+    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_ADD, GGML_OP_UNARY}) && unaryIs(g.node(i + 2), GGML_UNARY_OP_SILU)) {
+        const ggml_tensor *add = g.node(i + 1);
+        const ggml_tensor *bias = add->src[0] == conv ? add->src[1] : add->src[0];
+        if (f32(conv) && f32(add) && f32(g.node(i + 2)) && f32(bias) && contiguous(bias) &&
+            elements(bias) == conv->ne[0] && bias->ne[0] == conv->ne[0])
+            return 3;
+    }
+    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_UNARY}) && unaryIs(g.node(i + 1), GGML_UNARY_OP_SILU) && f32(conv) &&
+        f32(g.node(i + 1)))
+        return 2;
+    return 0;
+}
+
+size_t unaryChain(const Graph &g, size_t i)
+{
+    const ggml_tensor *u = g.node(i);
+    if (canFuse(g, i, {GGML_OP_UNARY, GGML_OP_MUL}) &&
+        (unaryIs(u, GGML_UNARY_OP_SILU) || unaryIs(u, GGML_UNARY_OP_SIGMOID) || unaryIs(u, GGML_UNARY_OP_SOFTPLUS))) {
+        const ggml_tensor *mul = g.node(i + 1), *other = otherSource(mul, u);
+        if (f32or16(u) && u->type == mul->type && other && other->type == u->type && contiguous1(other) && u->src[0] &&
+            contiguous1(u->src[0]) && sameShape(other, u))
+            return 2;
+    }
+    if (canFuse(g, i, {GGML_OP_UNARY, GGML_OP_SQR}) && unaryIs(u, GGML_UNARY_OP_RELU) && f32or16(u) &&
+        u->type == g.node(i + 1)->type && u->src[0] && contiguous(u->src[0]))
+        return 2;
+    return 0;
+}
+
+// The softcap: scale, tanh, scale, neither scale with a bias.
+size_t softcap(const Graph &g, size_t i)
+{
+    if (!canFuse(g, i, {GGML_OP_SCALE, GGML_OP_UNARY, GGML_OP_SCALE}) || !unaryIs(g.node(i + 1), GGML_UNARY_OP_TANH))
+        return 0;
+    return paramF32(g.node(i), 1) == 0.0f && paramF32(g.node(i + 2), 1) == 0.0f ? 3 : 0;
+}
+
+size_t lengthAt(const Graph &g, size_t i)
+{
+    const ggml_tensor *node = g.node(i);
+    if (viewOrNoop(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
+        return 0;
+    if (const size_t n = moeWeightedSum(g, i))
+        return n;
+    if (node->op == GGML_OP_ROPE && i + 3 <= g.size() &&
+        canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
+        ropeSetRowsOk(node, g.node(i + 1), g.node(i + 2)) && memoryOk(g, i, 3, {2}))
+        return 3;
+    if (const size_t n = snake(g, i))
+        return n;
+    if (const size_t n = multiOp(g, i))
+        return n;
+    for (const ggml_op op : {GGML_OP_MUL_MAT, GGML_OP_MUL_MAT_ID}) {
+        if (const size_t n = scaledGlu(g, i, op))
+            return n;
+        if (const size_t n = productsGlu(g, i, op))
+            return n;
+    }
+    for (const ggml_op op : {GGML_OP_MUL_MAT, GGML_OP_MUL_MAT_ID})
+        if (const size_t n = scaledProduct(g, i, op))
+            return n;
+    for (const ggml_op op : {GGML_OP_MUL_MAT, GGML_OP_MUL_MAT_ID})
+        if (const size_t n = productBias(g, i, op))
+            return n;
+    if (const size_t n = rmsNormChain(g, i))
+        return n;
+    if (const size_t n = ssmConvChain(g, i))
+        return n;
+    if (const size_t n = unaryChain(g, i))
+        return n;
+    return softcap(g, i);
+}
+
+} // namespace
+
+std::optional<FusedChain> cudaChainAt(const fusion::Graph &g, size_t i)
+{
+    const size_t n = lengthAt(g, i);
+    if (n < 2)
+        return std::nullopt;
+    std::string types;
+    for (size_t k = 0; k < n; ++k)
+        types += (k ? "+" : "") + g.topo.nodes[i + k].type;
+    return FusedChain{int(i), int(i + n - 1), types};
+}
+
+} // namespace llmscope::probe

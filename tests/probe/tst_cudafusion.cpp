@@ -1,0 +1,317 @@
+// The probe's model of what ggml's CUDA backend computes fused (cuda_fusion.cpp), on graphs built
+// as llama.cpp builds them: a decoded token's layer with its norms, rotations, cache write, gated
+// FFN and residual; a prompt's; an MoE layer's weighted sum of the experts; the softcap; runs of
+// sums; SSM_CONV+SILU. And where CUDA's own checks refuse one: a prompt's products, a result over
+// a source still being read, weights whose rows the float kernel cannot step through, fusion
+// switched off. No CUDA device runs here: the chains are those ggml_cuda_try_fuse's code takes,
+// and each multi-output run is also held against ggml's own ggml_can_fuse_subgraph.
+#include <QTest>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ggml.h>
+#pragma GCC diagnostic push // ggml's internal header defines helpers this suite does not call
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "ggml-impl.h" // ggml's own ggml_can_fuse_subgraph, against which the matcher is held
+#pragma GCC diagnostic pop
+
+#include "fusion_rules.h"
+#include "graph_arena.h"
+#include "ggml_api.h"
+#include "graph_topology.h"
+
+using namespace llmscope::probe;
+
+namespace {
+
+struct Graph {
+    ggml_context *ctx = nullptr;
+    ggml_cgraph *gf = nullptr;
+    ggml_tensor *x = nullptr, *ffnIn = nullptr, *glu = nullptr, *out = nullptr;
+    explicit Graph(size_t tensors)
+    {
+        ggml_init_params params{tensors * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ctx = ggml_init(params);
+    }
+    ~Graph() { ggml_free(ctx); }
+    void finish(ggml_tensor *result)
+    {
+        ggml_set_output(result);
+        gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, result);
+    }
+};
+
+// A Qwen3-like layer: the input norm, the queries' and keys' own norms before their rotation,
+// the keys written into the cache, the output product and residual, the FFN's norm, gate and up
+// products with SwiGLU, and the down product with the second residual.
+std::unique_ptr<Graph> buildLayer(int tokens, ggml_type weights)
+{
+    auto l = std::make_unique<Graph>(96);
+    ggml_context *c = l->ctx;
+    constexpr int width = 64, head = 16, heads = 4, kvHeads = 2, ff = 128;
+    ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, width, tokens);
+    ggml_tensor *pos = ggml_new_tensor_1d(c, GGML_TYPE_I32, tokens);
+    ggml_tensor *idx = ggml_new_tensor_1d(c, GGML_TYPE_I64, tokens);
+    for (ggml_tensor *in : {x, pos, idx})
+        ggml_set_input(in);
+    auto weight = [&](int64_t in, int64_t out) { return ggml_new_tensor_2d(c, weights, in, out); };
+    auto normW = [&](int64_t n) { return ggml_new_tensor_1d(c, GGML_TYPE_F32, n); };
+    ggml_tensor *cacheK = ggml_new_tensor_2d(c, GGML_TYPE_F16, head * kvHeads, 256);
+    ggml_set_name(cacheK, "cache_k_l0");
+
+    ggml_tensor *h = ggml_mul(c, ggml_rms_norm(c, x, 1e-6f), normW(width));
+    ggml_set_name(h, "attn_norm-0");
+    auto rotated = [&](ggml_tensor *w, int n, const char *name) {
+        ggml_tensor *t = ggml_reshape_3d(c, ggml_mul_mat(c, w, h), head, n, tokens);
+        t = ggml_mul(c, ggml_rms_norm(c, t, 1e-6f), normW(head));
+        t = ggml_rope_ext(c, t, pos, nullptr, head, GGML_ROPE_TYPE_NEOX, 256, 1e6f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+        ggml_set_name(t, name);
+        return t;
+    };
+    ggml_tensor *q = rotated(weight(width, head * heads), heads, "Qcur-0");
+    ggml_tensor *k = rotated(weight(width, head * kvHeads), kvHeads, "Kcur-0");
+    ggml_tensor *write = ggml_set_rows(c, cacheK, ggml_view_2d(c, k, head * kvHeads, tokens, k->nb[2], 0), idx);
+    // attention stands in as the queries' rows read after the cache write
+    ggml_tensor *attn = ggml_cont(c, ggml_reshape_2d(c, q, head * heads, tokens));
+    ggml_tensor *ffnIn = ggml_add(c, ggml_mul_mat(c, weight(head * heads, width), attn), x);
+    ggml_set_name(ffnIn, "ffn_inp-0");
+    ggml_tensor *f = ggml_mul(c, ggml_rms_norm(c, ffnIn, 1e-6f), normW(width));
+    ggml_set_name(f, "ffn_norm-0");
+    ggml_tensor *glu = ggml_swiglu_split(c, ggml_mul_mat(c, weight(width, ff), f), ggml_mul_mat(c, weight(width, ff), f));
+    ggml_set_name(glu, "ffn_swiglu-0");
+    ggml_tensor *out = ggml_add(c, ggml_mul_mat(c, weight(ff, width), glu), ffnIn);
+    ggml_set_name(out, "l_out-0");
+    ggml_set_output(out);
+    l->gf = ggml_new_graph(c);
+    ggml_build_forward_expand(l->gf, write);
+    ggml_build_forward_expand(l->gf, out);
+    l->x = x;
+    l->ffnIn = ffnIn;
+    l->glu = glu;
+    l->out = out;
+    return l;
+}
+
+// Each chain as its ops and its last node's name: QCOMPARE names the first that differs.
+QStringList chainsOf(const GraphTopology &topo, const std::vector<FusedChain> &chains)
+{
+    QStringList out;
+    for (const FusedChain &f : chains)
+        out << QString::fromStdString(f.types + " -> " + topo.nodes[size_t(f.last)].name);
+    return out;
+}
+
+QStringList cudaChains(const Graph &g)
+{
+    const GraphTopology topo = GraphTopology::build(g.gf);
+    return chainsOf(topo, fusedChains(topo, FusingBackend::Cuda));
+}
+
+// ggml's own test of a run of nodes with outputs (offsets from first).
+bool ggmlCanFuseSubgraph(ggml_cgraph *gf, int first, const std::vector<ggml_op> &ops, std::vector<int> outputs)
+{
+    for (int &o : outputs)
+        o += first;
+    return ggml_can_fuse_subgraph(gf, first, int(ops.size()), ops.data(), outputs.data(), int(outputs.size()));
+}
+
+} // namespace
+
+class TstCudaFusion : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(ggml().complete(), "ggml's functions were not found"); }
+
+    // One token through quantized weights: every product is a matrix-vector product (MMVQ), so
+    // the gate and up products fuse with their GLU and the output products with the residual.
+    void aDecodedTokensLayer()
+    {
+        auto l = buildLayer(1, GGML_TYPE_Q4_0);
+        QCOMPARE(cudaChains(*l), (QStringList{
+                                     "RMS_NORM+MUL -> attn_norm-0",
+                                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
+                                     "RMS_NORM+MUL+ROPE -> Qcur-0",
+                                     "MUL_MAT+ADD -> ffn_inp-0",
+                                     "RMS_NORM+MUL -> ffn_norm-0",
+                                     "MUL_MAT+MUL_MAT+SWIGLU -> ffn_swiglu-0",
+                                     "MUL_MAT+ADD -> l_out-0",
+                                 }));
+        // ggml's own test agrees that each run may be computed as one, its last node the output
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        for (const FusedChain &f : fusedChains(topo, FusingBackend::Cuda)) {
+            std::vector<ggml_op> ops;
+            for (int k = f.first; k <= f.last; ++k)
+                ops.push_back(topo.nodes[size_t(k)].tensor->op);
+            QVERIFY2(ggmlCanFuseSubgraph(l->gf, f.first, ops, {f.last - f.first}), f.types.c_str());
+        }
+    }
+
+    // A prompt's products are matrix-matrix: only the norms and rotations fuse.
+    void aPromptsProductsStandAlone()
+    {
+        auto l = buildLayer(4, GGML_TYPE_Q4_0);
+        QCOMPARE(cudaChains(*l), (QStringList{
+                                     "RMS_NORM+MUL -> attn_norm-0",
+                                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
+                                     "RMS_NORM+MUL+ROPE -> Qcur-0",
+                                     "RMS_NORM+MUL -> ffn_norm-0",
+                                 }));
+    }
+
+    // Float weights take the float matrix-vector kernel (MMVF), which needs rows of an even
+    // length whose strides it can step through two at a time.
+    void floatWeights()
+    {
+        auto l = buildLayer(1, GGML_TYPE_F16);
+        QCOMPARE(cudaChains(*l).size(), qsizetype(7));
+        QVERIFY(cudaChains(*l)[5].startsWith("MUL_MAT+MUL_MAT+SWIGLU"));
+
+        Graph g(16);
+        ggml_tensor *w = ggml_new_tensor_2d(g.ctx, GGML_TYPE_F16, 63, 8); // odd rows
+        ggml_tensor *x = ggml_new_tensor_2d(g.ctx, GGML_TYPE_F32, 63, 1);
+        ggml_tensor *bias = ggml_new_tensor_2d(g.ctx, GGML_TYPE_F32, 8, 1);
+        g.finish(ggml_scale(g.ctx, ggml_add(g.ctx, ggml_mul_mat(g.ctx, w, x), bias), 2.0f));
+        QVERIFY(cudaChains(g).empty());
+    }
+
+    // The GLU's result placed over the FFN's input, which both products still read: CUDA drops
+    // the fusion (ggml_cuda_check_fusion_memory_ranges).
+    void aResultOverASourceIsNotFused()
+    {
+        auto l = buildLayer(1, GGML_TYPE_Q4_0);
+        placeInOneBuffer(l->gf);
+        QCOMPARE(cudaChains(*l).size(), qsizetype(7));
+        ggml_tensor *normed = l->glu->src[0]->src[1]; // the FFN norm's result, both products' input
+        l->glu->data = normed->data;
+        const auto chains = cudaChains(*l);
+        QCOMPARE(chains.size(), qsizetype(6));
+        for (const QString &c : chains)
+            QVERIFY2(!c.contains("SWIGLU"), qPrintable(c));
+    }
+
+    // llama.cpp's MoE layer: the chosen experts' outputs times their routing weights, then added
+    // up expert by expert through a view of each (build_moe_ffn). One kernel for 2 to 15 experts.
+    void theExpertsWeightedSum_data()
+    {
+        QTest::addColumn<int>("used");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<QString>("chain");
+        QTest::newRow("2 experts") << 2 << 1 << "MUL+VIEW+VIEW+ADD -> moe_out";
+        QTest::newRow("4 experts, a prompt") << 4 << 5 << "MUL+VIEW+VIEW+ADD+VIEW+ADD+VIEW+ADD -> moe_out";
+        QTest::newRow("16 experts") << 16 << 1 << "";
+    }
+    void theExpertsWeightedSum()
+    {
+        QFETCH(int, used);
+        QFETCH(int, tokens);
+        QFETCH(QString, chain);
+        Graph g(64);
+        constexpr int width = 32;
+        ggml_tensor *experts = ggml_new_tensor_3d(g.ctx, GGML_TYPE_F32, width, used, tokens);
+        ggml_tensor *weights = ggml_new_tensor_3d(g.ctx, GGML_TYPE_F32, 1, used, tokens);
+        ggml_set_input(experts);
+        ggml_set_input(weights);
+        ggml_tensor *weighted = ggml_mul(g.ctx, experts, weights);
+        ggml_tensor *sum = nullptr;
+        for (int e = 0; e < used; ++e) {
+            ggml_tensor *v = ggml_view_2d(g.ctx, weighted, width, tokens, weighted->nb[2], size_t(e) * weighted->nb[1]);
+            sum = sum ? ggml_add(g.ctx, sum, v) : v;
+        }
+        ggml_set_name(sum, "moe_out");
+        g.finish(ggml_scale(g.ctx, sum, 0.5f));
+        const auto chains = cudaChains(g);
+        QCOMPARE(chains, chain.isEmpty() ? QStringList{} : QStringList{chain});
+        if (!chain.isEmpty()) { // the run as ggml itself judges it
+            std::vector<ggml_op> ops{GGML_OP_MUL, GGML_OP_VIEW};
+            for (int e = 1; e < used; ++e)
+                ops.insert(ops.end(), {GGML_OP_VIEW, GGML_OP_ADD});
+            QVERIFY(ggmlCanFuseSubgraph(g.gf, 0, ops, {int(ops.size()) - 1}));
+        }
+    }
+
+    // Gemma's softcap (scale, tanh, scale); a run of sums onto one result; an activation times
+    // its gate; ReLU squared; Mamba's convolution and its SiLU.
+    void smallChains()
+    {
+        Graph g(64);
+        ggml_context *c = g.ctx;
+        ggml_tensor *t[4];
+        for (auto &x : t)
+            x = ggml_new_tensor_2d(c, GGML_TYPE_F32, 32, 2);
+        ggml_tensor *capped = ggml_scale(c, ggml_tanh(c, ggml_scale(c, t[0], 1.0f / 30)), 30.0f);
+        ggml_set_name(capped, "capped");
+        ggml_tensor *sum = ggml_add(c, ggml_add(c, ggml_add(c, capped, t[1]), t[2]), t[3]);
+        ggml_set_name(sum, "sum");
+        ggml_tensor *gated = ggml_mul(c, ggml_silu(c, sum), t[0]);
+        ggml_set_name(gated, "gated");
+        ggml_tensor *squared = ggml_sqr(c, ggml_relu(c, gated));
+        ggml_set_name(squared, "squared");
+        ggml_tensor *sx = ggml_new_tensor_3d(c, GGML_TYPE_F32, 3 + 2, 32, 1); // d_conv-1+tokens, d_inner
+        ggml_tensor *kernel = ggml_new_tensor_2d(c, GGML_TYPE_F32, 4, 32);
+        ggml_tensor *conv = ggml_silu(c, ggml_ssm_conv(c, sx, kernel));
+        ggml_set_name(conv, "conv");
+        ggml_tensor *out = ggml_add(c, ggml_mul(c, squared, ggml_reshape_2d(c, conv, 32, 2)), t[1]);
+        g.finish(ggml_scale(c, out, 2.0f));
+        QCOMPARE(cudaChains(g), (QStringList{
+                                    "SCALE+TANH+SCALE -> capped",
+                                    "ADD+ADD+ADD -> sum",
+                                    "SILU+MUL -> gated",
+                                    "RELU+SQR -> squared",
+                                    "SSM_CONV+SILU -> conv",
+                                }));
+        // the CPU fuses none of them
+        const GraphTopology topo = GraphTopology::build(g.gf);
+        QVERIFY(fusedChains(topo, FusingBackend::Cpu).empty());
+    }
+
+    // A softcap with a bias in its scales is not the softcap kernel's; sums onto tensors of other
+    // layouts are separate kernels.
+    void nearMisses()
+    {
+        Graph g(32);
+        ggml_context *c = g.ctx;
+        ggml_tensor *a = ggml_new_tensor_2d(c, GGML_TYPE_F32, 32, 2);
+        ggml_tensor *row = ggml_new_tensor_1d(c, GGML_TYPE_F32, 32);
+        ggml_tensor *capped = ggml_scale_bias(c, ggml_tanh(c, ggml_scale(c, a, 0.5f)), 2.0f, 1.0f);
+        ggml_tensor *sum = ggml_add(c, ggml_add(c, capped, a), row); // a broadcast row: another layout
+        g.finish(ggml_scale(c, sum, 2.0f));
+        QVERIFY(cudaChains(g).empty());
+    }
+
+    // The scheduler splits the graph between backends: no chain crosses the split, and the CPU's
+    // part keeps its own rules.
+    void aChainNeverCrossesBackends()
+    {
+        auto l = buildLayer(1, GGML_TYPE_Q4_0);
+        const GraphTopology topo = GraphTopology::build(l->gf);
+        std::vector<int> backendOf(topo.nodes.size(), 0);
+        backendOf[size_t(topo.indexOf.at(l->out))] = 1; // the last residual on the CPU
+        const auto chains = fusedChains(topo, backendOf, {FusingBackend::Cuda, FusingBackend::Cpu});
+        QCOMPARE(chains.size(), size_t(6));
+        for (const FusedChain &f : chains)
+            QCOMPARE(f.backend, 0);
+    }
+
+    // ggml-cuda's switch turns every fusion off for a nonzero number; HIP's and MUSA's builds of
+    // it share its rules.
+    void theSwitchTurnsItOff()
+    {
+        qputenv("GGML_CUDA_DISABLE_FUSION", "1");
+        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::None);
+        QCOMPARE(fusingBackend("ROCm0"), FusingBackend::None);
+        qputenv("GGML_CUDA_DISABLE_FUSION", "0");
+        QCOMPARE(fusingBackend("CUDA0"), FusingBackend::Cuda);
+        qunsetenv("GGML_CUDA_DISABLE_FUSION");
+        QCOMPARE(fusingBackend("CUDA1"), FusingBackend::Cuda);
+        QCOMPARE(fusingBackend("ROCm0"), FusingBackend::Cuda);
+        QCOMPARE(fusingBackend("MUSA0"), FusingBackend::Cuda);
+        QCOMPARE(fusingBackend("BLAS"), FusingBackend::None);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCudaFusion)
+#include "tst_cudafusion.moc"
