@@ -14,7 +14,9 @@
 //
 // What the probe cannot see is taken as fusing: the device's compute capability (the quantized
 // matrix-vector fusion is off on Pascal and older; the float kernels' and the experts' batch
-// limits differ by architecture), allocation padding. Reading a chain only at its end never
+// limits differ by architecture; the card is taken as a recent NVIDIA one where that decides
+// against fusing: float16 experts), allocation padding, GGML_CUDA_GRAPH_OPT's reordering of
+// nodes (off by default). Reading a chain only at its end never
 // changes what the program computes; at worst an inner node that ran alone is not read.
 #include "cuda_fusion.h"
 
@@ -202,6 +204,10 @@ bool mmvf(const ggml_tensor *mm)
     else if (w->type == GGML_TYPE_F16 || w->type == GGML_TYPE_BF16)
         ts = 2;
     if (ts == 0 || w->ne[0] % 2 != 0 || w->nb[0] != ts)
+        return false;
+    // NVIDIA cards with float16 (Volta on) or bfloat16 (Ampere on) matrix units take a batch of
+    // many large matrices (the experts') to the matrix-matrix kernels: taken as such a card.
+    if (ts == 2 && w->ne[1] > 512 && w->ne[2] * w->ne[3] != 1)
         return false;
     for (int d = 1; d < GGML_MAX_DIMS; ++d)
         if (w->nb[d] % (2 * ts) != 0)

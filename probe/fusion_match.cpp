@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace llmscope::probe::fusion {
 namespace {
@@ -28,7 +29,7 @@ size_t elementSize(ggml_type t)
     }
 }
 
-// ggml_is_contiguous_n: dimensions above n packed, those up to n any stride within.
+// ggml_is_contiguous_m_n: dimensions above n packed after those up to n, which may have any stride.
 bool contiguousN(const ggml_tensor *t, int n)
 {
     size_t next = elementSize(t->type);
@@ -38,13 +39,11 @@ bool contiguousN(const ggml_tensor *t, int n)
         return false;
     next *= size_t(t->ne[0]);
     for (int i = 1; i < GGML_MAX_DIMS; ++i) {
-        if (t->ne[i] == 1)
-            continue;
         if (i > n) {
-            if (t->nb[i] != next)
+            if (t->ne[i] != 1 && t->nb[i] != next)
                 return false;
             next *= size_t(t->ne[i]);
-        } else {
+        } else { // any stride, even of a dimension of one: the next is measured from it
             next = size_t(t->ne[i]) * t->nb[i];
         }
     }
@@ -55,10 +54,35 @@ bool contiguousN(const ggml_tensor *t, int n)
 
 Graph::Graph(const GraphTopology &t, const std::vector<int> &backends) : topo(t), backendOf(backends)
 {
+    // A scheduler with several backends points a node's source on another backend at its copy,
+    // named "{backend}#{source}#{copy}" (ggml_backend_sched_split_graph), where ggml still counts
+    // a use of the source (its counts come from the graph as built). Such a use is counted for
+    // every node of that name: a chain is then refused, never made of a node read elsewhere.
+    std::unordered_multimap<std::string_view, const ggml_tensor *> byName;
+    auto copied = [&](const ggml_tensor *src) -> std::string_view {
+        if (src->op != GGML_OP_NONE || t.indexOf.count(src))
+            return {};
+        const std::string_view name(src->name);
+        const size_t first = name.find('#'), last = name.rfind('#');
+        return first == std::string_view::npos || first == last ? std::string_view{}
+                                                                 : name.substr(first + 1, last - first - 1);
+    };
     for (const GraphNode &n : topo.nodes)
-        for (int s = 0; s < GGML_MAX_SRC; ++s)
-            if (n.tensor->src[s])
-                ++uses[n.tensor->src[s]];
+        for (int s = 0; s < GGML_MAX_SRC; ++s) {
+            const ggml_tensor *src = n.tensor->src[s];
+            if (!src)
+                continue;
+            ++uses[src];
+            const std::string_view original = copied(src);
+            if (original.empty())
+                continue;
+            if (byName.empty())
+                for (const GraphNode &m : topo.nodes)
+                    byName.emplace(std::string_view(m.tensor->name), m.tensor);
+            const auto [from, to] = byName.equal_range(original);
+            for (auto it = from; it != to; ++it)
+                ++uses[it->second];
+        }
 }
 
 int Graph::usesOf(const ggml_tensor *t) const

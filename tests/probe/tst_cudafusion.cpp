@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "ggml-impl.h" // ggml's own ggml_can_fuse_subgraph, against which the matcher is held
 #pragma GCC diagnostic pop
 
+#include "fusion_match.h"
 #include "fusion_rules.h"
 #include "graph_arena.h"
 #include "ggml_api.h"
@@ -104,18 +106,28 @@ QStringList chainsOf(const GraphTopology &topo, const std::vector<FusedChain> &c
     return out;
 }
 
-QStringList cudaChains(const Graph &g)
-{
-    const GraphTopology topo = GraphTopology::build(g.gf);
-    return chainsOf(topo, fusedChains(topo, FusingBackend::Cuda));
-}
-
 // ggml's own test of a run of nodes with outputs (offsets from first).
 bool ggmlCanFuseSubgraph(ggml_cgraph *gf, int first, const std::vector<ggml_op> &ops, std::vector<int> outputs)
 {
     for (int &o : outputs)
         o += first;
     return ggml_can_fuse_subgraph(gf, first, int(ops.size()), ops.data(), outputs.data(), int(outputs.size()));
+}
+
+// The chains the CUDA rules find; each is also one that ggml's own test lets a backend compute
+// as one, its last node the output (its use counts are the graph's as built).
+QStringList cudaChains(const Graph &g)
+{
+    const GraphTopology topo = GraphTopology::build(g.gf);
+    const auto chains = fusedChains(topo, FusingBackend::Cuda);
+    for (const FusedChain &f : chains) {
+        std::vector<ggml_op> ops;
+        for (int k = f.first; k <= f.last; ++k)
+            ops.push_back(topo.nodes[size_t(k)].tensor->op);
+        if (!ggmlCanFuseSubgraph(g.gf, f.first, ops, {f.last - f.first}))
+            return {QString::fromStdString("not ggml's: " + f.types)};
+    }
+    return chainsOf(topo, chains);
 }
 
 } // namespace
@@ -140,14 +152,7 @@ private slots:
                                      "MUL_MAT+MUL_MAT+SWIGLU -> ffn_swiglu-0",
                                      "MUL_MAT+ADD -> l_out-0",
                                  }));
-        // ggml's own test agrees that each run may be computed as one, its last node the output
-        const GraphTopology topo = GraphTopology::build(l->gf);
-        for (const FusedChain &f : fusedChains(topo, FusingBackend::Cuda)) {
-            std::vector<ggml_op> ops;
-            for (int k = f.first; k <= f.last; ++k)
-                ops.push_back(topo.nodes[size_t(k)].tensor->op);
-            QVERIFY2(ggmlCanFuseSubgraph(l->gf, f.first, ops, {f.last - f.first}), f.types.c_str());
-        }
+
     }
 
     // A prompt's products are matrix-matrix: only the norms and rotations fuse.
@@ -191,6 +196,11 @@ private slots:
         QCOMPARE(chains.size(), qsizetype(6));
         for (const QString &c : chains)
             QVERIFY2(!c.contains("SWIGLU"), qPrintable(c));
+        // over the gate's product, which the chain computes itself: fused; and the down product's
+        // residual over its input, a pair CUDA does not check: fused
+        l->glu->data = l->glu->src[0]->data;
+        l->out->data = l->glu->data;
+        QCOMPARE(cudaChains(*l).size(), qsizetype(7));
     }
 
     // llama.cpp's MoE layer: the chosen experts' outputs times their routing weights, then added
@@ -294,6 +304,101 @@ private slots:
         QCOMPARE(chains.size(), size_t(6));
         for (const FusedChain &f : chains)
             QCOMPARE(f.backend, 0);
+    }
+
+    // A source on another backend is read there through the scheduler's copy, which the
+    // consumer then names instead ("CPU#act#0"): the activation is still used twice.
+    void aUseThroughTheSchedulersCopy()
+    {
+        Graph g(16);
+        ggml_context *c = g.ctx;
+        ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, 32, 2), *y = ggml_new_tensor_2d(c, GGML_TYPE_F32, 32, 2);
+        ggml_tensor *act = ggml_silu(c, x);
+        ggml_set_name(act, "act");
+        ggml_tensor *elsewhere = ggml_scale(c, act, 2.0f);
+        g.finish(ggml_add(c, ggml_mul(c, act, y), elsewhere));
+        QVERIFY(cudaChains(g).isEmpty());
+        ggml_tensor *copy = ggml_dup_tensor(c, act);
+        ggml_set_name(copy, "CPU#act#0");
+        elsewhere->src[0] = copy;
+        const GraphTopology topo = GraphTopology::build(g.gf);
+        std::vector<int> backendOf(topo.nodes.size(), 0);
+        backendOf[size_t(topo.indexOf.at(elsewhere))] = 1;
+        QVERIFY(fusedChains(topo, backendOf, {FusingBackend::Cuda, FusingBackend::Cpu}).empty());
+        ggml_set_name(copy, "CPU#other#0"); // a copy of something else: the pair is fused
+        QCOMPARE(fusedChains(topo, backendOf, {FusingBackend::Cuda, FusingBackend::Cpu}).size(), size_t(1));
+    }
+
+    // An NVFP4 product times its scale, then its bias: ggml tries the scale alone first, so the
+    // bias is added on its own.
+    void anNvfp4ProductsScale()
+    {
+        Graph g(16);
+        ggml_context *c = g.ctx;
+        ggml_tensor *w = ggml_new_tensor_2d(c, GGML_TYPE_NVFP4, 256, 16);
+        ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, 256, 1);
+        ggml_tensor *scale = ggml_new_tensor_1d(c, GGML_TYPE_F32, 1);
+        ggml_tensor *bias = ggml_new_tensor_2d(c, GGML_TYPE_F32, 16, 1);
+        ggml_tensor *scaled = ggml_mul(c, ggml_mul_mat(c, w, x), scale);
+        ggml_set_name(scaled, "scaled");
+        g.finish(ggml_scale(c, ggml_add(c, scaled, bias), 2.0f));
+        QCOMPARE(cudaChains(g), QStringList{"MUL_MAT+MUL -> scaled"});
+    }
+
+    // Float16 experts with their biases: the float matrix-vector kernel takes them when an
+    // expert's matrix has at most 512 rows (on cards with float16 matrix units).
+    void float16Experts_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("fused");
+        QTest::newRow("512 rows") << 512 << true;
+        QTest::newRow("1024 rows") << 1024 << false;
+    }
+    void float16Experts()
+    {
+        QFETCH(int, rows);
+        QFETCH(bool, fused);
+        Graph g(16);
+        ggml_context *c = g.ctx;
+        constexpr int width = 64, experts = 4, used = 2;
+        ggml_tensor *w = ggml_new_tensor_3d(c, GGML_TYPE_F16, width, rows, experts);
+        ggml_tensor *act = ggml_new_tensor_3d(c, GGML_TYPE_F32, width, used, 1);
+        ggml_tensor *ids = ggml_new_tensor_2d(c, GGML_TYPE_I32, used, 1);
+        ggml_tensor *bias = ggml_new_tensor_2d(c, GGML_TYPE_F32, rows, experts);
+        ggml_tensor *out = ggml_add_id(c, ggml_mul_mat_id(c, w, act, ids), bias, ids);
+        ggml_set_name(out, "experts_out");
+        g.finish(ggml_scale(c, out, 0.5f));
+        QCOMPARE(cudaChains(g), fused ? QStringList{"MUL_MAT_ID+ADD_ID -> experts_out"} : QStringList{});
+    }
+
+    // The contiguity tests the rules are made of, against ggml's own over strides of every kind
+    // (views that skip, pad, transpose, or stride a dimension of one).
+    void contiguityAsGgmlJudgesIt()
+    {
+        Graph g(4);
+        ggml_tensor *t = ggml_new_tensor_4d(g.ctx, GGML_TYPE_F32, 1, 1, 1, 1);
+        std::mt19937 random(7);
+        auto pick = [&](int n) { return int(random() % unsigned(n)); };
+        int disagreements = 0;
+        for (int trial = 0; trial < 20000; ++trial) {
+            for (int d = 0; d < GGML_MAX_DIMS; ++d) {
+                t->ne[d] = 1 + pick(3);
+                t->nb[d] = size_t(4 * (1 + pick(24)));
+            }
+            if (pick(2) == 0) { // packed from some dimension on
+                const int from = pick(GGML_MAX_DIMS);
+                for (int d = from; d < GGML_MAX_DIMS; ++d)
+                    t->nb[d] = d == 0 ? 4 : t->nb[d - 1] * size_t(t->ne[d - 1]);
+            }
+            disagreements += llmscope::probe::fusion::contiguous(t) != ggml_is_contiguous(t);
+            disagreements += llmscope::probe::fusion::contiguous1(t) != ggml_is_contiguous_1(t);
+            disagreements += llmscope::probe::fusion::contiguousRows(t) != ggml_is_contiguous_rows(t);
+        }
+        QCOMPARE(disagreements, 0);
+        // the case that parted them: a dimension of one whose stride is not the packed one
+        t->ne[0] = 4, t->ne[1] = 1, t->ne[2] = 3, t->ne[3] = 1;
+        t->nb[0] = 4, t->nb[1] = 32, t->nb[2] = 32, t->nb[3] = 96;
+        QCOMPARE(llmscope::probe::fusion::contiguous1(t), ggml_is_contiguous_1(t));
     }
 
     // ggml-cuda's switch turns every fusion off for a nonzero number; HIP's and MUSA's builds of
