@@ -196,7 +196,7 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
 void DumpTreeModel::follow(SessionDocument *doc)
 {
     clear();
-    m_records = &doc->rounds().index().tensors;
+    m_records = &doc->rounds().records();
     connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
     connect(doc, &SessionDocument::roundsAdded, this, &DumpTreeModel::grow);
     grow(); // what it holds already (a window built on a session under way)

@@ -3,6 +3,7 @@
 #pragma once
 #include <QAbstractItemModel>
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -52,10 +53,10 @@ private:
     void build(Node *root, const std::vector<size_t> &records) const;
     void grow(); // the records after m_shown, as rows
 
-    // The records: the followed document's index, else the model's own. Leaves hold their
-    // place there, so the index may grow (and move in memory) under the tree.
-    std::vector<llmscope::TensorRecord> m_own;
-    const std::vector<llmscope::TensorRecord> *m_records = &m_own;
+    // The records: the followed document's, else the model's own. Leaves hold their place
+    // there, so the records may grow under the tree.
+    std::deque<llmscope::TensorRecord> m_own;
+    const std::deque<llmscope::TensorRecord> *m_records = &m_own;
     size_t m_shown = 0; // records in the tree
     std::unique_ptr<Node> m_root = std::make_unique<Node>();
 };

@@ -112,24 +112,34 @@ QString OpTreeModel::fusedWords(const Node *n) const
 
 void OpTreeModel::addOutputs(const DumpIndex &chunk)
 {
-    for (const TensorRecord &t : chunk.tensors) {
-        if (t.input || t.before || t.index != 0 || !t.headerRead)
-            continue;
-        const QString id = QString::fromStdString(t.opId);
-        if (m_outputs.contains(id))
-            continue;
-        // A quantized payload's dims count bytes; its engine dims count the elements.
-        const std::pair<QString, QString> out{
-            QString::fromStdString(report::shapeText(t.engineDims.empty() ? t.dims : t.engineDims)),
-            QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType)};
-        m_outputs.insert(id, out); // kept for a tree that comes later
-        const auto it = m_byId.find(id);
-        if (it == m_byId.end() || !it.value()->shape.isEmpty())
-            continue;
-        it.value()->shape = out.first;
-        it.value()->dtype = out.second;
-        emit dataChanged(indexFor(it.value(), ShapeColumn), indexFor(it.value(), DTypeColumn));
-    }
+    for (const TensorRecord &t : chunk.tensors)
+        addOutput(t);
+}
+
+void OpTreeModel::addOutputs(const std::deque<TensorRecord> &records)
+{
+    for (const TensorRecord &t : records)
+        addOutput(t);
+}
+
+void OpTreeModel::addOutput(const TensorRecord &t)
+{
+    if (t.input || t.before || t.index != 0 || !t.headerRead)
+        return;
+    const QString id = QString::fromStdString(t.opId);
+    if (m_outputs.contains(id))
+        return;
+    // A quantized payload's dims count bytes; its engine dims count the elements.
+    const std::pair<QString, QString> out{
+        QString::fromStdString(report::shapeText(t.engineDims.empty() ? t.dims : t.engineDims)),
+        QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType)};
+    m_outputs.insert(id, out); // kept for a tree that comes later
+    const auto it = m_byId.find(id);
+    if (it == m_byId.end() || !it.value()->shape.isEmpty())
+        return;
+    it.value()->shape = out.first;
+    it.value()->dtype = out.second;
+    emit dataChanged(indexFor(it.value(), ShapeColumn), indexFor(it.value(), DTypeColumn));
 }
 
 void OpTreeModel::clear()

@@ -10,6 +10,7 @@
 #include <QSet>
 #include <QStringList>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,6 +47,7 @@ public:
     // An opened dump's files as a scan brings them: each op's output shape and type where its
     // topology did not say (msit's model file has none).
     void addOutputs(const llmscope::DumpIndex &chunk);
+    void addOutputs(const std::deque<llmscope::TensorRecord> &records);
     bool hasBackends() const { return m_backends > 0; } // some op's backend is known
     void clear();
 
@@ -77,6 +79,7 @@ signals:
     void checkedIdsChanged(const QString &idsText);
 
 private:
+    void addOutput(const llmscope::TensorRecord &t); // an op's first output's shape and type
     struct Node {
         QString id, name, type, shape, dtype;
         QStringList leafInputs; // the tensors it reads that no op computes (weights, tokens)

@@ -231,5 +231,5 @@ void OpTreePanel::follow(SessionDocument *doc)
     m_model->setRoundStats(doc->rounds().newestStats());
     m_model->setOpcheck(doc->results().replay);
     m_model->setFusedChains(doc->results().comparison.get());
-    m_model->addOutputs(doc->rounds().index());
+    m_model->addOutputs(doc->rounds().records());
 }

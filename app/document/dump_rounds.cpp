@@ -9,12 +9,7 @@ using namespace llmscope;
 void DumpRounds::add(const Chunk &chunk)
 {
     const DumpIndex &files = chunk.files;
-    if (m_index.root.empty()) {
-        m_index.root = files.root;
-        m_index.layout = files.layout;
-    }
-    m_index.tensors.insert(m_index.tensors.end(), files.tensors.begin(), files.tensors.end());
-    m_index.problems.insert(m_index.problems.end(), files.problems.begin(), files.problems.end());
+    m_records.insert(m_records.end(), files.tensors.begin(), files.tensors.end());
     for (const TensorRecord &t : files.tensors) {
         const std::string ext = toLower(t.path.substr(std::min(t.path.size(), t.path.rfind('.'))));
         if (ext != ".bin" && ext != ".npy") // what the inspector reads

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ public:
     void add(const Chunk &chunk);
     void clear() { *this = {}; }
 
-    const llmscope::DumpIndex &index() const { return m_index; } // every chunk's files so far, in order
+    // Every chunk's files so far, in order. A deque: a new round moves none of the records before
+    // it (a vector's growth moved and paged in all of them, a stall of tens of milliseconds).
+    const std::deque<llmscope::TensorRecord> &records() const { return m_records; }
     // The tensor files (.bin, .npy) of op in the newest round at most maxRound (-1: any);
     // round says which, -1 when none.
     QStringList filesOf(const QString &op, qint64 maxRound, qint64 *round) const;
@@ -38,7 +41,7 @@ public:
     llmscope::live::RoundStats newestStats() const;   // each op's newest, in the newest round's number
 
 private:
-    llmscope::DumpIndex m_index;
+    std::deque<llmscope::TensorRecord> m_records;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats;       // round -> op -> statistics
     QHash<QString, std::pair<int64_t, llmscope::live::OpStats>> m_newest;      // op -> its newest round's

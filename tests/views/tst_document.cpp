@@ -45,11 +45,10 @@ private slots:
                          file("0_1", 0, "statistic.csv")}; // not a tensor the inspector reads
         r.add({first, {{0, {st("0_0", 1), st("0_1", 2)}}}});
         DumpIndex later;
-        later.root = "/elsewhere"; // the first chunk's root stays
         later.tensors = {file("0_1", 4, "after/outtensor0.npy")};
         r.add({later, {{4, {st("0_1", 5)}}, {2, {st("0_0", 3), st("0_1", 4)}}}}); // 4 before 2
-        QCOMPARE(r.index().root, std::string("/dump"));
-        QCOMPARE(r.index().tensors.size(), size_t(4));
+        QCOMPARE(r.records().size(), size_t(4));
+        QCOMPARE(r.records().back().path, std::string("/dump/4/0_1/after/outtensor0.npy")); // in order
         qint64 round = 7;
         QCOMPARE(r.filesOf("0_1", -1, &round), QStringList{"/dump/4/0_1/after/outtensor0.npy"});
         QCOMPARE(round, qint64(4));
@@ -114,7 +113,7 @@ private slots:
         QCOMPARE(doc.source().name, QString("/other"));
         QVERIFY(doc.source().dumpRoot.isEmpty());
         QVERIFY(doc.graph()->empty());
-        QVERIFY(doc.rounds().index().tensors.empty());
+        QVERIFY(doc.rounds().records().empty());
         QVERIFY(doc.rounds().newestStats().stats.empty());
         QVERIFY(doc.program().stateWords().isEmpty() && !doc.program().process);
         QVERIFY(!doc.results().replay && !doc.results().quantReport && doc.results().quantFolder.isEmpty());

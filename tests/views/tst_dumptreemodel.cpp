@@ -159,7 +159,7 @@ private slots:
         late.tensors.resize(2);
         doc.addRounds({late, {}});
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.tensorCount(), doc.rounds().index().tensors.size());
+        QCOMPARE(model.tensorCount(), doc.rounds().records().size());
         QCOMPARE(model.tensorCount(), size_t(18));
         const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn});
         QCOMPARE(printed.count(QStringLiteral("Round 0")), 1);
