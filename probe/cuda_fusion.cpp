@@ -29,7 +29,6 @@ namespace {
 using namespace fusion;
 
 bool f32or16(const ggml_tensor *t) { return t && (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16); }
-bool unaryIs(const ggml_tensor *t, ggml_unary_op op) { return t->op == GGML_OP_UNARY && paramI32(t, 0) == op; }
 bool sameLayout(const ggml_tensor *a, const ggml_tensor *b)
 {
     return a && b && a->type == b->type && sameShape(a, b) && sameStride(a, b);
@@ -429,27 +428,14 @@ size_t multiOp(const Graph &g, size_t i)
     return n > 1 ? n : 0;
 }
 
-// y = x + sin(a x)^2 / b, from frontends' five ops, over a 2-D x and one a and b a channel.
+// The snake activation, y = x + sin(a x)^2 / b, as one kernel when its operands fit it.
 size_t snake(const Graph &g, size_t i)
 {
-    if (i + 5 > g.size() ||
-        !canFuseSubgraph(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}, {4}))
-        return 0;
-    const ggml_tensor *mul0 = g.node(i), *sin = g.node(i + 1), *sqr = g.node(i + 2), *mul1 = g.node(i + 3),
-                      *add = g.node(i + 4);
-    const ggml_tensor *x = sameShape(mul0, mul0->src[0]) ? mul0->src[0] : mul0->src[1];
-    const ggml_tensor *a = x == mul0->src[0] ? mul0->src[1] : mul0->src[0];
-    const ggml_tensor *invB = mul1->src[0] == sqr ? mul1->src[1] : mul1->src[0];
-    const ggml_tensor *xInAdd = add->src[0] == mul1 ? add->src[1] : add->src[0];
-    if (!x || !a || !invB)
-        return 0;
-    const bool dims = x->ne[2] == 1 && x->ne[3] == 1 && add->ne[2] == 1 && add->ne[3] == 1 && a->ne[2] == 1 && a->ne[3] == 1;
-    const bool shape = sameShape(a, invB) && a->ne[0] == 1 && a->ne[1] == x->ne[1];
-    const bool types = (x->type == GGML_TYPE_F32 || x->type == GGML_TYPE_F16 || x->type == GGML_TYPE_BF16) && f32(a) &&
-                       f32(invB) && mul0->type == x->type && sin->type == x->type && sqr->type == x->type &&
-                       mul1->type == x->type && add->type == x->type;
-    const bool packed = contiguous(x) && contiguous(add) && contiguous(a) && contiguous(invB);
-    return dims && shape && types && packed && xInAdd == x ? 5 : 0;
+    return i + 5 <= g.size() &&
+                   canFuseSubgraph(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}, {4}) &&
+                   snakeOperandsOk(g, i)
+               ? 5
+               : 0;
 }
 
 size_t rmsNormChain(const Graph &g, size_t i)
@@ -469,24 +455,6 @@ size_t rmsNormChain(const Graph &g, size_t i)
     if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ADD}) && rmsNormMulOk(rms, g.node(i + 1), g.node(i + 2)))
         return 3;
     if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL}) && rmsNormMulOk(rms, g.node(i + 1), nullptr))
-        return 2;
-    return 0;
-}
-
-size_t ssmConvChain(const Graph &g, size_t i)
-{
-    const ggml_tensor *conv = g.node(i);
-    if (conv->op != GGML_OP_SSM_CONV)
-        return 0;
-    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_ADD, GGML_OP_UNARY}) && unaryIs(g.node(i + 2), GGML_UNARY_OP_SILU)) {
-        const ggml_tensor *add = g.node(i + 1);
-        const ggml_tensor *bias = add->src[0] == conv ? add->src[1] : add->src[0];
-        if (f32(conv) && f32(add) && f32(g.node(i + 2)) && f32(bias) && contiguous(bias) &&
-            elements(bias) == conv->ne[0] && bias->ne[0] == conv->ne[0])
-            return 3;
-    }
-    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_UNARY}) && unaryIs(g.node(i + 1), GGML_UNARY_OP_SILU) && f32(conv) &&
-        f32(g.node(i + 1)))
         return 2;
     return 0;
 }
@@ -544,7 +512,7 @@ size_t lengthAt(const Graph &g, size_t i)
             return n;
     if (const size_t n = rmsNormChain(g, i))
         return n;
-    if (const size_t n = ssmConvChain(g, i))
+    if (const size_t n = ssmConvSilu(g, i))
         return n;
     if (const size_t n = unaryChain(g, i))
         return n;

@@ -202,6 +202,42 @@ bool overlaps(const ggml_tensor *a, const ggml_tensor *b, bool elementwise)
     return (bBase <= aBase && aBase < bBase + bSize) || (aBase <= bBase && bBase < aBase + aSize);
 }
 
+bool snakeOperandsOk(const Graph &g, size_t i)
+{
+    const ggml_tensor *mul0 = g.node(i), *sin = g.node(i + 1), *sqr = g.node(i + 2), *mul1 = g.node(i + 3),
+                      *add = g.node(i + 4);
+    const ggml_tensor *x = sameShape(mul0, mul0->src[0]) ? mul0->src[0] : mul0->src[1];
+    const ggml_tensor *a = x == mul0->src[0] ? mul0->src[1] : mul0->src[0];
+    const ggml_tensor *invB = mul1->src[0] == sqr ? mul1->src[1] : mul1->src[0];
+    const ggml_tensor *xInAdd = add->src[0] == mul1 ? add->src[1] : add->src[0];
+    if (!x || !a || !invB || xInAdd != x)
+        return false;
+    const bool dims = x->ne[2] == 1 && x->ne[3] == 1 && add->ne[2] == 1 && add->ne[3] == 1 && a->ne[2] == 1 && a->ne[3] == 1;
+    const bool shape = sameShape(a, invB) && a->ne[0] == 1 && a->ne[1] == x->ne[1];
+    const bool types = (x->type == GGML_TYPE_F32 || x->type == GGML_TYPE_F16 || x->type == GGML_TYPE_BF16) && f32(a) &&
+                       f32(invB) && mul0->type == x->type && sin->type == x->type && sqr->type == x->type &&
+                       mul1->type == x->type && add->type == x->type;
+    return dims && shape && types && contiguous(x) && contiguous(add) && contiguous(a) && contiguous(invB);
+}
+
+size_t ssmConvSilu(const Graph &g, size_t i)
+{
+    const ggml_tensor *conv = g.node(i);
+    if (conv->op != GGML_OP_SSM_CONV || !f32(conv))
+        return 0;
+    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_ADD, GGML_OP_UNARY}) && unaryIs(g.node(i + 2), GGML_UNARY_OP_SILU)) {
+        const ggml_tensor *add = g.node(i + 1);
+        const ggml_tensor *bias = add->src[0] == conv ? add->src[1] : add->src[0];
+        if (f32(add) && f32(g.node(i + 2)) && f32(bias) && contiguous(bias) && elements(bias) == conv->ne[0] &&
+            bias->ne[0] == conv->ne[0])
+            return 3;
+    }
+    if (canFuse(g, i, {GGML_OP_SSM_CONV, GGML_OP_UNARY}) && unaryIs(g.node(i + 1), GGML_UNARY_OP_SILU) &&
+        f32(g.node(i + 1)))
+        return 2;
+    return 0;
+}
+
 bool sameShape(const ggml_tensor *a, const ggml_tensor *b)
 {
     for (int d = 0; d < GGML_MAX_DIMS; ++d)

@@ -57,6 +57,17 @@ inline const ggml_tensor *otherSource(const ggml_tensor *op, const ggml_tensor *
     return op->src[0] == one ? op->src[1] : op->src[0];
 }
 
+inline bool unaryIs(const ggml_tensor *t, ggml_unary_op op) { return t->op == GGML_OP_UNARY && paramI32(t, 0) == op; }
+
+// Kernels two backends share the checks of (ggml-cuda's and ggml-vulkan's, the same code):
+// - the snake activation from frontends' five ops MUL+SIN+SQR+MUL+ADD at node i, y = x +
+//   sin(a x)^2 / b, over a 2-D x, one a and b a channel, types and packing its kernel takes (the
+//   run's fusability is the caller's: the backends test it differently);
+bool snakeOperandsOk(const Graph &g, size_t i);
+// - Mamba's convolution with its channel bias and SiLU (3 nodes) or its SiLU alone (2), in
+//   float32: the chain's length at node i, or 0.
+size_t ssmConvSilu(const Graph &g, size_t i);
+
 // Bytes a tensor spans (ggml_nbytes) for types of one element a block; 0 when not known.
 size_t spanBytes(const ggml_tensor *t);
 // Whether two tensors' bytes meet in one buffer (ggml_vk_tensors_overlap; ggml-cuda's

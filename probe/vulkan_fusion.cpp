@@ -3,10 +3,10 @@
 // pattern-specific checks): MULTI_ADD, MUL_MAT+ADD(+ADD), the experts' products with their
 // biases and routing weights (MUL_MAT_ID+ADD_ID(+MUL), MUL_MAT_ID+MUL),
 // RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD(+MUL)), RMS_NORM+VIEW+SET_ROWS,
-// GELU/SIGMOID/SILU/SOFTPLUS+MUL and ROPE+VIEW+SET_ROWS. Not modelled: the TOPK_MOE routings
-// (chains with two outputs, the experts chosen and their weights), SSM_CONV, SNAKE; their nodes
-// are read, which computes them unfused (the observer check says when that changed the
-// program's results).
+// GELU/SIGMOID/SILU/SOFTPLUS+MUL, SSM_CONV(+ADD)+SILU, ROPE+VIEW+SET_ROWS and the snake
+// activation MUL+SIN+SQR+MUL+ADD. Not modelled: the TOPK_MOE routings (chains with two outputs,
+// the experts chosen and their weights) and TOPK_QSA (an indexer's top-k); their nodes are read,
+// which computes them unfused (the observer check says when that changed the program's results).
 //
 // What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
 // multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
@@ -237,9 +237,17 @@ Pattern patternAt(const Graph &g, size_t i)
         kNames[GGML_UNARY_OP_SOFTPLUS] = "SOFTPLUS+MUL";
         return {2, kNames[paramI32(g.node(i), 0)], {true, true}};
     }
+    if (op == GGML_OP_SSM_CONV) { // the convolution reads several tokens an output: not elementwise
+        if (const size_t n = ssmConvSilu(g, i))
+            return n == 3 ? Pattern{3, "SSM_CONV+ADD+SILU", {false, true, true}} : Pattern{2, "SSM_CONV+SILU", {false, true}};
+        return {};
+    }
     if (op == GGML_OP_ROPE && canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
         edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}}) && ropeSetRowsOk(g, i))
         return {3, "ROPE+VIEW+SET_ROWS", std::vector<bool>(3, false)};
+    if (op == GGML_OP_MUL && canFuse(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}) &&
+        snakeOperandsOk(g, i))
+        return {5, "MUL+SIN+SQR+MUL+ADD", std::vector<bool>(5, true)}; // the snake activation
     return {};
 }
 

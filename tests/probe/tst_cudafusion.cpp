@@ -21,6 +21,7 @@
 #include "fusion_match.h"
 #include "fusion_rules.h"
 #include "graph_arena.h"
+#include "graph_mamba_snake.h"
 #include "ggml_api.h"
 #include "graph_topology.h"
 
@@ -276,6 +277,23 @@ private slots:
         // the CPU fuses none of them
         const GraphTopology topo = GraphTopology::build(g.gf);
         QVERIFY(fusedChains(topo, FusingBackend::Cpu).empty());
+    }
+
+    // Mamba's convolution with its bias and SiLU; the snake activation, whose x is read again at
+    // its end; a snake whose x has a third dimension is not the kernel's.
+    void convolutionAndSnake()
+    {
+        Graph g(48);
+        ggml_context *c = g.ctx;
+        ggml_tensor *conv = mambaConvolution(c, true);
+        ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, 16, 32);
+        ggml_tensor *snake = snakeActivation(c, x);
+        ggml_tensor *deep = snakeActivation(c, ggml_new_tensor_3d(c, GGML_TYPE_F32, 4, 32, 2));
+        ggml_set_name(deep, "deep");
+        ggml_tensor *out = ggml_add(c, ggml_sum(c, ggml_add(c, ggml_reshape_2d(c, conv, 16, 4), ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0))),
+                                    ggml_sum(c, deep));
+        g.finish(out);
+        QCOMPARE(cudaChains(g), (QStringList{"SSM_CONV+ADD+SILU -> conv", "MUL+SIN+SQR+MUL+ADD -> snake"}));
     }
 
     // A softcap with a bias in its scales is not the softcap kernel's; sums onto tensors of other

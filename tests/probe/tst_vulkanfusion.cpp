@@ -14,6 +14,7 @@
 
 #include "fusion_rules.h"
 #include "graph_arena.h"
+#include "graph_mamba_snake.h"
 #include "graph_topology.h"
 #include "ggml_api.h"
 
@@ -230,6 +231,27 @@ private slots:
         const auto chains = chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan));
         QCOMPARE(chains, chain.isEmpty() ? std::vector<std::string>{} : std::vector<std::string>{chain.toStdString()});
         QVERIFY(chainsOf(topo, fusedChains(topo, FusingBackend::Cpu)).empty());
+        ggml_free(c);
+    }
+
+    // Mamba's convolution with its bias and SiLU, or with its SiLU alone; the snake activation.
+    void convolutionAndSnake()
+    {
+        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        ggml_tensor *withBias = mambaConvolution(c, true), *plain = mambaConvolution(c, false);
+        ggml_set_name(plain, "plain");
+        ggml_tensor *snake = snakeActivation(c, ggml_new_tensor_2d(c, GGML_TYPE_F32, 16, 32));
+        ggml_tensor *out = ggml_add(c, ggml_add(c, ggml_reshape_2d(c, withBias, 16, 4), ggml_reshape_2d(c, plain, 16, 4)),
+                                    ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0));
+        ggml_set_output(out);
+        ggml_cgraph *gf = ggml_new_graph(c);
+        ggml_build_forward_expand(gf, out);
+        const GraphTopology topo = GraphTopology::build(gf);
+        QCOMPARE(chainsOf(topo, fusedChains(topo, FusingBackend::Vulkan)),
+                 (std::vector<std::string>{"SSM_CONV+ADD+SILU: SSM_CONV ADD SILU", "SSM_CONV+SILU: SSM_CONV SILU",
+                                           "MUL+SIN+SQR+MUL+ADD: MUL SIN SQR MUL ADD"}));
+        QVERIFY(fusedChains(topo, FusingBackend::Cpu).empty());
         ggml_free(c);
     }
 
