@@ -76,7 +76,7 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
     std::unordered_map<const void *, int> last; // data pointer -> latest item there
     for (size_t k = 0; k < plan.items.size(); ++k) {
         PlanItem &it = plan.items[k];
-        if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input))
+        if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input) || it.atChainEnd)
             continue; // an output before its node runs holds nothing meaningful; a cache's rows are their own
         auto [pos, added] = last.try_emplace(it.tensor->data, int(k));
         if (added)
@@ -109,6 +109,8 @@ struct PlanBuilder {
     const ProbeConfig &c;
     std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
 
+    bool innerOutput(size_t i) const { return i < plan.innerOutputs.size() && plan.innerOutputs[i]; }
+
     // The first node of the chain node i ends, or i where it ends none.
     size_t chainFirst(size_t i) const
     {
@@ -128,7 +130,7 @@ struct PlanBuilder {
                 continue; // the cache and views of it: --kv-cache; the rows a write puts there: always
             const std::string groupId = std::to_string(node.group);
             const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
-            plan.selected[i] = sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0);
+            plan.selected[i] = sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0 || innerOutput(i));
         }
         // The last node writing into each root's memory, for deciding what is intact at the end.
         for (size_t i = 0; i < n; ++i)
@@ -228,15 +230,21 @@ struct PlanBuilder {
                 }
             };
             const uint32_t a = uint32_t(plan.items.size());
-            if (plan.selected[i]) {
+            if (plan.selected[i] && !innerOutput(i)) {
                 side(true, true);
                 side(true, false);
             }
             const uint32_t b = uint32_t(plan.items.size());
-            if (plan.selected[i]) {
+            if (plan.selected[i] && !innerOutput(i)) {
                 side(false, true);
                 side(false, false);
             }
+            // the chain's inner outputs, in memory once it has run: with its end's
+            for (size_t o = chainFirst(i); o < i && sel.wantsTensor(false, false); ++o)
+                if (innerOutput(o) && plan.selected[o]) {
+                    add(int(o), g.nodes[o].tensor, false, false, 0);
+                    plan.items.back().atChainEnd = true;
+                }
             plan.atAsk[i] = {a, b};
             plan.atEval[i] = {b, uint32_t(plan.items.size())};
         }
@@ -278,7 +286,8 @@ struct PlanBuilder {
             early[size_t(it.node)] |= it.early;
         plan.ask.assign(n, 0);
         for (size_t i = 0; i < n; ++i)
-            plan.ask[i] = (plan.selected[i] && after) || (i + 1 < n && plan.selected[i + 1] && (before || early[i + 1]));
+            plan.ask[i] = (plan.selected[i] && after && !innerOutput(i)) || plan.atEval[i].first < plan.atEval[i].second ||
+                          (i + 1 < n && plan.selected[i + 1] && !innerOutput(i + 1) && (before || early[i + 1]));
         // A fused chain's inner node is never asked for: the scheduler would end its graph there
         // and the chain would run unfused. The node before the chain is, where the chain's end
         // wants its inputs (the chain's) before it runs.
@@ -297,10 +306,12 @@ struct PlanBuilder {
 } // namespace
 
 std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
-                                                      const ProbeConfig &c, std::vector<int> fusedInto)
+                                                      const ProbeConfig &c, std::vector<int> fusedInto,
+                                                      std::vector<char> innerOutputs)
 {
     auto plan = std::make_shared<CapturePlan>();
     plan->fusedInto = std::move(fusedInto);
+    plan->innerOutputs = std::move(innerOutputs);
     PlanBuilder b{*plan, *topo, sel, c};
     b.selectNodes();
     b.chooseOutputs();

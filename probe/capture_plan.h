@@ -48,6 +48,7 @@ struct PlanItem {
     // asked for, before it runs: it holds then what the node reads, and the node changes
     // nothing else.
     bool early = false;
+    bool atChainEnd = false; // a chain's inner output, taken at the chain end's eval
     uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
     Tensor header;       // dtype, dims and engine attributes; no data
 };
@@ -64,6 +65,10 @@ struct CapturePlan {
     // computed on its own. Such a node is not selected and is no input of the chain's end: its
     // output never reaches memory.
     std::vector<int> fusedInto;
+    // Per node (--keep-fusion; empty without): 1 for a chain's inner output, whose result the
+    // fused kernel writes too. Selected as any node, its output is taken with the chain end's
+    // (in that node's eval range), never asked for itself.
+    std::vector<char> innerOutputs;
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
@@ -81,7 +86,8 @@ struct CapturePlan {
     // are set (after allocation) get aliases; before allocation there are none.
     static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
                                                     const Selection &sel, const ProbeConfig &c,
-                                                    std::vector<int> fusedInto = {});
+                                                    std::vector<int> fusedInto = {},
+                                                    std::vector<char> innerOutputs = {});
     // The tensors the post capture reads that the scheduler's allocator places: marking
     // these as graph outputs keeps their memory until the graph is done.
     std::vector<ggml_tensor *> tensorsToKeep() const;

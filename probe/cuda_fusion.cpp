@@ -8,9 +8,10 @@
 //   on the matrix-vector kernels (one token);
 // - RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD), SSM_CONV(+ADD)+SILU,
 //   SILU/SIGMOID/SOFTPLUS+MUL, RELU+SQR and the softcap SCALE+TANH+SCALE.
-// Not modelled: the TOPK_MOE routings (two outputs: the experts chosen and their weights) and
-// GATED_DELTA_NET's writes into the cache; their nodes are read, which computes them unfused
-// (the observer check says when that changed the program's results).
+// - the MoE routings TOPK_MOE, a chain with two outputs (the experts chosen, an inner node, and
+//   their weights, its end).
+// Not modelled: GATED_DELTA_NET's writes into the cache; its nodes are read, which computes them
+// unfused (the observer check says when that changed the program's results).
 //
 // What the probe cannot see is taken as fusing: the device's compute capability (the quantized
 // matrix-vector fusion is off on Pascal and older; the float kernels' and the experts' batch
@@ -43,14 +44,17 @@ bool viewOrNoop(const ggml_tensor *t)
 
 // ggml_cuda_check_fusion_memory_ranges: no output (offsets from i) may overlap a source of the
 // run that the run does not compute itself.
-bool memoryOk(const Graph &g, size_t i, size_t n, std::initializer_list<int> outputs)
+// A source that may alias the outputs (the routing's logits, which one block reads whole before
+// it writes) is not held against them.
+bool memoryOk(const Graph &g, size_t i, size_t n, std::initializer_list<int> outputs,
+              const ggml_tensor *mayAlias = nullptr)
 {
     for (const int o : outputs) {
         const ggml_tensor *dst = g.node(i + size_t(o));
         for (size_t j = 0; j < n; ++j)
             for (int s = 0; s < GGML_MAX_SRC; ++s) {
                 const ggml_tensor *src = g.node(i + j)->src[s];
-                if (!src || src->op == GGML_OP_NONE || !overlaps(dst, src, false))
+                if (!src || src->op == GGML_OP_NONE || src == mayAlias || !overlaps(dst, src, false))
                     continue;
                 bool inner = false;
                 for (size_t k = 0; k < j; ++k)
@@ -131,6 +135,157 @@ size_t moeWeightedSum(const Graph &g, size_t i)
     const int out[] = {int(n - 1)};
     if (!canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
         return 0;
+    return n;
+}
+
+// ggml_cuda_topk_moe_fusion: the MoE routing at node i, as its gating (softmax, sigmoid,
+// sqrt(softplus); or the softmax after the choice, gpt-oss's), a selection bias, the weights'
+// normalization and scale.
+struct TopkMoe {
+    bool sigmoid = false, sqrtSoftplus = false, softmax = false, delayed = false, bias = false, norm = false,
+         scale = false;
+};
+
+bool topkMoeShape(const Graph &g, size_t at, TopkMoe &a)
+{
+    const size_t n = g.size();
+    auto node = [&](size_t k) { return g.node(k); };
+    a.softmax = node(at)->op == GGML_OP_SOFT_MAX;
+    if (node(at)->op == GGML_OP_UNARY) {
+        if (unaryIs(node(at), GGML_UNARY_OP_SIGMOID)) {
+            a.sigmoid = true;
+        } else if (unaryIs(node(at), GGML_UNARY_OP_SOFTPLUS) && at + 1 < n && node(at + 1)->op == GGML_OP_SQRT &&
+                   node(at + 1)->src[0] == node(at)) {
+            a.sqrtSoftplus = true;
+            ++at;
+        } else {
+            return false;
+        }
+    }
+    a.delayed = node(at)->op == GGML_OP_ARGSORT;
+    ++at;
+    if (a.sigmoid || a.sqrtSoftplus || a.softmax) {
+        if (at >= n || node(at)->op != GGML_OP_RESHAPE || node(at)->src[0] != node(at - 1))
+            return false;
+        const ggml_tensor *probs = node(at++);
+        if (at >= n)
+            return false;
+        if (node(at)->op == GGML_OP_ADD && node(at)->src[0] == node(at - 2)) {
+            a.bias = true;
+            ++at;
+        }
+        if (at >= n || node(at)->op != GGML_OP_ARGSORT || node(at)->src[0] != node(at - (a.bias ? 1 : 2)))
+            return false;
+        ++at;
+        if (at >= n || node(at)->op != GGML_OP_VIEW || node(at)->src[0] != node(at - 1))
+            return false;
+        ++at;
+        if (at >= n || node(at)->op != GGML_OP_GET_ROWS || node(at)->src[0] != probs || node(at)->src[1] != node(at - 1))
+            return false;
+        ++at;
+    } else if (a.delayed) {
+        if (at < 2)
+            return false;
+        const ggml_tensor *probs = node(at - 2);
+        if (at >= n || node(at)->op != GGML_OP_VIEW || node(at)->src[0] != node(at - 1))
+            return false;
+        ++at;
+        if (at >= n || node(at)->src[1] != node(at - 1) || node(at)->src[0] != probs)
+            return false;
+        ++at;
+        for (const ggml_op op : {GGML_OP_RESHAPE, GGML_OP_SOFT_MAX, GGML_OP_RESHAPE}) {
+            if (at >= n || node(at)->op != op || node(at)->src[0] != node(at - 1))
+                return false;
+            ++at;
+        }
+    }
+    if (at >= n)
+        return true;
+    if (node(at)->op == GGML_OP_RESHAPE) { // RESHAPE, SUM_ROWS, CLAMP, DIV, RESHAPE
+        a.norm = true;
+        for (const ggml_op op : {GGML_OP_RESHAPE, GGML_OP_SUM_ROWS, GGML_OP_CLAMP}) {
+            if (at < n && node(at)->op == op && node(at)->src[0] == node(at - 1)) {
+                ++at;
+            } else {
+                a.norm = false;
+                return true;
+            }
+        }
+        if (at >= n || node(at)->op != GGML_OP_DIV || node(at)->src[1] != node(at - 1) || node(at)->src[0] != node(at - 3)) {
+            a.norm = false;
+            return true;
+        }
+        ++at;
+        if (at >= n || node(at)->op != GGML_OP_RESHAPE || node(at)->src[0] != node(at - 1)) {
+            a.norm = false;
+            return true;
+        }
+        ++at;
+    }
+    a.scale = at < n && node(at)->op == GGML_OP_SCALE && node(at)->src[0] == node(at - 1);
+    return true;
+}
+
+// ggml_cuda_should_use_topk_moe: an expert count the kernel is built for, packed tensors, a plain
+// softmax (no scale, bias, mask or sinks).
+bool topkMoeKernelOk(const ggml_tensor *gating, const ggml_tensor *logits, const ggml_tensor *weights,
+                     const ggml_tensor *ids)
+{
+    const int64_t experts = ids->nb[0] ? int64_t(ids->nb[1] / ids->nb[0]) : 0;
+    if (((experts & (experts - 1)) != 0 || experts > 512) && experts != 288 && experts != 576)
+        return false;
+    if (!contiguous(weights) || !contiguous(logits))
+        return false;
+    if (gating->op == GGML_OP_SOFT_MAX)
+        return gating->src[0] && contiguous(gating->src[0]) && paramF32(gating, 0) == 1.0f &&
+               paramF32(gating, 1) == 0.0f && !gating->src[1] && !gating->src[2];
+    return gating->op != GGML_OP_UNARY || unaryIs(gating, GGML_UNARY_OP_SIGMOID) ||
+           unaryIs(gating, GGML_UNARY_OP_SOFTPLUS);
+}
+
+// The routing fused: its length, and the experts chosen (an inner output) as an offset.
+size_t topkMoe(const Graph &g, size_t i, int &ids)
+{
+    const ggml_tensor *node = g.node(i);
+    if (node->op != GGML_OP_UNARY && node->op != GGML_OP_SOFT_MAX && node->op != GGML_OP_ARGSORT)
+        return 0;
+    TopkMoe a;
+    if (!topkMoeShape(g, i, a) || !node->src[0])
+        return 0;
+    constexpr int64_t kRowsPerBlock = 8; // TOPK_MOE_ROWS_PER_BLOCK: one block reads its logits whole first
+    const ggml_tensor *logits = node->src[0], *mayAlias = rows(node) <= kRowsPerBlock ? logits : nullptr;
+    std::vector<ggml_op> ops;
+    int idsAt = 0;
+    const ggml_tensor *gating = node;
+    if (!a.delayed) {
+        ops = a.sigmoid ? std::vector<ggml_op>{GGML_OP_UNARY}
+              : a.sqrtSoftplus ? std::vector<ggml_op>{GGML_OP_UNARY, GGML_OP_SQRT}
+                               : std::vector<ggml_op>{GGML_OP_SOFT_MAX};
+        const int probsAt = int(ops.size()) - 1;
+        if (a.bias)
+            ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS});
+        else
+            ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS});
+        idsAt = probsAt + (a.bias ? 4 : 3);
+        if (a.norm)
+            ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE});
+        if (a.scale)
+            ops.push_back(GGML_OP_SCALE);
+    } else if (!a.norm && !a.bias) { // gpt-oss: the softmax over the chosen experts' logits
+        ops = {GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE, GGML_OP_SOFT_MAX, GGML_OP_RESHAPE};
+        idsAt = 1;
+        if (i + 4 < g.size())
+            gating = g.node(i + 4);
+    } else {
+        return 0;
+    }
+    const size_t n = ops.size();
+    const int out[] = {idsAt, int(n - 1)};
+    if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) ||
+        !topkMoeKernelOk(gating, logits, g.node(i + n - 1), g.node(i + size_t(idsAt))) ||
+        !memoryOk(g, i, n, {idsAt, int(n - 1)}, mayAlias))
+        return 0;
+    ids = idsAt;
     return n;
 }
 
@@ -483,12 +638,15 @@ size_t softcap(const Graph &g, size_t i)
     return paramF32(g.node(i), 1) == 0.0f && paramF32(g.node(i + 2), 1) == 0.0f ? 3 : 0;
 }
 
-size_t lengthAt(const Graph &g, size_t i)
+// The chain's length at node i (0: none), and an inner output's offset when it has one.
+size_t lengthAt(const Graph &g, size_t i, int &output)
 {
     const ggml_tensor *node = g.node(i);
     if (viewOrNoop(node) || !(node->flags & GGML_TENSOR_FLAG_COMPUTE))
         return 0;
     if (const size_t n = moeWeightedSum(g, i))
+        return n;
+    if (const size_t n = topkMoe(g, i, output))
         return n;
     if (node->op == GGML_OP_ROPE && i + 3 <= g.size() &&
         canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
@@ -523,13 +681,17 @@ size_t lengthAt(const Graph &g, size_t i)
 
 std::optional<FusedChain> cudaChainAt(const fusion::Graph &g, size_t i)
 {
-    const size_t n = lengthAt(g, i);
+    int output = -1;
+    const size_t n = lengthAt(g, i, output);
     if (n < 2)
         return std::nullopt;
     std::string types;
     for (size_t k = 0; k < n; ++k)
         types += (k ? "+" : "") + g.topo.nodes[i + k].type;
-    return FusedChain{int(i), int(i + n - 1), types};
+    FusedChain c{.first = int(i), .last = int(i + n - 1), .types = types};
+    if (output >= 0)
+        c.outputs.push_back(int(i) + output);
+    return c;
 }
 
 } // namespace llmscope::probe

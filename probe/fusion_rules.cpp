@@ -29,7 +29,7 @@ std::optional<FusedChain> cpuChainAt(const fusion::Graph &g, size_t i)
 {
     if (g.node(i)->op == GGML_OP_RMS_NORM && fusion::canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL}) &&
         cpuFusesRmsNormMul(g.node(i), g.node(i + 1)))
-        return FusedChain{int(i), int(i + 1), "RMS_NORM+MUL"};
+        return FusedChain{.first = int(i), .last = int(i + 1), .types = "RMS_NORM+MUL"};
     return std::nullopt;
 }
 
@@ -86,6 +86,18 @@ std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes)
         for (int k = c.first; k < c.last && size_t(k) < nodes; ++k)
             into[size_t(k)] = c.last;
     return into;
+}
+
+std::vector<char> innerOutputs(const std::vector<FusedChain> &chains, size_t nodes)
+{
+    std::vector<char> out;
+    for (const FusedChain &c : chains)
+        for (const int o : c.outputs)
+            if (o >= c.first && o < c.last && size_t(o) < nodes) {
+                out.resize(nodes, 0);
+                out[size_t(o)] = 1;
+            }
+    return out;
 }
 
 ChainInputs chainInputs(const GraphTopology &topo, int first, int last)

@@ -30,6 +30,9 @@ struct FusedChain {
     int first = 0, last = 0; // topology node indices, consecutive
     std::string types;       // "RMS_NORM+MUL"
     int backend = 0;         // the backend index computing it (fusedChains' backendOf)
+    // Inner nodes whose results the fused kernel writes too (a MoE routing's chosen experts,
+    // beside their weights at the end): in memory once the chain has run, read at its end.
+    std::vector<int> outputs{};
 };
 
 // The chains backend b computes fused in the graph (nodes as the host made them: the flags
@@ -43,6 +46,8 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector
 // Per node: the index of the last node of the chain it is fused into, -1 when it is computed
 // on its own (or is that last node).
 std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes);
+// Per node: 1 for a chain's inner output (FusedChain::outputs); empty without chains.
+std::vector<char> innerOutputs(const std::vector<FusedChain> &chains, size_t nodes);
 
 // A chain's inputs as one op: the tensors its nodes read that no node of the chain computes, in
 // order (by node, then source slot; each once), dumped as the chain's end's inputs; and for each

@@ -152,8 +152,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *user)
             s->hostAsked[size_t(i)] = h;
             return h || plan.ask[size_t(i)] || everyNode;
         }
-        if (mine)
-            takeItems(p, *s, plan.atEval[size_t(i)]);
+        takeItems(p, *s, plan.atEval[size_t(i)]); // a selected node's, or a chain end's inner outputs
         if (i == s->lastAsked)
             p.handOver(*s);
     } catch (const std::exception &e) {
@@ -308,6 +307,8 @@ std::vector<FusedChainRecord> fusionRecords(const SchedState &s)
                 src.push_back(from == kNoSource ? "" : from >= 0 ? "in" + std::to_string(from) : "op" + std::to_string(-1 - from));
         }
         r.types = chain.types;
+        for (const int o : chain.outputs)
+            r.outputs.push_back(s.topo->nodes[size_t(o)].id);
         r.backend = size_t(chain.backend) < s.chainBackends.size() ? s.chainBackends[size_t(chain.backend)] : "";
         records.push_back(std::move(r));
     }
@@ -482,7 +483,8 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     ensureTopology(s, graph);
-    auto plan = CapturePlan::build(s.topo, *sel, c, fusedNodes(c, sched, s));
+    std::vector<int> into = fusedNodes(c, sched, s); // sets s.chains
+    auto plan = CapturePlan::build(s.topo, *sel, c, std::move(into), innerOutputs(s.chains, s.topo->nodes.size()));
     // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
     // read node by node instead, which keeps nothing (docs/performance.md has the memory).
     if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
@@ -540,7 +542,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
-        s.plan = CapturePlan::build(s.topo, sel, c, fusedNodes(c, sched, s));
+        std::vector<int> into = fusedNodes(c, sched, s); // sets s.chains
+        s.plan = CapturePlan::build(s.topo, sel, c, std::move(into), innerOutputs(s.chains, s.topo->nodes.size()));
         if (dumping && s.plan->unreadable)
             p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
@@ -682,11 +685,10 @@ void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
         return;
     // A graph the host stopped early: only what ran.
     const size_t nodes = s.cancelledAfter == -1 ? plan.selected.size() : size_t(std::max(s.cancelledAfter + 1, 0));
-    for (size_t i = 0; i < nodes; ++i)
-        if (plan.selected[i]) {
-            takeItems(p, s, plan.atAsk[i]);
-            takeItems(p, s, plan.atEval[i]);
-        }
+    for (size_t i = 0; i < nodes; ++i) { // a node not selected has none, but a chain end its inner outputs
+        takeItems(p, s, plan.atAsk[i]);
+        takeItems(p, s, plan.atEval[i]);
+    }
     p.handOver(s);
 }
 

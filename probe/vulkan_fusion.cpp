@@ -4,14 +4,18 @@
 // biases and routing weights (MUL_MAT_ID+ADD_ID(+MUL), MUL_MAT_ID+MUL),
 // RMS_NORM+MUL(+ROPE(+VIEW+SET_ROWS), +ADD(+MUL)), RMS_NORM+VIEW+SET_ROWS,
 // GELU/SIGMOID/SILU/SOFTPLUS+MUL, SSM_CONV(+ADD)+SILU, ROPE+VIEW+SET_ROWS and the snake
-// activation MUL+SIN+SQR+MUL+ADD. Not modelled: the TOPK_MOE routings (chains with two outputs,
-// the experts chosen and their weights) and TOPK_QSA (an indexer's top-k); their nodes are read,
-// which computes them unfused (the observer check says when that changed the program's results).
+// activation MUL+SIN+SQR+MUL+ADD, and the MoE routings TOPK_MOE, a chain with two outputs (the
+// experts chosen, an inner node, and their weights, its end). Not modelled: TOPK_QSA (an
+// indexer's top-k); its nodes are read, which computes them unfused (the observer check says
+// when that changed the program's results).
 //
 // What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
 // multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
 // never changes what the program computes; at worst an inner node that ran alone is not read.
 #include "vulkan_fusion.h"
+
+#include <array>
+#include <span>
 
 
 namespace llmscope::probe {
@@ -177,9 +181,84 @@ size_t multiAdd(const Graph &g, size_t i)
 // op_srcs_fused_elementwise): a source of another kind may not share the result's memory.
 struct Pattern {
     size_t length = 0;
-    const char *types = "";
+    const char *types = ""; // empty: the chain's ops, joined
     std::vector<bool> elementwise;
+    int output = -1; // an inner node the kernel writes too (offset), or -1
 };
+
+// ggml_vk_can_fuse_topk_moe's routings (ggml-vulkan-types.h): the gating (softmax, sigmoid or
+// sqrt(softplus)), the choice of the experts (ARGSORT and its VIEW: the ids, one output) and
+// their weights gathered (GET_ROWS), normalized or not (the other output, at the end).
+struct TopkMoe {
+    std::initializer_list<ggml_op> ops;
+    std::initializer_list<std::array<int, 3>> edges;
+    int ids, gating, argsort, getRows; // offsets; the weights are the last
+    ggml_unary_op unary;               // the gating's, when a UNARY
+    int bias = -1;                     // the ADD of the selection's bias, when one
+};
+
+const TopkMoe kTopkMoe[] = {
+    {{GGML_OP_SOFT_MAX, GGML_OP_RESHAPE, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE,
+      GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
+     {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 1}, {4, 1, 3}, {5, 0, 4}, {6, 0, 5}, {7, 0, 6}, {8, 0, 5}, {8, 1, 7}, {9, 0, 8}},
+     3, 0, 2, 4, GGML_UNARY_OP_COUNT},
+    {{GGML_OP_UNARY, GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE,
+      GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
+     {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 3}, {5, 0, 1}, {5, 1, 4}, {6, 0, 5}, {7, 0, 6}, {8, 0, 7}, {9, 0, 6}, {9, 1, 8}, {10, 0, 9}},
+     4, 0, 3, 5, GGML_UNARY_OP_SIGMOID, 2},
+    {{GGML_OP_UNARY, GGML_OP_SQRT, GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS,
+      GGML_OP_RESHAPE, GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
+     {{1, 0, 0}, {2, 0, 1}, {3, 0, 1}, {4, 0, 3}, {5, 0, 4}, {6, 0, 2}, {6, 1, 5}, {7, 0, 6}, {8, 0, 7}, {9, 0, 8}, {10, 0, 7}, {10, 1, 9}, {11, 0, 10}},
+     5, 0, 4, 6, GGML_UNARY_OP_SOFTPLUS, 3},
+    {{GGML_OP_SOFT_MAX, GGML_OP_RESHAPE, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS},
+     {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 1}, {4, 1, 3}},
+     3, 0, 2, 4, GGML_UNARY_OP_COUNT},
+    {{GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE, GGML_OP_SOFT_MAX, GGML_OP_RESHAPE},
+     {{1, 0, 0}, {2, 1, 1}, {3, 0, 2}, {4, 0, 3}, {5, 0, 4}},
+     1, 4, 0, 2, GGML_UNARY_OP_COUNT},
+};
+
+// The routing at node i, its length (with a trailing SCALE of the weights, as deepseek2 and
+// nemotron3 nano have), or 0. The device's abilities (subgroup operations) are taken as there.
+size_t topkMoeAt(const Graph &g, size_t i, int &ids)
+{
+    for (const TopkMoe &m : kTopkMoe) {
+        const size_t n = m.ops.size();
+        const int out[] = {m.ids, int(n - 1)};
+        if (i + n > g.size() || !canFuseSubgraph(g, i, std::span(m.ops.begin(), n), out))
+            continue;
+        if (!edgesAre(g, i, m.edges))
+            continue;
+        const ggml_tensor *gating = g.node(i + size_t(m.gating)), *weights = g.node(i + n - 1);
+        const ggml_tensor *argsort = g.node(i + size_t(m.argsort)), *getRows = g.node(i + size_t(m.getRows));
+        if (m.unary != GGML_UNARY_OP_COUNT && !unaryIs(gating, m.unary))
+            continue;
+        if (m.bias >= 0) { // the selection's bias: one row, packed
+            const ggml_tensor *b = g.node(i + size_t(m.bias))->src[1];
+            if (!b || rows(b) != 1 || !contiguous(b))
+                continue;
+        }
+        const ggml_tensor *probs = getRows->src[0];
+        if (!probs || probs->op != GGML_OP_RESHAPE)
+            continue;
+        if (probs->src[0] != argsort->src[0] && m.bias < 0)
+            continue;
+        if (!gating->src[0] || !contiguous(gating->src[0]) || !contiguous(weights))
+            continue;
+        if (gating->op == GGML_OP_SOFT_MAX &&
+            (paramF32(gating, 0) != 1.0f || paramF32(gating, 1) != 0.0f || gating->src[1] || gating->src[2]))
+            continue;
+        if (gating->ne[0] > 512) // the kernel's most experts
+            continue;
+        ids = m.ids;
+        const size_t last = i + n - 1;
+        if (canFuseSubgraph(g, last - 1, {GGML_OP_DIV, GGML_OP_RESHAPE, GGML_OP_SCALE}, {2}) ||
+            canFuseSubgraph(g, last, {GGML_OP_GET_ROWS, GGML_OP_SCALE}, {1}))
+            return n + 1;
+        return n;
+    }
+    return 0;
+}
 
 Pattern patternAt(const Graph &g, size_t i)
 {
@@ -248,24 +327,33 @@ Pattern patternAt(const Graph &g, size_t i)
     if (op == GGML_OP_MUL && canFuse(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}) &&
         snakeOperandsOk(g, i))
         return {5, "MUL+SIN+SQR+MUL+ADD", std::vector<bool>(5, true)}; // the snake activation
+    if (op == GGML_OP_SOFT_MAX || op == GGML_OP_UNARY || op == GGML_OP_ARGSORT) {
+        int ids = -1;
+        if (const size_t n = topkMoeAt(g, i, ids))
+            return {n, "", std::vector<bool>(n, false), ids};
+    }
     return {};
 }
 
 // The fusion is dropped where the chain's result would overwrite a source still being read.
 bool overwritesASource(const Graph &g, size_t i, const Pattern &p)
 {
-    const ggml_tensor *dst = g.node(i + p.length - 1);
-    for (size_t k = 0; k < p.length; ++k)
-        for (int s = 0; s < GGML_MAX_SRC; ++s) {
-            const ggml_tensor *src = g.node(i + k)->src[s];
-            if (!src || src->op == GGML_OP_NONE || !overlaps(src, dst, p.elementwise[k]))
-                continue;
-            bool inner = false;
-            for (size_t n = 0; n < k; ++n)
-                inner = inner || g.node(i + n) == src;
-            if (!inner)
-                return true;
-        }
+    for (const int out : {int(p.length) - 1, p.output}) { // the end, and an inner output
+        if (out < 0)
+            continue;
+        const ggml_tensor *dst = g.node(i + size_t(out));
+        for (size_t k = 0; k < p.length; ++k)
+            for (int s = 0; s < GGML_MAX_SRC; ++s) {
+                const ggml_tensor *src = g.node(i + k)->src[s];
+                if (!src || src->op == GGML_OP_NONE || !overlaps(src, dst, p.elementwise[k]))
+                    continue;
+                bool inner = false;
+                for (size_t n = 0; n < k; ++n)
+                    inner = inner || g.node(i + n) == src;
+                if (!inner)
+                    return true;
+            }
+    }
     return false;
 }
 
@@ -276,7 +364,13 @@ std::optional<FusedChain> vulkanChainAt(const fusion::Graph &g, size_t i)
     const Pattern p = patternAt(g, i);
     if (p.length < 2 || overwritesASource(g, i, p))
         return std::nullopt;
-    return FusedChain{int(i), int(i + p.length - 1), p.types};
+    FusedChain c{.first = int(i), .last = int(i + p.length - 1), .types = p.types};
+    if (c.types.empty())
+        for (size_t k = 0; k < p.length; ++k)
+            c.types += (k ? "+" : "") + g.topo.nodes[i + k].type;
+    if (p.output >= 0)
+        c.outputs.push_back(int(i) + p.output);
+    return c;
 }
 
 } // namespace llmscope::probe

@@ -1,5 +1,7 @@
 #include "dump/fusion_record.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "dump/record_folder.h"
@@ -56,6 +58,8 @@ std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains)
     nlohmann::json list = nlohmann::json::array();
     for (const FusedChainRecord &c : chains) {
         nlohmann::json chain{{"ids", c.ids}, {"names", c.names}, {"types", c.types}, {"backend", c.backend}};
+        if (!c.outputs.empty())
+            chain["outputs"] = c.outputs;
         if (!c.sources.empty()) {
             nlohmann::json params = nlohmann::json::array(), raw = nlohmann::json::array();
             for (const std::string &p : c.params)
@@ -84,6 +88,12 @@ std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::st
             r.backend = c.value("backend", "");
             if (r.ids.size() < 2 || r.names.size() != r.ids.size())
                 throw Error(malformed + "a chain needs two ops or more, each named");
+            if (c.contains("outputs")) {
+                r.outputs = c.at("outputs").get<std::vector<std::string>>();
+                for (const std::string &o : r.outputs)
+                    if (std::find(r.ids.begin(), r.ids.end() - 1, o) == r.ids.end() - 1)
+                        throw Error(malformed + "a chain's other output '" + o + "' is not one of its ops before its end");
+            }
             if (c.contains("sources")) {
                 r.sources = c.at("sources").get<std::vector<std::vector<std::string>>>();
                 for (const auto &p : c.at("params"))

@@ -1,6 +1,6 @@
 // The chains a dumped round's backend computed fused (--keep-fusion), recorded beside its
 // tensors (llmscope/fusion/{pid}/{round}.json): each chain's ops in graph order, the last the
-// one whose output was dumped; the inner ones never reached memory.
+// one whose output was dumped; the inner ones never reached memory but for its other outputs.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -14,6 +14,9 @@ struct FusedChainRecord {
     std::vector<std::string> names; // the program's tensor names
     std::string types;              // "RMS_NORM+MUL"
     std::string backend;            // "CPU"
+    // Ops of the chain, other than its end, whose results the fused kernel writes too (a MoE
+    // routing's chosen experts): dumped as they ran; empty for most chains and in older records.
+    std::vector<std::string> outputs;
     // How to compute the chain again (opcheck), per op in order; empty in older records:
     // what feeds each source slot ("in0": the end's dumped input 0, "op0": the chain's first op,
     // "": none), its decoded parameters (op_param.json's "param", JSON text) and its raw

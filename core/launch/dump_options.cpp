@@ -335,8 +335,9 @@ llmscope's own:
                           each is read at its last op only (its inner results never reach
                           memory), whose inputs are the chain's; llmscope/fusion/ names each
                           chain's ops and how to compute it again (opcheck). The CPU's,
-                          Vulkan's and CUDA's chains as their code decides; the MoE routings
-                          (TOPK_MOE) are not modelled (--check-observer says whether
+                          Vulkan's and CUDA's chains as their code decides, a MoE routing's
+                          two outputs included; Vulkan's TOPK_QSA and CUDA's GATED_DELTA_NET
+                          cache writes are not modelled (--check-observer says whether
                           observing changed their results)
   --no-fusion             the backends fuse nothing: their own switches set in the program's
                           environment (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION,

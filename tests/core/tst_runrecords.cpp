@@ -122,6 +122,12 @@ private slots:
         QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
                             "sources": [["in0"]], "params": [{}, {}], "raw_params": ["00", "00"]}]})",
                         "one entry per op")); // sources for one op of two
+        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
+                            "outputs": ["1_3"]}]})",
+                        "other output '1_3' is not one of its ops before its end")); // the end itself
+        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
+                            "outputs": ["9_9"]}]})",
+                        "other output '9_9'"));
     }
 
     void aFusedChainIsFoundByItsEnd()
@@ -150,6 +156,17 @@ private slots:
         QCOMPARE(again.sources, c.sources);
         QCOMPARE(again.params, c.params);
         QCOMPARE(again.rawParams, c.rawParams);
+        QVERIFY(again.outputs.empty());
+        // a kernel with two outputs (a MoE routing): the inner one read back
+        c.ids = {"1_3", "1_4", "1_5"};
+        c.names = {"probs", "ffn_moe_topk-0", "ffn_moe_weights-0"};
+        c.types = "SOFT_MAX+VIEW+GET_ROWS";
+        c.sources.clear();
+        c.params.clear();
+        c.rawParams.clear();
+        c.outputs = {"1_4"};
+        writeFile(dump + "/llmscope/fusion/9/2.json", fusionRecordJson(2, {c}));
+        QCOMPARE(chainEndingAt(readFusionRecords(dump.toStdString()), 2, "1_5")->outputs, c.outputs);
     }
 
     // The same results bit for bit: nothing changed. One element off in round 1: that round

@@ -19,6 +19,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "ggml-impl.h" // ggml's own ggml_can_fuse, against which the probe's rule is held
 #pragma GCC diagnostic pop
+#include "graph_moe_routing.h"
 #include "graph_topology.h"
 #include "round_capture.h"
 
@@ -261,6 +262,49 @@ private slots:
         // without the option every node is read
         const auto unfused = CapturePlan::build(topo, sel, conf);
         QVERIFY(unfused->selected[size_t(chains[0].first)]);
+    }
+
+    // A chain with two outputs (the MoE routing on Vulkan): its inner output, the experts chosen,
+    // is taken when the chain's end has run, with the end's tensors, and never asked for itself;
+    // selected alone, it still has the end asked for. The routing's other inner nodes are not read.
+    void aChainsInnerOutputIsReadAtItsEnd()
+    {
+        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        const MoeRouting r = moeRouting(ctx, 8, 2, 1, Gating::Softmax, true);
+        ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, r.weights);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
+        const auto chains = fusedChains(*topo, FusingBackend::Vulkan);
+        QCOMPARE(chains.size(), size_t(1));
+        const size_t ids = size_t(topo->indexOf.at(r.ids)), end = size_t(chains[0].last);
+        QCOMPARE(chains[0].outputs, std::vector<int>{int(ids)});
+        ProbeConfig conf;
+        conf.tensors = true;
+        for (const bool alone : {false, true}) {
+            Selection sel;
+            sel.rounds = Rounds::all();
+            if (alone)
+                sel.ids = OpIds::parse(topo->nodes[ids].id);
+            const auto plan = CapturePlan::build(topo, sel, conf, fusedInto(chains, topo->nodes.size()),
+                                                 innerOutputs(chains, topo->nodes.size()));
+            QVERIFY(plan->selected[ids]);
+            QCOMPARE(plan->selected[end], char(!alone));
+            const int item = itemOf(*plan, r.ids, false, false, 0);
+            QVERIFY(item >= 0);
+            QVERIFY(plan->items[size_t(item)].atChainEnd);
+            QVERIFY2(uint32_t(item) >= plan->atEval[end].first && uint32_t(item) < plan->atEval[end].second,
+                     "the experts chosen are taken when the chain's end has run");
+            QCOMPARE(plan->atEval[ids].first, plan->atEval[ids].second);
+            QCOMPARE(plan->atAsk[ids].first, plan->atAsk[ids].second);
+            QVERIFY2(!plan->ask[ids], "node by node, asking for the inner output splits the chain");
+            QVERIFY(plan->ask[end]);
+            for (size_t k = size_t(chains[0].first); k < end; ++k)
+                if (k != ids)
+                    QVERIFY2(!plan->selected[k] && !plan->ask[k], qPrintable(QString::fromStdString(topo->nodes[k].type)));
+            QCOMPARE(itemOf(*plan, r.weights, false, false, 0) >= 0, !alone);
+        }
+        ggml_free(ctx);
     }
 
     void sharedItemsPointAtOneCopy_data()

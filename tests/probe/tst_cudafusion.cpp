@@ -22,6 +22,7 @@
 #include "fusion_rules.h"
 #include "graph_arena.h"
 #include "graph_mamba_snake.h"
+#include "graph_moe_routing.h"
 #include "ggml_api.h"
 #include "graph_topology.h"
 
@@ -125,7 +126,10 @@ QStringList cudaChains(const Graph &g)
         std::vector<ggml_op> ops;
         for (int k = f.first; k <= f.last; ++k)
             ops.push_back(topo.nodes[size_t(k)].tensor->op);
-        if (!ggmlCanFuseSubgraph(g.gf, f.first, ops, {f.last - f.first}))
+        std::vector<int> outputs{f.last - f.first};
+        for (const int o : f.outputs)
+            outputs.push_back(o - f.first);
+        if (!ggmlCanFuseSubgraph(g.gf, f.first, ops, outputs))
             return {QString::fromStdString("not ggml's: " + f.types)};
     }
     return chainsOf(topo, chains);
@@ -294,6 +298,53 @@ private slots:
                                     ggml_sum(c, deep));
         g.finish(out);
         QCOMPARE(cudaChains(g), (QStringList{"SSM_CONV+ADD+SILU -> conv", "MUL+SIN+SQR+MUL+ADD -> snake"}));
+    }
+
+    // The MoE routing, one kernel with two outputs: the experts chosen (an inner node) and their
+    // weights (the end); for expert counts the kernel is built for (powers of two to 512, 288, 576).
+    void theMoeRouting_data()
+    {
+        QTest::addColumn<int>("gating");
+        QTest::addColumn<int>("experts");
+        QTest::addColumn<bool>("normalize");
+        QTest::addColumn<float>("scale");
+        QTest::addColumn<QString>("chain");
+        const QString norm = "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE";
+        QTest::newRow("softmax, normalized") << int(Gating::Softmax) << 128 << true << 1.0f << norm;
+        QTest::newRow("softmax, normalized, scaled") << int(Gating::Softmax) << 64 << true << 2.5f << norm + "+SCALE";
+        QTest::newRow("softmax") << int(Gating::Softmax) << 8 << false << 1.0f << "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS";
+        QTest::newRow("sigmoid, biased selection")
+            << int(Gating::Sigmoid) << 256 << true << 1.0f
+            << "SIGMOID+RESHAPE+ADD+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE";
+        QTest::newRow("288 experts") << int(Gating::Softmax) << 288 << true << 1.0f << norm;
+        QTest::newRow("96 experts") << int(Gating::Softmax) << 96 << true << 1.0f << "";
+        QTest::newRow("softmax with a scale") << int(Gating::SoftmaxWithMask) << 8 << true << 1.0f << "";
+    }
+    void theMoeRouting()
+    {
+        QFETCH(int, gating);
+        QFETCH(int, experts);
+        QFETCH(bool, normalize);
+        QFETCH(float, scale);
+        QFETCH(QString, chain);
+        Graph g(48);
+        ggml_context *c = g.ctx;
+        const MoeRouting r = moeRouting(c, experts, 2, 1, Gating(gating), normalize, scale);
+        ggml_tensor *out = expertsWeighted(c, r, experts);
+        g.gf = ggml_new_graph(c);
+        ggml_build_forward_expand(g.gf, r.weights);
+        ggml_build_forward_expand(g.gf, out);
+        QStringList routings;
+        for (const QString &f : cudaChains(g))
+            if (f.contains("ARGSORT") || f.startsWith("not ggml's"))
+                routings << f;
+        QCOMPARE(routings, chain.isEmpty() ? QStringList{} : QStringList{chain + " -> ffn_moe_weights-0"});
+        if (!chain.isEmpty()) {
+            const GraphTopology topo = GraphTopology::build(g.gf);
+            for (const FusedChain &f : fusedChains(topo, FusingBackend::Cuda))
+                if (f.last == topo.indexOf.at(r.weights))
+                    QCOMPARE(f.outputs, std::vector<int>{topo.indexOf.at(r.ids)});
+        }
     }
 
     // A softcap with a bias in its scales is not the softcap kernel's; sums onto tensors of other

@@ -13,7 +13,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <optional>
+
 #include "compare/precision_standard.h"
+#include "dump/dump_index.h"
 #include "dump/dump_layout.h"
 #include "dump/fusion_record.h"
 #include "dump/op_info_csv.h"
@@ -207,10 +211,12 @@ private slots:
     }
 
     // A mixture of experts (qwen3moe): in a decoded token's rounds Vulkan multiplies the chosen
-    // experts' products by their routing weights in the product's own kernel (MUL_MAT_ID+MUL).
-    // With fusion kept the probe reads the chain at its end, so the program launches that kernel
-    // as often as unobserved, and the fusion records say so; without it none runs. (The routing's
-    // own TOPK_MOE chains, which have two outputs, are read node by node.)
+    // experts' products by their routing weights in the product's own kernel (MUL_MAT_ID+MUL),
+    // and computes the routing (softmax, the experts chosen, their weights normalized) in one
+    // kernel with two outputs (TOPK_MOE). With fusion kept the probe reads each chain at its end,
+    // the routing's experts chosen there too, so the program launches those kernels as often as
+    // unobserved, the fusion records say so, and the experts chosen are dumped as the fused kernel
+    // wrote them: the same as computed op by op. Without it none runs.
     void keepFusionLeavesTheExpertsKernelsAsTheyRun()
     {
         const QString moe = model("moe.gguf");
@@ -219,32 +225,65 @@ private slots:
         // without flash attention, as tst_families runs qwen3moe: Mesa's device crashes in its
         // flash attention there
         const QString program = cmd("moe.gguf", "vulkan") + " --flash-attn off";
-        const int unobserved = unobservedKernels(program).value("MUL_MAT_ID_MUL");
+        const auto plain = unobservedKernels(program);
+        const int unobserved = plain.value("MUL_MAT_ID_MUL"), routings = plain.value("TOPK_MOE_EARLY_SOFTMAX_NORM");
         QVERIFY(unobserved > 0);
+        QVERIFY(routings > 0);
         const QString out = m_dir.path() + "/experts-kept";
         const Run kept = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model", "stats",
                                       "-er", "0,100", "--keep-fusion", "-o", out});
         QVERIFY2(kept.code == 0, qPrintable(kept.err));
         QCOMPARE(kernelCounts(kept.err + kept.out).value("MUL_MAT_ID_MUL"), unobserved);
+        QCOMPARE(kernelCounts(kept.err + kept.out).value("TOPK_MOE_EARLY_SOFTMAX_NORM"), routings);
         const Run checked = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
                                          "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/experts-checked"});
-        // the routing's TOPK_MOE chains, read node by node, may move the result's last bits; no more
+        // reading where the chains end splits the device's graph, which may move the result's last
+        // bits; no more
         QVERIFY2((checked.code == 0 || checked.code == 4) &&
                      checked.err.contains(QRegularExpression("observer:    observing changed (nothing|the program's results "
                                                              "only in their last bits)")),
                  qPrintable(checked.err));
         const auto dumps = dumpsInside(out.toStdString());
         QVERIFY(!dumps.empty());
-        int recorded = 0;
+        int recorded = 0, recordedRoutings = 0;
+        std::vector<std::pair<int64_t, std::string>> chosen; // (round, op id) of the experts chosen
         for (const auto &dump : dumps)
             for (const auto &[round, chains] : readFusionRecords(dump))
-                for (const FusedChainRecord &c : chains)
+                for (const FusedChainRecord &c : chains) {
                     recorded += c.types == "MUL_MAT_ID+MUL";
+                    if (c.types == "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE") {
+                        ++recordedRoutings;
+                        QCOMPARE(c.outputs.size(), size_t(1));
+                        const auto at = std::find(c.ids.begin(), c.ids.end(), c.outputs[0]);
+                        QVERIFY(at != c.ids.end());
+                        QVERIFY(c.names[size_t(at - c.ids.begin())].rfind("ffn_moe_topk-", 0) == 0);
+                        chosen.emplace_back(round, c.outputs[0]);
+                    }
+                }
         QCOMPARE(recorded, unobserved);
+        QCOMPARE(recordedRoutings, routings);
+        const QString unfusedOut = m_dir.path() + "/experts-unfused";
         const Run unfused = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model", "stats",
-                                         "-er", "0,100", "-o", m_dir.path() + "/experts-unfused"});
+                                         "-er", "0,100", "-o", unfusedOut});
         QVERIFY2(unfused.code == 0, qPrintable(unfused.err));
         QCOMPARE(kernelCounts(unfused.err + unfused.out).value("MUL_MAT_ID_MUL"), 0);
+        QCOMPARE(kernelCounts(unfused.err + unfused.out).value("TOPK_MOE_EARLY_SOFTMAX_NORM"), 0);
+        // the experts the fused kernel chose, dumped from its second output: those chosen op by op
+        const DumpIndex keptIndex = scanDump(dumps[0]), unfusedIndex = scanDump(dumpsInside(unfusedOut.toStdString())[0]);
+        auto chosenStats = [](const DumpIndex &index, int64_t round, const std::string &op) -> std::optional<TensorStats> {
+            for (const TensorRecord &t : index.tensors)
+                if (t.exec == round && t.opId == op && !t.input && !t.before)
+                    return t.stats;
+            return std::nullopt;
+        };
+        QVERIFY(!chosen.empty());
+        for (const auto &[round, op] : chosen) {
+            const auto fused = chosenStats(keptIndex, round, op), alone = chosenStats(unfusedIndex, round, op);
+            QVERIFY2(fused && alone, op.c_str());
+            QCOMPARE(fused->max, alone->max);
+            QCOMPARE(fused->min, alone->min);
+            QCOMPARE(fused->mean, alone->mean);
+        }
     }
 
     // The q4_0 model on Vulkan against the F32 model on the CPU: the quantization explains what

@@ -6,6 +6,7 @@
 // tst_vulkan holds the model against what ggml-vulkan launches on Mesa's device.
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "fusion_rules.h"
 #include "graph_arena.h"
 #include "graph_mamba_snake.h"
+#include "graph_moe_routing.h"
 #include "graph_topology.h"
 #include "ggml_api.h"
 
@@ -252,6 +254,61 @@ private slots:
                  (std::vector<std::string>{"SSM_CONV+ADD+SILU: SSM_CONV ADD SILU", "SSM_CONV+SILU: SSM_CONV SILU",
                                            "MUL+SIN+SQR+MUL+ADD: MUL SIN SQR MUL ADD"}));
         QVERIFY(fusedChains(topo, FusingBackend::Cpu).empty());
+        ggml_free(c);
+    }
+
+    // The MoE routing, one kernel with two outputs: the experts chosen (an inner node, which the
+    // probe reads at the chain's end) and their weights (the end). Softmax gating with the weights
+    // normalized (qwen3moe), and scaled too (deepseek2's trailing SCALE); sigmoid gating with a
+    // selection bias; not for a softmax with a scale, or more experts than the kernel takes.
+    void theMoeRouting_data()
+    {
+        QTest::addColumn<int>("gating");
+        QTest::addColumn<int>("experts");
+        QTest::addColumn<bool>("normalize");
+        QTest::addColumn<float>("scale");
+        QTest::addColumn<QString>("chain");
+        const QString norm = "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE";
+        QTest::newRow("softmax, normalized") << int(Gating::Softmax) << 8 << true << 1.0f << norm;
+        QTest::newRow("softmax, normalized, scaled") << int(Gating::Softmax) << 8 << true << 2.5f << norm + "+SCALE";
+        QTest::newRow("softmax") << int(Gating::Softmax) << 8 << false << 1.0f
+                                 << "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS";
+        QTest::newRow("sigmoid, biased selection") << int(Gating::Sigmoid) << 8 << true << 1.0f
+                                                   << "SIGMOID+RESHAPE+ADD+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+"
+                                                      "CLAMP+DIV+RESHAPE";
+        QTest::newRow("softmax with a scale") << int(Gating::SoftmaxWithMask) << 8 << true << 1.0f << "";
+        QTest::newRow("1024 experts") << int(Gating::Softmax) << 1024 << true << 1.0f << "";
+    }
+    void theMoeRouting()
+    {
+        QFETCH(int, gating);
+        QFETCH(int, experts);
+        QFETCH(bool, normalize);
+        QFETCH(float, scale);
+        QFETCH(QString, chain);
+        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        const MoeRouting r = moeRouting(c, experts, 2, 1, Gating(gating), normalize, scale);
+        ggml_tensor *out = expertsWeighted(c, r, experts);
+        ggml_cgraph *gf = ggml_new_graph(c);
+        ggml_build_forward_expand(gf, r.weights);
+        ggml_build_forward_expand(gf, out);
+        const GraphTopology topo = GraphTopology::build(gf);
+        std::vector<FusedChain> routings;
+        for (const FusedChain &f : fusedChains(topo, FusingBackend::Vulkan))
+            if (f.types.find("ARGSORT") != std::string::npos)
+                routings.push_back(f);
+        if (chain.isEmpty()) {
+            QVERIFY(routings.empty());
+        } else {
+            QCOMPARE(routings.size(), size_t(1));
+            QCOMPARE(QString::fromStdString(routings[0].types), chain);
+            QCOMPARE(routings[0].outputs, std::vector<int>{topo.indexOf.at(r.ids)});
+            QCOMPARE(routings[0].last, topo.indexOf.at(r.weights));
+            const auto inner = innerOutputs(routings, topo.nodes.size());
+            QCOMPARE(int(std::count(inner.begin(), inner.end(), 1)), 1);
+            QVERIFY(inner[size_t(topo.indexOf.at(r.ids))]);
+        }
         ggml_free(c);
     }
 
