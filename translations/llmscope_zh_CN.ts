@@ -2199,6 +2199,10 @@ reads %2</source>
         <source>its backend</source>
         <translation>其后端</translation>
     </message>
+    <message>
+        <source>computed fused as %1 by %2, which writes its output too; read with %3&apos;s</source>
+        <translation>由 %2 融合为 %1 计算，其输出也写入内存；与 %3 的输出一同读取</translation>
+    </message>
 </context>
 <context>
     <name>OpTreePanel</name>

@@ -53,8 +53,9 @@ void OpTreeModel::setGraph(const OpGraph &graph)
         n->shape = o.shape.empty() ? QString() : QString::fromStdString(report::shapeText(o.shape));
         n->dtype = QString::fromStdString(o.dtype);
         n->backend = QString::fromStdString(o.backend);
-        if (!o.fusedChain.empty()) // a live run with fusion kept: the chain the backend computes it in
-            n->liveFused = tr("computed fused as %1 by %2; only %3's output reaches memory")
+        if (!o.fusedChain.empty()) // a run with fusion kept: the chain the backend computes it in
+            n->liveFused = (o.fusedOutput ? tr("computed fused as %1 by %2, which writes its output too; read with %3's")
+                                          : tr("computed fused as %1 by %2; only %3's output reaches memory"))
                                .arg(QString::fromStdString(o.fusedChain), o.backend.empty() ? tr("its backend") : n->backend,
                                     QString::fromStdString(o.fusedLast));
         for (const auto &in : o.inputs)

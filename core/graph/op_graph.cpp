@@ -1,5 +1,7 @@
 #include "graph/op_graph.h"
 
+#include <algorithm>
+
 #include <functional>
 
 #include "dump/dump_layout.h"
@@ -88,6 +90,7 @@ void OpGraph::markFused(const std::vector<FusedChainRecord> &chains)
                 GraphOp &op = m_ops[size_t(it->second)];
                 op.fusedChain = chain.types;
                 op.fusedLast = chain.ids.back();
+                op.fusedOutput = std::find(chain.outputs.begin(), chain.outputs.end(), chain.ids[k]) != chain.outputs.end();
                 if (op.backend.empty())
                     op.backend = chain.backend;
             }

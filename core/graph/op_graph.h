@@ -24,6 +24,7 @@ struct GraphOp {
     int parent = -1;                     // index into OpGraph::ops(); -1 at the top
     std::vector<int> children;           // indexes into OpGraph::ops(), in graph order
     std::string fusedChain, fusedLast;   // a live run's fused chain (live::TopoOp), empty alone
+    bool fusedOutput = false;            // one of the chain's other outputs: its result reaches memory too
 };
 
 class OpGraph {

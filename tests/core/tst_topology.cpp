@@ -108,6 +108,14 @@ private slots:
         QCOMPARE(marked.find("1_0")->fusedLast, std::string("7_0"));
         QVERIFY(marked.find("7_0")->fusedChain.empty());
         QVERIFY(marked.find("0_0")->fusedChain.empty());
+        QVERIFY(!marked.find("1_0")->fusedOutput);
+        // a kernel with two outputs: the inner one is marked as written
+        OpGraph routed(t);
+        chain.names = {"norm-0", "stray"};
+        chain.outputs = {"1_0"};
+        routed.markFused({chain});
+        QVERIFY(routed.find("1_0")->fusedOutput);
+        QVERIFY(!routed.find("7_0")->fusedOutput);
     }
 
     void layerFileRoundTrip()
