@@ -194,14 +194,14 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         steps.say(suspect(*out.stats, suspectOp), -1);
 
         const bool across = out.stats->acrossFrameworks;
-        // The suspect ends a chain the test computed fused: the round's outputs as it ran, fusion
-        // kept, compared element by element. The first that departs there is the suspect; where
-        // it ends a chain whose ops agree computed one by one (step 3 reads them, so the backend
-        // runs them unfused), the fused kernel is wrong.
+        // The suspect ends a chain the test computed fused (or is another output of its kernel):
+        // the round's outputs as it ran, fusion kept, compared element by element. The first that
+        // departs there is the suspect; where it ends a chain whose ops agree computed one by one
+        // (step 3 reads them, so the backend runs them unfused), the fused kernel is wrong.
         const auto testChains = across ? std::map<int64_t, std::vector<FusedChainRecord>>{}
                                        : readFusionRecords(testStats.toStdString());
         std::shared_ptr<const CompareResult> endUnfused; // the chain's end computed unfused, where step 3 read it
-        if (const FusedChainRecord *chain = chainEndingAt(testChains, suspectOp.round, testId(suspectOp))) {
+        if (const FusedChainRecord *chain = chainWriting(testChains, suspectOp.round, testId(suspectOp))) {
             steps.say(stepFusedWalk(suspectOp, *chain), 3);
             const QStringList walk = walkArgs(suspectOp.round) + QStringList{QStringLiteral("--keep-fusion")};
             QString goldenFused, testFused;
@@ -212,7 +212,7 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             if (fused->firstDivergent >= 0) {
                 suspectOp = fused->ops[size_t(fused->firstDivergent)];
                 const auto fusedChains = readFusionRecords(testFused.toStdString());
-                if (const FusedChainRecord *fusedEnd = chainEndingAt(fusedChains, suspectOp.round, testId(suspectOp))) {
+                if (const FusedChainRecord *fusedEnd = chainWriting(fusedChains, suspectOp.round, testId(suspectOp))) {
                     steps.say(stepTensors(suspectOp), 3);
                     auto unfusedPass = pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
                                             dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()),

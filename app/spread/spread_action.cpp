@@ -44,7 +44,11 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
     try {
         // a named request: GCC 12 destroys a temporary in a co_await's operand twice
         ChildDump d{program, QString::fromStdString(command.command), options, out,
-                    [self, cancelled] { return !self || cancelled->load(); }, {}};
+                    [self, cancelled] { return !self || cancelled->load(); },
+                    [self](const QString &line) {
+                        if (self)
+                            emit self->childOutput(line);
+                    }};
         co_return (co_await runChildDump(std::move(d))).toStdString();
     } catch (const ChildDumpCancelled &) {
         throw spread::Cancelled{};
@@ -52,8 +56,6 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
         using Kind = ChildDumpFailed::Kind;
         if (!self)
             throw spread::Cancelled{};
-        if (f.kind == Kind::Failed) // the dump command's own words (English, as the command line's) to the console
-            emit childOutput(f.said);
         // In the window's language: what the program said last, where it failed itself.
         failed = f.kind == Kind::NotStarted ? tr("Could not start %1: %2").arg(program, f.said)
                  : f.kind == Kind::Crashed  ? tr("The dump of '%1' failed: llmscope dump crashed").arg(label)

@@ -37,7 +37,9 @@ public:
 
 signals:
     void finished(bool ok, const QString &message);
-    void childOutput(const QString &text); // a failed run's llmscope dump, word for word (the console's)
+    // Each line a run's llmscope dump writes, as it comes (the program's own output and the dump's
+    // words), for the console: what a run is doing while it runs, and why it failed.
+    void childOutput(const QString &text);
 
 private:
     // One run's `llmscope dump` with these options into out; the dump folder it made. Throws

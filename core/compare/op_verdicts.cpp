@@ -552,11 +552,8 @@ FusedEnds fusedEnds(const std::string &dumpRoot)
 {
     FusedEnds ends;
     for (const auto &[round, chains] : readFusionRecords(dumpRoot))
-        for (const FusedChainRecord &c : chains) {
-            ends[{round, c.ids.back()}] = c;
-            for (const std::string &o : c.outputs) // the kernel's other outputs: as it wrote them
-                ends[{round, o}] = c;
-        }
+        for (const FusedChainRecord &c : chains)
+            ends[{round, c.ids.back()}] = c; // its other outputs are compared as ops of their own
     return ends;
 }
 

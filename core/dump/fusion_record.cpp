@@ -127,4 +127,18 @@ const FusedChainRecord *chainEndingAt(const std::map<int64_t, std::vector<FusedC
     return nullptr;
 }
 
+const FusedChainRecord *chainWriting(const std::map<int64_t, std::vector<FusedChainRecord>> &records, int64_t round,
+                                     const std::string &opId)
+{
+    if (const FusedChainRecord *c = chainEndingAt(records, round, opId))
+        return c;
+    const auto r = records.find(round);
+    if (r == records.end())
+        return nullptr;
+    for (const FusedChainRecord &c : r->second)
+        if (std::find(c.outputs.begin(), c.outputs.end(), opId) != c.outputs.end())
+            return &c;
+    return nullptr;
+}
+
 } // namespace llmscope

@@ -38,5 +38,9 @@ std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::st
 // The chain of round `round` that ends at op `opId`, or null.
 const FusedChainRecord *chainEndingAt(const std::map<int64_t, std::vector<FusedChainRecord>> &records, int64_t round,
                                       const std::string &opId);
+// The chain of round `round` whose kernel writes op `opId`'s result: the one ending there, or
+// the one with it among its other outputs (a MoE routing's experts chosen); null when none.
+const FusedChainRecord *chainWriting(const std::map<int64_t, std::vector<FusedChainRecord>> &records, int64_t round,
+                                     const std::string &opId);
 
 } // namespace llmscope

@@ -1486,6 +1486,8 @@ private slots:
         QVERIFY2(said.contains("[spread] Run 1 of 2 (run): ") && said.contains("[spread] Run 2 of 2 (run): ") &&
                      said.contains("[spread] No run departs beyond its standard"),
                  qPrintable(said.right(600)));
+        // and what each run's dump wrote as it ran, its summary among it
+        QVERIFY2(said.count("llmscope dump: the target exited with status 0") >= 2, qPrintable(said.right(1200)));
         { // another source opened: the spread was of the runs before, its tab goes
             QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(action->result()->runs[1].dump))));
             QCOMPARE(tabs->indexOf(v), -1);

@@ -166,7 +166,12 @@ private slots:
         c.rawParams.clear();
         c.outputs = {"1_4"};
         writeFile(dump + "/llmscope/fusion/9/2.json", fusionRecordJson(2, {c}));
-        QCOMPARE(chainEndingAt(readFusionRecords(dump.toStdString()), 2, "1_5")->outputs, c.outputs);
+        const auto routed = readFusionRecords(dump.toStdString());
+        QCOMPARE(chainEndingAt(routed, 2, "1_5")->outputs, c.outputs);
+        QVERIFY(!chainEndingAt(routed, 2, "1_4")); // not its end
+        QCOMPARE(chainWriting(routed, 2, "1_4"), chainEndingAt(routed, 2, "1_5")); // but its kernel writes it
+        QCOMPARE(chainWriting(routed, 2, "1_5"), chainEndingAt(routed, 2, "1_5"));
+        QVERIFY(!chainWriting(routed, 2, "1_3")); // an inner op that never reached memory
     }
 
     // The same results bit for bit: nothing changed. One element off in round 1: that round

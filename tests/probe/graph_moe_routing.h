@@ -7,17 +7,22 @@
 
 #include <ggml.h>
 
+#include "graph_arena.h"
+
 enum class Gating { Softmax, Sigmoid, SoftmaxWithMask };
 struct MoeRouting {
     ggml_tensor *logits = nullptr, *ids = nullptr, *weights = nullptr;
 };
 
+// computedLogits: the logits a node before the routing (the router's product), not an input.
 inline MoeRouting moeRouting(ggml_context *c, int experts, int used, int tokens, Gating gating, bool normalize,
-                             float scale = 1.0f)
+                             float scale = 1.0f, bool computedLogits = false)
 {
     MoeRouting r;
     r.logits = ggml_new_tensor_2d(c, GGML_TYPE_F32, experts, tokens);
     ggml_set_input(r.logits);
+    if (computedLogits)
+        r.logits = ggml_scale(c, r.logits, 1.0f);
     ggml_tensor *probs = nullptr, *selection = nullptr;
     if (gating == Gating::Sigmoid) { // DeepSeek V3: a selection bias, the weights unbiased
         probs = ggml_sigmoid(c, r.logits);
@@ -53,4 +58,13 @@ inline ggml_tensor *expertsWeighted(ggml_context *c, const MoeRouting &r, int ex
     ggml_tensor *out = ggml_mul(c, ggml_mul_mat_id(c, w, act, r.ids), r.weights);
     ggml_set_output(out);
     return out;
+}
+
+// The routing's graph placed in one buffer, then its experts chosen (the ARGSORT and its VIEW)
+// moved onto the logits' bytes, which its gating reads: a result over a source still read.
+inline void chosenOverTheLogits(ggml_cgraph *gf, const MoeRouting &r)
+{
+    placeInOneBuffer(gf);
+    r.ids->view_src->data = r.logits->data;
+    r.ids->data = static_cast<char *>(r.logits->data) + r.ids->view_offs;
 }
