@@ -4,10 +4,13 @@
 // (TOPK_MOE), a chain with two outputs: the ids and the weights.
 #pragma once
 #include <cmath>
+#include <string>
 
 #include <ggml.h>
 
+#include "fusion_rules.h"
 #include "graph_arena.h"
+#include "graph_topology.h"
 
 enum class Gating { Softmax, Sigmoid, SoftmaxWithMask };
 struct MoeRouting {
@@ -60,11 +63,26 @@ inline ggml_tensor *expertsWeighted(ggml_context *c, const MoeRouting &r, int ex
     return out;
 }
 
-// The routing's graph placed in one buffer, then its experts chosen (the ARGSORT and its VIEW)
-// moved onto the logits' bytes, which its gating reads: a result over a source still read.
-inline void chosenOverTheLogits(ggml_cgraph *gf, const MoeRouting &r)
+// The routings backend b fuses in a graph of one routing over `tokens` with computed logits,
+// placed in one buffer; moved: its experts chosen (the ARGSORT and its VIEW) placed over the
+// logits' bytes, which its gating reads, a result over a source still read.
+inline int routingsFused(llmscope::probe::FusingBackend b, int tokens, bool moved)
 {
+    using namespace llmscope::probe;
+    ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    ggml_context *c = ggml_init(params);
+    const MoeRouting r = moeRouting(c, 8, 2, tokens, Gating::Softmax, true, 1.0f, true);
+    ggml_cgraph *gf = ggml_new_graph(c);
+    ggml_build_forward_expand(gf, r.weights);
     placeInOneBuffer(gf);
-    r.ids->view_src->data = r.logits->data;
-    r.ids->data = static_cast<char *>(r.logits->data) + r.ids->view_offs;
+    if (moved) {
+        r.ids->view_src->data = r.logits->data;
+        r.ids->data = static_cast<char *>(r.logits->data) + r.ids->view_offs;
+    }
+    const GraphTopology topo = GraphTopology::build(gf);
+    int n = 0;
+    for (const FusedChain &f : fusedChains(topo, b))
+        n += f.types.find("ARGSORT") != std::string::npos;
+    ggml_free(c);
+    return n;
 }

@@ -360,23 +360,8 @@ private slots:
     {
         QFETCH(int, tokens);
         QFETCH(bool, fused);
-        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
-        ggml_context *c = ggml_init(params);
-        const MoeRouting r = moeRouting(c, 8, 2, tokens, Gating::Softmax, true, 1.0f, true);
-        ggml_cgraph *gf = ggml_new_graph(c);
-        ggml_build_forward_expand(gf, r.weights);
-        placeInOneBuffer(gf);
-        auto routings = [&] {
-            const GraphTopology topo = GraphTopology::build(gf);
-            int n = 0;
-            for (const FusedChain &f : fusedChains(topo, FusingBackend::Cuda))
-                n += f.types.find("ARGSORT") != std::string::npos;
-            return n;
-        };
-        QCOMPARE(routings(), 1);
-        ::chosenOverTheLogits(gf, r);
-        QCOMPARE(routings(), fused ? 1 : 0);
-        ggml_free(c);
+        QCOMPARE(routingsFused(FusingBackend::Cuda, tokens, false), 1);
+        QCOMPARE(routingsFused(FusingBackend::Cuda, tokens, true), fused ? 1 : 0);
     }
 
     // A softcap with a bias in its scales is not the softcap kernel's; sums onto tensors of other

@@ -324,23 +324,8 @@ private slots:
     {
         QFETCH(int, tokens);
         QFETCH(bool, fused);
-        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
-        ggml_context *c = ggml_init(params);
-        const MoeRouting r = moeRouting(c, 8, 2, tokens, Gating::Softmax, true, 1.0f, true);
-        ggml_cgraph *gf = ggml_new_graph(c);
-        ggml_build_forward_expand(gf, r.weights);
-        placeInOneBuffer(gf);
-        auto routings = [&] {
-            const GraphTopology topo = GraphTopology::build(gf);
-            int n = 0;
-            for (const FusedChain &f : fusedChains(topo, FusingBackend::Vulkan))
-                n += f.types.find("ARGSORT") != std::string::npos;
-            return n;
-        };
-        QCOMPARE(routings(), 1);
-        ::chosenOverTheLogits(gf, r);
-        QCOMPARE(routings(), fused ? 1 : 0);
-        ggml_free(c);
+        QCOMPARE(routingsFused(FusingBackend::Vulkan, tokens, false), 1);
+        QCOMPARE(routingsFused(FusingBackend::Vulkan, tokens, true), fused ? 1 : 0);
     }
 
     // ggml-vulkan's switch: set to anything, it turns every fusion off.
