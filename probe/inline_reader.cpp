@@ -66,10 +66,8 @@ void prepare(CpuHook &h, SchedState &s, int g)
     const CapturePlan &plan = s.capture.plan();
     for (; h.next < g; ++h.next) {
         const size_t i = size_t(h.base + h.next);
-        if (plan.selected[i]) {
-            takeItems(p, s, plan.atAsk[i]);
-            takeItems(p, s, plan.atEval[i]);
-        }
+        takeItems(p, s, plan.atAsk[i]); // empty for a node not selected (a chain end: its inner outputs)
+        takeItems(p, s, plan.atEval[i]);
     }
     if (g < int(h.nodes.size())) {
         const size_t i = size_t(h.base + g);
@@ -101,8 +99,7 @@ void finished(Probe &p, CpuHook &h)
 {
     const size_t i = size_t(h.base + h.next);
     const CapturePlan &plan = h.round->capture.plan();
-    if (plan.selected[i])
-        takeItems(p, *h.round, plan.atEval[i]);
+    takeItems(p, *h.round, plan.atEval[i]); // a chain end not selected may hold its inner outputs
     ++h.next;
     h.pos = std::min(h.pos + 1, h.computed.size() - 1);
 }
