@@ -21,6 +21,7 @@
 // changes what the program computes; at worst an inner node that ran alone is not read.
 #include "cuda_fusion.h"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,31 @@ bool memoryOk(const Graph &g, size_t i, size_t n, std::initializer_list<int> out
             }
     }
     return true;
+}
+
+// ggml_can_fuse_subgraph and the memory check together: the run of ops at node i with these
+// outputs (offsets from i), computed as one.
+bool subgraphFits(const Graph &g, size_t i, std::span<const ggml_op> ops, std::initializer_list<int> outputs,
+                  const ggml_tensor *mayAlias = nullptr)
+{
+    return i + ops.size() <= g.size() && canFuseSubgraph(g, i, ops, std::span(outputs.begin(), outputs.size())) &&
+           memoryOk(g, i, ops.size(), outputs, mayAlias);
+}
+bool subgraphFits(const Graph &g, size_t i, std::initializer_list<ggml_op> ops, std::initializer_list<int> outputs)
+{
+    return subgraphFits(g, i, std::span(ops.begin(), ops.size()), outputs);
+}
+
+// A product and its NVFP4 scale (the experts' gathered by their ids), and its bias.
+std::vector<ggml_op> scaledProductOps(ggml_op op, bool withBias)
+{
+    std::vector<ggml_op> ops{op};
+    if (op == GGML_OP_MUL_MAT_ID)
+        ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_REPEAT, GGML_OP_GET_ROWS});
+    ops.push_back(GGML_OP_MUL);
+    if (withBias)
+        ops.push_back(op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID);
+    return ops;
 }
 
 // The MoE experts' outputs, each times its routing weight (and, first, an expert's scale), then
@@ -132,10 +158,7 @@ size_t moeWeightedSum(const Graph &g, size_t i)
     if (int64_t(views.size()) != used || int64_t(adds) != used - 1 || !sum || !contiguous(sum) ||
         sum->ne[0] != weighted->ne[0] || sum->ne[1] != tokens || sum->ne[2] != 1 || sum->ne[3] != 1)
         return 0;
-    const int out[] = {int(n - 1)};
-    if (!canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
-        return 0;
-    return n;
+    return subgraphFits(g, i, ops, {int(n - 1)}) ? n : 0;
 }
 
 // ggml_cuda_topk_moe_fusion: the MoE routing at node i, as its gating (softmax, sigmoid,
@@ -280,10 +303,8 @@ size_t topkMoe(const Graph &g, size_t i, int &ids)
         return 0;
     }
     const size_t n = ops.size();
-    const int out[] = {idsAt, int(n - 1)};
-    if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) ||
-        !topkMoeKernelOk(gating, logits, g.node(i + n - 1), g.node(i + size_t(idsAt))) ||
-        !memoryOk(g, i, n, {idsAt, int(n - 1)}, mayAlias))
+    if (!subgraphFits(g, i, ops, {idsAt, int(n - 1)}, mayAlias) ||
+        !topkMoeKernelOk(gating, logits, g.node(i + n - 1), g.node(i + size_t(idsAt))))
         return 0;
     ids = idsAt;
     return n;
@@ -446,25 +467,16 @@ const ggml_tensor *biasOf(const ggml_tensor *biasNode, const ggml_tensor *of, gg
 // The gate and up products with NVFP4 scales (and biases) and their GLU, on MMVQ.
 size_t scaledGlu(const Graph &g, size_t i, ggml_op op)
 {
-    const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
     const bool id = op == GGML_OP_MUL_MAT_ID;
-    const size_t lane = id ? 5 : 2; // a product and its scale; the experts' gather the scale by id
     for (const bool withBias : {false, true}) {
-        const size_t laneLen = lane + (withBias ? 1 : 0), n = 2 * laneLen + 1;
-        std::vector<ggml_op> ops;
-        for (int l = 0; l < 2; ++l) {
-            ops.push_back(op);
-            if (id)
-                ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_REPEAT, GGML_OP_GET_ROWS});
-            ops.push_back(GGML_OP_MUL);
-            if (withBias)
-                ops.push_back(biasOp);
-        }
+        const std::vector<ggml_op> lane = scaledProductOps(op, withBias);
+        const size_t laneLen = lane.size(), n = 2 * laneLen + 1, scaleOff = id ? 4 : 1;
+        std::vector<ggml_op> ops = lane; // the gate's lane, the up's, their GLU
+        ops.insert(ops.end(), lane.begin(), lane.end());
         ops.push_back(GGML_OP_GLU);
-        const int out[] = {int(n - 1)};
-        if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
+        if (!subgraphFits(g, i, ops, {int(n - 1)}))
             continue;
-        const size_t gateAt = i, upAt = i + laneLen, scaleOff = lane - 1;
+        const size_t gateAt = i, upAt = i + laneLen;
         const ggml_tensor *gate = g.node(gateAt), *up = g.node(upAt), *glu = g.node(i + n - 1);
         const ggml_tensor *gateScale = g.node(gateAt + scaleOff), *upScale = g.node(upAt + scaleOff);
         const ggml_tensor *gateOut = withBias ? g.node(gateAt + scaleOff + 1) : gateScale;
@@ -487,9 +499,8 @@ size_t scaledGlu(const Graph &g, size_t i, ggml_op op)
 size_t productsGlu(const Graph &g, size_t i, ggml_op op)
 {
     const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
-    if (i + 5 <= g.size() && canFuseSubgraph(g, i, {op, biasOp, op, biasOp, GGML_OP_GLU}, {4}) &&
-        gluOfProductsOk(g.node(i + 2), g.node(i), g.node(i + 4), g.node(i + 3), g.node(i + 1)) &&
-        memoryOk(g, i, 5, {4})) {
+    if (subgraphFits(g, i, {op, biasOp, op, biasOp, GGML_OP_GLU}, {4}) &&
+        gluOfProductsOk(g.node(i + 2), g.node(i), g.node(i + 4), g.node(i + 3), g.node(i + 1))) {
         const ggml_tensor *glu = g.node(i + 4), *gateBias = glu->src[0], *upBias = glu->src[1];
         const ggml_tensor *gate = nullptr, *up = nullptr;
         if (gateBias->src[0] == g.node(i) || gateBias->src[1] == g.node(i)) {
@@ -507,8 +518,7 @@ size_t productsGlu(const Graph &g, size_t i, ggml_op op)
             return 0;
         return mmvf(up) || mmvq(up) ? 5 : 0;
     }
-    if (i + 3 <= g.size() && canFuseSubgraph(g, i, {op, op, GGML_OP_GLU}, {2}) &&
-        gluOfProductsOk(g.node(i + 1), g.node(i), g.node(i + 2)) && memoryOk(g, i, 3, {2})) {
+    if (subgraphFits(g, i, {op, op, GGML_OP_GLU}, {2}) && gluOfProductsOk(g.node(i + 1), g.node(i), g.node(i + 2))) {
         const ggml_tensor *glu = g.node(i + 2), *gate = glu->src[0], *up = glu->src[1];
         if (!((gate == g.node(i) && up == g.node(i + 1)) || (gate == g.node(i + 1) && up == g.node(i))))
             return 0;
@@ -523,15 +533,9 @@ size_t scaledProduct(const Graph &g, size_t i, ggml_op op)
     const ggml_op biasOp = op == GGML_OP_MUL_MAT ? GGML_OP_ADD : GGML_OP_ADD_ID;
     const bool id = op == GGML_OP_MUL_MAT_ID;
     for (const bool withBias : {false, true}) {
-        std::vector<ggml_op> ops{op};
-        if (id)
-            ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_REPEAT, GGML_OP_GET_ROWS});
-        ops.push_back(GGML_OP_MUL);
-        if (withBias)
-            ops.push_back(biasOp);
+        const std::vector<ggml_op> ops = scaledProductOps(op, withBias);
         const size_t n = ops.size();
-        const int out[] = {int(n - 1)};
-        if (i + n > g.size() || !canFuseSubgraph(g, i, ops, out) || !memoryOk(g, i, n, {int(n - 1)}))
+        if (!subgraphFits(g, i, ops, {int(n - 1)}))
             continue;
         const ggml_tensor *mm = g.node(i), *scaleNode = g.node(i + (id ? 4 : 1));
         const ggml_tensor *outNode = withBias ? g.node(i + n - 1) : scaleNode;
@@ -598,11 +602,10 @@ size_t rmsNormChain(const Graph &g, size_t i)
     const ggml_tensor *rms = g.node(i);
     if (rms->op != GGML_OP_RMS_NORM)
         return 0;
-    if (i + 5 <= g.size() &&
-        canFuseSubgraph(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {4}) &&
+    if (subgraphFits(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {4}) &&
         edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 3}}) &&
         rmsNormMulRopeOk(rms, g.node(i + 1), g.node(i + 2)) &&
-        ropeSetRowsOk(g.node(i + 2), g.node(i + 3), g.node(i + 4)) && memoryOk(g, i, 5, {4}))
+        ropeSetRowsOk(g.node(i + 2), g.node(i + 3), g.node(i + 4)))
         return 5;
     if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE}) &&
         rmsNormMulRopeOk(rms, g.node(i + 1), g.node(i + 2)) && memoryOk(g, i, 3, {2}))
@@ -648,9 +651,8 @@ size_t lengthAt(const Graph &g, size_t i, int &output)
         return n;
     if (const size_t n = topkMoe(g, i, output))
         return n;
-    if (node->op == GGML_OP_ROPE && i + 3 <= g.size() &&
-        canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
-        ropeSetRowsOk(node, g.node(i + 1), g.node(i + 2)) && memoryOk(g, i, 3, {2}))
+    if (node->op == GGML_OP_ROPE && subgraphFits(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&
+        ropeSetRowsOk(node, g.node(i + 1), g.node(i + 2)))
         return 3;
     if (const size_t n = snake(g, i))
         return n;
