@@ -48,6 +48,13 @@ bool writesAnywhere(const ggml_tensor *t)
     }
 }
 
+// Whether node m writes over t's memory (or may: unallocated, or writing anywhere).
+bool overwrites(const GraphTopology &g, size_t m, const ggml_tensor *t)
+{
+    const ggml_tensor *w = g.nodes[m].tensor;
+    return writesData(w) && (!w->data || writesAnywhere(w) || overlaps(w, t));
+}
+
 bool sameElements(const ggml_tensor *a, const ggml_tensor *b)
 {
     if (a->data != b->data || a->type != b->type)
@@ -69,14 +76,10 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
 {
     constexpr int kMaxWindow = 64;
     auto time = [](const PlanItem &it) { return 2 * it.node + (it.before || it.early ? 0 : 1); };
-    auto overwrites = [&](int m, const ggml_tensor *t) {
-        const ggml_tensor *w = g.nodes[size_t(m)].tensor;
-        return writesData(w) && (!w->data || writesAnywhere(w) || overlaps(w, t));
-    };
     std::unordered_map<const void *, int> last; // data pointer -> latest item there
     for (size_t k = 0; k < plan.items.size(); ++k) {
         PlanItem &it = plan.items[k];
-        if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input) || it.atChainEnd)
+        if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input) || it.late)
             continue; // an output before its node runs holds nothing meaningful; a cache's rows are their own
         auto [pos, added] = last.try_emplace(it.tensor->data, int(k));
         if (added)
@@ -90,7 +93,7 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
             continue;
         bool intact = true;
         for (int m = from; intact && m <= to; ++m)
-            intact = !overwrites(m, it.tensor);
+            intact = !overwrites(g, size_t(m), it.tensor);
         if (intact)
             it.same = j;
     }
@@ -110,6 +113,39 @@ struct PlanBuilder {
     std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
 
     bool innerOutput(size_t i) const { return i < plan.innerOutputs.size() && plan.innerOutputs[i]; }
+    bool held(size_t i) const { return i < plan.heldTo.size() && plan.heldTo[i] >= 0; }
+
+    // Where each carried result is read: at the node its backend carries it to. Its reader is
+    // not asked for before then, so that node's own inputs, wanted before it runs, are taken
+    // after it has run too: where a node between writes over any of them (or over the result),
+    // both are read at their own nodes, as any other.
+    void holdCarried(const std::vector<CarriedResult> &carried)
+    {
+        // outputs wanted before they are computed: every selected node is cut before anyway
+        const bool outputsBefore = sel.wantsTensor(true, false);
+        for (const CarriedResult &r : carried) {
+            if (r.from < 0 || r.to <= r.from || size_t(r.to) >= g.nodes.size())
+                continue;
+            if (!r.carried) {
+                plan.cutAfter.resize(g.nodes.size(), 0);
+                plan.cutAfter[size_t(r.from)] = 1;
+                continue;
+            }
+            bool intact = !outputsBefore;
+            for (const ggml_tensor *x : chainInputs(g, r.from + 1, r.to).external)
+                for (int m = r.from + 1; intact && m <= r.to; ++m)
+                    intact = x->data && !overwrites(g, size_t(m), x);
+            if (intact) {
+                plan.heldTo.resize(g.nodes.size(), -1);
+                heldFrom.resize(g.nodes.size(), -1);
+                plan.heldTo[size_t(r.from)] = r.to;
+                heldFrom[size_t(r.to)] = r.from;
+            }
+        }
+    }
+    // Per node: the held node read at it, -1 for none.
+    std::vector<int> heldFrom{};
+    bool holds(size_t i) const { return i < heldFrom.size() && heldFrom[i] >= 0; }
 
     // The first node of the chain node i ends, or i where it ends none.
     size_t chainFirst(size_t i) const
@@ -237,16 +273,34 @@ struct PlanBuilder {
             const uint32_t b = uint32_t(plan.items.size());
             if (plan.selected[i] && !innerOutput(i)) {
                 side(false, true);
-                side(false, false);
+                if (held(i)) // its inputs before it runs (they are intact then), its output later
+                    for (size_t k = b; k < plan.items.size(); ++k)
+                        plan.items[k].early = plan.items[k].kind == ItemKind::Data;
+                else
+                    side(false, false);
             }
             // the chain's inner outputs, in memory once it has run: with its end's
             for (size_t o = chainFirst(i); o < i && sel.wantsTensor(false, false); ++o)
                 if (innerOutput(o) && plan.selected[o]) {
                     add(int(o), g.nodes[o].tensor, false, false, 0);
-                    plan.items.back().atChainEnd = true;
+                    plan.items.back().late = true;
+                }
+            // results carried to this node: their outputs, intact until now
+            for (size_t o = 0; o < plan.heldTo.size() && o < i && sel.wantsTensor(false, false); ++o)
+                if (plan.heldTo[o] == int(i) && plan.selected[o]) {
+                    add(int(o), g.nodes[o].tensor, false, false, 0);
+                    plan.items.back().late = true;
                 }
             plan.atAsk[i] = {a, b};
             plan.atEval[i] = {b, uint32_t(plan.items.size())};
+            if (holds(i)) { // nothing is asked for between the held node and this one: all at its eval
+                for (uint32_t k = a; k < uint32_t(plan.items.size()); ++k) {
+                    plan.items[k].late = plan.items[k].late || k < b;
+                    plan.items[k].early = false;
+                }
+                plan.atAsk[i] = {a, a};
+                plan.atEval[i] = {a, uint32_t(plan.items.size())};
+            }
         }
     }
 
@@ -285,9 +339,16 @@ struct PlanBuilder {
         for (const PlanItem &it : plan.items)
             early[size_t(it.node)] |= it.early;
         plan.ask.assign(n, 0);
-        for (size_t i = 0; i < n; ++i)
-            plan.ask[i] = (plan.selected[i] && after && !innerOutput(i)) || plan.atEval[i].first < plan.atEval[i].second ||
-                          (i + 1 < n && plan.selected[i + 1] && !innerOutput(i + 1) && (before || early[i + 1]));
+        for (size_t i = 0; i < n; ++i) {
+            // a held node's own items are all taken elsewhere (its inputs when it is asked for)
+            const bool own = !held(i) && ((plan.selected[i] && after && !innerOutput(i)) ||
+                                          plan.atEval[i].first < plan.atEval[i].second);
+            // what the next node wants before it runs, unless this node is held to it (or to the
+            // end of its chain): then it is taken when that has run
+            const bool next = !held(i) && i + 1 < n && plan.selected[i + 1] && !innerOutput(i + 1) &&
+                              (before || early[i + 1]);
+            plan.ask[i] = own || next || (i < plan.cutAfter.size() && plan.cutAfter[i]);
+        }
         // A fused chain's inner node is never asked for: the scheduler would end its graph there
         // and the chain would run unfused. The node before the chain is, where the chain's end
         // wants its inputs (the chain's) before it runs.
@@ -296,7 +357,7 @@ struct PlanBuilder {
                 continue;
             plan.ask[i] = 0;
             const size_t end = size_t(plan.fusedInto[i]);
-            if ((i == 0 || plan.fusedInto[i - 1] != plan.fusedInto[i]) && i > 0 && plan.selected[end] &&
+            if ((i == 0 || plan.fusedInto[i - 1] != plan.fusedInto[i]) && i > 0 && !held(i - 1) && plan.selected[end] &&
                 (before || early[end]))
                 plan.ask[i - 1] = 1;
         }
@@ -306,13 +367,16 @@ struct PlanBuilder {
 } // namespace
 
 std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
-                                                      const ProbeConfig &c, std::vector<int> fusedInto,
-                                                      std::vector<char> innerOutputs)
+                                                      const ProbeConfig &c, const std::vector<FusedChain> &chains,
+                                                      const std::vector<CarriedResult> &carried)
 {
     auto plan = std::make_shared<CapturePlan>();
-    plan->fusedInto = std::move(fusedInto);
-    plan->innerOutputs = std::move(innerOutputs);
+    if (!chains.empty()) {
+        plan->fusedInto = probe::fusedInto(chains, topo->nodes.size());
+        plan->innerOutputs = probe::innerOutputs(chains, topo->nodes.size());
+    }
     PlanBuilder b{*plan, *topo, sel, c};
+    b.holdCarried(carried);
     b.selectNodes();
     b.chooseOutputs();
     b.addItems();

@@ -10,6 +10,7 @@
 
 #include <ggml.h>
 
+#include "fusion_rules.h"
 #include "graph_topology.h"
 #include "probe_config.h"
 #include "tensor/tensor.h"
@@ -48,7 +49,9 @@ struct PlanItem {
     // asked for, before it runs: it holds then what the node reads, and the node changes
     // nothing else.
     bool early = false;
-    bool atChainEnd = false; // a chain's inner output, taken at the chain end's eval
+    // Taken at a later node's eval: a chain's inner output (at the chain's end), or a result
+    // its backend carries to a later node (at that node: CapturePlan::heldTo).
+    bool late = false;
     uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
     Tensor header;       // dtype, dims and engine attributes; no data
 };
@@ -69,6 +72,16 @@ struct CapturePlan {
     // fused kernel writes too. Selected as any node, its output is taken with the chain end's
     // (in that node's eval range), never asked for itself.
     std::vector<char> innerOutputs;
+    // Per node (--keep-fusion; empty without): a result its backend carries to a later node
+    // outside memory (fusion_rules.h's CarriedResult): the node it is read at, -1 for none.
+    // Such a node is never asked for itself: its output is taken at that node's eval, its
+    // inputs when it is asked for (before it runs, as early ones). Left -1 where a node between
+    // would write over its output.
+    std::vector<int> heldTo;
+    // Per node (--keep-fusion; empty without): 1 where the backend carries no result to the
+    // next node though it could (its room for them ran out): the graph is ended there, so that
+    // the next node computes alone as it does unobserved.
+    std::vector<char> cutAfter;
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
@@ -86,8 +99,8 @@ struct CapturePlan {
     // are set (after allocation) get aliases; before allocation there are none.
     static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
                                                     const Selection &sel, const ProbeConfig &c,
-                                                    std::vector<int> fusedInto = {},
-                                                    std::vector<char> innerOutputs = {});
+                                                    const std::vector<FusedChain> &chains = {},
+                                                    const std::vector<CarriedResult> &carried = {});
     // The tensors the post capture reads that the scheduler's allocator places: marking
     // these as graph outputs keeps their memory until the graph is done.
     std::vector<ggml_tensor *> tensorsToKeep() const;

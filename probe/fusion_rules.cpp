@@ -79,6 +79,42 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector
     return chains;
 }
 
+std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::vector<int> &backendOf,
+                                          const std::vector<FusingBackend> &rules,
+                                          const std::vector<FusedChain> &chains,
+                                          const std::vector<size_t> &alignment)
+{
+    std::vector<CarriedResult> out;
+    if (std::find(rules.begin(), rules.end(), FusingBackend::Vulkan) == rules.end() ||
+        backendOf.size() != topo.nodes.size())
+        return out;
+    const fusion::Graph g(topo, backendOf);
+    std::vector<int> chainAt(g.size(), -1); // node -> the chain starting there
+    for (size_t k = 0; k < chains.size(); ++k)
+        if (chains[k].first >= 0 && size_t(chains[k].first) < g.size())
+            chainAt[size_t(chains[k].first)] = int(k);
+    auto endOf = [&](size_t i) { return chainAt[i] >= 0 ? size_t(chains[size_t(chainAt[i])].last) : i; };
+    uint64_t used = 0; // the room the computation has taken so far: it starts afresh at every split
+    for (size_t i = 0; i < g.size();) {
+        const int b = backendOf[i];
+        if (i > 0 && backendOf[i - 1] != b)
+            used = 0;
+        const size_t end = endOf(i);
+        if (b >= 0 && size_t(b) < rules.size() && rules[size_t(b)] == FusingBackend::Vulkan && end + 1 < g.size() &&
+            backendOf[end + 1] == b) {
+            const size_t align = size_t(b) < alignment.size() ? alignment[size_t(b)] : 0;
+            if (const uint32_t bytes = vulkanRmsPartialsBytes(g, i, end, align)) {
+                // ggml counts a pair's room whether or not it fitted
+                const bool fits = align == 0 || used + bytes <= kVulkanRmsPartialsRoom;
+                used += bytes;
+                out.push_back({int(end), int(endOf(end + 1)), fits});
+            }
+        }
+        i = end + 1;
+    }
+    return out;
+}
+
 std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes)
 {
     std::vector<int> into(nodes, -1);

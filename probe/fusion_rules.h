@@ -43,6 +43,26 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b);
 std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector<int> &backendOf,
                                     const std::vector<FusingBackend> &rules);
 
+// A result a backend hands from one node to a later one outside memory, within one computation
+// of its graph: Vulkan's ADD writes its row's partial sums of squares for the one-row RMS_NORM
+// right after it, which then sums those instead of its input. Ending the graph between them
+// (where the probe reads node by node) would change the norm's rounding, so the probe reads
+// `from` (the ADD, or the end of its chain) at `to` (the RMS_NORM, or the end of its chain)
+// instead. Where the backend had no room left for the sums in that computation (`carried`
+// false) the probe ends the graph after `from`, so that the norm sums its input as unobserved.
+struct CarriedResult {
+    int from = 0, to = 0;
+    bool carried = true;
+};
+
+// The results carried in the graph, given its fused chains, per backend index the alignment of
+// its buffers (0: unknown, the room then taken as endless), and which nodes it computes in one
+// computation: a run of nodes on one backend, as the scheduler splits the graph.
+std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::vector<int> &backendOf,
+                                          const std::vector<FusingBackend> &rules,
+                                          const std::vector<FusedChain> &chains,
+                                          const std::vector<size_t> &alignment);
+
 // Per node: the index of the last node of the chain it is fused into, -1 when it is computed
 // on its own (or is that last node).
 std::vector<int> fusedInto(const std::vector<FusedChain> &chains, size_t nodes);

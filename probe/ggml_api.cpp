@@ -212,6 +212,8 @@ const GgmlApi &ggml()
         api.bufferIsHost = reinterpret_cast<decltype(api.bufferIsHost)>(dlsym(base, "ggml_backend_buffer_is_host"));
         api.bufferIsMulti =
             reinterpret_cast<decltype(api.bufferIsMulti)>(dlsym(base, "ggml_backend_buffer_is_multi_buffer"));
+        api.bufferAlignment =
+            reinterpret_cast<decltype(api.bufferAlignment)>(dlsym(base, "ggml_backend_buffer_get_alignment"));
         api.version = reinterpret_cast<decltype(api.version)>(dlsym(base, "ggml_version"));
         api.commit = reinterpret_cast<decltype(api.commit)>(dlsym(base, "ggml_commit"));
         api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));

@@ -33,6 +33,7 @@ struct GgmlApi {
     void *(*regGetProcAddress)(ggml_backend_reg_t, const char *) = nullptr;
     bool (*bufferIsHost)(ggml_backend_buffer_t) = nullptr;
     bool (*bufferIsMulti)(ggml_backend_buffer_t) = nullptr;
+    size_t (*bufferAlignment)(ggml_backend_buffer_t) = nullptr;
     const char *(*version)() = nullptr; // ggml_version, ggml_commit: ggml from 2025 on
     const char *(*commit)() = nullptr;
     const char *(*backendName)(ggml_backend_t) = nullptr;

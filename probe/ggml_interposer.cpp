@@ -254,15 +254,16 @@ PendingOutputs &pendingOutputs()
 
 bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
 
-// --keep-fusion: the chains the scheduler's backends compute fused in the round's graph
-// (fusion_rules.h), per node the chain's last node or -1; empty without the option.
-std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
+// --keep-fusion: the chains the scheduler's backends compute fused in the round's graph, and
+// the results they carry past memory (fusion_rules.h); none without the option.
+void fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
 {
     s.chains.clear();
+    s.carried.clear();
     s.chainsJson.clear();
     s.chainBackends.clear();
     if (!c.keepFusion || !s.topo)
-        return {};
+        return;
     const GgmlApi &api = ggml();
     std::vector<int> backendOf(s.topo->nodes.size(), -1);
     std::vector<FusingBackend> rules;
@@ -285,7 +286,15 @@ std::vector<int> fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, Sc
         }
     }
     s.chains = fusedChains(*s.topo, backendOf, rules);
-    return fusedInto(s.chains, s.topo->nodes.size());
+    // each backend's buffer alignment (a Vulkan device's storage offset alignment), from a node
+    // it computes
+    std::vector<size_t> alignment(rules.size(), 0);
+    for (size_t i = 0; i < backendOf.size() && api.bufferAlignment; ++i) {
+        const ggml_tensor *t = s.topo->nodes[i].tensor;
+        if (backendOf[i] >= 0 && !alignment[size_t(backendOf[i])] && t->buffer)
+            alignment[size_t(backendOf[i])] = api.bufferAlignment(t->buffer);
+    }
+    s.carried = carriedResults(*s.topo, backendOf, rules, s.chains, alignment);
 }
 
 // The chains the plan leaves whole, as the fusion record holds them: each op's id, name, sources
@@ -483,8 +492,8 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     ensureTopology(s, graph);
-    std::vector<int> into = fusedNodes(c, sched, s); // sets s.chains
-    auto plan = CapturePlan::build(s.topo, *sel, c, std::move(into), innerOutputs(s.chains, s.topo->nodes.size()));
+    fusedNodes(c, sched, s);
+    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
     // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
     // read node by node instead, which keeps nothing (docs/performance.md has the memory).
     if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
@@ -542,8 +551,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
-        std::vector<int> into = fusedNodes(c, sched, s); // sets s.chains
-        s.plan = CapturePlan::build(s.topo, sel, c, std::move(into), innerOutputs(s.chains, s.topo->nodes.size()));
+        fusedNodes(c, sched, s);
+        s.plan = CapturePlan::build(s.topo, sel, c, s.chains, s.carried);
         if (dumping && s.plan->unreadable)
             p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");

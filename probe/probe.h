@@ -92,6 +92,7 @@ struct SchedState {
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
     std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole
+    std::vector<CarriedResult> carried; // --keep-fusion: results a backend carries past memory
     std::vector<std::string> chainBackends; // their backends' names, by FusedChain::backend
     const GraphTopology *backendsNoted = nullptr; // the topology whose nodes' backends the status has
     std::string chainsJson; // their fusion record's chains, made once a plan: a round's record adds its number

@@ -9,11 +9,16 @@
 // indexer's top-k); its nodes are read, which computes them unfused (the observer check says
 // when that changed the program's results).
 //
+// Beside the fusions, an ADD followed by a one-row RMS_NORM hands the norm its rows' partial
+// sums of squares in a buffer of the computation's own (device->add_rms_fusion), so the norm
+// sums in another order than alone: fusion_rules.h's CarriedResult.
+//
 // What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
 // multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
 // never changes what the program computes; at worst an inner node that ran alone is not read.
 #include "vulkan_fusion.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -371,6 +376,21 @@ std::optional<FusedChain> vulkanChainAt(const fusion::Graph &g, size_t i)
     if (p.output >= 0)
         c.outputs.push_back(int(i) + p.output);
     return c;
+}
+
+uint32_t vulkanRmsPartialsBytes(const fusion::Graph &g, size_t first, size_t end, size_t alignment)
+{
+    const ggml_tensor *add = g.node(first);
+    if (add->op != GGML_OP_ADD || end + 1 >= g.size())
+        return 0;
+    const ggml_tensor *rms = g.node(end + 1);
+    if (rms->op != GGML_OP_RMS_NORM || rms->src[0] != g.node(end) || rows(rms) != 1)
+        return 0;
+    // ggml_vk_rms_partials_size: one sum per 512 elements of a row (the ADD's workgroup),
+    // 32 bits each, rounded up to the binding alignment (a power of two, at least 4)
+    const uint32_t partials = uint32_t((add->ne[0] + 511) / 512);
+    const uint32_t align = uint32_t(std::max<size_t>(4, alignment));
+    return (partials * 4 + align - 1) & ~(align - 1);
 }
 
 } // namespace llmscope::probe

@@ -20,6 +20,7 @@
 #include "ggml-impl.h" // ggml's own ggml_can_fuse, against which the probe's rule is held
 #pragma GCC diagnostic pop
 #include "graph_moe_routing.h"
+#include "graph_residual_norms.h"
 #include "graph_topology.h"
 #include "round_capture.h"
 
@@ -241,7 +242,7 @@ private slots:
         sel.time = DumpTime::Both;
         ProbeConfig conf;
         conf.tensors = true;
-        const auto plan = CapturePlan::build(topo, sel, conf, fusedInto(chains, topo->nodes.size()));
+        const auto plan = CapturePlan::build(topo, sel, conf, chains);
         QVERIFY(!plan->selected[size_t(chains[0].first)]);
         QVERIFY(plan->selected[size_t(chains[0].last)]);
         const ggml_tensor *norm = topo->nodes[size_t(chains[0].first)].tensor;
@@ -286,13 +287,12 @@ private slots:
             sel.rounds = Rounds::all();
             if (alone)
                 sel.ids = OpIds::parse(topo->nodes[ids].id);
-            const auto plan = CapturePlan::build(topo, sel, conf, fusedInto(chains, topo->nodes.size()),
-                                                 innerOutputs(chains, topo->nodes.size()));
+            const auto plan = CapturePlan::build(topo, sel, conf, chains);
             QVERIFY(plan->selected[ids]);
             QCOMPARE(plan->selected[end], char(!alone));
             const int item = itemOf(*plan, r.ids, false, false, 0);
             QVERIFY(item >= 0);
-            QVERIFY(plan->items[size_t(item)].atChainEnd);
+            QVERIFY(plan->items[size_t(item)].late);
             QVERIFY2(uint32_t(item) >= plan->atEval[end].first && uint32_t(item) < plan->atEval[end].second,
                      "the experts chosen are taken when the chain's end has run");
             QCOMPARE(plan->atEval[ids].first, plan->atEval[ids].second);
@@ -304,6 +304,82 @@ private slots:
                     QVERIFY2(!plan->selected[k] && !plan->ask[k], qPrintable(QString::fromStdString(topo->nodes[k].type)));
             QCOMPARE(itemOf(*plan, r.weights, false, false, 0) >= 0, !alone);
         }
+        ggml_free(ctx);
+    }
+
+    // Vulkan's ADD hands its norm the partial sums of squares (fusion_rules.h's CarriedResult).
+    // Node by node the ADD is never asked for: its output is taken when the norm's chain has run,
+    // its inputs when it is asked for (before it runs), and the chain's inputs wanted before it
+    // runs are taken after it has run, intact then. The last sum, which its norm overwrites in
+    // place, is read at its own node. A pair the backend had no room for is cut apart, selected
+    // or not.
+    void aCarriedResultIsReadWhereItsReaderEnds()
+    {
+        ggml_init_params params{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        const ResidualNorms r = residualNorms(ctx, 3, 1024, 1);
+        ggml_cgraph *gf = residualNormsGraph(ctx, r);
+        ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
+        QVERIFY(ggml_gallocr_alloc_graph(galloc, gf));
+        QCOMPARE(r.norms[2]->data, r.adds[2]->data); // read by its norm only: normed in place
+        QVERIFY(r.norms[1]->data != r.adds[1]->data);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
+        const auto chains = fusedChains(*topo, FusingBackend::Vulkan);
+        const std::vector<int> one(topo->nodes.size(), 0);
+        const auto carried = carriedResults(*topo, one, {FusingBackend::Vulkan}, chains, {16});
+        QCOMPARE(carried.size(), size_t(3));
+        ProbeConfig conf;
+        conf.stats = true;
+        auto at = [&](const ggml_tensor *t) { return size_t(topo->indexOf.at(t)); };
+        auto inside = [](int item, std::pair<uint32_t, uint32_t> range) {
+            return item >= 0 && uint32_t(item) >= range.first && uint32_t(item) < range.second;
+        };
+        // msit's default (inputs before, outputs after), and inputs after too
+        for (const DumpTime time : {DumpTime::InputsBeforeOutputsAfter, DumpTime::Both}) {
+            Selection sel;
+            sel.rounds = Rounds::all();
+            sel.time = time;
+            sel.part = time == DumpTime::Both ? TensorPart::Inputs : TensorPart::Both; // no outputs before
+            const bool after = time == DumpTime::Both;
+            const auto plan = CapturePlan::build(topo, sel, conf, chains, carried);
+            for (size_t k = 0; k < 2; ++k) {
+                const size_t add = at(r.adds[k]), mul = at(r.muls[k]);
+                QCOMPARE(plan->heldTo[add], int(mul));
+                QVERIFY2(!plan->ask[add], "asking for the ADD ends the graph between it and its norm");
+                if (!after) {
+                    const int out = itemOf(*plan, r.adds[k], false, false, 0);
+                    QVERIFY(inside(out, plan->atEval[mul]) && plan->items[size_t(out)].late);
+                }
+                for (int input : {0, 1}) {
+                    QVERIFY(inside(itemOf(*plan, r.adds[k], true, true, input), plan->atAsk[add]));
+                    if (after) {
+                        const int in = itemOf(*plan, r.adds[k], false, true, input);
+                        QVERIFY(inside(in, plan->atEval[add]) && plan->items[size_t(in)].early);
+                    }
+                }
+                const int before = itemOf(*plan, r.muls[k], true, true, 0); // the chain's input: the sum
+                QVERIFY(inside(before, plan->atEval[mul]) && plan->items[size_t(before)].late);
+                QCOMPARE(plan->atAsk[mul].first, plan->atAsk[mul].second);
+                QVERIFY(plan->ask[mul]);
+                QVERIFY2(add == 0 || plan->ask[add - 1], "the ADD's inputs are read once the node before it has run");
+            }
+            const size_t last = at(r.adds[2]);
+            QCOMPARE(plan->heldTo[last], -1);
+            QVERIFY(plan->ask[last]);
+        }
+
+        // the pair the backend had no room for: cut apart though only the first norm is selected
+        Selection only;
+        only.rounds = Rounds::all();
+        only.ids = OpIds::parse(topo->nodes[at(r.muls[0])].id);
+        auto cut = carried;
+        cut[1].carried = false;
+        const auto held = CapturePlan::build(topo, only, conf, chains, carried);
+        const auto apart = CapturePlan::build(topo, only, conf, chains, cut);
+        QVERIFY(!held->selected[at(r.adds[1])] && !apart->selected[at(r.adds[1])]);
+        QVERIFY(!held->ask[at(r.adds[1])]);
+        QVERIFY(apart->ask[at(r.adds[1])]);
+        ggml_gallocr_free(galloc);
         ggml_free(ctx);
     }
 

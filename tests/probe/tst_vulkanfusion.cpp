@@ -17,6 +17,7 @@
 #include "graph_arena.h"
 #include "graph_mamba_snake.h"
 #include "graph_moe_routing.h"
+#include "graph_residual_norms.h"
 #include "graph_topology.h"
 #include "ggml_api.h"
 
@@ -326,6 +327,93 @@ private slots:
         QFETCH(bool, fused);
         QCOMPARE(routingsFused(FusingBackend::Vulkan, tokens, false), 1);
         QCOMPARE(routingsFused(FusingBackend::Vulkan, tokens, true), fused ? 1 : 0);
+    }
+
+    // A decoded token's residual ADD hands its norm the partial sums of squares: the probe reads
+    // the ADD where the norm's chain ends. ggml-vulkan has 1024 bytes of room for the sums a
+    // computation: a 4096-wide row takes 8 sums, 32 bytes at a 16-byte alignment (64 at 64), so
+    // the 33rd pair of a computation (the 17th) gets none and is cut apart instead; the room
+    // starts afresh where the scheduler splits the graph. A prompt's norm (several rows) takes none.
+    void theNormsSumsCarriedFromItsAdd()
+    {
+        ggml_init_params params{256 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        const ResidualNorms r = residualNorms(c, 40, 4096, 1);
+        const GraphTopology topo = GraphTopology::build(residualNormsGraph(c, r));
+        const std::vector<int> one(topo.nodes.size(), 0);
+        const auto chains = fusedChains(topo, FusingBackend::Vulkan);
+        QCOMPARE(chains.size(), size_t(40)); // RMS_NORM+MUL each
+        auto carriedOf = [&](const std::vector<CarriedResult> &carried) {
+            std::vector<int> out; // per block: 1 carried, 0 cut, -1 none, -2 to another node
+            for (size_t k = 0; k < r.adds.size(); ++k) {
+                const int add = topo.indexOf.at(r.adds[k]), mul = topo.indexOf.at(r.muls[k]);
+                int v = -1;
+                for (const CarriedResult &cr : carried)
+                    if (cr.from == add)
+                        v = cr.to != mul ? -2 : cr.carried ? 1 : 0;
+                out.push_back(v);
+            }
+            return out;
+        };
+        auto expect = [](int carried, int cut) {
+            std::vector<int> v(size_t(carried), 1);
+            v.resize(size_t(carried + cut), 0);
+            return v;
+        };
+        QCOMPARE(carriedOf(carriedResults(topo, one, {FusingBackend::Vulkan}, chains, {16})), expect(32, 8));
+        QCOMPARE(carriedOf(carriedResults(topo, one, {FusingBackend::Vulkan}, chains, {64})), expect(16, 24));
+        QCOMPARE(carriedOf(carriedResults(topo, one, {FusingBackend::Vulkan}, chains, {0})), expect(40, 0));
+        // block 20 on the CPU: two computations on the device, each with its own room
+        std::vector<int> split = one;
+        for (ggml_tensor *t : {r.adds[20], r.norms[20], r.muls[20]})
+            split[size_t(topo.indexOf.at(t))] = 1;
+        std::vector<int> want = expect(16, 4);
+        want.push_back(-1);
+        for (int v : expect(16, 3))
+            want.push_back(v);
+        QCOMPARE(carriedOf(carriedResults(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu},
+                                          fusedChains(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu}), {64, 64})),
+                 want);
+        // no other backend carries anything
+        QVERIFY(carriedResults(topo, one, {FusingBackend::Cpu}, fusedChains(topo, FusingBackend::Cpu), {16}).empty());
+        QVERIFY(carriedResults(topo, one, {FusingBackend::Cuda}, fusedChains(topo, FusingBackend::Cuda), {16}).empty());
+        ggml_free(c);
+
+        c = ggml_init(params);
+        const ResidualNorms prompt = residualNorms(c, 4, 4096, 2);
+        const GraphTopology promptTopo = GraphTopology::build(residualNormsGraph(c, prompt));
+        QVERIFY(carriedResults(promptTopo, std::vector<int>(promptTopo.nodes.size(), 0), {FusingBackend::Vulkan},
+                               fusedChains(promptTopo, FusingBackend::Vulkan), {16})
+                    .empty());
+        ggml_free(c);
+    }
+
+    // The sums go from the last ADD of a run of them (one kernel); an ADD computed inside a
+    // product (MUL_MAT+ADD) writes none, as ggml-vulkan asks only a node that is an ADD.
+    void aRunOfSumsCarriesFromItsLast()
+    {
+        ggml_init_params params{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *c = ggml_init(params);
+        ggml_tensor *a = ggml_new_tensor_1d(c, GGML_TYPE_F32, 512), *b = ggml_new_tensor_1d(c, GGML_TYPE_F32, 512),
+                    *d = ggml_new_tensor_1d(c, GGML_TYPE_F32, 512), *w = ggml_new_tensor_2d(c, GGML_TYPE_F32, 512, 512);
+        for (ggml_tensor *t : {a, b, d, w})
+            ggml_set_input(t);
+        ggml_tensor *sum = ggml_add(c, ggml_add(c, a, b), d);
+        ggml_tensor *norm = ggml_rms_norm(c, sum, 1e-5f);
+        ggml_tensor *product = ggml_add(c, ggml_mul_mat(c, w, norm), a);
+        ggml_tensor *norm2 = ggml_rms_norm(c, product, 1e-5f);
+        ggml_cgraph *gf = ggml_new_graph(c);
+        ggml_build_forward_expand(gf, norm2);
+        const GraphTopology topo = GraphTopology::build(gf);
+        const auto chains = fusedChains(topo, FusingBackend::Vulkan);
+        QCOMPARE(chainsOf(topo, chains), (std::vector<std::string>{"ADD+ADD: ADD ADD", "MUL_MAT+ADD: MUL_MAT ADD"}));
+        const auto carried =
+            carriedResults(topo, std::vector<int>(topo.nodes.size(), 0), {FusingBackend::Vulkan}, chains, {16});
+        QCOMPARE(carried.size(), size_t(1));
+        QCOMPARE(carried[0].from, topo.indexOf.at(sum));
+        QCOMPARE(carried[0].to, topo.indexOf.at(norm));
+        QVERIFY(carried[0].carried);
+        ggml_free(c);
     }
 
     // ggml-vulkan's switch: set to anything, it turns every fusion off.
