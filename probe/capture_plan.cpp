@@ -275,7 +275,7 @@ struct PlanBuilder {
                 side(false, true);
                 if (held(i)) // its inputs before it runs (they are intact then), its output later
                     for (size_t k = b; k < plan.items.size(); ++k)
-                        plan.items[k].early = plan.items[k].kind == ItemKind::Data;
+                        plan.items[k].early = true; // a description or a weight: any moment will do
                 else
                     side(false, false);
             }
@@ -286,11 +286,11 @@ struct PlanBuilder {
                     plan.items.back().late = true;
                 }
             // results carried to this node: their outputs, intact until now
-            for (size_t o = 0; o < plan.heldTo.size() && o < i && sel.wantsTensor(false, false); ++o)
-                if (plan.heldTo[o] == int(i) && plan.selected[o]) {
-                    add(int(o), g.nodes[o].tensor, false, false, 0);
-                    plan.items.back().late = true;
-                }
+            if (holds(i) && plan.selected[size_t(heldFrom[i])] && sel.wantsTensor(false, false)) {
+                const size_t o = size_t(heldFrom[i]);
+                add(int(o), g.nodes[o].tensor, false, false, 0);
+                plan.items.back().late = true;
+            }
             plan.atAsk[i] = {a, b};
             plan.atEval[i] = {b, uint32_t(plan.items.size())};
             if (holds(i)) { // nothing is asked for between the held node and this one: all at its eval
@@ -361,6 +361,15 @@ struct PlanBuilder {
                 (before || early[end]))
                 plan.ask[i - 1] = 1;
         }
+        // Node by node the round is handed over at the last asked node's eval: items taken later
+        // (a node's, read when it is asked for, before it runs) would be lost. The node holding
+        // the last items is asked for too, or, held, the node it is held to.
+        int last = -1;
+        for (size_t i = 0; i < n; ++i)
+            if (plan.atAsk[i].first < plan.atAsk[i].second || plan.atEval[i].first < plan.atEval[i].second)
+                last = int(i);
+        if (last >= 0)
+            plan.ask[held(size_t(last)) ? size_t(plan.heldTo[size_t(last)]) : size_t(last)] = 1;
     }
 };
 

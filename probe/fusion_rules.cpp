@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "capture.h"
 #include "cuda_fusion.h"
 #include "fusion_match.h"
 #include "vulkan_fusion.h"
@@ -94,11 +95,20 @@ std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::
         if (chains[k].first >= 0 && size_t(chains[k].first) < g.size())
             chainAt[size_t(chains[k].first)] = int(k);
     auto endOf = [&](size_t i) { return chainAt[i] >= 0 ? size_t(chains[size_t(chainAt[i])].last) : i; };
-    uint64_t used = 0; // the room the computation has taken so far: it starts afresh at every split
+    // The room the computation has taken so far: it starts afresh where the scheduler starts a
+    // split on another backend. Views and nodes of no backend go with the split they are in
+    // (ggml_backend_sched_split_graph skips them). A split the scheduler starts on the same
+    // backend (weights it cannot reach from the current one), and the program's own eval
+    // callback ending its graphs, start it afresh too, which the probe does not see.
+    uint64_t used = 0;
+    int current = -1;
     for (size_t i = 0; i < g.size();) {
         const int b = backendOf[i];
-        if (i > 0 && backendOf[i - 1] != b)
-            used = 0;
+        if (b >= 0 && writesData(g.node(i))) { // not a view (nor a NONE)
+            if (b != current)
+                used = 0;
+            current = b;
+        }
         const size_t end = endOf(i);
         if (b >= 0 && size_t(b) < rules.size() && rules[size_t(b)] == FusingBackend::Vulkan && end + 1 < g.size() &&
             backendOf[end + 1] == b) {

@@ -344,7 +344,7 @@ private slots:
             const auto plan = CapturePlan::build(topo, sel, conf, chains, carried);
             for (size_t k = 0; k < 2; ++k) {
                 const size_t add = at(r.adds[k]), mul = at(r.muls[k]);
-                QCOMPARE(plan->heldTo[add], int(mul));
+                QCOMPARE(plan->heldTo.at(add), int(mul));
                 QVERIFY2(!plan->ask[add], "asking for the ADD ends the graph between it and its norm");
                 if (!after) {
                     const int out = itemOf(*plan, r.adds[k], false, false, 0);
@@ -364,9 +364,29 @@ private slots:
                 QVERIFY2(add == 0 || plan->ask[add - 1], "the ADD's inputs are read once the node before it has run");
             }
             const size_t last = at(r.adds[2]);
-            QCOMPARE(plan->heldTo[last], -1);
+            QCOMPARE(plan->heldTo.at(last), -1);
             QVERIFY(plan->ask[last]);
         }
+
+        // the held ADD alone, its inputs only: taken when it is asked for, so the node it is held to
+        // is asked for after it (node by node the round is handed over at the last asked node)
+        Selection inputs;
+        inputs.rounds = Rounds::all();
+        inputs.part = TensorPart::Inputs;
+        inputs.ids = OpIds::parse(topo->nodes[at(r.adds[1])].id);
+        const auto alone = CapturePlan::build(topo, inputs, conf, chains, carried);
+        QVERIFY(!alone->ask[at(r.adds[1])]);
+        QVERIFY2(alone->ask[at(r.muls[1])], "the ADD's inputs would be taken after the round was handed over");
+        // descriptions only, inputs after too: every item of the held node is taken when it is
+        // asked for, as it never runs on its own
+        ProbeConfig described;
+        described.descOnly = true;
+        inputs.time = DumpTime::Both;
+        const auto headers = CapturePlan::build(topo, inputs, described, chains, carried);
+        const auto range = headers->atEval[at(r.adds[1])];
+        QVERIFY(range.first < range.second);
+        for (uint32_t k = range.first; k < range.second; ++k)
+            QVERIFY(headers->items[k].kind == ItemKind::Header && headers->items[k].early);
 
         // the pair the backend had no room for: cut apart though only the first norm is selected
         Selection only;

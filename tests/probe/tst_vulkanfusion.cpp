@@ -374,6 +374,17 @@ private slots:
         QCOMPARE(carriedOf(carriedResults(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu},
                                           fusedChains(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu}), {64, 64})),
                  want);
+        // a row of 4097: 9 sums, 36 bytes aligned to 48 at 16: 21 pairs fit
+        {
+            ggml_context *odd = ggml_init(params);
+            const ResidualNorms o = residualNorms(odd, 24, 4097, 1);
+            const GraphTopology oddTopo = GraphTopology::build(residualNormsGraph(odd, o));
+            const auto carried = carriedResults(oddTopo, std::vector<int>(oddTopo.nodes.size(), 0), {FusingBackend::Vulkan},
+                                                fusedChains(oddTopo, FusingBackend::Vulkan), {16});
+            QCOMPARE(carried.size(), size_t(24));
+            QCOMPARE(std::count_if(carried.begin(), carried.end(), [](const CarriedResult &c) { return c.carried; }), 21);
+            ggml_free(odd);
+        }
         // no other backend carries anything
         QVERIFY(carriedResults(topo, one, {FusingBackend::Cpu}, fusedChains(topo, FusingBackend::Cpu), {16}).empty());
         QVERIFY(carriedResults(topo, one, {FusingBackend::Cuda}, fusedChains(topo, FusingBackend::Cuda), {16}).empty());
