@@ -16,7 +16,7 @@
 #include "ggml/ggml_library.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/hash.h"
+#include "util/content_digest.h"
 
 namespace llmscope {
 namespace {
@@ -55,24 +55,25 @@ std::string commandText(const std::vector<std::string> &args)
     return out;
 }
 
-// The file's bytes digested as a tensor's are (util/hash.h), a chunk at a time; 0 when it
+// The file's bytes digested as a tensor's are (util/content_digest.h), a chunk at a time; 0 when it
 // cannot be read or changes while read.
 uint64_t fileDigest(const std::string &path, uint64_t bytes)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return 0;
-    uint64_t h = contentDigestStart(bytes), read = 0;
-    std::vector<uint8_t> buf(uint64_t(1) << 20); // a multiple of 8: words never straddle chunks
+    ContentDigest digest(bytes);
+    uint64_t h = 0, read = 0;
+    std::vector<uint8_t> buf(uint64_t(1) << 20); // a multiple of 64: whole blocks until the last chunk
     for (;;) {
         in.read(reinterpret_cast<char *>(buf.data()), std::streamsize(buf.size()));
         const uint64_t n = uint64_t(in.gcount());
         read += n;
         if (n < buf.size()) { // the last chunk
-            h = contentDigestEnd(h, buf.data(), n);
+            h = digest.finish(buf.data(), n);
             break;
         }
-        h = contentDigestWords(h, buf.data(), n);
+        digest.addBlocks(buf.data(), n);
     }
     return read == bytes ? h : 0;
 }

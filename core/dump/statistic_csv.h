@@ -3,7 +3,7 @@
 // hundred tensors a token would otherwise spend its time creating files), under
 // tensors/{device}_{pid}/{exec}/statistic.csv. Readers find columns by name; llmscope adds an
 // "Op Path" column (the op folders), a "Before/After" column, a "Sketch" column (the error
-// sketch, tensor/sketch.h) and a "Digest" column (the bytes' digest, util/hash.h), each empty
+// sketch, tensor/sketch.h) and a "Digest" column (the bytes' digest, util/content_digest.h), each empty
 // when there is none, after msProbe's own.
 #pragma once
 #include <cstdint>

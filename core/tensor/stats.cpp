@@ -9,7 +9,7 @@
 #include "tensor/convert.h"
 #include "tensor/dtype.h"
 #include "tensor/sketch.h"
-#include "util/hash.h"
+#include "util/content_digest.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/simd_clones.h"
@@ -55,7 +55,8 @@ Float32Sums sumFloat32(const float *v, uint32_t n)
     return {nan, inf, zero, hi, lo, sum, sq};
 }
 
-void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch)
+// The digest a chunk at a time too, while the chunk is in the cache: one pass over memory.
+void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch, ContentDigest *digest)
 {
     constexpr uint64_t kChunk = 4096;
     const bool aligned = reinterpret_cast<uintptr_t>(data) % alignof(float) == 0;
@@ -70,6 +71,10 @@ void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, Sketch
         const Float32Sums r = sumFloat32(v, uint32_t(c));
         if (sketch)
             sketch->add(v, uint32_t(c), i);
+        if (digest && i + c < n)
+            digest->addBlocks(reinterpret_cast<const uint8_t *>(v), c * 4); // 16 KiB: whole blocks
+        else if (digest)
+            s.digest = digest->finish(reinterpret_cast<const uint8_t *>(v), c * 4);
         s.nanCount += r.nan;
         s.infCount += r.inf;
         s.zeroCount += r.zero;
@@ -119,15 +124,19 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
     std::optional<SketchSums> sketch;
     if (withSketch)
         sketch.emplace();
-    if (dtype == 0)
-        addFloat32(data, n, s, a, sketch ? &*sketch : nullptr);
-    else
+    if (dtype == 0) {
+        ContentDigest digest(n * 4);
+        addFloat32(data, n, s, a, sketch ? &*sketch : nullptr, withSketch ? &digest : nullptr);
+        if (withSketch && n == 0)
+            s.digest = digest.finish(data, 0);
+    } else {
         addDecoded(dtype, data, n, s, a, sketch ? &*sketch : nullptr);
+        if (withSketch)
+            if (const auto bytes = dtypeBytes(dtype, n))
+                s.digest = contentDigest(data, *bytes);
+    }
     if (sketch && !s.nanCount && !s.infCount && n)
         s.sketch = sketch->finish();
-    if (withSketch)
-        if (const auto bytes = dtypeBytes(dtype, n))
-            s.digest = contentDigest(data, *bytes);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) {
         s.max = s.min = s.mean = nan;
@@ -174,18 +183,19 @@ std::string encodeDigest(uint64_t d)
     if (!d)
         return {};
     static const char *const hex = "0123456789abcdef";
-    std::string out(16, '0');
-    for (int i = 15; i >= 0; --i, d >>= 4)
-        out[size_t(i)] = hex[d & 15];
+    std::string out = std::string(kDigestPrefix) + std::string(16, '0');
+    for (size_t i = out.size() - 1; i >= std::strlen(kDigestPrefix); --i, d >>= 4)
+        out[i] = hex[d & 15];
     return out;
 }
 
 uint64_t decodeDigest(const std::string &text)
 {
-    if (text.size() != 16)
-        return 0;
+    const size_t prefix = std::strlen(kDigestPrefix);
+    if (text.size() != prefix + 16 || text.compare(0, prefix, kDigestPrefix) != 0)
+        return 0; // none, or the earlier definition's (no prefix)
     uint64_t d = 0;
-    for (char c : text) {
+    for (char c : text.substr(prefix)) {
         const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
         if (v < 0)
             return 0;

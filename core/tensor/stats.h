@@ -17,7 +17,7 @@ struct TensorStats {
     // The error sketch (tensor/sketch.h): kSketchBuckets sums, empty when not computed or
     // not finite (a NaN or Inf among the elements).
     std::vector<float> sketch;
-    // The bytes' digest (util/hash.h contentDigest), computed with the sketch; 0 when none.
+    // The bytes' digest (util/content_digest.h), computed with the sketch; 0 when none.
     // Equal digests: the same tensor, bit for bit.
     uint64_t digest = 0;
 };
@@ -35,7 +35,8 @@ void setStatsAttrs(Tensor &t, const std::optional<TensorStats> &s);
 std::optional<TensorStats> statsFromAttrs(const Tensor &t);
 
 inline constexpr const char *kDigestAttr = "llmscope_digest";
-std::string encodeDigest(uint64_t d);                      // 16 hex digits; "" for 0
+inline constexpr const char *kDigestPrefix = "d2."; // the definition: an earlier one had none
+std::string encodeDigest(uint64_t d);                      // "d2." and 16 hex digits; "" for 0
 uint64_t decodeDigest(const std::string &text);            // 0 for text that is no digest
 
 } // namespace llmscope

@@ -14,6 +14,7 @@
 #include "dump/statistic_csv.h"
 #include "tensor/sketch.h"
 #include "tensor/stats.h"
+#include "util/content_digest.h"
 #include "util/text.h"
 #include "util/error.h"
 #include "../test_helpers.h"
@@ -219,7 +220,7 @@ private slots:
                                           pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before," + encodeSketch(r.stats->sketch) +
                                           "," + encodeDigest(r.stats->digest) + "\n");
         QCOMPARE(r.stats->sketch.size(), size_t(kSketchBuckets));
-        QCOMPARE(encodeDigest(r.stats->digest).size(), size_t(16));
+        QCOMPARE(encodeDigest(r.stats->digest).size(), size_t(19)); // "d2." and 16 hex digits
         StatisticRow plain = r; // without a sketch and a digest, their columns are empty
         plain.stats->sketch.clear();
         plain.stats->digest = 0;
@@ -259,8 +260,33 @@ private slots:
         QCOMPARE(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size(), false)->digest,
                  uint64_t(0)); // asked without the sketch: no digest either
         QCOMPARE(decodeDigest(encodeDigest(base->digest)), base->digest);
+        QVERIFY(encodeDigest(base->digest).starts_with("d2."));
         QCOMPARE(decodeDigest("not a digest"), uint64_t(0));
-        QCOMPARE(decodeDigest("0123456789abcdeg"), uint64_t(0));
+        QCOMPARE(decodeDigest("d2.0123456789abcdeg"), uint64_t(0));
+        QCOMPARE(decodeDigest("0123456789abcdef"), uint64_t(0)); // the earlier definition's: none
+        // taken a chunk at a time with the statistics (16 KiB chunks), as over the whole bytes
+        std::vector<float> wide(10007); // three chunks and a tail of 12 bytes past whole blocks
+        for (float &x : wide)
+            x = d(gen);
+        const auto *bytes = reinterpret_cast<const uint8_t *>(wide.data());
+        QCOMPARE(computeStats(int32_t(DType::Float32), bytes, wide.size())->digest, contentDigest(bytes, wide.size() * 4));
+        ContentDigest pieces(wide.size() * 4);
+        pieces.addBlocks(bytes, 64 * 100);
+        pieces.addBlocks(bytes + 64 * 100, 64 * 300);
+        QCOMPARE(pieces.finish(bytes + 64 * 400, wide.size() * 4 - 64 * 400), contentDigest(bytes, wide.size() * 4));
+        // the same words in another order, or one word's halves swapped: other digests
+        std::vector<float> swapped = wide;
+        std::swap(swapped[0], swapped[16]); // in words 0 and 8: the same lane
+        QVERIFY(contentDigest(reinterpret_cast<const uint8_t *>(swapped.data()), wide.size() * 4) !=
+                contentDigest(bytes, wide.size() * 4));
+        swapped = wide;
+        std::swap_ranges(swapped.begin(), swapped.begin() + 16, swapped.begin() + 16); // two blocks: rows swapped
+        QVERIFY(contentDigest(reinterpret_cast<const uint8_t *>(swapped.data()), wide.size() * 4) !=
+                contentDigest(bytes, wide.size() * 4));
+        swapped = wide;
+        std::swap(swapped[0], swapped[1]);
+        QVERIFY(contentDigest(reinterpret_cast<const uint8_t *>(swapped.data()), wide.size() * 4) !=
+                contentDigest(bytes, wide.size() * 4));
         Tensor t = testing::f32Tensor({3}, {1.25f, -0.5f, 2});
         const auto s = computeStats(t);
         setStatsAttrs(t, s);
