@@ -302,6 +302,32 @@ private slots:
         QVERIFY2(engine::concludes(r.err, "(no kernel adds error|every operation is within its budget)"), qPrintable(r.err));
     }
 
+    // A device's weights, copied out with ggml's own read: their digests are those the CPU's dump
+    // takes of the same file's weights, bit for bit (the products' weights, matched as a
+    // multiset: the two graphs order their nodes differently).
+    void theDevicesWeightsAreTheFilesWeights()
+    {
+        auto weightDigests = [&](const QString &device) {
+            const QString out = m_dir.path() + "/weights-" + device;
+            const Run r = llmscopeRun({"dump", "--exec", cmd("model-f32.gguf", device), "--type", "model", "stats",
+                                       "--stats-csv", "-er", "0,0", "-o", out});
+            std::vector<uint64_t> digests;
+            if (r.code != 0) {
+                qWarning("%s", qPrintable(r.err));
+                return digests;
+            }
+            for (const TensorRecord &t : scanDump(dumpsInside(out.toStdString()).at(0)).tensors)
+                if (t.input && t.index == 0 && t.opFolders.back().ends_with("MUL_MAT") && t.stats)
+                    digests.push_back(t.stats->digest);
+            std::sort(digests.begin(), digests.end());
+            return digests;
+        };
+        const auto cpu = weightDigests("cpu"), vk = weightDigests("vulkan");
+        QVERIFY(cpu.size() >= 8);
+        QVERIFY(std::find(cpu.begin(), cpu.end(), uint64_t(0)) == cpu.end());
+        QCOMPARE(vk, cpu);
+    }
+
     void cpuAgainstVulkanIsWithinTolerance()
     {
         const QString cpu = dumpOf("model-f32.gguf", "cpu", "cpu"), vk = dumpOf("model-f32.gguf", "vulkan", "vk");

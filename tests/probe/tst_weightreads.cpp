@@ -31,9 +31,20 @@ std::vector<float> weight(size_t n, float scale)
     return w;
 }
 
+// float32 elements at data
+WeightReads::Read readAt(ggml_backend_buffer_t b, const uint8_t *data, uint64_t elements)
+{
+    WeightReads::Read r;
+    r.buffer = b;
+    r.data = data;
+    r.elements = elements;
+    r.bytes = elements * sizeof(float);
+    return r;
+}
+
 WeightReads::Read readOf(ggml_backend_buffer_t b, const std::vector<float> &w)
 {
-    return {b, reinterpret_cast<const uint8_t *>(w.data()), 0, w.size(), w.size() * sizeof(float), true};
+    return readAt(b, reinterpret_cast<const uint8_t *>(w.data()), w.size());
 }
 
 void poison(std::vector<float> &w)
@@ -131,8 +142,8 @@ private slots:
         auto outside = weight(100, 5.0f);
         const std::vector<float> a(file.begin(), file.begin() + 1000), b(file.begin() + 1000, file.end());
         const auto *base = reinterpret_cast<const uint8_t *>(file.data());
-        const uint64_t ia = r.add({handle(slot), base, 0, 1000, 4000, true});
-        const uint64_t ib = r.add({handle(slot), base + 4000, 0, 2000, 8000, true});
+        const uint64_t ia = r.add(readAt(handle(slot), base, 1000));
+        const uint64_t ib = r.add(readAt(handle(slot), base + 4000, 2000));
         const uint64_t io = r.add(readOf(handle(slot), outside));
         WeightReads::unmapping(file.data(), file.size() * sizeof(float));
         poison(file);
@@ -177,7 +188,7 @@ private slots:
     {
         static int slot = 0;
         WeightReads &r = WeightReads::get();
-        const uint64_t id = r.add({handle(slot), nullptr, 0, 1 << 20, 4 << 20, true});
+        const uint64_t id = r.add(readAt(handle(slot), nullptr, 1 << 20));
         r.forget(id);
         r.freeing(handle(slot));
         QVERIFY(!r.take(id));
