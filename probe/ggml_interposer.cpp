@@ -617,8 +617,9 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     uint64_t selected = 0;
     for (char x : plan.selected)
         selected += x != 0;
+    // node by node, the nodes asked for: the scheduler ends its graph at each
     p.noteRound(s.round, dumping, n, selected, s.mode.read == RoundRead::AfterGraph, s.mode.read == RoundRead::Inline,
-                liveKey);
+                liveKey, s.mode.read == RoundRead::NodeByNode ? s.asked : 0);
 }
 
 // cpu_profiling/{pid}/operation_statistic_{round}.csv: each selected node that ran, as

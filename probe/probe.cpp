@@ -199,7 +199,7 @@ std::shared_ptr<const Selection> Probe::selectionForRound(int64_t round)
 }
 
 void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph,
-                      bool inlineRead, uint64_t topoKey)
+                      bool inlineRead, uint64_t topoKey, uint64_t pieces)
 {
     if (LiveChannel *l = live())
         l->sendRound(live::Round{round, topoKey, dumping,
@@ -210,6 +210,7 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
         ++m_status.roundsDumped;
         m_status.roundsWholeGraph += wholeGraph ? 1 : 0;
         m_status.roundsInline += inlineRead ? 1 : 0;
+        m_status.pieces += pieces;
         if (m_status.firstDumped < 0)
             m_status.firstDumped = round;
         m_status.lastDumped = round;

@@ -147,7 +147,7 @@ public:
     // From any thread: counters for the status file, which is refreshed now and then.
     void noteStopped(int64_t round); // a dumped round's graph ended early
     void noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t opsSelected, bool wholeGraph = false,
-                   bool inlineRead = false, uint64_t topoKey = 0);
+                   bool inlineRead = false, uint64_t topoKey = 0, uint64_t pieces = 0);
     void writeStatus(bool finished);
     ProbeStatus status(bool finished); // the counters so far
     void handOver(SchedState &s); // the round captured so far, to the writer thread

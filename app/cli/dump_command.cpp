@@ -52,12 +52,15 @@ QString humanBytes(uint64_t b)
 // One process's lines: its rounds, what it read and wrote, and what it warned of.
 void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
 {
+    const uint64_t nodeByNode = s.roundsDumped - s.roundsWholeGraph - s.roundsInline;
+    const QString pieces = nodeByNode && s.pieces ? QStringLiteral(", the graph ended at %1 nodes").arg(s.pieces) : QString();
     const QString dumped = s.roundsDumped
                                ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
-                                                "%6 node by node)")
+                                                "%6 node by node%7)")
                                      .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsInline)
                                      .arg(s.roundsWholeGraph)
-                                     .arg(s.roundsDumped - s.roundsWholeGraph - s.roundsInline)
+                                     .arg(nodeByNode)
+                                     .arg(pieces)
                                : QStringLiteral("none dumped");
     say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
                        "%6 tensors written, %7 skipped\n")

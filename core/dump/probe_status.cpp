@@ -37,7 +37,7 @@ std::string writeProbeStatus(const ProbeStatus &s)
     nlohmann::json j{{"version", 1},          {"pid", s.pid},
                      {"rounds", s.rounds},     {"rounds_dumped", s.roundsDumped},
                      {"rounds_whole_graph", s.roundsWholeGraph},
-                     {"rounds_inline", s.roundsInline},
+                     {"rounds_inline", s.roundsInline}, {"pieces", s.pieces},
                      {"first_dumped", s.firstDumped}, {"last_dumped", s.lastDumped},
                      {"rounds_stopped", s.roundsStopped}, {"stopped_rounds", s.stoppedRounds},
                      {"ops_seen", s.opsSeen},  {"ops_selected", s.opsSelected},
@@ -72,6 +72,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.roundsDumped = num("rounds_dumped");
         s.roundsWholeGraph = numOr("rounds_whole_graph", uint64_t(0));
         s.roundsInline = numOr("rounds_inline", uint64_t(0));
+        s.pieces = numOr("pieces", uint64_t(0));
         s.firstDumped = numOr("first_dumped", int64_t(-1));
         s.lastDumped = numOr("last_dumped", int64_t(-1));
         s.roundsStopped = numOr("rounds_stopped", uint64_t(0));

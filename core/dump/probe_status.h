@@ -45,6 +45,9 @@ struct ProbeStatus {
     uint64_t roundsDumped = 0;    // of those, rounds the selection chose
     uint64_t roundsWholeGraph = 0; // of those, read after the whole graph ran
     uint64_t roundsInline = 0;    // read as ggml's CPU backend computed each node (the rest: node by node)
+    // Node by node: the graph pieces the probe had the scheduler compute, in all (each ends the
+    // backend's graph and waits for it: what reading a device costs).
+    uint64_t pieces = 0;
     int64_t firstDumped = -1, lastDumped = -1;
     // Dumped rounds whose graph the program stopped before it finished (its abort or eval
     // callback): the first few of them.

@@ -972,7 +972,9 @@ private slots:
         s.backends = {"CPU"};
         s.keepFusion = true;
         s.environment = {"OMP_NUM_THREADS=2"};
+        s.pieces = 398;
         const ProbeStatus back = parseProbeStatus(writeProbeStatus(s));
+        QCOMPARE(back.pieces, uint64_t(398));
         QCOMPARE(back.environment, s.environment);
         QCOMPARE(back.command, s.command);
         QCOMPARE(back.host, s.host);

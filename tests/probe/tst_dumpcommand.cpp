@@ -899,6 +899,16 @@ private slots:
             QCOMPARE(r.out, alone); // the same splits and outputs under the probe
             QVERIFY2(r.err.contains("read 0 inline, 0 after the whole graph, 3 node by node"), qPrintable(r.err));
             QCOMPARE(r.err.contains("--read graph needs a scheduler with one backend"), read == "graph");
+            // every node read: the scheduler ended its graph at each (its tensors after it runs, the
+            // next one's before), as many as the ops read a round, three rounds
+            const QRegularExpressionMatch ended = QRegularExpression("the graph ended at (\\d+) nodes\\); (\\d+) operations seen, (\\d+) selected").match(r.err);
+            QVERIFY2(ended.hasMatch(), qPrintable(r.err));
+            QCOMPARE(ended.captured(1).toInt(), 3 * ended.captured(3).toInt()); // 5 ops, 3 rounds
+            // one op read: the graph ended at it alone, once a round
+            const Run one = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--read", read, "-er",
+                                         "0,2", "--type", "model", "tensor", "-ids", "0_0", "-o", out + "-one"});
+            QVERIFY2(one.code == 0 && one.err.contains("node by node, the graph ended at 3 nodes); 5 operations seen, 1 selected"),
+                     qPrintable(one.err));
             const DumpIndex idx = scanDump(onlyDump(out).toStdString());
             QVERIFY(idx.problems.empty());
             QCOMPARE(checkAdds(idx), 3); // l_out = ffn_up + the device's copy of inp_embd
