@@ -90,11 +90,8 @@ std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::
         backendOf.size() != topo.nodes.size())
         return out;
     const fusion::Graph g(topo, backendOf);
-    std::vector<int> chainAt(g.size(), -1); // node -> the chain starting there
-    for (size_t k = 0; k < chains.size(); ++k)
-        if (chains[k].first >= 0 && size_t(chains[k].first) < g.size())
-            chainAt[size_t(chains[k].first)] = int(k);
-    auto endOf = [&](size_t i) { return chainAt[i] >= 0 ? size_t(chains[size_t(chainAt[i])].last) : i; };
+    const std::vector<int> into = fusedInto(chains, g.size()); // a chain's first node -> its last
+    auto endOf = [&](size_t i) { return into[i] >= 0 ? size_t(into[i]) : i; };
     // The room the computation has taken so far: it starts afresh where the scheduler starts a
     // split on another backend. Views and nodes of no backend go with the split they are in
     // (ggml_backend_sched_split_graph skips them). A split the scheduler starts on the same
