@@ -110,6 +110,7 @@ struct PlanBuilder {
     const GraphTopology &g;
     const Selection &sel;
     const ProbeConfig &c;
+    const CopySources *copies = nullptr;
     std::unordered_map<const ggml_tensor *, int> lastWriter{}; // a root's memory -> the last node writing into it
 
     bool innerOutput(size_t i) const { return i < plan.innerOutputs.size() && plan.innerOutputs[i]; }
@@ -189,9 +190,20 @@ struct PlanBuilder {
         plan.post = true;
     }
 
+    // What a post capture reads for t: the tensor a scheduler's copy of an input copies.
+    const ggml_tensor *sourceOf(const ggml_tensor *t) const
+    {
+        if (copies)
+            if (const auto found = copies->find(t); found != copies->end())
+                return found->second;
+        return t;
+    }
+
     // One tensor a node wants, and how it is read.
     void add(int node, const ggml_tensor *t, bool before, bool input, int index)
     {
+        if (input)
+            t = sourceOf(t);
         PlanItem it;
         it.tensor = t;
         it.node = node;
@@ -201,6 +213,7 @@ struct PlanBuilder {
         const bool rowsWritten = !c.kvCache && !before && !input && isCacheWrite(t);
         if (rowsWritten) {
             it.kvRows = true;
+            it.cells = sourceOf(t->src[1]);
             it.kind = c.descOnly ? ItemKind::Header : ItemKind::Data;
         } else if (!c.kvCache && isKvCache(t)) {
             it.kind = ItemKind::Header;
@@ -377,14 +390,15 @@ struct PlanBuilder {
 
 std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
                                                       const ProbeConfig &c, const std::vector<FusedChain> &chains,
-                                                      const std::vector<CarriedResult> &carried)
+                                                      const std::vector<CarriedResult> &carried,
+                                                      const CopySources *copies)
 {
     auto plan = std::make_shared<CapturePlan>();
     if (!chains.empty()) {
         plan->fusedInto = probe::fusedInto(chains, topo->nodes.size());
         plan->innerOutputs = probe::innerOutputs(chains, topo->nodes.size());
     }
-    PlanBuilder b{*plan, *topo, sel, c};
+    PlanBuilder b{*plan, *topo, sel, c, copies};
     b.holdCarried(carried);
     b.selectNodes();
     b.chooseOutputs();
@@ -403,7 +417,7 @@ std::vector<ggml_tensor *> CapturePlan::tensorsToKeep() const
             continue;
         // Tensors with memory already (weights, the KV cache, the host's own buffers) are
         // not the allocator's; neither are views of them.
-        auto *t = const_cast<ggml_tensor *>(it.kvRows ? it.tensor->src[1] : it.tensor); // a write's cells
+        auto *t = const_cast<ggml_tensor *>(it.kvRows ? it.cells : it.tensor); // a write's cells
         auto *root = const_cast<ggml_tensor *>(rootOf(t));
         if (t->data || root->data)
             continue;
@@ -412,6 +426,36 @@ std::vector<ggml_tensor *> CapturePlan::tensorsToKeep() const
             out.push_back(root);
     }
     return out;
+}
+
+bool CapturePlan::flagsKeepChains(const std::vector<ggml_tensor *> &keep) const
+{
+    if (fusedInto.empty())
+        return true;
+    for (const ggml_tensor *t : keep) {
+        const auto at = topo->indexOf.find(t);
+        if (at == topo->indexOf.end())
+            continue;
+        const auto i = size_t(at->second);
+        if (fusedInto[i] >= 0 && !(i < innerOutputs.size() && innerOutputs[i]))
+            return false;
+    }
+    return true;
+}
+
+bool CapturePlan::keptWhole() const
+{
+    const GgmlApi &api = ggml();
+    for (const PlanItem &it : items) {
+        if (it.kind != ItemKind::Data)
+            continue;
+        const ggml_tensor *root = rootOf(it.kvRows ? it.cells : it.tensor);
+        const bool allocators = root->buffer && api.bufferUsage &&
+                                api.bufferUsage(root->buffer) == GGML_BACKEND_BUFFER_USAGE_COMPUTE;
+        if (allocators && !(root->flags & GGML_TENSOR_FLAG_OUTPUT))
+            return false;
+    }
+    return true;
 }
 
 } // namespace llmscope::probe

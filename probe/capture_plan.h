@@ -11,6 +11,7 @@
 #include <ggml.h>
 
 #include "fusion_rules.h"
+#include "graph_snapshot.h"
 #include "graph_topology.h"
 #include "probe_config.h"
 #include "tensor/tensor.h"
@@ -34,6 +35,7 @@ struct PlanItem {
     // A write into the KV cache without --kv-cache: the rows it put there, read back at its
     // cells (kv_rows.h), not the whole cache.
     bool kvRows = false;
+    const ggml_tensor *cells = nullptr; // kvRows: the write's cell indices (its src[1], or what that copies)
     bool unreadable = false; // in a buffer ggml cannot read back (capture.h isReadable): described only
     bool inModel = false;    // a weight left to its model file (--weights-in-model): described only
     int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
@@ -96,14 +98,27 @@ struct CapturePlan {
     bool post = false;          // every item is intact after the whole graph has run
 
     // The selection's nodes and the tensors to take from each. Tensors whose data pointers
-    // are set (after allocation) get aliases; before allocation there are none.
+    // are set (after allocation) get aliases; before allocation there are none. With copies
+    // (a post capture on a scheduler with several backends), an input the scheduler copied
+    // from another backend is read from the tensor it copies, which is kept: the copy's
+    // memory is the allocator's until the split that reads it ends.
     static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
                                                     const Selection &sel, const ProbeConfig &c,
                                                     const std::vector<FusedChain> &chains = {},
-                                                    const std::vector<CarriedResult> &carried = {});
+                                                    const std::vector<CarriedResult> &carried = {},
+                                                    const CopySources *copies = nullptr);
     // The tensors the post capture reads that the scheduler's allocator places: marking
     // these as graph outputs keeps their memory until the graph is done.
     std::vector<ggml_tensor *> tensorsToKeep() const;
+    // Allocated: whether every tensor the post capture reads is kept until the graph ends
+    // (flagged as a graph output, or in memory the allocator does not place). A graph the
+    // scheduler split otherwise than when they were flagged is read node by node.
+    bool keptWhole() const;
+    // --keep-fusion: whether flagging `keep` as graph outputs leaves every chain whole. Backends
+    // fuse no chain with a flagged node inside but its declared outputs; a chain's output that
+    // is a view (Vulkan's chosen experts, a view of their ARGSORT) keeps its memory only with
+    // its root flagged, and then the chain runs unfused.
+    bool flagsKeepChains(const std::vector<ggml_tensor *> &keep) const;
 };
 
 } // namespace llmscope::probe

@@ -221,6 +221,10 @@ const GgmlApi &ggml()
             dlsym(base, "ggml_backend_sched_get_tensor_backend"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
         bind(api.schedSynchronize, handle, "ggml_backend_sched_synchronize");
+        api.schedReset = reinterpret_cast<decltype(api.schedReset)>(dlsym(base, "ggml_backend_sched_reset"));
+        api.schedSetTensorBackend = reinterpret_cast<decltype(api.schedSetTensorBackend)>(
+            dlsym(base, "ggml_backend_sched_set_tensor_backend"));
+        api.graphNodes = reinterpret_cast<decltype(api.graphNodes)>(dlsym(base, "ggml_graph_nodes"));
         api.typeTraits = reinterpret_cast<decltype(api.typeTraits)>(dlsym(base, "ggml_get_type_traits"));
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));

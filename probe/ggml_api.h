@@ -42,6 +42,11 @@ struct GgmlApi {
     bool (*schedAllocGraph)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
     bool (*schedReserve)(ggml_backend_sched_t, ggml_cgraph *) = nullptr;
     void (*schedSynchronize)(ggml_backend_sched_t) = nullptr;
+    // For keeping tensors on a scheduler with several backends (graph_snapshot.h): split and
+    // plan the host's graph more than once, as if each time were the first.
+    void (*schedReset)(ggml_backend_sched_t) = nullptr;
+    void (*schedSetTensorBackend)(ggml_backend_sched_t, ggml_tensor *, ggml_backend_t) = nullptr;
+    ggml_tensor **(*graphNodes)(ggml_cgraph *) = nullptr;
     // A type's conversions (to_float for a quantized KV cache's rows).
     const ggml_type_traits *(*typeTraits)(ggml_type) = nullptr;
 

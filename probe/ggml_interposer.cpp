@@ -18,6 +18,7 @@
 #include "dump/topology.h"
 #include "fusion_rules.h"
 #include "ggml_api.h"
+#include "graph_snapshot.h"
 #include "inline_reader.h"
 #include "op_info.h"
 #include "op_params.h"
@@ -467,49 +468,139 @@ bool readsInline(const ProbeConfig &c, ggml_backend_sched_t sched, bool atAlloc)
     return inlineUsable(sched, threads == 0 && atAlloc ? 1 : threads);
 }
 
+// Schedulers made with pipeline parallelism (several copies of each input, one per graph in
+// flight): allocating advances the copy in use, so the probe never allocates for the host there.
+class ParallelScheds {
+public:
+    void add(ggml_backend_sched_t sched)
+    {
+        std::lock_guard lock(m_mutex);
+        m_scheds.push_back(sched);
+    }
+    void remove(ggml_backend_sched_t sched)
+    {
+        std::lock_guard lock(m_mutex);
+        std::erase(m_scheds, sched);
+    }
+    bool has(ggml_backend_sched_t sched)
+    {
+        std::lock_guard lock(m_mutex);
+        return std::find(m_scheds.begin(), m_scheds.end(), sched) != m_scheds.end();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<ggml_backend_sched_t> m_scheds;
+};
+ParallelScheds &parallelScheds()
+{
+    static ParallelScheds *p = new ParallelScheds; // never freed: schedulers may be freed at exit
+    return *p;
+}
+
+// What preparing an allocation did: the host's allocation is still to be made (with the graph
+// as it was, to find the scheduler's copies of inputs in after it), or the probe made it.
+struct KeepOutcome {
+    bool allocated = false;
+    std::unique_ptr<GraphSnapshot> snapshot;
+};
+
+// Flags the plan's tensors as graph outputs and has the scheduler plan its memory again.
+bool markAndReserve(Probe &p, ggml_backend_sched_t sched, ggml_cgraph *graph, const std::vector<ggml_tensor *> &keep,
+                    const GraphSnapshot *snapshot)
+{
+    const GgmlApi &api = ggml();
+    std::vector<ggml_tensor *> marked;
+    for (ggml_tensor *t : keep)
+        if (!(t->flags & GGML_TENSOR_FLAG_OUTPUT)) {
+            t->flags |= GGML_TENSOR_FLAG_OUTPUT;
+            marked.push_back(t);
+        }
+    if (marked.empty())
+        return true;
+    // Flags set after the scheduler planned its memory change nothing until it plans again.
+    bool reserved = api.schedReserve(sched, graph);
+    if (snapshot)
+        snapshot->restore();
+    if (!reserved) {
+        for (ggml_tensor *t : marked)
+            t->flags &= ~GGML_TENSOR_FLAG_OUTPUT;
+        api.schedReserve(sched, graph);
+        if (snapshot)
+            snapshot->restore();
+        p.warn("no memory to keep the selected tensors until the graph ends; reading them node by node");
+    }
+    return reserved;
+}
+
 // Before the scheduler allocates a new graph for a round the selection dumps: the tensors to
 // be read after the whole graph are marked as graph outputs, and the scheduler re-plans its
 // memory so that none of them is overwritten by a later node. Graphs reused by the host keep
 // that plan; rounds on graphs allocated without it are read node by node.
-void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgraph *graph)
+void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgraph *graph, KeepOutcome &out)
 {
     const GgmlApi &api = ggml();
     const ProbeConfig &c = p.config();
     ++s.allocs;
+    s.copySources.clear();
     if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
         return;
     auto sel = p.selectionForRound(p.upcomingRound());
     if (!sel->selectsRound(p.upcomingRound()) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
         c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
-    // Re-planning splits the host's graph, and with several backends a split points nodes'
-    // inputs at the scheduler's copies, in a context the allocation that follows starts
-    // afresh: that allocation would split a graph that is no longer the host's. Tensors are
-    // kept on one-backend schedulers only; rounds on others are read node by node.
-    if (!api.soleBackend(sched)) {
-        if (c.read == ReadMode::Graph)
-            p.warn("--read graph needs a scheduler with one backend (this one has several): reading node by node");
+    if (api.soleBackend(sched)) {
+        ensureTopology(s, graph);
+        fusedNodes(c, sched, s);
+        auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
+        // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
+        // read node by node instead, which keeps nothing (docs/performance.md has the memory).
+        if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
+            return;
+        const auto keep = plan->tensorsToKeep();
+        if (!plan->flagsKeepChains(keep))
+            return;
+        if (markAndReserve(p, sched, graph, keep, nullptr)) {
+            s.keptAlloc = s.allocs;
+            s.keptSelection = sel.get();
+        }
         return;
     }
+    // Several backends: which backend computes each node (what fuses, which inputs cross to
+    // another backend) is known once the scheduler has split the graph. It is allocated once
+    // as the host asks, to see that; then the graph is put back, planned with the tensors
+    // flagged, and put back again for the host's own allocation.
+    if (parallelScheds().has(sched) || !api.schedReset || !api.schedSetTensorBackend || !api.graphNodes ||
+        !api.schedTensorBackend) {
+        if (c.read == ReadMode::Graph)
+            p.warn("--read graph cannot keep tensors on this scheduler (pipeline parallel, or an older ggml): "
+                   "reading node by node");
+        return;
+    }
+    out.snapshot = std::make_unique<GraphSnapshot>(sched, graph);
+    if (!out.snapshot->usable()) {
+        out.snapshot.reset();
+        return;
+    }
+    if (!api.schedAllocGraph(sched, graph)) {
+        out.snapshot->restore();
+        out.snapshot.reset();
+        return; // the host's own call meets the same failure
+    }
+    out.allocated = true; // from here on, a failure leaves the host this allocation
     ensureTopology(s, graph);
     fusedNodes(c, sched, s);
-    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
-    // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
-    // read node by node instead, which keeps nothing (docs/performance.md has the memory).
-    if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
+    const CopySources copies = out.snapshot->copySources();
+    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
+    if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes)) {
+        out.snapshot.reset(); // allocated as the host would have: nothing kept
         return;
-    std::vector<ggml_tensor *> marked;
-    for (ggml_tensor *t : plan->tensorsToKeep())
-        if (!(t->flags & GGML_TENSOR_FLAG_OUTPUT)) {
-            t->flags |= GGML_TENSOR_FLAG_OUTPUT;
-            marked.push_back(t);
-        }
-    // Flags set after the scheduler planned its memory change nothing until it plans again.
-    if (!marked.empty() && !api.schedReserve(sched, graph)) {
-        for (ggml_tensor *t : marked)
-            t->flags &= ~GGML_TENSOR_FLAG_OUTPUT;
-        api.schedReserve(sched, graph);
-        p.warn("no memory to keep the selected tensors until the graph ends; reading them node by node");
+    }
+    out.snapshot->restore(); // unallocated again: the tensors the allocator places are known
+    out.allocated = false;
+    const auto keep = plan->tensorsToKeep();
+    if (!plan->flagsKeepChains(keep) || !markAndReserve(p, sched, graph, keep, out.snapshot.get())) {
+        out.snapshot.reset();
         return;
     }
     s.keptAlloc = s.allocs;
@@ -552,7 +643,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
         fusedNodes(c, sched, s);
-        s.plan = CapturePlan::build(s.topo, sel, c, s.chains, s.carried);
+        const bool kept = s.keptAlloc == s.allocs && s.keptSelection == &sel;
+        s.plan = CapturePlan::build(s.topo, sel, c, s.chains, s.carried, kept ? &s.copySources : nullptr);
         if (dumping && s.plan->unreadable)
             p.warn("some selected tensors lie in memory ggml cannot read back (weights repacked for this CPU, e.g. "
                    "AMX or CPU_REPACK buffers); they are described, not dumped (llmscope_skipped=unreadable_buffer)");
@@ -578,7 +670,8 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         s.changedAfter.assign(s.watched.size(), -1);
     }
     if (dumping) {
-        const bool post = plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode;
+        const bool post =
+            plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode && plan.keptWhole();
         s.mode.read = post                                             ? RoundRead::AfterGraph
                       : !everyNode && readsInline(c, sched, false) ? RoundRead::Inline
                                                                    : RoundRead::NodeByNode;
@@ -829,17 +922,41 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
     if (!api.schedAllocGraph)
         return false; // nothing to forward to: cannot happen in a process that uses ggml
     Probe &p = Probe::get();
+    KeepOutcome kept;
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
             auto it = p.scheds().find(sched);
             if (it != p.scheds().end())
-                keepForRound(p, sched, it->second, graph);
+                keepForRound(p, sched, it->second, graph, kept);
         } catch (const std::exception &e) {
             p.disable(std::string("graph preparation failed: ") + e.what());
         }
     }
-    return api.schedAllocGraph(sched, graph);
+    if (kept.allocated)
+        return true;
+    const bool allocated = api.schedAllocGraph(sched, graph);
+    if (allocated && kept.snapshot) {
+        std::lock_guard lock(p.mutex);
+        auto it = p.scheds().find(sched);
+        if (it != p.scheds().end())
+            it->second.copySources = kept.snapshot->copySources();
+    }
+    return allocated;
+}
+
+LLMSCOPE_EXPORT ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t *backends, ggml_backend_buffer_type_t *bufts,
+                                                           int n_backends, size_t graph_size, bool parallel,
+                                                           bool op_offload)
+{
+    using Fn = ggml_backend_sched_t (*)(ggml_backend_t *, ggml_backend_buffer_type_t *, int, size_t, bool, bool);
+    static const Fn real = reinterpret_cast<Fn>(findRealSymbol("ggml_backend_sched_new"));
+    if (!real)
+        return nullptr; // nothing to forward to: cannot happen in a process that uses ggml
+    ggml_backend_sched_t sched = real(backends, bufts, n_backends, graph_size, parallel, op_offload);
+    if (sched && parallel)
+        parallelScheds().add(sched);
+    return sched;
 }
 
 // The cores this process may run on (its affinity, e.g. under taskset), else the online ones.
@@ -992,6 +1109,7 @@ LLMSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched)
         }
     }
     pendingOutputs().take(sched);
+    parallelScheds().remove(sched);
     if (api.schedFree)
         api.schedFree(sched);
     if (pool)

@@ -61,10 +61,9 @@ uint64_t cacheWriteBytes(const ggml_tensor *node)
     return uint64_t(rowCount(node)) * uint64_t(node->ne[0]) * (acl >= 0 ? elementSize(acl) : sizeof(float));
 }
 
-bool gatherCacheWrite(const ggml_tensor *node, uint8_t *dst, std::vector<int64_t> &cells)
+bool gatherCacheWrite(const ggml_tensor *node, const ggml_tensor *index, uint8_t *dst, std::vector<int64_t> &cells)
 {
     const GgmlApi &api = ggml();
-    const ggml_tensor *index = node->src[1];
     const int64_t n = rowCount(node), width = node->ne[0];
     const size_t rowBytes = size_t(node->nb[1]);
     const int32_t acl = aclDtype(node->type);

@@ -30,6 +30,6 @@ Tensor describeCacheWrite(const ggml_tensor *node, bool payload);
 uint64_t cacheWriteBytes(const ggml_tensor *node);
 // Reads the written rows into dst (cacheWriteBytes bytes) and their cells; false (dst zeroed)
 // when the index cannot be read or names a cell outside the cache.
-bool gatherCacheWrite(const ggml_tensor *node, uint8_t *dst, std::vector<int64_t> &cells);
+bool gatherCacheWrite(const ggml_tensor *node, const ggml_tensor *index, uint8_t *dst, std::vector<int64_t> &cells);
 
 } // namespace llmscope::probe

@@ -137,7 +137,7 @@ void RoundCapture::takeStats(uint32_t k)
 void RoundCapture::takeCacheWrite(uint32_t k, uint8_t *dst)
 {
     std::vector<int64_t> cells;
-    gatherCacheWrite(m_round.plan->items[k].tensor, dst, cells);
+    gatherCacheWrite(m_round.plan->items[k].tensor, m_round.plan->items[k].cells, dst, cells);
     m_round.cells.emplace_back(k, std::move(cells));
 }
 

@@ -3,6 +3,7 @@
 // because a node wrote over them in between (an op computed in place over its input).
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -304,6 +305,74 @@ private slots:
                     QVERIFY2(!plan->selected[k] && !plan->ask[k], qPrintable(QString::fromStdString(topo->nodes[k].type)));
             QCOMPARE(itemOf(*plan, r.weights, false, false, 0) >= 0, !alone);
         }
+        ggml_free(ctx);
+    }
+
+    // Kept after the whole graph, a chain's output that is a view (the experts chosen, a view of
+    // their ARGSORT) needs its root flagged too, and a backend fuses no chain with a flagged node
+    // inside: such a selection is not kept (it is read node by node); one outside chains is.
+    void aChainsViewOutputIsNotKeptAfterTheGraph()
+    {
+        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        const MoeRouting r = moeRouting(ctx, 8, 2, 1, Gating::Softmax, true);
+        ggml_tensor *after = ggml_scale(ctx, r.weights, 2.0f);
+        ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, after);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
+        const auto chains = fusedChains(*topo, FusingBackend::Vulkan);
+        QCOMPARE(chains.size(), size_t(1));
+        ProbeConfig conf;
+        conf.stats = true;
+        Selection all;
+        all.rounds = Rounds::all();
+        const auto plan = CapturePlan::build(topo, all, conf, chains);
+        QVERIFY(plan->post);
+        const auto keep = plan->tensorsToKeep();
+        QVERIFY(std::find(keep.begin(), keep.end(), r.ids) != keep.end());
+        QVERIFY(std::find(keep.begin(), keep.end(), r.ids->view_src) != keep.end());
+        QVERIFY(!plan->flagsKeepChains(keep));
+        Selection one = all;
+        one.ids = OpIds::parse(topo->nodes[size_t(topo->indexOf.at(after))].id);
+        const auto outside = CapturePlan::build(topo, one, conf, chains);
+        QVERIFY(outside->flagsKeepChains(outside->tensorsToKeep()));
+        ggml_free(ctx);
+    }
+
+    // A scheduler with several backends feeds a node its copy of an input from another backend.
+    // Read after the whole graph, the input is taken from the tensor it copies (kept), not from
+    // the copy, whose memory the allocator reuses once its split has run; node by node (no
+    // copies given) from the copy, as the node read it.
+    void anInputCopiedAcrossBackendsIsReadFromItsSource()
+    {
+        ggml_init_params params{16 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        ggml_tensor *x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+        ggml_set_input(x);
+        ggml_tensor *scaled = ggml_scale(ctx, x, 3.0f); // computed on one backend
+        ggml_set_name(scaled, "scaled-0");
+        ggml_tensor *copy = ggml_dup_tensor(ctx, scaled); // the other backend's copy of it
+        ggml_set_name(copy, "Dev#scaled-0#0");
+        ggml_tensor *sum = ggml_add(ctx, copy, x);
+        ggml_set_name(sum, "sum-0");
+        ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, scaled);
+        ggml_build_forward_expand(gf, sum);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
+        ProbeConfig conf;
+        conf.stats = true;
+        Selection sel;
+        sel.rounds = Rounds::all();
+        const CopySources copies{{copy, scaled}};
+        const auto kept = CapturePlan::build(topo, sel, conf, {}, {}, &copies);
+        const auto nodeByNode = CapturePlan::build(topo, sel, conf);
+        const int k = itemOf(*kept, sum, true, true, 0), n = itemOf(*nodeByNode, sum, true, true, 0);
+        QVERIFY(k >= 0 && n >= 0);
+        QCOMPARE(kept->items[size_t(k)].tensor, scaled);
+        QCOMPARE(nodeByNode->items[size_t(n)].tensor, copy);
+        const auto keep = kept->tensorsToKeep();
+        QVERIFY(std::find(keep.begin(), keep.end(), scaled) != keep.end());
+        QVERIFY(std::find(keep.begin(), keep.end(), copy) == keep.end());
         ggml_free(ctx);
     }
 

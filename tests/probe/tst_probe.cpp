@@ -265,6 +265,7 @@ private slots:
         QCOMPARE(exported, (QStringList{"ggml_backend_buffer_free", "ggml_backend_graph_compute_async", "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
                                         "ggml_backend_sched_free",
                                         "ggml_backend_sched_graph_compute_async",
+                                        "ggml_backend_sched_new",
                                         "ggml_backend_sched_set_eval_callback", "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy",
                                         "gguf_init_from_file",
                                         // llama.cpp's sampler constructors (sampling.cpp)
