@@ -83,9 +83,11 @@ UnpairedView::UnpairedView(QWidget *parent)
     });
     connect(m_save, &QPushButton::clicked, this, &UnpairedView::chooseAndSaveMapping);
     connect(m_compare, &QPushButton::clicked, this, [this] {
-        const QString path = QDir::temp().filePath(QStringLiteral("llmscope-mapping-%1.json").arg(qintptr(this)));
+        const QString path = m_scratch.filePath(QStringLiteral("mapping.json"));
         QString error;
-        if (saveMapping(path, &error))
+        if (!m_scratch.isValid())
+            m_status->setText(tr("Could not make a temporary folder for the pairs: %1").arg(m_scratch.errorString()));
+        else if (saveMapping(path, &error))
             emit compareAgain(path);
         else
             m_status->setText(error);

@@ -2,6 +2,7 @@
 // pairs a golden op with a test op by hand, saves the pairs as a `--mapping` file (the one
 // `llmscope compare --mapping` reads) and compares again with them.
 #pragma once
+#include <QTemporaryDir>
 #include <QWidget>
 
 #include "compare/compare_run.h"
@@ -43,4 +44,5 @@ private:
     QPushButton *m_pair, *m_remove, *m_save, *m_compare;
     llmscope::OpMapping m_mapping;
     std::string m_roots; // the dumps the pairs are for
+    QTemporaryDir m_scratch; // Compare again's mapping file, removed with the view
 };

@@ -1130,6 +1130,36 @@ private slots:
         QCOMPARE(u->pairList()->count(), 1); // the pairs stay for the same two dumps
     }
 
+    // Compare again's mapping file lies in the view's own temporary folder, removed with the view.
+    void compareAgainsMappingGoesWithTheView()
+    {
+        CompareResult r;
+        r.goldenRoot = "/golden";
+        r.myRoot = "/test";
+        TensorRecord g, t;
+        g.opId = "2_29";
+        g.opName = "MUL";
+        t.opId = "2_30";
+        t.opName = "MUL";
+        r.onlyGolden.push_back(g);
+        r.onlyMy.push_back(t);
+        QString path;
+        {
+            UnpairedView v;
+            v.setResult(&r);
+            v.goldenList()->setCurrentRow(0);
+            v.testList()->setCurrentRow(0);
+            QTest::mouseClick(v.pairButton(), Qt::LeftButton);
+            QSignalSpy again(&v, &UnpairedView::compareAgain);
+            QTest::mouseClick(v.compareButton(), Qt::LeftButton);
+            QCOMPARE(again.count(), 1);
+            path = again.first().first().toString();
+            QCOMPARE(loadOpMapping(path.toStdString()).at("2_29"), std::string("2_30"));
+            QVERIFY(QFileInfo(path).absolutePath() != QDir::tempPath());
+        }
+        QVERIFY(!QFile::exists(path));
+    }
+
     // --type onnx from the window: the ONNX files are written when the program ends, as
     // llmscope dump writes them.
     void onnxWrittenWhenTheProgramEnds()
