@@ -450,6 +450,8 @@ bool CapturePlan::keptWhole() const
         if (it.kind != ItemKind::Data)
             continue;
         const ggml_tensor *root = rootOf(it.kvRows ? it.cells : it.tensor);
+        if (!root->data && !root->buffer)
+            return false; // not allocated yet: ggml allocates it inside the compute, unkept
         const bool allocators = root->buffer && api.bufferUsage &&
                                 api.bufferUsage(root->buffer) == GGML_BACKEND_BUFFER_USAGE_COMPUTE;
         if (allocators && !(root->flags & GGML_TENSOR_FLAG_OUTPUT))

@@ -505,6 +505,27 @@ struct KeepOutcome {
     std::unique_ptr<GraphSnapshot> snapshot;
 };
 
+// --keep-fusion: whether flagging the plan's outputs as graph outputs would unfuse a chain the
+// probe does not model: Vulkan's TOPK_QSA refuses a flag on any of its nodes, its TOP_K end
+// included; CUDA's GATED_DELTA_NET writes into the cache fused only when it is no output. The
+// graph is allocated (each node's backend is known).
+bool flagUnfuses(ggml_backend_sched_t sched, const CapturePlan &plan)
+{
+    const GgmlApi &api = ggml();
+    for (const PlanItem &it : plan.items) {
+        if (it.input || it.kind != ItemKind::Data)
+            continue;
+        const ggml_op op = it.tensor->op;
+        if (op != GGML_OP_TOP_K && op != GGML_OP_GATED_DELTA_NET)
+            continue;
+        const char *name = api.nodeBackendName(sched, it.tensor);
+        const FusingBackend b = name ? fusingBackend(name) : FusingBackend::None;
+        if ((op == GGML_OP_TOP_K && b == FusingBackend::Vulkan) || (op == GGML_OP_GATED_DELTA_NET && b == FusingBackend::Cuda))
+            return true;
+    }
+    return false;
+}
+
 // Flags the plan's tensors as graph outputs and has the scheduler plan its memory again.
 bool markAndReserve(Probe &p, ggml_backend_sched_t sched, ggml_cgraph *graph, const std::vector<ggml_tensor *> &keep,
                     const GraphSnapshot *snapshot)
@@ -543,7 +564,9 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     const ProbeConfig &c = p.config();
     ++s.allocs;
     s.copySources.clear();
-    if (!dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
+    // A graph the scheduler allocates inside its compute (the host never called alloc_graph):
+    // that round was set up already and is read node by node.
+    if (s.computeOpen || !dumpsAnything(c) || !api.schedReserve || !api.schedSynchronize)
         return;
     auto sel = p.selectionForRound(p.upcomingRound());
     if (!sel->selectsRound(p.upcomingRound()) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
@@ -591,13 +614,15 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     ensureTopology(s, graph);
     fusedNodes(c, sched, s);
     const CopySources copies = out.snapshot->copySources();
-    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
-    if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes)) {
+    if (c.keepFusion && flagUnfuses(sched, *CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies))) {
         out.snapshot.reset(); // allocated as the host would have: nothing kept
         return;
     }
-    out.snapshot->restore(); // unallocated again: the tensors the allocator places are known
-    out.allocated = false;
+    out.snapshot->restore(); // unallocated again: what the allocator places is known, and no two
+    out.allocated = false;   // tensors share an address by reuse (the size kept is not undercounted)
+    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
+    if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
+        return; // the host allocates as it would have: nothing kept
     const auto keep = plan->tensorsToKeep();
     if (!plan->flagsKeepChains(keep) || !markAndReserve(p, sched, graph, keep, out.snapshot.get())) {
         out.snapshot.reset();
@@ -922,6 +947,9 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
     if (!api.schedAllocGraph)
         return false; // nothing to forward to: cannot happen in a process that uses ggml
     Probe &p = Probe::get();
+    // A device round's result the host never waited for: its graph is rebuilt by now, and the
+    // probe's reserve would synchronize and record it from the new graph's tensor.
+    pendingOutputs().take(sched);
     KeepOutcome kept;
     if (p.active() && ggmlUsable(p)) {
         try {
@@ -993,12 +1021,15 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     SchedState *round = nullptr; // a state this thread touches outside the lock until the graph ends
     int64_t roundNo = -1; // the round's number, for its result
     RoundMode mode;
+    SchedState *opened = nullptr; // computeOpen set: cleared when the compute returns
     if (p.active() && ggmlUsable(p)) {
         try {
             std::lock_guard lock(p.mutex);
             auto it = p.scheds().find(sched);
             if (it != p.scheds().end()) {
                 SchedState &s = it->second;
+                s.computeOpen = true;
+                opened = &s;
                 prepareRound(p, sched, s, graph);
                 roundNo = s.round;
                 mode = s.mode;
@@ -1019,6 +1050,10 @@ LLMSCOPE_EXPORT ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_
     if (writer)
         writer->graphStarted(crowdsCores(sched));
     const ggml_status status = api.graphComputeAsync(sched, graph);
+    if (opened) {
+        std::lock_guard lock(p.mutex);
+        opened->computeOpen = false;
+    }
     if (writer)
         writer->graphEnded();
     if (roundNo >= 0 && status == GGML_STATUS_SUCCESS && p.active())

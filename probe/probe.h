@@ -68,6 +68,7 @@ struct SchedState {
     uint64_t keptAlloc = ~0ull;   // the allocation whose wanted tensors were marked as outputs
     const Selection *keptSelection = nullptr;
     CopySources copySources;      // kept on several backends: the scheduler's copies of inputs, to their sources
+    bool computeOpen = false;     // inside the scheduler's compute (an allocation there is ggml's own)
     int64_t round = -1;
     RoundMode mode;               // this round's, fixed from its set-up to its end
     // The thread between this round's set-up and end: set under mutex, cleared by that thread

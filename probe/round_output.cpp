@@ -17,7 +17,7 @@ bool recordRoundOutput(Probe &p, int64_t round, const ggml_tensor *last)
 {
     constexpr uint64_t kMaxBytes = 64ull << 20; // a prompt's logits of every token at most
     const GgmlApi &api = ggml();
-    if (!last || !p.writer() || !isReadable(last))
+    if (!last || !last->data || !p.writer() || !isReadable(last))
         return false;
     const uint64_t bytes = denseBytes(last);
     if (bytes == 0 || bytes > kMaxBytes)

@@ -974,6 +974,61 @@ private slots:
         QCOMPARE(ranOn.size(), size_t(5));
     }
 
+    // Hosts that rebuild each round's graph in the same memory and never wait for the scheduler,
+    // or never call alloc_graph (the scheduler allocates inside its compute): read after the
+    // whole graph where it can, every tensor holds the bytes read node by node, and each round's
+    // recorded result is the output dumped for it (not the next graph's tensor at the same
+    // address, nor memory reused).
+    void twoBackendHostsOwnWaysKeepTheBytes()
+    {
+        for (const QString &ways : {QString("--reuse-memory --no-sync"), QString("--implicit"),
+                                    QString("--reuse-memory --implicit --no-sync")}) {
+            std::map<QString, std::vector<std::vector<char>>> bytes;
+            for (const QString &read : {QString("auto"), QString("node")}) {
+                const QString out = m_dir.path() + "/ways-" + QString(ways).replace(' ', '_') + "-" + read;
+                const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3 " + ways, "--read", read,
+                                           "-er", "1,2", "--type", "tensor", "-o", out});
+                QVERIFY2(r.code == 0, qPrintable(r.err));
+                if (read == "auto" && !ways.contains("--implicit"))
+                    QVERIFY2(r.err.contains("2 after the whole graph"), qPrintable(r.err));
+                const QString root = onlyDump(out);
+                const DumpIndex idx = scanDump(root.toStdString());
+                QVERIFY(idx.problems.empty());
+                // every result recorded (round 0's too, not dumped) is a computed one: none of zeros
+                QDirIterator results(root + "/llmscope/outputs", {"*.json"}, QDir::Files, QDirIterator::Subdirectories);
+                while (results.hasNext()) {
+                    QFile rf(results.next());
+                    QVERIFY(rf.open(QIODevice::ReadOnly));
+                    QVERIFY2(QJsonDocument::fromJson(rf.readAll()).object()["l2norm"].toDouble() > 0,
+                             qPrintable(ways + ": " + rf.fileName()));
+                }
+                for (const auto &rec : idx.tensors) {
+                    QFile f(QString::fromStdString(rec.path));
+                    QVERIFY(f.open(QIODevice::ReadOnly));
+                    const QByteArray b = f.readAll();
+                    bytes[read].emplace_back(b.begin(), b.end());
+                    if (read != "auto" || rec.opName != "ADD" || rec.input)
+                        continue;
+                    // the round's result, where it was recorded: that of the output dumped
+                    const QString result = root + "/llmscope/outputs/" +
+                                           QDir(root + "/llmscope/outputs").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                                           "/" + QString::number(rec.exec) + ".json";
+                    QFile rf(result);
+                    if (!rf.open(QIODevice::ReadOnly))
+                        continue; // never waited for on the device: not recorded
+                    double l2 = 0;
+                    for (float v : toFloat(readBin(rec.path)))
+                        l2 += double(v) * double(v);
+                    const double recorded = QJsonDocument::fromJson(rf.readAll()).object()["l2norm"].toDouble();
+                    QVERIFY2(recorded > 0 && std::abs(recorded - std::sqrt(l2)) <= 1e-6 * recorded,
+                             qPrintable(QString("%1: round %2 recorded %3, dumped %4").arg(ways).arg(rec.exec).arg(recorded).arg(std::sqrt(l2))));
+                }
+            }
+            QCOMPARE(bytes["auto"].size(), size_t(26)); // 13 tensors a round, two rounds
+            QVERIFY2(bytes["auto"] == bytes["node"], qPrintable(ways));
+        }
+    }
+
     // The program's own abort callback stops the decode of token 2 after 20 nodes, and the
     // program decodes that token again (round 3). Its tokens are those of a run without the
     // probe; the stopped round holds part of what its retry holds, byte for byte; the summary

@@ -5,7 +5,11 @@
 // the input x is computed on the CPU, as llama.cpp computes token embeddings there.
 // With --imprecise OP, the device rounds the outputs of its OP nodes (RMS_NORM, MUL_MAT, ...)
 // through float16 (or bfloat16) after computing them: a kernel that is wrong given right inputs.
-//   llmscope-two-backend-target [ROUNDS] [--imprecise OP [f16|bf16]]
+// As hosts differ: --reuse-memory builds every round's graph in one block of memory (llama.cpp
+// rebuilds its graph in place), --no-sync never waits for the scheduler (the result is read
+// from the device's memory, which the CPU computed synchronously), --implicit never calls
+// alloc_graph (the scheduler allocates inside its compute; x then lives in a buffer of its own).
+//   llmscope-two-backend-target [ROUNDS] [--imprecise OP [f16|bf16]] [--reuse-memory] [--no-sync] [--implicit]
 // prints "out: ..." (the last round's output) and "rounds: N".
 #include <cstdio>
 #include <cstdlib>
@@ -131,6 +135,12 @@ int main(int argc, char **argv)
     if (argc > 3 && std::strcmp(argv[2], "--imprecise") == 0)
         g_imprecise = argv[3];
     g_bf16 = argc > 4 && std::strcmp(argv[4], "bf16") == 0;
+    bool reuseMemory = false, noSync = false, implicit = false;
+    for (int a = 2; a < argc; ++a) {
+        reuseMemory |= std::strcmp(argv[a], "--reuse-memory") == 0;
+        noSync |= std::strcmp(argv[a], "--no-sync") == 0;
+        implicit |= std::strcmp(argv[a], "--implicit") == 0;
+    }
     constexpr int n = 64;
     // The CPU backends (libggml-cpu-*.so) live beside libggml.
     Dl_info info{};
@@ -172,14 +182,24 @@ int main(int argc, char **argv)
     ggml_backend_sched_t sched = ggml_backend_sched_new(backends, nullptr, 2, 64, false, false);
     ggml_backend_sched_set_eval_callback(sched, nullptr, nullptr); // as llama.cpp does for every context
     std::vector<float> out(n);
+    // --implicit: the input in a buffer of its own, set before the scheduler allocates the graph
+    ggml_init_params xp{2 * ggml_tensor_overhead(), nullptr, true};
+    ggml_context *xctx = ggml_init(xp);
+    ggml_tensor *ownX = ggml_new_tensor_1d(xctx, GGML_TYPE_F32, n);
+    ggml_set_name(ownX, "x");
+    ggml_backend_buffer_t xbuf = implicit ? ggml_backend_alloc_ctx_tensors_from_buft(xctx, ggml_backend_cpu_buffer_type()) : nullptr;
+    std::vector<char> block(64 * ggml_tensor_overhead() + ggml_graph_overhead());
     for (int r = 0; r < rounds; ++r) {
         // A new graph every round, as llama.cpp builds one per decode.
         ggml_backend_sched_reset(sched);
-        ggml_init_params gp{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_init_params gp{block.size(), reuseMemory ? block.data() : nullptr, true};
         ggml_context *ctx = ggml_init(gp);
-        ggml_tensor *x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
-        ggml_set_name(x, "x");
-        ggml_set_input(x);
+        ggml_tensor *x = ownX;
+        if (!implicit) {
+            x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+            ggml_set_name(x, "x");
+            ggml_set_input(x);
+        }
         ggml_tensor *embd = ggml_scale(ctx, x, 0.5f); // computed on the CPU, like get_rows
         ggml_set_name(embd, "inp_embd");
         ggml_backend_sched_set_tensor_backend(sched, embd, g_cpu);
@@ -194,7 +214,7 @@ int main(int argc, char **argv)
         ggml_set_output(res);
         ggml_cgraph *gf = ggml_new_graph(ctx);
         ggml_build_forward_expand(gf, res);
-        if (!ggml_backend_sched_alloc_graph(sched, gf)) {
+        if (!implicit && !ggml_backend_sched_alloc_graph(sched, gf)) {
             std::fprintf(stderr, "two-backend target: allocation failed\n");
             return 1;
         }
@@ -205,7 +225,8 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "two-backend target: compute failed\n");
             return 1;
         }
-        ggml_backend_sched_synchronize(sched);
+        if (!noSync)
+            ggml_backend_sched_synchronize(sched);
         ggml_backend_tensor_get(res, out.data(), 0, n * sizeof(float));
         ggml_free(ctx);
     }
@@ -215,6 +236,9 @@ int main(int argc, char **argv)
         std::printf(" %.9g", v);
     std::printf("\nrounds: %d\n", rounds);
     ggml_backend_sched_free(sched);
+    if (xbuf)
+        ggml_backend_buffer_free(xbuf);
+    ggml_free(xctx);
     ggml_backend_buffer_free(wbuf);
     ggml_free(wctx);
     ggml_backend_free(g_cpu);
