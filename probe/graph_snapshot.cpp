@@ -2,7 +2,10 @@
 
 #include <unordered_set>
 
+#pragma GCC diagnostic push // ggml's internal header defines helpers the probe does not call
+#pragma GCC diagnostic ignored "-Wunused-function"
 #include "ggml-impl.h" // struct ggml_cgraph: its leafs (no function returns them)
+#pragma GCC diagnostic pop
 #include "ggml_api.h"
 
 namespace llmscope::probe {
