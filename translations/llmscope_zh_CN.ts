@@ -3469,6 +3469,10 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>Saved %1: use it with llmscope compare --mapping %1</source>
         <translation>已保存 %1：可用于 llmscope compare --mapping %1</translation>
     </message>
+    <message>
+        <source>Could not make a temporary folder for the pairs: %1</source>
+        <translation>无法为配对创建临时文件夹：%1</translation>
+    </message>
 </context>
 <context>
     <name>ViewMenu</name>
