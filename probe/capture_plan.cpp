@@ -1,5 +1,6 @@
 #include "capture_plan.h"
 
+#include <map>
 #include <unordered_map>
 
 #include "capture.h"
@@ -76,12 +77,12 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
 {
     constexpr int kMaxWindow = 64;
     auto time = [](const PlanItem &it) { return 2 * it.node + (it.before || it.early ? 0 : 1); };
-    std::unordered_map<const void *, int> last; // data pointer -> latest item there
+    std::map<std::pair<const void *, const void *>, int> last; // buffer and address -> latest item there
     for (size_t k = 0; k < plan.items.size(); ++k) {
         PlanItem &it = plan.items[k];
         if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input) || it.late)
             continue; // an output before its node runs holds nothing meaningful; a cache's rows are their own
-        auto [pos, added] = last.try_emplace(it.tensor->data, int(k));
+        auto [pos, added] = last.try_emplace(std::pair<const void *, const void *>{it.tensor->buffer, it.tensor->data}, int(k));
         if (added)
             continue;
         const int j = pos->second;
@@ -321,14 +322,16 @@ struct PlanBuilder {
     // next node's input, a reshape of it) are copied once.
     void shareSameData()
     {
-        std::unordered_map<const void *, int> byData;
+        // A device's tensors' addresses are offsets from one base every buffer of it shares
+        // (ggml-vulkan's): the same address in two buffers is two tensors.
+        std::map<std::pair<const void *, const void *>, int> byData;
         for (size_t k = 0; k < plan.items.size(); ++k) {
             PlanItem &it = plan.items[k];
             if (it.kind != ItemKind::Data)
                 continue;
             const ggml_tensor *t = it.tensor;
             if (t->data && !it.kvRows && ggml().isContiguous(t)) {
-                auto [pos, added] = byData.emplace(t->data, int(k));
+                auto [pos, added] = byData.emplace(std::pair<const void *, const void *>{t->buffer, t->data}, int(k));
                 const PlanItem &first = plan.items[size_t(pos->second)];
                 if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
                     it.alias = pos->second;

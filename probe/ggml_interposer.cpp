@@ -505,22 +505,24 @@ struct KeepOutcome {
     std::unique_ptr<GraphSnapshot> snapshot;
 };
 
-// --keep-fusion: whether flagging the plan's outputs as graph outputs would unfuse a chain the
-// probe does not model: Vulkan's TOPK_QSA refuses a flag on any of its nodes, its TOP_K end
-// included; CUDA's GATED_DELTA_NET writes into the cache fused only when it is no output. The
-// graph is allocated (each node's backend is known).
-bool flagUnfuses(ggml_backend_sched_t sched, const CapturePlan &plan)
+// --keep-fusion: whether flagging what the plan keeps as graph outputs (each tensor it reads and
+// its view's root) would unfuse a chain the probe does not model: Vulkan's TOPK_QSA refuses a
+// flag on any of its nodes, its TOP_K end included; CUDA's GATED_DELTA_NET writes into the cache
+// fused only when it is no output. backendOf names the backend that computes a node.
+template <typename BackendOf> bool flagUnfuses(const CapturePlan &plan, BackendOf backendOf)
 {
-    const GgmlApi &api = ggml();
+    auto unfuses = [&](const ggml_tensor *t) {
+        if (t->op != GGML_OP_TOP_K && t->op != GGML_OP_GATED_DELTA_NET)
+            return false;
+        const FusingBackend b = backendOf(t);
+        return (t->op == GGML_OP_TOP_K && b == FusingBackend::Vulkan) ||
+               (t->op == GGML_OP_GATED_DELTA_NET && b == FusingBackend::Cuda);
+    };
     for (const PlanItem &it : plan.items) {
-        if (it.input || it.kind != ItemKind::Data)
+        if (it.kind != ItemKind::Data)
             continue;
-        const ggml_op op = it.tensor->op;
-        if (op != GGML_OP_TOP_K && op != GGML_OP_GATED_DELTA_NET)
-            continue;
-        const char *name = api.nodeBackendName(sched, it.tensor);
-        const FusingBackend b = name ? fusingBackend(name) : FusingBackend::None;
-        if ((op == GGML_OP_TOP_K && b == FusingBackend::Vulkan) || (op == GGML_OP_GATED_DELTA_NET && b == FusingBackend::Cuda))
+        const ggml_tensor *t = it.kvRows ? it.cells : it.tensor;
+        if (unfuses(t) || (t->view_src && unfuses(t->view_src)))
             return true;
     }
     return false;
@@ -581,7 +583,10 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
             return;
         const auto keep = plan->tensorsToKeep();
-        if (!plan->flagsKeepChains(keep))
+        const char *name = api.backendName ? api.backendName(api.soleBackend(sched)) : nullptr;
+        const FusingBackend sole = name ? fusingBackend(name) : FusingBackend::None;
+        if (!plan->flagsKeepChains(keep) ||
+            (c.keepFusion && flagUnfuses(*plan, [sole](const ggml_tensor *) { return sole; })))
             return;
         if (markAndReserve(p, sched, graph, keep, nullptr)) {
             s.keptAlloc = s.allocs;
@@ -614,7 +619,11 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     ensureTopology(s, graph);
     fusedNodes(c, sched, s);
     const CopySources copies = out.snapshot->copySources();
-    if (c.keepFusion && flagUnfuses(sched, *CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies))) {
+    auto backendOf = [&api, sched](const ggml_tensor *t) {
+        const char *name = api.nodeBackendName(sched, t);
+        return name ? fusingBackend(name) : FusingBackend::None;
+    };
+    if (c.keepFusion && flagUnfuses(*CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies), backendOf)) {
         out.snapshot.reset(); // allocated as the host would have: nothing kept
         return;
     }

@@ -328,6 +328,29 @@ private slots:
         QCOMPARE(vk, cpu);
     }
 
+    // Llama.cpp's scheduler holds the CPU beside the device: its rounds are read after the whole
+    // graph, the tensors kept as graph outputs. With fusion kept, every tensor's bytes (payloads,
+    // decoded tokens' rounds included) are those read node by node: the same command, compared
+    // bit for bit. A device's addresses are offsets from one base all its buffers share: a weight
+    // and a node's output at the same offset are two tensors (a decoded token's output norm and
+    // its weight were once written as one).
+    void afterTheGraphReadsWhatNodeByNodeReads()
+    {
+        QStringList dumps;
+        for (const QString &read : {QString("auto"), QString("node")}) {
+            const QString out = m_dir.path() + "/read-" + read;
+            const Run r = llmscopeRun({"dump", "--exec", cmd("model-f32.gguf", "vulkan"), "--type", "model", "tensor",
+                                       "--keep-fusion", "-er", "0,3", "--read", read, "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(r.err.contains(read == "auto" ? "read 0 inline, 4 after the whole graph, 0 node by node"
+                                                   : "read 0 inline, 0 after the whole graph, 4 node by node"),
+                     qPrintable(r.err));
+            dumps << QString::fromStdString(dumpsInside(out.toStdString()).at(0));
+        }
+        const Run cmp = llmscopeRun({"compare", "-gp", dumps[1], "-mp", dumps[0], "-o", m_dir.path() + "/cmp-read"});
+        QVERIFY2(cmp.code == 0 && cmp.err.contains("standard exact") && cmp.err.contains(" 0 failed"), qPrintable(cmp.err));
+    }
+
     void cpuAgainstVulkanIsWithinTolerance()
     {
         const QString cpu = dumpOf("model-f32.gguf", "cpu", "cpu"), vk = dumpOf("model-f32.gguf", "vulkan", "vk");
