@@ -556,6 +556,23 @@ bool markAndReserve(Probe &p, ggml_backend_sched_t sched, ggml_cgraph *graph, co
     return reserved;
 }
 
+// Keeps what the plan reads after the whole graph, where it can: not over the memory allowed,
+// not where a flag would unfuse a chain. True when the scheduler has planned with them kept.
+template <typename BackendOf>
+bool keepPlan(Probe &p, ggml_backend_sched_t sched, ggml_cgraph *graph, const CapturePlan &plan, BackendOf backendOf,
+              const GraphSnapshot *snapshot)
+{
+    const ProbeConfig &c = p.config();
+    // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
+    // read node by node instead, which keeps nothing (docs/performance.md has the memory).
+    if (!plan.post || (c.read == ReadMode::Auto && plan.postBytes > c.keepBytes))
+        return false;
+    const auto keep = plan.tensorsToKeep();
+    if (!plan.flagsKeepChains(keep) || (c.keepFusion && flagUnfuses(plan, backendOf)))
+        return false;
+    return markAndReserve(p, sched, graph, keep, snapshot);
+}
+
 // Before the scheduler allocates a new graph for a round the selection dumps: the tensors to
 // be read after the whole graph are marked as graph outputs, and the scheduler re-plans its
 // memory so that none of them is overwritten by a later node. Graphs reused by the host keep
@@ -574,21 +591,13 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (!sel->selectsRound(p.upcomingRound()) || !sel->selectsDevice(0) || c.read == ReadMode::Node ||
         c.read == ReadMode::Inline || readsInline(c, sched, true))
         return;
-    if (api.soleBackend(sched)) {
+    if (const ggml_backend_t sole = api.soleBackend(sched)) {
         ensureTopology(s, graph);
         fusedNodes(c, sched, s);
-        auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
-        // Keeping every wanted tensor grows the compute buffer by their size, so a long prompt is
-        // read node by node instead, which keeps nothing (docs/performance.md has the memory).
-        if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
-            return;
-        const auto keep = plan->tensorsToKeep();
-        const char *name = api.backendName ? api.backendName(api.soleBackend(sched)) : nullptr;
-        const FusingBackend sole = name ? fusingBackend(name) : FusingBackend::None;
-        if (!plan->flagsKeepChains(keep) ||
-            (c.keepFusion && flagUnfuses(*plan, [sole](const ggml_tensor *) { return sole; })))
-            return;
-        if (markAndReserve(p, sched, graph, keep, nullptr)) {
+        const char *name = api.backendName ? api.backendName(sole) : nullptr;
+        const FusingBackend rules = name ? fusingBackend(name) : FusingBackend::None;
+        const auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
+        if (keepPlan(p, sched, graph, *plan, [rules](const ggml_tensor *) { return rules; }, nullptr)) {
             s.keptAlloc = s.allocs;
             s.keptSelection = sel.get();
         }
@@ -619,21 +628,21 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     ensureTopology(s, graph);
     fusedNodes(c, sched, s);
     const CopySources copies = out.snapshot->copySources();
-    auto backendOf = [&api, sched](const ggml_tensor *t) {
-        const char *name = api.nodeBackendName(sched, t);
-        return name ? fusingBackend(name) : FusingBackend::None;
-    };
-    if (c.keepFusion && flagUnfuses(*CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies), backendOf)) {
-        out.snapshot.reset(); // allocated as the host would have: nothing kept
-        return;
-    }
+    // the nodes whose flag alone unfuses them (flagUnfuses), with their backends: resetting the
+    // scheduler forgets them
+    std::unordered_map<const ggml_tensor *, FusingBackend> backends;
+    for (const GraphNode &n : s.topo->nodes)
+        if (n.tensor->op == GGML_OP_TOP_K || n.tensor->op == GGML_OP_GATED_DELTA_NET)
+            if (const char *name = api.nodeBackendName(sched, n.tensor))
+                backends.emplace(n.tensor, fusingBackend(name));
     out.snapshot->restore(); // unallocated again: what the allocator places is known, and no two
     out.allocated = false;   // tensors share an address by reuse (the size kept is not undercounted)
-    auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
-    if (!plan->post || (c.read == ReadMode::Auto && plan->postBytes > c.keepBytes))
-        return; // the host allocates as it would have: nothing kept
-    const auto keep = plan->tensorsToKeep();
-    if (!plan->flagsKeepChains(keep) || !markAndReserve(p, sched, graph, keep, out.snapshot.get())) {
+    const auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
+    auto backendOf = [&backends](const ggml_tensor *t) {
+        const auto b = backends.find(t);
+        return b == backends.end() ? FusingBackend::None : b->second;
+    };
+    if (!keepPlan(p, sched, graph, *plan, backendOf, out.snapshot.get())) {
         out.snapshot.reset();
         return;
     }
