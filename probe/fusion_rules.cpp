@@ -38,6 +38,10 @@ std::optional<FusedChain> cpuChainAt(const fusion::Graph &g, size_t i)
 
 FusingBackend fusingBackend(const std::string &backendName)
 {
+    if (backendName.rfind("RPC", 0) == 0) {
+        const char *remote = std::getenv("LLMSCOPE_RPC_BACKEND");
+        return remote && *remote && std::string(remote).rfind("RPC", 0) != 0 ? fusingBackend(remote) : FusingBackend::None;
+    }
     if (backendName == "CPU")
         return envOn("GGML_CPU_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Cpu;
     if (backendName.rfind("Vulkan", 0) == 0) // ggml-vulkan only asks whether its switch is set
@@ -49,6 +53,12 @@ FusingBackend fusingBackend(const std::string &backendName)
             return off && std::atoi(off) != 0 ? FusingBackend::None : FusingBackend::Cuda;
         }
     return FusingBackend::None;
+}
+
+bool remoteBackendUnnamed(const std::string &backendName)
+{
+    const char *remote = std::getenv("LLMSCOPE_RPC_BACKEND");
+    return backendName.rfind("RPC", 0) == 0 && !(remote && *remote);
 }
 
 std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b)

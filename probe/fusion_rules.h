@@ -23,8 +23,14 @@ namespace llmscope::probe {
 enum class FusingBackend { None, Cpu, Vulkan, Cuda };
 
 // The rules a scheduler's backend name stands for ("CPU", "Vulkan0", "CUDA0"); None for one whose fusion
-// is not modelled, or whose fusion its environment turned off.
+// is not modelled, or whose fusion its environment turned off. ggml's RPC client ("RPC0[host:port]")
+// sends the graph, the probe's flags with it, to a server whose backend it does not know: that
+// backend's rules are those LLMSCOPE_RPC_BACKEND names ("CPU", "Vulkan0", "CUDA0"), switched off
+// as a local one is (--no-fusion: then every op the probe reads is flagged, and the server
+// computes it unfused); None when it names none.
 FusingBackend fusingBackend(const std::string &backendName);
+// An RPC backend whose server's backend LLMSCOPE_RPC_BACKEND does not name.
+bool remoteBackendUnnamed(const std::string &backendName);
 
 struct FusedChain {
     int first = 0, last = 0; // topology node indices, consecutive

@@ -257,8 +257,9 @@ bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.desc
 
 // --keep-fusion: the chains the scheduler's backends compute fused in the round's graph, and
 // the results they carry past memory (fusion_rules.h); none without the option.
-void fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
+void fusedNodes(Probe &p, ggml_backend_sched_t sched, SchedState &s)
 {
+    const ProbeConfig &c = p.config();
     s.chains.clear();
     s.carried.clear();
     s.chainsJson.clear();
@@ -283,6 +284,11 @@ void fusedNodes(const ProbeConfig &c, ggml_backend_sched_t sched, SchedState &s)
             if (known == s.chainBackends.end()) {
                 s.chainBackends.push_back(name);
                 rules.push_back(fusingBackend(name));
+                if (rules.back() == FusingBackend::None && remoteBackendUnnamed(name))
+                    p.warn(std::string(name) + ": the probe does not know which backend this RPC server computes "
+                                               "on, nor so which chains it fuses; each op is read as computed unfused. "
+                                               "Name it in the program's environment: LLMSCOPE_RPC_BACKEND=CPU "
+                                               "(or Vulkan0, CUDA0, as ggml-rpc-server lists its devices)");
             }
         }
     }
@@ -394,7 +400,7 @@ uint64_t liveTopology(Probe &p, const ProbeConfig &c, SchedState &s, ggml_backen
     // the program runs (the chains of this graph, as the plan will read them).
     std::vector<const FusedChain *> chainOf(g.nodes.size(), nullptr);
     if (c.keepFusion) {
-        fusedNodes(c, sched, s);
+        fusedNodes(p, sched, s);
         for (const FusedChain &chain : s.chains)
             for (int k = chain.first; k <= chain.last; ++k)
                 chainOf[size_t(k)] = &chain;
@@ -593,7 +599,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     if (const ggml_backend_t sole = api.soleBackend(sched)) {
         ensureTopology(s, graph);
-        fusedNodes(c, sched, s);
+        fusedNodes(p, sched, s);
         const char *name = api.backendName ? api.backendName(sole) : nullptr;
         const FusingBackend rules = name ? fusingBackend(name) : FusingBackend::None;
         const auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
@@ -626,7 +632,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     }
     out.allocated = true; // from here on, a failure leaves the host this allocation
     ensureTopology(s, graph);
-    fusedNodes(c, sched, s);
+    fusedNodes(p, sched, s);
     const CopySources copies = out.snapshot->copySources();
     // the nodes whose flag alone unfuses them (flagUnfuses), with their backends: resetting the
     // scheduler forgets them
@@ -685,7 +691,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         return;
     }
     if (!s.plan || s.planSelection != &sel || s.planAlloc != s.allocs) {
-        fusedNodes(c, sched, s);
+        fusedNodes(p, sched, s);
         const bool kept = s.keptAlloc == s.allocs && s.keptSelection == &sel;
         s.plan = CapturePlan::build(s.topo, sel, c, s.chains, s.carried, kept ? &s.copySources : nullptr);
         if (dumping && s.plan->unreadable)

@@ -1054,6 +1054,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>configuration: %1 (llmscope config-diff %2 %3 lists each)</source>
         <translation>配置：%1（llmscope config-diff %2 %3 逐项列出）</translation>
     </message>
+    <message>
+        <source>the test&apos;s probe said: %1</source>
+        <translation>测试侧探针提示：%1</translation>
+    </message>
 </context>
 <context>
     <name>HuntText</name>

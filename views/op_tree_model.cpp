@@ -187,6 +187,15 @@ void OpTreeModel::rebuild(std::unique_ptr<Node> root)
                 c->dumpedFrom = k->second;
             }
             index(c.get());
+            // a layer's backend: its ops' (several where the scheduler split it), first seen first
+            if (c->backend.isEmpty() && !c->children.empty()) {
+                QStringList names;
+                for (const auto &op : c->children)
+                    for (const QString &b : op->backend.split(QStringLiteral(", "), Qt::SkipEmptyParts))
+                        if (!names.contains(b))
+                            names << b;
+                c->backend = names.join(QStringLiteral(", "));
+            }
         }
     };
     index(m_root.get());

@@ -11,6 +11,7 @@
 #include "job_pool.h"
 #include "reason_words.h"
 #include "dump/fusion_record.h"
+#include "dump/probe_status.h"
 #include "dump/token_record.h"
 #include "opcheck/opcheck_run.h"
 #include "product_replay.h"
@@ -137,6 +138,10 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         out.observer = checkObserver(testPlain.toStdString(), testStats.toStdString());
         const QString observerWords = reasonWords(observerCheckReason(*out.observer));
         steps.say(observerWords, -1);
+        if (out.observer->changed()) // what the probe knew it could not observe as the program runs
+            for (const ProbeStatus &st : readProbeStatuses(testStats.toStdString()))
+                for (const std::string &w : st.warnings)
+                    steps.say(HuntRunnerText::tr("the test's probe said: %1").arg(QString::fromStdString(w)), -1);
         // Where the programs chose other tokens, "nothing diverges" is never the end (unless
         // quantization explains the logits' error, and so their choices); nor where observing
         // changed the test's results.

@@ -338,7 +338,9 @@ llmscope's own:
                           Vulkan's and CUDA's chains as their code decides, a MoE routing's
                           two outputs included; Vulkan's TOPK_QSA and CUDA's GATED_DELTA_NET
                           cache writes are not modelled (--check-observer says whether
-                          observing changed their results)
+                          observing changed their results). An RPC server's chains are
+                          those of the backend LLMSCOPE_RPC_BACKEND names in the program's
+                          environment (CPU, Vulkan0, CUDA0): the client cannot tell
   --no-fusion             the backends fuse nothing: their own switches set in the program's
                           environment (GGML_CPU_DISABLE_FUSION, GGML_VK_DISABLE_FUSION,
                           GGML_CUDA_DISABLE_FUSION); with --keep-fusion, every op is read as

@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <libgen.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -22,14 +25,17 @@ namespace {
 
 const char *kUsage =
     "usage: llmscope-sample-generate -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-t THREADS]\n"
-    "         [--flash-attn on|off|auto] [--batch N] [--ctx N] [--logits] [--device cpu|vulkan|cuda]\n"
+    "         [--flash-attn on|off|auto] [--batch N] [--ctx N] [--logits] [--device cpu|vulkan|cuda|rpc]\n"
     "  -p  prompt text [\"Hello, llmscope\"]   -n  tokens to generate [16]   -t  threads [1]\n"
     "  --flash-attn [on]   --batch  batch size for the prompt [512]   --ctx  context size [256]\n"
     "  --logits  also print the logits that chose the last token\n"
     "  --device  where the model runs [cpu]: vulkan or cuda loads that ggml backend\n"
     "                 (libggml-vulkan.so, libggml-cuda.so) from --backend-dir and offloads every layer;\n"
     "                 without a GPU, GGML_VK_VISIBLE_DEVICES=0 lets Vulkan use Mesa's software device\n"
+    "                 rpc offloads them to the ggml RPC server at --rpc HOST:PORT (ggml-rpc-server),\n"
+    "                 through libggml-rpc.so from --backend-dir (a llama.cpp build with GGML_RPC=ON)\n"
     "  --backend-dir DIR  where that backend library is [the node-llama-cpp build of that device]\n"
+    "  --rpc HOST:PORT  the RPC server for --device rpc (an IPv4 address)\n"
     "  --no-repack  weights as the file holds them: no extra buffer types (ggml's CPU repacking, AMX)\n"
     "  --temp T [--top-k K] [--seed S]  sample through llama.cpp's samplers (top_k K, temp T, dist S)\n"
     "                 instead of taking the most likely token [greedy; K 40, S 42]\n"
@@ -112,6 +118,48 @@ std::vector<ggml_backend_dev_t> loadDevice(const std::string &device, std::strin
     return devices;
 }
 
+// ggml's RPC backend: the devices of the server at `endpoint`, through libggml-rpc.so in `dir`
+// (built with GGML_RPC=ON from the same llama.cpp; its libggml-base.so is the one loaded
+// already). They are registered as llama.cpp's --rpc does. Empty after saying why on stderr.
+std::vector<ggml_backend_dev_t> loadRpc(const std::string &endpoint, const std::string &dir)
+{
+    const std::string lib = dir + "/libggml-rpc.so";
+    void *handle = dir.empty() ? nullptr : dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    using AddServer = ggml_backend_reg_t (*)(const char *);
+    const auto addServer = handle ? reinterpret_cast<AddServer>(dlsym(handle, "ggml_backend_rpc_add_server")) : nullptr;
+    if (!addServer) {
+        std::fprintf(stderr,
+                     "llmscope-sample-generate: --device rpc needs --backend-dir naming the folder of a "
+                     "libggml-rpc.so built from this llama.cpp with GGML_RPC=ON (scripts/kernel_zoo builds "
+                     "one)%s%s\n",
+                     dir.empty() ? "" : ": ", dir.empty() ? "" : dlerror());
+        return {};
+    }
+    // ggml's RPC client aborts the program when nothing answers: ask first.
+    const size_t colon = endpoint.rfind(':');
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(uint16_t(std::atoi(endpoint.substr(colon + 1).c_str())));
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    const bool answers = colon != std::string::npos && fd >= 0 &&
+                         inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &addr.sin_addr) == 1 &&
+                         connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
+    if (fd >= 0)
+        close(fd);
+    ggml_backend_reg_t reg = answers ? addServer(endpoint.c_str()) : nullptr;
+    std::vector<ggml_backend_dev_t> devices;
+    for (size_t i = 0; reg && i < ggml_backend_reg_dev_count(reg); ++i) {
+        devices.push_back(ggml_backend_reg_dev_get(reg, i));
+        ggml_backend_device_register(devices.back());
+    }
+    if (devices.empty())
+        std::fprintf(stderr,
+                     "llmscope-sample-generate: no RPC server answers at '%s': start ggml-rpc-server -H HOST -p PORT "
+                     "there first\n",
+                     endpoint.c_str());
+    return devices;
+}
+
 // --exit-mid-graph: a program whose other thread calls exit() in the middle of a graph. From
 // the chosen node on, the compute thread asks for every node, so each is computed alone (a
 // probe reading the round goes on working on it); at the graph's last node it parks, and only
@@ -161,7 +209,7 @@ bool evalCallback(ggml_tensor *t, bool ask, void *)
 
 int main(int argc, char **argv)
 {
-    std::string model, prompt = "Hello, llmscope", flash = "on", device = "cpu", backendDir;
+    std::string model, prompt = "Hello, llmscope", flash = "on", device = "cpu", backendDir, rpc;
     int n = 16, threads = 1, batch = 512, ctxSize = 256;
     bool printLogits = false, countNodes = false, tokenTimes = false, repack = true;
     int holdAfter = -1, paceMs = 0;
@@ -208,6 +256,7 @@ int main(int argc, char **argv)
             (a == "-ctk" ? typeK : typeV) = type;
         }
         else if (a == "--backend-dir") backendDir = value();
+        else if (a == "--rpc") rpc = value();
         else if (a == "--count-nodes") countNodes = true;
         else if (a == "--token-times") tokenTimes = true;
         else if (a == "--hold-after") holdAfter = std::atoi(value());
@@ -253,7 +302,7 @@ int main(int argc, char **argv)
     }
     if (model.empty() || n < 1 || threads < 1 || batch < 1 || ctxSize < 8 ||
         (flash != "on" && flash != "off" && flash != "auto") ||
-        (device != "cpu" && device != "vulkan" && device != "cuda")) {
+        (device != "cpu" && device != "vulkan" && device != "cuda" && device != "rpc") || (device == "rpc") != !rpc.empty()) {
         std::fputs(kUsage, stderr);
         return 2;
     }
@@ -266,7 +315,7 @@ int main(int argc, char **argv)
     mp.use_extra_bufts = repack;
     std::vector<ggml_backend_dev_t> devices;
     if (device != "cpu") {
-        devices = loadDevice(device, backendDir);
+        devices = device == "rpc" ? loadRpc(rpc, backendDir) : loadDevice(device, backendDir);
         if (devices.empty())
             return 1;
         mp.n_gpu_layers = 999; // every layer and the output head

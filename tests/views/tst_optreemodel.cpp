@@ -192,6 +192,12 @@ private slots:
         QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
                  QString("CPU")); // not named: keeps its own
         QVERIFY(!m.indexForId("9_9").isValid());
+        // a layer says where its ops ran, so a collapsed tree shows it (a model split over an RPC server)
+        QCOMPARE(m.indexForId("1").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(), QString("Vulkan0"));
+        named.nameBackends({{"1_0", "CPU"}, {"1_2", "RPC0[127.0.0.1:50052]"}});
+        m.setGraph(named);
+        QCOMPARE(m.indexForId("1").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+                 QString("CPU, RPC0[127.0.0.1:50052]"));
         QCOMPARE(m.headerData(OpTreeModel::BackendColumn, Qt::Horizontal).toString(), QString("Backend"));
     }
 
