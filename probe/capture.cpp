@@ -97,7 +97,7 @@ bool isDirect(const ggml_tensor *t)
     return t->data && host && (aclDtype(t->type) < 0 || api.isContiguous(t));
 }
 
-void copyDense(const ggml_tensor *t, uint8_t *dst)
+void copyDense(const ggml_tensor *t, uint8_t *dst, const uint8_t *fetched)
 {
     const GgmlApi &api = ggml();
     const size_t span = api.nbytes(t);
@@ -109,18 +109,26 @@ void copyDense(const ggml_tensor *t, uint8_t *dst)
     }
     const int32_t acl = aclDtype(t->type);
     if (acl < 0 || api.isContiguous(t)) { // device memory laid out as the payload
-        api.tensorGet(t, dst, 0, span);
+        if (fetched)
+            std::memcpy(dst, fetched, span);
+        else
+            api.tensorGet(t, dst, 0, span);
         return;
     }
     // Strided: fetch the span, then gather the elements in order.
-    std::vector<uint8_t> raw(span);
-    api.tensorGet(t, raw.data(), 0, span);
+    std::vector<uint8_t> fetchedHere;
+    if (!fetched) {
+        fetchedHere.resize(span);
+        api.tensorGet(t, fetchedHere.data(), 0, span);
+        fetched = fetchedHere.data();
+    }
+    const uint8_t *raw = fetched;
     const size_t es = elementSize(acl);
     const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
     for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
             for (int64_t i1 = 0; i1 < t->ne[1]; ++i1) {
-                const uint8_t *row = raw.data() + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                const uint8_t *row = raw + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
                 if (denseRows) {
                     std::memcpy(dst, row, es * size_t(t->ne[0]));
                     dst += es * size_t(t->ne[0]);

@@ -19,8 +19,9 @@ bool isDirect(const ggml_tensor *t);
 // Bytes of t's dense payload as describe(t, true) lays it out.
 uint64_t denseBytes(const ggml_tensor *t);
 // Copies t's payload, dense, into dst (denseBytes(t) bytes). Device memory is fetched with
-// ggml_backend_tensor_get; host memory is read directly.
-void copyDense(const ggml_tensor *t, uint8_t *dst);
+// ggml_backend_tensor_get, or taken from `fetched` (its ggml_nbytes(t) bytes fetched already);
+// host memory is read directly.
+void copyDense(const ggml_tensor *t, uint8_t *dst, const uint8_t *fetched = nullptr);
 // Whether t's bytes can be read: host memory, or a buffer that implements get_tensor. ggml-cpu
 // keeps quantized weights in buffers repacked for the CPU (AMX, CPU_REPACK) that have no
 // get_tensor: ggml_backend_tensor_get would call a null pointer, and the bytes are not GGUF's.

@@ -226,6 +226,13 @@ const GgmlApi &ggml()
             dlsym(base, "ggml_backend_sched_set_tensor_backend"));
         api.graphNodes = reinterpret_cast<decltype(api.graphNodes)>(dlsym(base, "ggml_graph_nodes"));
         api.typeTraits = reinterpret_cast<decltype(api.typeTraits)>(dlsym(base, "ggml_get_type_traits"));
+        api.tensorGetAsync =
+            reinterpret_cast<decltype(api.tensorGetAsync)>(dlsym(base, "ggml_backend_tensor_get_async"));
+        api.backendSynchronize =
+            reinterpret_cast<decltype(api.backendSynchronize)>(dlsym(base, "ggml_backend_synchronize"));
+        api.backendDefaultBuft = reinterpret_cast<decltype(api.backendDefaultBuft)>(
+            dlsym(base, "ggml_backend_get_default_buffer_type"));
+        api.bufferBuft = reinterpret_cast<decltype(api.bufferBuft)>(dlsym(base, "ggml_backend_buffer_get_type"));
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));
     });

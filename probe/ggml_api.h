@@ -47,6 +47,11 @@ struct GgmlApi {
     void (*schedReset)(ggml_backend_sched_t) = nullptr;
     void (*schedSetTensorBackend)(ggml_backend_sched_t, ggml_tensor *, ggml_backend_t) = nullptr;
     ggml_tensor **(*graphNodes)(ggml_cgraph *) = nullptr;
+    // For reading a round's device tensors in one go (device_prefetch.h).
+    void (*tensorGetAsync)(ggml_backend_t, const ggml_tensor *, void *, size_t, size_t) = nullptr;
+    void (*backendSynchronize)(ggml_backend_t) = nullptr;
+    ggml_backend_buffer_type_t (*backendDefaultBuft)(ggml_backend_t) = nullptr;
+    ggml_backend_buffer_type_t (*bufferBuft)(ggml_backend_buffer_t) = nullptr;
     // A type's conversions (to_float for a quantized KV cache's rows).
     const ggml_type_traits *(*typeTraits)(ggml_type) = nullptr;
 

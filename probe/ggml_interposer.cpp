@@ -837,10 +837,14 @@ void readAfterGraph(Probe &p, ggml_backend_sched_t sched, SchedState &s)
         return;
     // A graph the host stopped early: only what ran.
     const size_t nodes = s.cancelledAfter == -1 ? plan.selected.size() : size_t(std::max(s.cancelledAfter + 1, 0));
+    s.prefetch.fetch(sched, plan, nodes, s.weightsSent);
+    s.capture.setPrefetch(&s.prefetch);
     for (size_t i = 0; i < nodes; ++i) { // a node not selected has none, but a chain end its inner outputs
         takeItems(p, s, plan.atAsk[i]);
         takeItems(p, s, plan.atEval[i]);
     }
+    s.capture.setPrefetch(nullptr);
+    s.prefetch.clear();
     p.handOver(s);
 }
 

@@ -88,6 +88,7 @@ struct SchedState {
     std::vector<int> changedAfter;   // per watched: the first node after which it changed, -1 none
     std::vector<int64_t> profAsked, profNs; // per node: when asked (steady ns), how long it ran
     RoundCapture capture;         // this round's tensors
+    DevicePrefetch prefetch;      // after the whole graph: its device tensors, fetched in one go
     std::unordered_set<uint64_t> weightsSent; // weights the writer has had (statistics or payload)
     const GraphTopology *liveTopo = nullptr; // the topology last looked at for the live channel
     uint64_t liveKey = 0;         // and its key there (the ops' ids, names, types and shapes)

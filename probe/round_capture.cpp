@@ -83,7 +83,7 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
             else if (it.direct && it.tensor->data)
                 std::memcpy(m_round.arena.data() + m_used, it.tensor->data, size_t(it.bytes));
             else
-                copyDense(it.tensor, m_round.arena.data() + m_used);
+                copyDense(it.tensor, m_round.arena.data() + m_used, fetched(it.tensor));
             at = m_used;
             m_used += it.bytes;
             m_left -= std::min(m_left, it.bytes);
@@ -128,7 +128,7 @@ void RoundCapture::takeStats(uint32_t k)
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);
     if (!it.direct) {
         m_scratch.resize(size_t(it.bytes));
-        copyDense(it.tensor, m_scratch.data());
+        copyDense(it.tensor, m_scratch.data(), fetched(it.tensor));
         data = m_scratch.data();
     }
     m_round.stats[k] = computeStats(it.header.dtype, data, it.elements, m_round.plan->sketch);

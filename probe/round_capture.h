@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "capture_plan.h"
+#include "device_prefetch.h"
 #include "tensor/stats.h"
 
 namespace llmscope::probe {
@@ -57,6 +58,8 @@ public:
     // Everything left; the capture ends.
     CapturedRound finish();
     bool empty() const { return m_taken == 0; }
+    // Device tensors fetched already (a round read after the whole graph), or null.
+    void setPrefetch(const DevicePrefetch *prefetch) { m_prefetch = prefetch; }
 
 private:
     static constexpr uint64_t kHandedOver = ~2ull; // went with an earlier batch
@@ -72,6 +75,8 @@ private:
     std::vector<float> m_floats;    // a cache write's float16 rows, widened for theirs
     bool m_post = false, m_batches = false, m_stats = false, m_shareLive = false;
     uint64_t m_used = 0, m_left = 0, m_taken = 0;
+    const DevicePrefetch *m_prefetch = nullptr;
+    const uint8_t *fetched(const ggml_tensor *t) const { return m_prefetch ? m_prefetch->bytes(t) : nullptr; }
 };
 
 } // namespace llmscope::probe

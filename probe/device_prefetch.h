@@ -1,0 +1,37 @@
+// A round read after the whole graph fetches its tensors from device memory in one go: each read
+// is handed to its backend's asynchronous get (ggml_backend_tensor_get_async), then each backend
+// is waited for once. ggml's RPC client pipelines such reads: one round trip to the server for
+// all of them instead of one each (docs/performance.md). A backend without asynchronous gets,
+// or one that waits inside each (Vulkan into unpinned memory), reads as ggml_backend_tensor_get
+// would. Only the thread computing the scheduler's graph uses it (SchedState's rule).
+#pragma once
+#include <ggml-backend.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace llmscope::probe {
+
+struct CapturePlan;
+
+class DevicePrefetch {
+public:
+    // At most this many bytes a round; what is left is read one tensor at a time.
+    static constexpr uint64_t kMaxBytes = uint64_t(256) << 20;
+    // Fetches the whole span of each item the read of nodes [0, nodes) copies from a device:
+    // not in host memory, not the same bytes as an earlier item, not a weight the writer has
+    // had, and on a buffer of the default type of one of the scheduler's backends.
+    void fetch(ggml_backend_sched_t sched, const CapturePlan &plan, size_t nodes,
+               const std::unordered_set<uint64_t> &weightsSent);
+    // t's bytes as ggml_backend_tensor_get(t, dst, 0, ggml_nbytes(t)) gives them, or null.
+    const uint8_t *bytes(const ggml_tensor *t) const;
+    void clear() { m_at.clear(); }
+
+private:
+    std::vector<uint8_t> m_bytes; // kept between rounds
+    std::unordered_map<const ggml_tensor *, size_t> m_at;
+};
+
+} // namespace llmscope::probe
