@@ -318,6 +318,36 @@ struct PlanBuilder {
         }
     }
 
+    // After the whole graph, a tensor whose memory is a chain's inner node (a view of it: a MoE
+    // routing's experts chosen, a view of its ARGSORT; its weights, a reshape of its DIV) keeps
+    // it only with that node flagged, and a flag there unfuses the chain: such a tensor is read
+    // when the chain has run instead (PlanItem::inGraph), its value then what every later read
+    // of it sees. Ending the graph there starts a new computation, where a Vulkan device's room
+    // for carried sums is empty again: where the room had run out unobserved, the graph is
+    // ended after the sum too (cutAfter), so that its norm sums its own input as unobserved.
+    void planInGraph()
+    {
+        if (plan.fusedInto.empty())
+            return;
+        for (PlanItem &it : plan.items) {
+            if (it.kind != ItemKind::Data || it.kvRows)
+                continue;
+            const auto root = g.indexOf.find(rootOf(it.tensor));
+            if (root == g.indexOf.end() || root->second == it.node)
+                continue;
+            const auto r = size_t(root->second);
+            if (plan.fusedInto[r] < 0 || innerOutput(r))
+                continue;
+            it.inGraph = true;
+            plan.postAsk.resize(g.nodes.size(), 0);
+            plan.inGraphAt.resize(g.nodes.size());
+            plan.postAsk[size_t(plan.fusedInto[r])] = 1;
+            plan.inGraphAt[size_t(plan.fusedInto[r])].push_back(uint32_t(&it - plan.items.data()));
+        }
+        for (size_t i = 0; i < plan.cutAfter.size() && !plan.postAsk.empty(); ++i)
+            plan.postAsk[i] = plan.postAsk[i] || plan.cutAfter[i];
+    }
+
     // After the whole graph, tensors with the same bytes (a node's output read again as the
     // next node's input, a reshape of it) are copied once.
     void shareSameData()
@@ -330,7 +360,7 @@ struct PlanBuilder {
             if (it.kind != ItemKind::Data)
                 continue;
             const ggml_tensor *t = it.tensor;
-            if (t->data && !it.kvRows && ggml().isContiguous(t)) {
+            if (t->data && !it.kvRows && !it.inGraph && ggml().isContiguous(t)) { // in the graph: its address is reused
                 auto [pos, added] = byData.emplace(std::pair<const void *, const void *>{t->buffer, t->data}, int(k));
                 const PlanItem &first = plan.items[size_t(pos->second)];
                 if (!added && first.tensor->type == t->type && first.bytes == it.bytes) {
@@ -406,6 +436,7 @@ std::shared_ptr<const CapturePlan> CapturePlan::build(std::shared_ptr<const Grap
     b.selectNodes();
     b.chooseOutputs();
     b.addItems();
+    b.planInGraph();
     b.shareSameData();
     b.planAsks();
     plan->topo = std::move(topo);
@@ -416,7 +447,7 @@ std::vector<ggml_tensor *> CapturePlan::tensorsToKeep() const
 {
     std::vector<ggml_tensor *> out;
     for (const PlanItem &it : items) {
-        if (it.kind != ItemKind::Data)
+        if (it.kind != ItemKind::Data || it.inGraph)
             continue;
         // Tensors with memory already (weights, the KV cache, the host's own buffers) are
         // not the allocator's; neither are views of them.
@@ -450,7 +481,7 @@ bool CapturePlan::keptWhole() const
 {
     const GgmlApi &api = ggml();
     for (const PlanItem &it : items) {
-        if (it.kind != ItemKind::Data)
+        if (it.kind != ItemKind::Data || it.inGraph) // read when its chain has run
             continue;
         const ggml_tensor *root = rootOf(it.kvRows ? it.cells : it.tensor);
         if (!root->data && !root->buffer)

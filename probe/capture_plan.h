@@ -54,6 +54,10 @@ struct PlanItem {
     // Taken at a later node's eval: a chain's inner output (at the chain's end), or a result
     // its backend carries to a later node (at that node: CapturePlan::heldTo).
     bool late = false;
+    // Post capture: a chain's inner output whose memory only the chain's inner root holds (a
+    // MoE routing's experts chosen, a view of its ARGSORT): flagging that root would unfuse the
+    // chain, so its bytes are read when the chain's end has run (CapturePlan::postAsk), not kept.
+    bool inGraph = false;
     uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
     Tensor header;       // dtype, dims and engine attributes; no data
 };
@@ -85,6 +89,11 @@ struct CapturePlan {
     // the next node computes alone as it does unobserved.
     std::vector<char> cutAfter;
     std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
+    // Per node (empty without PlanItem::inGraph items): after the whole graph, the scheduler is
+    // asked for the ends of chains with such items, and ends its graph there so that they are
+    // read before later nodes reuse their memory; and, as node by node, at cutAfter's nodes.
+    std::vector<char> postAsk;
+    std::vector<std::vector<uint32_t>> inGraphAt; // per node: the inGraph items read at its eval
     uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
     uint64_t postBytes = 0;     // Data items that are no alias (post capture)
     uint64_t unreadable = 0;    // items described only because ggml cannot read them back

@@ -11,7 +11,6 @@ namespace llmscope::probe {
 void DevicePrefetch::fetch(ggml_backend_sched_t sched, const CapturePlan &plan, size_t nodes,
                            const std::unordered_set<uint64_t> &weightsSent)
 {
-    m_at.clear();
     const GgmlApi &api = ggml();
     if (!api.tensorGetAsync || !api.backendSynchronize || !api.backendDefaultBuft || !api.bufferBuft ||
         !api.schedNBackends || !api.schedBackend || !api.bufferIsHost)
@@ -27,13 +26,13 @@ void DevicePrefetch::fetch(ggml_backend_sched_t sched, const CapturePlan &plan, 
         size_t span;
     };
     std::vector<Read> reads;
-    uint64_t total = 0;
+    uint64_t total = m_used;
     for (size_t i = 0; i < nodes && i < plan.atEval.size(); ++i)
         for (const auto &range : {plan.atAsk[i], plan.atEval[i]})
             for (uint32_t k = range.first; k < range.second; ++k) {
                 const PlanItem &it = plan.items[k];
                 const ggml_tensor *t = it.tensor;
-                if (it.kind == ItemKind::Header || it.kvRows || it.direct || it.alias >= 0 || !t->data || !t->buffer ||
+                if (it.kind == ItemKind::Header || it.kvRows || it.direct || it.inGraph || it.alias >= 0 || !t->data || !t->buffer ||
                     (it.kind == ItemKind::Weight && weightsSent.count(it.weightKey)) || m_at.count(t) ||
                     api.bufferIsHost(t->buffer) || !isReadable(t))
                     continue;
@@ -48,6 +47,7 @@ void DevicePrefetch::fetch(ggml_backend_sched_t sched, const CapturePlan &plan, 
             }
     if (reads.empty())
         return;
+    m_used = size_t(total);
     if (m_bytes.size() < total)
         m_bytes.resize(size_t(total));
     std::vector<ggml_backend_t> used;
@@ -58,6 +58,19 @@ void DevicePrefetch::fetch(ggml_backend_sched_t sched, const CapturePlan &plan, 
     }
     for (ggml_backend_t b : used)
         api.backendSynchronize(b);
+}
+
+void DevicePrefetch::hold(const ggml_tensor *t)
+{
+    const GgmlApi &api = ggml();
+    const size_t span = t->data && isReadable(t) ? api.nbytes(t) : 0;
+    if (!span || m_at.count(t))
+        return;
+    if (m_bytes.size() < m_used + span)
+        m_bytes.resize(m_used + span);
+    api.tensorGet(t, m_bytes.data() + m_used, 0, span);
+    m_at.emplace(t, m_used);
+    m_used += span;
 }
 
 const uint8_t *DevicePrefetch::bytes(const ggml_tensor *t) const

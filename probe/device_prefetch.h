@@ -20,18 +20,26 @@ class DevicePrefetch {
 public:
     // At most this many bytes a round; what is left is read one tensor at a time.
     static constexpr uint64_t kMaxBytes = uint64_t(256) << 20;
-    // Fetches the whole span of each item the read of nodes [0, nodes) copies from a device:
+    // Fetches the whole span of each item the read of nodes [0, nodes) copies from a device
+    // (beside those held already):
     // not in host memory, not the same bytes as an earlier item, not a weight the writer has
     // had, and on a buffer of the default type of one of the scheduler's backends.
     void fetch(ggml_backend_sched_t sched, const CapturePlan &plan, size_t nodes,
                const std::unordered_set<uint64_t> &weightsSent);
+    // Reads t's bytes now (during the graph: a tensor whose memory is not kept to its end).
+    void hold(const ggml_tensor *t);
     // t's bytes as ggml_backend_tensor_get(t, dst, 0, ggml_nbytes(t)) gives them, or null.
     const uint8_t *bytes(const ggml_tensor *t) const;
-    void clear() { m_at.clear(); }
+    void clear()
+    {
+        m_at.clear();
+        m_used = 0;
+    }
 
 private:
     std::vector<uint8_t> m_bytes; // kept between rounds
     std::unordered_map<const ggml_tensor *, size_t> m_at;
+    size_t m_used = 0;
 };
 
 } // namespace llmscope::probe

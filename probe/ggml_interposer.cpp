@@ -178,6 +178,42 @@ bool hostOnlyCallback(ggml_tensor *t, bool ask, void *user)
     return r;
 }
 
+// After the whole graph, where some tensors are not kept to its end (CapturePlan::postAsk): the
+// scheduler ends its graph at the nodes the plan asks for, and at such a node's eval the probe
+// reads those tensors now; the host's own callback is answered as hostOnlyCallback does.
+bool postCallback(ggml_tensor *t, bool ask, void *user)
+{
+    Probe &p = Probe::get();
+    SchedState *s = static_cast<SchedState *>(user);
+    auto host = [&](bool a) { return s->hostCb ? s->hostCb(t, a, s->hostUd) : !a; };
+    if (!p.active() || s->mode.read != RoundRead::AfterGraph || !s->capture.active())
+        return host(ask);
+    const CapturePlan &plan = s->capture.plan();
+    const int i = nodeIndex(*s, *plan.topo, t, ask);
+    if (i < 0)
+        return host(ask);
+    const bool mine = size_t(i) < plan.postAsk.size() && plan.postAsk[size_t(i)];
+    if (ask) {
+        const bool h = host(true);
+        s->hostAsked[size_t(i)] = h;
+        return h || mine;
+    }
+    if (mine) {
+        try {
+            for (const uint32_t k : plan.inGraphAt[size_t(i)])
+                s->prefetch.hold(plan.items[k].tensor);
+        } catch (const std::exception &e) {
+            p.disable(std::string("dump failed: ") + e.what());
+        }
+    }
+    if (!s->hostAsked[size_t(i)])
+        return true;
+    const bool r = host(false);
+    if (!r)
+        s->cancelledAfter = i;
+    return r;
+}
+
 // The scheduler gets the probe's callback only for rounds read node by node; otherwise the
 // host's own (or none: then ggml computes the graph without asking about each node).
 void install(SchedState &s, ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb)
@@ -728,7 +764,13 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
         s.capture.start(s.round, s.plan, post, ggml().soleBackend(sched) && !s.hostCb, std::move(positions));
-        if (post) {
+        s.prefetch.clear();
+        if (post && !plan.postAsk.empty()) {
+            s.hostAsked.assign(n, 0);
+            for (size_t i = 0; i < n; ++i)
+                s.asked += plan.postAsk[i] != 0;
+            install(s, sched, postCallback);
+        } else if (post) {
             install(s, sched, s.hostCb ? hostOnlyCallback : nullptr);
         } else if (s.mode.read == RoundRead::Inline) {
             install(s, sched, s.hostCb); // the scheduler computes the graph as without the probe
@@ -761,7 +803,7 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         selected += x != 0;
     // node by node, the nodes asked for: the scheduler ends its graph at each
     p.noteRound(s.round, dumping, n, selected, s.mode.read == RoundRead::AfterGraph, s.mode.read == RoundRead::Inline,
-                liveKey, s.mode.read == RoundRead::NodeByNode ? s.asked : 0);
+                liveKey, s.mode.read != RoundRead::Inline ? s.asked : 0);
 }
 
 // cpu_profiling/{pid}/operation_statistic_{round}.csv: each selected node that ran, as

@@ -58,6 +58,8 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
         uint64_t &at = m_round.at[k];
         if (at != CapturedRound::kNotTaken)
             continue; // taken early (before its node ran)
+        if (m_prefetch && it.inGraph && !fetched(it.tensor))
+            continue; // after the graph its memory is not kept: read when its chain had run, or not at all
         ++m_taken;
         if (it.kind == ItemKind::Header) {
             at = CapturedRound::kNoPayload;

@@ -53,7 +53,8 @@ QString humanBytes(uint64_t b)
 void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
 {
     const uint64_t nodeByNode = s.roundsDumped - s.roundsWholeGraph - s.roundsInline;
-    const QString pieces = nodeByNode && s.pieces ? QStringLiteral(", the graph ended at %1 nodes").arg(s.pieces) : QString();
+    // node by node, and after the whole graph where a chain's output is read as it ran
+    const QString pieces = s.pieces ? QStringLiteral(", the graph ended at %1 nodes").arg(s.pieces) : QString();
     const QString dumped = s.roundsDumped
                                ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
                                                 "%6 node by node%7)")

@@ -309,19 +309,24 @@ private slots:
     }
 
     // Kept after the whole graph, a chain's output that is a view (the experts chosen, a view of
-    // their ARGSORT) needs its root flagged too, and a backend fuses no chain with a flagged node
-    // inside: such a selection is not kept (it is read node by node); one outside chains is.
-    void aChainsViewOutputIsNotKeptAfterTheGraph()
+    // their ARGSORT; the weights, a reshape of their DIV) would need its root flagged too, and a
+    // backend fuses no chain with a flagged node inside: such tensors are not kept but read when
+    // the chain has run (the scheduler asked for its end), the later node that reads the weights
+    // included; everything else is kept. A selection outside chains is kept whole.
+    void aChainsViewOutputIsReadWhenTheChainHasRun()
     {
-        ggml_init_params params{48 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_init_params params{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
         ggml_context *ctx = ggml_init(params);
         const MoeRouting r = moeRouting(ctx, 8, 2, 1, Gating::Softmax, true);
-        ggml_tensor *after = ggml_scale(ctx, r.weights, 2.0f);
+        ggml_tensor *out = expertsWeighted(ctx, r, 8);
         ggml_cgraph *gf = ggml_new_graph(ctx);
-        ggml_build_forward_expand(gf, after);
+        ggml_build_forward_expand(gf, r.weights); // the routing first, in one piece, as llama.cpp builds it
+        ggml_build_forward_expand(gf, out);
         auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
         const auto chains = fusedChains(*topo, FusingBackend::Vulkan);
-        QCOMPARE(chains.size(), size_t(1));
+        QVERIFY(!chains.empty());
+        const FusedChain &routing = chains[0];
+        QCOMPARE(topo->nodes[size_t(routing.last)].tensor, r.weights); // a reshape of the chain's DIV
         ProbeConfig conf;
         conf.stats = true;
         Selection all;
@@ -329,13 +334,36 @@ private slots:
         const auto plan = CapturePlan::build(topo, all, conf, chains);
         QVERIFY(plan->post);
         const auto keep = plan->tensorsToKeep();
-        QVERIFY(std::find(keep.begin(), keep.end(), r.ids) != keep.end());
-        QVERIFY(std::find(keep.begin(), keep.end(), r.ids->view_src) != keep.end());
-        QVERIFY(!plan->flagsKeepChains(keep));
+        for (const ggml_tensor *t : {r.ids, r.ids->view_src, r.weights, r.weights->view_src})
+            QVERIFY2(std::find(keep.begin(), keep.end(), t) == keep.end(), t->name);
+        QVERIFY(std::find(keep.begin(), keep.end(), out) != keep.end());
+        QVERIFY(plan->flagsKeepChains(keep));
+        const size_t end = size_t(routing.last);
+        QCOMPARE(plan->postAsk.size(), topo->nodes.size());
+        for (size_t i = 0; i < topo->nodes.size(); ++i)
+            QCOMPARE(bool(plan->postAsk[i]), i == end);
+        // read at the chain's end: every item of the experts chosen and of their weights (as the
+        // chain's outputs and as later nodes' inputs), nothing else, none sharing another's bytes
+        size_t outputs = 0, inputs = 0;
+        for (size_t k = 0; k < plan->items.size(); ++k) {
+            const PlanItem &it = plan->items[k];
+            const bool routed = it.kind == ItemKind::Data && (it.tensor == r.ids || it.tensor == r.weights);
+            QCOMPARE(it.inGraph, routed);
+            if (!routed)
+                continue;
+            QVERIFY(std::count(plan->inGraphAt[end].begin(), plan->inGraphAt[end].end(), uint32_t(k)));
+            QCOMPARE(it.alias, -1);
+            (it.input ? inputs : outputs) += 1;
+        }
+        QCOMPARE(outputs, size_t(2));
+        QVERIFY(inputs >= 2); // the experts' product reads the ids, the weighting the weights
+        QCOMPARE(plan->inGraphAt[end].size(), outputs + inputs);
         Selection one = all;
-        one.ids = OpIds::parse(topo->nodes[size_t(topo->indexOf.at(after))].id);
+        one.ids = OpIds::parse(topo->nodes[size_t(topo->indexOf.at(out))].id);
+        one.part = TensorPart::Outputs;
         const auto outside = CapturePlan::build(topo, one, conf, chains);
         QVERIFY(outside->flagsKeepChains(outside->tensorsToKeep()));
+        QVERIFY(outside->postAsk.empty());
         ggml_free(ctx);
     }
 

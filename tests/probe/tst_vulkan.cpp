@@ -233,6 +233,12 @@ private slots:
         const Run kept = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model", "stats",
                                       "-er", "0,100", "--keep-fusion", "-o", out});
         QVERIFY2(kept.code == 0, qPrintable(kept.err));
+        // read after the whole graph: the experts chosen and their weights, whose memory only
+        // the routing's inner nodes hold (flagging those would unfuse it), are read as each
+        // routing ends (the graph ended there, one node a layer), the rest when the graph is done
+        QVERIFY2(kept.err.contains(QRegularExpression(R"(read 0 inline, [1-9]\d* after the whole graph, 0 node by node, )"
+                                                      R"(the graph ended at [1-9]\d* nodes)")),
+                 qPrintable(kept.err));
         QCOMPARE(kernelCounts(kept.err + kept.out).value("MUL_MAT_ID_MUL"), unobserved);
         QCOMPARE(kernelCounts(kept.err + kept.out).value("TOPK_MOE_EARLY_SOFTMAX_NORM"), routings);
         const Run checked = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
@@ -240,6 +246,16 @@ private slots:
         // reading where the chains end, and each residual sum where its norm's chain ends (the
         // sum hands the norm its partial sums), leaves the device computing as unobserved
         QVERIFY2(checked.code == 0 && checked.err.contains("observer:    observing changed nothing:"), qPrintable(checked.err));
+        // the same bytes as read node by node, fusion kept there too
+        const QString byNode = m_dir.path() + "/experts-node";
+        const Run node = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
+                                      "--keep-fusion", "--read", "node", "-o", byNode});
+        QVERIFY2(node.code == 0 && node.err.contains(" 0 after the whole graph, "), qPrintable(node.err));
+        const Run same = llmscopeRun({"compare", "-gp", QString::fromStdString(dumpsInside(byNode.toStdString()).at(0)), "-mp",
+                                      QString::fromStdString(dumpsInside((m_dir.path() + "/experts-checked").toStdString()).at(0)),
+                                      "-o", m_dir.path() + "/experts-cmp"});
+        QVERIFY2(same.code == 0 && same.err.contains("standard exact") && same.err.contains(" 0 failed"), qPrintable(same.err));
+
         const auto dumps = dumpsInside(out.toStdString());
         QVERIFY(!dumps.empty());
         int recorded = 0, recordedRoutings = 0;
