@@ -103,16 +103,17 @@ void copyDense(const ggml_tensor *t, uint8_t *dst, const uint8_t *fetched)
     const size_t span = api.nbytes(t);
     if (!t->data || !span || !isReadable(t)) // plans describe unreadable tensors only
         return;
-    if (isDirect(t)) {
+    const int32_t acl = aclDtype(t->type);
+    if (fetched && (acl < 0 || api.isContiguous(t))) { // read before: its memory may be another's now
+        std::memcpy(dst, fetched, span);
+        return;
+    }
+    if (isDirect(t) && !fetched) {
         std::memcpy(dst, t->data, span);
         return;
     }
-    const int32_t acl = aclDtype(t->type);
     if (acl < 0 || api.isContiguous(t)) { // device memory laid out as the payload
-        if (fetched)
-            std::memcpy(dst, fetched, span);
-        else
-            api.tensorGet(t, dst, 0, span);
+        api.tensorGet(t, dst, 0, span);
         return;
     }
     // Strided: fetch the span, then gather the elements in order.

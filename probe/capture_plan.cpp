@@ -338,6 +338,11 @@ struct PlanBuilder {
             const auto r = size_t(root->second);
             if (plan.fusedInto[r] < 0 || innerOutput(r))
                 continue;
+            // written into after the chain (in place, or a copy into a view of it): the value
+            // at the chain's end is not the item's; kept, its root unfuses the chain (node by node)
+            const auto w = lastWriter.find(rootOf(it.tensor));
+            if (w != lastWriter.end() && w->second > plan.fusedInto[r])
+                continue;
             it.inGraph = true;
             plan.postAsk.resize(g.nodes.size(), 0);
             plan.inGraphAt.resize(g.nodes.size());

@@ -20,6 +20,8 @@ class DevicePrefetch {
 public:
     // At most this many bytes a round; what is left is read one tensor at a time.
     static constexpr uint64_t kMaxBytes = uint64_t(256) << 20;
+    // Kept between rounds up to this many bytes (a decoded token's reads), released beyond.
+    static constexpr size_t kKeptBytes = size_t(16) << 20;
     // Fetches the whole span of each item the read of nodes [0, nodes) copies from a device
     // (beside those held already):
     // not in host memory, not the same bytes as an earlier item, not a weight the writer has
@@ -34,6 +36,8 @@ public:
     {
         m_at.clear();
         m_used = 0;
+        if (m_bytes.size() > kKeptBytes) // a long prompt's: not held for the rest of the run
+            std::vector<uint8_t>().swap(m_bytes);
     }
 
 private:

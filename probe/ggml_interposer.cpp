@@ -190,8 +190,12 @@ bool postCallback(ggml_tensor *t, bool ask, void *user)
         return host(ask);
     const CapturePlan &plan = s->capture.plan();
     const int i = nodeIndex(*s, *plan.topo, t, ask);
-    if (i < 0)
-        return host(ask);
+    if (i < 0) { // as hostOnlyCallback: a stop there ends what is read
+        const bool r = host(ask);
+        if (!ask && !r)
+            s->cancelledAfter = -2;
+        return r;
+    }
     const bool mine = size_t(i) < plan.postAsk.size() && plan.postAsk[size_t(i)];
     if (ask) {
         const bool h = host(true);

@@ -30,6 +30,7 @@ void RoundCapture::start(int64_t round, std::shared_ptr<const CapturePlan> plan,
                          std::shared_ptr<const std::vector<int32_t>> positions)
 {
     m_post = post;
+    m_prefetch = nullptr;
     m_shareLive = shareLive && !post;
     m_stats = plan->statsOnly;
     m_left = m_stats ? 0 : post ? plan->postBytes : plan->dataBytes;
@@ -82,7 +83,7 @@ bool RoundCapture::take(uint32_t first, uint32_t last, std::unordered_set<uint64
                 m_round.arena.resize(size_t(m_used + it.bytes));
             if (it.kvRows)
                 takeCacheWrite(k, m_round.arena.data() + m_used);
-            else if (it.direct && it.tensor->data)
+            else if (it.direct && it.tensor->data && !fetched(it.tensor))
                 std::memcpy(m_round.arena.data() + m_used, it.tensor->data, size_t(it.bytes));
             else
                 copyDense(it.tensor, m_round.arena.data() + m_used, fetched(it.tensor));
@@ -128,7 +129,7 @@ void RoundCapture::takeStats(uint32_t k)
         return;
     }
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);
-    if (!it.direct) {
+    if (!it.direct || fetched(it.tensor)) {
         m_scratch.resize(size_t(it.bytes));
         copyDense(it.tensor, m_scratch.data(), fetched(it.tensor));
         data = m_scratch.data();

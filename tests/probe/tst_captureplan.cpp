@@ -367,6 +367,39 @@ private slots:
         ggml_free(ctx);
     }
 
+    // A routing's weights written over in place after the chain: their value at the chain's end
+    // is not the later op's output, so that output is not read there; kept, its root unfuses
+    // the routing, and the round is read node by node.
+    void aViewWrittenAfterTheChainIsNotReadAtItsEnd()
+    {
+        ggml_init_params params{64 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        const MoeRouting r = moeRouting(ctx, 8, 2, 1, Gating::Softmax, true);
+        ggml_tensor *bias = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 1, 2, 1);
+        ggml_set_input(bias);
+        ggml_tensor *bumped = ggml_add_inplace(ctx, r.weights, bias);
+        ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, r.weights);
+        ggml_build_forward_expand(gf, bumped);
+        auto topo = std::make_shared<const GraphTopology>(GraphTopology::build(gf));
+        const auto chains = fusedChains(*topo, FusingBackend::Vulkan);
+        QVERIFY(!chains.empty());
+        QCOMPARE(topo->nodes[size_t(chains[0].last)].tensor, r.weights);
+        ProbeConfig conf;
+        conf.stats = true;
+        Selection one;
+        one.rounds = Rounds::all();
+        one.ids = OpIds::parse(topo->nodes[size_t(topo->indexOf.at(bumped))].id);
+        one.part = TensorPart::Outputs;
+        const auto plan = CapturePlan::build(topo, one, conf, chains);
+        QVERIFY(plan->post);
+        for (const PlanItem &it : plan->items)
+            QVERIFY(!it.inGraph);
+        QVERIFY(plan->postAsk.empty());
+        QVERIFY(!plan->flagsKeepChains(plan->tensorsToKeep()));
+        ggml_free(ctx);
+    }
+
     // A scheduler with several backends feeds a node its copy of an input from another backend.
     // Read after the whole graph, the input is taken from the tensor it copies (kept), not from
     // the copy, whose memory the allocator reuses once its split has run; node by node (no
