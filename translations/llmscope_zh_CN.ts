@@ -1351,6 +1351,10 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
         <source>replay: none of the test&apos;s matrix products could be replayed (llmscope opcheck on %1 says why): what follows rests on ggml&apos;s budgets alone</source>
         <translation>重放：待测方的矩阵乘积均无法重放（对 %1 运行 llmscope opcheck 可查看原因）：以下结论仅依据 ggml 的预算</translation>
     </message>
+    <message>
+        <source>%1, computed on %2</source>
+        <translation>%1，在 %2 上计算</translation>
+    </message>
 </context>
 <context>
     <name>JobBar</name>

@@ -13,6 +13,8 @@
 #include "compare/divergence_cause.h"
 #include "launch/dump_options.h"
 #include "compare/op_verdicts.h"
+#include "compare/pair_standard.h"
+#include "dump/op_info_csv.h"
 #include "dump/token_record.h"
 #include "util/arg_reader.h"
 #include "util/error.h"
@@ -696,9 +698,18 @@ QString found(const CompareResult &r, const OpResult &op)
     const QString layer = layerWords(op.name);
     const QString where = layer.isEmpty() ? QString::fromStdString(op.opPath)
                                           : HuntText::tr("%1, llama.cpp's %2").arg(QString::fromStdString(op.opPath), layer);
+    QString at = where;
+    // where the test ran on several backends (a device or a server beside the CPU), the one this
+    // op ran on, as the test's kernel CSV names it
+    if (runFacts(r.myRoot).backends.size() > 1) {
+        const auto backends = readOpBackends(r.myRoot);
+        const auto b = backends.find(op.myOpId.empty() ? op.opId : op.myOpId);
+        if (b != backends.end())
+            at = HuntText::tr("%1, computed on %2").arg(where, QString::fromStdString(b->second));
+    }
     QString s = HuntText::tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
                     .arg(op.round)
-                    .arg(QString::fromStdString(op.label()), where)
+                    .arg(QString::fromStdString(op.label()), at)
                     .arg(op.outputCosine, 0, 'f', 6)
                     .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
     const DivergenceCause cause = divergenceCause(r, op);

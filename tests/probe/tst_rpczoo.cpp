@@ -211,6 +211,9 @@ private slots:
         QVERIFY2(server.ready(), qPrintable(server.said()));
         const auto r = hunt(onCpu(), onServer(server, "CPU"), "rope-cache");
         QVERIFY2(r.code == 0 && engine::concludes(r.err, R"(found: round 0, op 1_\d+ Qcur-0 \(ROPE\) in )"), qPrintable(r.err));
+        // the op's backend: the server, by its address
+        QVERIFY2(engine::huntConclusion(r.err).value(0).endsWith(", computed on RPC0[" + server.endpoint() + "]"),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
     }
 
