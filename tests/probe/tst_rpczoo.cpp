@@ -204,6 +204,28 @@ private slots:
         QVERIFY2(r.err.contains("test on CPU, RPC0[" + server.endpoint() + "]"), qPrintable(r.err));
     }
 
+    // llmscope compare, golden the local CPU and test the layers on the server: ggml's
+    // cross-backend budgets (the test ran on two backends), every pair within them.
+    void aDumpOnTheServerComparesWithTheLocalCpu()
+    {
+        RpcServer server(m_zoo, "stock");
+        QVERIFY2(server.ready(), qPrintable(server.said()));
+        const QString golden = m_dir.path() + "/cmp-golden", test = m_dir.path() + "/cmp-test";
+        for (const auto &[out, program] : {std::pair{golden, onCpu()}, std::pair{test, onServer(server, "CPU")}}) {
+            const auto r = engine::llmscope(kBin, {"dump", "--exec", program, "--type", "model", "tensor", "kernel", "-er",
+                                                   "0,1", "--keep-fusion", "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err + server.said()));
+        }
+        const auto c = engine::llmscope(kBin, {"compare", "-gp", onlyDumpIn(golden), "-mp", onlyDumpIn(test), "-o",
+                                               m_dir.path() + "/cmp-report"});
+        QVERIFY2(c.code == 0, qPrintable(c.err));
+        QVERIFY2(c.err.contains("standard engine: golden ran on CPU, test on CPU, RPC0[" + server.endpoint() + "]"),
+                 qPrintable(c.err));
+        const auto pairs = QRegularExpression(R"(\n  (\d+) tensor pairs [^\n]*, (\d+) passed, 0 failed)").match(c.err);
+        QVERIFY2(pairs.hasMatch() && pairs.captured(1) == pairs.captured(2) && pairs.captured(1).toInt() >= 100,
+                 qPrintable(c.err));
+    }
+
     // ROPE on the server reuses a thread's first position's sin/cos cache for its later ones.
     void aRemoteKernelFaultIsFoundAndBlamed()
     {
