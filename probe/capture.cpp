@@ -108,7 +108,7 @@ void copyDense(const ggml_tensor *t, uint8_t *dst, const uint8_t *fetched)
         std::memcpy(dst, fetched, span);
         return;
     }
-    if (isDirect(t) && !fetched) {
+    if (isDirect(t)) {
         std::memcpy(dst, t->data, span);
         return;
     }
@@ -123,13 +123,12 @@ void copyDense(const ggml_tensor *t, uint8_t *dst, const uint8_t *fetched)
         api.tensorGet(t, fetchedHere.data(), 0, span);
         fetched = fetchedHere.data();
     }
-    const uint8_t *raw = fetched;
     const size_t es = elementSize(acl);
     const bool denseRows = size_t(t->nb[0]) == es; // rows copy whole, only rows are strided
     for (int64_t i3 = 0; i3 < t->ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < t->ne[2]; ++i2)
             for (int64_t i1 = 0; i1 < t->ne[1]; ++i1) {
-                const uint8_t *row = raw + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+                const uint8_t *row = fetched + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
                 if (denseRows) {
                     std::memcpy(dst, row, es * size_t(t->ne[0]));
                     dst += es * size_t(t->ne[0]);

@@ -54,9 +54,10 @@ struct PlanItem {
     // Taken at a later node's eval: a chain's inner output (at the chain's end), or a result
     // its backend carries to a later node (at that node: CapturePlan::heldTo).
     bool late = false;
-    // Post capture: a chain's inner output whose memory only the chain's inner root holds (a
-    // MoE routing's experts chosen, a view of its ARGSORT): flagging that root would unfuse the
-    // chain, so its bytes are read when the chain's end has run (CapturePlan::postAsk), not kept.
+    // Post capture: a tensor whose memory is a fused chain's inner node (a view of it: a MoE
+    // routing's experts chosen and weights, as the chain's outputs or later nodes' inputs):
+    // flagging that node would unfuse the chain, so its bytes are read when the chain's end has
+    // run (CapturePlan::postAsk, inGraphAt), not kept.
     bool inGraph = false;
     uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
     Tensor header;       // dtype, dims and engine attributes; no data

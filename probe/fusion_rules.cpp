@@ -12,6 +12,13 @@
 namespace llmscope::probe {
 namespace {
 
+// What LLMSCOPE_RPC_BACKEND names: the backend an RPC server computes on ("" when unnamed).
+std::string rpcServersBackend()
+{
+    const char *v = std::getenv("LLMSCOPE_RPC_BACKEND");
+    return v ? v : "";
+}
+
 bool envOn(const char *name)
 {
     const char *v = std::getenv(name);
@@ -39,8 +46,8 @@ std::optional<FusedChain> cpuChainAt(const fusion::Graph &g, size_t i)
 FusingBackend fusingBackend(const std::string &backendName)
 {
     if (backendName.rfind("RPC", 0) == 0) {
-        const char *remote = std::getenv("LLMSCOPE_RPC_BACKEND");
-        return remote && *remote && std::string(remote).rfind("RPC", 0) != 0 ? fusingBackend(remote) : FusingBackend::None;
+        const std::string remote = rpcServersBackend();
+        return remote.empty() || remote.rfind("RPC", 0) == 0 ? FusingBackend::None : fusingBackend(remote);
     }
     if (backendName == "CPU")
         return envOn("GGML_CPU_DISABLE_FUSION") ? FusingBackend::None : FusingBackend::Cpu;
@@ -57,8 +64,7 @@ FusingBackend fusingBackend(const std::string &backendName)
 
 bool remoteBackendUnnamed(const std::string &backendName)
 {
-    const char *remote = std::getenv("LLMSCOPE_RPC_BACKEND");
-    return backendName.rfind("RPC", 0) == 0 && !(remote && *remote);
+    return backendName.rfind("RPC", 0) == 0 && rpcServersBackend().empty();
 }
 
 std::vector<FusedChain> fusedChains(const GraphTopology &topo, FusingBackend b)
