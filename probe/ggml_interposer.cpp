@@ -702,12 +702,16 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     p.handOver(s); // whatever the last round left (a cancelled graph ends early)
     pendingOutputs().take(sched); // a device round's result the host never waited for: its memory is the new graph's
     s.round = p.takeRound();
-    auto positions = p.followTokens(s.round, graph); // recorded every round; golden's with --follow-tokens
+    std::vector<int32_t> sequences;
+    auto positions = p.followTokens(s.round, graph, sequences); // recorded every round; golden's with --follow-tokens
     if (p.liveWanted())
         p.startLive("ggml", backendNames(sched));
     s.selection = p.selectionForRound(s.round);
     const Selection &sel = *s.selection;
-    const bool chosen = sel.selectsRound(s.round) && sel.selectsDevice(0);
+    const bool chosen = sel.selectsRound(s.round) && sel.selectsDevice(0) && sel.selectsSequences(sequences);
+    if (!sel.sequences.empty() && sequences.empty() && sel.selectsRound(s.round))
+        p.warn("-seq: some rounds' sequences are unknown (the program fed embeddings, or decodes without "
+               "libllama's llama_decode); they are not dumped");
     const bool dumping = dumpsAnything(c) && chosen;
     const OpInfoWanted info{c.opInfo, c.kernelInfo, c.tiling};
     const bool infoRound = info.any() && chosen;

@@ -13,6 +13,7 @@
 #include "buffer_pool.h"
 #include "run_identity.h"
 #include "select/dynamic_config.h"
+#include "decode_batches.h"
 
 namespace llmscope::probe {
 
@@ -305,7 +306,8 @@ void Probe::noteTokensReplaced()
     m_statusDirty = true;
 }
 
-std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, ggml_cgraph *graph)
+std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, ggml_cgraph *graph,
+                                                                std::vector<int32_t> &sequences)
 {
     const GgmlApi &api = ggml();
     if (!m_writer || !api.tensorGet)
@@ -336,6 +338,22 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
             api.tensorGet(pos, positions.data(), 0, positions.size() * sizeof(int32_t));
         }
     }
+    // The tokens whose rows reach the logits: the int32 leaf "out_ids" the last layer's GET_ROWS reads.
+    std::vector<int32_t> outputs;
+    for (int i = 0; i < n && outputs.empty(); ++i) {
+        ggml_tensor *node = api.graphNode(graph, i);
+        ggml_tensor *o = node->op == GGML_OP_GET_ROWS ? node->src[1] : nullptr;
+        if (o && o->type == GGML_TYPE_I32 && o->buffer && std::strcmp(o->name, "out_ids") == 0 && o->ne[0] > 0 &&
+            o->ne[0] <= tokens->ne[0] && o->ne[1] == 1 && o->ne[2] == 1 && o->ne[3] == 1) {
+            outputs.resize(size_t(o->ne[0]));
+            api.tensorGet(o, outputs.data(), 0, outputs.size() * sizeof(int32_t));
+            if (std::any_of(outputs.begin(), outputs.end(), [&](int32_t k) { return k < 0 || k >= tokens->ne[0]; }))
+                outputs = {-1}; // not indices into this batch: not recorded (the loop ends on a non-empty list)
+        }
+    }
+    if (outputs.size() == 1 && outputs[0] < 0)
+        outputs.clear();
+    sequences = sequencesOfRound(ids, positions); // matched on the program's own tokens
     bool replaced = false;
     if (m_following) {
         const auto golden = m_goldenTokens.find(round);
@@ -353,7 +371,7 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
             noteTokensReplaced();
         }
     }
-    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced, positions));
+    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced, positions, sequences, outputs));
     return positions.empty() ? nullptr : std::make_shared<const std::vector<int32_t>>(std::move(positions));
 }
 

@@ -156,9 +156,11 @@ public:
     void handOver(SchedState &s); // the round captured so far, to the writer thread
     void dropRound(SchedState &s); // the round captured so far, discarded
     void handOver(std::vector<TensorJob> &pending);
-    // Under mutex, before each ggml round computes: records the token ids it consumes and,
-    // with --follow-tokens, replaces them by golden's for that round.
-    std::shared_ptr<const std::vector<int32_t>> followTokens(int64_t round, ggml_cgraph *graph);
+    // Under mutex, before each ggml round computes: records the token ids it consumes, their
+    // positions and sequences (sequences: set, empty where unknown) and, with
+    // --follow-tokens, replaces them by golden's for that round.
+    std::shared_ptr<const std::vector<int32_t>> followTokens(int64_t round, ggml_cgraph *graph,
+                                                             std::vector<int32_t> &sequences);
     void noteTokensReplaced(); // from any thread
     void noteWatchChange(const std::string &what); // from any thread
     void noteModel(const std::string &path);       // from any thread: a model file the program loaded

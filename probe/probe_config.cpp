@@ -87,6 +87,7 @@ ProbeConfig readProbeConfig()
         if (!env("LLMSCOPE_STP").empty())
             s.part = parseTensorPart(env("LLMSCOPE_STP"));
         s.devices = parseDevices(env("LLMSCOPE_DEVICE"));
+        s.sequences = parseSequences(env("LLMSCOPE_SEQ"));
         c.active = true;
     } catch (const Error &e) {
         c.error = e.what();

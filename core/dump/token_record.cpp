@@ -14,11 +14,16 @@ std::string tokenRecordPath(int64_t pid, int64_t round)
 }
 
 std::string tokenRecordJson(int64_t round, const std::vector<int32_t> &tokens, bool replaced,
-                            const std::vector<int32_t> &positions)
+                            const std::vector<int32_t> &positions, const std::vector<int32_t> &sequences,
+                            const std::vector<int32_t> &outputs)
 {
     nlohmann::json j{{"round", round}, {"tokens", tokens}, {"replaced", replaced}};
     if (!positions.empty())
         j["positions"] = positions;
+    if (!sequences.empty())
+        j["sequences"] = sequences;
+    if (!outputs.empty())
+        j["outputs"] = outputs;
     return j.dump() + "\n";
 }
 
@@ -31,6 +36,16 @@ std::map<int64_t, TokenRecord> readTokenRecords(const std::string &dumpRoot)
         r.replaced = j.value("replaced", false);
         if (j.contains("positions"))
             r.positions = jsonIntegers<int32_t>(j.at("positions"), malformed + "positions");
+        if (j.contains("sequences"))
+            r.sequences = jsonIntegers<int32_t>(j.at("sequences"), malformed + "sequences");
+        if (j.contains("outputs"))
+            r.outputs = jsonIntegers<int32_t>(j.at("outputs"), malformed + "outputs");
+        for (int32_t o : r.outputs)
+            if (o < 0 || size_t(o) >= r.tokens.size())
+                throw Error(malformed + "outputs must be indices of its tokens");
+        if ((!r.positions.empty() && r.positions.size() != r.tokens.size()) ||
+            (!r.sequences.empty() && r.sequences.size() != r.tokens.size()))
+            throw Error(malformed + "positions and sequences must have one entry a token");
         out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(r);
     });
     return out;

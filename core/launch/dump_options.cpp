@@ -89,7 +89,10 @@ bool takeMsitOption(const std::string &a, ArgReader &r, DumpOptions &o)
 // llmscope's options beyond msit's; false when a is not one of them.
 bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
 {
-    if (a == "--kv-cache") {
+    if (a == "-seq" || a == "--sequence-ids") {
+        o.sequences = r.value();
+        parseSequences(o.sequences);
+    } else if (a == "--kv-cache") {
         o.kvCache = true;
     } else if (a == "--weights-in-model") {
         o.weightsInModel = true;
@@ -200,6 +203,7 @@ std::vector<std::string> dumpArguments(const DumpOptions &o)
     opt(o.part != d.part, "-stp", std::to_string(o.part));
     opt(o.output != d.output, "-o", o.output);
     opt(!o.devices.empty(), "-device", o.devices);
+    opt(!o.sequences.empty(), "-seq", o.sequences);
     opt(!o.configFile.empty(), "-config", o.configFile);
     opt(o.logLevel != d.logLevel, "-l", o.logLevel);
     opt(o.kvCache, "--kv-cache");
@@ -238,6 +242,7 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_OPNAME"] = o.opNames;
     env["LLMSCOPE_STP"] = std::to_string(o.part);
     env["LLMSCOPE_DEVICE"] = o.devices;
+    env["LLMSCOPE_SEQ"] = o.sequences;
     env["LLMSCOPE_CONFIG"] = o.configFile;
     env["LLMSCOPE_KV"] = o.kvCache ? "1" : "0";
     env["LLMSCOPE_WEIGHTS_IN_MODEL"] = o.weightsInModel ? "1" : "0";
@@ -316,7 +321,8 @@ msit llm dump's options:
   -stp N                  0 inputs, 1 outputs, 2 both (default: 2)
   -o DIR                  output folder (default: ./)
   -device IDS             only these device ids (ggml's CPU and first GPU are device 0)
-  -config FILE            msit's dynamic config (JSON: dump_enable, er, ids, child, device);
+  -config FILE            msit's dynamic config (JSON: dump_enable, er, ids, child, device,
+                          and llmscope's seq);
                           re-read every 5 s while the target runs; overrides those options
   -l LEVEL                log level: debug, info, warning, error, fatal (default: info)
   -tiling                 each dumped node's parameters: op_param.json beside its
@@ -326,6 +332,10 @@ msit llm dump's options:
   -seed                   refused, with the reason
 
 llmscope's own:
+  -seq IDS                only the rounds that computed these sequences (llama.cpp's seq_id,
+                          llama-server's slots), e.g. 1 or 0,2, within -er; a round that
+                          computed several sequences is dumped whole. Every dump records
+                          each token's sequence; `llmscope info` lists the requests
   --kv-cache              also dump the KV cache and views of it, whole (large); without it
                           each write into the cache is dumped as the rows it wrote there
   --weights-in-model      a weight read from a model file is described, not written: opcheck

@@ -25,6 +25,7 @@ struct DumpOptions {
     bool symlink = false;               // -symlink: identical tensors as links to the first copy
     std::string output = "./";          // -o
     std::string devices;                // -device
+    std::string sequences;              // -seq: the rounds that computed these sequences (slots)
     std::string configFile;             // -config
     std::string logLevel = "info";      // -l
     // llmscope's own

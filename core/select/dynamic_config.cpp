@@ -34,6 +34,8 @@ DynamicConfig applyDynamicConfig(const std::string &jsonText, const Selection &b
                 s.child = parseBoolOption("child", v);
             else if (key == "device")
                 s.devices = parseDevices(v);
+            else if (key == "seq")
+                s.sequences = parseSequences(v);
             else
                 out.warnings.push_back("config: unknown key '" + key + "' ignored");
         } catch (const Error &e) {

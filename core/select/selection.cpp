@@ -98,4 +98,29 @@ std::vector<int> parseDevices(std::string_view text)
     return out;
 }
 
+std::vector<int> parseSequences(std::string_view text)
+{
+    std::vector<int> out;
+    for (const auto &raw : split(trim(text), ',')) {
+        if (trim(raw).empty() && trim(text).empty())
+            continue;
+        auto v = parseInt(trim(raw));
+        if (!v || *v < 0 || *v > 1000000)
+            throw Error("-seq: '" + trim(raw) + "' is not a sequence id (llama.cpp's seq_id: llama-server's slot, "
+                        "0 for a program that decodes one sequence)");
+        out.push_back(static_cast<int>(*v));
+    }
+    return out;
+}
+
+bool Selection::selectsSequences(const std::vector<int32_t> &roundSequences) const
+{
+    if (sequences.empty())
+        return true;
+    for (int32_t s : roundSequences)
+        if (std::find(sequences.begin(), sequences.end(), s) != sequences.end())
+            return true;
+    return false;
+}
+
 } // namespace llmscope

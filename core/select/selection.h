@@ -23,6 +23,7 @@ struct Selection {
     DumpTime time = DumpTime::InputsBeforeOutputsAfter;
     TensorPart part = TensorPart::Both;
     std::vector<int> devices;     // empty: every device
+    std::vector<int> sequences;   // -seq: the rounds that computed any of them; empty: every round
 
     // An op is selected by id OR by op-type prefix; with neither given, every op is.
     bool selectsOp(std::string_view opId, std::string_view opType) const;
@@ -32,6 +33,9 @@ struct Selection {
     bool selectsOpPath(std::span<const OpRef> path) const;
     bool selectsRound(int64_t round) const { return enabled && rounds.contains(round); }
     bool selectsDevice(int device) const;
+    // Whether a round whose tokens belong to these sequences (llama_batch's seq ids, one a
+    // token; empty: not known) is wanted. A round of unknown sequences is not, under -seq.
+    bool selectsSequences(const std::vector<int32_t> &roundSequences) const;
     // Whether the tensor taken at this moment (before/after execution) of this side is wanted.
     bool wantsTensor(bool before, bool input) const;
 };
@@ -42,5 +46,6 @@ bool parseBoolOption(std::string_view option, std::string_view text); // true/fa
 DumpTime parseDumpTime(std::string_view text);
 TensorPart parseTensorPart(std::string_view text);
 std::vector<int> parseDevices(std::string_view text);
+std::vector<int> parseSequences(std::string_view text); // -seq: "0,2"
 
 } // namespace llmscope

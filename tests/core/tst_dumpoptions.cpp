@@ -74,6 +74,10 @@ private slots:
         QCOMPARE(env.at("LLMSCOPE_OPNAME"), std::string("mul_mat,rms"));
         QCOMPARE(env.at("LLMSCOPE_STP"), std::string("1"));
         QCOMPARE(env.at("LLMSCOPE_DEVICE"), std::string("0"));
+        const DumpOptions seqs = parse({"-seq", "1,3"});
+        QCOMPARE(probeEnvironment(seqs, "R").at("LLMSCOPE_SEQ"), std::string("1,3"));
+        QCOMPARE(parseDumpOptions(dumpArguments(seqs)).sequences, std::string("1,3"));
+        QVERIFY_THROWS_EXCEPTION(Error, parse({"-seq", "slot1"}));
         QCOMPARE(env.at("LLMSCOPE_LOG_LEVEL"), std::string("error"));
         QCOMPARE(env.at("LLMSCOPE_KV"), std::string("1"));
         QCOMPARE(env.at("LLMSCOPE_STATS_CSV"), std::string("1"));

@@ -235,6 +235,24 @@ private slots:
         QVERIFY(s.selectsDevice(1) && !s.selectsDevice(0));
     }
 
+    // -seq: a round is wanted when any of its tokens is in a chosen sequence; one whose
+    // sequences are unknown is not.
+    void sequences()
+    {
+        Selection s;
+        QVERIFY(s.selectsSequences({}) && s.selectsSequences({3}));
+        s.sequences = parseSequences("1, 2");
+        QCOMPARE(s.sequences, (std::vector<int>{1, 2}));
+        QVERIFY(s.selectsSequences({0, 0, 2}));
+        QVERIFY(!s.selectsSequences({0, 3}));
+        QVERIFY(!s.selectsSequences({}));
+        QVERIFY(parseSequences("").empty());
+        QVERIFY_THROWS_EXCEPTION(Error, parseSequences("1,x"));
+        QVERIFY_THROWS_EXCEPTION(Error, parseSequences("-1"));
+        auto c = applyDynamicConfig(R"({"seq":"4"})", s);
+        QCOMPARE(c.selection.sequences, (std::vector<int>{4}));
+    }
+
     void dynamicConfig()
     {
         Selection base;
