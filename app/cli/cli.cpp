@@ -8,6 +8,7 @@
 
 #include "dump/dump_index.h"
 #include "dump/probe_status.h"
+#include "requests/requests.h"
 #include "compare_command.h"
 #include "config_diff_command.h"
 #include "dump_command.h"
@@ -94,6 +95,17 @@ int runInfo(const QStringList &args)
                 .arg(idx.layerFiles.size())
                 .arg(idx.torchTreeFiles.size()));
         sayPrograms(idx.root);
+        // The requests its program served (llama-server's slots), where the rounds record them.
+        std::vector<llmscope::Request> requests;
+        try {
+            requests = llmscope::requestsOf(llmscope::readTokenRecords(idx.root));
+        } catch (const llmscope::Error &e) {
+            out(QStringLiteral("problem:   %1\n").arg(QString::fromUtf8(e.what())));
+        }
+        if (requests.size() > 1 || (requests.size() == 1 && requests[0].sequence != 0))
+            for (const auto &r : requests)
+                out(QStringLiteral("%1%2\n").arg(r.number == 1 ? QStringLiteral("requests:  ") : QStringLiteral("           "),
+                                                 QString::fromStdString(llmscope::describeRequest(r))));
         for (const auto &p : idx.problems)
             out(QStringLiteral("problem:   %1: %2\n").arg(QString::fromStdString(p.path), QString::fromStdString(p.message)));
         return idx.problems.empty() ? 0 : 1;
@@ -121,8 +133,9 @@ QString usageText()
         "                                            open it on the hunt below, each run live\n"
         "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
         "                                            ('llmscope dump --help' lists them)\n"
-        "  llmscope compare --golden-path A --my-path B [options]\n"
-        "                                            compare two dumps; msit's report, first divergence\n"
+        "  llmscope compare --golden-path A --my-path B [--golden-request N] [--my-seq S] [options]\n"
+        "                                            compare two dumps (or one request of each: a slot);\n"
+        "                                            msit's report, first divergence\n"
         "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]\n"
         "                [--timeout SECONDS]\n"
         "                                            find the first divergent op in two passes\n"

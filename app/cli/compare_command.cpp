@@ -14,6 +14,7 @@
 #include "compare/op_verdicts.h"
 #include "compare/report.h"
 #include "compare/report_text.h"
+#include "requests/request_pairing.h"
 #include "util/atomic_file.h"
 #include "util/arg_reader.h"
 #include "util/error.h"
@@ -57,6 +58,15 @@ pairs them by data id and token id and writes msit's cmp_report.csv.
   --pass-rate X             msit: share of elements that must be within it (default 0.9999
                             for fp32, 0.999 otherwise); implies --standard msit
   --threads N               worker threads (default: one per core)
+
+Requests (llama-server's slots; `llmscope info DUMP` lists a dump's requests):
+  --golden-request N        golden's request N alone (its rounds, its tokens' rows)
+  --my-request N            the same for the dump to check
+  --golden-seq S            golden's request in sequence S (a slot), when it served one
+  --my-seq S                the same for the dump to check
+                            Where the two sides batched the request's positions otherwise,
+                            my is lined up in golden's rounds by position. The views are
+                            written under the output folder's requests/.
 
 Quantized weights: where a dump names the model files its program loaded, weights it cannot
 give as stored (statistics only, quantized blocks) are read from both files, once each, and
@@ -112,8 +122,11 @@ int runManualCompare(const std::string &golden, const std::string &my, const std
     return passed == rows.size() && !rows.empty() ? 0 : 1;
 }
 
+struct RequestChoices { llmscope::RequestChoice golden, my; };
+
 // The options; a status to exit with when they end the command (help, or an error said).
-std::optional<int> readCompareOptions(const QStringList &args, llmscope::CompareOptions &o, std::string &output)
+std::optional<int> readCompareOptions(const QStringList &args, llmscope::CompareOptions &o, std::string &output,
+                                      RequestChoices &requests)
 {
     using namespace llmscope;
     try {
@@ -143,6 +156,10 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
                 o.passRate = parseNumber(a, value(), 0, 1);
             } else if (a == "--threads") {
                 o.threads = unsigned(parseNumber(a, value(), 1, 256));
+            } else if (a == "--golden-request" || a == "--golden-seq") {
+                requests.golden = parseRequestChoice(a, value(), a == "--golden-seq");
+            } else if (a == "--my-request" || a == "--my-seq" || a == "--test-request" || a == "--test-seq") {
+                requests.my = parseRequestChoice(a, value(), a == "--my-seq" || a == "--test-seq");
             } else {
                 r.unknown();
             }
@@ -234,8 +251,21 @@ int runCompareCommand(const QStringList &args)
     using namespace llmscope;
     CompareOptions o;
     std::string output = "./";
-    if (const auto status = readCompareOptions(args, o, output))
+    RequestChoices requests;
+    if (const auto status = readCompareOptions(args, o, output, requests))
         return *status;
+    if (requests.golden.chosen() || requests.my.chosen()) {
+        try {
+            const RequestPairing p = pairRequests(o.goldenPath, requests.golden, o.myPath, requests.my, output + "/requests");
+            for (const std::string &note : p.notes)
+                say("llmscope compare: " + note + "\n");
+            o.goldenPath = p.golden;
+            o.myPath = p.my;
+        } catch (const Error &e) {
+            say(std::string("llmscope compare: ") + e.what() + "\n");
+            return 2;
+        }
+    }
     if (isManualMetadata(o.goldenPath) && isManualMetadata(o.myPath))
         return runManualCompare(o.goldenPath, o.myPath, output);
 
