@@ -559,6 +559,32 @@ test: %2</source>
         <source>L2 norm</source>
         <translation>L2 范数</translation>
     </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1-%2</source>
+        <translation>%1-%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Request %1: sequence %2, positions %3, %n token(s) in rounds %4</source>
+        <translation>
+            <numerusform>请求 %1：序列 %2，位置 %3，%n 个词元，位于第 %4 轮</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (some shared with other sequences)</source>
+        <translation>（部分轮与其他序列共享）</translation>
+    </message>
+    <message>
+        <source>request %1 (sequence %2)</source>
+        <translation>请求 %1（序列 %2）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
 </context>
 <context>
     <name>ErrorCurveView</name>
@@ -585,6 +611,17 @@ test: %2</source>
     <message>
         <source>Hunt (Session &gt; Hunt, Ctrl+H) or compare two dumps (Session &gt; Compare dumps, Ctrl+D) to see how the error grows layer by layer.</source>
         <translation>定位（会话 &gt; 定位，Ctrl+H）或比较两个转储（会话 &gt; 比较转储，Ctrl+D），查看误差如何逐层增长。</translation>
+    </message>
+</context>
+<context>
+    <name>FilesPage</name>
+    <message>
+        <source>The requests the program served (llama-server&apos;s slots): show one request&apos;s rounds alone</source>
+        <translation>程序处理的请求（llama-server 的槽位）：只显示一个请求的轮次</translation>
+    </message>
+    <message>
+        <source>Every round, every request</source>
+        <translation>所有轮次，所有请求</translation>
     </message>
 </context>
 <context>

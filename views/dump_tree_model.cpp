@@ -46,6 +46,7 @@ void DumpTreeModel::build(Node *root, const std::vector<size_t> &records) const
     for (const size_t i : records) {
         const TensorRecord &t = (*m_records)[i];
         Node *n = root->child(tr("Round %1").arg(t.exec));
+        n->round = t.exec;
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
         const QString leaf = QStringLiteral("%1/%2%3%4")
@@ -143,9 +144,22 @@ int DumpTreeModel::columnCount(const QModelIndex &) const
 
 QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != OpIdRole && role != RoundRole))
+    if (!index.isValid() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != OpIdRole && role != RoundRole && role != RoundRowRole))
         return {};
     const Node *n = nodeFor(index);
+    if (role == RoundRowRole)
+        return n->round >= 0 && n->tensor < 0 ? QVariant(qlonglong(n->round)) : QVariant();
+    if (n->round >= 0 && n->tensor < 0 && index.column() == NameColumn && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) { // a round's row: the requests it computed
+        const QString requests = requestWords(n->round);
+        if (role == Qt::ToolTipRole && m_doc) {
+            QStringList lines;
+            for (const Request *r : m_doc->rounds().requestsOfRound(n->round))
+                lines << describe(*r);
+            return lines.join('\n');
+        }
+        return requests.isEmpty() ? n->label : tr("%1 · %2").arg(n->label, requests);
+    }
     if (role == OpIdRole || role == RoundRole) {
         if (n->tensor < 0)
             return {};
@@ -193,11 +207,44 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
     }
 }
 
+QString DumpTreeModel::describe(const Request &r)
+{
+    const QString positions = r.firstPosition == r.lastPosition ? QString::number(r.firstPosition)
+                                                                 : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
+    const QString rounds = r.rounds.front() == r.rounds.back() ? QString::number(r.rounds.front())
+                                                                : tr("%1-%2").arg(r.rounds.front()).arg(r.rounds.back());
+    QString s = tr("Request %1: sequence %2, positions %3, %n token(s) in rounds %4", nullptr, int(r.tokens))
+                    .arg(r.number)
+                    .arg(r.sequence)
+                    .arg(positions, rounds);
+    if (r.shared)
+        s += tr(" (some shared with other sequences)");
+    return s;
+}
+
+QString DumpTreeModel::requestWords(int64_t round) const
+{
+    if (!m_doc)
+        return {};
+    const auto &all = m_doc->rounds().requests();
+    if (all.size() < 2 && (all.empty() || all.front().sequence == 0))
+        return {};
+    QStringList words;
+    for (const Request *r : m_doc->rounds().requestsOfRound(round))
+        words << tr("request %1 (sequence %2)").arg(r->number).arg(r->sequence);
+    return words.join(tr(", "));
+}
+
 void DumpTreeModel::follow(SessionDocument *doc)
 {
     clear();
     m_records = &doc->rounds().records();
+    m_doc = doc;
     connect(doc, &SessionDocument::sourceChanged, this, &DumpTreeModel::clear);
     connect(doc, &SessionDocument::roundsAdded, this, &DumpTreeModel::grow);
+    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
+        if (!chunk.requests.empty() && rowCount() > 0) // the rounds' rows name their requests now
+            emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn));
+    });
     grow(); // what it holds already (a window built on a session under way)
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dump/dump_index.h"
+#include "requests/requests.h"
 
 class SessionDocument;
 
@@ -15,7 +16,8 @@ class DumpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, DTypeColumn, ShapeColumn, MaxColumn, MinColumn, MeanColumn, NormColumn, ColumnCount };
-    enum Role { OpIdRole = Qt::UserRole + 1, RoundRole }; // a tensor's op and round; none above the tensors
+    // a tensor's op and round, none above the tensors; a round's row: its round
+    enum Role { OpIdRole = Qt::UserRole + 1, RoundRole, RoundRowRole };
 
     explicit DumpTreeModel(QObject *parent = nullptr);
     ~DumpTreeModel() override;
@@ -31,6 +33,10 @@ public:
     // (no copy); addChunk and setIndex are then for the document alone.
     void follow(SessionDocument *doc);
     size_t tensorCount() const { return m_shown; }
+    // "request 3 (sequence 1)": the requests a round computed tokens of, in words; empty when
+    // the document knows none (a run of one sequence is not told as requests).
+    QString requestWords(int64_t round) const;
+    static QString describe(const llmscope::Request &r); // as `llmscope info` lists it
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -43,6 +49,7 @@ private:
     struct Node {
         QString label;
         int tensor = -1; // index into m_tensors for leaves
+        int64_t round = -1; // a round's row: its round
         Node *parent = nullptr;
         int row = 0;
         std::vector<std::unique_ptr<Node>> children;
@@ -59,4 +66,5 @@ private:
     const std::deque<llmscope::TensorRecord> *m_records = &m_own;
     size_t m_shown = 0; // records in the tree
     std::unique_ptr<Node> m_root = std::make_unique<Node>();
+    const SessionDocument *m_doc = nullptr; // the followed document: its requests
 };

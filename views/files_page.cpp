@@ -1,10 +1,14 @@
 #include "files_page.h"
 
+#include <QComboBox>
 #include <QHeaderView>
+#include <QSignalBlocker>
 #include <QLabel>
 #include <QVBoxLayout>
 #include <QTextBrowser>
 #include <QTreeView>
+
+#include <algorithm>
 
 #include "cursor.h"
 #include "dump_tree_model.h"
@@ -12,7 +16,7 @@
 
 FilesPage::FilesPage(QWidget *parent)
     : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this)),
-      m_whose(new QLabel(this))
+      m_whose(new QLabel(this)), m_requests(new QComboBox(this))
 {
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
@@ -27,7 +31,13 @@ FilesPage::FilesPage(QWidget *parent)
     auto *column = new QVBoxLayout(left);
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(m_whose);
+    column->addWidget(m_requests);
     column->addWidget(m_tree, 1);
+    m_requests->setToolTip(tr("The requests the program served (llama-server's slots): show one request's rounds alone"));
+    m_requests->hide();
+    connect(m_requests, &QComboBox::currentIndexChanged, this, &FilesPage::showRequest);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &FilesPage::showRequest);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &FilesPage::showRequest);
     addWidget(left);
     addWidget(m_details);
     setStretchFactor(0, 3);
@@ -39,9 +49,44 @@ QString FilesPage::whose() const
     return m_whose->text();
 }
 
+void FilesPage::listRequests()
+{
+    const auto &all = m_doc ? m_doc->rounds().requests() : std::vector<llmscope::Request>();
+    const QSignalBlocker quiet(m_requests);
+    const int was = m_requests->currentIndex();
+    m_requests->clear();
+    m_requests->addItem(tr("Every round, every request"));
+    for (const llmscope::Request &r : all)
+        m_requests->addItem(DumpTreeModel::describe(r), r.number);
+    m_requests->setCurrentIndex(was > 0 && was < m_requests->count() ? was : 0);
+    m_requests->setVisible(all.size() > 1 || (all.size() == 1 && all.front().sequence != 0));
+    showRequest();
+}
+
+void FilesPage::showRequest()
+{
+    const int chosen = m_requests->currentIndex();
+    const auto &all = m_doc ? m_doc->rounds().requests() : std::vector<llmscope::Request>();
+    const llmscope::Request *r = chosen > 0 && size_t(chosen) <= all.size() ? &all[size_t(chosen - 1)] : nullptr;
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const qint64 round = m_model->index(row, 0).data(DumpTreeModel::RoundRowRole).toLongLong();
+        m_tree->setRowHidden(row, {}, r && !std::binary_search(r->rounds.begin(), r->rounds.end(), int64_t(round)));
+    }
+}
+
 void FilesPage::follow(SessionDocument *doc)
 {
+    m_doc = doc;
     m_model->follow(doc);
+    connect(doc, &SessionDocument::sourceChanged, this, [this] {
+        m_requests->setCurrentIndex(0);
+        listRequests();
+    });
+    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
+        if (!chunk.requests.empty())
+            listRequests();
+    });
+    listRequests();
     auto sayWhose = [this, doc] { m_whose->setText(doc->dumpRootWords()); };
     connect(doc, &SessionDocument::sourceChanged, this, sayWhose);
     connect(doc, &SessionDocument::roundsAdded, this, sayWhose); // the root is set after the source

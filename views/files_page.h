@@ -1,11 +1,13 @@
 // The Tensor files page: the dump's files by round and op as a scan brings them (the
 // document's), the first round opened, and the picked file's header, attributes and path
-// beside the tree.
+// beside the tree. Where the program served several requests (llama-server's slots), each
+// round names its requests and a chooser shows one request's rounds alone.
 #pragma once
 #include <QSplitter>
 
 class Cursor;
 class DumpTreeModel;
+class QComboBox;
 class QLabel;
 class QTextBrowser;
 class QTreeView;
@@ -23,13 +25,20 @@ public:
     QTreeView *tree() const { return m_tree; }
     QTextBrowser *details() const { return m_details; }
     QString whose() const; // whose dump the files are, with its folder
+    // The requests its program served, to show one alone (item 0: every round); hidden when the
+    // dump records one sequence only.
+    QComboBox *requests() const { return m_requests; }
 
 private:
     void showDetails();
+    void listRequests(); // the document's requests in the chooser
+    void showRequest();  // only the chosen request's rounds in the tree
 
     DumpTreeModel *m_model;
     QTreeView *m_tree;
     QTextBrowser *m_details;
     QLabel *m_whose;
+    QComboBox *m_requests;
+    SessionDocument *m_doc = nullptr;
     bool m_firstOpened = false; // this source's first round opened
 };

@@ -31,6 +31,17 @@ void DumpRounds::add(const Chunk &chunk)
     }
     while (m_stats.size() > kRoundsKept) // a long run: the oldest rounds go
         m_stats.erase(m_stats.begin());
+    if (!chunk.requests.empty())
+        m_requests = chunk.requests;
+}
+
+std::vector<const Request *> DumpRounds::requestsOfRound(int64_t round) const
+{
+    std::vector<const Request *> out;
+    for (const Request &r : m_requests)
+        if (std::binary_search(r.rounds.begin(), r.rounds.end(), round))
+            out.push_back(&r);
+    return out;
 }
 
 QStringList DumpRounds::filesOf(const QString &op, qint64 maxRound, qint64 *round) const

@@ -13,6 +13,7 @@
 
 #include "dump/dump_index.h"
 #include "live/live_protocol.h"
+#include "requests/requests.h"
 
 class DumpRounds {
 public:
@@ -21,6 +22,7 @@ public:
     struct Chunk {
         llmscope::DumpIndex files;
         std::vector<llmscope::live::RoundStats> stats;
+        std::vector<llmscope::Request> requests = {}; // the requests of the whole dump, once it is read
     };
     static constexpr size_t kRoundsKept = 4096; // statistics of the newest rounds; older ones go
 
@@ -39,10 +41,15 @@ public:
     std::vector<int64_t> statsRounds() const;         // ascending
     int64_t statsRoundBefore(int64_t round) const;    // -1 when none
     llmscope::live::RoundStats newestStats() const;   // each op's newest, in the newest round's number
+    // The requests its program served (llama-server's slots), from the rounds' token records;
+    // empty until the dump is read, or where it records no sequences.
+    const std::vector<llmscope::Request> &requests() const { return m_requests; }
+    std::vector<const llmscope::Request *> requestsOfRound(int64_t round) const;
 
 private:
     std::deque<llmscope::TensorRecord> m_records;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
     std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats;       // round -> op -> statistics
     QHash<QString, std::pair<int64_t, llmscope::live::OpStats>> m_newest;      // op -> its newest round's
+    std::vector<llmscope::Request> m_requests;
 };

@@ -1,5 +1,8 @@
 #include "dump_scan.h"
 
+#include "dump/token_record.h"
+#include "requests/requests.h"
+
 #include "compare/tensor_reader.h"
 #include "dump/op_info_csv.h"
 #include "tensor/dtype.h"
@@ -141,6 +144,12 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
                 }
         if (out.topology)
             out.stats = statsOf(index, cancelled);
+        try {
+            out.requests = requestsOf(readTokenRecords(index.root));
+        } catch (const Error &e) { // the files still show
+            ++out.problems;
+            out.problemLines.push_back(errorWords(e));
+        }
     } catch (const Error &e) {
         out.error = errorWords(e);
     }

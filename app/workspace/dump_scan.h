@@ -64,6 +64,7 @@ struct Outcome {
     std::vector<QString> problemLines; // the first kProblemsSaid: "file: why"
     std::optional<llmscope::TopoNode> topology;     // read from the scan's files (no early one)
     std::vector<llmscope::live::RoundStats> stats;  // every round's, with that topology
+    std::vector<llmscope::Request> requests;        // the requests its program served, where recorded
     QString error;
 };
 // scanDumpByRound into handover (onTaken: ask the GUI thread to take); progress reports and

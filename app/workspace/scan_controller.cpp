@@ -107,8 +107,10 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
         graph.markFused(fused);
         m_doc->setGraph(std::move(graph));
         emit topologyRead(operations(*m_doc->graph()));
-        m_doc->addRounds({{}, std::move(scan.stats)});
+        m_doc->addRounds({{}, std::move(scan.stats), {}});
     }
+    if (!scan.requests.empty())
+        m_doc->addRounds({{}, {}, std::move(scan.requests)});
     const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
                             (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
     m_job->end(gen, true, summary);

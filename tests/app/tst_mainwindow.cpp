@@ -82,6 +82,8 @@
 #include "spread_view.h"
 #include "start_page.h"
 #include "launch/dump_options.h"
+#include "dump/token_record.h"
+#include "util/atomic_file.h"
 #include "op_tree_model.h"
 #include "../chain_dump.h"
 #include "../test_helpers.h"
@@ -336,6 +338,38 @@ private slots:
         QVERIFY(details->toPlainText().contains("float32"));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/main_window.png");
+    }
+
+    // A server's dump (its rounds' token records name two sequences): the Tensor files page
+    // lists the requests, each round's row names its own, and picking one hides the others.
+    void aServersDumpListsItsRequests()
+    {
+        QTemporaryDir dir;
+        const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
+        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2, 3}, false, {0, 1, 0}, {0, 0, 1})},
+                                          std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {1}, {1})}}) {
+            llmscope::makeDirs(root + "/llmscope/tokens/4242");
+            llmscope::writeFileAtomic(root + "/" + llmscope::tokenRecordPath(4242, round), json);
+        }
+        MainWindow w;
+        w.resize(1400, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QCoro::waitFor(w.workspace()->openDump(dir.path())));
+        QTest::keyClick(&w, Qt::Key_5, Qt::ControlModifier); // the Tensor files tab
+        auto *page = w.findChild<FilesPage *>();
+        QVERIFY(page->isVisible());
+        QVERIFY(page->requests()->isVisible());
+        QCOMPARE(page->requests()->count(), 3);
+        QCOMPARE(page->tree()->model()->index(1, 0).data().toString(), QString("Round 1 · request 2 (sequence 1)"));
+        page->requests()->setCurrentIndex(1); // request 1: sequence 0, round 0 only
+        QVERIFY(page->tree()->isRowHidden(1, {}));
+        QVERIFY(!page->tree()->isRowHidden(0, {}));
+        page->requests()->setCurrentIndex(2);
+        QVERIFY(!page->tree()->isRowHidden(1, {}));
+        page->tree()->expandToDepth(0);
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/requests.png");
     }
 
     // A dump from elsewhere that tries to get code run: a PyTorch dump whose module is named

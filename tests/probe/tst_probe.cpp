@@ -247,7 +247,7 @@ private slots:
         QCOMPARE(st[0].tensors, uint64_t(idx.tensors.size()));
     }
 
-    // Only the interposed ggml functions, llama.cpp's sampler constructors and the C ABI leave
+    // Only the interposed ggml functions, llama.cpp's sampler constructors and llama_decode, and the C ABI leave
     // the library: core and the C++ runtime stay hidden, so they cannot clash with the target's
     // own.
     void exportsOnlyItsInterface()
@@ -268,6 +268,7 @@ private slots:
                                         "ggml_backend_sched_new",
                                         "ggml_backend_sched_set_eval_callback", "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy",
                                         "gguf_init_from_file",
+                                        "llama_decode", // each token's sequence (decode_batches.cpp)
                                         // llama.cpp's sampler constructors (sampling.cpp)
                                         "llama_sampler_init_dist", "llama_sampler_init_greedy",
                                         "llama_sampler_init_min_p", "llama_sampler_init_mirostat",

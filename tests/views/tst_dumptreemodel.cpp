@@ -4,6 +4,9 @@
 #include <QTreeView>
 
 #include "dump/dump_index.h"
+#include "dump/token_record.h"
+#include "requests/requests.h"
+#include <QComboBox>
 #include "cursor.h"
 #include "dump_tree_model.h"
 #include "files_page.h"
@@ -171,6 +174,46 @@ private slots:
         doc.reset(SessionDocument::Source::None, {});
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.tensorCount(), size_t(0));
+    }
+
+    // A server's dump: each round's row names the requests it computed tokens of, and the
+    // chooser above the tree shows one request's rounds alone, as a user picks it.
+    void theFilesPageListsRequests()
+    {
+        QTemporaryDir dir;
+        const std::vector<llmscope::DumpIndex> chunks = syntheticChunks(dir.path());
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Dump, dir.path());
+        FilesPage page;
+        page.follow(&doc);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        for (const auto &c : chunks)
+            doc.addRounds({c, {}});
+        QVERIFY(page.requests()->isHidden()); // no requests known yet
+        QCOMPARE(page.model()->index(1, 0).data().toString(), QString("Round 1"));
+        std::map<int64_t, llmscope::TokenRecord> records;
+        records[0] = {{1, 2, 3}, false, {0, 1, 0}, {0, 0, 1}, {}}; // slot 0's two tokens beside slot 1's first
+        records[1] = {{4}, false, {1}, {1}, {}};
+        doc.addRounds({{}, {}, llmscope::requestsOf(records)});
+        QVERIFY(page.requests()->isVisible());
+        QCOMPARE(page.requests()->count(), 3);
+        QCOMPARE(page.requests()->itemText(2),
+                 QString("Request 2: sequence 1, positions 0-1, 2 token(s) in rounds 0-1 (some shared with other sequences)"));
+        QCOMPARE(page.model()->index(0, 0).data().toString(),
+                 QString("Round 0 · request 1 (sequence 0), request 2 (sequence 1)"));
+        QCOMPARE(page.model()->index(1, 0).data().toString(), QString("Round 1 · request 2 (sequence 1)"));
+        QVERIFY(page.model()->index(1, 0).data(Qt::ToolTipRole).toString().contains("Request 2: sequence 1"));
+        // Request 1 chosen with the keyboard, as a user would: round 1 leaves the tree.
+        page.requests()->setFocus();
+        QTest::keyClick(page.requests(), Qt::Key_Down);
+        QCOMPARE(page.requests()->currentIndex(), 1);
+        QVERIFY(!page.tree()->isRowHidden(0, {}));
+        QVERIFY(page.tree()->isRowHidden(1, {}));
+        QTest::keyClick(page.requests(), Qt::Key_Up);
+        QVERIFY(!page.tree()->isRowHidden(1, {}));
+        doc.reset(SessionDocument::Source::None, {});
+        QVERIFY(page.requests()->isHidden());
     }
 };
 
