@@ -94,6 +94,10 @@
         <source>First divergent: %1 in %2</source>
         <translation>首个偏离：%2的 %1</translation>
     </message>
+    <message>
+        <source>cannot make a folder for the requests&apos; views: %1</source>
+        <translation>无法为请求视图创建文件夹：%1</translation>
+    </message>
 </context>
 <context>
     <name>CompareDialog</name>
@@ -120,6 +124,22 @@
     <message>
         <source>Compare</source>
         <translation>比较</translation>
+    </message>
+    <message>
+        <source>The whole dump</source>
+        <translation>整个转储</translation>
+    </message>
+    <message>
+        <source>Golden&apos;s request:</source>
+        <translation>标杆的请求：</translation>
+    </message>
+    <message>
+        <source>Test&apos;s request:</source>
+        <translation>待测的请求：</translation>
+    </message>
+    <message>
+        <source>The program served several requests (llama-server&apos;s slots): compare one of them, its rows cut out of the rounds it shared with others</source>
+        <translation>程序处理了多个请求（llama-server 的槽位）：比较其中一个，从与其他请求共享的轮次中取出它自己的行</translation>
     </message>
 </context>
 <context>
@@ -584,6 +604,12 @@ test: %2</source>
     <message>
         <source>, </source>
         <translation>、</translation>
+    </message>
+    <message numerus="yes">
+        <source>Request %1: sequence %2, positions %3, %n token(s) in round %4</source>
+        <translation>
+            <numerusform>请求 %1：序列 %2，位置 %3，%n 个词元，位于第 %4 轮</numerusform>
+        </translation>
     </message>
 </context>
 <context>

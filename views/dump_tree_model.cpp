@@ -211,9 +211,11 @@ QString DumpTreeModel::describe(const Request &r)
 {
     const QString positions = r.firstPosition == r.lastPosition ? QString::number(r.firstPosition)
                                                                  : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
-    const QString rounds = r.rounds.front() == r.rounds.back() ? QString::number(r.rounds.front())
-                                                                : tr("%1-%2").arg(r.rounds.front()).arg(r.rounds.back());
-    QString s = tr("Request %1: sequence %2, positions %3, %n token(s) in rounds %4", nullptr, int(r.tokens))
+    const QString rounds = r.rounds.size() == 1 ? QString::number(r.rounds.front())
+                                                : tr("%1-%2").arg(r.rounds.front()).arg(r.rounds.back());
+    const bool one = r.rounds.size() == 1;
+    QString s = (one ? tr("Request %1: sequence %2, positions %3, %n token(s) in round %4", nullptr, int(r.tokens))
+                     : tr("Request %1: sequence %2, positions %3, %n token(s) in rounds %4", nullptr, int(r.tokens)))
                     .arg(r.number)
                     .arg(r.sequence)
                     .arg(positions, rounds);

@@ -106,7 +106,7 @@ void SessionMenu::showCompareDialog()
 {
     CompareDialog d(m_window);
     if (d.exec() == QDialog::Accepted && !d.golden().isEmpty() && !d.test().isEmpty())
-        m_ws->compare(d.golden(), d.test());
+        m_ws->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest());
 }
 
 void SessionMenu::showHuntDialog(bool quantReport)

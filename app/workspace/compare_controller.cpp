@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPointer>
+#include <QTemporaryDir>
 #include <QThreadPool>
 
 #include "job_pool.h"
@@ -59,6 +60,25 @@ QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareCon
     if (self)
         m_job->end(run.generation, outcome.first != nullptr, outcome.first ? conclusion(*outcome.first) : outcome.second);
     co_return outcome;
+}
+
+QCoro::Task<std::pair<std::optional<RequestPairing>, QString>>
+CompareController::pairRequests(QString golden, RequestChoice goldenChoice, QString test, RequestChoice testChoice)
+{
+    auto views = std::make_shared<QTemporaryDir>();
+    m_views = views; // the shown comparison's files are read from there
+    auto future = QtConcurrent::run(m_pool, [=]() -> std::pair<std::optional<RequestPairing>, QString> {
+        if (!views->isValid())
+            return {std::nullopt, tr("cannot make a folder for the requests' views: %1").arg(views->errorString())};
+        try {
+            return {llmscope::pairRequests(golden.toStdString(), goldenChoice, test.toStdString(), testChoice,
+                                           views->path().toStdString()),
+                    QString()};
+        } catch (const Error &e) {
+            return {std::nullopt, errorWords(e)};
+        }
+    });
+    co_return co_await future;
 }
 
 ComparedFiles CompareController::comparedFiles(int i) const

@@ -8,12 +8,15 @@
 #include <QCoroTask>
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "compare/compare_run.h"
+#include "requests/request_pairing.h"
 #include "compared_files.h"
 
 class Job;
+class QTemporaryDir;
 class QThreadPool;
 class SessionDocument;
 
@@ -27,6 +30,11 @@ public:
     // Runs o (its cancel flag is the job's); the result, or null and the reason. The job ends
     // saying the first divergent op, or why it failed.
     QCoro::Task<std::pair<std::shared_ptr<const llmscope::CompareResult>, QString>> run(llmscope::CompareOptions o);
+    // Each side as its chosen request's view (llama-server's slots; requests/request_pairing.h),
+    // off the GUI thread, written in a folder this controller keeps until the next pairing: the
+    // folders to compare and what was chosen, cut and lined up; or null and the reason.
+    QCoro::Task<std::pair<std::optional<llmscope::RequestPairing>, QString>>
+    pairRequests(QString golden, llmscope::RequestChoice goldenChoice, QString test, llmscope::RequestChoice testChoice);
     // The files of the document's comparison's op (an index into its ops), golden's and test's.
     ComparedFiles comparedFiles(int op) const;
     // The document's comparison's reports into folder; the files, or empty and error says why.
@@ -38,4 +46,5 @@ private:
     SessionDocument *m_doc;
     QThreadPool *m_pool;
     Job *m_job;
+    std::shared_ptr<QTemporaryDir> m_views; // the last pairing's request views
 };

@@ -319,12 +319,28 @@ void Workspace::applySelection(const QString &ids)
 
 // --- comparison
 
-QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mapping, std::optional<Standard> standard)
+QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mapping, std::optional<Standard> standard,
+                                     RequestChoice goldenRequest, RequestChoice testRequest)
 {
     QPointer<Workspace> self(this);
     if (m_compare->job()->isRunning()) { // one comparison at a time
         emit status(tr("A comparison is running; cancel it first"), 10000);
         co_return false;
+    }
+    if (goldenRequest.chosen() || testRequest.chosen()) {
+        auto pairing = m_compare->pairRequests(golden, goldenRequest, test, testRequest);
+        const auto [views, error] = co_await pairing;
+        if (!self)
+            co_return false;
+        if (!views) {
+            say(tr("Could not compare: %1").arg(error), Tone::Failure);
+            emit compareFinished(false, error);
+            co_return false;
+        }
+        for (const std::string &note : views->notes)
+            say(QString::fromStdString(note), Tone::Step);
+        golden = QString::fromStdString(views->golden);
+        test = QString::fromStdString(views->my);
     }
     std::optional<QCoro::Task<bool>> opening;
     if (!m_live->isRunning()) { // golden's operations in the tree and heatmap, while comparing

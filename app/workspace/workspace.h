@@ -81,8 +81,11 @@ public:
     // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
     // source when no program runs. mapping: a --mapping file of op pairs, or empty.
     // standard: how ops are judged (compare's --standard), the engine's budgets when unset.
+    // A request chosen on a side (llama-server's slots) compares its view: golden's view is
+    // then the source shown, and what was chosen and cut is said in the console.
     QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {},
-                              std::optional<llmscope::Standard> standard = {});
+                              std::optional<llmscope::Standard> standard = {}, llmscope::RequestChoice goldenRequest = {},
+                              llmscope::RequestChoice testRequest = {});
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_doc->results().comparison; }
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.

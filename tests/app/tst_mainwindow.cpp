@@ -346,7 +346,7 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
-        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2, 3}, false, {0, 1, 0}, {0, 0, 1})},
+        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2}, false, {0, 0}, {0, 1})},
                                           std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {1}, {1})}}) {
             llmscope::makeDirs(root + "/llmscope/tokens/4242");
             llmscope::writeFileAtomic(root + "/" + llmscope::tokenRecordPath(4242, round), json);
@@ -370,6 +370,33 @@ private slots:
         page->tree()->expandToDepth(0);
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/requests.png");
+
+        // Session > Compare dumps: typed folders list their requests; slot 0's against slot 1's.
+        CompareDialog d(&w);
+        QVERIFY(d.goldenRequests()->isHidden());
+        for (QLineEdit *e : {d.goldenEdit(), d.testEdit()}) {
+            e->setText(dir.path());
+            emit e->editingFinished();
+        }
+        d.show();
+        QVERIFY(d.goldenRequests()->isVisible() && d.testRequests()->isVisible());
+        QCOMPARE(d.testRequests()->count(), 3);
+        QCOMPARE(d.goldenRequests()->itemText(1), QString("Request 1: sequence 0, positions 0, 1 token(s) in round 0 (some shared with other sequences)"));
+        d.goldenRequests()->setCurrentIndex(1);
+        d.testRequests()->setCurrentIndex(2);
+        QCOMPARE(d.goldenRequest().request, 1);
+        QCOMPARE(d.testRequest().request, 2);
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
+            d.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/compare_requests.png");
+        auto *console = w.findChild<ConsoleView *>();
+        QVERIFY(QCoro::waitFor(w.workspace()->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest())));
+        const auto r = w.workspace()->comparison();
+        QVERIFY(r);
+        QVERIFY2(QString::fromStdString(r->goldenRoot).contains("/golden/"), r->goldenRoot.c_str());
+        QCOMPARE(r->rows.size(), size_t(8)); // each of round 0's 8 files, cut to one row on each side
+        QVERIFY(console->toPlainText().contains("golden: request 1: sequence 0, positions 0, 1 token(s) in 1 round(s) 0"));
+        QVERIFY(console->toPlainText().contains("my: request 2: sequence 1"));
+        QVERIFY(console->toPlainText().contains("its positions after 0 left out"));
     }
 
     // A dump from elsewhere that tries to get code run: a PyTorch dump whose module is named
