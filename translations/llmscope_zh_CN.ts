@@ -2774,6 +2774,14 @@ chosen to keep higher (tensor-types.txt)</source>
         <source>observing changed nothing: %1 round(s) computed the same results bit for bit as the run the probe only watched (%2)</source>
         <translation>观测没有改变任何内容：%1 轮计算结果与探针只旁观的那次运行逐位相同（%2）</translation>
     </message>
+    <message>
+        <source>observing changed nothing: every request consumed the same tokens as in the run the probe only watched, and %1 round(s) batched alike computed the same results bit for bit (%2); %3 round(s) the program batched otherwise (a server decodes its requests together as they come) are not held against each other</source>
+        <translation>观测没有改变任何内容：每个请求消耗的词元与探针只旁观的那次运行相同，%1 轮批次相同的计算结果逐位相同（%2）；程序以不同方式分批的 %3 轮（服务器在请求到达时将其一起解码）不作相互比对</translation>
+    </message>
+    <message>
+        <source>the program&apos;s choices differ from the run the probe only watched: from round %1 its requests consumed other tokens, and %2 round(s) before it the program batched otherwise (a server decodes its requests together as they come); a result that depends on how requests are batched (as a kernel&apos;s fault can) differs from run to run, observed or not, so observing is not shown to be the cause</source>
+        <translation>程序的选择与探针只旁观的那次运行不同：从第 %1 轮起其请求消耗了不同的词元，而此前有 %2 轮程序以不同方式分批（服务器在请求到达时将其一起解码）；依赖请求分批方式的结果（内核缺陷可能如此）无论是否观测都会逐次运行不同，因此不能认定是观测造成的</translation>
+    </message>
 </context>
 <context>
     <name>ReasonText</name>

@@ -97,12 +97,12 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         co_return co_await self->dumpRun(c, options, out, cancelled);
     };
     // Every two runs compared off the GUI thread (Cancel stops a comparison under way).
-    steps.compare = [self, n, folder, cancelled](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
+    steps.compare = [self, n, folder, cancelled, chosen = request.request](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
         if (!self)
             throw spread::Cancelled{};
         self->m_at = n; // past the last run: a cancel now is the comparison's
         self->m_job->setProgress(qint64(n), qint64(n) + 1, self->m_doing);
-        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
+        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled, chosen]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
             try {
                 return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
                     CompareOptions o;
@@ -111,7 +111,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                     o.standard = Standard::Engine;
                     o.cancel = cancelled.get();
                     return runCompare(o);
-                }, folder), nullptr};
+                }, folder, chosen), nullptr};
             } catch (...) { // llmscope's Error, a file system's or memory's: worded once, by run()
                 return {std::nullopt, std::current_exception()};
             }

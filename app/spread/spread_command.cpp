@@ -23,7 +23,7 @@ using namespace llmscope;
 namespace {
 
 const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--fusion on,off] [--repeat N]
-                       [-o DIR] [-er RANGES] [--tensors] [--kv-cache] [--timeout SECONDS]
+                       [-o DIR] [-er RANGES] [--tensors] [--kv-cache] [--seq S | --request N] [--timeout SECONDS]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
 and the run that departs:
@@ -58,6 +58,10 @@ different commands are held to ggml's cross-backend budgets (llmscope compare --
   --tensors        every run's tensors in one pass (no statistics first)
   --kv-cache       dump the KV cache too; runs computing other positions a round compare it
                    position by position (one sequence's cells hold its positions in order)
+  --seq S          each run's request in sequence S (llama-server's slot S; 0 for a program of
+                   one sequence): its rounds alone, its rows cut out of rounds shared with other
+                   sequences, lined up by position (as compare --my-seq); tensors, one pass
+  --request N      each run's request N (`llmscope info` lists them)
 
 Writes DIR/spread.json (each run, each op's spread, first_departure with the run's index,
 nondeterministic) and DIR/spread.csv.
@@ -171,8 +175,8 @@ int runSpreadCommand(const QStringList &args)
             ChildDump d{{}, QString::fromStdString(c.command), options, out, {}, {}}; // named: see child_steps.cpp
             co_return (co_await runChildDump(std::move(d))).toStdString();
         };
-        steps.compare = [folder](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
-            co_return computeSpread(std::move(runs), {}, folder.toStdString());
+        steps.compare = [folder, request = q.request](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
+            co_return computeSpread(std::move(runs), {}, folder.toStdString(), request);
         };
         steps.say = sayProgress;
         spread::Outcome o = runToEnd([&] { return spread::run(steps, q, folder); });

@@ -106,6 +106,10 @@ Request parseRequest(const std::vector<std::string> &args)
             q.tensors = true;
         } else if (a.is({"--kv-cache"})) {
             q.kvCache = true;
+        } else if (a.is({"--seq"}) || a.is({"--request"})) {
+            const bool bySequence = a.is({"--seq"});
+            q.request = llmscope::parseRequestChoice(bySequence ? "--seq" : "--request", a.value(), bySequence);
+            q.tensors = true; // a request's rows are cut out of tensors, not of a round's statistics
         } else {
             a.unknown();
         }
@@ -131,7 +135,10 @@ QStringList observerPass() { return hunt::plainArgs(); }
 
 QStringList tensorPass(const Request &r)
 {
-    return withCache(r, {"--type", "model", "tensor", "--keep-fusion", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))});
+    QStringList options{"--type", "model", "tensor", "--keep-fusion", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))};
+    if (r.request.sequence >= 0) // only the rounds that computed its tokens
+        options << QStringLiteral("-seq") << QString::number(r.request.sequence);
+    return withCache(r, options);
 }
 
 QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s)

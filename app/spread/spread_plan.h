@@ -13,6 +13,7 @@
 // whose last position is the reference round's (one sequence's cells hold its positions in
 // order), so its rows are compared position by position.
 #pragma once
+#include "requests/requests.h"
 #include <QStringList>
 
 #include <string>
@@ -44,6 +45,7 @@ struct Request {
     std::string folder = "llmscope_spread", rounds = "all";
     bool tensors = false; // every tensor in one pass, no statistics first
     bool kvCache = false; // the KV cache dumped too (--kv-cache), compared by position
+    llmscope::RequestChoice request; // --seq S / --request N: that request of each run (tensors, one pass)
     bool help = false;
 
     std::vector<Run> runs() const; // the expanded runs, in order

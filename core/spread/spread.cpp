@@ -12,6 +12,7 @@
 
 #include "compare/report_text.h"
 #include "spread/batch_alignment.h"
+#include "requests/request_pairing.h"
 #include "dump/op_names.h"
 #include "select/op_id.h"
 #include "util/atomic_file.h"
@@ -72,7 +73,8 @@ std::string SpreadOp::label() const
     return opLabel(opId, name, type);
 }
 
-SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare, const std::string &workDir)
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare, const std::string &workDir,
+                           const RequestChoice &request)
 {
     if (runs.size() < 2)
         throw Error("a spread needs at least two runs");
@@ -115,14 +117,19 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
             }
     for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j) {
-            std::string test = res.runs[j].dump;
-            if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
+            std::string golden = res.runs[i].dump, test = res.runs[j].dump;
+            if (request.chosen() && !workDir.empty()) { // that request of each, lined up by position
+                const RequestPairing p = pairRequests(golden, request, test, request,
+                                                      workDir + "/requests-" + std::to_string(i) + "-" + std::to_string(j));
+                golden = p.golden;
+                test = p.my;
+            } else if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
                 if (const auto a = alignByPosition(res.runs[i].dump, test,
                                                    workDir + "/aligned-" + std::to_string(i) + "-" + std::to_string(j))) {
                     test = a->dump;
                     res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut, a->dump});
                 }
-            const CompareResult r = pair(res.runs[i].dump, test);
+            const CompareResult r = pair(golden, test);
             ++res.comparedPairs;
             if (const size_t unpaired = r.onlyGolden.size() + r.onlyMy.size())
                 res.unpaired.push_back({int(i), int(j), int(unpaired)});

@@ -8,6 +8,7 @@
 // standard). Runs of one configuration that are not bit-identical are named apart as
 // nondeterminism, with how many of them differ from the first.
 #pragma once
+#include "requests/requests.h"
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -89,9 +90,12 @@ struct SpreadResult {
 // Pairs every two runs with compare(golden, test) (runCompare under the engine standard when
 // unset); runs must have dumped tensors for element-wise identity (statistics alone are held
 // to their estimate). With workDir, two runs whose rounds held other positions are lined up
-// by position first, the second rewritten under workDir. Throws Error with fewer than two runs.
+// by position first, the second rewritten under workDir. With a request chosen (and workDir),
+// every two runs compare that request of each (requests/request_pairing.h). Throws Error with
+// fewer than two runs, or a run without that request.
 using PairCompare = std::function<CompareResult(const std::string &golden, const std::string &test)>;
-SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {}, const std::string &workDir = {});
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {}, const std::string &workDir = {},
+                           const RequestChoice &request = {});
 
 // The first departure, the departing run and the nondeterministic ops, from ops (in order).
 void summarise(SpreadResult &r);

@@ -43,10 +43,10 @@ enum class Said {
     NeitherDumpNorFile, FileAgainstFolder, HoldsNoTensors, NotAFolder, CannotOpen, NotARegularFile,
     // the observer check (compare/observer_check.h)
     ObserverChanged, ObserverChangedBy, ObserverChangedRounding, ObserverChoices, ObserverChoicesAfter,
-    ObserverComparedNothing, ObserverNothing,
+    ObserverComparedNothing, ObserverNothing, ObserverNothingBatched, ObserverChoicesBatched,
     // new kinds before this line, and kLastSaid moved
 };
-constexpr Said kLastSaid = Said::ObserverNothing; // the translation test walks every kind
+constexpr Said kLastSaid = Said::ObserverChoicesBatched; // the translation test walks every kind
 
 // One thing found: its kind and the values its pattern names. A value is a finding itself: a
 // plain one is text (Said::Text: a name, a number), or a phrase worded in turn ("the weight %1").

@@ -238,6 +238,45 @@ private slots:
         QVERIFY(QString::fromStdString(observerCheckText(none)).contains("compared nothing"));
     }
 
+    // A server's two requests, batched otherwise in the two runs (slot 1's prompt beside slot 0's
+    // second token in one, after it in the other): the requests' tokens are held by position,
+    // the rounds of the same composition by result, the others counted; a token chosen
+    // otherwise is still found.
+    void theObserverCheckHoldsRequestsByPosition()
+    {
+        struct Round { std::vector<int32_t> tokens, positions, sequences; float scale; };
+        auto write = [this](const QString &dump, const std::vector<Round> &rounds) {
+            for (size_t r = 0; r < rounds.size(); ++r) {
+                OutputRecord o;
+                o.name = "result_output";
+                o.dtype = "f32";
+                const std::vector<float> v = ramp(256, rounds[r].scale);
+                o.dims = {1, 256};
+                o.stats = *computeStats(0, reinterpret_cast<const uint8_t *>(v.data()), v.size());
+                writeFile(dump + "/llmscope/outputs/42/" + QString::number(r) + ".json", outputRecordJson(int64_t(r), o));
+                writeFile(dump + "/llmscope/tokens/42/" + QString::number(r) + ".json",
+                          tokenRecordJson(int64_t(r), rounds[r].tokens, false, rounds[r].positions, rounds[r].sequences));
+            }
+        };
+        const QString plain = m_dir.path() + "/server-plain", observed = m_dir.path() + "/server-observed",
+                      chose = m_dir.path() + "/server-chose";
+        write(plain, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3, 1, 2}, {2, 0, 1}, {0, 1, 1}, 2}, {{4, 5}, {3, 2}, {0, 1}, 3}});
+        write(observed, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3}, {2}, {0}, 4}, {{1, 2}, {0, 1}, {1, 1}, 5}, {{4, 5}, {3, 2}, {0, 1}, 3}});
+        const ObserverCheck c = checkObserver(plain.toStdString(), observed.toStdString());
+        QVERIFY(!c.changed());
+        QCOMPARE(c.roundsCompared, int64_t(2)); // the first and the last: the same tokens, positions and sequences
+        QCOMPARE(c.batchedOtherwise, int64_t(2));
+        QVERIFY2(QString::fromStdString(observerCheckText(c)).startsWith("observing changed nothing: every request consumed the "
+                                                                         "same tokens"),
+                 observerCheckText(c).c_str());
+        write(chose, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3}, {2}, {0}, 4}, {{1, 2}, {0, 1}, {1, 1}, 5}, {{4, 6}, {3, 2}, {0, 1}, 3}});
+        const ObserverCheck t = checkObserver(plain.toStdString(), chose.toStdString());
+        QCOMPARE(t.tokensDiffer.value_or(-1), int64_t(3)); // slot 1's position 2
+        QVERIFY(t.changed());
+        QVERIFY2(QString::fromStdString(observerCheckText(t)).contains("observing is not shown to be the cause"),
+                 observerCheckText(t).c_str());
+    }
+
     // Two runs' configurations as their status files record them: what differs, grouped; a model
     // file of other bytes found by its digest though its name, size and types agree.
     void theConfigurationsDifferWhereTheRunsDo()

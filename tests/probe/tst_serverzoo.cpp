@@ -220,6 +220,35 @@ private slots:
         QVERIFY2(c.code == 1 && c.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op 0_0 [^\n]*\(GET_ROWS\))")),
                  qPrintable(c.err));
     }
+
+    // llmscope spread --seq 1 over three runs of llama-server serving two requests side by side
+    // (tests/zoo/serve_and_ask.sh): two and one CPU threads on the stock backend, and the faulty
+    // GET_ROWS. Each run's slot 1 request is compared with the others' op by op: the stock runs
+    // within their budgets, the faulty one departs at the token embedding. The observer check
+    // holds each request's tokens by position, as the server batches them by its own timing.
+    void aSpreadComparesOneRequestOfEachRun()
+    {
+        auto serve = [this](const QString &backend, int threads) {
+            return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/" + backend + " bash " + QString(LLMSCOPE_SOURCE_DIR) +
+                   "/tests/zoo/serve_and_ask.sh " + m_zoo + "/build-server/bin/llama-server -m " + m_model +
+                   " -np 2 -kvu -c 4096 --no-warmup -t " + QString::number(threads);
+        };
+        const auto r = engine::llmscope(kBin, {"spread", "--run", serve("stock", 2), "--run", serve("stock", 1), "--run",
+                                               serve("wrong-row", 2), "--seq", "1", "-o", m_dir.path() + "/spread"});
+        QVERIFY2(r.code == 1 && r.err.contains(QRegularExpression(R"(first departure: round 0, 0_0 [^\n]*\(GET_ROWS\): run 3 departs)")),
+                 qPrintable(r.err));
+        // the stock runs: nothing changed; the faulty one's result depends on the batch, which the
+        // server's timing decides: its choices may differ from its unobserved run's, not blamed on observing
+        for (int run = 1; run <= 3; ++run) {
+            const auto said = QRegularExpression(QString(R"(observer %1/3: [^\n]*\n  ([^\n]*))").arg(run)).match(r.err);
+            QVERIFY2(said.hasMatch(), qPrintable(r.err));
+            if (run < 3)
+                QVERIFY2(said.captured(1).startsWith("observing changed nothing: "),
+                         qPrintable(said.captured(1)));
+            else
+                QVERIFY2(!said.captured(1).startsWith("observing changed the program"), qPrintable(said.captured(1)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstServerZoo)
