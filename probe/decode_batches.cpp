@@ -30,7 +30,7 @@ struct Decoding {
 };
 thread_local Decoding t_decoding;
 
-void begin(const llama_batch &b)
+void noteBatch(const llama_batch &b)
 {
     Decoding &d = t_decoding;
     const size_t n = size_t(b.n_tokens);
@@ -86,7 +86,7 @@ extern "C" __attribute__((visibility("default"))) int32_t llama_decode(llama_con
         return -1; // cannot happen in a program that calls it through llama.cpp
     const bool note = batch.token && batch.n_tokens > 0 && Probe::get().active();
     if (note)
-        begin(batch);
+        noteBatch(batch);
     const int32_t r = real(ctx, batch);
     if (note)
         t_decoding.active = false;

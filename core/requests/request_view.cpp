@@ -35,16 +35,6 @@ void copyTree(const fs::path &from, const fs::path &to)
     }
 }
 
-bool isIndex(int32_t dtype)
-{
-    switch (DType(dtype)) {
-    case DType::Int32: case DType::Int64: case DType::UInt32: case DType::UInt64: case DType::Int16: case DType::UInt16:
-        return true;
-    default:
-        return false;
-    }
-}
-
 // An input that holds the whole KV cache or a mask over it: attention's keys, values and mask.
 bool isCacheWide(const fs::path &rel)
 {
@@ -120,7 +110,7 @@ void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r,
         Tensor x = r.whole() ? readBinFile(it->path().string(), true).tensor : readBin(it->path().string());
         // What holds cells, positions or indices of the whole batch or cache is laid out otherwise
         // in another program by construction: token ids, positions, cache rows, masks.
-        if (isIndex(x.dtype) || x.attr("llmscope_skipped") || isCacheWide(rel)) {
+        if (isIndexType(x.dtype) || x.attr("llmscope_skipped") || isCacheWide(rel)) {
             ++v.leftOut;
             continue;
         }

@@ -17,7 +17,8 @@ std::vector<Request> requestsOf(const std::map<int64_t, TokenRecord> &records)
         // This round's sequences in the order their first token comes, with their positions.
         std::vector<std::pair<int32_t, std::vector<int32_t>>> bySequence;
         for (size_t i = 0; i < r.sequences.size(); ++i) {
-            auto it = std::find_if(bySequence.begin(), bySequence.end(), [&](const auto &e) { return e.first == r.sequences[i]; });
+            const int32_t seq = r.sequences[i]; // (clang 14 lambdas take no structured binding)
+            auto it = std::find_if(bySequence.begin(), bySequence.end(), [seq](const auto &e) { return e.first == seq; });
             if (it == bySequence.end())
                 it = bySequence.insert(bySequence.end(), {r.sequences[i], {}});
             it->second.push_back(r.positions.size() == r.tokens.size() ? r.positions[i] : -1);

@@ -28,16 +28,6 @@ std::string belowRound(const TensorRecord &t)
     return round == std::string::npos ? std::string() : t.path.substr(round + 1);
 }
 
-bool isIndex(int32_t dtype)
-{
-    switch (DType(dtype)) {
-    case DType::Int32: case DType::Int64: case DType::UInt32: case DType::UInt64: case DType::Int16: case DType::UInt16:
-        return true;
-    default:
-        return false;
-    }
-}
-
 } // namespace
 
 namespace {
@@ -113,7 +103,7 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
             // Integer inputs are indices into their own round's batch (out_ids, positions): they
             // differ by construction between batchings, and are not compared.
             if (ref == refFiles.end() || r.positions.empty() || !ref->second->engineType.empty() ||
-                isIndex(ref->second->dtype)) {
+                isIndexType(ref->second->dtype)) {
                 ++a.leftOut;
                 continue;
             }

@@ -78,4 +78,14 @@ std::string formatName(int32_t code)
     return "format " + std::to_string(code);
 }
 
+bool isIndexType(int32_t code)
+{
+    switch (DType(code)) {
+    case DType::Int32: case DType::Int64: case DType::UInt32: case DType::UInt64: case DType::Int16: case DType::UInt16:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace llmscope

@@ -31,5 +31,8 @@ std::optional<int32_t> dtypeFromName(std::string_view name);
 std::optional<uint64_t> dtypeBytes(int32_t code, uint64_t elements);
 
 std::string formatName(int32_t code);                   // "ND" or "format 99"
+// The integer types a graph's index inputs take (token ids, positions, rows to gather, cache
+// cells): 16 to 64 bits, signed or not. Such tensors number a batch's or a cache's own places.
+bool isIndexType(int32_t code);
 
 } // namespace llmscope
