@@ -1,8 +1,8 @@
 // llama.cpp's own llama-server (scripts/kernel_zoo builds it from the bundle) under the probe,
 // on loopback, two parallel slots, bounded requests: each round records which sequence (slot)
 // and position each of its tokens had, `llmscope info` lists the requests, -seq dumps one slot's
-// rounds, and compare takes one request of a dump: a slot's request against llama.cpp's sample
-// program given the same prompt (its prompt computed in a batch shared with the other slot's
+// rounds, and compare takes one request of a dump: a slot's request against llama.cpp's llama-simple
+// given the same prompt (its prompt computed in a batch shared with the other slot's
 // generation), a slot against the other slot, and a server whose CPU backend has a kernel fault.
 #include <QDir>
 #include <QFile>
@@ -137,18 +137,17 @@ private slots:
         m_model = m_dir.path() + "/m.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2", "--width", "128", "--heads", "4",
                                          "--kv-heads", "2", "--ff", "256"}));
-        // golden: the same prompt in llama.cpp's sample program, one sequence, stock CPU backend
+        // golden: the same prompt in llama.cpp's llama-simple, one sequence, stock CPU backend
         m_golden = m_dir.path() + "/golden";
         const auto g = engine::llmscope(kBin, {"dump", "--exec", "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo +
-                                                                     "/build/bin/llmscope-sample-generate -m " + m_model +
-                                                                     " -p '" + kPrompt + "' -n 4 -t 2",
+                                                                     "/build/bin/llama-simple -m " + m_model + " -n 4 '" + kPrompt + "'",
                                                "--type", "model", "tensor", "-er", "0,100", "-o", m_golden});
         QVERIFY2(g.code == 0, qPrintable(g.err));
     }
 
     // Slot 1's request, its prompt computed beside slot 0's generation: -seq 1 dumps only the
     // rounds that computed slot 1's tokens, info lists it, and compare cuts its rows out of the
-    // shared rounds and finds it the same as the sample program's run of the prompt.
+    // shared rounds and finds it the same as llama-simple's run of the prompt.
     void aSlotsRequestComparesWithTheSameRunAlone()
     {
         const QString out = m_dir.path() + "/side-by-side";
@@ -206,7 +205,7 @@ private slots:
 
     // The server's CPU backend gathers the last index's row from the index before it (GET_ROWS):
     // slot 1's prompt, computed in a batch shared with slot 0, takes its last token's embedding
-    // from the token before. Compared with the sample program on the stock backend, the request
+    // from the token before. Compared with llama-simple on the stock backend, the request
     // departs at the token embedding, and only there first.
     void aBrokenServerDepartsInItsRequest()
     {
