@@ -7,7 +7,12 @@
 
 struct llama_context;
 
-// llama.h's llama_batch, unchanged since llama.cpp's batch API began (2023).
+// llama.h's llama_batch: its seven fields since llama.cpp's batch API began (2023); until
+// October 2024 three more followed (all_pos_0, all_pos_1, all_seq_id), which an older
+// llama_batch_get_one relied on. The batch is passed by value, so the wrapper declares the
+// longer form and passes on every byte it was given: a program built against the shorter one
+// leaves the last 16 bytes of its argument area unread by its llama.cpp, and the wrapper reads
+// only the first seven fields.
 struct llama_batch {
     int32_t n_tokens;
     int32_t *token;
@@ -16,6 +21,7 @@ struct llama_batch {
     int32_t *n_seq_id;
     int32_t **seq_id;
     int8_t *logits;
+    int32_t olderAllPos0, olderAllPos1, olderAllSeqId; // before llama.cpp #9745
 };
 
 namespace llmscope::probe {
@@ -84,11 +90,14 @@ extern "C" __attribute__((visibility("default"))) int32_t llama_decode(llama_con
     static const Fn real = reinterpret_cast<Fn>(findRealSymbol("llama_decode"));
     if (!real)
         return -1; // cannot happen in a program that calls it through llama.cpp
-    const bool note = batch.token && batch.n_tokens > 0 && Probe::get().active();
-    if (note)
-        noteBatch(batch);
-    const int32_t r = real(ctx, batch);
-    if (note)
+    struct Noted { // cleared however the call ends
+        ~Noted() { t_decoding.active = false; }
+    } noted;
+    try {
+        if (batch.token && batch.n_tokens > 0 && Probe::get().active())
+            noteBatch(batch);
+    } catch (...) { // out of memory: the rounds record no sequences, the program decodes as ever
         t_decoding.active = false;
-    return r;
+    }
+    return real(ctx, batch);
 }

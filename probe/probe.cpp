@@ -338,12 +338,13 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
             api.tensorGet(pos, positions.data(), 0, positions.size() * sizeof(int32_t));
         }
     }
-    // The tokens whose rows reach the logits: the int32 leaf "out_ids" the last layer's GET_ROWS reads.
+    // The tokens whose rows reach the logits: the int32 leaf "out_ids" ("inp_out_ids" in older
+    // llama.cpp) the last layer's GET_ROWS reads.
     std::vector<int32_t> outputs;
     for (int i = 0; i < n && outputs.empty(); ++i) {
         ggml_tensor *node = api.graphNode(graph, i);
         ggml_tensor *o = node->op == GGML_OP_GET_ROWS ? node->src[1] : nullptr;
-        if (o && o->type == GGML_TYPE_I32 && o->buffer && std::strcmp(o->name, "out_ids") == 0 && o->ne[0] > 0 &&
+        if (o && o->type == GGML_TYPE_I32 && o->buffer && (std::strcmp(o->name, "out_ids") == 0 || std::strcmp(o->name, "inp_out_ids") == 0) && o->ne[0] > 0 &&
             o->ne[0] <= tokens->ne[0] && o->ne[1] == 1 && o->ne[2] == 1 && o->ne[3] == 1) {
             outputs.resize(size_t(o->ne[0]));
             api.tensorGet(o, outputs.data(), 0, outputs.size() * sizeof(int32_t));

@@ -53,12 +53,12 @@ void FilesPage::listRequests()
 {
     const auto &all = m_doc ? m_doc->rounds().requests() : std::vector<llmscope::Request>();
     const QSignalBlocker quiet(m_requests);
-    const int was = m_requests->currentIndex();
+    const QVariant was = m_requests->currentData(); // the request chosen, by number
     m_requests->clear();
     m_requests->addItem(tr("Every round, every request"));
     for (const llmscope::Request &r : all)
         m_requests->addItem(DumpTreeModel::describe(r), r.number);
-    m_requests->setCurrentIndex(was > 0 && was < m_requests->count() ? was : 0);
+    m_requests->setCurrentIndex(std::max(0, was.isValid() ? m_requests->findData(was) : 0));
     m_requests->setVisible(all.size() > 1 || (all.size() == 1 && all.front().sequence != 0));
     showRequest();
 }

@@ -261,7 +261,7 @@ int runCompareCommand(const QStringList &args)
                 say("llmscope compare: " + note + "\n");
             o.goldenPath = p.golden;
             o.myPath = p.my;
-        } catch (const Error &e) {
+        } catch (const std::exception &e) { // llmscope's Error, the file system's, memory
             say(std::string("llmscope compare: ") + e.what() + "\n");
             return 2;
         }

@@ -18,9 +18,13 @@ namespace {
 // is nothing to choose (one sequence, or a dump that records none).
 void listRequests(QComboBox *box, const QString &folder)
 {
+    if (box->property("folder").toString() == folder && box->count() > 0)
+        return; // the same folder: the request chosen stays
+    box->setProperty("folder", folder);
     std::vector<llmscope::Request> requests;
     try {
-        requests = llmscope::requestsOf(llmscope::readTokenRecords(folder.toStdString()));
+        if (!folder.isEmpty())
+            requests = llmscope::requestsOf(llmscope::readTokenRecords(folder.toStdString()));
     } catch (const std::exception &) {
         // compare says what is wrong with the folder
     }

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPointer>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QThreadPool>
 
@@ -62,23 +63,33 @@ QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareCon
     co_return outcome;
 }
 
-QCoro::Task<std::pair<std::optional<RequestPairing>, QString>>
+QCoro::Task<std::pair<std::optional<CompareController::Views>, QString>>
 CompareController::pairRequests(QString golden, RequestChoice goldenChoice, QString test, RequestChoice testChoice)
 {
-    auto views = std::make_shared<QTemporaryDir>();
-    m_views = views; // the shown comparison's files are read from there
-    auto future = QtConcurrent::run(m_pool, [=]() -> std::pair<std::optional<RequestPairing>, QString> {
-        if (!views->isValid())
-            return {std::nullopt, tr("cannot make a folder for the requests' views: %1").arg(views->errorString())};
+    QPointer<CompareController> self(this);
+    const Job::Run run = m_job->begin(tr("Cutting the chosen requests out of %1 and %2...").arg(golden, test));
+    // Beside the user's other caches, not /tmp: a large dump's view is linked where it can be.
+    const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    QDir().mkpath(cache);
+    auto folder = std::make_shared<QTemporaryDir>(cache + QStringLiteral("/request-views-XXXXXX"));
+    auto future = QtConcurrent::run(m_pool, [=]() -> std::pair<std::optional<Views>, QString> {
+        if (!folder->isValid())
+            return {std::nullopt, tr("cannot make a folder for the requests' views: %1").arg(folder->errorString())};
         try {
-            return {llmscope::pairRequests(golden.toStdString(), goldenChoice, test.toStdString(), testChoice,
-                                           views->path().toStdString()),
+            return {Views{llmscope::pairRequests(golden.toStdString(), goldenChoice, test.toStdString(), testChoice,
+                                                 folder->path().toStdString()),
+                          folder},
                     QString()};
         } catch (const Error &e) {
             return {std::nullopt, errorWords(e)};
+        } catch (const std::exception &e) { // the file system's, or memory
+            return {std::nullopt, QString::fromLocal8Bit(e.what())};
         }
     });
-    co_return co_await future;
+    auto outcome = co_await future;
+    if (self)
+        m_job->end(run.generation, outcome.first.has_value(), outcome.first ? tr("Requests cut out") : outcome.second);
+    co_return outcome;
 }
 
 ComparedFiles CompareController::comparedFiles(int i) const

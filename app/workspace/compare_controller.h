@@ -31,10 +31,17 @@ public:
     // saying the first divergent op, or why it failed.
     QCoro::Task<std::pair<std::shared_ptr<const llmscope::CompareResult>, QString>> run(llmscope::CompareOptions o);
     // Each side as its chosen request's view (llama-server's slots; requests/request_pairing.h),
-    // off the GUI thread, written in a folder this controller keeps until the next pairing: the
-    // folders to compare and what was chosen, cut and lined up; or null and the reason.
-    QCoro::Task<std::pair<std::optional<llmscope::RequestPairing>, QString>>
-    pairRequests(QString golden, llmscope::RequestChoice goldenChoice, QString test, llmscope::RequestChoice testChoice);
+    // off the GUI thread, written in a new folder under the user's cache: the folders to compare
+    // and what was chosen, cut and lined up, with the folder (removed when its last holder lets
+    // it go: keepViews once the comparison is shown); or null and the reason. The job is busy
+    // meanwhile, as it is comparing.
+    struct Views {
+        llmscope::RequestPairing pairing;
+        std::shared_ptr<QTemporaryDir> folder;
+    };
+    QCoro::Task<std::pair<std::optional<Views>, QString>> pairRequests(QString golden, llmscope::RequestChoice goldenChoice,
+                                                                       QString test, llmscope::RequestChoice testChoice);
+    void keepViews(std::shared_ptr<QTemporaryDir> folder) { m_views = std::move(folder); } // the shown comparison's
     // The files of the document's comparison's op (an index into its ops), golden's and test's.
     ComparedFiles comparedFiles(int op) const;
     // The document's comparison's reports into folder; the files, or empty and error says why.
@@ -46,5 +53,5 @@ private:
     SessionDocument *m_doc;
     QThreadPool *m_pool;
     Job *m_job;
-    std::shared_ptr<QTemporaryDir> m_views; // the last pairing's request views
+    std::shared_ptr<QTemporaryDir> m_views; // the shown comparison's request views
 };

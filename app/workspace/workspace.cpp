@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QPointer>
+#include <QTemporaryDir>
 
 #include <QCoroSignal>
 
@@ -327,20 +328,22 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
         emit status(tr("A comparison is running; cancel it first"), 10000);
         co_return false;
     }
+    std::shared_ptr<QTemporaryDir> views; // the requests' views, kept while their comparison is shown
     if (goldenRequest.chosen() || testRequest.chosen()) {
         auto pairing = m_compare->pairRequests(golden, goldenRequest, test, testRequest);
-        const auto [views, error] = co_await pairing;
+        const auto [cut, error] = co_await pairing;
         if (!self)
             co_return false;
-        if (!views) {
+        if (!cut) {
             say(tr("Could not compare: %1").arg(error), Tone::Failure);
             emit compareFinished(false, error);
             co_return false;
         }
-        for (const std::string &note : views->notes)
+        for (const std::string &note : cut->pairing.notes)
             say(QString::fromStdString(note), Tone::Step);
-        golden = QString::fromStdString(views->golden);
-        test = QString::fromStdString(views->my);
+        golden = QString::fromStdString(cut->pairing.golden);
+        test = QString::fromStdString(cut->pairing.my);
+        views = cut->folder;
     }
     std::optional<QCoro::Task<bool>> opening;
     if (!m_live->isRunning()) { // golden's operations in the tree and heatmap, while comparing
@@ -373,6 +376,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     }
     m_cursor->setCompared(-1); // an index into the previous comparison's ops means nothing now
     const QString message = CompareController::conclusion(*result);
+    m_compare->keepViews(views); // the files it shows, until another comparison is shown
     m_doc->setComparison(result);
     if (opening) // golden's ops in the heatmap first: the metrics are shown on them
         co_await *opening;

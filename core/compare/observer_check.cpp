@@ -20,8 +20,22 @@ bool servesRequests(const std::vector<Request> &r)
     return r.size() > 1 || (r.size() == 1 && r.front().sequence != 0);
 }
 
-// A round's tokens, positions and sequences, as one key.
-std::string composition(const TokenRecord &t)
+// Each round's sequences' requests, as the k-th request of that sequence: a request served in
+// the same slot later can repeat an earlier one's tokens and positions, never its ordinal.
+std::map<int64_t, std::map<int32_t, int>> ordinals(const std::vector<Request> &requests)
+{
+    std::map<int64_t, std::map<int32_t, int>> out; // round -> sequence -> ordinal
+    std::map<int32_t, int> seen;
+    for (const Request &r : requests) {
+        const int k = seen[r.sequence]++;
+        for (int64_t round : r.rounds)
+            out[round][r.sequence] = k;
+    }
+    return out;
+}
+
+// A round's tokens, positions and sequences with their requests' ordinals, as one key.
+std::string composition(const TokenRecord &t, const std::map<int32_t, int> &ordinal)
 {
     std::string k;
     for (const auto *v : {&t.tokens, &t.positions, &t.sequences}) {
@@ -29,6 +43,8 @@ std::string composition(const TokenRecord &t)
             k += std::to_string(x) + ',';
         k += ';';
     }
+    for (const auto &[seq, n] : ordinal)
+        k += std::to_string(seq) + ':' + std::to_string(n) + ',';
     return k;
 }
 
@@ -93,14 +109,20 @@ ObserverCheck checkByRequest(const std::map<int64_t, OutputRecord> &plainOut, co
                 c.tokensDiffer = token.second;
         }
     }
+    const auto plainOrdinals = ordinals(plainRequests), observedOrdinals = ordinals(observedRequests);
+    auto ordinalsOf = [](const std::map<int64_t, std::map<int32_t, int>> &all, int64_t round) {
+        const auto it = all.find(round);
+        return it == all.end() ? std::map<int32_t, int>() : it->second;
+    };
     std::map<std::string, int64_t> plainRounds; // composition -> plain's round
     for (const auto &[round, t] : plainTokens)
-        plainRounds.emplace(composition(t), round);
+        plainRounds.emplace(composition(t, ordinalsOf(plainOrdinals, round)), round);
     for (const auto &[round, o] : observedOut) {
         if (c.tokensDiffer && round >= *c.tokensDiffer)
             break; // later rounds computed from other inputs: not comparable
         const auto t = observedTokens.find(round);
-        const auto same = t == observedTokens.end() ? plainRounds.end() : plainRounds.find(composition(t->second));
+        const auto same = t == observedTokens.end() ? plainRounds.end()
+                                                    : plainRounds.find(composition(t->second, ordinalsOf(observedOrdinals, round)));
         const auto plain = same == plainRounds.end() ? plainOut.end() : plainOut.find(same->second);
         if (plain == plainOut.end()) {
             ++c.batchedOtherwise;

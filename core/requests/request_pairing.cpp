@@ -29,8 +29,9 @@ std::map<std::string, fs::path> filesOf(const std::string &dump)
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(tensors, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
         if (it->is_regular_file()) {
-            const fs::path rel = fs::relative(it->path(), tensors);
-            out[fs::path(rel.string().substr(rel.begin()->string().size() + 1)).string()] = it->path();
+            const std::string rel = fs::relative(it->path(), tensors).string();
+            if (const size_t slash = rel.find('/'); slash != std::string::npos) // below its {device}_{pid} folder
+                out[rel.substr(slash + 1)] = it->path();
         }
     return out;
 }

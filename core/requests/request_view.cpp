@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <set>
 
 #include "dump/dump_index.h"
 #include "dump/dump_layout.h"
+#include "dump/record_folder.h"
 #include "dump/topology.h"
 #include "tensor/bin_file.h"
 #include "tensor/dtype.h"
@@ -21,10 +21,15 @@ namespace fs = std::filesystem;
 namespace llmscope {
 namespace {
 
-// Hard links where the two folders share a file system, else copies.
-void copyTree(const fs::path &from, const fs::path &to)
+enum class FileKind { Other, Weight, Cache };
+
+// Hard links where the two folders share a file system, else copies. A dump's symbolic link
+// (-symlink: relative, to an earlier round's identical file) is followed, since the view's
+// rounds are numbered otherwise.
+void copyTree(const fs::path &given, const fs::path &to)
 {
     std::error_code ec;
+    const fs::path from = fs::is_symlink(given, ec) ? fs::canonical(given, ec) : given;
     fs::create_directories(to.parent_path(), ec);
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
     if (ec) {
@@ -72,6 +77,10 @@ bool keepRows(Tensor &x, size_t of, const std::vector<size_t> &rows)
 {
     if (!x.hasData || x.dims.empty() || uint64_t(x.dims[0]) != of || of == 0 || x.data.size() % of)
         return false;
+    // Another dimension of that length too (attention's products when the round holds as many
+    // tokens as heads): which one is the tokens' cannot be told, so nothing is cut.
+    if (std::find(x.dims.begin() + 1, x.dims.end(), int64_t(of)) != x.dims.end())
+        return false;
     const size_t rowBytes = x.data.size() / of;
     std::vector<uint8_t> kept;
     kept.reserve(rows.size() * rowBytes);
@@ -90,10 +99,10 @@ bool keepRows(Tensor &x, size_t of, const std::vector<size_t> &rows)
     return true;
 }
 
-// One round's files into the view's round folder `to`; isWeight says which files are a model
-// weight (by the name the topology gives the op's input).
-void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r,
-               const std::function<bool(const std::string &)> &isWeight, RequestView &v)
+// One round's files into the view's round folder `to`; kindOf says which files are a model
+// weight or the cache (by the name the topology gives the op's input).
+void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r, const std::function<FileKind(const fs::path &)> &kindOf,
+               RequestView &v)
 {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -110,11 +119,12 @@ void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r,
         Tensor x = r.whole() ? readBinFile(it->path().string(), true).tensor : readBin(it->path().string());
         // What holds cells, positions or indices of the whole batch or cache is laid out otherwise
         // in another program by construction: token ids, positions, cache rows, masks.
-        if (isIndexType(x.dtype) || x.attr("llmscope_skipped") || isCacheWide(rel)) {
+        const FileKind kind = kindOf(it->path());
+        if (isIndexType(x.dtype) || x.attr("llmscope_skipped") || isCacheWide(rel) || kind == FileKind::Cache) {
             ++v.leftOut;
             continue;
         }
-        if (r.whole() || isWeight(it->path().string())) {
+        if (r.whole() || kind == FileKind::Weight) {
             copyTree(it->path(), to / rel);
             continue;
         }
@@ -143,21 +153,16 @@ void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r,
 RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const std::string &outDir, int32_t upTo)
 {
     const auto records = readTokenRecords(dumpRoot);
-    const DumpIndex index = scanDump(dumpRoot, {}, /*readHeaders=*/false);
-    // The msit_dump_* folder (dumpRoot may be the -o folder around it): where the tensors lie.
-    fs::path root(index.root);
-    for (const TensorRecord &t : index.tensors)
-        if (const size_t at = t.path.rfind("/tensors/"); at != std::string::npos) {
-            root = t.path.substr(0, at);
-            break;
-        }
-    // The process whose tokens were recorded: the first folder under llmscope/tokens.
-    int64_t pid = -1;
+    // The process whose tokens were recorded (llmscope/tokens/{pid}, the folder the records were
+    // read from) and its msit_dump_* folder (dumpRoot may be the -o folder around it).
+    const fs::path tokens(firstRecordFolder(dumpRoot, "tokens"));
+    const auto pidNumber = parseInt(tokens.filename().string());
+    if (tokens.empty() || !pidNumber)
+        throw Error(dumpRoot + ": its rounds record no tokens (dump it again with this llmscope)");
+    const int64_t pid = *pidNumber;
+    const fs::path root = tokens.parent_path().parent_path().parent_path();
+    const DumpIndex index = scanDump(root.string(), {}, /*readHeaders=*/false);
     std::error_code ec;
-    for (auto it = fs::directory_iterator(root / "llmscope" / "tokens", ec); !ec && it != fs::directory_iterator();
-         it.increment(ec))
-        if (const auto p = parseInt(it->path().filename().string()); p && (pid < 0 || *p < pid))
-            pid = *p;
     // Each round's folder (device, pid): the tensors' own.
     std::map<int64_t, std::pair<int, fs::path>> roundFolders;
     for (const TensorRecord &t : index.tensors)
@@ -175,7 +180,9 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
                 // no names: no file of a shared round is taken for a weight
             }
         }
-    std::set<std::string> weights;
+    // By the names the topology gives an op's inputs: a model weight ("blk.0.attn_q.weight"), kept
+    // whole; the KV cache or a view of it ("cache_k_l0 (view)"), laid out by every sequence's cells.
+    std::map<std::string, FileKind> kinds;
     for (const TensorRecord &t : index.tensors) {
         const TopoNode *node = model && t.input && t.pid == pid ? model->find(t.opId) : nullptr;
         const std::string name = node && size_t(t.index) < node->inTensors.size() ? node->inTensors[size_t(t.index)] : "";
@@ -183,9 +190,14 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
             return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
         };
         if (endsWith(".weight") || endsWith(".bias"))
-            weights.insert(t.path);
+            kinds[fs::path(t.path).lexically_normal().string()] = FileKind::Weight;
+        else if (name.rfind("cache_k", 0) == 0 || name.rfind("cache_v", 0) == 0)
+            kinds[fs::path(t.path).lexically_normal().string()] = FileKind::Cache;
     }
-    auto isWeight = [&weights](const std::string &path) { return weights.count(path) > 0; };
+    auto kindOf = [&kinds](const fs::path &path) {
+        const auto k = kinds.find(path.lexically_normal().string());
+        return k == kinds.end() ? FileKind::Other : k->second;
+    };
 
     RequestView v;
     const fs::path out = fs::path(outDir) / root.filename();
@@ -232,7 +244,7 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
                 rr.outRows.push_back(o);
         const auto folder = roundFolders.find(round);
         if (folder != roundFolders.end())
-            viewRound(folder->second.second, out / roundFolder(folder->second.first, pid, k), rr, isWeight, v);
+            viewRound(folder->second.second, out / roundFolder(folder->second.first, pid, k), rr, kindOf, v);
         if (rr.whole())
             ++v.whole;
         ++k;

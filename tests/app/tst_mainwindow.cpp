@@ -345,9 +345,18 @@ private slots:
     void aServersDumpListsItsRequests()
     {
         QTemporaryDir dir;
-        const std::string root = testing::writeSyntheticDump(dir.path().toStdString());
-        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2}, false, {0, 0}, {0, 1})},
-                                          std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {1}, {1})}}) {
+        // Round 0: slot 0's first token beside slot 1's first two, one row each; round 1: slot 1's third.
+        std::string root;
+        {
+            llmscope::DumpWriter w(testing::writerOptions(dir.path().toStdString()));
+            for (const auto &op : std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Layer", "0_Norm"}}) {
+                w.writeTensor(0, 4242, 0, op, false, false, 0, testing::f32Tensor({3, 2}, {1, 2, 3, 4, 5, 6}));
+                w.writeTensor(0, 4242, 1, op, false, false, 0, testing::f32Tensor({2}, {7, 8}));
+            }
+            root = w.root();
+        }
+        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2, 3}, false, {0, 0, 1}, {0, 1, 1})},
+                                          std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {2}, {1})}}) {
             llmscope::makeDirs(root + "/llmscope/tokens/4242");
             llmscope::writeFileAtomic(root + "/" + llmscope::tokenRecordPath(4242, round), json);
         }
@@ -389,12 +398,14 @@ private slots:
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             d.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/compare_requests.png");
         auto *console = w.findChild<ConsoleView *>();
-        QVERIFY(QCoro::waitFor(w.workspace()->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest())));
+        QVERIFY2(QCoro::waitFor(w.workspace()->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest())),
+                 qPrintable(console->toPlainText()));
         const auto r = w.workspace()->comparison();
         QVERIFY(r);
         QVERIFY2(QString::fromStdString(r->goldenRoot).contains("/golden/"), r->goldenRoot.c_str());
-        QCOMPARE(r->rows.size(), size_t(8)); // each of round 0's 8 files, cut to one row on each side
+        QCOMPARE(r->rows.size(), size_t(2)); // round 0's two files, cut to one row on each side
         QVERIFY(console->toPlainText().contains("golden: request 1: sequence 0, positions 0, 1 token(s) in 1 round(s) 0"));
+        QVERIFY(console->toPlainText().contains("2 file(s) of shared rounds cut to its rows"));
         QVERIFY(console->toPlainText().contains("my: request 2: sequence 1"));
         QVERIFY(console->toPlainText().contains("its positions after 0 left out"));
     }
