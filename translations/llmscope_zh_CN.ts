@@ -98,6 +98,14 @@
         <source>cannot make a folder for the requests&apos; views: %1</source>
         <translation>无法为请求视图创建文件夹：%1</translation>
     </message>
+    <message>
+        <source>Cutting the chosen requests out of %1 and %2...</source>
+        <translation>正在从 %1 和 %2 中取出所选请求...</translation>
+    </message>
+    <message>
+        <source>Requests cut out</source>
+        <translation>已取出请求</translation>
+    </message>
 </context>
 <context>
     <name>CompareDialog</name>
@@ -3239,6 +3247,18 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>one command line a line, e.g. /path/to/llama-simple -m model.gguf -n 3 (a program&apos;s path, or a name in PATH)</source>
         <translation>每行一条命令行，例如 /path/to/llama-simple -m model.gguf -n 3（程序的路径，或 PATH 中的名字）</translation>
+    </message>
+    <message>
+        <source>every request</source>
+        <translation>所有请求</translation>
+    </message>
+    <message>
+        <source>llmscope spread --seq S: each run&apos;s request in sequence S (llama-server&apos;s slot S) alone, its rows cut out of the rounds it shared with other slots, every tensor in one pass</source>
+        <translation>llmscope spread --seq S：只取每次运行中序列 S（llama-server 的槽位 S）的请求，从与其他槽位共享的轮次中取出它自己的行，一次转储全部张量</translation>
+    </message>
+    <message>
+        <source>&amp;Sequence (slot):</source>
+        <translation>序列（槽位）(&amp;S)：</translation>
     </message>
 </context>
 <context>

@@ -23,7 +23,7 @@
 
 SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_env(new QLineEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
-      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
+      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_sequence(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
       m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
       m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this)),
       m_fusion(new QCheckBox(tr("Each run &unfused too: the backends' fusion on and off"), this))
@@ -68,6 +68,11 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     form->addRow(tr("&Vary:"), m_vary);
     form->addRow(tr("&Repeat each:"), m_repeat);
     form->addRow(tr("Roun&ds:"), m_rounds);
+    m_sequence->setRange(-1, 1000000);
+    m_sequence->setSpecialValueText(tr("every request"));
+    m_sequence->setToolTip(tr("llmscope spread --seq S: each run's request in sequence S (llama-server's slot S) alone, "
+                              "its rows cut out of the rounds it shared with other slots, every tensor in one pass"));
+    form->addRow(tr("&Sequence (slot):"), m_sequence);
     m_tensors->setToolTip(tr("llmscope spread --tensors: every run's tensors in one pass. Takes more disk; the "
                              "prompt at once against one token a round dumps them so anyway."));
     form->addRow(QString(), m_tensors);
@@ -107,6 +112,7 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_kvCache->setChecked(s.value(QStringLiteral("spread/kvCache"), false).toBool());
     m_fusion->setChecked(s.value(QStringLiteral("spread/fusion"), false).toBool());
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
+    m_sequence->setValue(s.value(QStringLiteral("spread/sequence"), -1).toInt());
     // in the home folder, as the hunt's: a window started from a menu has no working folder of the user's
     m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::home().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
@@ -168,6 +174,10 @@ bool SpreadDialog::request(spread::Request *out, QString *error) const
     r.repeat = m_repeat->value();
     r.tensors = m_tensors->isChecked();
     r.kvCache = m_kvCache->isChecked();
+    if (m_sequence->value() >= 0) { // as --seq: tensors, one pass
+        r.request = llmscope::RequestChoice{0, m_sequence->value()};
+        r.tensors = true;
+    }
     if (m_fusion->isChecked())
         r.fusion = {"on", "off"};
     r.rounds = m_rounds->text().trimmed().isEmpty() ? "all" : m_rounds->text().trimmed().toStdString();
@@ -217,6 +227,7 @@ void SpreadDialog::accept()
     s.setValue(QStringLiteral("spread/repeat"), m_repeat->value());
     s.setValue(QStringLiteral("spread/tensors"), m_tensors->isChecked());
     s.setValue(QStringLiteral("spread/kvCache"), m_kvCache->isChecked());
+    s.setValue(QStringLiteral("spread/sequence"), m_sequence->value());
     s.setValue(QStringLiteral("spread/fusion"), m_fusion->isChecked());
     s.setValue(QStringLiteral("spread/rounds"), m_rounds->text());
     s.setValue(QStringLiteral("spread/folder"), m_folder->text());

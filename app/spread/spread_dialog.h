@@ -30,6 +30,7 @@ public:
     QCheckBox *kvCacheBox() const { return m_kvCache; }
     QCheckBox *fusionBox() const { return m_fusion; }
     QLineEdit *roundsEdit() const { return m_rounds; }
+    QSpinBox *sequenceBox() const { return m_sequence; } // --seq: -1 every request (the whole runs)
     QLineEdit *folderEdit() const { return m_folder; }
     QLabel *errorLabel() const { return m_error; }
     QLabel *runsLabel() const { return m_runs; }
@@ -44,7 +45,7 @@ private:
 
     QPlainTextEdit *m_commands;
     QLineEdit *m_env, *m_vary, *m_rounds, *m_folder;
-    QSpinBox *m_repeat;
+    QSpinBox *m_repeat, *m_sequence;
     QComboBox *m_add;
     QLabel *m_runs, *m_error;
     QCheckBox *m_tensors, *m_kvCache, *m_fusion;

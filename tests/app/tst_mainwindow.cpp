@@ -196,6 +196,16 @@ private slots:
         d.kvCacheBox()->click();
         QVERIFY(d.request(&r, &error) && r.kvCache);
         QVERIFY(spread::firstPass(r).contains("--kv-cache"));
+        // One slot's request of each run (--seq 1): its rounds' tensors in one pass
+        QCOMPARE(d.sequenceBox()->text(), QString("every request"));
+        d.sequenceBox()->setFocus();
+        QTest::keyClick(d.sequenceBox(), Qt::Key_Up);
+        QTest::keyClick(d.sequenceBox(), Qt::Key_Up);
+        QVERIFY(d.request(&r, &error));
+        QCOMPARE(r.request.sequence, 1);
+        QVERIFY(spread::firstPass(r).join(' ').contains("-seq 1"));
+        d.sequenceBox()->setValue(-1);
+        QVERIFY(d.request(&r, &error) && !r.request.chosen());
         // Fused and unfused: each run twice, the backends' own switches off for the second
         d.fusionBox()->click();
         QCOMPARE(d.runsLabel()->text(), QString("8 run(s)"));
