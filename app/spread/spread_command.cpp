@@ -103,6 +103,8 @@ void sayResult(const SpreadResult &r, const std::string &folder)
         " pairs compared op by op\n");
     for (size_t k = 0; k < r.runs.size(); ++k) // counted from 1, as they ran (spread.json: indices from 0)
         say("  run " + std::to_string(k + 1) + ": " + r.runs[k].command + "\n");
+    for (const std::string &note : r.requestNotes) // runs 1 and 2's request, as compare says it
+        say("  " + note + "\n");
     // What differs between each run's configuration and the first's, before any tensor.
     for (size_t k = 1; k < r.configurations.size(); ++k)
         if (const auto &d = r.configurations[k])

@@ -123,6 +123,14 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                                                       workDir + "/requests-" + std::to_string(i) + "-" + std::to_string(j));
                 golden = p.golden;
                 test = p.my;
+                if (i == 0 && j == 1) // golden and my are runs 1 and 2 here
+                    for (std::string note : p.notes) {
+                        for (const auto &[side, run] : {std::pair{std::string("golden"), std::string("run 1")},
+                                                        std::pair{std::string("my"), std::string("run 2")}})
+                            if (note.rfind(side + ": ", 0) == 0)
+                                note = run + "'s " + note.substr(side.size() + 2);
+                        res.requestNotes.push_back(note);
+                    }
             } else if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
                 if (const auto a = alignByPosition(res.runs[i].dump, test,
                                                    workDir + "/aligned-" + std::to_string(i) + "-" + std::to_string(j))) {

@@ -65,6 +65,7 @@ struct SpreadResult {
         std::string dump;                         // the second, lined up
     };
     std::vector<Aligned> aligned;
+    std::vector<std::string> requestNotes; // with a request chosen: what runs 1 and 2 held of it (request_pairing.h)
     // Pairs where tensors of one run have no partner in the other (an op or round only one has):
     // what was not compared.
     struct Unpaired {

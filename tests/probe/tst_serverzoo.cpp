@@ -238,6 +238,7 @@ private slots:
                  qPrintable(r.err));
         // the stock runs: nothing changed; the faulty one's result depends on the batch, which the
         // server's timing decides: its choices may differ from its unobserved run's, not blamed on observing
+        QVERIFY2(r.err.contains("\n  run 1's request 3: sequence 1, positions 0-16, 17 token(s) in "), qPrintable(r.err));
         for (int run = 1; run <= 3; ++run) {
             const auto said = QRegularExpression(QString(R"(observer %1/3: [^\n]*\n  ([^\n]*))").arg(run)).match(r.err);
             QVERIFY2(said.hasMatch(), qPrintable(r.err));
