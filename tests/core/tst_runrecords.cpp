@@ -245,7 +245,7 @@ private slots:
     void theObserverCheckHoldsRequestsByPosition()
     {
         struct Round { std::vector<int32_t> tokens, positions, sequences; float scale; };
-        auto write = [this](const QString &dump, const std::vector<Round> &rounds) {
+        auto write = [](const QString &dump, const std::vector<Round> &rounds) {
             for (size_t r = 0; r < rounds.size(); ++r) {
                 OutputRecord o;
                 o.name = "result_output";
