@@ -339,21 +339,22 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
         }
     }
     // The tokens whose rows reach the logits: the int32 leaf "out_ids" ("inp_out_ids" in older
-    // llama.cpp) the last layer's GET_ROWS reads.
-    std::vector<int32_t> outputs;
-    for (int i = 0; i < n && outputs.empty(); ++i) {
+    // llama.cpp) the last layer's GET_ROWS reads, found from the graph's end.
+    ggml_tensor *outIds = nullptr;
+    for (int i = n - 1; i >= 0 && !outIds; --i) {
         ggml_tensor *node = api.graphNode(graph, i);
         ggml_tensor *o = node->op == GGML_OP_GET_ROWS ? node->src[1] : nullptr;
-        if (o && o->type == GGML_TYPE_I32 && o->buffer && (std::strcmp(o->name, "out_ids") == 0 || std::strcmp(o->name, "inp_out_ids") == 0) && o->ne[0] > 0 &&
-            o->ne[0] <= tokens->ne[0] && o->ne[1] == 1 && o->ne[2] == 1 && o->ne[3] == 1) {
-            outputs.resize(size_t(o->ne[0]));
-            api.tensorGet(o, outputs.data(), 0, outputs.size() * sizeof(int32_t));
-            if (std::any_of(outputs.begin(), outputs.end(), [&](int32_t k) { return k < 0 || k >= tokens->ne[0]; }))
-                outputs = {-1}; // not indices into this batch: not recorded (the loop ends on a non-empty list)
-        }
+        if (o && o->type == GGML_TYPE_I32 && (std::strcmp(o->name, "out_ids") == 0 || std::strcmp(o->name, "inp_out_ids") == 0))
+            outIds = o;
     }
-    if (outputs.size() == 1 && outputs[0] < 0)
-        outputs.clear();
+    std::vector<int32_t> outputs;
+    if (outIds && outIds->buffer && outIds->ne[0] > 0 && outIds->ne[0] <= tokens->ne[0] && outIds->ne[1] == 1 &&
+        outIds->ne[2] == 1 && outIds->ne[3] == 1) {
+        outputs.resize(size_t(outIds->ne[0]));
+        api.tensorGet(outIds, outputs.data(), 0, outputs.size() * sizeof(int32_t));
+        if (std::any_of(outputs.begin(), outputs.end(), [&](int32_t k) { return k < 0 || k >= tokens->ne[0]; }))
+            outputs.clear(); // not indices into this batch: not recorded
+    }
     sequences = sequencesOfRound(ids, positions); // matched on the program's own tokens
     bool replaced = false;
     if (m_following) {

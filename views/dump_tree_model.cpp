@@ -228,8 +228,7 @@ QString DumpTreeModel::requestWords(int64_t round) const
 {
     if (!m_doc)
         return {};
-    const auto &all = m_doc->rounds().requests();
-    if (all.size() < 2 && (all.empty() || all.front().sequence == 0))
+    if (!servesRequests(m_doc->rounds().requests()))
         return {};
     QStringList words;
     for (const Request *r : m_doc->rounds().requestsOfRound(round))

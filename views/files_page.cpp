@@ -36,8 +36,12 @@ FilesPage::FilesPage(QWidget *parent)
     m_requests->setToolTip(tr("The requests the program served (llama-server's slots): show one request's rounds alone"));
     m_requests->hide();
     connect(m_requests, &QComboBox::currentIndexChanged, this, &FilesPage::showRequest);
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, &FilesPage::showRequest);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &FilesPage::showRequest);
+    // Rounds a scan adds, or a tree built again: the chosen request's alone (rows start shown).
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent, int first, int last) {
+        if (!parent.isValid())
+            hideRows(first, last);
+    });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { hideRows(0, m_model->rowCount() - 1); });
     addWidget(left);
     addWidget(m_details);
     setStretchFactor(0, 3);
@@ -49,9 +53,15 @@ QString FilesPage::whose() const
     return m_whose->text();
 }
 
+const std::vector<llmscope::Request> &FilesPage::requestsShown() const
+{
+    static const std::vector<llmscope::Request> none;
+    return m_doc ? m_doc->rounds().requests() : none;
+}
+
 void FilesPage::listRequests()
 {
-    const auto &all = m_doc ? m_doc->rounds().requests() : std::vector<llmscope::Request>();
+    const auto &all = requestsShown();
     const QSignalBlocker quiet(m_requests);
     const QVariant was = m_requests->currentData(); // the request chosen, by number
     m_requests->clear();
@@ -59,16 +69,23 @@ void FilesPage::listRequests()
     for (const llmscope::Request &r : all)
         m_requests->addItem(DumpTreeModel::describe(r), r.number);
     m_requests->setCurrentIndex(std::max(0, was.isValid() ? m_requests->findData(was) : 0));
-    m_requests->setVisible(all.size() > 1 || (all.size() == 1 && all.front().sequence != 0));
+    m_requests->setVisible(llmscope::servesRequests(all));
     showRequest();
 }
 
 void FilesPage::showRequest()
 {
+    hideRows(0, m_model->rowCount() - 1, true);
+}
+
+void FilesPage::hideRows(int first, int last, bool reveal)
+{
     const int chosen = m_requests->currentIndex();
-    const auto &all = m_doc ? m_doc->rounds().requests() : std::vector<llmscope::Request>();
+    const auto &all = requestsShown();
     const llmscope::Request *r = chosen > 0 && size_t(chosen) <= all.size() ? &all[size_t(chosen - 1)] : nullptr;
-    for (int row = 0; row < m_model->rowCount(); ++row) {
+    if (!r && !reveal)
+        return; // every round shown: nothing to hide
+    for (int row = first; row <= last; ++row) {
         const qint64 round = m_model->index(row, 0).data(DumpTreeModel::RoundRowRole).toLongLong();
         m_tree->setRowHidden(row, {}, r && !std::binary_search(r->rounds.begin(), r->rounds.end(), int64_t(round)));
     }

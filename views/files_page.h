@@ -5,6 +5,10 @@
 #pragma once
 #include <QSplitter>
 
+#include <vector>
+
+#include "requests/requests.h"
+
 class Cursor;
 class DumpTreeModel;
 class QComboBox;
@@ -31,8 +35,11 @@ public:
 
 private:
     void showDetails();
+    const std::vector<llmscope::Request> &requestsShown() const; // the document's, or none
     void listRequests(); // the document's requests in the chooser
     void showRequest();  // only the chosen request's rounds in the tree
+    // Of the rounds' rows first..last, those of other requests hidden (reveal: the rest shown again).
+    void hideRows(int first, int last, bool reveal = false);
 
     DumpTreeModel *m_model;
     QTreeView *m_tree;

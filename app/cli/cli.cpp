@@ -102,7 +102,7 @@ int runInfo(const QStringList &args)
         } catch (const llmscope::Error &e) {
             out(QStringLiteral("problem:   %1\n").arg(QString::fromUtf8(e.what())));
         }
-        if (requests.size() > 1 || (requests.size() == 1 && requests[0].sequence != 0))
+        if (llmscope::servesRequests(requests))
             for (const auto &r : requests)
                 out(QStringLiteral("%1%2\n").arg(r.number == 1 ? QStringLiteral("requests:  ") : QStringLiteral("           "),
                                                  QString::fromStdString(llmscope::describeRequest(r))));

@@ -32,7 +32,7 @@ void listRequests(QComboBox *box, const QString &folder)
     box->addItem(CompareDialog::tr("The whole dump"), 0);
     for (const llmscope::Request &r : requests)
         box->addItem(DumpTreeModel::describe(r), r.number);
-    const bool choice = requests.size() > 1 || (requests.size() == 1 && requests.front().sequence != 0);
+    const bool choice = llmscope::servesRequests(requests);
     box->setVisible(choice);
     if (QWidget *label = box->property("label").value<QWidget *>())
         label->setVisible(choice);

@@ -15,11 +15,6 @@ namespace llmscope {
 
 namespace {
 
-bool servesRequests(const std::vector<Request> &r)
-{
-    return r.size() > 1 || (r.size() == 1 && r.front().sequence != 0);
-}
-
 // Each round's sequences' requests, as the k-th request of that sequence: a request served in
 // the same slot later can repeat an earlier one's tokens and positions, never its ordinal.
 std::map<int64_t, std::map<int32_t, int>> ordinals(const std::vector<Request> &requests)
@@ -67,7 +62,7 @@ void noteResult(ObserverCheck &c, int64_t round, const OutputRecord &plain, cons
         return;
     }
     ++c.roundsCompared;
-    c.name = o.name;
+    c.name = differs ? o.name : plain.name;
     if (differs) {
         c.resultDiffers = round;
         c.relativeError = c.largestRelativeError = error;
@@ -77,10 +72,10 @@ void noteResult(ObserverCheck &c, int64_t round, const OutputRecord &plain, cons
 // Requests: each request's tokens by position against the same request's (the k-th of its
 // sequence), then each observed round against the plain run's round of the same composition.
 ObserverCheck checkByRequest(const std::map<int64_t, OutputRecord> &plainOut, const std::map<int64_t, OutputRecord> &observedOut,
-                             const std::map<int64_t, TokenRecord> &plainTokens, const std::map<int64_t, TokenRecord> &observedTokens)
+                             const std::map<int64_t, TokenRecord> &plainTokens, const std::map<int64_t, TokenRecord> &observedTokens,
+                             const std::vector<Request> &plainRequests, const std::vector<Request> &observedRequests)
 {
     ObserverCheck c;
-    const auto plainRequests = requestsOf(plainTokens), observedRequests = requestsOf(observedTokens);
     // request -> position -> (token, the round that consumed it)
     auto tokensOf = [](const Request &r, const std::map<int64_t, TokenRecord> &records) {
         std::map<int32_t, std::pair<int32_t, int64_t>> out;
@@ -140,8 +135,9 @@ ObserverCheck checkObserver(const std::string &plainDump, const std::string &obs
     ObserverCheck c;
     const auto plainOut = readOutputRecords(plainDump), observedOut = readOutputRecords(observedDump);
     const auto plainTokens = readTokenRecords(plainDump), observedTokens = readTokenRecords(observedDump);
-    if (servesRequests(requestsOf(plainTokens)) || servesRequests(requestsOf(observedTokens)))
-        return checkByRequest(plainOut, observedOut, plainTokens, observedTokens);
+    const auto plainRequests = requestsOf(plainTokens), observedRequests = requestsOf(observedTokens);
+    if (servesRequests(plainRequests) || servesRequests(observedRequests))
+        return checkByRequest(plainOut, observedOut, plainTokens, observedTokens, plainRequests, observedRequests);
     for (const auto &[round, plain] : plainOut) {
         const auto observed = observedOut.find(round);
         if (observed == observedOut.end())
@@ -151,24 +147,7 @@ ObserverCheck checkObserver(const std::string &plainDump, const std::string &obs
             c.tokensDiffer = round; // later rounds computed from other inputs: not comparable
             break;
         }
-        const OutputRecord &o = observed->second;
-        const bool differs = plain.stats.digest != o.stats.digest || plain.dims != o.dims || plain.dtype != o.dtype;
-        const double error = !differs ? 0
-                             : plain.stats.l2norm > 0 && plain.dims == o.dims
-                                 ? sketchDifferenceNorm(plain.stats.sketch, o.stats.sketch) / plain.stats.l2norm
-                                 : std::numeric_limits<double>::quiet_NaN();
-        if (c.resultDiffers) { // after the first difference: how far it grows, and whether the tokens part
-            c.largestRelativeError = std::isnan(error) ? error : std::max(c.largestRelativeError, error);
-            continue;
-        }
-        ++c.roundsCompared;
-        if (differs) {
-            c.resultDiffers = round;
-            c.name = o.name;
-            c.relativeError = c.largestRelativeError = error;
-            continue;
-        }
-        c.name = plain.name;
+        noteResult(c, round, plain, observed->second);
     }
     return c;
 }

@@ -130,10 +130,11 @@ void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r, con
         }
         // A shared round: one row a token, or one row an output (after out_ids); with one output
         // the file is that output's row.
-        bool kept = !x.attr("engine_dtype") && keepRows(x, r.count, r.rows);
-        if (!kept && r.outCount > 1 && !x.attr("engine_dtype") && !r.outRows.empty())
+        const bool quantized = x.attr("engine_dtype").has_value(); // blocks, not rows
+        bool kept = !quantized && keepRows(x, r.count, r.rows);
+        if (!kept && !quantized && r.outCount > 1 && !r.outRows.empty())
             kept = keepRows(x, r.outCount, r.outRows);
-        if (!kept && r.outCount == 1 && r.outRows.size() == 1 && x.hasData && !x.attr("engine_dtype") &&
+        if (!kept && !quantized && r.outCount == 1 && r.outRows.size() == 1 && x.hasData &&
             std::find(x.dims.begin(), x.dims.end(), int64_t(r.count)) == x.dims.end()) {
             copyTree(it->path(), to / rel);
             continue;
@@ -231,7 +232,7 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
         for (size_t i : rows) {
             mine.tokens.push_back(t.tokens[i]);
             mine.sequences.push_back(t.sequences[i]);
-            if (t.positions.size() == t.tokens.size())
+            if (positioned)
                 mine.positions.push_back(t.positions[i]);
         }
         makeDirs((out / tokenRecordPath(pid, k)).parent_path().string());

@@ -48,6 +48,11 @@ std::vector<Request> requestsOf(const std::map<int64_t, TokenRecord> &records)
     return out;
 }
 
+bool servesRequests(const std::vector<Request> &requests)
+{
+    return requests.size() > 1 || (requests.size() == 1 && requests.front().sequence != 0);
+}
+
 RequestChoice parseRequestChoice(const std::string &option, const std::string &value, bool bySequence)
 {
     const auto v = parseInt(trim(value));

@@ -27,6 +27,9 @@ struct Request {
 // The requests of a dump's rounds (round -> record); rounds whose sequences were not recorded
 // (a program that fed embeddings) belong to none.
 std::vector<Request> requestsOf(const std::map<int64_t, TokenRecord> &records);
+// Whether they are worth telling apart: a program that served several requests, or one outside
+// sequence 0 (llama-server); a run of one sequence is its run.
+bool servesRequests(const std::vector<Request> &requests);
 
 // Which request a side of a comparison means: --golden-request N / --golden-seq S.
 struct RequestChoice {
