@@ -619,6 +619,10 @@ test: %2</source>
             <numerusform>请求 %1：序列 %2，位置 %3，%n 个词元，位于第 %4 轮</numerusform>
         </translation>
     </message>
+    <message>
+        <source>not recorded</source>
+        <translation>未记录</translation>
+    </message>
 </context>
 <context>
     <name>ErrorCurveView</name>

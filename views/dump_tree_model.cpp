@@ -209,8 +209,9 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
 
 QString DumpTreeModel::describe(const Request &r)
 {
-    const QString positions = r.firstPosition == r.lastPosition ? QString::number(r.firstPosition)
-                                                                 : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
+    const QString positions = r.lastPosition < 0                  ? tr("not recorded")
+                              : r.firstPosition == r.lastPosition ? QString::number(r.firstPosition)
+                                                                  : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
     const QString rounds = r.rounds.size() == 1 ? QString::number(r.rounds.front())
                                                 : tr("%1-%2").arg(r.rounds.front()).arg(r.rounds.back());
     const bool one = r.rounds.size() == 1;

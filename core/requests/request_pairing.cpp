@@ -1,6 +1,7 @@
 #include "requests/request_pairing.h"
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <map>
 
@@ -77,7 +78,8 @@ RequestPairing pairRequests(const std::string &golden, const RequestChoice &gold
     // Both sides as requests, the same positions on both: the side not chosen is its dump's only
     // request, viewed by the same rules so that both leave out the same kinds of file.
     const Request g = requestOf(golden, goldenChoice), m = requestOf(my, myChoice);
-    const int32_t upTo = std::min(g.lastPosition, m.lastPosition);
+    // Positions not recorded (-1: a device computed the rotation from its own copy): no cut.
+    const int32_t upTo = g.lastPosition < 0 || m.lastPosition < 0 ? INT32_MAX : std::min(g.lastPosition, m.lastPosition);
     p.golden = view(golden, g, upTo, workDir + "/golden", "golden", p.notes);
     p.my = view(my, m, upTo, workDir + "/my", "my", p.notes);
     if (const auto a = alignByPosition(p.golden, p.my, workDir + "/lined-up")) {

@@ -103,7 +103,7 @@ std::string describeRequest(const Request &r)
 {
     auto span = [](int64_t a, int64_t b) { return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b); };
     std::string s = "request " + std::to_string(r.number) + ": sequence " + std::to_string(r.sequence) + ", positions " +
-                    span(r.firstPosition, r.lastPosition) + ", " + std::to_string(r.tokens) + " token(s) in " +
+                    (r.lastPosition < 0 ? std::string("not recorded") : span(r.firstPosition, r.lastPosition)) + ", " + std::to_string(r.tokens) + " token(s) in " +
                     std::to_string(r.rounds.size()) + " round(s) " + span(r.rounds.front(), r.rounds.back());
     if (r.shared)
         s += " (some shared with other sequences)";

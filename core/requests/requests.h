@@ -19,7 +19,7 @@ struct Request {
     int number = 0;              // 1, 2, ... in the order the requests began
     int32_t sequence = 0;        // llama.cpp's seq_id: llama-server's slot
     std::vector<int64_t> rounds; // the rounds that computed its tokens, ascending
-    int32_t firstPosition = 0, lastPosition = 0;
+    int32_t firstPosition = 0, lastPosition = 0; // -1: not recorded
     uint64_t tokens = 0;         // its tokens over those rounds
     bool shared = false;         // some of its rounds computed other sequences' tokens too
 };

@@ -87,6 +87,12 @@ private slots:
                                                     "(some shared with other sequences)"));
 
         QCOMPARE(chooseRequest(r, {2, -1}, "d").number, 2);
+        // Positions not recorded (a device's rounds): one request, said so.
+        std::map<int64_t, TokenRecord> unplaced;
+        unplaced[0] = TokenRecord{{5, 6}, false, {}, {0, 0}, {}};
+        const auto u = requestsOf(unplaced);
+        QCOMPARE(u.size(), size_t(1));
+        QCOMPARE(describeRequest(u[0]), std::string("request 1: sequence 0, positions not recorded, 2 token(s) in 1 round(s) 0"));
         QVERIFY_THROWS_EXCEPTION(Error, chooseRequest(r, {0, 1}, "d")); // sequence 1 served two
     }
 
