@@ -12,6 +12,7 @@
 
 #include "buffer_pool.h"
 #include "run_identity.h"
+#include "weight_cache.h"
 #include "select/dynamic_config.h"
 #include "decode_batches.h"
 
@@ -89,6 +90,7 @@ Probe::Probe() : m_config(readProbeConfig())
                 }
             }
             p.m_writer->drain();
+            WeightCache::get().flush(); // what the writer read of a model file, for the next run
             if (LiveChannel *l = p.live()) // a moment for the app to hear the end, never longer
                 l->finish(true, std::chrono::milliseconds(200));
             // Last, after everything queued: a channel that failed while saying goodbye is in it.
@@ -447,6 +449,7 @@ ProbeStatus Probe::status(bool finished)
         m_statusDirty = false;
     }
     s.finished = finished;
+    s.weightsCached = WeightCache::get().hits();
     return s;
 }
 

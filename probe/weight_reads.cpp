@@ -1,5 +1,7 @@
 #include "weight_reads.h"
 
+#include "weight_cache.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -27,11 +29,21 @@ WeightReads &WeightReads::get()
 
 std::optional<TensorStats> WeightReads::compute(const Read &r) noexcept
 {
+    // A model file's bytes read in an earlier run: taken from the cache (weight_cache.h).
+    WeightCache &cache = WeightCache::get();
+    const auto place = cache.locate(r.data, r.bytes, r.dtype, r.elements, r.sketch);
+    if (place)
+        if (auto kept = cache.find(*place))
+            return kept;
+    std::optional<TensorStats> st;
     try {
-        return computeStats(r.dtype, r.data, r.elements, r.sketch);
+        st = computeStats(r.dtype, r.data, r.elements, r.sketch);
     } catch (...) { // no memory for the sketch: the weight goes without statistics
         return std::nullopt;
     }
+    if (place && st)
+        cache.store(*place, *st);
+    return st;
 }
 
 // The program waits for these (its memory is being released) and its own threads are done
@@ -158,6 +170,7 @@ void WeightReads::release(Pred inside) noexcept
 void WeightReads::freeing(ggml_backend_buffer_t buffer, bool all) noexcept
 {
     release([&](const Read &r) { return all || r.buffer == buffer; });
+    WeightCache::get().flush(); // a model's weights are done when its buffer goes
 }
 
 void WeightReads::unmapping(const void *begin, size_t length) noexcept

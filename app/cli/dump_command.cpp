@@ -90,6 +90,10 @@ void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
                            "before (%2)\n")
                 .arg(s.linked)
                 .arg(o.symlink ? QStringLiteral("-symlink") : QStringLiteral("weights are written once a run")));
+    if (s.weightsCached)
+        say(QStringLiteral("  weights:     %1 weights' statistics from an earlier run of the same model file "
+                           "(LLMSCOPE_WEIGHT_CACHE; \"off\" reads them again)\n")
+                .arg(s.weightsCached));
     for (const auto &w : s.warnings)
         say(QStringLiteral("  warning:     %1\n").arg(QString::fromStdString(w)));
     if (o.nanInfOnly) {

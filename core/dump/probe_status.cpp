@@ -44,7 +44,8 @@ std::string writeProbeStatus(const ProbeStatus &s)
                      {"tensors", s.tensors},   {"bytes", s.bytes},
                      {"skipped", s.skipped},   {"finished", s.finished},
                      {"warnings", s.warnings}, {"nan_inf_rounds", s.nanInfRounds},
-                     {"linked", s.linked},     {"tokens_replaced", s.tokensReplaced},
+                     {"linked", s.linked},     {"weights_cached", s.weightsCached},
+                     {"tokens_replaced", s.tokensReplaced},
                      {"watch_changes", s.watchChanges}, {"nan_inf_first", s.nanInfFirst},
                      {"models", s.models},     {"command", s.command},
                      {"host", s.host},         {"libraries", s.libraries},
@@ -87,6 +88,7 @@ ProbeStatus parseProbeStatus(const std::string &text)
         s.warnings = j.value("warnings", std::vector<std::string>{});
         s.nanInfRounds = numOr("nan_inf_rounds", uint64_t(0));
         s.linked = numOr("linked", uint64_t(0));
+        s.weightsCached = numOr("weights_cached", uint64_t(0));
         s.tokensReplaced = numOr("tokens_replaced", uint64_t(0));
         s.watchChanges = j.value("watch_changes", std::vector<std::string>{});
         s.nanInfFirst = j.value("nan_inf_first", std::vector<std::string>{});

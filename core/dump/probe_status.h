@@ -58,6 +58,7 @@ struct ProbeStatus {
     uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
     uint64_t tensors = 0, bytes = 0, skipped = 0;
     uint64_t linked = 0;          // of the tensors, written as links to an identical one (-symlink, weights once a run)
+    uint64_t weightsCached = 0;   // weights whose statistics an earlier run of the model file left (LLMSCOPE_WEIGHT_CACHE)
     uint64_t tokensReplaced = 0;  // rounds whose token ids were golden's, not the program's (--follow-tokens)
     // --watch: "round 0: 1_1 attn_norm-0 changed after 1_5 Vcur-0 (MUL_MAT)", the first kWatchListed.
     std::vector<std::string> watchChanges;

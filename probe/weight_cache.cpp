@@ -1,0 +1,314 @@
+#include "weight_cache.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "tensor/sketch.h"
+
+namespace llmscope::probe {
+
+namespace {
+
+// The definitions whose results the cache holds: another sketch or digest, another file.
+constexpr std::string_view kHeader = "llmscope weight statistics 1 s2. d2.";
+constexpr size_t kLargestFile = size_t(256) << 20; // a model's entries are a few MB
+
+std::string hexFloat(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", v);
+    return buf;
+}
+
+std::vector<std::string_view> split(std::string_view s, char by)
+{
+    std::vector<std::string_view> out;
+    for (size_t at = 0;;) {
+        const size_t next = s.find(by, at);
+        out.push_back(s.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+        if (next == std::string_view::npos)
+            return out;
+        at = next + 1;
+    }
+}
+
+bool unsignedOf(std::string_view s, uint64_t &v, int base = 10)
+{
+    if (s.empty() || s.size() > 20 || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+        return false;
+    const std::string text(s);
+    char *end = nullptr;
+    errno = 0;
+    v = std::strtoull(text.c_str(), &end, base);
+    return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool doubleOf(std::string_view s, double &v)
+{
+    if (s.empty() || s.size() > 40 || s[0] == ' ')
+        return false;
+    const std::string text(s);
+    char *end = nullptr;
+    v = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size();
+}
+
+bool readFile(const std::string &path, std::string &out)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st{};
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && size_t(st.st_size) <= kLargestFile;
+    if (ok) {
+        out.resize(size_t(st.st_size));
+        size_t got = 0;
+        while (got < out.size()) {
+            const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += size_t(n);
+        }
+        ok = got == out.size();
+    }
+    ::close(fd);
+    return ok;
+}
+
+bool makeFolders(const std::string &path)
+{
+    for (size_t at = 1; at <= path.size(); ++at) {
+        if (at != path.size() && path[at] != '/')
+            continue;
+        const std::string part = path.substr(0, at);
+        if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+            return false;
+    }
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool writeWhole(int fd, const std::string &text)
+{
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += size_t(n);
+    }
+    return true;
+}
+
+} // namespace
+
+std::string weightCacheText(const WeightCacheEntries &entries)
+{
+    std::string out(kHeader);
+    out += '\n';
+    char buf[256];
+    for (const auto &[key, s] : entries) {
+        const auto &[offset, bytes, elements, dtype, sketch] = key;
+        std::snprintf(buf, sizeof buf, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId32 " %d %" PRIu64 " ", offset, bytes,
+                      elements, dtype, sketch ? 1 : 0, s.count);
+        out += buf;
+        for (double v : {s.max, s.min, s.mean, s.l2norm})
+            out += hexFloat(v) + ' ';
+        std::snprintf(buf, sizeof buf, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %016" PRIx64 " ", s.nanCount, s.infCount,
+                      s.zeroCount, s.digest);
+        out += buf;
+        if (s.sketch.empty())
+            out += '-';
+        for (size_t i = 0; i < s.sketch.size(); ++i)
+            out += (i ? "," : "") + hexFloat(double(s.sketch[i]));
+        out += '\n';
+    }
+    return out;
+}
+
+std::optional<WeightCacheEntries> parseWeightCache(const std::string &text)
+{
+    const auto lines = split(text, '\n');
+    if (lines.size() < 2 || lines.front() != kHeader || !lines.back().empty())
+        return std::nullopt;
+    WeightCacheEntries out;
+    for (size_t l = 1; l + 1 < lines.size(); ++l) {
+        const auto f = split(lines[l], ' ');
+        if (f.size() != 15)
+            return std::nullopt;
+        uint64_t offset, bytes, elements, dtype, sketch;
+        TensorStats s;
+        bool ok = unsignedOf(f[0], offset) && unsignedOf(f[1], bytes) && unsignedOf(f[2], elements) &&
+                  unsignedOf(f[3], dtype) && dtype <= 1000 && unsignedOf(f[4], sketch) && sketch <= 1 &&
+                  unsignedOf(f[5], s.count) && doubleOf(f[6], s.max) && doubleOf(f[7], s.min) &&
+                  doubleOf(f[8], s.mean) && doubleOf(f[9], s.l2norm) && unsignedOf(f[10], s.nanCount) &&
+                  unsignedOf(f[11], s.infCount) && unsignedOf(f[12], s.zeroCount) && f[13].size() == 16 &&
+                  unsignedOf(f[13], s.digest, 16);
+        if (!ok)
+            return std::nullopt;
+        if (f[14] != "-") {
+            const auto sums = split(f[14], ',');
+            if (sums.size() != size_t(kSketchBuckets))
+                return std::nullopt;
+            for (std::string_view v : sums) {
+                double d;
+                if (!doubleOf(v, d))
+                    return std::nullopt;
+                s.sketch.push_back(float(d));
+            }
+        }
+        if (!out.emplace(WeightCacheKey{offset, bytes, elements, int32_t(dtype), sketch == 1}, std::move(s)).second)
+            return std::nullopt; // one weight twice: not a file this code wrote
+    }
+    return out;
+}
+
+WeightCache::WeightCache(std::string folder) : m_folder(std::move(folder)) {}
+
+WeightCache &WeightCache::get()
+{
+    static WeightCache *c = [] {
+        const char *v = std::getenv("LLMSCOPE_WEIGHT_CACHE");
+        std::string folder = v && *v && std::strcmp(v, "off") != 0 && std::strcmp(v, "0") != 0 ? v : "";
+        auto *w = new WeightCache(folder); // outlives static destructors run at exit
+        pthread_atfork([] { WeightCache::get().m_mutex.lock(); }, [] { WeightCache::get().m_mutex.unlock(); },
+                       [] { WeightCache::get().m_mutex.unlock(); });
+        return w;
+    }();
+    return *c;
+}
+
+std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint64_t bytes, int32_t dtype,
+                                                      uint64_t elements, bool sketch) const noexcept
+{
+    if (!enabled() || !data)
+        return std::nullopt;
+    FILE *maps = std::fopen("/proc/self/maps", "re");
+    if (!maps)
+        return std::nullopt;
+    const auto at = reinterpret_cast<uintptr_t>(data);
+    std::optional<Place> found;
+    char *line = nullptr;
+    size_t capacity = 0;
+    while (::getline(&line, &capacity, maps) > 0) {
+        uintptr_t begin = 0, end = 0;
+        unsigned long long offset = 0, inode = 0;
+        unsigned major = 0, minor = 0;
+        char perms[8] = {};
+        int pathAt = 0;
+        if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %n", &begin, &end, perms, &offset,
+                        &major, &minor, &inode, &pathAt) < 7)
+            continue;
+        if (at < begin || at >= end)
+            continue;
+        // Read-only and a file's: the bytes are the file's, unless the mapping ends before them.
+        if (at + bytes > end || perms[0] != 'r' || perms[1] == 'w' || inode == 0 || line[pathAt] != '/')
+            break;
+        std::string path(line + pathAt);
+        while (!path.empty() && path.back() == '\n')
+            path.pop_back();
+        struct stat st{};
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != ino_t(inode) ||
+            ::major(st.st_dev) != major || ::minor(st.st_dev) != minor)
+            break; // replaced or removed since it was mapped
+        char name[160];
+        std::snprintf(name, sizeof name, "w-%llx-%llu-%lld-%lld.%09ld-%lld.%09ld.txt", (unsigned long long)st.st_dev,
+                      inode, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                      (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+        Place p;
+        p.file = name;
+        p.offset = uint64_t(offset) + (at - begin);
+        p.bytes = bytes;
+        p.elements = elements;
+        p.dtype = dtype;
+        p.sketch = sketch;
+        found = std::move(p);
+        break;
+    }
+    std::free(line);
+    std::fclose(maps);
+    return found;
+}
+
+WeightCache::Table &WeightCache::table(const std::string &file)
+{
+    auto [it, added] = m_tables.try_emplace(file);
+    if (added) {
+        std::string text;
+        if (readFile(m_folder + "/" + file, text))
+            if (auto entries = parseWeightCache(text))
+                it->second.entries = std::move(*entries);
+    }
+    return it->second;
+}
+
+std::optional<TensorStats> WeightCache::find(const Place &p) noexcept
+{
+    try {
+        std::lock_guard lock(m_mutex);
+        const Table &t = table(p.file);
+        auto it = t.entries.find(p.key());
+        if (it == t.entries.end())
+            return std::nullopt;
+        m_hits.fetch_add(1);
+        return it->second;
+    } catch (...) { // no memory: read the weight instead
+        return std::nullopt;
+    }
+}
+
+void WeightCache::store(const Place &p, const TensorStats &s) noexcept
+{
+    try {
+        std::lock_guard lock(m_mutex);
+        Table &t = table(p.file);
+        if (t.entries.insert_or_assign(p.key(), s).second)
+            t.dirty = true;
+    } catch (...) { // not kept: the next run reads it again
+    }
+}
+
+void WeightCache::flush() noexcept
+{
+    try {
+        std::vector<std::pair<std::string, std::string>> files;
+        {
+            std::lock_guard lock(m_mutex);
+            for (auto &[file, t] : m_tables)
+                if (t.dirty) {
+                    files.emplace_back(file, weightCacheText(t.entries));
+                    t.dirty = false;
+                }
+        }
+        if (files.empty() || !makeFolders(m_folder))
+            return;
+        for (const auto &[file, text] : files) {
+            const std::string path = m_folder + "/" + file;
+            const std::string aside = path + ".part" + std::to_string(::getpid());
+            const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            if (fd < 0)
+                continue;
+            const bool written = writeWhole(fd, text);
+            const bool closed = ::close(fd) == 0;
+            if (!written || !closed || ::rename(aside.c_str(), path.c_str()) != 0)
+                ::unlink(aside.c_str()); // a full disk: the cache stays as it was
+        }
+    } catch (...) {
+    }
+}
+
+} // namespace llmscope::probe
