@@ -7,12 +7,12 @@
 
 #include <dlfcn.h>
 
-#include "cli.h"
-#include "hunt/hunt_plan.h"
-#include "launch/dump_options.h"
-#include "util/error.h"
-#include "util/program_files.h"
-#include "gui_main.h"
+#include "app/cli/cli.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/window/gui_main.h"
+#include "core/launch/dump_options.h"
+#include "core/util/error.h"
+#include "core/util/program_files.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 
 #include <cstdio>
 
-#include "main_window.h"
-#include "workspace.h"
+#include "app/window/main_window.h"
+#include "app/workspace/workspace.h"
 
 int main(int argc, char **argv)
 {

@@ -9,8 +9,8 @@
 
 #include <cstdio>
 
-#include "heatmap_view.h"
-#include "session_document.h"
+#include "document/session_document.h"
+#include "views/heatmap_view.h"
 
 int main(int argc, char **argv)
 {

@@ -10,10 +10,10 @@
 
 #include <cstdio>
 
-#include "tensor/bin_file.h"
-#include "tensor_inspector.h"
-#include "tensor_slice_model.h"
-#include "util/atomic_file.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/atomic_file.h"
+#include "views/tensor_inspector.h"
+#include "views/tensor_slice_model.h"
 
 int main(int argc, char **argv)
 {

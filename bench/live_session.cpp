@@ -13,11 +13,11 @@
 #include <cstdio>
 #include <ctime>
 
-#include "launch/dump_options.h"
-#include "main_window.h"
-#include "workspace.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
+#include "app/window/main_window.h"
+#include "app/workspace/workspace.h"
+#include "core/launch/dump_options.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
 
 int main(int argc, char **argv)
 {

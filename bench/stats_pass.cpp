@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "tensor/stats.h"
-#include "util/content_digest.h"
+#include "core/tensor/stats.h"
+#include "core/util/content_digest.h"
 
 namespace {
 

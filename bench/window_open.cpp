@@ -12,12 +12,12 @@
 
 #include <cstdio>
 
-#include "dump/dump_index.h"
-#include "dump_tree_model.h"
-#include "heatmap_model.h"
-#include "heatmap_view.h"
-#include "main_window.h"
-#include "workspace.h"
+#include "app/window/main_window.h"
+#include "app/workspace/workspace.h"
+#include "core/dump/dump_index.h"
+#include "views/dump_tree_model.h"
+#include "views/heatmap_model.h"
+#include "views/heatmap_view.h"
 
 // Times each event the GUI thread handles at the top of its loop (not nested ones): the
 // slowest names what stalled the loop.

@@ -1,7 +1,7 @@
 // msit's .bin tensor files: the header alone and the whole file.
-#include "fuzz_input.h"
-#include "tensor/bin_file.h"
-#include "util/error.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,18 +9,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dump/dump_writer.h"
-#include "dump/op_files.h"
-#include "dump/op_info_csv.h"
-#include "dump/probe_status.h"
-#include "compare/observer_check.h"
-#include "dump/fusion_record.h"
-#include "dump/output_record.h"
-#include "dump/token_record.h"
-#include "fuzz_input.h"
-#include "opcheck/opcheck_run.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
+#include "core/compare/observer_check.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/op_files.h"
+#include "core/dump/op_info_csv.h"
+#include "core/dump/output_record.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 namespace fs = std::filesystem;
 using namespace llmscope;

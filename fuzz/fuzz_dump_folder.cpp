@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dump/dump_index.h"
-#include "dump/tensor_index.h"
-#include "fuzz_input.h"
-#include "util/error.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/tensor_index.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 namespace fs = std::filesystem;
 

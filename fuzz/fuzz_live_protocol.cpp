@@ -1,8 +1,8 @@
 // The live channel's messages, both directions: a line decoded, encoded again and decoded to
 // the same message.
-#include "fuzz_input.h"
-#include "live/live_protocol.h"
-#include "util/error.h"
+#include "core/live/live_protocol.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

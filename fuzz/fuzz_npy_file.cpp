@@ -1,7 +1,7 @@
 // NumPy .npy files.
-#include "fuzz_input.h"
-#include "tensor/npy_file.h"
-#include "util/error.h"
+#include "core/tensor/npy_file.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

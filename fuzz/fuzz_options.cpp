@@ -1,12 +1,12 @@
 // The command line's grammar: dump options (one argument a line: --type, -ids, -er, ...),
 // op ids, msit's dynamic config file and --mapping files.
-#include "compare/matching.h"
-#include "fuzz_input.h"
-#include "launch/dump_options.h"
-#include "select/dynamic_config.h"
-#include "select/op_ids.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/compare/matching.h"
+#include "core/launch/dump_options.h"
+#include "core/select/dynamic_config.h"
+#include "core/select/op_ids.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // torch.save files: the zip archive (libzip), then the pickle and the storage.
-#include "fuzz_input.h"
-#include "torch/pth_file.h"
-#include "util/error.h"
+#include "core/torch/pth_file.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // Topology JSON: msit's model and layer files, and msit's PyTorch model_tree.json.
-#include "dump/topology.h"
-#include "fuzz_input.h"
-#include "util/error.h"
+#include "core/dump/topology.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

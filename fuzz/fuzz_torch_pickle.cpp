@@ -1,7 +1,7 @@
 // The pickle of a saved tensor (data.pkl), read by the restricted interpreter.
-#include "fuzz_input.h"
-#include "torch/restricted_pickle.h"
-#include "util/error.h"
+#include "core/torch/restricted_pickle.h"
+#include "core/util/error.h"
+#include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-#include "buffer_pool.h"
+#include "probe/buffer_pool.h"
 
 #include <mutex>
 

@@ -2,18 +2,18 @@
 // same selection, writer and status as the ggml path, with one round open at a time.
 #include <cstring>
 
-#include "dump/dump_layout.h"
-#include "op_info.h"
-#include "probe.h"
+#include "core/dump/dump_layout.h"
+#include "probe/op_info.h"
+#include "probe/probe.h"
 
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include "tensor/dtype.h"
-#include "util/text.h"
+#include "core/tensor/dtype.h"
+#include "core/util/text.h"
 
 #define LLMSCOPE_PROBE_API extern "C" __attribute__((visibility("default")))
-#include "llmscope_probe.h"
+#include "probe/llmscope_probe.h"
 
 namespace llmscope::probe {
 namespace {

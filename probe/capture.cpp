@@ -1,9 +1,9 @@
-#include "capture.h"
+#include "probe/capture.h"
 
 #include <cstring>
 #include <vector>
 
-#include "ggml_api.h"
+#include "probe/ggml_api.h"
 #include "ggml-backend-impl.h" // the buffer interface, to see whether get_tensor exists
 
 namespace llmscope::probe {

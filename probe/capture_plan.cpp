@@ -1,12 +1,12 @@
-#include "capture_plan.h"
+#include "probe/capture_plan.h"
 
 #include <map>
 #include <unordered_map>
 
-#include "capture.h"
-#include "fusion_rules.h"
-#include "ggml_api.h"
-#include "kv_rows.h"
+#include "probe/capture.h"
+#include "probe/fusion_rules.h"
+#include "probe/ggml_api.h"
+#include "probe/kv_rows.h"
 
 namespace llmscope::probe {
 namespace {

@@ -10,11 +10,11 @@
 
 #include <ggml.h>
 
-#include "fusion_rules.h"
-#include "graph_snapshot.h"
-#include "graph_topology.h"
-#include "probe_config.h"
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
+#include "probe/fusion_rules.h"
+#include "probe/graph_snapshot.h"
+#include "probe/graph_topology.h"
+#include "probe/probe_config.h"
 
 namespace llmscope::probe {
 

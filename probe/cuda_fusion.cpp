@@ -19,7 +19,7 @@
 // against fusing: float16 experts), allocation padding, GGML_CUDA_GRAPH_OPT's reordering of
 // nodes (off by default). Reading a chain only at its end never
 // changes what the program computes; at worst an inner node that ran alone is not read.
-#include "cuda_fusion.h"
+#include "probe/cuda_fusion.h"
 
 #include <span>
 #include <string>

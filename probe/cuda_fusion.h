@@ -3,8 +3,8 @@
 #pragma once
 #include <optional>
 
-#include "fusion_match.h"
-#include "fusion_rules.h"
+#include "probe/fusion_match.h"
+#include "probe/fusion_rules.h"
 
 namespace llmscope::probe {
 

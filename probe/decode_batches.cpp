@@ -1,9 +1,9 @@
-#include "decode_batches.h"
+#include "probe/decode_batches.h"
 
 #include <algorithm>
 
-#include "ggml_api.h"
-#include "probe.h"
+#include "probe/ggml_api.h"
+#include "probe/probe.h"
 
 struct llama_context;
 

@@ -1,10 +1,10 @@
-#include "device_prefetch.h"
+#include "probe/device_prefetch.h"
 
 #include <algorithm>
 
-#include "capture.h"
-#include "capture_plan.h"
-#include "ggml_api.h"
+#include "probe/capture.h"
+#include "probe/capture_plan.h"
+#include "probe/ggml_api.h"
 
 namespace llmscope::probe {
 

@@ -1,4 +1,4 @@
-#include "fusion_match.h"
+#include "probe/fusion_match.h"
 
 #include <algorithm>
 #include <cstdint>

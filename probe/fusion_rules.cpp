@@ -1,13 +1,13 @@
-#include "fusion_rules.h"
+#include "probe/fusion_rules.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
-#include "capture.h"
-#include "cuda_fusion.h"
-#include "fusion_match.h"
-#include "vulkan_fusion.h"
+#include "probe/capture.h"
+#include "probe/cuda_fusion.h"
+#include "probe/fusion_match.h"
+#include "probe/vulkan_fusion.h"
 
 namespace llmscope::probe {
 namespace {

@@ -16,7 +16,7 @@
 
 #include <ggml.h>
 
-#include "graph_topology.h"
+#include "probe/graph_topology.h"
 
 namespace llmscope::probe {
 

@@ -1,4 +1,4 @@
-#include "ggml_api.h"
+#include "probe/ggml_api.h"
 
 #include <link.h>
 #include <dlfcn.h>

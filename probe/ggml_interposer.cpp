@@ -13,20 +13,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "dump/fusion_record.h"
-#include "dump/topology.h"
-#include "fusion_rules.h"
-#include "ggml_api.h"
-#include "graph_snapshot.h"
-#include "inline_reader.h"
-#include "op_info.h"
-#include "op_params.h"
-#include "util/hash.h"
-#include "probe.h"
-#include "round_output.h"
-#include "tensor/stats.h"
-#include "weight_reads.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/topology.h"
+#include "core/tensor/stats.h"
+#include "core/util/hash.h"
+#include "probe/capture.h"
+#include "probe/fusion_rules.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_snapshot.h"
+#include "probe/inline_reader.h"
+#include "probe/op_info.h"
+#include "probe/op_params.h"
+#include "probe/probe.h"
+#include "probe/round_output.h"
+#include "probe/weight_reads.h"
 
 namespace llmscope::probe {
 namespace {

@@ -1,4 +1,4 @@
-#include "graph_snapshot.h"
+#include "probe/graph_snapshot.h"
 
 #include <unordered_set>
 
@@ -6,7 +6,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "ggml-impl.h" // struct ggml_cgraph: its leafs (no function returns them)
 #pragma GCC diagnostic pop
-#include "ggml_api.h"
+#include "probe/ggml_api.h"
 
 namespace llmscope::probe {
 

@@ -1,11 +1,11 @@
-#include "graph_topology.h"
+#include "probe/graph_topology.h"
 
 #include <cstdio>
 #include <cstring>
 
-#include "dump/dump_layout.h"
-#include "ggml_api.h"
-#include "op_params.h"
+#include "core/dump/dump_layout.h"
+#include "probe/ggml_api.h"
+#include "probe/op_params.h"
 
 namespace llmscope::probe {
 

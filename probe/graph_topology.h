@@ -7,7 +7,7 @@
 
 #include <ggml.h>
 
-#include "dump/topology.h"
+#include "core/dump/topology.h"
 
 namespace llmscope::probe {
 

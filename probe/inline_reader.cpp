@@ -1,4 +1,4 @@
-#include "inline_reader.h"
+#include "probe/inline_reader.h"
 
 #include <algorithm>
 #include <atomic>
@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "capture.h"
-#include "ggml_api.h"
-#include "probe.h"
+#include "probe/capture.h"
+#include "probe/ggml_api.h"
+#include "probe/probe.h"
 
 namespace llmscope::probe {
 namespace {

@@ -1,10 +1,10 @@
-#include "kv_rows.h"
+#include "probe/kv_rows.h"
 
 #include <cstring>
 
-#include "capture.h"
-#include "ggml_api.h"
-#include "graph_topology.h"
+#include "probe/capture.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_topology.h"
 
 namespace llmscope::probe {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <ggml.h>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope::probe {
 

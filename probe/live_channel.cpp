@@ -1,4 +1,4 @@
-#include "live_channel.h"
+#include "probe/live_channel.h"
 
 #include <cerrno>
 #include <cstring>

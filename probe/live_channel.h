@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "live/live_protocol.h"
+#include "core/live/live_protocol.h"
 
 namespace llmscope::probe {
 

@@ -10,8 +10,8 @@
 
 #include <gguf.h>
 
-#include "ggml_api.h"
-#include "probe.h"
+#include "probe/ggml_api.h"
+#include "probe/probe.h"
 
 #define LLMSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -1,14 +1,14 @@
-#include "op_info.h"
+#include "probe/op_info.h"
 
 #include <unistd.h>
 
-#include "dump/dump_layout.h"
-#include "dump/op_info_csv.h"
-#include "capture.h"
-#include "ggml_api.h"
-#include "graph_topology.h"
-#include "op_params.h"
-#include "probe.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/op_info_csv.h"
+#include "probe/capture.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_topology.h"
+#include "probe/op_params.h"
+#include "probe/probe.h"
 
 namespace llmscope::probe {
 

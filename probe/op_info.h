@@ -6,8 +6,8 @@
 #pragma once
 #include <ggml-backend.h>
 
-#include "capture_plan.h"
-#include "dump/op_info_csv.h"
+#include "core/dump/op_info_csv.h"
+#include "probe/capture_plan.h"
 
 namespace llmscope::probe {
 

@@ -1,4 +1,4 @@
-#include "op_params.h"
+#include "probe/op_params.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
-#include "probe.h"
-#include "ggml_api.h"
+#include "probe/probe.h"
+#include "probe/ggml_api.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buffer_pool.h"
-#include "run_identity.h"
-#include "weight_cache.h"
-#include "select/dynamic_config.h"
-#include "decode_batches.h"
+#include "core/select/dynamic_config.h"
+#include "probe/buffer_pool.h"
+#include "probe/decode_batches.h"
+#include "probe/run_identity.h"
+#include "probe/weight_cache.h"
 
 namespace llmscope::probe {
 

@@ -17,14 +17,14 @@
 
 #include <ggml-backend.h>
 
-#include "capture_plan.h"
-#include "dump/token_record.h"
-#include "fusion_rules.h"
-#include "graph_topology.h"
-#include "live_channel.h"
-#include "round_capture.h"
-#include "probe_config.h"
-#include "writer_thread.h"
+#include "core/dump/token_record.h"
+#include "probe/capture_plan.h"
+#include "probe/fusion_rules.h"
+#include "probe/graph_topology.h"
+#include "probe/live_channel.h"
+#include "probe/probe_config.h"
+#include "probe/round_capture.h"
+#include "probe/writer_thread.h"
 
 namespace llmscope::probe {
 

@@ -1,10 +1,10 @@
-#include "probe_config.h"
+#include "probe/probe_config.h"
 
 #include <cstdlib>
 #include <optional>
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope::probe {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "select/selection.h"
+#include "core/select/selection.h"
 
 namespace llmscope::probe {
 

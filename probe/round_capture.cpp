@@ -1,13 +1,13 @@
-#include "round_capture.h"
+#include "probe/round_capture.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "buffer_pool.h"
-#include "capture.h"
-#include "kv_rows.h"
-#include "tensor/convert.h"
-#include "weight_reads.h"
+#include "core/tensor/convert.h"
+#include "probe/buffer_pool.h"
+#include "probe/capture.h"
+#include "probe/kv_rows.h"
+#include "probe/weight_reads.h"
 
 namespace llmscope::probe {
 namespace {

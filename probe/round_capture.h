@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "capture_plan.h"
-#include "device_prefetch.h"
-#include "tensor/stats.h"
+#include "core/tensor/stats.h"
+#include "probe/capture_plan.h"
+#include "probe/device_prefetch.h"
 
 namespace llmscope::probe {
 

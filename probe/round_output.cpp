@@ -1,8 +1,8 @@
-#include "round_output.h"
+#include "probe/round_output.h"
 
-#include "capture.h"
-#include "ggml_api.h"
-#include "probe.h"
+#include "probe/capture.h"
+#include "probe/ggml_api.h"
+#include "probe/probe.h"
 
 namespace llmscope::probe {
 

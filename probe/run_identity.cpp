@@ -1,4 +1,4 @@
-#include "run_identity.h"
+#include "probe/run_identity.h"
 
 #include <elf.h>
 #include <link.h>

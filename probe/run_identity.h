@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/probe_status.h"
+#include "core/dump/probe_status.h"
 
 namespace llmscope::probe {
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "ggml_api.h"
-#include "probe.h"
+#include "probe/ggml_api.h"
+#include "probe/probe.h"
 
 struct llama_sampler;
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
-#include "ggml_api.h"
-#include "graph_topology.h"
-#include "probe.h"
+#include "probe/capture.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_topology.h"
+#include "probe/probe.h"
 
 namespace llmscope::probe {
 namespace {

@@ -16,7 +16,7 @@
 // What the probe cannot see is taken as fusing: a device's limits (push constant sizes,
 // multi_add's float16 rounding mode, buffer offset alignment). Reading a chain only at its end
 // never changes what the program computes; at worst an inner node that ran alone is not read.
-#include "vulkan_fusion.h"
+#include "probe/vulkan_fusion.h"
 
 #include <algorithm>
 #include <array>

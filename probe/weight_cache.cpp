@@ -1,4 +1,4 @@
-#include "weight_cache.h"
+#include "probe/weight_cache.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "tensor/sketch.h"
+#include "core/tensor/sketch.h"
 
 namespace llmscope::probe {
 

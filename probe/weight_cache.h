@@ -17,7 +17,7 @@
 #include <string>
 #include <tuple>
 
-#include "tensor/stats.h"
+#include "core/tensor/stats.h"
 
 namespace llmscope::probe {
 

@@ -1,6 +1,6 @@
-#include "weight_reads.h"
+#include "probe/weight_reads.h"
 
-#include "weight_cache.h"
+#include "probe/weight_cache.h"
 
 #include <algorithm>
 #include <thread>

@@ -18,7 +18,7 @@
 
 #include <ggml-backend.h>
 
-#include "tensor/stats.h"
+#include "core/tensor/stats.h"
 
 namespace llmscope::probe {
 

@@ -1,4 +1,4 @@
-#include "writer_thread.h"
+#include "probe/writer_thread.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,14 +9,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "buffer_pool.h"
-#include "config/driver_version.h"
-#include "dump/dump_layout.h"
-#include "kv_rows.h"
-#include "tensor/stats.h"
-#include "weight_reads.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/config/driver_version.h"
+#include "core/dump/dump_layout.h"
+#include "core/tensor/stats.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "probe/buffer_pool.h"
+#include "probe/kv_rows.h"
+#include "probe/weight_reads.h"
 
 namespace llmscope::probe {
 

@@ -18,13 +18,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "dump/output_record.h"
-#include "dump/dump_writer.h"
-#include "dump/probe_status.h"
-#include "dump/statistic_csv.h"
-#include "live/live_protocol.h"
-#include "round_capture.h"
-#include "tensor/stats.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/output_record.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/statistic_csv.h"
+#include "core/live/live_protocol.h"
+#include "core/tensor/stats.h"
+#include "probe/round_capture.h"
 
 namespace llmscope::probe {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump_writer.h"
-#include "dump/topology.h"
-#include "tensor/stats.h"
-#include "test_helpers.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/topology.h"
+#include "core/tensor/stats.h"
+#include "tests/test_helpers.h"
 
 namespace testing {
 

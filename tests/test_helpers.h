@@ -11,11 +11,11 @@
 #include <QByteArray>
 #include <QTemporaryFile>
 
-#include "dump/dump_index.h"
-#include "dump/dump_writer.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "tensor/tensor.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_writer.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/tensor.h"
 
 namespace testing {
 

@@ -1,4 +1,4 @@
-#include "console_view.h"
+#include "views/console_view.h"
 
 #include <QFontDatabase>
 #include <QScrollBar>

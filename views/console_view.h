@@ -4,7 +4,7 @@
 #pragma once
 #include <QPlainTextEdit>
 
-#include "console_tone.h"
+#include "document/console_tone.h"
 
 class ConsoleView : public QPlainTextEdit {
     Q_OBJECT

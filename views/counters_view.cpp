@@ -1,10 +1,10 @@
-#include "counters_view.h"
+#include "views/counters_view.h"
 
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
 
-#include "session_document.h"
+#include "document/session_document.h"
 
 using namespace llmscope;
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <QWidget>
 
-#include "live/live_protocol.h"
+#include "core/live/live_protocol.h"
 
 class QFormLayout;
 class QLabel;

@@ -1,6 +1,6 @@
-#include "diff_table_model.h"
-#include "reason_words.h"
-#include "first_row_mark.h"
+#include "views/diff_table_model.h"
+#include "document/reason_words.h"
+#include "views/first_row_mark.h"
 
 #include <QBrush>
 #include <QColor>

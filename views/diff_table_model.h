@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 class DiffTableModel : public QAbstractTableModel {
     Q_OBJECT

@@ -1,7 +1,7 @@
-#include "diff_view.h"
-#include "config_words.h"
-#include "layer_words.h"
-#include "reason_words.h"
+#include "views/diff_view.h"
+#include "document/config_words.h"
+#include "document/layer_words.h"
+#include "document/reason_words.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -16,11 +16,11 @@
 
 #include <algorithm>
 
-#include "cursor.h"
-#include "session_document.h"
-#include "diff_table_model.h"
-#include "compare/divergence_cause.h"
-#include "compare/op_verdicts.h"
+#include "core/compare/divergence_cause.h"
+#include "core/compare/op_verdicts.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
+#include "views/diff_table_model.h"
 
 using namespace llmscope;
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 class DiffTableModel;
 class Cursor;

@@ -1,12 +1,12 @@
-#include "dump_tree_model.h"
+#include "views/dump_tree_model.h"
 
-#include "session_document.h"
+#include "document/session_document.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "tensor/dtype.h"
-#include "util/text.h"
+#include "core/tensor/dtype.h"
+#include "core/util/text.h"
 
 using namespace llmscope;
 

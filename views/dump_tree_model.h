@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "requests/requests.h"
+#include "core/dump/dump_index.h"
+#include "core/requests/requests.h"
 
 class SessionDocument;
 

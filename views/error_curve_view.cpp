@@ -1,7 +1,7 @@
-#include "error_curve_view.h"
+#include "views/error_curve_view.h"
 
-#include "cursor.h"
-#include "session_document.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
 
 #include <QChart>
 #include <QChartView>
@@ -15,9 +15,9 @@
 
 #include <cmath>
 
-#include "label_fit.h"
-#include "compare/error_by_layer.h"
-#include "select/op_id.h"
+#include "core/compare/error_by_layer.h"
+#include "core/select/op_id.h"
+#include "views/label_fit.h"
 
 using namespace llmscope;
 

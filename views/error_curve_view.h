@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 class SessionDocument;
 class Cursor;

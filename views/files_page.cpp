@@ -1,4 +1,4 @@
-#include "files_page.h"
+#include "views/files_page.h"
 
 #include <QComboBox>
 #include <QHeaderView>
@@ -10,9 +10,9 @@
 
 #include <algorithm>
 
-#include "cursor.h"
-#include "dump_tree_model.h"
-#include "session_document.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
+#include "views/dump_tree_model.h"
 
 FilesPage::FilesPage(QWidget *parent)
     : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this)),

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 
 class Cursor;
 class DumpTreeModel;

@@ -1,4 +1,4 @@
-#include "graphviz_layout.h"
+#include "views/graphviz_layout.h"
 
 #include <graphviz/gvc.h>
 

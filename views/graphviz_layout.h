@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "graph/layer_graph.h"
+#include "core/graph/layer_graph.h"
 
 struct GraphLayout {
     std::vector<QRectF> nodes;       // per node of the graph, in its order

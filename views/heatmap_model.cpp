@@ -1,11 +1,11 @@
-#include "heatmap_model.h"
-#include "layer_words.h"
+#include "views/heatmap_model.h"
+#include "document/layer_words.h"
 
-#include "diff_table_model.h"
-#include "reason_words.h"
+#include "document/reason_words.h"
+#include "views/diff_table_model.h"
 
-#include "compare/report_text.h"
-#include "select/op_id.h"
+#include "core/compare/report_text.h"
+#include "core/select/op_id.h"
 #include <QBrush>
 #include <QFont>
 #include <QRegularExpression>

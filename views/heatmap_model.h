@@ -13,9 +13,9 @@
 
 #include <vector>
 
-#include "graph/op_graph.h"
-#include "live/live_protocol.h"
-#include "op_colours.h"
+#include "core/graph/op_graph.h"
+#include "core/live/live_protocol.h"
+#include "views/op_colours.h"
 
 class HeatmapModel : public QAbstractTableModel {
     Q_OBJECT

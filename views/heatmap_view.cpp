@@ -1,7 +1,7 @@
-#include "heatmap_view.h"
+#include "views/heatmap_view.h"
 
-#include "cursor.h"
-#include "session_document.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -3,7 +3,7 @@
 #pragma once
 #include <QWidget>
 
-#include "heatmap_model.h"
+#include "views/heatmap_model.h"
 
 class SessionDocument;
 class Cursor;

@@ -1,10 +1,10 @@
-#include "layer_graph_view.h"
-#include "layer_words.h"
+#include "views/layer_graph_view.h"
+#include "document/layer_words.h"
 
 #include <algorithm>
 
-#include "cursor.h"
-#include "session_document.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
 
 #include <QComboBox>
 #include <QGraphicsRectItem>
@@ -19,9 +19,9 @@
 
 #include <cmath>
 
-#include "graphviz_layout.h"
-#include "op_colours.h"
-#include "select/op_id.h"
+#include "core/select/op_id.h"
+#include "views/graphviz_layout.h"
+#include "views/op_colours.h"
 
 using namespace llmscope;
 

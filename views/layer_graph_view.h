@@ -6,7 +6,7 @@
 #include <QHash>
 #include <QWidget>
 
-#include "graph/layer_graph.h"
+#include "core/graph/layer_graph.h"
 #include <memory>
 
 class SessionDocument;

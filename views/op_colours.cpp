@@ -1,11 +1,11 @@
-#include "op_colours.h"
+#include "views/op_colours.h"
 
 #include <algorithm>
 
-#include "session_document.h"
-#include "reason_words.h"
+#include "document/reason_words.h"
+#include "document/session_document.h"
 
-#include "compare/divergence_cause.h"
+#include "core/compare/divergence_cause.h"
 
 using namespace llmscope;
 

@@ -18,10 +18,10 @@
 #include <optional>
 #include <vector>
 
-#include "compare/compare_run.h"
-#include "opcheck/opcheck_run.h"
-#include "spread/spread.h"
-#include "live/live_protocol.h"
+#include "core/compare/compare_run.h"
+#include "core/live/live_protocol.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/run_spread/spread.h"
 
 class SessionDocument;
 

@@ -1,7 +1,7 @@
-#include "op_tree_model.h"
-#include "layer_words.h"
+#include "views/op_tree_model.h"
+#include "document/layer_words.h"
 
-#include "diff_table_model.h"
+#include "views/diff_table_model.h"
 
 #include <QBrush>
 #include <QColor>
@@ -11,13 +11,13 @@
 #include <cmath>
 #include <map>
 
-#include "compare/report_text.h"
-#include "reason_words.h"
-#include "dump/dump_layout.h"
-#include "tensor/dtype.h"
-#include "select/op_ids.h"
-#include "util/error.h"
-#include "select/op_id.h"
+#include "core/compare/report_text.h"
+#include "core/dump/dump_layout.h"
+#include "core/select/op_id.h"
+#include "core/select/op_ids.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
 
 using namespace llmscope;
 

@@ -17,11 +17,11 @@
 #include <optional>
 #include <vector>
 
-#include "graph/op_graph.h"
-#include "compare/compare_run.h"
-#include "dump/dump_index.h"
-#include "live/live_protocol.h"
-#include "opcheck/opcheck_run.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/graph/op_graph.h"
+#include "core/live/live_protocol.h"
+#include "core/opcheck/opcheck_run.h"
 
 class OpTreeModel : public QAbstractItemModel {
     Q_OBJECT

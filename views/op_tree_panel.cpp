@@ -1,4 +1,4 @@
-#include "op_tree_panel.h"
+#include "views/op_tree_panel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -12,10 +12,10 @@
 
 #include <functional>
 
-#include "cursor.h"
-#include "session_document.h"
-#include "op_tree_model.h"
-#include "util/error.h"
+#include "core/util/error.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
+#include "views/op_tree_model.h"
 
 OpTreePanel::OpTreePanel(QWidget *parent)
     : QWidget(parent), m_model(new OpTreeModel(this)), m_proxy(new QSortFilterProxyModel(this)),

@@ -1,4 +1,4 @@
-#include "quant_heatmap_model.h"
+#include "views/quant_heatmap_model.h"
 
 #include <QFont>
 

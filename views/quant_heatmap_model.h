@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "quant/quant_report.h"
+#include "core/quant/quant_report.h"
 
 class QuantHeatmapModel : public QAbstractTableModel {
     Q_OBJECT

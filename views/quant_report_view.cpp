@@ -1,4 +1,4 @@
-#include "quant_report_view.h"
+#include "views/quant_report_view.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -14,7 +14,7 @@
 
 #include <algorithm>
 
-#include "quant_heatmap_model.h"
+#include "views/quant_heatmap_model.h"
 
 using namespace llmscope;
 

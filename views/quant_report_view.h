@@ -5,7 +5,7 @@
 #pragma once
 #include <QWidget>
 
-#include "quant/quant_report.h"
+#include "core/quant/quant_report.h"
 
 class QChartView;
 class QLabel;

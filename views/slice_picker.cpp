@@ -1,4 +1,4 @@
-#include "slice_picker.h"
+#include "views/slice_picker.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

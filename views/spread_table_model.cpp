@@ -1,8 +1,8 @@
-#include "spread_table_model.h"
+#include "views/spread_table_model.h"
 
-#include "compare/report_text.h"
-#include "reason_words.h"
-#include "first_row_mark.h"
+#include "core/compare/report_text.h"
+#include "document/reason_words.h"
+#include "views/first_row_mark.h"
 
 #include <QBrush>
 #include <QColor>

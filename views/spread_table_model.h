@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "spread/spread.h"
+#include "core/run_spread/spread.h"
 
 class SpreadTableModel : public QAbstractTableModel {
     Q_OBJECT

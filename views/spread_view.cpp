@@ -1,5 +1,5 @@
-#include "spread_view.h"
-#include "reason_words.h"
+#include "views/spread_view.h"
+#include "document/reason_words.h"
 
 #include <QCheckBox>
 #include <QSettings>
@@ -9,9 +9,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "config_words.h"
-#include "cursor.h"
-#include "spread_table_model.h"
+#include "document/config_words.h"
+#include "document/cursor.h"
+#include "views/spread_table_model.h"
 
 using namespace llmscope;
 

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "spread/spread.h"
+#include "core/run_spread/spread.h"
 
 class Cursor;
 class QCheckBox;

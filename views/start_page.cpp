@@ -1,4 +1,4 @@
-#include "start_page.h"
+#include "views/start_page.h"
 
 #include <QAction>
 

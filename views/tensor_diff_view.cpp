@@ -1,6 +1,6 @@
-#include "tensor_diff_view.h"
+#include "views/tensor_diff_view.h"
 
-#include "session_document.h"
+#include "document/session_document.h"
 
 #include <QBrush>
 #include <QColor>
@@ -18,10 +18,10 @@
 
 #include <cmath>
 
-#include "tensor_slice_model.h"
-#include "slice_picker.h"
-#include "framed_selection_delegate.h"
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
+#include "views/framed_selection_delegate.h"
+#include "views/slice_picker.h"
+#include "views/tensor_slice_model.h"
 
 SliceErrorModel::SliceErrorModel(TensorSliceModel *golden, TensorSliceModel *test, QObject *parent)
     : QAbstractTableModel(parent), m_golden(golden), m_test(test)

@@ -5,8 +5,8 @@
 #include <QVector>
 #include <QWidget>
 
-#include "compare/matching.h"
-#include "compared_files.h"
+#include "core/compare/matching.h"
+#include "document/compared_files.h"
 
 class SessionDocument;
 

@@ -1,7 +1,7 @@
-#include "tensor_inspector.h"
+#include "views/tensor_inspector.h"
 
-#include "job_pool.h"
-#include "session_document.h"
+#include "document/job_pool.h"
+#include "document/session_document.h"
 
 #include <QChart>
 #include <QChartView>
@@ -25,15 +25,15 @@
 #include <cmath>
 #include <limits>
 
-#include "compare/report_text.h"
-#include "compare/tensor_reader.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "tensor/stats.h"
-#include "tensor_slice_model.h"
-#include "slice_picker.h"
-#include "util/error.h"
-#include "reason_words.h"
+#include "core/compare/report_text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
+#include "views/slice_picker.h"
+#include "views/tensor_slice_model.h"
 
 using namespace llmscope;
 

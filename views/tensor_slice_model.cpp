@@ -1,13 +1,13 @@
-#include "tensor_slice_model.h"
+#include "views/tensor_slice_model.h"
 
 #include <QBrush>
 #include <QColor>
 
 #include <cmath>
 
-#include "compare/tensor_reader.h"
-#include "util/error.h"
-#include "reason_words.h"
+#include "core/compare/tensor_reader.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
 
 using namespace llmscope;
 

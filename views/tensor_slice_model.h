@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "compare/matching.h"
-#include "compared_files.h"
+#include "core/compare/matching.h"
+#include "document/compared_files.h"
 
 namespace llmscope {
 class TensorReader;

@@ -1,7 +1,7 @@
-#include "unpaired_view.h"
-#include "reason_words.h"
+#include "views/unpaired_view.h"
+#include "document/reason_words.h"
 
-#include "session_document.h"
+#include "document/session_document.h"
 
 #include <QDir>
 #include <QFileDialog>

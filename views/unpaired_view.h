@@ -5,8 +5,8 @@
 #include <QTemporaryDir>
 #include <QWidget>
 
-#include "compare/compare_run.h"
-#include "compare/matching.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/matching.h"
 
 class SessionDocument;
 class QLabel;

@@ -1,7 +1,7 @@
-#include "cli/child_steps.h"
+#include "app/cli/child_steps.h"
 
-#include "compare/compare_run.h"
-#include "session/child_dump.h"
+#include "app/session/child_dump.h"
+#include "core/compare/compare_run.h"
 
 using namespace llmscope;
 

@@ -11,9 +11,9 @@
 #include <functional>
 #include <optional>
 
-#include "compare/precision_standard.h"
-#include "hunt/hunt_runner.h"
-#include "session/child_dump.h"
+#include "app/hunt/hunt_runner.h"
+#include "app/session/child_dump.h"
+#include "core/compare/precision_standard.h"
 
 // golden's and test's command lines dumped by runChildDump, compared by standard (the
 // engine's when unset); say gets every line.

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "app/cli/cli.h"
 
 #include <cstdio>
 #include <map>
@@ -6,17 +6,17 @@
 
 #include <unistd.h>
 
-#include "dump/dump_index.h"
-#include "dump/probe_status.h"
-#include "requests/requests.h"
-#include "compare_command.h"
-#include "config_diff_command.h"
-#include "dump_command.h"
-#include "hunt/hunt_command.h"
-#include "spread/spread_command.h"
-#include "opcheck_command.h"
-#include "quant_report/quant_report_command.h"
-#include "util/error.h"
+#include "app/cli/compare_command.h"
+#include "app/cli/config_diff_command.h"
+#include "app/cli/dump_command.h"
+#include "app/cli/opcheck_command.h"
+#include "app/hunt/hunt_command.h"
+#include "app/quant_report/quant_report_command.h"
+#include "app/spread/spread_command.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/probe_status.h"
+#include "core/requests/requests.h"
+#include "core/util/error.h"
 
 namespace {
 

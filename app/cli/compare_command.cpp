@@ -1,5 +1,5 @@
-#include "compare_command.h"
-#include "cli/say.h"
+#include "app/cli/compare_command.h"
+#include "app/cli/say.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,17 +8,17 @@
 
 #include <unistd.h>
 
-#include "compare/divergence_cause.h"
-#include "compare/compare_run.h"
-#include "compare/manual_compare.h"
-#include "compare/op_verdicts.h"
-#include "compare/report.h"
-#include "compare/report_text.h"
-#include "requests/request_pairing.h"
-#include "util/atomic_file.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/divergence_cause.h"
+#include "core/compare/manual_compare.h"
+#include "core/compare/op_verdicts.h"
+#include "core/compare/report.h"
+#include "core/compare/report_text.h"
+#include "core/requests/request_pairing.h"
+#include "core/util/arg_reader.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace {
 

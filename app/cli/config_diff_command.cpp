@@ -1,13 +1,13 @@
-#include "config_diff_command.h"
-#include "cli/say.h"
+#include "app/cli/config_diff_command.h"
+#include "app/cli/say.h"
 
 #include <cstdio>
 
-#include "config/config_diff_xlsx.h"
-#include "config/run_config.h"
-#include "util/arg_reader.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/config/config_diff_xlsx.h"
+#include "core/config/run_config.h"
+#include "core/util/arg_reader.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace {
 

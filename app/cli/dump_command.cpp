@@ -1,5 +1,5 @@
-#include "dump_command.h"
-#include "cli/say.h"
+#include "app/cli/dump_command.h"
+#include "app/cli/say.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -13,18 +13,18 @@
 #include <filesystem>
 #include <set>
 
-#include "cli/child_steps.h"
-#include "compare/observer_check.h"
-#include "dump/dump_index.h"
-#include "onnx/onnx_export.h"
-#include "dump/dump_layout.h"
-#include "dump/dump_writer.h"
-#include "dump/probe_status.h"
-#include "launch/dump_options.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "app/cli/child_steps.h"
+#include "core/compare/observer_check.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/probe_status.h"
+#include "core/launch/dump_options.h"
+#include "core/onnx/onnx_export.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
-#include "session/launch_plan.h"
+#include "app/session/launch_plan.h"
 
 namespace {
 volatile std::sig_atomic_t g_stopRequested = 0;

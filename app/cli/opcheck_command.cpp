@@ -1,5 +1,5 @@
-#include "opcheck_command.h"
-#include "cli/say.h"
+#include "app/cli/opcheck_command.h"
+#include "app/cli/say.h"
 
 #include <cstring>
 #include <cstdio>
@@ -9,16 +9,16 @@
 
 #include <unistd.h>
 
-#include "compare/report_text.h"
-#include "dump/dump_layout.h"
-#include "opcheck/opcheck_run.h"
+#include "core/compare/report_text.h"
+#include "core/dump/dump_layout.h"
+#include "core/opcheck/opcheck_run.h"
 #ifdef LLMSCOPE_GGML_REPLAY
-#include "opcheck/ggml_cpu_replay.h"
+#include "core/opcheck/ggml_cpu_replay.h"
 #endif
-#include "opcheck/opcheck_xlsx.h"
-#include "util/atomic_file.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
+#include "core/opcheck/opcheck_xlsx.h"
+#include "core/util/arg_reader.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace {
 

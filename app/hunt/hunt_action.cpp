@@ -1,13 +1,13 @@
-#include "hunt/hunt_action.h"
+#include "app/hunt/hunt_action.h"
 
 #include <QDir>
 #include <QFileInfo>
 
-#include "hunt/window_steps.h"
-#include "workspace.h"
-#include "compare/merge_exact.h"
-#include "hunt/hunt_plan.h"
-#include "util/error.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/hunt/window_steps.h"
+#include "app/workspace/workspace.h"
+#include "core/compare/merge_exact.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -11,8 +11,8 @@
 
 #include <memory>
 
-#include "compare/compare_run.h"
-#include "hunt/window_steps.h"
+#include "app/hunt/window_steps.h"
+#include "core/compare/compare_run.h"
 
 class Workspace;
 

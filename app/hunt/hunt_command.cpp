@@ -1,7 +1,7 @@
-#include "hunt/hunt_command.h"
-#include "cli/say.h"
+#include "app/hunt/hunt_command.h"
+#include "app/cli/say.h"
 
-#include "cli/child_steps.h"
+#include "app/cli/child_steps.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -10,14 +10,14 @@
 #include <cstdio>
 #include <optional>
 
-#include "compare/compare_run.h"
-#include "compare/report.h"
-#include "dump/dump_layout.h"
-#include "hunt/hunt_plan.h"
-#include "hunt/hunt_runner.h"
-#include "launch/command_line.h"
-#include "session/launch_plan.h"
-#include "util/error.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/hunt/hunt_runner.h"
+#include "app/session/launch_plan.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/report.h"
+#include "core/dump/dump_layout.h"
+#include "core/launch/command_line.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -1,4 +1,4 @@
-#include "hunt/hunt_dialog.h"
+#include "app/hunt/hunt_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -12,12 +12,12 @@
 #include <QRegularExpression>
 #include <QSettings>
 
-#include "form_rows.h"
-#include "launch/command_line.h"
-#include "session/launch_history.h"
-#include "session/launch_plan.h"
-#include "select/rounds.h"
-#include "util/error.h"
+#include "app/session/launch_history.h"
+#include "app/session/launch_plan.h"
+#include "app/window/form_rows.h"
+#include "core/launch/command_line.h"
+#include "core/select/rounds.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <QDialog>
 
-#include "hunt/hunt_action.h"
+#include "app/hunt/hunt_action.h"
 
 class QComboBox;
 class QLabel;

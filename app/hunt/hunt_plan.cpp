@@ -1,8 +1,8 @@
-#include "hunt_plan.h"
+#include "app/hunt/hunt_plan.h"
 
-#include "layer_words.h"
-#include "reason_words.h"
-#include "rounds_words.h"
+#include "document/layer_words.h"
+#include "document/reason_words.h"
+#include "document/rounds_words.h"
 
 #include <QCoreApplication>
 
@@ -10,14 +10,14 @@
 #include <cmath>
 #include <limits>
 
-#include "compare/divergence_cause.h"
-#include "launch/dump_options.h"
-#include "compare/op_verdicts.h"
-#include "compare/pair_standard.h"
-#include "dump/op_info_csv.h"
-#include "dump/token_record.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
+#include "core/compare/divergence_cause.h"
+#include "core/compare/op_verdicts.h"
+#include "core/compare/pair_standard.h"
+#include "core/dump/op_info_csv.h"
+#include "core/dump/token_record.h"
+#include "core/launch/dump_options.h"
+#include "core/util/arg_reader.h"
+#include "core/util/error.h"
 
 // The words' translation context ("HuntText" in translations/).
 class HuntText {

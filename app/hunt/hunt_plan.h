@@ -5,14 +5,14 @@
 #include <QString>
 #include <QStringList>
 
-#include "dump/probe_status.h"
+#include "core/dump/probe_status.h"
 
 #include <optional>
 
-#include "compare/compare_run.h"
-#include "dump/fusion_record.h"
-#include "opcheck/opcheck_run.h"
-#include "compare/precision_standard.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/precision_standard.h"
+#include "core/dump/fusion_record.h"
+#include "core/opcheck/opcheck_run.h"
 
 namespace hunt {
 

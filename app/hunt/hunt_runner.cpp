@@ -1,4 +1,4 @@
-#include "hunt_runner.h"
+#include "app/hunt/hunt_runner.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -6,19 +6,19 @@
 
 #include <QCoroFuture>
 
-#include "compare/report.h"
-#include "config_words.h"
-#include "job_pool.h"
-#include "reason_words.h"
-#include "dump/fusion_record.h"
-#include "dump/probe_status.h"
-#include "dump/token_record.h"
-#include "opcheck/opcheck_run.h"
-#include "product_replay.h"
+#include "app/hunt/product_replay.h"
+#include "core/compare/report.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/opcheck/opcheck_run.h"
+#include "document/config_words.h"
+#include "document/job_pool.h"
+#include "document/reason_words.h"
 #ifdef LLMSCOPE_GGML_REPLAY
-#include "opcheck/ggml_cpu_replay.h"
+#include "core/opcheck/ggml_cpu_replay.h"
 #endif
-#include "util/error.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

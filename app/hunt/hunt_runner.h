@@ -10,9 +10,9 @@
 #include <memory>
 #include <optional>
 
-#include "compare/observer_check.h"
-#include "dump/fusion_record.h"
-#include "hunt/hunt_plan.h"
+#include "app/hunt/hunt_plan.h"
+#include "core/compare/observer_check.h"
+#include "core/dump/fusion_record.h"
 
 namespace hunt {
 

@@ -1,12 +1,12 @@
-#include "product_replay.h"
+#include "app/hunt/product_replay.h"
 
 #include <QtConcurrent>
 
 #include <QCoroFuture>
 
-#include "job_pool.h"
+#include "document/job_pool.h"
 #ifdef LLMSCOPE_GGML_REPLAY
-#include "opcheck/ggml_cpu_replay.h"
+#include "core/opcheck/ggml_cpu_replay.h"
 #endif
 
 using namespace llmscope;

@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "compare/compare_run.h"
-#include "opcheck/opcheck_run.h"
+#include "core/compare/compare_run.h"
+#include "core/opcheck/opcheck_run.h"
 
 namespace hunt {
 

@@ -1,4 +1,4 @@
-#include "hunt/window_steps.h"
+#include "app/hunt/window_steps.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -6,10 +6,10 @@
 
 #include <QCoroSignal>
 
-#include "job.h"
-#include "session/live_session.h"
-#include "util/error.h"
-#include "workspace.h"
+#include "app/session/live_session.h"
+#include "app/workspace/job.h"
+#include "app/workspace/workspace.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

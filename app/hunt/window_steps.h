@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "compare/precision_standard.h"
-#include "hunt/hunt_runner.h"
-#include "session/launch_plan.h"
+#include "app/hunt/hunt_runner.h"
+#include "app/session/launch_plan.h"
+#include "core/compare/precision_standard.h"
 
 class Workspace;
 

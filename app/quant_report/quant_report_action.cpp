@@ -1,10 +1,10 @@
-#include "quant_report/quant_report_action.h"
+#include "app/quant_report/quant_report_action.h"
 
 #include <QDir>
 
-#include "quant_report/quant_runner.h"
-#include "util/error.h"
-#include "workspace.h"
+#include "app/quant_report/quant_runner.h"
+#include "app/workspace/workspace.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

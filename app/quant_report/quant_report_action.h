@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "quant/quant_report.h"
-#include "hunt/window_steps.h"
+#include "app/hunt/window_steps.h"
+#include "core/quant/quant_report.h"
 
 class Workspace;
 

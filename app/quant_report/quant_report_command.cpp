@@ -1,5 +1,5 @@
-#include "quant_report/quant_report_command.h"
-#include "cli/say.h"
+#include "app/quant_report/quant_report_command.h"
+#include "app/cli/say.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -7,14 +7,14 @@
 #include <cstdio>
 #include <optional>
 
-#include "cli/child_steps.h"
-#include "compare/compare_run.h"
-#include "compare/report.h"
-#include "launch/dump_options.h"
-#include "quant/quant_report.h"
-#include "quant_report/quant_runner.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
+#include "app/cli/child_steps.h"
+#include "app/quant_report/quant_runner.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/report.h"
+#include "core/launch/dump_options.h"
+#include "core/quant/quant_report.h"
+#include "core/util/arg_reader.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

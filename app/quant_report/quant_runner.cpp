@@ -1,13 +1,13 @@
-#include "quant_runner.h"
+#include "app/quant_report/quant_runner.h"
 
 #include <QCoreApplication>
 #include <QDir>
 
-#include "compare/report.h"
-#include "hunt/product_replay.h"
-#include "reason_words.h"
-#include "rounds_words.h"
-#include "util/error.h"
+#include "app/hunt/product_replay.h"
+#include "core/compare/report.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
+#include "document/rounds_words.h"
 
 using namespace llmscope;
 

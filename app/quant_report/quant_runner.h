@@ -9,8 +9,8 @@
 
 #include <optional>
 
-#include "quant/quant_report.h"
-#include "hunt/hunt_runner.h"
+#include "app/hunt/hunt_runner.h"
+#include "core/quant/quant_report.h"
 
 namespace quant {
 

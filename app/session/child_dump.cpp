@@ -1,4 +1,4 @@
-#include "session/child_dump.h"
+#include "app/session/child_dump.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -13,8 +13,8 @@
 #include <chrono>
 #include <memory>
 
-#include "dump/dump_layout.h"
-#include "session/last_error_line.h"
+#include "app/session/last_error_line.h"
+#include "core/dump/dump_layout.h"
 
 using namespace std::chrono_literals;
 

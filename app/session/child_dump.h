@@ -13,7 +13,7 @@
 #include <utility>
 #include <string>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 struct ChildDump {
     QString program;      // llmscope: /proc/self/exe where empty

@@ -1,4 +1,4 @@
-#include "last_error_line.h"
+#include "app/session/last_error_line.h"
 
 QString lastErrorLine(const QStringList &lines)
 {

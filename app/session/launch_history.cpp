@@ -1,8 +1,8 @@
-#include "launch_history.h"
+#include "app/session/launch_history.h"
 
 #include <QSettings>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -7,8 +7,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "launch/dump_options.h"
-#include "session/launch_plan.h"
+#include "app/session/launch_plan.h"
+#include "core/launch/dump_options.h"
 
 class LaunchHistory {
     Q_DECLARE_TR_FUNCTIONS(LaunchHistory)

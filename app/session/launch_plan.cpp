@@ -1,4 +1,4 @@
-#include "launch_plan.h"
+#include "app/session/launch_plan.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -7,11 +7,11 @@
 #include <QStandardPaths>
 #include <QThread>
 
-#include "dump/dump_layout.h"
-#include "dump/dump_writer.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/program_files.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/dump_writer.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/program_files.h"
 
 using llmscope::Error;
 

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "launch/dump_options.h"
+#include "core/launch/dump_options.h"
 
 struct LaunchPlan {
     QString program;            // absolute path of the executable

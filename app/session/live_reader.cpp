@@ -1,6 +1,6 @@
-#include "live_reader.h"
+#include "app/session/live_reader.h"
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "live/live_protocol.h"
+#include "core/live/live_protocol.h"
 
 class LiveReader {
 public:

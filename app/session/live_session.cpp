@@ -1,5 +1,5 @@
-#include "live_session.h"
-#include "last_error_line.h"
+#include "app/session/live_session.h"
+#include "app/session/last_error_line.h"
 
 #include <QTimer>
 
@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

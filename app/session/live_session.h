@@ -17,9 +17,9 @@
 #include <chrono>
 #include <memory>
 
-#include "live/live_protocol.h"
-#include "session/launch_plan.h"
-#include "session/live_reader.h"
+#include "app/session/launch_plan.h"
+#include "app/session/live_reader.h"
+#include "core/live/live_protocol.h"
 
 class QLocalServer;
 class QLocalSocket;

@@ -1,5 +1,5 @@
-#include "spread/spread_action.h"
-#include "session/child_dump.h"
+#include "app/spread/spread_action.h"
+#include "app/session/child_dump.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -9,12 +9,12 @@
 
 #include <map>
 
-#include "hunt/hunt_plan.h"
-#include "job_pool.h"
-#include "job.h"
-#include "util/error.h"
-#include "reason_words.h"
-#include "spread/spread_runner.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/spread/spread_runner.h"
+#include "app/workspace/job.h"
+#include "core/util/error.h"
+#include "document/job_pool.h"
+#include "document/reason_words.h"
 
 using namespace llmscope;
 

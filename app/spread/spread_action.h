@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
-#include "spread/spread.h"
-#include "spread/spread_plan.h"
+#include "app/spread/spread_plan.h"
+#include "core/run_spread/spread.h"
 
 class Job;
 

@@ -1,5 +1,5 @@
-#include "spread/spread_command.h"
-#include "cli/say.h"
+#include "app/spread/spread_command.h"
+#include "app/cli/say.h"
 
 #include <QDir>
 
@@ -7,16 +7,16 @@
 #include <cstdio>
 #include <map>
 
-#include "cli/child_steps.h"
-#include "spread/spread_plan.h"
-#include "spread/spread_runner.h"
-#include "compare/report_text.h"
-#include "config/run_config.h"
-#include "hunt/hunt_plan.h"
-#include "spread/spread.h" // core
-#include "util/arg_reader.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "app/cli/child_steps.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/spread/spread_plan.h"
+#include "app/spread/spread_runner.h"
+#include "core/compare/report_text.h"
+#include "core/config/run_config.h"
+#include "core/run_spread/spread.h" // core
+#include "core/util/arg_reader.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 using namespace llmscope;
 

@@ -1,4 +1,4 @@
-#include "spread/spread_dialog.h"
+#include "app/spread/spread_dialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -15,11 +15,11 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "form_rows.h"
-#include "launch/dump_options.h"
-#include "session/launch_history.h"
-#include "session/launch_plan.h"
-#include "util/error.h"
+#include "app/session/launch_history.h"
+#include "app/session/launch_plan.h"
+#include "app/window/form_rows.h"
+#include "core/launch/dump_options.h"
+#include "core/util/error.h"
 
 SpreadDialog::SpreadDialog(QWidget *parent)
     : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_env(new QLineEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),

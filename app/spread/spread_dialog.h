@@ -6,7 +6,7 @@
 #pragma once
 #include <QDialog>
 
-#include "spread/spread_plan.h"
+#include "app/spread/spread_plan.h"
 
 class QComboBox;
 class QLabel;

@@ -1,14 +1,14 @@
-#include "spread/spread_plan.h"
+#include "app/spread/spread_plan.h"
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "hunt/hunt_plan.h"
-#include "launch/dump_options.h"
-#include "spread/batch_alignment.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "app/hunt/hunt_plan.h"
+#include "core/launch/dump_options.h"
+#include "core/run_spread/batch_alignment.h"
+#include "core/util/arg_reader.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 using llmscope::Error;
 

@@ -13,13 +13,13 @@
 // whose last position is the reference round's (one sequence's cells hold its positions in
 // order), so its rows are compared position by position.
 #pragma once
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 #include <QStringList>
 
 #include <string>
 #include <vector>
 
-#include "spread/spread.h"
+#include "core/run_spread/spread.h"
 
 namespace spread {
 

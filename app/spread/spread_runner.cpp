@@ -1,11 +1,11 @@
-#include "spread/spread_runner.h"
+#include "app/spread/spread_runner.h"
 
 #include <QDir>
 
 #include <map>
 
-#include "compare/observer_check.h"
-#include "util/error.h"
+#include "core/compare/observer_check.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "spread/spread.h"
-#include "spread/spread_plan.h"
+#include "app/spread/spread_plan.h"
+#include "core/run_spread/spread.h"
 
 namespace spread {
 

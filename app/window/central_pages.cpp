@@ -1,4 +1,4 @@
-#include "central_pages.h"
+#include "app/window/central_pages.h"
 
 #include <QDir>
 #include <QScrollArea>
@@ -6,22 +6,22 @@
 #include <QVBoxLayout>
 #include <QTabWidget>
 
-#include "diff_view.h"
-#include "error_curve_view.h"
-#include "files_page.h"
-#include "heatmap_model.h"
-#include "heatmap_view.h"
-#include "layer_graph_view.h"
-#include "quant_report/quant_report_action.h"
-#include "quant_report_view.h"
-#include "session_document.h"
-#include "spread/spread_action.h"
-#include "spread_view.h"
-#include "start_page.h"
-#include "tensor_diff_view.h"
-#include "tensor_inspector.h"
-#include "unpaired_view.h"
-#include "workspace.h"
+#include "app/quant_report/quant_report_action.h"
+#include "app/spread/spread_action.h"
+#include "app/workspace/workspace.h"
+#include "document/session_document.h"
+#include "views/diff_view.h"
+#include "views/error_curve_view.h"
+#include "views/files_page.h"
+#include "views/heatmap_model.h"
+#include "views/heatmap_view.h"
+#include "views/layer_graph_view.h"
+#include "views/quant_report_view.h"
+#include "views/spread_view.h"
+#include "views/start_page.h"
+#include "views/tensor_diff_view.h"
+#include "views/tensor_inspector.h"
+#include "views/unpaired_view.h"
 
 using namespace llmscope;
 

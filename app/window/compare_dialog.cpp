@@ -1,4 +1,4 @@
-#include "compare_dialog.h"
+#include "app/window/compare_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -8,9 +8,9 @@
 #include <QLineEdit>
 #include <QPushButton>
 
-#include "dump/token_record.h"
-#include "dump_tree_model.h"
-#include "form_rows.h"
+#include "app/window/form_rows.h"
+#include "core/dump/token_record.h"
+#include "views/dump_tree_model.h"
 
 namespace {
 

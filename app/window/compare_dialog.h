@@ -3,7 +3,7 @@
 #pragma once
 #include <QDialog>
 
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 
 class QComboBox;
 class QLineEdit;

@@ -3,14 +3,14 @@
 // warm cache went to loading them).
 #include <QApplication>
 
-#include "gui_main.h"
-#include "i18n.h"
-#include "launch/dump_options.h"
-#include "main_window.h"
-#include "hunt/hunt_action.h"
-#include "hunt/hunt_plan.h"
-#include "workspace.h"
-#include "session/launch_history.h"
+#include "app/hunt/hunt_action.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/session/launch_history.h"
+#include "app/window/gui_main.h"
+#include "app/window/i18n.h"
+#include "app/window/main_window.h"
+#include "app/workspace/workspace.h"
+#include "core/launch/dump_options.h"
 
 #include <QDir>
 #include <QTimer>

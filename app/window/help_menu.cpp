@@ -1,4 +1,4 @@
-#include "help_menu.h"
+#include "app/window/help_menu.h"
 
 #include <QAction>
 #include <QDialog>

@@ -1,4 +1,4 @@
-#include "i18n.h"
+#include "app/window/i18n.h"
 
 #include <QCoreApplication>
 #include <QLibraryInfo>

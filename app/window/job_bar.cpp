@@ -1,11 +1,11 @@
-#include "job_bar.h"
+#include "app/window/job_bar.h"
 
 #include <QHBoxLayout>
 #include <QMetaEnum>
 #include <QProgressBar>
 #include <QPushButton>
 
-#include "job.h"
+#include "app/workspace/job.h"
 
 JobBar::JobBar(Job *job, QWidget *parent)
     : QWidget(parent), m_job(job), m_progress(new QProgressBar(this)), m_cancel(new QPushButton(tr("Cancel"), this))

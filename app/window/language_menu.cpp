@@ -1,4 +1,4 @@
-#include "language_menu.h"
+#include "app/window/language_menu.h"
 
 #include <QActionGroup>
 #include <QApplication>

@@ -1,4 +1,4 @@
-#include "launch_dialog.h"
+#include "app/window/launch_dialog.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -22,11 +22,11 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "form_rows.h"
-#include "screen_fit.h"
-#include "session/launch_history.h"
-#include "session/launch_plan.h"
-#include "util/error.h"
+#include "app/session/launch_history.h"
+#include "app/session/launch_plan.h"
+#include "app/window/form_rows.h"
+#include "app/window/screen_fit.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -5,8 +5,8 @@
 #pragma once
 #include <QDialog>
 
-#include "launch/dump_options.h"
-#include "session/launch_plan.h"
+#include "app/session/launch_plan.h"
+#include "core/launch/dump_options.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/window/main_window.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -15,25 +15,25 @@
 #include <QToolBar>
 #include <QTranslator>
 
-#include "central_pages.h"
-#include "console_view.h"
-#include "counters_view.h"
-#include "files_page.h"
-#include "help_menu.h"
-#include "i18n.h"
-#include "job.h"
-#include "job_bar.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
-#include "recent_dumps.h"
-#include "screen_fit.h"
-#include "session/launch_history.h"
-#include "session_document.h"
-#include "session_menu.h"
-#include "start_page.h"
-#include "util/error.h"
-#include "view_menu.h"
-#include "workspace.h"
+#include "app/session/launch_history.h"
+#include "app/window/central_pages.h"
+#include "app/window/help_menu.h"
+#include "app/window/i18n.h"
+#include "app/window/job_bar.h"
+#include "app/window/recent_dumps.h"
+#include "app/window/screen_fit.h"
+#include "app/window/session_menu.h"
+#include "app/window/view_menu.h"
+#include "app/workspace/job.h"
+#include "app/workspace/workspace.h"
+#include "core/util/error.h"
+#include "document/session_document.h"
+#include "views/console_view.h"
+#include "views/counters_view.h"
+#include "views/files_page.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
+#include "views/start_page.h"
 
 using namespace llmscope;
 

@@ -8,8 +8,8 @@
 
 #include <QCoroTask>
 
-#include "launch/dump_options.h"
-#include "session/launch_plan.h"
+#include "app/session/launch_plan.h"
+#include "core/launch/dump_options.h"
 
 class CentralPages;
 class ConsoleView;

@@ -1,4 +1,4 @@
-#include "recent_dumps.h"
+#include "app/window/recent_dumps.h"
 
 #include <QSettings>
 

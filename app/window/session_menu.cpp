@@ -1,16 +1,16 @@
-#include "session_menu.h"
+#include "app/window/session_menu.h"
 
 #include <QRegularExpression>
 #include <QToolBar>
 
-#include "compare_dialog.h"
-#include "hunt/hunt_dialog.h"
-#include "spread/spread_dialog.h"
-#include "launch_dialog.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
-#include "util/error.h"
-#include "workspace.h"
+#include "app/hunt/hunt_dialog.h"
+#include "app/spread/spread_dialog.h"
+#include "app/window/compare_dialog.h"
+#include "app/window/launch_dialog.h"
+#include "app/workspace/workspace.h"
+#include "core/util/error.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
 
 using namespace llmscope;
 

@@ -1,12 +1,12 @@
-#include "view_menu.h"
+#include "app/window/view_menu.h"
 
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QTabWidget>
 
-#include "language_menu.h"
-#include "op_tree_panel.h"
+#include "app/window/language_menu.h"
+#include "views/op_tree_panel.h"
 
 ViewMenu::ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Calls calls)
     : QMenu(tr("&View"), window)

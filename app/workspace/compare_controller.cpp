@@ -1,4 +1,4 @@
-#include "compare_controller.h"
+#include "app/workspace/compare_controller.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -7,18 +7,18 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 
-#include "job_pool.h"
+#include "document/job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
 
-#include "compare/report.h"
-#include "dump/op_files.h"
-#include "job.h"
-#include "session_document.h"
-#include "util/error.h"
-#include "layer_words.h"
-#include "reason_words.h"
+#include "app/workspace/job.h"
+#include "core/compare/report.h"
+#include "core/dump/op_files.h"
+#include "core/util/error.h"
+#include "document/layer_words.h"
+#include "document/reason_words.h"
+#include "document/session_document.h"
 
 using namespace llmscope;
 

@@ -11,9 +11,9 @@
 #include <optional>
 #include <utility>
 
-#include "compare/compare_run.h"
-#include "requests/request_pairing.h"
-#include "compared_files.h"
+#include "core/compare/compare_run.h"
+#include "core/requests/request_pairing.h"
+#include "document/compared_files.h"
 
 class Job;
 class QTemporaryDir;

@@ -1,14 +1,14 @@
-#include "dump_scan.h"
+#include "app/workspace/dump_scan.h"
 
-#include "dump/token_record.h"
-#include "requests/requests.h"
+#include "core/dump/token_record.h"
+#include "core/requests/requests.h"
 
-#include "compare/tensor_reader.h"
-#include "dump/op_info_csv.h"
-#include "tensor/dtype.h"
-#include "tensor/stats.h"
-#include "util/error.h"
-#include "reason_words.h"
+#include "core/compare/tensor_reader.h"
+#include "core/dump/op_info_csv.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
 
 using namespace llmscope;
 

@@ -13,11 +13,11 @@
 #include <optional>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "dump/fusion_record.h"
-#include "dump_rounds.h"
-#include "dump/topology.h"
-#include "live/live_protocol.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/topology.h"
+#include "core/live/live_protocol.h"
+#include "document/dump_rounds.h"
 
 namespace dumpscan {
 

@@ -1,4 +1,4 @@
-#include "job.h"
+#include "app/workspace/job.h"
 
 #include <QCoreApplication>
 

@@ -1,9 +1,9 @@
-#include "live_controller.h"
+#include "app/workspace/live_controller.h"
 
-#include "onnx/onnx_export.h"
-#include "rounds_words.h"
-#include "session_document.h"
-#include "util/error.h"
+#include "core/onnx/onnx_export.h"
+#include "core/util/error.h"
+#include "document/rounds_words.h"
+#include "document/session_document.h"
 
 using namespace llmscope;
 

@@ -10,11 +10,11 @@
 #include <functional>
 #include <map>
 
-#include "console_tone.h"
-#include "live/live_protocol.h"
-#include "select/selection.h"
-#include "session/launch_plan.h"
-#include "session/live_session.h"
+#include "app/session/launch_plan.h"
+#include "app/session/live_session.h"
+#include "core/live/live_protocol.h"
+#include "core/select/selection.h"
+#include "document/console_tone.h"
 
 class SessionDocument;
 

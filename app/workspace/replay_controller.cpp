@@ -1,24 +1,24 @@
-#include "replay_controller.h"
-#include "reason_words.h"
+#include "app/workspace/replay_controller.h"
+#include "document/reason_words.h"
 
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
 
-#include "job_pool.h"
+#include "document/job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
 
-#include "cursor.h"
-#include "job.h"
-#include "opcheck/opcheck_run.h"
-#include "session_document.h"
-#include "tensor/bin_file.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "app/workspace/job.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
 #ifdef LLMSCOPE_GGML_REPLAY
-#include "opcheck/ggml_cpu_replay.h"
+#include "core/opcheck/ggml_cpu_replay.h"
 #endif
 
 using namespace llmscope;

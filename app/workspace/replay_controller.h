@@ -11,8 +11,8 @@
 
 #include <memory>
 
-#include "compared_files.h"
-#include "console_tone.h"
+#include "document/compared_files.h"
+#include "document/console_tone.h"
 
 class Cursor;
 class Job;

@@ -1,19 +1,19 @@
-#include "scan_controller.h"
+#include "app/workspace/scan_controller.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QThreadPool>
 
-#include "job_pool.h"
+#include "document/job_pool.h"
 #include <QtConcurrent>
 
 #include <QCoroFuture>
 #include <QCoroTimer>
 
-#include "dump_scan.h"
-#include "job.h"
-#include "session_document.h"
+#include "app/workspace/dump_scan.h"
+#include "app/workspace/job.h"
+#include "document/session_document.h"
 
 using namespace llmscope;
 

@@ -7,7 +7,7 @@
 
 #include <QCoroTask>
 
-#include "console_tone.h"
+#include "document/console_tone.h"
 
 class Job;
 class QThreadPool;

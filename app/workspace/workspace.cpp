@@ -1,4 +1,4 @@
-#include "workspace.h"
+#include "app/workspace/workspace.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -7,20 +7,20 @@
 
 #include <QCoroSignal>
 
-#include "compare_controller.h"
-#include "dump/op_files.h"
-#include "hunt/hunt_action.h"
-#include "job.h"
-#include "live_controller.h"
-#include "quant_report/quant_report_action.h"
-#include "quant_report/quant_runner.h"
-#include "replay_controller.h"
-#include "reason_words.h"
-#include "rounds_words.h"
-#include "scan_controller.h"
-#include "spread/spread_action.h"
-#include "select/op_ids.h"
-#include "util/error.h"
+#include "app/hunt/hunt_action.h"
+#include "app/quant_report/quant_report_action.h"
+#include "app/quant_report/quant_runner.h"
+#include "app/spread/spread_action.h"
+#include "app/workspace/compare_controller.h"
+#include "app/workspace/job.h"
+#include "app/workspace/live_controller.h"
+#include "app/workspace/replay_controller.h"
+#include "app/workspace/scan_controller.h"
+#include "core/dump/op_files.h"
+#include "core/select/op_ids.h"
+#include "core/util/error.h"
+#include "document/reason_words.h"
+#include "document/rounds_words.h"
 
 using namespace llmscope;
 

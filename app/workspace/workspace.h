@@ -19,22 +19,22 @@
 #include <memory>
 #include <optional>
 
-#include "compare/compare_run.h"
-#include "opcheck/opcheck_run.h"
-#include "dump/dump_index.h"
-#include "dump/topology.h"
-#include "graph/op_graph.h"
-#include "launch/dump_options.h"
-#include "live/live_protocol.h"
-#include "select/selection.h"
-#include "session/launch_plan.h"
-#include "session/live_session.h"
-#include "spread/spread_plan.h"
+#include "app/session/launch_plan.h"
+#include "app/session/live_session.h"
+#include "app/spread/spread_plan.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/topology.h"
+#include "core/graph/op_graph.h"
+#include "core/launch/dump_options.h"
+#include "core/live/live_protocol.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/select/selection.h"
 
-#include "compared_files.h"
-#include "console_tone.h"
-#include "cursor.h"
-#include "session_document.h"
+#include "document/compared_files.h"
+#include "document/console_tone.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
 
 class Job;
 class QThreadPool;

@@ -1,7 +1,7 @@
-#include "compare/compare_run.h"
-#include "compare/pair_standard.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/pair_standard.h"
 
-#include "compare/framework_pairing.h"
+#include "core/compare/framework_pairing.h"
 
 #include <algorithm>
 #include <atomic>
@@ -16,21 +16,21 @@
 #include <mutex>
 #include <thread>
 
-#include "compare/op_verdicts.h"
-#include "compare/report_text.h"
-#include "compare/tensor_reader.h"
-#include "dump/dump_layout.h"
-#include "dump/op_names.h"
-#include "dump/probe_status.h"
-#include "ggml/ggml_library.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "tensor/npy_file.h"
-#include "tensor/sketch.h"
-#include "tensor/stats.h"
-#include "util/error.h"
-#include "util/text.h"
-#include "text/reason_error.h"
+#include "core/compare/op_verdicts.h"
+#include "core/compare/report_text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/op_names.h"
+#include "core/dump/probe_status.h"
+#include "core/ggml/ggml_library.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/npy_file.h"
+#include "core/tensor/sketch.h"
+#include "core/tensor/stats.h"
+#include "core/text/reason_error.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace fs = std::filesystem;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "compare/matching.h"
-#include "compare/metrics.h"
-#include "compare/precision_standard.h"
-#include "compare/quantization.h"
-#include "config/run_config.h"
+#include "core/compare/matching.h"
+#include "core/compare/metrics.h"
+#include "core/compare/precision_standard.h"
+#include "core/compare/quantization.h"
+#include "core/config/run_config.h"
 
 namespace llmscope {
 

@@ -1,6 +1,6 @@
-#include "compare/divergence_cause.h"
+#include "core/compare/divergence_cause.h"
 
-#include "compare/op_verdicts.h"
+#include "core/compare/op_verdicts.h"
 
 namespace llmscope {
 

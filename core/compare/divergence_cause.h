@@ -4,7 +4,7 @@
 // differs (computed by an op that was not compared), or the op itself. One rule and one
 // finding (causeWords): the command line words it in English, the window in its language.
 #pragma once
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 namespace llmscope {
 

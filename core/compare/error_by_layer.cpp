@@ -1,10 +1,10 @@
-#include "compare/error_by_layer.h"
+#include "core/compare/error_by_layer.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "select/op_id.h"
+#include "core/select/op_id.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "compare/framework_pairing.h"
+#include "core/compare/framework_pairing.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/dump_layout.h"
-#include "dump/op_names.h"
-#include "tensor/bin_file.h"
-#include "util/error.h"
-#include "compare/tensor_reader.h"
-#include "tensor/tensor.h"
-#include "util/text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/op_names.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/tensor.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

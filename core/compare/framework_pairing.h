@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/matching.h"
+#include "core/compare/matching.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "compare/manual_compare.h"
+#include "core/compare/manual_compare.h"
 
 #include <charconv>
 #include <filesystem>
@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/report_text.h"
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/compare/report_text.h"
+#include "core/tensor/dtype.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "compare/matching.h"
+#include "core/compare/matching.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,15 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/dump_layout.h"
-#include "dump/op_names.h"
-#include "dump/topology.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
-#include "select/op_id.h"
-#include "tensor/bin_file.h"
-#include "tensor/tensor.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/op_names.h"
+#include "core/dump/topology.h"
+#include "core/select/op_id.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/tensor.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "text/reason.h"
+#include "core/dump/dump_index.h"
+#include "core/text/reason.h"
 
 namespace llmscope {
 

@@ -1,8 +1,8 @@
-#include "compare/merge_exact.h"
+#include "core/compare/merge_exact.h"
 
 #include <map>
 
-#include "compare/op_verdicts.h"
+#include "core/compare/op_verdicts.h"
 
 namespace llmscope {
 

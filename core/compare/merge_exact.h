@@ -2,7 +2,7 @@
 // then compares element by element is measured. The heatmap shows the one picture with the
 // measured ops in place, so the culprit's cell says what the Diff tab says.
 #pragma once
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 namespace llmscope {
 

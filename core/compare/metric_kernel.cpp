@@ -1,10 +1,10 @@
-#include "compare/metric_kernel.h"
+#include "core/compare/metric_kernel.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "util/simd_clones.h"
+#include "core/util/simd_clones.h"
 
 namespace llmscope {
 namespace {

@@ -1,10 +1,10 @@
-#include "compare/metrics.h"
+#include "core/compare/metrics.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "compare/metric_kernel.h"
-#include "tensor/dtype.h"
+#include "core/compare/metric_kernel.h"
+#include "core/tensor/dtype.h"
 
 namespace llmscope {
 

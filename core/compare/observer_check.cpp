@@ -1,4 +1,4 @@
-#include "compare/observer_check.h"
+#include "core/compare/observer_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <limits>
 #include <map>
 
-#include "dump/output_record.h"
-#include "dump/token_record.h"
-#include "requests/requests.h"
-#include "tensor/sketch.h"
+#include "core/dump/output_record.h"
+#include "core/dump/token_record.h"
+#include "core/requests/requests.h"
+#include "core/tensor/sketch.h"
 
 namespace llmscope {
 

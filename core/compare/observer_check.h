@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "text/reason.h"
+#include "core/text/reason.h"
 
 namespace llmscope {
 

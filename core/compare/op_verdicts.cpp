@@ -1,4 +1,4 @@
-#include "compare/op_verdicts.h"
+#include "core/compare/op_verdicts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "compare/report_text.h"
-#include "dump/dump_layout.h"
-#include "dump/fusion_record.h"
-#include "util/text.h"
-#include "select/op_id.h"
-#include "tensor/sketch.h"
+#include "core/compare/report_text.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/fusion_record.h"
+#include "core/select/op_id.h"
+#include "core/tensor/sketch.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -3,9 +3,9 @@
 // verdict under the result's standard (see precision_standard.h), the first divergent op and
 // the op adding the most error for its budget.
 #pragma once
-#include "compare/compare_run.h"
-#include "dump/fusion_record.h"
-#include "dump/op_names.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/op_names.h"
 
 #include <map>
 #include <string>

@@ -1,10 +1,10 @@
-#include "compare/pair_standard.h"
+#include "core/compare/pair_standard.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "dump/dump_layout.h"
-#include "dump/probe_status.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/probe_status.h"
 
 namespace llmscope {
 namespace {

@@ -4,8 +4,8 @@
 // same types differs by float rounding only, other backends by ggml's cross-backend budgets
 // (precision_standard.h). Said first in every report, with why.
 #pragma once
-#include "compare/precision_standard.h"
-#include "text/reason.h"
+#include "core/compare/precision_standard.h"
+#include "core/text/reason.h"
 
 #include <string>
 #include <vector>

@@ -1,12 +1,12 @@
-#include "compare/precision_standard.h"
+#include "core/compare/precision_standard.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "tensor/dtype.h"
-#include "tensor/stats.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
 
 namespace llmscope {
 

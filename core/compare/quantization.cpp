@@ -1,13 +1,13 @@
-#include "compare/quantization.h"
+#include "core/compare/quantization.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "compare/report_text.h"
-#include "compare/tensor_reader.h"
-#include "ggml/ggml_library.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
+#include "core/compare/report_text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/ggml/ggml_library.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

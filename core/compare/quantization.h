@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "text/reason.h"
+#include "core/text/reason.h"
 
 namespace llmscope {
 

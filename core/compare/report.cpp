@@ -1,4 +1,4 @@
-#include "compare/report.h"
+#include "core/compare/report.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <future>
 #include <type_traits>
 
-#include "compare/report_text.h"
-#include "dump/dump_layout.h"
-#include "dump/op_names.h"
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/text.h"
+#include "core/compare/report_text.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/op_names.h"
+#include "core/tensor/dtype.h"
+#include "core/util/atomic_file.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -4,7 +4,7 @@
 #include <ctime>
 #include <string>
 
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 namespace llmscope {
 

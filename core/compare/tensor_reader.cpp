@@ -1,4 +1,4 @@
-#include "compare/tensor_reader.h"
+#include "core/compare/tensor_reader.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ggml/ggml_library.h"
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "tensor/npy_file.h"
-#include "torch/pth_file.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/ggml/ggml_library.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/npy_file.h"
+#include "core/torch/pth_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "tensor/tensor.h"
+#include "core/dump/dump_index.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 namespace ggml {

@@ -1,8 +1,8 @@
-#include "config/config_diff_xlsx.h"
+#include "core/config/config_diff_xlsx.h"
 
 #include <xlsxwriter.h>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

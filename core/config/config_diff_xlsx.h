@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "config/run_config.h"
+#include "core/config/run_config.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "config/driver_version.h"
+#include "core/config/driver_version.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

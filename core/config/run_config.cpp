@@ -1,4 +1,4 @@
-#include "config/run_config.h"
+#include "core/config/run_config.h"
 
 #include <sys/stat.h>
 
@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/token_record.h"
-#include "ggml/ggml_library.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/content_digest.h"
+#include "core/dump/token_record.h"
+#include "core/ggml/ggml_library.h"
+#include "core/util/atomic_file.h"
+#include "core/util/content_digest.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

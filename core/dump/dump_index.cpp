@@ -1,4 +1,4 @@
-#include "dump/dump_index.h"
+#include "core/dump/dump_index.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,21 +14,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/dump_layout.h"
-#include "dump/statistic_csv.h"
-#include "dump/topology.h"
-#include "tensor/sketch.h"
-#include "tensor/stats.h"
-#include "util/atomic_file.h"
-#include "dump/tensor_index.h"
-#include "select/op_id.h"
-#include "tensor/bin_file.h"
-#include "torch/pth_file.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "util/file_walk.h"
-#include "util/text.h"
-#include "text/reason_error.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/statistic_csv.h"
+#include "core/dump/tensor_index.h"
+#include "core/dump/topology.h"
+#include "core/select/op_id.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/sketch.h"
+#include "core/tensor/stats.h"
+#include "core/text/reason_error.h"
+#include "core/torch/pth_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/file_walk.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace fs = std::filesystem;

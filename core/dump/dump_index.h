@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dump/topology.h"
-#include "tensor/stats.h"
+#include "core/dump/topology.h"
+#include "core/tensor/stats.h"
 
 namespace llmscope {
 

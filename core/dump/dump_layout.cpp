@@ -1,9 +1,9 @@
-#include "dump/dump_layout.h"
+#include "core/dump/dump_layout.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "util/text.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

@@ -1,15 +1,15 @@
-#include "dump/dump_writer.h"
+#include "core/dump/dump_writer.h"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "dump/dump_layout.h"
-#include "dump/tensor_index.h"
-#include "tensor/bin_file.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/hash.h"
-#include "util/text.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/tensor_index.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/hash.h"
+#include "core/util/text.h"
 
 #include <cerrno>
 #include <cstring>

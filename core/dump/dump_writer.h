@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 

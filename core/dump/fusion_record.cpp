@@ -1,12 +1,12 @@
-#include "dump/fusion_record.h"
+#include "core/dump/fusion_record.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "dump/record_folder.h"
-#include "util/error.h"
-#include "util/json_integer.h"
+#include "core/dump/record_folder.h"
+#include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace llmscope {
 namespace {

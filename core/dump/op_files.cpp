@@ -1,9 +1,9 @@
-#include "dump/op_files.h"
+#include "core/dump/op_files.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "util/text.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace fs = std::filesystem;

@@ -1,12 +1,12 @@
-#include "dump/op_info_csv.h"
+#include "core/dump/op_info_csv.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "dump/dump_layout.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/dump/dump_layout.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

@@ -1,9 +1,9 @@
-#include "dump/op_names.h"
+#include "core/dump/op_names.h"
 
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "dump/topology.h"
-#include "util/error.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/topology.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

@@ -1,13 +1,13 @@
-#include "dump/output_record.h"
+#include "core/dump/output_record.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 
-#include "dump/record_folder.h"
-#include "tensor/sketch.h"
-#include "util/error.h"
-#include "util/json_integer.h"
+#include "core/dump/record_folder.h"
+#include "core/tensor/sketch.h"
+#include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace llmscope {
 

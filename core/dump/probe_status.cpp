@@ -1,13 +1,13 @@
-#include "dump/probe_status.h"
+#include "core/dump/probe_status.h"
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "dump/dump_layout.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/json_integer.h"
+#include "core/dump/dump_layout.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace llmscope {
 

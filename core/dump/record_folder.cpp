@@ -1,4 +1,4 @@
-#include "dump/record_folder.h"
+#include "core/dump/record_folder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,9 +9,9 @@
 #include <sstream>
 #include <vector>
 
-#include "dump/dump_layout.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/dump/dump_layout.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace fs = std::filesystem;
 

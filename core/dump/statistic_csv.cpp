@@ -1,11 +1,11 @@
-#include "dump/statistic_csv.h"
+#include "core/dump/statistic_csv.h"
 
 #include <iterator>
 
-#include "dump/dump_layout.h"
-#include "tensor/dtype.h"
-#include "tensor/sketch.h"
-#include "util/text.h"
+#include "core/dump/dump_layout.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/sketch.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

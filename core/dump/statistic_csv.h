@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/stats.h"
+#include "core/tensor/stats.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "dump/tensor_index.h"
+#include "core/dump/tensor_index.h"
 
 #include <charconv>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "util/text.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

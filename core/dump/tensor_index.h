@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/bin_file.h"
+#include "core/tensor/bin_file.h"
 
 namespace llmscope {
 

@@ -1,10 +1,10 @@
-#include "dump/token_record.h"
+#include "core/dump/token_record.h"
 
 #include <nlohmann/json.hpp>
 
-#include "dump/record_folder.h"
-#include "util/error.h"
-#include "util/json_integer.h"
+#include "core/dump/record_folder.h"
+#include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace llmscope {
 

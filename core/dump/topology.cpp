@@ -1,9 +1,9 @@
-#include "dump/topology.h"
+#include "core/dump/topology.h"
 
 #include <nlohmann/json.hpp>
 
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

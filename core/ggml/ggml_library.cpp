@@ -1,4 +1,4 @@
-#include "ggml/ggml_library.h"
+#include "core/ggml/ggml_library.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -8,8 +8,8 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-#include "util/error.h"
-#include "util/program_files.h"
+#include "core/util/error.h"
+#include "core/util/program_files.h"
 
 #ifndef LLMSCOPE_GGML_BASE
 #define LLMSCOPE_GGML_BASE ""

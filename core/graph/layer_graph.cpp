@@ -1,4 +1,4 @@
-#include "graph/layer_graph.h"
+#include "core/graph/layer_graph.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/op_graph.h"
+#include "core/graph/op_graph.h"
 
 namespace llmscope {
 

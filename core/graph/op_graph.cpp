@@ -1,11 +1,11 @@
-#include "graph/op_graph.h"
+#include "core/graph/op_graph.h"
 
 #include <algorithm>
 
 #include <functional>
 
-#include "dump/dump_layout.h"
-#include "select/op_id.h"
+#include "core/dump/dump_layout.h"
+#include "core/select/op_id.h"
 
 namespace llmscope {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "dump/fusion_record.h"
-#include "dump/topology.h"
-#include "live/live_protocol.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/topology.h"
+#include "core/live/live_protocol.h"
 
 namespace llmscope {
 

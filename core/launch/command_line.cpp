@@ -1,9 +1,9 @@
-#include "launch/command_line.h"
+#include "core/launch/command_line.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

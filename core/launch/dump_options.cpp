@@ -1,14 +1,14 @@
-#include "launch/dump_options.h"
-#include "dump/token_record.h"
+#include "core/launch/dump_options.h"
+#include "core/dump/token_record.h"
 
 #include <cctype>
 #include <cstdlib>
 
-#include "select/op_ids.h"
-#include "select/rounds.h"
-#include "util/arg_reader.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/select/op_ids.h"
+#include "core/select/rounds.h"
+#include "core/util/arg_reader.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

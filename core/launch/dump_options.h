@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "launch/command_line.h"
-#include "select/selection.h"
+#include "core/launch/command_line.h"
+#include "core/select/selection.h"
 
 namespace llmscope {
 

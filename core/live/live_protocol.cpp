@@ -1,4 +1,4 @@
-#include "live/live_protocol.h"
+#include "core/live/live_protocol.h"
 
 #include <limits>
 #include <type_traits>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope::live {
 namespace {

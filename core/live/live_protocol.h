@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "select/selection.h"
+#include "core/select/selection.h"
 
 namespace llmscope::live {
 

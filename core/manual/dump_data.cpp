@@ -1,14 +1,14 @@
-#include "manual/dump_data.h"
+#include "core/manual/dump_data.h"
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "dump/dump_layout.h"
-#include "tensor/npy_file.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/dump/dump_layout.h"
+#include "core/tensor/npy_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 

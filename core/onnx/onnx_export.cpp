@@ -1,4 +1,4 @@
-#include "onnx/onnx_export.h"
+#include "core/onnx/onnx_export.h"
 
 #include <algorithm>
 
@@ -9,9 +9,9 @@
 #include <map>
 #include <set>
 
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "util/error.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/util/error.h"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/topology.h"
+#include "core/dump/topology.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "opcheck/ggml_cpu_replay.h"
+#include "core/opcheck/ggml_cpu_replay.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,9 +11,9 @@
 #include <ggml-backend.h>
 #include <ggml.h>
 
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
 
 namespace llmscope::opcheck {
 namespace {

@@ -3,7 +3,7 @@
 // ggml llmscope was built with. A library of its own, linked by the command line and the
 // window only: the probe (in llmscope_core) never links ggml.
 #pragma once
-#include "opcheck/opcheck_run.h"
+#include "core/opcheck/opcheck_run.h"
 
 namespace llmscope::opcheck {
 

@@ -1,11 +1,11 @@
-#include "opcheck/msprobe_standard.h"
+#include "core/opcheck/msprobe_standard.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "compare/report_text.h"
-#include "tensor/dtype.h"
+#include "core/compare/report_text.h"
+#include "core/tensor/dtype.h"
 
 namespace llmscope::opcheck {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "opcheck/opcheck_run.h"
-#include "opcheck/ref_ops.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/opcheck/ref_ops.h"
 
 namespace llmscope::opcheck {
 

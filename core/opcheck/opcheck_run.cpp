@@ -1,8 +1,8 @@
-#include "opcheck/opcheck_run.h"
+#include "core/opcheck/opcheck_run.h"
 
-#include "dump/probe_status.h"
+#include "core/dump/probe_status.h"
 
-#include "ggml/ggml_library.h"
+#include "core/ggml/ggml_library.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,22 +12,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/metrics.h"
-#include "compare/precision_standard.h"
-#include "compare/report_text.h"
-#include "compare/tensor_reader.h"
-#include "dump/dump_index.h"
-#include "dump/fusion_record.h"
-#include "dump/op_info_csv.h"
-#include "opcheck/msprobe_standard.h"
-#include "opcheck/ref_ops.h"
-#include "select/op_id.h"
-#include "select/op_ids.h"
-#include "select/selection.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/compare/metrics.h"
+#include "core/compare/precision_standard.h"
+#include "core/compare/report_text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/op_info_csv.h"
+#include "core/opcheck/msprobe_standard.h"
+#include "core/opcheck/ref_ops.h"
+#include "core/select/op_id.h"
+#include "core/select/op_ids.h"
+#include "core/select/selection.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

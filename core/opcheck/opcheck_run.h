@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "opcheck/verdict.h"
-#include "text/reason.h"
-#include "tensor/tensor.h"
+#include "core/opcheck/verdict.h"
+#include "core/tensor/tensor.h"
+#include "core/text/reason.h"
 
 namespace llmscope {
 

@@ -1,11 +1,11 @@
-#include "opcheck/opcheck_xlsx.h"
+#include "core/opcheck/opcheck_xlsx.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <xlsxwriter.h>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

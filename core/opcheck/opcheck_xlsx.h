@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "opcheck/opcheck_run.h"
+#include "core/opcheck/opcheck_run.h"
 
 namespace llmscope {
 

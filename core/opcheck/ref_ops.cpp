@@ -1,4 +1,4 @@
-#include "opcheck/ref_ops.h"
+#include "core/opcheck/ref_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "util/json_integer.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "core/util/json_integer.h"
 
 namespace llmscope::opcheck {
 namespace {

@@ -1,4 +1,4 @@
-#include "quant/quant_report.h"
+#include "core/quant/quant_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/report_text.h"
-#include "compare/tensor_reader.h"
-#include "ggml/ggml_library.h"
-#include "tensor/tensor.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/compare/report_text.h"
+#include "core/compare/tensor_reader.h"
+#include "core/ggml/ggml_library.h"
+#include "core/tensor/tensor.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare_run.h"
+#include "core/compare/compare_run.h"
 
 namespace llmscope {
 

@@ -1,12 +1,12 @@
-#include "requests/request_pairing.h"
+#include "core/requests/request_pairing.h"
 
 #include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <map>
 
-#include "requests/request_view.h"
-#include "spread/batch_alignment.h"
+#include "core/requests/request_view.h"
+#include "core/run_spread/batch_alignment.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 
 namespace llmscope {
 

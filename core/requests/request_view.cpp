@@ -1,20 +1,20 @@
-#include "requests/request_view.h"
+#include "core/requests/request_view.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <optional>
 
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "dump/record_folder.h"
-#include "dump/topology.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "tensor/stats.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/record_folder.h"
+#include "core/dump/topology.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace fs = std::filesystem;
 

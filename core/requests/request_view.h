@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 
 namespace llmscope {
 

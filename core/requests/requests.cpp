@@ -1,9 +1,9 @@
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 
 #include <algorithm>
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

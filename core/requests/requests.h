@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dump/token_record.h"
+#include "core/dump/token_record.h"
 
 namespace llmscope {
 

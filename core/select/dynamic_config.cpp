@@ -1,9 +1,9 @@
-#include "select/dynamic_config.h"
+#include "core/select/dynamic_config.h"
 
 #include <nlohmann/json.hpp>
 
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

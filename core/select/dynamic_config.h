@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "select/selection.h"
+#include "core/select/selection.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "select/op_id.h"
+#include "core/select/op_id.h"
 
 namespace llmscope {
 

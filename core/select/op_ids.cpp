@@ -1,8 +1,8 @@
-#include "select/op_ids.h"
-#include "select/op_id.h"
+#include "core/select/op_ids.h"
+#include "core/select/op_id.h"
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -1,7 +1,7 @@
-#include "select/rounds.h"
+#include "core/select/rounds.h"
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

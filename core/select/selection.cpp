@@ -1,9 +1,9 @@
-#include "select/selection.h"
+#include "core/select/selection.h"
 
 #include <algorithm>
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "select/op_ids.h"
-#include "select/rounds.h"
+#include "core/select/op_ids.h"
+#include "core/select/rounds.h"
 
 namespace llmscope {
 

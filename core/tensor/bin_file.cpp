@@ -1,4 +1,4 @@
-#include "tensor/bin_file.h"
+#include "core/tensor/bin_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
-#include "text/reason_error.h"
+#include "core/tensor/dtype.h"
+#include "core/text/reason_error.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

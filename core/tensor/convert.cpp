@@ -1,12 +1,12 @@
-#include "tensor/convert.h"
+#include "core/tensor/convert.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "tensor/dtype.h"
-#include "util/error.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 

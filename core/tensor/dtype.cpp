@@ -1,9 +1,9 @@
-#include "tensor/dtype.h"
+#include "core/tensor/dtype.h"
 
 #include <array>
 #include <utility>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

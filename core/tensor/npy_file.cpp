@@ -1,12 +1,12 @@
-#include "tensor/npy_file.h"
+#include "core/tensor/npy_file.h"
 
 #include <cstring>
 
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

@@ -1,10 +1,10 @@
-#include "tensor/sketch.h"
+#include "core/tensor/sketch.h"
 
 #include <cmath>
 #include <cstring>
 #include <string_view>
 
-#include "util/simd_clones.h"
+#include "core/util/simd_clones.h"
 
 namespace llmscope {
 

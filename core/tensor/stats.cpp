@@ -1,4 +1,4 @@
-#include "tensor/stats.h"
+#include "core/tensor/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,13 +6,13 @@
 #include <cstring>
 #include <limits>
 
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "tensor/sketch.h"
-#include "util/content_digest.h"
-#include "util/error.h"
-#include "util/text.h"
-#include "util/simd_clones.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/sketch.h"
+#include "core/util/content_digest.h"
+#include "core/util/error.h"
+#include "core/util/simd_clones.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

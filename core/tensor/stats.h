@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 

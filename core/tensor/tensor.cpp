@@ -1,7 +1,7 @@
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
-#include "util/error.h"
-#include "util/text.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 

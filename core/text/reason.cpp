@@ -1,4 +1,4 @@
-#include "text/reason.h"
+#include "core/text/reason.h"
 
 // Marks each pattern for the window's translation (lupdate reads this file; context "Reason")
 // while core stays Qt-free: the macro leaves the English as it is.

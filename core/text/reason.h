@@ -1,6 +1,6 @@
 // Why core judged as it did, kept as what it found (a kind of finding and its values), not as a
 // sentence: the files and the command line word it in English (english()); the window words it
-// in the user's language from the same English patterns, translated (app/document/reason_words.h).
+// in the user's language from the same English patterns, translated (document/reason_words.h).
 // So core's verdicts read in Chinese without core knowing Qt. A reason is a list of findings,
 // worded one after another with "; " between them. Text from elsewhere (an exception's
 // message, a file error) is kept as it came (Said::Text).

@@ -1,8 +1,8 @@
 // An error whose reason is a finding (text/reason.h), so the window words it in the user's
 // language; its what() is the English, as any Error's.
 #pragma once
-#include "text/reason.h"
-#include "util/error.h"
+#include "core/text/reason.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "torch/pth_file.h"
+#include "core/torch/pth_file.h"
 
 #include <zip.h>
 
@@ -6,10 +6,10 @@
 #include <cstring>
 #include <optional>
 
-#include "tensor/dtype.h"
-#include "torch/restricted_pickle.h"
-#include "util/error.h"
-#include "util/text.h"
+#include "core/tensor/dtype.h"
+#include "core/torch/restricted_pickle.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace llmscope {
 namespace {

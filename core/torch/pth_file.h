@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "tensor/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace llmscope {
 

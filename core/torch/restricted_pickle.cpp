@@ -1,11 +1,11 @@
-#include "torch/restricted_pickle.h"
+#include "core/torch/restricted_pickle.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <unordered_map>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope::torchfile {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "util/atomic_file.h"
+#include "core/util/atomic_file.h"
 
 #include <atomic>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

@@ -1,8 +1,8 @@
-#include "util/content_digest.h"
+#include "core/util/content_digest.h"
 
 #include <cstring>
 
-#include "util/simd_clones.h"
+#include "core/util/simd_clones.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "util/file_walk.h"
+#include "core/util/file_walk.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

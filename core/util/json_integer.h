@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 

@@ -1,4 +1,4 @@
-#include "util/program_files.h"
+#include "core/util/program_files.h"
 
 #include <filesystem>
 

@@ -1,10 +1,10 @@
-#include "arch_plan.h"
+#include "samples/make_model/arch_plan.h"
 
 #include <functional>
 #include <map>
 #include <stdexcept>
 
-#include "model_writer.h"
+#include "samples/make_model/model_writer.h"
 
 namespace {
 

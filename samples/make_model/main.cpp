@@ -8,8 +8,8 @@
 
 #include <llama.h>
 
-#include "arch_plan.h"
-#include "model_writer.h"
+#include "samples/make_model/arch_plan.h"
+#include "samples/make_model/model_writer.h"
 
 namespace {
 

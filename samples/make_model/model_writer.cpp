@@ -1,6 +1,6 @@
-#include "model_writer.h"
+#include "samples/make_model/model_writer.h"
 
-#include "arch_plan.h"
+#include "samples/make_model/arch_plan.h"
 
 #include <cctype>
 #include <cmath>

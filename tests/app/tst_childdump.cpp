@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <csignal>
 
-#include "../engine/engine_run.h"
-#include "session/child_dump.h"
+#include "app/session/child_dump.h"
+#include "tests/engine/engine_run.h"
 
 namespace {
 const QString kBin = QStringLiteral(LLMSCOPE_BIN_DIR);

@@ -7,9 +7,9 @@
 #include <QFile>
 #include <QRegularExpression>
 
-#include "dump/probe_status.h"
-#include "manual/dump_data.h"
-#include "../test_helpers.h"
+#include "core/dump/probe_status.h"
+#include "core/manual/dump_data.h"
+#include "tests/test_helpers.h"
 
 namespace {
 struct Run { int code; QString out, err; };

@@ -11,15 +11,15 @@
 
 #include <QCoroTask>
 
-#include "compare/compare_run.h"
-#include "dump/probe_status.h"
-#include "dump/token_record.h"
-#include "hunt/hunt_plan.h"
-#include "hunt/hunt_runner.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "../chain_dump.h"
-#include "../engine/engine_run.h"
+#include "app/hunt/hunt_plan.h"
+#include "app/hunt/hunt_runner.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/chain_dump.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 using testing::Chain;

@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "../engine/engine_run.h"
+#include "tests/engine/engine_run.h"
 
 namespace {
 

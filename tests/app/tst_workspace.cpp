@@ -20,17 +20,17 @@
 
 #include <QCoroTask>
 
-#include "private_settings.h"
-#include "../engine/engine_run.h"
-#include "tensor_slice_model.h"
-#include "tensor/tensor.h"
-#include "../test_helpers.h"
-#include "dump_scan.h"
-#include "dump/dump_layout.h"
-#include "dump/tensor_index.h"
-#include "job.h"
-#include "launch/dump_options.h"
-#include "workspace.h"
+#include "app/workspace/dump_scan.h"
+#include "app/workspace/job.h"
+#include "app/workspace/workspace.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/tensor_index.h"
+#include "core/launch/dump_options.h"
+#include "core/tensor/tensor.h"
+#include "tests/app/private_settings.h"
+#include "tests/engine/engine_run.h"
+#include "tests/test_helpers.h"
+#include "views/tensor_slice_model.h"
 
 using namespace llmscope;
 

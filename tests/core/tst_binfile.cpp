@@ -4,11 +4,11 @@
 #include <cmath>
 #include <fstream>
 
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

@@ -7,17 +7,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "dump/tensor_index.h"
-#include "dump/dump_writer.h"
-#include "dump/statistic_csv.h"
-#include "tensor/sketch.h"
-#include "tensor/bin_file.h"
-#include "tensor/stats.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/statistic_csv.h"
+#include "core/dump/tensor_index.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/sketch.h"
+#include "core/tensor/stats.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <QTest>
 
-#include "launch/dump_options.h"
-#include "util/error.h"
+#include "core/launch/dump_options.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -11,15 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dump/dump_layout.h"
-#include "dump/dump_writer.h"
-#include "dump/op_info_csv.h"
-#include "dump/probe_status.h"
-#include "dump/token_record.h"
-#include "tensor/bin_file.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/dump_writer.h"
+#include "core/dump/op_info_csv.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

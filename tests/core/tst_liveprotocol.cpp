@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "live/live_protocol.h"
-#include "util/error.h"
+#include "core/live/live_protocol.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 using namespace llmscope::live;

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <fstream>
 
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "tensor/npy_file.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/npy_file.h"
+#include "core/util/error.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

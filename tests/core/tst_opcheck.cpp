@@ -10,16 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/metrics.h"
-#include "dump/dump_writer.h"
-#include "opcheck/msprobe_standard.h"
-#include "opcheck/opcheck_run.h"
-#include "opcheck/ref_ops.h"
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/compare/metrics.h"
+#include "core/dump/dump_writer.h"
+#include "core/opcheck/msprobe_standard.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/opcheck/ref_ops.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 using opcheck::RefTensor;

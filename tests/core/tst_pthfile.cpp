@@ -11,11 +11,11 @@
 
 #include <cstring>
 
-#include "tensor/dtype.h"
-#include "tensor/npy_file.h"
-#include "torch/pth_file.h"
-#include "torch/restricted_pickle.h"
-#include "util/error.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/npy_file.h"
+#include "core/torch/pth_file.h"
+#include "core/torch/restricted_pickle.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -8,14 +8,14 @@
 
 #include <filesystem>
 
-#include "dump/dump_layout.h"
-#include "dump/token_record.h"
-#include "requests/request_view.h"
-#include "requests/requests.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/token_record.h"
+#include "core/requests/request_view.h"
+#include "core/requests/requests.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 namespace fs = std::filesystem;

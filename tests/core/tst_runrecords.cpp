@@ -13,16 +13,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/observer_check.h"
-#include "config/driver_version.h"
-#include "config/run_config.h"
-#include "dump/probe_status.h"
-#include "util/atomic_file.h"
-#include "dump/fusion_record.h"
-#include "dump/output_record.h"
-#include "dump/token_record.h"
-#include "tensor/stats.h"
-#include "util/error.h"
+#include "core/compare/observer_check.h"
+#include "core/config/driver_version.h"
+#include "core/config/run_config.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/output_record.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/tensor/stats.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -1,9 +1,9 @@
 #include <QTest>
 
-#include "select/dynamic_config.h"
-#include "select/op_id.h"
-#include "select/selection.h"
-#include "util/error.h"
+#include "core/select/dynamic_config.h"
+#include "core/select/op_id.h"
+#include "core/select/selection.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -8,16 +8,16 @@
 #include <limits>
 #include <random>
 
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "compare/precision_standard.h"
-#include "dump/statistic_csv.h"
-#include "tensor/sketch.h"
-#include "tensor/stats.h"
-#include "util/content_digest.h"
-#include "util/text.h"
-#include "util/error.h"
-#include "../test_helpers.h"
+#include "core/compare/precision_standard.h"
+#include "core/dump/statistic_csv.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/sketch.h"
+#include "core/tensor/stats.h"
+#include "core/util/content_digest.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

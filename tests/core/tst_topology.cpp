@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <functional>
 
-#include "dump/topology.h"
-#include "graph/op_graph.h"
-#include "util/error.h"
+#include "core/dump/topology.h"
+#include "core/graph/op_graph.h"
+#include "core/util/error.h"
 
 using namespace llmscope;
 

@@ -8,7 +8,7 @@
 
 #include <gguf.h>
 
-#include "engine_run.h"
+#include "tests/engine/engine_run.h"
 
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;

@@ -8,9 +8,9 @@
 
 #include <ggml.h>
 
-#include "fusion_rules.h"
-#include "graph_arena.h"
-#include "graph_topology.h"
+#include "probe/fusion_rules.h"
+#include "probe/graph_topology.h"
+#include "tests/probe/graph_arena.h"
 
 enum class Gating { Softmax, Sigmoid, SoftmaxWithMask };
 struct MoeRouting {

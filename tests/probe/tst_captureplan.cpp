@@ -13,17 +13,17 @@
 #include <ggml-backend.h>
 #include <ggml.h>
 
-#include "capture_plan.h"
-#include "fusion_rules.h"
-#include "ggml_api.h"
+#include "probe/capture_plan.h"
+#include "probe/fusion_rules.h"
+#include "probe/ggml_api.h"
 #pragma GCC diagnostic push // ggml's internal header defines helpers this suite does not call
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "ggml-impl.h" // ggml's own ggml_can_fuse, against which the probe's rule is held
 #pragma GCC diagnostic pop
-#include "graph_moe_routing.h"
-#include "graph_residual_norms.h"
-#include "graph_topology.h"
-#include "round_capture.h"
+#include "probe/graph_topology.h"
+#include "probe/round_capture.h"
+#include "tests/probe/graph_moe_routing.h"
+#include "tests/probe/graph_residual_norms.h"
 
 using namespace llmscope;
 using namespace llmscope::probe;

@@ -11,12 +11,12 @@
 
 #include <set>
 
-#include "compare/compare_run.h"
-#include "dump/dump_index.h"
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "../compare_reference.h"
-#include "../engine/engine_run.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "tests/compare_reference.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

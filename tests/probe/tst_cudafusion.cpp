@@ -18,13 +18,13 @@
 #include "ggml-impl.h" // ggml's own ggml_can_fuse_subgraph, against which the matcher is held
 #pragma GCC diagnostic pop
 
-#include "fusion_match.h"
-#include "fusion_rules.h"
-#include "graph_arena.h"
-#include "graph_mamba_snake.h"
-#include "graph_moe_routing.h"
-#include "ggml_api.h"
-#include "graph_topology.h"
+#include "probe/fusion_match.h"
+#include "probe/fusion_rules.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_topology.h"
+#include "tests/probe/graph_arena.h"
+#include "tests/probe/graph_mamba_snake.h"
+#include "tests/probe/graph_moe_routing.h"
 
 using namespace llmscope::probe;
 

@@ -11,10 +11,10 @@
 
 #include <unistd.h>
 
-#include "compare/compare_run.h"
-#include "dump/dump_index.h"
-#include "dump/probe_status.h"
-#include "../engine/engine_run.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/probe_status.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -21,21 +21,21 @@
 #include <map>
 #include <set>
 
-#include "../test_helpers.h"
-#include "dump/dump_index.h"
-#include "dump/token_record.h"
-#include "tensor/bin_file.h"
-#include "dump/probe_status.h"
-#include "dump/op_info_csv.h"
-#include "dump/topology.h"
-#include "dump/token_record.h"
-#include "compare/compare_run.h"
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "tensor/stats.h"
-#include "util/atomic_file.h"
-#include "util/text.h"
-#include "../engine/engine_run.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/op_info_csv.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/token_record.h"
+#include "core/dump/token_record.h"
+#include "core/dump/topology.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/stats.h"
+#include "core/util/atomic_file.h"
+#include "core/util/text.h"
+#include "tests/engine/engine_run.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

@@ -18,9 +18,9 @@
 
 #include <cstring>
 
-#include "tensor/dtype.h"
-#include "../engine/engine_run.h"
-#include "../test_helpers.h"
+#include "core/tensor/dtype.h"
+#include "tests/engine/engine_run.h"
+#include "tests/test_helpers.h"
 
 
 namespace {

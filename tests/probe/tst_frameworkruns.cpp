@@ -19,8 +19,8 @@
 
 #include <functional>
 
-#include "compare/framework_pairing.h"
-#include "../engine/engine_run.h"
+#include "core/compare/framework_pairing.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -23,11 +23,11 @@
 #include <optional>
 #include <utility>
 
-#include "compare/compare_run.h"
-#include "compare/precision_standard.h"
-#include "dump/dump_layout.h"
-#include "dump/probe_status.h"
-#include "../engine/engine_run.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/precision_standard.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/probe_status.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

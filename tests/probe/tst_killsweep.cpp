@@ -18,12 +18,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compare/compare_run.h"
-#include "dump/dump_index.h"
-#include "dump/probe_status.h"
-#include "tensor/bin_file.h"
-#include "util/error.h"
-#include "../engine/engine_run.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/probe_status.h"
+#include "core/tensor/bin_file.h"
+#include "core/util/error.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -16,12 +16,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "dump/dump_index.h"
-#include "dump/probe_status.h"
-#include "live/live_protocol.h"
-#include "tensor/bin_file.h"
-#include "tensor/stats.h"
-#include "../engine/engine_run.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/probe_status.h"
+#include "core/live/live_protocol.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/stats.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "live_channel.h"
+#include "probe/live_channel.h"
 
 using namespace llmscope;
 using namespace llmscope::probe;

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "tensor/bin_file.h"
-#include "../engine/engine_run.h"
-#include "../test_helpers.h"
+#include "core/tensor/bin_file.h"
+#include "tests/engine/engine_run.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

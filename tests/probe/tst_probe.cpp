@@ -9,16 +9,16 @@
 #include <map>
 #include <set>
 
-#include "dump/dump_index.h"
-#include "dump/probe_status.h"
-#include "dump/tensor_index.h"
-#include "dump/topology.h"
-#include "tensor/bin_file.h"
-#include "tensor/convert.h"
-#include "tensor/stats.h"
-#include "util/text.h"
-#include "../engine/engine_run.h"
-#include "../test_helpers.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/probe_status.h"
+#include "core/dump/tensor_index.h"
+#include "core/dump/topology.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/convert.h"
+#include "core/tensor/stats.h"
+#include "core/util/text.h"
+#include "tests/engine/engine_run.h"
+#include "tests/test_helpers.h"
 
 using namespace llmscope;
 

@@ -14,16 +14,16 @@
 #include <cmath>
 #include <set>
 
-#include "compare/quantization.h"
-#include "compare/tensor_reader.h"
-#include "dump/probe_status.h"
-#include "dump/dump_layout.h"
-#include "ggml/ggml_library.h"
-#include "quant/quant_report.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "util/error.h"
-#include "../engine/engine_run.h"
+#include "core/compare/quantization.h"
+#include "core/compare/tensor_reader.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/probe_status.h"
+#include "core/ggml/ggml_library.h"
+#include "core/quant/quant_report.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/util/error.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -15,8 +15,8 @@
 
 #include <memory>
 
-#include "../engine/engine_run.h"
-#include "../engine/loopback.h"
+#include "tests/engine/engine_run.h"
+#include "tests/engine/loopback.h"
 
 using loopback::connectTo;
 using loopback::freePort;

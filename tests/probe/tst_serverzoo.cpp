@@ -16,8 +16,8 @@
 #include <fstream>
 #include <sys/types.h>
 
-#include "../engine/engine_run.h"
-#include "../engine/loopback.h"
+#include "tests/engine/engine_run.h"
+#include "tests/engine/loopback.h"
 
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;

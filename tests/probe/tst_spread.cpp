@@ -16,7 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "../engine/engine_run.h"
+#include "tests/engine/engine_run.h"
 
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;

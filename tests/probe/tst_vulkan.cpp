@@ -16,13 +16,13 @@
 #include <algorithm>
 #include <optional>
 
-#include "compare/precision_standard.h"
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "dump/fusion_record.h"
-#include "dump/op_info_csv.h"
-#include "dump/output_record.h"
-#include "../engine/engine_run.h"
+#include "core/compare/precision_standard.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/fusion_record.h"
+#include "core/dump/op_info_csv.h"
+#include "core/dump/output_record.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 

@@ -13,13 +13,13 @@
 
 #include <ggml.h>
 
-#include "fusion_rules.h"
-#include "graph_arena.h"
-#include "graph_mamba_snake.h"
-#include "graph_moe_routing.h"
-#include "graph_residual_norms.h"
-#include "graph_topology.h"
-#include "ggml_api.h"
+#include "probe/fusion_rules.h"
+#include "probe/ggml_api.h"
+#include "probe/graph_topology.h"
+#include "tests/probe/graph_arena.h"
+#include "tests/probe/graph_mamba_snake.h"
+#include "tests/probe/graph_moe_routing.h"
+#include "tests/probe/graph_residual_norms.h"
 
 using namespace llmscope::probe;
 

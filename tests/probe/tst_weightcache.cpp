@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump/probe_status.h"
-#include "tensor/sketch.h"
-#include "weight_cache.h"
-#include "../engine/engine_run.h"
+#include "core/dump/probe_status.h"
+#include "core/tensor/sketch.h"
+#include "probe/weight_cache.h"
+#include "tests/engine/engine_run.h"
 
 using namespace llmscope;
 using namespace llmscope::probe;

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "tensor/stats.h"
-#include "weight_reads.h"
+#include "core/tensor/stats.h"
+#include "probe/weight_reads.h"
 
 using namespace llmscope;
 using namespace llmscope::probe;

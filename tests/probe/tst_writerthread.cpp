@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "util/atomic_file.h"
-#include "writer_thread.h"
+#include "core/util/atomic_file.h"
+#include "probe/writer_thread.h"
 
 using namespace llmscope::probe;
 using namespace std::chrono_literals;

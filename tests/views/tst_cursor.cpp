@@ -9,13 +9,13 @@
 #include <QTest>
 #include <QTreeView>
 
-#include "cursor.h"
-#include "heatmap_model.h"
-#include "heatmap_view.h"
-#include "layer_graph_view.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
-#include "session_document.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
+#include "views/heatmap_model.h"
+#include "views/heatmap_view.h"
+#include "views/layer_graph_view.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
 
 using namespace llmscope;
 

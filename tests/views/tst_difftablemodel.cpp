@@ -7,12 +7,12 @@
 
 #include <filesystem>
 
-#include "compare/compare_run.h"
-#include "dump/fusion_record.h"
-#include "util/atomic_file.h"
-#include "diff_table_model.h"
-#include "model_print.h"
-#include "../test_helpers.h"
+#include "core/compare/compare_run.h"
+#include "core/dump/fusion_record.h"
+#include "core/util/atomic_file.h"
+#include "tests/test_helpers.h"
+#include "tests/views/model_print.h"
+#include "views/diff_table_model.h"
 
 using namespace llmscope;
 

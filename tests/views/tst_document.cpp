@@ -5,10 +5,10 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "dump_rounds.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
-#include "session_document.h"
+#include "document/dump_rounds.h"
+#include "document/session_document.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
 
 using namespace llmscope;
 

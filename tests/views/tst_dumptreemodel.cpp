@@ -3,16 +3,16 @@
 #include <QTest>
 #include <QTreeView>
 
-#include "dump/dump_index.h"
-#include "dump/token_record.h"
-#include "requests/requests.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/token_record.h"
+#include "core/requests/requests.h"
 #include <QComboBox>
-#include "cursor.h"
-#include "dump_tree_model.h"
-#include "files_page.h"
-#include "model_print.h"
-#include "session_document.h"
-#include "../test_helpers.h"
+#include "document/cursor.h"
+#include "document/session_document.h"
+#include "tests/test_helpers.h"
+#include "tests/views/model_print.h"
+#include "views/dump_tree_model.h"
+#include "views/files_page.h"
 
 namespace {
 // The synthetic dump written under dir, as a scan hands it over: a chunk a round.

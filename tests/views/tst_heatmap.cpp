@@ -13,9 +13,9 @@
 
 #include <cmath>
 
-#include "heatmap_model.h"
-#include "heatmap_view.h"
-#include "session_document.h"
+#include "document/session_document.h"
+#include "views/heatmap_model.h"
+#include "views/heatmap_view.h"
 
 using namespace llmscope;
 

@@ -11,12 +11,12 @@
 #include <QLabel>
 #include <QPushButton>
 
-#include "dump/topology.h"
-#include "graph/layer_graph.h"
-#include "heatmap_model.h"
-#include "layer_graph_view.h"
-#include "op_colours.h"
-#include "session_document.h"
+#include "core/dump/topology.h"
+#include "core/graph/layer_graph.h"
+#include "document/session_document.h"
+#include "views/heatmap_model.h"
+#include "views/layer_graph_view.h"
+#include "views/op_colours.h"
 
 using namespace llmscope;
 

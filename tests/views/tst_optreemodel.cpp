@@ -8,11 +8,11 @@
 #include <QTest>
 #include <QTreeView>
 
-#include "dump/topology.h"
-#include "model_print.h"
-#include "op_tree_model.h"
-#include "op_tree_panel.h"
-#include "util/error.h"
+#include "core/dump/topology.h"
+#include "core/util/error.h"
+#include "tests/views/model_print.h"
+#include "views/op_tree_model.h"
+#include "views/op_tree_panel.h"
 
 using namespace llmscope;
 

@@ -8,11 +8,11 @@
 #include <QTest>
 #include <QAbstractItemModelTester>
 
-#include "quant/quant_report.h"
-#include "model_print.h"
-#include "quant_heatmap_model.h"
-#include "quant_report_view.h"
-#include "util/error.h"
+#include "core/quant/quant_report.h"
+#include "core/util/error.h"
+#include "tests/views/model_print.h"
+#include "views/quant_heatmap_model.h"
+#include "views/quant_report_view.h"
 
 using namespace llmscope;
 

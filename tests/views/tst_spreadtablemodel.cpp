@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "spread_table_model.h"
+#include "views/spread_table_model.h"
 
 using namespace llmscope;
 

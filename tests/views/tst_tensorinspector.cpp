@@ -14,14 +14,14 @@
 
 #include <cmath>
 
-#include "tensor/bin_file.h"
-#include "tensor/stats.h"
-#include "tensor_inspector.h"
-#include "slice_picker.h"
-#include "tensor_slice_model.h"
-#include "tensor_diff_view.h"
-#include "model_print.h"
-#include "../test_helpers.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/stats.h"
+#include "tests/test_helpers.h"
+#include "tests/views/model_print.h"
+#include "views/slice_picker.h"
+#include "views/tensor_diff_view.h"
+#include "views/tensor_inspector.h"
+#include "views/tensor_slice_model.h"
 
 using namespace llmscope;
 

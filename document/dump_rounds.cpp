@@ -1,8 +1,8 @@
-#include "dump_rounds.h"
+#include "document/dump_rounds.h"
 
 #include <algorithm>
 
-#include "util/text.h"
+#include "core/util/text.h"
 
 using namespace llmscope;
 

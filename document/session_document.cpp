@@ -1,4 +1,4 @@
-#include "session_document.h"
+#include "document/session_document.h"
 
 #include <QDir>
 

@@ -5,6 +5,6 @@
 #pragma once
 #include <QString>
 
-#include "config/run_config.h"
+#include "core/config/run_config.h"
 
 QString configDiffWords(const llmscope::ConfigDiff &d);

@@ -15,13 +15,13 @@
 #include <memory>
 #include <optional>
 
-#include "compare/compare_run.h"
-#include "dump_rounds.h"
-#include "graph/op_graph.h"
-#include "live/live_protocol.h"
-#include "opcheck/opcheck_run.h"
-#include "quant/quant_report.h"
-#include "spread/spread.h"
+#include "core/compare/compare_run.h"
+#include "core/graph/op_graph.h"
+#include "core/live/live_protocol.h"
+#include "core/opcheck/opcheck_run.h"
+#include "core/quant/quant_report.h"
+#include "core/run_spread/spread.h"
+#include "document/dump_rounds.h"
 
 class SessionDocument : public QObject {
     Q_OBJECT

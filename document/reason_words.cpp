@@ -1,9 +1,9 @@
-#include "reason_words.h"
+#include "document/reason_words.h"
 
 #include <QCoreApplication>
 #include <QStringList>
 
-#include "text/reason_error.h"
+#include "core/text/reason_error.h"
 
 using namespace llmscope;
 

@@ -1,4 +1,4 @@
-#include "job_pool.h"
+#include "document/job_pool.h"
 
 #include <QThread>
 #include <QThreadPool>

@@ -1,4 +1,4 @@
-#include "spread/spread.h"
+#include "core/run_spread/spread.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/report_text.h"
-#include "spread/batch_alignment.h"
-#include "requests/request_pairing.h"
-#include "dump/op_names.h"
-#include "select/op_id.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/compare/report_text.h"
+#include "core/dump/op_names.h"
+#include "core/requests/request_pairing.h"
+#include "core/run_spread/batch_alignment.h"
+#include "core/select/op_id.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "layer_words.h"
+#include "document/layer_words.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

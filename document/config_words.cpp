@@ -1,4 +1,4 @@
-#include "config_words.h"
+#include "document/config_words.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "text/reason.h"
+#include "core/text/reason.h"
 
 QString reasonWords(const llmscope::Finding &f);
 QString reasonWords(const llmscope::Reason &r); // findings joined by "; " ("；" in Chinese)

@@ -1,4 +1,4 @@
-#include "cursor.h"
+#include "document/cursor.h"
 
 void Cursor::setOp(const QString &id, const QObject *by)
 {

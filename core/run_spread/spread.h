@@ -8,16 +8,16 @@
 // standard). Runs of one configuration that are not bit-identical are named apart as
 // nondeterminism, with how many of them differ from the first.
 #pragma once
-#include "requests/requests.h"
+#include "core/requests/requests.h"
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "compare/compare_run.h"
-#include "compare/observer_check.h"
-#include "config/run_config.h"
+#include "core/compare/compare_run.h"
+#include "core/compare/observer_check.h"
+#include "core/config/run_config.h"
 
 namespace llmscope {
 

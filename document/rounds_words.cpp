@@ -1,12 +1,12 @@
-#include "rounds_words.h"
+#include "document/rounds_words.h"
 
 #include <QCoreApplication>
 #include <QStringList>
 
 #include <limits>
 
-#include "select/rounds.h"
-#include "util/error.h"
+#include "core/select/rounds.h"
+#include "core/util/error.h"
 
 QString roundsWords(const QString &er)
 {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "live/live_protocol.h"
-#include "requests/requests.h"
+#include "core/dump/dump_index.h"
+#include "core/live/live_protocol.h"
+#include "core/requests/requests.h"
 
 class DumpRounds {
 public:

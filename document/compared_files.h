@@ -6,7 +6,7 @@
 #include <QStringList>
 #include <QVector>
 
-#include "compare/matching.h"
+#include "core/compare/matching.h"
 
 struct ComparedPair {
     QString name, golden, test;

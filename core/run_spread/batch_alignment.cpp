@@ -1,17 +1,17 @@
-#include "spread/batch_alignment.h"
+#include "core/run_spread/batch_alignment.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <vector>
 
-#include "dump/dump_index.h"
-#include "dump/dump_layout.h"
-#include "dump/token_record.h"
-#include "tensor/bin_file.h"
-#include "tensor/dtype.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
+#include "core/dump/dump_index.h"
+#include "core/dump/dump_layout.h"
+#include "core/dump/token_record.h"
+#include "core/tensor/bin_file.h"
+#include "core/tensor/dtype.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace fs = std::filesystem;
 
