@@ -322,6 +322,320 @@ std::string ggufWeightOfHfModule(const std::string &module)
     return {};
 }
 
+namespace {
+
+// One pairing of a torch dump with a llama.cpp dump: the engine's records indexed once, then
+// each torch module's output paired with its op's, and beside it the module's input, the
+// residual stream and the weight.
+class FrameworkPairing {
+public:
+    FrameworkPairing(const DumpIndex &torch, const DumpIndex &engine, bool torchGolden, const OpNames &names,
+                     const OpMapping &mapping);
+    void pairModule(const TensorRecord &t);
+    Matching finish(std::vector<std::string> &notes);
+
+private:
+    using Record = const TensorRecord *;
+    using EngineInputs = std::map<std::tuple<int64_t, std::string, int>, Record>;
+    void onlyTorch(const TensorRecord &t) { (m_torchGolden ? m_out.onlyGolden : m_out.onlyMy).push_back(&t); }
+    void unpaired(const TensorRecord &t, const std::string &module, const std::string &why)
+    {
+        onlyTorch(t);
+        m_unpaired.emplace(module, why);
+    }
+    // golden and my, the torch side's record first
+    TensorPair pairOf(Record torchSide, Record engineSide) const
+    {
+        TensorPair p;
+        p.golden = m_torchGolden ? torchSide : engineSide;
+        p.my = m_torchGolden ? engineSide : torchSide;
+        return p;
+    }
+    void use(Record engineSide) { m_usedEngine[size_t(engineSide - m_engine.tensors.data())] = 1; }
+    bool pairMapped(const TensorRecord &t, const std::string &opId);
+    bool unpermuteRows(const TensorRecord &t, const std::string &hf, int layer, TensorView &engineView,
+                       std::string &key);
+    void pairInput(const TensorRecord &t, const std::string &hf, int layer, const GgmlOp &op, const ModuleOps &mod,
+                   Record output, bool lastRows, const TensorView &inputView);
+    void pairResidual(const TensorRecord &t, const std::string &hf, int layer, const GgmlOp &op, Record output,
+                      bool lastRows);
+    void pairWeight(const TensorRecord &t, const std::string &hf, const ModuleOps &mod, Record output,
+                    const std::optional<Expert> &expert, bool permuted);
+
+    const DumpIndex &m_torch, &m_engine;
+    const bool m_torchGolden;
+    const OpNames &m_names;
+    const OpMapping &m_mapping;
+    std::map<std::string, GgmlOp> m_ops;
+    bool m_tied = true;
+    // The engine's outputs by round and op path, its inputs before the op ran; the torch side's
+    // input_0 by round and module, the MLP's output by layer, dump_weight's weights by module.
+    std::map<std::pair<int64_t, std::string>, Record> m_outputs;
+    EngineInputs m_inputs;
+    std::map<std::pair<int64_t, std::string>, Record> m_torchInputs;
+    std::map<std::pair<int64_t, int>, Record> m_downOutputs;
+    std::map<std::string, Record> m_torchWeights;
+    int64_t m_firstRound = INT64_MAX; // the torch side's first round and last layer
+    int m_lastLayer = -1;
+    Matching m_out;
+    std::map<std::string, std::string> m_unpaired; // module -> why, once each
+    std::map<std::string, uint64_t> m_headSizes;   // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
+    bool m_ropeUnknown = false;
+    std::vector<char> m_usedEngine;
+    std::set<Record> m_usedTorch;
+};
+
+FrameworkPairing::FrameworkPairing(const DumpIndex &torch, const DumpIndex &engine, bool torchGolden,
+                                   const OpNames &names, const OpMapping &mapping)
+    : m_torch(torch), m_engine(engine), m_torchGolden(torchGolden), m_names(names), m_mapping(mapping),
+      m_ops(ggmlOps(engine, names)), m_usedEngine(engine.tensors.size(), 0)
+{
+    for (const auto &[path, op] : m_ops)
+        m_tied &= !reads(op, "output.weight");
+    for (const TensorRecord &r : engine.tensors) {
+        if (!r.input && !r.before && r.index == 0 && r.param.empty())
+            m_outputs.emplace(std::make_pair(r.exec, opPath(r.opFolders)), &r);
+        if (r.input && r.before && r.param.empty())
+            m_inputs.emplace(std::make_tuple(r.exec, opPath(r.opFolders), r.index), &r);
+    }
+    for (const TensorRecord &t : torch.tensors) {
+        if (t.exec < 0 && t.param == "weight")
+            m_torchWeights.emplace(t.opName, &t);
+        if (t.input && t.index == 0 && t.param.empty())
+            m_torchInputs.emplace(std::make_pair(t.exec, t.opName), &t);
+        const std::string hf = hfName(t.opName);
+        const int l = layerOf(hf);
+        if (!t.input && t.index == 0 && l >= 0 && t.param.empty() &&
+            (hf == "model.layers." + std::to_string(l) + ".mlp.down_proj" || hf == "model.layers." + std::to_string(l) + ".mlp"))
+            m_downOutputs.emplace(std::make_pair(t.exec, l), &t); // a MoE block has no down_proj of its own
+    }
+    for (const TensorRecord &r : torch.tensors) {
+        if (r.exec < 0)
+            continue; // a weight
+        m_firstRound = std::min(m_firstRound, r.exec);
+        m_lastLayer = std::max(m_lastLayer, layerOf(hfName(r.opName)));
+    }
+    m_out.method = Said::AcrossFrameworks;
+}
+
+// The user's pair (--mapping): the engine op's output, as it is. False when it has none.
+bool FrameworkPairing::pairMapped(const TensorRecord &t, const std::string &opId)
+{
+    Record e = nullptr;
+    for (const auto &[key, r] : m_outputs)
+        if (key.first == t.exec && r->opId == opId)
+            e = r;
+    if (!e) {
+        unpaired(t, t.opName, "mapped to " + opId + ", which has no output in this round");
+        return false;
+    }
+    TensorPair p = pairOf(&t, e);
+    p.key = "mapping " + t.opName + " -> " + opId;
+    use(e);
+    m_out.pairs.push_back(p);
+    return true;
+}
+
+// q_proj's and k_proj's rows, permuted within heads for llama's RoPE: the head size to undo it
+// with (0: not permuted). False, the module left unpaired, when it is not known.
+bool FrameworkPairing::unpermuteRows(const TensorRecord &t, const std::string &hf, int layer, TensorView &engineView,
+                                     std::string &key)
+{
+    const std::string node = std::string(hf[hf.size() - 6] == 'q' ? "Qcur-" : "Kcur-") + std::to_string(layer);
+    auto rope = m_headSizes.find(node); // once a node: each finds it among every record
+    if (rope == m_headSizes.end()) {
+        const RopePairs pairs = ropePairs(m_names, m_ops, node);
+        if (pairs == RopePairs::Unknown)
+            m_ropeUnknown = true;
+        // unknown: llama's, the rule for dumps whose topology holds no parameters
+        rope = m_headSizes.emplace(node, pairs == RopePairs::Halves ? 0 : headSize(m_engine, m_ops, node)).first;
+        if (pairs != RopePairs::Halves && rope->second == 0)
+            rope->second = UINT64_MAX; // permuted, head size unknown
+    }
+    if (rope->second == UINT64_MAX) {
+        unpaired(t, t.opName, "its rows are permuted within heads and the head size is not known (" + node + " not dumped)");
+        return false;
+    }
+    engineView.headSize = rope->second;
+    if (engineView.headSize)
+        key += " (rows un-permuted within heads of " + std::to_string(engineView.headSize) + ")";
+    return true;
+}
+
+// The module's input: the tensor its computation starts from in the engine (a matrix
+// product's activation; a norm's, or a decoder layer's, RMS_NORM input), so that the error it
+// brings is not counted as the op's own.
+void FrameworkPairing::pairInput(const TensorRecord &t, const std::string &hf, int layer, const GgmlOp &op,
+                                 const ModuleOps &mod, Record output, bool lastRows, const TensorView &inputView)
+{
+    auto in = m_torchInputs.find({t.exec, t.opName});
+    if (op.type == "ADD" && hf == "model.layers." + std::to_string(layer)) { // l_out-N: its input from the layer is the MLP's output
+        const auto down = m_downOutputs.find({t.exec, layer});
+        in = down != m_downOutputs.end() ? m_torchInputs.emplace(std::make_pair(-1 - t.exec, t.opName), down->second).first
+                                         : m_torchInputs.end();
+    }
+    const auto ein = mod.start ? m_inputs.find({t.exec, mod.start->path, mod.startSrc}) : m_inputs.end();
+    if (op.type == "GET_ROWS" || in == m_torchInputs.end() || ein == m_inputs.end())
+        return;
+    TensorPair q = pairOf(in->second, ein->second);
+    q.key = hf + " input = " + mod.start->path + " input " + std::to_string(mod.startSrc);
+    q.stands = output;
+    (m_torchGolden ? q.goldenView : q.myView).lastRows = lastRows;
+    (m_torchGolden ? q.myView : q.goldenView) = inputView;
+    if (lastRows)
+        q.key += " (the last token's rows)";
+    use(ein->second);
+    if (in->first.first >= 0)
+        m_usedTorch.insert(in->second);
+    m_out.pairs.push_back(q);
+}
+
+// l_out-N's other input, the residual stream after attention: what the layer's
+// post_attention_layernorm reads. Without it the sum would seem to add the error the stream
+// brings.
+void FrameworkPairing::pairResidual(const TensorRecord &t, const std::string &hf, int layer, const GgmlOp &op,
+                                    Record output, bool lastRows)
+{
+    if (op.type != "ADD" || hf != "model.layers." + std::to_string(layer))
+        return;
+    const auto residual = m_torchInputs.find({t.exec, t.opName + ".post_attention_layernorm"});
+    const auto eres = residual != m_torchInputs.end() ? m_inputs.find({t.exec, op.path, 1}) : m_inputs.end();
+    if (residual == m_torchInputs.end() || eres == m_inputs.end())
+        return;
+    TensorPair q = pairOf(residual->second, eres->second);
+    q.key = hf + " residual = " + op.path + " input 1" + (lastRows ? " (the last token's rows)" : "");
+    q.stands = output;
+    (m_torchGolden ? q.goldenView : q.myView).lastRows = lastRows;
+    use(eres->second);
+    m_out.pairs.push_back(q);
+}
+
+// The module's weight (dump_weight), against the weight the engine's op read: the same bytes
+// in reversed dims (q_proj's and k_proj's rows permuted for llama: not compared; an expert's:
+// its slice of the experts' tensor).
+void FrameworkPairing::pairWeight(const TensorRecord &t, const std::string &hf, const ModuleOps &mod, Record output,
+                                  const std::optional<Expert> &expert, bool permuted)
+{
+    const auto w = m_torchWeights.find(t.opName);
+    const auto ew = mod.weight ? m_inputs.find({t.exec, mod.weight->path, mod.weightSrc}) : m_inputs.end();
+    if (w == m_torchWeights.end() || ew == m_inputs.end() || permuted)
+        return;
+    TensorPair q = pairOf(w->second, ew->second);
+    q.key = hf + ".weight = " + mod.weight->path + " input " + std::to_string(mod.weightSrc);
+    if (expert) {
+        TensorView &slice = m_torchGolden ? q.myView : q.goldenView;
+        try {
+            slice.rowSize = elementCount(w->second->dims);
+        } catch (const Error &) {
+            slice.rowSize = 0; // no shape an expert's weight has: compared whole, and fails
+        }
+        slice.rows = {uint64_t(expert->expert)};
+        q.key += " (expert " + std::to_string(expert->expert) + "'s slice)";
+    }
+    q.stands = output;
+    use(ew->second);
+    m_usedTorch.insert(w->second);
+    m_out.pairs.push_back(q);
+}
+
+void FrameworkPairing::pairModule(const TensorRecord &t)
+{
+    if (t.input || t.exec < 0)
+        return; // paired with their module's output
+    if (t.index != 0 || !t.param.empty()) {
+        onlyTorch(t);
+        return;
+    }
+    const std::string hf = hfName(t.opName);
+    auto mapped = m_mapping.find(t.opName);
+    if (mapped == m_mapping.end())
+        mapped = m_mapping.find(t.opId);
+    if (mapped != m_mapping.end()) {
+        pairMapped(t, mapped->second);
+        return;
+    }
+    const ModuleOps mod = hf.empty() ? ModuleOps{} : moduleOps(hf, m_ops, m_tied);
+    const GgmlOp *op = mod.out;
+    const auto e = op ? m_outputs.find({t.exec, op->path}) : m_outputs.end();
+    if (!op || e == m_outputs.end()) {
+        unpaired(t, t.opName, hf.empty() ? "not a module of Hugging Face's llama or Qwen"
+                              : !op      ? "no ggml node computes it alone (no weight of its own)"
+                                         : "its node's output was not dumped in this round");
+        return;
+    }
+    TensorPair p = pairOf(&t, e->second);
+    p.key = hf + " = " + op->path + (op->name.empty() ? "" : " " + op->name);
+    TensorView &engineView = m_torchGolden ? p.myView : p.goldenView;
+    TensorView &torchView = m_torchGolden ? p.goldenView : p.myView;
+    const int layer = layerOf(hf);
+    // An expert: the rows of the engine's product for the (slot, token) pairs routed to it,
+    // in Hugging Face's order (by slot, then token), from the product's ids.
+    const std::optional<Expert> expert = expertOf(hf);
+    TensorView inputView;
+    if (expert) {
+        const auto ids = m_inputs.find({t.exec, op->path, 2});
+        const auto b = m_inputs.find({t.exec, op->path, 1});
+        std::string why;
+        if (ids == m_inputs.end() || b == m_inputs.end())
+            why = "its product's expert ids or activations were not dumped in this round";
+        else
+            expertRows(*ids->second, *e->second, *b->second, expert->expert, engineView, inputView, why);
+        if (!why.empty()) {
+            unpaired(t, t.opName, why);
+            return;
+        }
+        p.key += " (expert " + std::to_string(expert->expert) + "'s rows)";
+    }
+    if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0) &&
+        !unpermuteRows(t, hf, layer, engineView, p.key))
+        return;
+    const bool afterLastAttention =
+        hf == "model.norm" || hf == "lm_head" ||
+        (layer == m_lastLayer && hf != "model.layers." + std::to_string(layer) + ".input_layernorm" &&
+         hf.find(".self_attn.") == std::string::npos);
+    if (t.exec == m_firstRound && afterLastAttention) {
+        if (expert) { // which of the tokens routed to it are the last one's is not known here
+            unpaired(t, t.opName + " (round " + std::to_string(t.exec) + ")",
+                     "llama.cpp runs the last layer's experts on the last token only in the prompt round");
+            return;
+        }
+        torchView.lastRows = true; // llama.cpp computes the last token's rows only, from here on
+        p.key += " (the last token's rows)";
+    }
+    use(e->second);
+    m_out.pairs.push_back(p);
+    pairInput(t, hf, layer, *op, mod, e->second, torchView.lastRows, inputView);
+    pairResidual(t, hf, layer, *op, e->second, torchView.lastRows);
+    pairWeight(t, hf, mod, e->second, expert, engineView.headSize != 0);
+}
+
+Matching FrameworkPairing::finish(std::vector<std::string> &notes)
+{
+    for (const TensorRecord &t : m_torch.tensors)
+        if ((t.input || t.exec < 0) && !m_usedTorch.count(&t))
+            onlyTorch(t);
+    for (size_t i = 0; i < m_engine.tensors.size(); ++i)
+        if (!m_usedEngine[i])
+            (m_torchGolden ? m_out.onlyMy : m_out.onlyGolden).push_back(&m_engine.tensors[i]);
+    for (const auto &[module, why] : m_unpaired)
+        notes.push_back(module + ": " + why);
+    if (m_ropeUnknown)
+        notes.push_back("the llama.cpp dump's topology does not say how its RoPE pairs dimensions (written before "
+                        "llmscope recorded op parameters): queries and keys were un-permuted as llama's are; dump it "
+                        "again for a family with NeoX RoPE (Qwen, ...)");
+    // The engine's execution order: a torch dump's folders do not record one.
+    const bool torchGolden = m_torchGolden;
+    auto at = [torchGolden](const TensorPair &p) { // the op's output record, inputs before it
+        const TensorRecord *r = p.stands ? p.stands : (torchGolden ? p.my : p.golden);
+        return std::make_pair(r, p.stands == nullptr);
+    };
+    std::sort(m_out.pairs.begin(), m_out.pairs.end(),
+              [&](const TensorPair &a, const TensorPair &b) { return at(a) < at(b); });
+    return std::move(m_out);
+}
+
+} // namespace
+
 std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
                                               std::vector<std::string> &notes, const OpMapping &mapping)
 {
@@ -335,240 +649,10 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
                         "weights are not known, so no module can be paired with them");
         return Matching{{}, {}, {}, "across frameworks: nothing paired"};
     }
-    const auto ops = ggmlOps(engine, names);
-    bool tied = true;
-    for (const auto &[path, op] : ops)
-        tied &= !reads(op, "output.weight");
-    // The engine's outputs by round and op path; the torch side's first round and last layer.
-    std::map<std::pair<int64_t, std::string>, const TensorRecord *> outputs;
-    std::map<std::tuple<int64_t, std::string, int>, const TensorRecord *> inputs; // before the op ran
-    for (const TensorRecord &r : engine.tensors) {
-        if (!r.input && !r.before && r.index == 0 && r.param.empty())
-            outputs.emplace(std::make_pair(r.exec, opPath(r.opFolders)), &r);
-        if (r.input && r.before && r.param.empty())
-            inputs.emplace(std::make_tuple(r.exec, opPath(r.opFolders), r.index), &r);
-    }
-    std::map<std::pair<int64_t, std::string>, const TensorRecord *> torchInputs; // input_0 by round and module
-    std::map<std::pair<int64_t, int>, const TensorRecord *> downOutputs;          // the MLP's output, by layer
-    std::map<std::string, const TensorRecord *> torchWeights;                     // dump_weight's, by module
-    for (const TensorRecord &t : torch.tensors) {
-        if (t.exec < 0 && t.param == "weight")
-            torchWeights.emplace(t.opName, &t);
-        if (t.input && t.index == 0 && t.param.empty())
-            torchInputs.emplace(std::make_pair(t.exec, t.opName), &t);
-        const std::string hf = hfName(t.opName);
-        const int l = layerOf(hf);
-        if (!t.input && t.index == 0 && l >= 0 && t.param.empty() &&
-            (hf == "model.layers." + std::to_string(l) + ".mlp.down_proj" || hf == "model.layers." + std::to_string(l) + ".mlp"))
-            downOutputs.emplace(std::make_pair(t.exec, l), &t); // a MoE block has no down_proj of its own
-    }
-    int64_t firstRound = INT64_MAX;
-    int lastLayer = -1;
-    for (const TensorRecord &r : torch.tensors) {
-        if (r.exec < 0)
-            continue; // a weight
-        firstRound = std::min(firstRound, r.exec);
-        lastLayer = std::max(lastLayer, layerOf(hfName(r.opName)));
-    }
-    Matching out;
-    out.method = Said::AcrossFrameworks;
-    std::map<std::string, std::string> unpaired; // module -> why, once each
-    std::map<std::string, uint64_t> headSizes; // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
-    bool ropeUnknown = false;
-    std::vector<char> usedEngine(engine.tensors.size(), 0);
-    std::set<const TensorRecord *> usedTorch;
-    for (const TensorRecord &t : torch.tensors) {
-        if (t.input || t.exec < 0)
-            continue; // paired with their module's output, below
-        if (t.index != 0 || !t.param.empty()) {
-            (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-            continue;
-        }
-        const std::string hf = hfName(t.opName);
-        auto mapped = mapping.find(t.opName);
-        if (mapped == mapping.end())
-            mapped = mapping.find(t.opId);
-        if (mapped != mapping.end()) { // the user's pair: the engine op's output, as it is
-            const TensorRecord *e = nullptr;
-            for (const auto &[key, r] : outputs)
-                if (key.first == t.exec && r->opId == mapped->second)
-                    e = r;
-            if (!e) {
-                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-                unpaired.emplace(t.opName, "mapped to " + mapped->second + ", which has no output in this round");
-                continue;
-            }
-            TensorPair p;
-            p.golden = torchGolden ? &t : e;
-            p.my = torchGolden ? e : &t;
-            p.key = "mapping " + t.opName + " -> " + mapped->second;
-            usedEngine[size_t(e - engine.tensors.data())] = 1;
-            out.pairs.push_back(p);
-            continue;
-        }
-        const ModuleOps mod = hf.empty() ? ModuleOps{} : moduleOps(hf, ops, tied);
-        const GgmlOp *op = mod.out;
-        const auto e = op ? outputs.find({t.exec, op->path}) : outputs.end();
-        if (!op || e == outputs.end()) {
-            (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-            unpaired.emplace(t.opName, hf.empty() ? "not a module of Hugging Face's llama or Qwen"
-                                       : !op      ? "no ggml node computes it alone (no weight of its own)"
-                                                  : "its node's output was not dumped in this round");
-            continue;
-        }
-        TensorPair p;
-        p.golden = torchGolden ? &t : e->second;
-        p.my = torchGolden ? e->second : &t;
-        p.key = hf + " = " + op->path + (op->name.empty() ? "" : " " + op->name);
-        TensorView &engineView = torchGolden ? p.myView : p.goldenView;
-        TensorView &torchView = torchGolden ? p.goldenView : p.myView;
-        const int layer = layerOf(hf);
-        // An expert: the rows of the engine's product for the (slot, token) pairs routed to it,
-        // in Hugging Face's order (by slot, then token), from the product's ids.
-        const std::optional<Expert> expert = expertOf(hf);
-        TensorView inputView;
-        if (expert) {
-            const auto ids = inputs.find({t.exec, op->path, 2});
-            const auto b = inputs.find({t.exec, op->path, 1});
-            std::string why;
-            if (ids == inputs.end() || b == inputs.end())
-                why = "its product's expert ids or activations were not dumped in this round";
-            else
-                expertRows(*ids->second, *e->second, *b->second, expert->expert, engineView, inputView, why);
-            if (!why.empty()) {
-                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-                unpaired.emplace(t.opName, why);
-                continue;
-            }
-            p.key += " (expert " + std::to_string(expert->expert) + "'s rows)";
-        }
-        if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0)) {
-            const std::string node = std::string(hf[hf.size() - 6] == 'q' ? "Qcur-" : "Kcur-") + std::to_string(layer);
-            auto rope = headSizes.find(node); // once a node: each finds it among every record
-            if (rope == headSizes.end()) {
-                const RopePairs pairs = ropePairs(names, ops, node);
-                if (pairs == RopePairs::Unknown)
-                    ropeUnknown = true;
-                // unknown: llama's, the rule for dumps whose topology holds no parameters
-                rope = headSizes.emplace(node, pairs == RopePairs::Halves ? 0 : headSize(engine, ops, node)).first;
-                if (pairs != RopePairs::Halves && rope->second == 0)
-                    rope->second = UINT64_MAX; // permuted, head size unknown
-            }
-            if (rope->second == UINT64_MAX) {
-                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-                unpaired.emplace(t.opName, "its rows are permuted within heads and the head size is not known (" + node +
-                                               " not dumped)");
-                continue;
-            }
-            engineView.headSize = rope->second;
-            if (engineView.headSize)
-                p.key += " (rows un-permuted within heads of " + std::to_string(engineView.headSize) + ")";
-        }
-        const bool afterLastAttention =
-            hf == "model.norm" || hf == "lm_head" ||
-            (layer == lastLayer && hf != "model.layers." + std::to_string(layer) + ".input_layernorm" &&
-             hf.find(".self_attn.") == std::string::npos);
-        if (t.exec == firstRound && afterLastAttention) {
-            if (expert) { // which of the tokens routed to it are the last one's is not known here
-                (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-                unpaired.emplace(t.opName + " (round " + std::to_string(t.exec) + ")",
-                                 "llama.cpp runs the last layer's experts on the last token only in the prompt round");
-                continue;
-            }
-            torchView.lastRows = true; // llama.cpp computes the last token's rows only, from here on
-            p.key += " (the last token's rows)";
-        }
-        usedEngine[size_t(e->second - engine.tensors.data())] = 1;
-        out.pairs.push_back(p);
-        // The module's input: the tensor its computation starts from in the engine (a matrix
-        // product's activation; a norm's, or a decoder layer's, RMS_NORM input), so that the
-        // error it brings is not counted as the op's own.
-        auto in = torchInputs.find({t.exec, t.opName});
-        if (op->type == "ADD" && hf == "model.layers." + std::to_string(layer)) { // l_out-N: its input from the layer is the MLP's output
-            const auto down = downOutputs.find({t.exec, layer});
-            in = down != downOutputs.end() ? torchInputs.emplace(std::make_pair(-1 - t.exec, t.opName), down->second).first
-                                           : torchInputs.end();
-        }
-        const auto ein = mod.start ? inputs.find({t.exec, mod.start->path, mod.startSrc}) : inputs.end();
-        if (op->type != "GET_ROWS" && in != torchInputs.end() && ein != inputs.end()) {
-            TensorPair q;
-            q.golden = torchGolden ? in->second : ein->second;
-            q.my = torchGolden ? ein->second : in->second;
-            q.key = hf + " input = " + mod.start->path + " input " + std::to_string(mod.startSrc);
-            q.stands = e->second;
-            (torchGolden ? q.goldenView : q.myView).lastRows = torchView.lastRows;
-            (torchGolden ? q.myView : q.goldenView) = inputView;
-            if (torchView.lastRows)
-                q.key += " (the last token's rows)";
-            usedEngine[size_t(ein->second - engine.tensors.data())] = 1;
-            if (in->first.first >= 0)
-                usedTorch.insert(in->second);
-            out.pairs.push_back(q);
-        }
-        // l_out-N's other input, the residual stream after attention: what the layer's
-        // post_attention_layernorm reads. Without it the sum would seem to add the error the
-        // stream brings.
-        const auto residual = op->type == "ADD" && hf == "model.layers." + std::to_string(layer)
-                                  ? torchInputs.find({t.exec, t.opName + ".post_attention_layernorm"})
-                                  : torchInputs.end();
-        const auto eres = residual != torchInputs.end() ? inputs.find({t.exec, op->path, 1}) : inputs.end();
-        if (residual != torchInputs.end() && eres != inputs.end()) {
-            TensorPair q;
-            q.golden = torchGolden ? residual->second : eres->second;
-            q.my = torchGolden ? eres->second : residual->second;
-            q.key = hf + " residual = " + op->path + " input 1" + (torchView.lastRows ? " (the last token's rows)" : "");
-            q.stands = e->second;
-            (torchGolden ? q.goldenView : q.myView).lastRows = torchView.lastRows;
-            usedEngine[size_t(eres->second - engine.tensors.data())] = 1;
-            out.pairs.push_back(q);
-        }
-        // The module's weight (dump_weight), against the weight the engine's op read: the same
-        // bytes in reversed dims (q_proj's and k_proj's rows permuted for llama: not compared;
-        // an expert's: its slice of the experts' tensor).
-        const auto w = torchWeights.find(t.opName);
-        const auto ew = mod.weight ? inputs.find({t.exec, mod.weight->path, mod.weightSrc}) : inputs.end();
-        const bool permuted = engineView.headSize != 0;
-        if (w != torchWeights.end() && ew != inputs.end() && !permuted) {
-            TensorPair q;
-            q.golden = torchGolden ? w->second : ew->second;
-            q.my = torchGolden ? ew->second : w->second;
-            q.key = hf + ".weight = " + mod.weight->path + " input " + std::to_string(mod.weightSrc);
-            if (expert) {
-                TensorView &slice = torchGolden ? q.myView : q.goldenView;
-                try {
-                    slice.rowSize = elementCount(w->second->dims);
-                } catch (const Error &) {
-                    slice.rowSize = 0; // no shape an expert's weight has: compared whole, and fails
-                }
-                slice.rows = {uint64_t(expert->expert)};
-                q.key += " (expert " + std::to_string(expert->expert) + "'s slice)";
-            }
-            q.stands = e->second;
-            usedEngine[size_t(ew->second - engine.tensors.data())] = 1;
-            usedTorch.insert(w->second);
-            out.pairs.push_back(q);
-        }
-    }
+    FrameworkPairing pairing(torch, engine, torchGolden, names, mapping);
     for (const TensorRecord &t : torch.tensors)
-        if ((t.input || t.exec < 0) && !usedTorch.count(&t))
-            (torchGolden ? out.onlyGolden : out.onlyMy).push_back(&t);
-    for (size_t i = 0; i < engine.tensors.size(); ++i)
-        if (!usedEngine[i])
-            (torchGolden ? out.onlyMy : out.onlyGolden).push_back(&engine.tensors[i]);
-    for (const auto &[module, why] : unpaired)
-        notes.push_back(module + ": " + why);
-    if (ropeUnknown)
-        notes.push_back("the llama.cpp dump's topology does not say how its RoPE pairs dimensions (written before "
-                        "llmscope recorded op parameters): queries and keys were un-permuted as llama's are; dump it "
-                        "again for a family with NeoX RoPE (Qwen, ...)");
-    // The engine's execution order: a torch dump's folders do not record one.
-    auto at = [&](const TensorPair &p) { // the op's output record, inputs before it
-        const TensorRecord *r = p.stands ? p.stands : (torchGolden ? p.my : p.golden);
-        return std::make_pair(r, p.stands == nullptr);
-    };
-    std::sort(out.pairs.begin(), out.pairs.end(),
-              [&](const TensorPair &a, const TensorPair &b) { return at(a) < at(b); });
-    return out;
+        pairing.pairModule(t);
+    return pairing.finish(notes);
 }
 
 } // namespace llmscope

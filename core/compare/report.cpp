@@ -185,6 +185,153 @@ private:
     bool m_first = true;
 };
 
+namespace {
+
+void reportMetrics(JsonOut &j, const Metrics &m)
+{
+    j.key("metrics");
+    j.open('{');
+    j.field("count", m.count);
+    j.field("cosine_similarity", m.cosine);
+    j.field("max_relative_error", m.maxRelErr);
+    j.field("mean_relative_error", m.meanRelErr);
+    j.field("max_absolute_error", m.maxAbsErr);
+    j.field("mean_absolute_error", m.meanAbsErr);
+    j.field("kl_divergence", m.klDivergence);
+    j.field("relative_euclidean_distance", m.relEuclidean);
+    j.field("within_0.1%", m.within01);
+    j.field("within_0.5%", m.within05);
+    j.field("within_tolerance", m.withinTol);
+    j.field("nan_golden", m.nanGolden);
+    j.field("inf_golden", m.infGolden);
+    j.field("nan_my", m.nanMy);
+    j.field("inf_my", m.infMy);
+    j.field("non_finite_mismatch", m.nonFiniteMismatch);
+    j.field("golden_max", m.goldenMax);
+    j.field("golden_min", m.goldenMin);
+    j.field("golden_mean", m.goldenMean);
+    j.field("my_max", m.myMax);
+    j.field("my_min", m.myMin);
+    j.field("my_mean", m.myMean);
+    j.close('}');
+}
+
+// One compared file: its identity, verdict, metrics and what statistics alone said.
+void reportRow(JsonOut &j, const CompareRow &r)
+{
+    j.open('{');
+    j.field("round", r.golden.exec);
+    j.field("op_id", r.golden.opId);
+    j.field("op_type", r.golden.opName);
+    j.field("node_name", r.nodeName);
+    j.field("tensor_name", r.tensorName);
+    j.field("data_id", dataId(r.golden));
+    j.field("input", r.golden.input);
+    j.field("before", r.golden.before);
+    j.field("index", r.golden.index);
+    j.field("golden_path", r.golden.path);
+    j.field("my_path", r.my.path);
+    j.field("my_op_id", r.my.opId);
+    j.field("golden_dtype", dtypeText(r.golden));
+    j.field("my_dtype", dtypeText(r.my));
+    j.dims("golden_shape", r.golden.dims);
+    j.dims("my_shape", r.my.dims);
+    j.field("matched_by", r.key);
+    j.field("passed", r.passed);
+    j.field("skipped", r.skipped);
+    j.field("unreadable", r.unreadable);
+    j.field("fail_reason", r.failReason);
+    j.field("rel_tol", r.tolerance.relTol);
+    j.field("pass_rate", r.tolerance.passRate);
+    if (r.computed)
+        reportMetrics(j, r.metrics);
+    if (r.statsOnly) {
+        j.field("stats_relative_difference", r.statsRelDiff);
+        j.field("stats_error_bound", r.statsBound);
+        if (!std::isnan(r.statsEstimate))
+            j.field("stats_error_estimate", r.statsEstimate);
+    }
+    if (r.computed && r.metrics.count)
+        j.field("nmse", r.metrics.relEuclidean * r.metrics.relEuclidean);
+    else if (r.statsOnly && !std::isnan(r.statsEstimate))
+        j.field("nmse_estimate", std::pow(std::max(r.statsBound, r.statsEstimate), 2));
+    else if (r.statsOnly)
+        j.field("nmse_lower_bound", r.statsBound * r.statsBound);
+    if (!r.weightSource.empty())
+        j.field("read_from", r.weightSource);
+    if (const auto &q = r.quantization) {
+        j.key("quantization");
+        j.open('{');
+        j.field("golden_type", q->goldenType);
+        j.field("my_type", q->myType);
+        j.field("relative_error", q->error);
+        j.field("expected", q->expected);
+        j.field("beyond_requantization", q->beyond);
+        j.field("explained", q->explained());
+        j.field("words", q->words(r.tensorName));
+        j.close('}');
+    }
+    j.close('}');
+}
+
+// One operation: its errors, budget and verdict, and its rows.
+void reportOp(JsonOut &j, const OpResult &op)
+{
+    j.open('{');
+    j.field("round", op.round);
+    j.field("op_id", op.opId);
+    j.field("op_path", op.opPath);
+    j.field("op_type", op.opType);
+    j.field("my_op_id", op.myOpId);
+    j.field("node_name", op.name);
+    j.field("label", op.label());
+    j.field("unreadable", op.unreadable);
+    j.field("worst_input", int64_t(op.worstInput));
+    j.field("worst_input_is_weight", op.worstInputIsWeight);
+    j.field("quantized_weight", op.quantizedWeight);
+    j.field("weight_error", op.weightError);
+    j.field("output_error", op.outputError);
+    j.field("input_error", op.inputError);
+    j.field("added_error", op.addedError);
+    j.field("output_cosine", op.outputCosine); // null: statistics alone did not tell it
+    j.field("from_statistics", op.fromStats);  // its figures estimated or bounded from statistics
+    j.field("nmse", op.nmse);
+    j.field("explained_nmse", op.explainedNmse);
+    j.field("own_nmse", op.ownNmse);
+    j.field("budget", op.budget);
+    j.field("budget_kind", std::string(standardName(op.budgetKind)));
+    j.field("budget_share", op.budgetShare);
+    j.field("passed", op.passed);
+    j.field("verdict", op.verdict);
+    j.key("rows");
+    j.open('[');
+    for (size_t i : op.rows)
+        j.integer(int64_t(i));
+    j.close(']');
+    j.close('}');
+}
+
+// One weight both sides read: its types, sizes and error.
+void reportWeight(JsonOut &j, const WeightComparison &w)
+{
+    j.open('{');
+    j.field("name", w.name);
+    j.dims("dims", w.dims);
+    j.field("golden_type", w.goldenType);
+    j.field("my_type", w.myType);
+    j.field("elements", w.elements);
+    j.field("golden_bytes", w.goldenBytes);
+    j.field("my_bytes", w.myBytes);
+    j.field("relative_error", w.row.computed ? w.row.metrics.relEuclidean : NAN);
+    if (w.row.quantization)
+        j.field("expected", w.row.quantization->expected);
+    j.field("passed", w.row.passed);
+    j.field("reason", w.row.failReason);
+    j.close('}');
+}
+
+} // namespace
+
 std::string compareReportJson(const CompareResult &res)
 {
     JsonOut j;
@@ -205,124 +352,13 @@ std::string compareReportJson(const CompareResult &res)
     j.field("most_added", res.mostAdded);
     j.key("rows");
     j.open('[');
-    for (const auto &r : res.rows) {
-        j.open('{');
-        j.field("round", r.golden.exec);
-        j.field("op_id", r.golden.opId);
-        j.field("op_type", r.golden.opName);
-        j.field("node_name", r.nodeName);
-        j.field("tensor_name", r.tensorName);
-        j.field("data_id", dataId(r.golden));
-        j.field("input", r.golden.input);
-        j.field("before", r.golden.before);
-        j.field("index", r.golden.index);
-        j.field("golden_path", r.golden.path);
-        j.field("my_path", r.my.path);
-        j.field("my_op_id", r.my.opId);
-        j.field("golden_dtype", dtypeText(r.golden));
-        j.field("my_dtype", dtypeText(r.my));
-        j.dims("golden_shape", r.golden.dims);
-        j.dims("my_shape", r.my.dims);
-        j.field("matched_by", r.key);
-        j.field("passed", r.passed);
-        j.field("skipped", r.skipped);
-        j.field("unreadable", r.unreadable);
-        j.field("fail_reason", r.failReason);
-        j.field("rel_tol", r.tolerance.relTol);
-        j.field("pass_rate", r.tolerance.passRate);
-        if (r.computed) {
-            const Metrics &m = r.metrics;
-            j.key("metrics");
-            j.open('{');
-            j.field("count", m.count);
-            j.field("cosine_similarity", m.cosine);
-            j.field("max_relative_error", m.maxRelErr);
-            j.field("mean_relative_error", m.meanRelErr);
-            j.field("max_absolute_error", m.maxAbsErr);
-            j.field("mean_absolute_error", m.meanAbsErr);
-            j.field("kl_divergence", m.klDivergence);
-            j.field("relative_euclidean_distance", m.relEuclidean);
-            j.field("within_0.1%", m.within01);
-            j.field("within_0.5%", m.within05);
-            j.field("within_tolerance", m.withinTol);
-            j.field("nan_golden", m.nanGolden);
-            j.field("inf_golden", m.infGolden);
-            j.field("nan_my", m.nanMy);
-            j.field("inf_my", m.infMy);
-            j.field("non_finite_mismatch", m.nonFiniteMismatch);
-            j.field("golden_max", m.goldenMax);
-            j.field("golden_min", m.goldenMin);
-            j.field("golden_mean", m.goldenMean);
-            j.field("my_max", m.myMax);
-            j.field("my_min", m.myMin);
-            j.field("my_mean", m.myMean);
-            j.close('}');
-        }
-        if (r.statsOnly) {
-            j.field("stats_relative_difference", r.statsRelDiff);
-            j.field("stats_error_bound", r.statsBound);
-            if (!std::isnan(r.statsEstimate))
-                j.field("stats_error_estimate", r.statsEstimate);
-        }
-        if (r.computed && r.metrics.count)
-            j.field("nmse", r.metrics.relEuclidean * r.metrics.relEuclidean);
-        else if (r.statsOnly && !std::isnan(r.statsEstimate))
-            j.field("nmse_estimate", std::pow(std::max(r.statsBound, r.statsEstimate), 2));
-        else if (r.statsOnly)
-            j.field("nmse_lower_bound", r.statsBound * r.statsBound);
-        if (!r.weightSource.empty())
-            j.field("read_from", r.weightSource);
-        if (const auto &q = r.quantization) {
-            j.key("quantization");
-            j.open('{');
-            j.field("golden_type", q->goldenType);
-            j.field("my_type", q->myType);
-            j.field("relative_error", q->error);
-            j.field("expected", q->expected);
-            j.field("beyond_requantization", q->beyond);
-            j.field("explained", q->explained());
-            j.field("words", q->words(r.tensorName));
-            j.close('}');
-        }
-        j.close('}');
-    }
+    for (const auto &r : res.rows)
+        reportRow(j, r);
     j.close(']');
     j.key("ops");
     j.open('[');
-    for (const auto &op : res.ops) {
-        j.open('{');
-        j.field("round", op.round);
-        j.field("op_id", op.opId);
-        j.field("op_path", op.opPath);
-        j.field("op_type", op.opType);
-        j.field("my_op_id", op.myOpId);
-        j.field("node_name", op.name);
-        j.field("label", op.label());
-        j.field("unreadable", op.unreadable);
-        j.field("worst_input", int64_t(op.worstInput));
-        j.field("worst_input_is_weight", op.worstInputIsWeight);
-        j.field("quantized_weight", op.quantizedWeight);
-        j.field("weight_error", op.weightError);
-        j.field("output_error", op.outputError);
-        j.field("input_error", op.inputError);
-        j.field("added_error", op.addedError);
-        j.field("output_cosine", op.outputCosine); // null: statistics alone did not tell it
-        j.field("from_statistics", op.fromStats);  // its figures estimated or bounded from statistics
-        j.field("nmse", op.nmse);
-        j.field("explained_nmse", op.explainedNmse);
-        j.field("own_nmse", op.ownNmse);
-        j.field("budget", op.budget);
-        j.field("budget_kind", std::string(standardName(op.budgetKind)));
-        j.field("budget_share", op.budgetShare);
-        j.field("passed", op.passed);
-        j.field("verdict", op.verdict);
-        j.key("rows");
-        j.open('[');
-        for (size_t i : op.rows)
-            j.integer(int64_t(i));
-        j.close(']');
-        j.close('}');
-    }
+    for (const auto &op : res.ops)
+        reportOp(j, op);
     j.close(']');
     auto paths = [](const std::vector<TensorRecord> &records) {
         std::vector<std::string> out;
@@ -335,22 +371,8 @@ std::string compareReportJson(const CompareResult &res)
     j.strings("notes", res.notes);
     j.key("weights");
     j.open('[');
-    for (const auto &w : res.weights) {
-        j.open('{');
-        j.field("name", w.name);
-        j.dims("dims", w.dims);
-        j.field("golden_type", w.goldenType);
-        j.field("my_type", w.myType);
-        j.field("elements", w.elements);
-        j.field("golden_bytes", w.goldenBytes);
-        j.field("my_bytes", w.myBytes);
-        j.field("relative_error", w.row.computed ? w.row.metrics.relEuclidean : NAN);
-        if (w.row.quantization)
-            j.field("expected", w.row.quantization->expected);
-        j.field("passed", w.row.passed);
-        j.field("reason", w.row.failReason);
-        j.close('}');
-    }
+    for (const auto &w : res.weights)
+        reportWeight(j, w);
     j.close(']');
     j.strings("golden_models", res.goldenModels);
     j.strings("my_models", res.myModels);

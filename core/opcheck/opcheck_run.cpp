@@ -557,33 +557,25 @@ std::optional<std::vector<double>> chainCpu(const CpuReplay &replay, const Fused
     return last;
 }
 
-// One op: its reference once, then each output against it. A fused chain's end (chain set) is
-// replayed as the chain: its dumped inputs are the chain's.
-void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
-             const std::string &paramText, bool haveParams, const OpcheckOptions &options,
-             const std::vector<std::string> &weightNames, const std::vector<std::string> &models,
-             const FusedChainRecord *chain)
-{
-    const TensorRecord &first = *files.outputs.front();
-    OpcheckRow base;
-    base.opId = first.opId;
-    base.opName = first.opName;
-    base.opType = chain ? chain->types : opType;
-    base.opParam = paramText;
-    base.round = first.exec;
-    ++res.ops;
-    auto add = [&](OpcheckRow row, const TensorRecord &out) {
-        row.tensorPath = out.path;
-        row.outTensorId = out.index;
-        res.rows.push_back(std::move(row));
-    };
-    if (opcheck::isView(opType) && !chain) // a chain is one kernel, whatever op ends it (a routing's RESHAPE)
-        ++res.viewOps;
-    std::string skip;
+// What one op's outputs are judged against: its inputs as read (a weight ggml repacked, from
+// the model file), and the float64 reference; or why there is none.
+struct OpReference {
+    std::string skip, error;
     std::optional<Reference> ref;
     std::vector<RefTensor> inputs;
-    std::optional<RefTensor> firstOut;
-    std::string error;
+    std::optional<RefTensor> firstOut; // the first output, read: the reference's shape and type
+    std::vector<std::optional<ModelWeight>> fromModel;
+};
+
+OpReference opReference(OpFiles &files, const std::string &opType, const nlohmann::json &param, bool haveParams,
+                        const std::vector<std::string> &weightNames, const std::vector<std::string> &models,
+                        const FusedChainRecord *chain, std::string &weightsFromModel)
+{
+    OpReference out;
+    std::string &skip = out.skip;
+    std::vector<RefTensor> &inputs = out.inputs;
+    std::optional<RefTensor> &firstOut = out.firstOut;
+    const TensorRecord &first = *files.outputs.front();
     if (chain && chain->sources.empty())
         skip = "the end of a fused chain recorded without how to compute it again: dump it again with this llmscope";
     else if (!chain && needsParams(opType) && !haveParams)
@@ -603,7 +595,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     if (intoQuantized && rowsParam.is_object())
         rowsParam["kv_type"] = first.engineType;
     const size_t used = rowsOnly ? std::min<size_t>(files.inputs().size(), 2) : files.inputs().size();
-    std::vector<std::optional<ModelWeight>> fromModel(used);
+    std::vector<std::optional<ModelWeight>> &fromModel = out.fromModel;
+    fromModel.resize(used);
     for (size_t i = 0; i < used && skip.empty(); ++i) {
         const TensorRecord &t = *files.inputs()[i];
         if (t.hasData)
@@ -625,20 +618,27 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
                 inputs.push_back(fromModel[i] ? fromModel[i]->values : readRef(*files.inputs()[i]));
             for (size_t i = 0; i < used; ++i)
                 if (fromModel[i])
-                    base.weightsFromModel += (base.weightsFromModel.empty() ? "" : ", ") + weightNames[i];
+                    weightsFromModel += (weightsFromModel.empty() ? "" : ", ") + weightNames[i];
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
-            ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
+            out.ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
                         : opcheck::reference(opType, rowsOnly || intoQuantized ? rowsParam : param, inputs, firstOut->ne,
                                              firstOut->dtype, skip);
         } catch (const Error &e) {
-            error = e.what();
+            out.error = e.what();
         }
     }
-    if (ref)
-        ++(opcheck::isView(opType) ? res.viewsChecked : res.replayedOps);
-    // ggml's own CPU kernel on the same inputs, where asked: one output, the op's first
+    return out;
+}
+
+// ggml's own CPU kernel on the same inputs, where asked: one output, the op's first. A weight
+// read from the model file goes to ggml's kernel as the file stores it.
+std::optional<std::vector<double>> cpuReplayed(OpFiles &files, const std::string &opType, const OpcheckOptions &options,
+                                               const OpReference &r, const FusedChainRecord *chain, std::string &cpuWhy)
+{
+    const std::optional<Reference> &ref = r.ref;
+    const std::vector<RefTensor> &inputs = r.inputs;
+    const std::vector<std::optional<ModelWeight>> &fromModel = r.fromModel;
     std::optional<std::vector<double>> cpu;
-    std::string cpuWhy;
     // a weight read from the model file goes to ggml's kernel as the file stores it
     bool unreadable = false;
     for (size_t i = 0; i < files.inputs().size(); ++i)
@@ -672,6 +672,40 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
             cpuWhy = "ggml's CPU output is not the reference's size";
         }
     }
+    return cpu;
+}
+
+// One op: its reference once, then each output against it. A fused chain's end (chain set) is
+// replayed as the chain: its dumped inputs are the chain's.
+void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, const nlohmann::json &param,
+             const std::string &paramText, bool haveParams, const OpcheckOptions &options,
+             const std::vector<std::string> &weightNames, const std::vector<std::string> &models,
+             const FusedChainRecord *chain)
+{
+    const TensorRecord &first = *files.outputs.front();
+    OpcheckRow base;
+    base.opId = first.opId;
+    base.opName = first.opName;
+    base.opType = chain ? chain->types : opType;
+    base.opParam = paramText;
+    base.round = first.exec;
+    ++res.ops;
+    auto add = [&](OpcheckRow row, const TensorRecord &out) {
+        row.tensorPath = out.path;
+        row.outTensorId = out.index;
+        res.rows.push_back(std::move(row));
+    };
+    if (opcheck::isView(opType) && !chain) // a chain is one kernel, whatever op ends it (a routing's RESHAPE)
+        ++res.viewOps;
+    OpReference prepared = opReference(files, opType, param, haveParams, weightNames, models, chain, base.weightsFromModel);
+    const std::string &skip = prepared.skip, &error = prepared.error;
+    std::optional<Reference> &ref = prepared.ref;
+    const std::vector<RefTensor> &inputs = prepared.inputs;
+    std::optional<RefTensor> &firstOut = prepared.firstOut;
+    if (ref)
+        ++(opcheck::isView(opType) ? res.viewsChecked : res.replayedOps);
+    std::string cpuWhy;
+    const std::optional<std::vector<double>> cpu = cpuReplayed(files, opType, options, prepared, chain, cpuWhy);
     // ggml's CPU kernel held to what it computes, not to a device product's paths
     std::optional<Reference> cpuRef;
     if (cpu && ref && !ref->paths.empty() && firstOut) {

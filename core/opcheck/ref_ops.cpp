@@ -1117,6 +1117,74 @@ std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<Re
     return r;
 }
 
+// PERMUTE, TRANSPOSE: output dim axis[i] is input dim i.
+std::optional<Reference> permuted(const std::string &op, const nlohmann::json &p, const RefTensor &a,
+                                  const std::array<int64_t, 4> &ne, Reference r, std::string &skip)
+{
+    std::array<int, 4> axis{1, 0, 2, 3};
+    if (op == "PERMUTE") {
+        const auto it = p.find("axes");
+        if (it == p.end() || !it->is_array() || it->size() != 4) {
+            skip = "PERMUTE without its axes";
+            return std::nullopt;
+        }
+        std::array<bool, 4> seen{};
+        for (int i = 0; i < 4; ++i) {
+            const int x = fitsInteger<int>((*it)[size_t(i)]) ? (*it)[size_t(i)].get<int>() : -1;
+            if (x < 0 || x > 3 || seen[size_t(x)]) {
+                skip = "PERMUTE whose axes are not a permutation";
+                return std::nullopt;
+            }
+            seen[size_t(x)] = true;
+            axis[size_t(i)] = x;
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+        if (ne[size_t(axis[size_t(i)])] != a.ne[size_t(i)]) {
+            skip = op + " with these shapes";
+            return std::nullopt;
+        }
+    forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
+        const std::array<int64_t, 4> j{i0, i1, i2, i3};
+        r.out.v[i] = a.at(j[size_t(axis[0])], j[size_t(axis[1])], j[size_t(axis[2])], j[size_t(axis[3])]);
+    });
+    return r;
+}
+
+// A VIEW's source that is itself a view into other memory: where each of its dense elements
+// lay, by its own byte strides (-tiling's "_src_nb"). False, with skip said, where they cannot
+// be told.
+bool viewSourceBytes(const nlohmann::json &p, const RefTensor &a, std::unordered_map<int64_t, size_t> &sourceByte,
+                     std::string &skip)
+{
+    const auto srcNb = p.find("_src_nb");
+    std::array<int64_t, 4> sn{};
+    bool ok = srcNb != p.end() && srcNb->is_array() && srcNb->size() == 4;
+    for (size_t d = 0; d < 4 && ok; ++d) {
+        ok = fitsInteger<int64_t>((*srcNb)[d]) && (*srcNb)[d].get<int64_t>() >= 0 &&
+             (*srcNb)[d].get<int64_t>() < (int64_t(1) << 40);
+        sn[d] = ok ? (*srcNb)[d].get<int64_t>() : 0;
+    }
+    if (!ok) {
+        skip = "VIEW of a source that is not contiguous in memory, its strides not dumped";
+        return false;
+    }
+    int64_t last = 0; // the source's last element's byte, the largest: no sum below overflows when it does not
+    for (size_t d = 0; d < 4 && ok; ++d) {
+        int64_t step = 0;
+        ok = !__builtin_mul_overflow(a.ne[d] - 1, sn[d], &step) && !__builtin_add_overflow(last, step, &last);
+    }
+    if (!ok) {
+        skip = "VIEW of a source whose strides reach past any address";
+        return false;
+    }
+    sourceByte.reserve(a.v.size());
+    forEach(a.ne, [&](int64_t j0, int64_t j1, int64_t j2, int64_t j3, size_t k) {
+        sourceByte.emplace(j0 * sn[0] + j1 * sn[1] + j2 * sn[2] + j3 * sn[3], k);
+    });
+    return true;
+}
+
 // VIEW, RESHAPE, PERMUTE, TRANSPOSE: no kernel runs, but the output must hold the input's
 // elements where ggml's shape and strides put them (what the probe read through the view).
 std::optional<Reference> dataMovement(const std::string &op, const nlohmann::json &p, const std::vector<RefTensor> &in,
@@ -1138,36 +1206,8 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
         r.out.v = a.v;
         return r;
     }
-    if (op == "PERMUTE" || op == "TRANSPOSE") { // output dim axis[i] is input dim i
-        std::array<int, 4> axis{1, 0, 2, 3};
-        if (op == "PERMUTE") {
-            const auto it = p.find("axes");
-            if (it == p.end() || !it->is_array() || it->size() != 4) {
-                skip = "PERMUTE without its axes";
-                return std::nullopt;
-            }
-            std::array<bool, 4> seen{};
-            for (int i = 0; i < 4; ++i) {
-                const int x = fitsInteger<int>((*it)[size_t(i)]) ? (*it)[size_t(i)].get<int>() : -1;
-                if (x < 0 || x > 3 || seen[size_t(x)]) {
-                    skip = "PERMUTE whose axes are not a permutation";
-                    return std::nullopt;
-                }
-                seen[size_t(x)] = true;
-                axis[size_t(i)] = x;
-            }
-        }
-        for (int i = 0; i < 4; ++i)
-            if (ne[size_t(axis[size_t(i)])] != a.ne[size_t(i)]) {
-                skip = op + " with these shapes";
-                return std::nullopt;
-            }
-        forEach(ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3, size_t i) {
-            const std::array<int64_t, 4> j{i0, i1, i2, i3};
-            r.out.v[i] = a.at(j[size_t(axis[0])], j[size_t(axis[1])], j[size_t(axis[2])], j[size_t(axis[3])]);
-        });
-        return r;
-    }
+    if (op == "PERMUTE" || op == "TRANSPOSE")
+        return permuted(op, p, a, ne, std::move(r), skip);
     // VIEW: the source's bytes from offset with strides nb, which the dense dump of the source
     // reproduces only where the source was contiguous in memory.
     const auto contiguous = p.find("_src_contiguous");
@@ -1175,36 +1215,10 @@ std::optional<Reference> dataMovement(const std::string &op, const nlohmann::jso
         skip = "VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)";
         return std::nullopt;
     }
-    // A source that is itself a view into other memory: where each of its dense elements lay,
-    // by its own byte strides.
+    // A source that is itself a view into other memory: where each of its dense elements lay.
     std::unordered_map<int64_t, size_t> sourceByte;
-    if (!contiguous->get<bool>()) {
-        const auto srcNb = p.find("_src_nb");
-        std::array<int64_t, 4> sn{};
-        bool ok = srcNb != p.end() && srcNb->is_array() && srcNb->size() == 4;
-        for (size_t d = 0; d < 4 && ok; ++d) {
-            ok = fitsInteger<int64_t>((*srcNb)[d]) && (*srcNb)[d].get<int64_t>() >= 0 &&
-                 (*srcNb)[d].get<int64_t>() < (int64_t(1) << 40);
-            sn[d] = ok ? (*srcNb)[d].get<int64_t>() : 0;
-        }
-        if (!ok) {
-            skip = "VIEW of a source that is not contiguous in memory, its strides not dumped";
-            return std::nullopt;
-        }
-        int64_t last = 0; // the source's last element's byte, the largest: no sum below overflows when it does not
-        for (size_t d = 0; d < 4 && ok; ++d) {
-            int64_t step = 0;
-            ok = !__builtin_mul_overflow(a.ne[d] - 1, sn[d], &step) && !__builtin_add_overflow(last, step, &last);
-        }
-        if (!ok) {
-            skip = "VIEW of a source whose strides reach past any address";
-            return std::nullopt;
-        }
-        sourceByte.reserve(a.v.size());
-        forEach(a.ne, [&](int64_t j0, int64_t j1, int64_t j2, int64_t j3, size_t k) {
-            sourceByte.emplace(j0 * sn[0] + j1 * sn[1] + j2 * sn[2] + j3 * sn[3], k);
-        });
-    }
+    if (!contiguous->get<bool>() && !viewSourceBytes(p, a, sourceByte, skip))
+        return std::nullopt;
     const int64_t size = elementBytes(a.dtype);
     const auto nb = p.find("nb");
     const std::optional<int64_t> offset = intParam(p, "offset", -1);

@@ -73,6 +73,78 @@ std::string SpreadOp::label() const
     return opLabel(opId, name, type);
 }
 
+namespace {
+
+// What the pairs say of one op, gathered over every pair.
+struct SpreadAcc {
+    SpreadOp op;
+    std::vector<double> distance; // summed over the pairs each run is in
+    std::vector<int> parting;     // the pairs beyond their standard each run is in
+};
+
+// Each run's configuration against run 0's.
+void readConfigurations(SpreadResult &res)
+{
+    res.configurations.resize(res.runs.size());
+    try {
+        const RunConfig first = readRunConfig(res.runs[0].dump);
+        for (size_t k = 1; k < res.runs.size(); ++k) {
+            try {
+                res.configurations[k] = diffConfigs(first, readRunConfig(res.runs[k].dump));
+            } catch (const Error &) { // a dump without its status: nothing to say
+            }
+        }
+    } catch (const Error &) { // run 0's dump without its status: nothing to hold the others to
+    }
+}
+
+// The two dumps runs i and j are compared as: the chosen request of each, lined up by
+// position; or run j lined up with run i by position where their configurations differ; or
+// the dumps themselves.
+std::pair<std::string, std::string> pairedDumps(SpreadResult &res, size_t i, size_t j, const RequestChoice &request,
+                                                const std::string &workDir)
+{
+    std::string golden = res.runs[i].dump, test = res.runs[j].dump;
+    const std::string pairName = std::to_string(i) + "-" + std::to_string(j);
+    if (request.chosen() && !workDir.empty()) {
+        const RequestPairing p = pairRequests(golden, request, test, request, workDir + "/requests-" + pairName);
+        if (i == 0 && j == 1) // golden and my are runs 1 and 2 here
+            for (std::string note : p.notes) {
+                for (const auto &[side, run] : {std::pair{std::string("golden"), std::string("run 1")},
+                                                std::pair{std::string("my"), std::string("run 2")}})
+                    if (note.rfind(side + ": ", 0) == 0)
+                        note = run + "'s " + note.substr(side.size() + 2);
+                res.requestNotes.push_back(note);
+            }
+        return {p.golden, p.my};
+    }
+    if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
+        if (const auto a = alignByPosition(res.runs[i].dump, test, workDir + "/aligned-" + pairName)) {
+            test = a->dump;
+            res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut, a->dump});
+        }
+    return {golden, test};
+}
+
+// The farthest run: in the most pairs beyond their standard, then the largest summed
+// distance. Of equals (two configurations of two runs each, or two runs), one of another
+// configuration than the first run's, then any but the first: the first run is the
+// reference. Then the earliest. -1 when every run agrees.
+int farthestRun(const SpreadAcc &a, const std::vector<SpreadRun> &runs)
+{
+    const auto rank = [&](size_t k) {
+        const bool fused = std::find(a.op.fusedRuns.begin(), a.op.fusedRuns.end(), int(k)) != a.op.fusedRuns.end();
+        return std::make_tuple(a.parting[k], a.distance[k], fused, runs[k].config != runs[0].config, k != 0);
+    };
+    int far = -1;
+    for (size_t k = 0; k < runs.size(); ++k)
+        if ((a.distance[k] > 0 || a.parting[k] > 0) && (far < 0 || rank(k) > rank(size_t(far))))
+            far = int(k);
+    return far;
+}
+
+} // namespace
+
 SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare, const std::string &workDir,
                            const RequestChoice &request)
 {
@@ -88,26 +160,11 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
     SpreadResult res;
     res.runs = std::move(runs);
     const size_t n = res.runs.size();
-    res.configurations.resize(n);
-    try {
-        const RunConfig first = readRunConfig(res.runs[0].dump);
-        for (size_t k = 1; k < n; ++k) {
-            try {
-                res.configurations[k] = diffConfigs(first, readRunConfig(res.runs[k].dump));
-            } catch (const Error &) { // a dump without its status: nothing to say
-            }
-        }
-    } catch (const Error &) { // run 0's dump without its status: nothing to hold the others to
-    }
-    struct Acc {
-        SpreadOp op;
-        std::vector<double> distance; // summed over the pairs each run is in
-        std::vector<int> parting;     // the pairs beyond their standard each run is in
-    };
+    readConfigurations(res);
     // Each run's op ids as run 0's (graphs may differ: flash attention on and off), from the
     // pair of run 0 with it; every op is kept under run 0's id.
     std::vector<std::map<std::pair<int64_t, std::string>, std::string>> asFirst(n);
-    std::map<std::pair<int64_t, std::string>, Acc> byOp;
+    std::map<std::pair<int64_t, std::string>, SpreadAcc> byOp;
     std::vector<int> firstOfConfig(n, -1); // each run's configuration's first run
     for (size_t i = 0; i < n; ++i)
         for (size_t k = 0; k <= i; ++k)
@@ -117,26 +174,7 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
             }
     for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j) {
-            std::string golden = res.runs[i].dump, test = res.runs[j].dump;
-            if (request.chosen() && !workDir.empty()) { // that request of each, lined up by position
-                const RequestPairing p = pairRequests(golden, request, test, request,
-                                                      workDir + "/requests-" + std::to_string(i) + "-" + std::to_string(j));
-                golden = p.golden;
-                test = p.my;
-                if (i == 0 && j == 1) // golden and my are runs 1 and 2 here
-                    for (std::string note : p.notes) {
-                        for (const auto &[side, run] : {std::pair{std::string("golden"), std::string("run 1")},
-                                                        std::pair{std::string("my"), std::string("run 2")}})
-                            if (note.rfind(side + ": ", 0) == 0)
-                                note = run + "'s " + note.substr(side.size() + 2);
-                        res.requestNotes.push_back(note);
-                    }
-            } else if (!workDir.empty() && res.runs[i].config != res.runs[j].config)
-                if (const auto a = alignByPosition(res.runs[i].dump, test,
-                                                   workDir + "/aligned-" + std::to_string(i) + "-" + std::to_string(j))) {
-                    test = a->dump;
-                    res.aligned.push_back({int(i), int(j), a->aligned, a->copied, a->leftOut, a->dump});
-                }
+            const auto [golden, test] = pairedDumps(res, i, j, request, workDir);
             const CompareResult r = pair(golden, test);
             ++res.comparedPairs;
             if (const size_t unpaired = r.onlyGolden.size() + r.onlyMy.size())
@@ -152,7 +190,7 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                         continue; // an op run 0 does not have: the pairs with run 0 say so
                     id = known->second;
                 }
-                Acc &a = byOp[{op.round, id}];
+                SpreadAcc &a = byOp[{op.round, id}];
                 if (a.distance.empty()) {
                     a.op.round = op.round;
                     a.op.opId = id;
@@ -195,21 +233,8 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
             }
         }
     for (auto &entry : byOp) {
-        Acc &a = entry.second; // a plain reference: a lambda below takes it
-        // The farthest run: in the most pairs beyond their standard, then the largest summed
-        // distance. Of equals (two configurations of two runs each, or two runs), one of
-        // another configuration than the first run's, then any but the first: the first run is
-        // the reference. Then the earliest.
-        const auto rank = [&](size_t k) {
-            const bool fused = std::find(a.op.fusedRuns.begin(), a.op.fusedRuns.end(), int(k)) != a.op.fusedRuns.end();
-            return std::make_tuple(a.parting[k], a.distance[k], fused, res.runs[k].config != res.runs[0].config, k != 0);
-        };
-        int far = -1;
-        for (size_t k = 0; k < n; ++k)
-            if ((a.distance[k] > 0 || a.parting[k] > 0) && (far < 0 || rank(k) > rank(size_t(far))))
-                far = int(k);
-        a.op.farthest = far;
-        res.ops.push_back(std::move(a.op));
+        entry.second.op.farthest = farthestRun(entry.second, res.runs);
+        res.ops.push_back(std::move(entry.second.op));
     }
     std::stable_sort(res.ops.begin(), res.ops.end(), before);
     summarise(res);
