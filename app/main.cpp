@@ -19,7 +19,7 @@ namespace {
 bool haveDisplay()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
-           qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+        qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
 }
 
 } // namespace
@@ -39,7 +39,8 @@ int main(int argc, char **argv)
         } else if (args[i] == QLatin1String("--screenshot")) {
             if (i + 1 == args.size() || args[i + 1].startsWith(QLatin1Char('-'))) {
                 std::fputs("llmscope: --screenshot needs a file to save the window to (llmscope --screenshot FILE.png "
-                           "[DUMP_FOLDER])\n", stderr);
+                           "[DUMP_FOLDER])\n",
+                           stderr);
                 return 2;
             }
             screenshot = args[++i];
@@ -51,7 +52,8 @@ int main(int argc, char **argv)
         }
     }
     if (!screenshot.isEmpty() && !launch.empty()) { // a picture of a dump, not of a run that would outlive it
-        std::fputs("llmscope: --screenshot saves the window on a dump folder; it does not take --exec or --hunt\n", stderr);
+        std::fputs("llmscope: --screenshot saves the window on a dump folder; it does not take --exec or --hunt\n",
+                   stderr);
         return 2;
     }
     if (!launch.empty() && launch[0] == "--hunt") { // the window's hunt: read as `llmscope hunt` reads it
@@ -62,7 +64,8 @@ int main(int argc, char **argv)
             const hunt::Request request = hunt::parseRequest(rest);
             if (request.help) {
                 std::fputs("llmscope --hunt opens the window on a hunt; it takes the options of llmscope hunt "
-                           "(see llmscope hunt --help)\n", stdout);
+                           "(see llmscope hunt --help)\n",
+                           stdout);
                 return 0;
             }
             if (request.timeoutSeconds > 0) // the window's runs are live, and its Stop ends one that hangs
@@ -90,8 +93,9 @@ int main(int argc, char **argv)
     void *gui = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto run = gui ? reinterpret_cast<LlmscopeGuiMain>(::dlsym(gui, "llmscope_gui_main")) : nullptr;
     if (!run) {
-        std::fprintf(stderr, "llmscope: cannot load the window from %s: %s\nRebuild with scripts/test or use the "
-                             "headless commands ('llmscope --help').\n",
+        std::fprintf(stderr,
+                     "llmscope: cannot load the window from %s: %s\nRebuild with scripts/test or use the "
+                     "headless commands ('llmscope --help').\n",
                      library.c_str(), ::dlerror());
         return 2;
     }

@@ -21,8 +21,11 @@ int main(int argc, char **argv)
     for (int l = 0; l < kLayers; ++l) {
         groups.push_back({std::to_string(l), "Layer" + std::to_string(l), "DecoderLayer", {}, ""});
         for (int k = 0; k < kKinds; ++k)
-            ops.push_back({std::to_string(l) + "_" + std::to_string(k), "op" + std::to_string(k) + "-" + std::to_string(l),
-                           "MUL_MAT", {}, ""});
+            ops.push_back({std::to_string(l) + "_" + std::to_string(k),
+                           "op" + std::to_string(k) + "-" + std::to_string(l),
+                           "MUL_MAT",
+                           {},
+                           ""});
     }
     HeatmapView v;
     SessionDocument doc; // the statistics' owner
@@ -33,7 +36,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < kRounds; ++r) {
         llmscope::live::RoundStats s{r, {}};
         for (const auto &o : ops)
-            s.stats.push_back({o.id, double((r * 7 + std::stoi(o.id.substr(o.id.find('_') + 1))) % 97), -1, 0, 1, 0, 0});
+            s.stats.push_back(
+                {o.id, double((r * 7 + std::stoi(o.id.substr(o.id.find('_') + 1))) % 97), -1, 0, 1, 0, 0});
         doc.addRounds({{}, {s}});
     }
     app.processEvents();

@@ -31,9 +31,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const std::string cmd = std::string(argv[1]) + "/llmscope-sample-generate -m " + argv[2] + " -p benchmark -n " +
-                            argv[3] + " -t 1 --ctx " + std::to_string(std::atoi(argv[3]) + 16);
-    const auto options = llmscope::parseDumpOptions({"--exec", cmd, "--type", "model", "stats", "-er", "0,1000000",
-                                                     "-o", argv[4]});
+        argv[3] + " -t 1 --ctx " + std::to_string(std::atoi(argv[3]) + 16);
+    const auto options =
+        llmscope::parseDumpOptions({"--exec", cmd, "--type", "model", "stats", "-er", "0,1000000", "-o", argv[4]});
     MainWindow w;
     w.show();
     QElapsedTimer clock, tick;
@@ -69,19 +69,22 @@ int main(int argc, char **argv)
         if (awakeCpu > 0)
             longestWork = std::max(longestWork, cpuMs() - awakeCpu);
     });
-    QObject::connect(w.workspace()->session(), &LiveSession::stateChanged, [&](LiveSession::State s, const QString &message) {
-        if (s == LiveSession::State::Running || s == LiveSession::State::Connected || s == LiveSession::State::Starting)
-            return;
-        std::printf("GUI thread busy %.0f ms of CPU while the program ran, at most %.1f ms between two waits; ",
-                    cpuMs() - cpuAtLaunch, longestWork);
-        std::printf("%s after %.2f s: %lld rounds and %lld statistics messages (%lld op statistics) received, "
-                    "%d ops in the tree; longest event-loop gap %lld ms, ending %lld ms after the launch (%lld ticks "
-                    "of 10 ms)\n",
-                    qPrintable(message), double(clock.elapsed()) / 1000.0, (long long)rounds, (long long)stats,
-                    (long long)statsRows, w.opPanel()->model()->opCount(), (long long)longestGap, (long long)longestAt,
-                    (long long)ticks);
-        app.quit();
-    });
+    QObject::connect(
+        w.workspace()->session(), &LiveSession::stateChanged, [&](LiveSession::State s, const QString &message) {
+            if (s == LiveSession::State::Running || s == LiveSession::State::Connected ||
+                s == LiveSession::State::Starting)
+                return;
+            std::printf("GUI thread busy %.0f ms of CPU while the program ran, at most %.1f ms between two waits; ",
+                        cpuMs() - cpuAtLaunch, longestWork);
+            std::printf(
+                "%s after %.2f s: %lld rounds and %lld statistics messages (%lld op statistics) received, "
+                "%d ops in the tree; longest event-loop gap %lld ms, ending %lld ms after the launch (%lld ticks "
+                "of 10 ms)\n",
+                qPrintable(message), double(clock.elapsed()) / 1000.0, (long long)rounds, (long long)stats,
+                (long long)statsRows, w.opPanel()->model()->opCount(), (long long)longestGap, (long long)longestAt,
+                (long long)ticks);
+            app.quit();
+        });
     QTimer::singleShot(0, [&] {
         cpuAtLaunch = cpuMs();
         clock.start();

@@ -20,7 +20,8 @@ int main(int argc, char **argv)
         std::vector<std::thread> pool;
         for (unsigned t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
-                const size_t per = buf.size() / threads, begin = t * per, end = t + 1 == threads ? buf.size() : begin + per;
+                const size_t per = buf.size() / threads, begin = t * per,
+                             end = t + 1 == threads ? buf.size() : begin + per;
                 uint64_t s = 0;
                 for (size_t i = begin; i < end; ++i)
                     s += buf[i];

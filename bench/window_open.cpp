@@ -107,12 +107,13 @@ int main(int argc, char **argv)
     QObject::connect(ws, &Workspace::dumpLoaded, [&] {
         // a few more ticks: the first paint of the filled views counts too
         QTimer::singleShot(200, [&] {
-            std::printf("operations tree (%d ops) after %lld ms; first round's files after %lld ms and statistics "
-                        "after %lld ms (window usable); all %d tensor files (%d rounds) after %lld ms; heatmap %d x %d; "
-                        "longest event-loop gap %lld ms, ending %lld ms in (%lld ticks of 10 ms)\n",
-                        ops, (long long)opsMs, (long long)firstFilesMs, (long long)firstStatsMs, tensors, roundsShown,
-                        (long long)allMs, w.heatmap()->model()->rowCount(), w.heatmap()->model()->columnCount(),
-                        (long long)longestGap, (long long)longestGapAt, (long long)ticks);
+            std::printf(
+                "operations tree (%d ops) after %lld ms; first round's files after %lld ms and statistics "
+                "after %lld ms (window usable); all %d tensor files (%d rounds) after %lld ms; heatmap %d x %d; "
+                "longest event-loop gap %lld ms, ending %lld ms in (%lld ticks of 10 ms)\n",
+                ops, (long long)opsMs, (long long)firstFilesMs, (long long)firstStatsMs, tensors, roundsShown,
+                (long long)allMs, w.heatmap()->model()->rowCount(), w.heatmap()->model()->columnCount(),
+                (long long)longestGap, (long long)longestGapAt, (long long)ticks);
             std::printf("slowest event handled: %lld ms, %s\n", (long long)app.slowestMs, qPrintable(app.slowest));
             // The scan alone, side by side: what "all files" cannot beat.
             QElapsedTimer scan;

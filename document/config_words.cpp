@@ -6,7 +6,8 @@
 
 namespace {
 // names[i] in the window's language where k is one of them; else empty
-template <size_t N> QString translated(const char *const (&names)[N], const std::string &k)
+template <size_t N>
+QString translated(const char *const (&names)[N], const std::string &k)
 {
     for (const char *name : names)
         if (k == name)
@@ -17,13 +18,11 @@ template <size_t N> QString translated(const char *const (&names)[N], const std:
 // A group's name in the window's language (core names them in English, as these).
 QString groupName(const std::string &g)
 {
-    static const char *const names[] = {QT_TRANSLATE_NOOP("ConfigWords", "environment"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "libraries"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "hardware"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "run"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "context"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "sampling"),
-                                        QT_TRANSLATE_NOOP("ConfigWords", "model files")};
+    static const char *const names[] = {
+        QT_TRANSLATE_NOOP("ConfigWords", "environment"), QT_TRANSLATE_NOOP("ConfigWords", "libraries"),
+        QT_TRANSLATE_NOOP("ConfigWords", "hardware"),    QT_TRANSLATE_NOOP("ConfigWords", "run"),
+        QT_TRANSLATE_NOOP("ConfigWords", "context"),     QT_TRANSLATE_NOOP("ConfigWords", "sampling"),
+        QT_TRANSLATE_NOOP("ConfigWords", "model files")};
     const QString t = translated(names, g);
     return t.isEmpty() ? QString::fromStdString(g) : t;
 }
@@ -47,12 +46,12 @@ QString keyName(const std::string &k)
     if (const QString t = translated(names, k); !t.isEmpty())
         return t;
     const QString key = QString::fromStdString(k);
-    static const QRegularExpression model(QStringLiteral("^model (\\d+)(?: (size|digest|architecture|tensor types))?$"));
+    static const QRegularExpression model(
+        QStringLiteral("^model (\\d+)(?: (size|digest|architecture|tensor types))?$"));
     if (const auto m = model.match(key); m.hasMatch()) {
-        static const char *const parts[] = {QT_TRANSLATE_NOOP("ConfigWords", "size"),
-                                            QT_TRANSLATE_NOOP("ConfigWords", "digest"),
-                                            QT_TRANSLATE_NOOP("ConfigWords", "architecture"),
-                                            QT_TRANSLATE_NOOP("ConfigWords", "tensor types")};
+        static const char *const parts[] = {
+            QT_TRANSLATE_NOOP("ConfigWords", "size"), QT_TRANSLATE_NOOP("ConfigWords", "digest"),
+            QT_TRANSLATE_NOOP("ConfigWords", "architecture"), QT_TRANSLATE_NOOP("ConfigWords", "tensor types")};
         const QString file = QCoreApplication::translate("ConfigWords", "model %1").arg(m.captured(1));
         const QString part = translated(parts, m.captured(2).toStdString());
         return part.isEmpty() ? file : QCoreApplication::translate("ConfigWords", "%1 %2").arg(file, part);

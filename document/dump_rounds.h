@@ -38,9 +38,9 @@ public:
 
     const llmscope::live::OpStats *statsOf(const QString &op, int64_t round) const; // null: not dumped there
     bool hasStatsIn(int64_t round) const { return m_stats.count(round) > 0; }
-    std::vector<int64_t> statsRounds() const;         // ascending
-    int64_t statsRoundBefore(int64_t round) const;    // -1 when none
-    llmscope::live::RoundStats newestStats() const;   // each op's newest, in the newest round's number
+    std::vector<int64_t> statsRounds() const; // ascending
+    int64_t statsRoundBefore(int64_t round) const; // -1 when none
+    llmscope::live::RoundStats newestStats() const; // each op's newest, in the newest round's number
     // The requests its program served (llama-server's slots), from the rounds' token records;
     // empty until the dump is read, or where it records no sequences.
     const std::vector<llmscope::Request> &requests() const { return m_requests; }
@@ -49,7 +49,7 @@ public:
 private:
     std::deque<llmscope::TensorRecord> m_records;
     std::map<std::string, std::map<int64_t, std::vector<std::string>>> m_files; // op -> round -> files, sorted
-    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats;       // round -> op -> statistics
-    QHash<QString, std::pair<int64_t, llmscope::live::OpStats>> m_newest;      // op -> its newest round's
+    std::map<int64_t, QHash<QString, llmscope::live::OpStats>> m_stats; // round -> op -> statistics
+    QHash<QString, std::pair<int64_t, llmscope::live::OpStats>> m_newest; // op -> its newest round's
     std::vector<llmscope::Request> m_requests;
 };

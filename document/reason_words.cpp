@@ -17,10 +17,9 @@ QString separator()
 // two runs), in the window's language; names (libraries, variables, ops) stay as they are.
 QString textWords(const std::string &text)
 {
-    static const char *const words[] = {QT_TRANSLATE_NOOP("ReasonText", "the command"),
-                                        QT_TRANSLATE_NOOP("ReasonText", "the machine"),
-                                        QT_TRANSLATE_NOOP("ReasonText", "fusion"),
-                                        QT_TRANSLATE_NOOP("ReasonText", "nothing recorded")};
+    static const char *const words[] = {
+        QT_TRANSLATE_NOOP("ReasonText", "the command"), QT_TRANSLATE_NOOP("ReasonText", "the machine"),
+        QT_TRANSLATE_NOOP("ReasonText", "fusion"), QT_TRANSLATE_NOOP("ReasonText", "nothing recorded")};
     QStringList items = QString::fromStdString(text).split(QStringLiteral(", "));
     bool any = false;
     for (QString &item : items)
@@ -46,7 +45,8 @@ QString reasonWords(const Finding &f)
     std::vector<std::string> utf8;
     for (const QString &v : values)
         utf8.push_back(v.toStdString());
-    return QString::fromStdString(fillPattern(QCoreApplication::translate("Reason", englishPattern(f.kind)).toStdString(), utf8));
+    return QString::fromStdString(
+        fillPattern(QCoreApplication::translate("Reason", englishPattern(f.kind)).toStdString(), utf8));
 }
 
 QString reasonWords(const Reason &r)

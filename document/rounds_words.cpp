@@ -28,9 +28,9 @@ QString roundsWords(const QString &er)
     QStringList parts;
     int64_t count = 0;
     for (const auto &[first, last] : ranges) {
-        parts << (last >= endless ? QCoreApplication::translate("RoundsWords", "%1 on").arg(first)
-                  : first == last ? QString::number(first)
-                                  : QStringLiteral("%1-%2").arg(first).arg(last));
+        parts << (last >= endless     ? QCoreApplication::translate("RoundsWords", "%1 on").arg(first)
+                      : first == last ? QString::number(first)
+                                      : QStringLiteral("%1-%2").arg(first).arg(last));
         count += last >= endless ? 2 : last - first + 1;
     }
     return count == 1 ? QCoreApplication::translate("RoundsWords", "round %1").arg(parts.value(0))

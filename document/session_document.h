@@ -30,13 +30,13 @@ public:
     Q_ENUM(Source)
     struct SourceInfo {
         Source kind = Source::None;
-        QString name;     // the folder, or the program's name
+        QString name; // the folder, or the program's name
         QString dumpRoot; // where its tensors are (may be empty)
     };
     // The program running under the probe (Source::Program): its state, process and counters.
     struct Program {
         std::function<QString()> state; // the live session's state, worded when shown (in the language then)
-        QString message;                // why
+        QString message; // why
         QString stateWords() const { return state ? state() : QString(); }
         std::optional<llmscope::live::Hello> process;
         std::optional<llmscope::live::Counters> counters;
@@ -47,9 +47,9 @@ public:
     Q_ENUM(Result)
     struct Results {
         std::shared_ptr<const llmscope::CompareResult> comparison; // the one shown
-        std::shared_ptr<const llmscope::CompareResult> metrics;    // the one whose metrics colour the ops
+        std::shared_ptr<const llmscope::CompareResult> metrics; // the one whose metrics colour the ops
         std::shared_ptr<const llmscope::OpcheckResult> replay;
-        std::shared_ptr<const llmscope::SpreadResult> spread;      // several runs side by side, run 0 the source
+        std::shared_ptr<const llmscope::SpreadResult> spread; // several runs side by side, run 0 the source
         std::shared_ptr<const llmscope::QuantReport> quantReport;
         QString quantFolder; // the report's
     };
@@ -71,7 +71,8 @@ public:
     void addRounds(const DumpRounds::Chunk &chunk); // roundsAdded
 
     const Program &program() const { return m_program; }
-    template <class Edit> void editProgram(Edit &&edit) // programChanged
+    template <class Edit>
+    void editProgram(Edit &&edit) // programChanged
     {
         edit(m_program);
         emit programChanged();

@@ -63,7 +63,8 @@ const std::vector<Op> &ops()
         {"0_MUL_MAT", {tensor({3, 4}), tensor({2, 4})}, tensor({2, 3})},
         {"1_ADD", {tensor({2, 4}), tensor({1, 4})}, tensor({2, 4})},
         {"2_ROPE", {tensor({1, 2, 2, 4}), tensor({2}, int32_t(DType::Int32))}, tensor({1, 2, 2, 4})},
-        {"3_FLASH_ATTN_EXT", {tensor({1, 2, 2, 4}), tensor({1, 1, 3, 4}), tensor({1, 1, 3, 4}), tensor({1, 1, 2, 3})},
+        {"3_FLASH_ATTN_EXT",
+         {tensor({1, 2, 2, 4}), tensor({1, 1, 3, 4}), tensor({1, 1, 3, 4}), tensor({1, 1, 2, 3})},
          tensor({1, 2, 2, 4})},
         {"4_VIEW", {tensor({2, 4})}, tensor({8})},
     };
@@ -143,9 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             readOpBackends(d.root.string());
             parseOpInfoCsv(text);
             break;
-        case 1:
-            stoppedRoundsText(parseProbeStatus(text));
-            break;
+        case 1: stoppedRoundsText(parseProbeStatus(text)); break;
         case 2: {
             write(d.root / tokenRecordPath(kPid, 0), text);
             write(d.root / outputRecordPath(kPid, 0), text);
@@ -169,9 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fs::remove(d.root / fusionRecordPath(kPid, 0)); // the other cases' opcheck reads none
             break;
         }
-        default:
-            opParam(d, text);
-            break;
+        default: opParam(d, text); break;
         }
     } catch (const Error &) {
     }

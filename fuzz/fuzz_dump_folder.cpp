@@ -22,8 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fs::create_directories(r / "step0/rank0");
         return r;
     }();
-    for (const char *name : {"tensors/0_1/0/statistic.csv", "torch_tensors/cpu_1/0/root.model/statistics.csv",
-                             "torch_tensors/cpu_1/model_tree.json", "llmscope/index/0_1.tsv", "step0/rank0/dump.json"}) {
+    for (const char *name :
+         {"tensors/0_1/0/statistic.csv", "torch_tensors/cpu_1/0/root.model/statistics.csv",
+          "torch_tensors/cpu_1/model_tree.json", "llmscope/index/0_1.tsv", "step0/rank0/dump.json"}) {
         std::ofstream out(root / name, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char *>(data), std::streamsize(size));
     }

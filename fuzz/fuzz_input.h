@@ -51,6 +51,9 @@ private:
     std::string m_path = "/proc/self/fd/" + std::to_string(m_fd);
 };
 
-inline std::string text(const uint8_t *data, size_t size) { return std::string(reinterpret_cast<const char *>(data), size); }
+inline std::string text(const uint8_t *data, size_t size)
+{
+    return std::string(reinterpret_cast<const char *>(data), size);
+}
 
 } // namespace llmscope::fuzz

@@ -4,8 +4,8 @@
 
 namespace llmscope::probe {
 namespace {
-constexpr size_t kMaxPooled = 64u << 20;  // bytes of capacity kept in the pool
-constexpr size_t kMaxBuffer = 16u << 20;  // larger buffers go back to malloc
+constexpr size_t kMaxPooled = 64u << 20; // bytes of capacity kept in the pool
+constexpr size_t kMaxBuffer = 16u << 20; // larger buffers go back to malloc
 
 struct Pool {
     std::mutex mutex;

@@ -26,8 +26,16 @@ struct AbiRound {
     std::unordered_map<std::string, bool> ops; // op path -> selected, this round
     // --type op/kernel, -tiling: what each selected op reported this round, in order.
     bool info = false;
-    struct Tensor { bool input = false; int index = 0; std::string dtype, shape, file; };
-    struct OpRecord { std::vector<std::string> folders; std::string type, backend, params; std::vector<Tensor> tensors; };
+    struct Tensor {
+        bool input = false;
+        int index = 0;
+        std::string dtype, shape, file;
+    };
+    struct OpRecord {
+        std::vector<std::string> folders;
+        std::string type, backend, params;
+        std::vector<Tensor> tensors;
+    };
     std::vector<std::string> infoOrder;
     std::unordered_map<std::string, OpRecord> infos;
     OpRecord &record(const std::string &path, const std::vector<std::string> &folders, const std::string &type)
@@ -155,11 +163,11 @@ int64_t llmscope_probe_begin_round(void)
         if (p.liveWanted())
             p.startLive("c-abi", "");
         r.selection = p.selectionForRound(r.round);
-        r.dumping = (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) &&
-                    r.selection->selectsDevice(0);
+        r.dumping =
+            (c.tensors || c.stats || c.descOnly) && r.selection->selectsRound(r.round) && r.selection->selectsDevice(0);
         r.ops.clear();
         r.info = (c.opInfo || c.kernelInfo || c.tiling) && r.selection->selectsRound(r.round) &&
-                  r.selection->selectsDevice(0);
+            r.selection->selectsDevice(0);
         r.infos.clear();
         r.infoOrder.clear();
         r.open = true;
@@ -227,10 +235,11 @@ int llmscope_probe_tensor(const char *opPath, int before, int input, int index, 
                 shape += (d ? "," : "") + std::to_string(dims[d]);
             const bool file = chosen && wanted && !c.descOnly && !c.statsCsv && (c.tensors || c.stats);
             r.record(opPath, path.folders, path.types.back())
-                .tensors.push_back({input != 0, index, dtypeName(dtype), shape,
-                                    file ? c.root + "/" + tensorRelativePath(0, ::getpid(), r.round, path.folders,
-                                                                             before != 0, input != 0, index)
-                                         : std::string()});
+                .tensors.push_back(
+                    {input != 0, index, dtypeName(dtype), shape,
+                     file ? c.root + "/" +
+                             tensorRelativePath(0, ::getpid(), r.round, path.folders, before != 0, input != 0, index)
+                          : std::string()});
         }
         if (!chosen || !wanted)
             return 0;

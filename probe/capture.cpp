@@ -11,10 +11,14 @@ namespace llmscope::probe {
 size_t elementSize(int32_t acl)
 {
     switch (acl) {
-    case 0: case 3: return 4;
-    case 1: case 27: case 6: return 2;
+    case 0:
+    case 3: return 4;
+    case 1:
+    case 27:
+    case 6: return 2;
     case 2: return 1;
-    case 9: case 11: return 8;
+    case 9:
+    case 11: return 8;
     default: return 0;
     }
 }
@@ -54,10 +58,12 @@ bool isWeight(const ggml_tensor *t)
 bool writesData(const ggml_tensor *t)
 {
     switch (t->op) {
-    case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_TRANSPOSE: case GGML_OP_VIEW: case GGML_OP_PERMUTE:
-        return false;
-    default:
-        return true;
+    case GGML_OP_NONE:
+    case GGML_OP_RESHAPE:
+    case GGML_OP_TRANSPOSE:
+    case GGML_OP_VIEW:
+    case GGML_OP_PERMUTE: return false;
+    default: return true;
     }
 }
 

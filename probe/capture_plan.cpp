@@ -13,14 +13,21 @@ namespace {
 
 uint64_t weightKey(const ggml_tensor *t)
 {
-    return uint64_t(reinterpret_cast<uintptr_t>(t)) * 0x9E3779B97F4A7C15ull ^ uint64_t(reinterpret_cast<uintptr_t>(t->data));
+    return uint64_t(reinterpret_cast<uintptr_t>(t)) * 0x9E3779B97F4A7C15ull ^
+        uint64_t(reinterpret_cast<uintptr_t>(t->data));
 }
 
-const ggml_tensor *rootOf(const ggml_tensor *t) { return t->view_src ? t->view_src : t; }
+const ggml_tensor *rootOf(const ggml_tensor *t)
+{
+    return t->view_src ? t->view_src : t;
+}
 
 // A node that computes into another tensor's memory (in-place ops, copies and row writes
 // into a view): its root changes after earlier nodes have read it.
-bool writesIntoView(const ggml_tensor *t) { return t->view_src && writesData(t); }
+bool writesIntoView(const ggml_tensor *t)
+{
+    return t->view_src && writesData(t);
+}
 
 // Whether the memory of a and b overlaps (both allocated).
 bool overlaps(const ggml_tensor *a, const ggml_tensor *b)
@@ -41,11 +48,13 @@ bool mayComputeOver(const ggml_tensor *t, const ggml_tensor *src)
 bool writesAnywhere(const ggml_tensor *t)
 {
     switch (t->op) {
-    case GGML_OP_CUSTOM: case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3:
-    case GGML_OP_OPT_STEP_ADAMW: case GGML_OP_OPT_STEP_SGD:
-        return true;
-    default:
-        return false;
+    case GGML_OP_CUSTOM:
+    case GGML_OP_MAP_CUSTOM1:
+    case GGML_OP_MAP_CUSTOM2:
+    case GGML_OP_MAP_CUSTOM3:
+    case GGML_OP_OPT_STEP_ADAMW:
+    case GGML_OP_OPT_STEP_SGD: return true;
+    default: return false;
     }
 }
 
@@ -82,7 +91,8 @@ void linkSameBytes(CapturePlan &plan, const GraphTopology &g)
         PlanItem &it = plan.items[k];
         if (it.kind != ItemKind::Data || it.kvRows || !it.tensor->data || (it.before && !it.input) || it.late)
             continue; // an output before its node runs holds nothing meaningful; a cache's rows are their own
-        auto [pos, added] = last.try_emplace(std::pair<const void *, const void *>{it.tensor->buffer, it.tensor->data}, int(k));
+        auto [pos, added] =
+            last.try_emplace(std::pair<const void *, const void *>{it.tensor->buffer, it.tensor->data}, int(k));
         if (added)
             continue;
         const int j = pos->second;
@@ -168,7 +178,8 @@ struct PlanBuilder {
                 continue; // the cache and views of it: --kv-cache; the rows a write puts there: always
             const std::string groupId = std::to_string(node.group);
             const Selection::OpRef path[] = {{groupId, g.groups[size_t(node.group)].type}, {node.id, node.type}};
-            plan.selected[i] = sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0 || innerOutput(i));
+            plan.selected[i] =
+                sel.selectsOpPath(path) && (plan.fusedInto.empty() || plan.fusedInto[i] < 0 || innerOutput(i));
         }
         // The last node writing into each root's memory, for deciding what is intact at the end.
         for (size_t i = 0; i < n; ++i)
@@ -392,12 +403,12 @@ struct PlanBuilder {
         plan.ask.assign(n, 0);
         for (size_t i = 0; i < n; ++i) {
             // a held node's own items are all taken elsewhere (its inputs when it is asked for)
-            const bool own = !held(i) && ((plan.selected[i] && after && !innerOutput(i)) ||
-                                          plan.atEval[i].first < plan.atEval[i].second);
+            const bool own = !held(i) &&
+                ((plan.selected[i] && after && !innerOutput(i)) || plan.atEval[i].first < plan.atEval[i].second);
             // what the next node wants before it runs, unless this node is held to it (or to the
             // end of its chain): then it is taken when that has run
-            const bool next = !held(i) && i + 1 < n && plan.selected[i + 1] && !innerOutput(i + 1) &&
-                              (before || early[i + 1]);
+            const bool next =
+                !held(i) && i + 1 < n && plan.selected[i + 1] && !innerOutput(i + 1) && (before || early[i + 1]);
             plan.ask[i] = own || next || (i < plan.cutAfter.size() && plan.cutAfter[i]);
         }
         // A fused chain's inner node is never asked for: the scheduler would end its graph there
@@ -491,8 +502,8 @@ bool CapturePlan::keptWhole() const
         const ggml_tensor *root = rootOf(it.kvRows ? it.cells : it.tensor);
         if (!root->data && !root->buffer)
             return false; // not allocated yet: ggml allocates it inside the compute, unkept
-        const bool allocators = root->buffer && api.bufferUsage &&
-                                api.bufferUsage(root->buffer) == GGML_BACKEND_BUFFER_USAGE_COMPUTE;
+        const bool allocators =
+            root->buffer && api.bufferUsage && api.bufferUsage(root->buffer) == GGML_BACKEND_BUFFER_USAGE_COMPUTE;
         if (allocators && !(root->flags & GGML_TENSOR_FLAG_OUTPUT))
             return false;
     }

@@ -19,10 +19,10 @@
 namespace llmscope::probe {
 
 enum class ItemKind : uint8_t {
-    Data,   // payload copied (tensors, or tensors and statistics); statistics only: computed when taken
+    Data, // payload copied (tensors, or tensors and statistics); statistics only: computed when taken
     Header, // described only: -sd, a skipped KV-cache view, an engine type under stats
     Weight, // a weight: never changes, so taken at first sight only (its statistics, or with
-            // plan.weightsOnce its payload; later rounds link to that file)
+    // plan.weightsOnce its payload; later rounds link to that file)
 };
 
 struct PlanItem {
@@ -37,13 +37,13 @@ struct PlanItem {
     bool kvRows = false;
     const ggml_tensor *cells = nullptr; // kvRows: the write's cell indices (its src[1], or what that copies)
     bool unreadable = false; // in a buffer ggml cannot read back (capture.h isReadable): described only
-    bool inModel = false;    // a weight left to its model file (--weights-in-model): described only
-    int alias = -1;      // post capture: an earlier item with the very same bytes (no second copy)
+    bool inModel = false; // a weight left to its model file (--weights-in-model): described only
+    int alias = -1; // post capture: an earlier item with the very same bytes (no second copy)
     // Read during the graph (inline, node by node): an earlier item of the same bytes that no
     // node wrote over between the two takes (an output read again as a later node's input):
     // this one shares its copy or statistics.
     int same = -1;
-    uint64_t bytes = 0;  // dense payload bytes (Data and Weight)
+    uint64_t bytes = 0; // dense payload bytes (Data and Weight)
     uint64_t elements = 0; // the header's element count, for statistics
     bool direct = false; // host memory laid out as the payload: one memcpy of `bytes` from data
     // Node by node: an input after execution that the node may have computed over in place
@@ -60,7 +60,7 @@ struct PlanItem {
     // run (CapturePlan::postAsk, inGraphAt), not kept.
     bool inGraph = false;
     uint64_t weightKey = 0; // Weight: the tensor and its data, for what was taken at first sight
-    Tensor header;       // dtype, dims and engine attributes; no data
+    Tensor header; // dtype, dims and engine attributes; no data
 };
 
 struct CapturePlan {
@@ -89,32 +89,31 @@ struct CapturePlan {
     // next node though it could (its room for them ran out): the graph is ended there, so that
     // the next node computes alone as it does unobserved.
     std::vector<char> cutAfter;
-    std::vector<char> ask;      // per node: node by node, the probe asks the scheduler for it
+    std::vector<char> ask; // per node: node by node, the probe asks the scheduler for it
     // Per node (empty without PlanItem::inGraph items): after the whole graph, the scheduler is
     // asked for the ends of chains with such items, and ends its graph there so that they are
     // read before later nodes reuse their memory; and, as node by node, at cutAfter's nodes.
     std::vector<char> postAsk;
     std::vector<std::vector<uint32_t>> inGraphAt; // per node: the inGraph items read at its eval
-    uint64_t dataBytes = 0;     // Data items, every one copied (node by node)
-    uint64_t postBytes = 0;     // Data items that are no alias (post capture)
-    uint64_t unreadable = 0;    // items described only because ggml cannot read them back
+    uint64_t dataBytes = 0; // Data items, every one copied (node by node)
+    uint64_t postBytes = 0; // Data items that are no alias (post capture)
+    uint64_t unreadable = 0; // items described only because ggml cannot read them back
     // What the writer makes of each item (from the dump types).
-    bool payload = false;       // tensor files with data
-    bool statsOnly = false;     // statistics instead of data
-    bool addStats = false;      // data and statistics
-    bool csv = false;           // statistics as rows of the round's statistic.csv
-    bool sketch = true;         // statistics with their error sketch
-    bool weightsOnce = false;   // payloads: a weight's file written once a run, linked after
-    bool post = false;          // every item is intact after the whole graph has run
+    bool payload = false; // tensor files with data
+    bool statsOnly = false; // statistics instead of data
+    bool addStats = false; // data and statistics
+    bool csv = false; // statistics as rows of the round's statistic.csv
+    bool sketch = true; // statistics with their error sketch
+    bool weightsOnce = false; // payloads: a weight's file written once a run, linked after
+    bool post = false; // every item is intact after the whole graph has run
 
     // The selection's nodes and the tensors to take from each. Tensors whose data pointers
     // are set (after allocation) get aliases; before allocation there are none. With copies
     // (a post capture on a scheduler with several backends), an input the scheduler copied
     // from another backend is read from the tensor it copies, which is kept: the copy's
     // memory is the allocator's until the split that reads it ends.
-    static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo,
-                                                    const Selection &sel, const ProbeConfig &c,
-                                                    const std::vector<FusedChain> &chains = {},
+    static std::shared_ptr<const CapturePlan> build(std::shared_ptr<const GraphTopology> topo, const Selection &sel,
+                                                    const ProbeConfig &c, const std::vector<FusedChain> &chains = {},
                                                     const std::vector<CarriedResult> &carried = {},
                                                     const CopySources *copies = nullptr);
     // The tensors the post capture reads that the scheduler's allocator places: marking

@@ -30,7 +30,10 @@ namespace {
 
 using namespace fusion;
 
-bool f32or16(const ggml_tensor *t) { return t && (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16); }
+bool f32or16(const ggml_tensor *t)
+{
+    return t && (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16);
+}
 bool sameLayout(const ggml_tensor *a, const ggml_tensor *b)
 {
     return a && b && a->type == b->type && sameShape(a, b) && sameStride(a, b);
@@ -40,7 +43,7 @@ bool sameLayout(const ggml_tensor *a, const ggml_tensor *b)
 bool viewOrNoop(const ggml_tensor *t)
 {
     return elements(t) == 0 || t->op == GGML_OP_RESHAPE || t->op == GGML_OP_TRANSPOSE || t->op == GGML_OP_VIEW ||
-           t->op == GGML_OP_PERMUTE || t->op == GGML_OP_NONE;
+        t->op == GGML_OP_PERMUTE || t->op == GGML_OP_NONE;
 }
 
 // ggml_cuda_check_fusion_memory_ranges: no output (offsets from i) may overlap a source of the
@@ -73,7 +76,7 @@ bool subgraphFits(const Graph &g, size_t i, std::span<const ggml_op> ops, std::i
                   const ggml_tensor *mayAlias = nullptr)
 {
     return i + ops.size() <= g.size() && canFuseSubgraph(g, i, ops, std::span(outputs.begin(), outputs.size())) &&
-           memoryOk(g, i, ops.size(), outputs, mayAlias);
+        memoryOk(g, i, ops.size(), outputs, mayAlias);
 }
 bool subgraphFits(const Graph &g, size_t i, std::initializer_list<ggml_op> ops, std::initializer_list<int> outputs)
 {
@@ -103,7 +106,7 @@ size_t moeWeightedSum(const Graph &g, size_t i)
     auto split = [](const ggml_tensor *mul, const ggml_tensor *&full) {
         auto weights = [mul](const ggml_tensor *t) {
             return f32(t) && contiguous(t) && t->ne[0] == 1 && t->ne[1] == mul->ne[1] && t->ne[2] == mul->ne[2] &&
-                   t->ne[3] == mul->ne[3];
+                t->ne[3] == mul->ne[3];
         };
         auto experts = [mul](const ggml_tensor *t) { return f32(t) && contiguous(t) && sameShape(t, mul); };
         for (int a = 0; a < 2; ++a)
@@ -117,8 +120,8 @@ size_t moeWeightedSum(const Graph &g, size_t i)
     size_t muls = 1;
     if (i + 1 < g.size()) {
         const ggml_tensor *second = g.node(i + 1), *scaled = nullptr, *raw = nullptr;
-        if (second->op == GGML_OP_MUL && f32(second) && contiguous(second) && split(second, scaled) && scaled == first &&
-            split(first, raw)) {
+        if (second->op == GGML_OP_MUL && f32(second) && contiguous(second) && split(second, scaled) &&
+            scaled == first && split(first, raw)) {
             weighted = second;
             full = raw;
             muls = 2;
@@ -203,7 +206,8 @@ bool topkMoeShape(const Graph &g, size_t at, TopkMoe &a)
         if (at >= n || node(at)->op != GGML_OP_VIEW || node(at)->src[0] != node(at - 1))
             return false;
         ++at;
-        if (at >= n || node(at)->op != GGML_OP_GET_ROWS || node(at)->src[0] != probs || node(at)->src[1] != node(at - 1))
+        if (at >= n || node(at)->op != GGML_OP_GET_ROWS || node(at)->src[0] != probs ||
+            node(at)->src[1] != node(at - 1))
             return false;
         ++at;
     } else if (a.delayed) {
@@ -234,7 +238,8 @@ bool topkMoeShape(const Graph &g, size_t at, TopkMoe &a)
                 return true;
             }
         }
-        if (at >= n || node(at)->op != GGML_OP_DIV || node(at)->src[1] != node(at - 1) || node(at)->src[0] != node(at - 3)) {
+        if (at >= n || node(at)->op != GGML_OP_DIV || node(at)->src[1] != node(at - 1) ||
+            node(at)->src[0] != node(at - 3)) {
             a.norm = false;
             return true;
         }
@@ -261,9 +266,9 @@ bool topkMoeKernelOk(const ggml_tensor *gating, const ggml_tensor *logits, const
         return false;
     if (gating->op == GGML_OP_SOFT_MAX)
         return gating->src[0] && contiguous(gating->src[0]) && paramF32(gating, 0) == 1.0f &&
-               paramF32(gating, 1) == 0.0f && !gating->src[1] && !gating->src[2];
+            paramF32(gating, 1) == 0.0f && !gating->src[1] && !gating->src[2];
     return gating->op != GGML_OP_UNARY || unaryIs(gating, GGML_UNARY_OP_SIGMOID) ||
-           unaryIs(gating, GGML_UNARY_OP_SOFTPLUS);
+        unaryIs(gating, GGML_UNARY_OP_SOFTPLUS);
 }
 
 // The routing fused: its length, and the experts chosen (an inner output) as an offset.
@@ -281,9 +286,9 @@ size_t topkMoe(const Graph &g, size_t i, int &ids)
     int idsAt = 0;
     const ggml_tensor *gating = node;
     if (!a.delayed) {
-        ops = a.sigmoid ? std::vector<ggml_op>{GGML_OP_UNARY}
-              : a.sqrtSoftplus ? std::vector<ggml_op>{GGML_OP_UNARY, GGML_OP_SQRT}
-                               : std::vector<ggml_op>{GGML_OP_SOFT_MAX};
+        ops = a.sigmoid      ? std::vector<ggml_op>{GGML_OP_UNARY}
+            : a.sqrtSoftplus ? std::vector<ggml_op>{GGML_OP_UNARY, GGML_OP_SQRT}
+                             : std::vector<ggml_op>{GGML_OP_SOFT_MAX};
         const int probsAt = int(ops.size()) - 1;
         if (a.bias)
             ops.insert(ops.end(), {GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS});
@@ -408,8 +413,8 @@ bool gluOfProductsOk(const ggml_tensor *up, const ggml_tensor *gate, const ggml_
     if (glu->src[0] != (bias ? gateBias : gateBiasSrc) || glu->src[1] != (bias ? upBias : upBiasSrc))
         return false;
     auto reads = [](const ggml_tensor *op, const ggml_tensor *t) { return op->src[0] == t || op->src[1] == t; };
-    if (scale && (upScale->op != GGML_OP_MUL || gateScale->op != GGML_OP_MUL || !reads(upScale, up) ||
-                  !reads(gateScale, gate)))
+    if (scale &&
+        (upScale->op != GGML_OP_MUL || gateScale->op != GGML_OP_MUL || !reads(upScale, up) || !reads(gateScale, gate)))
         return false;
     if (bias) {
         const ggml_op biasOp = mm ? GGML_OP_ADD : GGML_OP_ADD_ID;
@@ -417,8 +422,9 @@ bool gluOfProductsOk(const ggml_tensor *up, const ggml_tensor *gate, const ggml_
             return false;
         if (mm && (!reads(upBias, upBiasSrc) || !reads(gateBias, gateBiasSrc)))
             return false;
-        if (mmid && (upBias->src[0] != upBiasSrc || gateBias->src[0] != gateBiasSrc || upBias->src[2] != up->src[2] ||
-                     gateBias->src[2] != gate->src[2]))
+        if (mmid &&
+            (upBias->src[0] != upBiasSrc || gateBias->src[0] != gateBiasSrc || upBias->src[2] != up->src[2] ||
+             gateBias->src[2] != gate->src[2]))
             return false;
     }
     if (!up->src[0] || !gate->src[0] || !sameLayout(up->src[0], gate->src[0]) || up->src[1] != gate->src[1])
@@ -440,7 +446,7 @@ bool nvfp4Scale(const ggml_tensor *scaleNode, const ggml_tensor *mm)
         return false;
     const ggml_tensor *scale = otherSource(scaleNode, mm);
     return mm->src[0]->type == GGML_TYPE_NVFP4 && f32(scaleNode) && f32(scale) && contiguous(scale) &&
-           elements(scale) == 1 && sameShape(scaleNode, mm);
+        elements(scale) == 1 && sameShape(scaleNode, mm);
 }
 
 bool nvfp4ExpertScale(const Graph &g, size_t mmAt, const ggml_tensor *scaleNode)
@@ -449,11 +455,12 @@ bool nvfp4ExpertScale(const Graph &g, size_t mmAt, const ggml_tensor *scaleNode)
                       *rows = g.node(mmAt + 3);
     if (repeat->src[0] != reshape || rows->src[0] != repeat || rows->src[1] != mm->src[2])
         return false;
-    if (!((scaleNode->src[0] == mm && scaleNode->src[1] == rows) || (scaleNode->src[0] == rows && scaleNode->src[1] == mm)))
+    if (!((scaleNode->src[0] == mm && scaleNode->src[1] == rows) ||
+          (scaleNode->src[0] == rows && scaleNode->src[1] == mm)))
         return false;
     const ggml_tensor *scale = reshape->src[0];
     return scale && mm->src[0]->type == GGML_TYPE_NVFP4 && f32(scaleNode) && f32(scale) && contiguous(scale) &&
-           elements(scale) == mm->src[0]->ne[2] && sameShape(scaleNode, mm);
+        elements(scale) == mm->src[0]->ne[2] && sameShape(scaleNode, mm);
 }
 
 // get_bias_tensor: the bias a bias op adds to the product (or its scale).
@@ -481,13 +488,15 @@ size_t scaledGlu(const Graph &g, size_t i, ggml_op op)
         const ggml_tensor *gateScale = g.node(gateAt + scaleOff), *upScale = g.node(upAt + scaleOff);
         const ggml_tensor *gateOut = withBias ? g.node(gateAt + scaleOff + 1) : gateScale;
         const ggml_tensor *upOut = withBias ? g.node(upAt + scaleOff + 1) : upScale;
-        if (!gluOfProductsOk(up, gate, glu, withBias ? upOut : nullptr, withBias ? gateOut : nullptr, upScale, gateScale))
+        if (!gluOfProductsOk(up, gate, glu, withBias ? upOut : nullptr, withBias ? gateOut : nullptr, upScale,
+                             gateScale))
             continue;
         const bool scales = id ? nvfp4ExpertScale(g, gateAt, gateScale) && nvfp4ExpertScale(g, upAt, upScale)
                                : nvfp4Scale(gateScale, gate) && nvfp4Scale(upScale, up);
         if (!scales)
             continue;
-        if (withBias && !id && (!sameShape(gateOut->src[0], gateOut->src[1]) || !sameShape(upOut->src[0], upOut->src[1])))
+        if (withBias && !id &&
+            (!sameShape(gateOut->src[0], gateOut->src[1]) || !sameShape(upOut->src[0], upOut->src[1])))
             continue;
         if (mmvq(up))
             return n;
@@ -514,7 +523,8 @@ size_t productsGlu(const Graph &g, size_t i, ggml_op op)
         }
         if (!biasOf(upBias, up, biasOp) || !biasOf(gateBias, gate, biasOp))
             return 0;
-        if (biasOp == GGML_OP_ADD && (!sameShape(gateBias->src[0], gateBias->src[1]) || !sameShape(upBias->src[0], upBias->src[1])))
+        if (biasOp == GGML_OP_ADD &&
+            (!sameShape(gateBias->src[0], gateBias->src[1]) || !sameShape(upBias->src[0], upBias->src[1])))
             return 0;
         return mmvf(up) || mmvq(up) ? 5 : 0;
     }
@@ -591,10 +601,10 @@ size_t multiOp(const Graph &g, size_t i)
 size_t snake(const Graph &g, size_t i)
 {
     return i + 5 <= g.size() &&
-                   canFuseSubgraph(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}, {4}) &&
-                   snakeOperandsOk(g, i)
-               ? 5
-               : 0;
+            canFuseSubgraph(g, i, {GGML_OP_MUL, GGML_OP_SIN, GGML_OP_SQR, GGML_OP_MUL, GGML_OP_ADD}, {4}) &&
+            snakeOperandsOk(g, i)
+        ? 5
+        : 0;
 }
 
 size_t rmsNormChain(const Graph &g, size_t i)

@@ -32,12 +32,13 @@ void DevicePrefetch::fetch(ggml_backend_sched_t sched, const CapturePlan &plan, 
             for (uint32_t k = range.first; k < range.second; ++k) {
                 const PlanItem &it = plan.items[k];
                 const ggml_tensor *t = it.tensor;
-                if (it.kind == ItemKind::Header || it.kvRows || it.direct || it.inGraph || it.alias >= 0 || !t->data || !t->buffer ||
-                    (it.kind == ItemKind::Weight && weightsSent.count(it.weightKey)) || m_at.count(t) ||
+                if (it.kind == ItemKind::Header || it.kvRows || it.direct || it.inGraph || it.alias >= 0 || !t->data ||
+                    !t->buffer || (it.kind == ItemKind::Weight && weightsSent.count(it.weightKey)) || m_at.count(t) ||
                     api.bufferIsHost(t->buffer) || !isReadable(t))
                     continue;
                 const auto buft = api.bufferBuft(t->buffer);
-                const auto owner = std::find_if(backends.begin(), backends.end(), [&](const auto &b) { return b.second == buft; });
+                const auto owner =
+                    std::find_if(backends.begin(), backends.end(), [&](const auto &b) { return b.second == buft; });
                 const size_t span = api.nbytes(t);
                 if (owner == backends.end() || span == 0 || total + span > kMaxBytes)
                     continue;

@@ -13,19 +13,14 @@ size_t elementSize(ggml_type t)
 {
     switch (t) {
     case GGML_TYPE_F32:
-    case GGML_TYPE_I32:
-        return 4;
+    case GGML_TYPE_I32: return 4;
     case GGML_TYPE_F16:
     case GGML_TYPE_BF16:
-    case GGML_TYPE_I16:
-        return 2;
+    case GGML_TYPE_I16: return 2;
     case GGML_TYPE_I64:
-    case GGML_TYPE_F64:
-        return 8;
-    case GGML_TYPE_I8:
-        return 1;
-    default:
-        return 0;
+    case GGML_TYPE_F64: return 8;
+    case GGML_TYPE_I8: return 1;
+    default: return 0;
     }
 }
 
@@ -65,7 +60,7 @@ Graph::Graph(const GraphTopology &t, const std::vector<int> &backends) : topo(t)
         const std::string_view name(src->name);
         const size_t first = name.find('#'), last = name.rfind('#');
         return first == std::string_view::npos || first == last ? std::string_view{}
-                                                                 : name.substr(first + 1, last - first - 1);
+                                                                : name.substr(first + 1, last - first - 1);
     };
     for (const GraphNode &n : topo.nodes)
         for (int s = 0; s < GGML_MAX_SRC; ++s) {
@@ -212,11 +207,12 @@ bool snakeOperandsOk(const Graph &g, size_t i)
     const ggml_tensor *xInAdd = add->src[0] == mul1 ? add->src[1] : add->src[0];
     if (!x || !a || !invB || xInAdd != x)
         return false;
-    const bool dims = x->ne[2] == 1 && x->ne[3] == 1 && add->ne[2] == 1 && add->ne[3] == 1 && a->ne[2] == 1 && a->ne[3] == 1;
+    const bool dims =
+        x->ne[2] == 1 && x->ne[3] == 1 && add->ne[2] == 1 && add->ne[3] == 1 && a->ne[2] == 1 && a->ne[3] == 1;
     const bool shape = sameShape(a, invB) && a->ne[0] == 1 && a->ne[1] == x->ne[1];
     const bool types = (x->type == GGML_TYPE_F32 || x->type == GGML_TYPE_F16 || x->type == GGML_TYPE_BF16) && f32(a) &&
-                       f32(invB) && mul0->type == x->type && sin->type == x->type && sqr->type == x->type &&
-                       mul1->type == x->type && add->type == x->type;
+        f32(invB) && mul0->type == x->type && sin->type == x->type && sqr->type == x->type && mul1->type == x->type &&
+        add->type == x->type;
     return dims && shape && types && contiguous(x) && contiguous(add) && contiguous(a) && contiguous(invB);
 }
 
@@ -254,9 +250,18 @@ bool sameStride(const ggml_tensor *a, const ggml_tensor *b)
     return true;
 }
 
-bool contiguous(const ggml_tensor *t) { return contiguousN(t, 0); }
-bool contiguous1(const ggml_tensor *t) { return contiguousN(t, 1); }
-bool contiguousRows(const ggml_tensor *t) { return t->ne[0] == 1 || t->nb[0] == elementSize(t->type); }
+bool contiguous(const ggml_tensor *t)
+{
+    return contiguousN(t, 0);
+}
+bool contiguous1(const ggml_tensor *t)
+{
+    return contiguousN(t, 1);
+}
+bool contiguousRows(const ggml_tensor *t)
+{
+    return t->ne[0] == 1 || t->nb[0] == elementSize(t->type);
+}
 
 bool canRepeat(const ggml_tensor *a, const ggml_tensor *b)
 {
@@ -278,14 +283,18 @@ bool quantized(ggml_type t)
     case GGML_TYPE_I8:
     case GGML_TYPE_I16:
     case GGML_TYPE_I32:
-    case GGML_TYPE_I64:
-        return false;
-    default:
-        return t < GGML_TYPE_COUNT;
+    case GGML_TYPE_I64: return false;
+    default: return t < GGML_TYPE_COUNT;
     }
 }
 
-int64_t rows(const ggml_tensor *t) { return t->ne[1] * t->ne[2] * t->ne[3]; }
-int64_t elements(const ggml_tensor *t) { return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3]; }
+int64_t rows(const ggml_tensor *t)
+{
+    return t->ne[1] * t->ne[2] * t->ne[3];
+}
+int64_t elements(const ggml_tensor *t)
+{
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
 
 } // namespace llmscope::probe::fusion

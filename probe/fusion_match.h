@@ -50,14 +50,20 @@ bool edgesAre(const Graph &g, size_t first, std::initializer_list<std::array<int
 // An op's parameter i (ggml_get_op_params_i32, _f32).
 int32_t paramI32(const ggml_tensor *t, int i);
 float paramF32(const ggml_tensor *t, int i);
-inline bool f32(const ggml_tensor *t) { return t && t->type == GGML_TYPE_F32; }
+inline bool f32(const ggml_tensor *t)
+{
+    return t && t->type == GGML_TYPE_F32;
+}
 // A binary op's source that is not `one`.
 inline const ggml_tensor *otherSource(const ggml_tensor *op, const ggml_tensor *one)
 {
     return op->src[0] == one ? op->src[1] : op->src[0];
 }
 
-inline bool unaryIs(const ggml_tensor *t, ggml_unary_op op) { return t->op == GGML_OP_UNARY && paramI32(t, 0) == op; }
+inline bool unaryIs(const ggml_tensor *t, ggml_unary_op op)
+{
+    return t->op == GGML_OP_UNARY && paramI32(t, 0) == op;
+}
 
 // Kernels two backends share the checks of (ggml-cuda's and ggml-vulkan's, the same code):
 // - the snake activation from frontends' five ops MUL+SIN+SQR+MUL+ADD at node i, y = x +
@@ -79,12 +85,12 @@ bool overlaps(const ggml_tensor *a, const ggml_tensor *b, bool elementwise);
 // taken as not contiguous, so a rule that needs it does not fuse them).
 bool sameShape(const ggml_tensor *a, const ggml_tensor *b);
 bool sameStride(const ggml_tensor *a, const ggml_tensor *b);
-bool contiguous(const ggml_tensor *t);      // ggml_is_contiguous
-bool contiguousRows(const ggml_tensor *t);  // ggml_is_contiguous_rows
-bool contiguous1(const ggml_tensor *t);     // ggml_is_contiguous_1
+bool contiguous(const ggml_tensor *t); // ggml_is_contiguous
+bool contiguousRows(const ggml_tensor *t); // ggml_is_contiguous_rows
+bool contiguous1(const ggml_tensor *t); // ggml_is_contiguous_1
 bool canRepeat(const ggml_tensor *a, const ggml_tensor *b); // ggml_can_repeat(a, b)
-bool quantized(ggml_type t);                 // ggml_is_quantized
-int64_t rows(const ggml_tensor *t);         // ggml_nrows
-int64_t elements(const ggml_tensor *t);     // ggml_nelements
+bool quantized(ggml_type t); // ggml_is_quantized
+int64_t rows(const ggml_tensor *t); // ggml_nrows
+int64_t elements(const ggml_tensor *t); // ggml_nelements
 
 } // namespace llmscope::probe::fusion

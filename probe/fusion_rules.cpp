@@ -30,7 +30,7 @@ bool cpuFusesRmsNormMul(const ggml_tensor *norm, const ggml_tensor *mul)
 {
     const ggml_tensor *w = mul->src[0] == norm ? mul->src[1] : mul->src[0];
     return w && norm->src[0] && norm->src[0]->type == GGML_TYPE_F32 && mul->type == GGML_TYPE_F32 &&
-           w->type == GGML_TYPE_F32 && w->ne[0] == norm->ne[0] && w->nb[0] == sizeof(float);
+        w->type == GGML_TYPE_F32 && w->ne[0] == norm->ne[0] && w->nb[0] == sizeof(float);
 }
 
 std::optional<FusedChain> cpuChainAt(const fusion::Graph &g, size_t i)
@@ -83,10 +83,10 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector
     for (size_t i = 0; i + 1 < g.size(); ++i) {
         const int b = backendOf[i];
         const FusingBackend r = b >= 0 && size_t(b) < rules.size() ? rules[size_t(b)] : FusingBackend::None;
-        std::optional<FusedChain> c = r == FusingBackend::Cpu      ? cpuChainAt(g, i)
-                                      : r == FusingBackend::Vulkan ? vulkanChainAt(g, i)
-                                      : r == FusingBackend::Cuda   ? cudaChainAt(g, i)
-                                                                   : std::nullopt;
+        std::optional<FusedChain> c = r == FusingBackend::Cpu ? cpuChainAt(g, i)
+            : r == FusingBackend::Vulkan                      ? vulkanChainAt(g, i)
+            : r == FusingBackend::Cuda                        ? cudaChainAt(g, i)
+                                                              : std::nullopt;
         if (!c)
             continue;
         c->backend = b;
@@ -98,8 +98,7 @@ std::vector<FusedChain> fusedChains(const GraphTopology &topo, const std::vector
 
 std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::vector<int> &backendOf,
                                           const std::vector<FusingBackend> &rules,
-                                          const std::vector<FusedChain> &chains,
-                                          const std::vector<size_t> &alignment)
+                                          const std::vector<FusedChain> &chains, const std::vector<size_t> &alignment)
 {
     std::vector<CarriedResult> out;
     if (std::find(rules.begin(), rules.end(), FusingBackend::Vulkan) == rules.end() ||

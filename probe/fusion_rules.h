@@ -34,8 +34,8 @@ bool remoteBackendUnnamed(const std::string &backendName);
 
 struct FusedChain {
     int first = 0, last = 0; // topology node indices, consecutive
-    std::string types;       // "RMS_NORM+MUL"
-    int backend = 0;         // the backend index computing it (fusedChains' backendOf)
+    std::string types; // "RMS_NORM+MUL"
+    int backend = 0; // the backend index computing it (fusedChains' backendOf)
     // Inner nodes whose results the fused kernel writes too (a MoE routing's chosen experts,
     // beside their weights at the end): in memory once the chain has run, read at its end.
     std::vector<int> outputs{};
@@ -66,8 +66,7 @@ struct CarriedResult {
 // computation: a run of nodes on one backend, as the scheduler splits the graph.
 std::vector<CarriedResult> carriedResults(const GraphTopology &topo, const std::vector<int> &backendOf,
                                           const std::vector<FusingBackend> &rules,
-                                          const std::vector<FusedChain> &chains,
-                                          const std::vector<size_t> &alignment);
+                                          const std::vector<FusedChain> &chains, const std::vector<size_t> &alignment);
 
 // Per node: the index of the last node of the chain it is fused into, -1 when it is computed
 // on its own (or is that last node).

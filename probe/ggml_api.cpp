@@ -10,7 +10,12 @@
 namespace llmscope::probe {
 namespace {
 
-struct Search { const char *symbol; void *self; void *found; void *handle; };
+struct Search {
+    const char *symbol;
+    void *self;
+    void *found;
+    void *handle;
+};
 
 int visit(dl_phdr_info *info, size_t, void *data)
 {
@@ -30,7 +35,8 @@ int visit(dl_phdr_info *info, size_t, void *data)
     return 0;
 }
 
-template <typename F> void bind(F &fn, void *handle, const char *name)
+template <typename F>
+void bind(F &fn, void *handle, const char *name)
 {
     fn = reinterpret_cast<F>(handle ? dlsym(handle, name) : dlsym(RTLD_NEXT, name));
 }
@@ -60,7 +66,8 @@ bool objectDefining(const char *symbol, void **handle)
     return s.handle != nullptr;
 }
 
-template <typename F> void bindIn(F &fn, void *handle, const char *name)
+template <typename F>
+void bindIn(F &fn, void *handle, const char *name)
 {
     fn = reinterpret_cast<F>(dlsym(handle, name));
 }
@@ -160,7 +167,7 @@ std::vector<std::string> cpuFeatures()
 bool GgmlApi::complete() const
 {
     return setEvalCallback && graphComputeAsync && getName && opDesc && typeName && nelements && nbytes &&
-           isContiguous && tensorGet && graphNNodes && graphNode;
+        isContiguous && tensorGet && graphNNodes && graphNode;
 }
 
 ggml_backend_t GgmlApi::soleBackend(ggml_backend_sched_t sched) const
@@ -217,21 +224,21 @@ const GgmlApi &ggml()
         api.version = reinterpret_cast<decltype(api.version)>(dlsym(base, "ggml_version"));
         api.commit = reinterpret_cast<decltype(api.commit)>(dlsym(base, "ggml_commit"));
         api.backendName = reinterpret_cast<decltype(api.backendName)>(dlsym(base, "ggml_backend_name"));
-        api.schedTensorBackend = reinterpret_cast<decltype(api.schedTensorBackend)>(
-            dlsym(base, "ggml_backend_sched_get_tensor_backend"));
+        api.schedTensorBackend =
+            reinterpret_cast<decltype(api.schedTensorBackend)>(dlsym(base, "ggml_backend_sched_get_tensor_backend"));
         api.schedReserve = reinterpret_cast<decltype(api.schedReserve)>(dlsym(base, "ggml_backend_sched_reserve"));
         bind(api.schedSynchronize, handle, "ggml_backend_sched_synchronize");
         api.schedReset = reinterpret_cast<decltype(api.schedReset)>(dlsym(base, "ggml_backend_sched_reset"));
-        api.schedSetTensorBackend = reinterpret_cast<decltype(api.schedSetTensorBackend)>(
-            dlsym(base, "ggml_backend_sched_set_tensor_backend"));
+        api.schedSetTensorBackend =
+            reinterpret_cast<decltype(api.schedSetTensorBackend)>(dlsym(base, "ggml_backend_sched_set_tensor_backend"));
         api.graphNodes = reinterpret_cast<decltype(api.graphNodes)>(dlsym(base, "ggml_graph_nodes"));
         api.typeTraits = reinterpret_cast<decltype(api.typeTraits)>(dlsym(base, "ggml_get_type_traits"));
         api.tensorGetAsync =
             reinterpret_cast<decltype(api.tensorGetAsync)>(dlsym(base, "ggml_backend_tensor_get_async"));
         api.backendSynchronize =
             reinterpret_cast<decltype(api.backendSynchronize)>(dlsym(base, "ggml_backend_synchronize"));
-        api.backendDefaultBuft = reinterpret_cast<decltype(api.backendDefaultBuft)>(
-            dlsym(base, "ggml_backend_get_default_buffer_type"));
+        api.backendDefaultBuft =
+            reinterpret_cast<decltype(api.backendDefaultBuft)>(dlsym(base, "ggml_backend_get_default_buffer_type"));
         api.bufferBuft = reinterpret_cast<decltype(api.bufferBuft)>(dlsym(base, "ggml_backend_buffer_get_type"));
         api.paramsDefault =
             reinterpret_cast<decltype(api.paramsDefault)>(dlsym(base, "ggml_threadpool_params_default"));

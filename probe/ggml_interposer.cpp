@@ -293,7 +293,10 @@ PendingOutputs &pendingOutputs()
     return *p;
 }
 
-bool dumpsAnything(const ProbeConfig &c) { return c.tensors || c.stats || c.descOnly; }
+bool dumpsAnything(const ProbeConfig &c)
+{
+    return c.tensors || c.stats || c.descOnly;
+}
 
 // --keep-fusion: the chains the scheduler's backends compute fused in the round's graph, and
 // the results they carry past memory (fusion_rules.h); none without the option.
@@ -325,10 +328,11 @@ void fusedNodes(Probe &p, ggml_backend_sched_t sched, SchedState &s)
                 s.chainBackends.push_back(name);
                 rules.push_back(fusingBackend(name));
                 if (rules.back() == FusingBackend::None && remoteBackendUnnamed(name))
-                    p.warn(std::string(name) + ": the probe does not know which backend this RPC server computes "
-                                               "on, nor so which chains it fuses; each op is read as computed unfused. "
-                                               "Name it in the program's environment: LLMSCOPE_RPC_BACKEND=CPU "
-                                               "(or Vulkan0, CUDA0, as ggml-rpc-server lists its devices)");
+                    p.warn(std::string(name) +
+                           ": the probe does not know which backend this RPC server computes "
+                           "on, nor so which chains it fuses; each op is read as computed unfused. "
+                           "Name it in the program's environment: LLMSCOPE_RPC_BACKEND=CPU "
+                           "(or Vulkan0, CUDA0, as ggml-rpc-server lists its devices)");
             }
         }
     }
@@ -360,7 +364,9 @@ std::vector<FusedChainRecord> fusionRecords(const SchedState &s)
             r.rawParams.push_back(opParamsBytes(n.tensor));
             std::vector<std::string> &src = r.sources.emplace_back();
             for (const int from : in.sources[size_t(k - chain.first)])
-                src.push_back(from == kNoSource ? "" : from >= 0 ? "in" + std::to_string(from) : "op" + std::to_string(-1 - from));
+                src.push_back(from == kNoSource ? ""
+                                  : from >= 0   ? "in" + std::to_string(from)
+                                                : "op" + std::to_string(-1 - from));
         }
         r.types = chain.types;
         for (const int o : chain.outputs)
@@ -555,14 +561,15 @@ struct KeepOutcome {
 // its view's root) would unfuse a chain the probe does not model: Vulkan's TOPK_QSA refuses a
 // flag on any of its nodes, its TOP_K end included; CUDA's GATED_DELTA_NET writes into the cache
 // fused only when it is no output. backendOf names the backend that computes a node.
-template <typename BackendOf> bool flagUnfuses(const CapturePlan &plan, BackendOf backendOf)
+template <typename BackendOf>
+bool flagUnfuses(const CapturePlan &plan, BackendOf backendOf)
 {
     auto unfuses = [&](const ggml_tensor *t) {
         if (t->op != GGML_OP_TOP_K && t->op != GGML_OP_GATED_DELTA_NET)
             return false;
         const FusingBackend b = backendOf(t);
         return (t->op == GGML_OP_TOP_K && b == FusingBackend::Vulkan) ||
-               (t->op == GGML_OP_GATED_DELTA_NET && b == FusingBackend::Cuda);
+            (t->op == GGML_OP_GATED_DELTA_NET && b == FusingBackend::Cuda);
     };
     for (const PlanItem &it : plan.items) {
         if (it.kind != ItemKind::Data)
@@ -643,7 +650,8 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
         const char *name = api.backendName ? api.backendName(sole) : nullptr;
         const FusingBackend rules = name ? fusingBackend(name) : FusingBackend::None;
         const auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried);
-        if (keepPlan(p, sched, graph, *plan, [rules](const ggml_tensor *) { return rules; }, nullptr)) {
+        if (keepPlan(
+                p, sched, graph, *plan, [rules](const ggml_tensor *) { return rules; }, nullptr)) {
             s.keptAlloc = s.allocs;
             s.keptSelection = sel.get();
         }
@@ -682,7 +690,7 @@ void keepForRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
             if (const char *name = api.nodeBackendName(sched, n.tensor))
                 backends.emplace(n.tensor, fusingBackend(name));
     out.snapshot->restore(); // unallocated again: what the allocator places is known, and no two
-    out.allocated = false;   // tensors share an address by reuse (the size kept is not undercounted)
+    out.allocated = false; // tensors share an address by reuse (the size kept is not undercounted)
     const auto plan = CapturePlan::build(s.topo, *sel, c, s.chains, s.carried, &copies);
     auto backendOf = [&backends](const ggml_tensor *t) {
         const auto b = backends.find(t);
@@ -765,9 +773,9 @@ void prepareRound(Probe &p, ggml_backend_sched_t sched, SchedState &s, ggml_cgra
     if (dumping) {
         const bool post =
             plan.post && s.keptAlloc == s.allocs && s.keptSelection == &sel && !everyNode && plan.keptWhole();
-        s.mode.read = post                                             ? RoundRead::AfterGraph
-                      : !everyNode && readsInline(c, sched, false) ? RoundRead::Inline
-                                                                   : RoundRead::NodeByNode;
+        s.mode.read = post                               ? RoundRead::AfterGraph
+            : !everyNode && readsInline(c, sched, false) ? RoundRead::Inline
+                                                         : RoundRead::NodeByNode;
         // Sharing bytes read earlier needs every write to be a node's: not with several backends
         // (the scheduler copies inputs across), nor with the program's own eval callback, which
         // sees each tensor after the probe and could change it.
@@ -855,8 +863,8 @@ void writeWatch(Probe &p, const SchedState &s)
         if (s.changedAfter[w] >= 0) {
             const GraphNode &a = s.topo->nodes[size_t(s.changedAfter[w])];
             csv += a.id + "," + csvField(a.name) + "," + a.type;
-            p.noteWatchChange("round " + std::to_string(s.round) + ": " + n.id + " " + n.name + " changed after " + a.id +
-                              " " + a.name + " (" + a.type + ")");
+            p.noteWatchChange("round " + std::to_string(s.round) + ": " + n.id + " " + n.name + " changed after " +
+                              a.id + " " + a.name + " (" + a.type + ")");
         } else {
             csv += ",,";
         }
@@ -1000,7 +1008,7 @@ using namespace llmscope::probe;
 #define LLMSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
 LLMSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
-                                                         ggml_backend_sched_eval_callback cb, void *ud)
+                                                          ggml_backend_sched_eval_callback cb, void *ud)
 {
     const GgmlApi &api = ggml();
     if (!api.setEvalCallback)
@@ -1052,8 +1060,8 @@ LLMSCOPE_EXPORT bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, 
 }
 
 LLMSCOPE_EXPORT ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t *backends, ggml_backend_buffer_type_t *bufts,
-                                                           int n_backends, size_t graph_size, bool parallel,
-                                                           bool op_offload)
+                                                            int n_backends, size_t graph_size, bool parallel,
+                                                            bool op_offload)
 {
     using Fn = ggml_backend_sched_t (*)(ggml_backend_t *, ggml_backend_buffer_type_t *, int, size_t, bool, bool);
     static const Fn real = reinterpret_cast<Fn>(findRealSymbol("ggml_backend_sched_new"));

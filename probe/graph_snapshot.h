@@ -40,9 +40,9 @@ private:
     };
     ggml_backend_sched_t m_sched;
     ggml_cgraph *m_graph;
-    std::vector<ggml_tensor *> m_order;                          // the nodes as the host built them
+    std::vector<ggml_tensor *> m_order; // the nodes as the host built them
     std::vector<std::array<ggml_tensor *, GGML_MAX_SRC>> m_srcs; // each node's, by m_order
-    std::vector<Memory> m_memory;                                // nodes, their sources, views' roots
+    std::vector<Memory> m_memory; // nodes, their sources, views' roots
     std::vector<std::pair<ggml_tensor *, ggml_backend_t>> m_assigned;
     bool m_usable = false;
 };

@@ -156,11 +156,10 @@ GraphTopology GraphTopology::build(ggml_cgraph *graph)
     }
     g.folderPaths.reserve(g.nodes.size());
     for (const GraphNode &node : g.nodes)
-        g.folderPaths.push_back({opFolderName(node.group, g.groups[size_t(node.group)].type),
-                                 opFolderName(node.child, node.type)});
+        g.folderPaths.push_back(
+            {opFolderName(node.group, g.groups[size_t(node.group)].type), opFolderName(node.child, node.type)});
     return g;
 }
-
 
 TopoNode GraphTopology::toModel() const
 {

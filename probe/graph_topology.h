@@ -13,15 +13,17 @@ namespace llmscope::probe {
 
 struct GraphNode {
     const ggml_tensor *tensor = nullptr;
-    int group = 0;          // top-level operation index
-    int child = 0;          // index inside the group
-    std::string id;         // "3_1"
-    std::string type;       // ggml op ("MUL_MAT")
-    std::string name;       // ggml tensor name ("ffn_inp-2")
-    bool kvCache = false;   // a view into / write to the KV cache
+    int group = 0; // top-level operation index
+    int child = 0; // index inside the group
+    std::string id; // "3_1"
+    std::string type; // ggml op ("MUL_MAT")
+    std::string name; // ggml tensor name ("ffn_inp-2")
+    bool kvCache = false; // a view into / write to the KV cache
 };
 
-struct GraphGroup { std::string name, type; };
+struct GraphGroup {
+    std::string name, type;
+};
 
 struct GraphTopology {
     std::vector<GraphNode> nodes;

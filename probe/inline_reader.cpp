@@ -25,9 +25,9 @@ struct CpuHook {
     std::vector<ggml_tensor *> nodes; // the backend's graph
     std::vector<ggml_tensor *> marked; // nodes flagged as outputs for the call
     std::vector<int> computed; // the nodes it computes, in order, then nodes.size()
-    size_t pos = 0;            // computed[pos]: the node being computed
-    int base = 0;  // topology index of nodes[0]
-    int next = 0;  // the node whose tensors after execution are due next
+    size_t pos = 0; // computed[pos]: the node being computed
+    int base = 0; // topology index of nodes[0]
+    int next = 0; // the node whose tensors after execution are due next
     int calls = 0, expected = 0;
     bool stopped = false; // the host's callback stopped the graph
 };
@@ -43,7 +43,7 @@ Hooks &hooks()
     return *h;
 }
 
-std::atomic<bool> g_broken{false};     // a count mismatch was seen: read other ways from now on
+std::atomic<bool> g_broken{false}; // a count mismatch was seen: read other ways from now on
 thread_local SchedState *t_round = nullptr; // the round this thread's scheduler computes inline
 
 CpuHook *hookOf(ggml_backend_t backend)
@@ -55,7 +55,10 @@ CpuHook *hookOf(ggml_backend_t backend)
 }
 
 // ggml-cpu's rule for the nodes it computes (and calls the abort callback after).
-bool computes(const ggml_tensor *t) { return writesData(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0; }
+bool computes(const ggml_tensor *t)
+{
+    return writesData(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
+}
 
 // Everything due before node g of the backend's graph runs (all before it has run): the
 // nodes before it that are not computed (views of what is final) whole, and g's tensors
@@ -241,8 +244,9 @@ ggml_status inlineBackendCompute(ggml_backend_t backend, ggml_cgraph *graph,
     if (h->stopped || status != GGML_STATUS_SUCCESS) {
         s->inlineStopped = true; // what ran is taken; the rest never ran
     } else if (h->calls != h->expected) {
-        fail(p, *s, "ggml's CPU backend reported " + std::to_string(h->calls) +
-                        " computed nodes where the probe expected " + std::to_string(h->expected));
+        fail(p, *s,
+             "ggml's CPU backend reported " + std::to_string(h->calls) + " computed nodes where the probe expected " +
+                 std::to_string(h->expected));
     } else if (p.active()) {
         guarded(p, [&] { prepare(*h, *s, n); }); // nodes after the last computed one
         s->inlineNext += n;

@@ -9,9 +9,15 @@
 namespace llmscope::probe {
 namespace {
 
-const ggml_tensor *cacheOf(const ggml_tensor *node) { return node->src[2]; }
+const ggml_tensor *cacheOf(const ggml_tensor *node)
+{
+    return node->src[2];
+}
 
-int64_t rowCount(const ggml_tensor *node) { return node->src[1]->ne[0]; }
+int64_t rowCount(const ggml_tensor *node)
+{
+    return node->src[1]->ne[0];
+}
 
 // Reads n bytes at offset of t: host memory directly, a device's with ggml_backend_tensor_get.
 void readBytes(const ggml_tensor *t, void *dst, size_t offset, size_t n)
@@ -33,7 +39,7 @@ bool isCacheWrite(const ggml_tensor *node)
     if (!values || !index || !cache)
         return false;
     const bool oneIndex = index->ne[1] == 1 && index->ne[2] == 1 && index->ne[3] == 1 &&
-                          (index->type == GGML_TYPE_I64 || index->type == GGML_TYPE_I32);
+        (index->type == GGML_TYPE_I64 || index->type == GGML_TYPE_I32);
     const bool twoDims = node->ne[2] == 1 && node->ne[3] == 1 && values->ne[2] == 1 && values->ne[3] == 1;
     const bool rows = size_t(node->nb[1]) * size_t(node->ne[1]) == api.nbytes(node); // whole rows, packed
     // A transposed V cache (flash attention off) is written one element a row, an index entry

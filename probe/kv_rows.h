@@ -15,10 +15,10 @@
 
 namespace llmscope::probe {
 
-inline constexpr const char *kKvRowsAttr = "llmscope_kv_rows";           // "written": the rows alone
-inline constexpr const char *kKvCellsAttr = "llmscope_kv_cells";         // the cache rows, comma-joined
+inline constexpr const char *kKvRowsAttr = "llmscope_kv_rows"; // "written": the rows alone
+inline constexpr const char *kKvCellsAttr = "llmscope_kv_cells"; // the cache rows, comma-joined
 inline constexpr const char *kKvPositionsAttr = "llmscope_kv_positions"; // their tokens' positions
-inline constexpr const char *kKvTypeAttr = "llmscope_kv_type";           // the cache's ggml type
+inline constexpr const char *kKvTypeAttr = "llmscope_kv_type"; // the cache's ggml type
 
 // Whether node is a SET_ROWS into the KV cache whose written rows can be read back: a 2-D
 // cache of whole rows, a 1-D index of I32/I64 cells, and a type ggml can turn into floats.

@@ -39,8 +39,8 @@ LiveChannel::~LiveChannel()
 void LiveChannel::wake()
 {
     const char c = 1;
-    if (m_wakePipe[1] >= 0)
-        [[maybe_unused]] auto n = ::write(m_wakePipe[1], &c, 1); // full pipe: a wake is pending anyway
+    if (m_wakePipe[1] >= 0) [[maybe_unused]]
+        auto n = ::write(m_wakePipe[1], &c, 1); // full pipe: a wake is pending anyway
 }
 
 void LiveChannel::queued(std::unique_lock<std::mutex> &lock)

@@ -27,8 +27,8 @@ public:
     LiveChannel(std::string socketPath, live::Hello hello, Warn warn);
     ~LiveChannel(); // sends what it can for a moment, then closes
 
-    void send(live::Message m);          // never dropped (topology, ack, warning)
-    void sendRound(live::Message m);     // Round, RoundStats: dropped oldest first when the app falls behind
+    void send(live::Message m); // never dropped (topology, ack, warning)
+    void sendRound(live::Message m); // Round, RoundStats: dropped oldest first when the app falls behind
     void sendCounters(const live::Counters &c); // coalesced: fields only grow
     // The latest selection the app sent, once; nothing when there is none new.
     std::optional<live::Select> takeSelect();
@@ -42,7 +42,7 @@ private:
     bool connectSocket();
     void close(const std::string &why); // the channel thread's: stop talking, warn once
     bool nextLine(std::string &out); // under m_mutex: the next message to send, encoded
-    void wake();                     // the channel thread, from poll
+    void wake(); // the channel thread, from poll
     void queued(std::unique_lock<std::mutex> &lock); // after queueing: unlocks, wakes when idle
 
     const std::string m_path;

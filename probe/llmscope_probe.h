@@ -55,9 +55,8 @@ LLMSCOPE_PROBE_API int llmscope_probe_wants(const char *op_path, int before, int
  * before (before=1) or after execution. dims are outermost first; bytes must equal the
  * product of dims times the element size. Returns 1 when queued, 0 when not selected, -1 on
  * bad arguments. */
-LLMSCOPE_PROBE_API int llmscope_probe_tensor(const char *op_path, int before, int input, int index,
-                                                int dtype, const int64_t *dims, int ndims, const void *data,
-                                                size_t bytes);
+LLMSCOPE_PROBE_API int llmscope_probe_tensor(const char *op_path, int before, int input, int index, int dtype,
+                                             const int64_t *dims, int ndims, const void *data, size_t bytes);
 
 /* Version 2: what runs an operation and with which parameters, for msit's op and kernel info
  * (--type op kernel: operation_io_tensors/ and kernel_io_tensors/ rows, which the tensors

@@ -41,7 +41,7 @@ std::string opInputsJson(const ggml_tensor *t)
             if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20)
                 name += c;
         s += std::string(k ? "," : "") + "{\"name\":\"" + name + "\",\"type\":\"" + api.typeName(in->type) +
-             "\",\"ne\":[" + ne + "],\"nb\":[" + nb + "],\"weight\":" + (isWeight(in) ? "true" : "false") + "}";
+            "\",\"ne\":[" + ne + "],\"nb\":[" + nb + "],\"weight\":" + (isWeight(in) ? "true" : "false") + "}";
     }
     return s + "]";
 }

@@ -93,10 +93,12 @@ std::string opParamsJson(const std::string &type, const ggml_tensor *t)
         size_t offset;
         std::memcpy(&offset, t->op_params, sizeof offset);
         j.i("offset", int64_t(offset));
-        j.add("nb", "[" + std::to_string(t->nb[1]) + "," + std::to_string(t->nb[2]) + "," + std::to_string(t->nb[3]) + "]");
+        j.add("nb",
+              "[" + std::to_string(t->nb[1]) + "," + std::to_string(t->nb[2]) + "," + std::to_string(t->nb[3]) + "]");
     } else if (type == "PERMUTE") {
-        j.add("axes", "[" + std::to_string(i32(t, 0)) + "," + std::to_string(i32(t, 1)) + "," +
-                          std::to_string(i32(t, 2)) + "," + std::to_string(i32(t, 3)) + "]");
+        j.add("axes",
+              "[" + std::to_string(i32(t, 0)) + "," + std::to_string(i32(t, 1)) + "," + std::to_string(i32(t, 2)) +
+                  "," + std::to_string(i32(t, 3)) + "]");
     } else if (is(type, {"SWIGLU", "GEGLU", "REGLU", "GEGLU_ERF", "GEGLU_QUICK", "SWIGLU_OAI"})) {
         j.i("swapped", i32(t, 1));
         if (type == "SWIGLU_OAI") {

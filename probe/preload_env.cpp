@@ -34,9 +34,10 @@ bool isLauncher()
         return false;
     const std::string name = baseName(std::string(exe, size_t(n)));
     // Shells, and programs that run another one: wrappers, tracers and profilers.
-    for (const char *l : {"sh", "bash", "dash", "zsh", "ksh", "busybox", "env", "nohup", "timeout", "taskset",
-                          "numactl", "nice", "chrt", "stdbuf", "time", "setsid", "xargs", "valgrind", "gdb", "strace",
-                          "ltrace", "perf", "nsys", "ncu", "rr", "mpirun", "mpiexec", "srun", "xvfb-run"})
+    for (const char *l :
+         {"sh",      "bash", "dash", "zsh",    "ksh",  "busybox", "env",     "nohup",    "timeout", "taskset",
+          "numactl", "nice", "chrt", "stdbuf", "time", "setsid",  "xargs",   "valgrind", "gdb",     "strace",
+          "ltrace",  "perf", "nsys", "ncu",    "rr",   "mpirun",  "mpiexec", "srun",     "xvfb-run"})
         if (name == l || name.rfind(std::string(l) + ".", 0) == 0) // valgrind runs valgrind.bin
             return true;
     return false;

@@ -206,7 +206,11 @@ void Probe::noteRound(int64_t round, bool dumping, uint64_t opsSeen, uint64_t op
 {
     if (LiveChannel *l = live())
         l->sendRound(live::Round{round, topoKey, dumping,
-                                 dumping ? (inlineRead ? "inline" : wholeGraph ? "graph" : "node") : "", opsSelected});
+                                 dumping ? (inlineRead       ? "inline"
+                                                : wholeGraph ? "graph"
+                                                             : "node")
+                                         : "",
+                                 opsSelected});
     std::unique_lock note(m_statusMutex);
     ++m_status.rounds;
     if (dumping) {
@@ -346,7 +350,8 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
     for (int i = n - 1; i >= 0 && !outIds; --i) {
         ggml_tensor *node = api.graphNode(graph, i);
         ggml_tensor *o = node->op == GGML_OP_GET_ROWS ? node->src[1] : nullptr;
-        if (o && o->type == GGML_TYPE_I32 && (std::strcmp(o->name, "out_ids") == 0 || std::strcmp(o->name, "inp_out_ids") == 0))
+        if (o && o->type == GGML_TYPE_I32 &&
+            (std::strcmp(o->name, "out_ids") == 0 || std::strcmp(o->name, "inp_out_ids") == 0))
             outIds = o;
     }
     std::vector<int32_t> outputs;
@@ -366,7 +371,7 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
             warn("--follow-tokens: round " + std::to_string(round) + " takes " + std::to_string(ids.size()) +
                  " token(s), " +
                  (golden == m_goldenTokens.end() ? std::string("and golden recorded no such round")
-                                                  : "golden's took " + std::to_string(golden->second.tokens.size())) +
+                                                 : "golden's took " + std::to_string(golden->second.tokens.size())) +
                  "; the program's own tokens are used from this round on, so later rounds are not comparable");
         } else {
             api.tensorSet(tokens, golden->second.tokens.data(), 0, ids.size() * sizeof(int32_t));
@@ -375,7 +380,8 @@ std::shared_ptr<const std::vector<int32_t>> Probe::followTokens(int64_t round, g
             noteTokensReplaced();
         }
     }
-    m_writer->submitText(tokenRecordPath(::getpid(), round), tokenRecordJson(round, ids, replaced, positions, sequences, outputs));
+    m_writer->submitText(tokenRecordPath(::getpid(), round),
+                         tokenRecordJson(round, ids, replaced, positions, sequences, outputs));
     return positions.empty() ? nullptr : std::make_shared<const std::vector<int32_t>>(std::move(positions));
 }
 

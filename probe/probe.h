@@ -30,9 +30,9 @@ namespace llmscope::probe {
 
 // How a round is read, decided once when its graph compute is set up (prepareRound).
 enum class RoundRead : uint8_t {
-    None,       // the round is not dumped
+    None, // the round is not dumped
     AfterGraph, // its wanted tensors were kept as graph outputs: read once the whole graph ran
-    Inline,     // as ggml's CPU backend computes each node (inline_reader.h)
+    Inline, // as ggml's CPU backend computes each node (inline_reader.h)
     NodeByNode, // the scheduler asks the probe's eval callback about each selected node
 };
 
@@ -41,7 +41,7 @@ enum class RoundRead : uint8_t {
 struct RoundMode {
     RoundRead read = RoundRead::None;
     bool profile = false; // cpu_profiling: every node asked for and timed
-    bool watch = false;   // --watch: every node asked for, the watched outputs re-read after each
+    bool watch = false; // --watch: every node asked for, the watched outputs re-read after each
     bool dumping() const { return read != RoundRead::None; }
     bool everyNode() const { return profile || watch; }
     // Whether the probe's code touches the state on the computing thread during the graph.
@@ -63,35 +63,35 @@ struct SchedState {
     uint64_t topoKey = 0;
     std::shared_ptr<const CapturePlan> plan;
     const Selection *planSelection = nullptr; // the selection the plan was built for
-    uint64_t planAlloc = ~0ull;   // the allocation it was built after (aliases use addresses)
-    uint64_t allocs = 0;          // graphs allocated through the scheduler so far
-    uint64_t keptAlloc = ~0ull;   // the allocation whose wanted tensors were marked as outputs
+    uint64_t planAlloc = ~0ull; // the allocation it was built after (aliases use addresses)
+    uint64_t allocs = 0; // graphs allocated through the scheduler so far
+    uint64_t keptAlloc = ~0ull; // the allocation whose wanted tensors were marked as outputs
     const Selection *keptSelection = nullptr;
-    CopySources copySources;      // kept on several backends: the scheduler's copies of inputs, to their sources
-    bool computeOpen = false;     // inside the scheduler's compute (an allocation there is ggml's own)
+    CopySources copySources; // kept on several backends: the scheduler's copies of inputs, to their sources
+    bool computeOpen = false; // inside the scheduler's compute (an allocation there is ggml's own)
     int64_t round = -1;
-    RoundMode mode;               // this round's, fixed from its set-up to its end
+    RoundMode mode; // this round's, fixed from its set-up to its end
     // The thread between this round's set-up and end: set under mutex, cleared by that thread
     // (release) once it no longer touches the state; read by the exit handler (acquire).
     std::atomic<std::thread::id> computing{};
-    int inlineNext = 0;           // inline: the first node no backend compute has covered yet
-    bool inlineFailed = false;    // inline: the round cannot be read (nothing taken is valid)
-    bool inlineStopped = false;   // inline: the graph stopped early (host callback, failure)
-    int cancelledAfter = -1;      // post rounds: the host's callback stopped the graph after this node
+    int inlineNext = 0; // inline: the first node no backend compute has covered yet
+    bool inlineFailed = false; // inline: the round cannot be read (nothing taken is valid)
+    bool inlineStopped = false; // inline: the graph stopped early (host callback, failure)
+    int cancelledAfter = -1; // post rounds: the host's callback stopped the graph after this node
     std::shared_ptr<const Selection> selection; // fixed for the round
-    std::vector<char> hostAsked;  // per node: the host asked for it too
-    int asked = 0;                // nodes the probe asks for this round (node by node)
-    int lastAsked = -1;           // the last of them: the round is handed over after it
-    int cursor = -1;              // the node the scheduler asked about or reported last
-    std::vector<int> watched;     // node indices of the watched ops
+    std::vector<char> hostAsked; // per node: the host asked for it too
+    int asked = 0; // nodes the probe asks for this round (node by node)
+    int lastAsked = -1; // the last of them: the round is handed over after it
+    int cursor = -1; // the node the scheduler asked about or reported last
+    std::vector<int> watched; // node indices of the watched ops
     std::vector<uint64_t> watchHash; // per watched: its output's hash once computed (0: not yet)
-    std::vector<int> changedAfter;   // per watched: the first node after which it changed, -1 none
+    std::vector<int> changedAfter; // per watched: the first node after which it changed, -1 none
     std::vector<int64_t> profAsked, profNs; // per node: when asked (steady ns), how long it ran
-    RoundCapture capture;         // this round's tensors
-    DevicePrefetch prefetch;      // after the whole graph: its device tensors, fetched in one go
+    RoundCapture capture; // this round's tensors
+    DevicePrefetch prefetch; // after the whole graph: its device tensors, fetched in one go
     std::unordered_set<uint64_t> weightsSent; // weights the writer has had (statistics or payload)
     const GraphTopology *liveTopo = nullptr; // the topology last looked at for the live channel
-    uint64_t liveKey = 0;         // and its key there (the ops' ids, names, types and shapes)
+    uint64_t liveKey = 0; // and its key there (the ops' ids, names, types and shapes)
     ggml_threadpool_t pool = nullptr;
     int poolThreads = 0;
     std::vector<FusedChain> chains; // --keep-fusion: the chains the plan leaves whole
@@ -163,7 +163,7 @@ public:
                                                              std::vector<int32_t> &sequences);
     void noteTokensReplaced(); // from any thread
     void noteWatchChange(const std::string &what); // from any thread
-    void noteModel(const std::string &path);       // from any thread: a model file the program loaded
+    void noteModel(const std::string &path); // from any thread: a model file the program loaded
     void noteBackends(const std::vector<std::string> &names); // from any thread: backends that computed a dumped round
     void noteStateCopy(StateCopy copy); // from any thread: a copy into the KV cache outside any graph
     void noteContext(std::vector<std::string> settings); // from any thread: what a new graph says of its context
@@ -191,7 +191,7 @@ private:
     std::string m_configError;
     bool m_liveStarted = false;
     std::map<int64_t, TokenRecord> m_goldenTokens; // --follow-tokens
-    bool m_following = false;                     // until a round's token count differs
+    bool m_following = false; // until a round's token count differs
 
     // Under m_statusMutex, which is taken last (never while waiting for another lock).
     std::mutex m_statusMutex;

@@ -35,13 +35,20 @@ ProbeConfig readProbeConfig()
         return c;
     try {
         for (const auto &t : split(env("LLMSCOPE_TYPE").empty() ? "tensor" : env("LLMSCOPE_TYPE"), ',')) {
-            if (t == "tensor") c.tensors = true;
-            else if (t == "stats") c.stats = true;
-            else if (t == "model" || t == "layer" || t == "onnx") c.topology = true; // onnx: made from it
-            else if (t == "op") c.opInfo = true;
-            else if (t == "kernel") c.kernelInfo = true;
-            else if (t == "cpu_profiling") c.cpuProfiling = true;
-            else throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
+            if (t == "tensor")
+                c.tensors = true;
+            else if (t == "stats")
+                c.stats = true;
+            else if (t == "model" || t == "layer" || t == "onnx")
+                c.topology = true; // onnx: made from it
+            else if (t == "op")
+                c.opInfo = true;
+            else if (t == "kernel")
+                c.kernelInfo = true;
+            else if (t == "cpu_profiling")
+                c.cpuProfiling = true;
+            else
+                throw Error("LLMSCOPE_TYPE: the probe does not write '" + t + "'");
         }
         // msit: "stats" means the statistics only, with or without "tensor"; llmscope's
         // extension keeps the payload and adds the statistics to its header.
@@ -60,9 +67,12 @@ ProbeConfig readProbeConfig()
         c.threadpool = env("LLMSCOPE_THREADPOOL") != "0";
         c.sketch = env("LLMSCOPE_SKETCH") != "0";
         const std::string read = env("LLMSCOPE_READ");
-        if (read == "graph") c.read = ReadMode::Graph;
-        else if (read == "node") c.read = ReadMode::Node;
-        else if (read == "inline") c.read = ReadMode::Inline;
+        if (read == "graph")
+            c.read = ReadMode::Graph;
+        else if (read == "node")
+            c.read = ReadMode::Node;
+        else if (read == "inline")
+            c.read = ReadMode::Inline;
         else if (!read.empty() && read != "auto")
             throw Error("LLMSCOPE_READ must be auto, inline, graph or node, not '" + read + "'");
         const std::string level = env("LLMSCOPE_LOG_LEVEL");

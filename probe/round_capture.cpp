@@ -109,8 +109,9 @@ void RoundCapture::takeStats(uint32_t k)
     // A weight a program trains (ggml's PARAM flag) changes: read now, as other tensors are.
     const ggml_tensor *root = it.tensor->view_src ? it.tensor->view_src : it.tensor;
     if (it.kind == ItemKind::Weight && it.direct && it.tensor->buffer && !(root->flags & GGML_TENSOR_FLAG_PARAM)) {
-        const WeightReads::Read r{it.tensor->buffer, static_cast<const uint8_t *>(it.tensor->data), it.header.dtype,
-                                  it.elements, it.bytes, m_round.plan->sketch};
+        const WeightReads::Read r{it.tensor->buffer, static_cast<const uint8_t *>(it.tensor->data),
+                                  it.header.dtype,   it.elements,
+                                  it.bytes,          m_round.plan->sketch};
         m_round.weightReads.emplace_back(k, WeightReads::get().add(r));
         return;
     }
@@ -124,8 +125,8 @@ void RoundCapture::takeStats(uint32_t k)
         // float16 or bfloat16 rows, widened exactly: their statistics on float32's fast path
         m_floats.resize(size_t(it.elements));
         decodeToFloat(it.header.dtype, m_scratch.data(), 0, it.elements, m_floats.data());
-        m_round.stats[k] = computeStats(0, reinterpret_cast<const uint8_t *>(m_floats.data()), it.elements,
-                                        m_round.plan->sketch);
+        m_round.stats[k] =
+            computeStats(0, reinterpret_cast<const uint8_t *>(m_floats.data()), it.elements, m_round.plan->sketch);
         return;
     }
     const uint8_t *data = static_cast<const uint8_t *>(it.tensor->data);

@@ -18,7 +18,7 @@
 namespace llmscope::probe {
 
 struct CapturedRound {
-    static constexpr uint64_t kNotTaken = ~0ull;  // not reached (a graph stopped early)
+    static constexpr uint64_t kNotTaken = ~0ull; // not reached (a graph stopped early)
     static constexpr uint64_t kNoPayload = ~1ull; // taken without a payload: a header, statistics
     int64_t round = 0;
     std::shared_ptr<const CapturePlan> plan;
@@ -72,7 +72,7 @@ private:
     int sameBytes(const PlanItem &it) const;
     CapturedRound m_round;
     std::vector<uint8_t> m_scratch; // a tensor outside host memory, for its statistics
-    std::vector<float> m_floats;    // a cache write's float16 rows, widened for theirs
+    std::vector<float> m_floats; // a cache write's float16 rows, widened for theirs
     bool m_post = false, m_batches = false, m_stats = false, m_shareLive = false;
     uint64_t m_used = 0, m_left = 0, m_taken = 0;
     const DevicePrefetch *m_prefetch = nullptr;

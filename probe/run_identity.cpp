@@ -79,8 +79,8 @@ std::string hostId()
 
 std::vector<std::string> steeringEnvironment()
 {
-    static const char *const prefixes[] = {"GGML_", "LLAMA_", "OMP_", "GOMP_", "KMP_", "VK_", "MESA_", "RADV_",
-                                           "CUDA_", "HIP_", "ROCR_", "OPENBLAS_", "MKL_", "ZES_", "SYCL_"};
+    static const char *const prefixes[] = {"GGML_", "LLAMA_", "OMP_",  "GOMP_",     "KMP_", "VK_",  "MESA_", "RADV_",
+                                           "CUDA_", "HIP_",   "ROCR_", "OPENBLAS_", "MKL_", "ZES_", "SYCL_"};
     // and the ones the user named (llmscope dump --record-env A,B)
     std::vector<std::string> named;
     if (const char *list = std::getenv("LLMSCOPE_RECORD_ENV"))
@@ -127,7 +127,7 @@ std::vector<LoadedObject> loadedObjects()
                 return 0;
             LoadedObject o;
             o.path = path;
-            struct stat st{};
+            struct stat st {};
             o.bytes = ::stat(path, &st) == 0 ? uint64_t(st.st_size) : 0;
             o.buildId = buildId(info);
             static_cast<std::vector<LoadedObject> *>(out)->push_back(std::move(o));

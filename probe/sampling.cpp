@@ -31,7 +31,8 @@ void note(const std::string &setting)
 }
 
 // The real function, looked up once.
-template <typename Fn> Fn real(const char *name)
+template <typename Fn>
+Fn real(const char *name)
 {
     return reinterpret_cast<Fn>(findRealSymbol(name));
 }
@@ -50,8 +51,8 @@ using namespace llmscope::probe;
 // between versions (penalties, and grammar's strings) would hand a program built against another
 // version something else than it passed. Those, and the later xtc and top_n_sigma, are not
 // recorded.
-#define LLMSCOPE_SAMPLER(NAME, PARAMS, ARGS, WORDS)                                                                   \
-    LLMSCOPE_EXPORT llama_sampler *llama_sampler_init_##NAME PARAMS                                                   \
+#define LLMSCOPE_SAMPLER(NAME, PARAMS, ARGS, WORDS)                                                                    \
+    LLMSCOPE_EXPORT llama_sampler *llama_sampler_init_##NAME PARAMS                                                    \
     {                                                                                                                  \
         using Fn = llama_sampler *(*)PARAMS;                                                                           \
         static const Fn f = real<Fn>("llama_sampler_init_" #NAME);                                                     \
@@ -64,8 +65,10 @@ using namespace llmscope::probe;
 LLMSCOPE_SAMPLER(greedy, (void), (), std::string("greedy"))
 LLMSCOPE_SAMPLER(dist, (uint32_t seed), (seed), "dist seed " + std::to_string(seed))
 LLMSCOPE_SAMPLER(top_k, (int32_t k), (k), "top_k " + std::to_string(k))
-LLMSCOPE_SAMPLER(top_p, (float p, size_t min_keep), (p, min_keep), "top_p " + num(p) + " min_keep " + std::to_string(min_keep))
-LLMSCOPE_SAMPLER(min_p, (float p, size_t min_keep), (p, min_keep), "min_p " + num(p) + " min_keep " + std::to_string(min_keep))
+LLMSCOPE_SAMPLER(top_p, (float p, size_t min_keep), (p, min_keep),
+                 "top_p " + num(p) + " min_keep " + std::to_string(min_keep))
+LLMSCOPE_SAMPLER(min_p, (float p, size_t min_keep), (p, min_keep),
+                 "min_p " + num(p) + " min_keep " + std::to_string(min_keep))
 LLMSCOPE_SAMPLER(typical, (float p, size_t min_keep), (p, min_keep),
                  "typical " + num(p) + " min_keep " + std::to_string(min_keep))
 LLMSCOPE_SAMPLER(temp, (float t), (t), "temp " + num(t))
@@ -73,6 +76,7 @@ LLMSCOPE_SAMPLER(temp_ext, (float t, float delta, float exponent), (t, delta, ex
                  "temp_ext " + num(t) + " delta " + num(delta) + " exponent " + num(exponent))
 LLMSCOPE_SAMPLER(mirostat, (int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m),
                  (n_vocab, seed, tau, eta, m),
-                 "mirostat seed " + std::to_string(seed) + " tau " + num(tau) + " eta " + num(eta) + " m " + std::to_string(m))
+                 "mirostat seed " + std::to_string(seed) + " tau " + num(tau) + " eta " + num(eta) + " m " +
+                     std::to_string(m))
 LLMSCOPE_SAMPLER(mirostat_v2, (uint32_t seed, float tau, float eta), (seed, tau, eta),
                  "mirostat_v2 seed " + std::to_string(seed) + " tau " + num(tau) + " eta " + num(eta))

@@ -19,7 +19,10 @@
 namespace llmscope::probe {
 namespace {
 
-const ggml_tensor *baseOf(const ggml_tensor *t) { return t->view_src ? t->view_src : t; }
+const ggml_tensor *baseOf(const ggml_tensor *t)
+{
+    return t->view_src ? t->view_src : t;
+}
 
 // Which of its cache's streams a view is (a cache of several streams: [width, cells, streams]).
 int64_t streamOf(const ggml_tensor *view)
@@ -87,8 +90,8 @@ LLMSCOPE_EXPORT void ggml_backend_tensor_copy(const ggml_tensor *src, ggml_tenso
         return; // cannot happen in a program that calls it: its ggml defines it
     real(src, dst);
     Probe &p = Probe::get();
-    if (!p.active() || !src || !dst || src == dst || !ggml().complete() || !layoutMatches(dst) ||
-        !layoutMatches(src) || !isKvCache(dst))
+    if (!p.active() || !src || !dst || src == dst || !ggml().complete() || !layoutMatches(dst) || !layoutMatches(src) ||
+        !isKvCache(dst))
         return;
     try {
         llmscope::StateCopy c = describe(src, dst);

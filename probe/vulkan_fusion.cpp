@@ -22,12 +22,10 @@
 #include <array>
 #include <span>
 
-
 namespace llmscope::probe {
 namespace {
 
 using namespace fusion;
-
 
 // ggml_vk_can_fuse's RMS_NORM+MUL checks (and +ADD, +ADD+MUL): float32 throughout, a broadcast
 // only of the weight, rows contiguous; the residual and sum whole and packed; a post-scale one
@@ -73,7 +71,7 @@ bool mulMatVecId(const ggml_tensor *mmid)
 {
     const ggml_tensor *experts = mmid->src[0], *ids = mmid->src[2];
     return experts && ids && ids->ne[1] <= 8 &&
-           (experts->type == GGML_TYPE_F32 || experts->type == GGML_TYPE_F16 || quantized(experts->type));
+        (experts->type == GGML_TYPE_F32 || experts->type == GGML_TYPE_F16 || quantized(experts->type));
 }
 
 // ggml_vk_can_fuse's mmid_mul_ok: a product (or its bias) times each chosen expert's weight,
@@ -82,7 +80,7 @@ bool mulMatIdMulOk(const ggml_tensor *mmid, const ggml_tensor *product, const gg
 {
     const ggml_tensor *scale = mul->src[1];
     return scale && product == mul->src[0] && mulMatVecId(mmid) && product->type == scale->type && contiguous(scale) &&
-           scale->ne[0] == 1 && scale->ne[1] == mul->ne[1] && scale->ne[2] == 1 && scale->ne[3] == 1;
+        scale->ne[0] == 1 && scale->ne[1] == mul->ne[1] && scale->ne[2] == 1 && scale->ne[3] == 1;
 }
 
 // MUL_MAT_ID+ADD_ID: the chosen experts' biases added by the same ids, on the matrix-vector
@@ -91,7 +89,7 @@ bool mulMatIdAddIdOk(const ggml_tensor *mmid, const ggml_tensor *add)
 {
     const ggml_tensor *bias = add->src[1];
     return bias && mmid == add->src[0] && mulMatVecId(mmid) && mmid->type == bias->type && contiguous(bias) &&
-           mmid->src[2] == add->src[2];
+        mmid->src[2] == add->src[2];
 }
 
 // ggml_vk_can_fuse_rms_norm_mul_rope: packed tensors, normal or NeoX rotation, rows of at most
@@ -101,7 +99,7 @@ bool rmsNormMulRopeOk(const Graph &g, size_t i)
     const ggml_tensor *rms = g.node(i), *mul = g.node(i + 1), *rope = g.node(i + 2);
     const int mode = paramI32(rope, 2);
     return contiguous(rms) && contiguous(mul) && contiguous(rope) &&
-           (mode == GGML_ROPE_TYPE_NEOX || mode == 0 /* normal */) && mul->ne[0] <= 1024;
+        (mode == GGML_ROPE_TYPE_NEOX || mode == 0 /* normal */) && mul->ne[0] <= 1024;
 }
 
 // A SET_ROWS epilogue's checks (ggml_vk_can_fuse_rope_set_rows and _rms_norm_set_rows): the
@@ -115,7 +113,7 @@ bool setRowsEpilogueOk(const ggml_tensor *producer, const ggml_tensor *view, con
         setRows->nb[0] != (setRows->type == GGML_TYPE_F32 ? 4u : 2u))
         return false;
     return contiguous(view) && view->ne[0] == producer->ne[0] * producer->ne[1] && view->ne[1] == producer->ne[2] &&
-           view->ne[2] == 1 && view->ne[3] == 1 && elements(idx) == producer->ne[2];
+        view->ne[2] == 1 && view->ne[3] == 1 && elements(idx) == producer->ne[2];
 }
 
 bool ropeSetRowsOk(const Graph &g, size_t i)
@@ -133,7 +131,7 @@ bool rmsNormSetRowsOk(const Graph &g, size_t i)
 {
     const ggml_tensor *rms = g.node(i);
     return f32(rms) && f32(rms->src[0]) && rms->ne[3] == 1 && contiguous(rms->src[0]) &&
-           setRowsEpilogueOk(rms, g.node(i + 1), g.node(i + 2));
+        setRowsEpilogueOk(rms, g.node(i + 1), g.node(i + 2));
 }
 
 // ggml_vk_can_fuse_unary_mul: GELU, SIGMOID, SILU or SOFTPLUS times a tensor of its type that
@@ -144,7 +142,8 @@ bool unaryMulOk(const Graph &g, size_t i)
         return false;
     const ggml_tensor *unary = g.node(i), *mul = g.node(i + 1);
     const int op = paramI32(unary, 0);
-    if (op != GGML_UNARY_OP_GELU && op != GGML_UNARY_OP_SIGMOID && op != GGML_UNARY_OP_SILU && op != GGML_UNARY_OP_SOFTPLUS)
+    if (op != GGML_UNARY_OP_GELU && op != GGML_UNARY_OP_SIGMOID && op != GGML_UNARY_OP_SILU &&
+        op != GGML_UNARY_OP_SOFTPLUS)
         return false;
     if ((unary->type != GGML_TYPE_F32 && unary->type != GGML_TYPE_F16) || unary->type != mul->type)
         return false;
@@ -176,7 +175,7 @@ size_t multiAdd(const Graph &g, size_t i)
         }
     }
     static constexpr ggml_op kAdds[kMaxAdds] = {GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD,
-                                               GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD};
+                                                GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD, GGML_OP_ADD};
     while (n > 1 && !canFuse(g, i, kAdds, n))
         --n;
     return n > 1 ? n : 0;
@@ -198,29 +197,84 @@ struct TopkMoe {
     std::initializer_list<ggml_op> ops;
     std::initializer_list<std::array<int, 3>> edges;
     int ids, gating, argsort, getRows; // offsets; the weights are the last
-    ggml_unary_op unary;               // the gating's, when a UNARY
-    int bias = -1;                     // the ADD of the selection's bias, when one
+    ggml_unary_op unary; // the gating's, when a UNARY
+    int bias = -1; // the ADD of the selection's bias, when one
 };
 
 const TopkMoe kTopkMoe[] = {
     {{GGML_OP_SOFT_MAX, GGML_OP_RESHAPE, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE,
       GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
-     {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 1}, {4, 1, 3}, {5, 0, 4}, {6, 0, 5}, {7, 0, 6}, {8, 0, 5}, {8, 1, 7}, {9, 0, 8}},
-     3, 0, 2, 4, GGML_UNARY_OP_COUNT},
+     {{1, 0, 0},
+      {2, 0, 0},
+      {3, 0, 2},
+      {4, 0, 1},
+      {4, 1, 3},
+      {5, 0, 4},
+      {6, 0, 5},
+      {7, 0, 6},
+      {8, 0, 5},
+      {8, 1, 7},
+      {9, 0, 8}},
+     3,
+     0,
+     2,
+     4,
+     GGML_UNARY_OP_COUNT},
     {{GGML_OP_UNARY, GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE,
       GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
-     {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 3}, {5, 0, 1}, {5, 1, 4}, {6, 0, 5}, {7, 0, 6}, {8, 0, 7}, {9, 0, 6}, {9, 1, 8}, {10, 0, 9}},
-     4, 0, 3, 5, GGML_UNARY_OP_SIGMOID, 2},
+     {{1, 0, 0},
+      {2, 0, 0},
+      {3, 0, 2},
+      {4, 0, 3},
+      {5, 0, 1},
+      {5, 1, 4},
+      {6, 0, 5},
+      {7, 0, 6},
+      {8, 0, 7},
+      {9, 0, 6},
+      {9, 1, 8},
+      {10, 0, 9}},
+     4,
+     0,
+     3,
+     5,
+     GGML_UNARY_OP_SIGMOID,
+     2},
     {{GGML_OP_UNARY, GGML_OP_SQRT, GGML_OP_RESHAPE, GGML_OP_ADD, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS,
       GGML_OP_RESHAPE, GGML_OP_SUM_ROWS, GGML_OP_CLAMP, GGML_OP_DIV, GGML_OP_RESHAPE},
-     {{1, 0, 0}, {2, 0, 1}, {3, 0, 1}, {4, 0, 3}, {5, 0, 4}, {6, 0, 2}, {6, 1, 5}, {7, 0, 6}, {8, 0, 7}, {9, 0, 8}, {10, 0, 7}, {10, 1, 9}, {11, 0, 10}},
-     5, 0, 4, 6, GGML_UNARY_OP_SOFTPLUS, 3},
+     {{1, 0, 0},
+      {2, 0, 1},
+      {3, 0, 1},
+      {4, 0, 3},
+      {5, 0, 4},
+      {6, 0, 2},
+      {6, 1, 5},
+      {7, 0, 6},
+      {8, 0, 7},
+      {9, 0, 8},
+      {10, 0, 7},
+      {10, 1, 9},
+      {11, 0, 10}},
+     5,
+     0,
+     4,
+     6,
+     GGML_UNARY_OP_SOFTPLUS,
+     3},
     {{GGML_OP_SOFT_MAX, GGML_OP_RESHAPE, GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS},
      {{1, 0, 0}, {2, 0, 0}, {3, 0, 2}, {4, 0, 1}, {4, 1, 3}},
-     3, 0, 2, 4, GGML_UNARY_OP_COUNT},
+     3,
+     0,
+     2,
+     4,
+     GGML_UNARY_OP_COUNT},
     {{GGML_OP_ARGSORT, GGML_OP_VIEW, GGML_OP_GET_ROWS, GGML_OP_RESHAPE, GGML_OP_SOFT_MAX, GGML_OP_RESHAPE},
      {{1, 0, 0}, {2, 1, 1}, {3, 0, 2}, {4, 0, 3}, {5, 0, 4}},
-     1, 4, 0, 2, GGML_UNARY_OP_COUNT},
+     1,
+     4,
+     0,
+     2,
+     GGML_UNARY_OP_COUNT},
 };
 
 // The routing at node i, its length (with a trailing SCALE of the weights, as deepseek2 and
@@ -270,9 +324,16 @@ Pattern patternAt(const Graph &g, size_t i)
     const ggml_op op = g.node(i)->op;
     if (op == GGML_OP_ADD) {
         if (const size_t n = multiAdd(g, i)) {
-            static const char *kNames[] = {"", "", "ADD+ADD", "ADD+ADD+ADD", "ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD",
-                                           "ADD+ADD+ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD+ADD+ADD",
-                                           "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD", "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD"};
+            static const char *kNames[] = {"",
+                                           "",
+                                           "ADD+ADD",
+                                           "ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD",
+                                           "ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD+ADD"};
             return {n, kNames[n], std::vector<bool>(n, true)};
         }
         return {};
@@ -298,9 +359,11 @@ Pattern patternAt(const Graph &g, size_t i)
     }
     if (op == GGML_OP_RMS_NORM) {
         if (canFuseSubgraph(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {4}) &&
-            edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 3}}) && rmsNormMulRopeOk(g, i) && ropeSetRowsOk(g, i + 2))
+            edgesAre(g, i, {{1, 0, 0}, {2, 0, 1}, {3, 0, 2}, {4, 0, 3}}) && rmsNormMulRopeOk(g, i) &&
+            ropeSetRowsOk(g, i + 2))
             return {5, "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS", std::vector<bool>(5, false)};
-        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE}) && rmsNormMulOk(g, i, 3) && rmsNormMulRopeOk(g, i))
+        if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ROPE}) && rmsNormMulOk(g, i, 3) &&
+            rmsNormMulRopeOk(g, i))
             return {3, "RMS_NORM+MUL+ROPE", {false, true, true}};
         if (canFuse(g, i, {GGML_OP_RMS_NORM, GGML_OP_MUL, GGML_OP_ADD, GGML_OP_MUL}) && rmsNormMulOk(g, i, 4))
             return {4, "RMS_NORM+MUL+ADD+MUL", std::vector<bool>(4, true)};
@@ -323,7 +386,8 @@ Pattern patternAt(const Graph &g, size_t i)
     }
     if (op == GGML_OP_SSM_CONV) { // the convolution reads several tokens an output: not elementwise
         if (const size_t n = ssmConvSilu(g, i))
-            return n == 3 ? Pattern{3, "SSM_CONV+ADD+SILU", {false, true, true}} : Pattern{2, "SSM_CONV+SILU", {false, true}};
+            return n == 3 ? Pattern{3, "SSM_CONV+ADD+SILU", {false, true, true}}
+                          : Pattern{2, "SSM_CONV+SILU", {false, true}};
         return {};
     }
     if (op == GGML_OP_ROPE && canFuseSubgraph(g, i, {GGML_OP_ROPE, GGML_OP_VIEW, GGML_OP_SET_ROWS}, {2}) &&

@@ -69,7 +69,7 @@ bool readFile(const std::string &path, std::string &out)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    struct stat st{};
+    struct stat st {};
     bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && size_t(st.st_size) <= kLargestFile;
     if (ok) {
         out.resize(size_t(st.st_size));
@@ -97,7 +97,7 @@ bool makeFolders(const std::string &path)
         if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
             return false;
     }
-    struct stat st{};
+    struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -153,11 +153,10 @@ std::optional<WeightCacheEntries> parseWeightCache(const std::string &text)
         uint64_t offset, bytes, elements, dtype, sketch;
         TensorStats s;
         bool ok = unsignedOf(f[0], offset) && unsignedOf(f[1], bytes) && unsignedOf(f[2], elements) &&
-                  unsignedOf(f[3], dtype) && dtype <= 1000 && unsignedOf(f[4], sketch) && sketch <= 1 &&
-                  unsignedOf(f[5], s.count) && doubleOf(f[6], s.max) && doubleOf(f[7], s.min) &&
-                  doubleOf(f[8], s.mean) && doubleOf(f[9], s.l2norm) && unsignedOf(f[10], s.nanCount) &&
-                  unsignedOf(f[11], s.infCount) && unsignedOf(f[12], s.zeroCount) && f[13].size() == 16 &&
-                  unsignedOf(f[13], s.digest, 16);
+            unsignedOf(f[3], dtype) && dtype <= 1000 && unsignedOf(f[4], sketch) && sketch <= 1 &&
+            unsignedOf(f[5], s.count) && doubleOf(f[6], s.max) && doubleOf(f[7], s.min) && doubleOf(f[8], s.mean) &&
+            doubleOf(f[9], s.l2norm) && unsignedOf(f[10], s.nanCount) && unsignedOf(f[11], s.infCount) &&
+            unsignedOf(f[12], s.zeroCount) && f[13].size() == 16 && unsignedOf(f[13], s.digest, 16);
         if (!ok)
             return std::nullopt;
         if (f[14] != "-") {
@@ -210,8 +209,8 @@ std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint6
         unsigned major = 0, minor = 0;
         char perms[8] = {};
         int pathAt = 0;
-        if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %n", &begin, &end, perms, &offset,
-                        &major, &minor, &inode, &pathAt) < 7)
+        if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %n", &begin, &end, perms, &offset, &major,
+                        &minor, &inode, &pathAt) < 7)
             continue;
         if (at < begin || at >= end)
             continue;
@@ -221,7 +220,7 @@ std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint6
         std::string path(line + pathAt);
         while (!path.empty() && path.back() == '\n')
             path.pop_back();
-        struct stat st{};
+        struct stat st {};
         if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != ino_t(inode) ||
             ::major(st.st_dev) != major || ::minor(st.st_dev) != minor)
             break; // replaced or removed since it was mapped

@@ -282,7 +282,9 @@ void WriterThread::execute(Job &job)
                 st = computeStats(t.tensor, t.sketch);
             else if (!t.statsOnly)
                 st = statsFromAttrs(t.tensor);
-            addCsvLine(t.round, statisticRowParts(csvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor)), st);
+            addCsvLine(t.round,
+                       statisticRowParts(csvRow(t.round, t.folders, t.opType, t.before, t.input, t.index, t.tensor)),
+                       st);
         } else if (job.kind == 0) {
             TensorJob &t = job.tensor;
             if (t.addStats && t.tensor.hasData)
@@ -298,7 +300,8 @@ void WriterThread::execute(Job &job)
         } else if (job.kind == 4) {
             if (const auto st = computeStats(job.tensor.tensor)) {
                 job.output.stats = *st;
-                m_writer.writeText(outputRecordPath(::getpid(), job.tensor.round), outputRecordJson(job.tensor.round, job.output));
+                m_writer.writeText(outputRecordPath(::getpid(), job.tensor.round),
+                                   outputRecordJson(job.tensor.round, job.output));
             }
         } else {
             flushCsv(true);
@@ -352,7 +355,8 @@ std::vector<char> WriterThread::nanInfNodes(const CapturedRound &r, PayloadStats
         } else if (at != CapturedRound::kNoPayload && !it.header.attr(kEngineDTypeAttr).has_value()) {
             auto [known, added] = byPayload.try_emplace(at);
             if (added)
-                known->second = computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), r.plan->sketch);
+                known->second =
+                    computeStats(it.header.dtype, r.arena.data() + at, it.header.elementCount(), r.plan->sketch);
             st = known->second;
         }
         if (st && st->nanCount + st->infCount > 0) {
@@ -442,12 +446,13 @@ void WriterThread::writeItem(const CapturedRound &r, size_t k, const std::option
         }
         auto &parts = m_rowParts[k];
         if (!parts)
-            parts = statisticRowParts(csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input,
-                                             it.index, h));
+            parts = statisticRowParts(
+                csvRow(r.round, folders, topo.nodes[size_t(it.node)].type, it.before, it.input, it.index, h));
         addCsvLine(r.round, *parts, st);
         return;
     }
-    const uint8_t *data = it.kind != ItemKind::Header && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
+    const uint8_t *data =
+        it.kind != ItemKind::Header && at != CapturedRound::kNoPayload ? r.arena.data() + at : nullptr;
     Tensor t = h;
     if (it.kvSkipped) {
         t.setAttr("llmscope_skipped", "kv_cache");
@@ -492,8 +497,8 @@ void WriterThread::executeRound(CapturedRound &r)
         try {
             const std::optional<TensorStats> st = itemStats(r, k, byPayload);
             if (st && m_roundWritten && !it.input && !it.before)
-                opStats.push_back({topo.nodes[size_t(it.node)].id, st->max, st->min, st->mean, st->l2norm,
-                                   st->nanCount, st->infCount});
+                opStats.push_back({topo.nodes[size_t(it.node)].id, st->max, st->min, st->mean, st->l2norm, st->nanCount,
+                                   st->infCount});
             writeItem(r, k, st);
         } catch (const std::exception &e) {
             if (m_warn)

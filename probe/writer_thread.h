@@ -35,10 +35,10 @@ struct TensorJob {
     int index = 0;
     Tensor tensor;
     bool statsOnly = false; // compute statistics from the payload, then write the header only
-    bool addStats = false;  // payload kept, statistics added as attributes (tensor + stats)
-    bool sketch = true;     // the statistics with their error sketch
-    bool csv = false;       // statistics go to the round's statistic.csv instead of a file
-    std::string opType;     // for the CSV row
+    bool addStats = false; // payload kept, statistics added as attributes (tensor + stats)
+    bool sketch = true; // the statistics with their error sketch
+    bool csv = false; // statistics go to the round's statistic.csv instead of a file
+    std::string opType; // for the CSV row
 };
 
 class WriterThread {
@@ -91,7 +91,6 @@ public:
     // the first round.
     void setNanInfOnly(bool on) { m_nanInfOnly = on; }
 
-
 private:
     struct Job {
         int kind = 0; // 0 tensor, 1 text, 2 status, 3 round, 4 a round's result
@@ -114,8 +113,8 @@ private:
     std::optional<TensorStats> readWeight(const CapturedRound &r, size_t k);
     void writeItem(const CapturedRound &r, size_t k, const std::optional<TensorStats> &st);
     void setCellAttrs(const CapturedRound &r, size_t k, Tensor &t) const;
-    StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType,
-                        bool before, bool input, int index, const Tensor &header) const;
+    StatisticRow csvRow(int64_t round, const std::vector<std::string> &folders, const std::string &opType, bool before,
+                        bool input, int index, const Tensor &header) const;
     void addCsvLine(int64_t round, const StatisticRowParts &parts, const std::optional<TensorStats> &stats);
     // Writes every pending round's statistic.csv and forgets it; keepNewest: not the newest.
     void flushCsv(bool keepNewest);
@@ -130,8 +129,8 @@ private:
     std::deque<Job> m_queue;
     uint64_t m_queued = 0;
     bool m_busy = false, m_stop = false, m_sleeping = false;
-    std::thread::id m_onlyFrom;          // set at exit: the one thread still heard
-    std::deque<int64_t> m_wholeRounds;   // the rounds whose last part was taken, newest last
+    std::thread::id m_onlyFrom; // set at exit: the one thread still heard
+    std::deque<int64_t> m_wholeRounds; // the rounds whose last part was taken, newest last
     uint64_t m_csvRows = 0;
     std::map<int64_t, std::string> m_csv; // round -> rows not yet final (writer thread only)
     // A written round's text, kept for the next round: its memory is reused rather than given
@@ -140,8 +139,8 @@ private:
     int64_t m_lastCsvWritten = -1; // the newest round whose statistic.csv this process wrote
     // The fixed parts of each plan item's CSV row, for the plan they were built from.
     std::shared_ptr<const CapturePlan> m_rowsPlan;
-    bool m_nanInfOnly = false;        // set before the thread sees a round; then read there only
-    uint64_t m_nanInfRounds = 0;      // the writer thread's
+    bool m_nanInfOnly = false; // set before the thread sees a round; then read there only
+    uint64_t m_nanInfRounds = 0; // the writer thread's
     int64_t m_nanInfLastRound = -1;
     std::vector<std::string> m_nanInfFirst;
     std::map<std::string, std::string> m_drivers; // a driver library's path: its version (the writer's alone)

@@ -24,10 +24,10 @@ struct Chain {
 };
 
 struct ChainDumpOptions {
-    bool statsOnly = false;           // statistics in the headers, no payload (--type stats)
-    bool scaled = false;              // the error as a scale, base * (1 + rel): statistics see it whole
-    std::optional<size_t> onlyOp;     // -ids: that op's tensors alone
-    bool noSketch = false;            // statistics without their sketch (as before sketches)
+    bool statsOnly = false; // statistics in the headers, no payload (--type stats)
+    bool scaled = false; // the error as a scale, base * (1 + rel): statistics see it whole
+    std::optional<size_t> onlyOp; // -ids: that op's tensors alone
+    bool noSketch = false; // statistics without their sketch (as before sketches)
     // Changes op k's output values after they are made (and so its successor's input).
     std::function<void(size_t k, std::vector<float> &)> change;
 };
@@ -50,9 +50,9 @@ inline std::vector<float> chainValues(size_t k, double r, bool scaled)
 }
 
 // Writes the chain's dump (round 0, pid 7) under dir; the msit_dump_* folder.
-inline std::string writeChain(const std::string &dir, const Chain &c, const std::function<double(size_t)> &rel,
-                              const std::function<double(size_t)> &wrel = [](size_t) { return 0.0; },
-                              const ChainDumpOptions &opt = {})
+inline std::string writeChain(
+    const std::string &dir, const Chain &c, const std::function<double(size_t)> &rel,
+    const std::function<double(size_t)> &wrel = [](size_t) { return 0.0; }, const ChainDumpOptions &opt = {})
 {
     llmscope::DumpWriter w(writerOptions(dir));
     auto tensor = [&](const std::vector<float> &v) {

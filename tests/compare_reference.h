@@ -8,7 +8,9 @@
 
 namespace testing {
 
-struct Reference { long double cosine, maxRel, meanRel, maxAbs, meanAbs, kl, red; };
+struct Reference {
+    long double cosine, maxRel, meanRel, maxAbs, meanAbs, kl, red;
+};
 
 // The definitions written out plainly, in long double.
 inline Reference reference(const std::vector<float> &g, const std::vector<float> &m)
@@ -41,8 +43,7 @@ inline Reference reference(const std::vector<float> &g, const std::vector<float>
         kl += std::exp(lpg) * (lpg - lpm);
     }
     const long double n = g.size();
-    return {dot / std::sqrt(gg * mm), maxRel, sumRel / n, maxAbs, sumAbs / n, std::max(kl, 0.0L),
-            std::sqrt(d2 / gg)};
+    return {dot / std::sqrt(gg * mm), maxRel, sumRel / n, maxAbs, sumAbs / n, std::max(kl, 0.0L), std::sqrt(d2 / gg)};
 }
 
 } // namespace testing

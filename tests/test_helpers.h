@@ -122,8 +122,7 @@ inline std::string writeReplayDump(const std::string &outDir)
         w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 0, f32Tensor({32, 64}, a));
         w.writeTensor(0, 5, 0, {"0_Layer", folder}, true, true, 1, f32Tensor({8, 64}, b));
         w.writeTensor(0, 5, 0, {"0_Layer", folder}, false, false, 0, f32Tensor({8, 32}, values));
-        w.writeText("tensors/0_5/0/0_Layer/" + folder + "/op_param.json",
-                    R"({"id":"0_0","op":"MUL_MAT","param":{}})");
+        w.writeText("tensors/0_5/0/0_Layer/" + folder + "/op_param.json", R"({"id":"0_0","op":"MUL_MAT","param":{}})");
     }
     w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, true, true, 0, f32Tensor({2}, {3, 4}));
     w.writeTensor(0, 5, 0, {"0_Layer", "3_RMS_NORM"}, false, false, 0, f32Tensor({2}, {0.6f, 0.8f}));
@@ -139,25 +138,26 @@ inline std::string writeReplayDump(const std::string &outDir)
 inline bool indexedScanMatchesWalk(const std::string &root, std::string &why)
 {
     const llmscope::DumpIndex walked = llmscope::scanDump(root);
-    const llmscope::DumpIndex indexed = llmscope::scanDumpByRound(root, [](const llmscope::DumpIndex &) { return true; });
+    const llmscope::DumpIndex indexed =
+        llmscope::scanDumpByRound(root, [](const llmscope::DumpIndex &) { return true; });
     if (walked.tensors.size() != indexed.tensors.size()) {
         why = std::to_string(indexed.tensors.size()) + " tensors listed, " + std::to_string(walked.tensors.size()) +
-              " walked";
+            " walked";
         return false;
     }
     auto stats = [](const llmscope::TensorRecord &t) {
-        return t.stats ? std::vector<double>{double(t.stats->count), t.stats->max, t.stats->min, t.stats->mean,
-                                             t.stats->l2norm}
-                       : std::vector<double>{};
+        return t.stats
+            ? std::vector<double>{double(t.stats->count), t.stats->max, t.stats->min, t.stats->mean, t.stats->l2norm}
+            : std::vector<double>{};
     };
     for (size_t i = 0; i < walked.tensors.size(); ++i) {
         const auto &a = walked.tensors[i], &b = indexed.tensors[i];
         const bool same = a.path == b.path && a.device == b.device && a.pid == b.pid && a.exec == b.exec &&
-                          a.opId == b.opId && a.opFolders == b.opFolders && a.opName == b.opName &&
-                          a.before == b.before && a.input == b.input && a.index == b.index && a.param == b.param &&
-                          a.dtype == b.dtype && a.format == b.format && a.dims == b.dims && a.hasData == b.hasData &&
-                          a.dataBytes == b.dataBytes && a.dataOffset == b.dataOffset && a.engineType == b.engineType &&
-                          a.engineDims == b.engineDims && stats(a) == stats(b) && b.headerRead;
+            a.opId == b.opId && a.opFolders == b.opFolders && a.opName == b.opName && a.before == b.before &&
+            a.input == b.input && a.index == b.index && a.param == b.param && a.dtype == b.dtype &&
+            a.format == b.format && a.dims == b.dims && a.hasData == b.hasData && a.dataBytes == b.dataBytes &&
+            a.dataOffset == b.dataOffset && a.engineType == b.engineType && a.engineDims == b.engineDims &&
+            stats(a) == stats(b) && b.headerRead;
         if (!same) {
             why = "differs at " + a.path;
             return false;

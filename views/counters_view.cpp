@@ -105,11 +105,9 @@ QString readWords(const std::string &read)
 
 void CountersView::setLastRound(const live::Round &r)
 {
-    m_last->setText(r.dumped ? tr("%1: dumped, %2 operations, read %3")
-                                   .arg(r.round)
-                                   .arg(r.opsSelected)
-                                   .arg(readWords(r.read))
-                             : tr("%1: not dumped").arg(r.round));
+    m_last->setText(
+        r.dumped ? tr("%1: dumped, %2 operations, read %3").arg(r.round).arg(r.opsSelected).arg(readWords(r.read))
+                 : tr("%1: not dumped").arg(r.round));
     showFilledRows();
 }
 

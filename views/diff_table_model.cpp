@@ -117,9 +117,9 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
             return reasonWords(op.unreadable);
         if (index.column() == CosineColumn && op.fromStats)
             return std::isnan(op.outputCosine)
-                       ? tr("compared on statistics, which do not tell a cosine: compare the tensors for it")
-                       : tr("estimated from the statistics (the two L2 norms and the sketches' distance): compare "
-                            "the tensors for the exact figure");
+                ? tr("compared on statistics, which do not tell a cosine: compare the tensors for it")
+                : tr("estimated from the statistics (the two L2 norms and the sketches' distance): compare "
+                     "the tensors for the exact figure");
         if (index.column() == BudgetColumn)
             return (op.budgetKind == llmscope::Standard::Engine
                         ? tr("adds NMSE %1 of the %2 its op type may add between two engines (%3 standard)")
@@ -141,8 +141,7 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const
         if (!op.passed)
             return QBrush(QColor(255, 224, 224));
         return {};
-    case Qt::FontRole:
-        return first ? firstRowMark(role) : QVariant();
+    case Qt::FontRole: return first ? firstRowMark(role) : QVariant();
     case Qt::TextAlignmentRole:
         return index.column() == OpColumn || index.column() == ResultColumn ? int(Qt::AlignLeft | Qt::AlignVCenter)
                                                                             : int(Qt::AlignRight | Qt::AlignVCenter);

@@ -13,8 +13,17 @@
 class DiffTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { RoundColumn, OpColumn, OutputErrorColumn, InputErrorColumn, AddedErrorColumn, CosineColumn,
-                  BudgetColumn, ResultColumn, ColumnCount };
+    enum Column {
+        RoundColumn,
+        OpColumn,
+        OutputErrorColumn,
+        InputErrorColumn,
+        AddedErrorColumn,
+        CosineColumn,
+        BudgetColumn,
+        ResultColumn,
+        ColumnCount
+    };
     enum Role { OpIdRole = Qt::UserRole + 1, SortRole, PassedRole, FirstDivergentRole };
 
     explicit DiffTableModel(QObject *parent = nullptr);

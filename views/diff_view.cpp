@@ -45,13 +45,15 @@ protected:
 QString shortPath(const std::string &path)
 {
     const QStringList parts = QString::fromStdString(path).split(QLatin1Char('/'), Qt::SkipEmptyParts);
-    return parts.size() <= 2 ? QString::fromStdString(path) : QStringLiteral(".../") + parts.mid(parts.size() - 2).join('/');
+    return parts.size() <= 2 ? QString::fromStdString(path)
+                             : QStringLiteral(".../") + parts.mid(parts.size() - 2).join('/');
 }
 } // namespace
 
 DiffView::DiffView(QWidget *parent)
     : QWidget(parent), m_model(new DiffTableModel(this)), m_proxy(new DiffFilter(this)), m_table(new QTableView(this)),
-      m_summary(new QLabel(this)), m_summaryArea(new QScrollArea(this)), m_failures(new QCheckBox(tr("failures only"), this)), m_filter(new QLineEdit(this))
+      m_summary(new QLabel(this)), m_summaryArea(new QScrollArea(this)),
+      m_failures(new QCheckBox(tr("failures only"), this)), m_filter(new QLineEdit(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(DiffTableModel::SortRole);
@@ -72,8 +74,9 @@ DiffView::DiffView(QWidget *parent)
     for (int c = 0; c < m_model->columnCount(); ++c)
         if (c != DiffTableModel::OpColumn) {
             const QString name = m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
-            header->resizeSection(c, std::max(c == DiffTableModel::RoundColumn ? 50 : 84,
-                                              header->fontMetrics().horizontalAdvance(name) + 28));
+            header->resizeSection(c,
+                                  std::max(c == DiffTableModel::RoundColumn ? 50 : 84,
+                                           header->fontMetrics().horizontalAdvance(name) + 28));
         }
     header->setStretchLastSection(true);
     m_summary->setWordWrap(true);
@@ -120,9 +123,10 @@ DiffView::DiffView(QWidget *parent)
 void DiffView::showFailure(const QString &what, const QString &why)
 {
     setResult(nullptr);
-    m_summary->setText(tr("<b style=\"color:#b3261e\">%1</b> %2<br>No comparison is shown: an earlier one would read "
-                          "as this one's verdict.")
-                           .arg(what.toHtmlEscaped(), why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    m_summary->setText(
+        tr("<b style=\"color:#b3261e\">%1</b> %2<br>No comparison is shown: an earlier one would read "
+           "as this one's verdict.")
+            .arg(what.toHtmlEscaped(), why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
     fitSummary();
 }
 
@@ -146,7 +150,8 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
         // (none compared before it: "0 operations before it passed" read as "none passed")
         // where it is as llama.cpp counts layers (its weights' blk.N), beside the op id's own count
         const QString layer = layerWords(op.name);
-        const QString when = layer.isEmpty() ? tr("round %1").arg(op.round) : tr("round %1, %2").arg(op.round).arg(layer);
+        const QString when =
+            layer.isEmpty() ? tr("round %1").arg(op.round) : tr("round %1, %2").arg(op.round).arg(layer);
         lines << (res.firstDivergent == 0 ? tr("First divergent: <b>%1</b> in %2 (the first operation compared).")
                                                 .arg(DiffTableModel::opCell(op).toHtmlEscaped(), when.toHtmlEscaped())
                                           : tr("First divergent: <b>%1</b> in %2 (the %3 operations before it "
@@ -169,13 +174,14 @@ void DiffView::setResult(std::shared_ptr<const CompareResult> r)
                  .arg(res.rows.size() - passed)
                  .arg(res.onlyGolden.size())
                  .arg(res.onlyMy.size())
-          << tr("<b>%1</b> against <b>%2</b>").arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped());
+          << tr("<b>%1</b> against <b>%2</b>")
+                 .arg(shortPath(res.goldenRoot).toHtmlEscaped(), shortPath(res.myRoot).toHtmlEscaped());
     m_summary->setText(lines.join(QStringLiteral("<br>")));
     fitSummary();
-    m_summary->setToolTip(tr("golden: %1\ntest: %2")
-                              .arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)) +
-                          (res.config ? QStringLiteral("\n\n") + QString::fromStdString(configDiffText(*res.config)).trimmed()
-                                      : QString()));
+    m_summary->setToolTip(
+        tr("golden: %1\ntest: %2").arg(QString::fromStdString(res.goldenRoot), QString::fromStdString(res.myRoot)) +
+        (res.config ? QStringLiteral("\n\n") + QString::fromStdString(configDiffText(*res.config)).trimmed()
+                    : QString()));
     m_model->setResult(std::move(r));
     const int first = m_model->firstDivergentRow();
     if (first >= 0) {
@@ -219,7 +225,8 @@ QSize DiffView::minimumSizeHint() const
 {
     const QHeaderView *header = m_table->horizontalHeader();
     int width = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 8;
-    for (int c : {int(DiffTableModel::RoundColumn), int(DiffTableModel::OpColumn), int(DiffTableModel::OutputErrorColumn)})
+    for (int c :
+         {int(DiffTableModel::RoundColumn), int(DiffTableModel::OpColumn), int(DiffTableModel::OutputErrorColumn)})
         width += header->sectionSize(c);
     return QWidget::minimumSizeHint().expandedTo(QSize(width, 0));
 }
@@ -238,20 +245,21 @@ void DiffView::fitSummary()
     m_summary->setMinimumHeight(needed);
     const QWidget *page = m_summaryArea->parentWidget() ? m_summaryArea->parentWidget() : this;
     const int cap = std::max(kLines * m_summary->fontMetrics().lineSpacing(), page->height() / 4) +
-                    2 * m_summaryArea->frameWidth() + 4;
+        2 * m_summaryArea->frameWidth() + 4;
     m_summaryArea->setFixedHeight(std::min(std::max(needed, m_summary->fontMetrics().lineSpacing()), cap));
 }
 
 void DiffView::selectOp(const QString &id)
 {
-    if (m_table->currentIndex().siblingAtColumn(DiffTableModel::OpColumn).data(DiffTableModel::OpIdRole).toString() == id)
+    if (m_table->currentIndex().siblingAtColumn(DiffTableModel::OpColumn).data(DiffTableModel::OpIdRole).toString() ==
+        id)
         return; // already on it (in the round the user picked)
     for (int r = 0; r < m_proxy->rowCount(); ++r) {
         const QModelIndex i = m_proxy->index(r, DiffTableModel::OpColumn);
         if (i.data(DiffTableModel::OpIdRole).toString() == id) {
             if (m_table->currentIndex().row() != r)
-                m_table->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |
-                                                                  QItemSelectionModel::Rows);
+                m_table->selectionModel()->setCurrentIndex(
+                    i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             m_table->scrollTo(i);
             return;
         }

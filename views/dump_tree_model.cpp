@@ -49,11 +49,12 @@ void DumpTreeModel::build(Node *root, const std::vector<size_t> &records) const
         n->round = t.exec;
         for (const auto &folder : t.opFolders)
             n = n->child(QString::fromStdString(folder));
-        const QString leaf = QStringLiteral("%1/%2%3%4")
-                                 .arg(t.before ? QStringLiteral("before") : QStringLiteral("after"),
-                                      t.input ? QStringLiteral("intensor") : QStringLiteral("outtensor"))
-                                 .arg(t.index)
-                                 .arg(t.param.empty() ? QString() : QStringLiteral("_") + QString::fromStdString(t.param));
+        const QString leaf =
+            QStringLiteral("%1/%2%3%4")
+                .arg(t.before ? QStringLiteral("before") : QStringLiteral("after"),
+                     t.input ? QStringLiteral("intensor") : QStringLiteral("outtensor"))
+                .arg(t.index)
+                .arg(t.param.empty() ? QString() : QStringLiteral("_") + QString::fromStdString(t.param));
         auto l = std::make_unique<Node>();
         l->label = leaf;
         l->tensor = static_cast<int>(i);
@@ -145,12 +146,14 @@ int DumpTreeModel::columnCount(const QModelIndex &) const
 QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() ||
-        (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != OpIdRole && role != RoundRole && role != RoundRowRole))
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != OpIdRole && role != RoundRole &&
+         role != RoundRowRole))
         return {};
     const Node *n = nodeFor(index);
     if (role == RoundRowRole)
         return n->round >= 0 && n->tensor < 0 ? QVariant(qlonglong(n->round)) : QVariant();
-    if (n->round >= 0 && n->tensor < 0 && index.column() == NameColumn && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) { // a round's row: the requests it computed
+    if (n->round >= 0 && n->tensor < 0 && index.column() == NameColumn &&
+        (role == Qt::DisplayRole || role == Qt::ToolTipRole)) { // a round's row: the requests it computed
         const QString requests = requestWords(n->round);
         if (role == Qt::ToolTipRole && m_doc) {
             QStringList lines;
@@ -168,8 +171,8 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
     }
     if (index.column() == NameColumn)
         return role == Qt::ToolTipRole && n->tensor >= 0
-                   ? QString::fromStdString((*m_records)[static_cast<size_t>(n->tensor)].path)
-                   : n->label;
+            ? QString::fromStdString((*m_records)[static_cast<size_t>(n->tensor)].path)
+            : n->label;
     if (n->tensor < 0)
         return {};
     const TensorRecord &t = (*m_records)[static_cast<size_t>(n->tensor)];
@@ -179,10 +182,8 @@ QVariant DumpTreeModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(formatStat((*t.stats).*field));
     };
     switch (index.column()) {
-    case DTypeColumn:
-        return QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType);
-    case ShapeColumn:
-        return QStringLiteral("[%1]").arg(QString::fromStdString(joinDims(t.dims, ',')));
+    case DTypeColumn: return QString::fromStdString(t.engineType.empty() ? dtypeName(t.dtype) : t.engineType);
+    case ShapeColumn: return QStringLiteral("[%1]").arg(QString::fromStdString(joinDims(t.dims, ',')));
     case MaxColumn: return stat(&TensorStats::max);
     case MinColumn: return stat(&TensorStats::min);
     case MeanColumn: return stat(&TensorStats::mean);
@@ -209,9 +210,9 @@ QVariant DumpTreeModel::headerData(int section, Qt::Orientation orientation, int
 
 QString DumpTreeModel::describe(const Request &r)
 {
-    const QString positions = r.lastPosition < 0                  ? tr("not recorded")
-                              : r.firstPosition == r.lastPosition ? QString::number(r.firstPosition)
-                                                                  : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
+    const QString positions = r.lastPosition < 0 ? tr("not recorded")
+        : r.firstPosition == r.lastPosition      ? QString::number(r.firstPosition)
+                                                 : tr("%1-%2").arg(r.firstPosition).arg(r.lastPosition);
     const QString rounds = r.rounds.size() == 1 ? QString::number(r.rounds.front())
                                                 : tr("%1-%2").arg(r.rounds.front()).arg(r.rounds.back());
     const bool one = r.rounds.size() == 1;

@@ -25,7 +25,8 @@ namespace {
 constexpr double kFloor = 1e-6; // a log axis has no zero; below this, float32 rounding: the floor
 }
 
-ErrorCurveView::ErrorCurveView(QWidget *parent) : QWidget(parent), m_view(new QChartView(this)), m_note(new QLabel(this))
+ErrorCurveView::ErrorCurveView(QWidget *parent)
+    : QWidget(parent), m_view(new QChartView(this)), m_note(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
     // narrow enough for the Diff page's side on a 1024-wide screen: a wider least size put the
@@ -64,8 +65,9 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
     chart->legend()->setAlignment(Qt::AlignBottom);
     if (!r || r->ops.empty()) {
         replaceChart(chart);
-        m_note->setText(tr("Hunt (Session > Hunt, Ctrl+H) or compare two dumps (Session > Compare dumps, Ctrl+D) to see "
-                           "how the error grows layer by layer."));
+        m_note->setText(
+            tr("Hunt (Session > Hunt, Ctrl+H) or compare two dumps (Session > Compare dumps, Ctrl+D) to see "
+               "how the error grows layer by layer."));
         return;
     }
     const ErrorByLayer curves = errorByLayer(*r, int(layerNames.size()), kMaxRounds);
@@ -144,7 +146,7 @@ void ErrorCurveView::setResult(const CompareResult *r, const QStringList &layerN
                    .arg(layerNames.value(layer, QString::number(layer)))
                    .arg(layer)
                    .arg(firstRound) +
-               note;
+            note;
     }
     m_note->setText(note);
     fitLabelHeight(m_note);

@@ -15,8 +15,8 @@
 #include "views/dump_tree_model.h"
 
 FilesPage::FilesPage(QWidget *parent)
-    : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)), m_details(new QTextBrowser(this)),
-      m_whose(new QLabel(this)), m_requests(new QComboBox(this))
+    : QSplitter(parent), m_model(new DumpTreeModel(this)), m_tree(new QTreeView(this)),
+      m_details(new QTextBrowser(this)), m_whose(new QLabel(this)), m_requests(new QComboBox(this))
 {
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
@@ -33,7 +33,8 @@ FilesPage::FilesPage(QWidget *parent)
     column->addWidget(m_whose);
     column->addWidget(m_requests);
     column->addWidget(m_tree, 1);
-    m_requests->setToolTip(tr("The requests the program served (llama-server's slots): show one request's rounds alone"));
+    m_requests->setToolTip(
+        tr("The requests the program served (llama-server's slots): show one request's rounds alone"));
     m_requests->hide();
     connect(m_requests, &QComboBox::currentIndexChanged, this, &FilesPage::showRequest);
     // Rounds a scan adds, or a tree built again: the chosen request's alone (rows start shown).
@@ -123,13 +124,14 @@ void FilesPage::follow(SessionDocument *doc)
 
 void FilesPage::follow(Cursor *cursor)
 {
-    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, cursor, [this, cursor](const QModelIndex &cur) {
-        const QString op = cur.data(DumpTreeModel::OpIdRole).toString();
-        if (op.isEmpty())
-            return;
-        cursor->setRound(cur.data(DumpTreeModel::RoundRole).toLongLong(), this);
-        cursor->setOp(op, this);
-    });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, cursor,
+            [this, cursor](const QModelIndex &cur) {
+                const QString op = cur.data(DumpTreeModel::OpIdRole).toString();
+                if (op.isEmpty())
+                    return;
+                cursor->setRound(cur.data(DumpTreeModel::RoundRole).toLongLong(), this);
+                cursor->setOp(op, this);
+            });
 }
 
 void FilesPage::openRounds()

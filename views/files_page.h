@@ -37,7 +37,7 @@ private:
     void showDetails();
     const std::vector<llmscope::Request> &requestsShown() const; // the document's, or none
     void listRequests(); // the document's requests in the chooser
-    void showRequest();  // only the chosen request's rounds in the tree
+    void showRequest(); // only the chosen request's rounds in the tree
     // Of the rounds' rows first..last, those of other requests hidden (reveal: the rest shown again).
     void hideRows(int first, int last, bool reveal = false);
 

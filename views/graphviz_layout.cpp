@@ -62,8 +62,9 @@ GraphLayout layoutGraph(const llmscope::LayerGraph &g, const std::vector<QSizeF>
         edges.push_back(agedge(graph, nodes[size_t(g.edges[i].first)], nodes[size_t(g.edges[i].second)],
                                cs(("e" + std::to_string(i)).c_str()), 1));
     if (gvLayout(gvc, graph, "dot") != 0) {
-        out.error = QCoreApplication::translate("LayerGraphView", "Graphviz's dot layout is not available (is the "
-                                                                  "libgvc6 plugin configuration installed?)");
+        out.error = QCoreApplication::translate("LayerGraphView",
+                                                "Graphviz's dot layout is not available (is the "
+                                                "libgvc6 plugin configuration installed?)");
         agclose(graph);
         return out;
     }

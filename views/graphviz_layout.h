@@ -13,11 +13,11 @@
 #include "core/graph/layer_graph.h"
 
 struct GraphLayout {
-    std::vector<QRectF> nodes;       // per node of the graph, in its order
+    std::vector<QRectF> nodes; // per node of the graph, in its order
     std::vector<QPainterPath> edges; // per edge
-    std::vector<QPolygonF> arrows;   // per edge: its arrowhead (may be empty)
+    std::vector<QPolygonF> arrows; // per edge: its arrowhead (may be empty)
     QRectF bounds;
-    QString error;                   // set when Graphviz could not lay it out
+    QString error; // set when Graphviz could not lay it out
 };
 
 // sizes: each node's box in points.

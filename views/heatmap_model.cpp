@@ -74,9 +74,9 @@ void HeatmapModel::setOps(const OpGraph &graph)
     // A layer's nodes of one kind ("Qcur") are told apart by their op type ("Qcur (ROPE)"),
     // and those of one kind and type by their order ("norm (2nd)"): the same in every layer.
     struct Seen {
-        QHash<QString, int> perKind;           // kind -> nodes of it in the row
-        QHash<QString, QSet<QString>> types;   // kind -> op types among them
-        QHash<QString, int> perKindType;       // "kind\ttype" -> nodes so far
+        QHash<QString, int> perKind; // kind -> nodes of it in the row
+        QHash<QString, QSet<QString>> types; // kind -> op types among them
+        QHash<QString, int> perKindType; // "kind\ttype" -> nodes so far
     };
     std::vector<Seen> seen(size_t(m_rowNames.size()));
     auto rowOfOp = [&](const GraphOp &o) { // the ops directly under a group
@@ -90,9 +90,7 @@ void HeatmapModel::setOps(const OpGraph &graph)
             seen[size_t(r)].types[base].insert(QString::fromStdString(o.type));
         }
     static const char *const kOrdinals[] = {"", "", "2nd", "3rd"};
-    auto ordinal = [](int n) {
-        return n < 4 ? QString::fromLatin1(kOrdinals[n]) : QStringLiteral("%1th").arg(n);
-    };
+    auto ordinal = [](int n) { return n < 4 ? QString::fromLatin1(kOrdinals[n]) : QStringLiteral("%1th").arg(n); };
     for (const GraphOp &o : graph.ops()) {
         const QString id = QString::fromStdString(o.id);
         const int row = rowOfOp(o);
@@ -248,8 +246,8 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
     const double v = value(index.row(), index.column());
     if (role == ValueRole)
         return v;
-    const bool first = !id.isEmpty() && id == m_colours->firstDivergentOp() &&
-                       cellRound == m_colours->firstDivergentRound();
+    const bool first =
+        !id.isEmpty() && id == m_colours->firstDivergentOp() && cellRound == m_colours->firstDivergentRound();
     if (role == FirstDivergentRole)
         return first;
     if (role == FlaggedRole)
@@ -294,9 +292,9 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
                        .arg(QLatin1String(llmscope::verdictName(it->verdict)),
                             it->reason.empty() ? QString() : QStringLiteral(" (%1)").arg(reasonWords(it->reason)));
         if (const llmscope::SpreadOp *s = m_colours->spreadOf(id, cellRound)) {
-            tip += tr("\nspread over %n run(s): the largest distance between two is %1", nullptr,
-                      int(s->fromFirst.size()))
-                       .arg(s->spread, 0, 'g', 4);
+            tip +=
+                tr("\nspread over %n run(s): the largest distance between two is %1", nullptr, int(s->fromFirst.size()))
+                    .arg(s->spread, 0, 'g', 4);
             if (s->farthest > 0)
                 tip += tr("; run %1 is the farthest").arg(s->farthest);
             if (s->departs)
@@ -308,12 +306,12 @@ QVariant HeatmapModel::data(const QModelIndex &index, int role) const
             tip += (it->fromStats ? tr("\ngolden vs test, estimated from the statistics (max, min, mean, L2 norm; "
                                        "the Diff tab's element-by-element figures are exact):")
                                   : tr("\ngolden vs test, element by element:")) +
-                   // in the Diff table's units: relative errors and the budget's share in percent
-                   tr(" cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5%6")
-                       .arg(std::isnan(it->cosine) ? tr("unknown") : QString::number(it->cosine, 'f', 6))
-                       .arg(percentText(it->maxRelErr), percentText(it->relEuclidean), percentText(it->added))
-                       .arg(it->budgetShare > 0 ? tr(", %1 of its budget").arg(percentText(it->budgetShare)) : QString())
-                       .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
+                // in the Diff table's units: relative errors and the budget's share in percent
+                tr(" cosine %1, max relative error %2, relative euclidean %3, added by this op %4%5%6")
+                    .arg(std::isnan(it->cosine) ? tr("unknown") : QString::number(it->cosine, 'f', 6))
+                    .arg(percentText(it->maxRelErr), percentText(it->relEuclidean), percentText(it->added))
+                    .arg(it->budgetShare > 0 ? tr(", %1 of its budget").arg(percentText(it->budgetShare)) : QString())
+                    .arg(first ? tr("\nthe first divergent operation") : (it->passed ? QString() : tr("\nfailed")));
         if (const QString cause = m_colours->causeOf(id, cellRound); !cause.isEmpty())
             tip += QLatin1Char('\n') + cause; // the weight or input it blames
         return tip;
@@ -342,7 +340,8 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     if (m_mode == Mode::RoundsByLayers)
-        return orientation == Qt::Horizontal ? layerLabel(m_rowNames.value(section)) : tr("round %1").arg(roundAt(section));
+        return orientation == Qt::Horizontal ? layerLabel(m_rowNames.value(section))
+                                             : tr("round %1").arg(roundAt(section));
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) { // the engine's names of the column's nodes
         const QStringList &nodes = m_kindNodes.value(m_kinds.value(section));
         return tr("%1\n%n node(s): %2", nullptr, int(nodes.size()))

@@ -57,9 +57,9 @@ public:
 private:
     double value(int row, int col) const; // NaN: no value, in the shown layout
     QString opAt(int row, int col) const; // the op of a shown cell ("" when none)
-    int64_t roundAt(int row) const;       // the round of a shown cell's row
-    void updateScope();                   // the colour range spans what is shown
-    void recoloured();                    // the colour scale changed: every cell
+    int64_t roundAt(int row) const; // the round of a shown cell's row
+    void updateScope(); // the colour range spans what is shown
+    void recoloured(); // the colour scale changed: every cell
 
     OpColours *m_colours;
     QStringList m_rowNames, m_kinds;

@@ -51,9 +51,9 @@ public:
 } // namespace
 
 HeatmapView::HeatmapView(OpColours *colours, QWidget *parent)
-    : QWidget(parent), m_model(new HeatmapModel(colours, this)), m_table(new QTableView(this)), m_metric(new QComboBox(this)),
-      m_scale(new QComboBox(this)), m_mode(new QComboBox(this)), m_kind(new QComboBox(this)),
-      m_threshold(new QDoubleSpinBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
+    : QWidget(parent), m_model(new HeatmapModel(colours, this)), m_table(new QTableView(this)),
+      m_metric(new QComboBox(this)), m_scale(new QComboBox(this)), m_mode(new QComboBox(this)),
+      m_kind(new QComboBox(this)), m_threshold(new QDoubleSpinBox(this)), m_round(new QSlider(Qt::Horizontal, this)),
       m_follow(new QCheckBox(tr("newest"), this)), m_roundLabel(new QLabel(this)), m_legend(new QLabel(this))
 {
     setUpControls();
@@ -168,9 +168,8 @@ void HeatmapView::followControls()
     };
     connect(m_mode, &QComboBox::currentIndexChanged, this, applyMode);
     connect(m_kind, &QComboBox::currentIndexChanged, this, applyMode);
-    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double t) {
-        colours()->setThreshold(t > 0 ? t : NAN);
-    });
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this,
+            [this](double t) { colours()->setThreshold(t > 0 ? t : NAN); });
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex &i) {
         const QString id = i.data(HeatmapModel::OpIdRole).toString();
         if (!id.isEmpty())
@@ -229,20 +228,20 @@ void HeatmapView::setCompare(std::shared_ptr<const llmscope::CompareResult> r)
     if (firstDiff < 0) {
         m_metric->insertSeparator(m_metric->count());
         m_metric->addItem(tr("diff: error it adds / its budget"), int(HeatmapModel::Metric::BudgetShare));
-        m_metric->setItemData(m_metric->count() - 1,
-                              tr("The error each op adds itself as a share of what its op type may add (ggml's budgets, "
-                                 "the engine standard): above 1 it fails. Ops after a failed one are pale when they add "
-                                 "nothing of their own, though their inputs carry its error"),
-                              Qt::ToolTipRole);
+        m_metric->setItemData(
+            m_metric->count() - 1,
+            tr("The error each op adds itself as a share of what its op type may add (ggml's budgets, "
+               "the engine standard): above 1 it fails. Ops after a failed one are pale when they add "
+               "nothing of their own, though their inputs carry its error"),
+            Qt::ToolTipRole);
         m_metric->addItem(tr("diff: error added by the op itself"), int(HeatmapModel::Metric::AddedError));
         m_metric->addItem(tr("diff: relative euclidean distance"), int(HeatmapModel::Metric::RelEuclidean));
         m_metric->addItem(tr("diff: max relative error"), int(HeatmapModel::Metric::MaxRelError));
         m_metric->addItem(tr("diff: 1 - cosine"), int(HeatmapModel::Metric::CosineDistance));
     }
     // Two engines of one model: each op against its own budget; otherwise the error it adds.
-    m_metric->setCurrentIndex(m_metric->findData(int(llmscope::judgesOps(r->standard)
-                                                         ? HeatmapModel::Metric::BudgetShare
-                                                         : HeatmapModel::Metric::AddedError)));
+    m_metric->setCurrentIndex(m_metric->findData(
+        int(llmscope::judgesOps(r->standard) ? HeatmapModel::Metric::BudgetShare : HeatmapModel::Metric::AddedError)));
     if (!colours()->firstDivergentOp().isEmpty()) // the round where it starts, in view
         showOpIn(colours()->firstDivergentOp(), colours()->firstDivergentRound());
 }
@@ -301,7 +300,8 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
         colours()->setOpcheck(r);
     else
         colours()->clearOpcheck();
-    offerMetric(HeatmapModel::Metric::ReplayError, tr("replay: largest error over its bound (above 1: beyond it)"), bool(r));
+    offerMetric(HeatmapModel::Metric::ReplayError, tr("replay: largest error over its bound (above 1: beyond it)"),
+                bool(r));
     if (!r)
         return;
     m_threshold->setValue(1); // beyond its bound, flagged
@@ -312,7 +312,8 @@ void HeatmapView::setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r)
 void HeatmapView::setSpread(std::shared_ptr<const llmscope::SpreadResult> r)
 {
     colours()->setSpread(r);
-    offerMetric(HeatmapModel::Metric::Spread, tr("spread: largest distance between two runs (red: runs part)"), bool(r));
+    offerMetric(HeatmapModel::Metric::Spread, tr("spread: largest distance between two runs (red: runs part)"),
+                bool(r));
     if (r && r->departs()) { // the first departure's round, in view
         const llmscope::SpreadOp &o = r->ops[size_t(r->firstDeparture)];
         showOpIn(QString::fromStdString(o.opId), o.round);
@@ -359,17 +360,18 @@ void HeatmapView::updateLegend()
         // tooltips write them; 1 - cosine as it is
         const OpColours::Metric metric = colours()->metric();
         const bool share = metric == OpColours::Metric::BudgetShare || metric == OpColours::Metric::Spread ||
-                           metric == OpColours::Metric::MaxRelError || metric == OpColours::Metric::RelEuclidean ||
-                           metric == OpColours::Metric::AddedError;
+            metric == OpColours::Metric::MaxRelError || metric == OpColours::Metric::RelEuclidean ||
+            metric == OpColours::Metric::AddedError;
         auto num = [share](double v) { return share ? HeatmapModel::percentText(v) : QString::number(v, 'g', 4); };
         // what a cell's colour measures, where the ramps cannot say it
         m_legend->setToolTip(
-            spread ? tr("Each cell: how far the runs part at that op, against its standard. Blue: within it; red: "
-                        "beyond it; \u25C6 the first op where they part")
-                   : tr("Each cell: the error the op adds itself (%1). Blue: within its budget, darker as it nears it; "
-                        "red: beyond it (the op fails); \u25C6 the first divergent op. An op after a failed one stays "
-                        "pale when it adds no error of its own: its inputs carry the error (the Diff page's Input error)")
-                         .arg(m_metric->currentText()));
+            spread
+                ? tr("Each cell: how far the runs part at that op, against its standard. Blue: within it; red: "
+                     "beyond it; \u25C6 the first op where they part")
+                : tr("Each cell: the error the op adds itself (%1). Blue: within its budget, darker as it nears it; "
+                     "red: beyond it (the op fails); \u25C6 the first divergent op. An op after a failed one stays "
+                     "pale when it adds no error of its own: its inputs carry the error (the Diff page's Input error)")
+                      .arg(m_metric->currentText()));
         show(QStringLiteral("<table width=\"100%\"><tr><td style=\"background:rgb(222,235,247)\">&nbsp;%1: %2</td>"
                             "<td align=\"center\" style=\"background:rgb(33,102,172); color:white\">... %3</td>"
                             "<td align=\"center\" style=\"background:rgb(220,90,90); color:white\">\u2717 %4: %5</td>"
@@ -383,7 +385,8 @@ void HeatmapView::updateLegend()
              QString());
         return;
     }
-    m_legend->setToolTip(tr("The colour of a cell: %1, from the lowest to the highest value shown").arg(m_metric->currentText()));
+    m_legend->setToolTip(
+        tr("The colour of a cell: %1, from the lowest to the highest value shown").arg(m_metric->currentText()));
     if (colours()->scale() == OpColours::Scale::Diverging) {
         const double span = std::max(std::fabs(lo), std::fabs(hi));
         show(QStringLiteral("<table width=\"100%\"><tr><td style=\"color:white\">&nbsp;%1</td>"

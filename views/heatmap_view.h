@@ -40,7 +40,7 @@ public:
     // A diff session's metrics join the statistics (and are shown: what each op adds itself,
     // which singles out the op where the error starts); cleared, the statistics alone.
     void setCompare(std::shared_ptr<const llmscope::CompareResult> r); // the document's; null clears
-    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r);   // the document's; null clears
+    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r); // the document's; null clears
     // A replay of the dump's ops (llmscope opcheck) joins as a metric, shown: each op's largest
     // error over its bound (above 1: beyond it); cleared, the metric goes.
     void setOpcheck(std::shared_ptr<const llmscope::OpcheckResult> r);
@@ -66,7 +66,7 @@ private:
     void roundsChanged();
     void updateLegend();
     void showOpIn(const QString &op, int64_t round); // that round shown, the op picked
-    void showRound(int64_t round);                   // that round shown (-1: the newest), said to no one
+    void showRound(int64_t round); // that round shown (-1: the newest), said to no one
 
     HeatmapModel *m_model;
     QTableView *m_table;

@@ -26,7 +26,7 @@
 using namespace llmscope;
 
 namespace {
-constexpr int kIdRole = 0;  // QGraphicsItem::data key: the op id of a box
+constexpr int kIdRole = 0; // QGraphicsItem::data key: the op id of a box
 constexpr int kTipRole = 1; // a leaf's own tooltip, before what a comparison adds
 
 QString shortName(const LayerGraph::Node &n)
@@ -99,13 +99,15 @@ void LayerGraphView::setGraph(std::shared_ptr<const OpGraph> ops)
     const std::vector<int> &groups = graph.groups();
     for (const int g : groups) {
         const GraphOp &op = graph.ops()[size_t(g)];
-        m_layers->addItem(QStringLiteral("%1 %2").arg(QString::fromStdString(op.id), layerLabel(QString::fromStdString(op.name))),
-                          QString::fromStdString(op.id));
+        m_layers->addItem(
+            QStringLiteral("%1 %2").arg(QString::fromStdString(op.id), layerLabel(QString::fromStdString(op.name))),
+            QString::fromStdString(op.id));
     }
     m_group.clear();
     auto idOf = [&](size_t i) { return QString::fromStdString(graph.ops()[size_t(groups[i])].id); };
     const QString first = groups.size() > 1 ? idOf(1) // the first layer, not the embedding
-                                            : groups.empty() ? QString() : idOf(0);
+        : groups.empty()                    ? QString()
+                                            : idOf(0);
     const QString layer = keep.isEmpty() || m_layers->findData(keep) < 0 ? first : keep;
     if (!isVisible()) { // laid out when shown or when an op is picked: opening a dump waits for no layout
         m_scene->clear();
@@ -142,12 +144,14 @@ void LayerGraphView::showLayer(const QString &group)
     std::vector<QString> labels;
     for (const auto &n : m_graph.nodes) {
         if (n.kind == LayerGraph::Kind::Op) {
-            const QString label = QStringLiteral("%1 %2\n%3").arg(QString::fromStdString(n.id), shortName(n),
-                                                                   QString::fromStdString(n.type));
+            const QString label = QStringLiteral("%1 %2\n%3")
+                                      .arg(QString::fromStdString(n.id), shortName(n), QString::fromStdString(n.type));
             labels.push_back(label);
-            sizes.push_back({std::max(om.horizontalAdvance(QString::fromStdString(n.id) + QLatin1Char(' ') + shortName(n)),
-                                      om.horizontalAdvance(QString::fromStdString(n.type))) + 12,
-                             om.height() * 2 + 8});
+            sizes.push_back(
+                {std::max(om.horizontalAdvance(QString::fromStdString(n.id) + QLatin1Char(' ') + shortName(n)),
+                          om.horizontalAdvance(QString::fromStdString(n.type))) +
+                     12,
+                 om.height() * 2 + 8});
         } else {
             labels.push_back(shortName(n));
             sizes.push_back({lm.horizontalAdvance(labels.back()) + 10, lm.height() + 4});
@@ -167,10 +171,10 @@ void LayerGraphView::showLayer(const QString &group)
     for (size_t i = 0; i < m_graph.nodes.size(); ++i) {
         const auto &n = m_graph.nodes[i];
         const bool op = n.kind == LayerGraph::Kind::Op;
-        auto *box = m_scene->addRect(layout.nodes[i], QPen(op ? QColor(60, 60, 60) : QColor(150, 150, 150), op ? 1 : 0.8),
-                                     op ? QBrush(QColor(235, 235, 235)) : QBrush(n.kind == LayerGraph::Kind::Cache
-                                                                                     ? QColor(225, 235, 250)
-                                                                                     : QColor(245, 245, 245)));
+        auto *box = m_scene->addRect(
+            layout.nodes[i], QPen(op ? QColor(60, 60, 60) : QColor(150, 150, 150), op ? 1 : 0.8),
+            op ? QBrush(QColor(235, 235, 235))
+               : QBrush(n.kind == LayerGraph::Kind::Cache ? QColor(225, 235, 250) : QColor(245, 245, 245)));
         box->setZValue(1);
         auto *text = new QGraphicsSimpleTextItem(labels[i], box);
         text->setFont(op ? opFont : leafFont);
@@ -184,13 +188,14 @@ void LayerGraphView::showLayer(const QString &group)
             m_items.insert(QString::fromStdString(n.id), box);
         else
             m_leaves.insert(QString::fromStdString(n.name), box);
-        box->setToolTip(op ? tr("%1 %2 (%3)").arg(QString::fromStdString(n.id), QString::fromStdString(n.name),
-                                                  QString::fromStdString(n.type))
-                           : n.kind == LayerGraph::Kind::Weight ? tr("weight %1").arg(QString::fromStdString(n.name))
-                           : n.kind == LayerGraph::Kind::Cache  ? tr("KV cache %1").arg(QString::fromStdString(n.name))
-                           : n.id.empty() ? tr("input %1").arg(QString::fromStdString(n.name))
-                                          : tr("%1, computed by %2 in another layer")
-                                                .arg(QString::fromStdString(n.name), QString::fromStdString(n.id)));
+        box->setToolTip(
+            op ? tr("%1 %2 (%3)")
+                     .arg(QString::fromStdString(n.id), QString::fromStdString(n.name), QString::fromStdString(n.type))
+                : n.kind == LayerGraph::Kind::Weight ? tr("weight %1").arg(QString::fromStdString(n.name))
+                : n.kind == LayerGraph::Kind::Cache  ? tr("KV cache %1").arg(QString::fromStdString(n.name))
+                : n.id.empty()                       ? tr("input %1").arg(QString::fromStdString(n.name))
+                                                     : tr("%1, computed by %2 in another layer")
+                                     .arg(QString::fromStdString(n.name), QString::fromStdString(n.id)));
         box->setData(kTipRole, box->toolTip());
     }
     m_scene->setSceneRect(layout.bounds.adjusted(-10, -10, 10, 10));
@@ -262,8 +267,8 @@ void LayerGraphView::recolour()
         const bool is = !blamed.isEmpty() && it.key() == blamed;
         it.value()->setPen(is ? QPen(QColor(220, 0, 0), 3) : QPen(QColor(150, 150, 150), 0.8));
         const QString own = it.value()->data(kTipRole).toString();
-        it.value()->setToolTip(is ? own + QLatin1Char('\n') + tr("the first divergent operation's error comes in through it")
-                                  : own);
+        it.value()->setToolTip(
+            is ? own + QLatin1Char('\n') + tr("the first divergent operation's error comes in through it") : own);
     }
 }
 
@@ -300,9 +305,9 @@ void LayerGraphView::fit()
     // the button offers the other view of a layer larger than readable boxes show
     m_fit->setText(tooSmall && !m_whole ? tr("Fit: whole layer") : tr("Fit"));
     m_fit->setProperty("offersWhole", tooSmall && !m_whole);
-    m_fit->setToolTip(!tooSmall ? tr("The whole layer in view")
-                      : m_whole ? tr("Readable boxes, as much of the layer as they leave in view")
-                                : tr("The whole layer in view, its boxes too small to read: an overview"));
+    m_fit->setToolTip(!tooSmall     ? tr("The whole layer in view")
+                          : m_whole ? tr("Readable boxes, as much of the layer as they leave in view")
+                                    : tr("The whole layer in view, its boxes too small to read: an overview"));
     // A tall layer fitted whole has labels no one can read: as wide as the view then, never
     // smaller than readable, scrolled to the first divergent op (or the top); whole when asked.
     if (tooSmall && !m_whole) {

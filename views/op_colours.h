@@ -28,16 +28,25 @@ class SessionDocument;
 class OpColours : public QObject {
     Q_OBJECT
 public:
-    enum class Metric { MaxAbs, Mean, L2Norm, NanInf, Change,
-                        // a diff session's, per op output: 1 - cosine, max relative error,
-                        // relative euclidean distance, and the part of it the op adds itself
-                        CosineDistance, MaxRelError, RelEuclidean, AddedError,
-                        // the NMSE it adds as a share of its op type's budget (engine standard)
-                        BudgetShare,
-                        // a replay's (opcheck): the largest error of its outputs over their bound
-                        ReplayError,
-                        // a spread's (several runs): the largest distance of its output between two runs
-                        Spread };
+    enum class Metric {
+        MaxAbs,
+        Mean,
+        L2Norm,
+        NanInf,
+        Change,
+        // a diff session's, per op output: 1 - cosine, max relative error,
+        // relative euclidean distance, and the part of it the op adds itself
+        CosineDistance,
+        MaxRelError,
+        RelEuclidean,
+        AddedError,
+        // the NMSE it adds as a share of its op type's budget (engine standard)
+        BudgetShare,
+        // a replay's (opcheck): the largest error of its outputs over their bound
+        ReplayError,
+        // a spread's (several runs): the largest distance of its output between two runs
+        Spread
+    };
     // Diverging: around zero, blue below and red above (signed statistics such as the mean).
     enum class Scale { Linear, Log, Diverging };
     // A compared op output's figures, as the heatmap's tooltip shows them: read from the
@@ -83,7 +92,7 @@ public:
     void setScale(Scale s);
     Scale scale() const { return m_scale; }
     void setRound(int64_t round); // -1: the newest round with statistics
-    int64_t round() const;        // the round shown
+    int64_t round() const; // the round shown
     std::vector<int64_t> rounds() const { return m_rounds; } // with statistics or compare metrics
     // Values above it are flagged in one colour; NaN: no threshold. Recolours at once.
     void setThreshold(double t);
@@ -118,11 +127,11 @@ public:
     std::optional<DiffCell> diffOf(const QString &op, int64_t round) const;
     // Where a failed op's error comes in (the weight or input the comparison blames), in words;
     // empty where it passed or adds the error itself. For tooltips: not on the painting path.
-    QString causeOf(const QString &op, int64_t round) const;         // none: not compared
+    QString causeOf(const QString &op, int64_t round) const; // none: not compared
     bool hasStatsIn(int64_t round) const;
 
 signals:
-    void changed();       // values or colours: views recolour
+    void changed(); // values or colours: views recolour
     void roundsChanged(); // the rounds with values, or the round shown
 
 private:
@@ -139,16 +148,16 @@ private:
     void updateRounds();
     void statsAdded(int64_t round);
 
-    const SessionDocument *m_doc = nullptr;                   // the statistics
-    std::shared_ptr<const llmscope::OpcheckResult> m_replay;  // the replay
+    const SessionDocument *m_doc = nullptr; // the statistics
+    std::shared_ptr<const llmscope::OpcheckResult> m_replay; // the replay
     std::shared_ptr<const llmscope::CompareResult> m_compare; // the comparison
     QString m_blamedLeaf;
-    std::map<int64_t, QHash<QString, int>> m_diff;            // round -> op -> its index in m_compare->ops
-    std::map<int64_t, QHash<QString, QString>> m_chainEnd;    // round -> an inner op of a fused chain -> its end
-    std::shared_ptr<const llmscope::SpreadResult> m_spread;   // the spread
-    std::map<int64_t, QHash<QString, int>> m_spreadAt;        // round -> op -> its index in m_spread->ops
-    std::vector<int64_t> m_rounds;                            // with any of the three, ascending
-    QString m_firstOp;                                                  // the first divergent op
+    std::map<int64_t, QHash<QString, int>> m_diff; // round -> op -> its index in m_compare->ops
+    std::map<int64_t, QHash<QString, QString>> m_chainEnd; // round -> an inner op of a fused chain -> its end
+    std::shared_ptr<const llmscope::SpreadResult> m_spread; // the spread
+    std::map<int64_t, QHash<QString, int>> m_spreadAt; // round -> op -> its index in m_spread->ops
+    std::vector<int64_t> m_rounds; // with any of the three, ascending
+    QString m_firstOp; // the first divergent op
     int64_t m_firstRound = -1;
     Metric m_metric = Metric::MaxAbs;
     Scale m_scale = Scale::Linear;

@@ -54,10 +54,11 @@ void OpTreeModel::setGraph(const OpGraph &graph)
         n->dtype = QString::fromStdString(o.dtype);
         n->backend = QString::fromStdString(o.backend);
         if (!o.fusedChain.empty()) // a run with fusion kept: the chain the backend computes it in
-            n->liveFused = (o.fusedOutput ? tr("computed fused as %1 by %2, which writes its output too; read with %3's")
-                                          : tr("computed fused as %1 by %2; only %3's output reaches memory"))
-                               .arg(QString::fromStdString(o.fusedChain), o.backend.empty() ? tr("its backend") : n->backend,
-                                    QString::fromStdString(o.fusedLast));
+            n->liveFused =
+                (o.fusedOutput ? tr("computed fused as %1 by %2, which writes its output too; read with %3's")
+                               : tr("computed fused as %1 by %2; only %3's output reaches memory"))
+                    .arg(QString::fromStdString(o.fusedChain), o.backend.empty() ? tr("its backend") : n->backend,
+                         QString::fromStdString(o.fusedLast));
         for (const auto &in : o.inputs)
             if (in.op.empty())
                 n->leafInputs << QString::fromStdString(in.name);
@@ -227,7 +228,8 @@ QString OpTreeModel::opPath(const QString &id) const
 {
     QStringList parts;
     for (const Node *n = m_byId.value(id); n && n != m_root.get(); n = n->parent)
-        parts.prepend(QString::fromStdString(opFolderName(int(OpId::lenient(n->id.toStdString()).last()), n->type.toStdString())));
+        parts.prepend(QString::fromStdString(
+            opFolderName(int(OpId::lenient(n->id.toStdString()).last()), n->type.toStdString())));
     return parts.join(QLatin1Char('/'));
 }
 
@@ -318,8 +320,7 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         case MinColumn: return n->stats ? statText(n->stats->min) : QVariant();
         case MeanColumn: return n->stats ? statText(n->stats->mean) : QVariant();
         case NormColumn: return n->stats ? statText(n->stats->l2norm) : QVariant();
-        case DumpedColumn:
-            return n->dumpedFrom >= 0 ? tr("from round %1").arg(n->dumpedFrom) : QVariant();
+        case DumpedColumn: return n->dumpedFrom >= 0 ? tr("from round %1").arg(n->dumpedFrom) : QVariant();
         case ReplayColumn: {
             const llmscope::OpcheckRow *r = replayOf(n);
             if (!r)
@@ -334,8 +335,14 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
         return {};
     }
     if (role == SearchTextRole) // every column's text and the weights it reads
-        return QStringList{n->id,      n->name,   n->type,   n->backend, n->shape, n->dtype,
-                           replayText(n), n->leafInputs.join(QLatin1Char(' ')),
+        return QStringList{n->id,
+                           n->name,
+                           n->type,
+                           n->backend,
+                           n->shape,
+                           n->dtype,
+                           replayText(n),
+                           n->leafInputs.join(QLatin1Char(' ')),
                            fusedWords(n).isEmpty() ? QString() : tr("fused")}
             .join(QLatin1Char(' '));
     if (role == Qt::CheckStateRole && col == IdColumn && !isRoot)
@@ -352,10 +359,10 @@ QVariant OpTreeModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && col == DumpedColumn)
         return QBrush(QColor(0x10, 0x80, 0x30));
     if (const llmscope::OpcheckRow *r = role == Qt::ForegroundRole && col == ReplayColumn ? replayOf(n) : nullptr)
-        return QBrush(isBad(r->verdict)                     ? QColor(0xc0, 0x10, 0x10)
-                      : r->verdict == llmscope::Verdict::Warn ? QColor(0xa0, 0x50, 0x00)
-                      : r->verdict == llmscope::Verdict::Pass ? QColor(0x10, 0x80, 0x30)
-                                                              : QColor(0x70, 0x70, 0x70));
+        return QBrush(isBad(r->verdict)                           ? QColor(0xc0, 0x10, 0x10)
+                          : r->verdict == llmscope::Verdict::Warn ? QColor(0xa0, 0x50, 0x00)
+                          : r->verdict == llmscope::Verdict::Pass ? QColor(0x10, 0x80, 0x30)
+                                                                  : QColor(0x70, 0x70, 0x70));
     if (role == Qt::FontRole && col == IdColumn && n->dumpedFrom >= 0) {
         QFont f;
         f.setBold(true);

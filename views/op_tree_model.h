@@ -26,8 +26,21 @@
 class OpTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { IdColumn, NameColumn, TypeColumn, BackendColumn, ShapeColumn, DTypeColumn, MaxColumn, MinColumn, MeanColumn,
-                  NormColumn, DumpedColumn, ReplayColumn, ColumnCount };
+    enum Column {
+        IdColumn,
+        NameColumn,
+        TypeColumn,
+        BackendColumn,
+        ShapeColumn,
+        DTypeColumn,
+        MaxColumn,
+        MinColumn,
+        MeanColumn,
+        NormColumn,
+        DumpedColumn,
+        ReplayColumn,
+        ColumnCount
+    };
     // SearchTextRole: what the search box matches, every column's text and the names of the
     // tensors it reads that no op computes (its weights: a verdict's "blk.1.ffn_down.weight").
     enum Role { OpIdRole = Qt::UserRole + 1, DumpedFromRole, HasNanInfRole, SearchTextRole };
@@ -56,7 +69,7 @@ public:
     // The selection acknowledged by the probe applies from fromRound: marks the ops it dumps.
     void setApplied(const llmscope::Selection &selection, int64_t fromRound);
 
-    QString idsText() const;       // the checked ids, in graph order ("" when none)
+    QString idsText() const; // the checked ids, in graph order ("" when none)
     // Checks exactly these ids; throws llmscope::Error for text that is no -ids list.
     // Ids the tree does not hold (yet) are kept, so the text survives a new topology.
     void setIdsText(const QString &text);

@@ -218,7 +218,8 @@ void OpTreePanel::follow(SessionDocument *doc)
     // Statistics stream in a round at a time while a program runs, faster than anyone reads them.
     m_statsShown.setSingleShot(true);
     m_statsShown.setInterval(100);
-    connect(&m_statsShown, &QTimer::timeout, this, [this, doc] { m_model->setRoundStats(doc->rounds().newestStats()); });
+    connect(&m_statsShown, &QTimer::timeout, this,
+            [this, doc] { m_model->setRoundStats(doc->rounds().newestStats()); });
     connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &c) {
         m_model->addOutputs(c.files);
         if (!c.stats.empty() && !m_statsShown.isActive())

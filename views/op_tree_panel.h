@@ -57,7 +57,7 @@ private:
     QLabel *m_searchNote; // "nothing matches", under the search box
     bool m_syncing = false;
     bool m_filtering = false; // the current row moves because rows come or go, not by a pick
-    QString m_picked;         // the op picked, searched out or not
+    QString m_picked; // the op picked, searched out or not
     QSet<QString> m_expanded; // ids open before a reset
     QTimer m_statsShown; // the ops' newest statistics, at most ten times a second
 };

@@ -94,10 +94,8 @@ QVariant QuantHeatmapModel::data(const QModelIndex &index, int role) const
         return role == Qt::BackgroundRole ? QVariant(QColor(0xf4, 0xf4, 0xf4)) : QVariant();
     const WeightCost &w = m_report->weights[size_t(i)];
     switch (role) {
-    case Qt::DisplayRole:
-        return QString::number(w.share * 100, 'f', 1);
-    case Qt::BackgroundRole:
-        return colourFor(w.share, m_maxShare);
+    case Qt::DisplayRole: return QString::number(w.share * 100, 'f', 1);
+    case Qt::BackgroundRole: return colourFor(w.share, m_maxShare);
     case Qt::ForegroundRole:
         return colourFor(w.share, m_maxShare).lightness() < 120 ? QColor(Qt::white) : QColor(Qt::black);
     case Qt::FontRole: {
@@ -105,8 +103,7 @@ QVariant QuantHeatmapModel::data(const QModelIndex &index, int role) const
         f.setBold(w.chosen);
         return f;
     }
-    case Qt::TextAlignmentRole:
-        return int(Qt::AlignCenter);
+    case Qt::TextAlignmentRole: return int(Qt::AlignCenter);
     case Qt::ToolTipRole:
         return tr("%1 (%2)\nshare of the logits' error: %3 %\nquantization error: %4 %, as %5: %6 %\n"
                   "its op %7 adds NMSE %8\n%9 bytes, %10 as %5%11")
@@ -120,14 +117,10 @@ QVariant QuantHeatmapModel::data(const QModelIndex &index, int role) const
             .arg(w.myBytes)
             .arg(w.keepBytes)
             .arg(w.chosen ? tr("\nchosen to keep higher (tensor-types.txt)") : QString());
-    case WeightIndexRole:
-        return i;
-    case ShareRole:
-        return w.share;
-    case ChosenRole:
-        return w.chosen;
-    default:
-        return {};
+    case WeightIndexRole: return i;
+    case ShareRole: return w.share;
+    case ChosenRole: return w.chosen;
+    default: return {};
     }
 }
 

@@ -31,8 +31,8 @@ public:
 
 private:
     std::shared_ptr<const llmscope::QuantReport> m_report = std::make_shared<const llmscope::QuantReport>();
-    QStringList m_kinds;           // row order
-    int m_layers = 0;              // columns 0..m_layers-1; then one for the model's own
+    QStringList m_kinds; // row order
+    int m_layers = 0; // columns 0..m_layers-1; then one for the model's own
     std::vector<std::vector<int>> m_cell; // [row][column] -> weight index, -1
     double m_maxShare = 0;
 };

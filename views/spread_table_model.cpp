@@ -37,8 +37,9 @@ void SpreadTableModel::setResult(std::shared_ptr<const SpreadResult> r)
             QStringList own;
             for (int i = 0; i < l.size(); ++i)
                 if (!common(l[i]))
-                    own << (i > 0 && l[i - 1].startsWith(QLatin1Char('-')) && common(l[i - 1]) ? l[i - 1] + QLatin1Char(' ') + l[i]
-                                                                                                 : l[i]);
+                    own << (i > 0 && l[i - 1].startsWith(QLatin1Char('-')) && common(l[i - 1])
+                                ? l[i - 1] + QLatin1Char(' ') + l[i]
+                                : l[i]);
             m_runWords.push_back(own.join(QLatin1Char(' ')));
         }
     }
@@ -83,8 +84,8 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
     const bool first = index.row() == m_result->firstDeparture;
     const int run = index.column() - FirstRunColumn;
     const double value = index.column() == SpreadColumn ? o.spread
-                         : run >= 0 && size_t(run) < o.fromFirst.size() ? o.fromFirst[size_t(run)]
-                                                                          : NAN;
+        : run >= 0 && size_t(run) < o.fromFirst.size()  ? o.fromFirst[size_t(run)]
+                                                        : NAN;
     // in percent of the output's size, as the Diff table's errors: bit-identical is a plain 0
     const auto text = [](double v) {
         return std::isnan(v) ? QString() : v == 0 ? QStringLiteral("0") : QString::fromStdString(report::percent(v));
@@ -103,9 +104,9 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
         }
     case Qt::ToolTipRole:
         if (index.column() == OpColumn || index.column() == SpreadColumn)
-            return o.departs ? reasonWords(o.why)
-                   : o.spread > 0 ? tr("the runs differ here within their standard")
-                                  : tr("every run bit-identical here");
+            return o.departs   ? reasonWords(o.why)
+                : o.spread > 0 ? tr("the runs differ here within their standard")
+                               : tr("every run bit-identical here");
         if (run >= 0)
             return tr("%1 against %2: %3 (relative euclidean distance of the outputs)\n%4")
                 .arg(runName(run), runName(0))
@@ -127,10 +128,10 @@ QVariant SpreadTableModel::data(const QModelIndex &index, int role) const
         if (o.departs && index.column() < SpreadColumn)
             return QBrush(QColor(0xc0, 0x10, 0x10));
         return {};
-    case Qt::FontRole:
-        return first ? firstRowMark(role) : QVariant();
+    case Qt::FontRole: return first ? firstRowMark(role) : QVariant();
     case Qt::TextAlignmentRole:
-        return index.column() == OpColumn ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == OpColumn ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                          : int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
 }

@@ -56,7 +56,8 @@ SpreadView::SpreadView(QWidget *parent)
     connect(m_differing, &QCheckBox::toggled, this, [key](bool on) { QSettings().setValue(key, on); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
         if (i.isValid())
-            emit opPicked(i.data(SpreadTableModel::OpIdRole).toString(), i.data(SpreadTableModel::RoundRole).toLongLong());
+            emit opPicked(i.data(SpreadTableModel::OpIdRole).toString(),
+                          i.data(SpreadTableModel::RoundRole).toLongLong());
     });
 }
 
@@ -97,12 +98,13 @@ void SpreadView::setResult(std::shared_ptr<const SpreadResult> r, const QString 
             const QString a = SpreadTableModel::runName(0), b = SpreadTableModel::runName(int(k));
             text += tr("<br>Configuration, %1 against %2: %3").arg(b, a, configDiffWords(*d).toHtmlEscaped());
             configs += (configs.isEmpty() ? QString() : QStringLiteral("\n\n")) +
-                       QString::fromStdString(configDiffText(*d, a.toStdString(), b.toStdString())).trimmed();
+                QString::fromStdString(configDiffText(*d, a.toStdString(), b.toStdString())).trimmed();
         }
     m_summary->setToolTip(configs);
-    text += tr("<br>Colours: <span style=\"background:#d24f32\">&nbsp;red&nbsp;</span> the runs part beyond their "
-               "standard here; <span style=\"background:#91c1e4\">&nbsp;blue&nbsp;</span> they differ within it; white: "
-               "bit-identical. Deeper: farther apart.");
+    text +=
+        tr("<br>Colours: <span style=\"background:#d24f32\">&nbsp;red&nbsp;</span> the runs part beyond their "
+           "standard here; <span style=\"background:#91c1e4\">&nbsp;blue&nbsp;</span> they differ within it; white: "
+           "bit-identical. Deeper: farther apart.");
     text += tr("<br>Dumps and reports (spread.json, spread.csv) in %1").arg(folder.toHtmlEscaped());
     m_summary->setText(text);
     if (r->departs()) { // the first departure in view, picked

@@ -80,8 +80,8 @@ QVariant SliceErrorModel::headerData(int section, Qt::Orientation, int role) con
 TensorDiffView::TensorDiffView(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_status(new QLabel(this)), m_files(new QComboBox(this)),
       m_golden(new TensorSliceModel(this)), m_test(new TensorSliceModel(this)),
-      m_error(new SliceErrorModel(m_golden, m_test, this)), m_picker(new SlicePicker(this)), m_goldenTable(new QTableView(this)),
-      m_testTable(new QTableView(this)), m_errorTable(new QTableView(this))
+      m_error(new SliceErrorModel(m_golden, m_test, this)), m_picker(new SlicePicker(this)),
+      m_goldenTable(new QTableView(this)), m_testTable(new QTableView(this)), m_errorTable(new QTableView(this))
 {
     m_title->setTextFormat(Qt::RichText);
     m_status->setWordWrap(true);
@@ -93,7 +93,8 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     const QStringList titles{tr("Golden"), tr("Test"), tr("Relative error")};
     int k = 0;
     for (auto [table, model] : {std::pair<QTableView *, QAbstractItemModel *>{m_goldenTable, m_golden},
-                                {m_testTable, m_test}, {m_errorTable, m_error}}) {
+                                {m_testTable, m_test},
+                                {m_errorTable, m_error}}) {
         table->setModel(model);
         table->setItemDelegate(new FramedSelectionDelegate(table)); // the worst value's red stays red
         // as wide as the widest value the table writes (six digits, a sign, an exponent; the
@@ -130,7 +131,8 @@ TensorDiffView::TensorDiffView(QWidget *parent)
     for (QTableView *a : {m_goldenTable, m_testTable, m_errorTable})
         for (QTableView *b : {m_goldenTable, m_testTable, m_errorTable})
             if (a != b) {
-                connect(a->verticalScrollBar(), &QScrollBar::valueChanged, b->verticalScrollBar(), &QScrollBar::setValue);
+                connect(a->verticalScrollBar(), &QScrollBar::valueChanged, b->verticalScrollBar(),
+                        &QScrollBar::setValue);
                 connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(),
                         &QScrollBar::setValue);
             }
@@ -175,8 +177,10 @@ void TensorDiffView::setFiles(const QString &title, const QStringList &golden, c
 void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair> &pairs, const QString &leftName,
                               const QString &rightName)
 {
-    m_leftName->setText(QStringLiteral("<b>%1</b>").arg((leftName.isEmpty() ? tr("Golden") : leftName).toHtmlEscaped()));
-    m_rightName->setText(QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
+    m_leftName->setText(
+        QStringLiteral("<b>%1</b>").arg((leftName.isEmpty() ? tr("Golden") : leftName).toHtmlEscaped()));
+    m_rightName->setText(
+        QStringLiteral("<b>%1</b>").arg((rightName.isEmpty() ? tr("Test") : rightName).toHtmlEscaped()));
     m_pairs = pairs;
     m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
     int pick = -1;
@@ -185,7 +189,8 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
         m_files->clear();
         for (const TensorDiffPair &p : pairs) {
             m_files->addItem(p.name);
-            if (pick < 0 && (p.name.startsWith(QLatin1String("after/out")) || p.name.startsWith(QLatin1String("output"))))
+            if (pick < 0 &&
+                (p.name.startsWith(QLatin1String("after/out")) || p.name.startsWith(QLatin1String("output"))))
                 pick = m_files->count() - 1;
         }
         m_files->setCurrentIndex(-1);
@@ -195,11 +200,11 @@ void TensorDiffView::setPairs(const QString &title, const QVector<TensorDiffPair
         m_test->close();
         m_error->refresh();
         m_picker->setDims({}, -1, -1); // nothing shown: no dimensions left from the last
-        m_status->setText(title.isEmpty()
-                              ? tr("Compare two dumps (Session > Compare dumps, Ctrl+D), hunt for the first divergent "
-                                   "operation (Session > Hunt, Ctrl+H) or replay a dump (Session > Replay operations) to "
-                                   "see an operation's tensors side by side here.")
-                              : tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
+        m_status->setText(
+            title.isEmpty() ? tr("Compare two dumps (Session > Compare dumps, Ctrl+D), hunt for the first divergent "
+                                 "operation (Session > Hunt, Ctrl+H) or replay a dump (Session > Replay operations) to "
+                                 "see an operation's tensors side by side here.")
+                            : tr("No tensor files of this operation on both sides (dump it with --type tensor)."));
         return;
     }
     m_files->setCurrentIndex(std::max(0, pick));
@@ -218,12 +223,13 @@ void TensorDiffView::showPair(int row)
         return;
     }
     QString status = m_golden->dims() == m_test->dims()
-                         ? tr("Both %1 elements; pick the dimensions to show below.")
-                               .arg(qlonglong(llmscope::elementCount(m_golden->dims())))
-                         : tr("The shapes differ: golden and test are shown as their files hold them.");
+        ? tr("Both %1 elements; pick the dimensions to show below.")
+              .arg(qlonglong(llmscope::elementCount(m_golden->dims())))
+        : tr("The shapes differ: golden and test are shown as their files hold them.");
     if (p.goldenView.headSize || p.testView.headSize)
-        status += QLatin1Char(' ') + tr("Rows un-permuted within heads of %1, as Hugging Face orders them.")
-                                         .arg(qulonglong(std::max(p.goldenView.headSize, p.testView.headSize)));
+        status += QLatin1Char(' ') +
+            tr("Rows un-permuted within heads of %1, as Hugging Face orders them.")
+                .arg(qulonglong(std::max(p.goldenView.headSize, p.testView.headSize)));
     if (p.goldenView.lastRows || p.testView.lastRows)
         status += QLatin1Char(' ') + tr("Only the last token's rows: the engine computed no others here.");
     m_status->setText(status);

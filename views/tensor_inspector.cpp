@@ -43,7 +43,7 @@ constexpr int kBins = 64;
 
 struct Summary {
     QString error;
-    bool values = false;    // statistics of the values (else from the header)
+    bool values = false; // statistics of the values (else from the header)
     uint64_t count = 0, nan = 0, inf = 0;
     double min = 0, max = 0, mean = 0, l2 = 0;
     std::vector<uint64_t> bins;
@@ -117,9 +117,9 @@ Summary summarize(const std::string &path)
 } // namespace
 
 TensorInspector::TensorInspector(QWidget *parent)
-    : QWidget(parent), m_whose(new QLabel(this)), m_title(new QLabel(this)), m_header(new QLabel(this)), m_stats(new QLabel(this)),
-      m_files(new QListWidget(this)), m_picker(new SlicePicker(this)), m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)),
-      m_chart(new QChartView(this))
+    : QWidget(parent), m_whose(new QLabel(this)), m_title(new QLabel(this)), m_header(new QLabel(this)),
+      m_stats(new QLabel(this)), m_files(new QListWidget(this)), m_picker(new SlicePicker(this)),
+      m_table(new QTableView(this)), m_slice(new TensorSliceModel(this)), m_chart(new QChartView(this))
 {
     m_title->setTextFormat(Qt::RichText);
     m_title->setWordWrap(true);
@@ -135,7 +135,6 @@ TensorInspector::TensorInspector(QWidget *parent)
     m_chart->setMinimumHeight(170);
     m_chart->chart()->legend()->hide();
     m_chart->chart()->setMargins(QMargins(2, 2, 2, 2));
-
 
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
@@ -172,8 +171,8 @@ void TensorInspector::setOp(const QString &title, qint64 round, const QStringLis
     // No round when the dump holds nothing of the op: a "round -1" would read as a round.
     const QString head = round >= 0 ? tr("<b>%1</b>, round %2").arg(title.toHtmlEscaped()).arg(round)
                                     : QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped());
-    m_title->setText(title.isEmpty() ? note
-                                     : head + (note.isEmpty() ? QString() : QStringLiteral("<br>") + note.toHtmlEscaped()));
+    m_title->setText(
+        title.isEmpty() ? note : head + (note.isEmpty() ? QString() : QStringLiteral("<br>") + note.toHtmlEscaped()));
     for (const QString &f : files) {
         const QFileInfo fi(f);
         auto *item = new QListWidgetItem(fi.dir().dirName() + QLatin1Char('/') + fi.fileName(), m_files);
@@ -219,17 +218,20 @@ void TensorInspector::showFile(int row)
         return;
     const bool values = m_slice->open(path);
     try {
-        const BinFileInfo info = path.endsWith(QLatin1String(".bin")) ? readBinFile(path.toStdString(), true) : BinFileInfo{};
+        const BinFileInfo info =
+            path.endsWith(QLatin1String(".bin")) ? readBinFile(path.toStdString(), true) : BinFileInfo{};
         const Tensor &t = info.tensor;
         const auto engine = t.attr(kEngineDTypeAttr);
         m_header->setText(tr("%1 %2%3")
-                              .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)), QString::fromStdString(report::shapeText(t.dims)))
+                              .arg(QString::fromStdString(engine ? *engine : dtypeName(t.dtype)),
+                                   QString::fromStdString(report::shapeText(t.dims)))
                               .arg(t.hasData ? QString() : tr(" (no payload in the file)")));
     } catch (const Error &e) {
         m_header->setText(errorWords(e));
     }
     if (values) {
-        m_header->setText(m_header->text().isEmpty() ? QString::fromStdString(report::shapeText(m_slice->dims())) : m_header->text());
+        m_header->setText(m_header->text().isEmpty() ? QString::fromStdString(report::shapeText(m_slice->dims()))
+                                                     : m_header->text());
     }
     m_picker->setDims(m_slice->dims(), m_slice->rowDim(), m_slice->colDim());
     m_stats->setText(values ? tr("computing statistics...") : m_slice->error());

@@ -19,7 +19,8 @@ constexpr int64_t kMaxSide = 1 << 20;
 TensorSliceModel::TensorSliceModel(QObject *parent) : QAbstractTableModel(parent) {}
 TensorSliceModel::~TensorSliceModel() = default;
 
-bool TensorSliceModel::open(const QString &path, const llmscope::TensorView &view, const std::vector<int64_t> &otherDims)
+bool TensorSliceModel::open(const QString &path, const llmscope::TensorView &view,
+                            const std::vector<int64_t> &otherDims)
 {
     beginResetModel();
     m_rows.clear();

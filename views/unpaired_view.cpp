@@ -37,10 +37,10 @@ void fill(QListWidget *list, const std::vector<TensorRecord> &records)
         QStringList rounds;
         for (int64_t x : op.rounds)
             rounds << QString::number(x);
-        auto *item = new QListWidgetItem(UnpairedView::tr("%1 %2: %n tensor(s), round %3", nullptr, op.tensors)
-                                             .arg(QString::fromStdString(id), QString::fromStdString(op.name),
-                                                  rounds.join(QLatin1Char(','))),
-                                         list);
+        auto *item = new QListWidgetItem(
+            UnpairedView::tr("%1 %2: %n tensor(s), round %3", nullptr, op.tensors)
+                .arg(QString::fromStdString(id), QString::fromStdString(op.name), rounds.join(QLatin1Char(','))),
+            list);
         item->setData(Qt::UserRole, QString::fromStdString(id));
     }
 }
@@ -163,14 +163,13 @@ bool UnpairedView::saveMapping(const QString &path, QString *error) const
 
 void UnpairedView::chooseAndSaveMapping()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save mapping"), QStringLiteral("mapping.json"),
-                                                      tr("JSON (*.json)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save mapping"), QStringLiteral("mapping.json"), tr("JSON (*.json)"));
     if (path.isEmpty())
         return;
     QString error;
-    m_status->setText(saveMapping(path, &error)
-                          ? tr("Saved %1: use it with llmscope compare --mapping %1").arg(path)
-                          : error);
+    m_status->setText(saveMapping(path, &error) ? tr("Saved %1: use it with llmscope compare --mapping %1").arg(path)
+                                                : error);
 }
 
 void UnpairedView::follow(SessionDocument *doc)

@@ -42,10 +42,14 @@ void sayPrograms(const std::string &root)
                 .arg(s.finished ? QStringLiteral("finished")
                                 : QStringLiteral("did not finish (killed, crashed or still running): the dump holds "
                                                  "what was written before, every file whole"))
-                .arg(s.rounds).arg(s.roundsDumped).arg(s.tensors).arg(s.skipped));
+                .arg(s.rounds)
+                .arg(s.roundsDumped)
+                .arg(s.tensors)
+                .arg(s.skipped));
         if (s.roundsStopped) {
             out(QStringLiteral("stopped:   %1 dumped round(s) ended before their graph did: %2\n")
-                    .arg(s.roundsStopped).arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
+                    .arg(s.roundsStopped)
+                    .arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
         }
         for (const auto &w : s.warnings)
             out(QStringLiteral("warning:   %1\n").arg(QString::fromStdString(w)));
@@ -104,10 +108,12 @@ int runInfo(const QStringList &args)
         }
         if (llmscope::servesRequests(requests))
             for (const auto &r : requests)
-                out(QStringLiteral("%1%2\n").arg(r.number == 1 ? QStringLiteral("requests:  ") : QStringLiteral("           "),
+                out(QStringLiteral("%1%2\n").arg(r.number == 1 ? QStringLiteral("requests:  ")
+                                                               : QStringLiteral("           "),
                                                  QString::fromStdString(llmscope::describeRequest(r))));
         for (const auto &p : idx.problems)
-            out(QStringLiteral("problem:   %1: %2\n").arg(QString::fromStdString(p.path), QString::fromStdString(p.message)));
+            out(QStringLiteral("problem:   %1: %2\n")
+                    .arg(QString::fromStdString(p.path), QString::fromStdString(p.message)));
         return idx.problems.empty() ? 0 : 1;
     } catch (const llmscope::Error &e) {
         err(QStringLiteral("llmscope info: %1\n").arg(QString::fromUtf8(e.what())));
@@ -120,41 +126,41 @@ int runInfo(const QStringList &args)
 QString usageText()
 {
     return QStringLiteral(
-        "llmscope %1 - precision debugger for LLM inference\n"
-        "\n"
-        "usage:\n"
-        "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
-        "  llmscope [--lang en|zh_CN] --screenshot FILE.png [DUMP_FOLDER]\n"
-        "                                            open it (on the dump), save the window as a picture\n"
-        "                                            once the dump is in, and exit (1 if it could not)\n"
-        "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"
-        "                                            open it on CMD running live under the probe\n"
-        "  llmscope [--lang en|zh_CN] --hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES]\n"
-        "                                            open it on the hunt below, each run live\n"
-        "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
-        "                                            ('llmscope dump --help' lists them)\n"
-        "  llmscope compare --golden-path A --my-path B [--golden-request N] [--my-seq S] [options]\n"
-        "                                            compare two dumps (or one request of each: a slot);\n"
-        "                                            msit's report, first divergence\n"
-        "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]\n"
-        "                [--timeout SECONDS]\n"
-        "                                            find the first divergent op in two passes\n"
-        "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
-        "                                            which weights a quantized model loses the most\n"
-        "                                            through; tensor-types.txt to keep them higher\n"
-        "  llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]\n"
-        "                                            replay each dumped op on a float64 reference:\n"
-        "                                            is the kernel wrong given its real inputs?\n"
-        "  llmscope spread --run \"CMD\" [--run \"CMD\" ...] [--vary \"FLAG V1,V2\"] [--repeat N] [-o DIR]\n"
-        "                                            one prompt run several ways side by side: the first\n"
-        "                                            op where the runs part, and the run that departs\n"
-        "  llmscope config-diff A B [--json F] [--xlsx F]\n"
-        "                                            what differs between two runs' configurations:\n"
-        "                                            environment, libraries, devices, command, models\n"
-        "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
-        "  llmscope --help | --version\n"
-        "\n"
-        "Dumps use the layout of msit llm dump: msit_dump_*/tensors/{device}_{pid}/{round}/{id}_{Op}/...\n")
+               "llmscope %1 - precision debugger for LLM inference\n"
+               "\n"
+               "usage:\n"
+               "  llmscope [--lang en|zh_CN] [DUMP_FOLDER]   open the desktop app (optionally on a dump)\n"
+               "  llmscope [--lang en|zh_CN] --screenshot FILE.png [DUMP_FOLDER]\n"
+               "                                            open it (on the dump), save the window as a picture\n"
+               "                                            once the dump is in, and exit (1 if it could not)\n"
+               "  llmscope [--lang en|zh_CN] --exec \"CMD\" [options]\n"
+               "                                            open it on CMD running live under the probe\n"
+               "  llmscope [--lang en|zh_CN] --hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES]\n"
+               "                                            open it on the hunt below, each run live\n"
+               "  llmscope dump --exec \"CMD\" [options]     run CMD with the probe; msit llm dump's options\n"
+               "                                            ('llmscope dump --help' lists them)\n"
+               "  llmscope compare --golden-path A --my-path B [--golden-request N] [--my-seq S] [options]\n"
+               "                                            compare two dumps (or one request of each: a slot);\n"
+               "                                            msit's report, first divergence\n"
+               "  llmscope hunt --golden \"CMD\" --test \"CMD\" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]\n"
+               "                [--timeout SECONDS]\n"
+               "                                            find the first divergent op in two passes\n"
+               "  llmscope quant-report --golden \"CMD\" --test \"CMD\" [-o DIR] [--budget 10%]\n"
+               "                                            which weights a quantized model loses the most\n"
+               "                                            through; tensor-types.txt to keep them higher\n"
+               "  llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]\n"
+               "                                            replay each dumped op on a float64 reference:\n"
+               "                                            is the kernel wrong given its real inputs?\n"
+               "  llmscope spread --run \"CMD\" [--run \"CMD\" ...] [--vary \"FLAG V1,V2\"] [--repeat N] [-o DIR]\n"
+               "                                            one prompt run several ways side by side: the first\n"
+               "                                            op where the runs part, and the run that departs\n"
+               "  llmscope config-diff A B [--json F] [--xlsx F]\n"
+               "                                            what differs between two runs' configurations:\n"
+               "                                            environment, libraries, devices, command, models\n"
+               "  llmscope info DUMP_FOLDER                 summarize a msit/msProbe dump folder\n"
+               "  llmscope --help | --version\n"
+               "\n"
+               "Dumps use the layout of msit llm dump: msit_dump_*/tensors/{device}_{pid}/{round}/{id}_{Op}/...\n")
         .arg(QStringLiteral(LLMSCOPE_VERSION));
 }
 

@@ -122,7 +122,9 @@ int runManualCompare(const std::string &golden, const std::string &my, const std
     return passed == rows.size() && !rows.empty() ? 0 : 1;
 }
 
-struct RequestChoices { llmscope::RequestChoice golden, my; };
+struct RequestChoices {
+    llmscope::RequestChoice golden, my;
+};
 
 // The options; a status to exit with when they end the command (help, or an error said).
 std::optional<int> readCompareOptions(const QStringList &args, llmscope::CompareOptions &o, std::string &output,
@@ -167,7 +169,9 @@ std::optional<int> readCompareOptions(const QStringList &args, llmscope::Compare
         if (o.goldenPath.empty() || o.myPath.empty())
             throw Error("--golden-path and --my-path are both required");
         if (o.standard && judgesOps(*o.standard) && (o.relTol || o.passRate))
-            throw Error("--rel-tol and --pass-rate set msit's per-element rule, which --standard " + std::string(standardName(*o.standard)) + " does not use: "
+            throw Error("--rel-tol and --pass-rate set msit's per-element rule, which --standard " +
+                        std::string(standardName(*o.standard)) +
+                        " does not use: "
                         "drop them, or use --standard msit");
     } catch (const Error &e) {
         say(std::string("llmscope compare: ") + e.what() + "\n");
@@ -201,15 +205,16 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
         if (!op.unreadable.empty())
             return where + ": could not be compared: " + op.unreadable.english();
         const std::string cosine = std::isnan(op.outputCosine) ? "not told by statistics"
-                                   : op.fromStats                ? "about " + formatStat(op.outputCosine)
-                                                                 : formatStat(op.outputCosine);
-        std::string s = where + ": output cosine " + cosine + ", relative error " +
-                        percent(op.outputError) + " (inputs " + percent(op.inputError) + ", added " + percent(op.addedError) +
-                        "), NMSE " + sig3(op.nmse);
+            : op.fromStats                                     ? "about " + formatStat(op.outputCosine)
+                                                               : formatStat(op.outputCosine);
+        std::string s = where + ": output cosine " + cosine + ", relative error " + percent(op.outputError) +
+            " (inputs " + percent(op.inputError) + ", added " + percent(op.addedError) + "), NMSE " + sig3(op.nmse);
         if (engine && op.budget > 0)
             s += ", adds " + sig3(op.ownNmse) + " = " + percent(op.budgetShare) + " of its budget " + sig3(op.budget);
         else if (engine)
-            s += ", adds " + sig3(op.ownNmse) + (op.budgetKind == Standard::Exact ? " (the same run: must add none)" : " (it moves data: must add none)");
+            s += ", adds " + sig3(op.ownNmse) +
+                (op.budgetKind == Standard::Exact ? " (the same run: must add none)"
+                                                  : " (it moves data: must add none)");
         return s;
     };
     if (res.firstDivergent >= 0) {
@@ -219,8 +224,8 @@ int sayCompareSummary(const llmscope::CompareResult &res, const std::string &csv
             say("  " + cause.english() + "\n");
         for (size_t i : first.rows)
             if (!res.rows[i].passed)
-                say("    " + res.rows[i].golden.path + ": " +
-                    (res.rows[i].unreadable ? "unreadable: " : "") + res.rows[i].failReason.english() + "\n");
+                say("    " + res.rows[i].golden.path + ": " + (res.rows[i].unreadable ? "unreadable: " : "") +
+                    res.rows[i].failReason.english() + "\n");
         say("  " + std::to_string(res.firstDivergent) + " operations before it passed\n");
     } else if (!res.rows.empty()) {
         say("  every operation passed\n");
@@ -256,7 +261,8 @@ int runCompareCommand(const QStringList &args)
         return *status;
     if (requests.golden.chosen() || requests.my.chosen()) {
         try {
-            const RequestPairing p = pairRequests(o.goldenPath, requests.golden, o.myPath, requests.my, output + "/requests");
+            const RequestPairing p =
+                pairRequests(o.goldenPath, requests.golden, o.myPath, requests.my, output + "/requests");
             for (const std::string &note : p.notes)
                 say("llmscope compare: " + note + "\n");
             o.goldenPath = p.golden;

@@ -56,21 +56,31 @@ void sayProcess(const llmscope::DumpOptions &o, const llmscope::ProbeStatus &s)
     // node by node, and after the whole graph where a chain's output is read as it ran
     const QString pieces = s.pieces ? QStringLiteral(", the graph ended at %1 nodes").arg(s.pieces) : QString();
     const QString dumped = s.roundsDumped
-                               ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
-                                                "%6 node by node%7)")
-                                     .arg(s.roundsDumped).arg(s.firstDumped).arg(s.lastDumped).arg(s.roundsInline)
-                                     .arg(s.roundsWholeGraph)
-                                     .arg(nodeByNode)
-                                     .arg(pieces)
-                               : QStringLiteral("none dumped");
+        ? QStringLiteral("%1 dumped (%2-%3; read %4 inline, %5 after the whole graph, "
+                         "%6 node by node%7)")
+              .arg(s.roundsDumped)
+              .arg(s.firstDumped)
+              .arg(s.lastDumped)
+              .arg(s.roundsInline)
+              .arg(s.roundsWholeGraph)
+              .arg(nodeByNode)
+              .arg(pieces)
+        : QStringLiteral("none dumped");
     say(QStringLiteral("  process %1:  %2 rounds seen, %3; %4 operations seen, %5 selected; "
                        "%6 tensors written, %7 skipped\n")
-            .arg(s.pid).arg(s.rounds).arg(dumped).arg(s.opsSeen).arg(s.opsSelected).arg(s.tensors).arg(s.skipped));
+            .arg(s.pid)
+            .arg(s.rounds)
+            .arg(dumped)
+            .arg(s.opsSeen)
+            .arg(s.opsSelected)
+            .arg(s.tensors)
+            .arg(s.skipped));
     if (s.roundsStopped) {
         say(QStringLiteral("  stopped:     the program stopped %1 dumped round(s) before the graph finished (%2): "
                            "a round read inline or node by node holds what ran until then, one read after the "
                            "whole graph holds nothing\n")
-                .arg(s.roundsStopped).arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
+                .arg(s.roundsStopped)
+                .arg(QString::fromStdString(llmscope::stoppedRoundsText(s))));
     }
     if (!o.followTokens.empty())
         say(QStringLiteral("  tokens:      the program's token inputs were golden's (--follow-tokens %1) in %2 "
@@ -121,10 +131,16 @@ void sayOnDisk(const llmscope::DumpOptions &o, const llmscope::DumpIndex &idx,
             bytes += t.dataBytes;
         ops.insert(t.opId);
     }
-    say(QStringLiteral("  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data%7; %5 model, %6 layer files\n")
-            .arg(idx.tensors.size()).arg(ops.size()).arg(idx.rounds().size()).arg(humanBytes(bytes))
-            .arg(idx.modelFiles.size()).arg(idx.layerFiles.size())
-            .arg(linkedBytes ? QStringLiteral(" (and %1 more read through links)").arg(humanBytes(linkedBytes)) : QString()));
+    say(QStringLiteral(
+            "  on disk:     %1 tensors from %2 operations in %3 rounds, %4 of data%7; %5 model, %6 layer files\n")
+            .arg(idx.tensors.size())
+            .arg(ops.size())
+            .arg(idx.rounds().size())
+            .arg(humanBytes(bytes))
+            .arg(idx.modelFiles.size())
+            .arg(idx.layerFiles.size())
+            .arg(linkedBytes ? QStringLiteral(" (and %1 more read through links)").arg(humanBytes(linkedBytes))
+                             : QString()));
     if (std::find(o.types.begin(), o.types.end(), "onnx") != o.types.end())
         say(QStringLiteral("  onnx:        %1 file(s) of the topology under onnx/ (no weights; open them in Netron)\n")
                 .arg(onnxFiles ? onnxFiles->size() : 0));
@@ -158,7 +174,7 @@ int verdict(const llmscope::DumpOptions &o, const std::vector<llmscope::ProbeSta
         say(QStringLiteral("  The target did not exit normally: the dump holds what was written before it "
                            "stopped; every file in it is complete.\n"));
     const bool wantsTensors = std::find(o.types.begin(), o.types.end(), "tensor") != o.types.end() ||
-                              std::find(o.types.begin(), o.types.end(), "stats") != o.types.end();
+        std::find(o.types.begin(), o.types.end(), "stats") != o.types.end();
     if (wantsTensors && idx.tensors.empty()) {
         uint64_t rounds = 0, dumped = 0;
         for (const auto &s : statuses) {
@@ -167,7 +183,10 @@ int verdict(const llmscope::DumpOptions &o, const std::vector<llmscope::ProbeSta
         }
         if (dumped == 0)
             say(QStringLiteral("  Nothing was dumped: the target ran %1 rounds (0 to %2) and -er %3 chose none "
-                               "of them.\n").arg(rounds).arg(rounds ? rounds - 1 : 0).arg(QString::fromStdString(o.rounds)));
+                               "of them.\n")
+                    .arg(rounds)
+                    .arg(rounds ? rounds - 1 : 0)
+                    .arg(QString::fromStdString(o.rounds)));
         else
             say(QStringLiteral("  Nothing was dumped: no operation matched -ids '%1' / -opname '%2' in the "
                                "rounds chosen; 'llmscope dump --type model' lists the operations.\n")
@@ -216,7 +235,9 @@ int checkObserverAfter(const llmscope::DumpOptions &o, const QString &root, int 
     say(QStringLiteral("  observer:    running the program again with the probe loaded but reading nothing\n"));
     try {
         const QString command = QString::fromStdString(joinCommandLine({o.environment, o.command}));
-        const auto [plain, failed] = runToEnd([&] { return runChildDumpCaught({{}, command, options, plainOut, [] { return g_stopRequested != 0; }, {}}); });
+        const auto [plain, failed] = runToEnd([&] {
+            return runChildDumpCaught({{}, command, options, plainOut, [] { return g_stopRequested != 0; }, {}});
+        });
         if (failed)
             std::rethrow_exception(failed);
         const ObserverCheck c = checkObserver(plain.toStdString(), root.toStdString());
@@ -294,7 +315,8 @@ int runDumpCommand(const QStringList &args)
             timedOut = true;
             target.terminate(); // first: whoever reads this process's words may be gone
             std::signal(SIGPIPE, SIG_IGN);
-            say(late ? QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n").arg(o.timeoutSeconds)
+            say(late ? QStringLiteral("llmscope dump: the target ran past --timeout %1 s; stopping it\n")
+                           .arg(o.timeoutSeconds)
                      : QStringLiteral("llmscope dump: stopped; stopping the target\n"));
             if (!target.waitForFinished(5000))
                 target.kill();
@@ -305,12 +327,14 @@ int runDumpCommand(const QStringList &args)
     QString ended;
     bool ok = false;
     if (target.exitStatus() == QProcess::CrashExit || timedOut)
-        ended = QStringLiteral("the target %1 after %2 s").arg(timedOut ? QStringLiteral("was stopped")
-                                                                          : QStringLiteral("crashed or was killed"))
+        ended = QStringLiteral("the target %1 after %2 s")
+                    .arg(timedOut ? QStringLiteral("was stopped") : QStringLiteral("crashed or was killed"))
                     .arg(seconds, 0, 'f', 1);
     else {
         ok = target.exitCode() == 0;
-        ended = QStringLiteral("the target exited with status %1 after %2 s").arg(target.exitCode()).arg(seconds, 0, 'f', 1);
+        ended = QStringLiteral("the target exited with status %1 after %2 s")
+                    .arg(target.exitCode())
+                    .arg(seconds, 0, 'f', 1);
     }
     int status = summarize(o, root, ended, ok);
     if (!ok && status == 0)

@@ -22,7 +22,8 @@
 
 namespace {
 
-const char *kOpcheckUsage = R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
+const char *kOpcheckUsage =
+    R"(usage: llmscope opcheck -i DUMP [-o DIR] [-ids IDS] [-opname NAMES] [-metric abs cos_sim kl]
                         [--standard bounds|msit|msprobe]
 
 Replays each dumped operation on its dumped inputs with a float64 reference and holds its
@@ -114,8 +115,10 @@ Options parseOptions(const QStringList &args)
                 throw Error("--standard: '" + v + "' is not one of bounds, msit, msprobe");
             o.check.standard = v == "msit" ? S::Msit : v == "msprobe" ? S::Msprobe : S::Bounds;
         } else if (a == "-c" || a == "--csv-path") {
-            throw Error(a + ": msit's op CSV lists Ascend ATB ops; llmscope reads each ggml op's type and parameters "
-                            "from op_param.json beside its tensors. Dump with -tiling and leave " + a + " out");
+            throw Error(a +
+                        ": msit's op CSV lists Ascend ATB ops; llmscope reads each ggml op's type and parameters "
+                        "from op_param.json beside its tensors. Dump with -tiling and leave " +
+                        a + " out");
         } else {
             r.unknown();
         }
@@ -159,14 +162,16 @@ void saySummary(const llmscope::OpcheckResult &r, const std::string &base)
     using llmscope::report::num;
     say("\nllmscope opcheck: " + r.root + "\n");
     say("  ops:         " + std::to_string(r.ops) + " dumped, " + std::to_string(r.viewOps) + " views (no kernel; " +
-        std::to_string(r.viewsChecked) + " checked as data movement), " +
-        std::to_string(r.replayedOps) + " replayed: coverage " + num(r.coverage()) + " % of the ops that run a kernel\n");
+        std::to_string(r.viewsChecked) + " checked as data movement), " + std::to_string(r.replayedOps) +
+        " replayed: coverage " + num(r.coverage()) + " % of the ops that run a kernel\n");
     say("  outputs:     " + std::to_string(r.pass) + " PASS, " + std::to_string(r.warn) + " WARN, " +
         std::to_string(r.fail) + " FAIL, " + std::to_string(r.skip) + " SKIP, " + std::to_string(r.error) + " ERROR\n");
     int listed = 0;
     for (const auto &row : r.rows)
         if ((llmscope::isBad(row.verdict) || row.verdict == llmscope::Verdict::Warn) && listed++ < 12)
-            say("  " + std::string(llmscope::verdictName(row.verdict)) + std::string(12 - std::strlen(llmscope::verdictName(row.verdict)), ' ') + "round " + std::to_string(row.round) + " " + row.opId + " " + row.opType + " (" + row.opName +
+            say("  " + std::string(llmscope::verdictName(row.verdict)) +
+                std::string(12 - std::strlen(llmscope::verdictName(row.verdict)), ' ') + "round " +
+                std::to_string(row.round) + " " + row.opId + " " + row.opType + " (" + row.opName +
                 "): " + row.reason.english() + "\n");
     std::map<std::string, int> skipped; // why ops were not replayed, and how often
     for (const auto &row : r.rows)

@@ -13,7 +13,13 @@ inline void say(const char *s)
     std::fputs(s, stderr);
     std::fflush(stderr);
 }
-inline void say(const std::string &s) { say(s.c_str()); }
-inline void say(const QString &s) { say(s.toLocal8Bit().constData()); }
+inline void say(const std::string &s)
+{
+    say(s.c_str());
+}
+inline void say(const QString &s)
+{
+    say(s.toLocal8Bit().constData());
+}
 
 } // namespace cli

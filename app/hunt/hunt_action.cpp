@@ -45,8 +45,8 @@ QCoro::Task<bool> HuntAction::run(HuntSide golden, HuntSide test, QString folder
     if (w && outcome.fusedChain && outcome.walk) {
         // The Diff page on what the program computes, the fused chain departing: the last compare
         // the hunt ran measured its ops unfused, which agree.
-        auto showing = w->compare(QString::fromStdString(outcome.walk->goldenRoot), QString::fromStdString(outcome.walk->myRoot),
-                                  {}, standard);
+        auto showing = w->compare(QString::fromStdString(outcome.walk->goldenRoot),
+                                  QString::fromStdString(outcome.walk->myRoot), {}, standard);
         co_await showing;
     }
     if (w && outcome.stats && outcome.tensors) { // the whole model's picture from the statistics, the op measured

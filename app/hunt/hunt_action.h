@@ -42,4 +42,3 @@ private:
     std::shared_ptr<std::atomic_bool> m_cancelled; // the running hunt's
     QStringList m_log;
 };
-

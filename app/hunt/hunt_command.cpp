@@ -23,7 +23,8 @@ using namespace llmscope;
 
 namespace {
 
-const char *kHuntUsage = R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
+const char *kHuntUsage =
+    R"(usage: llmscope hunt --golden "CMD" --test "CMD" [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]
                      [--timeout SECONDS]
 
 Finds the first operation where the test program departs from the golden one:
@@ -79,14 +80,19 @@ int runHuntCommand(const QStringList &args)
         try {
             findProgram(parseCommandLine(line.toStdString()).words.at(0));
         } catch (const Error &e) {
-            say(QStringLiteral("llmscope hunt: the %1 command cannot run: %2\n").arg(QLatin1String(side), QString::fromUtf8(e.what())));
+            say(QStringLiteral("llmscope hunt: the %1 command cannot run: %2\n")
+                    .arg(QLatin1String(side), QString::fromUtf8(e.what())));
             return 2;
         }
     }
-    const hunt::Steps steps = hunt::withTimeout(childSteps(request.golden, request.test, request.standard, [](const QString &text, int step) {
-        const bool detail = step < 0 && step != hunt::Steps::kFailedEnd;
-        say(detail ? QStringLiteral("  %1\n").arg(text) : QStringLiteral("llmscope hunt: %1\n").arg(text));
-    }), request.timeoutSeconds);
+    const hunt::Steps steps =
+        hunt::withTimeout(childSteps(request.golden, request.test, request.standard,
+                                     [](const QString &text, int step) {
+                                         const bool detail = step < 0 && step != hunt::Steps::kFailedEnd;
+                                         say(detail ? QStringLiteral("  %1\n").arg(text)
+                                                    : QStringLiteral("llmscope hunt: %1\n").arg(text));
+                                     }),
+                          request.timeoutSeconds);
     const hunt::Outcome outcome = runToEnd([&] { return hunt::run(steps, request.folder, request.rounds); });
     switch (outcome.end) {
     case hunt::Outcome::End::Found: return 0;

@@ -24,8 +24,9 @@ using namespace llmscope;
 HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     : QDialog(parent), m_purpose(purpose),
       m_group(purpose == Purpose::Hunt ? QStringLiteral("hunt") : QStringLiteral("quant")),
-      m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_env(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
-      m_folder(new QLineEdit(this)), m_budget(new QLineEdit(this)), m_error(new QLabel(this))
+      m_golden(new QComboBox(this)), m_test(new QComboBox(this)), m_env(new QLineEdit(this)),
+      m_rounds(new QLineEdit(this)), m_folder(new QLineEdit(this)), m_budget(new QLineEdit(this)),
+      m_error(new QLabel(this))
 {
     const bool hunt = purpose == Purpose::Hunt;
     setWindowTitle(hunt ? tr("Hunt the first divergent operation") : tr("Quantization report"));
@@ -60,10 +61,11 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
                                    "consuming golden's tokens; 0,0 is the prompt alone")
                               : tr("The rounds whose logits and activations are compared (msit's -er): 0,15 is the "
                                    "prompt and 15 tokens"));
-    m_folder->setText(settings
-                          .value(m_group + QStringLiteral("/folder"),
-                                 QDir::home().filePath(hunt ? QStringLiteral("llmscope_hunt") : QStringLiteral("llmscope_quant")))
-                          .toString());
+    m_folder->setText(
+        settings
+            .value(m_group + QStringLiteral("/folder"),
+                   QDir::home().filePath(hunt ? QStringLiteral("llmscope_hunt") : QStringLiteral("llmscope_quant")))
+            .toString());
     m_budget->setText(settings.value(QStringLiteral("quant/budget"), QStringLiteral("10%")).toString());
     m_budget->setToolTip(tr("Extra bytes allowed for the weights kept higher, as a share of the test's weight bytes"));
     m_error->setWordWrap(true);
@@ -78,14 +80,15 @@ HuntDialog::HuntDialog(QWidget *parent, Purpose purpose)
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
     auto *form = new QFormLayout(this);
-    auto *about = new QLabel(hunt ? tr("Runs both programs with statistics of every operation, finds the first operation "
-                                       "whose output departs, runs both again dumping only that operation's tensors, and "
-                                       "opens the element-by-element diff there.")
-                                  : tr("Runs the golden program (the F32 or F16 model) and the test (the same program on "
-                                       "the quantized model, fed golden's tokens), compares every operation and the "
-                                       "logits, and ranks the weights by what keeping each in a higher type would "
-                                       "gain per byte; tensor-types.txt in the folder keeps the best within the budget."),
-                             this);
+    auto *about =
+        new QLabel(hunt ? tr("Runs both programs with statistics of every operation, finds the first operation "
+                             "whose output departs, runs both again dumping only that operation's tensors, and "
+                             "opens the element-by-element diff there.")
+                        : tr("Runs the golden program (the F32 or F16 model) and the test (the same program on "
+                             "the quantized model, fed golden's tokens), compares every operation and the "
+                             "logits, and ranks the weights by what keeping each in a higher type would "
+                             "gain per byte; tensor-types.txt in the folder keeps the best within the budget."),
+                   this);
     about->setWordWrap(true);
     form->addRow(about);
     form->addRow(tr("&Golden (reference):"), m_golden);

@@ -95,9 +95,18 @@ QStringList plainArgs()
     return {"--type", "model"}; // the topology once; no node is read, no graph changed
 }
 
-QString testPlainDir() { return QStringLiteral("test-unobserved"); }
-QString goldenFusedDir() { return QStringLiteral("golden-fused"); }
-QString testFusedDir() { return QStringLiteral("test-fused"); }
+QString testPlainDir()
+{
+    return QStringLiteral("test-unobserved");
+}
+QString goldenFusedDir()
+{
+    return QStringLiteral("golden-fused");
+}
+QString testFusedDir()
+{
+    return QStringLiteral("test-fused");
+}
 
 QString stepFusedWalk(const OpResult &op, const FusedChainRecord &chain)
 {
@@ -125,19 +134,22 @@ QString fusedKernelWrong(const OpResult &op, const FusedChainRecord &chain, cons
 {
     QStringList ops;
     for (size_t k = 0; k < chain.ids.size(); ++k)
-        ops << QStringLiteral("%1 %2").arg(QString::fromStdString(chain.ids[k]), QString::fromStdString(chain.names[k]));
-    QString s = HuntText::tr("found: round %1, the fused chain %2 (%3), computed fused on %4: its end departs (relative "
-                             "error %5 %, inputs %6 %)")
-                    .arg(op.round)
-                    .arg(QString::fromStdString(chain.types), ops.join(QStringLiteral(", ")),
-                         QString::fromStdString(chain.backend.empty() ? std::string("the test's backend") : chain.backend))
-                    .arg(pct(op.outputError), pct(op.inputError));
+        ops << QStringLiteral("%1 %2").arg(QString::fromStdString(chain.ids[k]),
+                                           QString::fromStdString(chain.names[k]));
+    QString s =
+        HuntText::tr("found: round %1, the fused chain %2 (%3), computed fused on %4: its end departs (relative "
+                     "error %5 %, inputs %6 %)")
+            .arg(op.round)
+            .arg(QString::fromStdString(chain.types), ops.join(QStringLiteral(", ")),
+                 QString::fromStdString(chain.backend.empty() ? std::string("the test's backend") : chain.backend))
+            .arg(pct(op.outputError), pct(op.inputError));
     s += QLatin1Char('\n') +
-         (unfused ? HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's (relative error "
-                                 "%1 %): the fused kernel is wrong")
-                        .arg(pct(unfused->outputError))
-                  : HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's: the fused "
-                                 "kernel is wrong"));
+        (unfused
+             ? HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's (relative error "
+                            "%1 %): the fused kernel is wrong")
+                   .arg(pct(unfused->outputError))
+             : HuntText::tr("  computed op by op, with fusion off, the same ops agree with golden's: the fused "
+                            "kernel is wrong"));
     return s;
 }
 
@@ -169,17 +181,29 @@ QStringList walkArgs(int64_t round)
     return {"--type", "model", "tensor", "-stp", "1", "-er", r + "," + r};
 }
 
-QString goldenWalkDir() { return QStringLiteral("golden-walk"); }
-QString testWalkDir() { return QStringLiteral("test-walk"); }
-QString goldenFirstDir() { return QStringLiteral("golden-first"); }
-QString testFirstDir() { return QStringLiteral("test-first"); }
+QString goldenWalkDir()
+{
+    return QStringLiteral("golden-walk");
+}
+QString testWalkDir()
+{
+    return QStringLiteral("test-walk");
+}
+QString goldenFirstDir()
+{
+    return QStringLiteral("golden-first");
+}
+QString testFirstDir()
+{
+    return QStringLiteral("test-first");
+}
 
 QString stepWalk(const OpResult &suspect, bool clearedByElements)
 {
     const QString why = clearedByElements
-                            ? HuntText::tr("element by element it is within its budget")
-                            : HuntText::tr("its inputs already differ from golden's by %1 %, more than any one op may add")
-                                  .arg(pct(suspect.inputError));
+        ? HuntText::tr("element by element it is within its budget")
+        : HuntText::tr("its inputs already differ from golden's by %1 %, more than any one op may add")
+              .arg(pct(suspect.inputError));
     return HuntText::tr("step 3 of 4, walking back from op %1 (%2): both runs again, dumping every operation's outputs "
                         "in round %3 with their data")
         .arg(QString::fromStdString(suspect.label()), why)
@@ -188,12 +212,14 @@ QString stepWalk(const OpResult &suspect, bool clearedByElements)
 
 QString stepCompareWalk()
 {
-    return HuntText::tr("step 4 of 4, walking back: comparing them element by element for the first operation that departs");
+    return HuntText::tr(
+        "step 4 of 4, walking back: comparing them element by element for the first operation that departs");
 }
 
 QString walkedTo(const OpResult &first)
 {
-    return HuntText::tr("the first operation that departs element by element: round %1, op %2; dumping it with its inputs")
+    return HuntText::tr(
+               "the first operation that departs element by element: round %1, op %2; dumping it with its inputs")
         .arg(first.round)
         .arg(QString::fromStdString(first.label()));
 }
@@ -229,12 +255,27 @@ QStringList cacheTraceArgs(const OpResult &reader, const CompareResult &stats, c
             break;
         }
     const QString group = QString::fromStdString(id.substr(0, id.find('_')));
-    return {"--type", "model", "tensor", "-tiling", "--kv-cache", "-ids", group, "-opname", "set_rows",
-            "-er", "0," + QString::number(reader.round)};
+    return {"--type",
+            "model",
+            "tensor",
+            "-tiling",
+            "--kv-cache",
+            "-ids",
+            group,
+            "-opname",
+            "set_rows",
+            "-er",
+            "0," + QString::number(reader.round)};
 }
 
-QString goldenTraceDir() { return QStringLiteral("golden-cache"); }
-QString testTraceDir() { return QStringLiteral("test-cache"); }
+QString goldenTraceDir()
+{
+    return QStringLiteral("golden-cache");
+}
+QString testTraceDir()
+{
+    return QStringLiteral("test-cache");
+}
 
 bool anyCacheWrite(const CompareResult &trace, const std::string &cache)
 {
@@ -274,9 +315,10 @@ const OpResult *firstCacheWrite(const CompareResult &trace, const std::string &c
 
 QString stepCacheTrace(const OpResult &reader, const std::string &cache)
 {
-    return HuntText::tr("following the state back: what departs in op %1 comes in through the KV cache %2, which earlier "
-                        "writes filled; both runs again, dumping every write into it in rounds 0-%3 with the whole cache "
-                        "after each")
+    return HuntText::tr(
+               "following the state back: what departs in op %1 comes in through the KV cache %2, which earlier "
+               "writes filled; both runs again, dumping every write into it in rounds 0-%3 with the whole cache "
+               "after each")
         .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
         .arg(reader.round);
 }
@@ -290,25 +332,28 @@ QString cacheWrittenBy(const OpResult &writer)
 
 QString noCacheWrites(const OpResult &reader, const std::string &cache)
 {
-    return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given, and no write into the "
-                        "KV cache %2 it reads was found in rounds 0-%3 (see the report): not followed further")
+    return HuntText::tr(
+               "element by element, op %1 is within its budget on the inputs it was given, and no write into the "
+               "KV cache %2 it reads was found in rounds 0-%3 (see the report): not followed further")
         .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
         .arg(reader.round);
 }
 
 QString cacheWrittenRight(const OpResult &reader, const std::string &cache)
 {
-    return HuntText::tr("element by element, op %1 is within its budget on the inputs it was given, and every write into "
-                        "the KV cache %2 it reads left the cache within budget up to round %3: what departs comes in "
-                        "another way (see its inputs in the report)")
+    return HuntText::tr(
+               "element by element, op %1 is within its budget on the inputs it was given, and every write into "
+               "the KV cache %2 it reads left the cache within budget up to round %3: what departs comes in "
+               "another way (see its inputs in the report)")
         .arg(QString::fromStdString(reader.label()), QString::fromStdString(cache))
         .arg(reader.round);
 }
 
 QString writtenRowsDepart(const OpResult &writer)
 {
-    return HuntText::tr("op %1 stores in the KV cache the rows it was given within its budget, and those already depart: "
-                        "hunt round %2 alone (-er %2,%2) for the operation that computed them")
+    return HuntText::tr(
+               "op %1 stores in the KV cache the rows it was given within its budget, and those already depart: "
+               "hunt round %2 alone (-er %2,%2) for the operation that computed them")
         .arg(QString::fromStdString(writer.label()))
         .arg(writer.round);
 }
@@ -332,12 +377,23 @@ std::optional<CacheGap> cacheGap(const CompareResult &trace, const std::string &
 
 QStringList cacheGapArgs(const CacheGap &gap)
 {
-    return {"--type", "model", "tensor", "-tiling", "--kv-cache", "-er",
+    return {"--type",
+            "model",
+            "tensor",
+            "-tiling",
+            "--kv-cache",
+            "-er",
             QString::number(gap.after + 1) + "," + QString::number(gap.before - 1)};
 }
 
-QString goldenGapDir() { return QStringLiteral("golden-between"); }
-QString testGapDir() { return QStringLiteral("test-between"); }
+QString goldenGapDir()
+{
+    return QStringLiteral("golden-between");
+}
+QString testGapDir()
+{
+    return QStringLiteral("test-between");
+}
 
 // "round 3", "rounds 3-5"
 QString roundSpan(int64_t first, int64_t last)
@@ -347,8 +403,8 @@ QString roundSpan(int64_t first, int64_t last)
 
 QString stepCacheGap(const std::string &cache, const CacheGap &gap)
 {
-    const QString was = gap.after < 0 ? HuntText::tr("before any write")
-                                      : HuntText::tr("after round %1's write").arg(gap.after);
+    const QString was =
+        gap.after < 0 ? HuntText::tr("before any write") : HuntText::tr("after round %1's write").arg(gap.after);
     return HuntText::tr("the KV cache %1 was %2 % off %3 and %4 % off when round %5 wrote into it: %6 changed it "
                         "without a write (a context shift's re-rotation, a defragmentation or a sequence copy: graphs "
                         "of their own); both runs again, dumping all of it with the KV cache")
@@ -360,8 +416,9 @@ QString stepCacheGap(const std::string &cache, const CacheGap &gap)
 QString cacheGapUnfollowed(const std::string &cache, const CacheGap &gap)
 {
     if (gap.before - 1 < gap.after + 1)
-        return HuntText::tr("the KV cache %1 changed between round %2's write and round %3's without a write the probe "
-                            "reads (the same round's other ops, or the program's own copy into it): not followed further")
+        return HuntText::tr(
+                   "the KV cache %1 changed between round %2's write and round %3's without a write the probe "
+                   "reads (the same round's other ops, or the program's own copy into it): not followed further")
             .arg(QString::fromStdString(cache))
             .arg(gap.after)
             .arg(gap.before);
@@ -401,26 +458,28 @@ CopyVerdict cacheCopies(const std::vector<StateCopy> &golden, const std::vector<
     const QString name = QString::fromStdString(cache);
     for (const StateCopy &c : test)
         if (c.checked && c.rowsDiffering > 0)
-            return {true, HuntText::tr("found: the test program's copy into the KV cache %1 %2, made outside any graph (a "
-                                       "sequence copied between parallel slots' cache streams, or a saved state "
-                                       "restored), left %3 of its %4 rows unlike their source (the first: row %5): the "
-                                       "copy is wrong, not a kernel")
-                              .arg(name, copyWhen(c))
-                              .arg(c.rowsDiffering)
-                              .arg(c.rows)
-                              .arg(c.firstDiffering)};
+            return {true,
+                    HuntText::tr("found: the test program's copy into the KV cache %1 %2, made outside any graph (a "
+                                 "sequence copied between parallel slots' cache streams, or a saved state "
+                                 "restored), left %3 of its %4 rows unlike their source (the first: row %5): the "
+                                 "copy is wrong, not a kernel")
+                        .arg(name, copyWhen(c))
+                        .arg(c.rowsDiffering)
+                        .arg(c.rows)
+                        .arg(c.firstDiffering)};
     const auto onlyOne = [&](const StateCopy &c, bool goldenCopied) {
         return CopyVerdict{
-            true, (goldenCopied ? HuntText::tr("found: golden's run copied the KV cache %1 %2 outside any graph (a sequence "
-                                               "copied between parallel slots' cache streams, or a saved state restored), "
-                                               "and test's run made no such copy: the program's own bookkeeping of its "
-                                               "sequences (llama.cpp's KV cache), not a kernel, left the cache behind")
-                                : HuntText::tr("found: test's run copied into the KV cache %1 %2 outside any graph (a "
-                                               "sequence copied between parallel slots' cache streams, or a saved state "
-                                               "restored), and golden's run made no such copy: the program's own "
-                                               "bookkeeping of its sequences (llama.cpp's KV cache), not a kernel, changed "
-                                               "the cache"))
-                      .arg(name, copyWhen(c))};
+            true,
+            (goldenCopied ? HuntText::tr("found: golden's run copied the KV cache %1 %2 outside any graph (a sequence "
+                                         "copied between parallel slots' cache streams, or a saved state restored), "
+                                         "and test's run made no such copy: the program's own bookkeeping of its "
+                                         "sequences (llama.cpp's KV cache), not a kernel, left the cache behind")
+                          : HuntText::tr("found: test's run copied into the KV cache %1 %2 outside any graph (a "
+                                         "sequence copied between parallel slots' cache streams, or a saved state "
+                                         "restored), and golden's run made no such copy: the program's own "
+                                         "bookkeeping of its sequences (llama.cpp's KV cache), not a kernel, changed "
+                                         "the cache"))
+                .arg(name, copyWhen(c))};
     };
     if (const StateCopy *c = unmatched(golden, test))
         return onlyOne(*c, true);
@@ -428,23 +487,28 @@ CopyVerdict cacheCopies(const std::vector<StateCopy> &golden, const std::vector<
         return onlyOne(*c, false);
     const QString span = roundSpan(gap.after + 1, gap.before);
     if (incomplete) // past the notes' limit: what was not noted may be there
-        return {false, HuntText::tr("a run made more copies into its KV cache outside any graph than the probe notes: "
-                                    "what copies in %1 did to the KV cache %2 is not known")
-                           .arg(span, name)};
+        return {false,
+                HuntText::tr("a run made more copies into its KV cache outside any graph than the probe notes: "
+                             "what copies in %1 did to the KV cache %2 is not known")
+                    .arg(span, name)};
     if (test.empty())
-        return {false, HuntText::tr("neither run copied into the KV cache %1 outside any graph in %2 (the probe notes "
-                                    "and checks llama.cpp's copies between cache streams)")
-                           .arg(name, span)};
+        return {false,
+                HuntText::tr("neither run copied into the KV cache %1 outside any graph in %2 (the probe notes "
+                             "and checks llama.cpp's copies between cache streams)")
+                    .arg(name, span)};
     const auto exact = [](const std::vector<StateCopy> &side) {
-        return std::all_of(side.begin(), side.end(), [](const StateCopy &c) { return c.checked && c.rowsDiffering == 0; });
+        return std::all_of(side.begin(), side.end(),
+                           [](const StateCopy &c) { return c.checked && c.rowsDiffering == 0; });
     };
     if (!exact(golden) || !exact(test))
-        return {false, HuntText::tr("both runs copied into the KV cache %1 outside any graph in %2 alike, and not every "
-                                    "copy could be held against its source (see each dump's status, state_copies)")
-                           .arg(name, span)};
-    return {false, HuntText::tr("both runs copied into the KV cache %1 outside any graph in %2 alike, each copy equal "
-                                "to its source: what they copied already departed")
-                       .arg(name, span)};
+        return {false,
+                HuntText::tr("both runs copied into the KV cache %1 outside any graph in %2 alike, and not every "
+                             "copy could be held against its source (see each dump's status, state_copies)")
+                    .arg(name, span)};
+    return {false,
+            HuntText::tr("both runs copied into the KV cache %1 outside any graph in %2 alike, each copy equal "
+                         "to its source: what they copied already departed")
+                .arg(name, span)};
 }
 
 QString explainedByItsInputs(const OpResult &op)
@@ -475,9 +539,10 @@ std::optional<int64_t> firstTokenDifference(const QString &goldenDump, const QSt
 
 QString tokensDifferUnexplained(const QString &rounds, int64_t round)
 {
-    return HuntText::tr("no operation departs beyond its budget in %1, yet the two programs chose different tokens from "
-                        "round %2 on: the difference lies in what was not compared (widen -er, or compare the logits "
-                        "element by element with llmscope compare)")
+    return HuntText::tr(
+               "no operation departs beyond its budget in %1, yet the two programs chose different tokens from "
+               "round %2 on: the difference lies in what was not compared (widen -er, or compare the logits "
+               "element by element with llmscope compare)")
         .arg(roundsText(rounds))
         .arg(round);
 }
@@ -489,8 +554,12 @@ QStringList tensorArgs(const OpResult &op, Side side)
     // -tiling and --kv-cache: its parameters and every input (attention's K and V are the
     // cache), so that its kernel can be replayed on what it was given; kernel: the backend that
     // ran it (ggml's CPU kernels are held to what they specify)
-    return {"--type", "model", "tensor", "kernel", "-ids", QString::fromStdString(id), "-child", "False", "-er",
-            round + "," + round, "-tiling", "--kv-cache"};
+    return {"--type",  "model",
+            "tensor",  "kernel",
+            "-ids",    QString::fromStdString(id),
+            "-child",  "False",
+            "-er",     round + "," + round,
+            "-tiling", "--kv-cache"};
 }
 
 QStringList roundTensorArgs(const OpResult &op)
@@ -504,17 +573,37 @@ QStringList outputsArgs(const QString &rounds)
     return {"--type", "model", "tensor", "-stp", "1", "-er", dumpRounds(rounds)};
 }
 
-QString goldenStatsDir() { return QStringLiteral("golden-stats"); }
-QString goldenOutputsDir() { return QStringLiteral("golden-outputs"); }
-QString testOutputsDir() { return QStringLiteral("test-outputs"); }
-QString testStatsDir() { return QStringLiteral("test-stats"); }
-QString goldenTensorsDir() { return QStringLiteral("golden-tensors"); }
-QString testTensorsDir() { return QStringLiteral("test-tensors"); }
+QString goldenStatsDir()
+{
+    return QStringLiteral("golden-stats");
+}
+QString goldenOutputsDir()
+{
+    return QStringLiteral("golden-outputs");
+}
+QString testOutputsDir()
+{
+    return QStringLiteral("test-outputs");
+}
+QString testStatsDir()
+{
+    return QStringLiteral("test-stats");
+}
+QString goldenTensorsDir()
+{
+    return QStringLiteral("golden-tensors");
+}
+QString testTensorsDir()
+{
+    return QStringLiteral("test-tensors");
+}
 
 QString stepStats(const QString &rounds)
 {
-    return HuntText::tr("step 1 of 4: statistics of every operation in %1, golden and test, the test consuming golden's "
-                        "tokens (cheap: a few numbers a tensor, no payload)").arg(roundsText(rounds));
+    return HuntText::tr(
+               "step 1 of 4: statistics of every operation in %1, golden and test, the test consuming golden's "
+               "tokens (cheap: a few numbers a tensor, no payload)")
+        .arg(roundsText(rounds));
 }
 
 QString stepCompareStats()
@@ -548,10 +637,11 @@ QString suspect(const CompareResult &r, const OpResult &op)
         statsBased = statsBased || r.rows[i].statsOnly;
         estimated = estimated || (!r.rows[i].golden.input && !std::isnan(r.rows[i].statsEstimate));
     }
-    QString s = (estimated    ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error about %3 %, "
-                                             "estimated from the sketches)")
-                 : statsBased ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
-                              : HuntText::tr("first divergent: round %1, op %2 (relative error %3 %)"))
+    QString s = (estimated ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error about %3 %, "
+                                          "estimated from the sketches)")
+                     : statsBased
+                     ? HuntText::tr("first divergent by statistics: round %1, op %2 (relative error at least %3 %)")
+                     : HuntText::tr("first divergent: round %1, op %2 (relative error %3 %)"))
                     .arg(op.round)
                     .arg(QString::fromStdString(op.label()), pct(op.outputError));
     if (!op.verdict.empty())
@@ -561,17 +651,22 @@ QString suspect(const CompareResult &r, const OpResult &op)
 
 QString stepRoundTensors(const OpResult &op)
 {
-    return HuntText::tr("step 3 of 4: both runs again, dumping round %1 whole with its data (a PyTorch golden: a module's "
-                        "input lies in another of the engine's ops)").arg(op.round);
+    return HuntText::tr(
+               "step 3 of 4: both runs again, dumping round %1 whole with its data (a PyTorch golden: a module's "
+               "input lies in another of the engine's ops)")
+        .arg(op.round);
 }
 
 QString stepTensors(const OpResult &op)
 {
     const QString ids = op.myOpId.empty() || op.myOpId == op.opId
-                            ? QString::fromStdString(op.opId)
-                            : HuntText::tr("%1 (test's %2)").arg(QString::fromStdString(op.opId), QString::fromStdString(op.myOpId));
-    return HuntText::tr("step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, "
-              "with their data").arg(ids).arg(op.round);
+        ? QString::fromStdString(op.opId)
+        : HuntText::tr("%1 (test's %2)").arg(QString::fromStdString(op.opId), QString::fromStdString(op.myOpId));
+    return HuntText::tr(
+               "step 3 of 4: both runs again, dumping only op %1 in round %2, its inputs before and outputs after, "
+               "with their data")
+        .arg(ids)
+        .arg(op.round);
 }
 
 QString stepCompareTensors()
@@ -602,7 +697,10 @@ QString stepOutputs(const CompareResult &r, const QString &rounds)
         .arg(types.join(QStringLiteral(", ")), roundsText(rounds));
 }
 
-QString testProductsDir() { return QStringLiteral("test-products"); }
+QString testProductsDir()
+{
+    return QStringLiteral("test-products");
+}
 
 QString stepProducts(const QString &rounds)
 {
@@ -615,17 +713,20 @@ QString stepProducts(const QString &rounds)
 QString productsWithinBounds(int replayed, int skipped, const QString &failed)
 {
     if (!failed.isEmpty())
-        return HuntText::tr("replay: the test's matrix products could not be replayed (%1): what follows rests on ggml's "
-                            "budgets alone")
+        return HuntText::tr(
+                   "replay: the test's matrix products could not be replayed (%1): what follows rests on ggml's "
+                   "budgets alone")
             .arg(failed);
     if (replayed == 0)
         return HuntText::tr("replay: none of the test's matrix products could be replayed (llmscope opcheck on %1 says "
                             "why): what follows rests on ggml's budgets alone")
             .arg(testProductsDir());
-    QString s = HuntText::tr("replay: each of the test's %n matrix product(s) is within its bound on the inputs it was given",
-                             nullptr, replayed);
+    QString s =
+        HuntText::tr("replay: each of the test's %n matrix product(s) is within its bound on the inputs it was given",
+                     nullptr, replayed);
     if (skipped > 0)
-        s += HuntText::tr(" (%n not replayed: llmscope opcheck on %1 says why)", nullptr, skipped).arg(testProductsDir());
+        s += HuntText::tr(" (%n not replayed: llmscope opcheck on %1 says why)", nullptr, skipped)
+                 .arg(testProductsDir());
     return s;
 }
 
@@ -637,13 +738,17 @@ QString productWrongWithinBudget()
 
 QString costliestWeights(const CompareResult &r)
 {
-    struct Cost { std::string weight, op; double added; };
+    struct Cost {
+        std::string weight, op;
+        double added;
+    };
     std::vector<Cost> costs;
     for (const auto &op : r.ops) {
         if (op.quantizedWeight.empty())
             continue;
         const double added = std::max(0.0, op.nmse - op.inputError * op.inputError);
-        auto it = std::find_if(costs.begin(), costs.end(), [&](const Cost &c) { return c.weight == op.quantizedWeight; });
+        auto it =
+            std::find_if(costs.begin(), costs.end(), [&](const Cost &c) { return c.weight == op.quantizedWeight; });
         if (it == costs.end())
             costs.push_back({op.quantizedWeight, op.label(), added});
         else if (added > it->added)
@@ -653,12 +758,12 @@ QString costliestWeights(const CompareResult &r)
     QString s;
     for (size_t i = 0; i < costs.size() && i < 3; ++i) {
         const WeightComparison *w = r.weight(costs[i].weight);
-        s += QLatin1Char('\n') + HuntText::tr("    %1 (%2, relative error %3 %): its op %4 adds NMSE %5")
-                                    .arg(QString::fromStdString(costs[i].weight),
-                                         QString::fromStdString(w ? w->myType : std::string("?")),
-                                         pct(w && w->row.computed ? w->row.metrics.relEuclidean : std::numeric_limits<double>::quiet_NaN()),
-                                         QString::fromStdString(costs[i].op))
-                                    .arg(costs[i].added, 0, 'g', 3);
+        s += QLatin1Char('\n') +
+            HuntText::tr("    %1 (%2, relative error %3 %): its op %4 adds NMSE %5")
+                .arg(QString::fromStdString(costs[i].weight), QString::fromStdString(w ? w->myType : std::string("?")),
+                     pct(w && w->row.computed ? w->row.metrics.relEuclidean : std::numeric_limits<double>::quiet_NaN()),
+                     QString::fromStdString(costs[i].op))
+                .arg(costs[i].added, 0, 'g', 3);
     }
     return s;
 }
@@ -675,14 +780,15 @@ QString nothingDiverges(const QString &rounds, const CompareResult &r)
                     .arg(roundsText(rounds), budgetMeaning(r.standard));
     if (r.mostAdded >= 0) {
         const OpResult &op = r.ops[size_t(r.mostAdded)];
-        s += QLatin1Char('\n') + HuntText::tr("  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, "
-                                              "%4 % of the %5 allowed for %6")
-                                     .arg(op.round)
-                                     .arg(QString::fromStdString(op.label()))
-                                     .arg(op.ownNmse, 0, 'g', 3)
-                                     .arg(pct(op.budgetShare))
-                                     .arg(op.budget, 0, 'g', 3)
-                                     .arg(QString::fromStdString(op.opType));
+        s += QLatin1Char('\n') +
+            HuntText::tr("  the most error for its budget: round %1, op %2 adds NMSE %3 by its statistics, "
+                         "%4 % of the %5 allowed for %6")
+                .arg(op.round)
+                .arg(QString::fromStdString(op.label()))
+                .arg(op.ownNmse, 0, 'g', 3)
+                .arg(pct(op.budgetShare))
+                .arg(op.budget, 0, 'g', 3)
+                .arg(QString::fromStdString(op.opType));
     }
     return s;
 }
@@ -696,8 +802,9 @@ QString found(const CompareResult &r, const OpResult &op)
 {
     // its msit path, then where llama.cpp counts it (its weights' blk.N)
     const QString layer = layerWords(op.name);
-    const QString where = layer.isEmpty() ? QString::fromStdString(op.opPath)
-                                          : HuntText::tr("%1, llama.cpp's %2").arg(QString::fromStdString(op.opPath), layer);
+    const QString where = layer.isEmpty()
+        ? QString::fromStdString(op.opPath)
+        : HuntText::tr("%1, llama.cpp's %2").arg(QString::fromStdString(op.opPath), layer);
     QString at = where;
     // where the test ran on several backends (a device or a server beside the CPU), the one this
     // op ran on, as the test's kernel CSV names it
@@ -707,20 +814,22 @@ QString found(const CompareResult &r, const OpResult &op)
         if (b != backends.end())
             at = HuntText::tr("%1, computed on %2").arg(where, QString::fromStdString(b->second));
     }
-    QString s = HuntText::tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
-                    .arg(op.round)
-                    .arg(QString::fromStdString(op.label()), at)
-                    .arg(op.outputCosine, 0, 'f', 6)
-                    .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
+    QString s =
+        HuntText::tr("found: round %1, op %2 in %3\n  output cosine %4, relative error %5 % (inputs %6 %, added %7 %)")
+            .arg(op.round)
+            .arg(QString::fromStdString(op.label()), at)
+            .arg(op.outputCosine, 0, 'f', 6)
+            .arg(pct(op.outputError), pct(op.inputError), pct(op.addedError));
     const DivergenceCause cause = divergenceCause(r, op);
     const bool weightDiffers = cause.kind == DivergenceCause::Kind::Weight;
     if (judgesOps(r.standard) && !weightDiffers)
-        s += QLatin1Char('\n') + (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
-                                                    .arg(op.ownNmse, 0, 'g', 3)
-                                                    .arg(pct(op.budgetShare))
-                                                    .arg(op.budget, 0, 'g', 3)
-                                                    .arg(QString::fromStdString(op.opType))
-                                              : QStringLiteral("  ") + reasonWords(op.verdict));
+        s += QLatin1Char('\n') +
+            (op.passed ? HuntText::tr("  within its budget: it adds NMSE %1, %2 % of the %3 allowed for %4")
+                             .arg(op.ownNmse, 0, 'g', 3)
+                             .arg(pct(op.budgetShare))
+                             .arg(op.budget, 0, 'g', 3)
+                             .arg(QString::fromStdString(op.opType))
+                       : QStringLiteral("  ") + reasonWords(op.verdict));
     if (const Reason words = causeWords(r, op); !words.empty())
         s += QStringLiteral("\n  ") + reasonWords(words);
     return s;
@@ -756,8 +865,9 @@ bool confirmed(const CompareResult &r, const OpResult &op)
 
 QString cleared(const OpResult &op, int64_t round, Standard standard)
 {
-    return HuntText::tr("element by element, op %1 is within its budget: the statistics overstated it, and no operation's "
-                        "outputs in round %2 depart beyond what %3")
+    return HuntText::tr(
+               "element by element, op %1 is within its budget: the statistics overstated it, and no operation's "
+               "outputs in round %2 depart beyond what %3")
         .arg(QString::fromStdString(op.label()))
         .arg(round)
         .arg(budgetMeaning(standard));

@@ -21,12 +21,12 @@ constexpr int kSteps = 4;
 // What a hunt is asked for, on the command line (`llmscope hunt ...`) or for the window
 // (`llmscope --hunt ...`): one reader for both.
 struct Request {
-    QString golden, test;                         // command lines
+    QString golden, test; // command lines
     QString folder = QStringLiteral("llmscope_hunt"); // -o
-    QString rounds = QStringLiteral("all");       // -er: every round both programs run
-    std::optional<llmscope::Standard> standard;   // --standard
-    int timeoutSeconds = 0;                       // --timeout: each pass's program stopped after it (0: never)
-    bool help = false;                            // -h, --help
+    QString rounds = QStringLiteral("all"); // -er: every round both programs run
+    std::optional<llmscope::Standard> standard; // --standard
+    int timeoutSeconds = 0; // --timeout: each pass's program stopped after it (0: never)
+    bool help = false; // -h, --help
 };
 // --golden CMD --test CMD [-o DIR] [-er RANGES] [--standard exact|rounding|engine|msit]; throws Error that
 // names the option at fault (an unknown one, a missing value, a missing --golden or --test).
@@ -138,7 +138,8 @@ std::string cacheRead(const llmscope::CompareResult &r, const llmscope::OpResult
 // Every write into that cache (its layer's, found in the statistics) in rounds 0 to the reader's,
 // with the whole cache before and after each (--kv-cache) and its parameters: the trace of the
 // state it read.
-QStringList cacheTraceArgs(const llmscope::OpResult &reader, const llmscope::CompareResult &stats, const std::string &cache);
+QStringList cacheTraceArgs(const llmscope::OpResult &reader, const llmscope::CompareResult &stats,
+                           const std::string &cache);
 bool anyCacheWrite(const llmscope::CompareResult &trace, const std::string &cache);
 QString noCacheWrites(const llmscope::OpResult &reader, const std::string &cache);
 QString goldenTraceDir();

@@ -44,9 +44,9 @@ bool recordsTokens(const QString &dump)
 // under folder/report (the CSV and JSON, as llmscope compare writes them). The test consumes
 // the tokens golden's dump recorded, where it records them.
 QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStringList goldenOptions,
-                                                      QStringList testOptions, QString goldenOut, QString testOut,
-                                                      int compareStep, QString compareText, QString report,
-                                                      QString *goldenDumpOut = nullptr, QString *testDumpOut = nullptr)
+                                                       QStringList testOptions, QString goldenOut, QString testOut,
+                                                       int compareStep, QString compareText, QString report,
+                                                       QString *goldenDumpOut = nullptr, QString *testDumpOut = nullptr)
 {
     auto goldenRun = steps.dump(Side::Golden, goldenOptions, goldenOut); // named: g++ 12 and co_await temporaries
     const QString goldenDump = co_await goldenRun;
@@ -66,7 +66,10 @@ QCoro::Task<std::shared_ptr<const CompareResult>> pass(const Steps &steps, QStri
 }
 
 // The test side's id of a paired op.
-std::string testId(const OpResult &op) { return op.myOpId.empty() ? op.opId : op.myOpId; }
+std::string testId(const OpResult &op)
+{
+    return op.myOpId.empty() ? op.opId : op.myOpId;
+}
 
 // The op replayed on the test's own dump of it (llmscope opcheck), off the calling thread: a
 // large op's float64 reference takes a while.
@@ -118,9 +121,9 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         steps.say(stepStats(rounds), 1);
         const QStringList stats = statsArgs(rounds);
         QString goldenStats, testStats;
-        auto statsPass = pass(steps, stats, stats, dir.absoluteFilePath(goldenStatsDir()),
-                              dir.absoluteFilePath(testStatsDir()), 2, stepCompareStats(),
-                              dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
+        auto statsPass =
+            pass(steps, stats, stats, dir.absoluteFilePath(goldenStatsDir()), dir.absoluteFilePath(testStatsDir()), 2,
+                 stepCompareStats(), dir.absoluteFilePath(QStringLiteral("report-stats")), &goldenStats, &testStats);
         out.stats = co_await statsPass;
         if (out.stats->config) // what differs between the runs, before any tensor
             steps.say(HuntRunnerText::tr("configuration: %1 (llmscope config-diff %2 %3 lists each)")
@@ -189,7 +192,8 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                 steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
                 co_return out;
             }
-            steps.say(productsWithinBounds(replayedProducts.judged, replayedProducts.skipped, replayedProducts.failed), -1);
+            steps.say(productsWithinBounds(replayedProducts.judged, replayedProducts.skipped, replayedProducts.failed),
+                      -1);
         }
         if (out.stats->firstDivergent < 0) {
             unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(rounds, *out.stats), rounds);
@@ -203,25 +207,26 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         // the round's outputs as it ran, fusion kept, compared element by element. The first that
         // departs there is the suspect; where it ends a chain whose ops agree computed one by one
         // (step 3 reads them, so the backend runs them unfused), the fused kernel is wrong.
-        const auto testChains = across ? std::map<int64_t, std::vector<FusedChainRecord>>{}
-                                       : readFusionRecords(testStats.toStdString());
+        const auto testChains =
+            across ? std::map<int64_t, std::vector<FusedChainRecord>>{} : readFusionRecords(testStats.toStdString());
         std::shared_ptr<const CompareResult> endUnfused; // the chain's end computed unfused, where step 3 read it
         if (const FusedChainRecord *chain = chainWriting(testChains, suspectOp.round, testId(suspectOp))) {
             steps.say(stepFusedWalk(suspectOp, *chain), 3);
             const QStringList walk = walkArgs(suspectOp.round) + QStringList{QStringLiteral("--keep-fusion")};
             QString goldenFused, testFused;
-            auto fusedPass = pass(steps, walk, walk, dir.absoluteFilePath(goldenFusedDir()), dir.absoluteFilePath(testFusedDir()),
-                                  4, stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-fused")), &goldenFused,
-                                  &testFused);
+            auto fusedPass =
+                pass(steps, walk, walk, dir.absoluteFilePath(goldenFusedDir()), dir.absoluteFilePath(testFusedDir()), 4,
+                     stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-fused")), &goldenFused, &testFused);
             const auto fused = co_await fusedPass;
             if (fused->firstDivergent >= 0) {
                 suspectOp = fused->ops[size_t(fused->firstDivergent)];
                 const auto fusedChains = readFusionRecords(testFused.toStdString());
                 if (const FusedChainRecord *fusedEnd = chainWriting(fusedChains, suspectOp.round, testId(suspectOp))) {
                     steps.say(stepTensors(suspectOp), 3);
-                    auto unfusedPass = pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
-                                            dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()),
-                                            4, stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
+                    auto unfusedPass =
+                        pass(steps, tensorArgs(suspectOp, Side::Golden), tensorArgs(suspectOp, Side::Test),
+                             dir.absoluteFilePath(goldenTensorsDir()), dir.absoluteFilePath(testTensorsDir()), 4,
+                             stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
                     const auto unfused = co_await unfusedPass;
                     const OpResult *alone = findOp(*unfused, suspectOp.opId);
                     // The fused kernel is wrong only where the same ops computed one by one give
@@ -238,8 +243,8 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                         QStringList chainArgs = tensorArgs(suspectOp, Side::Test) << QStringLiteral("--keep-fusion");
                         if (recordsTokens(goldenFused))
                             chainArgs = followingTokens(chainArgs, goldenFused);
-                        auto chainRun = steps.dump(Side::Test, chainArgs,
-                                                   dir.absoluteFilePath(QStringLiteral("test-chain")));
+                        auto chainRun =
+                            steps.dump(Side::Test, chainArgs, dir.absoluteFilePath(QStringLiteral("test-chain")));
                         const QString chainDump = co_await chainRun;
                         auto replaying = replay(chainDump, testId(suspectOp));
                         out.replay = co_await replaying;
@@ -258,17 +263,17 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
             steps.say(across ? stepRoundTensors(suspectOp) : stepTensors(suspectOp), 3);
             auto tensorPass = pass(steps, across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Golden),
                                    across ? roundTensorArgs(suspectOp) : tensorArgs(suspectOp, Side::Test),
-                                   dir.absoluteFilePath(goldenTensorsDir()), testTensors, 4,
-                                   stepCompareTensors(), dir.absoluteFilePath(QStringLiteral("report-tensors")));
+                                   dir.absoluteFilePath(goldenTensorsDir()), testTensors, 4, stepCompareTensors(),
+                                   dir.absoluteFilePath(QStringLiteral("report-tensors")));
             out.tensors = co_await tensorPass;
         }
         if (across && out.tensors->firstDivergent < 0) {
-            unlessTokensDiffer(Outcome::End::NothingDiverges, nothingDiverges(QStringLiteral("%1,%1").arg(suspectOp.round), *out.tensors),
-                               rounds);
+            unlessTokensDiffer(Outcome::End::NothingDiverges,
+                               nothingDiverges(QStringLiteral("%1,%1").arg(suspectOp.round), *out.tensors), rounds);
             co_return out;
         }
-        const OpResult *op = across ? &out.tensors->ops[size_t(out.tensors->firstDivergent)]
-                                    : findOp(*out.tensors, suspectOp.opId);
+        const OpResult *op =
+            across ? &out.tensors->ops[size_t(out.tensors->firstDivergent)] : findOp(*out.tensors, suspectOp.opId);
         if (!op) {
             notDumpedEnd(suspectOp);
             co_return out;
@@ -278,12 +283,13 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
         if (!across && !quantized && (clearedByElements || inputsAlreadyDepart(*op))) {
             steps.say(stepWalk(*op, clearedByElements), 3);
             const QStringList walk = walkArgs(suspectOp.round);
-            auto walkPass = pass(steps, walk, walk, dir.absoluteFilePath(goldenWalkDir()),
-                                 dir.absoluteFilePath(testWalkDir()), 4, stepCompareWalk(),
-                                 dir.absoluteFilePath(QStringLiteral("report-walk")));
+            auto walkPass =
+                pass(steps, walk, walk, dir.absoluteFilePath(goldenWalkDir()), dir.absoluteFilePath(testWalkDir()), 4,
+                     stepCompareWalk(), dir.absoluteFilePath(QStringLiteral("report-walk")));
             out.walk = co_await walkPass;
             if (out.walk->firstDivergent < 0 && clearedByElements) {
-                unlessTokensDiffer(Outcome::End::Cleared, cleared(*op, suspectOp.round, out.stats->standard), QString::number(suspectOp.round));
+                unlessTokensDiffer(Outcome::End::Cleared, cleared(*op, suspectOp.round, out.stats->standard),
+                                   QString::number(suspectOp.round));
                 co_return out;
             }
             const OpResult first =
@@ -367,9 +373,9 @@ QCoro::Task<Outcome> run(Steps steps, QString folder, QString rounds)
                 steps.say(copies->words, -1);
             steps.say(HuntRunnerText::tr("dumps and reports kept in %1").arg(dir.absolutePath()), -1);
             unlessTokensDiffer(Outcome::End::Cleared,
-                               gap                           ? cacheGapUnfollowed(cache, *gap)
-                               : !anyCacheWrite(*trace, cache) ? noCacheWrites(reader, cache)
-                                                               : cacheWrittenRight(reader, cache),
+                               gap                                 ? cacheGapUnfollowed(cache, *gap)
+                                   : !anyCacheWrite(*trace, cache) ? noCacheWrites(reader, cache)
+                                                                   : cacheWrittenRight(reader, cache),
                                QString::number(reader.round));
             co_return out;
         }

@@ -43,13 +43,13 @@ struct Outcome {
     // other tokens (never reported as nothing diverging).
     enum class End { Found, NothingDiverges, Cleared, NotDumped, Failed, Cancelled, Unexplained };
     End end = End::Failed;
-    QString message;                                       // the last line said
-    std::shared_ptr<const llmscope::CompareResult> stats;   // the statistics (or outputs) pass
-    std::shared_ptr<const llmscope::CompareResult> walk;    // the walk back: the round's outputs, element-wise
+    QString message; // the last line said
+    std::shared_ptr<const llmscope::CompareResult> stats; // the statistics (or outputs) pass
+    std::shared_ptr<const llmscope::CompareResult> walk; // the walk back: the round's outputs, element-wise
     std::shared_ptr<const llmscope::CompareResult> tensors; // the found op's element-wise pass
-    std::optional<llmscope::OpcheckRow> replay;             // the suspect replayed on the test's inputs
-    std::optional<llmscope::ObserverCheck> observer;        // whether observing changed the test's results
-    std::optional<llmscope::FusedChainRecord> fusedChain;   // found: a chain the test computed fused
+    std::optional<llmscope::OpcheckRow> replay; // the suspect replayed on the test's inputs
+    std::optional<llmscope::ObserverCheck> observer; // whether observing changed the test's results
+    std::optional<llmscope::FusedChainRecord> fusedChain; // found: a chain the test computed fused
 };
 
 // Runs the hunt into folder (its dumps, and report-stats, report-outputs, report-tensors).

@@ -17,7 +17,8 @@ QStringList productsArgs(const QString &rounds)
 {
     // mul_mat: MUL_MAT and MUL_MAT_ID; kernel: the backend that ran each (its paths); the
     // weights read from their model files, not written again
-    return {"--type", "model", "tensor", "kernel", "-opname", "mul_mat", "-er", rounds, "-tiling", "--weights-in-model"};
+    return {"--type",  "model", "tensor", "kernel",  "-opname",
+            "mul_mat", "-er",   rounds,   "-tiling", "--weights-in-model"};
 }
 
 QCoro::Task<ProductsReplayed> replayProducts(QString testDump, std::function<bool()> cancelled)

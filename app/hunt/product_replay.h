@@ -19,7 +19,7 @@ namespace hunt {
 struct ProductsReplayed {
     std::vector<llmscope::OpcheckRow> wrong; // every product whose kernel is wrong on its inputs
     int judged = 0, skipped = 0;
-    QString failed;                          // why the dump could not be replayed (empty: it was)
+    QString failed; // why the dump could not be replayed (empty: it was)
     bool cancelled = false;
 };
 
@@ -34,6 +34,6 @@ QCoro::Task<ProductsReplayed> replayProducts(QString testDump, std::function<boo
 // Of the wrong products, the first in the comparison's order of ops (rounds, then the graph):
 // its op there, or one made from the row where the comparison has no such op.
 std::optional<std::pair<llmscope::OpcheckRow, llmscope::OpResult>> firstWrong(const ProductsReplayed &r,
-                                                                             const llmscope::CompareResult &c);
+                                                                              const llmscope::CompareResult &c);
 
 } // namespace hunt

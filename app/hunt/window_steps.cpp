@@ -47,7 +47,9 @@ QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args
     if (*cancelled || !w)
         throw hunt::Cancelled{};
     if (session->state() != LiveSession::State::Finished || session->exitCode() != 0)
-        throw Error(StepsText::tr("%1 did not finish well: %2").arg(QString::fromStdString(o.command[0]), message).toStdString());
+        throw Error(StepsText::tr("%1 did not finish well: %2")
+                        .arg(QString::fromStdString(o.command[0]), message)
+                        .toStdString());
     const QString root = session->dumpRoot(); // the msit_dump_* folder the session made for this run
     if (!QFileInfo(root).isDir())
         throw Error(StepsText::tr("the run wrote no dump under %1").arg(out).toStdString());
@@ -56,8 +58,8 @@ QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args
 
 // Two dumps compared in the workspace (shown in the window); the result.
 QCoro::Task<std::shared_ptr<const CompareResult>> compare(QPointer<Workspace> w, QString golden, QString test,
-                                                         std::optional<Standard> standard,
-                                                         std::shared_ptr<std::atomic_bool> cancelled)
+                                                          std::optional<Standard> standard,
+                                                          std::shared_ptr<std::atomic_bool> cancelled)
 {
     if (!w)
         throw hunt::Cancelled{};

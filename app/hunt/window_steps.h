@@ -19,7 +19,7 @@ class Workspace;
 
 struct HuntSide {
     std::vector<std::string> command; // the program and its arguments
-    LaunchSettings settings;          // its working folder and environment
+    LaunchSettings settings; // its working folder and environment
 };
 
 namespace windowsteps {

@@ -93,10 +93,13 @@ int runQuantReportCommand(const QStringList &args)
         say(QStringLiteral("llmscope quant-report: %1\n").arg(QString::fromUtf8(e.what())));
         return 2;
     }
-    const hunt::Steps steps = hunt::withTimeout(childSteps(golden, test, Standard::Engine, [](const QString &text, int step) {
-        if (step > 0)
-            say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
-    }), timeout);
+    const hunt::Steps steps =
+        hunt::withTimeout(childSteps(golden, test, Standard::Engine,
+                                     [](const QString &text, int step) {
+                                         if (step > 0)
+                                             say(QStringLiteral("llmscope quant-report: %1\n").arg(text));
+                                     }),
+                          timeout);
     const quant::Outcome outcome = runToEnd([&] { return quant::run(steps, out, rounds, options); });
     if (!outcome.ok) {
         say(QStringLiteral("llmscope quant-report: %1\n").arg(outcome.message));

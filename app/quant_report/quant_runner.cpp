@@ -42,8 +42,9 @@ QString stepText(int step, const QString &rounds)
     case 1: return QuantText::tr("step 1 of 5: golden, every operation's outputs in %1").arg(roundsWords(rounds));
     case 2: return QuantText::tr("step 2 of 5: test, the same, consuming golden's tokens");
     case 3: return QuantText::tr("step 3 of 5: comparing them, weights from both programs' model files");
-    case 4: return QuantText::tr("step 4 of 5: the test's matrix products again, with their inputs, each replayed on what "
-                                 "it was given (a kernel's fault is not its weight's quantization)");
+    case 4:
+        return QuantText::tr("step 4 of 5: the test's matrix products again, with their inputs, each replayed on what "
+                             "it was given (a kernel's fault is not its weight's quantization)");
     default: return QuantText::tr("step 5 of 5: ranking the weights");
     }
 }
@@ -54,8 +55,9 @@ namespace {
 QString kernelWrongWords(const OpcheckRow &row, const QString &op, bool english)
 {
     static const char *const text =
-        QT_TRANSLATE_NOOP("QuantText", "round %1, op %2: its kernel is wrong on its own inputs (%3): the error it adds is "
-                                       "the kernel's, not its weight's quantization (llmscope hunt tells more)");
+        QT_TRANSLATE_NOOP("QuantText",
+                          "round %1, op %2: its kernel is wrong on its own inputs (%3): the error it adds is "
+                          "the kernel's, not its weight's quantization (llmscope hunt tells more)");
     return (english ? QString::fromUtf8(text) : QuantText::tr(text))
         .arg(row.round)
         .arg(op, english ? QString::fromStdString(row.reason.english()) : reasonWords(row.reason));

@@ -47,8 +47,8 @@ QCoro::Task<QString> runChildDump(ChildDump d)
     QDir(d.out).removeRecursively(); // this pass's dump, made afresh
     const QString program = d.program.isEmpty() ? QStringLiteral("/proc/self/exe") : d.program;
     QByteArray bytes, partial; // before the process: it may still speak while it is destroyed
-    bool stopping = false;     // a cancel asked the child to stop
-    QPromise<void> ended;      // the child finished, or never started
+    bool stopping = false; // a cancel asked the child to stop
+    QPromise<void> ended; // the child finished, or never started
     auto p = std::make_unique<QProcess>();
     p->setProcessChannelMode(QProcess::SeparateChannels);
     // each whole line decoded once (a character split between two reads stays whole)
@@ -112,9 +112,11 @@ QCoro::Task<QString> runChildDump(ChildDump d)
         throw ChildDumpFailed(ChildDumpFailed::Kind::NotStarted, p->errorString(),
                               "could not start " + program.toStdString() + ": " + p->errorString().toStdString());
     if (p->exitStatus() != QProcess::NormalExit)
-        throw ChildDumpFailed(ChildDumpFailed::Kind::Crashed, said, "llmscope dump of '" + cmd + "' crashed:\n" + said.toStdString());
+        throw ChildDumpFailed(ChildDumpFailed::Kind::Crashed, said,
+                              "llmscope dump of '" + cmd + "' crashed:\n" + said.toStdString());
     if (p->exitCode() != 0) {
-        ChildDumpFailed f(ChildDumpFailed::Kind::Failed, said, "llmscope dump of '" + cmd + "' failed:\n" + said.toStdString());
+        ChildDumpFailed f(ChildDumpFailed::Kind::Failed, said,
+                          "llmscope dump of '" + cmd + "' failed:\n" + said.toStdString());
         std::tie(f.status, f.lastWords) = failedProgram(said);
         throw f;
     }

@@ -16,20 +16,20 @@
 #include "core/util/error.h"
 
 struct ChildDump {
-    QString program;      // llmscope: /proc/self/exe where empty
-    QString command;      // the program run under the probe, a command line
-    QStringList options;  // `llmscope dump` options but --exec and -o
-    QString out;          // the pass's folder, made afresh
-    std::function<bool()> cancelled;                 // checked before it starts and while it runs
-    std::function<void(const QString &line)> line;  // each line the child writes to stderr
+    QString program; // llmscope: /proc/self/exe where empty
+    QString command; // the program run under the probe, a command line
+    QStringList options; // `llmscope dump` options but --exec and -o
+    QString out; // the pass's folder, made afresh
+    std::function<bool()> cancelled; // checked before it starts and while it runs
+    std::function<void(const QString &line)> line; // each line the child writes to stderr
 };
 
 // How a child dump failed: the fields the command line and the window word in their own ways.
 struct ChildDumpFailed : llmscope::Error {
     enum class Kind { NotStarted, Crashed, Failed, NoDump } kind;
-    QString said;       // the child's stderr, trimmed (NotStarted: why it could not start)
-    int status = -1;    // Failed: the target's exit status where llmscope dump said it, else -1
-    QString lastWords;  // Failed: the target's own last error line before that, else empty
+    QString said; // the child's stderr, trimmed (NotStarted: why it could not start)
+    int status = -1; // Failed: the target's exit status where llmscope dump said it, else -1
+    QString lastWords; // Failed: the target's own last error line before that, else empty
     ChildDumpFailed(Kind k, QString s, const std::string &what);
 };
 struct ChildDumpCancelled {};

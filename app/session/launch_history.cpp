@@ -32,7 +32,8 @@ bool LaunchHistory::parseLaunchLine(const QString &line, bool plainCommand, Dump
             *o = parseDumpOptions(std::vector<std::string>(c.words.begin() + 2, c.words.end()));
         } else {
             throw Error(tr("expected 'llmscope dump --exec \"...\" [options]', optionally after NAME=value "
-                           "settings").toStdString());
+                           "settings")
+                            .toStdString());
         }
         Environment all = c.environment;
         all.insert(all.end(), o->environment.begin(), o->environment.end());

@@ -36,8 +36,9 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
 {
     const QString program = QString::fromStdString(name);
     const QDir cwd(workingDirectory.isEmpty() ? QDir::currentPath() : workingDirectory);
-    const QString found = program.contains(QLatin1Char('/')) ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
-                                                             : QStandardPaths::findExecutable(program);
+    const QString found = program.contains(QLatin1Char('/'))
+        ? QFileInfo(cwd.absoluteFilePath(program)).absoluteFilePath()
+        : QStandardPaths::findExecutable(program);
     if (!found.isEmpty() && QFileInfo(found).isFile() && QFileInfo(found).isExecutable())
         return found;
     if (program.contains(QLatin1Char('/')))
@@ -45,11 +46,13 @@ QString findProgram(const std::string &name, const QString &workingDirectory)
     // as a shell, a bare name is looked up in PATH only; one in the working folder is named
     const QFileInfo here(cwd.absoluteFilePath(program));
     if (here.isFile() && here.isExecutable())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH; the one in the working "
-                                                         "folder runs as ./%1"),
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan",
+                                           "cannot run '%1': not found in PATH; the one in the working "
+                                           "folder runs as ./%1"),
                          program));
-    throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "cannot run '%1': not found in PATH; give its path, such as ./%1 "
-                                                     "or /path/to/%1"),
+    throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan",
+                                       "cannot run '%1': not found in PATH; give its path, such as ./%1 "
+                                       "or /path/to/%1"),
                      program));
 }
 
@@ -58,16 +61,19 @@ void checkLaunch(const llmscope::DumpOptions &o, const LaunchSettings &settings)
     // what the user typed first, then the install
     const QDir cwd(settings.workingDirectory.isEmpty() ? QDir::currentPath() : settings.workingDirectory);
     if (!settings.workingDirectory.isEmpty() && !QFileInfo(settings.workingDirectory).isDir())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the working folder '%1' does not exist"), settings.workingDirectory));
+        throw Error(
+            said(QT_TRANSLATE_NOOP("LaunchPlan", "the working folder '%1' does not exist"), settings.workingDirectory));
     if (o.command.empty())
         throw Error(QCoreApplication::translate("LaunchPlan", "no program to run").toStdString());
     findProgram(o.command.at(0), settings.workingDirectory);
     if (!o.configFile.empty() && !QFileInfo(cwd.absoluteFilePath(QString::fromStdString(o.configFile))).isFile())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
+        throw Error(
+            said(QT_TRANSLATE_NOOP("LaunchPlan", "-config '%1' is not a file"), QString::fromStdString(o.configFile)));
     const QString probe = probeLibraryPath();
     if (!QFileInfo(probe).isFile())
-        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan", "the probe library is missing (looked for %1); build the "
-                                                         "project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB"),
+        throw Error(said(QT_TRANSLATE_NOOP("LaunchPlan",
+                                           "the probe library is missing (looked for %1); build the "
+                                           "project (scripts/test or cmake --build) or set LLMSCOPE_PROBE_LIB"),
                          probe));
 }
 
@@ -107,8 +113,8 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
     for (const auto &[k, v] : llmscope::probeEnvironment(o, plan.dumpRoot.toStdString()))
         env.insert(QString::fromStdString(k), QString::fromStdString(v));
     env.insert(QStringLiteral("LD_PRELOAD"),
-               QString::fromStdString(llmscope::preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(),
-                                                            probe.toStdString())));
+               QString::fromStdString(
+                   llmscope::preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(), probe.toStdString())));
     plan.environment = env;
     return plan;
 }

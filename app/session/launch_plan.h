@@ -10,17 +10,17 @@
 #include "core/launch/dump_options.h"
 
 struct LaunchPlan {
-    QString program;            // absolute path of the executable
+    QString program; // absolute path of the executable
     QStringList arguments;
-    QString workingDirectory;   // empty: the caller's
+    QString workingDirectory; // empty: the caller's
     QProcessEnvironment environment;
-    QString dumpRoot;           // the msit_dump_* folder made for this run
+    QString dumpRoot; // the msit_dump_* folder made for this run
 };
 
 struct LaunchSettings {
-    QString workingDirectory;          // where the program runs; relative -o is taken from here
+    QString workingDirectory; // where the program runs; relative -o is taken from here
     QMap<QString, QString> environment; // set for the program (after the caller's environment)
-    QStringList unset;                  // removed from it
+    QStringList unset; // removed from it
 };
 
 // The probe library: LLMSCOPE_PROBE_LIB, else libllmscope_probe.so beside this program

@@ -48,11 +48,13 @@ void LiveReader::feed(uint64_t connection, QByteArray bytes)
             return;
         // The receiver outlives this call: its reader (and this thread) is destroyed with it,
         // and a call queued to a destroyed receiver is dropped.
-        QMetaObject::invokeMethod(m_receiver, [this, batch = std::move(batch)]() mutable { m_deliver(std::move(batch)); });
+        QMetaObject::invokeMethod(m_receiver,
+                                  [this, batch = std::move(batch)]() mutable { m_deliver(std::move(batch)); });
     });
 }
 
 void LiveReader::after(std::function<void()> then)
 {
-    QMetaObject::invokeMethod(m_worker, [this, then = std::move(then)] { QMetaObject::invokeMethod(m_receiver, then); });
+    QMetaObject::invokeMethod(m_worker,
+                              [this, then = std::move(then)] { QMetaObject::invokeMethod(m_receiver, then); });
 }

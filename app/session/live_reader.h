@@ -42,5 +42,5 @@ private:
     QObject *m_receiver;
     std::function<void(Batch)> m_deliver;
     uint64_t m_connection = 0; // reader thread only
-    QByteArray m_partial;      // reader thread only
+    QByteArray m_partial; // reader thread only
 };

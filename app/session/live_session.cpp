@@ -109,7 +109,8 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
                          .arg(QDir::tempPath(), m_socketDir->errorString());
         return false;
     }
-    QFile::setPermissions(m_socketDir->path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(m_socketDir->path(),
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     delete m_server;
     m_server = new QLocalServer(this);
     m_server->setSocketOptions(QLocalServer::UserAccessOption);
@@ -156,8 +157,7 @@ bool LiveSession::start(DumpOptions o, const LaunchSettings &settings, QString *
     connect(m_process, &QProcess::finished, this, &LiveSession::processFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
-            setState(State::FailedToStart,
-                     tr("cannot start %1: %2").arg(m_plan.program, m_process->errorString()));
+            setState(State::FailedToStart, tr("cannot start %1: %2").arg(m_plan.program, m_process->errorString()));
     });
     setState(State::Starting, tr("starting %1").arg(m_plan.program));
     m_clock.start();
@@ -327,18 +327,22 @@ void LiveSession::processFinished(int code, QProcess::ExitStatus status)
         QString noProbeNote;
         if (!lastWords.isEmpty())
             noProbeNote = tr(": \"%1\" (its last error line)").arg(lastWords) +
-                          (probed ? QString() : tr(". No probe talked to llmscope before it ended."));
+                (probed ? QString() : tr(". No probe talked to llmscope before it ended."));
         else if (!probed)
-            noProbeNote = tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
-                             "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
+            noProbeNote =
+                tr(" No probe talked to llmscope: the program may link llama.cpp statically (the probe can only "
+                   "interpose a shared libggml), may not be a ggml program, or ended before its first graph.");
         if (stopping)
             setState(State::Stopped, tr("stopped after %1 s").arg(seconds, 0, 'f', 1));
         else if (status == QProcess::CrashExit)
-            setState(State::Crashed, tr("the program crashed after %1 s (%2); the dump keeps every file written before it")
-                                         .arg(seconds, 0, 'f', 1)
-                                         .arg(signalName(code)) + noProbeNote);
+            setState(State::Crashed,
+                     tr("the program crashed after %1 s (%2); the dump keeps every file written before it")
+                             .arg(seconds, 0, 'f', 1)
+                             .arg(signalName(code)) +
+                         noProbeNote);
         else
-            setState(State::Finished, tr("the program exited with status %1 after %2 s").arg(code).arg(seconds, 0, 'f', 1) +
-                                          noProbeNote);
+            setState(State::Finished,
+                     tr("the program exited with status %1 after %2 s").arg(code).arg(seconds, 0, 'f', 1) +
+                         noProbeNote);
     });
 }

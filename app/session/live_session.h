@@ -43,7 +43,10 @@ public:
 
     State state() const { return m_state; }
     int exitCode() const { return m_exitCode; } // of the last run that ended normally; -1 otherwise
-    bool isRunning() const { return m_state == State::Starting || m_state == State::Connected || m_state == State::Running; }
+    bool isRunning() const
+    {
+        return m_state == State::Starting || m_state == State::Connected || m_state == State::Running;
+    }
     QString dumpRoot() const { return m_plan.dumpRoot; }
     QString socketPath() const;
     const llmscope::DumpOptions &options() const { return m_options; }

@@ -43,7 +43,10 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
     QString failed;
     try {
         // a named request: GCC 12 destroys a temporary in a co_await's operand twice
-        ChildDump d{program, QString::fromStdString(command.command), options, out,
+        ChildDump d{program,
+                    QString::fromStdString(command.command),
+                    options,
+                    out,
                     [self, cancelled] { return !self || cancelled->load(); },
                     [self](const QString &line) {
                         if (self)
@@ -58,15 +61,15 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
             throw spread::Cancelled{};
         // In the window's language: what the program said last, where it failed itself.
         failed = f.kind == Kind::NotStarted ? tr("Could not start %1: %2").arg(program, f.said)
-                 : f.kind == Kind::Crashed  ? tr("The dump of '%1' failed: llmscope dump crashed").arg(label)
-                 : f.kind == Kind::NoDump   ? tr("The dump of '%1' wrote no dump folder").arg(label)
-                 : f.status >= 0 && !f.lastWords.isEmpty()
-                     ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
-                          "(the console has the rest)")
-                           .arg(label)
-                           .arg(f.status)
-                           .arg(f.lastWords)
-                     : tr("The dump of '%1' failed: %2").arg(label, f.said);
+            : f.kind == Kind::Crashed       ? tr("The dump of '%1' failed: llmscope dump crashed").arg(label)
+            : f.kind == Kind::NoDump        ? tr("The dump of '%1' wrote no dump folder").arg(label)
+            : f.status >= 0 && !f.lastWords.isEmpty()
+            ? tr("The dump of '%1' failed: the program exited with status %2; its last error line: \"%3\" "
+                 "(the console has the rest)")
+                  .arg(label)
+                  .arg(f.status)
+                  .arg(f.lastWords)
+            : tr("The dump of '%1' failed: %2").arg(label, f.said);
     }
     throw Error(failed.toStdString());
 }
@@ -97,25 +100,32 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         co_return co_await self->dumpRun(c, options, out, cancelled);
     };
     // Every two runs compared off the GUI thread (Cancel stops a comparison under way).
-    steps.compare = [self, n, folder, cancelled, chosen = request.request](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
+    steps.compare = [self, n, folder, cancelled,
+                     chosen = request.request](std::vector<SpreadRun> runs) -> QCoro::Task<SpreadResult> {
         if (!self)
             throw spread::Cancelled{};
         self->m_at = n; // past the last run: a cancel now is the comparison's
         self->m_job->setProgress(qint64(n), qint64(n) + 1, self->m_doing);
-        auto comparing = QtConcurrent::run(jobPool(), [runs, folder, cancelled, chosen]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
-            try {
-                return {computeSpread(runs, [cancelled](const std::string &g, const std::string &t) {
-                    CompareOptions o;
-                    o.goldenPath = g;
-                    o.myPath = t;
-                    o.standard = Standard::Engine;
-                    o.cancel = cancelled.get();
-                    return runCompare(o);
-                }, folder, chosen), nullptr};
-            } catch (...) { // llmscope's Error, a file system's or memory's: worded once, by run()
-                return {std::nullopt, std::current_exception()};
-            }
-        });
+        auto comparing = QtConcurrent::run(
+            jobPool(),
+            [runs, folder, cancelled, chosen]() -> std::pair<std::optional<SpreadResult>, std::exception_ptr> {
+                try {
+                    return {computeSpread(
+                                runs,
+                                [cancelled](const std::string &g, const std::string &t) {
+                                    CompareOptions o;
+                                    o.goldenPath = g;
+                                    o.myPath = t;
+                                    o.standard = Standard::Engine;
+                                    o.cancel = cancelled.get();
+                                    return runCompare(o);
+                                },
+                                folder, chosen),
+                            nullptr};
+                } catch (...) { // llmscope's Error, a file system's or memory's: worded once, by run()
+                    return {std::nullopt, std::current_exception()};
+                }
+            });
         auto [measured, error] = co_await comparing;
         if (!self || cancelled->load()) // gone, or cancelled while the runs were compared: nothing more
             throw spread::Cancelled{};
@@ -129,11 +139,9 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         using Stage = spread::Progress::Stage;
         if (p.stage == Stage::Dump) {
             self->m_at = p.run;
-            self->m_job->setProgress(qint64(p.run), qint64(p.runs) + 1,
-                                     tr("Run %1 of %2 (%3): %4")
-                                         .arg(p.run + 1)
-                                         .arg(p.runs)
-                                         .arg(p.pass, QString::fromStdString(p.label)));
+            self->m_job->setProgress(
+                qint64(p.run), qint64(p.runs) + 1,
+                tr("Run %1 of %2 (%3): %4").arg(p.run + 1).arg(p.runs).arg(p.pass, QString::fromStdString(p.label)));
         } else if (p.stage == Stage::Measure) {
             self->m_doing = tr("Measuring rounds %1 to %2...").arg(p.firstRound).arg(p.lastRound);
         }
@@ -149,7 +157,8 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
         if (!result)
             std::rethrow_exception(outcome.error);
     } catch (const spread::Cancelled &) {
-        failed = m_at < n ? tr("Cancelled at run %1 of %2").arg(m_at + 1).arg(n) : tr("Cancelled while the runs were compared");
+        failed = m_at < n ? tr("Cancelled at run %1 of %2").arg(m_at + 1).arg(n)
+                          : tr("Cancelled while the runs were compared");
     } catch (const std::exception &e) { // a dump's or comparison's words, a report not written
         failed = job.cancelled->load() ? tr("Cancelled while the runs were compared") : errorWords(e);
     }
@@ -158,16 +167,17 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     m_result = std::make_shared<const SpreadResult>(std::move(*result));
     const SpreadResult *r = m_result.get();
     const int changed = r->observerChanged();
-    const QString observed = changed < 0 ? QString()
-                                         : tr("Observing changed run %1's results beyond rounding (see the console): the runs are compared as the probe "
-                                                  "saw them, not as they run unobserved. ")
-                                               .arg(changed + 1);
-    const QString message = observed + (r->departs()
-                                ? tr("First departure: round %1, %2: run %3 departs")
-                                      .arg(r->ops[size_t(r->firstDeparture)].round)
-                                      .arg(QString::fromStdString(r->ops[size_t(r->firstDeparture)].label()))
-                                      .arg(r->departingRun + 1) // as the runs were counted while they ran
-                                : tr("No run departs beyond its standard"));
+    const QString observed = changed < 0
+        ? QString()
+        : tr("Observing changed run %1's results beyond rounding (see the console): the runs are compared as the probe "
+             "saw them, not as they run unobserved. ")
+              .arg(changed + 1);
+    const QString message = observed +
+        (r->departs() ? tr("First departure: round %1, %2: run %3 departs")
+                            .arg(r->ops[size_t(r->firstDeparture)].round)
+                            .arg(QString::fromStdString(r->ops[size_t(r->firstDeparture)].label()))
+                            .arg(r->departingRun + 1) // as the runs were counted while they ran
+                      : tr("No run departs beyond its standard"));
     m_job->end(job.generation, true, message);
     emit finished(true, message);
     co_return true;

@@ -51,6 +51,6 @@ private:
     QString m_program;
     std::shared_ptr<const llmscope::SpreadResult> m_result;
     QString m_folder;
-    QString m_doing;  // what a comparison under way is said to do
-    size_t m_at = 0;  // the run being dumped
+    QString m_doing; // what a comparison under way is said to do
+    size_t m_at = 0; // the run being dumped
 };

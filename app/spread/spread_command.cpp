@@ -22,7 +22,8 @@ using namespace llmscope;
 
 namespace {
 
-const char *kUsage = R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--fusion on,off] [--repeat N]
+const char *kUsage =
+    R"(usage: llmscope spread --run "CMD" [--run "CMD" ...] [--vary "FLAG V1,V2,..."] [--fusion on,off] [--repeat N]
                        [-o DIR] [-er RANGES] [--tensors] [--kv-cache] [--seq S | --request N] [--timeout SECONDS]
 
 Runs one prompt several times side by side and names the first operation where the runs part,
@@ -110,30 +111,32 @@ void sayResult(const SpreadResult &r, const std::string &folder)
         if (const auto &d = r.configurations[k])
             say("  configuration, run " + std::to_string(k + 1) + " against run 1: " + configDiffSummary(*d) + "\n");
     if (const int c = r.observerChanged(); c >= 0)
-        say("observer: observing changed run " + std::to_string(c + 1) + "'s results: " +
-            observerCheckText(*r.runs[size_t(c)].observer) +
+        say("observer: observing changed run " + std::to_string(c + 1) +
+            "'s results: " + observerCheckText(*r.runs[size_t(c)].observer) +
             "; what follows compares the runs as observed, not as the program computes unobserved\n");
     int listed = 0;
     for (const SpreadOp &o : r.ops)
         if ((o.departs || o.spread > 0) && listed++ < 12)
             say("  round " + std::to_string(o.round) + "  " + o.label() + "  spread " + num(o.spread) +
-                (o.departs ? "  PARTS" : "") + (o.farthest >= 0 ? "  farthest: run " + std::to_string(o.farthest + 1) : "") +
-                "\n");
+                (o.departs ? "  PARTS" : "") +
+                (o.farthest >= 0 ? "  farthest: run " + std::to_string(o.farthest + 1) : "") + "\n");
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
         say("first departure: round " + std::to_string(o.round) + ", " + o.label() + ": run " +
-            std::to_string(r.departingRun + 1) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " + o.why.english() +
-            "\n");
+            std::to_string(r.departingRun + 1) + " departs (" + r.runs[size_t(r.departingRun)].command + ")\n  " +
+            o.why.english() + "\n");
         if (!o.fusedChain.empty()) {
             const bool fused = std::find(o.fusedRuns.begin(), o.fusedRuns.end(), r.departingRun) != o.fusedRuns.end();
-            say("  it ends the chain " + o.fusedChain + (fused ? ", which the departing run computed fused: its fused kernel "
-                                                               "parts from the unfused ops\n"
-                                                             : ", computed fused by other runs than the departing one\n"));
+            say("  it ends the chain " + o.fusedChain +
+                (fused ? ", which the departing run computed fused: its fused kernel "
+                         "parts from the unfused ops\n"
+                       : ", computed fused by other runs than the departing one\n"));
         }
     } else if (const int c = r.observerChanged(); c >= 0) {
         say("no run departs beyond its standard as observed, but observing changed run " + std::to_string(c + 1) +
             "'s results: the fault may lie where observing changes what runs; compare its two runs' logits with "
-            "llmscope compare (" + r.runs[size_t(c)].dump + " and its unobserved run)\n");
+            "llmscope compare (" +
+            r.runs[size_t(c)].dump + " and its unobserved run)\n");
     } else {
         say("no run departs beyond its standard: runs of one command bit-identical, the others within ggml's "
             "budgets\n");
@@ -144,7 +147,8 @@ void sayResult(const SpreadResult &r, const std::string &folder)
             " files row by row, " + std::to_string(a.copied) + " taken once, " + std::to_string(a.leftOut) +
             " left out: attention over the cache, the cache, index inputs)\n");
     for (const auto &u : r.unpaired)
-        say("  runs " + std::to_string(u.first + 1) + " and " + std::to_string(u.second + 1) + ": " + std::to_string(u.tensors) +
+        say("  runs " + std::to_string(u.first + 1) + " and " + std::to_string(u.second + 1) + ": " +
+            std::to_string(u.tensors) +
             " tensors of one have no partner in the other (left out when lined up, or an op or round only one ran): not compared\n");
     if (!r.nondeterministic.empty()) {
         const SpreadOp &o = r.ops[r.nondeterministic.front()];

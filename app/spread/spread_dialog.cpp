@@ -22,9 +22,10 @@
 #include "core/util/error.h"
 
 SpreadDialog::SpreadDialog(QWidget *parent)
-    : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_env(new QLineEdit(this)), m_vary(new QLineEdit(this)), m_rounds(new QLineEdit(this)),
-      m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)), m_sequence(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)),
-      m_error(new QLabel(this)), m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
+    : QDialog(parent), m_commands(new QPlainTextEdit(this)), m_env(new QLineEdit(this)), m_vary(new QLineEdit(this)),
+      m_rounds(new QLineEdit(this)), m_folder(new QLineEdit(this)), m_repeat(new QSpinBox(this)),
+      m_sequence(new QSpinBox(this)), m_add(new QComboBox(this)), m_runs(new QLabel(this)), m_error(new QLabel(this)),
+      m_tensors(new QCheckBox(tr("Dump every &tensor at once (no statistics first)"), this)),
       m_kvCache(new QCheckBox(tr("Dump the &KV cache too (compared position by position)"), this)),
       m_fusion(new QCheckBox(tr("Each run &unfused too: the backends' fusion on and off"), this))
 {
@@ -38,7 +39,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto *form = new QFormLayout;
-    m_commands->setPlaceholderText(tr("one command line a line, e.g. /path/to/llama-simple -m model.gguf -n 3 (a program's path, or a name in PATH)"));
+    m_commands->setPlaceholderText(tr(
+        "one command line a line, e.g. /path/to/llama-simple -m model.gguf -n 3 (a program's path, or a name in PATH)"));
     m_commands->setTabChangesFocus(true);
     m_vary->setPlaceholderText(tr("e.g. -t 1,2,4   --batch 1,512   --device cpu,vulkan   --flash-attn on,off"));
     m_repeat->setRange(1, 100);
@@ -58,7 +60,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
         if (i <= 0)
             return;
         QString text = m_commands->toPlainText().trimmed();
-        m_commands->setPlainText(text + (text.isEmpty() ? QString() : QStringLiteral("\n")) + m_add->itemData(i).toString());
+        m_commands->setPlainText(text + (text.isEmpty() ? QString() : QStringLiteral("\n")) +
+                                 m_add->itemData(i).toString());
         m_add->setCurrentIndex(0);
     });
     m_env->setPlaceholderText(tr("NAME=value ... for every run, e.g. OMP_NUM_THREADS=4"));
@@ -70,8 +73,9 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     form->addRow(tr("Roun&ds:"), m_rounds);
     m_sequence->setRange(-1, 1000000);
     m_sequence->setSpecialValueText(tr("every request"));
-    m_sequence->setToolTip(tr("llmscope spread --seq S: each run's request in sequence S (llama-server's slot S) alone, "
-                              "its rows cut out of the rounds it shared with other slots, every tensor in one pass"));
+    m_sequence->setToolTip(
+        tr("llmscope spread --seq S: each run's request in sequence S (llama-server's slot S) alone, "
+           "its rows cut out of the rounds it shared with other slots, every tensor in one pass"));
     form->addRow(tr("&Sequence (slot):"), m_sequence);
     m_tensors->setToolTip(tr("llmscope spread --tensors: every run's tensors in one pass. Takes more disk; the "
                              "prompt at once against one token a round dumps them so anyway."));
@@ -99,7 +103,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::accepted, this, &SpreadDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SpreadDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the spread's dumps"), m_folder->text());
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Folder for the spread's dumps"), m_folder->text());
         if (!dir.isEmpty())
             m_folder->setText(dir);
     });
@@ -114,7 +119,8 @@ SpreadDialog::SpreadDialog(QWidget *parent)
     m_rounds->setText(s.value(QStringLiteral("spread/rounds")).toString());
     m_sequence->setValue(s.value(QStringLiteral("spread/sequence"), -1).toInt());
     // in the home folder, as the hunt's: a window started from a menu has no working folder of the user's
-    m_folder->setText(s.value(QStringLiteral("spread/folder"), QDir::home().filePath(QStringLiteral("llmscope_spread"))).toString());
+    m_folder->setText(
+        s.value(QStringLiteral("spread/folder"), QDir::home().filePath(QStringLiteral("llmscope_spread"))).toString());
     connect(m_commands, &QPlainTextEdit::textChanged, this, &SpreadDialog::update);
     connect(m_env, &QLineEdit::textChanged, this, &SpreadDialog::update);
     connect(m_vary, &QLineEdit::textChanged, this, &SpreadDialog::update);

@@ -21,9 +21,9 @@ std::string Run::label() const
 
 QStringList Run::options() const
 {
-    QStringList o = fusion.empty()     ? QStringList{}
-                    : fusion == "off" ? QStringList{"--keep-fusion", "--no-fusion"}
-                                      : QStringList{"--keep-fusion"};
+    QStringList o = fusion.empty() ? QStringList{}
+        : fusion == "off"          ? QStringList{"--keep-fusion", "--no-fusion"}
+                                   : QStringList{"--keep-fusion"};
     if (timeoutSeconds > 0)
         o << "--timeout" << QString::number(timeoutSeconds);
     return o;
@@ -131,11 +131,15 @@ QStringList firstPass(const Request &r)
     return r.tensors ? tensorPass(r) : withCache(r, hunt::statsArgs(QString::fromStdString(r.rounds)));
 }
 
-QStringList observerPass() { return hunt::plainArgs(); }
+QStringList observerPass()
+{
+    return hunt::plainArgs();
+}
 
 QStringList tensorPass(const Request &r)
 {
-    QStringList options{"--type", "model", "tensor", "--keep-fusion", "-er", hunt::dumpRounds(QString::fromStdString(r.rounds))};
+    QStringList options{"--type",        "model", "tensor",
+                        "--keep-fusion", "-er",   hunt::dumpRounds(QString::fromStdString(r.rounds))};
     if (r.request.sequence >= 0) // only the rounds that computed its tokens
         options << QStringLiteral("-seq") << QString::number(r.request.sequence);
     return withCache(r, options);
@@ -143,8 +147,9 @@ QStringList tensorPass(const Request &r)
 
 QStringList suspectPass(const Request &r, const llmscope::SpreadSuspects &s)
 {
-    return withCache(r, {"--type", "model", "tensor", "--keep-fusion", "-er",
-                         QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)});
+    return withCache(r,
+                     {"--type", "model", "tensor", "--keep-fusion", "-er",
+                      QStringLiteral("%1,%2").arg(s.firstRound).arg(s.lastRound)});
 }
 
 bool mustLineUp(const std::vector<llmscope::SpreadRun> &runs)

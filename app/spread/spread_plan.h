@@ -37,9 +37,9 @@ struct Run {
 
 struct Request {
     std::vector<std::string> commands; // --run, as given
-    std::string flag;                  // --vary's flag ("-t"), empty for none
-    std::vector<std::string> values;   // --vary's values ("1", "4")
-    std::vector<std::string> fusion;   // --fusion's values ("on", "off"), empty for none
+    std::string flag; // --vary's flag ("-t"), empty for none
+    std::vector<std::string> values; // --vary's values ("1", "4")
+    std::vector<std::string> fusion; // --fusion's values ("on", "off"), empty for none
     int repeat = 1;
     int timeoutSeconds = 0; // --timeout
     std::string folder = "llmscope_spread", rounds = "all";

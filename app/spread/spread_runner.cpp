@@ -25,8 +25,8 @@ Progress dumping(const std::vector<Run> &commands, size_t k, const QString &pass
 }
 
 // One pass: each command dumped with these options into {folder}/{pass}-{k}.
-QCoro::Task<std::vector<SpreadRun>> dumpEvery(const Steps &steps, const std::vector<Run> &commands,
-                                              QStringList options, QString pass, QString folder)
+QCoro::Task<std::vector<SpreadRun>> dumpEvery(const Steps &steps, const std::vector<Run> &commands, QStringList options,
+                                              QString pass, QString folder)
 {
     std::vector<SpreadRun> runs;
     std::map<std::string, int> configs; // runs of one command share a configuration
@@ -50,7 +50,8 @@ QCoro::Task<SpreadResult> passes(const Steps &steps, const Request &request, con
     const std::vector<Run> commands = request.runs();
     if (commands.size() < 2)
         throw Error("a spread needs at least two runs: give two command lines, a repeat or values to vary");
-    std::vector<SpreadRun> runs = co_await dumpEvery(steps, commands, firstPass(request), QStringLiteral("run"), folder);
+    std::vector<SpreadRun> runs =
+        co_await dumpEvery(steps, commands, firstPass(request), QStringLiteral("run"), folder);
     // The observer check: each command once more with the probe loaded but reading nothing.
     for (size_t k = 0; k < commands.size(); ++k) {
         Progress p = dumping(commands, k, QStringLiteral("unobserved"));
@@ -66,7 +67,8 @@ QCoro::Task<SpreadResult> passes(const Steps &steps, const Request &request, con
         Progress p;
         p.stage = Progress::Stage::LineUp;
         steps.say(p);
-        std::vector<SpreadRun> again = co_await dumpEvery(steps, commands, tensorPass(request), QStringLiteral("tensors"), folder);
+        std::vector<SpreadRun> again =
+            co_await dumpEvery(steps, commands, tensorPass(request), QStringLiteral("tensors"), folder);
         for (size_t k = 0; k < again.size(); ++k)
             again[k].observer = runs[k].observer;
         runs = std::move(again);

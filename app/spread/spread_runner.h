@@ -23,11 +23,11 @@ namespace spread {
 // What the spread does now, for the steps to say in their words.
 struct Progress {
     enum class Stage {
-        Dump,     // run `run` of `runs` dumped for `pass` ("run", "unobserved", "tensors", "passN")
+        Dump, // run `run` of `runs` dumped for `pass` ("run", "unobserved", "tensors", "passN")
         Observed, // run `run`'s observer check done: `text` says its result
-        LineUp,   // the runs computed other positions a round: every tensor dumped to line them up
-        Compare,  // every two runs compared
-        Measure,  // rounds firstRound to lastRound part by their statistics: their tensors measured
+        LineUp, // the runs computed other positions a round: every tensor dumped to line them up
+        Compare, // every two runs compared
+        Measure, // rounds firstRound to lastRound part by their statistics: their tensors measured
     };
     Stage stage = Stage::Dump;
     size_t run = 0, runs = 0;

@@ -30,8 +30,8 @@ CentralPages::CentralPages(Workspace *ws, QWidget *parent)
       m_filesPage(new FilesPage(this)), m_inspector(new TensorInspector(this)), m_colours(new OpColours(this)),
       m_heatmap(new HeatmapView(m_colours, this)), m_graph(new LayerGraphView(m_colours, this)),
       m_diff(new DiffView(this)), m_tensorDiff(new TensorDiffView(this)), m_curves(new ErrorCurveView(this)),
-      m_unpaired(new UnpairedView(this)), m_quantView(new QuantReportView(this)),
-      m_spreadView(new SpreadView(this)), m_diffSide(new QTabWidget(this))
+      m_unpaired(new UnpairedView(this)), m_quantView(new QuantReportView(this)), m_spreadView(new SpreadView(this)),
+      m_diffSide(new QTabWidget(this))
 {
     build();
     followDocument();
@@ -137,8 +137,8 @@ void CentralPages::followSource()
     connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
         // The picked op's files may come with this round: the inspector shows them, and the
         // page the user is on stays. (A running program's round of statistics brings none.)
-        if (const QString op = m_ws->currentOp(); !op.isEmpty() && !chunk.files.tensors.empty() &&
-                                                  m_inspector->currentFile().isEmpty())
+        if (const QString op = m_ws->currentOp();
+            !op.isEmpty() && !chunk.files.tensors.empty() && m_inspector->currentFile().isEmpty())
             fillInspector(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { setCurrentWidget(m_tabs); });

@@ -27,8 +27,8 @@ class CentralPages : public QStackedWidget {
 public:
     explicit CentralPages(Workspace *ws, QWidget *parent = nullptr);
 
-    void showPage(QWidget *page);          // a tab, brought forward
-    void inspect(const QString &id);       // the op's tensors, the inspector brought forward from the files
+    void showPage(QWidget *page); // a tab, brought forward
+    void inspect(const QString &id); // the op's tensors, the inspector brought forward from the files
     void fillInspector(const QString &id); // the op's tensors, the pages as they are
     // Pictures of the views as they stand (heatmap.png, diff.png, error_by_layer.png,
     // layer_graph.png) into folder; the files, or empty and error says why.
@@ -57,7 +57,7 @@ private:
     void followCursor();
     void followResults();
     void showSession(); // what the session holds already
-    void showSpread();  // the workspace's spread, in its tab (none: nothing)
+    void showSpread(); // the workspace's spread, in its tab (none: nothing)
     void showQuantReport(bool bringForward = true); // the document's report, in its tab (none: the tab goes)
 
     Workspace *m_ws;
@@ -66,7 +66,7 @@ private:
     FilesPage *m_filesPage;
     TensorInspector *m_inspector;
     QWidget *m_inspectorPage; // the inspector in a scroll area
-    OpColours *m_colours;     // the colour scale the heatmap sets and the layer graph shares
+    OpColours *m_colours; // the colour scale the heatmap sets and the layer graph shares
     HeatmapView *m_heatmap;
     LayerGraphView *m_graph;
     DiffView *m_diff;

@@ -46,8 +46,8 @@ llmscope::RequestChoice chosen(const QComboBox *box)
 } // namespace
 
 CompareDialog::CompareDialog(QWidget *parent)
-    : QDialog(parent), m_golden(new QLineEdit(this)), m_test(new QLineEdit(this)), m_goldenRequests(new QComboBox(this)),
-      m_testRequests(new QComboBox(this))
+    : QDialog(parent), m_golden(new QLineEdit(this)), m_test(new QLineEdit(this)),
+      m_goldenRequests(new QComboBox(this)), m_testRequests(new QComboBox(this))
 {
     setWindowTitle(tr("Compare a golden dump with a test dump"));
     auto *form = new QFormLayout(this);

@@ -40,10 +40,11 @@ void saveWhenShown(QApplication &app, MainWindow &first, const QString &file, bo
         return;
     }
     QObject::connect(first.workspace(), &Workspace::dumpLoaded, &app, [save] { save(true); });
-    QObject::connect(first.workspace(), &Workspace::dumpFailed, &app, [save](const QString &folder, const QString &why) {
-        std::fprintf(stderr, "llmscope: cannot open %s: %s\n", qPrintable(folder), qPrintable(why));
-        save(false);
-    });
+    QObject::connect(first.workspace(), &Workspace::dumpFailed, &app,
+                     [save](const QString &folder, const QString &why) {
+                         std::fprintf(stderr, "llmscope: cannot open %s: %s\n", qPrintable(folder), qPrintable(why));
+                         save(false);
+                     });
 }
 
 } // namespace

@@ -27,7 +27,8 @@ JobBar::JobBar(Job *job, QWidget *parent)
         showProgress(0, 0);
         setVisible(true);
     });
-    connect(job, &Job::progressed, this, [this](qint64 done, qint64 total, const QString &) { showProgress(done, total); });
+    connect(job, &Job::progressed, this,
+            [this](qint64 done, qint64 total, const QString &) { showProgress(done, total); });
     connect(job, &Job::finished, this, [this] { hide(); });
 }
 

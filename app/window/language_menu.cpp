@@ -21,6 +21,7 @@ LanguageMenu::LanguageMenu(QWidget *window, std::function<void(const QString &co
     }
     // From the event loop: the switch deletes this menu's window, never inside its own signal.
     connect(languages, &QActionGroup::triggered, this, [switchTo](QAction *a) {
-        QMetaObject::invokeMethod(qApp, [switchTo, code = a->data().toString()] { switchTo(code); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            qApp, [switchTo, code = a->data().toString()] { switchTo(code); }, Qt::QueuedConnection);
     });
 }

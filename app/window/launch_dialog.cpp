@@ -38,9 +38,9 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     : QDialog(parent), m_command(new QLineEdit(this)), m_workDir(new QLineEdit(this)), m_ids(new QLineEdit(this)),
       m_rounds(new QLineEdit(this)), m_opNames(new QLineEdit(this)), m_devices(new QLineEdit(this)),
       m_output(new QLineEdit(this)), m_config(new QLineEdit(this)), m_followTokens(new QLineEdit(this)),
-      m_watch(new QLineEdit(this)),
-      m_line(new QLineEdit(this)),
-      m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)), m_child(new QCheckBox(tr("with children (-child)"), this)),
+      m_watch(new QLineEdit(this)), m_line(new QLineEdit(this)),
+      m_descOnly(new QCheckBox(tr("descriptions only (-sd)"), this)),
+      m_child(new QCheckBox(tr("with children (-child)"), this)),
       m_kv(new QCheckBox(tr("KV cache too (--kv-cache)"), this)),
       m_tiling(new QCheckBox(tr("-tiling (op parameters)"), this)),
       m_nanInf(new QCheckBox(tr("only ops with NaN/Inf outputs (--nan-inf-only)"), this)),
@@ -80,7 +80,8 @@ LaunchDialog::LaunchDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(buttons, &QDialogButtonBox::accepted, this, &LaunchDialog::accept);
     followFields();
-    resize(fittingScreen(QSize(std::max(820, fields->sizeHint().width() + 40), fields->sizeHint().height() + 90), this));
+    resize(
+        fittingScreen(QSize(std::max(820, fields->sizeHint().width() + 40), fields->sizeHint().height() + 90), this));
 
     DumpOptions defaults;
     defaults.command = {};
@@ -162,7 +163,8 @@ QWidget *LaunchDialog::buildDumpBox()
                               "node: slower, the same results)"));
     m_types[7]->setToolTip(tr("onnx/: the topology as ONNX files (no weights) for Netron, written when the program "
                               "ends"));
-    m_tiling->setToolTip(tr("each dumped node's parameters: op_param.json beside its tensors, raw bytes under tiling/"));
+    m_tiling->setToolTip(
+        tr("each dumped node's parameters: op_param.json beside its tensors, raw bytes under tiling/"));
     m_ids->setPlaceholderText(tr("every operation; e.g. 2_29,3"));
     wf->addRow(tr("-&ids:"), m_ids);
     m_rounds->setPlaceholderText(QStringLiteral("0,0"));
@@ -192,8 +194,8 @@ QWidget *LaunchDialog::buildDumpBox()
     wf->addRow(tr("-&o (output folder):"), m_output);
     m_config->setPlaceholderText(tr("msit's dynamic config JSON (optional)"));
     wf->addRow(tr("-&config:"), m_config);
-    m_log->addItems({QStringLiteral("info"), QStringLiteral("debug"), QStringLiteral("warning"), QStringLiteral("error"),
-                     QStringLiteral("fatal")});
+    m_log->addItems({QStringLiteral("info"), QStringLiteral("debug"), QStringLiteral("warning"),
+                     QStringLiteral("error"), QStringLiteral("fatal")});
     wf->addRow(tr("-&l (log level):"), m_log);
 
     return what;
@@ -228,7 +230,8 @@ QWidget *LaunchDialog::buildOwnBox()
     checks3->addWidget(m_noFusion);
     checks3->addStretch();
     of->addRow(checks3);
-    m_read->addItems({QStringLiteral("auto"), QStringLiteral("inline"), QStringLiteral("graph"), QStringLiteral("node")});
+    m_read->addItems(
+        {QStringLiteral("auto"), QStringLiteral("inline"), QStringLiteral("graph"), QStringLiteral("node")});
     m_timeout->setRange(0, 7 * 24 * 3600);
     m_timeout->setSpecialValueText(tr("none"));
     m_timeout->setSuffix(tr(" s"));
@@ -302,12 +305,13 @@ QLayout *LaunchDialog::buildPresetRow()
 // Every field rewrites the command line as it changes.
 void LaunchDialog::followFields()
 {
-    for (QLineEdit *e : {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens, m_watch})
+    for (QLineEdit *e :
+         {m_command, m_workDir, m_ids, m_rounds, m_opNames, m_devices, m_output, m_config, m_followTokens, m_watch})
         connect(e, &QLineEdit::textChanged, this, &LaunchDialog::updateCommandLine);
     for (QCheckBox *c : m_types)
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
-    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_symlink, m_statsCsv, m_statsWithData, m_children,
-                         m_keepFusion, m_noFusion})
+    for (QCheckBox *c : {m_descOnly, m_child, m_kv, m_tiling, m_nanInf, m_symlink, m_statsCsv, m_statsWithData,
+                         m_children, m_keepFusion, m_noFusion})
         connect(c, &QCheckBox::toggled, this, &LaunchDialog::updateCommandLine);
     for (QComboBox *c : {m_time, m_part, m_log, m_read})
         connect(c, &QComboBox::currentIndexChanged, this, &LaunchDialog::updateCommandLine);
@@ -318,13 +322,13 @@ void LaunchDialog::followFields()
     // knows
     auto whereFolders = [this] {
         const QString wd = m_workDir->text().trimmed();
-        const QString folder = QDir::cleanPath(QDir::current().absoluteFilePath(wd.isEmpty() ? QStringLiteral(".") : wd));
+        const QString folder =
+            QDir::cleanPath(QDir::current().absoluteFilePath(wd.isEmpty() ? QStringLiteral(".") : wd));
         m_workDir->setPlaceholderText(tr("the current folder, %1").arg(QDir::currentPath()));
         m_output->setPlaceholderText(tr("./, the working folder: %1").arg(folder));
     };
     connect(m_workDir, &QLineEdit::textChanged, this, whereFolders);
     whereFolders();
-
 }
 
 DumpOptions LaunchDialog::options() const
@@ -354,9 +358,10 @@ DumpOptions LaunchDialog::options() const
     opt("-config", m_config->text());
     opt("--follow-tokens", m_followTokens->text());
     opt("--watch", m_watch->text());
-    a.insert(a.end(), {"-child", m_child->isChecked() ? "True" : "False", "-time", std::to_string(m_time->currentIndex()),
-                       "-stp", std::to_string(m_part->currentIndex()), "-l", m_log->currentText().toStdString(),
-                       "--read", m_read->currentText().toStdString()});
+    a.insert(a.end(),
+             {"-child", m_child->isChecked() ? "True" : "False", "-time", std::to_string(m_time->currentIndex()),
+              "-stp", std::to_string(m_part->currentIndex()), "-l", m_log->currentText().toStdString(), "--read",
+              m_read->currentText().toStdString()});
     if (m_kv->isChecked())
         a.push_back("--kv-cache");
     if (m_tiling->isChecked())
@@ -397,7 +402,8 @@ LaunchSettings LaunchDialog::settings() const
 void LaunchDialog::setOptions(const DumpOptions &o, const LaunchSettings &s)
 {
     m_filling = true;
-    m_command->setText(o.command.empty() ? QString() : QString::fromStdString(joinCommandLine({o.environment, o.command})));
+    m_command->setText(o.command.empty() ? QString()
+                                         : QString::fromStdString(joinCommandLine({o.environment, o.command})));
     for (int i = 0; i < 8; ++i)
         m_types[i]->setChecked(std::find(o.types.begin(), o.types.end(), kTypes[i]) != o.types.end());
     m_descOnly->setChecked(o.descOnly);

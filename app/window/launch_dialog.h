@@ -32,7 +32,6 @@ public:
     // Fills the dialog from such a line; false (and `error` says why) when it cannot be read.
     bool setCommandLine(const QString &line, QString *error = nullptr);
 
-
     QLineEdit *commandEdit() const { return m_command; }
     QLineEdit *commandLineEdit() const { return m_line; }
     QLineEdit *idsEdit() const { return m_ids; }
@@ -53,10 +52,11 @@ private:
     void deletePreset();
     void accept() override;
 
-    QLineEdit *m_command, *m_workDir, *m_ids, *m_rounds, *m_opNames, *m_devices, *m_output, *m_config, *m_followTokens, *m_watch, *m_line;
+    QLineEdit *m_command, *m_workDir, *m_ids, *m_rounds, *m_opNames, *m_devices, *m_output, *m_config, *m_followTokens,
+        *m_watch, *m_line;
     QCheckBox *m_types[8];
-    QCheckBox *m_descOnly, *m_child, *m_kv, *m_tiling, *m_nanInf, *m_symlink, *m_statsCsv, *m_statsWithData, *m_children,
-        *m_keepFusion, *m_noFusion;
+    QCheckBox *m_descOnly, *m_child, *m_kv, *m_tiling, *m_nanInf, *m_symlink, *m_statsCsv, *m_statsWithData,
+        *m_children, *m_keepFusion, *m_noFusion;
     QComboBox *m_time, *m_part, *m_log, *m_read, *m_presets, *m_recent;
     QSpinBox *m_timeout;
     QTableWidget *m_env;

@@ -38,8 +38,8 @@
 using namespace llmscope;
 
 MainWindow::MainWindow(Workspace *ws, QWidget *parent)
-    : QMainWindow(parent), m_ws(ws ? ws : new Workspace(this)), m_pages(new CentralPages(m_ws, this)), m_ops(new OpTreePanel(this)),
-      m_counters(new CountersView(this)), m_console(new ConsoleView(this))
+    : QMainWindow(parent), m_ws(ws ? ws : new Workspace(this)), m_pages(new CentralPages(m_ws, this)),
+      m_ops(new OpTreePanel(this)), m_counters(new CountersView(this)), m_console(new ConsoleView(this))
 {
     m_ws->setParent(this);
     setWindowTitle(m_ws->source() == Workspace::Source::None
@@ -65,17 +65,50 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-DumpTreeModel *MainWindow::dumpModel() const { return m_pages->filesPage()->model(); }
-QTreeView *MainWindow::treeView() const { return m_pages->filesPage()->tree(); }
-TensorInspector *MainWindow::inspector() const { return m_pages->inspector(); }
-HeatmapView *MainWindow::heatmap() const { return m_pages->heatmap(); }
-DiffView *MainWindow::diff() const { return m_pages->diff(); }
-TensorDiffView *MainWindow::tensorDiff() const { return m_pages->tensorDiff(); }
-ErrorCurveView *MainWindow::errorCurves() const { return m_pages->curves(); }
-UnpairedView *MainWindow::unpaired() const { return m_pages->unpaired(); }
-LayerGraphView *MainWindow::layerGraph() const { return m_pages->graph(); }
-QuantReportView *MainWindow::quantReportView() const { return m_pages->quantView(); }
-SpreadView *MainWindow::spreadView() const { return m_pages->spreadView(); }
+DumpTreeModel *MainWindow::dumpModel() const
+{
+    return m_pages->filesPage()->model();
+}
+QTreeView *MainWindow::treeView() const
+{
+    return m_pages->filesPage()->tree();
+}
+TensorInspector *MainWindow::inspector() const
+{
+    return m_pages->inspector();
+}
+HeatmapView *MainWindow::heatmap() const
+{
+    return m_pages->heatmap();
+}
+DiffView *MainWindow::diff() const
+{
+    return m_pages->diff();
+}
+TensorDiffView *MainWindow::tensorDiff() const
+{
+    return m_pages->tensorDiff();
+}
+ErrorCurveView *MainWindow::errorCurves() const
+{
+    return m_pages->curves();
+}
+UnpairedView *MainWindow::unpaired() const
+{
+    return m_pages->unpaired();
+}
+LayerGraphView *MainWindow::layerGraph() const
+{
+    return m_pages->graph();
+}
+QuantReportView *MainWindow::quantReportView() const
+{
+    return m_pages->quantView();
+}
+SpreadView *MainWindow::spreadView() const
+{
+    return m_pages->spreadView();
+}
 
 // --- building
 
@@ -138,8 +171,10 @@ void MainWindow::buildMenus()
                                      [this](const QString &code) { switchLanguage(code); }}));
     menuBar()->addMenu(new HelpMenu(this));
     addToolBar(m_session->toolBar(open));
-    m_pages->startPage()->offer({{QStringLiteral("launch"), m_session->launchAction()}, {QStringLiteral("open"), open},
-                                 {QStringLiteral("hunt"), m_session->huntAction()}, {QStringLiteral("compare"), m_session->compareAction()}});
+    m_pages->startPage()->offer({{QStringLiteral("launch"), m_session->launchAction()},
+                                 {QStringLiteral("open"), open},
+                                 {QStringLiteral("hunt"), m_session->huntAction()},
+                                 {QStringLiteral("compare"), m_session->compareAction()}});
 }
 
 // --- following the workspace: the title, the actions, the status bar
@@ -166,24 +201,26 @@ void MainWindow::followSource()
         m_recent->add(folder);
         updateActions(); // a dump to replay
     });
-    connect(m_ws, &Workspace::status, this, [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
+    connect(m_ws, &Workspace::status, this,
+            [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
     connect(m_ws, &Workspace::actionsChanged, this, &MainWindow::updateActions);
 }
 
 void MainWindow::followProgram()
 {
-    connect(m_ws, &Workspace::launched, this, [this](const DumpOptions &options, const LaunchSettings &settings, bool byHunt) {
-        try {
-            m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
-        } catch (const Error &) {
-            // parseDumpOptions checked them
-        }
-        if (!byHunt) // a hunt's own runs are not the user's launches
-            LaunchHistory::remember(LaunchHistory::commandLineFor(options, settings), settings.workingDirectory);
-    });
-    connect(m_ws, &Workspace::launchFailed, this, [this](const QString &error) {
-        statusBar()->showMessage(tr("Cannot launch: %1").arg(error), 15000);
-    });
+    connect(m_ws, &Workspace::launched, this,
+            [this](const DumpOptions &options, const LaunchSettings &settings, bool byHunt) {
+                try {
+                    m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
+                } catch (const Error &) {
+                    // parseDumpOptions checked them
+                }
+                if (!byHunt) // a hunt's own runs are not the user's launches
+                    LaunchHistory::remember(LaunchHistory::commandLineFor(options, settings),
+                                            settings.workingDirectory);
+            });
+    connect(m_ws, &Workspace::launchFailed, this,
+            [this](const QString &error) { statusBar()->showMessage(tr("Cannot launch: %1").arg(error), 15000); });
     connect(m_ws, &Workspace::selectionStatus, m_ops, &OpTreePanel::setStatus);
     connect(m_ws, &Workspace::selectionApplied, this, [this](const Selection &sel, const QString &, qint64 fromRound) {
         m_ops->model()->setApplied(sel, fromRound);
@@ -196,7 +233,8 @@ void MainWindow::followJobs()
                      m_ws->spreadJob()})
         connect(job, &Job::started, this, [this](const QString &what) { statusBar()->showMessage(what); });
     for (Job *job : {m_ws->opcheckJob(), m_ws->huntJob(), m_ws->spreadJob()})
-        connect(job, &Job::finished, this, [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
+        connect(job, &Job::finished, this,
+                [this](bool, const QString &message) { statusBar()->showMessage(message, 60000); });
 }
 
 void MainWindow::updateActions()
@@ -227,9 +265,9 @@ MainWindow *MainWindow::switchLanguage(const QString &code)
     next->m_console->continueFrom(*m_console); // the program's output so far
     next->m_pages->tabs()->setCurrentIndex(m_pages->tabs()->currentIndex()); // the page the user was on
     next->m_pages->setCurrentIndex(m_pages->currentIndex());
-    next->m_ops->setIdsText(m_ops->idsEdit()->text());      // typed, applied or not
+    next->m_ops->setIdsText(m_ops->idsEdit()->text()); // typed, applied or not
     next->m_ops->searchEdit()->setText(m_ops->searchEdit()->text());
-    next->m_ops->setStatus(m_ws->selectionStatusText());   // worded again in the new language
+    next->m_ops->setStatus(m_ws->selectionStatusText()); // worded again in the new language
     if (const QString said = statusBar()->currentMessage(); !said.isEmpty())
         next->statusBar()->showMessage(said); // the last job's end ("found: ..."), as the console keeps it
     next->show();

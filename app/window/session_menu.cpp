@@ -43,7 +43,8 @@ SessionMenu::SessionMenu(Workspace *workspace, OpTreePanel *ops, QWidget *window
     addSeparator();
     m_compare = addAction(tr("&Compare dumps..."), this, &SessionMenu::showCompareDialog);
     m_compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    QAction *hunt = m_hunt = addAction(tr("&Hunt the first divergent operation..."), this, [this] { showHuntDialog(false); });
+    QAction *hunt = m_hunt =
+        addAction(tr("&Hunt the first divergent operation..."), this, [this] { showHuntDialog(false); });
     hunt->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     hunt->setToolTip(tr("Run a golden and a test program, compare, and open the first operation that departs"));
     m_opcheck = addAction(tr("&Replay operations (opcheck)"), m_ws, &Workspace::opcheck);
@@ -76,14 +77,15 @@ void SessionMenu::updateActions()
     const bool canApply = m_ws->canApply();
     const bool rerun = !canApply && m_ws->canRunAgainWithIds();
     m_apply->setEnabled(canApply || rerun);
-    m_ops->setApplyEnabled(canApply || rerun,
-                           canApply ? tr("Send this selection to the running program: it dumps these operations from its "
-                                         "next graph on (Ctrl+Return)")
-                           : rerun ? tr("The program has ended: run it again, dumping the checked operations from its "
-                                        "first round (Ctrl+Return). A program that ends before you can pick may have an "
-                                        "option to slow it (the sample program's --pace-ms)")
-                                   : tr("Launch a program (Session > Launch, Ctrl+L) to apply a selection while it runs"),
-                           rerun);
+    m_ops->setApplyEnabled(
+        canApply || rerun,
+        canApply    ? tr("Send this selection to the running program: it dumps these operations from its "
+                            "next graph on (Ctrl+Return)")
+            : rerun ? tr("The program has ended: run it again, dumping the checked operations from its "
+                         "first round (Ctrl+Return). A program that ends before you can pick may have an "
+                         "option to slow it (the sample program's --pace-ms)")
+                    : tr("Launch a program (Session > Launch, Ctrl+L) to apply a selection while it runs"),
+        rerun);
     m_opcheck->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
 }
 

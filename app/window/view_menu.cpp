@@ -8,8 +8,7 @@
 #include "app/window/language_menu.h"
 #include "views/op_tree_panel.h"
 
-ViewMenu::ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Calls calls)
-    : QMenu(tr("&View"), window)
+ViewMenu::ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Calls calls) : QMenu(tr("&View"), window)
 {
     addAction(tr("&Find operation"), this, [ops] {
         ops->searchEdit()->setFocus();
@@ -23,8 +22,9 @@ ViewMenu::ViewMenu(QMainWindow *window, OpTreePanel *ops, QTabWidget *pages, Cal
     addSeparator();
     for (int i = 0; i < pages->count(); ++i) { // the central tabs: Ctrl+1 .. Ctrl+5
         QWidget *page = pages->widget(i);
-        addAction(pages->tabText(i), this, [show = calls.showPage, page] { show(page); })
-            ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        addAction(pages->tabText(i), this, [show = calls.showPage, page] {
+            show(page);
+        })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
     addSeparator();
     for (QDockWidget *d : window->findChildren<QDockWidget *>())

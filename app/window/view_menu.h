@@ -14,7 +14,7 @@ class ViewMenu : public QMenu {
 public:
     struct Calls {
         std::function<void(QWidget *page)> showPage; // a central page brought forward
-        std::function<void()> refresh;                // the inspector read again
+        std::function<void()> refresh; // the inspector read again
         std::function<void(const QString &code)> switchLanguage; // the window again, in that language
     };
     // The docks and pages the window has now: build after them.

@@ -23,8 +23,7 @@
 using namespace llmscope;
 
 CompareController::CompareController(SessionDocument *doc, QObject *parent)
-    : QObject(parent), m_doc(doc), m_pool(jobPool()),
-      m_job(new Job(Job::Kind::Compare, tr("comparison"), this))
+    : QObject(parent), m_doc(doc), m_pool(jobPool()), m_job(new Job(Job::Kind::Compare, tr("comparison"), this))
 {
     connect(doc, &SessionDocument::sourceChanged, this,
             [this] { m_job->abandon(tr("comparison of the previous source stopped")); });
@@ -43,28 +42,30 @@ QString CompareController::conclusion(const CompareResult &r)
 QCoro::Task<std::pair<std::shared_ptr<const CompareResult>, QString>> CompareController::run(CompareOptions o)
 {
     QPointer<CompareController> self(this);
-    const Job::Run run = m_job->begin(tr("Comparing %1 with %2...")
-                                          .arg(QString::fromStdString(o.goldenPath), QString::fromStdString(o.myPath)));
+    const Job::Run run = m_job->begin(
+        tr("Comparing %1 with %2...").arg(QString::fromStdString(o.goldenPath), QString::fromStdString(o.myPath)));
     auto report = m_job->reporter(run.generation);
     o.cancel = run.cancelled.get();
     auto progress = [report](uint64_t done, uint64_t total, const std::string &op) {
         report(qint64(done), qint64(total), tr("Comparing: %1").arg(QString::fromStdString(op)));
     };
-    auto future = QtConcurrent::run(m_pool, [o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<const CompareResult>, QString> {
-        try {
-            return {std::make_shared<const CompareResult>(runCompare(o, progress)), QString()};
-        } catch (const Error &e) {
-            return {nullptr, errorWords(e)};
-        }
-    });
+    auto future = QtConcurrent::run(
+        m_pool, [o, progress, keep = run.cancelled]() -> std::pair<std::shared_ptr<const CompareResult>, QString> {
+            try {
+                return {std::make_shared<const CompareResult>(runCompare(o, progress)), QString()};
+            } catch (const Error &e) {
+                return {nullptr, errorWords(e)};
+            }
+        });
     auto outcome = co_await future;
     if (self)
-        m_job->end(run.generation, outcome.first != nullptr, outcome.first ? conclusion(*outcome.first) : outcome.second);
+        m_job->end(run.generation, outcome.first != nullptr,
+                   outcome.first ? conclusion(*outcome.first) : outcome.second);
     co_return outcome;
 }
 
-QCoro::Task<std::pair<std::optional<CompareController::Views>, QString>>
-CompareController::pairRequests(QString golden, RequestChoice goldenChoice, QString test, RequestChoice testChoice)
+QCoro::Task<std::pair<std::optional<CompareController::Views>, QString>> CompareController::pairRequests(
+    QString golden, RequestChoice goldenChoice, QString test, RequestChoice testChoice)
 {
     QPointer<CompareController> self(this);
     const Job::Run run = m_job->begin(tr("Cutting the chosen requests out of %1 and %2...").arg(golden, test));
@@ -104,8 +105,9 @@ ComparedFiles CompareController::comparedFiles(int i) const
         for (size_t k : op.rows) {
             const CompareRow &row = r->rows[k];
             const QFileInfo g(QString::fromStdString(row.golden.path)), m(QString::fromStdString(row.my.path));
-            t.pairs.push_back({g.fileName() + QStringLiteral(" = ") + m.dir().dirName() + QLatin1Char('/') + m.fileName(),
-                               g.filePath(), m.filePath(), row.goldenView, row.myView});
+            t.pairs.push_back(
+                {g.fileName() + QStringLiteral(" = ") + m.dir().dirName() + QLatin1Char('/') + m.fileName(),
+                 g.filePath(), m.filePath(), row.goldenView, row.myView});
         }
         return t;
     }
@@ -127,7 +129,8 @@ QStringList CompareController::writeReports(const QString &folder, QString *erro
         return {};
     }
     try {
-        const QString csv = QString::fromStdString(writeCompareReports(*m_doc->results().comparison, folder.toStdString()));
+        const QString csv =
+            QString::fromStdString(writeCompareReports(*m_doc->results().comparison, folder.toStdString()));
         return {csv, csv.left(csv.size() - 4) + QStringLiteral(".json")};
     } catch (const Error &e) {
         *error = errorWords(e);

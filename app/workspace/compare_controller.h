@@ -39,8 +39,10 @@ public:
         llmscope::RequestPairing pairing;
         std::shared_ptr<QTemporaryDir> folder;
     };
-    QCoro::Task<std::pair<std::optional<Views>, QString>> pairRequests(QString golden, llmscope::RequestChoice goldenChoice,
-                                                                       QString test, llmscope::RequestChoice testChoice);
+    QCoro::Task<std::pair<std::optional<Views>, QString>> pairRequests(QString golden,
+                                                                       llmscope::RequestChoice goldenChoice,
+                                                                       QString test,
+                                                                       llmscope::RequestChoice testChoice);
     void keepViews(std::shared_ptr<QTemporaryDir> folder) { m_views = std::move(folder); } // the shown comparison's
     // The files of the document's comparison's op (an index into its ops), golden's and test's.
     ComparedFiles comparedFiles(int op) const;

@@ -120,7 +120,8 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
             [&](const DumpIndex &chunk) {
                 if (cancelled)
                     return false;
-                if (handover.push({chunk, statsByRound ? statsOf(chunk, cancelled) : std::vector<live::RoundStats>()}, cancelled))
+                if (handover.push({chunk, statsByRound ? statsOf(chunk, cancelled) : std::vector<live::RoundStats>()},
+                                  cancelled))
                     onTaken();
                 return true;
             },
@@ -131,7 +132,8 @@ Outcome scanRounds(const std::string &root, RoundHandover &handover, bool statsB
         out.tensors = int(index.tensors.size());
         out.problems = int(index.problems.size());
         for (size_t i = 0; i < index.problems.size() && i < Outcome::kProblemsSaid; ++i)
-            out.problemLines.push_back(QString::fromStdString(index.problems[i].path + ": " + index.problems[i].message));
+            out.problemLines.push_back(
+                QString::fromStdString(index.problems[i].path + ": " + index.problems[i].message));
         out.rounds = int(index.rounds().size());
         if (topologyFromScan)
             for (const auto &files : {index.modelFiles, index.torchTreeFiles})

@@ -55,16 +55,16 @@ private:
     std::mutex m_lock;
     std::condition_variable m_taken;
     std::deque<Round> m_rounds; // guarded by m_lock
-    bool m_asked = false;        // guarded by m_lock: a take is asked for or running
+    bool m_asked = false; // guarded by m_lock: a take is asked for or running
 };
 
 struct Outcome {
     int tensors = 0, problems = 0, rounds = 0;
     static constexpr size_t kProblemsSaid = 20;
     std::vector<QString> problemLines; // the first kProblemsSaid: "file: why"
-    std::optional<llmscope::TopoNode> topology;     // read from the scan's files (no early one)
-    std::vector<llmscope::live::RoundStats> stats;  // every round's, with that topology
-    std::vector<llmscope::Request> requests;        // the requests its program served, where recorded
+    std::optional<llmscope::TopoNode> topology; // read from the scan's files (no early one)
+    std::vector<llmscope::live::RoundStats> stats; // every round's, with that topology
+    std::vector<llmscope::Request> requests; // the requests its program served, where recorded
     QString error;
 };
 // scanDumpByRound into handover (onTaken: ask the GUI thread to take); progress reports and

@@ -25,8 +25,9 @@ LiveController::LiveController(SessionDocument *doc, QObject *parent)
         m_doc->editProgram([&r](SessionDocument::Program &p) { p.lastRound = r; });
     });
     connect(m_session, &LiveSession::topologyReceived, this, &LiveController::topologyReceived);
-    connect(m_session, &LiveSession::statsReceived, this,
-            [this](const live::RoundStats &s) { m_doc->addRounds({{}, {s}}); });
+    connect(m_session, &LiveSession::statsReceived, this, [this](const live::RoundStats &s) {
+        m_doc->addRounds({{}, {s}});
+    });
     connect(m_session, &LiveSession::warningReceived, this,
             [this](const QString &w) { say(tr("[llmscope] warning: %1").arg(w), ConsoleTone::Warning); });
     connect(m_session, &LiveSession::noProbe, this, [this](const QString &why) {
@@ -72,7 +73,9 @@ bool LiveController::start(const DumpOptions &options, const LaunchSettings &set
     }
     m_doc->setDumpRoot(m_session->dumpRoot());
     setProgramState(m_session->state(), m_doc->program().message); // with its folder
-    say(tr("[llmscope] %1; dumping into %2").arg(QString::fromStdString(joinCommandLine({options.environment, options.command})), m_doc->source().dumpRoot));
+    say(tr("[llmscope] %1; dumping into %2")
+            .arg(QString::fromStdString(joinCommandLine({options.environment, options.command})),
+                 m_doc->source().dumpRoot));
     emit stateChanged();
     return true;
 }
@@ -93,16 +96,16 @@ void LiveController::sessionState(LiveSession::State s, const QString &message)
     if (s == LiveSession::State::Finished || s == LiveSession::State::Crashed || s == LiveSession::State::Stopped ||
         s == LiveSession::State::FailedToStart) {
         // a run stopped on purpose, or one that exited well, is news; one that failed, a failure
-        const bool wentWell = s == LiveSession::State::Stopped ||
-                              (s == LiveSession::State::Finished && m_session->exitCode() == 0);
+        const bool wentWell =
+            s == LiveSession::State::Stopped || (s == LiveSession::State::Finished && m_session->exitCode() == 0);
         say(QStringLiteral("[llmscope] ") + message, wentWell ? ConsoleTone::Info : ConsoleTone::Failure);
         m_pending.clear();
         if (s != LiveSession::State::FailedToStart) // what it dumped stays said; what a pick does now
             tellSelection([this] {
                 return m_runAgainOffered && m_runAgainOffered()
-                           ? tr("The program has ended. Check operations and press Run again with these to dump them "
-                                "in a new run.")
-                           : tr("The program has ended.");
+                    ? tr("The program has ended. Check operations and press Run again with these to dump them "
+                         "in a new run.")
+                    : tr("The program has ended.");
             });
         const QString root = m_session->dumpRoot();
         std::vector<std::string> problems;
@@ -160,12 +163,14 @@ void LiveController::applySelection(const QString &ids)
     }
     const uint64_t seq = m_session->select(sel);
     if (!seq) {
-        tellSelection([] { return tr("No probe is connected yet: the selection is sent once the program's probe talks."); });
+        tellSelection(
+            [] { return tr("No probe is connected yet: the selection is sent once the program's probe talks."); });
         return;
     }
     m_pending[seq] = {sel, ids};
     tellSelection([ids] {
-        return tr("Sent -ids %1; waiting for the program's next graph...").arg(ids.isEmpty() ? tr("(every operation)") : ids);
+        return tr("Sent -ids %1; waiting for the program's next graph...")
+            .arg(ids.isEmpty() ? tr("(every operation)") : ids);
     });
 }
 

@@ -55,17 +55,18 @@ QCoro::Task<bool> ReplayController::run()
 #ifdef LLMSCOPE_GGML_REPLAY
     o.cpuReplay = opcheck::ggmlCpuReplay;
 #endif
-    auto future = QtConcurrent::run(m_pool, [o, report, cancelled = run.cancelled]() -> std::pair<std::shared_ptr<OpcheckResult>, QString> {
-        try {
-            auto r = runOpcheck(o, [&](uint64_t done, uint64_t total) {
-                report(qint64(done), qint64(total), tr("Replaying: %1 of %2 operations").arg(done).arg(total));
-                return !*cancelled;
-            });
-            return {std::make_shared<OpcheckResult>(std::move(r)), QString()};
-        } catch (const Error &e) {
-            return {nullptr, errorWords(e)};
-        }
-    });
+    auto future = QtConcurrent::run(
+        m_pool, [o, report, cancelled = run.cancelled]() -> std::pair<std::shared_ptr<OpcheckResult>, QString> {
+            try {
+                auto r = runOpcheck(o, [&](uint64_t done, uint64_t total) {
+                    report(qint64(done), qint64(total), tr("Replaying: %1 of %2 operations").arg(done).arg(total));
+                    return !*cancelled;
+                });
+                return {std::make_shared<OpcheckResult>(std::move(r)), QString()};
+            } catch (const Error &e) {
+                return {nullptr, errorWords(e)};
+            }
+        });
     auto [result, error] = co_await future;
     if (!self || m_sourceGen != source || !m_job->isCurrent(run.generation))
         co_return false; // another source, or its replay, owns what is shown
@@ -88,7 +89,8 @@ QCoro::Task<bool> ReplayController::run()
                                 .arg(result->skip)
                                 .arg(result->error);
     m_job->end(run.generation, true, summary);
-    emit said(QStringLiteral("[llmscope] ") + summary, result->fail || result->error ? ConsoleTone::Warning : ConsoleTone::Info);
+    emit said(QStringLiteral("[llmscope] ") + summary,
+              result->fail || result->error ? ConsoleTone::Warning : ConsoleTone::Info);
     int listed = 0;
     for (const auto &row : result->rows) // what fails, with why: the kernels to look at
         if (isBad(row.verdict) && listed++ < 10) {
@@ -146,11 +148,12 @@ QCoro::Task<> ReplayController::showReference(QString op)
         emit status(tr("Could not replay %1: %2").arg(op, error), 10000);
         co_return;
     }
-    emit referenceShown({tr("%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3")
-                             .arg(op)
-                             .arg(picked.round)
-                             .arg(QLatin1String(verdictName(picked.verdict))),
-                         {file},
-                         {QString::fromStdString(picked.tensorPath)},
-                         {}});
+    emit referenceShown(
+        {tr("%1 in round %2: the float64 replay on its own inputs (left) against its output (right): %3")
+             .arg(op)
+             .arg(picked.round)
+             .arg(QLatin1String(verdictName(picked.verdict))),
+         {file},
+         {QString::fromStdString(picked.tensorPath)},
+         {}});
 }

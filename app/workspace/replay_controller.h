@@ -44,5 +44,5 @@ private:
     QThreadPool *m_pool;
     Job *m_job;
     uint64_t m_sourceGen = 0, m_shownGen = 0; // late results of another source, or of an earlier pick, dropped
-    std::unique_ptr<QTemporaryDir> m_dir;      // the references shown
+    std::unique_ptr<QTemporaryDir> m_dir; // the references shown
 };

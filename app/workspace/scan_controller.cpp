@@ -85,12 +85,13 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
                 QMetaObject::invokeMethod(qApp, *next, Qt::QueuedConnection);
     };
     auto report = m_job->reporter(gen);
-    auto future = QtConcurrent::run(m_pool, [path, handover, take, report, cancelled = run.cancelled, withStats, early] {
-        return dumpscan::scanRounds(
-            path, *handover, withStats && early, withStats && !early,
-            [take] { QMetaObject::invokeMethod(qApp, *take, Qt::QueuedConnection); },
-            [report](uint64_t done, uint64_t total) { report(qint64(done), qint64(total), {}); }, *cancelled);
-    });
+    auto future =
+        QtConcurrent::run(m_pool, [path, handover, take, report, cancelled = run.cancelled, withStats, early] {
+            return dumpscan::scanRounds(
+                path, *handover, withStats && early, withStats && !early,
+                [take] { QMetaObject::invokeMethod(qApp, *take, Qt::QueuedConnection); },
+                [report](uint64_t done, uint64_t total) { report(qint64(done), qint64(total), {}); }, *cancelled);
+        });
     dumpscan::Outcome scan = co_await future;
     while (!takeSlice()) // the rounds not taken yet
         co_await QCoro::sleepFor(std::chrono::milliseconds(0));
@@ -112,7 +113,7 @@ QCoro::Task<bool> ScanController::run(QString folder, bool withStats)
     if (!scan.requests.empty())
         m_doc->addRounds({{}, {}, std::move(scan.requests)});
     const QString summary = tr("%n tensor(s) in %1 round(s)", nullptr, scan.tensors).arg(scan.rounds) +
-                            (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
+        (scan.problems ? tr("; %n file(s) could not be read", nullptr, scan.problems) : QString());
     m_job->end(gen, true, summary);
     emit status(summary, 0);
     // Which files, and why: a damaged copy, a hostile file, another tool's layout.

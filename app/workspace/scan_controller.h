@@ -29,7 +29,7 @@ public:
     QCoro::Task<bool> run(QString folder, bool withStats);
 
 signals:
-    void topologyRead(int operations);                        // an opened dump's, into the document
+    void topologyRead(int operations); // an opened dump's, into the document
     void topologyShown(const QString &folder, int operations); // before its files
     void dumpLoaded(const QString &folder, int tensors, int rounds, int problems);
     void dumpFailed(const QString &folder, const QString &message);

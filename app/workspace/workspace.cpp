@@ -26,9 +26,9 @@ using namespace llmscope;
 
 Workspace::Workspace(QObject *parent)
     : QObject(parent), m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
-      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)),
-      m_hunt(new HuntAction(this)), m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)),
-      m_cursor(new Cursor(this)), m_live(new LiveController(m_doc, this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
+      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)), m_hunt(new HuntAction(this)),
+      m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)), m_cursor(new Cursor(this)),
+      m_live(new LiveController(m_doc, this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
       m_compare(new CompareController(m_doc, this)), m_scan(new ScanController(m_doc, this)),
       m_spread(new SpreadAction(this))
 {
@@ -109,9 +109,9 @@ Workspace::Workspace(QObject *parent)
         m_doc->setMetrics(nullptr);
         emit huntFailed(why);
     });
-    follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted,
-           &QuantReportAction::finished);
-    connect(m_quant, &QuantReportAction::stepStarted, this, [this](int, const QString &text) { say(text, Tone::Step); });
+    follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted, &QuantReportAction::finished);
+    connect(m_quant, &QuantReportAction::stepStarted, this,
+            [this](int, const QString &text) { say(text, Tone::Step); });
     connect(m_quant, &QuantReportAction::finished, this, [this](bool ok, const QString &text) {
         say(text, Tone::Step);
         if (ok && m_quant->report()) // after its last run began: the report outlives those sources
@@ -151,7 +151,8 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
     const QString first = QString::fromStdString(r->runs[0].dump);
     bool shown = false;
     if (r->departs() && !m_live->isRunning()) { // the departure element by element, in the Diff tab
-        auto comparing = compare(QString::fromStdString(r->departureReference()), QString::fromStdString(r->departureDump()));
+        auto comparing =
+            compare(QString::fromStdString(r->departureReference()), QString::fromStdString(r->departureDump()));
         shown = co_await comparing;
     } else if (!m_live->isRunning()) {
         auto opening = openDump(first);
@@ -236,8 +237,9 @@ bool Workspace::launch(const DumpOptions &options, const LaunchSettings &setting
         emit status(tr("Cannot launch: %1").arg(*error), 15000);
         return false;
     }
-    beginSource(Source::Program, QFileInfo(QString::fromStdString(options.command.empty() ? std::string() : options.command[0]))
-                                     .fileName());
+    beginSource(
+        Source::Program,
+        QFileInfo(QString::fromStdString(options.command.empty() ? std::string() : options.command[0])).fileName());
     if (!m_live->start(options, settings, error)) {
         emit launchFailed(*error);
         return false;
@@ -314,7 +316,8 @@ void Workspace::applySelection(const QString &ids)
     QString error;
     if (launch(again.first, again.second, &error))
         say(tr("[llmscope] Run again, dumping -ids %1 in %2 (the launch's -er; Session > Launch changes it)")
-                .arg(ids.isEmpty() ? tr("(every operation)") : ids, roundsWords(QString::fromStdString(again.first.rounds))),
+                .arg(ids.isEmpty() ? tr("(every operation)") : ids,
+                     roundsWords(QString::fromStdString(again.first.rounds))),
             Tone::Step);
 }
 
@@ -349,7 +352,8 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     if (!m_live->isRunning()) { // golden's operations in the tree and heatmap, while comparing
         // A PyTorch golden against an engine: the report's ops are the engine's nodes
         // (compare/framework_pairing.h), so the engine's dump is the one shown.
-        const QString shown = holdsTorchDump(golden.toStdString()) && !holdsTorchDump(test.toStdString()) ? test : golden;
+        const QString shown =
+            holdsTorchDump(golden.toStdString()) && !holdsTorchDump(test.toStdString()) ? test : golden;
         beginSource(Source::Dump, shown);
         m_doc->setDumpRoot(shown);
         opening.emplace(m_scan->run(shown, true));
@@ -431,8 +435,9 @@ Workspace::Inspection Workspace::inspect(const QString &id) const
     Inspection out;
     const auto graph = m_doc->graph();
     const GraphOp *op = graph->find(id.toStdString());
-    out.title = QStringLiteral("%1 %2 (%3)").arg(id, op ? QString::fromStdString(op->name) : QString(),
-                                                 op ? QString::fromStdString(op->type) : QString());
+    out.title = QStringLiteral("%1 %2 (%3)")
+                    .arg(id, op ? QString::fromStdString(op->name) : QString(),
+                         op ? QString::fromStdString(op->type) : QString());
     // The scan's index, in memory. A program's files are scanned only once it has ended (and
     // that scan takes a while): until the index has them they are looked up in its folder.
     out.files = m_doc->rounds().filesOf(id, currentRound(), &out.round);

@@ -84,8 +84,8 @@ public:
     // A request chosen on a side (llama-server's slots) compares its view: golden's view is
     // then the source shown, and what was chosen and cut is said in the console.
     QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {},
-                              std::optional<llmscope::Standard> standard = {}, llmscope::RequestChoice goldenRequest = {},
-                              llmscope::RequestChoice testRequest = {});
+                              std::optional<llmscope::Standard> standard = {},
+                              llmscope::RequestChoice goldenRequest = {}, llmscope::RequestChoice testRequest = {});
     std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_doc->results().comparison; }
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.
@@ -178,7 +178,7 @@ signals:
     void actionsChanged(); // running, can apply, can run again
     void spreadShown(); // a spread's result, with its first run's dump open
     void spreadFailed(const QString &why); // a spread that failed or was cancelled: no result, and why
-    void huntFailed(const QString &why);   // a hunt that failed or was cancelled: no result, and why
+    void huntFailed(const QString &why); // a hunt that failed or was cancelled: no result, and why
 
 private:
     void beginSource(Source source, const QString &name);

@@ -203,8 +203,9 @@ void compareData(CompareRow &row, TensorReader &g, TensorReader &m)
     if (row.passed)
         reason.clear(); // Inf at the same places on both sides: a finding, kept in the metrics
     if (!row.passed && reason.empty())
-        reason = Reason(Said::WithinTolerance, {report::num(x.withinTol * 100), report::num(row.tolerance.relTol),
-                                                report::num(row.tolerance.passRate * 100)});
+        reason = Reason(Said::WithinTolerance,
+                        {report::num(x.withinTol * 100), report::num(row.tolerance.relTol),
+                         report::num(row.tolerance.passRate * 100)});
     // Compared flattened, as msit does; the report still says the shapes differ.
     if (g.header().dims != m.header().dims)
         reason.add(Said::ShapesDiffer, {shape(g.header().dims), shape(m.header().dims)});
@@ -240,7 +241,8 @@ double sketchRelativeError(const CompareRow &row, const TensorStats &g, const Te
 void compareStats(CompareRow &row)
 {
     const auto &a = *row.golden.stats, &b = *row.my.stats;
-    if (!row.golden.dims.empty() && !row.my.dims.empty() && elementCount(row.golden.dims) != elementCount(row.my.dims)) {
+    if (!row.golden.dims.empty() && !row.my.dims.empty() &&
+        elementCount(row.golden.dims) != elementCount(row.my.dims)) {
         // another framework's output over more rows (llama.cpp keeps the last token's): the
         // statistics say nothing of the rows both have; the tensors can be compared
         row.unreadable = true;
@@ -248,8 +250,8 @@ void compareStats(CompareRow &row)
         return;
     }
     row.statsOnly = true;
-    row.statsRelDiff = std::max({relDiff(a.max, b.max), relDiff(a.min, b.min), relDiff(a.mean, b.mean),
-                                 relDiff(a.l2norm, b.l2norm)});
+    row.statsRelDiff =
+        std::max({relDiff(a.max, b.max), relDiff(a.min, b.min), relDiff(a.mean, b.mean), relDiff(a.l2norm, b.l2norm)});
     const uint64_t n = a.count ? a.count : std::max<uint64_t>(1, elementCount(row.golden.dims));
     row.statsBound = statsErrorBound(a, b, n); // NaN: no bound to tell (NaN, Inf that differ)
     row.statsEstimate = sketchRelativeError(row, a, b);
@@ -283,7 +285,7 @@ void setTolerance(CompareRow &row, const CompareOptions *thresholds)
 
 // The model files a dump's programs loaded, parsed; a note for each that cannot be read.
 std::vector<std::shared_ptr<const ggml::ModelFile>> modelsOf(const DumpIndex &idx, std::vector<std::string> &paths,
-                                                              std::vector<std::string> &notes)
+                                                             std::vector<std::string> &notes)
 {
     std::vector<std::string> roots{idx.root};
     for (const auto &d : dumpsInside(idx.root))
@@ -421,8 +423,7 @@ void compareTensorPair(CompareRow &row, const CompareOptions *thresholds)
             (goldenData ? row.golden : row.my).dims = {int64_t(v.size())};
             (goldenData ? row.goldenView : row.myView) = TensorView{};
             compareStats(row);
-        }
-        else if (row.golden.stats && row.my.stats)
+        } else if (row.golden.stats && row.my.stats)
             compareStats(row);
         else if (!row.golden.hasData && !row.my.hasData && !row.golden.stats && !row.my.stats)
             row.skipped = row.passed = true; // e.g. KV-cache views, described but not dumped
@@ -503,20 +504,21 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
     if (l.files) {
         match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file", {}, {}, nullptr});
         match.method = Said::FileAgainstFile;
-    } else if (auto across = matchAcrossFrameworks(l.golden, l.my, res.notes,
-                                                   o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile))) {
+    } else if (auto across = matchAcrossFrameworks(
+                   l.golden, l.my, res.notes, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile))) {
         match = std::move(*across);
         res.acrossFrameworks = true;
     } else {
         match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
         if ((match.method == Said::ByLayerNameOp || match.method == Said::MappingByLayerNameOp) &&
             (l.golden.modelFiles.empty() || l.my.modelFiles.empty()))
-            res.warnings.push_back(std::string(l.golden.modelFiles.empty() && l.my.modelFiles.empty() ? "neither dump has a"
-                                            : l.golden.modelFiles.empty()                          ? "golden's dump has no"
-                                                                                                   : "my dump has no") +
-                                " model topology (--type model): the two graphs differ, and ops without node names "
-                                "are paired by type and order within each layer; a backend that orders its graph "
-                                "otherwise (Vulkan does) pairs different ops. Dump both with --type model");
+            res.warnings.push_back(std::string(l.golden.modelFiles.empty() && l.my.modelFiles.empty()
+                                                   ? "neither dump has a"
+                                                   : l.golden.modelFiles.empty() ? "golden's dump has no"
+                                                                                 : "my dump has no") +
+                                   " model topology (--type model): the two graphs differ, and ops without node names "
+                                   "are paired by type and order within each layer; a backend that orders its graph "
+                                   "otherwise (Vulkan does) pairs different ops. Dump both with --type model");
         res.notes.insert(res.notes.end(), res.warnings.begin(), res.warnings.end());
     }
     res.method = match.method;
@@ -589,11 +591,11 @@ void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const C
 // another type on the two sides (a quantized test: what each weight's quantization costs).
 struct WeightPlan {
     Models golden, my;
-    std::vector<ModelWeight> sources;          // res.weights[k] is sources[k]'s comparison
+    std::vector<ModelWeight> sources; // res.weights[k] is sources[k]'s comparison
     std::map<std::string, size_t> index;
     bool typesDiffer = false;
     std::vector<std::pair<size_t, size_t>> rowWeights; // (row, weight) whose row copies the weight's
-    std::vector<char> skip, fromModel;         // per row: copies a weight's / decided by its worker
+    std::vector<char> skip, fromModel; // per row: copies a weight's / decided by its worker
 
     std::optional<size_t> add(const std::string &name)
     {
@@ -754,7 +756,8 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     res.myRoot = loaded.my.root;
     if (isProbeDump(loaded.golden) && isProbeDump(loaded.my)) {
         try { // what differs between the runs, said before any tensor
-            res.config = std::make_shared<const ConfigDiff>(diffConfigs(readRunConfig(res.goldenRoot), readRunConfig(res.myRoot)));
+            res.config = std::make_shared<const ConfigDiff>(
+                diffConfigs(readRunConfig(res.goldenRoot), readRunConfig(res.myRoot)));
         } catch (const Error &) { // a dump without status files: nothing to say
         }
     }
@@ -790,8 +793,9 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         // One backend, but the tensors' types differ (a quantized test): ggml's budgets, and
         // what the quantization explains. Graphs that differ (flash attention on and off, other
         // fusion) compute with other kernels: ggml's budgets too.
-        const bool sameGraph = !res.method.empty() && (res.method.parts().front().kind == Said::SameTopology ||
-                                                       res.method.parts().front().kind == Said::MappingSameTopology);
+        const bool sameGraph = !res.method.empty() &&
+            (res.method.parts().front().kind == Said::SameTopology ||
+             res.method.parts().front().kind == Said::MappingSameTopology);
         if (choice.standard != Standard::Engine) {
             if (const auto types = typesThatDiffer(res)) {
                 res.standard = Standard::Engine;

@@ -11,9 +11,9 @@ namespace llmscope {
 struct DivergenceCause {
     enum class Kind {
         Unreadable, // its outputs could not be compared
-        Weight,     // a weight differs: the error comes in through it
-        Input,      // an input already differs; the op computing it was not compared
-        Itself,     // its inputs agree more than its output: the op adds the error
+        Weight, // a weight differs: the error comes in through it
+        Input, // an input already differs; the op computing it was not compared
+        Itself, // its inputs agree more than its output: the op adds the error
     };
     Kind kind = Kind::Itself;
     const CompareRow *row = nullptr; // the weight or input, for Weight and Input

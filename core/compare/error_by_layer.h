@@ -13,11 +13,11 @@
 namespace llmscope {
 
 struct ErrorByLayer {
-    int layers = 0;                  // top-level ops 0 .. layers-1
-    int64_t firstRound = -1;         // the first divergent op's round, -1 when none diverges
-    size_t roundsCompared = 0;       // rounds in the comparison (more than shown when many)
+    int layers = 0; // top-level ops 0 .. layers-1
+    int64_t firstRound = -1; // the first divergent op's round, -1 when none diverges
+    size_t roundsCompared = 0; // rounds in the comparison (more than shown when many)
     std::map<int64_t, std::vector<double>> output, added; // round -> layer -> error (NaN: none)
-    std::map<int64_t, std::vector<std::string>> worst;    // round -> layer -> op id of the worst output
+    std::map<int64_t, std::vector<std::string>> worst; // round -> layer -> op id of the worst output
 };
 
 // minLayers: at least this many layers (the topology's, when some have no compared op).

@@ -24,9 +24,9 @@ namespace {
 // GGUF's per-layer weight names and Hugging Face's modules, for the llama family and Qwen's
 // (q_norm and k_norm; the MoE block's router).
 const std::pair<const char *, const char *> kLayerWeights[] = {
-    {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"},
-    {"attn_output", "self_attn.o_proj"}, {"ffn_gate", "mlp.gate_proj"},  {"ffn_up", "mlp.up_proj"},
-    {"ffn_down", "mlp.down_proj"},       {"attn_norm", "input_layernorm"}, {"ffn_norm", "post_attention_layernorm"},
+    {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},      {"attn_v", "self_attn.v_proj"},
+    {"attn_output", "self_attn.o_proj"}, {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
+    {"ffn_down", "mlp.down_proj"},       {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
     {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"}, {"ffn_gate_inp", "mlp.gate"}};
 // The experts' projections: llama.cpp holds a layer's experts in one 3-D tensor each.
 const std::pair<const char *, const char *> kExpertWeights[] = {
@@ -154,7 +154,9 @@ ModuleOps moduleOps(const std::string &hf, const std::map<std::string, GgmlOp> &
     std::string weight = ggufWeightOfHfModule(hf);
     if (weight.empty())
         return m;
-    const std::string type = hf == "model.embed_tokens" ? "GET_ROWS" : hf.find("norm") != std::string::npos ? "MUL" : "MUL_MAT";
+    const std::string type = hf == "model.embed_tokens" ? "GET_ROWS"
+        : hf.find("norm") != std::string::npos          ? "MUL"
+                                                        : "MUL_MAT";
     if (hf == "lm_head" && tiedOutput)
         weight = "token_embd.weight";
     m.out = m.start = m.weight = reading(ops, type, weight);
@@ -379,7 +381,7 @@ private:
     int m_lastLayer = -1;
     Matching m_out;
     std::map<std::string, std::string> m_unpaired; // module -> why, once each
-    std::map<std::string, uint64_t> m_headSizes;   // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
+    std::map<std::string, uint64_t> m_headSizes; // by Qcur-N / Kcur-N: 0 not permuted, UINT64_MAX unknown
     bool m_ropeUnknown = false;
     std::vector<char> m_usedEngine;
     std::set<Record> m_usedTorch;
@@ -406,7 +408,8 @@ FrameworkPairing::FrameworkPairing(const DumpIndex &torch, const DumpIndex &engi
         const std::string hf = hfName(t.opName);
         const int l = layerOf(hf);
         if (!t.input && t.index == 0 && l >= 0 && t.param.empty() &&
-            (hf == "model.layers." + std::to_string(l) + ".mlp.down_proj" || hf == "model.layers." + std::to_string(l) + ".mlp"))
+            (hf == "model.layers." + std::to_string(l) + ".mlp.down_proj" ||
+             hf == "model.layers." + std::to_string(l) + ".mlp"))
             m_downOutputs.emplace(std::make_pair(t.exec, l), &t); // a MoE block has no down_proj of its own
     }
     for (const TensorRecord &r : torch.tensors) {
@@ -453,7 +456,8 @@ bool FrameworkPairing::unpermuteRows(const TensorRecord &t, const std::string &h
             rope->second = UINT64_MAX; // permuted, head size unknown
     }
     if (rope->second == UINT64_MAX) {
-        unpaired(t, t.opName, "its rows are permuted within heads and the head size is not known (" + node + " not dumped)");
+        unpaired(t, t.opName,
+                 "its rows are permuted within heads and the head size is not known (" + node + " not dumped)");
         return false;
     }
     engineView.headSize = rope->second;
@@ -469,10 +473,12 @@ void FrameworkPairing::pairInput(const TensorRecord &t, const std::string &hf, i
                                  const ModuleOps &mod, Record output, bool lastRows, const TensorView &inputView)
 {
     auto in = m_torchInputs.find({t.exec, t.opName});
-    if (op.type == "ADD" && hf == "model.layers." + std::to_string(layer)) { // l_out-N: its input from the layer is the MLP's output
+    if (op.type == "ADD" &&
+        hf == "model.layers." + std::to_string(layer)) { // l_out-N: its input from the layer is the MLP's output
         const auto down = m_downOutputs.find({t.exec, layer});
-        in = down != m_downOutputs.end() ? m_torchInputs.emplace(std::make_pair(-1 - t.exec, t.opName), down->second).first
-                                         : m_torchInputs.end();
+        in = down != m_downOutputs.end()
+            ? m_torchInputs.emplace(std::make_pair(-1 - t.exec, t.opName), down->second).first
+            : m_torchInputs.end();
     }
     const auto ein = mod.start ? m_inputs.find({t.exec, mod.start->path, mod.startSrc}) : m_inputs.end();
     if (op.type == "GET_ROWS" || in == m_torchInputs.end() || ein == m_inputs.end())
@@ -558,9 +564,10 @@ void FrameworkPairing::pairModule(const TensorRecord &t)
     const GgmlOp *op = mod.out;
     const auto e = op ? m_outputs.find({t.exec, op->path}) : m_outputs.end();
     if (!op || e == m_outputs.end()) {
-        unpaired(t, t.opName, hf.empty() ? "not a module of Hugging Face's llama or Qwen"
-                              : !op      ? "no ggml node computes it alone (no weight of its own)"
-                                         : "its node's output was not dumped in this round");
+        unpaired(t, t.opName,
+                 hf.empty() ? "not a module of Hugging Face's llama or Qwen"
+                     : !op  ? "no ggml node computes it alone (no weight of its own)"
+                            : "its node's output was not dumped in this round");
         return;
     }
     TensorPair p = pairOf(&t, e->second);
@@ -586,11 +593,11 @@ void FrameworkPairing::pairModule(const TensorRecord &t)
         }
         p.key += " (expert " + std::to_string(expert->expert) + "'s rows)";
     }
-    if (hf.size() > 7 && (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0) &&
+    if (hf.size() > 7 &&
+        (hf.compare(hf.size() - 7, 7, ".q_proj") == 0 || hf.compare(hf.size() - 7, 7, ".k_proj") == 0) &&
         !unpermuteRows(t, hf, layer, engineView, p.key))
         return;
-    const bool afterLastAttention =
-        hf == "model.norm" || hf == "lm_head" ||
+    const bool afterLastAttention = hf == "model.norm" || hf == "lm_head" ||
         (layer == m_lastLayer && hf != "model.layers." + std::to_string(layer) + ".input_layernorm" &&
          hf.find(".self_attn.") == std::string::npos);
     if (t.exec == m_firstRound && afterLastAttention) {

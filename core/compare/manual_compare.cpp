@@ -32,7 +32,8 @@ Meta readMeta(const std::string &path)
             throw Error("'" + path + "': data id '" + d.key() + "' must map token ids to path lists");
         for (auto t = d.value().begin(); t != d.value().end(); ++t) {
             if (!t.value().is_array() || t.value().empty() || !t.value()[0].is_string())
-                throw Error("'" + path + "': data id '" + d.key() + "', token " + t.key() + ": expected a list of paths");
+                throw Error("'" + path + "': data id '" + d.key() + "', token " + t.key() +
+                            ": expected a list of paths");
             std::string p = t.value()[0].get<std::string>();
             if (!p.empty() && p[0] != '/')
                 p = dir + "/" + p; // relative to the metadata file
@@ -41,9 +42,6 @@ Meta readMeta(const std::string &path)
     }
     return m;
 }
-
-
-
 
 } // namespace
 
@@ -107,7 +105,7 @@ std::string manualReportCsv(const std::vector<ManualRow> &rows)
             return s;
         };
         out += csvField(r.dataId) + "," + side(p.golden, true) + "," + side(p.my, false) + "," +
-               (r.compared ? "True" : "False") + ",";
+            (r.compared ? "True" : "False") + ",";
         out += p.computed ? num(x.cosine) + "," + num(x.maxRelErr) + "," + num(x.meanRelErr) + "," + num(x.relEuclidean)
                           : std::string("N/A,N/A,N/A,N/A");
         out += "," + csvField(p.failReason.english()) + "\n";

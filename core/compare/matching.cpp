@@ -78,8 +78,8 @@ std::vector<std::string> semanticKeys(const DumpIndex &idx, const std::unordered
         const auto child = parseOpFolder(r.opFolders[1]);
         const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
         const std::string label = nameOf(r, path) + "|" + (child ? child->name : r.opName);
-        children[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0]][child ? child->index : 0] =
-            label;
+        children[std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0]]
+                [child ? child->index : 0] = label;
     }
     std::map<std::string, std::map<int, int>> occurrence;
     for (auto &[scope, byIndex] : children) {
@@ -103,7 +103,7 @@ std::vector<std::string> semanticKeys(const DumpIndex &idx, const std::unordered
             const std::string path = r.opFolders[0] + "/" + r.opFolders[1];
             const std::string scope = std::to_string(r.pid) + "/" + std::to_string(r.exec) + "/" + r.opFolders[0];
             key += nameOf(r, path) + "|" + (child ? child->name : r.opName) + "#" +
-                   std::to_string(occurrence[scope][child ? child->index : 0]);
+                std::to_string(occurrence[scope][child ? child->index : 0]);
             for (size_t i = 2; i < r.opFolders.size(); ++i)
                 key += "/" + r.opFolders[i];
         }
@@ -225,7 +225,8 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
             auto it = byIdSide.find(std::to_string(r.exec) + "|" + m->second + "|" + side(r));
             if (it == byIdSide.end() || usedM[it->second])
                 continue;
-            out.pairs.push_back({&r, &my.tensors[it->second], "mapping " + r.opId + " -> " + m->second, {}, {}, nullptr});
+            out.pairs.push_back(
+                {&r, &my.tensors[it->second], "mapping " + r.opId + " -> " + m->second, {}, {}, nullptr});
             usedG[i] = usedM[it->second] = 1;
         }
     }

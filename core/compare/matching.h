@@ -19,7 +19,7 @@ namespace llmscope {
 struct TensorView {
     uint64_t headSize = 0; // un-permute rows within heads of this size (TensorReader::unpermuteHeads)
     bool lastRows = false; // only the elements the other side has, from the end (its last rows)
-    uint64_t rowSize = 0;        // with rows: only those rows of this many elements, in that order
+    uint64_t rowSize = 0; // with rows: only those rows of this many elements, in that order
     std::vector<uint64_t> rows; // (TensorReader::selectRows: one expert's rows)
 };
 
@@ -33,9 +33,9 @@ struct TensorPair {
 };
 
 struct Matching {
-    std::vector<TensorPair> pairs;               // in golden execution order
+    std::vector<TensorPair> pairs; // in golden execution order
     std::vector<const TensorRecord *> onlyGolden, onlyMy;
-    Reason method;                               // "same topology", "by layer, name and op", ...
+    Reason method; // "same topology", "by layer, name and op", ...
 };
 
 using OpMapping = std::map<std::string, std::string>; // golden op id -> my op id

@@ -44,7 +44,10 @@ LLMSCOPE_CLONES BlockSums sumBlock(const float *g, const float *m, size_t n, flo
     reduction(max : maxAbs, maxRel, maxG, maxM) reduction(min : minG, minM)
     for (size_t i = 0; i < n; ++i) {
         const float gv = g[i], mv = m[i];
-        bad += !(std::fabs(gv) <= std::numeric_limits<float>::max() && std::fabs(mv) <= std::numeric_limits<float>::max()) ? 1 : 0;
+        bad +=
+            !(std::fabs(gv) <= std::numeric_limits<float>::max() && std::fabs(mv) <= std::numeric_limits<float>::max())
+            ? 1
+            : 0;
         const double gd = gv, md = mv;
         const float d = mv - gv, ad = std::fabs(d), ag = std::fabs(gv);
         const bool big = ag > eps;

@@ -11,9 +11,9 @@ namespace llmscope {
 Tolerance defaultTolerance(int32_t dtype)
 {
     switch (dtype) {
-    case 1: return {1e-3, 0.999};  // float16
+    case 1: return {1e-3, 0.999}; // float16
     case 27: return {1e-2, 0.999}; // bfloat16
-    case 2: return {1.0, 0.999};   // int8
+    case 2: return {1.0, 0.999}; // int8
     default: return {1e-7, 0.9999};
     }
 }

@@ -24,19 +24,19 @@ namespace llmscope {
 struct BlockSums; // compare/metric_kernel.h
 
 struct Tolerance {
-    double relTol = 1e-7;     // per-element relative error allowed
+    double relTol = 1e-7; // per-element relative error allowed
     double passRate = 0.9999; // share of elements that must be within relTol
 };
 // msit's op-check table: fp16 1e-3/99.9 %, bf16 1e-2/99.9 %, fp32 1e-7/99.99 %, int8 1/99.9 %.
 Tolerance defaultTolerance(int32_t dtype);
 
 struct Metrics {
-    uint64_t count = 0;       // elements compared (finite on both sides)
+    uint64_t count = 0; // elements compared (finite on both sides)
     double cosine = 1, maxRelErr = 0, meanRelErr = 0, maxAbsErr = 0, meanAbsErr = 0;
     double klDivergence = 0, relEuclidean = 0;
-    double goldenNorm = 0;    // ||golden|| over the finite pairs
+    double goldenNorm = 0; // ||golden|| over the finite pairs
     double within01 = 1, within05 = 1; // shares, msProbe
-    double withinTol = 1;     // share within the tolerance used
+    double withinTol = 1; // share within the tolerance used
     uint64_t nanGolden = 0, infGolden = 0, nanMy = 0, infMy = 0;
     uint64_t nonFiniteMismatch = 0; // places where the sides are not the same Inf
     double goldenMax = 0, goldenMin = 0, goldenMean = 0, myMax = 0, myMin = 0, myMean = 0; // finite pairs

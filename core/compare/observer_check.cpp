@@ -48,9 +48,9 @@ std::pair<bool, double> resultDifference(const OutputRecord &plain, const Output
 {
     const bool differs = plain.stats.digest != o.stats.digest || plain.dims != o.dims || plain.dtype != o.dtype;
     const double error = !differs ? 0
-                         : plain.stats.l2norm > 0 && plain.dims == o.dims
-                             ? sketchDifferenceNorm(plain.stats.sketch, o.stats.sketch) / plain.stats.l2norm
-                             : std::numeric_limits<double>::quiet_NaN();
+        : plain.stats.l2norm > 0 && plain.dims == o.dims
+        ? sketchDifferenceNorm(plain.stats.sketch, o.stats.sketch) / plain.stats.l2norm
+        : std::numeric_limits<double>::quiet_NaN();
     return {differs, error};
 }
 
@@ -71,8 +71,10 @@ void noteResult(ObserverCheck &c, int64_t round, const OutputRecord &plain, cons
 
 // Requests: each request's tokens by position against the same request's (the k-th of its
 // sequence), then each observed round against the plain run's round of the same composition.
-ObserverCheck checkByRequest(const std::map<int64_t, OutputRecord> &plainOut, const std::map<int64_t, OutputRecord> &observedOut,
-                             const std::map<int64_t, TokenRecord> &plainTokens, const std::map<int64_t, TokenRecord> &observedTokens,
+ObserverCheck checkByRequest(const std::map<int64_t, OutputRecord> &plainOut,
+                             const std::map<int64_t, OutputRecord> &observedOut,
+                             const std::map<int64_t, TokenRecord> &plainTokens,
+                             const std::map<int64_t, TokenRecord> &observedTokens,
                              const std::vector<Request> &plainRequests, const std::vector<Request> &observedRequests)
 {
     ObserverCheck c;
@@ -116,8 +118,9 @@ ObserverCheck checkByRequest(const std::map<int64_t, OutputRecord> &plainOut, co
         if (c.tokensDiffer && round >= *c.tokensDiffer)
             break; // later rounds computed from other inputs: not comparable
         const auto t = observedTokens.find(round);
-        const auto same = t == observedTokens.end() ? plainRounds.end()
-                                                    : plainRounds.find(composition(t->second, ordinalsOf(observedOrdinals, round)));
+        const auto same = t == observedTokens.end()
+            ? plainRounds.end()
+            : plainRounds.find(composition(t->second, ordinalsOf(observedOrdinals, round)));
         const auto plain = same == plainRounds.end() ? plainOut.end() : plainOut.find(same->second);
         if (plain == plainOut.end()) {
             ++c.batchedOtherwise;
@@ -160,17 +163,20 @@ Reason observerCheckReason(const ObserverCheck &c)
             return Reason(Said::ObserverChanged, {round, c.name});
         char error[32];
         std::snprintf(error, sizeof error, "%.3g", c.relativeError);
-        return Reason(c.onlyRounding() ? Said::ObserverChangedRounding : Said::ObserverChangedBy, {round, c.name, error});
+        return Reason(c.onlyRounding() ? Said::ObserverChangedRounding : Said::ObserverChangedBy,
+                      {round, c.name, error});
     }
     if (c.tokensDiffer && c.batchedOtherwise)
-        return Reason(Said::ObserverChoicesBatched, {std::to_string(*c.tokensDiffer), std::to_string(c.batchedOtherwise)});
+        return Reason(Said::ObserverChoicesBatched,
+                      {std::to_string(*c.tokensDiffer), std::to_string(c.batchedOtherwise)});
     if (c.tokensDiffer)
-        return c.roundsCompared ? Reason(Said::ObserverChoicesAfter,
-                                         {std::to_string(*c.tokensDiffer), std::to_string(c.roundsCompared)})
-                                : Reason(Said::ObserverChoices, {std::to_string(*c.tokensDiffer)});
+        return c.roundsCompared
+            ? Reason(Said::ObserverChoicesAfter, {std::to_string(*c.tokensDiffer), std::to_string(c.roundsCompared)})
+            : Reason(Said::ObserverChoices, {std::to_string(*c.tokensDiffer)});
     if (c.batchedOtherwise)
         return Reason(Said::ObserverNothingBatched,
-                      {std::to_string(c.roundsCompared), c.name.empty() ? std::string("-") : c.name, std::to_string(c.batchedOtherwise)});
+                      {std::to_string(c.roundsCompared), c.name.empty() ? std::string("-") : c.name,
+                       std::to_string(c.batchedOtherwise)});
     if (c.roundsCompared == 0)
         return Reason(Said::ObserverComparedNothing);
     return Reason(Said::ObserverNothing, {std::to_string(c.roundsCompared), c.name});

@@ -16,12 +16,12 @@
 namespace llmscope {
 
 struct ObserverCheck {
-    int64_t roundsCompared = 0;          // rounds both recorded, up to the first difference
+    int64_t roundsCompared = 0; // rounds both recorded, up to the first difference
     std::optional<int64_t> resultDiffers; // the first round whose result differs, from the same tokens
-    std::optional<int64_t> tokensDiffer;  // the first round whose tokens differ (the runs chose otherwise)
-    std::string name;                     // the result's node ("result_output")
-    double relativeError = 0;             // resultDiffers: ||observed - plain|| / ||plain||, from sketches (NaN: unknown)
-    double largestRelativeError = 0;      // the same, the largest over that round and the later ones compared
+    std::optional<int64_t> tokensDiffer; // the first round whose tokens differ (the runs chose otherwise)
+    std::string name; // the result's node ("result_output")
+    double relativeError = 0; // resultDiffers: ||observed - plain|| / ||plain||, from sketches (NaN: unknown)
+    double largestRelativeError = 0; // the same, the largest over that round and the later ones compared
     // Requests: rounds whose tokens the other run batched otherwise (before any token differs).
     // Tokens that then differ still count as a change (nothing shows observing changed nothing),
     // but are not blamed on observing: a batch-dependent result differs run to run anyway.
@@ -36,7 +36,7 @@ struct ObserverCheck {
     bool onlyRounding() const
     {
         return resultDiffers.has_value() && !tokensDiffer.has_value() && relativeError <= kRoundingChange &&
-               largestRelativeError <= kRoundingChange;
+            largestRelativeError <= kRoundingChange;
     }
 };
 

@@ -43,7 +43,7 @@ bool leafDiffers(const CompareRow &r, double err)
     if (r.statsOnly)
         return !(err <= kStatsRounding);
     return err > 0 || std::isnan(err) || (r.computed && r.metrics.nonFiniteMismatch) ||
-           (!r.computed && !r.statsOnly && !r.skipped && !r.failReason.empty());
+        (!r.computed && !r.statsOnly && !r.skipped && !r.failReason.empty());
 }
 
 // Which end of an estimated error a verdict takes: an op's output is charged the low end of
@@ -58,8 +58,8 @@ double engineError(const CompareRow &r, End end = End::Central)
 {
     if (r.computed)
         return r.metrics.goldenNorm <= std::numeric_limits<float>::epsilon() && r.metrics.maxAbsErr > 0
-                   ? INFINITY
-                   : r.metrics.relEuclidean;
+            ? INFINITY
+            : r.metrics.relEuclidean;
     if (!r.statsOnly)
         return 0;
     if (std::isnan(r.statsEstimate))
@@ -67,7 +67,6 @@ double engineError(const CompareRow &r, End end = End::Central)
     const double f = end == End::Low ? kSketchLow : end == End::High ? kSketchHigh : 1.0;
     return std::isnan(r.statsBound) ? r.statsBound : std::max(r.statsBound, r.statsEstimate * f);
 }
-
 
 double goldenNorm(const CompareRow &r)
 {
@@ -128,9 +127,11 @@ Reason engineVerdict(const CompareResult &res, const OpResult &op, const Reason 
     if (!weightDiffers.empty())
         return weightDiffers;
     if (op.budgetShare > 1)
-        return op.budget > 0                        ? Reason(Said::AddsError, {report::num(op.ownNmse), report::num(op.budget), op.fusedChain.empty() ? op.opType : op.fusedChain})
-               : op.budgetKind == Standard::Exact ? Reason(Said::AddsErrorSameRun, {report::num(op.ownNmse)})
-                                                    : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
+        return op.budget > 0                   ? Reason(Said::AddsError,
+                                                        {report::num(op.ownNmse), report::num(op.budget),
+                                       op.fusedChain.empty() ? op.opType : op.fusedChain})
+            : op.budgetKind == Standard::Exact ? Reason(Said::AddsErrorSameRun, {report::num(op.ownNmse)})
+                                               : Reason(Said::MovesDataAddsError, {report::num(op.ownNmse), op.opType});
     return {};
 }
 
@@ -198,7 +199,8 @@ Finding leafLabel(const CompareRow &r)
     if (r.tensorName.empty())
         return parameter.empty() ? Finding(Said::LabelWeightInput, {std::to_string(r.golden.index)})
                                  : Finding(Said::LabelParameter, {parameter});
-    Finding label(r.tensorName.find("weight") != std::string::npos ? Said::LabelWeight : Said::LabelGraphInput, {r.tensorName});
+    Finding label(r.tensorName.find("weight") != std::string::npos ? Said::LabelWeight : Said::LabelGraphInput,
+                  {r.tensorName});
     return parameter.empty() ? label : Finding(Said::LabelFromPyTorch, {label, parameter});
 }
 
@@ -219,13 +221,13 @@ struct OpTally {
     void takeTypes(const CompareRow &row)
     {
         typesDiffer = typesDiffer || row.golden.dtype != row.my.dtype || row.golden.engineType != row.my.engineType ||
-                      row.golden.kvRowsType != row.my.kvRowsType;
+            row.golden.kvRowsType != row.my.kvRowsType;
         // An input stored in a block or half type is multiplied by values rounded to its dot
         // type (a q4_0 weight by q8_0 activations); an output is rounded to its own type, and
         // a cache write to the cache's.
-        narrowUnit = std::max({narrowUnit, dtypeUnit(row.golden.dtype),
-                               row.golden.input ? typeUnit(activationType(row.golden.engineType))
-                                                : typeUnit(row.golden.kvRowsType)});
+        narrowUnit = std::max(
+            {narrowUnit, dtypeUnit(row.golden.dtype),
+             row.golden.input ? typeUnit(activationType(row.golden.engineType)) : typeUnit(row.golden.kvRowsType)});
         const std::vector<int64_t> &dims = row.golden.engineDims.empty() ? row.golden.dims : row.golden.engineDims;
         if (row.golden.input && !dims.empty()) // elements, not a block type's bytes
             rowLength = std::max(rowLength, dims.back());
@@ -330,8 +332,7 @@ void applyBudget(OpResult &op, const OpTally &t, Standard standard)
     // Vulkan's float16 accumulators) and in float32 by others: rounding in another order does
     // not bound their difference.
     const bool halfProduct = productOfHalves(op.opType, t.narrowUnit);
-    const bool sameFamily =
-        (standard == Standard::Exact && !t.typesDiffer) ||
+    const bool sameFamily = (standard == Standard::Exact && !t.typesDiffer) ||
         (standard == Standard::Rounding && !t.typesDiffer && inputsTold && !halfProduct);
     if (sameFamily && standard == Standard::Exact) {
         budget.nmse = 0;
@@ -368,8 +369,7 @@ void applyBudget(OpResult &op, const OpTally &t, Standard standard)
 // Judges a comparison's weights and ops in turn, by the standard it is under.
 class OpJudge {
 public:
-    OpJudge(CompareResult &res, const OpNames &names)
-        : m_res(res), m_names(names), m_engine(judgesOps(res.standard))
+    OpJudge(CompareResult &res, const OpNames &names) : m_res(res), m_names(names), m_engine(judgesOps(res.standard))
     {
         // Each node's worst output error per round, for ops whose inputs were not dumped (-stp 1,
         // or their producers only): what they inherit is read from their producers' outputs.
@@ -460,7 +460,8 @@ private:
             t.quantizedIn = t.quantizedIn || row.quantization || !row.my.engineType.empty();
             t.takeTypes(row);
             if (op.opType == "SET_ROWS" && row.golden.index == 2) // the cache it writes into, by its type
-                t.cacheNmse = std::max({t.cacheNmse, cacheTypeNmse(row.golden.engineType), cacheTypeNmse(row.my.engineType)});
+                t.cacheNmse =
+                    std::max({t.cacheNmse, cacheTypeNmse(row.golden.engineType), cacheTypeNmse(row.my.engineType)});
             if (weight) {
                 t.takeWeight(op, row, err);
             } else {

@@ -34,8 +34,8 @@ std::string backendWords(const std::vector<std::string> &v)
 bool RunFacts::sameRunAs(const RunFacts &o) const
 {
     return known && o.known && !command.empty() && command == o.command && !host.empty() && host == o.host &&
-           !libraries.empty() && sorted(libraries) == sorted(o.libraries) && backends == o.backends &&
-           environment == o.environment && keepFusion == o.keepFusion;
+        !libraries.empty() && sorted(libraries) == sorted(o.libraries) && backends == o.backends &&
+        environment == o.environment && keepFusion == o.keepFusion;
 }
 
 RunFacts runFacts(const std::string &dumpRoot)
@@ -91,7 +91,8 @@ std::string runDifferences(const RunFacts &g, const RunFacts &t)
         for (const std::string &v : *side) {
             const auto &other = side == &g.environment ? t.environment : g.environment;
             const std::string name = v.substr(0, v.find('='));
-            if (std::find(other.begin(), other.end(), v) == other.end() && std::find(vars.begin(), vars.end(), name) == vars.end())
+            if (std::find(other.begin(), other.end(), v) == other.end() &&
+                std::find(vars.begin(), vars.end(), name) == vars.end())
                 vars.push_back(name);
         }
     what.insert(what.end(), vars.begin(), vars.end());
@@ -108,14 +109,16 @@ std::string runDifferences(const RunFacts &g, const RunFacts &t)
 StandardChoice choosePairStandard(const RunFacts &g, const RunFacts &t)
 {
     if (!g.known || !t.known)
-        return {Standard::Engine, Reason(Said::StandardEngineUnknown, {Finding(!g.known ? Said::SideGolden : Said::SideTest)})};
+        return {Standard::Engine,
+                Reason(Said::StandardEngineUnknown, {Finding(!g.known ? Said::SideGolden : Said::SideTest)})};
     if (sorted(g.backends) != sorted(t.backends))
         return {Standard::Engine, Reason(Said::StandardEngine, {backendWords(g.backends), backendWords(t.backends)})};
     if (g.sameRunAs(t))
         return {Standard::Exact, Reason(Said::StandardExact)};
     // A device backend picks its kernels by the device (cooperative matrices, float16
     // accumulators): on other machines "Vulkan0" may be another device, and its kernels others.
-    const bool deviceOnly = std::any_of(g.backends.begin(), g.backends.end(), [](const std::string &b) { return b != "CPU"; });
+    const bool deviceOnly =
+        std::any_of(g.backends.begin(), g.backends.end(), [](const std::string &b) { return b != "CPU"; });
     if (deviceOnly && (g.host.empty() || g.host != t.host))
         return {Standard::Engine, Reason(Said::StandardEngineMachines, {backendWords(g.backends)})};
     return {Standard::Rounding, Reason(Said::StandardRounding, {backendWords(g.backends), runDifferences(g, t)})};

@@ -60,8 +60,8 @@ std::string activationType(const std::string &w)
         return "q8_0";
     if (w == "q4_1" || w == "q5_1")
         return "q8_1";
-    if (w.size() > 2 && (w.compare(w.size() - 2, 2, "_K") == 0 || w.compare(w.size() - 2, 2, "_k") == 0 ||
-                         w.rfind("iq", 0) == 0))
+    if (w.size() > 2 &&
+        (w.compare(w.size() - 2, 2, "_K") == 0 || w.compare(w.size() - 2, 2, "_k") == 0 || w.rfind("iq", 0) == 0))
         return "q8_K";
     return "";
 }
@@ -82,9 +82,9 @@ double roundingBudget(const std::string &opType, const RoundingFacts &f)
     // (products, differences) are up to sqrt(K) times the result each: K more in the NMSE.
     // Positive terms (squares, exponentials) cannot cancel. Element-wise ops: a few units in
     // the last place of their elementary functions.
-    static const std::set<std::string> cancelling{"MUL_MAT", "MUL_MAT_ID", "OUT_PROD", "FLASH_ATTN_EXT",
-                                                  "SUM", "SUM_ROWS", "MEAN", "NORM", "GROUP_NORM",
-                                                  "CONV_TRANSPOSE_1D", "CONV_2D", "IM2COL", "SSM_CONV", "SSM_SCAN"};
+    static const std::set<std::string> cancelling{
+        "MUL_MAT", "MUL_MAT_ID", "OUT_PROD",          "FLASH_ATTN_EXT", "SUM",    "SUM_ROWS", "MEAN",
+        "NORM",    "GROUP_NORM", "CONV_TRANSPOSE_1D", "CONV_2D",        "IM2COL", "SSM_CONV", "SSM_SCAN"};
     static const std::set<std::string> positive{"RMS_NORM", "L2_NORM", "SOFT_MAX"};
     constexpr double u = 0x1p-24, lambda = 8;
     const double k = double(std::max<int64_t>(1, f.reduction));
@@ -122,8 +122,8 @@ OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t out
 
 double cacheTypeNmse(const std::string &ggmlType)
 {
-    static const std::map<std::string, double> levels{{"q8_0", 127}, {"q5_0", 15}, {"q5_1", 15}, {"q4_0", 7},
-                                                      {"q4_1", 7},   {"iq4_nl", 7}};
+    static const std::map<std::string, double> levels{{"q8_0", 127}, {"q5_0", 15}, {"q5_1", 15},
+                                                      {"q4_0", 7},   {"q4_1", 7},  {"iq4_nl", 7}};
     if (ggmlType == "f16" || ggmlType == "bf16") { // each value rounded to nearest: u^2/3 a side
         const double u = std::ldexp(1.0, ggmlType == "f16" ? -11 : -8);
         return 2 * u * u / 3;

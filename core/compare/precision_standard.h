@@ -33,10 +33,13 @@ enum class Standard { Engine, Msit, Rounding, Exact };
 std::optional<Standard> parseStandard(const std::string &name); // "exact", "rounding", "engine", "msit"
 const char *standardName(Standard s);
 // Whether the standard judges ops (exact, rounding, engine) rather than each tensor pair (msit).
-inline bool judgesOps(Standard s) { return s != Standard::Msit; }
+inline bool judgesOps(Standard s)
+{
+    return s != Standard::Msit;
+}
 
 struct OpBudget {
-    double nmse = 1e-7;     // the NMSE an op may add; 0: must be exact
+    double nmse = 1e-7; // the NMSE an op may add; 0: must be exact
     // Its output's absolute error is at most the sum of its inputs' (||d out|| <= sum ||d in||):
     // a sum, or an op that moves, selects or converts elements (a subset of a tensor may hold
     // a larger share of its error than the whole, never more of it).
@@ -61,9 +64,9 @@ OpBudget engineBudget(const std::string &opType, int32_t inputDtype, int32_t out
 // their elementary functions, and, where the op rounds values to a narrower type inside, the
 // values whose rounding its inputs' difference flips.
 struct RoundingFacts {
-    int64_t reduction = 1;  // elements each output value sums (its first input's row length)
-    double narrowUnit = 0;  // unit roundoff of the narrowest type values pass through (f16: 2^-11); 0: none
-    double inputError = 0;  // its computed inputs' largest relative error (0: they agree)
+    int64_t reduction = 1; // elements each output value sums (its first input's row length)
+    double narrowUnit = 0; // unit roundoff of the narrowest type values pass through (f16: 2^-11); 0: none
+    double inputError = 0; // its computed inputs' largest relative error (0: they agree)
 };
 double roundingBudget(const std::string &opType, const RoundingFacts &f);
 // How many times its inputs' relative error an op may pass on without adding any of its own,

@@ -15,8 +15,9 @@ Reason Quantization::words(const std::string &tensorName) const
 {
     const std::string name = tensorName.empty() ? std::string("the weight") : tensorName;
     if (explained())
-        return std::isfinite(expected) ? Reason(Said::QuantExplained, {name, myType, report::percent(error)})
-                                       : Reason(Said::QuantExplainedTypes, {name, myType, report::percent(error), goldenType});
+        return std::isfinite(expected)
+            ? Reason(Said::QuantExplained, {name, myType, report::percent(error)})
+            : Reason(Said::QuantExplainedTypes, {name, myType, report::percent(error), goldenType});
     if (std::isnan(expected))
         return Reason(Said::QuantNoExpected, {name, myType, goldenType, report::percent(error)});
     return Reason(Said::QuantBeyond, {name, myType, report::percent(error), report::percent(expected)});
@@ -45,7 +46,9 @@ namespace {
 // again. Sums over the elements finite on both sides: golden's power, the requantization's
 // error power, and my's distance from the requantization. False when target has no reference
 // quantizer or golden is not a whole number of its blocks.
-struct RequantSums { double gg = 0, dq = 0, dm = 0; };
+struct RequantSums {
+    double gg = 0, dq = 0, dm = 0;
+};
 bool requantize(TensorReader &golden, TensorReader *my, const ggml::BlockType &target, RequantSums &s)
 {
     const uint64_t n = golden.count(), bs = uint64_t(target.blockSize);

@@ -15,9 +15,9 @@ class TensorReader;
 
 struct Quantization {
     std::string goldenType, myType; // storage types: "f32", "q4_0"
-    double error = 0;               // relative error of my's weight against golden's
-    double expected = NAN;          // relative error of golden's weight requantized to my's type
-    double beyond = NAN;            // relative distance of my's weight from that requantization
+    double error = 0; // relative error of my's weight against golden's
+    double expected = NAN; // relative error of golden's weight requantized to my's type
+    double beyond = NAN; // relative distance of my's weight from that requantization
     static constexpr double kRoom = 1.25; // error up to kRoom * expected is quantization
     // Without a figure to hold it to (golden quantized too, a type without a reference
     // quantizer, no ggml): quantization up to this relative error; a zeroed or replaced weight

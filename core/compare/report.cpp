@@ -20,7 +20,8 @@ using report::shapeText;
 
 std::string dataId(const TensorRecord &r)
 {
-    return opPath(r.opFolders) + (r.before ? "/before/" : "/after/") + (r.input ? "intensor" : "outtensor") + std::to_string(r.index);
+    return opPath(r.opFolders) + (r.before ? "/before/" : "/after/") + (r.input ? "intensor" : "outtensor") +
+        std::to_string(r.index);
 }
 
 std::string dtypeText(const TensorRecord &r)
@@ -72,14 +73,15 @@ std::string msitReportCsv(const CompareResult &res)
         side(r.golden, true);
         side(r.my, false);
         if (r.computed)
-            for (double v : {m.cosine, m.maxRelErr, m.meanRelErr, m.maxAbsErr, m.meanAbsErr, m.klDivergence,
-                             m.relEuclidean})
+            for (double v :
+                 {m.cosine, m.maxRelErr, m.meanRelErr, m.maxAbsErr, m.meanAbsErr, m.klDivergence, m.relEuclidean})
                 number(v);
         else
             out += "N/A,N/A,N/A,N/A,N/A,N/A,N/A,";
-        report::appendCsvField(out, r.skipped ? std::string("not compared: description only on both sides")
-                                    : r.unreadable ? "unreadable: " + r.failReason.english()
-                                                   : r.failReason.english());
+        report::appendCsvField(out,
+                               r.skipped          ? std::string("not compared: description only on both sides")
+                                   : r.unreadable ? "unreadable: " + r.failReason.english()
+                                                  : r.failReason.english());
         out += ',';
         report::appendCsvField(out, opLabel(r.golden.opId, r.nodeName, r.golden.opName));
         out += ',';
@@ -104,7 +106,14 @@ std::string msitReportCsv(const CompareResult &res)
 class JsonOut {
 public:
     std::string text;
-    void key(const char *k) { comma(); text += '"'; text += k; text += "\":"; m_first = true; }
+    void key(const char *k)
+    {
+        comma();
+        text += '"';
+        text += k;
+        text += "\":";
+        m_first = true;
+    }
     void str(const std::string &v)
     {
         comma();
@@ -140,11 +149,29 @@ public:
         const auto r = std::to_chars(b, b + sizeof b, v); // shortest text that reads back exactly
         text.append(b, r.ptr);
     }
-    void integer(int64_t v) { comma(); text += std::to_string(v); }
-    void boolean(bool v) { comma(); text += v ? "true" : "false"; }
-    void open(char c) { comma(); text += c; m_first = true; }
-    void close(char c) { text += c; m_first = false; }
-    template <typename T> void field(const char *k, const T &v)
+    void integer(int64_t v)
+    {
+        comma();
+        text += std::to_string(v);
+    }
+    void boolean(bool v)
+    {
+        comma();
+        text += v ? "true" : "false";
+    }
+    void open(char c)
+    {
+        comma();
+        text += c;
+        m_first = true;
+    }
+    void close(char c)
+    {
+        text += c;
+        m_first = false;
+    }
+    template <typename T>
+    void field(const char *k, const T &v)
     {
         key(k);
         if constexpr (std::is_same_v<T, bool>)
@@ -294,7 +321,7 @@ void reportOp(JsonOut &j, const OpResult &op)
     j.field("input_error", op.inputError);
     j.field("added_error", op.addedError);
     j.field("output_cosine", op.outputCosine); // null: statistics alone did not tell it
-    j.field("from_statistics", op.fromStats);  // its figures estimated or bounded from statistics
+    j.field("from_statistics", op.fromStats); // its figures estimated or bounded from statistics
     j.field("nmse", op.nmse);
     j.field("explained_nmse", op.explainedNmse);
     j.field("own_nmse", op.ownNmse);
@@ -383,7 +410,7 @@ std::string compareReportJson(const CompareResult &res)
 std::string writeCompareReports(const CompareResult &r, const std::string &dir, std::time_t when)
 {
     makeDirs(dir);
-    std::tm tm {};
+    std::tm tm{};
     gmtime_r(&when, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);

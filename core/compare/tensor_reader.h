@@ -18,7 +18,7 @@ namespace llmscope {
 namespace ggml {
 struct BlockType;
 struct ModelTensor;
-}
+} // namespace ggml
 
 class TensorReader {
 public:
@@ -64,16 +64,16 @@ private:
     Tensor m_header;
     uint64_t m_count = 0;
     int m_fd = -1;
-    uint64_t m_dataOffset = 0;     // file offset of element 0
-    uint64_t m_available = 0;      // payload bytes the file holds
-    std::vector<uint8_t> m_head;   // the file's first bytes, as read with the header
+    uint64_t m_dataOffset = 0; // file offset of element 0
+    uint64_t m_available = 0; // payload bytes the file holds
+    std::vector<uint8_t> m_head; // the file's first bytes, as read with the header
     std::vector<uint8_t> m_scratch; // raw bytes of non-float32 chunks
-    Tensor m_whole;                 // .npy
+    Tensor m_whole; // .npy
     const ggml::BlockType *m_block = nullptr; // ggml blocks, dequantized on read
     std::vector<float> m_blockFloats;
     uint64_t m_skip = 0, m_headSize = 0, m_rowSize = 0; // the views
     std::vector<uint64_t> m_rows;
-    bool m_checked = false;             // check() passed
+    bool m_checked = false; // check() passed
     std::vector<float> m_heads;
 };
 

@@ -38,7 +38,7 @@ void writeConfigDiffXlsx(const std::string &path, const ConfigDiff &d)
     y = 1;
     for (const ConfigDifference &x : d.differences) {
         const char *kind = x.kind == ConfigDifference::Kind::Differs ? "differs"
-                           : x.kind == ConfigDifference::Kind::OnlyA ? "only golden"
+            : x.kind == ConfigDifference::Kind::OnlyA                ? "only golden"
                                                                      : "only test";
         row(details, y++, {x.group, x.key, x.a, x.b, kind});
     }

@@ -31,7 +31,8 @@ std::string versionInName(const std::string &base)
     if (so == std::string::npos)
         return {};
     const std::string v = base.substr(so + 4);
-    const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit((unsigned char)c) || c == '.'; });
+    const bool digits = !v.empty() &&
+        std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit((unsigned char)c) || c == '.'; });
     return digits && std::count(v.begin(), v.end(), '.') >= 2 ? v : std::string();
 }
 
@@ -71,7 +72,7 @@ std::string mesaVersionIn(const std::string &path)
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return {};
-    struct stat st{};
+    struct stat st {};
     std::string found;
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         constexpr size_t kChunk = size_t(1) << 20, kKeep = 64;
@@ -116,8 +117,8 @@ std::string mesaVersionIn(const std::string &path)
 bool isDriverLibrary(const std::string &base)
 {
     return startsWith(base, "libvulkan_") || startsWith(base, "libcuda.so") || startsWith(base, "libnvidia-") ||
-           startsWith(base, "libGLX_nvidia") || startsWith(base, "libamdhip64.so") || startsWith(base, "libhsa-runtime64.so") ||
-           startsWith(base, "libze_intel");
+        startsWith(base, "libGLX_nvidia") || startsWith(base, "libamdhip64.so") ||
+        startsWith(base, "libhsa-runtime64.so") || startsWith(base, "libze_intel");
 }
 
 std::string driverVersion(const std::string &path)
@@ -129,7 +130,8 @@ std::string driverVersion(const std::string &path)
         if (const std::string v = versionInName(baseOf(p)); !v.empty())
             return v;
     // Mesa's drivers state theirs in their text; the others' bytes are not searched
-    return startsWith(baseOf(path), "libvulkan_") || startsWith(baseOf(real), "libvulkan_") ? mesaVersionIn(real) : std::string();
+    return startsWith(baseOf(path), "libvulkan_") || startsWith(baseOf(real), "libvulkan_") ? mesaVersionIn(real)
+                                                                                            : std::string();
 }
 
 } // namespace llmscope

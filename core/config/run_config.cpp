@@ -88,8 +88,7 @@ uint64_t cachedDigest(const std::string &path, const struct stat &st)
     {
         std::lock_guard lock(mutex);
         if (auto it = cache.find(path); it != cache.end() && std::get<0>(it->second) == std::get<0>(version) &&
-                                         std::get<1>(it->second) == std::get<1>(version) &&
-                                         std::get<2>(it->second) == std::get<2>(version))
+            std::get<1>(it->second) == std::get<1>(version) && std::get<2>(it->second) == std::get<2>(version))
             return std::get<3>(it->second);
     }
     const uint64_t digest = fileDigest(path, uint64_t(st.st_size));
@@ -111,7 +110,7 @@ void addModel(std::vector<ConfigItem> &items, size_t n, const std::string &path)
 {
     const std::string key = "model " + std::to_string(n);
     items.push_back({kModels, key, baseName(path), path});
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
         items.push_back({kModels, key + " size", "(not there now)", path});
         return;
@@ -121,8 +120,8 @@ void addModel(std::vector<ConfigItem> &items, size_t n, const std::string &path)
     items.push_back({kModels, key + " digest", digest ? hex(digest) : "(unreadable)", path});
     try {
         const auto file = ggml::Library::get().model(path);
-        items.push_back({kModels, key + " architecture", file->architecture.empty() ? "(not said)" : file->architecture,
-                         path});
+        items.push_back(
+            {kModels, key + " architecture", file->architecture.empty() ? "(not said)" : file->architecture, path});
         std::map<std::string, size_t> types;
         for (const auto &[name, t] : file->tensors)
             ++types[t.typeName];
@@ -139,7 +138,8 @@ void addModel(std::vector<ConfigItem> &items, size_t n, const std::string &path)
 
 const std::vector<std::string> &configGroups()
 {
-    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun, kContext, kSampling, kModels};
+    static const std::vector<std::string> groups{kEnvironment, kLibraries, kHardware, kRun,
+                                                 kContext,     kSampling,  kModels};
     return groups;
 }
 
@@ -163,7 +163,8 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
             const size_t space = lib.rfind(' ');
             const std::string path = lib.substr(0, space);
             items.push_back({kLibraries, baseName(path),
-                             "build id " + (space == std::string::npos ? std::string("-") : lib.substr(space + 1)), path});
+                             "build id " + (space == std::string::npos ? std::string("-") : lib.substr(space + 1)),
+                             path});
         }
     }
     if (!s.ggmlVersion.empty())
@@ -171,7 +172,8 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source)
     if (!s.host.empty())
         items.push_back({kHardware, "machine", s.host, "/etc/machine-id, else the host name"});
     for (const BackendDevice &d : s.devices)
-        items.push_back({kHardware, "device " + d.name,
+        items.push_back({kHardware,
+                         "device " + d.name,
                          d.description + (d.type.empty() ? "" : ", " + d.type) + (d.memory ? ", " + mib(d.memory) : ""),
                          {}});
     for (const LoadedObject &o : s.objects) // a device driver's version, as it states it
@@ -312,8 +314,8 @@ std::string configDiffText(const ConfigDiff &d, const std::string &nameA, const 
     const size_t width = std::max(nameA.size(), nameB.size()) + 1;
     auto pad = [width](const std::string &name) { return name + ":" + std::string(width - name.size(), ' '); };
     std::string out = "configuration: " + pad(nameA) + d.a.source + " (pid " + std::to_string(d.a.pid) + ")\n" +
-                      "               " + pad(nameB) + d.b.source + " (pid " + std::to_string(d.b.pid) + ")\n" +
-                      configDiffSummary(d) + "\n";
+        "               " + pad(nameB) + d.b.source + " (pid " + std::to_string(d.b.pid) + ")\n" +
+        configDiffSummary(d) + "\n";
     std::string group;
     // Libraries one run loaded and the other did not come in dozens (a driver brings its own):
     // named on one line a side, each in the JSON and the workbook.
@@ -330,7 +332,7 @@ std::string configDiffText(const ConfigDiff &d, const std::string &nameA, const 
             out += (group = x.group) + "\n";
             if (group == kLibraries)
                 out += onlyLine(group, ConfigDifference::Kind::OnlyA, nameA) +
-                       onlyLine(group, ConfigDifference::Kind::OnlyB, nameB);
+                    onlyLine(group, ConfigDifference::Kind::OnlyB, nameB);
         }
         if (group == kLibraries && x.kind != ConfigDifference::Kind::Differs)
             continue;
@@ -352,7 +354,7 @@ std::string configDiffJson(const ConfigDiff &d)
     nlohmann::json diffs = nlohmann::json::array();
     for (const ConfigDifference &x : d.differences) {
         const char *kind = x.kind == ConfigDifference::Kind::Differs ? "differs"
-                           : x.kind == ConfigDifference::Kind::OnlyA ? "only_golden"
+            : x.kind == ConfigDifference::Kind::OnlyA                ? "only_golden"
                                                                      : "only_test";
         diffs.push_back({{"group", x.group}, {"key", x.key}, {"kind", kind}, {"golden", x.a}, {"test", x.b}});
     }

@@ -20,7 +20,7 @@ struct ConfigItem {
 
 struct RunConfig {
     std::string source; // the dump folder or status file read
-    int64_t pid = -1;   // the process it describes
+    int64_t pid = -1; // the process it describes
     std::vector<ConfigItem> items;
 };
 

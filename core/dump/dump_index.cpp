@@ -130,7 +130,8 @@ bool placeTorchComponents(const std::vector<std::string> &c, TensorRecord &rec)
 // so its call count is the round; the rank folder (rank{R}) is the device.
 bool placeMsprobeTorch(const std::string &file, const std::string &tensorsRoot, TensorRecord &rec)
 {
-    static const std::regex name(R"(^((Module|Functional|Tensor|Torch|Distributed|NPU|Aten)\.(.+))\.(forward|backward)\.(\d+)\.(input|output)\.(\d+)(\.\d+)*\.pt$)");
+    static const std::regex name(
+        R"(^((Module|Functional|Tensor|Torch|Distributed|NPU|Aten)\.(.+))\.(forward|backward)\.(\d+)\.(input|output)\.(\d+)(\.\d+)*\.pt$)");
     std::smatch m;
     if (file.size() > 1024 || !std::regex_match(file, m, name) || m[4].str() != "forward")
         return false; // (std::regex recurses once a character: no name is that long)
@@ -145,7 +146,9 @@ bool placeMsprobeTorch(const std::string &file, const std::string &tensorsRoot, 
     if (!call || !index || *index > 1000000)
         return false;
     const size_t rank = tensorsRoot.rfind("/rank");
-    rec.device = rank == std::string::npos ? 0 : int(parseInt(tensorsRoot.substr(rank + 5, tensorsRoot.find('/', rank + 1) - rank - 5)).value_or(0));
+    rec.device = rank == std::string::npos
+        ? 0
+        : int(parseInt(tensorsRoot.substr(rank + 5, tensorsRoot.find('/', rank + 1) - rank - 5)).value_or(0));
     rec.pid = 0;
     rec.exec = *call;
     rec.input = m[6].str() == "input";
@@ -197,9 +200,9 @@ void readStatisticCsv(const fs::path &csv, DumpIndex &index)
         ++lineNo;
         const auto f = split(trim(line), ',');
         if (f.size() != header.size()) {
-            index.problems.push_back({csv.string(), "line " + std::to_string(lineNo) + " has " +
-                                                         std::to_string(f.size()) + " fields, header has " +
-                                                         std::to_string(header.size())});
+            index.problems.push_back({csv.string(),
+                                      "line " + std::to_string(lineNo) + " has " + std::to_string(f.size()) +
+                                          " fields, header has " + std::to_string(header.size())});
             continue;
         }
         TensorRecord r;
@@ -282,7 +285,10 @@ namespace {
 // What a walk finds: tensor files still to read (with the folder their place is read from),
 // and msProbe's statistic.csv files.
 struct Found {
-    struct Bin { std::string file, tensorsRoot; bool msprobe, torch = false; };
+    struct Bin {
+        std::string file, tensorsRoot;
+        bool msprobe, torch = false;
+    };
     std::vector<Bin> bins;
     std::vector<std::string> statCsvs;
 };
@@ -375,12 +381,14 @@ void readBins(const std::vector<Found::Bin> &bins, DumpIndex &index, const ScanP
         rec.path = b.file;
         const auto parts = split(b.file.substr(b.tensorsRoot.size() + 1), '/');
         const bool placed = b.torch && b.msprobe ? placeMsprobeTorch(parts.back(), b.tensorsRoot, rec)
-                            : b.torch            ? placeTorchComponents(parts, rec)
+            : b.torch                            ? placeTorchComponents(parts, rec)
                                                  : placeFromComponents(parts, rec);
         if (!placed) {
-            index.problems.push_back({rec.path, b.torch && b.msprobe ? "not msProbe's {Module|Functional}.{name}.forward.{call}.{input|output}.{i}.pt"
-                                                : b.torch ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
-                                                          : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
+            index.problems.push_back(
+                {rec.path,
+                 b.torch && b.msprobe ? "not msProbe's {Module|Functional}.{name}.forward.{call}.{input|output}.{i}.pt"
+                     : b.torch        ? "not in {device}_{pid}/{token}/{module}/input_{i}|output.pth layout"
+                                      : "not in {device}_{pid}/{exec}/{id}_{Op}/.../before|after/ layout"});
             continue;
         }
         if (b.torch) {
@@ -477,7 +485,8 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
             return;
     const std::string torchRoot = "/torch_tensors/";
     const size_t at = csv.rfind(torchRoot);
-    const auto parts = at == std::string::npos ? std::vector<std::string>() : split(csv.substr(at + torchRoot.size()), '/');
+    const auto parts =
+        at == std::string::npos ? std::vector<std::string>() : split(csv.substr(at + torchRoot.size()), '/');
     TensorRecord place;
     // weights/statistics.csv: each parameter's statistics and sketch (register_hook writes
     // them), placed as dump_weight's weights/{module}.{parameter}.pth would be
@@ -500,10 +509,13 @@ void readTorchStatisticsCsv(const std::string &csv, DumpIndex &index)
     const int cIo = col("InputOutput"), cIdx = col("Index"), cType = col("DataType"), cShape = col("Shape"),
               cMax = col("Max"), cMin = col("Min"), cMean = col("Mean"), cNorm = col("L2Norm"), cSketch = col("Sketch"),
               cName = col("NodeName"), cParam = col("Parameter");
-    if (cIo < 0 || cIdx < 0 || cMax < 0 || cMin < 0 || cMean < 0 || cNorm < 0 || (weights && (cName < 0 || cParam < 0))) {
-        index.problems.push_back({csv, weights ? "weights/statistics.csv lacks its columns (NodeName, Parameter, "
-                                                 "InputOutput, Index, Max, Min, Mean, L2Norm)"
-                                               : "statistics.csv lacks msit's columns (InputOutput, Index, Max, Min, Mean, L2Norm)"});
+    if (cIo < 0 || cIdx < 0 || cMax < 0 || cMin < 0 || cMean < 0 || cNorm < 0 ||
+        (weights && (cName < 0 || cParam < 0))) {
+        index.problems.push_back(
+            {csv,
+             weights ? "weights/statistics.csv lacks its columns (NodeName, Parameter, "
+                       "InputOutput, Index, Max, Min, Mean, L2Norm)"
+                     : "statistics.csv lacks msit's columns (InputOutput, Index, Max, Min, Mean, L2Norm)"});
         return;
     }
     for (int lineNo = 2; std::getline(in, line); ++lineNo) {
@@ -625,7 +637,8 @@ void readMsprobeDumpJson(const std::string &file, DumpIndex &index)
                     continue;
                 TensorRecord r;
                 // named as its file would be: Module.{name}.{Class}.forward.{call}.{input|output}.{i}.pt
-                const std::string as = it.key() + "." + (side[0] == 'i' ? "input" : "output") + "." + std::to_string(i) + ".pt";
+                const std::string as =
+                    it.key() + "." + (side[0] == 'i' ? "input" : "output") + "." + std::to_string(i) + ".pt";
                 if (!placeMsprobeTorch(as, folder.string() + "/dump_tensor_data", r))
                     continue;
                 r.path = file;
@@ -798,10 +811,11 @@ DumpIndex scanDump(const std::string &rootText, const ScanProgress &progress, bo
     index.root = root.string();
     Found found;
     const std::string &rootPath = root.native();
-    walkFiles(rootPath, [&](const std::string &full) { classify(full, rootPath, index, found); },
-              [&](const std::string &path, const std::string &why) {
-                  index.problems.push_back({path, "folder not read: " + why});
-              });
+    walkFiles(
+        rootPath, [&](const std::string &full) { classify(full, rootPath, index, found); },
+        [&](const std::string &path, const std::string &why) {
+            index.problems.push_back({path, "folder not read: " + why});
+        });
     uint64_t done = 0;
     readBins(found.bins, index, progress, done, found.bins.size(), readHeaders);
     if (progress)
@@ -866,12 +880,14 @@ DumpIndex scanDumpByRound(const std::string &rootText, const RoundSink &onRound,
         }
         Found found;
         for (const auto &folder : parts.folders)
-            walkFiles(folder, [&](const std::string &full) { classify(full, rootPath, chunk, found); }, problem, {},
-                      rootPath);
+            walkFiles(
+                folder, [&](const std::string &full) { classify(full, rootPath, chunk, found); }, problem, {},
+                rootPath);
         uint64_t files = 0;
         const uint64_t roundsDone = done;
-        readBins(found.bins, chunk, [&](uint64_t, uint64_t) { return !progress || progress(roundsDone, total); }, files,
-                 found.bins.size(), true); // Cancel heard every 64 files, not only between rounds
+        readBins(
+            found.bins, chunk, [&](uint64_t, uint64_t) { return !progress || progress(roundsDone, total); }, files,
+            found.bins.size(), true); // Cancel heard every 64 files, not only between rounds
         readStatisticCsvs(found.statCsvs, chunk); // msProbe's statistic.csv lies in its round's folder
         sortTensors(chunk.tensors);
         if (!onRound(chunk))
@@ -932,7 +948,8 @@ bool holdsTorchDump(const std::string &root)
     if (fs::is_directory(fs::path(root) / "torch_tensors", ec))
         return true;
     for (const auto &e : fs::directory_iterator(root, ec))
-        if (e.path().filename().string().rfind("msit_dump_", 0) == 0 && fs::is_directory(e.path() / "torch_tensors", ec))
+        if (e.path().filename().string().rfind("msit_dump_", 0) == 0 &&
+            fs::is_directory(e.path() / "torch_tensors", ec))
             return true;
     return false;
 }

@@ -14,43 +14,45 @@
 namespace llmscope {
 
 struct TensorRecord {
-    std::string path;          // absolute file path; for statistic.csv rows, the CSV's path column
+    std::string path; // absolute file path; for statistic.csv rows, the CSV's path column
     int device = -1;
     int64_t pid = 0;
-    int64_t exec = 0;          // msit's execute count ("token id"), llmscope's round
-    std::string opId;          // "3_1"
+    int64_t exec = 0; // msit's execute count ("token id"), llmscope's round
+    std::string opId; // "3_1"
     std::vector<std::string> opFolders; // {"3_Decoder", "1_Linear"}
-    std::string opName;        // the last folder's name part ("Linear")
-    bool before = false;       // before/after execution
-    bool input = true;         // intensor/outtensor
+    std::string opName; // the last folder's name part ("Linear")
+    bool before = false; // before/after execution
+    bool input = true; // intensor/outtensor
     int index = 0;
-    std::string param;         // parameter-name suffix of the file name, if any
+    std::string param; // parameter-name suffix of the file name, if any
     int32_t dtype = 0, format = 2;
     std::vector<int64_t> dims;
     bool hasData = false;
     uint64_t dataBytes = 0;
-    uint64_t dataOffset = 0;   // file offset of the payload (.bin files with data)
-    std::string engineType;    // engine_dtype attribute (e.g. q8_0), if any
+    uint64_t dataOffset = 0; // file offset of the payload (.bin files with data)
+    std::string engineType; // engine_dtype attribute (e.g. q8_0), if any
     std::vector<int64_t> engineDims; // its engine_dims attribute: the elements the bytes hold
     // A write into the KV cache dumped as the rows it wrote (llmscope_kv_rows): the cache's
     // ggml type ("f16", "q8_0"); empty for any other tensor.
     std::string kvRowsType;
     std::optional<TensorStats> stats; // from max/min/mean/l2norm attributes or statistic.csv
-    bool headerRead = true;    // false: a scan without headers left dtype..stats unset
+    bool headerRead = true; // false: a scan without headers left dtype..stats unset
 };
 
 struct BinFileInfo;
 // Fills the header fields of r (dtype .. stats) from a parsed .bin header.
 void setRecordHeader(TensorRecord &r, const BinFileInfo &info);
 
-struct DumpProblem { std::string path, message; };
+struct DumpProblem {
+    std::string path, message;
+};
 
 struct DumpIndex {
     std::string root;
-    std::string layout;        // "msit", "msprobe", "torch", or "" when no tensors were found
+    std::string layout; // "msit", "msprobe", "torch", or "" when no tensors were found
     std::vector<TensorRecord> tensors; // sorted by pid, exec, op path, before/after, input, index
     std::vector<std::string> modelFiles, layerFiles, torchTreeFiles;
-    std::vector<DumpProblem> problems;  // unreadable files; a scan never stops for one
+    std::vector<DumpProblem> problems; // unreadable files; a scan never stops for one
 
     std::vector<int64_t> rounds() const;
 };

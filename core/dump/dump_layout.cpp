@@ -9,7 +9,7 @@ namespace llmscope {
 
 std::string dumpFolderName(std::time_t when)
 {
-    std::tm tm {};
+    std::tm tm{};
     localtime_r(&when, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y%m%d_%H%M%S", &tm);
@@ -72,7 +72,8 @@ std::string opRelativePath(int device, int64_t pid, int64_t exec, const std::vec
 std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders,
                                bool before, bool input, int index)
 {
-    return opRelativePath(device, pid, exec, opFolders) + (before ? "/before/" : "/after/") + tensorFileName(input, index);
+    return opRelativePath(device, pid, exec, opFolders) + (before ? "/before/" : "/after/") +
+        tensorFileName(input, index);
 }
 
 std::string tensorFileName(bool input, int index)

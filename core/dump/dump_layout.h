@@ -22,7 +22,7 @@ std::string sanitizeName(std::string_view name);
 std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
 std::string opPath(const std::vector<std::string> &folders); // "3_DecoderLayer/29_MUL_MAT"
-std::string tensorFileName(bool input, int index);           // "intensor0.bin"
+std::string tensorFileName(bool input, int index); // "intensor0.bin"
 // "tensors/{device}_{pid}/{exec}/{op folders}", the folders sanitized: an op's folder in a round.
 std::string opRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders);
 // "tensors/{device}_{pid}/{exec}/{op folders}/{before|after}/{in|out}tensor{i}.bin", the
@@ -31,15 +31,25 @@ std::string tensorRelativePath(int device, int64_t pid, int64_t exec, const std:
                                bool before, bool input, int index);
 
 // "{device}_{pid}": device -1 when the folder has only a pid.
-struct DevicePid { int device = -1; int64_t pid = 0; };
+struct DevicePid {
+    int device = -1;
+    int64_t pid = 0;
+};
 std::optional<DevicePid> parseDevicePid(std::string_view folder);
 
 // "{index}_{Name}" -> index and name.
-struct OpFolder { int index = 0; std::string name; };
+struct OpFolder {
+    int index = 0;
+    std::string name;
+};
 std::optional<OpFolder> parseOpFolder(std::string_view folder);
 
 // intensor0.bin, outTensor1.bin, outtensor0_output.bin (any casing; optional parameter name).
-struct TensorFileName { bool input = true; int index = 0; std::string param; };
+struct TensorFileName {
+    bool input = true;
+    int index = 0;
+    std::string param;
+};
 std::optional<TensorFileName> parseTensorFileName(std::string_view file);
 
 } // namespace llmscope

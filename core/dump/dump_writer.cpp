@@ -223,7 +223,7 @@ uint64_t DumpWriter::freeFor(uint64_t size)
     const auto now = std::chrono::steady_clock::now();
     const uint64_t margin = m_lastFree > m_options.minFreeBytes ? m_lastFree - m_options.minFreeBytes : 0;
     const bool stale = !m_freeKnown || m_sinceCheck + 2 * size + 4096 > margin / 8 ||
-                       std::chrono::duration<double>(now - m_lastCheck).count() >= m_options.recheckSeconds;
+        std::chrono::duration<double>(now - m_lastCheck).count() >= m_options.recheckSeconds;
     if (stale) {
         m_lastFree = m_options.freeBytes(m_root);
         m_sinceCheck = 0;

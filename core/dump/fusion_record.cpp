@@ -78,40 +78,44 @@ std::string fusionChainsJson(const std::vector<FusedChainRecord> &chains)
 std::map<int64_t, std::vector<FusedChainRecord>> readFusionRecords(const std::string &dumpRoot, bool firstOnly)
 {
     std::map<int64_t, std::vector<FusedChainRecord>> out;
-    readRecords(dumpRoot, "fusion", "fusion record", [&out](const nlohmann::json &j, const std::string &malformed) {
-        std::vector<FusedChainRecord> chains;
-        for (const auto &c : j.at("chains")) {
-            FusedChainRecord r;
-            r.ids = c.at("ids").get<std::vector<std::string>>();
-            r.names = c.at("names").get<std::vector<std::string>>();
-            r.types = c.at("types").get<std::string>();
-            r.backend = c.value("backend", "");
-            if (r.ids.size() < 2 || r.names.size() != r.ids.size())
-                throw Error(malformed + "a chain needs two ops or more, each named");
-            if (c.contains("outputs")) {
-                r.outputs = c.at("outputs").get<std::vector<std::string>>();
-                for (const std::string &o : r.outputs)
-                    if (std::find(r.ids.begin(), r.ids.end() - 1, o) == r.ids.end() - 1)
-                        throw Error(malformed + "a chain's other output '" + o + "' is not one of its ops before its end");
-            }
-            if (c.contains("sources")) {
-                r.sources = c.at("sources").get<std::vector<std::vector<std::string>>>();
-                for (const auto &p : c.at("params"))
-                    r.params.push_back(p.dump());
-                for (const auto &b : c.at("raw_params")) {
-                    std::string bytes;
-                    if (!fromHex(b.get<std::string>(), bytes))
-                        throw Error(malformed + "raw_params is not hexadecimal");
-                    r.rawParams.push_back(std::move(bytes));
+    readRecords(
+        dumpRoot, "fusion", "fusion record",
+        [&out](const nlohmann::json &j, const std::string &malformed) {
+            std::vector<FusedChainRecord> chains;
+            for (const auto &c : j.at("chains")) {
+                FusedChainRecord r;
+                r.ids = c.at("ids").get<std::vector<std::string>>();
+                r.names = c.at("names").get<std::vector<std::string>>();
+                r.types = c.at("types").get<std::string>();
+                r.backend = c.value("backend", "");
+                if (r.ids.size() < 2 || r.names.size() != r.ids.size())
+                    throw Error(malformed + "a chain needs two ops or more, each named");
+                if (c.contains("outputs")) {
+                    r.outputs = c.at("outputs").get<std::vector<std::string>>();
+                    for (const std::string &o : r.outputs)
+                        if (std::find(r.ids.begin(), r.ids.end() - 1, o) == r.ids.end() - 1)
+                            throw Error(malformed + "a chain's other output '" + o +
+                                        "' is not one of its ops before its end");
                 }
-                if (r.sources.size() != r.ids.size() || r.params.size() != r.ids.size() ||
-                    r.rawParams.size() != r.ids.size())
-                    throw Error(malformed + "a chain's sources, params and raw_params need one entry per op");
+                if (c.contains("sources")) {
+                    r.sources = c.at("sources").get<std::vector<std::vector<std::string>>>();
+                    for (const auto &p : c.at("params"))
+                        r.params.push_back(p.dump());
+                    for (const auto &b : c.at("raw_params")) {
+                        std::string bytes;
+                        if (!fromHex(b.get<std::string>(), bytes))
+                            throw Error(malformed + "raw_params is not hexadecimal");
+                        r.rawParams.push_back(std::move(bytes));
+                    }
+                    if (r.sources.size() != r.ids.size() || r.params.size() != r.ids.size() ||
+                        r.rawParams.size() != r.ids.size())
+                        throw Error(malformed + "a chain's sources, params and raw_params need one entry per op");
+                }
+                chains.push_back(std::move(r));
             }
-            chains.push_back(std::move(r));
-        }
-        out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(chains);
-    }, firstOnly);
+            out[jsonInteger<int64_t>(j.at("round"), malformed + "round")] = std::move(chains);
+        },
+        firstOnly);
     return out;
 }
 

@@ -10,10 +10,10 @@
 namespace llmscope {
 
 struct FusedChainRecord {
-    std::vector<std::string> ids;   // op ids ("1_3", "1_4"), the last the chain's end
+    std::vector<std::string> ids; // op ids ("1_3", "1_4"), the last the chain's end
     std::vector<std::string> names; // the program's tensor names
-    std::string types;              // "RMS_NORM+MUL"
-    std::string backend;            // "CPU"
+    std::string types; // "RMS_NORM+MUL"
+    std::string backend; // "CPU"
     // Ops of the chain, other than its end, whose results the fused kernel writes too (a MoE
     // routing's chosen experts): dumped as they ran; empty for most chains and in older records.
     std::vector<std::string> outputs;

@@ -8,8 +8,8 @@
 namespace llmscope {
 
 struct OpFiles {
-    int64_t round = -1;               // the round they are from, -1 when none was found
-    std::vector<std::string> files;   // .bin/.npy files under before/ and after/, sorted
+    int64_t round = -1; // the round they are from, -1 when none was found
+    std::vector<std::string> files; // .bin/.npy files under before/ and after/, sorted
 };
 
 // The newest round (at most maxRound; -1: any) of root's msit layout

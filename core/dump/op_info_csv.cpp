@@ -46,12 +46,27 @@ std::string opInfoCsv(const std::vector<OpInfoRow> &rows, size_t firstCaseNum)
     std::string out = std::string(kOpInfoHeader) + "\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const OpInfoRow &r = rows[i];
-        const std::vector<std::string> cols{std::to_string(firstCaseNum + i), pipeField(r.caseName), pipeField(r.opName),
-                                            pipeField(r.opParam), std::to_string(r.inDtypes.size()), list(r.inDtypes),
-                                            list(r.inFormats), list(r.inShapes), std::to_string(r.outDtypes.size()),
-                                            list(r.outDtypes), list(r.outFormats), list(r.outShapes), "customize",
-                                            "", list(r.inFiles), list(r.outFiles), pipeField(r.testType), "",
-                                            pipeField(r.fromModel), pipeField(r.socVersion), ""};
+        const std::vector<std::string> cols{std::to_string(firstCaseNum + i),
+                                            pipeField(r.caseName),
+                                            pipeField(r.opName),
+                                            pipeField(r.opParam),
+                                            std::to_string(r.inDtypes.size()),
+                                            list(r.inDtypes),
+                                            list(r.inFormats),
+                                            list(r.inShapes),
+                                            std::to_string(r.outDtypes.size()),
+                                            list(r.outDtypes),
+                                            list(r.outFormats),
+                                            list(r.outShapes),
+                                            "customize",
+                                            "",
+                                            list(r.inFiles),
+                                            list(r.outFiles),
+                                            pipeField(r.testType),
+                                            "",
+                                            pipeField(r.fromModel),
+                                            pipeField(r.socVersion),
+                                            ""};
         for (size_t c = 0; c < cols.size(); ++c)
             out += (c ? "|" : "") + cols[c];
         out += "\n";
@@ -70,8 +85,8 @@ std::vector<OpInfoRow> parseOpInfoCsv(const std::string &text)
             continue;
         const std::vector<std::string> c = split(lines[l], '|');
         if (c.size() != kColumns)
-            throw Error("op info line " + std::to_string(l + 1) + " has " + std::to_string(c.size()) +
-                        " fields, not " + std::to_string(kColumns));
+            throw Error("op info line " + std::to_string(l + 1) + " has " + std::to_string(c.size()) + " fields, not " +
+                        std::to_string(kColumns));
         OpInfoRow r;
         r.caseName = c[1];
         r.opName = c[2];
@@ -95,8 +110,8 @@ std::vector<OpInfoRow> parseOpInfoCsv(const std::string &text)
 std::string opInfoPath(bool kernel, int64_t pid, int64_t exec, size_t part)
 {
     return std::string(kernel ? "kernel_io_tensors/" : "operation_io_tensors/") + std::to_string(pid) + "/" +
-           (kernel ? "kernel_tensors_" : "operation_tensors_") + std::to_string(exec) +
-           (part ? "_" + std::to_string(part) : "") + ".csv";
+        (kernel ? "kernel_tensors_" : "operation_tensors_") + std::to_string(exec) +
+        (part ? "_" + std::to_string(part) : "") + ".csv";
 }
 
 } // namespace llmscope
@@ -114,7 +129,8 @@ std::map<std::string, std::string> readOpBackends(const std::string &dumpRoot)
     for (const auto &root : roots)
         for (auto pid = fs::directory_iterator(fs::path(root) / "kernel_io_tensors", ec);
              !ec && pid != fs::directory_iterator(); pid.increment(ec))
-            for (auto f = fs::directory_iterator(pid->path(), ec); !ec && f != fs::directory_iterator(); f.increment(ec))
+            for (auto f = fs::directory_iterator(pid->path(), ec); !ec && f != fs::directory_iterator();
+                 f.increment(ec))
                 if (f->path().extension() == ".csv" && f->path().filename().string().rfind("kernel_tensors_", 0) == 0)
                     files.push_back(f->path());
     // The first round first, its parts in order: kernel_tensors_{round}[_{part}].csv by number.

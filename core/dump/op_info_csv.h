@@ -11,12 +11,12 @@
 namespace llmscope {
 
 struct OpInfoRow {
-    std::string caseName;  // the node's name in the program ("ffn_out-2")
-    std::string opName;    // its op ("MUL_MAT")
-    std::string opParam;   // its decoded parameters as compact JSON ("{}" when none)
+    std::string caseName; // the node's name in the program ("ffn_out-2")
+    std::string opName; // its op ("MUL_MAT")
+    std::string opParam; // its decoded parameters as compact JSON ("{}" when none)
     std::vector<std::string> inDtypes, inFormats, inShapes, outDtypes, outFormats, outShapes; // shapes "1,18,512"
     std::vector<std::string> inFiles, outFiles; // the tensor files written for it, if any
-    std::string testType;  // "operation" or "kernel"
+    std::string testType; // "operation" or "kernel"
     std::string fromModel; // the op's id ("3_29")
     std::string socVersion; // the backend that ran it ("CPU", "CUDA0")
 };

@@ -15,10 +15,10 @@ struct OpNames {
     struct Node {
         std::string name;
         std::vector<std::string> inputs; // by input index
-        std::string param;               // its parameters as JSON ("{\"mode\":2}"), empty when not written
+        std::string param; // its parameters as JSON ("{\"mode\":2}"), empty when not written
     };
     std::unordered_map<std::string, Node> byPath; // "3_DecoderLayer/29_MUL_MAT" -> node
-    std::unordered_set<std::string> computed;      // tensor names some node outputs
+    std::unordered_set<std::string> computed; // tensor names some node outputs
 
     const Node *find(const std::string &opPath) const;
     // The name of input `index` of the op at opPath, or "" when the topology does not say.

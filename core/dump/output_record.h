@@ -14,10 +14,10 @@
 namespace llmscope {
 
 struct OutputRecord {
-    std::string name;          // the node's name in the program's graph
-    std::string dtype;         // ggml's type name
+    std::string name; // the node's name in the program's graph
+    std::string dtype; // ggml's type name
     std::vector<int64_t> dims; // ggml's ne, outermost first as the dumps write shapes
-    TensorStats stats;         // with its digest, and its sketch where every element is finite
+    TensorStats stats; // with its digest, and its sketch where every element is finite
 };
 
 std::string outputRecordPath(int64_t pid, int64_t round); // relative to the msit_dump_* folder

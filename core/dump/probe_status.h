@@ -11,8 +11,8 @@ namespace llmscope {
 // stream into another when a sequence is copied between parallel slots' streams
 // (llama_memory_seq_cp, ggml_backend_tensor_copy at the next decode). No round's dump holds it.
 struct StateCopy {
-    int64_t beforeRound = -1;            // the round the program computed next
-    std::string cache;                   // "cache_k_l0"
+    int64_t beforeRound = -1; // the round the program computed next
+    std::string cache; // "cache_k_l0"
     int64_t fromStream = -1, toStream = -1; // the cache's streams (-1: not a stream of it)
     uint64_t bytes = 0;
     // Read back after the copy and compared with its source, row by row (a row: a cell's keys or
@@ -26,9 +26,9 @@ struct StateCopy {
 // be told apart (the Vulkan driver, libcuda, libgomp as much as ggml's own).
 struct LoadedObject {
     std::string path;
-    uint64_t bytes = 0;  // its file's size; 0 when unreadable
+    uint64_t bytes = 0; // its file's size; 0 when unreadable
     std::string buildId; // the ELF build id in hex, "-" without one
-    std::string driver;  // a device driver's version as it states it (config/driver_version.h), else empty
+    std::string driver; // a device driver's version as it states it (config/driver_version.h), else empty
 };
 
 // A device ggml's registry offers (ggml_backend_dev_*): its name ("Vulkan0"), its description
@@ -41,10 +41,10 @@ struct BackendDevice {
 
 struct ProbeStatus {
     int64_t pid = 0;
-    uint64_t rounds = 0;          // graph computes seen
-    uint64_t roundsDumped = 0;    // of those, rounds the selection chose
+    uint64_t rounds = 0; // graph computes seen
+    uint64_t roundsDumped = 0; // of those, rounds the selection chose
     uint64_t roundsWholeGraph = 0; // of those, read after the whole graph ran
-    uint64_t roundsInline = 0;    // read as ggml's CPU backend computed each node (the rest: node by node)
+    uint64_t roundsInline = 0; // read as ggml's CPU backend computed each node (the rest: node by node)
     // Node by node: the graph pieces the probe had the scheduler compute, in all (each ends the
     // backend's graph and waits for it: what reading a device costs).
     uint64_t pieces = 0;
@@ -54,12 +54,13 @@ struct ProbeStatus {
     uint64_t roundsStopped = 0;
     std::vector<int64_t> stoppedRounds;
     static constexpr size_t kStoppedListed = 16;
-    uint64_t opsSeen = 0;         // nodes of the largest graph looked at
-    uint64_t opsSelected = 0;     // of those, selected in at least one dumped round
+    uint64_t opsSeen = 0; // nodes of the largest graph looked at
+    uint64_t opsSelected = 0; // of those, selected in at least one dumped round
     uint64_t tensors = 0, bytes = 0, skipped = 0;
-    uint64_t linked = 0;          // of the tensors, written as links to an identical one (-symlink, weights once a run)
-    uint64_t weightsCached = 0;   // weights whose statistics an earlier run of the model file left (LLMSCOPE_WEIGHT_CACHE)
-    uint64_t tokensReplaced = 0;  // rounds whose token ids were golden's, not the program's (--follow-tokens)
+    uint64_t linked = 0; // of the tensors, written as links to an identical one (-symlink, weights once a run)
+    uint64_t weightsCached =
+        0; // weights whose statistics an earlier run of the model file left (LLMSCOPE_WEIGHT_CACHE)
+    uint64_t tokensReplaced = 0; // rounds whose token ids were golden's, not the program's (--follow-tokens)
     // --watch: "round 0: 1_1 attn_norm-0 changed after 1_5 Vcur-0 (MUL_MAT)", the first kWatchListed.
     std::vector<std::string> watchChanges;
     static constexpr size_t kWatchListed = 64;
@@ -93,9 +94,9 @@ struct ProbeStatus {
     static constexpr size_t kSamplingListed = 32;
     std::vector<StateCopy> stateCopies; // the first kStateCopiesListed, in the order made
     static constexpr size_t kStateCopiesListed = 4096;
-    uint64_t stateCopiesDropped = 0;    // copies made past that, not listed
-    bool keepFusion = false;      // fused chains left as the backends run them (--keep-fusion)
-    bool finished = false;        // written at the target's exit; false while running or if killed
+    uint64_t stateCopiesDropped = 0; // copies made past that, not listed
+    bool keepFusion = false; // fused chains left as the backends run them (--keep-fusion)
+    bool finished = false; // written at the target's exit; false while running or if killed
     std::vector<std::string> warnings;
     // --nan-inf-only: per round, the first op whose output holds NaN or Inf ("round 0: 2_31
     // ffn_out-1 (MUL_MAT)"), the first kNanInfListed of them, and how many rounds had one.

@@ -21,10 +21,10 @@ std::string field(std::string s)
 
 const char *statisticColumnName(StatisticColumn c)
 {
-    static const char *const names[] = {"Device and PID", "Execution Count", "Op Name", "Op Type", "Op Id",
-                                        "Input/Output",   "Index",           "Dtype",   "Format",  "Shape",
-                                        "Max",            "Min",             "Mean",    "Norm",    "Tensor Path",
-                                        "Op Path",        "Before/After",    "Sketch",  "Digest"};
+    static const char *const names[] = {
+        "Device and PID", "Execution Count", "Op Name",      "Op Type", "Op Id", "Input/Output", "Index",
+        "Dtype",          "Format",          "Shape",        "Max",     "Min",   "Mean",         "Norm",
+        "Tensor Path",    "Op Path",         "Before/After", "Sketch",  "Digest"};
     static_assert(std::size(names) == size_t(StatisticColumn::Count));
     return names[size_t(c)];
 }
@@ -53,9 +53,9 @@ StatisticRowParts statisticRowParts(const StatisticRow &r)
     StatisticRowParts p;
     p.beforeExec = devPid + ",";
     p.afterExec = "," + field(last ? last->name : "") + "," + field(r.opType) + "," + id + "," +
-                  (r.input ? "input" : "output") + "," + std::to_string(r.index) + "," +
-                  field(r.engineType.empty() ? dtypeName(r.dtype) : r.engineType) + "," + formatName(r.format) + "," +
-                  (shape.empty() ? "N/A" : shape) + ",";
+        (r.input ? "input" : "output") + "," + std::to_string(r.index) + "," +
+        field(r.engineType.empty() ? dtypeName(r.dtype) : r.engineType) + "," + formatName(r.format) + "," +
+        (shape.empty() ? "N/A" : shape) + ",";
     // The path's round folder follows its last "/tensors/{device}_{pid}/": op folders hold no '/'.
     const std::string tensorPath = field(r.tensorPath);
     const std::string marker = "/tensors/" + devPid + "/" + std::to_string(r.exec) + "/";

@@ -33,18 +33,36 @@ struct StatisticRow {
 // and its statistics: the rest is fixed for a tensor, so a writer builds it once and fills in
 // each round.
 struct StatisticRowParts {
-    std::string beforeExec;     // "0_123,"
-    std::string afterExec;      // ",Op Name,...,Shape,"
+    std::string beforeExec; // "0_123,"
+    std::string afterExec; // ",Op Name,...,Shape,"
     std::string beforePathExec; // ",{root}/tensors/0_123/"
-    std::string afterPathExec;  // "/{op folders}/after/outtensor0.bin,{op path},after," (the sketch follows)
-    bool pathHasExec = true;    // false: a path outside a dump's layout, kept whole
+    std::string afterPathExec; // "/{op folders}/after/outtensor0.bin,{op path},after," (the sketch follows)
+    bool pathHasExec = true; // false: a path outside a dump's layout, kept whole
 };
 
 // The columns, in the order written: msProbe's, then llmscope's (Op Path, Before/After,
 // Sketch, Digest). The writer's header and the reader's lookups by name both come from here.
 enum class StatisticColumn {
-    DevicePid, Exec, OpName, OpType, OpId, InputOutput, Index, Dtype, Format, Shape,
-    Max, Min, Mean, Norm, TensorPath, OpPath, BeforeAfter, Sketch, Digest, Count
+    DevicePid,
+    Exec,
+    OpName,
+    OpType,
+    OpId,
+    InputOutput,
+    Index,
+    Dtype,
+    Format,
+    Shape,
+    Max,
+    Min,
+    Mean,
+    Norm,
+    TensorPath,
+    OpPath,
+    BeforeAfter,
+    Sketch,
+    Digest,
+    Count
 };
 const char *statisticColumnName(StatisticColumn c);
 

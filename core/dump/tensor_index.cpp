@@ -14,7 +14,8 @@ namespace {
 constexpr std::string_view kFirst = "# llmscope tensor index 1";
 constexpr std::string_view kEnd = "# end ";
 
-template <typename T> bool number(std::string_view s, T &out)
+template <typename T>
+bool number(std::string_view s, T &out)
 {
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && end == s.data() + s.size();
@@ -90,8 +91,8 @@ std::optional<std::string> tensorIndexLine(const std::string &relativePath, cons
     const uint64_t payload = t.hasData ? t.data.size() : 0;
     std::string line = relativePath;
     line += '\t' + std::to_string(headerBytes + payload) + '\t' + std::to_string(headerBytes) + '\t' +
-            std::to_string(t.dtype) + '\t' + std::to_string(t.format) + '\t' + joinDims(t.dims) + '\t' +
-            (t.hasData ? std::to_string(payload) : std::string("-"));
+        std::to_string(t.dtype) + '\t' + std::to_string(t.format) + '\t' + joinDims(t.dims) + '\t' +
+        (t.hasData ? std::to_string(payload) : std::string("-"));
     for (const auto &[k, v] : t.attrs) // the header refuses control characters and '=' in them
         line += '\t' + k + '=' + v;
     line += '\n';

@@ -62,7 +62,10 @@ struct Library::Api {
     const char *(*valStr)(const void *, int64_t) = nullptr;
 
     mutable std::mutex mutex; // the model cache
-    struct Cached { int64_t size, mtime, mtimeNs; std::shared_ptr<const ModelFile> file; };
+    struct Cached {
+        int64_t size, mtime, mtimeNs;
+        std::shared_ptr<const ModelFile> file;
+    };
     mutable std::map<std::string, Cached> models;
 };
 
@@ -112,9 +115,9 @@ Library::Library() : m_api(std::make_unique<Api>())
 {
     const char *env = std::getenv("LLMSCOPE_GGML_LIBRARY");
     // an installed package carries the ggml it was built with beside the program
-    m_path = env && *env ? env
-             : installedBesideProgram("libggml-base.so") ? besideProgram("libggml-base.so")
-                                                         : LLMSCOPE_GGML_BASE;
+    m_path = env && *env                            ? env
+        : installedBesideProgram("libggml-base.so") ? besideProgram("libggml-base.so")
+                                                    : LLMSCOPE_GGML_BASE;
     if (m_path.empty())
         throw Error("ggml's number formats are needed (quantized tensors, model files) but this llmscope was built "
                     "without llama.cpp: set LLMSCOPE_GGML_LIBRARY to a libggml-base.so");
@@ -210,7 +213,7 @@ void Library::prepare(const BlockType &type) const
 std::shared_ptr<const ModelFile> Library::model(const std::string &path) const
 {
     const Api &a = *m_api;
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         throw Error("the model file '" + path + "' is not there (moved since the dump?)");
     std::lock_guard lock(a.mutex);

@@ -15,9 +15,9 @@
 namespace llmscope::ggml {
 
 struct BlockType {
-    std::string name;        // "q4_0", "f16", ...
-    int id = -1;             // ggml_type in the loaded library
-    int64_t blockSize = 1;   // elements per block
+    std::string name; // "q4_0", "f16", ...
+    int id = -1; // ggml_type in the loaded library
+    int64_t blockSize = 1; // elements per block
     uint64_t blockBytes = 0; // bytes per block
     bool quantized = false;
     void (*toFloat)(const void *blocks, float *out, int64_t elements) = nullptr;
@@ -33,8 +33,8 @@ struct ModelTensor {
     std::string name;
     const BlockType *type = nullptr; // null: a type this library does not know
     std::string typeName;
-    std::vector<int64_t> dims;       // outermost first, as dumps write them
-    uint64_t offset = 0, bytes = 0;  // in the file
+    std::vector<int64_t> dims; // outermost first, as dumps write them
+    uint64_t offset = 0, bytes = 0; // in the file
     uint64_t elements() const;
 };
 

@@ -44,7 +44,8 @@ LayerGraph buildLayerGraph(const OpGraph &graph, const std::string &group)
             const std::string key = in.op.empty() ? "leaf:" + in.name : in.op;
             auto it = index.find(key);
             if (it == index.end()) { // from outside the layer: one leaf per source
-                LayerGraph::Node leaf{in.op, in.name, "", in.op.empty() ? leafKind(in.name) : LayerGraph::Kind::Outside};
+                LayerGraph::Node leaf{in.op, in.name, "",
+                                      in.op.empty() ? leafKind(in.name) : LayerGraph::Kind::Outside};
                 it = index.emplace(key, int(g.nodes.size())).first;
                 g.nodes.push_back(std::move(leaf));
             }

@@ -13,13 +13,13 @@ namespace llmscope {
 struct LayerGraph {
     enum class Kind { Op, Weight, Cache, Outside };
     struct Node {
-        std::string id;   // the op's id; for an Outside leaf computed by another layer, that op's
+        std::string id; // the op's id; for an Outside leaf computed by another layer, that op's
         std::string name; // node or tensor name
         std::string type; // ggml op; empty for leaves
         Kind kind = Kind::Op;
     };
-    std::vector<Node> nodes;                  // the layer's ops first, in graph order, then leaves
-    std::vector<std::pair<int, int>> edges;   // from -> to, indices into nodes
+    std::vector<Node> nodes; // the layer's ops first, in graph order, then leaves
+    std::vector<std::pair<int, int>> edges; // from -> to, indices into nodes
     int opCount() const;
 };
 

@@ -82,15 +82,16 @@ void OpGraph::markFused(const std::vector<FusedChainRecord> &chains)
 {
     for (const FusedChainRecord &chain : chains)
         for (size_t k = 0; k < chain.ids.size(); ++k)
-            if (const auto it = m_byId.find(chain.ids[k]); it != m_byId.end() && m_ops[size_t(it->second)].fusedChain.empty() &&
-                                                            k < chain.names.size() &&
-                                                            m_ops[size_t(it->second)].name == chain.names[k]) {
+            if (const auto it = m_byId.find(chain.ids[k]); it != m_byId.end() &&
+                m_ops[size_t(it->second)].fusedChain.empty() && k < chain.names.size() &&
+                m_ops[size_t(it->second)].name == chain.names[k]) {
                 // ids are places in a graph: the record's round may be another graph (decode
                 // against the prompt's topology), so the op must also be the one named
                 GraphOp &op = m_ops[size_t(it->second)];
                 op.fusedChain = chain.types;
                 op.fusedLast = chain.ids.back();
-                op.fusedOutput = std::find(chain.outputs.begin(), chain.outputs.end(), chain.ids[k]) != chain.outputs.end();
+                op.fusedOutput =
+                    std::find(chain.outputs.begin(), chain.outputs.end(), chain.ids[k]) != chain.outputs.end();
                 if (op.backend.empty())
                     op.backend = chain.backend;
             }

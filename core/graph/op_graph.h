@@ -17,14 +17,14 @@ namespace llmscope {
 
 struct GraphOp {
     std::string id, name, type;
-    std::string folder;                  // op folders from the model down: "3_Decoder/1_Linear"
-    std::vector<int64_t> shape;          // output dims, outermost first; empty when unknown
-    std::string dtype, backend;          // empty when unknown
+    std::string folder; // op folders from the model down: "3_Decoder/1_Linear"
+    std::vector<int64_t> shape; // output dims, outermost first; empty when unknown
+    std::string dtype, backend; // empty when unknown
     std::vector<live::TopoInput> inputs; // in order
-    int parent = -1;                     // index into OpGraph::ops(); -1 at the top
-    std::vector<int> children;           // indexes into OpGraph::ops(), in graph order
-    std::string fusedChain, fusedLast;   // a live run's fused chain (live::TopoOp), empty alone
-    bool fusedOutput = false;            // one of the chain's other outputs: its result reaches memory too
+    int parent = -1; // index into OpGraph::ops(); -1 at the top
+    std::vector<int> children; // indexes into OpGraph::ops(), in graph order
+    std::string fusedChain, fusedLast; // a live run's fused chain (live::TopoOp), empty alone
+    bool fusedOutput = false; // one of the chain's other outputs: its result reaches memory too
 };
 
 class OpGraph {
@@ -45,8 +45,8 @@ public:
 
     const std::string &modelName() const { return m_modelName; } // empty for a live graph
     const std::string &modelType() const { return m_modelType; } // a live graph's: "GgmlGraph"
-    const std::vector<GraphOp> &ops() const { return m_ops; }  // parents before their children
-    const std::vector<int> &top() const { return m_top; }      // the top-level ops, in order
+    const std::vector<GraphOp> &ops() const { return m_ops; } // parents before their children
+    const std::vector<int> &top() const { return m_top; } // the top-level ops, in order
     const std::vector<int> &groups() const { return m_groups; } // the top-level ops the source named as groups
     const GraphOp *find(const std::string &id) const;
     int indexOf(const std::string &id) const; // -1 when absent

@@ -32,7 +32,8 @@ std::vector<Word> splitWords(const std::string &text)
         if (quote == '"') {
             if (c == '"') {
                 quote = 0;
-            } else if (c == '\\' && i + 1 < text.size() && std::string("\"\\$`").find(text[i + 1]) != std::string::npos) {
+            } else if (c == '\\' && i + 1 < text.size() &&
+                       std::string("\"\\$`").find(text[i + 1]) != std::string::npos) {
                 cur += text[++i];
             } else if (c == '`' || (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
                 throw Error("--exec: command substitution needs a shell, and llmscope runs the command without "
@@ -58,7 +59,8 @@ std::vector<Word> splitWords(const std::string &text)
             have = false;
         } else if (std::string("|;&<>`\n\r").find(c) != std::string::npos ||
                    (c == '$' && i + 1 < text.size() && text[i + 1] == '(')) {
-            throw Error(std::string("--exec: '") + (c == '\n' || c == '\r' ? std::string("newline") : std::string(1, c)) +
+            throw Error(std::string("--exec: '") +
+                        (c == '\n' || c == '\r' ? std::string("newline") : std::string(1, c)) +
                         "' needs a shell (redirection, pipes, command lists), and llmscope runs the command "
                         "without one, as msit does; put the command in a script and pass 'bash script.sh'");
         } else {
@@ -79,8 +81,9 @@ std::vector<Word> splitWords(const std::string &text)
 // a as one shell word: as it is where it is plain, else in single quotes.
 std::string quoted(const std::string &a)
 {
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789_-./=:,+@%") == std::string::npos;
+    const bool plain = !a.empty() &&
+        a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789_-./=:,+@%") == std::string::npos;
     if (plain)
         return a;
     std::string out = "'";
@@ -149,7 +152,8 @@ Environment parseEnvironment(const std::string &text)
         return e;
     for (const Word &w : splitWords(text)) {
         if (!assigns(w))
-            throw Error("'" + w.text + "' is not a setting: write each as NAME=value, separated by spaces "
+            throw Error("'" + w.text +
+                        "' is not a setting: write each as NAME=value, separated by spaces "
                         "(quote a value with spaces: NAME='a b')");
         const size_t eq = w.text.find('=');
         e.emplace_back(w.text.substr(0, eq), w.text.substr(eq + 1));

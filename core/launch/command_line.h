@@ -12,7 +12,7 @@ namespace llmscope {
 using Environment = std::vector<std::pair<std::string, std::string>>; // in the order given
 
 struct CommandLine {
-    Environment environment;        // the leading NAME=value settings, for the program only
+    Environment environment; // the leading NAME=value settings, for the program only
     std::vector<std::string> words; // the program and its arguments
 };
 

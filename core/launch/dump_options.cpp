@@ -118,7 +118,8 @@ bool takeOwnOption(const std::string &a, ArgReader &r, DumpOptions &o)
     } else if (a == "--follow-tokens") {
         o.followTokens = r.value();
         if (readTokenRecords(o.followTokens).empty())
-            throw Error("--follow-tokens: '" + o.followTokens + "' records no tokens (dumps by llmscope record the "
+            throw Error("--follow-tokens: '" + o.followTokens +
+                        "' records no tokens (dumps by llmscope record the "
                         "tokens every round consumed; dump the golden program with llmscope dump first)");
     } else if (a == "--nan-inf-only") {
         o.nanInfOnly = true;
@@ -150,8 +151,10 @@ void checkCombination(const DumpOptions &o)
         if (!contains(kTypes, t))
             throw Error("--type: '" + t + "' is not one of model layer op kernel tensor stats cpu_profiling onnx");
         if (!contains(kTypesDone, t))
-            throw Error("--type " + t + ": not available in this version of llmscope yet (it writes model, layer, "
-                        "op, kernel, tensor, stats and onnx dumps); leave '" + t + "' out");
+            throw Error("--type " + t +
+                        ": not available in this version of llmscope yet (it writes model, layer, "
+                        "op, kernel, tensor, stats and onnx dumps); leave '" +
+                        t + "' out");
     }
     if (o.nanInfOnly && !contains(o.types, "tensor") && !contains(o.types, "stats"))
         throw Error("--nan-inf-only chooses which tensors to write: add --type tensor (or stats)");

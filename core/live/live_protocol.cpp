@@ -39,22 +39,30 @@ double toNumber(const json &j)
     throw Error("a statistic is not a number");
 }
 
-template <typename T> struct IsVector : std::false_type {};
-template <typename U> struct IsVector<std::vector<U>> : std::true_type { using Item = U; };
+template <typename T>
+struct IsVector : std::false_type {
+};
+template <typename U>
+struct IsVector<std::vector<U>> : std::true_type {
+    using Item = U;
+};
 
 // An integer of T's range: JSON holds 1e78 or 2.5 as numbers too, and converting those to an
 // integer type is undefined.
-template <typename T> bool fitsInteger(const json &v)
+template <typename T>
+bool fitsInteger(const json &v)
 {
     if (!v.is_number_integer())
         return false;
     if (v.is_number_unsigned())
         return v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max());
     const int64_t i = v.get<int64_t>();
-    return i >= int64_t(std::numeric_limits<T>::min()) && (i < 0 || uint64_t(i) <= uint64_t(std::numeric_limits<T>::max()));
+    return i >= int64_t(std::numeric_limits<T>::min()) &&
+        (i < 0 || uint64_t(i) <= uint64_t(std::numeric_limits<T>::max()));
 }
 
-template <typename T> T field(const json &j, const char *key, T fallback)
+template <typename T>
+T field(const json &j, const char *key, T fallback)
 {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null())
@@ -68,7 +76,8 @@ template <typename T> T field(const json &j, const char *key, T fallback)
             if (it->is_array())
                 for (const json &v : *it)
                     if (!fitsInteger<Item>(v))
-                        throw Error(std::string("field '") + key + "' has the wrong type: a number that is not an integer in range");
+                        throw Error(std::string("field '") + key +
+                                    "' has the wrong type: a number that is not an integer in range");
     }
     try {
         return it->get<T>();
@@ -135,8 +144,8 @@ std::vector<TopoOp> opsFrom(const json &j, const char *key)
 struct Encoder {
     json operator()(const Hello &m) const
     {
-        return {{"type", "hello"}, {"version", m.version}, {"pid", m.pid}, {"engine", m.engine},
-                {"device", m.device}, {"program", m.program}};
+        return {{"type", "hello"},    {"version", m.version}, {"pid", m.pid},
+                {"engine", m.engine}, {"device", m.device},   {"program", m.program}};
     }
     json operator()(const Topology &m) const
     {
@@ -149,8 +158,8 @@ struct Encoder {
     }
     json operator()(const Round &m) const
     {
-        return {{"type", "round"}, {"round", m.round}, {"key", m.key}, {"dumped", m.dumped}, {"read", m.read},
-                {"ops_selected", m.opsSelected}};
+        return {{"type", "round"},    {"round", m.round}, {"key", m.key},
+                {"dumped", m.dumped}, {"read", m.read},   {"ops_selected", m.opsSelected}};
     }
     json operator()(const RoundStats &m) const
     {
@@ -161,9 +170,15 @@ struct Encoder {
     }
     json operator()(const Counters &m) const
     {
-        return {{"type", "counters"}, {"rounds", m.rounds}, {"rounds_dumped", m.roundsDumped},
-                {"ops_seen", m.opsSeen}, {"ops_selected", m.opsSelected}, {"tensors", m.tensors},
-                {"bytes", m.bytes}, {"skipped", m.skipped}, {"dropped", m.dropped}};
+        return {{"type", "counters"},
+                {"rounds", m.rounds},
+                {"rounds_dumped", m.roundsDumped},
+                {"ops_seen", m.opsSeen},
+                {"ops_selected", m.opsSelected},
+                {"tensors", m.tensors},
+                {"bytes", m.bytes},
+                {"skipped", m.skipped},
+                {"dropped", m.dropped}};
     }
     json operator()(const Warning &m) const { return {{"type", "warning"}, {"text", m.text}}; }
     json operator()(const Ack &m) const
@@ -173,8 +188,8 @@ struct Encoder {
     json operator()(const Goodbye &m) const { return {{"type", "goodbye"}, {"finished", m.finished}}; }
     json operator()(const Select &m) const
     {
-        return {{"type", "select"}, {"seq", m.seq}, {"enabled", m.enabled}, {"ids", m.ids}, {"er", m.rounds},
-                {"opname", m.opNames}, {"child", m.child}, {"time", m.time}, {"stp", m.part}};
+        return {{"type", "select"},    {"seq", m.seq},     {"enabled", m.enabled}, {"ids", m.ids}, {"er", m.rounds},
+                {"opname", m.opNames}, {"child", m.child}, {"time", m.time},       {"stp", m.part}};
     }
     json operator()(const Refused &m) const { return {{"type", "refused"}, {"reason", m.reason}}; }
 };
@@ -258,14 +273,19 @@ Message decode(const std::string &line)
     if (type == "warning")
         return Warning{field<std::string>(j, "text", "")};
     if (type == "ack")
-        return Ack{field<uint64_t>(j, "seq", 0), field<int64_t>(j, "from_round", 0), field<std::string>(j, "error", "")};
+        return Ack{field<uint64_t>(j, "seq", 0), field<int64_t>(j, "from_round", 0),
+                   field<std::string>(j, "error", "")};
     if (type == "goodbye")
         return Goodbye{field<bool>(j, "finished", true)};
     if (type == "select")
-        return Select{field<uint64_t>(j, "seq", 0),          field<bool>(j, "enabled", true),
-                      field<std::string>(j, "ids", ""),      field<std::string>(j, "er", "all"),
-                      field<std::string>(j, "opname", ""),   field<bool>(j, "child", true),
-                      field<int>(j, "time", 3),              field<int>(j, "stp", 2)};
+        return Select{field<uint64_t>(j, "seq", 0),
+                      field<bool>(j, "enabled", true),
+                      field<std::string>(j, "ids", ""),
+                      field<std::string>(j, "er", "all"),
+                      field<std::string>(j, "opname", ""),
+                      field<bool>(j, "child", true),
+                      field<int>(j, "time", 3),
+                      field<int>(j, "stp", 2)};
     if (type == "refused")
         return Refused{field<std::string>(j, "reason", "")};
     throw Error("unknown message type '" + type + "'");

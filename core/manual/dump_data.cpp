@@ -17,7 +17,7 @@ ManualDumper::ManualDumper(std::string source, std::string dir) : m_source(std::
     if (m_source != "golden" && m_source != "acl")
         throw Error("dump_data: data_src must be \"golden\" or \"acl\", not \"" + m_source + "\"");
     m_folder = std::filesystem::absolute(dir).string() + "/" + std::to_string(::getpid()) + "_cmp_dump_data/" +
-               m_source + "_tensor";
+        m_source + "_tensor";
     makeDirs(m_folder);
 }
 

@@ -122,7 +122,8 @@ std::vector<std::string> exportDumpOnnx(const std::string &root, std::vector<std
         for (auto pid = fs::directory_iterator(fs::path(root) / kind, ec); !ec && pid != fs::directory_iterator();
              pid.increment(ec)) {
             std::error_code e2;
-            for (auto f = fs::directory_iterator(pid->path(), e2); !e2 && f != fs::directory_iterator(); f.increment(e2)) {
+            for (auto f = fs::directory_iterator(pid->path(), e2); !e2 && f != fs::directory_iterator();
+                 f.increment(e2)) {
                 if (f->path().extension() != ".json")
                     continue;
                 try {

@@ -45,8 +45,8 @@ struct Cpu {
                 setThreads(backend, 1);
             // ggml's reference kernels where it has them (test-backend-ops' CPU side), not its fastest
             using SetUseRef = void (*)(ggml_backend_t, bool);
-            if (auto setUseRef = reinterpret_cast<SetUseRef>(
-                    ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_use_ref")))
+            if (auto setUseRef =
+                    reinterpret_cast<SetUseRef>(ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_use_ref")))
                 setUseRef(backend, true);
         }
     }
@@ -130,20 +130,24 @@ std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const
         switch (op) {
         case GGML_OP_MUL_MAT_ID: return inputs.size() == 3 && typeIs(1, {GGML_TYPE_F32}) && typeIs(2, {GGML_TYPE_I32});
         case GGML_OP_ADD_ID:
-            return inputs.size() == 3 && typeIs(0, {GGML_TYPE_F32}) && typeIs(1, {GGML_TYPE_F32}) && typeIs(2, {GGML_TYPE_I32});
+            return inputs.size() == 3 && typeIs(0, {GGML_TYPE_F32}) && typeIs(1, {GGML_TYPE_F32}) &&
+                typeIs(2, {GGML_TYPE_I32});
         case GGML_OP_GET_ROWS: return inputs.size() == 2 && typeIs(1, {GGML_TYPE_I32});
-        case GGML_OP_ARGSORT: case GGML_OP_SUM_ROWS: case GGML_OP_CLAMP: return typeIs(0, {GGML_TYPE_F32});
-        case GGML_OP_GLU: return sub != GGML_GLU_OP_SWIGLU_OAI || (typeIs(0, {GGML_TYPE_F32}) &&
-                                                                 (inputs.size() < 2 || typeIs(1, {GGML_TYPE_F32})));
+        case GGML_OP_ARGSORT:
+        case GGML_OP_SUM_ROWS:
+        case GGML_OP_CLAMP: return typeIs(0, {GGML_TYPE_F32});
+        case GGML_OP_GLU:
+            return sub != GGML_GLU_OP_SWIGLU_OAI ||
+                (typeIs(0, {GGML_TYPE_F32}) && (inputs.size() < 2 || typeIs(1, {GGML_TYPE_F32})));
         case GGML_OP_SOFT_MAX:
             return typeIs(0, {GGML_TYPE_F32}) && (inputs.size() < 2 || typeIs(1, {GGML_TYPE_F32, GGML_TYPE_F16})) &&
-                   (inputs.size() < 3 || typeIs(2, {GGML_TYPE_F32}));
+                (inputs.size() < 3 || typeIs(2, {GGML_TYPE_F32}));
         case GGML_OP_FLASH_ATTN_EXT:
             return typeIs(0, {GGML_TYPE_F32}) && (inputs.size() < 4 || typeIs(3, {GGML_TYPE_F16})) &&
-                   (inputs.size() < 5 || typeIs(4, {GGML_TYPE_F32})) && (word(raw, 3) == 0 || word(raw, 3) == 10);
+                (inputs.size() < 5 || typeIs(4, {GGML_TYPE_F32})) && (word(raw, 3) == 0 || word(raw, 3) == 10);
         case GGML_OP_CONCAT:
-            return inputs.size() == 2 && typeOf(inputs[0].dtype, inputs[0].engineType) ==
-                                             typeOf(inputs[1].dtype, inputs[1].engineType);
+            return inputs.size() == 2 &&
+                typeOf(inputs[0].dtype, inputs[0].engineType) == typeOf(inputs[1].dtype, inputs[1].engineType);
         default: return true;
         }
     }();
@@ -155,8 +159,9 @@ std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const
         const int32_t dim = word(raw, 0);
         bool sound = inputs.size() == 2 && dim >= 0 && dim < 4;
         for (int d = 0; d < 4 && sound; ++d)
-            sound = d == dim ? inputs[0].ne[size_t(d)] + inputs[1].ne[size_t(d)] == outNe[size_t(d)]
-                             : inputs[0].ne[size_t(d)] == outNe[size_t(d)] && inputs[1].ne[size_t(d)] == outNe[size_t(d)];
+            sound = d == dim
+                ? inputs[0].ne[size_t(d)] + inputs[1].ne[size_t(d)] == outNe[size_t(d)]
+                : inputs[0].ne[size_t(d)] == outNe[size_t(d)] && inputs[1].ne[size_t(d)] == outNe[size_t(d)];
         if (!sound)
             return "its raw CONCAT dimension is not the one its op_param.json states";
     }
@@ -174,10 +179,11 @@ std::string unsoundParams(ggml_op op, int32_t sub, const std::string &raw, const
 
 std::optional<std::vector<double>> ggmlCpuReplay(const std::string &opName, const std::string &rawParams,
                                                  const std::vector<CpuReplayInput> &inputs,
-                                                 const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why)
+                                                 const std::array<int64_t, 4> &outNe, int32_t outDtype,
+                                                 std::string &why)
 {
-    static const std::set<std::string> writers{"SET_ROWS", "CPY", "SET", "ACC", "VIEW", "RESHAPE", "PERMUTE",
-                                               "TRANSPOSE", "NONE"};
+    static const std::set<std::string> writers{"SET_ROWS", "CPY",     "SET",       "ACC", "VIEW",
+                                               "RESHAPE",  "PERMUTE", "TRANSPOSE", "NONE"};
     if (writers.count(opName)) {
         why = opName + " writes into another tensor's memory or runs no kernel";
         return std::nullopt;

@@ -14,6 +14,7 @@ namespace llmscope::opcheck {
 // not expect).
 std::optional<std::vector<double>> ggmlCpuReplay(const std::string &op, const std::string &rawParams,
                                                  const std::vector<CpuReplayInput> &inputs,
-                                                 const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why);
+                                                 const std::array<int64_t, 4> &outNe, int32_t outDtype,
+                                                 std::string &why);
 
 } // namespace llmscope::opcheck

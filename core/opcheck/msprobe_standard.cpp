@@ -10,9 +10,15 @@
 namespace llmscope::opcheck {
 namespace {
 
-bool isHalf(int32_t dtype) { return DType(dtype) == DType::Float16 || DType(dtype) == DType::BFloat16; }
+bool isHalf(int32_t dtype)
+{
+    return DType(dtype) == DType::Float16 || DType(dtype) == DType::BFloat16;
+}
 
-bool checked(const Reference &ref, size_t i) { return ref.unchecked.empty() || !ref.unchecked[i]; }
+bool checked(const Reference &ref, size_t i)
+{
+    return ref.unchecked.empty() || !ref.unchecked[i];
+}
 
 // msProbe's per-type constants (its StandardConfig and ULP_PARAMETERS).
 struct TypeRule {
@@ -30,12 +36,18 @@ TypeRule ruleFor(int32_t dtype)
     }
 }
 
-bool isMatrixProduct(const std::string &op) { return op == "MUL_MAT" || op == "MUL_MAT_ID"; }
+bool isMatrixProduct(const std::string &op)
+{
+    return op == "MUL_MAT" || op == "MUL_MAT_ID";
+}
 bool isElementwise(const std::string &op)
 {
     return op == "ADD" || op == "SUB" || op == "MUL" || op == "DIV" || op == "SCALE";
 }
-bool movesOnly(const Reference &ref) { return ref.standard.rfind("exact", 0) == 0; }
+bool movesOnly(const Reference &ref)
+{
+    return ref.standard.rfind("exact", 0) == 0;
+}
 
 // msProbe's benchmark metrics of values against the reference.
 struct Benchmark {
@@ -96,7 +108,8 @@ void judgeUlp(OpcheckRow &row, const Reference &ref, const RefTensor &out, const
     const bool f32 = !isHalf(out.dtype);
     row.standard = f32 ? "ULP: mean |ULP error| < 64, or under 5 % beyond 32 ULP, or fewer than ggml's CPU kernel"
                        : "ULP: under 0.1 % beyond 1 ULP, or fewer than ggml's CPU kernel";
-    std::vector<Finding> values{report::num(row.meanUlpError), report::num(row.ulpErrorProportion), report::num(t.ulpThreshold)};
+    std::vector<Finding> values{report::num(row.meanUlpError), report::num(row.ulpErrorProportion),
+                                report::num(t.ulpThreshold)};
     if (!std::isnan(r))
         values.push_back(report::num(row.cpuUlpErrorProportion));
     if ((f32 && row.meanUlpError < 64) || share < t.ulpProportion || (!std::isnan(r) && r < 1)) {
@@ -146,15 +159,16 @@ void judgeAbsolute(OpcheckRow &row, const Reference &ref, const RefTensor &out, 
             badRel += e > t.rtol * std::fabs(g);
         }
     }
-    row.standard = "absolute threshold: relative error <= " + report::num(t.rtol) + " where |reference| >= " +
-                   report::num(t.smallValue) + ", absolute <= " + report::num(t.smallAtol) + " below";
+    row.standard = "absolute threshold: relative error <= " + report::num(t.rtol) +
+        " where |reference| >= " + report::num(t.smallValue) + ", absolute <= " + report::num(t.smallAtol) + " below";
     if (badRel + badAbs + nonFinite == 0) {
         row.verdict = Verdict::Pass;
         row.reason.clear();
         return;
     }
     row.verdict = Verdict::Fail;
-    std::vector<Finding> values{std::to_string(badRel), std::to_string(normal), std::to_string(badAbs), std::to_string(small)};
+    std::vector<Finding> values{std::to_string(badRel), std::to_string(normal), std::to_string(badAbs),
+                                std::to_string(small)};
     if (nonFinite)
         values.push_back(std::to_string(nonFinite));
     row.reason = Reason(nonFinite ? Said::BeyondAbsoluteNonFinite : Said::BeyondAbsolute, values);

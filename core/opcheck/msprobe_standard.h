@@ -15,7 +15,7 @@
 namespace llmscope::opcheck {
 
 struct UlpErrors {
-    double mean = 0;       // of |ULP error| over the checked elements
+    double mean = 0; // of |ULP error| over the checked elements
     double proportion = 0; // the share (0..1) beyond msProbe's threshold: 32 float32, 1 float16/bfloat16
 };
 

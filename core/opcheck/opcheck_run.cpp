@@ -32,14 +32,14 @@
 namespace llmscope {
 namespace {
 
-using opcheck::RefTensor;
 using opcheck::Reference;
+using opcheck::RefTensor;
 
 // Ops whose reference needs the parameters op_param.json holds (-tiling).
 bool needsParams(const std::string &op)
 {
-    static const std::vector<std::string> ops{"RMS_NORM", "NORM", "ROPE", "SOFT_MAX", "FLASH_ATTN_EXT", "SCALE",
-                                              "VIEW", "PERMUTE"};
+    static const std::vector<std::string> ops{"RMS_NORM",       "NORM",  "ROPE", "SOFT_MAX",
+                                              "FLASH_ATTN_EXT", "SCALE", "VIEW", "PERMUTE"};
     return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
@@ -77,7 +77,7 @@ void noteSourceLayout(const nlohmann::json &opParam, nlohmann::json &param)
         ne->size() != 4 || nb->size() != 4 || !type->is_string())
         return;
     static const std::map<std::string, int64_t> sizes{{"f32", 4}, {"f16", 2}, {"bf16", 2}, {"i32", 4},
-                                                      {"i16", 2}, {"i8", 1}, {"i64", 8}, {"f64", 8}};
+                                                      {"i16", 2}, {"i8", 1},  {"i64", 8},  {"f64", 8}};
     const auto size = sizes.find(type->get<std::string>());
     bool contiguous = size != sizes.end();
     int64_t expected = contiguous ? size->second : 0;
@@ -98,7 +98,7 @@ struct OpParam {
     std::string type;
     nlohmann::json param = nlohmann::json::object();
     std::string text = "{}";
-    bool have = false;       // a "param" object was read
+    bool have = false; // a "param" object was read
     bool unreadable = false; // the file is there but does not read
     std::vector<std::string> weights; // by input index: the weight's name, or "" for an input no weight
 };
@@ -134,8 +134,8 @@ OpParam readOpParam(const std::string &opFolder, std::string type)
         noteSourceLayout(j, p.param);
         if (const auto in = j.find("inputs"); in != j.end() && in->is_array())
             for (const auto &x : *in) {
-                const bool weight = x.is_object() && x.value("weight", false) == true && x.contains("name") &&
-                                    x["name"].is_string();
+                const bool weight =
+                    x.is_object() && x.value("weight", false) == true && x.contains("name") && x["name"].is_string();
                 p.weights.push_back(weight ? x["name"].get<std::string>() : std::string());
             }
     } catch (const nlohmann::json::exception &) {
@@ -204,8 +204,9 @@ std::optional<ModelWeight> weightFromModels(const std::vector<std::string> &mode
         try {
             const auto model = ggml::Library::get().model(path);
             const ggml::ModelTensor *t = model ? model->find(name) : nullptr;
-            if (!t || t->dims.size() > 4 || (!dumped.dims.empty() && t->dims != dumped.dims &&
-                                             (dumped.engineDims.empty() || t->dims != dumped.engineDims)))
+            if (!t || t->dims.size() > 4 ||
+                (!dumped.dims.empty() && t->dims != dumped.dims &&
+                 (dumped.engineDims.empty() || t->dims != dumped.engineDims)))
                 continue;
             TensorReader reader(path, *t);
             RefTensor r;
@@ -217,9 +218,9 @@ std::optional<ModelWeight> weightFromModels(const std::vector<std::string> &mode
             reader.read(0, f.size(), f.data());
             r.v.assign(f.begin(), f.end());
             r.dtype = t->typeName == "f32" ? int32_t(DType::Float32)
-                      : t->typeName == "f16" ? int32_t(DType::Float16)
-                      : t->typeName == "bf16" ? int32_t(DType::BFloat16)
-                                              : opcheck::kQuantizedDtype;
+                : t->typeName == "f16"     ? int32_t(DType::Float16)
+                : t->typeName == "bf16"    ? int32_t(DType::BFloat16)
+                                           : opcheck::kQuantizedDtype;
             if (r.dtype == opcheck::kQuantizedDtype)
                 r.blockType = t->typeName;
             return ModelWeight{std::move(r), path, t->typeName, storedBytes(path, t->offset, t->bytes)};
@@ -255,7 +256,8 @@ bool f16Rounding(OpcheckRow &row, const Reference &ref, const RefTensor &out)
     }
     const double beta = rr > 0 ? ee / rr : 0, sdBeta = rr > 0 ? std::sqrt(var) / rr : 0;
     if (std::fabs(beta) > 6 * sdBeta + 1e-12) {
-        row.reason = Reason(Said::Systematic, {report::num(100 * beta), report::num(std::fabs(beta) / std::max(sdBeta, 1e-300))});
+        row.reason = Reason(Said::Systematic,
+                            {report::num(100 * beta), report::num(std::fabs(beta) / std::max(sdBeta, 1e-300))});
         return false;
     }
     if (worst > 1) {
@@ -345,7 +347,8 @@ void judgeMsit(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         row.verdict = Verdict::Pass;
     } else {
         row.verdict = Verdict::Fail;
-        row.reason = Reason(Said::MsitShare, {report::num(share), report::num(etol), report::num(rate), dtypeName(out.dtype)});
+        row.reason =
+            Reason(Said::MsitShare, {report::num(share), report::num(etol), report::num(rate), dtypeName(out.dtype)});
     }
 }
 
@@ -401,12 +404,14 @@ void judge(OpcheckRow &row, const Reference &ref, const RefTensor &out)
         row.verdict = Verdict::Warn;
     } else if (nonFinite == 0 && double(beyond) <= 0.001 * checked && worst <= kRareOutlierRatio) {
         row.verdict = Verdict::Warn;
-        row.reason = Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
+        row.reason =
+            Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
     } else {
         row.verdict = Verdict::Fail;
         const Reason f16 = row.reason; // why float16 rounding does not explain it, where asked
-        row.reason = nonFinite ? Reason(Said::NonFiniteMismatch, {std::to_string(nonFinite)})
-                               : Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
+        row.reason = nonFinite
+            ? Reason(Said::NonFiniteMismatch, {std::to_string(nonFinite)})
+            : Reason(Said::BeyondBound, {std::to_string(beyond), std::to_string(n - unchecked), report::num(worst)});
         row.reason += f16;
     }
 }
@@ -461,7 +466,8 @@ std::optional<Reference> chainReferenceOnPath(const FusedChainRecord &c, const s
             chainOpInputs<RefTensor>(c, k, inputs, [&done](size_t i) { return done[i].out; });
         nlohmann::json param = nlohmann::json::parse(c.params[k], nullptr, false);
         const std::string &by = backend.empty() ? c.backend : backend; // whose kernel: the product's paths
-        if ((types[k] == "MUL_MAT" || types[k] == "MUL_MAT_ID") && !by.empty() && (param.is_object() || param.is_null()))
+        if ((types[k] == "MUL_MAT" || types[k] == "MUL_MAT_ID") && !by.empty() &&
+            (param.is_object() || param.is_null()))
             param["backend"] = by;
         std::optional<Reference> r = opcheck::reference(types[k], param, in, outNe, outDtype, skip);
         if (!r) {
@@ -497,16 +503,18 @@ std::optional<Reference> chainReferenceOnPath(const FusedChainRecord &c, const s
                 for (int64_t i2 = 0; i2 < ne[2]; ++i2)
                     for (int64_t i1 = 0; i1 < ne[1]; ++i1)
                         for (int64_t i0 = 0; i0 < ne[0]; ++i0, ++e) {
-                            const double scale = types[k] == "MUL" ? std::fabs(other.at(i0 % other.ne[0], i1 % other.ne[1],
-                                                                                         i2 % other.ne[2], i3 % other.ne[3]))
-                                                                   : 1.0;
+                            const double scale = types[k] == "MUL"
+                                ? std::fabs(
+                                      other.at(i0 % other.ne[0], i1 % other.ne[1], i2 % other.ne[2], i3 % other.ne[3]))
+                                : 1.0;
                             r->bound[e] += inner.bound[e] * scale;
                         }
         }
         done.push_back(std::move(*r));
     }
     Reference out = std::move(done.back());
-    out.standard = "the fused chain " + c.types + " in float64, the inner results' bounds carried through; " + out.standard + along;
+    out.standard = "the fused chain " + c.types + " in float64, the inner results' bounds carried through; " +
+        out.standard + along;
     return out;
 }
 
@@ -532,8 +540,8 @@ std::optional<Reference> chainReference(const FusedChainRecord &c, const std::ve
 // ggml's CPU kernels on the chain's dumped inputs, one op at a time (unfused), each result fed to
 // the next: the chain as the backend computes it unfused.
 std::optional<std::vector<double>> chainCpu(const CpuReplay &replay, const FusedChainRecord &c,
-                                            const std::vector<CpuReplayInput> &inputs, const std::array<int64_t, 4> &outNe,
-                                            int32_t outDtype, std::string &why)
+                                            const std::vector<CpuReplayInput> &inputs,
+                                            const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why)
 {
     const std::vector<std::string> types = split(c.types, '+');
     std::vector<std::shared_ptr<const std::vector<float>>> results;
@@ -621,8 +629,8 @@ OpReference opReference(OpFiles &files, const std::string &opType, const nlohman
                     weightsFromModel += (weightsFromModel.empty() ? "" : ", ") + weightNames[i];
             firstOut = readRef(*files.outputs.front()); // its shape and type: the reference's
             out.ref = chain ? chainReference(*chain, inputs, firstOut->ne, firstOut->dtype, skip)
-                        : opcheck::reference(opType, rowsOnly || intoQuantized ? rowsParam : param, inputs, firstOut->ne,
-                                             firstOut->dtype, skip);
+                            : opcheck::reference(opType, rowsOnly || intoQuantized ? rowsParam : param, inputs,
+                                                 firstOut->ne, firstOut->dtype, skip);
         } catch (const Error &e) {
             out.error = e.what();
         }
@@ -642,22 +650,33 @@ std::optional<std::vector<double>> cpuReplayed(OpFiles &files, const std::string
     // a weight read from the model file goes to ggml's kernel as the file stores it
     bool unreadable = false;
     for (size_t i = 0; i < files.inputs().size(); ++i)
-        unreadable = unreadable || (!files.inputs()[i]->hasData && !(i < fromModel.size() && fromModel[i] && fromModel[i]->stored));
+        unreadable = unreadable ||
+            (!files.inputs()[i]->hasData && !(i < fromModel.size() && fromModel[i] && fromModel[i]->stored));
     if (ref && unreadable)
         cpuWhy = "an input neither dumped nor read from the model file";
     if (ref && options.cpuReplay && !files.outputs.empty() && !unreadable) {
         std::vector<CpuReplayInput> in;
         for (size_t i = 0; i < files.inputs().size(); ++i) {
             if (i < fromModel.size() && fromModel[i] && !files.inputs()[i]->hasData)
-                in.push_back({fromModel[i]->path, inputs[i].ne, inputs[i].dtype, fromModel[i]->typeName, {}, fromModel[i]->stored});
+                in.push_back({fromModel[i]->path,
+                              inputs[i].ne,
+                              inputs[i].dtype,
+                              fromModel[i]->typeName,
+                              {},
+                              fromModel[i]->stored});
             else
-                in.push_back({files.inputs()[i]->path, inputs[i].ne, files.inputs()[i]->dtype, files.inputs()[i]->engineType, {}, {}});
+                in.push_back({files.inputs()[i]->path,
+                              inputs[i].ne,
+                              files.inputs()[i]->dtype,
+                              files.inputs()[i]->engineType,
+                              {},
+                              {}});
         }
         const TensorRecord &o = *files.outputs.front();
         // a lone op's raw parameters from -tiling's file; a chain's are in its fusion record
         const auto rawParams = [&] {
             const std::string tiling = o.path.substr(0, o.path.find("/tensors/")) + "/tiling/" + std::to_string(o.pid) +
-                                       "/" + std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
+                "/" + std::to_string(o.exec) + "/" + o.opId + "_" + opType + ".bin";
             std::ifstream raw(tiling, std::ios::binary);
             return std::string((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
         };
@@ -697,7 +716,8 @@ void checkOp(OpcheckResult &res, OpFiles &files, const std::string &opType, cons
     };
     if (opcheck::isView(opType) && !chain) // a chain is one kernel, whatever op ends it (a routing's RESHAPE)
         ++res.viewOps;
-    OpReference prepared = opReference(files, opType, param, haveParams, weightNames, models, chain, base.weightsFromModel);
+    OpReference prepared =
+        opReference(files, opType, param, haveParams, weightNames, models, chain, base.weightsFromModel);
     const std::string &skip = prepared.skip, &error = prepared.error;
     std::optional<Reference> &ref = prepared.ref;
     const std::vector<RefTensor> &inputs = prepared.inputs;
@@ -818,8 +838,7 @@ const OpcheckRow *firstFailing(const OpcheckResult &r)
         if (row.verdict != Verdict::Fail)
             continue;
         const std::optional<OpId> id = OpId::parse(row.opId);
-        if (!first || row.round < first->round ||
-            (row.round == first->round && id && (!firstId || *id < *firstId))) {
+        if (!first || row.round < first->round || (row.round == first->round && id && (!firstId || *id < *firstId))) {
             first = &row;
             firstId = id;
         }
@@ -870,7 +889,8 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
         if (!named)
             continue;
         nlohmann::json param = p.param;
-        if (const auto b = backends.find(files.outputs.front()->opId); b != backends.end() && (p.type == "MUL_MAT" || p.type == "MUL_MAT_ID")) {
+        if (const auto b = backends.find(files.outputs.front()->opId);
+            b != backends.end() && (p.type == "MUL_MAT" || p.type == "MUL_MAT_ID")) {
             if (!param.is_object())
                 param = nlohmann::json::object();
             param["backend"] = b->second;
@@ -958,16 +978,16 @@ std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &m
     out << ",fail_reason,round,op_type,mean_ulp_error,ulp_error_proportion(%)\n";
     for (const auto &row : r.rows) {
         out << row.opId << ',' << cell(row.opName) << ',' << cell(row.opParam) << ',' << cell(row.tensorPath) << ','
-            << row.outTensorId << ',' << cell(row.standard) << ',' << verdictName(row.verdict) << ',' << num(row.withinRate) << ','
-            << num(row.maxRelError);
+            << row.outTensorId << ',' << cell(row.standard) << ',' << verdictName(row.verdict) << ','
+            << num(row.withinRate) << ',' << num(row.maxRelError);
         if (has("abs"))
             out << ',' << num(row.absRate) << ',' << num(row.maxAbsError);
         if (has("cos_sim"))
             out << ',' << num(row.cosine);
         if (has("kl"))
             out << ',' << num(row.kl);
-        out << ',' << cell(row.reason.english()) << ',' << row.round << ',' << row.opType << ',' << num(row.meanUlpError) << ','
-            << num(row.ulpErrorProportion) << '\n';
+        out << ',' << cell(row.reason.english()) << ',' << row.round << ',' << row.opType << ','
+            << num(row.meanUlpError) << ',' << num(row.ulpErrorProportion) << '\n';
     }
     return out.str();
 }
@@ -978,9 +998,16 @@ std::string opcheckJson(const OpcheckResult &r)
     nlohmann::json j;
     j["version"] = 1;
     j["root"] = r.root;
-    j["summary"] = {{"ops", r.ops},       {"views", r.viewOps},  {"views_checked", r.viewsChecked}, {"replayed", r.replayedOps},
-                    {"coverage_percent", num(r.coverage())}, {"pass", r.pass}, {"warn", r.warn},
-                    {"fail", r.fail},     {"skip", r.skip},      {"error", r.error}};
+    j["summary"] = {{"ops", r.ops},
+                    {"views", r.viewOps},
+                    {"views_checked", r.viewsChecked},
+                    {"replayed", r.replayedOps},
+                    {"coverage_percent", num(r.coverage())},
+                    {"pass", r.pass},
+                    {"warn", r.warn},
+                    {"fail", r.fail},
+                    {"skip", r.skip},
+                    {"error", r.error}};
     j["rows"] = nlohmann::json::array();
     for (const auto &row : r.rows)
         j["rows"].push_back({{"op_id", row.opId},

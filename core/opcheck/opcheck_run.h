@@ -20,10 +20,10 @@ namespace llmscope {
 
 // One input of an op as its dump holds it, for a replay on ggml's own CPU kernels.
 struct CpuReplayInput {
-    std::string path;             // its tensor file (raw payload: ggml blocks stay raw)
-    std::array<int64_t, 4> ne{};  // ggml's order
-    int32_t dtype = 0;            // the dump's dtype code
-    std::string engineType;       // ggml's block type (q4_0, ...) where the dump names one
+    std::string path; // its tensor file (raw payload: ggml blocks stay raw)
+    std::array<int64_t, 4> ne{}; // ggml's order
+    int32_t dtype = 0; // the dump's dtype code
+    std::string engineType; // ggml's block type (q4_0, ...) where the dump names one
     // Float32 values in place of the file's: a fused chain's inner result, computed just before
     std::shared_ptr<const std::vector<float>> values;
     // Its bytes as the model file stores them (ggml blocks, not repacked), in place of the
@@ -38,9 +38,9 @@ using CpuReplay = std::function<std::optional<std::vector<double>>(
     const std::array<int64_t, 4> &outNe, int32_t outDtype, std::string &why)>;
 
 struct OpcheckOptions {
-    std::string input;            // -i: a dump folder (msit_dump_* or the -o folder above it)
-    std::string ids;              // -ids: msit's op ids, children included
-    std::string opNames;          // -opname: op types, case-insensitive prefixes
+    std::string input; // -i: a dump folder (msit_dump_* or the -o folder above it)
+    std::string ids; // -ids: msit's op ids, children included
+    std::string opNames; // -opname: op types, case-insensitive prefixes
     std::vector<std::string> metrics; // -metric: abs cos_sim kl (rel always)
     // bounds: each element within the error a correct kernel may make (the default);
     // msit: msit's per-dtype rule, the share of elements within a relative error (float32
@@ -58,30 +58,30 @@ struct OpcheckRow {
     int64_t round = 0;
     int outTensorId = 0;
     Verdict verdict = Verdict::Skip;
-    std::string standard;      // the rule the output is held to
-    double withinRate = NAN;   // % of elements within the reference's bound
-    double maxRelError = NAN;  // over elements whose reference exceeds float32's epsilon
-    double absRate = NAN;      // % of elements within the output type's absolute tolerance
+    std::string standard; // the rule the output is held to
+    double withinRate = NAN; // % of elements within the reference's bound
+    double maxRelError = NAN; // over elements whose reference exceeds float32's epsilon
+    double absRate = NAN; // % of elements within the output type's absolute tolerance
     double maxAbsError = NAN;
     double cosine = NAN, kl = NAN;
-    double worstRatio = NAN;   // the largest |error| / bound
-    double judgedRatio = NAN;  // the same over the bound the verdict was judged by (float16 rounding's for its WARN)
-    double cpuRatio = NAN;     // ggml's CPU kernel on the same inputs: its largest |error| / bound
-    double nmseVsCpu = NAN;    // the output against ggml's CPU kernel: sum (t - c)^2 / sum c^2
-    double cpuBudget = NAN;    // ggml's budget for that NMSE (test-backend-ops) for this op
-    std::string cpuNotRun;     // why ggml's CPU kernel was not run on it, where it was not
+    double worstRatio = NAN; // the largest |error| / bound
+    double judgedRatio = NAN; // the same over the bound the verdict was judged by (float16 rounding's for its WARN)
+    double cpuRatio = NAN; // ggml's CPU kernel on the same inputs: its largest |error| / bound
+    double nmseVsCpu = NAN; // the output against ggml's CPU kernel: sum (t - c)^2 / sum c^2
+    double cpuBudget = NAN; // ggml's budget for that NMSE (test-backend-ops) for this op
+    std::string cpuNotRun; // why ggml's CPU kernel was not run on it, where it was not
     std::string weightsFromModel; // inputs read from the model file (held by the backend in a layout of its own)
     // Matrix products, msProbe's ULP measure: the mean |ULP error| and the % of elements beyond
     // its threshold (32 ULP float32, 1 float16/bfloat16), and that % of ggml's CPU kernel
     double meanUlpError = NAN, ulpErrorProportion = NAN, cpuUlpErrorProportion = NAN;
-    Reason reason;             // why it warns, fails, is skipped or could not be replayed
+    Reason reason; // why it warns, fails, is skipped or could not be replayed
 };
 
 struct OpcheckResult {
     std::string root;
     std::vector<OpcheckRow> rows; // by round, then op id, then output
     int ops = 0, viewOps = 0, replayedOps = 0; // ops dumped, views among them, non-views replayed
-    int viewsChecked = 0;                      // views whose output was checked as data movement
+    int viewsChecked = 0; // views whose output was checked as data movement
     int pass = 0, warn = 0, fail = 0, skip = 0, error = 0; // rows
     double coverage() const { return ops > viewOps ? 100.0 * replayedOps / double(ops - viewOps) : 0; }
 

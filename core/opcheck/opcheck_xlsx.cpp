@@ -16,9 +16,15 @@ void writeOpcheckXlsx(const std::string &path, const OpcheckResult &r, const std
     if (!book)
         throw Error(path + ": cannot be created");
     lxw_worksheet *sheet = workbook_add_worksheet(book, "opcheck_result");
-    std::vector<std::string> head{"op_id",          "op_name",           "op_param",     "tensor_path",
-                                  "out_tensor_id",  "precision_standard", "precision_result",
-                                  "rel_precision_rate(%)", "max_rel_error"};
+    std::vector<std::string> head{"op_id",
+                                  "op_name",
+                                  "op_param",
+                                  "tensor_path",
+                                  "out_tensor_id",
+                                  "precision_standard",
+                                  "precision_result",
+                                  "rel_precision_rate(%)",
+                                  "max_rel_error"};
     if (has("abs")) {
         head.push_back("abs_precision_rate(%)");
         head.push_back("max_abs_error");

@@ -22,10 +22,18 @@ constexpr double kSlack = 16;
 int64_t elementBytes(int32_t dtype)
 {
     switch (DType(dtype)) {
-    case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
-    case DType::Float16: case DType::BFloat16: case DType::Int16: case DType::UInt16: return 2;
-    case DType::Int8: case DType::UInt8: return 1;
-    case DType::Int64: case DType::UInt64: case DType::Double: return 8;
+    case DType::Float32:
+    case DType::Int32:
+    case DType::UInt32: return 4;
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Int16:
+    case DType::UInt16: return 2;
+    case DType::Int8:
+    case DType::UInt8: return 1;
+    case DType::Int64:
+    case DType::UInt64:
+    case DType::Double: return 8;
     default: return 0;
     }
 }
@@ -80,8 +88,9 @@ std::optional<int64_t> intParam(const nlohmann::json &p, const char *name, int64
 int64_t firstRawWord(const nlohmann::json &p)
 {
     const auto raw = p.find("op_params_i32");
-    return raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0]) ? (*raw)[0].get<int64_t>()
-                                                                                                 : 0;
+    return raw != p.end() && raw->is_array() && !raw->empty() && fitsInteger<int64_t>((*raw)[0])
+        ? (*raw)[0].get<int64_t>()
+        : 0;
 }
 
 bool sameNe(const std::array<int64_t, 4> &a, const std::array<int64_t, 4> &b)
@@ -107,7 +116,8 @@ Reference shaped(const std::array<int64_t, 4> &ne)
     return r;
 }
 
-template <typename F> void forEach(const std::array<int64_t, 4> &ne, F f)
+template <typename F>
+void forEach(const std::array<int64_t, 4> &ne, F f)
 {
     size_t i = 0;
     for (int64_t i3 = 0; i3 < ne[3]; ++i3)
@@ -220,7 +230,8 @@ std::optional<Reference> glu(const std::string &op, const nlohmann::json &p, con
         return std::nullopt;
     }
     if (in.empty() || (split && (!sameNe(in[0].ne, ne) || !sameNe(in[1].ne, ne))) ||
-        (!split && (in[0].ne[0] != 2 * ne[0] || in[0].ne[1] != ne[1] || in[0].ne[2] != ne[2] || in[0].ne[3] != ne[3]))) {
+        (!split &&
+         (in[0].ne[0] != 2 * ne[0] || in[0].ne[1] != ne[1] || in[0].ne[2] != ne[2] || in[0].ne[3] != ne[3]))) {
         skip = op + " with these shapes";
         return std::nullopt;
     }
@@ -321,7 +332,7 @@ bool dotsWithQ8_1(const std::string &blockType)
 // GGML_TYPE_Q8_K): the K-quants and the i-quants of 256-element super-blocks.
 bool dotsWithQ8_K(const std::string &blockType)
 {
-    static const std::set<std::string> k{"q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq2_xxs", "iq2_xs",
+    static const std::set<std::string> k{"q2_K",  "q3_K",    "q4_K",  "q5_K",  "q6_K",  "iq2_xxs", "iq2_xs",
                                          "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m", "iq4_xs"};
     return k.count(blockType) != 0;
 }
@@ -408,7 +419,8 @@ void quantizedDot(const double *w, const std::vector<double> &qx, const std::vec
             sums += m * std::fabs(blockSum);
         }
     r.out.v[i] = s;
-    r.bound[i] = (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties + std::ldexp(1.01, -10) * sums;
+    r.bound[i] =
+        (double(k / 32 + 8) * std::ldexp(1.0, -24) + kSlack * uOut) * mag + ties + std::ldexp(1.01, -10) * sums;
 }
 
 // The activations ggml's CPU kernel quantizes for a weight of block type t (q8_0, q8_1 or q8_K),
@@ -417,7 +429,8 @@ int64_t activationBlock(const std::string &t)
 {
     return dotsWithQ8_K(t) ? 256 : dotsWithQ8_0(t) || dotsWithQ8_1(t) ? 32 : 0;
 }
-void quantizeActivations(const std::string &t, const double *x, int64_t k, std::vector<double> &qx, std::vector<double> &tie)
+void quantizeActivations(const std::string &t, const double *x, int64_t k, std::vector<double> &qx,
+                         std::vector<double> &tie)
 {
     if (dotsWithQ8_K(t)) {
         quantizeQ8_K(x, k, qx);
@@ -431,10 +444,10 @@ const char *quantizedStandard(const std::string &t)
     return dotsWithQ8_1(t) ? "ggml's CPU kernel: the activations quantized to q8_1 as its reference quantizer does, "
                              "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half "
                              "+ 2^-10 |m s| a block (s, d sum(q), stored as float16)"
-           : dotsWithQ8_K(t) ? "ggml's CPU kernel: the activations quantized to q8_K as its reference quantizer does, "
-                               "|error| <= ((k/32 + 8) u32 + 16 u) sum|w q|"
-                             : "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
-                               "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
+        : dotsWithQ8_K(t)  ? "ggml's CPU kernel: the activations quantized to q8_K as its reference quantizer does, "
+                             "|error| <= ((k/32 + 8) u32 + 16 u) sum|w q|"
+                           : "ggml's CPU kernel: the activations quantized to q8_0 as its reference quantizer does, "
+                             "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half";
 }
 
 // Whose kernel computed a product of quantized weights (the kernel CSV's backend): ggml's CPU
@@ -448,10 +461,10 @@ ProductKernel productKernel(const nlohmann::json &param)
     if (!param.is_object() || b == param.end() || !b->is_string())
         return ProductKernel::Other;
     const std::string name = b->get<std::string>();
-    return name == "CPU"                     ? ProductKernel::Cpu
-           : name.rfind("Vulkan", 0) == 0 ? ProductKernel::Vulkan
-           : name.rfind("CUDA", 0) == 0   ? ProductKernel::Cuda
-                                            : ProductKernel::Other;
+    return name == "CPU"               ? ProductKernel::Cpu
+        : name.rfind("Vulkan", 0) == 0 ? ProductKernel::Vulkan
+        : name.rfind("CUDA", 0) == 0   ? ProductKernel::Cuda
+                                       : ProductKernel::Other;
 }
 
 // The ways ggml's kernels compute a product of quantized weights with float32 activations:
@@ -512,27 +525,29 @@ std::string pathWords(ProductPath p, const std::string &t, ProductKernel kernel)
     case ProductPath::Float32:
         return std::string(cuda ? "CUDA's cuBLAS product on weights dequantized to float32"
                                 : "Vulkan's matrix-vector kernel on weights dequantized to float32 (mul_mat_vec)") +
-               ": |error| <= ((k + 4) u32 + 16 u) sum|w x|";
+            ": |error| <= ((k + 4) u32 + 16 u) sum|w x|";
     case ProductPath::Q8_1:
         if (cuda)
             return std::string("CUDA's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                                "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
-                   " + u16 sum|w q| (MMQ's float32 activation scale)" +
-                   (cudaSumBlock(t) ? std::string(" + o (|sum q - sum x| + u16 (|sum x| + |sum q - sum x|)) a block, o = ") +
-                                          (t == "q2_K" ? "4" : "2") +
-                                          " max|w| (offsets meet the raw activations' float16 sum)"
-                                    : "") +
-                   (cudaScalesInHalf(t) ? " + 2 u16 sum((|w| + o)|q|) + 2^-24 sum|n q| (scales multiplied in float16)" : "");
+                " + u16 sum|w q| (MMQ's float32 activation scale)" +
+                (cudaSumBlock(t)
+                     ? std::string(" + o (|sum q - sum x| + u16 (|sum x| + |sum q - sum x|)) a block, o = ") +
+                         (t == "q2_K" ? "4" : "2") + " max|w| (offsets meet the raw activations' float16 sum)"
+                     : "") +
+                (cudaScalesInHalf(t) ? " + 2 u16 sum((|w| + o)|q|) + 2^-24 sum|n q| (scales multiplied in float16)"
+                                     : "");
         return std::string("Vulkan's kernels on activations quantized to q8_1 (MMVQ, MMQ): "
                            "|error| <= ((blocks + 8) u32 + 16 u) sum|w q| + a step of q where x/d is near a half") +
-               (usesBlockSum(t) ? " + 2^-10 |offset s| a block" : "") + (scaleInHalf(t) ? " + u16 sum|w q|" : "");
+            (usesBlockSum(t) ? " + 2^-10 |offset s| a block" : "") + (scaleInHalf(t) ? " + u16 sum|w q|" : "");
     case ProductPath::Float16:
-        return std::string(cuda ? "CUDA's cuBLAS product in float16 (weights dequantized to float16, activations "
-                                  "rounded to float16, float16 sums)"
-                                : "Vulkan's matrix kernel on float16 tiles (weights dequantized to float16, activations "
-                                  "rounded to float16, sums in float16 or float32: mul_mm)") +
-               ": |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 + 16 u) sum|w x| (S_j: the sum of the first j "
-               "products; six standard deviations of float16 sums' rounding)";
+        return std::string(cuda
+                               ? "CUDA's cuBLAS product in float16 (weights dequantized to float16, activations "
+                                 "rounded to float16, float16 sums)"
+                               : "Vulkan's matrix kernel on float16 tiles (weights dequantized to float16, activations "
+                                 "rounded to float16, sums in float16 or float32: mul_mm)") +
+            ": |error| <= 6 u16 sqrt(sum_j S_j^2 / 3) + ((k + 4) u32 + 16 u) sum|w x| (S_j: the sum of the first j "
+            "products; six standard deviations of float16 sums' rounding)";
     }
     return {};
 }
@@ -604,7 +619,7 @@ public:
         // A float16 sum rounds each partial sum S_j by up to u16 |S_j|, independently: six standard
         // deviations of that (the worst case, 2 u16 sum|S_j|, is as wide as the sum itself at k = 256).
         m_r.bound[i] = (half ? 6 * std::ldexp(1.0, -11) * std::sqrt(prefixSquares / 3) : 0.0) +
-                       (double(m_k + 4) * std::ldexp(1.0, -24) + kSlack * m_uOut) * mag;
+            (double(m_k + 4) * std::ldexp(1.0, -24) + kSlack * m_uOut) * mag;
     }
     Reference take(const std::string &standard)
     {
@@ -669,8 +684,8 @@ private:
 // A product of quantized weights along each of its paths (each(dots) visits every element):
 // one path is the reference; several are its paths, each standard naming the others.
 template <typename Each>
-Reference productOnPaths(const std::vector<ProductPath> &paths, ProductKernel kernel, const std::string &type, int64_t k,
-                         double uOut, const std::array<int64_t, 4> &ne, const std::string &suffix, Each each)
+Reference productOnPaths(const std::vector<ProductPath> &paths, ProductKernel kernel, const std::string &type,
+                         int64_t k, double uOut, const std::array<int64_t, 4> &ne, const std::string &suffix, Each each)
 {
     std::vector<Reference> refs;
     for (ProductPath p : paths) {
@@ -679,8 +694,8 @@ Reference productOnPaths(const std::vector<ProductPath> &paths, ProductKernel ke
         std::string standard = pathWords(p, type, kernel);
         if (paths.size() > 1)
             standard = "of the " + std::to_string(paths.size()) + " paths " +
-                       (kernel == ProductKernel::Cuda ? "CUDA's" : "Vulkan's") +
-                       " kernels may take, the one this output fits best: " + standard;
+                (kernel == ProductKernel::Cuda ? "CUDA's" : "Vulkan's") +
+                " kernels may take, the one this output fits best: " + standard;
         refs.push_back(dots.take(standard + suffix));
     }
     Reference r = refs.front();
@@ -766,9 +781,10 @@ std::optional<Reference> mulMatId(const std::vector<RefTensor> &in, const std::a
     if (a.dtype == kQuantizedDtype && b.dtype == int32_t(DType::Float32)) {
         const std::vector<ProductPath> paths = productPaths(kernel, a.blockType, k);
         if (!paths.empty())
-            return productOnPaths(paths, kernel, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
-                each([&](const double *w, const double *x, int64_t row, size_t i) { dots.dot(w, x, row, i); });
-            });
+            return productOnPaths(
+                paths, kernel, a.blockType, k, uOut, ne, ", each expert's product", [&](PathDots &dots) {
+                    each([&](const double *w, const double *x, int64_t row, size_t i) { dots.dot(w, x, row, i); });
+                });
     }
     const double uc = std::max(computeRoundoff(a), computeRoundoff(b));
     Reference r = shaped(ne);
@@ -785,7 +801,8 @@ std::optional<Reference> argsort(const nlohmann::json &p, const std::vector<RefT
 {
     const std::optional<int64_t> order = intParam(p, "order", firstRawWord(p));
     if (in.size() != 1 || !sameNe(in[0].ne, ne) || !order || (*order != 0 && *order != 1)) {
-        skip = in.size() != 1 || !sameNe(in[0].ne, ne) ? "ARGSORT with these shapes" : "ARGSORT whose order is not 0 or 1";
+        skip =
+            in.size() != 1 || !sameNe(in[0].ne, ne) ? "ARGSORT with these shapes" : "ARGSORT whose order is not 0 or 1";
         return std::nullopt;
     }
     Reference r = shaped(ne);
@@ -797,9 +814,8 @@ std::optional<Reference> argsort(const nlohmann::json &p, const std::vector<RefT
         for (int64_t i = 0; i < n; ++i)
             idx[size_t(i)] = i;
         if (std::none_of(x, x + n, [](double v) { return std::isnan(v); })) // NaN orders nothing
-            std::stable_sort(idx.begin(), idx.end(), [&](int64_t l, int64_t m) {
-                return *order == 0 ? x[l] < x[m] : x[l] > x[m];
-            });
+            std::stable_sort(idx.begin(), idx.end(),
+                             [&](int64_t l, int64_t m) { return *order == 0 ? x[l] < x[m] : x[l] > x[m]; });
         const bool nan = std::any_of(x, x + n, [](double v) { return std::isnan(v); }); // no order to hold
         for (int64_t i = 0; i < n; ++i) {
             const size_t o = size_t(row * n + i);
@@ -860,7 +876,8 @@ std::optional<Reference> clamp(const nlohmann::json &p, const std::vector<RefTen
 std::optional<Reference> addId(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, double u,
                                std::string &skip)
 {
-    if (in.size() != 3 || !sameNe(in[0].ne, ne) || in[1].ne[0] != ne[0] || in[2].ne[0] != ne[1] || in[2].ne[1] != ne[2]) {
+    if (in.size() != 3 || !sameNe(in[0].ne, ne) || in[1].ne[0] != ne[0] || in[2].ne[0] != ne[1] ||
+        in[2].ne[1] != ne[2]) {
         skip = "ADD_ID with these shapes";
         return std::nullopt;
     }
@@ -892,8 +909,8 @@ std::optional<Reference> concat(const nlohmann::json &p, const std::vector<RefTe
     const std::optional<int64_t> dimParam = intParam(p, "dim", firstRawWord(p));
     bool shaped4 = in.size() == 2 && dimParam && *dimParam >= 0 && *dimParam < 4;
     for (size_t d = 0; d < 4 && shaped4; ++d)
-        shaped4 = int64_t(d) == *dimParam ? in[0].ne[d] + in[1].ne[d] == ne[d]
-                                          : in[0].ne[d] == ne[d] && in[1].ne[d] == ne[d];
+        shaped4 =
+            int64_t(d) == *dimParam ? in[0].ne[d] + in[1].ne[d] == ne[d] : in[0].ne[d] == ne[d] && in[1].ne[d] == ne[d];
     if (!shaped4) {
         skip = "CONCAT with these shapes or this dimension";
         return std::nullopt;
@@ -913,8 +930,7 @@ std::optional<Reference> concat(const nlohmann::json &p, const std::vector<RefTe
 }
 
 // GET_ROWS: the rows of a that b's indices name.
-std::optional<Reference> getRows(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne,
-                                 std::string &skip)
+std::optional<Reference> getRows(const std::vector<RefTensor> &in, const std::array<int64_t, 4> &ne, std::string &skip)
 {
     if (in.size() != 2 || ne[0] != in[0].ne[0]) {
         skip = "GET_ROWS with these shapes";
@@ -975,7 +991,8 @@ std::optional<Reference> rope(const nlohmann::json &p, const std::vector<RefTens
                     r.bound[row + size_t(i)] = kSlack * u * std::fabs(x.v[row + size_t(i)]);
                 for (int64_t j = 0; j < nDims / 2; ++j) {
                     const double theta = position * fscale * std::pow(base, -2.0 * double(j) / double(nDims));
-                    const size_t a = row + size_t(mode == 0 ? 2 * j : j), b = row + size_t(mode == 0 ? 2 * j + 1 : j + nDims / 2);
+                    const size_t a = row + size_t(mode == 0 ? 2 * j : j),
+                                 b = row + size_t(mode == 0 ? 2 * j + 1 : j + nDims / 2);
                     const double x0 = x.v[a], x1 = x.v[b], c = std::cos(theta) * mscale, s = std::sin(theta) * mscale;
                     r.out.v[a] = x0 * c - x1 * s;
                     r.out.v[b] = x0 * s + x1 * c;
@@ -1018,7 +1035,7 @@ std::optional<Reference> softMax(const nlohmann::json &p, const std::vector<RefT
                 std::vector<double> z(static_cast<size_t>(n));
                 for (int64_t i = 0; i < n; ++i) {
                     z[size_t(i)] = in[0].v[row + size_t(i)] * scale +
-                                   (mask ? mask->at(i, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3]) : 0);
+                        (mask ? mask->at(i, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3]) : 0);
                     mx = std::max(mx, z[size_t(i)]);
                 }
                 const double sink = sinks ? sinks->v[size_t(i2)] : -INFINITY;
@@ -1055,9 +1072,9 @@ std::optional<Reference> flashAttn(const nlohmann::json &p, const std::vector<Re
     const RefTensor &q = in[0], &k = in[1], &v = in[2];
     const RefTensor *mask = in.size() >= 4 ? &in[3] : nullptr;
     const int64_t d = q.ne[0], nq = q.ne[1], heads = q.ne[2], nkv = k.ne[1], dv = v.ne[0];
-    if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] || v.ne[3] != k.ne[3] ||
-        ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] || (mask && (mask->ne[0] < nkv || mask->ne[1] < nq)) ||
-        (sinks && sinks->count() < heads)) {
+    if (k.ne[0] != d || v.ne[1] != nkv || k.ne[2] == 0 || heads % k.ne[2] != 0 || v.ne[2] != k.ne[2] ||
+        v.ne[3] != k.ne[3] || ne[0] != dv || ne[1] != heads || ne[2] != nq || ne[3] != q.ne[3] ||
+        (mask && (mask->ne[0] < nkv || mask->ne[1] < nq)) || (sinks && sinks->count() < heads)) {
         skip = "FLASH_ATTN_EXT with these shapes";
         return std::nullopt;
     }
@@ -1162,7 +1179,7 @@ bool viewSourceBytes(const nlohmann::json &p, const RefTensor &a, std::unordered
     bool ok = srcNb != p.end() && srcNb->is_array() && srcNb->size() == 4;
     for (size_t d = 0; d < 4 && ok; ++d) {
         ok = fitsInteger<int64_t>((*srcNb)[d]) && (*srcNb)[d].get<int64_t>() >= 0 &&
-             (*srcNb)[d].get<int64_t>() < (int64_t(1) << 40);
+            (*srcNb)[d].get<int64_t>() < (int64_t(1) << 40);
         sn[d] = ok ? (*srcNb)[d].get<int64_t>() : 0;
     }
     if (!ok) {
@@ -1296,7 +1313,8 @@ const Reference &fittedPath(const Reference &ref, const RefTensor &out)
                 continue;
             }
             const double e = std::fabs(t - g), b = p.bound[i];
-            worst = std::max(worst, e <= b ? (b > 0 ? e / b : 0.0) : (b > 0 ? e / b : INFINITY)); // a NaN bound keeps nothing
+            worst = std::max(worst,
+                             e <= b ? (b > 0 ? e / b : 0.0) : (b > 0 ? e / b : INFINITY)); // a NaN bound keeps nothing
         }
         if (worst < bestRatio) {
             bestRatio = worst;
@@ -1342,8 +1360,8 @@ static bool storedBound(const std::string &t, const double *row, double *bound, 
         const double d = t == "q8_0" ? amax / 127 : std::fabs(max) / 8;
         std::fill(bound + at, bound + at + kBlock, t == "q8_0" ? d * (0.5 + 127 * f16) : d * (1 + 8 * f16));
     }
-    standard = "|error| <= " + std::string(t == "q8_0" ? "d/2" : "|d|") + " in each block of 32 (stored as the cache's " +
-               t + ")";
+    standard = "|error| <= " + std::string(t == "q8_0" ? "d/2" : "|d|") +
+        " in each block of 32 (stored as the cache's " + t + ")";
     return true;
 }
 
@@ -1448,12 +1466,14 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
     if (op == "SET_ROWS" && param.is_object() && param.contains("kv_rows"))
         return cacheRows(param["kv_rows"], inputs, outNe, skip);
     if (op == "SET_ROWS") { // b's rows written into the output at c's indices; its other rows were there before
-        if (inputs.size() < 2 || inputs.size() > 3 || inputs[0].ne[0] != outNe[0] || inputs[1].count() < inputs[0].ne[1]) {
+        if (inputs.size() < 2 || inputs.size() > 3 || inputs[0].ne[0] != outNe[0] ||
+            inputs[1].count() < inputs[0].ne[1]) {
             skip = "SET_ROWS with these shapes";
             return std::nullopt;
         }
         const RefTensor &b = inputs[0], &c = inputs[1];
-        const nlohmann::json cacheType = param.is_object() ? param.value("kv_type", nlohmann::json()) : nlohmann::json();
+        const nlohmann::json cacheType =
+            param.is_object() ? param.value("kv_type", nlohmann::json()) : nlohmann::json();
         std::string stored;
         Reference r = shaped(outNe);
         if (inputs.size() == 3 && inputs[2].ne == outNe) // the destination as it was: its other rows stay
@@ -1471,17 +1491,20 @@ std::optional<Reference> referenceOf(const std::string &op, const nlohmann::json
                     const size_t o = size_t(((i3 * outNe[2] + i2) * outNe[1] + int64_t(row)) * outNe[0]);
                     for (int64_t i0 = 0; i0 < b.ne[0]; ++i0) {
                         r.out.v[o + size_t(i0)] = b.at(i0, i1, i2, i3);
-                        r.bound[o + size_t(i0)] = u * std::fabs(r.out.v[o + size_t(i0)]); // rounded to the destination's type
+                        r.bound[o + size_t(i0)] =
+                            u * std::fabs(r.out.v[o + size_t(i0)]); // rounded to the destination's type
                         if (!r.unchecked.empty())
                             r.unchecked[o + size_t(i0)] = 0;
                     }
                     // a quantized cache (its ggml type given): each row stored in its blocks
-                    if (cacheType.is_string() && !storedBound(cacheType.get<std::string>(), &r.out.v[o], &r.bound[o],
-                                                             size_t(b.ne[0]), skip, stored))
+                    if (cacheType.is_string() &&
+                        !storedBound(cacheType.get<std::string>(), &r.out.v[o], &r.bound[o], size_t(b.ne[0]), skip,
+                                     stored))
                         return std::nullopt;
                 }
-        r.standard = stored.empty() ? "|error| <= u |row| on the rows written (a copy, rounded to its type), the others unchanged"
-                                    : stored + " on the rows written, the others unchanged";
+        r.standard = stored.empty()
+            ? "|error| <= u |row| on the rows written (a copy, rounded to its type), the others unchanged"
+            : stored + " on the rows written, the others unchanged";
         return r;
     }
     if (op == "CPY" || op == "CONT" || op == "DUP") {

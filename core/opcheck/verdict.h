@@ -30,8 +30,14 @@ constexpr std::optional<Verdict> parseVerdict(std::string_view name)
 }
 
 // Failed or could not be replayed: what a summary lists first.
-constexpr bool isBad(Verdict v) { return v == Verdict::Fail || v == Verdict::Error; }
+constexpr bool isBad(Verdict v)
+{
+    return v == Verdict::Fail || v == Verdict::Error;
+}
 // Judged against a reference (not skipped, not an error): its error means something.
-constexpr bool isJudged(Verdict v) { return v == Verdict::Pass || v == Verdict::Warn || v == Verdict::Fail; }
+constexpr bool isJudged(Verdict v)
+{
+    return v == Verdict::Pass || v == Verdict::Warn || v == Verdict::Fail;
+}
 
 } // namespace llmscope

@@ -143,15 +143,14 @@ void logitsFigures(const CompareResult &res, QuantReport &q)
     q.meanKl /= double(std::max<uint64_t>(1, positions));
     q.top1 /= double(std::max<uint64_t>(1, positions));
     q.logitsNmse /= double(q.rounds.size());
-
 }
 
 // One round's figures by node name: each quantized weight's op (the NMSE it adds, the power
 // of its output) and the residual stream's golden power and error power at each block boundary.
 struct RoundFigures {
     std::map<std::string, double> added, power; // weight -> its op's added NMSE, output power
-    std::map<std::string, double> atLogits;     // weight -> NMSE its op adds to the logits (the output matrix's)
-    std::map<std::string, double> ms, err;      // residual point -> power, error power
+    std::map<std::string, double> atLogits; // weight -> NMSE its op adds to the logits (the output matrix's)
+    std::map<std::string, double> ms, err; // residual point -> power, error power
     int layers = 0;
 };
 
@@ -207,7 +206,12 @@ bool roundParts(const RoundFigures &r, std::map<std::string, std::pair<double, i
         err = b->second;
         return true;
     };
-    struct Half { std::string before, after; int layer; bool attn; double gain = 1; };
+    struct Half {
+        std::string before, after;
+        int layer;
+        bool attn;
+        double gain = 1;
+    };
     std::vector<Half> halves;
     std::string start = "embd";
     for (const auto &[name, ms] : r.ms)
@@ -285,7 +289,8 @@ bool roundParts(const RoundFigures &r, std::map<std::string, std::pair<double, i
 
 // What one weight costs and what keeping it in a wider type would bring; none when it is
 // stored as golden's, or no op of the dumped rounds reads it.
-std::optional<WeightCost> weightCost(const WeightComparison &w, const std::map<std::string, std::pair<double, int>> &part,
+std::optional<WeightCost> weightCost(const WeightComparison &w,
+                                     const std::map<std::string, std::pair<double, int>> &part,
                                      const std::map<int64_t, RoundFigures> &rounds,
                                      std::map<std::string, std::string> &opOf, const QuantReportOptions &o,
                                      std::vector<std::string> &notes)
@@ -341,8 +346,8 @@ std::optional<WeightCost> weightCost(const WeightComparison &w, const std::map<s
     }
     // Kept higher, its error shrinks by the square of the error ratio.
     const double left = std::isfinite(c.keepError) && c.quantError > 0
-                            ? std::min(1.0, (c.keepError * c.keepError) / (c.quantError * c.quantError))
-                            : 0;
+        ? std::min(1.0, (c.keepError * c.keepError) / (c.quantError * c.quantError))
+        : 0;
     const double extra = c.keepBytes > c.myBytes ? double(c.keepBytes - c.myBytes) : 0;
     c.gainPerMiB = extra > 0 ? c.logitsNmse * (1 - left) / (extra / kMiB) : 0;
     return c;
@@ -427,9 +432,13 @@ std::string quantReportJson(const QuantReport &r)
                    {"estimated_nmse", num(r.estimatedNmse)}};
     j["rounds"] = nlohmann::json::array();
     for (const auto &d : r.rounds)
-        j["rounds"].push_back({{"round", d.round}, {"positions", d.positions}, {"kl_divergence", num(d.kl)},
-                               {"top1_agreement", num(d.top1)}, {"nmse", num(d.nmse)}});
-    j["budget"] = {{"test_weight_bytes", r.testBytes}, {"extra_bytes_allowed", r.budgetBytes},
+        j["rounds"].push_back({{"round", d.round},
+                               {"positions", d.positions},
+                               {"kl_divergence", num(d.kl)},
+                               {"top1_agreement", num(d.top1)},
+                               {"nmse", num(d.nmse)}});
+    j["budget"] = {{"test_weight_bytes", r.testBytes},
+                   {"extra_bytes_allowed", r.budgetBytes},
                    {"extra_bytes_chosen", r.chosenBytes}};
     j["weights"] = nlohmann::json::array();
     int rank = 0;
@@ -476,8 +485,8 @@ QuantReport parseQuantReport(const std::string &text)
         r.logitsNmse = num(l, "nmse");
         r.estimatedNmse = num(l, "estimated_nmse");
         for (const auto &d : j.at("rounds"))
-            r.rounds.push_back({d.at("round").get<int64_t>(), d.at("positions").get<uint64_t>(), num(d, "kl_divergence"),
-                                num(d, "top1_agreement"), num(d, "nmse")});
+            r.rounds.push_back({d.at("round").get<int64_t>(), d.at("positions").get<uint64_t>(),
+                                num(d, "kl_divergence"), num(d, "top1_agreement"), num(d, "nmse")});
         const auto &b = j.at("budget");
         r.testBytes = b.at("test_weight_bytes").get<uint64_t>();
         r.budgetBytes = b.at("extra_bytes_allowed").get<uint64_t>();
@@ -534,8 +543,8 @@ std::string quantReportCsv(const QuantReport &r)
         f(c.myType);
         f(c.keepType);
         out += std::to_string(c.myBytes) + "," + std::to_string(c.keepBytes) + "," +
-               std::to_string(int64_t(c.f16Bytes) - int64_t(c.myBytes)) + "," +
-               std::to_string(int64_t(c.f32Bytes) - int64_t(c.myBytes)) + ",";
+            std::to_string(int64_t(c.f16Bytes) - int64_t(c.myBytes)) + "," +
+            std::to_string(int64_t(c.f32Bytes) - int64_t(c.myBytes)) + ",";
         n(c.quantError);
         n(c.keepError);
         f(c.op);
@@ -568,19 +577,18 @@ void writeQuantReport(const QuantReport &r, const std::string &dir)
 std::string quantReportSummary(const QuantReport &r, size_t top)
 {
     std::string s = "logits against golden: KL divergence " + report::sig3(r.meanKl) + " (mean over " +
-                    std::to_string(r.rounds.size()) + " rounds), top-1 agreement " + report::percent(r.top1) +
-                    ", NMSE " + report::sig3(r.logitsNmse) + " (the weights' estimates add up to " +
-                    report::sig3(r.estimatedNmse) + ")\n";
+        std::to_string(r.rounds.size()) + " rounds), top-1 agreement " + report::percent(r.top1) + ", NMSE " +
+        report::sig3(r.logitsNmse) + " (the weights' estimates add up to " + report::sig3(r.estimatedNmse) + ")\n";
     s += "weights to keep higher, best first (share of the logits' error, its cost):\n";
     for (size_t i = 0; i < r.weights.size() && i < top; ++i) {
         const WeightCost &c = r.weights[i];
         s += "  " + std::to_string(i + 1) + ". " + c.name + " (" + c.myType + ", error " +
-             report::percent(c.quantError) + "): " + report::percent(c.share) + " of the logits' error, " +
-             report::sig3(double(c.keepBytes - std::min(c.keepBytes, c.myBytes)) / 1024) + " KiB more as " +
-             c.keepType + (c.chosen ? "  [chosen]" : "") + "\n";
+            report::percent(c.quantError) + "): " + report::percent(c.share) + " of the logits' error, " +
+            report::sig3(double(c.keepBytes - std::min(c.keepBytes, c.myBytes)) / 1024) + " KiB more as " + c.keepType +
+            (c.chosen ? "  [chosen]" : "") + "\n";
     }
-    s += "chosen for a budget of " + report::sig3(double(r.budgetBytes) / 1024) + " KiB: " +
-         report::sig3(double(r.chosenBytes) / 1024) + " KiB more";
+    s += "chosen for a budget of " + report::sig3(double(r.budgetBytes) / 1024) +
+        " KiB: " + report::sig3(double(r.chosenBytes) / 1024) + " KiB more";
     return s + "\n";
 }
 

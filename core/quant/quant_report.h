@@ -23,43 +23,43 @@
 namespace llmscope {
 
 struct WeightCost {
-    std::string name, kind;       // "blk.3.ffn_down.weight", "ffn_down"
+    std::string name, kind; // "blk.3.ffn_down.weight", "ffn_down"
     // Its llama-quantize --tensor-type pattern (a regex searched in every tensor name): the
     // name itself, anchored and escaped where it is part of another weight's name
     // ("output.weight" is in "blk.0.attn_output.weight").
     std::string pattern;
-    int layer = -1;               // -1: not a layer's (token_embd, output)
+    int layer = -1; // -1: not a layer's (token_embd, output)
     std::string goldenType, myType, keepType;
     uint64_t elements = 0, myBytes = 0, f16Bytes = 0, f32Bytes = 0, keepBytes = 0;
-    double quantError = 0;        // relative error of the weight itself
-    double keepError = NAN;       // the same, were it stored as keepType
-    std::string op;               // the op it feeds ("1_29 ffn_out-0 (MUL_MAT)")
-    double addedNmse = 0;         // NMSE its op adds to the activations (mean over rounds)
-    double logitsNmse = 0;        // its estimated part of the logits' NMSE
-    double share = 0;             // of the estimated total
-    double gainPerMiB = 0;        // logits NMSE removed per MiB spent keeping it as keepType
-    bool chosen = false;          // in the budget's choice
+    double quantError = 0; // relative error of the weight itself
+    double keepError = NAN; // the same, were it stored as keepType
+    std::string op; // the op it feeds ("1_29 ffn_out-0 (MUL_MAT)")
+    double addedNmse = 0; // NMSE its op adds to the activations (mean over rounds)
+    double logitsNmse = 0; // its estimated part of the logits' NMSE
+    double share = 0; // of the estimated total
+    double gainPerMiB = 0; // logits NMSE removed per MiB spent keeping it as keepType
+    bool chosen = false; // in the budget's choice
 };
 
 struct RoundDivergence {
     int64_t round = 0;
-    uint64_t positions = 0;       // token positions with logits
-    double kl = 0;                // mean KL(golden || test) of the next-token distributions
-    double top1 = 0;              // share of positions whose most likely token agrees
-    double nmse = 0;              // of the logits
+    uint64_t positions = 0; // token positions with logits
+    double kl = 0; // mean KL(golden || test) of the next-token distributions
+    double top1 = 0; // share of positions whose most likely token agrees
+    double nmse = 0; // of the logits
 };
 
 struct QuantReportOptions {
-    double budget = 0.10;         // extra bytes allowed, a share of the test's weight bytes
-    std::string keepType;         // empty: q8_0, or f16 for weights already q8_0 or above
+    double budget = 0.10; // extra bytes allowed, a share of the test's weight bytes
+    std::string keepType; // empty: q8_0, or f16 for weights already q8_0 or above
 };
 
 struct QuantReport {
-    std::vector<WeightCost> weights;        // ranked: the best to keep first
+    std::vector<WeightCost> weights; // ranked: the best to keep first
     std::vector<RoundDivergence> rounds;
-    double meanKl = 0, top1 = 0;            // over every position of every round
-    double logitsNmse = 0;                  // measured, mean over rounds
-    double estimatedNmse = 0;               // the sum of the weights' estimates
+    double meanKl = 0, top1 = 0; // over every position of every round
+    double logitsNmse = 0; // measured, mean over rounds
+    double estimatedNmse = 0; // the sum of the weights' estimates
     uint64_t testBytes = 0, budgetBytes = 0, chosenBytes = 0; // weight bytes; extra bytes allowed, spent
     std::vector<std::string> notes;
 };

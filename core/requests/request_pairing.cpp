@@ -28,7 +28,8 @@ std::map<std::string, fs::path> filesOf(const std::string &dump)
     std::map<std::string, fs::path> out;
     const fs::path tensors = fs::path(dump) / "tensors";
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(tensors, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(tensors, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
         if (it->is_regular_file()) {
             const std::string rel = fs::relative(it->path(), tensors).string();
             if (const size_t slash = rel.find('/'); slash != std::string::npos) // below its {device}_{pid} folder
@@ -53,8 +54,8 @@ int keepCommonFiles(const std::string &a, const std::string &b)
     return removed;
 }
 
-std::string view(const std::string &dump, const Request &r, int32_t upTo, const std::string &dir, const std::string &side,
-                 std::vector<std::string> &notes)
+std::string view(const std::string &dump, const Request &r, int32_t upTo, const std::string &dir,
+                 const std::string &side, std::vector<std::string> &notes)
 {
     const RequestView v = viewOfRequest(dump, r, dir, upTo);
     std::string note = side + ": " + describeRequest(r);
@@ -62,7 +63,7 @@ std::string view(const std::string &dump, const Request &r, int32_t upTo, const 
         note += "; its positions after " + std::to_string(upTo) + " left out (the other side computed none)";
     if (v.sliced || v.leftOut)
         note += "; " + std::to_string(v.sliced) + " file(s) of shared rounds cut to its rows, " +
-                std::to_string(v.leftOut) + " left out (they hold no row a token)";
+            std::to_string(v.leftOut) + " left out (they hold no row a token)";
     notes.push_back(note);
     return v.dump;
 }
@@ -79,7 +80,8 @@ RequestPairing pairRequests(const std::string &golden, const RequestChoice &gold
     // request, viewed by the same rules so that both leave out the same kinds of file.
     const Request g = requestOf(golden, goldenChoice), m = requestOf(my, myChoice);
     // Positions not recorded (-1: a device computed the rotation from its own copy): no cut.
-    const int32_t upTo = g.lastPosition < 0 || m.lastPosition < 0 ? INT32_MAX : std::min(g.lastPosition, m.lastPosition);
+    const int32_t upTo =
+        g.lastPosition < 0 || m.lastPosition < 0 ? INT32_MAX : std::min(g.lastPosition, m.lastPosition);
     p.golden = view(golden, g, upTo, workDir + "/golden", "golden", p.notes);
     p.my = view(my, m, upTo, workDir + "/my", "my", p.notes);
     if (const auto a = alignByPosition(p.golden, p.my, workDir + "/lined-up")) {

@@ -12,8 +12,8 @@
 namespace llmscope {
 
 struct RequestPairing {
-    std::string golden, my;          // what to compare: the views, or the dumps as given
-    std::vector<std::string> notes;  // what was chosen, cut and lined up, for the summary
+    std::string golden, my; // what to compare: the views, or the dumps as given
+    std::vector<std::string> notes; // what was chosen, cut and lined up, for the summary
 };
 
 // The sides to compare; workDir receives the views. Nothing chosen on either side: the dumps

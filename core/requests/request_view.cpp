@@ -64,9 +64,9 @@ std::string keptItems(const std::string &list, const std::vector<size_t> &rows, 
 // What one round of the view keeps: the request's tokens among the round's, and among the
 // tokens the round computed outputs for (their rows after llama.cpp's out_ids).
 struct RoundRows {
-    size_t count = 0;          // the round's tokens
-    std::vector<size_t> rows;  // the request's, of them
-    size_t outCount = 0;       // the round's output rows; 0: not recorded
+    size_t count = 0; // the round's tokens
+    std::vector<size_t> rows; // the request's, of them
+    size_t outCount = 0; // the round's output rows; 0: not recorded
     std::vector<size_t> outRows; // the request's, of those
     bool whole() const { return rows.size() == count; }
 };
@@ -85,7 +85,8 @@ bool keepRows(Tensor &x, size_t of, const std::vector<size_t> &rows)
     std::vector<uint8_t> kept;
     kept.reserve(rows.size() * rowBytes);
     for (size_t i : rows)
-        kept.insert(kept.end(), x.data.begin() + std::ptrdiff_t(i * rowBytes), x.data.begin() + std::ptrdiff_t((i + 1) * rowBytes));
+        kept.insert(kept.end(), x.data.begin() + std::ptrdiff_t(i * rowBytes),
+                    x.data.begin() + std::ptrdiff_t((i + 1) * rowBytes));
     const bool hadStats = statsFromAttrs(x).has_value();
     x.data = std::move(kept);
     x.dims[0] = int64_t(rows.size());
@@ -101,11 +102,12 @@ bool keepRows(Tensor &x, size_t of, const std::vector<size_t> &rows)
 
 // One round's files into the view's round folder `to`; kindOf says which files are a model
 // weight or the cache (by the name the topology gives the op's input).
-void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r, const std::function<FileKind(const fs::path &)> &kindOf,
-               RequestView &v)
+void viewRound(const fs::path &from, const fs::path &to, const RoundRows &r,
+               const std::function<FileKind(const fs::path &)> &kindOf, RequestView &v)
 {
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
         if (!it->is_regular_file())
             continue;
         const fs::path rel = fs::relative(it->path(), from);
@@ -172,8 +174,8 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
 
     // Model weights: an op's input the topology names as a GGUF tensor ("blk.0.attn_q.weight").
     std::optional<TopoNode> model;
-    for (auto it = fs::directory_iterator(root / "model" / std::to_string(pid), ec); !ec && it != fs::directory_iterator();
-         it.increment(ec))
+    for (auto it = fs::directory_iterator(root / "model" / std::to_string(pid), ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec))
         if (it->path().extension() == ".json" && !model) {
             try {
                 model = readTopologyFile(it->path().string());
@@ -186,7 +188,8 @@ RequestView viewOfRequest(const std::string &dumpRoot, const Request &r, const s
     std::map<std::string, FileKind> kinds;
     for (const TensorRecord &t : index.tensors) {
         const TopoNode *node = model && t.input && t.pid == pid ? model->find(t.opId) : nullptr;
-        const std::string name = node && size_t(t.index) < node->inTensors.size() ? node->inTensors[size_t(t.index)] : "";
+        const std::string name =
+            node && size_t(t.index) < node->inTensors.size() ? node->inTensors[size_t(t.index)] : "";
         auto endsWith = [&name](const std::string &tail) {
             return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
         };

@@ -23,11 +23,11 @@
 namespace llmscope {
 
 struct RequestView {
-    std::string dump;  // the view's msit_dump_* folder
-    int rounds = 0;    // the request's rounds
-    int whole = 0;     // rounds taken whole
-    int sliced = 0;    // files cut to the request's rows
-    int leftOut = 0;   // files of shared rounds that hold no row a token: not compared
+    std::string dump; // the view's msit_dump_* folder
+    int rounds = 0; // the request's rounds
+    int whole = 0; // rounds taken whole
+    int sliced = 0; // files cut to the request's rows
+    int leftOut = 0; // files of shared rounds that hold no row a token: not compared
 };
 
 // The view of request r of dumpRoot, written under outDir (replacing what is there), its

@@ -18,7 +18,8 @@ std::vector<Request> requestsOf(const std::map<int64_t, TokenRecord> &records)
         std::vector<std::pair<int32_t, std::vector<int32_t>>> bySequence;
         for (size_t i = 0; i < r.sequences.size(); ++i) {
             const int32_t seq = r.sequences[i]; // (clang 14 lambdas take no structured binding)
-            auto it = std::find_if(bySequence.begin(), bySequence.end(), [seq](const auto &e) { return e.first == seq; });
+            auto it =
+                std::find_if(bySequence.begin(), bySequence.end(), [seq](const auto &e) { return e.first == seq; });
             if (it == bySequence.end())
                 it = bySequence.insert(bySequence.end(), {r.sequences[i], {}});
             it->second.push_back(r.positions.size() == r.tokens.size() ? r.positions[i] : -1);
@@ -59,12 +60,14 @@ RequestChoice parseRequestChoice(const std::string &option, const std::string &v
     RequestChoice c;
     if (bySequence) {
         if (!v || *v < 0 || *v > 1000000)
-            throw Error(option + ": '" + value + "' is not a sequence id (llama-server's slot; 0 for a program that "
+            throw Error(option + ": '" + value +
+                        "' is not a sequence id (llama-server's slot; 0 for a program that "
                         "decodes one sequence)");
         c.sequence = int32_t(*v);
     } else {
         if (!v || *v < 1 || *v > 1000000)
-            throw Error(option + ": '" + value + "' is not a request number (1 for the first; `llmscope info DUMP` "
+            throw Error(option + ": '" + value +
+                        "' is not a request number (1 for the first; `llmscope info DUMP` "
                         "lists them)");
         c.request = int(*v);
     }
@@ -74,7 +77,8 @@ RequestChoice parseRequestChoice(const std::string &option, const std::string &v
 const Request &chooseRequest(const std::vector<Request> &requests, const RequestChoice &choice, const std::string &dump)
 {
     if (requests.empty())
-        throw Error(dump + ": its rounds record no sequences (dumped by an earlier llmscope, or the program decodes "
+        throw Error(dump +
+                    ": its rounds record no sequences (dumped by an earlier llmscope, or the program decodes "
                     "without libllama's llama_decode); dump it again to choose a request");
     if (choice.request > 0) {
         if (choice.request > int(requests.size()))
@@ -87,7 +91,8 @@ const Request &chooseRequest(const std::vector<Request> &requests, const Request
         if (r.sequence == choice.sequence)
             of.push_back(&r);
     if (of.empty())
-        throw Error(dump + ": no round computed sequence " + std::to_string(choice.sequence) + " (`llmscope info` lists "
+        throw Error(dump + ": no round computed sequence " + std::to_string(choice.sequence) +
+                    " (`llmscope info` lists "
                     "the requests and their sequences)");
     if (of.size() > 1) {
         std::string numbers;
@@ -101,10 +106,13 @@ const Request &chooseRequest(const std::vector<Request> &requests, const Request
 
 std::string describeRequest(const Request &r)
 {
-    auto span = [](int64_t a, int64_t b) { return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b); };
-    std::string s = "request " + std::to_string(r.number) + ": sequence " + std::to_string(r.sequence) + ", positions " +
-                    (r.lastPosition < 0 ? std::string("not recorded") : span(r.firstPosition, r.lastPosition)) + ", " + std::to_string(r.tokens) + " token(s) in " +
-                    std::to_string(r.rounds.size()) + " round(s) " + span(r.rounds.front(), r.rounds.back());
+    auto span = [](int64_t a, int64_t b) {
+        return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+    };
+    std::string s = "request " + std::to_string(r.number) + ": sequence " + std::to_string(r.sequence) +
+        ", positions " + (r.lastPosition < 0 ? std::string("not recorded") : span(r.firstPosition, r.lastPosition)) +
+        ", " + std::to_string(r.tokens) + " token(s) in " + std::to_string(r.rounds.size()) + " round(s) " +
+        span(r.rounds.front(), r.rounds.back());
     if (r.shared)
         s += " (some shared with other sequences)";
     return s;

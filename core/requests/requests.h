@@ -16,12 +16,12 @@
 namespace llmscope {
 
 struct Request {
-    int number = 0;              // 1, 2, ... in the order the requests began
-    int32_t sequence = 0;        // llama.cpp's seq_id: llama-server's slot
+    int number = 0; // 1, 2, ... in the order the requests began
+    int32_t sequence = 0; // llama.cpp's seq_id: llama-server's slot
     std::vector<int64_t> rounds; // the rounds that computed its tokens, ascending
     int32_t firstPosition = 0, lastPosition = 0; // -1: not recorded
-    uint64_t tokens = 0;         // its tokens over those rounds
-    bool shared = false;         // some of its rounds computed other sequences' tokens too
+    uint64_t tokens = 0; // its tokens over those rounds
+    bool shared = false; // some of its rounds computed other sequences' tokens too
 };
 
 // The requests of a dump's rounds (round -> record); rounds whose sequences were not recorded
@@ -33,7 +33,7 @@ bool servesRequests(const std::vector<Request> &requests);
 
 // Which request a side of a comparison means: --golden-request N / --golden-seq S.
 struct RequestChoice {
-    int request = 0;      // N, from 1; 0: by sequence
+    int request = 0; // N, from 1; 0: by sequence
     int32_t sequence = -1; // S: its only request; -1: none chosen
     bool chosen() const { return request > 0 || sequence >= 0; }
 };
@@ -41,7 +41,8 @@ struct RequestChoice {
 RequestChoice parseRequestChoice(const std::string &option, const std::string &value, bool bySequence);
 // The request chosen among requests; throws Error saying what the dump holds when none or
 // several match (a sequence that served several requests: choose one by number).
-const Request &chooseRequest(const std::vector<Request> &requests, const RequestChoice &choice, const std::string &dump);
+const Request &chooseRequest(const std::vector<Request> &requests, const RequestChoice &choice,
+                             const std::string &dump);
 
 // "request 2: sequence 1, positions 0-15, rounds 2-6 (shared with other sequences)".
 std::string describeRequest(const Request &r);

@@ -24,7 +24,8 @@ std::string belowRound(const TensorRecord &t)
     const size_t tensors = t.path.rfind("/tensors/");
     if (tensors == std::string::npos)
         return {};
-    const size_t device = t.path.find('/', tensors + 9), round = device == std::string::npos ? device : t.path.find('/', device + 1);
+    const size_t device = t.path.find('/', tensors + 9),
+                 round = device == std::string::npos ? device : t.path.find('/', device + 1);
     return round == std::string::npos ? std::string() : t.path.substr(round + 1);
 }
 
@@ -51,7 +52,8 @@ bool needsLiningUp(const std::string &reference, const std::string &run)
     return otherPositions(readTokenRecords(reference), readTokenRecords(run));
 }
 
-std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir)
+std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run,
+                                         const std::string &outDir)
 {
     const auto refTokens = readTokenRecords(reference), runTokens = readTokenRecords(run); // read once
     if (!otherPositions(refTokens, runTokens))
@@ -110,7 +112,8 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
             const std::vector<int64_t> &want = ref->second->dims;
             // The run's file and row of a position: a one-token round's file is that row (its
             // token dimension dropped), a several-token round's the row of that position.
-            auto rowOf = [&](int32_t p, const std::vector<int64_t> &rowShape) -> std::pair<const TensorRecord *, int64_t> {
+            auto rowOf = [&](int32_t p,
+                             const std::vector<int64_t> &rowShape) -> std::pair<const TensorRecord *, int64_t> {
                 const auto w = where.find(p);
                 const auto f = w == where.end() ? byRound.end() : byRound.find(w->second.first);
                 if (f == byRound.end() || !f->second->engineType.empty())
@@ -122,7 +125,8 @@ std::optional<Alignment> alignByPosition(const std::string &reference, const std
                 if (d == rowShape)
                     return held.size() == 1 || p == held.back() ? std::make_pair(f->second, int64_t(-1))
                                                                 : std::make_pair(nullptr, int64_t(0));
-                if (d.size() == rowShape.size() + 1 && std::equal(d.begin() + 1, d.end(), rowShape.begin(), rowShape.end()) &&
+                if (d.size() == rowShape.size() + 1 &&
+                    std::equal(d.begin() + 1, d.end(), rowShape.begin(), rowShape.end()) &&
                     int64_t(w->second.second) < d[0])
                     return {f->second, int64_t(w->second.second)};
                 return {nullptr, 0};

@@ -18,16 +18,17 @@
 namespace llmscope {
 
 struct Alignment {
-    std::string dump;  // the rewritten run's msit_dump_* folder
-    int aligned = 0;   // files gathered row by row from several rounds
-    int copied = 0;    // files the same in every round, taken once
-    int leftOut = 0;   // files neither: not compared
+    std::string dump; // the rewritten run's msit_dump_* folder
+    int aligned = 0; // files gathered row by row from several rounds
+    int copied = 0; // files the same in every round, taken once
+    int leftOut = 0; // files neither: not compared
 };
 
 // The run rewritten under outDir in the reference's rounds; nullopt when there is nothing to
 // line up (both record the same positions in each round, or either recorded none). Throws
 // Error when a file cannot be read or written.
-std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run, const std::string &outDir);
+std::optional<Alignment> alignByPosition(const std::string &reference, const std::string &run,
+                                         const std::string &outDir);
 
 // Whether alignByPosition would line the run up: both recorded positions, and some round held
 // others. Statistics of a whole round cannot be lined up row by row: such runs dump tensors.

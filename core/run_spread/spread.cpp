@@ -36,10 +36,10 @@ bool bitIdentical(const CompareResult &r, const OpResult &op)
             return false;
         const Metrics &m = row.metrics;
         const bool digests = row.golden.stats && row.my.stats && row.golden.stats->digest && row.my.stats->digest;
-        const bool same = row.computed ? m.maxAbsErr == 0 && m.nanGolden == m.nanMy && m.infGolden == m.infMy &&
-                                             m.nonFiniteMismatch == m.nanGolden
-                          : digests    ? row.golden.stats->digest == row.my.stats->digest // the bytes' digests
-                                       : row.statsRelDiff == 0;
+        const bool same = row.computed
+            ? m.maxAbsErr == 0 && m.nanGolden == m.nanMy && m.infGolden == m.infMy && m.nonFiniteMismatch == m.nanGolden
+            : digests ? row.golden.stats->digest == row.my.stats->digest // the bytes' digests
+                      : row.statsRelDiff == 0;
         if (!same)
             return false;
     }
@@ -79,7 +79,7 @@ namespace {
 struct SpreadAcc {
     SpreadOp op;
     std::vector<double> distance; // summed over the pairs each run is in
-    std::vector<int> parting;     // the pairs beyond their standard each run is in
+    std::vector<int> parting; // the pairs beyond their standard each run is in
 };
 
 // Each run's configuration against run 0's.
@@ -222,9 +222,10 @@ SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compa
                 const bool parts = sameConfig ? !identical : !op.passed;
                 if (parts && !a.op.departs)
                     // the runs counted from 1 in words, as they ran
-                    a.op.why = sameConfig ? Reason(Said::SpreadNotIdentical, {std::to_string(i + 1), std::to_string(j + 1)})
-                                          : Reason(Said::SpreadBeyondBudget,
-                                                   {std::to_string(i + 1), std::to_string(j + 1), joined(op.verdict)});
+                    a.op.why = sameConfig
+                        ? Reason(Said::SpreadNotIdentical, {std::to_string(i + 1), std::to_string(j + 1)})
+                        : Reason(Said::SpreadBeyondBudget,
+                                 {std::to_string(i + 1), std::to_string(j + 1), joined(op.verdict)});
                 a.op.departs = a.op.departs || parts;
                 a.parting[i] += parts;
                 a.parting[j] += parts;
@@ -283,8 +284,8 @@ void mergeExact(SpreadResult &base, const SpreadResult &exact)
     summarise(base);
     // The dumps that show the first departure element by element: this pass's, where it measured
     // it (never lined up: runs that need that dump their tensors in one pass).
-    const bool here = base.departs() && measured.count({base.ops[size_t(base.firstDeparture)].round,
-                                                        base.ops[size_t(base.firstDeparture)].opId});
+    const bool here = base.departs() &&
+        measured.count({base.ops[size_t(base.firstDeparture)].round, base.ops[size_t(base.firstDeparture)].opId});
     if (here || base.exactRuns.empty())
         base.exactRuns = exact.runs;
 }
@@ -331,15 +332,19 @@ std::string spreadJson(const SpreadResult &r)
     for (size_t k = 0; k < r.runs.size(); ++k) {
         json run{{"index", k}, {"command", r.runs[k].command}, {"config", r.runs[k].config}, {"dump", r.runs[k].dump}};
         if (const auto &o = r.runs[k].observer)
-            run["observer"] = {{"changed", o->changed()}, {"only_rounding", o->onlyRounding()},
-                               {"rounds_compared", o->roundsCompared}, {"text", observerCheckText(*o)}};
+            run["observer"] = {{"changed", o->changed()},
+                               {"only_rounding", o->onlyRounding()},
+                               {"rounds_compared", o->roundsCompared},
+                               {"text", observerCheckText(*o)}};
         runs.push_back(std::move(run));
     }
     j["runs"] = runs;
     json configs = json::array(); // each run's configuration against run 0's
     for (size_t k = 1; k < r.configurations.size(); ++k)
         if (const auto &d = r.configurations[k])
-            configs.push_back({{"run", k}, {"against_run", 0}, {"summary", configDiffSummary(*d)},
+            configs.push_back({{"run", k},
+                               {"against_run", 0},
+                               {"summary", configDiffSummary(*d)},
                                {"diff", json::parse(configDiffJson(*d))}});
     j["configurations"] = configs;
     j["observer_changed_run"] = r.observerChanged();
@@ -350,10 +355,18 @@ std::string spreadJson(const SpreadResult &r)
     j["compared_pairs"] = r.comparedPairs;
     j["standard"] = "bit-identical within a configuration; ggml's budgets between configurations";
     auto opJson = [&](const SpreadOp &o) {
-        return json{{"round", o.round},         {"op_id", o.opId},          {"op_name", o.name},
-                    {"op_type", o.type},        {"spread", number(o.spread)}, {"departs", o.departs},
-                    {"farthest_run", o.farthest}, {"differing_runs", o.differing}, {"why", o.why.english()},
-                    {"from_tensors", o.fromTensors}, {"fused_chain", o.fusedChain}, {"fused_runs", o.fusedRuns},
+        return json{{"round", o.round},
+                    {"op_id", o.opId},
+                    {"op_name", o.name},
+                    {"op_type", o.type},
+                    {"spread", number(o.spread)},
+                    {"departs", o.departs},
+                    {"farthest_run", o.farthest},
+                    {"differing_runs", o.differing},
+                    {"why", o.why.english()},
+                    {"from_tensors", o.fromTensors},
+                    {"fused_chain", o.fusedChain},
+                    {"fused_runs", o.fusedRuns},
                     {"from_first_run", [&] {
                          json a = json::array();
                          for (double d : o.fromFirst)
@@ -367,19 +380,23 @@ std::string spreadJson(const SpreadResult &r)
     j["ops"] = ops;
     if (r.departs()) {
         const SpreadOp &o = r.ops[size_t(r.firstDeparture)];
-        j["first_departure"] = {{"round", o.round}, {"op_id", o.opId}, {"label", o.label()},
+        j["first_departure"] = {{"round", o.round},      {"op_id", o.opId},        {"label", o.label()},
                                 {"run", r.departingRun}, {"why", o.why.english()}, {"fused_chain", o.fusedChain}};
     } else {
         j["first_departure"] = nullptr;
     }
     json nd = json::array();
     for (size_t k : r.nondeterministic)
-        nd.push_back({{"round", r.ops[k].round}, {"op_id", r.ops[k].opId}, {"label", r.ops[k].label()},
+        nd.push_back({{"round", r.ops[k].round},
+                      {"op_id", r.ops[k].opId},
+                      {"label", r.ops[k].label()},
                       {"differing_runs", r.ops[k].differing}});
     j["nondeterministic"] = nd;
     json aligned = json::array();
     for (const auto &a : r.aligned)
-        aligned.push_back({{"runs", {a.first, a.second}}, {"files_aligned", a.aligned}, {"files_copied", a.copied},
+        aligned.push_back({{"runs", {a.first, a.second}},
+                           {"files_aligned", a.aligned},
+                           {"files_copied", a.copied},
                            {"files_left_out", a.leftOut}});
     j["aligned_by_position"] = aligned;
     json unpaired = json::array();

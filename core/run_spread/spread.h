@@ -23,8 +23,8 @@ namespace llmscope {
 
 struct SpreadRun {
     std::string command; // the program's command line
-    std::string dump;    // its dump folder
-    int config = 0;      // runs of one configuration share it (the same command)
+    std::string dump; // its dump folder
+    int config = 0; // runs of one configuration share it (the same command)
     // Its observer check: the first pass's dump held against the same command run with the probe
     // loaded but reading nothing (compare/observer_check.h); unset where none ran.
     std::optional<ObserverCheck> observer = std::nullopt;
@@ -33,14 +33,14 @@ struct SpreadRun {
 struct SpreadOp {
     int64_t round = 0;
     std::string opId, name, type;
-    double spread = 0;      // the largest relative euclidean distance of its outputs between two runs
-    bool departs = false;   // some pair beyond its standard here
-    int farthest = -1;      // the run farthest from the others here (the largest summed distance)
-    int differing = 0;      // runs whose output is not bit-identical to their configuration's first run
+    double spread = 0; // the largest relative euclidean distance of its outputs between two runs
+    bool departs = false; // some pair beyond its standard here
+    int farthest = -1; // the run farthest from the others here (the largest summed distance)
+    int differing = 0; // runs whose output is not bit-identical to their configuration's first run
     // Each run's distance from run 0 here (0: bit-identical; NaN: not compared, or from statistics
     // that tell the bytes differ but resolve no distance).
     std::vector<double> fromFirst;
-    Reason why;             // the first pair beyond its standard
+    Reason why; // the first pair beyond its standard
     bool fromTensors = false; // every pair compared from tensors (first pass, or mergeExact's)
     // The chain it ends where some run computed it fused ("RMS_NORM+MUL"), and which runs did:
     // of runs equally far from the others, one that computed it fused is the farthest (the
@@ -52,9 +52,9 @@ struct SpreadOp {
 
 struct SpreadResult {
     std::vector<SpreadRun> runs;
-    std::vector<SpreadOp> ops;     // by round, then graph order (ids as numbers)
-    int firstDeparture = -1;       // index into ops; -1 when no pair parts beyond its standard
-    int departingRun = -1;         // at the first departure, the run farthest from the others
+    std::vector<SpreadOp> ops; // by round, then graph order (ids as numbers)
+    int firstDeparture = -1; // index into ops; -1 when no pair parts beyond its standard
+    int departingRun = -1; // at the first departure, the run farthest from the others
     std::vector<size_t> nondeterministic; // ops where runs of one configuration differ, in order
     int comparedPairs = 0;
     // Pairs whose rounds held other positions (a prompt at once against one token a round),
@@ -62,7 +62,7 @@ struct SpreadResult {
     struct Aligned {
         int first = 0, second = 0;
         int aligned = 0, copied = 0, leftOut = 0; // files gathered row by row, taken once, not compared
-        std::string dump;                         // the second, lined up
+        std::string dump; // the second, lined up
     };
     std::vector<Aligned> aligned;
     std::vector<std::string> requestNotes; // with a request chosen: what runs 1 and 2 held of it (request_pairing.h)
@@ -95,8 +95,8 @@ struct SpreadResult {
 // every two runs compare that request of each (requests/request_pairing.h). Throws Error with
 // fewer than two runs, or a run without that request.
 using PairCompare = std::function<CompareResult(const std::string &golden, const std::string &test)>;
-SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {}, const std::string &workDir = {},
-                           const RequestChoice &request = {});
+SpreadResult computeSpread(std::vector<SpreadRun> runs, const PairCompare &compare = {},
+                           const std::string &workDir = {}, const RequestChoice &request = {});
 
 // The first departure, the departing run and the nondeterministic ops, from ops (in order).
 void summarise(SpreadResult &r);

@@ -9,7 +9,7 @@
 namespace llmscope {
 
 struct DynamicConfig {
-    Selection selection;              // the base selection with the file's keys applied
+    Selection selection; // the base selection with the file's keys applied
     std::vector<std::string> warnings; // unknown keys, kept out of the result
 };
 

@@ -22,7 +22,7 @@ public:
     const std::vector<int64_t> &parts() const { return m_parts; }
     bool empty() const { return m_parts.empty(); }
     int64_t layer() const { return m_parts.empty() ? -1 : m_parts.front(); } // the top-level op
-    int64_t last() const { return m_parts.empty() ? -1 : m_parts.back(); }    // its place in its parent
+    int64_t last() const { return m_parts.empty() ? -1 : m_parts.back(); } // its place in its parent
     std::string text() const;
     // Numeric part by part: "2" < "10", "3" < "3_1".
     friend bool operator<(const OpId &a, const OpId &b) { return a.m_parts < b.m_parts; }

@@ -106,7 +106,8 @@ std::vector<int> parseSequences(std::string_view text)
             continue;
         auto v = parseInt(trim(raw));
         if (!v || *v < 0 || *v > 1000000)
-            throw Error("-seq: '" + trim(raw) + "' is not a sequence id (llama.cpp's seq_id: llama-server's slot, "
+            throw Error("-seq: '" + trim(raw) +
+                        "' is not a sequence id (llama.cpp's seq_id: llama-server's slot, "
                         "0 for a program that decodes one sequence)");
         out.push_back(static_cast<int>(*v));
     }

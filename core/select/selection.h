@@ -15,21 +15,23 @@ enum class DumpTime { Before = 0, After = 1, Both = 2, InputsBeforeOutputsAfter 
 enum class TensorPart { Inputs = 0, Outputs = 1, Both = 2 };
 
 struct Selection {
-    bool enabled = true;          // the dynamic config's dump_enable
+    bool enabled = true; // the dynamic config's dump_enable
     OpIds ids;
     std::vector<std::string> opNames; // lower-cased op-type prefixes
     bool child = true;
     Rounds rounds;
     DumpTime time = DumpTime::InputsBeforeOutputsAfter;
     TensorPart part = TensorPart::Both;
-    std::vector<int> devices;     // empty: every device
-    std::vector<int> sequences;   // -seq: the rounds that computed any of them; empty: every round
+    std::vector<int> devices; // empty: every device
+    std::vector<int> sequences; // -seq: the rounds that computed any of them; empty: every round
 
     // An op is selected by id OR by op-type prefix; with neither given, every op is.
     bool selectsOp(std::string_view opId, std::string_view opType) const;
     // The op at the end of path (outermost first, each with its full id): selected itself,
     // or, with child on and op names given, through an ancestor's op type (msit's rule).
-    struct OpRef { std::string_view id, type; };
+    struct OpRef {
+        std::string_view id, type;
+    };
     bool selectsOpPath(std::span<const OpRef> path) const;
     bool selectsRound(int64_t round) const { return enabled && rounds.contains(round); }
     bool selectsDevice(int device) const;

@@ -20,7 +20,11 @@ constexpr size_t kMaxHeader = 1 << 20;
 
 struct Fd {
     int fd;
-    ~Fd() { if (fd >= 0) ::close(fd); }
+    ~Fd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
 };
 
 size_t preadFull(int fd, uint8_t *buf, size_t len, uint64_t off)
@@ -68,7 +72,8 @@ BinFileInfo readBinFile(const std::string &path, bool headerOnly)
     return readBinFileAt(f.fd, path, headerOnly, 4096, head);
 }
 
-BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size_t firstRead, std::vector<uint8_t> &head)
+BinFileInfo readBinFileAt(int fd, const std::string &path, bool headerOnly, size_t firstRead,
+                          std::vector<uint8_t> &head)
 {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))

@@ -8,11 +8,13 @@
 
 namespace llmscope {
 
-struct BinObject { uint64_t offset = 0, length = 0; }; // relative to the data start
+struct BinObject {
+    uint64_t offset = 0, length = 0;
+}; // relative to the data start
 
 struct BinFileInfo {
-    Tensor tensor;            // data empty when read header-only
-    uint64_t dataStart = 0;   // file offset of the first payload byte
+    Tensor tensor; // data empty when read header-only
+    uint64_t dataStart = 0; // file offset of the first payload byte
     uint64_t objectLength = 0;
     std::vector<BinObject> objects;
     uint64_t fileSize = 0;

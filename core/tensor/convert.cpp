@@ -11,7 +11,8 @@
 namespace llmscope {
 namespace {
 
-template <typename T> T load(const uint8_t *p)
+template <typename T>
+T load(const uint8_t *p)
 {
     T v;
     std::memcpy(&v, p, sizeof v);
@@ -127,9 +128,7 @@ bool isNumeric(int32_t dtype)
 void decodeToFloat(int32_t dtype, const uint8_t *d, uint64_t first, uint64_t count, float *out)
 {
     switch (static_cast<DType>(dtype)) {
-    case DType::Float32:
-        std::memcpy(out, d + 4 * first, 4 * count);
-        return;
+    case DType::Float32: std::memcpy(out, d + 4 * first, 4 * count); return;
     case DType::Float16:
         for (uint64_t i = 0; i < count; ++i)
             out[i] = halfToFloat(load<uint16_t>(d + 2 * (first + i)));
@@ -173,7 +172,10 @@ void decodeElements(int32_t dtype, const uint8_t *d, uint64_t first, uint64_t co
     case DType::Int64: each([&](uint64_t i) { return double(load<int64_t>(d + 8 * i)); }); break;
     case DType::UInt64: each([&](uint64_t i) { return double(load<uint64_t>(d + 8 * i)); }); break;
     case DType::Int4:
-        each([&](uint64_t i) { const int v = int(nibble(d, i)); return double(v >= 8 ? v - 16 : v); });
+        each([&](uint64_t i) {
+            const int v = int(nibble(d, i));
+            return double(v >= 8 ? v - 16 : v);
+        });
         break;
     case DType::UInt1: each([&](uint64_t i) { return double((d[i / 8] >> (i % 8)) & 1u); }); break;
     case DType::Float8E5M2: each([&](uint64_t i) { return decodeMini(d[i], 5, 2, Special::Ieee); }); break;
@@ -189,8 +191,7 @@ void decodeElements(int32_t dtype, const uint8_t *d, uint64_t first, uint64_t co
     case DType::Float6E2M3: each([&](uint64_t i) { return decodeMini(d[i] & 0x3Fu, 2, 3, Special::None); }); break;
     case DType::Float4E2M1: each([&](uint64_t i) { return decodeMini(nibble(d, i), 2, 1, Special::None); }); break;
     case DType::Float4E1M2: each([&](uint64_t i) { return decodeMini(nibble(d, i), 1, 2, Special::None); }); break;
-    default:
-        throw Error("dtype " + dtypeName(dtype) + " has no numeric conversion");
+    default: throw Error("dtype " + dtypeName(dtype) + " has no numeric conversion");
     }
 }
 

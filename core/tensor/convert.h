@@ -8,9 +8,9 @@
 namespace llmscope {
 
 float halfToFloat(uint16_t h);
-uint16_t floatToHalf(float f);           // round to nearest even
+uint16_t floatToHalf(float f); // round to nearest even
 float bf16ToFloat(uint16_t b);
-uint16_t floatToBf16(float f);           // round to nearest even
+uint16_t floatToBf16(float f); // round to nearest even
 
 // True when decodeElements handles this dtype (the DTypeInfo 'numeric' flag).
 bool isNumeric(int32_t dtype);

@@ -11,13 +11,16 @@
 namespace llmscope {
 namespace {
 
-struct NpyType { const char *descr; DType dtype; };
+struct NpyType {
+    const char *descr;
+    DType dtype;
+};
 
 constexpr NpyType kNpyTypes[] = {
-    {"f4", DType::Float32}, {"f2", DType::Float16}, {"f8", DType::Double},
-    {"i1", DType::Int8},    {"i2", DType::Int16},   {"i4", DType::Int32}, {"i8", DType::Int64},
-    {"u1", DType::UInt8},   {"u2", DType::UInt16},  {"u4", DType::UInt32}, {"u8", DType::UInt64},
-    {"b1", DType::Bool},    {"c8", DType::Complex64}, {"c16", DType::Complex128}, {"S1", DType::String},
+    {"f4", DType::Float32},   {"f2", DType::Float16},     {"f8", DType::Double}, {"i1", DType::Int8},
+    {"i2", DType::Int16},     {"i4", DType::Int32},       {"i8", DType::Int64},  {"u1", DType::UInt8},
+    {"u2", DType::UInt16},    {"u4", DType::UInt32},      {"u8", DType::UInt64}, {"b1", DType::Bool},
+    {"c8", DType::Complex64}, {"c16", DType::Complex128}, {"S1", DType::String},
 };
 
 // Value of 'key' in the header dict: the text up to the matching ',' or '}' at depth 0.
@@ -187,7 +190,7 @@ void writeNpy(const std::string &path, const Tensor &src)
     // Python tuple syntax: "()", "(3,)", "(2, 3)".
     std::string shape = "(" + joinDims(t->dims, ',') + (t->dims.size() == 1 ? ",)" : ")");
     std::string dict = std::string("{'descr': '") + (oneByte ? "|" : "<") + descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+        "', 'fortran_order': False, 'shape': " + shape + ", }";
     const bool v2 = dict.size() + 12 > 65535;
     const size_t pre = v2 ? 12 : 10;
     const size_t total = (pre + dict.size() + 1 + 63) / 64 * 64;
@@ -204,8 +207,9 @@ void writeNpy(const std::string &path, const Tensor &src)
         preamble += static_cast<char>((hl >> 24) & 0xFF);
     }
     preamble += dict;
-    writeFileAtomic(path, {std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(preamble.data()), preamble.size()),
-                           std::span<const uint8_t>(t->data.data(), t->data.size())});
+    writeFileAtomic(path,
+                    {std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(preamble.data()), preamble.size()),
+                     std::span<const uint8_t>(t->data.data(), t->data.size())});
 }
 
 } // namespace llmscope

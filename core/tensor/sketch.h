@@ -36,7 +36,7 @@ constexpr int kSketchBuckets = 64;
 inline constexpr double kSketchNmseSpread = 0.1767766952966369; // sqrt(2 / 64)
 // Where a verdict weighs estimates against each other: an estimated error taken at its low
 // end (1 - 3 spreads of the NMSE, as a relative error) or its high end (1 + 3 spreads).
-inline constexpr double kSketchLow = 0.6853246778790979;  // sqrt(1 - 3 * kSketchNmseSpread)
+inline constexpr double kSketchLow = 0.6853246778790979; // sqrt(1 - 3 * kSketchNmseSpread)
 inline constexpr double kSketchHigh = 1.2370651098021925; // sqrt(1 + 3 * kSketchNmseSpread)
 constexpr const char *kSketchAttr = "llmscope_sketch";
 // what a sketch's text begins with: this definition's (blocks of 64, each rotated)

@@ -36,7 +36,7 @@ std::optional<TensorStats> statsFromAttrs(const Tensor &t);
 
 inline constexpr const char *kDigestAttr = "llmscope_digest";
 inline constexpr const char *kDigestPrefix = "d2."; // the definition: an earlier one had none
-std::string encodeDigest(uint64_t d);                      // "d2." and 16 hex digits; "" for 0
-uint64_t decodeDigest(const std::string &text);            // 0 for text that is no digest
+std::string encodeDigest(uint64_t d); // "d2." and 16 hex digits; "" for 0
+uint64_t decodeDigest(const std::string &text); // 0 for text that is no digest
 
 } // namespace llmscope

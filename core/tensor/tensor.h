@@ -12,15 +12,15 @@ namespace llmscope {
 // Attributes an engine type without an ACL code is recorded under: the payload is then raw
 // bytes (dtype uint8, dims = byte count) and these keep the engine's own view of it.
 inline constexpr const char *kEngineDTypeAttr = "engine_dtype"; // e.g. "q8_0"
-inline constexpr const char *kEngineDimsAttr = "engine_dims";   // logical dims, "4096,32000"
+inline constexpr const char *kEngineDimsAttr = "engine_dims"; // logical dims, "4096,32000"
 
 struct Tensor {
-    int32_t dtype = 0;      // aclDataType code (see dtype.h); unknown codes are kept
-    int32_t format = 2;     // aclFormat code; 2 = ND
+    int32_t dtype = 0; // aclDataType code (see dtype.h); unknown codes are kept
+    int32_t format = 2; // aclFormat code; 2 = ND
     std::vector<int64_t> dims;
     // User attributes other than format/dtype/dims, in file order (max=, data=, ...).
     std::vector<std::pair<std::string, std::string>> attrs;
-    bool hasData = false;   // false for statistics-only and description-only files
+    bool hasData = false; // false for statistics-only and description-only files
     std::vector<uint8_t> data;
 
     uint64_t elementCount() const;

@@ -11,39 +11,108 @@
 namespace llmscope {
 
 enum class Said {
-    Text,   // as it came
+    Text, // as it came
     Joined, // its values one after another, "; " between them (a reason inside a finding)
     // compare: one tensor pair
-    NanGolden, InfGolden, NanMy, InfMy, WithinTolerance, ShapesDiffer, ShapeMismatch,
-    StatsOverDifferentElements, StatsNan, StatsDiffer, ExpertStats, OneSideOnly,
-    OnlyInGoldenMetadata, OnlyInMyMetadata,
+    NanGolden,
+    InfGolden,
+    NanMy,
+    InfMy,
+    WithinTolerance,
+    ShapesDiffer,
+    ShapeMismatch,
+    StatsOverDifferentElements,
+    StatsNan,
+    StatsDiffer,
+    ExpertStats,
+    OneSideOnly,
+    OnlyInGoldenMetadata,
+    OnlyInMyMetadata,
     // a tensor no op computes, as a user knows it (compare's leafLabel)
-    LabelWeight, LabelGraphInput, LabelWeightInput, LabelParameter, LabelFromPyTorch,
+    LabelWeight,
+    LabelGraphInput,
+    LabelWeightInput,
+    LabelParameter,
+    LabelFromPyTorch,
     // compare: an op under the engine's standard, a weight and its quantization
-    NotCompared, OutputNotCompared, AddsError, MovesDataAddsError, LeafDiffers, WeightDiffers,
-    WeightDiffersBy, ErrorAtLeast, ErrorAbout,
+    NotCompared,
+    OutputNotCompared,
+    AddsError,
+    MovesDataAddsError,
+    LeafDiffers,
+    WeightDiffers,
+    WeightDiffersBy,
+    ErrorAtLeast,
+    ErrorAbout,
     // compare: where the first divergent op's error comes from (divergence_cause.h)
-    CauseWeight, CauseInput, CauseItself,
-    QuantExplained, QuantExplainedTypes, QuantNoExpected, QuantBeyond,
+    CauseWeight,
+    CauseInput,
+    CauseItself,
+    QuantExplained,
+    QuantExplainedTypes,
+    QuantNoExpected,
+    QuantBeyond,
     // compare: how the pairs were made
-    SameTopology, ByLayerNameOp, MappingSameTopology, MappingByLayerNameOp, AcrossFrameworks,
+    SameTopology,
+    ByLayerNameOp,
+    MappingSameTopology,
+    MappingByLayerNameOp,
+    AcrossFrameworks,
     FileAgainstFile,
     // opcheck: a replayed output (ggml's bound, msit's rule, msProbe's standards)
-    Systematic, BeyondF16, WithinF16, CpuAsFar, CpuRatio, MsitShare, BeyondBound,
-    NonFiniteMismatch, UlpNoCpu, UlpWithCpu, UlpTwiceCpu, ElementsDiffer, BeyondAbsolute,
-    BeyondAbsoluteNonFinite, BenchSmallErrors, BenchRmse, BenchLargestRel, BenchMeanRel,
+    Systematic,
+    BeyondF16,
+    WithinF16,
+    CpuAsFar,
+    CpuRatio,
+    MsitShare,
+    BeyondBound,
+    NonFiniteMismatch,
+    UlpNoCpu,
+    UlpWithCpu,
+    UlpTwiceCpu,
+    ElementsDiffer,
+    BeyondAbsolute,
+    BeyondAbsoluteNonFinite,
+    BenchSmallErrors,
+    BenchRmse,
+    BenchLargestRel,
+    BenchMeanRel,
     BenchBalance,
     // spread: the first pair of runs that part
-    SpreadNotIdentical, SpreadBeyondBudget,
+    SpreadNotIdentical,
+    SpreadBeyondBudget,
     // compare: the standard a pair is held to, and why (compare/pair_standard.h)
-    AddsErrorSameRun, StandardExact, StandardRounding, StandardEngine, StandardEngineUnknown, StandardAsked,
-    StandardMsit, StandardEngineTypes, StandardEngineMachines, StandardEngineGraphs, StandardEngineFramework,
-    SideGolden, SideTest,
+    AddsErrorSameRun,
+    StandardExact,
+    StandardRounding,
+    StandardEngine,
+    StandardEngineUnknown,
+    StandardAsked,
+    StandardMsit,
+    StandardEngineTypes,
+    StandardEngineMachines,
+    StandardEngineGraphs,
+    StandardEngineFramework,
+    SideGolden,
+    SideTest,
     // what a user gave cannot be read (a ReasonError's)
-    NeitherDumpNorFile, FileAgainstFolder, HoldsNoTensors, NotAFolder, CannotOpen, NotARegularFile,
+    NeitherDumpNorFile,
+    FileAgainstFolder,
+    HoldsNoTensors,
+    NotAFolder,
+    CannotOpen,
+    NotARegularFile,
     // the observer check (compare/observer_check.h)
-    ObserverChanged, ObserverChangedBy, ObserverChangedRounding, ObserverChoices, ObserverChoicesAfter,
-    ObserverComparedNothing, ObserverNothing, ObserverNothingBatched, ObserverChoicesBatched,
+    ObserverChanged,
+    ObserverChangedBy,
+    ObserverChangedRounding,
+    ObserverChoices,
+    ObserverChoicesAfter,
+    ObserverComparedNothing,
+    ObserverNothing,
+    ObserverNothingBatched,
+    ObserverChoicesBatched,
     // new kinds before this line, and kLastSaid moved
 };
 constexpr Said kLastSaid = Said::ObserverChoicesBatched; // the translation test walks every kind
@@ -52,7 +121,7 @@ constexpr Said kLastSaid = Said::ObserverChoicesBatched; // the translation test
 // plain one is text (Said::Text: a name, a number), or a phrase worded in turn ("the weight %1").
 struct Finding {
     Said kind = Said::Text;
-    std::string text;            // Said::Text's
+    std::string text; // Said::Text's
     std::vector<Finding> values; // %1, %2, ... in the pattern
     Finding() = default;
     Finding(std::string t) : text(std::move(t)) {}
@@ -66,7 +135,11 @@ class Reason {
 public:
     Reason() = default;
     Reason(Said kind, std::vector<Finding> values = {}) { add(Finding(kind, std::move(values))); }
-    Reason(Finding f) { if (f.kind != Said::Text || !f.text.empty()) add(std::move(f)); }
+    Reason(Finding f)
+    {
+        if (f.kind != Said::Text || !f.text.empty())
+            add(std::move(f));
+    }
     Reason(std::string text) : Reason(Finding(std::move(text))) {} // as it came; empty: none
     Reason(const char *text) : Reason(std::string(text)) {}
 

@@ -52,9 +52,9 @@ std::optional<std::string> readEntry(zip_t *z, const std::string &name, zip_uint
 std::optional<int32_t> dtypeOfStorage(const std::string &type)
 {
     static const std::pair<const char *, DType> types[] = {
-        {"FloatStorage", DType::Float32}, {"DoubleStorage", DType::Double}, {"HalfStorage", DType::Float16},
-        {"BFloat16Storage", DType::BFloat16}, {"LongStorage", DType::Int64}, {"IntStorage", DType::Int32},
-        {"ShortStorage", DType::Int16}, {"CharStorage", DType::Int8}, {"ByteStorage", DType::UInt8},
+        {"FloatStorage", DType::Float32},     {"DoubleStorage", DType::Double}, {"HalfStorage", DType::Float16},
+        {"BFloat16Storage", DType::BFloat16}, {"LongStorage", DType::Int64},    {"IntStorage", DType::Int32},
+        {"ShortStorage", DType::Int16},       {"CharStorage", DType::Int8},     {"ByteStorage", DType::UInt8},
         {"BoolStorage", DType::Bool}};
     for (const auto &[name, dtype] : types)
         if (type == name)

@@ -18,13 +18,16 @@ struct Value {
     enum Kind { None, Bool, Int, Float, String, Tuple, Dict, Global, Storage, Tensor } kind = None;
     int64_t i = 0;
     double f = 0;
-    std::string s;                 // String; Global: "module name"
-    std::vector<ValuePtr> items;   // Tuple; Dict: key, value, key, value... (plain values only)
-    int depth = 1;                 // nesting: a tuple of tuples is 2 deep
-    TensorRef tensor;              // Storage (its key, type, elements), Tensor
+    std::string s; // String; Global: "module name"
+    std::vector<ValuePtr> items; // Tuple; Dict: key, value, key, value... (plain values only)
+    int depth = 1; // nesting: a tuple of tuples is 2 deep
+    TensorRef tensor; // Storage (its key, type, elements), Tensor
 };
 
-ValuePtr make(Value v) { return std::make_shared<Value>(std::move(v)); }
+ValuePtr make(Value v)
+{
+    return std::make_shared<Value>(std::move(v));
+}
 
 Value of(Value::Kind kind, int64_t i = 0)
 {
@@ -38,11 +41,19 @@ Value of(Value::Kind kind, int64_t i = 0)
 // storage classes.
 bool allowedGlobal(const std::string &name)
 {
-    static const char *const allowed[] = {
-        "torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_parameter", "collections OrderedDict",
-        "torch FloatStorage", "torch DoubleStorage", "torch HalfStorage", "torch BFloat16Storage",
-        "torch LongStorage", "torch IntStorage", "torch ShortStorage", "torch CharStorage",
-        "torch ByteStorage", "torch BoolStorage"};
+    static const char *const allowed[] = {"torch._utils _rebuild_tensor_v2",
+                                          "torch._utils _rebuild_parameter",
+                                          "collections OrderedDict",
+                                          "torch FloatStorage",
+                                          "torch DoubleStorage",
+                                          "torch HalfStorage",
+                                          "torch BFloat16Storage",
+                                          "torch LongStorage",
+                                          "torch IntStorage",
+                                          "torch ShortStorage",
+                                          "torch CharStorage",
+                                          "torch ByteStorage",
+                                          "torch BoolStorage"};
     for (const char *a : allowed)
         if (name == a)
             return true;
@@ -58,9 +69,9 @@ public:
         while (true) {
             const uint8_t op = byte();
             switch (op) {
-            case 0x80: byte(); break;                 // PROTO
-            case 0x95: bytes(8); break;               // FRAME
-            case '.': return result();                // STOP
+            case 0x80: byte(); break; // PROTO
+            case 0x95: bytes(8); break; // FRAME
+            case '.': return result(); // STOP
             case '(':
                 if (m_marks.size() >= kMaxStack)
                     fail("more MARKs than a saved tensor's pickle has");
@@ -71,16 +82,16 @@ public:
                 global(module + " " + line());
                 break;
             }
-            case 0x93: {                              // STACK_GLOBAL
+            case 0x93: { // STACK_GLOBAL
                 const ValuePtr name = pop(), module = pop();
                 if (module->kind != Value::String || name->kind != Value::String)
                     fail("STACK_GLOBAL without two strings");
                 global(module->s + " " + name->s);
                 break;
             }
-            case 'X': string(le(4)); break;           // BINUNICODE
-            case 0x8c: string(le(1)); break;          // SHORT_BINUNICODE
-            case 0x8d: string(le(8)); break;          // BINUNICODE8
+            case 'X': string(le(4)); break; // BINUNICODE
+            case 0x8c: string(le(1)); break; // SHORT_BINUNICODE
+            case 0x8d: string(le(8)); break; // BINUNICODE8
             case 'J': integer(int32_t(uint32_t(le(4)))); break;
             case 'K': integer(int64_t(le(1))); break;
             case 'M': integer(int64_t(le(2))); break;
@@ -96,17 +107,24 @@ public:
             case 0x87: tupleOf(3); break;
             case ']': fail("a list, which a saved tensor never holds");
             case '}': pushValue(of(Value::Dict)); break;
-            case 's': { const ValuePtr v = pop(), k = pop(); append(Value::Dict, {k, v}); break; }
+            case 's': {
+                const ValuePtr v = pop(), k = pop();
+                append(Value::Dict, {k, v});
+                break;
+            }
             case 'u': append(Value::Dict, popMark()); break;
             case 'q': m_memo[uint32_t(le(1))] = top(); break;
             case 'r': m_memo[uint32_t(le(4))] = top(); break;
             case 0x94: m_memo[uint32_t(m_memo.size())] = top(); break; // MEMOIZE
             case 'h': get(uint32_t(le(1))); break;
             case 'j': get(uint32_t(le(4))); break;
-            case 'Q': persistent(pop()); break;       // BINPERSID
-            case 'R': { const ValuePtr args = pop(), f = pop(); reduce(f, args); break; }
-            default:
-                fail("opcode 0x" + hex(op) + " is not one a saved tensor uses");
+            case 'Q': persistent(pop()); break; // BINPERSID
+            case 'R': {
+                const ValuePtr args = pop(), f = pop();
+                reduce(f, args);
+                break;
+            }
+            default: fail("opcode 0x" + hex(op) + " is not one a saved tensor uses");
             }
         }
     }
@@ -114,8 +132,9 @@ public:
 private:
     [[noreturn]] void fail(const std::string &why) const
     {
-        throw Error("'" + m_path + "': refused: " + why + " (llmscope reads saved tensors only and runs nothing "
-                                                        "from the file)");
+        throw Error("'" + m_path + "': refused: " + why +
+                    " (llmscope reads saved tensors only and runs nothing "
+                    "from the file)");
     }
     static std::string hex(uint8_t b)
     {
@@ -216,7 +235,8 @@ private:
         if (target->kind != kind || items.size() % 2)
             fail("the pickle adds items to something that is not a dict");
         for (const ValuePtr &i : items)
-            if (i->kind == Value::Tuple || i->kind == Value::Dict || i->kind == Value::Tensor || i->kind == Value::Storage)
+            if (i->kind == Value::Tuple || i->kind == Value::Dict || i->kind == Value::Tensor ||
+                i->kind == Value::Storage)
                 fail("a dict holding more than plain values");
         target->items.insert(target->items.end(), items.begin(), items.end());
         push(target);

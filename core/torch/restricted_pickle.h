@@ -13,10 +13,10 @@ namespace llmscope::torchfile {
 
 // A saved tensor as its pickle describes it: where its elements are in which storage.
 struct TensorRef {
-    std::string storageKey;   // the zip entry data/{key}
-    std::string storageType;  // torch's storage class: FloatStorage, HalfStorage, ...
+    std::string storageKey; // the zip entry data/{key}
+    std::string storageType; // torch's storage class: FloatStorage, HalfStorage, ...
     int64_t storageElements = 0;
-    int64_t offset = 0;       // in elements
+    int64_t offset = 0; // in elements
     std::vector<int64_t> size, stride;
 };
 

@@ -24,7 +24,10 @@ std::vector<std::string> toWords(const List &list)
 
 class ArgReader {
 public:
-    ArgReader(std::vector<std::string> args, std::string command) : m_args(std::move(args)), m_command(std::move(command)) {}
+    ArgReader(std::vector<std::string> args, std::string command)
+        : m_args(std::move(args)), m_command(std::move(command))
+    {
+    }
 
     // To the next option; false when none is left.
     bool next() { return ++m_i < m_args.size(); }

@@ -12,8 +12,7 @@
 namespace llmscope {
 
 // Throws Error (with errno's text) on any failure; the temporary file is removed.
-void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts,
-                     mode_t mode = 0640);
+void writeFileAtomic(const std::string &path, const std::vector<std::span<const uint8_t>> &parts, mode_t mode = 0640);
 void writeFileAtomic(const std::string &path, const std::string &content, mode_t mode = 0640);
 // The same for `name` in the open folder dirFd, whatever its path has become since it was
 // opened (a dump's folders, see DumpWriter); shownPath names the file in errors.

@@ -9,8 +9,8 @@ namespace llmscope {
 namespace {
 
 // The lanes' keys: odd multiples of the golden ratio's 64-bit fraction.
-constexpr uint64_t kKey[8] = {0x9E3779B97F4A7C15ull * 1,  0x9E3779B97F4A7C15ull * 3,  0x9E3779B97F4A7C15ull * 5,
-                              0x9E3779B97F4A7C15ull * 7,  0x9E3779B97F4A7C15ull * 9,  0x9E3779B97F4A7C15ull * 11,
+constexpr uint64_t kKey[8] = {0x9E3779B97F4A7C15ull * 1,  0x9E3779B97F4A7C15ull * 3, 0x9E3779B97F4A7C15ull * 5,
+                              0x9E3779B97F4A7C15ull * 7,  0x9E3779B97F4A7C15ull * 9, 0x9E3779B97F4A7C15ull * 11,
                               0x9E3779B97F4A7C15ull * 13, 0x9E3779B97F4A7C15ull * 15};
 
 inline uint64_t step(uint64_t acc, uint64_t w, uint64_t key)

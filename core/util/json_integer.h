@@ -13,7 +13,8 @@
 
 namespace llmscope {
 
-template <typename T> bool fitsInteger(const nlohmann::json &v)
+template <typename T>
+bool fitsInteger(const nlohmann::json &v)
 {
     if (!v.is_number_integer())
         return false;
@@ -21,18 +22,20 @@ template <typename T> bool fitsInteger(const nlohmann::json &v)
         return v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max());
     const int64_t i = v.get<int64_t>();
     return i >= int64_t(std::numeric_limits<T>::min()) &&
-           (i < 0 || uint64_t(i) <= uint64_t(std::numeric_limits<T>::max()));
+        (i < 0 || uint64_t(i) <= uint64_t(std::numeric_limits<T>::max()));
 }
 
 // Throws Error "{what}: not an integer in range".
-template <typename T> T jsonInteger(const nlohmann::json &v, const std::string &what)
+template <typename T>
+T jsonInteger(const nlohmann::json &v, const std::string &what)
 {
     if (!fitsInteger<T>(v))
         throw Error(what + ": not an integer in range");
     return v.get<T>();
 }
 
-template <typename T> std::vector<T> jsonIntegers(const nlohmann::json &v, const std::string &what)
+template <typename T>
+std::vector<T> jsonIntegers(const nlohmann::json &v, const std::string &what)
 {
     if (!v.is_array())
         throw Error(what + ": not an array");

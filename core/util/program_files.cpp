@@ -10,7 +10,8 @@ const std::string &programFolder()
         std::error_code ec;
         std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
         const std::string deleted = " (deleted)";
-        if (!ec && exe.size() > deleted.size() && exe.compare(exe.size() - deleted.size(), deleted.size(), deleted) == 0)
+        if (!ec && exe.size() > deleted.size() &&
+            exe.compare(exe.size() - deleted.size(), deleted.size(), deleted) == 0)
             exe.resize(exe.size() - deleted.size());
         return ec ? std::string(".") : std::filesystem::path(exe).parent_path().string();
     }();

@@ -109,8 +109,7 @@ std::vector<ggml_backend_dev_t> loadDevice(const std::string &device, std::strin
     for (size_t i = 0; reg && i < ggml_backend_reg_dev_count(reg); ++i)
         devices.push_back(ggml_backend_reg_dev_get(reg, i));
     if (devices.empty())
-        std::fprintf(stderr,
-                     "llmscope-sample-generate: %s found no device. %s\n", lib.c_str(),
+        std::fprintf(stderr, "llmscope-sample-generate: %s found no device. %s\n", lib.c_str(),
                      device == "vulkan" ? "On a machine without a GPU, install Mesa's Vulkan driver "
                                           "(mesa-vulkan-drivers) and set GGML_VK_VISIBLE_DEVICES=0 so ggml "
                                           "uses its software device."
@@ -142,8 +141,8 @@ std::vector<ggml_backend_dev_t> loadRpc(const std::string &endpoint, const std::
     addr.sin_port = htons(uint16_t(std::atoi(endpoint.substr(colon + 1).c_str())));
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     const bool answers = colon != std::string::npos && fd >= 0 &&
-                         inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &addr.sin_addr) == 1 &&
-                         connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
+        inet_pton(AF_INET, endpoint.substr(0, colon).c_str(), &addr.sin_addr) == 1 &&
+        connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
     if (fd >= 0)
         close(fd);
     ggml_backend_reg_t reg = answers ? addServer(endpoint.c_str()) : nullptr;
@@ -169,8 +168,8 @@ std::vector<ggml_backend_dev_t> loadRpc(const std::string &endpoint, const std::
 // ThreadSanitizer sees that work as concurrent.
 struct ExitMidGraph {
     int token = -1, node = 0; // the decode of generated token `token`, its node-th asked node
-    bool armed = false;       // during that decode
-    bool exiting = false;     // the other thread has started
+    bool armed = false; // during that decode
+    bool exiting = false; // the other thread has started
     int asks = 0;
     std::atomic<bool> parked{false};
 };
@@ -231,50 +230,71 @@ int main(int argc, char **argv)
             }
             return argv[++i];
         };
-        if (a == "-m") model = value();
-        else if (a == "-p") prompt = value();
-        else if (a == "-n") n = std::atoi(value());
-        else if (a == "-t") threads = std::atoi(value());
-        else if (a == "--flash-attn") flash = value();
-        else if (a == "--batch") batch = std::atoi(value());
-        else if (a == "--ctx") ctxSize = std::atoi(value());
-        else if (a == "--logits") printLogits = true;
-        else if (a == "--device") device = value();
-        else if (a == "--no-repack") repack = false;
-        else if (a == "--temp") temp = float(std::atof(value()));
-        else if (a == "--top-k") topK = std::atoi(value());
-        else if (a == "--seed") seed = uint32_t(std::strtoul(value(), nullptr, 10));
+        if (a == "-m")
+            model = value();
+        else if (a == "-p")
+            prompt = value();
+        else if (a == "-n")
+            n = std::atoi(value());
+        else if (a == "-t")
+            threads = std::atoi(value());
+        else if (a == "--flash-attn")
+            flash = value();
+        else if (a == "--batch")
+            batch = std::atoi(value());
+        else if (a == "--ctx")
+            ctxSize = std::atoi(value());
+        else if (a == "--logits")
+            printLogits = true;
+        else if (a == "--device")
+            device = value();
+        else if (a == "--no-repack")
+            repack = false;
+        else if (a == "--temp")
+            temp = float(std::atof(value()));
+        else if (a == "--top-k")
+            topK = std::atoi(value());
+        else if (a == "--seed")
+            seed = uint32_t(std::strtoul(value(), nullptr, 10));
         else if (a == "-ctk" || a == "-ctv") {
             const std::string t = value();
-            const ggml_type type = t == "f32" ? GGML_TYPE_F32 : t == "f16" ? GGML_TYPE_F16 : t == "bf16" ? GGML_TYPE_BF16
-                                 : t == "q8_0" ? GGML_TYPE_Q8_0 : t == "q4_0" ? GGML_TYPE_Q4_0 : GGML_TYPE_COUNT;
+            const ggml_type type = t == "f32" ? GGML_TYPE_F32
+                : t == "f16"                  ? GGML_TYPE_F16
+                : t == "bf16"                 ? GGML_TYPE_BF16
+                : t == "q8_0"                 ? GGML_TYPE_Q8_0
+                : t == "q4_0"                 ? GGML_TYPE_Q4_0
+                                              : GGML_TYPE_COUNT;
             if (type == GGML_TYPE_COUNT) {
-                std::fprintf(stderr, "llmscope-sample-generate: %s takes f32, f16, bf16, q8_0 or q4_0, not '%s'\n", a.c_str(),
-                             t.c_str());
+                std::fprintf(stderr, "llmscope-sample-generate: %s takes f32, f16, bf16, q8_0 or q4_0, not '%s'\n",
+                             a.c_str(), t.c_str());
                 return 2;
             }
             (a == "-ctk" ? typeK : typeV) = type;
-        }
-        else if (a == "--backend-dir") backendDir = value();
-        else if (a == "--rpc") rpc = value();
-        else if (a == "--count-nodes") countNodes = true;
-        else if (a == "--token-times") tokenTimes = true;
-        else if (a == "--hold-after") holdAfter = std::atoi(value());
-        else if (a == "--pace-ms") paceMs = std::atoi(value());
-        else if (a == "--hold-file") holdFile = value();
+        } else if (a == "--backend-dir")
+            backendDir = value();
+        else if (a == "--rpc")
+            rpc = value();
+        else if (a == "--count-nodes")
+            countNodes = true;
+        else if (a == "--token-times")
+            tokenTimes = true;
+        else if (a == "--hold-after")
+            holdAfter = std::atoi(value());
+        else if (a == "--pace-ms")
+            paceMs = std::atoi(value());
+        else if (a == "--hold-file")
+            holdFile = value();
         else if (a == "--abort-once") {
             if (std::sscanf(value(), "%d:%d", &abortToken, &abortAfter) != 2 || abortToken < 1 || abortAfter < 1) {
                 std::fputs("llmscope-sample-generate: --abort-once needs TOKEN:NODES, both from 1\n", stderr);
                 return 2;
             }
-        }
-        else if (a == "--context-shift") {
+        } else if (a == "--context-shift") {
             if (std::sscanf(value(), "%d:%d", &shiftToken, &shiftCells) != 2 || shiftToken < 1 || shiftCells < 1) {
                 std::fputs("llmscope-sample-generate: --context-shift needs TOKEN:CELLS, both from 1\n", stderr);
                 return 2;
             }
-        }
-        else if (a == "--seq-copy") {
+        } else if (a == "--seq-copy") {
             const std::string v = value();
             const size_t colon = v.find(':');
             copyToken = std::atoi(v.substr(0, colon).c_str());
@@ -284,15 +304,13 @@ int main(int argc, char **argv)
                            stderr);
                 return 2;
             }
-        }
-        else if (a == "--exit-mid-graph") {
+        } else if (a == "--exit-mid-graph") {
             if (std::sscanf(value(), "%d:%d", &g_exit.token, &g_exit.node) != 2 || g_exit.token < 1 ||
                 g_exit.node < 1) {
                 std::fputs("llmscope-sample-generate: --exit-mid-graph needs TOKEN:NODE, both from 1\n", stderr);
                 return 2;
             }
-        }
-        else if (a == "-h" || a == "--help") {
+        } else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
         } else {
@@ -302,7 +320,8 @@ int main(int argc, char **argv)
     }
     if (model.empty() || n < 1 || threads < 1 || batch < 1 || ctxSize < 8 ||
         (flash != "on" && flash != "off" && flash != "auto") ||
-        (device != "cpu" && device != "vulkan" && device != "cuda" && device != "rpc") || (device == "rpc") != !rpc.empty()) {
+        (device != "cpu" && device != "vulkan" && device != "cuda" && device != "rpc") ||
+        (device == "rpc") != !rpc.empty()) {
         std::fputs(kUsage, stderr);
         return 2;
     }
@@ -341,7 +360,8 @@ int main(int argc, char **argv)
     cp.type_k = typeK;
     cp.type_v = typeV;
     cp.flash_attn_type = flash == "on" ? LLAMA_FLASH_ATTN_TYPE_ENABLED
-                         : flash == "off" ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_AUTO;
+        : flash == "off"               ? LLAMA_FLASH_ATTN_TYPE_DISABLED
+                                       : LLAMA_FLASH_ATTN_TYPE_AUTO;
     // The application's own eval callback.
     if (countNodes || g_exit.token > 0) {
         cp.cb_eval = evalCallback;

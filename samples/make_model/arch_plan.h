@@ -17,8 +17,8 @@ struct MetaValue {
 struct TensorPlan {
     enum class Init {
         Matrix, // N(0, 1/fan-in): activations stay O(1)
-        Norm,   // 1 + N(0, 0.1^2)
-        Small,  // N(0, 0.1^2): biases, sinks
+        Norm, // 1 + N(0, 0.1^2)
+        Small, // N(0, 0.1^2): biases, sinks
     };
     std::string name;
     std::vector<int64_t> ne; // ggml order, ne[0] fastest

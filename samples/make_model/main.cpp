@@ -74,24 +74,42 @@ int main(int argc, char **argv)
             if (i + 1 >= argc)
                 throw std::runtime_error("'" + a + "' needs a value (or is unknown); see --help");
             const char *v = argv[++i];
-            if (a == "--out") out = v;
-            else if (a == "--in") in = v;
-            else if (a == "--quantize") quantize = v;
-            else if (a == "--family") family = v;
-            else if (a == "--tensor-types") tensorTypes = v;
-            else if (a == "--arch") spec.arch = v;
-            else if (a == "--experts") spec.experts = intArg("--experts", v);
-            else if (a == "--experts-used") spec.expertsUsed = intArg("--experts-used", v);
-            else if (a == "--expert-ff") spec.expertFf = intArg("--expert-ff", v);
-            else if (a == "--layers") spec.layers = intArg("--layers", v);
-            else if (a == "--width") spec.width = intArg("--width", v);
-            else if (a == "--heads") spec.heads = intArg("--heads", v);
-            else if (a == "--kv-heads") spec.kvHeads = intArg("--kv-heads", v);
-            else if (a == "--ff") spec.ff = intArg("--ff", v);
-            else if (a == "--context") spec.context = intArg("--context", v);
-            else if (a == "--seed") spec.seed = static_cast<uint64_t>(intArg("--seed", v));
-            else if (a == "--corrupt-layer") corruption.layer = intArg("--corrupt-layer", v);
-            else if (a == "--corrupt-tensor") corruption.tensor = v;
+            if (a == "--out")
+                out = v;
+            else if (a == "--in")
+                in = v;
+            else if (a == "--quantize")
+                quantize = v;
+            else if (a == "--family")
+                family = v;
+            else if (a == "--tensor-types")
+                tensorTypes = v;
+            else if (a == "--arch")
+                spec.arch = v;
+            else if (a == "--experts")
+                spec.experts = intArg("--experts", v);
+            else if (a == "--experts-used")
+                spec.expertsUsed = intArg("--experts-used", v);
+            else if (a == "--expert-ff")
+                spec.expertFf = intArg("--expert-ff", v);
+            else if (a == "--layers")
+                spec.layers = intArg("--layers", v);
+            else if (a == "--width")
+                spec.width = intArg("--width", v);
+            else if (a == "--heads")
+                spec.heads = intArg("--heads", v);
+            else if (a == "--kv-heads")
+                spec.kvHeads = intArg("--kv-heads", v);
+            else if (a == "--ff")
+                spec.ff = intArg("--ff", v);
+            else if (a == "--context")
+                spec.context = intArg("--context", v);
+            else if (a == "--seed")
+                spec.seed = static_cast<uint64_t>(intArg("--seed", v));
+            else if (a == "--corrupt-layer")
+                corruption.layer = intArg("--corrupt-layer", v);
+            else if (a == "--corrupt-tensor")
+                corruption.tensor = v;
             else if (a == "--corrupt-amount") {
                 char *end = nullptr;
                 corruption.amount = std::strtod(v, &end);

@@ -75,7 +75,8 @@ void check(const ModelSpec &s)
     positive(s.expertsUsed, "--experts-used");
     positive(s.expertFf, "--expert-ff");
     if (s.width % 32 || s.ff % 32 || s.expertFf % 32)
-        throw std::runtime_error("--width, --ff and --expert-ff must be multiples of 32 (quantized blocks hold 32 values)");
+        throw std::runtime_error(
+            "--width, --ff and --expert-ff must be multiples of 32 (quantized blocks hold 32 values)");
 }
 
 } // namespace
@@ -186,18 +187,21 @@ std::string writeModel(const ModelSpec &s, const Corruption &corruption, const s
 
 namespace {
 
-struct FileType { const char *name; llama_ftype ftype; };
+struct FileType {
+    const char *name;
+    llama_ftype ftype;
+};
 const FileType kFileTypes[] = {
-    {"f16", LLAMA_FTYPE_MOSTLY_F16},       {"bf16", LLAMA_FTYPE_MOSTLY_BF16},
-    {"q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},     {"q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},
-    {"q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},     {"q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},
-    {"q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},     {"q2_k", LLAMA_FTYPE_MOSTLY_Q2_K},
-    {"q3_k_s", LLAMA_FTYPE_MOSTLY_Q3_K_S}, {"q3_k_m", LLAMA_FTYPE_MOSTLY_Q3_K_M},
-    {"q3_k_l", LLAMA_FTYPE_MOSTLY_Q3_K_L}, {"q4_k_s", LLAMA_FTYPE_MOSTLY_Q4_K_S},
-    {"q4_k_m", LLAMA_FTYPE_MOSTLY_Q4_K_M}, {"q5_k_s", LLAMA_FTYPE_MOSTLY_Q5_K_S},
-    {"q5_k_m", LLAMA_FTYPE_MOSTLY_Q5_K_M}, {"q6_k", LLAMA_FTYPE_MOSTLY_Q6_K},
-    {"iq4_nl", LLAMA_FTYPE_MOSTLY_IQ4_NL}, {"iq4_xs", LLAMA_FTYPE_MOSTLY_IQ4_XS},
-    {"tq1_0", LLAMA_FTYPE_MOSTLY_TQ1_0},   {"tq2_0", LLAMA_FTYPE_MOSTLY_TQ2_0},
+    {"f16", LLAMA_FTYPE_MOSTLY_F16},         {"bf16", LLAMA_FTYPE_MOSTLY_BF16},
+    {"q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},       {"q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},
+    {"q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},       {"q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},
+    {"q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},       {"q2_k", LLAMA_FTYPE_MOSTLY_Q2_K},
+    {"q3_k_s", LLAMA_FTYPE_MOSTLY_Q3_K_S},   {"q3_k_m", LLAMA_FTYPE_MOSTLY_Q3_K_M},
+    {"q3_k_l", LLAMA_FTYPE_MOSTLY_Q3_K_L},   {"q4_k_s", LLAMA_FTYPE_MOSTLY_Q4_K_S},
+    {"q4_k_m", LLAMA_FTYPE_MOSTLY_Q4_K_M},   {"q5_k_s", LLAMA_FTYPE_MOSTLY_Q5_K_S},
+    {"q5_k_m", LLAMA_FTYPE_MOSTLY_Q5_K_M},   {"q6_k", LLAMA_FTYPE_MOSTLY_Q6_K},
+    {"iq4_nl", LLAMA_FTYPE_MOSTLY_IQ4_NL},   {"iq4_xs", LLAMA_FTYPE_MOSTLY_IQ4_XS},
+    {"tq1_0", LLAMA_FTYPE_MOSTLY_TQ1_0},     {"tq2_0", LLAMA_FTYPE_MOSTLY_TQ2_0},
     {"mxfp4", LLAMA_FTYPE_MOSTLY_MXFP4_MOE},
 };
 
@@ -268,8 +272,8 @@ void quantizeModel(const std::string &in, const std::string &out, const std::str
     if (!known)
         throw std::runtime_error("--quantize takes " + quantizeTypeNames() + ", not '" + type + "'");
     p.nthread = 1;
-    const auto overrides = tensorTypes.empty() ? std::vector<std::pair<std::string, ggml_type>>{}
-                                               : readTensorTypes(tensorTypes);
+    const auto overrides =
+        tensorTypes.empty() ? std::vector<std::pair<std::string, ggml_type>>{} : readTensorTypes(tensorTypes);
     std::vector<llama_model_tensor_override> tt;
     for (const auto &[pattern, t] : overrides)
         tt.push_back({pattern.c_str(), t});

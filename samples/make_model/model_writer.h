@@ -7,24 +7,24 @@
 struct ModelSpec {
     std::string arch = "llama"; // a llama.cpp architecture: see archNames()
     int layers = 4;
-    int width = 256;      // embedding length
+    int width = 256; // embedding length
     int heads = 4;
     int kvHeads = 2;
-    int ff = 512;         // feed-forward length
+    int ff = 512; // feed-forward length
     int context = 256;
-    int experts = 4;      // mixture-of-experts families: experts a layer
-    int expertsUsed = 2;  // experts each token is routed to
-    int expertFf = 256;   // each expert's feed-forward length
+    int experts = 4; // mixture-of-experts families: experts a layer
+    int expertsUsed = 2; // experts each token is routed to
+    int expertFf = 256; // each expert's feed-forward length
     uint64_t seed = 1;
 };
 
 struct Corruption {
-    int layer = -1;                 // -1: none
+    int layer = -1; // -1: none
     // blk.{layer}.{tensor}.weight, or blk.{layer}.{tensor} (attn_q.bias); empty: the feed-forward's
     // down projection (ffn_down, or the experts' ffn_down_exps)
     std::string tensor;
-    double amount = 0;              // noise standard deviation, relative to the weight's own
-    bool inf = false;               // instead of noise, its first element becomes +Inf
+    double amount = 0; // noise standard deviation, relative to the weight's own
+    bool inf = false; // instead of noise, its first element becomes +Inf
 };
 
 // Returns the corrupted tensor's name (empty when none). Throws std::runtime_error with a

@@ -8,8 +8,7 @@
 
 namespace testing {
 
-class PrivateSettings
-{
+class PrivateSettings {
 public:
     PrivateSettings()
     {

@@ -44,13 +44,17 @@ private slots:
     {
         QStringList lines;
         const QString out = m_dir.filePath("ok");
-        const QString folder = dumpNow(ChildDump
-            {kBin + "/llmscope", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"--type", "model"}, out, {},
-             [&lines](const QString &l) { lines << l; }});
+        const QString folder = dumpNow(ChildDump{kBin + "/llmscope",
+                                                 kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
+                                                 {"--type", "model"},
+                                                 out,
+                                                 {},
+                                                 [&lines](const QString &l) { lines << l; }});
         QVERIFY2(folder.startsWith(out + "/msit_dump_") && QFileInfo(folder).isDir(), qPrintable(folder));
         QVERIFY2(!lines.isEmpty() && lines.first().startsWith(QLatin1String("llmscope dump: running ")),
                  qPrintable(lines.join('\n')));
-        QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString &l) { return l.contains(QLatin1String("on disk:")); }));
+        QVERIFY(std::any_of(lines.begin(), lines.end(),
+                            [](const QString &l) { return l.contains(QLatin1String("on disk:")); }));
     }
 
     // Lines as the child wrote them: CRLF ends a line, a character stays whole.
@@ -58,8 +62,12 @@ private slots:
     {
         QStringList lines;
         try {
-            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'printf \"caf\\303\\251 r\\303\\251sum\\303\\251\\r\\n\" >&2; exit 4'",
-                              {}, m_dir.filePath("lines"), {}, [&lines](const QString &l) { lines << l; }});
+            dumpNow(ChildDump{kBin + "/llmscope",
+                              "/bin/sh -c 'printf \"caf\\303\\251 r\\303\\251sum\\303\\251\\r\\n\" >&2; exit 4'",
+                              {},
+                              m_dir.filePath("lines"),
+                              {},
+                              [&lines](const QString &l) { lines << l; }});
             QFAIL("a failed target's dump returned");
         } catch (const ChildDumpFailed &f) {
             QCOMPARE(f.status, 4);
@@ -71,8 +79,12 @@ private slots:
     void aFailedTargetsStatusAndLastWords()
     {
         try {
-            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'echo cannot load the model >&2; exit 3'", {},
-                                         m_dir.filePath("failed"), {}, {}});
+            dumpNow(ChildDump{kBin + "/llmscope",
+                              "/bin/sh -c 'echo cannot load the model >&2; exit 3'",
+                              {},
+                              m_dir.filePath("failed"),
+                              {},
+                              {}});
             QFAIL("a failed target's dump returned");
         } catch (const ChildDumpFailed &f) {
             QCOMPARE(int(f.kind), int(ChildDumpFailed::Kind::Failed));
@@ -96,9 +108,12 @@ private slots:
         const QString pidFile = m_dir.filePath("target.pid");
         bool asked = false;
         try {
-            dumpNow(ChildDump{kBin + "/llmscope", "/bin/sh -c 'echo $$ > " + pidFile + "; exec sleep 600'", {"--timeout", "120"},
-                                         m_dir.filePath("cancelled"),
-                                         [&] { return asked = QFile::exists(pidFile) && QFileInfo(pidFile).size() > 0; }, {}});
+            dumpNow(ChildDump{kBin + "/llmscope",
+                              "/bin/sh -c 'echo $$ > " + pidFile + "; exec sleep 600'",
+                              {"--timeout", "120"},
+                              m_dir.filePath("cancelled"),
+                              [&] { return asked = QFile::exists(pidFile) && QFileInfo(pidFile).size() > 0; },
+                              {}});
             QFAIL("a cancelled dump returned");
         } catch (const ChildDumpCancelled &) {
         }
@@ -109,9 +124,9 @@ private slots:
         QVERIFY(pid > 0);
         QVERIFY2(::kill(pid, 0) == -1 && errno == ESRCH, "the target outlived its cancelled dump");
         // cancelled before it starts: nothing runs
-        QVERIFY_THROWS_EXCEPTION(ChildDumpCancelled,
-                                 dumpNow(ChildDump{kBin + "/llmscope", "/bin/true", {}, m_dir.filePath("never"),
-                                                              [] { return true; }, {}}));
+        QVERIFY_THROWS_EXCEPTION(
+            ChildDumpCancelled,
+            dumpNow(ChildDump{kBin + "/llmscope", "/bin/true", {}, m_dir.filePath("never"), [] { return true; }, {}}));
         QVERIFY(!QFileInfo::exists(m_dir.filePath("never")));
     }
 };

@@ -12,7 +12,10 @@
 #include "tests/test_helpers.h"
 
 namespace {
-struct Run { int code; QString out, err; };
+struct Run {
+    int code;
+    QString out, err;
+};
 
 Run run(const QStringList &args, QProcessEnvironment env = QProcessEnvironment::systemEnvironment())
 {
@@ -54,8 +57,8 @@ private slots:
     void huntChecksBothProgramsFirst()
     {
         QTemporaryDir out;
-        const Run r = run({"hunt", "--golden", "/bin/sleep 30", "--test", "GGML_X=1 /nonexistent/llama-simple -m m.gguf", "-o",
-                           out.path() + "/hunt"});
+        const Run r = run({"hunt", "--golden", "/bin/sleep 30", "--test",
+                           "GGML_X=1 /nonexistent/llama-simple -m m.gguf", "-o", out.path() + "/hunt"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("llmscope hunt: the test command cannot run: cannot run '/nonexistent/llama-simple': "
                                 "no such executable file"),
@@ -76,18 +79,21 @@ private slots:
         if (!QFileInfo::exists(LLMSCOPE_BIN_DIR "/../lib/libllmscope_probe.so")) {
             QFile maps("/proc/self/maps");
             QVERIFY(maps.open(QIODevice::ReadOnly));
-            const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("(/\\S*/libm\\.so\\.6)")).match(maps.readAll());
+            const QRegularExpressionMatch m =
+                QRegularExpression(QStringLiteral("(/\\S*/libm\\.so\\.6)")).match(maps.readAll());
             QVERIFY(m.hasMatch());
             env.insert("LLMSCOPE_PROBE_LIB", m.captured(1));
         }
         for (const QStringList &args :
              {QStringList{"hunt", "--golden", hang, "--test", hang, "--timeout", "2", "-o", out.path() + "/hunt"},
               QStringList{"spread", "--run", hang, "--repeat", "2", "--timeout", "2", "-o", out.path() + "/spread"},
-              QStringList{"quant-report", "--golden", hang, "--test", hang, "--timeout", "2", "-o", out.path() + "/quant"}}) {
+              QStringList{"quant-report", "--golden", hang, "--test", hang, "--timeout", "2", "-o",
+                          out.path() + "/quant"}}) {
             const Run r = run(args, env);
             QVERIFY2(r.code == 2, qPrintable(args[0] + ": " + QString::number(r.code) + "\n" + r.err));
             QVERIFY2(r.err.contains("ran past --timeout 2 s"), qPrintable(args[0] + ": " + r.err));
-            const Run bad = run(QStringList{args[0], args[1], args[2]} + QStringList{args[3], args[4], "--timeout", "soon"});
+            const Run bad =
+                run(QStringList{args[0], args[1], args[2]} + QStringList{args[3], args[4], "--timeout", "soon"});
             QCOMPARE(bad.code, 2);
             QVERIFY2(bad.err.contains("--timeout: 'soon' must be a whole number"), qPrintable(bad.err));
         }
@@ -182,11 +188,13 @@ private slots:
         env.insert("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/manual");
         env.insert("LLMSCOPE_DUMP_DATA_DIR", dir.path() + "/golden");
         py.setProcessEnvironment(env);
-        py.start("/usr/bin/python3", {"-c", "import numpy as np; from llmscope_dump_data import dump_data\n"
-                                             "dump_data('golden', 'attn', np.arange(12, dtype=np.float32).reshape(3, 4), token_id=0)\n"
-                                             "dump_data('golden', 'attn', np.ones(4, dtype=np.float16), token_id=1)\n"
-                                             "dump_data('golden', 'ffn', np.arange(6, dtype=np.float32), token_id=0)\n"
-                                             "dump_data('golden', 'gone', np.zeros(2, dtype=np.float32))"});
+        py.start("/usr/bin/python3",
+                 {"-c",
+                  "import numpy as np; from llmscope_dump_data import dump_data\n"
+                  "dump_data('golden', 'attn', np.arange(12, dtype=np.float32).reshape(3, 4), token_id=0)\n"
+                  "dump_data('golden', 'attn', np.ones(4, dtype=np.float16), token_id=1)\n"
+                  "dump_data('golden', 'ffn', np.arange(6, dtype=np.float32), token_id=0)\n"
+                  "dump_data('golden', 'gone', np.zeros(2, dtype=np.float32))"});
         QVERIFY(py.waitForFinished(60000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         llmscope::ManualDumper acl("acl", (dir.path() + "/acl").toStdString());
@@ -200,20 +208,26 @@ private slots:
         const QStringList golden = QDir(dir.path() + "/golden").entryList({"*_cmp_dump_data"}, QDir::Dirs);
         QCOMPARE(golden.size(), 1);
         const QString gMeta = dir.path() + "/golden/" + golden[0] + "/golden_tensor/metadata.json";
-        const Run r = run({"compare", "-gp", gMeta, "-mp", QString::fromStdString(acl.metadataPath()), "-o", dir.path() + "/out"});
+        const Run r = run(
+            {"compare", "-gp", gMeta, "-mp", QString::fromStdString(acl.metadataPath()), "-o", dir.path() + "/out"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("5 data ids and tokens (manual mapping), 2 passed"), qPrintable(r.err));
         QFile csv(dir.path() + "/out/cmp_report.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines[0], QString("data_id,pta_data_path,pta_dtype,pta_shape,pta_max_value,pta_min_value,pta_mean_value,"
-                                   "acl_data_path,acl_dtype,acl_shape,acl_max_value,acl_min_value,acl_mean_value,cmp_flag,"
-                                   "cosine_similarity,max_relative_error,mean_relative_error,relative_euclidean_distance,"
-                                   "cmp_fail_reason"));
+        QCOMPARE(lines[0],
+                 QString("data_id,pta_data_path,pta_dtype,pta_shape,pta_max_value,pta_min_value,pta_mean_value,"
+                         "acl_data_path,acl_dtype,acl_shape,acl_max_value,acl_min_value,acl_mean_value,cmp_flag,"
+                         "cosine_similarity,max_relative_error,mean_relative_error,relative_euclidean_distance,"
+                         "cmp_fail_reason"));
         QCOMPARE(lines.size(), 6);
-        QVERIFY(lines.filter(QRegularExpression("^attn,.*golden_tensor/0/attn_tensor.npy,float32,\"\\[3, 4\\]\",11,0,5.5,.*,True,1,0,0,0,$")).size() == 1);
+        QVERIFY(lines
+                    .filter(QRegularExpression(
+                        "^attn,.*golden_tensor/0/attn_tensor.npy,float32,\"\\[3, 4\\]\",11,0,5.5,.*,True,1,0,0,0,$"))
+                    .size() == 1);
         // token 1: 1.5 against 1 in one of four elements: max relative error 0.5
-        QVERIFY2(lines.filter(QRegularExpression("^attn,.*float16,\\[4\\],.*,True,[0-9.]+,0.5,0.125,")).size() == 1, qPrintable(lines.join("\n")));
+        QVERIFY2(lines.filter(QRegularExpression("^attn,.*float16,\\[4\\],.*,True,[0-9.]+,0.5,0.125,")).size() == 1,
+                 qPrintable(lines.join("\n")));
         QVERIFY(lines.filter(QRegularExpression("^gone,.*,False,.*only in the golden metadata\"?$")).size() == 1);
         QVERIFY(lines.filter(QRegularExpression("^extra,.*,False,.*only in my metadata\"?$")).size() == 1);
     }

@@ -28,23 +28,24 @@ using testing::ChainDumpOptions;
 namespace {
 
 // Attention's tail: SWIGLU is op 0_2, between two matrix products with their weights.
-const Chain kChain{{{"norm-0", "RMS_NORM"}, {"ffn_up-0", "MUL_MAT"}, {"ffn_swiglu-0", "SWIGLU"}, {"ffn_out-0", "MUL_MAT"}},
-                   {1, 3}};
+const Chain kChain{
+    {{"norm-0", "RMS_NORM"}, {"ffn_up-0", "MUL_MAT"}, {"ffn_swiglu-0", "SWIGLU"}, {"ffn_out-0", "MUL_MAT"}}, {1, 3}};
 
 // What the test program does in the statistics pass and in the op's pass (two runs of one
 // program that need not agree: a program that is not deterministic).
 struct Scenario {
     Scenario(std::function<double(size_t)> stats, std::function<double(size_t)> tensors,
              std::optional<size_t> otherOp = {}, std::optional<QString> thrown = {})
-        : statsRel(std::move(stats)), tensorRel(std::move(tensors)), tensorsOfOp(otherOp), throwInTensors(std::move(thrown))
+        : statsRel(std::move(stats)), tensorRel(std::move(tensors)), tensorsOfOp(otherOp),
+          throwInTensors(std::move(thrown))
     {
     }
     std::function<double(size_t)> statsRel, tensorRel;
     std::optional<size_t> tensorsOfOp; // the op the test's second run dumps instead of the one asked for
     std::optional<QString> throwInTensors; // "cancel" or an error's words
     std::function<void(size_t, std::vector<float> &)> change; // the test's outputs, in every pass
-    bool statsWithoutSketch = false;                          // statistics as before sketches
-    bool tokensDiffer = false;                                // the test records other tokens
+    bool statsWithoutSketch = false; // statistics as before sketches
+    bool tokensDiffer = false; // the test records other tokens
 };
 
 double none(size_t)
@@ -131,10 +132,12 @@ private slots:
         std::vector<Said> said;
         const hunt::Outcome o = hunt("found", Scenario(swigluAdds, swigluAdds), &said);
         QCOMPARE(o.end, hunt::Outcome::End::Found);
-        QVERIFY2(QRegularExpression(R"(^found: round 0, op 0_2 ffn_swiglu-0 \(SWIGLU\) in 0_DecoderLayer/2_SWIGLU, llama.cpp's layer 0 \(blk\.0\)\n)")
-                     .match(o.message)
-                     .hasMatch(),
-                 qPrintable(o.message));
+        QVERIFY2(
+            QRegularExpression(
+                R"(^found: round 0, op 0_2 ffn_swiglu-0 \(SWIGLU\) in 0_DecoderLayer/2_SWIGLU, llama.cpp's layer 0 \(blk\.0\)\n)")
+                .match(o.message)
+                .hasMatch(),
+            qPrintable(o.message));
         QVERIFY2(o.message.contains("adds NMSE 0.0001 beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
                  qPrintable(o.message));
         QCOMPARE(conclusion(said), o.message);
@@ -148,7 +151,8 @@ private slots:
         for (const char *d : {"golden-stats", "test-stats", "golden-tensors", "test-tensors"})
             QVERIFY2(!QDir(m_dir.path() + "/found/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);
         // Each pass's report holds its comparison whole.
-        for (const auto &[name, result] : {std::pair{"report-stats", o.stats}, std::pair{"report-tensors", o.tensors}}) {
+        for (const auto &[name, result] :
+             {std::pair{"report-stats", o.stats}, std::pair{"report-tensors", o.tensors}}) {
             const QJsonObject j = engine::compareReport(m_dir.path() + "/found/" + name);
             QVERIFY(!result->rows.empty());
             QCOMPARE(size_t(j["rows"].toArray().size()), result->rows.size());
@@ -175,9 +179,10 @@ private slots:
         std::vector<Said> said;
         const hunt::Outcome o = hunt("cleared", Scenario(swigluAdds, none), &said);
         QCOMPARE(o.end, hunt::Outcome::End::Cleared);
-        QCOMPARE(o.message, QString("element by element, op 0_2 ffn_swiglu-0 (SWIGLU) is within its budget: the "
-                                    "statistics overstated it, and no operation's outputs in round 0 depart beyond "
-                                    "what two engines of one model may differ by"));
+        QCOMPARE(o.message,
+                 QString("element by element, op 0_2 ffn_swiglu-0 (SWIGLU) is within its budget: the "
+                         "statistics overstated it, and no operation's outputs in round 0 depart beyond "
+                         "what two engines of one model may differ by"));
         QCOMPARE(conclusion(said), o.message);
         QVERIFY(o.walk && o.walk->firstDivergent < 0 && !o.walk->ops.empty()); // the round's outputs were looked at
         // The same, but the programs chose other tokens: never "nothing diverges".
@@ -208,18 +213,22 @@ private slots:
         const hunt::Outcome o = hunt("walk", s, &said);
         QCOMPARE(o.end, hunt::Outcome::End::Found);
         QVERIFY(o.stats && o.stats->firstDivergent == 2); // the statistics named SWIGLU
-        QVERIFY2(o.message.startsWith("found: round 0, op 0_1 ffn_up-0 (MUL_MAT) in 0_DecoderLayer/1_MUL_MAT, llama.cpp's layer 0 (blk.0)\n"),
-                 qPrintable(o.message));
+        QVERIFY2(
+            o.message.startsWith(
+                "found: round 0, op 0_1 ffn_up-0 (MUL_MAT) in 0_DecoderLayer/1_MUL_MAT, llama.cpp's layer 0 (blk.0)\n"),
+            qPrintable(o.message));
         QVERIFY(o.walk && o.walk->firstDivergent >= 0);
         QStringList texts;
         for (const Said &x : said)
             texts << x.text;
         const QString all = texts.join('\n');
-        QVERIFY2(all.contains("step 3 of 4, walking back from op 0_2 ffn_swiglu-0 (SWIGLU) (element by element it is within "
-                              "its budget): both runs again, dumping every operation's outputs in round 0 with their data"),
-                 qPrintable(all));
-        QVERIFY2(all.contains("the first operation that departs element by element: round 0, op 0_1 ffn_up-0 (MUL_MAT)"),
-                 qPrintable(all));
+        QVERIFY2(
+            all.contains("step 3 of 4, walking back from op 0_2 ffn_swiglu-0 (SWIGLU) (element by element it is within "
+                         "its budget): both runs again, dumping every operation's outputs in round 0 with their data"),
+            qPrintable(all));
+        QVERIFY2(
+            all.contains("the first operation that departs element by element: round 0, op 0_1 ffn_up-0 (MUL_MAT)"),
+            qPrintable(all));
         for (const char *d : {"golden-walk", "test-walk", "golden-first", "test-first"})
             QVERIFY2(!QDir(m_dir.path() + "/walk/" + d).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty(), d);
         // With sketches the statistics see it first, and there is no walk.
@@ -261,8 +270,13 @@ private slots:
     // none, are said without a finding.
     void copiesIntoTheCacheAreWeighed()
     {
-        const StateCopy k{.beforeRound = 2, .cache = "cache_v_l0", .fromStream = 0, .toStream = 1, .bytes = 4096,
-                          .checked = true, .rows = 16};
+        const StateCopy k{.beforeRound = 2,
+                          .cache = "cache_v_l0",
+                          .fromStream = 0,
+                          .toStream = 1,
+                          .bytes = 4096,
+                          .checked = true,
+                          .rows = 16};
         const hunt::CacheGap gap{1, 2, 0.0, 0.4};
         const auto none = hunt::cacheCopies({}, {}, "cache_v_l0", gap);
         QVERIFY(!none.found);
@@ -270,13 +284,15 @@ private slots:
                  qPrintable(none.words));
         const auto alike = hunt::cacheCopies({k}, {k}, "cache_v_l0", gap);
         QVERIFY(!alike.found);
-        QVERIFY2(alike.words.startsWith("both runs copied into the KV cache cache_v_l0 outside any graph in round 2 alike"),
-                 qPrintable(alike.words));
+        QVERIFY2(
+            alike.words.startsWith("both runs copied into the KV cache cache_v_l0 outside any graph in round 2 alike"),
+            qPrintable(alike.words));
         const auto lost = hunt::cacheCopies({k}, {}, "cache_v_l0", gap);
         QVERIFY(lost.found);
-        QVERIFY2(lost.words.startsWith("found: golden's run copied the KV cache cache_v_l0 before round 2 (stream 0 -> 1) "
-                                       "outside any graph"),
-                 qPrintable(lost.words));
+        QVERIFY2(
+            lost.words.startsWith("found: golden's run copied the KV cache cache_v_l0 before round 2 (stream 0 -> 1) "
+                                  "outside any graph"),
+            qPrintable(lost.words));
         QVERIFY(lost.words.contains("test's run made no such copy"));
         StateCopy f16 = k;
         f16.bytes = 2048; // the other run's cache of another type: the same copy
@@ -285,16 +301,19 @@ private slots:
         unread.checked = false; // never read back: not claimed equal to its source
         const auto unchecked = hunt::cacheCopies({k}, {unread}, "cache_v_l0", gap);
         QVERIFY(!unchecked.found);
-        QVERIFY2(unchecked.words.contains("not every copy could be held against its source"), qPrintable(unchecked.words));
+        QVERIFY2(unchecked.words.contains("not every copy could be held against its source"),
+                 qPrintable(unchecked.words));
         const auto notAll = hunt::cacheCopies({}, {}, "cache_v_l0", gap, true); // past the notes' limit
         QVERIFY(!notAll.found);
-        QVERIFY2(notAll.words.startsWith("a run made more copies into its KV cache outside any graph than the probe notes"),
-                 qPrintable(notAll.words));
+        QVERIFY2(
+            notAll.words.startsWith("a run made more copies into its KV cache outside any graph than the probe notes"),
+            qPrintable(notAll.words));
         StateCopy other = k;
         other.toStream = 2; // another slot's stream: not the same copy
         const auto extra = hunt::cacheCopies({k}, {k, other}, "cache_v_l0", gap);
         QVERIFY(extra.found);
-        QVERIFY2(extra.words.startsWith("found: test's run copied into the KV cache cache_v_l0 before round 2 (stream 0 -> 2)"),
+        QVERIFY2(extra.words.startsWith(
+                     "found: test's run copied into the KV cache cache_v_l0 before round 2 (stream 0 -> 2)"),
                  qPrintable(extra.words));
         StateCopy wrong = k;
         wrong.rowsDiffering = 3;

@@ -88,15 +88,17 @@
 #include "views/tensor_inspector.h"
 #include "views/tensor_slice_model.h"
 
-
 namespace {
 
 // A golden and a test dump of one chained layer where only op 2 (Qcur-0, reading the weight
 // w2.weight) is off by 5 %: the ops before and after it pass.
 std::pair<QString, QString> chainPair(const QString &dir)
 {
-    static const testing::Chain chain{{{"norm-0", "RMS_NORM"}, {"attn_norm-0", "MUL"}, {"Qcur-0", "MUL_MAT"},
-                                       {"Kcur-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}},
+    static const testing::Chain chain{{{"norm-0", "RMS_NORM"},
+                                       {"attn_norm-0", "MUL"},
+                                       {"Qcur-0", "MUL_MAT"},
+                                       {"Kcur-0", "MUL_MAT"},
+                                       {"ffn_out-0", "MUL_MAT"}},
                                       {2}};
     const std::string golden = testing::writeChain((dir + "/golden").toStdString(), chain, [](size_t) { return 0.0; });
     const std::string test =
@@ -160,19 +162,22 @@ private slots:
         SpreadDialog d;
         QCOMPARE(d.folderEdit()->text(), QDir::home().filePath("llmscope_spread")); // where the hunt's goes too
         QPushButton *run = d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
-        QVERIFY2(d.errorLabel()->text().isEmpty(), qPrintable(d.errorLabel()->text())); // nothing typed is no mistake yet
+        QVERIFY2(d.errorLabel()->text().isEmpty(),
+                 qPrintable(d.errorLabel()->text())); // nothing typed is no mistake yet
         run->click();
         QCOMPARE(d.errorLabel()->text(), QString("Give at least one command line."));
         QCOMPARE(d.result(), int(QDialog::Rejected));
         d.commandsEdit()->setPlainText("no-such-program-xyz -m a.gguf"); // said before anything runs
-        QVERIFY2(d.errorLabel()->text().startsWith("Line 1 cannot be run: cannot run 'no-such-program-xyz': not found in PATH"),
+        QVERIFY2(d.errorLabel()->text().startsWith(
+                     "Line 1 cannot be run: cannot run 'no-such-program-xyz': not found in PATH"),
                  qPrintable(d.errorLabel()->text()));
         d.commandsEdit()->setPlainText("true -m a.gguf");
         QVERIFY2(d.errorLabel()->text().contains("at least two runs"), qPrintable(d.errorLabel()->text()));
         run->click();
         QCOMPARE(d.result(), int(QDialog::Rejected));
         d.varyEdit()->setText("-t");
-        QVERIFY2(d.errorLabel()->text().contains("Vary needs a flag and its values"), qPrintable(d.errorLabel()->text()));
+        QVERIFY2(d.errorLabel()->text().contains("Vary needs a flag and its values"),
+                 qPrintable(d.errorLabel()->text()));
         d.varyEdit()->setText("-t 1,4");
         d.repeatBox()->setValue(2);
         QCOMPARE(d.runsLabel()->text(), QString("4 run(s)"));
@@ -186,8 +191,9 @@ private slots:
                 l.push_back(x.label());
             return l;
         };
-        QCOMPARE(labels(r), (std::vector<std::string>{"true -m a.gguf -t 1", "true -m a.gguf -t 1", "true -m a.gguf -t 4",
-                                                      "true -m a.gguf -t 4"}));
+        QCOMPARE(labels(r),
+                 (std::vector<std::string>{"true -m a.gguf -t 1", "true -m a.gguf -t 1", "true -m a.gguf -t 4",
+                                           "true -m a.gguf -t 4"}));
         QVERIFY(!r.tensors); // statistics first, by default
         QCOMPARE(spread::firstPass(r).mid(0, 3), QStringList({"--type", "model", "stats"}));
         QTest::mouseClick(d.tensorsBox(), Qt::LeftButton, {}, QPoint(8, d.tensorsBox()->height() / 2));
@@ -224,7 +230,8 @@ private slots:
         QVERIFY(again.fusionBox()->isChecked());
         QSettings().remove("spread");
         // A preset's program, its environment kept, added as a line.
-        LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'true -m b.gguf -t 2' --type stats", "/tmp");
+        LaunchHistory::savePreset("two threads", "GGML_X=1 llmscope dump --exec 'true -m b.gguf -t 2' --type stats",
+                                  "/tmp");
         const auto forget = qScopeGuard([] { LaunchHistory::removePreset("two threads"); });
         SpreadDialog withPreset;
         withPreset.commandsEdit()->clear();
@@ -264,7 +271,8 @@ private slots:
         // a program that cannot run is said before anything runs
         h.testBox()->setEditText("A=test /nonexistent/llama-simple -y");
         QVERIFY(!h.sides(&g, &t, &error));
-        QVERIFY2(error == "the test command cannot run: cannot run '/nonexistent/llama-simple': no such executable file",
+        QVERIFY2(error ==
+                     "the test command cannot run: cannot run '/nonexistent/llama-simple': no such executable file",
                  qPrintable(error));
         { // in Chinese, the reason too (not only the dialog's words around it)
             const auto english = qScopeGuard([] {
@@ -273,7 +281,8 @@ private slots:
             });
             QCOMPARE(installTranslations(*qApp, "zh_CN"), QString("zh_CN"));
             QVERIFY(!h.sides(&g, &t, &error));
-            QVERIFY2(error.contains(QString::fromUtf8("无法运行 '/nonexistent/llama-simple'：没有这个可执行文件")), qPrintable(error));
+            QVERIFY2(error.contains(QString::fromUtf8("无法运行 '/nonexistent/llama-simple'：没有这个可执行文件")),
+                     qPrintable(error));
         }
         h.testBox()->setEditText("env A=test B='b b' /bin/true -y");
         QTemporaryDir out;
@@ -365,8 +374,9 @@ private slots:
             }
             root = w.root();
         }
-        for (const auto &[round, json] : {std::pair{0, llmscope::tokenRecordJson(0, {1, 2, 3}, false, {0, 0, 1}, {0, 1, 1})},
-                                          std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {2}, {1})}}) {
+        for (const auto &[round, json] :
+             {std::pair{0, llmscope::tokenRecordJson(0, {1, 2, 3}, false, {0, 0, 1}, {0, 1, 1})},
+              std::pair{1, llmscope::tokenRecordJson(1, {4}, false, {2}, {1})}}) {
             llmscope::makeDirs(root + "/llmscope/tokens/4242");
             llmscope::writeFileAtomic(root + "/" + llmscope::tokenRecordPath(4242, round), json);
         }
@@ -400,7 +410,9 @@ private slots:
         d.show();
         QVERIFY(d.goldenRequests()->isVisible() && d.testRequests()->isVisible());
         QCOMPARE(d.testRequests()->count(), 3);
-        QCOMPARE(d.goldenRequests()->itemText(1), QString("Request 1: sequence 0, positions 0, 1 token(s) in round 0 (some shared with other sequences)"));
+        QCOMPARE(
+            d.goldenRequests()->itemText(1),
+            QString("Request 1: sequence 0, positions 0, 1 token(s) in round 0 (some shared with other sequences)"));
         d.goldenRequests()->setCurrentIndex(1);
         d.testRequests()->setCurrentIndex(2);
         QCOMPARE(d.goldenRequest().request, 1);
@@ -408,13 +420,15 @@ private slots:
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
             d.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/compare_requests.png");
         auto *console = w.findChild<ConsoleView *>();
-        QVERIFY2(QCoro::waitFor(w.workspace()->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest())),
-                 qPrintable(console->toPlainText()));
+        QVERIFY2(
+            QCoro::waitFor(w.workspace()->compare(d.golden(), d.test(), {}, {}, d.goldenRequest(), d.testRequest())),
+            qPrintable(console->toPlainText()));
         const auto r = w.workspace()->comparison();
         QVERIFY(r);
         QVERIFY2(QString::fromStdString(r->goldenRoot).contains("/golden/"), r->goldenRoot.c_str());
         QCOMPARE(r->rows.size(), size_t(2)); // round 0's two files, cut to one row on each side
-        QVERIFY(console->toPlainText().contains("golden: request 1: sequence 0, positions 0, 1 token(s) in 1 round(s) 0"));
+        QVERIFY(
+            console->toPlainText().contains("golden: request 1: sequence 0, positions 0, 1 token(s) in 1 round(s) 0"));
         QVERIFY(console->toPlainText().contains("2 file(s) of shared rounds cut to its rows"));
         QVERIFY(console->toPlainText().contains("my: request 2: sequence 1"));
         QVERIFY(console->toPlainText().contains("its positions after 0 left out"));
@@ -481,9 +495,11 @@ for path in outputs:
                 }
                 tree->scrollTo(i);
                 const QRect rect = tree->visualRect(i);
-                QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, QPoint(std::max(rect.left(), 0) + 12, rect.center().y()));
+                QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
+                                  QPoint(std::max(rect.left(), 0) + 12, rect.center().y()));
                 const QString name = i.data().toString();
-                QTRY_VERIFY2(details->toPlainText().contains(name), qPrintable(name + " / " + details->toPlainText())); // read off the GUI thread
+                QTRY_VERIFY2(details->toPlainText().contains(name),
+                             qPrintable(name + " / " + details->toPlainText())); // read off the GUI thread
                 ++clicked;
                 refused += details->toPlainText().contains("refused") ? 1 : 0;
             }
@@ -601,10 +617,12 @@ for path in outputs:
         }
         Reason r(Said::WeightDiffersBy, {Finding(Said::LabelWeight, {"blk.0.ffn_down.weight"}), "3.2 %"});
         r.add(Said::CpuRatio, {"1.5"});
-        QCOMPARE(r.english(), std::string("the weight blk.0.ffn_down.weight differs between golden and test (relative error "
-                                          "3.2 %); ggml's CPU kernel on the same inputs: 1.5 times the bound"));
-        QCOMPARE(reasonWords(r), QString::fromUtf8("权重 blk.0.ffn_down.weight 在标杆与待测之间不同（相对误差 3.2 %）；"
-                                                   "ggml 的 CPU 内核在相同输入上：误差界的 1.5 倍"));
+        QCOMPARE(r.english(),
+                 std::string("the weight blk.0.ffn_down.weight differs between golden and test (relative error "
+                             "3.2 %); ggml's CPU kernel on the same inputs: 1.5 times the bound"));
+        QCOMPARE(reasonWords(r),
+                 QString::fromUtf8("权重 blk.0.ffn_down.weight 在标杆与待测之间不同（相对误差 3.2 %）；"
+                                   "ggml 的 CPU 内核在相同输入上：误差界的 1.5 倍"));
         QCOMPARE(reasonWords(Reason("a file error, as it came")), QString("a file error, as it came"));
         // Values are put in once: a value's own "%1" stays as it is, in both wordings.
         QCOMPARE(llmscope::fillPattern("%1 and %2", {"%2", "x"}), std::string("%2 and x"));
@@ -641,7 +659,8 @@ for path in outputs:
         Workspace *ws = w->workspace();
         const QString picked = ws->currentOp(); // the first divergent
         QVERIFY(!picked.isEmpty());
-        const int rows = w->heatmap()->model()->rowCount(), ops = w->diff()->findChild<QTableView *>()->model()->rowCount();
+        const int rows = w->heatmap()->model()->rowCount(),
+                  ops = w->diff()->findChild<QTableView *>()->model()->rowCount();
         for (int i = 0; i < 200; ++i) // more than the console shows: it follows the newest line
             ws->say(QString("[llmscope] a line before the switch, %1").arg(i));
         // The Session panel's state is worded when shown: in the language of the moment.
@@ -675,7 +694,8 @@ for path in outputs:
         QVERIFY2(w->opPanel()->status().startsWith("Topology of the opened dump"), qPrintable(w->opPanel()->status()));
         w->statusBar()->showMessage("found: round 0, op 0_2 Qcur-0 (MUL_MAT)"); // a job's last words
         QVERIFY(w->spreadView()->differingOnly()->isChecked()); // the spread's filter, unticked: kept
-        QTest::mouseClick(w->spreadView()->differingOnly(), Qt::LeftButton, {}, QPoint(8, w->spreadView()->differingOnly()->height() / 2));
+        QTest::mouseClick(w->spreadView()->differingOnly(), Qt::LeftButton, {},
+                          QPoint(8, w->spreadView()->differingOnly()->height() / 2));
         QVERIFY(!w->spreadView()->differingOnly()->isChecked());
         QAction *chinese = nullptr;
         for (QAction *a : w->findChildren<QAction *>())
@@ -690,7 +710,8 @@ for path in outputs:
                 zh = m;
         QVERIFY(zh);
         QCOMPARE(zh->workspace(), ws); // the same session
-        QCOMPARE(zh->statusBar()->currentMessage(), QString("found: round 0, op 0_2 Qcur-0 (MUL_MAT)")); // kept, not "Ready"
+        QCOMPARE(zh->statusBar()->currentMessage(),
+                 QString("found: round 0, op 0_2 Qcur-0 (MUL_MAT)")); // kept, not "Ready"
         QCOMPARE(QSettings().value("ui/language").toString(), QString("zh_CN"));
         QVERIFY(!zh->spreadView()->differingOnly()->isChecked());
         QStringList tabs;
@@ -702,8 +723,9 @@ for path in outputs:
         QCOMPARE(zh->heatmap()->model()->rowCount(), rows);
         QCOMPARE(zh->diff()->findChild<QTableView *>()->model()->rowCount(), ops);
         QVERIFY(zh->heatmap()->metricBox()->currentText().startsWith(QString::fromUtf8("比对")));
-        QVERIFY2(zh->heatmap()->metricBox()->width() >
-                     zh->heatmap()->metricBox()->fontMetrics().horizontalAdvance(zh->heatmap()->metricBox()->currentText()) + 16,
+        QVERIFY2(zh->heatmap()->metricBox()->width() > zh->heatmap()->metricBox()->fontMetrics().horizontalAdvance(
+                                                           zh->heatmap()->metricBox()->currentText()) +
+                         16,
                  "the Statistic box cuts its text in Chinese");
         QCOMPARE(zh->opPanel()->currentOpId(), picked);
         QCOMPARE(zh->inspector()->currentFile(), inspected);
@@ -717,7 +739,8 @@ for path in outputs:
         QCOMPARE(zh->opPanel()->idsEdit()->text(), QString("0_2,0_4"));
         QCOMPARE(zh->opPanel()->model()->checkedIds(), QStringList({"0_2", "0_4"}));
         QCOMPARE(zh->opPanel()->searchEdit()->text(), QString("MUL_MAT"));
-        QVERIFY2(zh->opPanel()->status().startsWith(QString::fromUtf8("已打开转储的拓扑")), qPrintable(zh->opPanel()->status()));
+        QVERIFY2(zh->opPanel()->status().startsWith(QString::fromUtf8("已打开转储的拓扑")),
+                 qPrintable(zh->opPanel()->status()));
         // Core's words in Chinese: worded by the window from what core found.
         QVERIFY2(verdictTip(zh).contains(QString::fromUtf8("的元素在相对误差")), qPrintable(verdictTip(zh)));
         QVERIFY2(!verdictTip(zh).contains("within"), qPrintable(verdictTip(zh)));
@@ -737,7 +760,6 @@ for path in outputs:
         delete en;
     }
 
-
     // The Launch dialog fits a 1024-wide screen: its fields never need more width than its
     // scrolling area has (its right edge was cut off there), in English and in Chinese.
     void launchDialogFitsASmallScreen()
@@ -752,7 +774,8 @@ for path in outputs:
             auto *scroll = d.findChild<QScrollArea *>();
             QVERIFY(scroll);
             QVERIFY2(scroll->widget()->minimumSizeHint().width() <= scroll->viewport()->width(),
-                     qPrintable(QString("%1: fields need %2 px, %3 px shown").arg(lang)
+                     qPrintable(QString("%1: fields need %2 px, %3 px shown")
+                                    .arg(lang)
                                     .arg(scroll->widget()->minimumSizeHint().width())
                                     .arg(scroll->viewport()->width())));
             if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
@@ -773,7 +796,8 @@ for path in outputs:
         QTemporaryDir wd;
         d.workDirEdit()->setFocus();
         QTest::keyClicks(d.workDirEdit(), wd.path());
-        QVERIFY2(d.outputEdit()->placeholderText().endsWith(": " + wd.path()), qPrintable(d.outputEdit()->placeholderText()));
+        QVERIFY2(d.outputEdit()->placeholderText().endsWith(": " + wd.path()),
+                 qPrintable(d.outputEdit()->placeholderText()));
     }
 
     // The error chart's legend keeps its names whole: at a laptop's Diff page (about 330 px) a
@@ -814,10 +838,12 @@ for path in outputs:
         area.show();
         QVERIFY(QTest::qWaitForWindowExposed(&area));
         QCoreApplication::processEvents();
-        QVERIFY2(inArea->width() <= area.viewport()->width(),
-                 qPrintable(QString("the chart is %1 px wide in %2").arg(inArea->width()).arg(area.viewport()->width())));
+        QVERIFY2(
+            inArea->width() <= area.viewport()->width(),
+            qPrintable(QString("the chart is %1 px wide in %2").arg(inArea->width()).arg(area.viewport()->width())));
         QVERIFY2(testing::cutLegendNames(inArea->chartView()->chart()).isEmpty(),
-                 qPrintable(inArea->legendPlace() + ": " + testing::cutLegendNames(inArea->chartView()->chart()).join(", ")));
+                 qPrintable(inArea->legendPlace() + ": " +
+                            testing::cutLegendNames(inArea->chartView()->chart()).join(", ")));
         QVERIFY2(inArea->findChild<QLabel *>()->text().contains("red: round 0, blue: the other rounds"),
                  qPrintable(inArea->findChild<QLabel *>()->text()));
     }
@@ -871,7 +897,8 @@ for path in outputs:
         QVERIFY2(said.startsWith("The hunt failed: ") && said.contains("/nonexistent/llama-simple") &&
                      said.contains("No comparison is shown"),
                  qPrintable(said));
-        QVERIFY2(w.console()->toPlainText().contains("/nonexistent/llama-simple"), qPrintable(w.console()->toPlainText()));
+        QVERIFY2(w.console()->toPlainText().contains("/nonexistent/llama-simple"),
+                 qPrintable(w.console()->toPlainText()));
         // the op panel waits for no graph from a program that never started
         QVERIFY2(!w.opPanel()->status().startsWith("Waiting"), qPrintable(w.opPanel()->status()));
         if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
@@ -918,8 +945,14 @@ for path in outputs:
             const auto [failLo, failHi] = h->colours()->failedRange();
             const double vBad = h->colours()->valueOf("0_2"), vGood = h->colours()->valueOf("0_3");
             QVERIFY2(vGood >= passLo && vGood <= passHi && vBad >= failLo && vBad <= failHi,
-                     qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7").arg(h->metricBox()->itemText(i)).arg(vGood)
-                                    .arg(passLo).arg(passHi).arg(vBad).arg(failLo).arg(failHi)));
+                     qPrintable(QString("%1: %2 in %3..%4, %5 in %6..%7")
+                                    .arg(h->metricBox()->itemText(i))
+                                    .arg(vGood)
+                                    .arg(passLo)
+                                    .arg(passHi)
+                                    .arg(vBad)
+                                    .arg(failLo)
+                                    .arg(failHi)));
             // shares and relative errors in percent, as the Diff table writes them; 1 - cosine as it is
             const bool cosine = h->metricBox()->currentData().toInt() == int(HeatmapModel::Metric::CosineDistance);
             const QString lowest = cosine ? QString::number(failLo, 'g', 4) : HeatmapModel::percentText(failLo);
@@ -927,7 +960,8 @@ for path in outputs:
             QVERIFY(cosine || lowest.endsWith(" %"));
             // the legend says what a cell measures, and why the ops after the culprit are pale
             const QString tip = h->legend()->toolTip();
-            QVERIFY2(tip.contains(h->metricBox()->itemText(i)) && tip.contains("its inputs carry the error"), qPrintable(tip));
+            QVERIFY2(tip.contains(h->metricBox()->itemText(i)) && tip.contains("its inputs carry the error"),
+                     qPrintable(tip));
         }
         QCOMPARE(culprit.data(Qt::DisplayRole).toString(), QString::fromUtf8("\u25C6")); // the first divergent
         const QModelIndex after = h->model()->indexForOp("0_4");
@@ -958,8 +992,10 @@ for path in outputs:
         auto *summary = w.findChild<QScrollArea *>("DiffSummary");
         QVERIFY(summary);
         QTableView *table = w.diff()->findChild<QTableView *>();
-        const QRect s(summary->mapTo(&w, QPoint(0, 0)), summary->size()), t(table->mapTo(&w, QPoint(0, 0)), table->size());
-        QVERIFY2(s.bottom() < t.top(), qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
+        const QRect s(summary->mapTo(&w, QPoint(0, 0)), summary->size()),
+            t(table->mapTo(&w, QPoint(0, 0)), table->size());
+        QVERIFY2(s.bottom() < t.top(),
+                 qPrintable(QString("summary ends %1, table starts %2").arg(s.bottom()).arg(t.top())));
         // the verdict's first lines (the op and its cause) in view, across the page
         QVERIFY2(summary->viewport()->height() >= 4 * summary->fontMetrics().lineSpacing(),
                  qPrintable(QString("summary %1 px tall").arg(summary->height())));
@@ -967,7 +1003,7 @@ for path in outputs:
         auto outputErrorInView = [table] {
             QHeaderView *header = table->horizontalHeader();
             const int right = header->sectionViewportPosition(DiffTableModel::OutputErrorColumn) +
-                              header->sectionSize(DiffTableModel::OutputErrorColumn);
+                header->sectionSize(DiffTableModel::OutputErrorColumn);
             return right <= table->viewport()->width();
         };
         QVERIFY2(outputErrorInView(), qPrintable(QString("the table is %1 px wide").arg(table->viewport()->width())));
@@ -985,14 +1021,16 @@ for path in outputs:
             QVERIFY2(ink > 20, qPrintable(QString("%1 dark pixels in the summary's first line").arg(ink)));
         }
         for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
-            const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
+            const int rows =
+                elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
             QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
             // every value whole: the widest a slice writes fits its column (no "0....")
             const int column = elements->horizontalHeader()->defaultSectionSize();
             const bool errors = elements == w.tensorDiff()->errorTable(); // three digits, no sign
             const int widest = elements->fontMetrics().horizontalAdvance(errors ? QStringLiteral("1.23e-05")
                                                                                 : QStringLiteral("-0.000123457"));
-            QVERIFY2(column >= widest + 8, qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
+            QVERIFY2(column >= widest + 8,
+                     qPrintable(QString("columns %1 px for values %2 px wide").arg(column).arg(widest)));
         }
         { // the worst element, selected, keeps its red and is framed: a selection's blue fill read as "passed"
             QTableView *errors = w.tensorDiff()->errorTable();
@@ -1007,7 +1045,7 @@ for path in outputs:
             QVERIFY2(painted.red() > painted.blue() + 60, qPrintable(painted.name() + " painted over " + own.name()));
         }
         { // golden, test and error scroll together by column and row, though the error's columns
-          // are narrower: the same cells side by side
+            // are narrower: the same cells side by side
             const auto tables = w.tensorDiff()->findChildren<QTableView *>();
             QCOMPARE(tables.size(), 3);
             tables.front()->horizontalScrollBar()->setValue(3);
@@ -1019,7 +1057,7 @@ for path in outputs:
             }
         }
         { // 1024x700: the bottom docks stay short (the Session panel scrolls), the verdict's first
-          // lines and several element rows in view
+            // lines and several element rows in view
             w.resize(1024, 700);
             QTest::qWait(0);
             QCoreApplication::processEvents();
@@ -1029,14 +1067,17 @@ for path in outputs:
                 // and the -ids field's hint whole
                 QLineEdit *ids = w.opPanel()->idsEdit();
                 const int hint = ids->fontMetrics().horizontalAdvance(ids->placeholderText());
-                QVERIFY2(hint + 12 <= ids->width(), qPrintable(QString("'%1' is %2 px in %3").arg(ids->placeholderText()).arg(hint).arg(ids->width())));
+                QVERIFY2(
+                    hint + 12 <= ids->width(),
+                    qPrintable(QString("'%1' is %2 px in %3").arg(ids->placeholderText()).arg(hint).arg(ids->width())));
             }
             for (auto *tabs : w.findChildren<QTabWidget *>()) // the heatmap's boxes whole, its round slider usable
                 if (tabs->indexOf(w.heatmap()) >= 0)
                     tabs->setCurrentWidget(w.heatmap());
             QCoreApplication::processEvents();
             QVERIFY2(h->metricBox()->width() >= h->metricBox()->sizeHint().width(),
-                     qPrintable(QString("%1 of %2 px").arg(h->metricBox()->width()).arg(h->metricBox()->sizeHint().width())));
+                     qPrintable(
+                         QString("%1 of %2 px").arg(h->metricBox()->width()).arg(h->metricBox()->sizeHint().width())));
             QVERIFY(h->findChild<QSlider *>()->width() >= 120);
             if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
                 w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/heatmap_1024x700.png");
@@ -1048,27 +1089,33 @@ for path in outputs:
             QVERIFY2(docks <= 170, qPrintable(QString("the bottom docks take %1 px").arg(docks)));
             const int lines = summary->viewport()->height() / summary->fontMetrics().lineSpacing();
             QVERIFY2(lines >= 4, qPrintable(QString("%1 lines of the verdict in view").arg(lines)));
-            QVERIFY2(outputErrorInView(), qPrintable(QString("the table is %1 px wide").arg(table->viewport()->width())));
+            QVERIFY2(outputErrorInView(),
+                     qPrintable(QString("the table is %1 px wide").arg(table->viewport()->width())));
             for (QTableView *elements : w.tensorDiff()->findChildren<QTableView *>()) {
-                const int rows = elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
+                const int rows =
+                    elements->viewport()->height() / std::max(1, elements->verticalHeader()->defaultSectionSize());
                 QVERIFY2(rows >= 4, qPrintable(QString("%1 element rows in view").arg(rows)));
                 // golden, test and error each show a row's neighbours, not one column alone (a
                 // list of the op's files beside them left each about one)
-                const int columns = elements->viewport()->width() / std::max(1, elements->horizontalHeader()->defaultSectionSize());
-                QVERIFY2(columns >= 2, qPrintable(QString("%1 whole element columns in view (%2 px)").arg(columns)
-                                                      .arg(elements->viewport()->width())));
+                const int columns =
+                    elements->viewport()->width() / std::max(1, elements->horizontalHeader()->defaultSectionSize());
+                QVERIFY2(columns >= 2,
+                         qPrintable(QString("%1 whole element columns in view (%2 px)")
+                                        .arg(columns)
+                                        .arg(elements->viewport()->width())));
             }
             { // the Session panel's rows whole, none cut at the dock's bottom: a dump shown has no
-              // process or counts, and those rows are not there
+                // process or counts, and those rows are not there
                 auto *panel = qobject_cast<QScrollArea *>(w.findChild<QDockWidget *>("SessionDock")->widget());
                 QVERIFY(panel);
                 QVERIFY2(panel->widget()->sizeHint().height() <= panel->viewport()->height(),
-                         qPrintable(QString("the Session panel needs %1 px of %2").arg(panel->widget()->sizeHint().height())
+                         qPrintable(QString("the Session panel needs %1 px of %2")
+                                        .arg(panel->widget()->sizeHint().height())
                                         .arg(panel->viewport()->height())));
                 QVERIFY2(w.counters()->text().contains(golden), qPrintable(w.counters()->text()));
             }
             { // the error chart's legend whole or not there ("r..." told nothing): the note says
-              // which line is which, and which round is red
+                // which line is which, and which round is red
                 ErrorCurveView *curve = w.findChild<ErrorCurveView *>();
                 QVERIFY(curve);
                 QVERIFY2(testing::cutLegendNames(curve->chartView()->chart()).isEmpty(),
@@ -1086,8 +1133,7 @@ for path in outputs:
             // wider, the legend is there (a round and "added" fit below the plot)
             QCOMPARE(w.findChild<ErrorCurveView *>()->legendPlace(), QString("below"));
         }
-        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR"))
-        {
+        if (qEnvironmentVariableIsSet("LLMSCOPE_SCREENSHOT_DIR")) {
             w.grab().save(qEnvironmentVariable("LLMSCOPE_SCREENSHOT_DIR") + "/diff_1366x700.png");
             for (auto *tabs : w.findChildren<QTabWidget *>())
                 if (tabs->indexOf(w.heatmap()) >= 0)
@@ -1132,8 +1178,9 @@ for path in outputs:
         QTemporaryDir dir;
         testing::ChainDumpOptions only;
         only.onlyOp = 0;
-        const std::string root = testing::writeChain(dir.path().toStdString(), {{{"norm-0", "RMS_NORM"}, {"attn_norm-0", "MUL"}}, {}},
-                                                     [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, only);
+        const std::string root = testing::writeChain(
+            dir.path().toStdString(), {{{"norm-0", "RMS_NORM"}, {"attn_norm-0", "MUL"}}, {}},
+            [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, only);
         MainWindow w;
         w.show();
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(root))));
@@ -1179,8 +1226,9 @@ for path in outputs:
         const QSize free = QGuiApplication::primaryScreen()->availableGeometry().size();
         QVERIFY2(free.height() < 860, "the test screen must be shorter than the window's own size");
         MainWindow w;
-        QVERIFY2(w.width() <= free.width() && w.height() <= free.height(),
-                 qPrintable(QString("%1x%2 on %3x%4").arg(w.width()).arg(w.height()).arg(free.width()).arg(free.height())));
+        QVERIFY2(
+            w.width() <= free.width() && w.height() <= free.height(),
+            qPrintable(QString("%1x%2 on %3x%4").arg(w.width()).arg(w.height()).arg(free.width()).arg(free.height())));
         LaunchDialog launch;
         launch.show();
         QVERIFY(QTest::qWaitForWindowExposed(&launch));
@@ -1191,7 +1239,8 @@ for path in outputs:
                 run = b;
         QVERIFY(run && run->isVisible());
         const QRect at(run->mapTo(&launch, QPoint(0, 0)), run->size());
-        QVERIFY2(launch.rect().contains(at), qPrintable(QString("Run at y %1 in %2").arg(at.bottom()).arg(launch.height())));
+        QVERIFY2(launch.rect().contains(at),
+                 qPrintable(QString("Run at y %1 in %2").arg(at.bottom()).arg(launch.height())));
         QVERIFY(launch.commandEdit()->height() >= launch.commandEdit()->sizeHint().height()); // not squashed
         // No program yet is where the dialog starts, not a mistake; Run says what is missing.
         const auto errorText = [&] {
@@ -1273,12 +1322,12 @@ for path in outputs:
         auto has = [&](const QString &where, const QKeySequence &key) {
             return lines.contains(where + '\t' + key.toString(QKeySequence::NativeText));
         };
-        QVERIFY2(has("Session > Hunt the first divergent operation", QKeySequence(Qt::CTRL | Qt::Key_H)), qPrintable(lines.join('\n')));
+        QVERIFY2(has("Session > Hunt the first divergent operation", QKeySequence(Qt::CTRL | Qt::Key_H)),
+                 qPrintable(lines.join('\n')));
         QVERIFY2(has("File > Open dump folder", QKeySequence::Open), qPrintable(lines.join('\n')));
         QVERIFY2(has("Help > Getting started", QKeySequence::HelpContents), qPrintable(lines.join('\n')));
         QVERIFY(lines.size() >= 15);
     }
-
 
     // A dump of tensors alone (the default launch), opened later: the heatmap is filled from
     // the tensors' data as it was live, with a scale, and the tree shows each op's output
@@ -1315,11 +1364,14 @@ for path in outputs:
         { // the empty heatmap's sentence whole in a narrow page (it ran off the right edge at 1024 in Chinese)
             QLabel *legend = w.heatmap()->legend();
             legend->resize(300, legend->heightForWidth(300));
-            const QRect needed = legend->fontMetrics().boundingRect(QRect(0, 0, legend->width(), 10000), Qt::TextWordWrap,
-                                                                   legend->text());
+            const QRect needed = legend->fontMetrics().boundingRect(QRect(0, 0, legend->width(), 10000),
+                                                                    Qt::TextWordWrap, legend->text());
             QVERIFY2(needed.width() <= legend->width() && needed.height() <= legend->height(),
-                     qPrintable(QString("%1x%2 needed in %3x%4").arg(needed.width()).arg(needed.height())
-                                    .arg(legend->width()).arg(legend->height())));
+                     qPrintable(QString("%1x%2 needed in %3x%4")
+                                    .arg(needed.width())
+                                    .arg(needed.height())
+                                    .arg(legend->width())
+                                    .arg(legend->height())));
         }
         // a launch that fails under way (its output folder cannot be made), said in the panel
         const testing::StandInProbe probe; // where the build has none
@@ -1338,8 +1390,9 @@ for path in outputs:
         r.round = 3;
         r.dumped = true;
         r.opsSelected = 12;
-        for (const auto &[read, words] : {std::pair{"node", "node by node"}, std::pair{"graph", "after the whole graph"},
-                                          std::pair{"inline", "as each node is computed"}}) {
+        for (const auto &[read, words] :
+             {std::pair{"node", "node by node"}, std::pair{"graph", "after the whole graph"},
+              std::pair{"inline", "as each node is computed"}}) {
             r.read = read;
             v.setLastRound(r);
             QVERIFY2(v.text().endsWith(QString("\n3: dumped, 12 operations, read ") + words), qPrintable(v.text()));

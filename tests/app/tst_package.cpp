@@ -19,8 +19,7 @@ struct Ran {
     int code = -1;
     QString out, err;
 };
-Ran runProgram(const QString &program, const QStringList &args, const QProcessEnvironment &env,
-               const QString &cwd = {})
+Ran runProgram(const QString &program, const QStringList &args, const QProcessEnvironment &env, const QString &cwd = {})
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -41,7 +40,8 @@ Ran runProgram(const QString &program, const QStringList &args, const QProcessEn
 QProcessEnvironment userEnvironment(const QString &config)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *name : {"LLMSCOPE_PROBE_LIB", "LLMSCOPE_GGML_LIBRARY", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH"})
+    for (const char *name :
+         {"LLMSCOPE_PROBE_LIB", "LLMSCOPE_GGML_LIBRARY", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH"})
         env.remove(QString::fromLatin1(name));
     env.insert("XDG_CONFIG_HOME", config);
     return env;
@@ -66,17 +66,15 @@ class TstPackage : public QObject {
 
     QProcessEnvironment userEnvironment() const { return ::userEnvironment(m_dir.filePath("config")); }
 
-    QString sample(const QString &model) const
-    {
-        return kBin + "/llmscope-sample-generate -m " + model + " -n 2";
-    }
+    QString sample(const QString &model) const { return kBin + "/llmscope-sample-generate -m " + model + " -n 2"; }
 
 private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        const Ran pack = runProgram("cpack", {"-G", "DEB", "-B", m_dir.filePath("pkg"), "--config",
-                                              QStringLiteral(LLMSCOPE_BUILD_DIR) + "/CPackConfig.cmake"},
+        const Ran pack = runProgram("cpack",
+                                    {"-G", "DEB", "-B", m_dir.filePath("pkg"), "--config",
+                                     QStringLiteral(LLMSCOPE_BUILD_DIR) + "/CPackConfig.cmake"},
                                     QProcessEnvironment::systemEnvironment(), m_dir.path());
         QVERIFY2(pack.code == 0, qPrintable(pack.out + pack.err));
         const QStringList debs = QDir(m_dir.filePath("pkg")).entryList({"llmscope_*_amd64.deb"});
@@ -89,8 +87,8 @@ private slots:
         m_golden = m_dir.filePath("f32.gguf");
         m_test = m_dir.filePath("corrupt.gguf");
         QVERIFY(engine::makeModel(kBin, {"--out", m_golden, "--layers", "2", "--width", "64", "--ff", "128"}));
-        QVERIFY(engine::makeModel(kBin, {"--out", m_test, "--layers", "2", "--width", "64", "--ff", "128",
-                                         "--corrupt-layer", "1"}));
+        QVERIFY(engine::makeModel(
+            kBin, {"--out", m_test, "--layers", "2", "--width", "64", "--ff", "128", "--corrupt-layer", "1"}));
         m_quantized = m_dir.filePath("q4_0.gguf");
         QVERIFY(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", m_golden, "--out", m_quantized}));
     }
@@ -99,11 +97,12 @@ private slots:
     // packages (each known to dpkg here, none a development package), never npm's.
     void holdsTheAppAndNeedsOnlyDebiansPackages()
     {
-        for (const char *file : {"usr/bin/llmscope", "usr/lib/llmscope/libllmscope_gui.so",
-                                 "usr/lib/llmscope/libllmscope_probe.so", "usr/lib/llmscope/libggml-base.so",
-                                 "usr/lib/llmscope/libggml-cpu-x64.so", "usr/lib/python3/dist-packages/llmscope/__init__.py",
-                                 "usr/lib/python3/dist-packages/llmscope/reference/llama.py",
-                                 "usr/share/applications/llmscope.desktop", "usr/share/doc/llmscope/README.md"})
+        for (const char *file :
+             {"usr/bin/llmscope", "usr/lib/llmscope/libllmscope_gui.so", "usr/lib/llmscope/libllmscope_probe.so",
+              "usr/lib/llmscope/libggml-base.so", "usr/lib/llmscope/libggml-cpu-x64.so",
+              "usr/lib/python3/dist-packages/llmscope/__init__.py",
+              "usr/lib/python3/dist-packages/llmscope/reference/llama.py", "usr/share/applications/llmscope.desktop",
+              "usr/share/doc/llmscope/README.md"})
             QVERIFY2(QFileInfo(m_root + "/" + file).isFile(), file);
         QVERIFY(QDir(m_root).entryList(QDir::AllEntries | QDir::NoDotAndDotDot) == QStringList{"usr"});
         const Ran fields = runProgram("dpkg-deb", {"-f", m_deb, "Depends"}, QProcessEnvironment::systemEnvironment());
@@ -113,19 +112,22 @@ private slots:
         for (const QString &dep : depends) {
             const QString name = dep.section(QLatin1Char(' '), 0, 0).section(QLatin1Char(':'), 0, 0);
             QVERIFY2(!name.endsWith(QLatin1String("-dev")) && !name.contains(QLatin1String("node")), qPrintable(dep));
-            const Ran known = runProgram("dpkg-query", {"-W", "-f=${Status}", name}, QProcessEnvironment::systemEnvironment());
+            const Ran known =
+                runProgram("dpkg-query", {"-W", "-f=${Status}", name}, QProcessEnvironment::systemEnvironment());
             QVERIFY2(known.code == 0 && known.out == QLatin1String("install ok installed"),
                      qPrintable(name + ": " + known.out + known.err));
         }
         qInfo("Depends: %s", qPrintable(fields.out.trimmed()));
         // no run path into the build or the engine's npm folder: each library from the package
-        for (const char *elf : {"usr/bin/llmscope", "usr/lib/llmscope/libllmscope_gui.so", "usr/lib/llmscope/libllmscope_probe.so",
-                                "usr/lib/llmscope/libggml-base.so", "usr/lib/llmscope/libggml-cpu-x64.so"}) {
+        for (const char *elf :
+             {"usr/bin/llmscope", "usr/lib/llmscope/libllmscope_gui.so", "usr/lib/llmscope/libllmscope_probe.so",
+              "usr/lib/llmscope/libggml-base.so", "usr/lib/llmscope/libggml-cpu-x64.so"}) {
             const Ran dyn = runProgram("readelf", {"-d", m_root + "/" + elf}, QProcessEnvironment::systemEnvironment());
             QCOMPARE(dyn.code, 0);
             for (const QString &line : dyn.out.split('\n'))
                 if (line.contains(QLatin1String("RUNPATH")) || line.contains(QLatin1String("RPATH")))
-                    QVERIFY2(!line.contains(QStringLiteral(LLMSCOPE_BUILD_DIR)) && !line.contains(QStringLiteral(LLMSCOPE_SOURCE_DIR)) &&
+                    QVERIFY2(!line.contains(QStringLiteral(LLMSCOPE_BUILD_DIR)) &&
+                                 !line.contains(QStringLiteral(LLMSCOPE_SOURCE_DIR)) &&
                                  !line.contains(QLatin1String("node_modules")),
                              qPrintable(QString(elf) + ": " + line));
         }
@@ -154,10 +156,9 @@ private slots:
                  "the dump was not made with the package's probe");
 
         const QString testDump = test + "/" + QDir(test).entryList({"msit_dump_*"}).value(0);
-        const Ran compare = runProgram(m_bin + "/llmscope",
-                                       {"compare", "--golden-path", goldenDump, "--my-path", testDump, "-o",
-                                        m_dir.filePath("cmp")},
-                                       env);
+        const Ran compare = runProgram(
+            m_bin + "/llmscope",
+            {"compare", "--golden-path", goldenDump, "--my-path", testDump, "-o", m_dir.filePath("cmp")}, env);
         QVERIFY2(compare.code == 1, qPrintable(compare.err)); // something failed
         QVERIFY2(QRegularExpression(QStringLiteral("first divergent: round 0, op \\S+ ffn_out-1 "))
                      .match(compare.out + compare.err)
@@ -165,17 +166,15 @@ private slots:
                  qPrintable(compare.out + compare.err));
         QVERIFY(!engine::compareReport(m_dir.filePath("cmp")).isEmpty());
 
-        const Ran hunt = runProgram(m_bin + "/llmscope",
-                                    {"hunt", "--golden", sample(m_golden), "--test", sample(m_test), "-o",
-                                     m_dir.filePath("hunt")},
-                                    env);
+        const Ran hunt = runProgram(
+            m_bin + "/llmscope",
+            {"hunt", "--golden", sample(m_golden), "--test", sample(m_test), "-o", m_dir.filePath("hunt")}, env);
         QVERIFY2(hunt.code == 0, qPrintable(hunt.err));
         const QStringList conclusion = engine::huntConclusion(hunt.err);
         QVERIFY2(!conclusion.isEmpty() && conclusion[0].startsWith(QLatin1String("found:")) &&
                      conclusion[0].contains(QLatin1String("ffn_out-1")),
                  qPrintable(hunt.err));
         QVERIFY2(hunt.err.contains(QLatin1String("blk.1.ffn_down.weight")), qPrintable(hunt.err));
-
     }
 
     // ggml from the package, never from the build: a quantized model's weights read back
@@ -185,25 +184,32 @@ private slots:
     {
         QProcessEnvironment env = userEnvironment();
         const QString out = m_dir.filePath("tiling"), quantizedOut = m_dir.filePath("quantized");
-        Ran dump = runProgram(m_bin + "/llmscope", {"dump", "--exec", sample(m_golden), "--type", "model", "tensor",
-                                                    "-tiling", "-er", "0,0", "-o", out}, env);
+        Ran dump = runProgram(
+            m_bin + "/llmscope",
+            {"dump", "--exec", sample(m_golden), "--type", "model", "tensor", "-tiling", "-er", "0,0", "-o", out}, env);
         QVERIFY2(dump.code == 0, qPrintable(dump.err));
-        dump = runProgram(m_bin + "/llmscope", {"dump", "--exec", sample(m_quantized) + " --no-repack", "--type", "model",
-                                                "tensor", "-er", "0,0", "-o", quantizedOut}, env);
+        dump = runProgram(m_bin + "/llmscope",
+                          {"dump", "--exec", sample(m_quantized) + " --no-repack", "--type", "model", "tensor", "-er",
+                           "0,0", "-o", quantizedOut},
+                          env);
         QVERIFY2(dump.code == 0, qPrintable(dump.err));
         const QString golden = out + "/" + QDir(out).entryList({"msit_dump_*"}).value(0);
         const QString quantized = quantizedOut + "/" + QDir(quantizedOut).entryList({"msit_dump_*"}).value(0);
         env.insert("LD_DEBUG", "libs");
         const QString lib = m_root + "/usr/lib/llmscope/";
-        const Ran opcheck = runProgram(m_bin + "/llmscope", {"opcheck", "-i", golden, "-o", m_dir.filePath("opcheck")}, env);
+        const Ran opcheck =
+            runProgram(m_bin + "/llmscope", {"opcheck", "-i", golden, "-o", m_dir.filePath("opcheck")}, env);
         QVERIFY2(opcheck.code == 0, qPrintable(opcheck.out));
-        const QRegularExpressionMatch passed = QRegularExpression(QStringLiteral("(\\d+) PASS")).match(opcheck.out + opcheck.err);
+        const QRegularExpressionMatch passed =
+            QRegularExpression(QStringLiteral("(\\d+) PASS")).match(opcheck.out + opcheck.err);
         QVERIFY2(passed.hasMatch() && passed.captured(1).toInt() > 10, qPrintable(opcheck.out));
         QStringList loaded = ggmlLoaded(opcheck.err);
-        QVERIFY2(std::any_of(loaded.begin(), loaded.end(), [&](const QString &p) { return p.startsWith(lib + "libggml-cpu-"); }),
+        QVERIFY2(std::any_of(loaded.begin(), loaded.end(),
+                             [&](const QString &p) { return p.startsWith(lib + "libggml-cpu-"); }),
                  qPrintable(loaded.join(' '))); // ggml's CPU kernels replayed the ops
-        const Ran compare = runProgram(m_bin + "/llmscope", {"compare", "--golden-path", golden, "--my-path", quantized,
-                                                             "-o", m_dir.filePath("quantized-cmp")}, env);
+        const Ran compare = runProgram(
+            m_bin + "/llmscope",
+            {"compare", "--golden-path", golden, "--my-path", quantized, "-o", m_dir.filePath("quantized-cmp")}, env);
         QVERIFY2(compare.code == 0 || compare.code == 1, qPrintable(compare.out));
         QVERIFY2(compare.out.contains(QLatin1String("q4_0")) || compare.err.contains(QLatin1String("q4_0")),
                  qPrintable(compare.out.right(2000))); // the quantized weights read as such
@@ -231,7 +237,8 @@ private slots:
             for (int x = 0; x < image.width(); x += 7)
                 colours.insert(image.pixel(x, y));
         QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size()))); // the heatmap's, the text's
-        const Ran none = runProgram(m_bin + "/llmscope", {"--screenshot", m_dir.filePath("none.png"), m_dir.filePath("no-such")}, env);
+        const Ran none = runProgram(m_bin + "/llmscope",
+                                    {"--screenshot", m_dir.filePath("none.png"), m_dir.filePath("no-such")}, env);
         QCOMPARE(none.code, 1);
         QVERIFY2(none.err.contains(QLatin1String("cannot open")), qPrintable(none.err));
     }
@@ -242,7 +249,8 @@ private slots:
         QProcessEnvironment env = userEnvironment();
         env.insert("PYTHONPATH", m_root + "/usr/lib/python3/dist-packages");
         env.insert("PYTHONDONTWRITEBYTECODE", "1");
-        const Ran py = runProgram("/usr/bin/python3", {"-c", "import llmscope, llmscope.reference; print(llmscope.__file__)"}, env);
+        const Ran py = runProgram("/usr/bin/python3",
+                                  {"-c", "import llmscope, llmscope.reference; print(llmscope.__file__)"}, env);
         QVERIFY2(py.code == 0, qPrintable(py.err));
         QVERIFY2(py.out.trimmed().startsWith(m_root + "/usr/lib/python3/dist-packages/llmscope/"), qPrintable(py.out));
     }

@@ -82,7 +82,8 @@ public:
         connect(ws, &Workspace::dumpLoaded, this, [add](const QString &folder, int tensors, int rounds) {
             add(QStringLiteral("loaded %1: %2 tensors in %3 rounds").arg(shortName(folder)).arg(tensors).arg(rounds));
         });
-        connect(ws, &Workspace::dumpFailed, this, [add](const QString &, const QString &why) { add("failed: " + why); });
+        connect(ws, &Workspace::dumpFailed, this,
+                [add](const QString &, const QString &why) { add("failed: " + why); });
         connect(doc, &SessionDocument::resultChanged, this, [add, doc](SessionDocument::Result which) {
             const auto &r = doc->results();
             if (which == SessionDocument::Result::Comparison)
@@ -91,10 +92,12 @@ public:
             else if (which == SessionDocument::Result::Metrics)
                 add(r.metrics ? "metrics" : "no metrics");
         });
-        connect(ws, &Workspace::compareFinished, this,
-                [add](bool ok, const QString &message) { add(QStringLiteral("compared %1: %2").arg(ok).arg(message)); });
+        connect(ws, &Workspace::compareFinished, this, [add](bool ok, const QString &message) {
+            add(QStringLiteral("compared %1: %2").arg(ok).arg(message));
+        });
         connect(ws, &Workspace::currentOpChanged, this, [add](const QString &id) { add("picked " + id); });
-        connect(ws, &Workspace::currentRoundChanged, this, [add](qint64 round) { add(QStringLiteral("round %1").arg(round)); });
+        connect(ws, &Workspace::currentRoundChanged, this,
+                [add](qint64 round) { add(QStringLiteral("round %1").arg(round)); });
         connect(ws, &Workspace::launched, this, [add] { add("launched"); });
         connect(ws, &Workspace::launchFailed, this, [add](const QString &why) { add("launch failed: " + why); });
         connect(ws->session(), &LiveSession::stateChanged, this,
@@ -135,8 +138,8 @@ class TstWorkspace : public QObject {
         if (!QDir(out).exists())
             testing::writeSyntheticDump(out.toStdString(), pid);
         return QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).isEmpty()
-                   ? out
-                   : out + "/" + QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).front();
+            ? out
+            : out + "/" + QDir(out).entryList({"msit_dump_*"}, QDir::Dirs).front();
     }
 
 private slots:
@@ -175,10 +178,10 @@ private slots:
         const QString dump = synthetic("a");
         QVERIFY(QCoro::waitFor(ws.openDump(dump)));
         const QString name = QString::fromStdString(dumpFolderName(testing::kSyntheticTime));
-        QCOMPARE(t.take(), QStringList({"source Dump a/" + name, "scan started", "files round 0: 8 tensors",
-                                        "files round 1: 8 tensors", "scan done",
-                                        "loaded a/" + name + ": 16 tensors in 2 rounds"})
-                               .join('\n'));
+        QCOMPARE(t.take(),
+                 QStringList({"source Dump a/" + name, "scan started", "files round 0: 8 tensors",
+                              "files round 1: 8 tensors", "scan done", "loaded a/" + name + ": 16 tensors in 2 rounds"})
+                     .join('\n'));
         QCOMPARE(ws.source(), Workspace::Source::Dump);
         QCOMPARE(ws.dumpRoot(), dump);
         ws.pickOp("1_1");
@@ -291,7 +294,8 @@ private slots:
         Transitions t(&ws);
         QVERIFY(!QCoro::waitFor(ws.openDump(m_dir.path() + "/none")));
         const QString printed = t.take();
-        QVERIFY2(printed.startsWith("source Dump " + shortName(m_dir.path() + "/none") + "\nscan started\nscan ended\nfailed: '"),
+        QVERIFY2(printed.startsWith("source Dump " + shortName(m_dir.path() + "/none") +
+                                    "\nscan started\nscan ended\nfailed: '"),
                  qPrintable(printed));
     }
 
@@ -304,11 +308,13 @@ private slots:
         const QString model = m_dir.path() + "/pt.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", model, "--layers", "2"}));
         const QString torch = m_dir.path() + "/pt-torch", ggml = m_dir.path() + "/pt-ggml";
-        auto r = engine::llmscope(kBin, {"dump", "--exec", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " + model,
-                                         "--type", "tensor", "-er", "0,1", "-o", torch});
+        auto r = engine::llmscope(kBin,
+                                  {"dump", "--exec", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " + model,
+                                   "--type", "tensor", "-er", "0,1", "-o", torch});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        r = engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-generate -n 2 -m " + model, "--type", "model",
-                                    "tensor", "-er", "0,1", "-o", ggml});
+        r = engine::llmscope(kBin,
+                             {"dump", "--exec", kBin + "/llmscope-sample-generate -n 2 -m " + model, "--type", "model",
+                              "tensor", "-er", "0,1", "-o", ggml});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         Workspace ws;
         QVERIFY(QCoro::waitFor(ws.compare(torch, ggml)));
@@ -347,8 +353,8 @@ private slots:
                     norm += std::pow(g->value(r, c), 2);
                 }
             QVERIFY2(norm > 0 && diff / norm < 1e-4, qPrintable(QString("%1: NMSE %2").arg(node).arg(diff / norm)));
-            const TensorView &v = pairs[0].goldenView.headSize || pairs[0].goldenView.lastRows ? pairs[0].goldenView
-                                                                                                 : pairs[0].testView;
+            const TensorView &v =
+                pairs[0].goldenView.headSize || pairs[0].goldenView.lastRows ? pairs[0].goldenView : pairs[0].testView;
             QVERIFY(QString(node) == "Qcur-0" ? v.headSize > 0 : v.lastRows);
         }
     }
@@ -378,8 +384,9 @@ private slots:
         QVERIFY(!ws.document()->results().metrics);
         QString error;
         // a program not found: said, and the dump shown stays
-        QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
-                           {}, &error));
+        QVERIFY(
+            !ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
+                       {}, &error));
         QVERIFY2(error.contains("no such executable file"), qPrintable(error));
         QCOMPARE(ws.source(), Workspace::Source::Dump);
         // one that fails once under way (its output folder cannot be made): the program's source
@@ -488,7 +495,8 @@ private slots:
         QSignalSpy launched(&ws, &Workspace::launched);
         QSignalSpy ended(ws.session(), &LiveSession::ended);
         QString error;
-        QVERIFY2(ws.launch(parseDumpOptions({"--exec", "sleep 30", "-o", (m_dir.path() + "/again").toStdString()}), {}, &error),
+        QVERIFY2(ws.launch(parseDumpOptions({"--exec", "sleep 30", "-o", (m_dir.path() + "/again").toStdString()}), {},
+                           &error),
                  qPrintable(error));
         QVERIFY(ws.session()->isRunning());
         QCoro::waitFor(ws.runAgain());
@@ -512,7 +520,8 @@ private slots:
         QSignalSpy ended(ws.session(), &LiveSession::ended);
         QSignalSpy loaded(&ws, &Workspace::dumpLoaded);
         QString error;
-        QVERIFY2(ws.launch(parseDumpOptions({"--exec", (kBin + "/llmscope-sample-generate -m " + model + " -n 2").toStdString(),
+        QVERIFY2(ws.launch(parseDumpOptions({"--exec",
+                                             (kBin + "/llmscope-sample-generate -m " + model + " -n 2").toStdString(),
                                              "--type", "model", "stats", "-o", (m_dir.path() + "/live").toStdString()}),
                            {}, &error),
                  qPrintable(error));
@@ -520,22 +529,24 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
         // The statistics come on the probe's writer thread, between graphs: where they fall among
         // the topologies is the probe's business, so they are checked apart.
-        QString printed = t.take().replace(QRegularExpression("files round \\d+: \\d+ tensors(\nfiles round \\d+: \\d+ tensors)*"),
-                                           "files by round");
+        QString printed = t.take().replace(
+            QRegularExpression("files round \\d+: \\d+ tensors(\nfiles round \\d+: \\d+ tensors)*"), "files by round");
         // So does the first round's note ("running"), which the probe's live channel sends apart
         // from the topologies: it follows the connection, and where it falls among the
         // topologies is not the workspace's to order.
         QVERIFY2(printed.contains("\nstats\n"), qPrintable(printed));
         printed.replace("\nstats\n", "\n");
-        QVERIFY2(printed.indexOf("\nprogram running\n") > printed.indexOf("\nprogram connected\n"), qPrintable(printed));
+        QVERIFY2(printed.indexOf("\nprogram running\n") > printed.indexOf("\nprogram connected\n"),
+                 qPrintable(printed));
         printed.replace("\nprogram running\n", "\n");
-        printed.replace(QRegularExpression("(topology 68 ops\n)+"), "topology 68 ops\n"); // the prompt's and a token's graph
+        printed.replace(QRegularExpression("(topology 68 ops\n)+"),
+                        "topology 68 ops\n"); // the prompt's and a token's graph
         // The end of the run is heard before the scan of what it wrote starts, however fast.
-        QCOMPARE(printed, lines({"source Program llmscope-sample-generate", "program starting", "launched",
-                                 "program connected", "topology 68 ops", "program finished", "scan started",
-                                 "files by round", "scan done"}) +
-                              "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
-                              ": 167 tensors in 1 rounds"); // -er's default: the prompt; its 4 cache writes among them
+        QCOMPARE(printed,
+                 lines({"source Program llmscope-sample-generate", "program starting", "launched", "program connected",
+                        "topology 68 ops", "program finished", "scan started", "files by round", "scan done"}) +
+                     "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
+                     ": 167 tensors in 1 rounds"); // -er's default: the prompt; its 4 cache writes among them
         QCOMPARE(ws.source(), Workspace::Source::Program);
         // The live controller wrote the program's state, process and counters into the document.
         const SessionDocument::Program &p = ws.document()->program();

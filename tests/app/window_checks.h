@@ -53,7 +53,8 @@ inline QStringList cutLegendNames(QChart *chart)
     const QFontMetrics fm(legend->font());
     const auto markers = legend->markers();
     const bool row = legend->alignment() & (Qt::AlignTop | Qt::AlignBottom);
-    const double share = row ? legend->geometry().width() / std::max<qsizetype>(1, markers.size()) : legend->geometry().width();
+    const double share =
+        row ? legend->geometry().width() / std::max<qsizetype>(1, markers.size()) : legend->geometry().width();
     for (QLegendMarker *m : markers)
         if (fm.horizontalAdvance(m->label()) + fm.height() > share)
             cut << m->label();

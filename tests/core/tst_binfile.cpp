@@ -13,8 +13,8 @@
 using namespace llmscope;
 
 namespace {
-const int32_t kAllCodes[] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 27, 29, 30,
-                             33, 34, 35, 36, 37, 38, 39, 40, 41};
+const int32_t kAllCodes[] = {0,  1,  2,  3,  4,  6,  7,  8,  9,  10, 11, 12, 13, 16,
+                             17, 27, 29, 30, 33, 34, 35, 36, 37, 38, 39, 40, 41};
 
 } // namespace
 
@@ -50,8 +50,9 @@ private slots:
     void headerIsMsitsExactly()
     {
         Tensor t = testing::randomTensor(1, {2, 3});
-        QCOMPARE(encodeBinHeader(t), std::string("$Version=1.0\n$Object.Count=1\n$Object.Length=12\nformat=2\n"
-                                                 "dtype=1\ndims=2,3\n$Object.data=0,12\n$End=1\n"));
+        QCOMPARE(encodeBinHeader(t),
+                 std::string("$Version=1.0\n$Object.Count=1\n$Object.Length=12\nformat=2\n"
+                             "dtype=1\ndims=2,3\n$Object.data=0,12\n$End=1\n"));
     }
 
     void headerOnlyFiles()
@@ -127,15 +128,20 @@ private slots:
         QTest::newRow("truncated payload") << ok + QByteArray("\x01\x02", 2);
         QTest::newRow("bad length") << QByteArray("$Version=1.0\n$Object.Length=x\ndtype=0\ndims=1\n$End=1\n");
         QTest::newRow("object outside") << QByteArray("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\n"
-                                                      "dims=1\n$Object.data=2,4\n$End=1\n") + QByteArray(4, 'x');
+                                                      "dims=1\n$Object.data=2,4\n$End=1\n") +
+                QByteArray(4, 'x');
         QTest::newRow("count without record") << QByteArray("$Version=1.0\n$Object.Count=1\n$Object.Length=4\n"
-                                                            "dtype=0\ndims=1\n$End=1\n") + QByteArray(4, 'x');
+                                                            "dtype=0\ndims=1\n$End=1\n") +
+                QByteArray(4, 'x');
         QTest::newRow("size mismatch") << QByteArray("$Version=1.0\n$Object.Count=1\n$Object.Length=4\ndtype=0\n"
-                                                     "dims=2\n$Object.data=0,4\n$End=1\n") + QByteArray(4, 'x');
+                                                     "dims=2\n$Object.data=0,4\n$End=1\n") +
+                QByteArray(4, 'x');
         QTest::newRow("no dtype") << QByteArray("$Version=1.0\n$Object.Count=0\n$Object.Length=0\ndims=1\n$End=1\n");
         QTest::newRow("bad dims") << QByteArray("$Version=1.0\n$Object.Count=0\ndtype=0\ndims=2,-1\n$End=1\n");
         QTest::newRow("no version") << QByteArray("dtype=0\ndims=1\n$End=1\n");
-        QTest::newRow("binary garbage") << QByteArray("\x7f" "ELF\x02\x01\x01\x00\n=\n", 10);
+        QTest::newRow("binary garbage") << QByteArray("\x7f"
+                                                      "ELF\x02\x01\x01\x00\n=\n",
+                                                      10);
         QTest::newRow("npy file") << QByteArray("\x93NUMPY\x01\x00", 8);
     }
     void corruptFilesAreErrors()

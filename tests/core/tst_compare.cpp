@@ -131,7 +131,8 @@ private slots:
         QCOMPARE(first.round, int64_t(1));
         QCOMPARE(r.departingRun, 2);
         QVERIFY(first.spread > 0.009 && first.spread < 0.011); // 1 %, relative euclidean
-        QVERIFY2(first.why.english().find("runs 1 and 3 (one configuration) are not bit-identical") != std::string::npos,
+        QVERIFY2(first.why.english().find("runs 1 and 3 (one configuration) are not bit-identical") !=
+                     std::string::npos,
                  first.why.english().c_str());
         QCOMPARE(r.nondeterministic.size(), size_t(1));
         QCOMPARE(r.ops[r.nondeterministic[0]].differing, 1);
@@ -188,14 +189,14 @@ private slots:
             return root;
         };
         const float half = 0.5f, next = std::nextafter(half, 1.0f);
-        std::vector<SpreadRun> runs{{"cmd", statsDump("a", half), 0}, {"cmd", statsDump("b", half), 0},
-                                    {"cmd", statsDump("c", next), 0}};
+        std::vector<SpreadRun> runs{
+            {"cmd", statsDump("a", half), 0}, {"cmd", statsDump("b", half), 0}, {"cmd", statsDump("c", next), 0}};
         SpreadResult r = computeSpread(runs);
         QCOMPARE(r.ops.size(), size_t(1));
         const SpreadOp &o = r.ops[0];
         QVERIFY(!o.fromTensors);
         QCOMPARE(o.fromFirst[1], 0.0); // a and b: the same digest
-        QVERIFY(o.departs);            // c: one bit apart, which no statistic shows
+        QVERIFY(o.departs); // c: one bit apart, which no statistic shows
         QCOMPARE(o.differing, 1);
         QCOMPARE(r.nondeterministic.size(), size_t(1));
         QVERIFY2(o.why.english().find("runs 1 and 3 (one configuration) are not bit-identical") != std::string::npos,
@@ -214,7 +215,8 @@ private slots:
         r.configurations[2] = ConfigDiff{};
         r.configurations[2]->compared = 7; // what the first pass said of run 3's configuration
         mergeExact(r, exact);
-        QVERIFY(r.configurations[2] && r.configurations[2]->compared == 7); // kept: the second pass's runs are the same commands
+        QVERIFY(r.configurations[2] &&
+                r.configurations[2]->compared == 7); // kept: the second pass's runs are the same commands
         QCOMPARE(r.ops[0].spread, 6e-8);
         QVERIFY(r.ops[0].fromTensors);
         QVERIFY(suspectsOf(r).empty()); // measured: no further pass
@@ -251,8 +253,9 @@ private slots:
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Weight);
         QCOMPARE(divergenceCause(r, op).row, &r.rows[0]);
         // Worded once for every front end, the error said as it is known.
-        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("the weight blk.1.ffn_down.weight differs between golden and test "
-                                                          "(relative error about 5 %): the op's error comes in through it"));
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()),
+                 QString("the weight blk.1.ffn_down.weight differs between golden and test "
+                         "(relative error about 5 %): the op's error comes in through it"));
         r.rows[0].quantization = Quantization{"f32", "q4_0", 0.08, 0.08, 0.0};
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself); // its quantization: the op's own
         r.rows[0].quantization->error = 0.3; // beyond what quantization explains
@@ -263,20 +266,23 @@ private slots:
         r.rows[1].golden.index = 1;
         r.rows[1].computed = true;
         r.rows[1].metrics.relEuclidean = 0.125;
-        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), // no name: its place among the op's inputs
-                 QString("its input 1 already differs (relative error 12.5 %): the op that computes it was not compared"));
+        QCOMPARE(
+            QString::fromStdString(causeWords(r, op).english()), // no name: its place among the op's inputs
+            QString("its input 1 already differs (relative error 12.5 %): the op that computes it was not compared"));
         r.rows[1].tensorName = "attn_norm-0";
         r.rows[1].computed = true;
         r.rows[1].metrics.relEuclidean = 0.125;
-        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("its input attn_norm-0 already differs (relative "
-                                                          "error 12.5 %): the op that computes it was not compared"));
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()),
+                 QString("its input attn_norm-0 already differs (relative "
+                         "error 12.5 %): the op that computes it was not compared"));
         r.rows[1].passed = true;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
         op.worstInput = -1;
         QCOMPARE(divergenceCause(r, op).kind, DivergenceCause::Kind::Itself);
         QVERIFY(causeWords(r, op).empty()); // it adds nothing: nothing to say
         op.addedError = 0.01;
-        QCOMPARE(QString::fromStdString(causeWords(r, op).english()), QString("its inputs agree more than its output: the op itself adds the error"));
+        QCOMPARE(QString::fromStdString(causeWords(r, op).english()),
+                 QString("its inputs agree more than its output: the op itself adds the error"));
         r.standard = Standard::Engine; // whose verdict says it
         QVERIFY(causeWords(r, op).empty());
         op.unreadable = "truncated";
@@ -359,8 +365,8 @@ private slots:
         QVERIFY(zz.passed(defaultTolerance(0)));
         const Metrics zo = computeMetrics(z.data(), one.data(), 16, 1e-7);
         QCOMPARE(zo.cosine, 0.0);
-        QCOMPARE(zo.maxRelErr, 0.0);   // |g| <= eps: relative error 0, as msit
-        QCOMPARE(zo.maxAbsErr, 1.0);   // not masked (msit would report 0)
+        QCOMPARE(zo.maxRelErr, 0.0); // |g| <= eps: relative error 0, as msit
+        QCOMPARE(zo.maxAbsErr, 1.0); // not masked (msit would report 0)
         QCOMPARE(zo.relEuclidean, 0.0); // ||g|| <= eps
         QVERIFY(!zo.passed(defaultTolerance(0)));
         const Metrics same = computeMetrics(one.data(), one.data(), 16, 1e-7);
@@ -382,8 +388,8 @@ private slots:
         for (uint64_t i = chunk; i < 2 * chunk; ++i)
             m[i] += 0.01f * d(rng); // chunk 1 differs, 0, 2 and 3 do not
         g[3 * chunk + 5] = m[3 * chunk + 5] = 16.0f; // a new maximum in a later same chunk (not one so
-                                                    // large that the softmax is one-hot: KL 0)
-        g[2 * chunk + 9] = m[2 * chunk + 9] = NAN;   // and a NaN in another
+            // large that the softmax is one-hot: KL 0)
+        g[2 * chunk + 9] = m[2 * chunk + 9] = NAN; // and a NaN in another
         const Metrics ref = computeMetrics(g.data(), m.data(), n, 1e-3);
         QVERIFY2(ref.klDivergence > 1e-6, qPrintable(QString::number(ref.klDivergence)));
         MetricAccumulator acc(1e-3);
@@ -474,7 +480,8 @@ private slots:
 
     void sameTopologyPairsByPath()
     {
-        const auto ops = std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Layer", "0_Norm"}, {"1_Layer", "1_Linear"}};
+        const auto ops =
+            std::vector<std::vector<std::string>>{{"0_Embed"}, {"1_Layer", "0_Norm"}, {"1_Layer", "1_Linear"}};
         const std::string g = writeDump(path("same/g"), ops, [](size_t k, int i) { return float(k + i); });
         const std::string m = writeDump(path("same/m"), ops, [](size_t k, int i) {
             return float(k + i) * (k == 1 ? 1.01f : 1.0f); // op 1_0 adds 1 %
@@ -497,17 +504,27 @@ private slots:
     // Flash attention off inserts nodes: the matching pairs by layer, node name and op.
     void differentTopologiesPairByNameAndOp()
     {
-        const auto gm = model({{"Layer0", {{"norm-0", "RMS_NORM"}, {"attn_out-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}}}});
-        const auto mm = model({{"Layer0", {{"norm-0", "RMS_NORM"}, {"kq-0", "MUL_MAT"}, {"kq_soft_max-0", "SOFT_MAX"},
-                                           {"attn_out-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}}}});
-        const std::string g = writeDump(path("topo/g"), {{"0_DecoderLayer", "0_RMS_NORM"}, {"0_DecoderLayer", "1_MUL_MAT"},
-                                                         {"0_DecoderLayer", "2_MUL_MAT"}},
-                                        [](size_t k, int i) { return float(k * 100 + i); }, &gm);
+        const auto gm =
+            model({{"Layer0", {{"norm-0", "RMS_NORM"}, {"attn_out-0", "MUL_MAT"}, {"ffn_out-0", "MUL_MAT"}}}});
+        const auto mm = model({{"Layer0",
+                                {{"norm-0", "RMS_NORM"},
+                                 {"kq-0", "MUL_MAT"},
+                                 {"kq_soft_max-0", "SOFT_MAX"},
+                                 {"attn_out-0", "MUL_MAT"},
+                                 {"ffn_out-0", "MUL_MAT"}}}});
+        const std::string g = writeDump(
+            path("topo/g"),
+            {{"0_DecoderLayer", "0_RMS_NORM"}, {"0_DecoderLayer", "1_MUL_MAT"}, {"0_DecoderLayer", "2_MUL_MAT"}},
+            [](size_t k, int i) { return float(k * 100 + i); }, &gm);
         const std::vector<size_t> same = {0, 99, 99, 1, 2}; // my node -> golden node with the same values
-        const std::string m = writeDump(path("topo/m"), {{"0_DecoderLayer", "0_RMS_NORM"}, {"0_DecoderLayer", "1_MUL_MAT"},
-                                                         {"0_DecoderLayer", "2_SOFT_MAX"}, {"0_DecoderLayer", "3_MUL_MAT"},
-                                                         {"0_DecoderLayer", "4_MUL_MAT"}},
-                                        [&](size_t k, int i) { return float(same[k] * 100 + i); }, &mm);
+        const std::string m = writeDump(
+            path("topo/m"),
+            {{"0_DecoderLayer", "0_RMS_NORM"},
+             {"0_DecoderLayer", "1_MUL_MAT"},
+             {"0_DecoderLayer", "2_SOFT_MAX"},
+             {"0_DecoderLayer", "3_MUL_MAT"},
+             {"0_DecoderLayer", "4_MUL_MAT"}},
+            [&](size_t k, int i) { return float(same[k] * 100 + i); }, &mm);
         CompareOptions o;
         o.goldenPath = g;
         o.myPath = m;
@@ -517,7 +534,7 @@ private slots:
         QVERIFY(r.allPassed() == false); // unmatched nodes on my side
         for (const auto &row : r.rows)
             QVERIFY2(row.passed, row.key.c_str()); // every pair holds the same values
-        QCOMPARE(r.onlyMy.size(), size_t(4));      // kq and kq_soft_max, input and output each
+        QCOMPARE(r.onlyMy.size(), size_t(4)); // kq and kq_soft_max, input and output each
         QCOMPARE(r.onlyGolden.size(), size_t(0));
         // A mapping pairs what names cannot: golden's 0_1 with my 0_2 (a deliberate mismatch).
         writeFileAtomic(path("map.json"), R"({"pairs": [{"golden": "0_1", "my": "0_2"}]})");
@@ -599,11 +616,16 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "{" << "not JSON";
-        QTest::newRow("list") << "[1]" << "expected an object";
-        QTest::newRow("number") << R"({"3_1": 4})" << "must be strings";
-        QTest::newRow("bad id") << R"({"3_x": "4"})" << "not an op id";
-        QTest::newRow("pairs") << R"({"pairs": [{"golden": "1"}]})" << "needs \"golden\" and \"my\"";
+        QTest::newRow("not json") << "{"
+                                  << "not JSON";
+        QTest::newRow("list") << "[1]"
+                              << "expected an object";
+        QTest::newRow("number") << R"({"3_1": 4})"
+                                << "must be strings";
+        QTest::newRow("bad id") << R"({"3_x": "4"})"
+                                << "not an op id";
+        QTest::newRow("pairs") << R"({"pairs": [{"golden": "1"}]})"
+                               << "needs \"golden\" and \"my\"";
     }
     void mappingFilesAreChecked()
     {
@@ -670,7 +692,8 @@ private slots:
         // ... reported as unreadable, with no metrics that could pass for a comparison
         QVERIFY(c.rows[0].unreadable && !c.rows[0].computed);
         QCOMPARE(c.firstDivergent, 0);
-        QVERIFY2(QString::fromStdString(c.ops[0].unreadable.english()).contains("truncated"), c.ops[0].unreadable.english().c_str());
+        QVERIFY2(QString::fromStdString(c.ops[0].unreadable.english()).contains("truncated"),
+                 c.ops[0].unreadable.english().c_str());
         QVERIFY(msitReportCsv(c).find("N/A,N/A,N/A,N/A,N/A,N/A,N/A,\"unreadable: ") != std::string::npos);
     }
 
@@ -702,7 +725,8 @@ private slots:
         const CompareResult r = runCompare(o);
         QCOMPARE(r.rows.size(), size_t(1));
         QVERIFY(r.rows[0].unreadable);
-        QVERIFY2(QString::fromStdString(r.rows[0].failReason.english()).contains("overflows 64 bits"), r.rows[0].failReason.english().c_str());
+        QVERIFY2(QString::fromStdString(r.rows[0].failReason.english()).contains("overflows 64 bits"),
+                 r.rows[0].failReason.english().c_str());
     }
 
     void cancelStopsTheCompare()
@@ -751,8 +775,12 @@ private slots:
     // per-element rule fails nearly every pair.
     void engineStandardPassesRoundingNoise()
     {
-        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"Qcur-0 (reshaped)", "RESHAPE"},
-                       {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"}, {"ffn_out-0", "MUL_MAT"}},
+        const Chain c{{{"norm-0", "RMS_NORM"},
+                       {"Qcur-0", "MUL_MAT"},
+                       {"Qcur-0 (reshaped)", "RESHAPE"},
+                       {"ffn_inp-0", "ADD"},
+                       {"ffn_swiglu-0", "SWIGLU"},
+                       {"ffn_out-0", "MUL_MAT"}},
                       {1, 5}};
         const std::vector<double> rel{3e-7, 4e-4, 4e-4, 2e-4, 3e-4, 5e-4}; // what each output carries
         const std::string g = writeChain(path("eng/g"), c, [](size_t) { return 0.0; });
@@ -763,7 +791,8 @@ private slots:
         o.standard = Standard::Engine;
         const CompareResult r = runCompare(o);
         QCOMPARE(r.ops.size(), size_t(6));
-        QVERIFY2(r.firstDivergent < 0, r.firstDivergent >= 0 ? r.ops[size_t(r.firstDivergent)].verdict.english().c_str() : "");
+        QVERIFY2(r.firstDivergent < 0,
+                 r.firstDivergent >= 0 ? r.ops[size_t(r.firstDivergent)].verdict.english().c_str() : "");
         QVERIFY(r.allPassed());
         // SWIGLU and ffn_out carry less than twice what they get; Qcur adds 1.6e-7 - (2 * 3e-7)^2.
         QCOMPARE(r.mostAdded, 1);
@@ -785,7 +814,10 @@ private slots:
     // without being blamed for it. A weight that differs is named as its op's cause.
     void engineStandardNamesTheOpThatAddsError()
     {
-        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"},
+        const Chain c{{{"norm-0", "RMS_NORM"},
+                       {"Qcur-0", "MUL_MAT"},
+                       {"ffn_inp-0", "ADD"},
+                       {"ffn_swiglu-0", "SWIGLU"},
                        {"ffn_out-0", "MUL_MAT"}},
                       {1, 4}};
         const std::string g = writeChain(path("bad/g"), c, [](size_t) { return 0.0; });
@@ -799,14 +831,16 @@ private slots:
         const CompareResult r = runCompare(o);
         QCOMPARE(r.firstDivergent, 3);
         QVERIFY(!r.ops[3].passed);
-        QVERIFY2(QString::fromStdString(r.ops[3].verdict.english()).contains("beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
+        QVERIFY2(QString::fromStdString(r.ops[3].verdict.english())
+                     .contains("beyond what its inputs explain (budget 1e-07 for SWIGLU)"),
                  r.ops[3].verdict.english().c_str());
         QVERIFY(r.ops[4].passed); // ffn_out carries it
         QCOMPARE(r.mostAdded, 3);
 
         // The same run whose ffn_out weight differs by 1 %: that op is named, with the weight.
-        const std::string w = writeChain(path("bad/w"), c, [](size_t k) { return k == 4 ? 1e-2 : 0.0; },
-                                         [](size_t k) { return k == 4 ? 1e-2 : 0.0; });
+        const std::string w = writeChain(
+            path("bad/w"), c, [](size_t k) { return k == 4 ? 1e-2 : 0.0; },
+            [](size_t k) { return k == 4 ? 1e-2 : 0.0; });
         o.myPath = w;
         const CompareResult rw = runCompare(o);
         QCOMPARE(rw.firstDivergent, 4);
@@ -818,7 +852,8 @@ private slots:
         QCOMPARE(rm.firstDivergent, 2);
         QVERIFY2(QString::fromStdString(rm.ops[2].verdict.english()).contains("RESHAPE moves data and must add none"),
                  rm.ops[2].verdict.english().c_str());
-        QVERIFY2(QString::fromStdString(rw.ops[4].verdict.english()).contains("the weight w4.weight differs"), rw.ops[4].verdict.english().c_str());
+        QVERIFY2(QString::fromStdString(rw.ops[4].verdict.english()).contains("the weight w4.weight differs"),
+                 rw.ops[4].verdict.english().c_str());
         QVERIFY(rw.ops[4].worstInputIsWeight);
     }
 
@@ -855,8 +890,8 @@ private slots:
         QCOMPARE(msit.ops[1].opId, std::string("0_1"));
 
         // Top-level ids of one and two digits, loose dumps (msit's standard).
-        const std::vector<std::vector<std::string>> layers{{"10_Layer", "0_Op"}, {"2_Layer", "0_Op"}, {"1_Layer", "0_Op"},
-                                                           {"2_Layer", "11_Op"}, {"2_Layer", "3_Op"}};
+        const std::vector<std::vector<std::string>> layers{
+            {"10_Layer", "0_Op"}, {"2_Layer", "0_Op"}, {"1_Layer", "0_Op"}, {"2_Layer", "11_Op"}, {"2_Layer", "3_Op"}};
         o.goldenPath = writeDump(path("order/lg"), layers, [](size_t, int i) { return float(i); });
         o.myPath = writeDump(path("order/lm"), layers, [](size_t k, int i) { return float(i) * (k == 1 ? 1 : 1.01f); });
         o.standard = Standard::Msit;
@@ -995,20 +1030,23 @@ private slots:
         test.libraries[0] = "/z/chunk/libggml-cpu.so.0 cc"; // another CPU backend
         c = choosePairStandard(golden, test);
         QCOMPARE(c.standard, Standard::Rounding);
-        QCOMPARE(c.why.english(), std::string("rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so.0), "
-                                              "so each operation is held to what float rounding in another order may change"));
+        QCOMPARE(c.why.english(),
+                 std::string("rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so.0), "
+                             "so each operation is held to what float rounding in another order may change"));
         test = golden;
         test.environment.push_back("GGML_CPU_DISABLE_FUSION=1"); // the same command, steered otherwise
         c = choosePairStandard(golden, test);
         QCOMPARE(c.standard, Standard::Rounding);
-        QVERIFY2(c.why.english().find("differing in GGML_CPU_DISABLE_FUSION") != std::string::npos, c.why.english().c_str());
+        QVERIFY2(c.why.english().find("differing in GGML_CPU_DISABLE_FUSION") != std::string::npos,
+                 c.why.english().c_str());
         test = golden;
         test.keepFusion = false; // fused kernels on one side only
         QCOMPARE(choosePairStandard(golden, test).standard, Standard::Rounding);
         test.backends = {"Vulkan0", "CPU"};
         c = choosePairStandard(golden, test);
         QCOMPARE(c.standard, Standard::Engine);
-        QVERIFY2(c.why.english().find("golden ran on CPU, test on Vulkan0, CPU") != std::string::npos, c.why.english().c_str());
+        QVERIFY2(c.why.english().find("golden ran on CPU, test on Vulkan0, CPU") != std::string::npos,
+                 c.why.english().c_str());
         // a device backend on another machine may be another device
         RunFacts here = golden, there = golden;
         here.backends = there.backends = {"Vulkan0", "CPU"};
@@ -1059,7 +1097,8 @@ private slots:
     // divergent found again.
     void exactMeasuresInPlace()
     {
-        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_out-0", "MUL_MAT"}}, {1, 4}};
+        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_out-0", "MUL_MAT"}},
+                      {1, 4}};
         testing::ChainDumpOptions stats;
         stats.statsOnly = true;
         const auto fault = [](size_t k) { return k == 1 ? 0.05 : 0.0; };
@@ -1089,7 +1128,8 @@ private slots:
             QVERIFY(picture.rows[r].computed && !picture.rows[r].statsOnly);
         QVERIFY(picture.ops[1].outputError != estimate.ops[1].outputError); // the estimate gave way
         QVERIFY(next.worstInput >= 0); // the next op's input carrying the suspect's error, its row moved too
-        QCOMPARE(picture.rows[size_t(picture.ops[2].worstInput)].golden.path, exact.rows[size_t(next.worstInput)].golden.path);
+        QCOMPARE(picture.rows[size_t(picture.ops[2].worstInput)].golden.path,
+                 exact.rows[size_t(next.worstInput)].golden.path);
         QCOMPARE(picture.ops[3].outputError, estimate.ops[3].outputError); // the rest as estimated
         QVERIFY(picture.ops[3].fromStats);
         QCOMPARE(picture.firstDivergent, 1);
@@ -1103,7 +1143,10 @@ private slots:
 
     void sketchesSeeWhatStatisticsCannot()
     {
-        const Chain c{{{"norm-0", "RMS_NORM"}, {"Qcur-0", "MUL_MAT"}, {"ffn_inp-0", "ADD"}, {"ffn_swiglu-0", "SWIGLU"},
+        const Chain c{{{"norm-0", "RMS_NORM"},
+                       {"Qcur-0", "MUL_MAT"},
+                       {"ffn_inp-0", "ADD"},
+                       {"ffn_swiglu-0", "SWIGLU"},
                        {"ffn_out-0", "MUL_MAT"}},
                       {1, 4}};
         testing::ChainDumpOptions stats;
@@ -1115,8 +1158,10 @@ private slots:
         };
         CompareOptions o;
         o.standard = Standard::Engine;
-        o.goldenPath = writeChain(path("sketch/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
-        o.myPath = writeChain(path("sketch/m"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, swapped);
+        o.goldenPath = writeChain(
+            path("sketch/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(
+            path("sketch/m"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, swapped);
         const CompareResult r = runCompare(o);
         QCOMPARE(r.ops.size(), size_t(5));
         QCOMPARE(r.firstDivergent, 1);
@@ -1125,8 +1170,9 @@ private slots:
             if (!r.ops[k].passed)
                 failed.push_back(k);
         QCOMPARE(failed, std::vector<size_t>{1});
-        const auto out = std::find_if(r.rows.begin(), r.rows.end(),
-                                      [](const CompareRow &row) { return row.nodeName == "Qcur-0" && !row.golden.input; });
+        const auto out = std::find_if(r.rows.begin(), r.rows.end(), [](const CompareRow &row) {
+            return row.nodeName == "Qcur-0" && !row.golden.input;
+        });
         QVERIFY(out != r.rows.end() && out->statsOnly);
         QCOMPARE(out->statsBound, 0.0);
         const auto v = testing::chainValues(1, 0, false);
@@ -1143,8 +1189,10 @@ private slots:
         // The same dumps without sketches: nothing to see.
         testing::ChainDumpOptions bare = stats, bareSwapped = swapped;
         bare.noSketch = bareSwapped.noSketch = true;
-        o.goldenPath = writeChain(path("sketch/bg"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bare);
-        o.myPath = writeChain(path("sketch/bm"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bareSwapped);
+        o.goldenPath = writeChain(
+            path("sketch/bg"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bare);
+        o.myPath = writeChain(
+            path("sketch/bm"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, bareSwapped);
         const CompareResult blind = runCompare(o);
         QCOMPARE(blind.ops.size(), size_t(5));
         QCOMPARE(blind.firstDivergent, -1);
@@ -1152,11 +1200,14 @@ private slots:
 
         // Rounding noise through the chain, statistics and sketches only: every op passes.
         const std::vector<double> rel{3e-7, 4e-4, 4e-4, 2e-4, 5e-4};
-        o.goldenPath = writeChain(path("sketch/ng"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
-        o.myPath = writeChain(path("sketch/nm"), c, [&](size_t k) { return rel[k]; }, [](size_t) { return 0.0; }, stats);
+        o.goldenPath = writeChain(
+            path("sketch/ng"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(
+            path("sketch/nm"), c, [&](size_t k) { return rel[k]; }, [](size_t) { return 0.0; }, stats);
         const CompareResult noise = runCompare(o);
         QCOMPARE(noise.ops.size(), size_t(5));
-        QVERIFY2(noise.firstDivergent < 0, noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.english().c_str() : "");
+        QVERIFY2(noise.firstDivergent < 0,
+                 noise.firstDivergent >= 0 ? noise.ops[size_t(noise.firstDivergent)].verdict.english().c_str() : "");
     }
 
     // An op that moves data adds nothing, whatever its figures come from: with sketches, a
@@ -1170,17 +1221,21 @@ private slots:
         stats.statsOnly = true;
         CompareOptions o;
         o.standard = Standard::Engine;
-        o.goldenPath = writeChain(path("mover/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
-        o.myPath = writeChain(path("mover/m"), c, [](size_t k) { return k == 0 ? 1e-4 : 0.8; }, [](size_t) { return 0.0; }, stats);
+        o.goldenPath = writeChain(
+            path("mover/g"), c, [](size_t) { return 0.0; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(
+            path("mover/m"), c, [](size_t k) { return k == 0 ? 1e-4 : 0.8; }, [](size_t) { return 0.0; }, stats);
         const CompareResult wrong = runCompare(o);
         QCOMPARE(wrong.ops.size(), size_t(3));
         QCOMPARE(wrong.firstDivergent, 1);
         QCOMPARE(wrong.ops[1].budget, 0.0);
         QVERIFY(wrong.ops[1].ownNmse > 0.1);
-        o.myPath = writeChain(path("mover/r"), c, [](size_t) { return 1e-4; }, [](size_t) { return 0.0; }, stats);
+        o.myPath = writeChain(
+            path("mover/r"), c, [](size_t) { return 1e-4; }, [](size_t) { return 0.0; }, stats);
         const CompareResult carried = runCompare(o);
-        QVERIFY2(carried.firstDivergent < 0, carried.firstDivergent >= 0
-                                                ? carried.ops[size_t(carried.firstDivergent)].verdict.english().c_str() : "");
+        QVERIFY2(carried.firstDivergent < 0,
+                 carried.firstDivergent >= 0 ? carried.ops[size_t(carried.firstDivergent)].verdict.english().c_str()
+                                             : "");
     }
 
     // Statistics bound the error from below, past their six decimals; NaN and Inf that differ
@@ -1241,18 +1296,21 @@ private slots:
         const std::string csvPath = writeCompareReports(r, path("rep/out"), 1700000000);
         QVERIFY(QString::fromStdString(csvPath).endsWith("/msit_cmp_report_20231114221320.csv"));
         const auto csv = readWholeFile(csvPath);
-        const QStringList lines = QString::fromUtf8(QByteArray(reinterpret_cast<const char *>(csv.data()), int(csv.size())))
-                                      .split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines[0], QString("token_id,data_id,golden_data_path,golden_op_type,golden_dtype,golden_shape,"
-                                   "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
-                                   "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
-                                   "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
-                                   "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label,nmse,note"));
+        const QStringList lines =
+            QString::fromUtf8(QByteArray(reinterpret_cast<const char *>(csv.data()), int(csv.size())))
+                .split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines[0],
+                 QString("token_id,data_id,golden_data_path,golden_op_type,golden_dtype,golden_shape,"
+                         "golden_max_value,golden_min_value,golden_mean_value,my_data_path,my_op_type,"
+                         "my_dtype,my_shape,my_max_value,my_min_value,my_mean_value,cosine_similarity,"
+                         "max_relative_error,mean_relative_error,max_absolute_error,mean_absolute_error,"
+                         "kl_divergence,relative_euclidean_distance,cmp_fail_reason,op_label,nmse,note"));
         QCOMPARE(lines.size(), 5);
         QVERIFY2(lines.last().endsWith("64 NaN in my,1 (Head),N/A,"), qPrintable(lines.last()));
         QVERIFY2(lines[1].endsWith(",0 (Embed),0,"), qPrintable(lines[1]));
         const auto json = readWholeFile(csvPath.substr(0, csvPath.size() - 4) + ".json");
-        const QJsonObject doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
+        const QJsonObject doc =
+            QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(json.data()), int(json.size()))).object();
         QCOMPARE(doc["rows"].toArray().size(), 4);
         QCOMPARE(doc["first_divergent"].toInt(), 1);
         QCOMPARE(doc["standard"].toString(), QString("msit")); // loose test dumps, not the probe's

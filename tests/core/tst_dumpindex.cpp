@@ -43,8 +43,8 @@ bool sameByRound(const std::string &root)
         return out;
     };
     bool ok = paths(whole) == paths(byRound) && chunked == whole.tensors.size() && whole.layout == byRound.layout &&
-              whole.problems.size() == byRound.problems.size() && whole.modelFiles == byRound.modelFiles &&
-              whole.layerFiles == byRound.layerFiles && whole.torchTreeFiles == byRound.torchTreeFiles;
+        whole.problems.size() == byRound.problems.size() && whole.modelFiles == byRound.modelFiles &&
+        whole.layerFiles == byRound.layerFiles && whole.torchTreeFiles == byRound.torchTreeFiles;
     ok = ok && std::is_sorted(chunkRounds.begin(), chunkRounds.end());
     if (!ok)
         qWarning("by round: %zu tensors (%zu in chunks), layout '%s', %zu problems; whole: %zu, '%s', %zu",
@@ -177,11 +177,13 @@ private slots:
         QVERIFY(QDir().mkpath(weights));
         const auto stats = computeStats(testing::f32Tensor({4}, {1, -2, 3, 0.5f}));
         const std::string sketch = encodeSketch(stats->sketch);
-        writeFileAtomic(weights.toStdString() + "/statistics.csv",
-                        "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm,Parameter,Sketch\n"
-                        "root.model.layers.0.mlp.down_proj,Linear,Input,0,torch.float32,\"(2, 2)\",3,-2,0.625,3.8406,weight," +
-                            sketch + "\n"
-                        "root.model.norm,Norm,Input,0,torch.float32,\"(4294967296, 4294967296, 4294967296)\",1,1,1,1,weight,\n");
+        writeFileAtomic(
+            weights.toStdString() + "/statistics.csv",
+            "NodeName,NodeType,InputOutput,Index,DataType,Shape,Max,Min,Mean,L2Norm,Parameter,Sketch\n"
+            "root.model.layers.0.mlp.down_proj,Linear,Input,0,torch.float32,\"(2, 2)\",3,-2,0.625,3.8406,weight," +
+                sketch +
+                "\n"
+                "root.model.norm,Norm,Input,0,torch.float32,\"(4294967296, 4294967296, 4294967296)\",1,1,1,1,weight,\n");
         const DumpIndex idx = scanDump(dir.path().toStdString());
         QCOMPARE(idx.layout, std::string("torch"));
         QCOMPARE(idx.tensors.size(), size_t(1));
@@ -284,9 +286,12 @@ private slots:
         QCOMPARE(sizes, (std::vector<size_t>{16, 16})); // rounds 0 and 1, both processes in each
         QVERIFY(sameByRound(dir.path().toStdString()));
         // Cancel from the round sink or from the progress.
-        QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return false; }));
-        QVERIFY_THROWS_EXCEPTION(Error, scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return true; },
-                                                        [](uint64_t, uint64_t) { return false; }));
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 scanDumpByRound(dir.path().toStdString(), [](const DumpIndex &) { return false; }));
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 scanDumpByRound(
+                                     dir.path().toStdString(), [](const DumpIndex &) { return true; },
+                                     [](uint64_t, uint64_t) { return false; }));
     }
 
     // The writer's index lists what a walk that opens every file finds, and the window's scan

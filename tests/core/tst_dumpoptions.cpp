@@ -61,9 +61,10 @@ private slots:
 
     void everyOptionReachesTheProbe()
     {
-        const DumpOptions o = parse({"--type", "model", "layer", "stats", "-sd", "-ids", "3_1,5", "-er", "1,3",
-                                     "-child", "False", "-time", "2", "-opname", "mul_mat,rms", "-stp", "1", "-o",
-                                     "/tmp/x", "-device", "0", "-l", "error", "--kv-cache", "--stats-csv", "--read", "Graph"});
+        const DumpOptions o =
+            parse({"--type", "model",   "layer", "stats", "-sd",     "-ids",        "3_1,5",       "-er",    "1,3",
+                   "-child", "False",   "-time", "2",     "-opname", "mul_mat,rms", "-stp",        "1",      "-o",
+                   "/tmp/x", "-device", "0",     "-l",    "error",   "--kv-cache",  "--stats-csv", "--read", "Graph"});
         const auto env = probeEnvironment(o, "R");
         QCOMPARE(env.at("LLMSCOPE_TYPE"), std::string("model,layer,stats"));
         QCOMPARE(env.at("LLMSCOPE_SD"), std::string("1"));
@@ -119,7 +120,8 @@ private slots:
         QCOMPARE(splitCommand("a 'b c' \"d \\\"e\\\"\" f\\ g ''"),
                  (std::vector<std::string>{"a", "b c", "d \"e\"", "f g", ""}));
         QCOMPARE(splitCommand("  prog\t-x  "), (std::vector<std::string>{"prog", "-x"}));
-        QCOMPARE(splitCommand("echo '>' \"a|b\""), (std::vector<std::string>{"echo", ">", "a|b"})); // quoted: plain text
+        QCOMPARE(splitCommand("echo '>' \"a|b\""),
+                 (std::vector<std::string>{"echo", ">", "a|b"})); // quoted: plain text
     }
 
     // One grammar for every command line typed: settings first (or after env), as a shell
@@ -136,7 +138,7 @@ private slots:
         QCOMPARE(c.words, (W{"prog"}));
         QCOMPARE(parseCommandLine("env -i prog").words, (W{"env", "-i", "prog"})); // env's own options: the program
         QCOMPARE(parseCommandLine("env").words, (W{"env"}));
-        QCOMPARE(parseCommandLine("'A=1' prog").words, (W{"A=1", "prog"}));   // quoted: a program's name
+        QCOMPARE(parseCommandLine("'A=1' prog").words, (W{"A=1", "prog"})); // quoted: a program's name
         QCOMPARE(parseCommandLine("A\\=1 prog").words, (W{"A=1", "prog"}));
         QCOMPARE(parseCommandLine("A='1' prog").environment, (Env{{"A", "1"}})); // a quoted value is still one
         QCOMPARE(parseCommandLine("./A=1 prog").words, (W{"./A=1", "prog"}));
@@ -173,8 +175,8 @@ private slots:
     void shellSyntaxIsRefusedWithTheReason_data()
     {
         QTest::addColumn<QString>("cmd");
-        for (const char *c : {"run > out.txt", "run < in", "run | tee x", "run; rm x", "run && x", "run &",
-                              "run `id`", "run $(id)", "run \"$(id)\"", "run\nx"})
+        for (const char *c : {"run > out.txt", "run < in", "run | tee x", "run; rm x", "run && x", "run &", "run `id`",
+                              "run $(id)", "run \"$(id)\"", "run\nx"})
             QTest::newRow(c) << c;
     }
     void shellSyntaxIsRefusedWithTheReason()
@@ -192,8 +194,8 @@ private slots:
         QTest::newRow("empty exec") << QStringList{"--exec", "  "} << "the command is empty";
         QTest::newRow("quote") << QStringList{"--exec", "a 'b"} << "unterminated";
         QTest::newRow("watch ids") << QStringList{"--exec", "a", "--watch", "3_x"} << "is not a list of op ids";
-        QTest::newRow("nan-inf-only alone") << QStringList{"--exec", "a", "--type", "model", "--nan-inf-only"}
-                                            << "add --type tensor";
+        QTest::newRow("nan-inf-only alone")
+            << QStringList{"--exec", "a", "--type", "model", "--nan-inf-only"} << "add --type tensor";
         QTest::newRow("bogus type") << QStringList{"--exec", "a", "--type", "weights"} << "is not one of";
         QTest::newRow("seed") << QStringList{"--exec", "a", "-seed", "1"} << "sampling seed";
         QTest::newRow("ids") << QStringList{"--exec", "a", "-ids", "3__1"} << "ids";
@@ -208,8 +210,9 @@ private slots:
         QTest::newRow("csv alone") << QStringList{"--exec", "a", "--stats-csv"} << "applies to --type stats";
         QTest::newRow("with data alone") << QStringList{"--exec", "a", "--type", "stats", "--stats-with-data"}
                                          << "give both 'tensor' and 'stats'";
-        QTest::newRow("with data and csv") << QStringList{"--exec", "a", "--type", "tensor", "stats", "--stats-csv",
-                                                          "--stats-with-data"} << "choose one";
+        QTest::newRow("with data and csv")
+            << QStringList{"--exec", "a", "--type", "tensor", "stats", "--stats-csv", "--stats-with-data"}
+            << "choose one";
     }
     void badOrUnavailableOptionsSayWhy()
     {

@@ -104,8 +104,15 @@ private slots:
         QCOMPARE(back.stoppedRounds, std::vector<int64_t>{1});
         QCOMPARE(back.firstDumped, int64_t(-1));
         // the program's copies into the KV cache, each field back as written
-        s.stateCopies = {StateCopy{.beforeRound = 2, .cache = "cache_v_l1", .fromStream = 0, .toStream = 1, .bytes = 65536,
-                                   .checked = true, .rows = 128, .rowsDiffering = 3, .firstDiffering = 17}};
+        s.stateCopies = {StateCopy{.beforeRound = 2,
+                                   .cache = "cache_v_l1",
+                                   .fromStream = 0,
+                                   .toStream = 1,
+                                   .bytes = 65536,
+                                   .checked = true,
+                                   .rows = 128,
+                                   .rowsDiffering = 3,
+                                   .firstDiffering = 17}};
         const StateCopy copied = parseProbeStatus(writeProbeStatus(s)).stateCopies.at(0);
         QCOMPARE(copied.beforeRound, int64_t(2));
         QCOMPARE(copied.cache, std::string("cache_v_l1"));
@@ -155,9 +162,12 @@ private slots:
             j["devices"][0]["memory"] = -1;
             QVERIFY_THROWS_EXCEPTION(Error, parseProbeStatus(j.dump()));
         }
-        const std::vector<std::pair<std::string, nlohmann::json>> refused{
-            {"pid", 1e300}, {"rounds", -1.5}, {"bytes", -1}, {"first_dumped", 1e19}, {"stopped_rounds", {1e300}},
-            {"cpu_threads", {1e10}}};
+        const std::vector<std::pair<std::string, nlohmann::json>> refused{{"pid", 1e300},
+                                                                          {"rounds", -1.5},
+                                                                          {"bytes", -1},
+                                                                          {"first_dumped", 1e19},
+                                                                          {"stopped_rounds", {1e300}},
+                                                                          {"cpu_threads", {1e10}}};
         for (const auto &[key, value] : refused) {
             nlohmann::json j = nlohmann::json::parse(writeProbeStatus(s));
             j[key] = value;
@@ -198,14 +208,15 @@ private slots:
         DumpWriter w(o);
         const Tensor a = testing::f32Tensor({2, 2}, {1, 2, 3, 4});
         QVERIFY(w.writeTensor(0, 1, 0, {"1_L", "0_MUL_MAT"}, true, true, 1, a));
-        QVERIFY(w.writeTensor(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 1, a));                  // the same
+        QVERIFY(w.writeTensor(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 1, a)); // the same
         QVERIFY(w.writeTensor(0, 1, 2, {"1_L", "0_MUL_MAT"}, true, true, 1, testing::f32Tensor({2, 2}, {1, 2, 3, 5})));
         QVERIFY(w.writeTensor(0, 1, 3, {"1_L", "0_MUL_MAT"}, true, true, 1, testing::f32Tensor({4}, {1, 2, 3, 4})));
         QCOMPARE(w.tensorsWritten(), uint64_t(4));
         QCOMPARE(w.tensorsLinked(), uint64_t(1));
         const std::string second = w.tensorPath(0, 1, 1, {"1_L", "0_MUL_MAT"}, true, true, 1);
         QVERIFY(std::filesystem::is_symlink(second));
-        QCOMPARE(std::filesystem::read_symlink(second).string(), std::string("../../../../0/1_L/0_MUL_MAT/before/intensor1.bin"));
+        QCOMPARE(std::filesystem::read_symlink(second).string(),
+                 std::string("../../../../0/1_L/0_MUL_MAT/before/intensor1.bin"));
         QVERIFY(readBin(second).data == a.data);
         for (int round : {2, 3})
             QVERIFY(!std::filesystem::is_symlink(w.tensorPath(0, 1, round, {"1_L", "0_MUL_MAT"}, true, true, 1)));
@@ -236,7 +247,8 @@ private slots:
         QCOMPARE(warnings.size(), size_t(1));
         QVERIFY(warnings[0].find("first copy of this weight was not written") != std::string::npos);
         const std::string third = w.tensorPath(0, 1, 2, {"1_L", "3_MUL_MAT"}, true, true, 0);
-        QCOMPARE(std::filesystem::read_symlink(third).string(), std::string("../../../../0/1_L/0_MUL_MAT/before/intensor0.bin"));
+        QCOMPARE(std::filesystem::read_symlink(third).string(),
+                 std::string("../../../../0/1_L/0_MUL_MAT/before/intensor0.bin"));
         QVERIFY(readBin(third).data == a.data);
         QVERIFY(!std::filesystem::exists(w.tensorPath(0, 1, 2, {"1_L", "4_MUL_MAT"}, true, true, 0)));
         w.finishIndex();
@@ -276,7 +288,8 @@ private slots:
         QVERIFY(QFile::link(elsewhere.path(), QString::fromStdString(w2.root()) + "/llmscope"));
         QVERIFY(w2.writeTensor(0, 1, 0, {"1_L", "0_ADD"}, false, false, 0, a));
         w2.finishIndex();
-        QCOMPARE(QDir(elsewhere.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{"precious.txt"});
+        QCOMPARE(QDir(elsewhere.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 QStringList{"precious.txt"});
     }
 
     // During a dump, a folder the writer has used already is swapped for a link to elsewhere
@@ -353,7 +366,8 @@ private slots:
                  dir.path() + "/" + QString::fromStdString(dumpFolderName(1700000000)));
         QVERIFY(QString::fromStdString(w.root()).contains(QRegularExpression("/msit_dump_\\d{8}_\\d{6}$")));
         QVERIFY(w.writeTensor(0, 1234, 2, {"3_Decoder", "1_Linear"}, false, false, 0, testing::f32Tensor({1}, {5})));
-        const QString file = QString::fromStdString(w.root()) + "/tensors/0_1234/2/3_Decoder/1_Linear/after/outtensor0.bin";
+        const QString file =
+            QString::fromStdString(w.root()) + "/tensors/0_1234/2/3_Decoder/1_Linear/after/outtensor0.bin";
         QVERIFY(QFile::exists(file));
         QCOMPARE(modeOf(file), mode_t(0640));
         QCOMPARE(modeOf(QFileInfo(file).path()), mode_t(0750));
@@ -406,8 +420,9 @@ private slots:
             DumpWriter w(o);
             QFAIL("started");
         } catch (const Error &e) {
-            QVERIFY2(QString(e.what()).startsWith(
-                         "Disk space is not enough, it's must more than 2G, free size(MB) is: 100"), e.what());
+            QVERIFY2(
+                QString(e.what()).startsWith("Disk space is not enough, it's must more than 2G, free size(MB) is: 100"),
+                e.what());
         }
     }
 
@@ -440,7 +455,10 @@ private slots:
         o.minFreeBytes = 1 << 20;
         int asked = 0;
         uint64_t used = 0; // what the files took on the (pretend) disk
-        o.freeBytes = [&](const std::string &) { ++asked; return uint64_t(1 << 20) + (256 << 10) - used; };
+        o.freeBytes = [&](const std::string &) {
+            ++asked;
+            return uint64_t(1 << 20) + (256 << 10) - used;
+        };
         o.recheckSeconds = 3600;
         DumpWriter w(o);
         asked = 0;
@@ -490,7 +508,7 @@ private slots:
         QTemporaryDir dir;
         DumpWriter w(options(dir.path()));
         std::signal(SIGXFSZ, SIG_IGN);
-        rlimit old {};
+        rlimit old{};
         getrlimit(RLIMIT_FSIZE, &old);
         rlimit small = old;
         small.rlim_cur = 1000;

@@ -19,8 +19,11 @@ private slots:
         const auto h2 = std::get<Hello>(decode(encode(h)));
         QCOMPARE(h2.pid, int64_t(4242));
         QCOMPARE(h2.device, std::string("CPU"));
-        Topology t{3, 99, {{"1", "Layer0", "DecoderLayer", {}, ""}},
-                   {{"1_2", "Qcur-0", "MUL_MAT", {18, 256}, "f32", {{"", "blk.0.attn_q.weight"}, {"1_1", "attn_norm-0"}}}}};
+        Topology t{
+            3,
+            99,
+            {{"1", "Layer0", "DecoderLayer", {}, ""}},
+            {{"1_2", "Qcur-0", "MUL_MAT", {18, 256}, "f32", {{"", "blk.0.attn_q.weight"}, {"1_1", "attn_norm-0"}}}}};
         const auto t2 = std::get<Topology>(decode(encode(t)));
         QCOMPARE(t2.ops.at(0).inputs, t.ops.at(0).inputs);
         t.ops[0].backend = "Vulkan0";
@@ -32,9 +35,12 @@ private slots:
         const TopoOp fused = std::get<Topology>(decode(encode(t))).ops.at(0);
         QCOMPARE(fused.fusedChain, std::string("RMS_NORM+MUL"));
         QCOMPARE(fused.fusedLast, std::string("1_3"));
-        QVERIFY_THROWS_EXCEPTION(llmscope::Error, decode(R"({"type":"topology","round":0,"key":1,"groups":[],)"
-                                                         R"("ops":[{"id":"1_0","name":"x","type":"ADD","fused":3}]})"));
-        QVERIFY(std::get<Topology>(decode(encode(Topology{0, 1, {}, {{"1_0", "x", "ADD", {}, ""}}}))).ops[0].inputs.empty());
+        QVERIFY_THROWS_EXCEPTION(llmscope::Error,
+                                 decode(R"({"type":"topology","round":0,"key":1,"groups":[],)"
+                                        R"("ops":[{"id":"1_0","name":"x","type":"ADD","fused":3}]})"));
+        QVERIFY(std::get<Topology>(decode(encode(Topology{0, 1, {}, {{"1_0", "x", "ADD", {}, ""}}})))
+                    .ops[0]
+                    .inputs.empty());
         QCOMPARE(t2.round, int64_t(3));
         QCOMPARE(t2.key, uint64_t(99));
         QCOMPARE(t2.ops.at(0).shape, (std::vector<int64_t>{18, 256}));
@@ -71,22 +77,31 @@ private slots:
     {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("message");
-        QTest::newRow("not json") << "{oops" << "not JSON";
-        QTest::newRow("array") << "[1,2]" << "not a JSON object";
-        QTest::newRow("unknown") << R"({"type":"bogus"})" << "unknown message type 'bogus'";
-        QTest::newRow("wrong type") << R"({"type":"ack","seq":"x"})" << "field 'seq' has the wrong type";
-        QTest::newRow("bad stats") << R"({"type":"stats","round":1,"stats":[[1,2]]})" << "statistics entry";
+        QTest::newRow("not json") << "{oops"
+                                  << "not JSON";
+        QTest::newRow("array") << "[1,2]"
+                               << "not a JSON object";
+        QTest::newRow("unknown") << R"({"type":"bogus"})"
+                                 << "unknown message type 'bogus'";
+        QTest::newRow("wrong type") << R"({"type":"ack","seq":"x"})"
+                                    << "field 'seq' has the wrong type";
+        QTest::newRow("bad stats") << R"({"type":"stats","round":1,"stats":[[1,2]]})"
+                                   << "statistics entry";
         // numbers no integer type holds (found by fuzzing: converting them was undefined)
         QTest::newRow("huge key") << R"({"type":"topology","round":0,"key":55555555555555555555555555555})"
                                   << "field 'key' has the wrong type";
-        QTest::newRow("fractional round") << R"({"type":"round","round":2.5})" << "field 'round' has the wrong type";
+        QTest::newRow("fractional round") << R"({"type":"round","round":2.5})"
+                                          << "field 'round' has the wrong type";
         QTest::newRow("negative count") << R"({"type":"stats","round":1,"stats":[["1_0",1,1,1,1,-1,0]]})"
                                         << "statistics entry";
         QTest::newRow("huge shape") << R"({"type":"topology","ops":[{"id":"1_0","shape":[1e300]}]})"
                                     << "field 'shape' has the wrong type";
-        QTest::newRow("bad op") << R"({"type":"topology","ops":[5]})" << "an op is not an object";
-        QTest::newRow("bad inputs") << R"({"type":"topology","ops":[{"id":"1_0","inputs":{}}]})" << "not a list";
-        QTest::newRow("bad input") << R"({"type":"topology","ops":[{"id":"1_0","inputs":[3]}]})" << "not an object";
+        QTest::newRow("bad op") << R"({"type":"topology","ops":[5]})"
+                                << "an op is not an object";
+        QTest::newRow("bad inputs") << R"({"type":"topology","ops":[{"id":"1_0","inputs":{}}]})"
+                                    << "not a list";
+        QTest::newRow("bad input") << R"({"type":"topology","ops":[{"id":"1_0","inputs":[3]}]})"
+                                   << "not an object";
     }
     void badLinesSayWhat()
     {

@@ -104,9 +104,11 @@ private slots:
         QTest::addColumn<int>("version");
         QTest::addColumn<QString>("dict");
         QTest::addColumn<QList<qint64>>("dims");
-        QTest::newRow("v1 2d") << 1 << "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }" << QList<qint64>{1, 2};
+        QTest::newRow("v1 2d") << 1 << "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }"
+                               << QList<qint64>{1, 2};
         QTest::newRow("v2 1d") << 2 << "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" << QList<qint64>{2};
-        QTest::newRow("v3 dq") << 3 << "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,)}" << QList<qint64>{2};
+        QTest::newRow("v3 dq") << 3 << "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,)}"
+                               << QList<qint64>{2};
         QTest::newRow("scalar") << 1 << "{'descr': '<f4', 'fortran_order': False, 'shape': (), }" << QList<qint64>{};
     }
     void readsEveryVersionAndShape()
@@ -116,7 +118,8 @@ private slots:
         QFETCH(QList<qint64>, dims);
         const float v[2] = {1.5f, -2.0f};
         const size_t n = dims.isEmpty() ? 1 : 2;
-        testing::writeRaw(path("v.npy"), npyBytes(version, dict.toStdString(), std::string(reinterpret_cast<const char *>(v), 4 * n)));
+        testing::writeRaw(path("v.npy"),
+                          npyBytes(version, dict.toStdString(), std::string(reinterpret_cast<const char *>(v), 4 * n)));
         const Tensor t = readNpy(path("v.npy"));
         QCOMPARE(t.dims, std::vector<int64_t>(dims.begin(), dims.end()));
         QCOMPARE(toFloat(t)[0], 1.5f);
@@ -154,7 +157,8 @@ private slots:
     void numpyInterop()
     {
         // Debian's interpreter, where python3-numpy goes (a python3 earlier on PATH may lack it).
-        const QString py = QFile::exists("/usr/bin/python3") ? "/usr/bin/python3" : QStandardPaths::findExecutable("python3");
+        const QString py =
+            QFile::exists("/usr/bin/python3") ? "/usr/bin/python3" : QStandardPaths::findExecutable("python3");
         QProcess probe;
         probe.start(py, {"-c", "import numpy"});
         probe.waitForFinished();
@@ -162,12 +166,14 @@ private slots:
         Tensor t = testing::f32Tensor({2, 3}, {1, 2, 3, 4, 5, 6.5f});
         writeNpy(path("ours.npy"), t);
         QProcess p;
-        p.start(py, {"-c", QString("import numpy as np; a=np.load('%1'); assert a.shape==(2,3), a.shape; "
-                                   "assert a.dtype==np.float32; assert a[1,2]==6.5; "
-                                   "np.save('%2', np.arange(12, dtype=np.int16).reshape(3,4)); "
-                                   "np.save('%3', np.array([1.5, -2], dtype=np.float16))")
-                               .arg(QString::fromStdString(path("ours.npy")), QString::fromStdString(path("theirs.npy")),
-                                    QString::fromStdString(path("half.npy")))});
+        p.start(py,
+                {"-c",
+                 QString("import numpy as np; a=np.load('%1'); assert a.shape==(2,3), a.shape; "
+                         "assert a.dtype==np.float32; assert a[1,2]==6.5; "
+                         "np.save('%2', np.arange(12, dtype=np.int16).reshape(3,4)); "
+                         "np.save('%3', np.array([1.5, -2], dtype=np.float16))")
+                     .arg(QString::fromStdString(path("ours.npy")), QString::fromStdString(path("theirs.npy")),
+                          QString::fromStdString(path("half.npy")))});
         QVERIFY(p.waitForFinished(60000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const Tensor r = readNpy(path("theirs.npy"));

@@ -49,7 +49,8 @@ void near(const std::vector<double> &got, const std::vector<double> &want)
     QCOMPARE(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)
         if (std::fabs(got[i] - want[i]) > 1e-12 * (1 + std::fabs(want[i])))
-            QFAIL(qPrintable(QString("element %1: %2, want %3").arg(i).arg(got[i], 0, 'g', 17).arg(want[i], 0, 'g', 17)));
+            QFAIL(
+                qPrintable(QString("element %1: %2, want %3").arg(i).arg(got[i], 0, 'g', 17).arg(want[i], 0, 'g', 17)));
 }
 } // namespace
 
@@ -170,7 +171,8 @@ private slots:
         near(mm.out.v, {17, 39});
         QCOMPARE(mm.f16Noise.size(), size_t(2));
         QVERIFY(mm.bound[0] > 0 && mm.bound[0] < 1e-4);
-        near(run("GET_ROWS", {}, {ref({2, 3, 1, 1}, {1, 2, 3, 4, 5, 6}), ref({2, 1, 1, 1}, {2, 0}, 3)}, {2, 2, 1, 1}).out.v,
+        near(run("GET_ROWS", {}, {ref({2, 3, 1, 1}, {1, 2, 3, 4, 5, 6}), ref({2, 1, 1, 1}, {2, 0}, 3)}, {2, 2, 1, 1})
+                 .out.v,
              {5, 6, 1, 2});
         // SET_ROWS: b's rows into the destination at c's indices, its other rows kept
         const auto set = run("SET_ROWS", {},
@@ -214,7 +216,8 @@ private slots:
             for (int64_t r = 0; r < rows; ++r) {
                 float lanes[8] = {};
                 for (int64_t b = 0; b < k; b += 32) {
-                    const float dw = float(w[size_t(r * k + b)] / double((b * 37 + r * 11) % 255 - 127)); // its float16 d
+                    const float dw =
+                        float(w[size_t(r * k + b)] / double((b * 37 + r * 11) % 255 - 127)); // its float16 d
                     const int64_t scaleBlock = neighbourScale && b == k - 32 ? b / 32 - 1 : b / 32;
                     const float d = dw * dx[size_t(scaleBlock)];
                     for (int lane = 0; lane < 8; ++lane) {
@@ -237,7 +240,8 @@ private slots:
             return t;
         }();
         std::string skip;
-        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, x)}, {rows, 1, 1, 1}, 0, skip);
+        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, x)},
+                                            {rows, 1, 1, 1}, 0, skip);
         const auto generic = opcheck::reference("MUL_MAT", nlohmann::json::object(), {weight, ref({k, 1, 1, 1}, x)},
                                                 {rows, 1, 1, 1}, 0, skip);
         QVERIFY2(cpu && generic, skip.c_str());
@@ -248,11 +252,13 @@ private slots:
             const size_t i = size_t(r);
             worstRight = std::max(worstRight, std::fabs(right[i] - cpu->out.v[i]) / cpu->bound[i]);
             worstWrong = std::max(worstWrong, std::fabs(wrong[i] - cpu->out.v[i]) / cpu->bound[i]);
-            worstWrongGeneric = std::max(worstWrongGeneric, std::fabs(wrong[i] - generic->out.v[i]) / generic->bound[i]);
+            worstWrongGeneric =
+                std::max(worstWrongGeneric, std::fabs(wrong[i] - generic->out.v[i]) / generic->bound[i]);
         }
         QVERIFY2(worstRight <= 1, qPrintable(QString("a correct kernel at %1 of its bound").arg(worstRight)));
         QVERIFY2(worstWrong > 10, qPrintable(QString("the neighbour's scale only %1 of the bound").arg(worstWrong)));
-        QVERIFY2(worstWrongGeneric < 1, qPrintable(QString("the generic bound: %1").arg(worstWrongGeneric))); // why it is needed
+        QVERIFY2(worstWrongGeneric < 1,
+                 qPrintable(QString("the generic bound: %1").arg(worstWrongGeneric))); // why it is needed
         // a backend not known: the generic bound still
         QVERIFY(generic->paths.empty() && !QString::fromStdString(generic->standard).contains("q8_0"));
     }
@@ -308,8 +314,9 @@ private slots:
                 for (int64_t r = 0; r < rows; ++r) {
                     qfloat16 sum(0.f);
                     for (int64_t j = 0; j < k; ++j)
-                        sum = qfloat16(float(sum) + float(qfloat16(dequantized(r, j, neighbour))) *
-                                                        float(qfloat16(float(x[size_t(c * k + j)]))));
+                        sum = qfloat16(float(sum) +
+                                       float(qfloat16(dequantized(r, j, neighbour))) *
+                                           float(qfloat16(float(x[size_t(c * k + j)]))));
                     out[size_t(c * rows + r)] = float(sum);
                 }
             return out;
@@ -318,7 +325,8 @@ private slots:
         const nlohmann::json vulkan{{"backend", "Vulkan0"}};
         const auto one = opcheck::reference("MUL_MAT", vulkan, {weight, ref({k, 1, 1, 1}, {x.begin(), x.begin() + k})},
                                             {rows, 1, 1, 1}, 0, skip);
-        const auto many = opcheck::reference("MUL_MAT", vulkan, {weight, ref({k, cols, 1, 1}, x)}, {rows, cols, 1, 1}, 0, skip);
+        const auto many =
+            opcheck::reference("MUL_MAT", vulkan, {weight, ref({k, cols, 1, 1}, x)}, {rows, cols, 1, 1}, 0, skip);
         QVERIFY2(one && many, skip.c_str());
         QCOMPARE(one->paths.size(), size_t(3)); // float32 matrix-vector, q8_1, float16 tiles
         QCOMPARE(many->paths.size(), size_t(3));
@@ -329,11 +337,13 @@ private slots:
                  opcheck::fittedPath(*one, ref({rows, 1, 1, 1}, right)).standard.c_str());
         QVERIFY2(fitted(*one, wrong) > 10, qPrintable(QString::number(fitted(*one, wrong))));
         const auto tiles = halfTiles(false), tilesWrong = halfTiles(true);
-        qInfo("matrix-vector: a correct kernel at %g of its path's bound, the neighbour's scale at %g; float16 tiles: %g, %g",
-              fitted(*one, right), fitted(*one, wrong), fitted(*many, tiles, cols), fitted(*many, tilesWrong, cols));
+        qInfo(
+            "matrix-vector: a correct kernel at %g of its path's bound, the neighbour's scale at %g; float16 tiles: %g, %g",
+            fitted(*one, right), fitted(*one, wrong), fitted(*many, tiles, cols), fitted(*many, tilesWrong, cols));
         QVERIFY2(fitted(*many, tiles, cols) <= 1, qPrintable(QString::number(fitted(*many, tiles, cols))));
         QVERIFY2(fitted(*many, tilesWrong, cols) > 3, qPrintable(QString::number(fitted(*many, tilesWrong, cols))));
-        QVERIFY(QString::fromStdString(opcheck::fittedPath(*many, ref({rows, cols, 1, 1}, tiles)).standard).contains("float16 tiles"));
+        QVERIFY(QString::fromStdString(opcheck::fittedPath(*many, ref({rows, cols, 1, 1}, tiles)).standard)
+                    .contains("float16 tiles"));
     }
 
     // Vulkan's MMVQ on q4_0 weights (a device with integer dot products), at a model's width: the
@@ -391,13 +401,15 @@ private slots:
         RefTensor weight = ref({k, rows, 1, 1}, w, opcheck::kQuantizedDtype);
         weight.blockType = "q4_0";
         std::string skip;
-        const auto r = opcheck::reference("MUL_MAT", {{"backend", "Vulkan0"}}, {weight, ref({k, 1, 1, 1}, x)}, {rows, 1, 1, 1}, 0, skip);
+        const auto r = opcheck::reference("MUL_MAT", {{"backend", "Vulkan0"}}, {weight, ref({k, 1, 1, 1}, x)},
+                                          {rows, 1, 1, 1}, 0, skip);
         QVERIFY2(r, skip.c_str());
         const auto right = mmvq(false), wrong = mmvq(true);
         qInfo("q4_0 MMVQ at k = %d: a correct kernel at %g of its path's bound, the neighbour's scale at %g", int(k),
               fitted(*r, right), fitted(*r, wrong));
         QVERIFY2(fitted(*r, right) <= 1, qPrintable(QString::number(fitted(*r, right))));
-        QVERIFY(QString::fromStdString(opcheck::fittedPath(*r, ref({rows, 1, 1, 1}, right)).standard).contains("quantized to q8_1"));
+        QVERIFY(QString::fromStdString(opcheck::fittedPath(*r, ref({rows, 1, 1, 1}, right)).standard)
+                    .contains("quantized to q8_1"));
         QVERIFY2(fitted(*r, wrong) > 3, qPrintable(QString::number(fitted(*r, wrong))));
     }
 
@@ -444,9 +456,9 @@ private slots:
                     for (int64_t j = b * 32; j < b * 32 + 32; ++j) {
                         const int q = q80 ? int((j * 37 + r * 11) % 255 - 127) : int((j * 13 + r * 5) % 16);
                         nib[size_t(r * k + j)] = q;
-                        w[size_t(r * k + j)] = q41   ? double(dw[blk] * float(q) + mw[blk])
-                                               : q80 ? double(dw[blk]) * double(q)
-                                                     : double(dw[blk]) * double(q - 8);
+                        w[size_t(r * k + j)] = q41 ? double(dw[blk] * float(q) + mw[blk])
+                            : q80                  ? double(dw[blk]) * double(q)
+                                                   : double(dw[blk]) * double(q - 8);
                     }
                 }
             auto mmvq = [&](bool neighbour) {
@@ -458,9 +470,9 @@ private slots:
                         for (int64_t j = b * 32; j < b * 32 + 32; ++j)
                             sumi += nib[size_t(r * k + j)] * qx[size_t(j)];
                         const size_t blk = size_t(r * blocks + (neighbour && b == blocks - 1 ? b - 1 : b));
-                        acc += q41   ? float(sumi) * half(dw[blk] * dx[size_t(b)]) + half(mw[blk] * sx[size_t(b)])
-                               : q80 ? dw[blk] * dxFloat[size_t(b)] * float(sumi)
-                                     : dw[blk] * (float(sumi) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
+                        acc += q41 ? float(sumi) * half(dw[blk] * dx[size_t(b)]) + half(mw[blk] * sx[size_t(b)])
+                            : q80  ? dw[blk] * dxFloat[size_t(b)] * float(sumi)
+                                   : dw[blk] * (float(sumi) * dx[size_t(b)] - 8.0f * sx[size_t(b)]);
                     }
                     out[size_t(r)] = acc;
                 }
@@ -477,12 +489,16 @@ private slots:
             QCOMPARE(cuda->paths.size(), size_t(3));
             const auto right = mmvq(false), wrong = mmvq(true);
             const std::string path = opcheck::fittedPath(*cuda, ref({rows, 1, 1, 1}, right)).standard;
-            qInfo("%s CUDA %s at k = %d: a correct kernel at %g of CUDA's q8_1 path's bound, the neighbour's scale at %g "
-                  "(%g of the 8-bit bound)",
-                  type.c_str(), q80 ? "MMQ" : "MMVQ", int(k), fitted(*cuda, right), fitted(*cuda, wrong), fitted(*generic, wrong));
+            qInfo(
+                "%s CUDA %s at k = %d: a correct kernel at %g of CUDA's q8_1 path's bound, the neighbour's scale at %g "
+                "(%g of the 8-bit bound)",
+                type.c_str(), q80 ? "MMQ" : "MMVQ", int(k), fitted(*cuda, right), fitted(*cuda, wrong),
+                fitted(*generic, wrong));
             QVERIFY2(fitted(*cuda, right) <= 1, qPrintable(QString::number(fitted(*cuda, right))));
-            QVERIFY2(QString::fromStdString(path).contains("CUDA's kernels on activations quantized to q8_1"), path.c_str());
-            QVERIFY2(fitted(*generic, wrong) < 1, qPrintable(QString::number(fitted(*generic, wrong)))); // why it is needed
+            QVERIFY2(QString::fromStdString(path).contains("CUDA's kernels on activations quantized to q8_1"),
+                     path.c_str());
+            QVERIFY2(fitted(*generic, wrong) < 1,
+                     qPrintable(QString::number(fitted(*generic, wrong)))); // why it is needed
             QVERIFY2(fitted(*cuda, wrong) > 1.2, qPrintable(QString::number(fitted(*cuda, wrong))));
         }
     }
@@ -496,7 +512,8 @@ private slots:
         const int64_t k = 160, rows = 6;
         std::vector<double> w(static_cast<size_t>(k * rows)), x(static_cast<size_t>(k));
         for (int64_t j = 0; j < k; ++j)
-            x[size_t(j)] = float(std::sin(0.53 * double(j)) * (j >= 96 ? 0.3 : 1.0) + (j >= 128 ? 0.4 : 0.02 * double(j % 5)));
+            x[size_t(j)] =
+                float(std::sin(0.53 * double(j)) * (j >= 96 ? 0.3 : 1.0) + (j >= 128 ? 0.4 : 0.02 * double(j % 5)));
         std::vector<float> dw(static_cast<size_t>(rows * k / 32)), mw(dw.size());
         std::vector<int> nib(w.size());
         for (int64_t r = 0; r < rows; ++r) // a q4_1 weight: each block d nib + m, d and m float16
@@ -506,7 +523,8 @@ private slots:
                 mw[blk] = float(qfloat16(float(-0.02 * double(r + 2) + 0.004 * double(b / 32))));
                 for (int64_t j = b; j < b + 32; ++j) {
                     nib[size_t(r * k + j)] = int((j * 7 + r * 3) % 16);
-                    w[size_t(r * k + j)] = double(dw[blk] * float(nib[size_t(r * k + j)]) + mw[blk]); // as ggml dequantizes
+                    w[size_t(r * k + j)] =
+                        double(dw[blk] * float(nib[size_t(r * k + j)]) + mw[blk]); // as ggml dequantizes
                 }
             }
         // the kernel: activations quantized to q8_1 (the vectorized quantizer), each block's
@@ -534,7 +552,8 @@ private slots:
         RefTensor weight = ref({k, rows, 1, 1}, w, opcheck::kQuantizedDtype);
         weight.blockType = "q4_1";
         std::string skip;
-        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, x)}, {rows, 1, 1, 1}, 0, skip);
+        const auto cpu = opcheck::reference("MUL_MAT", {{"backend", "CPU"}}, {weight, ref({k, 1, 1, 1}, x)},
+                                            {rows, 1, 1, 1}, 0, skip);
         QVERIFY2(cpu, skip.c_str());
         QVERIFY2(QString::fromStdString(cpu->standard).contains("quantized to q8_1"), cpu->standard.c_str());
         const auto right = kernel(false), wrong = kernel(true);
@@ -564,8 +583,8 @@ private slots:
                 const double d = type == "q8_0" ? amax / 127 : max / -8;
                 const double d16 = double(qfloat16(float(d)));
                 for (size_t j = b; j < b + 32; ++j) {
-                    const double q = type == "q8_0" ? std::nearbyint(row[j] / d)
-                                                    : double(std::min(15, int(row[j] / d + 8.5))) - 8;
+                    const double q =
+                        type == "q8_0" ? std::nearbyint(row[j] / d) : double(std::min(15, int(row[j] / d + 8.5))) - 8;
                     out[j] = q * d16;
                 }
             }
@@ -573,25 +592,30 @@ private slots:
         };
         for (const std::string type : {"q8_0", "q4_0"}) {
             std::string skip;
-            const auto r = opcheck::reference("SET_ROWS", {{"kv_rows", type}}, {ref({32, 2, 1, 1}, row), ref({2, 1, 1, 1}, {4, 5}, 9)},
-                                              {32, 2, 1, 1}, 0, skip);
+            const auto r =
+                opcheck::reference("SET_ROWS", {{"kv_rows", type}},
+                                   {ref({32, 2, 1, 1}, row), ref({2, 1, 1, 1}, {4, 5}, 9)}, {32, 2, 1, 1}, 0, skip);
             QVERIFY2(r, skip.c_str());
             const auto q = stored(type);
             double worst = 0;
             for (size_t i = 0; i < row.size(); ++i) {
-                QVERIFY2(std::fabs(q[i] - r->out.v[i]) <= r->bound[i], qPrintable(QString::fromStdString(type) + " " + QString::number(i)));
+                QVERIFY2(std::fabs(q[i] - r->out.v[i]) <= r->bound[i],
+                         qPrintable(QString::fromStdString(type) + " " + QString::number(i)));
                 worst = std::max(worst, std::fabs(q[i] - r->out.v[i]) / r->bound[i]);
             }
-            QVERIFY2(worst > 0.3, qPrintable(QString::fromStdString(type) + " bound too loose: " + QString::number(worst)));
+            QVERIFY2(worst > 0.3,
+                     qPrintable(QString::fromStdString(type) + " bound too loose: " + QString::number(worst)));
             QVERIFY(r->bound[40] > 30 * r->bound[0]); // each block its own scale
         }
         // a float16 cache: each value rounded; a type without a known bound is said, not passed
         std::string skip;
-        const auto f16 = opcheck::reference("SET_ROWS", {{"kv_rows", "f16"}}, {ref({2, 1, 1, 1}, {1, -3}), ref({1, 1, 1, 1}, {0}, 9)},
-                                            {2, 1, 1, 1}, 0, skip);
+        const auto f16 =
+            opcheck::reference("SET_ROWS", {{"kv_rows", "f16"}},
+                               {ref({2, 1, 1, 1}, {1, -3}), ref({1, 1, 1, 1}, {0}, 9)}, {2, 1, 1, 1}, 0, skip);
         QVERIFY(f16 && std::fabs(f16->bound[1] - 3 * std::ldexp(1.0, -11)) < 1e-9);
-        QVERIFY(!opcheck::reference("SET_ROWS", {{"kv_rows", "q5_1"}}, {ref({32, 1, 1, 1}, std::vector<double>(32, 1.0)),
-                                    ref({1, 1, 1, 1}, {0}, 9)}, {32, 1, 1, 1}, 0, skip));
+        QVERIFY(!opcheck::reference("SET_ROWS", {{"kv_rows", "q5_1"}},
+                                    {ref({32, 1, 1, 1}, std::vector<double>(32, 1.0)), ref({1, 1, 1, 1}, {0}, 9)},
+                                    {32, 1, 1, 1}, 0, skip));
         QVERIFY(skip.find("q5_1") != std::string::npos);
     }
 
@@ -599,8 +623,8 @@ private slots:
     {
         // Position 0 leaves x; position 1 turns the first pair by 1 radian and the second by
         // base^(-2/4) in normal mode; NeoX pairs element j with j + n_dims/2.
-        const nlohmann::json p{{"n_dims", 4}, {"mode", 0}, {"freq_base", 100.0}, {"freq_scale", 1.0},
-                               {"ext_factor", 0.0}, {"attn_factor", 1.0}};
+        const nlohmann::json p{{"n_dims", 4},       {"mode", 0},         {"freq_base", 100.0},
+                               {"freq_scale", 1.0}, {"ext_factor", 0.0}, {"attn_factor", 1.0}};
         const RefTensor x = ref({4, 1, 2, 1}, {1, 0, 1, 0, 1, 0, 1, 0});
         const auto r = run("ROPE", p, {x, ref({2, 1, 1, 1}, {0, 1}, 3)}, {4, 1, 2, 1});
         const double t2 = std::pow(100.0, -0.5);
@@ -619,7 +643,8 @@ private slots:
         near(run("PERMUTE", {{"axes", {1, 0, 2, 3}}}, {a}, {2, 3, 1, 1}).out.v, {0, 3, 1, 4, 2, 5});
         near(run("RESHAPE", {}, {a}, {2, 3, 1, 1}).out.v, {0, 1, 2, 3, 4, 5});
         // the second row's last two elements: offset one row and one element, float32
-        const auto v = run("VIEW", {{"offset", 16}, {"nb", {12, 24, 24}}, {"_src_contiguous", true}}, {a}, {2, 1, 1, 1});
+        const auto v =
+            run("VIEW", {{"offset", 16}, {"nb", {12, 24, 24}}, {"_src_contiguous", true}}, {a}, {2, 1, 1, 1});
         near(v.out.v, {4, 5});
         QCOMPARE(v.bound, (std::vector<double>{std::ldexp(1.0, -150), std::ldexp(1.0, -150)}));
         std::string skip;
@@ -648,11 +673,13 @@ private slots:
         // MUL_MAT_ID: two experts of 2x2 (identity, doubling); token 0 routed to 1 then 0, one
         // activation row for both slots
         const RefTensor experts = ref({2, 2, 2, 1}, {1, 0, 0, 1, 2, 0, 0, 2});
-        near(run("MUL_MAT_ID", {}, {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {1, 0}, 3)}, {2, 2, 1, 1}).out.v,
+        near(run("MUL_MAT_ID", {}, {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {1, 0}, 3)}, {2, 2, 1, 1})
+                 .out.v,
              {6, 10, 3, 5});
         std::string skip;
-        QVERIFY(!opcheck::reference("MUL_MAT_ID", {}, {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {2, 0}, 3)},
-                                    {2, 2, 1, 1}, 0, skip));
+        QVERIFY(!opcheck::reference("MUL_MAT_ID", {},
+                                    {experts, ref({2, 1, 1, 1}, {3, 5}), ref({2, 1, 1, 1}, {2, 0}, 3)}, {2, 2, 1, 1}, 0,
+                                    skip));
         QCOMPARE(skip, std::string("MUL_MAT_ID with an expert id outside its experts"));
         // ARGSORT descending (the probe's "order" or a dump's raw word); equal values unchecked
         const auto sorted = run("ARGSORT", {{"order", 1}}, {ref({4, 1, 1, 1}, {0.5, 2, 0.5, -1})}, {4, 1, 1, 1});
@@ -660,21 +687,24 @@ private slots:
         QCOMPARE(sorted.unchecked, (std::vector<uint8_t>{0, 1, 1, 0}));
         near(run("ARGSORT", {{"op_params_i32", {1}}}, {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}).out.v, {1, 0});
         near(run("SUM_ROWS", {}, {ref({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})}, {1, 2, 1, 1}).out.v, {6, 15});
-        near(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({3, 1, 1, 1}, {-1, 0.5, 2})}, {3, 1, 1, 1}).out.v, {0, 0.5, 1});
+        near(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({3, 1, 1, 1}, {-1, 0.5, 2})}, {3, 1, 1, 1}).out.v,
+             {0, 0.5, 1});
         // as ggml orders it, MAX(MIN(x, max), min): NaN becomes max
         QCOMPARE(run("CLAMP", {{"min", 0.0}, {"max", 1.0}}, {ref({1, 1, 1, 1}, {NAN})}, {1, 1, 1, 1}).out.v[0], 1.0);
         // ADD_ID: each slot's row plus its expert's bias
-        near(run("ADD_ID", {}, {ref({2, 2, 1, 1}, {1, 1, 1, 1}), ref({2, 2, 1, 1}, {10, 20, 30, 40}), ref({2, 1, 1, 1}, {1, 0}, 3)},
+        near(run("ADD_ID", {},
+                 {ref({2, 2, 1, 1}, {1, 1, 1, 1}), ref({2, 2, 1, 1}, {10, 20, 30, 40}), ref({2, 1, 1, 1}, {1, 0}, 3)},
                  {2, 2, 1, 1})
                  .out.v,
              {31, 41, 11, 21});
-        near(run("CONCAT", {{"dim", 0}}, {ref({1, 2, 1, 1}, {1, 2}), ref({2, 2, 1, 1}, {3, 4, 5, 6})}, {3, 2, 1, 1}).out.v,
+        near(run("CONCAT", {{"dim", 0}}, {ref({1, 2, 1, 1}, {1, 2}), ref({2, 2, 1, 1}, {3, 4, 5, 6})}, {3, 2, 1, 1})
+                 .out.v,
              {1, 3, 4, 2, 5, 6});
         near(run("SIGMOID", {}, {ref({1, 1, 1, 1}, {0})}, {1, 1, 1, 1}).out.v, {0.5});
         // SWIGLU_OAI: the gate clipped at the limit, the linear part clipped and shifted by 1
         const double g = 7 / (1 + std::exp(-1.702 * 7));
-        near(run("SWIGLU_OAI", {{"alpha", 1.702}, {"limit", 7.0}}, {ref({2, 1, 1, 1}, {9, 0}), ref({2, 1, 1, 1}, {9, -9})},
-                 {2, 1, 1, 1})
+        near(run("SWIGLU_OAI", {{"alpha", 1.702}, {"limit", 7.0}},
+                 {ref({2, 1, 1, 1}, {9, 0}), ref({2, 1, 1, 1}, {9, -9})}, {2, 1, 1, 1})
                  .out.v,
              {g * 8, 0});
         // one input of both halves, swapped: the second half is the gate
@@ -684,7 +714,9 @@ private slots:
                  .out.v,
              {oai(3) * 2, oai(4) * 3});
         // A sink adds its exp to the denominator only: scores 0 and 0 with a sink of 0 weigh 1/3 each
-        near(run("SOFT_MAX", {}, {ref({2, 1, 1, 1}, {0, 0}), ref({2, 1, 1, 1}, {0, 0}), ref({1, 1, 1, 1}, {0})}, {2, 1, 1, 1}).out.v,
+        near(run("SOFT_MAX", {}, {ref({2, 1, 1, 1}, {0, 0}), ref({2, 1, 1, 1}, {0, 0}), ref({1, 1, 1, 1}, {0})},
+                 {2, 1, 1, 1})
+                 .out.v,
              {1.0 / 3, 1.0 / 3});
         const RefTensor q = ref({1, 1, 1, 1}, {1}), k = ref({1, 2, 1, 1}, {0, 0}), v = ref({1, 2, 1, 1}, {10, 20});
         near(run("FLASH_ATTN_EXT", {{"scale", 1.0}}, {q, k, v, ref({2, 1, 1, 1}, {0, 0}, 1), ref({1, 1, 1, 1}, {0})},
@@ -697,9 +729,11 @@ private slots:
         // within the subnormals' steps
         const double x = 2.3, gx = 0.5 * x * (1 + std::tanh(0.7978845608028654 * x * (1 + 0.044715 * x * x)));
         const auto geglu = run("GEGLU", {}, {ref({1, 1, 1, 1}, {x}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
-        QVERIFY2(geglu.bound[0] > 1e-6 * gx && geglu.bound[0] < std::ldexp(1.0, -8) * gx, qPrintable(QString::number(geglu.bound[0])));
+        QVERIFY2(geglu.bound[0] > 1e-6 * gx && geglu.bound[0] < std::ldexp(1.0, -8) * gx,
+                 qPrintable(QString::number(geglu.bound[0])));
         const auto tiny = run("GEGLU", {}, {ref({1, 1, 1, 1}, {1e-6}), ref({1, 1, 1, 1}, {1})}, {1, 1, 1, 1});
-        QVERIFY2(tiny.bound[0] > 1e-9 && tiny.bound[0] < std::ldexp(1.0, -22), qPrintable(QString::number(tiny.bound[0])));
+        QVERIFY2(tiny.bound[0] > 1e-9 && tiny.bound[0] < std::ldexp(1.0, -22),
+                 qPrintable(QString::number(tiny.bound[0])));
     }
 
     // msProbe's ULP error: the distance in units of the reference's last float32 place (the
@@ -709,11 +743,13 @@ private slots:
         opcheck::Reference r;
         r.out = ref({4, 1, 1, 1}, {1.0, 3.0, 0.0, -0.5});
         const double u = std::ldexp(1.0, -23);
-        const opcheck::UlpErrors e = opcheck::ulpErrors(r, {1.0 + 2 * u, 3.0 + 40 * 2 * u, std::ldexp(1.0, -149), -0.5}, 0);
+        const opcheck::UlpErrors e =
+            opcheck::ulpErrors(r, {1.0 + 2 * u, 3.0 + 40 * 2 * u, std::ldexp(1.0, -149), -0.5}, 0);
         // 2 ULP, 40 ULP (3 lies in [2, 4): its unit is 2u), 2^-149 / 2^(-126-23) = 1 ULP, 0
         QCOMPARE(e.mean, (2.0 + 40.0 + 1.0 + 0.0) / 4);
         QCOMPARE(e.proportion, 0.25);
-        const opcheck::UlpErrors bf = opcheck::ulpErrors(r, {1.0 + std::ldexp(1.0, -7), 3.0, 0.0, -0.5}, int32_t(DType::BFloat16));
+        const opcheck::UlpErrors bf =
+            opcheck::ulpErrors(r, {1.0 + std::ldexp(1.0, -7), 3.0, 0.0, -0.5}, int32_t(DType::BFloat16));
         QCOMPARE(bf.mean, 0.25);
         QCOMPARE(bf.proportion, 0.0); // 1 ULP is not beyond 1
         r.unchecked = {0, 1, 1, 1}; // elements the op leaves as they were do not count
@@ -726,15 +762,17 @@ private slots:
         QVERIFY(!opcheck::reference("NONE", {}, {}, {1, 1, 1, 1}, 0, skip));
         QVERIFY(skip.find("no kernel runs") != std::string::npos);
         QVERIFY(opcheck::isView("PERMUTE"));
-        QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}}, {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0,
-                                    skip));
-        QCOMPARE(skip, std::string("VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)"));
+        QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}}, {ref({2, 1, 1, 1}, {1, 2})},
+                                    {2, 1, 1, 1}, 0, skip));
+        QCOMPARE(skip,
+                 std::string("VIEW whose source's strides were not dumped (-tiling of this llmscope writes them)"));
         QVERIFY(!opcheck::reference("VIEW", {{"offset", 0}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}},
                                     {ref({2, 1, 1, 1}, {1, 2})}, {2, 1, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("VIEW of a source that is not contiguous in memory, its strides not dumped"));
         // A source that is itself a view, its rows 16 bytes apart: a view of its second row
         // reads it; one starting between its rows reads memory it does not hold.
-        const nlohmann::json strided{{"offset", 16}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}, {"_src_nb", {4, 16, 32, 32}}};
+        const nlohmann::json strided{
+            {"offset", 16}, {"nb", {8, 8, 8}}, {"_src_contiguous", false}, {"_src_nb", {4, 16, 32, 32}}};
         const auto row = opcheck::reference("VIEW", strided, {ref({2, 2, 1, 1}, {1, 2, 3, 4})}, {2, 1, 1, 1}, 0, skip);
         QVERIFY(row);
         QCOMPARE(row->out.v, (std::vector<double>{3, 4}));
@@ -777,7 +815,8 @@ private slots:
         QVERIFY(!opcheck::reference("PERMUTE", {{"axes", {4294967296LL, 1, 2, 3}}}, {a}, {4, 2, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("PERMUTE whose axes are not a permutation"));
         // an empty input (a dimension of 0), which ops divide by: nothing to check
-        QVERIFY(!opcheck::reference("MUL_MAT", {}, {ref({0, 1, 1, 1}, {}), ref({0, 1, 1, 1}, {})}, {1, 1, 1, 1}, 0, skip));
+        QVERIFY(
+            !opcheck::reference("MUL_MAT", {}, {ref({0, 1, 1, 1}, {}), ref({0, 1, 1, 1}, {})}, {1, 1, 1, 1}, 0, skip));
         QCOMPARE(skip, std::string("an empty tensor (a dimension of 0)"));
         // k and v of other batch counts: refused, never read past v
         const RefTensor q = ref({2, 1, 1, 2}, {1, 1, 1, 1}), k = ref({2, 1, 1, 2}, {1, 1, 1, 1}),
@@ -802,7 +841,8 @@ private slots:
         const OpcheckResult r = runOpcheck(o);
         QCOMPARE(r.rows.size(), size_t(1));
         QCOMPARE(r.rows[0].verdict, Verdict::Skip);
-        QVERIFY2(r.rows[0].reason.english().find("strides were not dumped") != std::string::npos, r.rows[0].reason.english().c_str());
+        QVERIFY2(r.rows[0].reason.english().find("strides were not dumped") != std::string::npos,
+                 r.rows[0].reason.english().c_str());
         // nested past any stack that copies it level by level: refused, the op replayed as its folder names it
         const size_t depth = 1000000;
         std::ofstream(root + "/tensors/0_5/0/0_Layer/0_MUL_MAT/op_param.json")
@@ -834,7 +874,9 @@ private slots:
         QCOMPARE(row("0_0").withinRate, 100.0);
         const OpcheckRow scaled = row("0_1");
         QCOMPARE(scaled.verdict, Verdict::Fail);
-        QVERIFY2(scaled.reason.english().find("a systematic error of 0.1") != std::string::npos || scaled.reason.english().find("a systematic error of 0.0999") != std::string::npos, scaled.reason.english().c_str());
+        QVERIFY2(scaled.reason.english().find("a systematic error of 0.1") != std::string::npos ||
+                     scaled.reason.english().find("a systematic error of 0.0999") != std::string::npos,
+                 scaled.reason.english().c_str());
         QVERIFY(std::fabs(scaled.maxRelError - 1e-3) < 1e-5);
         { // msit's metrics are compare's (one implementation): the same figures from the same files
             const std::vector<float> reference = toFloat(replayReference(scaled));
@@ -848,7 +890,8 @@ private slots:
             QVERIFY(m.maxRelErr > 5e-4); // not the same tensor twice (scaled: its cosine is 1)
         }
         QCOMPARE(row("0_2").verdict, Verdict::Fail);
-        QVERIFY2(row("0_2").reason.english().find("NaN or Inf") != std::string::npos, row("0_2").reason.english().c_str());
+        QVERIFY2(row("0_2").reason.english().find("NaN or Inf") != std::string::npos,
+                 row("0_2").reason.english().c_str());
         QCOMPARE(row("0_3").verdict, Verdict::Skip);
         QVERIFY(row("0_3").reason.english().find("-tiling") != std::string::npos);
         QCOMPARE(row("0_4").verdict, Verdict::Skip);
@@ -871,17 +914,21 @@ private slots:
         o.ids = "0_1";
         const std::string sibling = "/before/intensor0.bin";
         o.cpuReplay = [&](const std::string &, const std::string &, const std::vector<CpuReplayInput> &in,
-                          const std::array<int64_t, 4> &, int32_t, std::string &) -> std::optional<std::vector<double>> {
-            const std::string path = in.at(0).path.substr(0, in.at(0).path.size() - sibling.size()) + "/after/outtensor0.bin";
+                          const std::array<int64_t, 4> &, int32_t,
+                          std::string &) -> std::optional<std::vector<double>> {
+            const std::string path =
+                in.at(0).path.substr(0, in.at(0).path.size() - sibling.size()) + "/after/outtensor0.bin";
             const Tensor t = readBin(path);
             const auto *f = reinterpret_cast<const float *>(t.data.data());
             return std::vector<double>(f, f + t.data.size() / 4);
         };
         OpcheckRow likeCpu = runOpcheck(o).rows.at(0);
         QCOMPARE(likeCpu.verdict, Verdict::Warn);
-        QVERIFY2(likeCpu.reason.english().find("the bound is too tight here") != std::string::npos, likeCpu.reason.english().c_str());
+        QVERIFY2(likeCpu.reason.english().find("the bound is too tight here") != std::string::npos,
+                 likeCpu.reason.english().c_str());
         o.cpuReplay = [](const std::string &, const std::string &, const std::vector<CpuReplayInput> &,
-                         const std::array<int64_t, 4> &, int32_t, std::string &why) -> std::optional<std::vector<double>> {
+                         const std::array<int64_t, 4> &, int32_t,
+                         std::string &why) -> std::optional<std::vector<double>> {
             why = "not here";
             return std::nullopt;
         };

@@ -107,7 +107,8 @@ np.save('bf16.npy', t.bfloat16().float().numpy())
     void aPickleThatRunsACommandIsRefused()
     {
         const QString marker = m_dir.path() + "/ran";
-        QVERIFY(python(m_dir.path(), QString(R"(
+        QVERIFY(python(m_dir.path(),
+                       QString(R"(
 import os, torch
 class Evil:
     def __reduce__(self):
@@ -115,11 +116,13 @@ class Evil:
 torch.save(Evil(), 'evil.pth')
 torch.save({'weight': torch.ones(2)}, 'dict.pth')
 torch.save([torch.ones(2), torch.zeros(2)], 'list.pth')
-)").arg(marker)));
+)")
+                           .arg(marker)));
         const std::string evil = refusal((m_dir.path() + "/evil.pth").toStdString());
         QVERIFY2(evil.find("refused") != std::string::npos && evil.find("system") != std::string::npos, evil.c_str());
         QVERIFY(!QFile::exists(marker));
-        for (const auto &[f, reason] : {std::pair{"dict.pth", "a dict holding more than plain values"}, std::pair{"list.pth", "a list"}}) {
+        for (const auto &[f, reason] :
+             {std::pair{"dict.pth", "a dict holding more than plain values"}, std::pair{"list.pth", "a list"}}) {
             const std::string why = refusal((m_dir.path() + "/" + f).toStdString());
             QVERIFY2(why.find(reason) != std::string::npos, why.c_str());
         }
@@ -146,9 +149,11 @@ rewrite('short.pth', lambda e, b: b[:8] if e.endswith('data/0') else b)
 rewrite('reach.pth', lambda e, b: b.replace(b'K\x06\x85', b'K\x09\x85') if e.endswith('data.pkl') else b)
 open('plain.pth', 'wb').write(b'not a zip at all')
 )"));
-        const std::pair<const char *, const char *> cases[] = {
-            {"cut.pth", "not a torch.save zip archive"}, {"nopkl.pth", "without data.pkl"},
-            {"short.pth", "shorter than"}, {"reach.pth", "reaches element"}, {"plain.pth", "not a torch.save zip archive"}};
+        const std::pair<const char *, const char *> cases[] = {{"cut.pth", "not a torch.save zip archive"},
+                                                               {"nopkl.pth", "without data.pkl"},
+                                                               {"short.pth", "shorter than"},
+                                                               {"reach.pth", "reaches element"},
+                                                               {"plain.pth", "not a torch.save zip archive"}};
         QVERIFY(readPth((m_dir.path() + "/ok.pth").toStdString()).dims == std::vector<int64_t>{6});
         for (const auto &[file, why] : cases) {
             const std::string got = refusal((m_dir.path() + "/" + file).toStdString());

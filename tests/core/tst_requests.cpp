@@ -62,12 +62,12 @@ private slots:
     void requestsAreToldApartBySequenceAndPosition()
     {
         std::map<int64_t, TokenRecord> rounds;
-        rounds[0] = record({0, 0}, {0, 1});                  // a server's check at start
-        rounds[1] = record({0, 0, 0}, {0, 1, 2});            // slot 0's prompt
-        rounds[2] = record({0, 1, 1}, {3, 0, 1});            // slot 0's token beside slot 1's prompt
+        rounds[0] = record({0, 0}, {0, 1}); // a server's check at start
+        rounds[1] = record({0, 0, 0}, {0, 1, 2}); // slot 0's prompt
+        rounds[2] = record({0, 1, 1}, {3, 0, 1}); // slot 0's token beside slot 1's prompt
         rounds[3] = record({1}, {2});
-        rounds[4] = TokenRecord{{5}, false, {9}, {}, {}};    // embeddings fed: no sequence recorded
-        rounds[5] = record({1}, {0});                        // slot 1's next request
+        rounds[4] = TokenRecord{{5}, false, {9}, {}, {}}; // embeddings fed: no sequence recorded
+        rounds[5] = record({1}, {0}); // slot 1's next request
         const auto r = requestsOf(rounds);
         QCOMPARE(r.size(), size_t(4));
         QCOMPARE(r[0].rounds, (std::vector<int64_t>{0}));
@@ -83,8 +83,9 @@ private slots:
         QCOMPARE(r[2].lastPosition, 2);
         QCOMPARE(r[3].rounds, (std::vector<int64_t>{5}));
         QVERIFY(!r[3].shared);
-        QCOMPARE(describeRequest(r[2]), std::string("request 3: sequence 1, positions 0-2, 3 token(s) in 2 round(s) 2-3 "
-                                                    "(some shared with other sequences)"));
+        QCOMPARE(describeRequest(r[2]),
+                 std::string("request 3: sequence 1, positions 0-2, 3 token(s) in 2 round(s) 2-3 "
+                             "(some shared with other sequences)"));
 
         QCOMPARE(chooseRequest(r, {2, -1}, "d").number, 2);
         // Positions not recorded (a device's rounds): one request, said so.
@@ -92,7 +93,8 @@ private slots:
         unplaced[0] = TokenRecord{{5, 6}, false, {}, {0, 0}, {}};
         const auto u = requestsOf(unplaced);
         QCOMPARE(u.size(), size_t(1));
-        QCOMPARE(describeRequest(u[0]), std::string("request 1: sequence 0, positions not recorded, 2 token(s) in 1 round(s) 0"));
+        QCOMPARE(describeRequest(u[0]),
+                 std::string("request 1: sequence 0, positions not recorded, 2 token(s) in 1 round(s) 0"));
         QVERIFY_THROWS_EXCEPTION(Error, chooseRequest(r, {0, 1}, "d")); // sequence 1 served two
     }
 
@@ -101,12 +103,24 @@ private slots:
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("message");
-        QTest::newRow("sequence with two") << "--my-seq" << "0" << "d: sequence 0 served 2 requests (1, 2); choose one by number";
-        QTest::newRow("no such sequence") << "--my-seq" << "4" << "d: no round computed sequence 4";
-        QTest::newRow("no such request") << "--my-request" << "9" << "d holds 3 request(s); there is no request 9";
-        QTest::newRow("not a number") << "--my-request" << "x" << "--my-request: 'x' is not a request number";
-        QTest::newRow("request 0") << "--my-request" << "0" << "--my-request: '0' is not a request number";
-        QTest::newRow("negative sequence") << "--my-seq" << "-1" << "--my-seq: '-1' is not a sequence id";
+        QTest::newRow("sequence with two") << "--my-seq"
+                                           << "0"
+                                           << "d: sequence 0 served 2 requests (1, 2); choose one by number";
+        QTest::newRow("no such sequence") << "--my-seq"
+                                          << "4"
+                                          << "d: no round computed sequence 4";
+        QTest::newRow("no such request") << "--my-request"
+                                         << "9"
+                                         << "d holds 3 request(s); there is no request 9";
+        QTest::newRow("not a number") << "--my-request"
+                                      << "x"
+                                      << "--my-request: 'x' is not a request number";
+        QTest::newRow("request 0") << "--my-request"
+                                   << "0"
+                                   << "--my-request: '0' is not a request number";
+        QTest::newRow("negative sequence") << "--my-seq"
+                                           << "-1"
+                                           << "--my-seq: '-1' is not a sequence id";
     }
     void choosingSaysWhatTheDumpHolds()
     {
@@ -141,7 +155,9 @@ private slots:
         QTemporaryDir dir;
         const std::string root = dir.path().toStdString() + "/msit_dump_20260101_000000";
         const int64_t pid = 42;
-        auto at = [&](int64_t round, const std::string &below) { return root + "/" + roundFolder(0, pid, round) + "/" + below; };
+        auto at = [&](int64_t round, const std::string &below) {
+            return root + "/" + roundFolder(0, pid, round) + "/" + below;
+        };
         for (int64_t round : {0, 1})
             makeDirs(root + "/" + roundFolder(0, pid, round));
         auto write = [](const std::string &path, const Tensor &t) {
@@ -155,10 +171,11 @@ private slots:
         };
         rec(0, record({0, 1, 1}, {5, 0, 1}, {0, 2}));
         rec(1, record({1}, {2}));
-        write(at(0, "1_Layer/2_MUL_MAT/after/outtensor0.bin"), floats({3, 2}, 0));         // one row a token
-        write(at(0, "1_Layer/9_GET_ROWS/after/outtensor0.bin"), floats({2, 4}, 100));      // one row an output
+        write(at(0, "1_Layer/2_MUL_MAT/after/outtensor0.bin"), floats({3, 2}, 0)); // one row a token
+        write(at(0, "1_Layer/9_GET_ROWS/after/outtensor0.bin"), floats({2, 4}, 100)); // one row an output
         write(at(0, "1_Layer/20_FLASH_ATTN_EXT/before/intensor3.bin"), floats({3, 8}, 0)); // the mask
-        write(at(0, "1_Layer/20_FLASH_ATTN_EXT/before/intensor0.bin"), floats({4, 3, 2}, 0)); // a token dimension inside
+        write(at(0, "1_Layer/20_FLASH_ATTN_EXT/before/intensor0.bin"),
+              floats({4, 3, 2}, 0)); // a token dimension inside
         Tensor ids = floats({3}, 0);
         ids.dtype = int32_t(DType::Int32);
         write(at(0, "0_Embedding/0_GET_ROWS/before/intensor1.bin"), ids);
@@ -177,7 +194,9 @@ private slots:
         QCOMPARE(v.whole, 1);
         QCOMPARE(v.sliced, 3);
         QCOMPARE(v.leftOut, 4); // the shared round's ids, mask and attention input; the lone round's mask
-        auto in = [&](int64_t round, const std::string &below) { return v.dump + "/" + roundFolder(0, pid, round) + "/" + below; };
+        auto in = [&](int64_t round, const std::string &below) {
+            return v.dump + "/" + roundFolder(0, pid, round) + "/" + below;
+        };
         const Tensor mm = readBin(in(0, "1_Layer/2_MUL_MAT/after/outtensor0.bin"));
         QCOMPARE(mm.dims, (std::vector<int64_t>{2, 2}));
         QCOMPARE(values(mm), (std::vector<float>{2, 3, 4, 5}));
@@ -188,8 +207,9 @@ private slots:
         QCOMPARE(kv.attr("llmscope_kv_cells").value_or(""), std::string("41,42"));
         QCOMPARE(kv.attr("llmscope_kv_positions").value_or(""), std::string("0,1"));
         QCOMPARE(values(kv), (std::vector<float>{12, 13, 14, 15}));
-        for (const char *gone : {"1_Layer/20_FLASH_ATTN_EXT/before/intensor3.bin", "1_Layer/20_FLASH_ATTN_EXT/before/intensor0.bin",
-                                 "0_Embedding/0_GET_ROWS/before/intensor1.bin"})
+        for (const char *gone :
+             {"1_Layer/20_FLASH_ATTN_EXT/before/intensor3.bin", "1_Layer/20_FLASH_ATTN_EXT/before/intensor0.bin",
+              "0_Embedding/0_GET_ROWS/before/intensor1.bin"})
             QVERIFY2(!fs::exists(in(0, gone)), gone);
         QCOMPARE(values(readBin(in(1, "1_Layer/2_MUL_MAT/after/outtensor0.bin"))), (std::vector<float>{50, 51}));
         QVERIFY(!fs::exists(in(1, "1_Layer/20_FLASH_ATTN_EXT/before/intensor3.bin")));

@@ -47,7 +47,8 @@ void writeRun(const QString &dump, const std::vector<std::vector<int32_t>> &toke
         o.dims = {1, int64_t(logits[r].size())};
         o.stats = *computeStats(0, reinterpret_cast<const uint8_t *>(logits[r].data()), logits[r].size());
         writeFile(dump + "/llmscope/outputs/42/" + QString::number(r) + ".json", outputRecordJson(int64_t(r), o));
-        writeFile(dump + "/llmscope/tokens/42/" + QString::number(r) + ".json", tokenRecordJson(int64_t(r), tokens[r], false));
+        writeFile(dump + "/llmscope/tokens/42/" + QString::number(r) + ".json",
+                  tokenRecordJson(int64_t(r), tokens[r], false));
     }
 }
 
@@ -122,12 +123,14 @@ private slots:
         QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "RMS_NORM+MUL",
                             "sources": [["in0"]], "params": [{}, {}], "raw_params": ["00", "00"]}]})",
                         "one entry per op")); // sources for one op of two
-        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
+        QVERIFY(
+            refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
                             "outputs": ["1_3"]}]})",
-                        "other output '1_3' is not one of its ops before its end")); // the end itself
-        QVERIFY(refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
+                    "other output '1_3' is not one of its ops before its end")); // the end itself
+        QVERIFY(
+            refused(R"({"round": 0, "chains": [{"ids": ["1_2", "1_3"], "names": ["a", "b"], "types": "SOFT_MAX+ARGSORT",
                             "outputs": ["9_9"]}]})",
-                        "other output '9_9'"));
+                    "other output '9_9'"));
     }
 
     void aFusedChainIsFoundByItsEnd()
@@ -187,7 +190,8 @@ private slots:
         const ObserverCheck unchanged = checkObserver(plain.toStdString(), same.toStdString());
         QVERIFY(!unchanged.changed());
         QCOMPARE(unchanged.roundsCompared, int64_t(3));
-        QVERIFY(QString::fromStdString(observerCheckText(unchanged)).startsWith("observing changed nothing: 3 round(s)"));
+        QVERIFY(
+            QString::fromStdString(observerCheckText(unchanged)).startsWith("observing changed nothing: 3 round(s)"));
 
         auto changed = logits;
         changed[1][100] += 0.5f;
@@ -200,9 +204,11 @@ private slots:
         double norm = 0;
         for (float x : logits[1])
             norm += double(x) * x;
-        QVERIFY2(std::abs(c.relativeError - 0.5 / std::sqrt(norm)) < 1e-6, qPrintable(QString::number(c.relativeError)));
-        QVERIFY(QString::fromStdString(observerCheckText(c)).startsWith("observing changed the program's results: round 1's "
-                                                                        "result_output differs"));
+        QVERIFY2(std::abs(c.relativeError - 0.5 / std::sqrt(norm)) < 1e-6,
+                 qPrintable(QString::number(c.relativeError)));
+        QVERIFY(QString::fromStdString(observerCheckText(c))
+                    .startsWith("observing changed the program's results: round 1's "
+                                "result_output differs"));
         QVERIFY(!c.onlyRounding()); // far beyond rounding
         // a change in the last bits (a value moved by a few units in the last place): said as rounding
         auto nudged = logits;
@@ -211,8 +217,9 @@ private slots:
         const ObserverCheck r = checkObserver(plain.toStdString(), (m_dir.path() + "/nudged").toStdString());
         QCOMPARE(r.resultDiffers.value_or(-1), int64_t(1));
         QVERIFY2(r.onlyRounding(), qPrintable(QString::number(r.relativeError)));
-        QVERIFY(QString::fromStdString(observerCheckText(r)).startsWith("observing changed the program's results only in "
-                                                                        "their last bits: round 1's result_output"));
+        QVERIFY(QString::fromStdString(observerCheckText(r))
+                    .startsWith("observing changed the program's results only in "
+                                "their last bits: round 1's result_output"));
         // the last bits first, then far more a round later: not rounding
         auto grows = nudged;
         grows[2][3] += 1.0f;
@@ -244,7 +251,10 @@ private slots:
     // otherwise is still found.
     void theObserverCheckHoldsRequestsByPosition()
     {
-        struct Round { std::vector<int32_t> tokens, positions, sequences; float scale; };
+        struct Round {
+            std::vector<int32_t> tokens, positions, sequences;
+            float scale;
+        };
         auto write = [](const QString &dump, const std::vector<Round> &rounds) {
             for (size_t r = 0; r < rounds.size(); ++r) {
                 OutputRecord o;
@@ -253,23 +263,34 @@ private slots:
                 const std::vector<float> v = ramp(256, rounds[r].scale);
                 o.dims = {1, 256};
                 o.stats = *computeStats(0, reinterpret_cast<const uint8_t *>(v.data()), v.size());
-                writeFile(dump + "/llmscope/outputs/42/" + QString::number(r) + ".json", outputRecordJson(int64_t(r), o));
-                writeFile(dump + "/llmscope/tokens/42/" + QString::number(r) + ".json",
-                          tokenRecordJson(int64_t(r), rounds[r].tokens, false, rounds[r].positions, rounds[r].sequences));
+                writeFile(dump + "/llmscope/outputs/42/" + QString::number(r) + ".json",
+                          outputRecordJson(int64_t(r), o));
+                writeFile(
+                    dump + "/llmscope/tokens/42/" + QString::number(r) + ".json",
+                    tokenRecordJson(int64_t(r), rounds[r].tokens, false, rounds[r].positions, rounds[r].sequences));
             }
         };
         const QString plain = m_dir.path() + "/server-plain", observed = m_dir.path() + "/server-observed",
                       chose = m_dir.path() + "/server-chose";
         write(plain, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3, 1, 2}, {2, 0, 1}, {0, 1, 1}, 2}, {{4, 5}, {3, 2}, {0, 1}, 3}});
-        write(observed, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3}, {2}, {0}, 4}, {{1, 2}, {0, 1}, {1, 1}, 5}, {{4, 5}, {3, 2}, {0, 1}, 3}});
+        write(observed,
+              {{{1, 2}, {0, 1}, {0, 0}, 1},
+               {{3}, {2}, {0}, 4},
+               {{1, 2}, {0, 1}, {1, 1}, 5},
+               {{4, 5}, {3, 2}, {0, 1}, 3}});
         const ObserverCheck c = checkObserver(plain.toStdString(), observed.toStdString());
         QVERIFY(!c.changed());
         QCOMPARE(c.roundsCompared, int64_t(2)); // the first and the last: the same tokens, positions and sequences
         QCOMPARE(c.batchedOtherwise, int64_t(2));
-        QVERIFY2(QString::fromStdString(observerCheckText(c)).startsWith("observing changed nothing: every request consumed the "
-                                                                         "same tokens"),
+        QVERIFY2(QString::fromStdString(observerCheckText(c))
+                     .startsWith("observing changed nothing: every request consumed the "
+                                 "same tokens"),
                  observerCheckText(c).c_str());
-        write(chose, {{{1, 2}, {0, 1}, {0, 0}, 1}, {{3}, {2}, {0}, 4}, {{1, 2}, {0, 1}, {1, 1}, 5}, {{4, 6}, {3, 2}, {0, 1}, 3}});
+        write(chose,
+              {{{1, 2}, {0, 1}, {0, 0}, 1},
+               {{3}, {2}, {0}, 4},
+               {{1, 2}, {0, 1}, {1, 1}, 5},
+               {{4, 6}, {3, 2}, {0, 1}, 3}});
         const ObserverCheck t = checkObserver(plain.toStdString(), chose.toStdString());
         QCOMPARE(t.tokensDiffer.value_or(-1), int64_t(3)); // slot 1's position 2
         QVERIFY(t.changed());
@@ -312,12 +333,14 @@ private slots:
         for (const ConfigDifference &x : d.differences)
             said << QString::fromStdString(x.group + "/" + x.key);
         // the same library at another path is the same build; the driver of another build is not
-        QCOMPARE(said, QStringList({"environment/GGML_VK_DISABLE_FUSION", "libraries/libvulkan_lvp.so",
-                                    "hardware/driver libvulkan_lvp.so", "run/CPU threads", "model files/model 1 digest"}));
+        QCOMPARE(said,
+                 QStringList({"environment/GGML_VK_DISABLE_FUSION", "libraries/libvulkan_lvp.so",
+                              "hardware/driver libvulkan_lvp.so", "run/CPU threads", "model files/model 1 digest"}));
         QCOMPARE(int(d.differences[0].kind), int(ConfigDifference::Kind::OnlyA));
         QCOMPARE(d.a.pid, int64_t(10));
         const std::string summary = configDiffSummary(d);
-        QVERIFY2(summary.rfind("5 of ", 0) == 0 && summary.find("environment 1 (GGML_VK_DISABLE_FUSION)") != std::string::npos,
+        QVERIFY2(summary.rfind("5 of ", 0) == 0 &&
+                     summary.find("environment 1 (GGML_VK_DISABLE_FUSION)") != std::string::npos,
                  summary.c_str());
         const auto j = nlohmann::json::parse(configDiffJson(d));
         QCOMPARE(j["differences_by_group"]["run"].get<int>(), 1);
@@ -327,8 +350,9 @@ private slots:
         const ConfigDiff same = diffConfigs(readRunConfig(a.toStdString()), readRunConfig(a.toStdString()));
         QVERIFY(same.differences.empty());
         QCOMPARE(configDiffSummary(same), "no setting differs among " + std::to_string(same.compared));
-        QVERIFY(configDiffText(d).find("  driver libvulkan_lvp.so\n    golden: Mesa 22.3.6\n    test:   Mesa 23.0.1\n") !=
-                std::string::npos);
+        QVERIFY(
+            configDiffText(d).find("  driver libvulkan_lvp.so\n    golden: Mesa 22.3.6\n    test:   Mesa 23.0.1\n") !=
+            std::string::npos);
         // a folder without a status says what to do
         try {
             readRunConfig(m_dir.path().toStdString() + "/nothing-here");
@@ -356,7 +380,8 @@ private slots:
         using namespace std::string_literals; // bytes with zeros in them
         file("libvulkan_radeon.so", QByteArray::fromStdString("Mesa is here, no version\0Mesa 22.H\x01Mesa 22.\x02"s));
         file("libvulkan_intel.so", QByteArray::fromStdString("Mesa 22.\x90Mesa 24.1.0-devel\0"s));
-        QVERIFY(isDriverLibrary("libvulkan_lvp.so") && isDriverLibrary("libcuda.so.1") && !isDriverLibrary("libggml-base.so"));
+        QVERIFY(isDriverLibrary("libvulkan_lvp.so") && isDriverLibrary("libcuda.so.1") &&
+                !isDriverLibrary("libggml-base.so"));
         QCOMPARE(driverVersion((dir + "/libvulkan_lvp.so").toStdString()), std::string("Mesa 22.3.6"));
         QCOMPARE(driverVersion((dir + "/libcuda.so.550.54.15").toStdString()), std::string("550.54.15"));
         QCOMPARE(driverVersion((dir + "/libvulkan_radeon.so").toStdString()), std::string()); // bytes, not versions
@@ -364,7 +389,8 @@ private slots:
         QCOMPARE(driverVersion((dir + "/no-such.so").toStdString()), std::string());
         // as distributions build Mesa; NVIDIA's loaded under its link name; a FIFO is not waited on
         file("libvulkan_dzn.so", QByteArray::fromStdString("x\0Mesa 23.2.1-1ubuntu3.1~22.04.2\0y"s));
-        QCOMPARE(driverVersion((dir + "/libvulkan_dzn.so").toStdString()), std::string("Mesa 23.2.1-1ubuntu3.1~22.04.2"));
+        QCOMPARE(driverVersion((dir + "/libvulkan_dzn.so").toStdString()),
+                 std::string("Mesa 23.2.1-1ubuntu3.1~22.04.2"));
         QVERIFY(QFile::link(dir + "/libcuda.so.550.54.15", dir + "/libcuda.so.1"));
         QCOMPARE(driverVersion((dir + "/libcuda.so.1").toStdString()), std::string("550.54.15"));
         QCOMPARE(::mkfifo((dir + "/libvulkan_fifo.so").toLocal8Bit().constData(), 0600), 0);

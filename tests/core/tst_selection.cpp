@@ -158,11 +158,16 @@ private slots:
     {
         QTest::addColumn<QString>("er");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("odd") << "1,2,3" << "pairs";
-        QTest::newRow("reversed") << "5,3" << "ends before";
-        QTest::newRow("word") << "1,x" << "'x'";
-        QTest::newRow("negative") << "-1,2" << "'-1'";
-        QTest::newRow("empty") << "" << "empty";
+        QTest::newRow("odd") << "1,2,3"
+                             << "pairs";
+        QTest::newRow("reversed") << "5,3"
+                                  << "ends before";
+        QTest::newRow("word") << "1,x"
+                              << "'x'";
+        QTest::newRow("negative") << "-1,2"
+                                  << "'-1'";
+        QTest::newRow("empty") << ""
+                               << "empty";
         QString longText;
         while (longText.size() <= 500)
             longText += "1,1,";
@@ -257,13 +262,13 @@ private slots:
     {
         Selection base;
         base.ids = OpIds::parse("1");
-        auto c = applyDynamicConfig(R"({"dump_enable":"true","er":"all","ids":"3_1","child":"false","device":"0,1","x":"y"})",
-                                    base);
+        auto c = applyDynamicConfig(
+            R"({"dump_enable":"true","er":"all","ids":"3_1","child":"false","device":"0,1","x":"y"})", base);
         QVERIFY(c.selection.enabled);
         QVERIFY(c.selection.rounds.isAll());
         QVERIFY(c.selection.selectsOp("3_1", ""));
         QVERIFY(!c.selection.selectsOp("3_1_1", "")); // child off
-        QVERIFY(!c.selection.selectsOp("1", ""));     // ids replaced
+        QVERIFY(!c.selection.selectsOp("1", "")); // ids replaced
         QCOMPARE(c.selection.devices, (std::vector<int>{0, 1}));
         QCOMPARE(c.warnings.size(), size_t(1));
         auto off = applyDynamicConfig(R"({"dump_enable":"false"})", base);
@@ -275,12 +280,18 @@ private slots:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("malformed") << "{\"ids\": " << "not valid JSON";
-        QTest::newRow("array") << "[1]" << "object";
-        QTest::newRow("number") << "{\"er\": 3}" << "'er'";
-        QTest::newRow("bad er") << "{\"er\": \"3\"}" << "er:";
-        QTest::newRow("bad ids") << "{\"ids\": \"x\"}" << "ids:";
-        QTest::newRow("bad enable") << "{\"dump_enable\": \"yes\"}" << "dump_enable";
+        QTest::newRow("malformed") << "{\"ids\": "
+                                   << "not valid JSON";
+        QTest::newRow("array") << "[1]"
+                               << "object";
+        QTest::newRow("number") << "{\"er\": 3}"
+                                << "'er'";
+        QTest::newRow("bad er") << "{\"er\": \"3\"}"
+                                << "er:";
+        QTest::newRow("bad ids") << "{\"ids\": \"x\"}"
+                                 << "ids:";
+        QTest::newRow("bad enable") << "{\"dump_enable\": \"yes\"}"
+                                    << "dump_enable";
     }
     void badDynamicConfig()
     {

@@ -105,7 +105,7 @@ private slots:
     void float32AgreesWithTheGeneralPath_data()
     {
         QTest::addColumn<int>("special"); // 0 none, 1 Inf and zeros, 2 a NaN in the third chunk
-        QTest::addColumn<int>("offset");  // byte offset of the payload
+        QTest::addColumn<int>("offset"); // byte offset of the payload
         QTest::newRow("plain") << 0 << 0;
         QTest::newRow("misaligned") << 0 << 1;
         QTest::newRow("inf and zeros") << 1 << 2;
@@ -202,7 +202,7 @@ private slots:
         r.stats = computeStats(testing::f32Tensor({3}, {1.25f, -0.5f, 2}));
         auto pathFor = [](int64_t exec) {
             return "/data/tensors/0_77/3/out/tensors/0_77/" + std::to_string(exec) +
-                   "/3_DecoderLayer/12_MUL_MAT/before/intensor1.bin";
+                "/3_DecoderLayer/12_MUL_MAT/before/intensor1.bin";
         };
         r.exec = 3;
         r.tensorPath = pathFor(3);
@@ -215,10 +215,11 @@ private slots:
             appendStatisticCsvLine(filled, parts, exec, r.stats);
             QCOMPARE(filled, statisticCsvLine(direct));
         }
-        QCOMPARE(statisticCsvLine(r), std::string("0_77,3,MUL_MAT,MUL_MAT,3_12,input,1,float32,ND,512x1024,"
-                                                  "2.000000,-0.500000,0.916667,2.410913,") +
-                                          pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before," + encodeSketch(r.stats->sketch) +
-                                          "," + encodeDigest(r.stats->digest) + "\n");
+        QCOMPARE(statisticCsvLine(r),
+                 std::string("0_77,3,MUL_MAT,MUL_MAT,3_12,input,1,float32,ND,512x1024,"
+                             "2.000000,-0.500000,0.916667,2.410913,") +
+                     pathFor(3) + ",3_DecoderLayer/12_MUL_MAT,before," + encodeSketch(r.stats->sketch) + "," +
+                     encodeDigest(r.stats->digest) + "\n");
         QCOMPARE(r.stats->sketch.size(), size_t(kSketchBuckets));
         QCOMPARE(encodeDigest(r.stats->digest).size(), size_t(19)); // "d2." and 16 hex digits
         StatisticRow plain = r; // without a sketch and a digest, their columns are empty
@@ -251,14 +252,16 @@ private slots:
                 std::memcpy(&u, &w[at], 4);
                 u ^= 1u << bit;
                 std::memcpy(&w[at], &u, 4);
-                const auto flipped = computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(w.data()), w.size());
+                const auto flipped =
+                    computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(w.data()), w.size());
                 QVERIFY2(flipped->digest != base->digest, qPrintable(QString("element %1 bit %2").arg(at).arg(bit)));
             }
         std::vector<float> shorter(v.begin(), v.end() - 1); // one element less: another tensor
-        QVERIFY(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(shorter.data()), shorter.size())->digest !=
-                base->digest);
-        QCOMPARE(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size(), false)->digest,
-                 uint64_t(0)); // asked without the sketch: no digest either
+        QVERIFY(computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(shorter.data()), shorter.size())
+                    ->digest != base->digest);
+        QCOMPARE(
+            computeStats(int32_t(DType::Float32), reinterpret_cast<const uint8_t *>(v.data()), v.size(), false)->digest,
+            uint64_t(0)); // asked without the sketch: no digest either
         QCOMPARE(decodeDigest(encodeDigest(base->digest)), base->digest);
         QVERIFY(encodeDigest(base->digest).starts_with("d2."));
         QCOMPARE(decodeDigest("not a digest"), uint64_t(0));
@@ -269,7 +272,8 @@ private slots:
         for (float &x : wide)
             x = d(gen);
         const auto *bytes = reinterpret_cast<const uint8_t *>(wide.data());
-        QCOMPARE(computeStats(int32_t(DType::Float32), bytes, wide.size())->digest, contentDigest(bytes, wide.size() * 4));
+        QCOMPARE(computeStats(int32_t(DType::Float32), bytes, wide.size())->digest,
+                 contentDigest(bytes, wide.size() * 4));
         ContentDigest pieces(wide.size() * 4);
         pieces.addBlocks(bytes, 64 * 100);
         pieces.addBlocks(bytes + 64 * 100, 64 * 300);
@@ -333,7 +337,10 @@ private slots:
             const std::vector<float> got = part.finish();
             for (int b = 0; b < kSketchBuckets; ++b)
                 QVERIFY2(std::fabs(got[size_t(b)] - wantPart[size_t(b)]) <= 1e-5 * (1 + std::fabs(wantPart[size_t(b)])),
-                         qPrintable(QString("from %1, bucket %2: %3 against %4").arg(first).arg(b).arg(got[size_t(b)])
+                         qPrintable(QString("from %1, bucket %2: %3 against %4")
+                                        .arg(first)
+                                        .arg(b)
+                                        .arg(got[size_t(b)])
                                         .arg(wantPart[size_t(b)])));
         }
         // The definition pinned, as the Python dumper's test pins it (tests/python): the sketch of
@@ -376,8 +383,8 @@ private slots:
         padded.back() = alphabet[alphabet.find(padded.back()) | 1];
         // an earlier definition's sketch (a hash an element: no prefix) cannot be compared with this one's
         const std::string earlier = text.substr(3);
-        for (const std::string &bad : {text.substr(1), text + "A", "s2.=" + text.substr(4), std::string(345, '!'), std::string(), padded,
-                                       earlier})
+        for (const std::string &bad : {text.substr(1), text + "A", "s2.=" + text.substr(4), std::string(345, '!'),
+                                       std::string(), padded, earlier})
             QVERIFY(!decodeSketch(bad));
         t.setAttr(kSketchAttr, "broken");
         QVERIFY(statsFromAttrs(t)->sketch.empty()); // msit's four still read
@@ -443,7 +450,8 @@ private slots:
         qInfo("%s: estimated / true NMSE %.3f, spread %.3f; the statistics' bound reaches %.3f of the error",
               qPrintable(shape), mean, spread, boundMax);
         // unbiased: the mean of 400 within 4 of its standard errors (0.018 at the stated spread)
-        QVERIFY2(std::fabs(mean - 1) < 4 * kSketchNmseSpread / std::sqrt(double(kTrials)), qPrintable(QString::number(mean)));
+        QVERIFY2(std::fabs(mean - 1) < 4 * kSketchNmseSpread / std::sqrt(double(kTrials)),
+                 qPrintable(QString::number(mean)));
         // the spread within the stated one, with room for a hash that is not truly random (measured:
         // 0.10 to 0.20 over these shapes)
         QVERIFY2(spread <= kSketchNmseSpread * 1.25, qPrintable(QString::number(spread)));

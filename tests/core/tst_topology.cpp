@@ -58,7 +58,8 @@ private slots:
         const GraphOp *elew = msit.find("0_4_1");
         QVERIFY(elew);
         QCOMPARE(elew->name, std::string("ElewiseOperation_3_4_1"));
-        QCOMPARE(elew->folder, std::string("0_BloomLayer/4_") + msit.ops()[size_t(elew->parent)].type + "/1_ElewiseOperation");
+        QCOMPARE(elew->folder,
+                 std::string("0_BloomLayer/4_") + msit.ops()[size_t(elew->parent)].type + "/1_ElewiseOperation");
         QCOMPARE(msit.ops()[size_t(elew->parent)].id, std::string("0_4"));
         QVERIFY(!msit.find("0_99"));
         QCOMPARE(msit.indexOf("0_99"), -1);
@@ -66,7 +67,8 @@ private slots:
         // are read by no op that computes them.
         const GraphOp &second = *msit.find("0_1");
         QVERIFY(std::any_of(second.inputs.begin(), second.inputs.end(), [](const auto &i) { return i.op == "0_0"; }));
-        QVERIFY(std::any_of(msit.ops()[0].inputs.begin(), msit.ops()[0].inputs.end(), [](const auto &i) { return i.op.empty(); }));
+        QVERIFY(std::any_of(msit.ops()[0].inputs.begin(), msit.ops()[0].inputs.end(),
+                            [](const auto &i) { return i.op.empty(); }));
         for (size_t i = 0; i < msit.size(); ++i) // parents come before their children
             QVERIFY(msit.ops()[i].parent < int(i));
 

@@ -19,7 +19,7 @@ struct Generation {
     std::vector<int> promptTokens, tokens;
     std::vector<double> logits;
     std::vector<double> evalAsks; // --count-nodes: nodes ggml offered the application's callback
-    std::vector<double> tokenMs;  // --token-times: each generated token's decode
+    std::vector<double> tokenMs; // --token-times: each generated token's decode
 };
 
 inline std::vector<double> numbersAfter(const QString &out, const QString &label)
@@ -32,7 +32,8 @@ inline std::vector<double> numbersAfter(const QString &out, const QString &label
     return v;
 }
 
-inline Generation run(const QString &program, const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+inline Generation run(const QString &program, const QStringList &args,
+                      const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -70,7 +71,10 @@ inline bool makeModel(const QString &binDir, const QStringList &args)
 
 // Runs binDir/llmscope with args (five minutes at most): its exit code (-1 when it crashed or
 // timed out) and what it said on stderr and stdout.
-struct LlmscopeRun { int code = -1; QString err, out; };
+struct LlmscopeRun {
+    int code = -1;
+    QString err, out;
+};
 inline LlmscopeRun llmscope(const QString &binDir, const QStringList &args)
 {
     QProcess p;
@@ -108,9 +112,9 @@ inline QStringList huntConclusion(const QString &err)
     if (at < 0)
         return {};
     QStringList c{l[at].mid(15)};
-    for (qsizetype i = at + 1; i < l.size() && l[i].startsWith(QLatin1String("  ")) &&
-                               !l[i].startsWith(QLatin1String("  replay: ")) &&
-                               !l[i].startsWith(QLatin1String("  dumps and reports kept in "));
+    for (qsizetype i = at + 1;
+         i < l.size() && l[i].startsWith(QLatin1String("  ")) && !l[i].startsWith(QLatin1String("  replay: ")) &&
+         !l[i].startsWith(QLatin1String("  dumps and reports kept in "));
          ++i)
         c << l[i].trimmed();
     return c;
@@ -120,8 +124,9 @@ inline QStringList huntConclusion(const QString &err)
 // measured or as statistics know it ("about", "at least").
 inline bool blamesWeight(const QString &text, const QString &weight)
 {
-    return QRegularExpression("(^|\n) *the weight " + QRegularExpression::escape(weight) +
-                              R"( differs between golden and test \(relative error [^)]+ %\): the op's error comes in through it($|\n))")
+    return QRegularExpression(
+               "(^|\n) *the weight " + QRegularExpression::escape(weight) +
+               R"( differs between golden and test \(relative error [^)]+ %\): the op's error comes in through it($|\n))")
         .match(text)
         .hasMatch();
 }

@@ -36,8 +36,8 @@ std::map<std::string, QByteArray> tensorBytes(const QString &path)
     const QByteArray all = f.readAll();
     const size_t base = gguf_get_data_offset(g);
     for (int64_t i = 0; i < gguf_get_n_tensors(g); ++i)
-        out[gguf_get_tensor_name(g, i)] = all.mid(qsizetype(base + gguf_get_tensor_offset(g, i)),
-                                                  qsizetype(gguf_get_tensor_size(g, i)));
+        out[gguf_get_tensor_name(g, i)] =
+            all.mid(qsizetype(base + gguf_get_tensor_offset(g, i)), qsizetype(gguf_get_tensor_size(g, i)));
     gguf_free(g);
     return out;
 }
@@ -102,8 +102,10 @@ private slots:
         QFETCH(double, low);
         QFETCH(double, high);
         // The logits after the prompt alone: generated text diverges too early to compare.
-        const auto golden = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "1", "--logits"});
-        const auto test = engine::run(kBin + "/llmscope-sample-generate", {"-m", model(variant), "-n", "1", "--logits"});
+        const auto golden =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "1", "--logits"});
+        const auto test =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model(variant), "-n", "1", "--logits"});
         QVERIFY2(test.exitCode == 0, qPrintable(test.stderrText));
         QCOMPARE(golden.logits.size(), size_t(259));
         QCOMPARE(test.logits.size(), golden.logits.size());
@@ -114,17 +116,20 @@ private slots:
 
     void q4IsWorseThanQ8()
     {
-        const auto g = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "1", "--logits"});
-        const auto q8 = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-q8_0.gguf"), "-n", "1", "--logits"});
-        const auto q4 = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-q4_0.gguf"), "-n", "1", "--logits"});
+        const auto g =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "1", "--logits"});
+        const auto q8 =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-q8_0.gguf"), "-n", "1", "--logits"});
+        const auto q4 =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-q4_0.gguf"), "-n", "1", "--logits"});
         QVERIFY(relativeRms(q4.logits, g.logits) > relativeRms(q8.logits, g.logits));
     }
 
     void corruptionTouchesOnlyTheChosenWeight()
     {
         QProcess p;
-        p.start(kBin + "/llmscope-make-model", {"--out", model("zero.gguf"), "--layers", "3", "--corrupt-layer", "1",
-                                                 "--corrupt-amount", "0"});
+        p.start(kBin + "/llmscope-make-model",
+                {"--out", model("zero.gguf"), "--layers", "3", "--corrupt-layer", "1", "--corrupt-amount", "0"});
         QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
         const auto golden = tensorBytes(model("model-f32.gguf"));
         const auto zero = tensorBytes(model("zero.gguf"));
@@ -147,7 +152,8 @@ private slots:
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 1);
         QVERIFY(p.readAllStandardError().contains("multiple"));
-        p.start(kBin + "/llmscope-make-model", {"--out", model("x.gguf"), "--corrupt-layer", "1", "--corrupt-tensor", "nope"});
+        p.start(kBin + "/llmscope-make-model",
+                {"--out", model("x.gguf"), "--corrupt-layer", "1", "--corrupt-tensor", "nope"});
         QVERIFY(p.waitForFinished(60000));
         QVERIFY(p.readAllStandardError().contains("is not a layer weight"));
         QVERIFY(!QFile::exists(model("x.gguf")));

@@ -92,9 +92,9 @@ std::unique_ptr<Chain> buildChain(Variant v)
     c->ctx = ggml_init(params);
     ggml_tensor *x = ggml_new_tensor_2d(c->ctx, GGML_TYPE_F32, 64, 3);
     ggml_set_input(x);
-    ggml_tensor *w = v == Variant::HalfWeight     ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F16, 64)
-                     : v == Variant::ScalarWeight ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 1)
-                                                  : ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 64);
+    ggml_tensor *w = v == Variant::HalfWeight ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F16, 64)
+        : v == Variant::ScalarWeight          ? ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 1)
+                                              : ggml_new_tensor_1d(c->ctx, GGML_TYPE_F32, 64);
     ggml_tensor *norm = ggml_rms_norm(c->ctx, x, 1e-5f);
     ggml_set_name(norm, "norm-0");
     if (v == Variant::NormIsOutput)
@@ -188,7 +188,7 @@ private slots:
         QTest::newRow("plain") << int(Variant::Plain) << true;
         QTest::newRow("norm used twice") << int(Variant::NormUsedTwice) << false;
         QTest::newRow("norm a graph output") << int(Variant::NormIsOutput) << false;
-        QTest::newRow("F16 weight") << int(Variant::HalfWeight) << false;   // ggml_can_fuse yes, the CPU's types no
+        QTest::newRow("F16 weight") << int(Variant::HalfWeight) << false; // ggml_can_fuse yes, the CPU's types no
         QTest::newRow("scalar weight") << int(Variant::ScalarWeight) << false; // a broadcast: not a row as long
     }
     void fusedChainsAreThoseGgmlFuses()
@@ -202,7 +202,8 @@ private slots:
         static constexpr ggml_op kOps[] = {GGML_OP_RMS_NORM, GGML_OP_MUL};
         for (int i = 0; i < ggml_graph_n_nodes(c->gf); ++i) {
             const bool ggmlSays = ggml_can_fuse(c->gf, i, kOps, 2);
-            const bool probeSays = std::any_of(chains.begin(), chains.end(), [i](const FusedChain &f) { return f.first == i; });
+            const bool probeSays =
+                std::any_of(chains.begin(), chains.end(), [i](const FusedChain &f) { return f.first == i; });
             if (probeSays)
                 QVERIFY2(ggmlSays, "the probe fuses what ggml_can_fuse refuses");
             if (ggmlSays && !probeSays)
@@ -302,7 +303,8 @@ private slots:
             QVERIFY(plan->ask[end]);
             for (size_t k = size_t(chains[0].first); k < end; ++k)
                 if (k != ids)
-                    QVERIFY2(!plan->selected[k] && !plan->ask[k], qPrintable(QString::fromStdString(topo->nodes[k].type)));
+                    QVERIFY2(!plan->selected[k] && !plan->ask[k],
+                             qPrintable(QString::fromStdString(topo->nodes[k].type)));
             QCOMPARE(itemOf(*plan, r.weights, false, false, 0) >= 0, !alone);
         }
         ggml_free(ctx);

@@ -84,7 +84,8 @@ std::unique_ptr<Graph> buildLayer(int tokens, ggml_type weights)
     ggml_set_name(ffnIn, "ffn_inp-0");
     ggml_tensor *f = ggml_mul(c, ggml_rms_norm(c, ffnIn, 1e-6f), normW(width));
     ggml_set_name(f, "ffn_norm-0");
-    ggml_tensor *glu = ggml_swiglu_split(c, ggml_mul_mat(c, weight(width, ff), f), ggml_mul_mat(c, weight(width, ff), f));
+    ggml_tensor *glu =
+        ggml_swiglu_split(c, ggml_mul_mat(c, weight(width, ff), f), ggml_mul_mat(c, weight(width, ff), f));
     ggml_set_name(glu, "ffn_swiglu-0");
     ggml_tensor *out = ggml_add(c, ggml_mul_mat(c, weight(ff, width), glu), ffnIn);
     ggml_set_name(out, "l_out-0");
@@ -148,28 +149,29 @@ private slots:
     void aDecodedTokensLayer()
     {
         auto l = buildLayer(1, GGML_TYPE_Q4_0);
-        QCOMPARE(cudaChains(*l), (QStringList{
-                                     "RMS_NORM+MUL -> attn_norm-0",
-                                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
-                                     "RMS_NORM+MUL+ROPE -> Qcur-0",
-                                     "MUL_MAT+ADD -> ffn_inp-0",
-                                     "RMS_NORM+MUL -> ffn_norm-0",
-                                     "MUL_MAT+MUL_MAT+SWIGLU -> ffn_swiglu-0",
-                                     "MUL_MAT+ADD -> l_out-0",
-                                 }));
-
+        QCOMPARE(cudaChains(*l),
+                 (QStringList{
+                     "RMS_NORM+MUL -> attn_norm-0",
+                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
+                     "RMS_NORM+MUL+ROPE -> Qcur-0",
+                     "MUL_MAT+ADD -> ffn_inp-0",
+                     "RMS_NORM+MUL -> ffn_norm-0",
+                     "MUL_MAT+MUL_MAT+SWIGLU -> ffn_swiglu-0",
+                     "MUL_MAT+ADD -> l_out-0",
+                 }));
     }
 
     // A prompt's products are matrix-matrix: only the norms and rotations fuse.
     void aPromptsProductsStandAlone()
     {
         auto l = buildLayer(4, GGML_TYPE_Q4_0);
-        QCOMPARE(cudaChains(*l), (QStringList{
-                                     "RMS_NORM+MUL -> attn_norm-0",
-                                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
-                                     "RMS_NORM+MUL+ROPE -> Qcur-0",
-                                     "RMS_NORM+MUL -> ffn_norm-0",
-                                 }));
+        QCOMPARE(cudaChains(*l),
+                 (QStringList{
+                     "RMS_NORM+MUL -> attn_norm-0",
+                     "RMS_NORM+MUL+ROPE+VIEW+SET_ROWS -> cache_k_l0 (view)",
+                     "RMS_NORM+MUL+ROPE -> Qcur-0",
+                     "RMS_NORM+MUL -> ffn_norm-0",
+                 }));
     }
 
     // Float weights take the float matrix-vector kernel (MMVF), which needs rows of an even
@@ -271,13 +273,14 @@ private slots:
         ggml_set_name(conv, "conv");
         ggml_tensor *out = ggml_add(c, ggml_mul(c, squared, ggml_reshape_2d(c, conv, 32, 2)), t[1]);
         g.finish(ggml_scale(c, out, 2.0f));
-        QCOMPARE(cudaChains(g), (QStringList{
-                                    "SCALE+TANH+SCALE -> capped",
-                                    "ADD+ADD+ADD -> sum",
-                                    "SILU+MUL -> gated",
-                                    "RELU+SQR -> squared",
-                                    "SSM_CONV+SILU -> conv",
-                                }));
+        QCOMPARE(cudaChains(g),
+                 (QStringList{
+                     "SCALE+TANH+SCALE -> capped",
+                     "ADD+ADD+ADD -> sum",
+                     "SILU+MUL -> gated",
+                     "RELU+SQR -> squared",
+                     "SSM_CONV+SILU -> conv",
+                 }));
         // the CPU fuses none of them
         const GraphTopology topo = GraphTopology::build(g.gf);
         QVERIFY(fusedChains(topo, FusingBackend::Cpu).empty());
@@ -294,8 +297,10 @@ private slots:
         ggml_tensor *snake = snakeActivation(c, x);
         ggml_tensor *deep = snakeActivation(c, ggml_new_tensor_3d(c, GGML_TYPE_F32, 4, 32, 2));
         ggml_set_name(deep, "deep");
-        ggml_tensor *out = ggml_add(c, ggml_sum(c, ggml_add(c, ggml_reshape_2d(c, conv, 16, 4), ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0))),
-                                    ggml_sum(c, deep));
+        ggml_tensor *out = ggml_add(
+            c,
+            ggml_sum(c, ggml_add(c, ggml_reshape_2d(c, conv, 16, 4), ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0))),
+            ggml_sum(c, deep));
         g.finish(out);
         QCOMPARE(cudaChains(g), (QStringList{"SSM_CONV+ADD+SILU -> conv", "MUL+SIN+SQR+MUL+ADD -> snake"}));
     }
@@ -312,7 +317,8 @@ private slots:
         const QString norm = "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE";
         QTest::newRow("softmax, normalized") << int(Gating::Softmax) << 128 << true << 1.0f << norm;
         QTest::newRow("softmax, normalized, scaled") << int(Gating::Softmax) << 64 << true << 2.5f << norm + "+SCALE";
-        QTest::newRow("softmax") << int(Gating::Softmax) << 8 << false << 1.0f << "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS";
+        QTest::newRow("softmax") << int(Gating::Softmax) << 8 << false << 1.0f
+                                 << "SOFT_MAX+RESHAPE+ARGSORT+VIEW+GET_ROWS";
         QTest::newRow("sigmoid, biased selection")
             << int(Gating::Sigmoid) << 256 << true << 1.0f
             << "SIGMOID+RESHAPE+ADD+ARGSORT+VIEW+GET_ROWS+RESHAPE+SUM_ROWS+CLAMP+DIV+RESHAPE";

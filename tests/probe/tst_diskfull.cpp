@@ -90,7 +90,8 @@ private slots:
         const Output full = runLlmscope(args + QStringList{"-o", m_mount});
         QVERIFY2(full.code == 0, qPrintable(full.err));
         QCOMPARE(tokens(full.out + full.err), expected); // the program's results are its own
-        QVERIFY2(full.err.contains("Disk space is not enough, it's must more than 2G"), qPrintable(full.err.right(2000)));
+        QVERIFY2(full.err.contains("Disk space is not enough, it's must more than 2G"),
+                 qPrintable(full.err.right(2000)));
         const QString root = onlyDump(m_mount);
         const auto statuses = readProbeStatuses(root.toStdString());
         QCOMPARE(statuses.size(), size_t(1));

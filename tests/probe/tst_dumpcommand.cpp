@@ -42,10 +42,13 @@ using namespace llmscope;
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 
-struct Run { int code = -1; QString out, err; };
+struct Run {
+    int code = -1;
+    QString out, err;
+};
 
 Run runLlmscope(const QStringList &args, QProcessEnvironment env = QProcessEnvironment::systemEnvironment(),
-             int timeoutMs = 180000, const QString &workingDirectory = {})
+                int timeoutMs = 180000, const QString &workingDirectory = {})
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -93,9 +96,12 @@ int checkAdds(const DumpIndex &idx)
         for (const auto *r : recs) {
             if (r->before && !r->input)
                 continue; // an output before execution holds nothing yet
-            if (r->input && r->index == 0) in0 = r;
-            if (r->input && r->index == 1) in1 = r;
-            if (!r->input && r->index == 0) out = r;
+            if (r->input && r->index == 0)
+                in0 = r;
+            if (r->input && r->index == 1)
+                in1 = r;
+            if (!r->input && r->index == 0)
+                out = r;
         }
         if (!in0 || !in1 || !out || !in0->hasData)
             continue;
@@ -139,14 +145,15 @@ private slots:
     void nativeTargetDumpsMsitLayout()
     {
         const QString out = m_dir.path() + "/native";
-        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "tensor", "stats", "-o", out, "-ids", "1",
-                                "-er", "0,1"});
+        const Run r = runLlmscope(
+            {"dump", "--exec", gen(), "--type", "model", "tensor", "stats", "-o", out, "-ids", "1", "-er", "0,1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QString root = onlyDump(out);
         QVERIFY(!root.isEmpty());
         QVERIFY2(r.err.contains("dump:        " + root), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("2 dumped \\(0-1; read 2 inline, 0 after the whole graph, 0 node by node\\); "
-                                                   "\\d+ operations seen, \\d+ selected")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression("2 dumped \\(0-1; read 2 inline, 0 after the whole graph, 0 node by node\\); "
+                                        "\\d+ operations seen, \\d+ selected")),
                  qPrintable(r.err));
         QVERIFY(r.out.contains("tokens:")); // the target's own output passes through
         const DumpIndex idx = scanDump(root.toStdString());
@@ -163,8 +170,9 @@ private slots:
             // a header: msit's four statistics and the sketch's 345 characters
             QVERIFY(QFileInfo(QString::fromStdString(t.path)).size() < 800);
             if (!t.stats) { // the KV cache attention reads and the writes write into: described only
-                QVERIFY2(t.input && (t.opName == "FLASH_ATTN_EXT" ? t.index == 1 || t.index == 2
-                                                                  : t.opName == "SET_ROWS" && t.index == 2),
+                QVERIFY2(t.input &&
+                             (t.opName == "FLASH_ATTN_EXT" ? t.index == 1 || t.index == 2
+                                                           : t.opName == "SET_ROWS" && t.index == 2),
                          t.path.c_str());
                 ++described;
                 continue;
@@ -204,8 +212,8 @@ private slots:
     void aTransposedValueCacheIsLeftOut()
     {
         const QString out = m_dir.path() + "/fa-off";
-        const Run r = runLlmscope({"dump", "--exec", gen("--flash-attn off"), "--type", "model", "stats", "-o", out, "-ids",
-                                   "1", "-er", "0,0"});
+        const Run r = runLlmscope({"dump", "--exec", gen("--flash-attn off"), "--type", "model", "stats", "-o", out,
+                                   "-ids", "1", "-er", "0,0"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const DumpIndex idx = scanDump(onlyDump(out).toStdString());
         int keys = 0, values = 0;
@@ -230,8 +238,8 @@ private slots:
     void aSequenceCopyIsNotedAndChecked()
     {
         const QString streams = m_dir.path() + "/copy-streams";
-        const Run r = runLlmscope({"dump", "--exec", gen("--seq-copy 2:streams"), "--type", "model", "stats", "-o", streams,
-                                   "-er", "1,1"});
+        const Run r = runLlmscope(
+            {"dump", "--exec", gen("--seq-copy 2:streams"), "--type", "model", "stats", "-o", streams, "-er", "1,1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("copied: sequence 0 to 1 before token 2 (streams)"));
         const auto st = readProbeStatuses(onlyDump(streams).toStdString());
@@ -255,7 +263,8 @@ private slots:
         QProcess plain;
         plain.start(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--seq-copy", "2:streams"});
         QVERIFY(plain.waitForFinished(60000));
-        const QString tokens = QString::fromUtf8(plain.readAllStandardOutput()).section("tokens:", 1, 1).section('\n', 0, 0);
+        const QString tokens =
+            QString::fromUtf8(plain.readAllStandardOutput()).section("tokens:", 1, 1).section('\n', 0, 0);
         QVERIFY(!tokens.isEmpty());
         QCOMPARE(r.out.section("tokens:", 1, 1).section('\n', 0, 0), tokens);
 
@@ -329,11 +338,12 @@ private slots:
         QVERIFY(eps["eps"].toDouble() > 0 && eps["eps"].toDouble() < 1e-3);
         QVERIFY(QJsonDocument::fromJson(QByteArray::fromStdString(rope->opParam)).object()["n_dims"].toInt() > 0);
         const QString normFolder = QFileInfo(QString::fromStdString(norm->outFiles[0])).dir().absolutePath() + "/..";
-        const QJsonObject param = QJsonDocument::fromJson(QByteArray::fromStdString(read(normFolder + "/op_param.json")))
-                                      .object();
+        const QJsonObject param =
+            QJsonDocument::fromJson(QByteArray::fromStdString(read(normFolder + "/op_param.json"))).object();
         QCOMPARE(param["id"].toString().toStdString(), norm->fromModel);
         QCOMPARE(param["param"].toObject()["eps"].toDouble(), eps["eps"].toDouble());
-        const std::string raw = read(root + "/tiling/" + pid + "/0/" + QString::fromStdString(norm->fromModel) + "_RMS_NORM.bin");
+        const std::string raw =
+            read(root + "/tiling/" + pid + "/0/" + QString::fromStdString(norm->fromModel) + "_RMS_NORM.bin");
         QCOMPARE(raw.size(), size_t(64));
         float rawEps;
         std::memcpy(&rawEps, raw.data(), 4);
@@ -341,13 +351,15 @@ private slots:
 
         // op alone: the CSV without tensor files.
         const QString infoOnly = m_dir.path() + "/opinfo-only";
-        const Run r2 = runLlmscope({"dump", "--exec", gen(), "--type", "op", "-ids", "1_3", "-er", "0,0", "-o", infoOnly});
+        const Run r2 =
+            runLlmscope({"dump", "--exec", gen(), "--type", "op", "-ids", "1_3", "-er", "0,0", "-o", infoOnly});
         QVERIFY2(r2.code == 0, qPrintable(r2.err));
         const QString root2 = onlyDump(infoOnly);
         QVERIFY(!QDir(root2 + "/tensors").exists() || scanDump(root2.toStdString()).tensors.empty());
-        const auto alone = parseOpInfoCsv(read(root2 + "/operation_io_tensors/" +
-                                               QDir(root2 + "/operation_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
-                                               "/operation_tensors_0.csv"));
+        const auto alone = parseOpInfoCsv(
+            read(root2 + "/operation_io_tensors/" +
+                 QDir(root2 + "/operation_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                 "/operation_tensors_0.csv"));
         QCOMPARE(alone.size(), size_t(1));
         QCOMPARE(alone[0].fromModel, std::string("1_3"));
         QVERIFY(alone[0].inFiles.empty() && alone[0].outFiles.empty());
@@ -358,8 +370,8 @@ private slots:
     void cpuProfilingTimesEachSelectedNode()
     {
         const QString out = m_dir.path() + "/profile";
-        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "op", "cpu_profiling", "-ids", "1", "-er", "0,1",
-                                   "-o", out});
+        const Run r = runLlmscope(
+            {"dump", "--exec", gen(), "--type", "op", "cpu_profiling", "-ids", "1", "-er", "0,1", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("\ntokens:" + tokensWithoutProbe(m_model, 3) + "\n"), qPrintable(r.out));
         const QString root = onlyDump(out);
@@ -394,8 +406,8 @@ private slots:
     void watchFindsReusedOutputs()
     {
         const QString out = m_dir.path() + "/watch";
-        const Run r = runLlmscope({"dump", "--exec", gen(), "--type", "model", "--watch", "1_1,3_2", "-er", "0,0",
-                                   "-o", out});
+        const Run r =
+            runLlmscope({"dump", "--exec", gen(), "--type", "model", "--watch", "1_1,3_2", "-er", "0,0", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("\ntokens:" + tokensWithoutProbe(m_model, 3) + "\n"), qPrintable(r.out));
         const QString root = onlyDump(out);
@@ -406,9 +418,10 @@ private slots:
         QCOMPARE(lines.size(), 3);
         QCOMPARE(lines[0], QString("watched_op,watched_name,changed_after_op,changed_after_name,changed_after_type"));
         QVERIFY2(lines[1].startsWith("1_1,attn_norm-0,1_"), qPrintable(lines[1])); // written over within layer 0
-        QVERIFY(lines[1].section(',', 2, 2).section('_', 1).toInt() > 1);          // after it ran
+        QVERIFY(lines[1].section(',', 2, 2).section('_', 1).toInt() > 1); // after it ran
         QCOMPARE(lines[2], QString("3_2,result_output,,,"));
-        QVERIFY2(r.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")),
+                 qPrintable(r.err));
         QVERIFY(!QFile::exists(root + "/watch/" + pid + "/watch_1.csv")); // -er 0,0
     }
 
@@ -420,8 +433,8 @@ private slots:
         const QString model = m_dir.path() + "/inf.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", model, "--layers", "2", "--corrupt-layer", "1", "--corrupt-inf"}));
         const QString cmd = kBin + "/llmscope-sample-generate -m " + model + " -n 2";
-        const Run all = runLlmscope({"dump", "--exec", cmd, "--type", "model", "stats", "-er", "0,0", "-o",
-                                     m_dir.path() + "/inf-all"});
+        const Run all = runLlmscope(
+            {"dump", "--exec", cmd, "--type", "model", "stats", "-er", "0,0", "-o", m_dir.path() + "/inf-all"});
         QVERIFY2(all.code == 0, qPrintable(all.err));
         std::set<std::string> nonFinite; // op ids whose output's statistics are not finite
         for (const auto &t : scanDump(onlyDump(m_dir.path() + "/inf-all").toStdString()).tensors)
@@ -429,8 +442,8 @@ private slots:
                 nonFinite.insert(t.opId);
         QVERIFY(nonFinite.size() >= 3);
         const QString out = m_dir.path() + "/inf-only";
-        const Run r = runLlmscope({"dump", "--exec", cmd, "--type", "model", "tensor", "--nan-inf-only", "-er", "0,0",
-                                   "-o", out});
+        const Run r = runLlmscope(
+            {"dump", "--exec", cmd, "--type", "model", "tensor", "--nan-inf-only", "-er", "0,0", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QRegularExpression("NaN/Inf: +1 dumped round\\(s\\) had an output with NaN or Inf")),
                  qPrintable(r.err));
@@ -486,12 +499,14 @@ private slots:
         const DumpIndex before = scanDump(root.toStdString());
         const QString outside = m_dir.path() + "/outside.bin";
         QVERIFY(QFile::copy(QString::fromStdString(before.tensors.front().path), outside));
-        const QString hostile = QFileInfo(QString::fromStdString(before.tensors.front().path)).dir().filePath("intensor7.bin");
+        const QString hostile =
+            QFileInfo(QString::fromStdString(before.tensors.front().path)).dir().filePath("intensor7.bin");
         QVERIFY(QFile::link(outside, hostile));
         const DumpIndex after = scanDump(root.toStdString());
         QCOMPARE(after.tensors.size(), before.tensors.size());
-        QVERIFY(std::any_of(after.problems.begin(), after.problems.end(),
-                            [](const DumpProblem &p) { return p.message.find("leads outside the dump") != std::string::npos; }));
+        QVERIFY(std::any_of(after.problems.begin(), after.problems.end(), [](const DumpProblem &p) {
+            return p.message.find("leads outside the dump") != std::string::npos;
+        }));
     }
 
     // --type onnx: the model and each layer as ONNX files (no weights) that onnx's own checker
@@ -510,17 +525,19 @@ private slots:
             nodes += g.children.size();
         QProcess check; // prints "file nodes" for each file it accepts; fails on the first it does not
         check.start("/usr/bin/python3",
-                    {"-c", "import glob, onnx, sys\n"
-                           "for f in sorted(glob.glob(sys.argv[1] + '/onnx/*/*.onnx')):\n"
-                           "    m = onnx.load(f)\n"
-                           "    onnx.checker.check_model(m)\n"
-                           "    print(f.rsplit('/', 1)[1], len(m.graph.node))\n",
+                    {"-c",
+                     "import glob, onnx, sys\n"
+                     "for f in sorted(glob.glob(sys.argv[1] + '/onnx/*/*.onnx')):\n"
+                     "    m = onnx.load(f)\n"
+                     "    onnx.checker.check_model(m)\n"
+                     "    print(f.rsplit('/', 1)[1], len(m.graph.node))\n",
                      root});
         QVERIFY(check.waitForFinished(60000));
         const QString printed = QString::fromUtf8(check.readAllStandardOutput());
         QVERIFY2(check.exitCode() == 0, qPrintable(QString::fromUtf8(check.readAllStandardError())));
         QVERIFY2(printed.contains(QString("GgmlGraph.onnx %1\n").arg(nodes)), qPrintable(printed));
-        QVERIFY2(printed.contains(QString("Layer1.onnx %1\n").arg(model.find("2")->children.size())), qPrintable(printed));
+        QVERIFY2(printed.contains(QString("Layer1.onnx %1\n").arg(model.find("2")->children.size())),
+                 qPrintable(printed));
         QCOMPARE(printed.count(".onnx"), int(idx.modelFiles.size() + idx.layerFiles.size()));
     }
 
@@ -532,14 +549,18 @@ private slots:
     {
         const QString golden = m_dir.path() + "/follow-g.gguf", broken = m_dir.path() + "/follow-c.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", golden, "--layers", "2"}));
-        QVERIFY(engine::makeModel(kBin, {"--out", broken, "--layers", "2", "--corrupt-layer", "1", "--corrupt-amount", "20"}));
-        QVERIFY2(tokensWithoutProbe(golden, 6) != tokensWithoutProbe(broken, 6), "the corrupted model must choose other tokens");
+        QVERIFY(engine::makeModel(
+            kBin, {"--out", broken, "--layers", "2", "--corrupt-layer", "1", "--corrupt-amount", "20"}));
+        QVERIFY2(tokensWithoutProbe(golden, 6) != tokensWithoutProbe(broken, 6),
+                 "the corrupted model must choose other tokens");
         const QString gOut = m_dir.path() + "/follow-golden";
         QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + golden + " -n 6", "--type",
-                              "model", "stats", "-er", "0,5", "-o", gOut}).code, 0);
+                              "model", "stats", "-er", "0,5", "-o", gOut})
+                     .code,
+                 0);
         const QString tOut = m_dir.path() + "/follow-test";
-        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 6", "--type",
-                                   "model", "stats", "-er", "0,5", "--follow-tokens", gOut, "-o", tOut});
+        const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 6",
+                                   "--type", "model", "stats", "-er", "0,5", "--follow-tokens", gOut, "-o", tOut});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("token inputs were golden's") && r.err.contains("in 6 round(s)"), qPrintable(r.err));
         const auto g = readTokenRecords(gOut.toStdString()), t = readTokenRecords(tOut.toStdString());
@@ -561,11 +582,13 @@ private slots:
         QCOMPARE(rounds, (std::set<int64_t>{0, 1, 2, 3, 4, 5}));
         QVERIFY(res.onlyGolden.empty() && res.onlyMy.empty());
 
-        const Run none = runLlmscope({"dump", "--exec", gen(), "--follow-tokens", m_dir.path(), "-o", m_dir.path() + "/x"});
+        const Run none =
+            runLlmscope({"dump", "--exec", gen(), "--follow-tokens", m_dir.path(), "-o", m_dir.path() + "/x"});
         QCOMPARE(none.code, 2);
         QVERIFY2(none.err.contains("records no tokens"), qPrintable(none.err));
-        const Run other = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 3 -p other",
-                                       "--type", "stats", "--follow-tokens", gOut, "-o", m_dir.path() + "/follow-other"});
+        const Run other =
+            runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-generate -m " + broken + " -n 3 -p other", "--type",
+                         "stats", "--follow-tokens", gOut, "-o", m_dir.path() + "/follow-other"});
         QCOMPARE(other.code, 0);
         QVERIFY2(other.err.contains("round 0 takes") && other.err.contains("later rounds are not comparable"),
                  qPrintable(other.err));
@@ -598,7 +621,7 @@ private slots:
     {
         const QString out = m_dir.path() + "/node";
         const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type",
-                                "model", "tensor", "-o", out, "-ids", "1"});
+                                   "model", "tensor", "-o", out, "-ids", "1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const DumpIndex idx = scanDump(onlyDump(out).toStdString());
         QVERIFY(idx.problems.empty());
@@ -624,13 +647,14 @@ private slots:
         }
         // cpu_profiling, --watch and onnx on the Node target: the same folders as natively.
         const QString more = m_dir.path() + "/node-more";
-        const Run rm = runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type",
-                                    "model", "cpu_profiling", "onnx", "--watch", "1_1", "-ids", "1", "-er", "0,0",
-                                    "-o", more});
+        const Run rm =
+            runLlmscope({"dump", "--exec", kBin + "/llmscope-sample-node -m " + m_model + " -n 3", "--type", "model",
+                         "cpu_profiling", "onnx", "--watch", "1_1", "-ids", "1", "-er", "0,0", "-o", more});
         QVERIFY2(rm.code == 0, qPrintable(rm.err));
         const QString mroot = onlyDump(more);
         QCOMPARE(QDir(mroot + "/cpu_profiling").entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 1);
-        QVERIFY2(rm.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")), qPrintable(rm.err));
+        QVERIFY2(rm.err.contains(QRegularExpression("round 0: 1_1 attn_norm-0 changed after 1_\\d+ ")),
+                 qPrintable(rm.err));
         QVERIFY2(rm.err.contains(QRegularExpression("onnx: +[1-9]\\d* file")), qPrintable(rm.err));
         const auto tokens = readTokenRecords(root.toStdString());
         QVERIFY(tokens.size() >= 3);
@@ -649,12 +673,26 @@ private slots:
         const QString whole = m_dir.path() + "/whole", nodes = m_dir.path() + "/nodes", both = m_dir.path() + "/both",
                       byNode = m_dir.path() + "/bynode", inl = m_dir.path() + "/inline",
                       inlBoth = m_dir.path() + "/inline-both";
-        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3", "--read", "graph"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3", "--read", "graph"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2", "--read", "graph"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", byNode, "-er", "0,3", "--read", "node"}).code, 0);
+        QCOMPARE(runLlmscope(
+                     {"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", whole, "-er", "0,3", "--read", "graph"})
+                     .code,
+                 0);
+        QCOMPARE(runLlmscope(
+                     {"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", nodes, "-er", "2,3", "--read", "graph"})
+                     .code,
+                 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,0", "-time", "2",
+                              "--read", "graph"})
+                     .code,
+                 0);
+        QCOMPARE(runLlmscope(
+                     {"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", byNode, "-er", "0,3", "--read", "node"})
+                     .code,
+                 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen("-n 5"), "--type", "tensor", "-o", inl, "-er", "0,3"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", inlBoth, "-er", "0,0", "-time", "2"}).code, 0);
+        QCOMPARE(
+            runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", inlBoth, "-er", "0,0", "-time", "2"}).code,
+            0);
         const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both), a = onlyDump(byNode),
                       l = onlyDump(inl), lb = onlyDump(inlBoth);
         auto status = [](const QString &root) { return readProbeStatuses(root.toStdString()).at(0); };
@@ -671,10 +709,11 @@ private slots:
         QCOMPARE(status(lb).roundsInline, uint64_t(1));
         QVERIFY(status(l).warnings.empty() && status(lb).warnings.empty());
         const DumpIndex wi = scanDump(w.toStdString()), ni = scanDump(n.toStdString()), bi = scanDump(b.toStdString()),
-                        ai = scanDump(a.toStdString()), li = scanDump(l.toStdString()), lbi = scanDump(lb.toStdString());
+                        ai = scanDump(a.toStdString()), li = scanDump(l.toStdString()),
+                        lbi = scanDump(lb.toStdString());
         auto key = [](const TensorRecord &t) {
             return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
-                   std::to_string(t.index);
+                std::to_string(t.index);
         };
         std::map<std::string, const TensorRecord *> byKey;
         for (const auto &t : wi.tensors)
@@ -698,12 +737,14 @@ private slots:
         };
         QVERIFY(sameFiles(ni, false) > 100); // rounds 2 and 3: inputs before, outputs after
         QCOMPARE(ai.tensors.size(), wi.tensors.size());
-        QCOMPARE(sameFiles(ai, false), int(std::count_if(ai.tensors.begin(), ai.tensors.end(),
-                                                         [](const TensorRecord &t) { return t.hasData; })));
-        QVERIFY(sameFiles(bi, true) > 40);   // round 0 (the prompt): outputs after
+        QCOMPARE(
+            sameFiles(ai, false),
+            int(std::count_if(ai.tensors.begin(), ai.tensors.end(), [](const TensorRecord &t) { return t.hasData; })));
+        QVERIFY(sameFiles(bi, true) > 40); // round 0 (the prompt): outputs after
         QCOMPARE(li.tensors.size(), wi.tensors.size());
-        QCOMPARE(sameFiles(li, false), int(std::count_if(li.tensors.begin(), li.tensors.end(),
-                                                         [](const TensorRecord &t) { return t.hasData; })));
+        QCOMPARE(
+            sameFiles(li, false),
+            int(std::count_if(li.tensors.begin(), li.tensors.end(), [](const TensorRecord &t) { return t.hasData; })));
         // Before and after, inputs and outputs: inline and node by node byte for byte.
         QCOMPARE(lbi.tensors.size(), bi.tensors.size());
         std::map<std::string, const TensorRecord *> nodeWise;
@@ -720,7 +761,8 @@ private slots:
             ++same;
         }
         QVERIFY(same > 100);
-        const auto decodeFiles = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
+        const auto decodeFiles =
+            std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.exec >= 2; });
         QCOMPARE(size_t(decodeFiles), ni.tensors.size());
     }
 
@@ -734,10 +776,15 @@ private slots:
         const QString whole = m_dir.path() + "/after-whole", nodes = m_dir.path() + "/after-nodes",
                       both = m_dir.path() + "/after-both";
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", whole, "-er", "0,1", "-time", "1",
-                              "--read", "graph"}).code, 0);
+                              "--read", "graph"})
+                     .code,
+                 0);
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", nodes, "-er", "0,1", "-time", "1",
-                              "--read", "node"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,1", "-time", "2"}).code, 0);
+                              "--read", "node"})
+                     .code,
+                 0);
+        QCOMPARE(
+            runLlmscope({"dump", "--exec", gen(), "--type", "tensor", "-o", both, "-er", "0,1", "-time", "2"}).code, 0);
         const QString w = onlyDump(whole), n = onlyDump(nodes), b = onlyDump(both);
         QCOMPARE(readProbeStatuses(w.toStdString()).at(0).roundsWholeGraph, uint64_t(2));
         QCOMPARE(readProbeStatuses(n.toStdString()).at(0).roundsWholeGraph, uint64_t(0));
@@ -748,7 +795,7 @@ private slots:
         std::map<std::string, const TensorRecord *> byKey;
         auto key = [](const TensorRecord &t) {
             return std::to_string(t.exec) + "/" + t.opId + (t.before ? "/b" : "/a") + (t.input ? "/i" : "/o") +
-                   std::to_string(t.index);
+                std::to_string(t.index);
         };
         for (const auto &t : wi.tensors)
             byKey[key(t)] = &t;
@@ -766,7 +813,8 @@ private slots:
             }
             return std::make_pair(compared, out);
         };
-        const auto withData = std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.hasData; });
+        const auto withData =
+            std::count_if(wi.tensors.begin(), wi.tensors.end(), [](const TensorRecord &t) { return t.hasData; });
         QVERIFY(withData > 100);
         const auto [nCompared, nDiffer] = differing(ni);
         QVERIFY2(nDiffer.isEmpty(), qPrintable(nDiffer.join(", ")));
@@ -783,7 +831,8 @@ private slots:
     {
         const QString bins = m_dir.path() + "/statbins", csv = m_dir.path() + "/statcsv";
         QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "stats", "-o", bins, "-er", "0,2"}).code, 0);
-        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "stats", "--stats-csv", "-o", csv, "-er", "0,2"}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", gen(), "--type", "stats", "--stats-csv", "-o", csv, "-er", "0,2"}).code,
+                 0);
         const DumpIndex a = scanDump(onlyDump(bins).toStdString()), b = scanDump(onlyDump(csv).toStdString());
         QVERIFY(a.problems.empty() && b.problems.empty());
         QCOMPARE(a.tensors.size(), b.tensors.size());
@@ -843,8 +892,10 @@ private slots:
         }
         // msit's filters apply to reported operations as to ggml's.
         const QString relu = m_dir.path() + "/abirelu";
-        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-abi-target", "-er", "1,1", "-opname", "relu",
-                              "-stp", "1", "--type", "stats", "-o", relu}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-abi-target", "-er", "1,1", "-opname", "relu", "-stp",
+                              "1", "--type", "stats", "-o", relu})
+                     .code,
+                 0);
         const DumpIndex only = scanDump(onlyDump(relu).toStdString());
         QCOMPARE(only.tensors.size(), size_t(1));
         QCOMPARE(only.tensors[0].opId, std::string("1"));
@@ -906,13 +957,15 @@ private slots:
                                           : "read 0 inline, 3 after the whole graph, 0 node by node"),
                      qPrintable(r.err));
             QVERIFY2(!r.err.contains("warning"), qPrintable(r.err));
-            const Run one = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--read", read, "-er",
-                                         "0,2", "--type", "model", "tensor", "-ids", "0_0", "-o", out + "-one"});
+            const Run one = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--read", read,
+                                         "-er", "0,2", "--type", "model", "tensor", "-ids", "0_0", "-o", out + "-one"});
             QVERIFY2(one.code == 0, qPrintable(one.err));
             if (nodes) {
                 // every node read: the scheduler ended its graph at each (its tensors after it runs, the
                 // next one's before), as many as the ops read a round, three rounds
-                const QRegularExpressionMatch ended = QRegularExpression("the graph ended at (\\d+) nodes\\); (\\d+) operations seen, (\\d+) selected").match(r.err);
+                const QRegularExpressionMatch ended =
+                    QRegularExpression("the graph ended at (\\d+) nodes\\); (\\d+) operations seen, (\\d+) selected")
+                        .match(r.err);
                 QVERIFY2(ended.hasMatch(), qPrintable(r.err));
                 QCOMPARE(ended.captured(1).toInt(), 3 * ended.captured(3).toInt()); // 5 ops, 3 rounds
                 // one op read: the graph ended at it alone, once a round
@@ -947,7 +1000,8 @@ private slots:
                 QCOMPARE(added, embd);
             }
             // The topology names the add's inputs as the program did, not by the device's copy.
-            const QStringList models = QDir(onlyDump(out) + "/model").entryList({"*"}, QDir::Dirs | QDir::NoDotAndDotDot);
+            const QStringList models =
+                QDir(onlyDump(out) + "/model").entryList({"*"}, QDir::Dirs | QDir::NoDotAndDotDot);
             QCOMPARE(models.size(), 1);
             QFile f(onlyDump(out) + "/model/" + models[0] + "/GgmlGraph.json");
             QVERIFY(f.open(QIODevice::ReadOnly));
@@ -960,10 +1014,13 @@ private slots:
         QVERIFY(bytes["graph"] == bytes["node"]);
         // --type kernel says which backend ran each node: the scaled input on the CPU, the rest on the device.
         const QString kernels = m_dir.path() + "/two-kernel";
-        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--type", "kernel", "-er", "0,0",
-                              "-o", kernels}).code, 0);
+        QCOMPARE(runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3", "--type", "kernel", "-er",
+                              "0,0", "-o", kernels})
+                     .code,
+                 0);
         const QString root = onlyDump(kernels);
-        QFile csv(root + "/kernel_io_tensors/" + QDir(root + "/kernel_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+        QFile csv(root + "/kernel_io_tensors/" +
+                  QDir(root + "/kernel_io_tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
                   "/kernel_tensors_0.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         std::map<std::string, std::string> ranOn;
@@ -986,8 +1043,8 @@ private slots:
             std::map<QString, std::vector<std::vector<char>>> bytes;
             for (const QString &read : {QString("auto"), QString("node")}) {
                 const QString out = m_dir.path() + "/ways-" + QString(ways).replace(' ', '_') + "-" + read;
-                const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3 " + ways, "--read", read,
-                                           "-er", "1,2", "--type", "tensor", "-o", out});
+                const Run r = runLlmscope({"dump", "--exec", kBin + "/llmscope-two-backend-target 3 " + ways, "--read",
+                                           read, "-er", "1,2", "--type", "tensor", "-o", out});
                 QVERIFY2(r.code == 0, qPrintable(r.err));
                 if (read == "auto" && !ways.contains("--implicit"))
                     QVERIFY2(r.err.contains("2 after the whole graph"), qPrintable(r.err));
@@ -1011,8 +1068,8 @@ private slots:
                         continue;
                     // the round's result, where it was recorded: that of the output dumped
                     const QString result = root + "/llmscope/outputs/" +
-                                           QDir(root + "/llmscope/outputs").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
-                                           "/" + QString::number(rec.exec) + ".json";
+                        QDir(root + "/llmscope/outputs").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) + "/" +
+                        QString::number(rec.exec) + ".json";
                     QFile rf(result);
                     if (!rf.open(QIODevice::ReadOnly))
                         continue; // never waited for on the device: not recorded
@@ -1021,7 +1078,11 @@ private slots:
                         l2 += double(v) * double(v);
                     const double recorded = QJsonDocument::fromJson(rf.readAll()).object()["l2norm"].toDouble();
                     QVERIFY2(recorded > 0 && std::abs(recorded - std::sqrt(l2)) <= 1e-6 * recorded,
-                             qPrintable(QString("%1: round %2 recorded %3, dumped %4").arg(ways).arg(rec.exec).arg(recorded).arg(std::sqrt(l2))));
+                             qPrintable(QString("%1: round %2 recorded %3, dumped %4")
+                                            .arg(ways)
+                                            .arg(rec.exec)
+                                            .arg(recorded)
+                                            .arg(std::sqrt(l2))));
                 }
             }
             QCOMPARE(bytes["auto"].size(), size_t(26)); // 13 tensors a round, two rounds
@@ -1041,7 +1102,10 @@ private slots:
         QVERIFY(plain.waitForFinished(60000) && plain.exitCode() == 0);
         const QString tokens = QRegularExpression("tokens: [0-9 ]+\n").match(plain.readAllStandardOutput()).captured();
         QVERIFY(!tokens.isEmpty());
-        struct Mode { QString threads, read; int stoppedOutputs; }; // -1: some, fewer than the retry's
+        struct Mode {
+            QString threads, read;
+            int stoppedOutputs;
+        }; // -1: some, fewer than the retry's
         for (const Mode &m : {Mode{"1", "auto", -1}, Mode{"2", "node", -1}, Mode{"1", "graph", 0}}) {
             const QString out = m_dir.path() + "/abort-" + m.threads + m.read;
             const Run r = runLlmscope({"dump", "--exec", gen("-t " + m.threads + " --abort-once 2:20"), "--read",
@@ -1100,11 +1164,13 @@ private slots:
     // with no program says so.
     void settingsBeforeTheProgramAreItsEnvironment()
     {
-        const Run r = runLlmscope({"dump", "--exec", "LLMSCOPE_T1='a b' env LLMSCOPE_T2=2 /usr/bin/printenv LLMSCOPE_T1 LLMSCOPE_T2",
+        const Run r = runLlmscope({"dump", "--exec",
+                                   "LLMSCOPE_T1='a b' env LLMSCOPE_T2=2 /usr/bin/printenv LLMSCOPE_T1 LLMSCOPE_T2",
                                    "-o", m_dir.path() + "/settings"});
         QCOMPARE(r.out.trimmed(), QString("a b\n2"));
         QVERIFY2(r.err.contains("The probe never reported"), qPrintable(r.err)); // printenv runs no graph
-        const Run none = runLlmscope({"dump", "--exec", "GGML_VK_VISIBLE_DEVICES=0", "-o", m_dir.path() + "/settings2"});
+        const Run none =
+            runLlmscope({"dump", "--exec", "GGML_VK_VISIBLE_DEVICES=0", "-o", m_dir.path() + "/settings2"});
         QCOMPARE(none.code, 2);
         QVERIFY2(none.err.contains("sets GGML_VK_VISIBLE_DEVICES but names no program"), qPrintable(none.err));
     }
@@ -1128,11 +1194,14 @@ private slots:
         const ProbeStatus &s = statuses.front();
         QCOMPARE(s.cpuThreads, std::vector<int>{1});
         QCOMPARE(QString::fromStdString(s.workingDirectory), QDir::currentPath());
-        QVERIFY(std::any_of(s.devices.begin(), s.devices.end(), [](const BackendDevice &d) { return d.type == "CPU"; }));
+        QVERIFY(
+            std::any_of(s.devices.begin(), s.devices.end(), [](const BackendDevice &d) { return d.type == "CPU"; }));
         QVERIFY(std::any_of(s.cpuFeatures.begin(), s.cpuFeatures.end(),
                             [](const std::string &f) { return f.rfind("SSE3=", 0) == 0; }));
         // ggml's own version string, as the bundle's ggml.h declares it: "X.Y.Z, commit C"
-        QVERIFY2(QRegularExpression("^[0-9]+\\.[0-9]+\\.[0-9]+, commit \\S+$").match(QString::fromStdString(s.ggmlVersion)).hasMatch(),
+        QVERIFY2(QRegularExpression("^[0-9]+\\.[0-9]+\\.[0-9]+, commit \\S+$")
+                     .match(QString::fromStdString(s.ggmlVersion))
+                     .hasMatch(),
                  s.ggmlVersion.c_str());
         QVERIFY(std::any_of(s.objects.begin(), s.objects.end(), [](const LoadedObject &o) {
             return o.path.find("libggml-base") != std::string::npos && o.buildId != "-" && o.bytes > 0;
@@ -1153,7 +1222,8 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(j.readAll()).object()["differences"].toArray().size(), 3);
         QCOMPARE(x.read(2), QByteArray("PK")); // a workbook is a zip archive
         // compare says it before any tensor; its report keeps it beside
-        const Run c = runLlmscope({"compare", "--golden-path", a, "--my-path", b, "-o", m_dir.path() + "/config-report"});
+        const Run c =
+            runLlmscope({"compare", "--golden-path", a, "--my-path", b, "-o", m_dir.path() + "/config-report"});
         QVERIFY2(c.err.startsWith("llmscope compare: configuration: 3 of "), qPrintable(c.err));
         QCOMPARE(QDir(m_dir.path() + "/config-report").entryList({"config_diff_*.json"}).size(), 1);
         // the context as the graphs say it: the KV cache's types, flash attention, the tokens
@@ -1168,7 +1238,8 @@ private slots:
         QVERIFY(!q8.isEmpty());
         const Run k = runLlmscope({"config-diff", a, q8});
         QCOMPARE(k.code, 1);
-        QVERIFY2(k.out.contains("\ncontext\n  KV cache K type\n    golden: f16\n    test:   q8_0\n"), qPrintable(k.out));
+        QVERIFY2(k.out.contains("\ncontext\n  KV cache K type\n    golden: f16\n    test:   q8_0\n"),
+                 qPrintable(k.out));
         QVERIFY2(!k.out.contains("prompt tokens"), qPrintable(k.out)); // the same prompt
         // the samplers the program made through llama.cpp, in order; none where it takes the most
         // likely token by itself
@@ -1183,25 +1254,29 @@ private slots:
             QProcess plain;
             plain.start("/bin/sh", {"-c", gen("-t 1 --temp 0.7 --top-k 20 --seed 5")});
             QVERIFY(plain.waitForFinished(60000) && plain.exitCode() == 0);
-            const Run probed = runLlmscope({"dump", "--exec", gen("-t 1 --temp 0.7 --top-k 20 --seed 5"), "--type", "stats",
-                                            "-o", m_dir.path() + "/config-sampled-again"});
+            const Run probed = runLlmscope({"dump", "--exec", gen("-t 1 --temp 0.7 --top-k 20 --seed 5"), "--type",
+                                            "stats", "-o", m_dir.path() + "/config-sampled-again"});
             const QString want = tokensOf("\n" + QString::fromUtf8(plain.readAllStandardOutput()));
-            QVERIFY2(!want.isEmpty() && tokensOf("\n" + probed.out) == want, qPrintable(probed.out + " against" + want));
+            QVERIFY2(!want.isEmpty() && tokensOf("\n" + probed.out) == want,
+                     qPrintable(probed.out + " against" + want));
         }
         const Run t = runLlmscope({"config-diff", sampled, warmer});
         QCOMPARE(t.code, 1);
-        QVERIFY2(t.out.contains("sampling 1 (sampler 2)") && t.out.contains("\nsampling\n  sampler 2\n    golden: temp 0.7\n    "
-                                                                           "test:   temp 0.9\n"),
+        QVERIFY2(t.out.contains("sampling 1 (sampler 2)") &&
+                     t.out.contains("\nsampling\n  sampler 2\n    golden: temp 0.7\n    "
+                                    "test:   temp 0.9\n"),
                  qPrintable(t.out));
         { // a variable the user names is recorded too
             auto env = QProcessEnvironment::systemEnvironment();
             env.insert("OMP_NUM_THREADS", "1");
             env.insert("MYAPP_FLAG", "on");
             const QString out = m_dir.path() + "/config-named";
-            const Run named = runLlmscope({"dump", "--exec", gen("-t 1"), "--type", "stats", "--record-env", "MYAPP_FLAG", "-o", out}, env);
+            const Run named = runLlmscope(
+                {"dump", "--exec", gen("-t 1"), "--type", "stats", "--record-env", "MYAPP_FLAG", "-o", out}, env);
             QVERIFY2(named.code == 0, qPrintable(named.err));
             const Run n = runLlmscope({"config-diff", a, onlyDump(out)});
-            QVERIFY2(n.out.contains("\nenvironment\n  MYAPP_FLAG\n    golden: (none)\n    test:   on\n"), qPrintable(n.out));
+            QVERIFY2(n.out.contains("\nenvironment\n  MYAPP_FLAG\n    golden: (none)\n    test:   on\n"),
+                     qPrintable(n.out));
             const Run bad = runLlmscope({"dump", "--exec", gen(), "--record-env", "A=1", "-o", out});
             QCOMPARE(bad.code, 2);
             QVERIFY2(bad.err.contains("--record-env: 'A=1' is not a list of variable names"), qPrintable(bad.err));
@@ -1216,7 +1291,8 @@ private slots:
     {
         const Run r = runLlmscope({"dump", "--exec", "no-such-program-xyz -v", "-o", m_dir.path() + "/missing"});
         QCOMPARE(r.code, 2);
-        QVERIFY2(r.err.contains("cannot run 'no-such-program-xyz': not found in PATH; give its path"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("cannot run 'no-such-program-xyz': not found in PATH; give its path"),
+                 qPrintable(r.err));
         // a program of that name in the working folder: run as a shell would not, but named
         const QString here = m_dir.path() + "/here";
         QVERIFY(QDir().mkpath(here));
@@ -1251,14 +1327,16 @@ private slots:
         auto env = QProcessEnvironment::systemEnvironment();
         const QString libm = "/lib/x86_64-linux-gnu/libm.so.6";
         env.insert("LD_PRELOAD", libm);
-        const Run plain = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids"}, env);
+        const Run plain =
+            runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids"}, env);
         QCOMPARE(plain.out.trimmed(), libm);
-        const Run asked = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "--children", "-o",
-                                       m_dir.path() + "/kids2"}, env);
+        const Run asked = runLlmscope(
+            {"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "--children", "-o", m_dir.path() + "/kids2"}, env);
         QVERIFY2(asked.out.trimmed().startsWith(libm + ":") && asked.out.trimmed().endsWith("/libllmscope_probe.so"),
                  qPrintable(asked.out));
         env.remove("LD_PRELOAD");
-        const Run alone = runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids3"}, env);
+        const Run alone =
+            runLlmscope({"dump", "--exec", "/usr/bin/printenv LD_PRELOAD", "-o", m_dir.path() + "/kids3"}, env);
         QVERIFY2(alone.out.trimmed().isEmpty(), qPrintable(alone.out)); // unset, not left empty
     }
 
@@ -1282,9 +1360,11 @@ private slots:
     {
         const QString out = m_dir.path() + "/stopped", hold = m_dir.path() + "/stopped-go";
         QProcess p;
-        p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
-                                                       " -n 3000 --ctx 4096 --pace-ms 10 --hold-after 2 --hold-file " + hold,
-                                     "--type", "tensor", "-er", "0,100000", "--timeout", "25", "-o", out});
+        p.start(kBin + "/llmscope",
+                {"dump", "--exec",
+                 kBin + "/llmscope-sample-generate -m " + m_model +
+                     " -n 3000 --ctx 4096 --pace-ms 10 --hold-after 2 --hold-file " + hold,
+                 "--type", "tensor", "-er", "0,100000", "--timeout", "25", "-o", out});
         auto tensorFiles = [&] {
             int n = 0;
             for (QDirIterator it(out, {"*.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())
@@ -1293,7 +1373,8 @@ private slots:
         };
         // Waits on the program's own signs (its hold file, then its files); ends if it ends.
         int written = 0;
-        while (p.state() != QProcess::NotRunning && !(QFile::exists(hold + ".waiting") && (written = tensorFiles()) > 100))
+        while (p.state() != QProcess::NotRunning &&
+               !(QFile::exists(hold + ".waiting") && (written = tensorFiles()) > 100))
             p.waitForFinished(50);
         QVERIFY2(written > 100, qPrintable(QString::fromUtf8(p.readAllStandardError())));
         QFile go(hold);
@@ -1306,7 +1387,8 @@ private slots:
         const QString root = onlyDump(out);
         const DumpIndex idx = scanDump(root.toStdString());
         QVERIFY2(idx.problems.empty(), idx.problems.empty() ? "" : idx.problems[0].message.c_str());
-        QVERIFY2(idx.tensors.size() >= size_t(written), qPrintable(QString("%1 of %2").arg(idx.tensors.size()).arg(written)));
+        QVERIFY2(idx.tensors.size() >= size_t(written),
+                 qPrintable(QString("%1 of %2").arg(idx.tensors.size()).arg(written)));
         for (size_t i = 0; i < idx.tensors.size(); i += 97)
             QCOMPARE(readBin(idx.tensors[i].path).data.size(), size_t(idx.tensors[i].dataBytes));
         const auto st = readProbeStatuses(root.toStdString());
@@ -1318,8 +1400,7 @@ private slots:
     // target at its next graph compute.
     void dynamicConfigChangesARunningTarget()
     {
-        const QString out = m_dir.path() + "/dynamic", cfg = m_dir.path() + "/dump.json",
-                      hold = m_dir.path() + "/go";
+        const QString out = m_dir.path() + "/dynamic", cfg = m_dir.path() + "/dump.json", hold = m_dir.path() + "/go";
         QFile f(cfg);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(R"({"dump_enable": "false", "er": "0,1000", "ids": "1"})");
@@ -1328,9 +1409,10 @@ private slots:
         env.insert("LLMSCOPE_CONFIG_INTERVAL_MS", "0"); // msit waits 5 s between reads
         QProcess p;
         p.setProcessEnvironment(env);
-        p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model +
-                                                           " -n 6 --hold-after 3 --hold-file " + hold,
-                                     "--type", "stats", "-config", cfg, "-ids", "2", "-o", out});
+        p.start(kBin + "/llmscope",
+                {"dump", "--exec",
+                 kBin + "/llmscope-sample-generate -m " + m_model + " -n 6 --hold-after 3 --hold-file " + hold,
+                 "--type", "stats", "-config", cfg, "-ids", "2", "-o", out});
         for (int i = 0; i < 3000 && !QFile::exists(hold + ".waiting"); ++i)
             QThread::msleep(10);
         QVERIFY(QFile::exists(hold + ".waiting"));

@@ -22,16 +22,15 @@
 #include "tests/engine/engine_run.h"
 #include "tests/test_helpers.h"
 
-
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 const QString kProbe = LLMSCOPE_PROBE;
 
 struct Family {
     QString arch;
-    QStringList shape;      // llmscope-make-model's shape options
-    QString down;           // the feed-forward's down projection, which --family corrupts
-    QStringList runArgs;    // what llmscope-sample-generate adds
+    QStringList shape; // llmscope-make-model's shape options
+    QString down; // the feed-forward's down projection, which --family corrupts
+    QStringList runArgs; // what llmscope-sample-generate adds
 };
 
 // Small models: two layers, 128 wide. qwen3moe and gpt-oss run without flash attention on both
@@ -121,13 +120,15 @@ class TstFamilies : public QObject {
     QString dump(const QString &arch, const QString &variant, const QString &device, bool forOpcheck = true,
                  const QStringList &more = {})
     {
-        const QString out = m_dir.path() + "/" + arch + "/dump-" + variant + "-" + device + (forOpcheck ? "-all" : "") +
-                            more.join("");
+        const QString out =
+            m_dir.path() + "/" + arch + "/dump-" + variant + "-" + device + (forOpcheck ? "-all" : "") + more.join("");
         if (m_dumps.contains(out))
             return m_dumps[out];
-        const QStringList options = forOpcheck ? QStringList{"-tiling", "--kv-cache", "-er", "0,1"} : QStringList{"model"};
+        const QStringList options =
+            forOpcheck ? QStringList{"-tiling", "--kv-cache", "-er", "0,1"} : QStringList{"model"};
         const QString command = cmd(arch, variant, device) + (more.isEmpty() ? "" : " " + more.join(' '));
-        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", command, "-o", out, "--type", "tensor"} + options);
+        const auto r =
+            engine::llmscope(kBin, QStringList{"dump", "--exec", command, "-o", out, "--type", "tensor"} + options);
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         const QStringList d = QDir(out).entryList({"msit_dump_*"}, QDir::Dirs);
@@ -159,12 +160,13 @@ private slots:
         qputenv("GGML_VK_VISIBLE_DEVICES", "0");
         for (const Family &f : families()) {
             const QString dir = m_dir.path() + "/" + f.arch;
-            QVERIFY2(engine::makeModel(kBin, QStringList{"--arch", f.arch, "--family", dir, "--corrupt-layer", "1"} + f.shape),
+            QVERIFY2(engine::makeModel(
+                         kBin, QStringList{"--arch", f.arch, "--family", dir, "--corrupt-layer", "1"} + f.shape),
                      qPrintable(f.arch));
         }
         // gpt-oss ships its experts in MXFP4 (the rest in Q8_0)
-        QVERIFY(engine::makeModel(kBin, {"--quantize", "mxfp4", "--in", model("gpt-oss", "f32"), "--out",
-                                         model("gpt-oss", "mxfp4")}));
+        QVERIFY(engine::makeModel(
+            kBin, {"--quantize", "mxfp4", "--in", model("gpt-oss", "f32"), "--out", model("gpt-oss", "mxfp4")}));
     }
 
     // A family's sample model is what its name says: the file's architecture, and llama.cpp
@@ -219,11 +221,13 @@ private slots:
         QVERIFY2(ops > 40 && nonZero > 10, qPrintable(QString("%1 ops, %2 differ").arg(ops).arg(nonZero)));
         QVERIFY(!r.err.contains("warning:"));
         // without the topology's node names Vulkan's reordered graph pairs other ops: said first
-        const auto bare = engine::llmscope(kBin, {"compare", "-gp", dump(arch, "f32", "cpu"), "-mp", dump(arch, "f32", "vulkan"),
-                                                  "-o", out + "-bare"});
+        const auto bare = engine::llmscope(
+            kBin,
+            {"compare", "-gp", dump(arch, "f32", "cpu"), "-mp", dump(arch, "f32", "vulkan"), "-o", out + "-bare"});
         const QStringList lines = bare.err.split('\n'); // the warning right after the counts
         const int pairs = int(lines.indexOf(QRegularExpression(R"(^  \d+ tensor pairs .*)")));
-        QVERIFY2(pairs > 0 && lines.value(pairs + 1).startsWith("  warning: neither dump has a model topology (--type model)"),
+        QVERIFY2(pairs > 0 &&
+                     lines.value(pairs + 1).startsWith("  warning: neither dump has a model topology (--type model)"),
                  qPrintable(bare.err));
     }
 
@@ -234,13 +238,15 @@ private slots:
     {
         QFETCH(QString, arch);
         const Family &f = family(arch);
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", cmd(arch, "f32", "cpu"), "--test",
-                                               cmd(arch, "corrupt", "vulkan"), "-o", m_dir.path() + "/" + arch + "/hunt"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", cmd(arch, "f32", "cpu"), "--test",
+                                         cmd(arch, "corrupt", "vulkan"), "-o", m_dir.path() + "/" + arch + "/hunt"});
         const QString product = f.down.endsWith("_exps") ? "MUL_MAT_ID" : "MUL_MAT";
-        QVERIFY2(r.code == 0 &&
-                     engine::concludes(r.err, R"(found: round 0, op 2_\d+ \S+ \()" + product + R"(\) in 2_DecoderLayer/)") &&
-                     engine::blamesWeight(engine::huntConclusion(r.err).join('\n'), "blk.1." + f.down + ".weight"),
-                 qPrintable(r.err));
+        QVERIFY2(
+            r.code == 0 &&
+                engine::concludes(r.err, R"(found: round 0, op 2_\d+ \S+ \()" + product + R"(\) in 2_DecoderLayer/)") &&
+                engine::blamesWeight(engine::huntConclusion(r.err).join('\n'), "blk.1." + f.down + ".weight"),
+            qPrintable(r.err));
     }
 
     // opcheck replays every op that runs a kernel, on the CPU and on Vulkan, in float32 and
@@ -253,20 +259,30 @@ private slots:
         QTest::addColumn<QString>("device");
         QTest::addColumn<QStringList>("more");
         for (const Family &f : families()) {
-            QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32" << "cpu" << QStringList();
-            QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32" << "vulkan" << QStringList();
-            QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0" << "vulkan" << QStringList();
+            QTest::addRow("%s f32 cpu", qPrintable(f.arch)) << f.arch << "f32"
+                                                            << "cpu" << QStringList();
+            QTest::addRow("%s f32 vulkan", qPrintable(f.arch)) << f.arch << "f32"
+                                                               << "vulkan" << QStringList();
+            QTest::addRow("%s q4_0 vulkan", qPrintable(f.arch)) << f.arch << "q4_0"
+                                                                << "vulkan" << QStringList();
             // ggml repacks these weights on the CPU: read from the model file. On a CPU with AMX the
             // bundle's AMX kernels take deepseek2's Q4_0 weights and llama.cpp's scheduler aborts
             // on its graph, probe or not (GGML_ASSERT(*cur_backend_id != -1) while reserving):
             // there the weights stay as the file holds them.
             QTest::addRow("%s q4_0 cpu", qPrintable(f.arch))
-                << f.arch << "q4_0" << "cpu" << (f.arch == "deepseek2" && cpuHasAmx() ? QStringList{"--no-repack"} : QStringList());
+                << f.arch << "q4_0"
+                << "cpu" << (f.arch == "deepseek2" && cpuHasAmx() ? QStringList{"--no-repack"} : QStringList());
         }
         // attention sinks in flash attention; the experts in MXFP4
-        QTest::addRow("gpt-oss f32 cpu flash-attn") << "gpt-oss" << "f32" << "cpu" << QStringList{"--flash-attn", "on"};
-        QTest::addRow("gpt-oss mxfp4 vulkan") << "gpt-oss" << "mxfp4" << "vulkan" << QStringList();
-        QTest::addRow("gpt-oss mxfp4 cpu") << "gpt-oss" << "mxfp4" << "cpu" << QStringList();
+        QTest::addRow("gpt-oss f32 cpu flash-attn") << "gpt-oss"
+                                                    << "f32"
+                                                    << "cpu" << QStringList{"--flash-attn", "on"};
+        QTest::addRow("gpt-oss mxfp4 vulkan") << "gpt-oss"
+                                              << "mxfp4"
+                                              << "vulkan" << QStringList();
+        QTest::addRow("gpt-oss mxfp4 cpu") << "gpt-oss"
+                                           << "mxfp4"
+                                           << "cpu" << QStringList();
     }
     void opcheckReplaysEveryOp()
     {
@@ -292,13 +308,15 @@ private slots:
             if (o["precision_result"].toString() == "WARN")
                 QVERIFY2(device == "vulkan" && o["op_type"].toString().startsWith("MUL_MAT") &&
                              o["fail_reason"].toString().contains("float16 operand rounding"),
-                         qPrintable(o["op_id"].toString() + " " + o["op_type"].toString() + ": " + o["fail_reason"].toString()));
+                         qPrintable(o["op_id"].toString() + " " + o["op_type"].toString() + ": " +
+                                    o["fail_reason"].toString()));
         }
         // each family's own ops are among those replayed
         static const QMap<QString, QStringList> own{
             {"qwen3moe", {"MUL_MAT_ID", "ARGSORT", "SUM_ROWS", "CLAMP", "DIV", "GET_ROWS"}},
             {"gemma3", {"GEGLU", "SCALE"}},
-            {"gpt-oss", {"MUL_MAT_ID", "ADD_ID", "SWIGLU_OAI", "ARGSORT", more.isEmpty() ? "SOFT_MAX" : "FLASH_ATTN_EXT"}},
+            {"gpt-oss",
+             {"MUL_MAT_ID", "ADD_ID", "SWIGLU_OAI", "ARGSORT", more.isEmpty() ? "SOFT_MAX" : "FLASH_ATTN_EXT"}},
             {"deepseek2", {"MUL_MAT_ID", "SIGMOID", "CONCAT", "SUM_ROWS", "CLAMP", "SCALE", "FLASH_ATTN_EXT"}},
         };
         for (const QString &op : own.value(arch))
@@ -315,15 +333,33 @@ private slots:
         QTest::addColumn<QString>("arch");
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("fault");
-        QTest::newRow("qwen3moe MUL_MAT_ID slot") << "qwen3moe" << "MUL_MAT_ID" << "slot";
-        QTest::newRow("qwen3moe ARGSORT swap") << "qwen3moe" << "ARGSORT" << "swap";
-        QTest::newRow("gemma3 GEGLU tail") << "gemma3" << "GEGLU" << "tail";
-        QTest::newRow("gemma3 GEGLU scale") << "gemma3" << "GEGLU" << "scale";
-        QTest::newRow("gpt-oss SOFT_MAX sinks") << "gpt-oss" << "SOFT_MAX" << "sinks";
-        QTest::newRow("gpt-oss ADD_ID scale") << "gpt-oss" << "ADD_ID" << "scale";
-        QTest::newRow("gpt-oss SWIGLU_OAI scale") << "gpt-oss" << "SWIGLU_OAI" << "scale";
-        QTest::newRow("deepseek2 CONCAT tail") << "deepseek2" << "CONCAT" << "tail";
-        QTest::newRow("deepseek2 SIGMOID scale") << "deepseek2" << "SIGMOID" << "scale";
+        QTest::newRow("qwen3moe MUL_MAT_ID slot") << "qwen3moe"
+                                                  << "MUL_MAT_ID"
+                                                  << "slot";
+        QTest::newRow("qwen3moe ARGSORT swap") << "qwen3moe"
+                                               << "ARGSORT"
+                                               << "swap";
+        QTest::newRow("gemma3 GEGLU tail") << "gemma3"
+                                           << "GEGLU"
+                                           << "tail";
+        QTest::newRow("gemma3 GEGLU scale") << "gemma3"
+                                            << "GEGLU"
+                                            << "scale";
+        QTest::newRow("gpt-oss SOFT_MAX sinks") << "gpt-oss"
+                                                << "SOFT_MAX"
+                                                << "sinks";
+        QTest::newRow("gpt-oss ADD_ID scale") << "gpt-oss"
+                                              << "ADD_ID"
+                                              << "scale";
+        QTest::newRow("gpt-oss SWIGLU_OAI scale") << "gpt-oss"
+                                                  << "SWIGLU_OAI"
+                                                  << "scale";
+        QTest::newRow("deepseek2 CONCAT tail") << "deepseek2"
+                                               << "CONCAT"
+                                               << "tail";
+        QTest::newRow("deepseek2 SIGMOID scale") << "deepseek2"
+                                                 << "SIGMOID"
+                                                 << "scale";
     }
     void faultsFail()
     {
@@ -387,7 +423,8 @@ private slots:
         const QString hostile = copyOfCpuDump("deepseek2", "hostile");
         QVERIFY(!hostile.isEmpty());
         int changed = 0;
-        for (QDirIterator it(hostile + "/tiling", {"*_CONCAT.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+        for (QDirIterator it(hostile + "/tiling", {"*_CONCAT.bin"}, QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();) {
             QFile f(it.next());
             QVERIFY(f.open(QIODevice::ReadWrite));
             QByteArray raw = f.readAll();
@@ -412,7 +449,8 @@ private slots:
         const QString hostile = copyOfCpuDump("qwen3moe", "float-ids");
         QVERIFY(!hostile.isEmpty());
         int changed = 0;
-        for (QDirIterator it(hostile + "/tensors", {"intensor2.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+        for (QDirIterator it(hostile + "/tensors", {"intensor2.bin"}, QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();) {
             const QString path = it.next();
             if (!path.contains("_MUL_MAT_ID/before/"))
                 continue;

@@ -37,8 +37,8 @@ class TstFrameworkRuns : public QObject {
     QString dump(const QString &name, const QString &command, const QStringList &types)
     {
         const QString out = m_dir.path() + "/" + name;
-        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", command, "--type"} + types +
-                                                  QStringList{"-er", "0,2", "-o", out});
+        const auto r = engine::llmscope(
+            kBin, QStringList{"dump", "--exec", command, "--type"} + types + QStringList{"-er", "0,2", "-o", out});
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         return r.code == 0 ? out : QString();
@@ -65,7 +65,8 @@ class TstFrameworkRuns : public QObject {
     QString ggmlTensors(const QString &device)
     {
         return once("ggml-" + device, [&] {
-            return dump("ggml-" + device, kBin + "/llmscope-sample-generate -n 3 --device " + device + " -m " + f32Model(),
+            return dump("ggml-" + device,
+                        kBin + "/llmscope-sample-generate -n 3 --device " + device + " -m " + f32Model(),
                         {"model", "tensor"});
         });
     }
@@ -86,7 +87,8 @@ class TstFrameworkRuns : public QObject {
                 if (module == "root" || !module.startsWith("root."))
                     continue;
                 const QString part = f.baseName() == "output" ? "output.0" : f.baseName().replace('_', '.');
-                if (!QFile::copy(f.filePath(), data + "/Module." + module.mid(5) + ".Cls.forward." + token + "." + part + ".pt"))
+                if (!QFile::copy(f.filePath(),
+                                 data + "/Module." + module.mid(5) + ".Cls.forward." + token + "." + part + ".pt"))
                     return {};
                 ++copied;
             }
@@ -99,14 +101,17 @@ private slots:
     {
         qputenv("PYTHONPATH", LLMSCOPE_SOURCE_DIR "/python");
         qputenv("GGML_VK_VISIBLE_DEVICES", "0");
-        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
+        QVERIFY(
+            engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
         for (const QString arch : {"qwen2", "qwen3"})
-            QVERIFY(engine::makeModel(kBin, {"--arch", arch, "--out", m_dir.path() + "/" + arch + ".gguf", "--layers", "2",
-                                             "--width", "128", "--ff", "256"}));
+            QVERIFY(engine::makeModel(kBin,
+                                      {"--arch", arch, "--out", m_dir.path() + "/" + arch + ".gguf", "--layers", "2",
+                                       "--width", "128", "--ff", "256"}));
         // three layers: the corrupted one (1) is not the last, whose experts llama.cpp runs on
         // the last token only in the prompt round
-        QVERIFY(engine::makeModel(kBin, {"--arch", "qwen3moe", "--family", m_dir.path() + "/moe", "--layers", "3", "--width",
-                                         "128", "--expert-ff", "128", "--corrupt-layer", "1"}));
+        QVERIFY(engine::makeModel(kBin,
+                                  {"--arch", "qwen3moe", "--family", m_dir.path() + "/moe", "--layers", "3", "--width",
+                                   "128", "--expert-ff", "128", "--corrupt-layer", "1"}));
     }
 
     // GGUF names and Hugging Face modules, both ways.
@@ -121,7 +126,8 @@ private slots:
         // Qwen's: per-head norms, the router, and an expert's slice of the experts' tensor
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.2.self_attn.q_norm"), std::string("blk.2.attn_q_norm.weight"));
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.2.mlp.gate"), std::string("blk.2.ffn_gate_inp.weight"));
-        QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.experts.3.down_proj"), std::string("blk.1.ffn_down_exps.weight"));
+        QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.experts.3.down_proj"),
+                 std::string("blk.1.ffn_down_exps.weight"));
         QCOMPARE(hfModuleOfGgufWeight("blk.1.ffn_up_exps.weight"), std::string("model.layers.1.mlp.experts.*.up_proj"));
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.experts.3.act_fn"), std::string());
         QCOMPARE(ggufWeightOfHfModule("root.model.layers.1.mlp.act_fn"), std::string());
@@ -142,8 +148,8 @@ private slots:
         QTest::newRow("qwen2") << "qwen2.gguf" << QStringList{"Qcur-0", "Kcur-0", "Vcur-0"};
         QTest::newRow("qwen3") << "qwen3.gguf" << QStringList{"Qcur_normed-0", "Kcur_normed-0"};
         QTest::newRow("qwen3moe") << "moe/model-f32.gguf"
-                                  << QStringList{"ffn_moe_logits-0", "ffn_moe_out-0", "ffn_moe_gate-0", "ffn_moe_up-0",
-                                                 "ffn_moe_down-0", "ffn_moe_down-1"};
+                                  << QStringList{"ffn_moe_logits-0", "ffn_moe_out-0",  "ffn_moe_gate-0",
+                                                 "ffn_moe_up-0",     "ffn_moe_down-0", "ffn_moe_down-1"};
     }
     void qwenFamiliesPass()
     {
@@ -151,7 +157,8 @@ private slots:
         QFETCH(QStringList, expected);
         const QString path = m_dir.path() + "/" + model, name = QString(model).replace('/', '-');
         const QString torch = torchDump("torch-" + name, path);
-        const QString ggml = dump("ggml-" + name, kBin + "/llmscope-sample-generate -n 3 -m " + path, {"model", "tensor"});
+        const QString ggml =
+            dump("ggml-" + name, kBin + "/llmscope-sample-generate -n 3 -m " + path, {"model", "tensor"});
         QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
         const QString out = m_dir.path() + "/cmp-" + name;
         const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
@@ -169,7 +176,8 @@ private slots:
                 QVERIFY2(!by.contains("un-permuted"), qPrintable(by));
                 ++queries;
                 if (by.startsWith("model.layers.0.")) // layer 0's inputs agree: float32 rounding apart
-                    QVERIFY2(o["nmse"].toDouble() < 1e-10, qPrintable(by + " " + QString::number(o["nmse"].toDouble())));
+                    QVERIFY2(o["nmse"].toDouble() < 1e-10,
+                             qPrintable(by + " " + QString::number(o["nmse"].toDouble())));
             }
             experts += by.contains("'s rows)");
         }
@@ -184,17 +192,20 @@ private slots:
     void aCorruptedExpertIsFound()
     {
         const QString torch = torchDump("torch-moe-clean", m_dir.path() + "/moe/model-f32.gguf");
-        const QString ggml = dump("ggml-moe-corrupt", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() +
-                                                         "/moe/model-corrupt.gguf", {"model", "tensor"});
+        const QString ggml = dump(
+            "ggml-moe-corrupt", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() + "/moe/model-corrupt.gguf",
+            {"model", "tensor"});
         QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
         const QString out = m_dir.path() + "/cmp-moe-corrupt";
         const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QRegularExpression(R"(first divergent: round 0, op 2_\d+ ffn_moe_down-1 \(MUL_MAT_ID\))")),
-                 qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(the weight blk\.1\.ffn_down_exps\.weight \(PyTorch's )"
-                                                   R"(model\.layers\.1\.mlp\.experts\.\d\.down_proj\.weight\) differs)")),
-                 qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QRegularExpression(R"(first divergent: round 0, op 2_\d+ ffn_moe_down-1 \(MUL_MAT_ID\))")),
+            qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QRegularExpression(R"(the weight blk\.1\.ffn_down_exps\.weight \(PyTorch's )"
+                                              R"(model\.layers\.1\.mlp\.experts\.\d\.down_proj\.weight\) differs)")),
+            qPrintable(r.err));
     }
 
     void cpuAndVulkanPass_data()
@@ -245,8 +256,8 @@ private slots:
         const auto back = engine::llmscope(kBin, {"compare", "-gp", ggml, "-mp", torch, "-o", out + "-back"});
         QVERIFY2(back.code == 0 && back.err.contains("every operation passed"), qPrintable(back.err));
         for (int l = 0; l < 2; ++l)
-            for (const char *n : {"attn_norm-", "Qcur-", "Kcur-", "Vcur-", "attn_out-", "ffn_norm-", "ffn_gate-", "ffn_up-",
-                                  "ffn_out-", "l_out-"})
+            for (const char *n : {"attn_norm-", "Qcur-", "Kcur-", "Vcur-", "attn_out-", "ffn_norm-", "ffn_gate-",
+                                  "ffn_up-", "ffn_out-", "l_out-"})
                 QVERIFY2(round0.contains(n + QString::number(l)), (n + QString::number(l)).toUtf8());
         for (const char *n : {"embd", "result_norm", "result_output"})
             QVERIFY2(round0.contains(n), n);
@@ -263,7 +274,8 @@ private slots:
         map.write(R"({"root.model.layers.0.self_attn.o_proj": "1_29"})");
         map.close();
         const QString out = m_dir.path() + "/cmp-mapped";
-        const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "--mapping", map.fileName(), "-o", out});
+        const auto r =
+            engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "--mapping", map.fileName(), "-o", out});
         QCOMPARE(r.code, 1);
         int mapped = 0, automatic = 0;
         for (const auto &v : compareReport(out)["rows"].toArray()) {
@@ -276,7 +288,7 @@ private slots:
                 ++automatic; // down_proj still pairs with it by its weight
             }
         }
-        QCOMPARE(mapped, 3);   // one a round
+        QCOMPARE(mapped, 3); // one a round
         QVERIFY(automatic >= 3);
     }
 
@@ -284,8 +296,9 @@ private slots:
     void msprobeDumpPairsToo()
     {
         QVERIFY(!msprobeTensors().isEmpty());
-        const QString ggml = dump("ggml-for-msprobe", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() +
-                                                        "/family/model-f32.gguf", {"model", "tensor"});
+        const QString ggml = dump("ggml-for-msprobe",
+                                  kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() + "/family/model-f32.gguf",
+                                  {"model", "tensor"});
         QVERIFY(!ggml.isEmpty());
         const QString out = m_dir.path() + "/cmp-msprobe";
         const auto r = engine::llmscope(kBin, {"compare", "-gp", m_dir.path() + "/msprobe", "-mp", ggml, "-o", out});
@@ -301,8 +314,10 @@ private slots:
     void statisticsAcrossFrameworks()
     {
         const QString model = m_dir.path() + "/family/model-f32.gguf";
-        const QString torch = dump("torch-stats", "/usr/bin/python3 -m llmscope.reference.generate -n 3 -m " + model, {"stats"});
-        const QString ggml = dump("ggml-stats", kBin + "/llmscope-sample-generate -n 3 -m " + model, {"model", "stats"});
+        const QString torch =
+            dump("torch-stats", "/usr/bin/python3 -m llmscope.reference.generate -n 3 -m " + model, {"stats"});
+        const QString ggml =
+            dump("ggml-stats", kBin + "/llmscope-sample-generate -n 3 -m " + model, {"model", "stats"});
         QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
         const QString out = m_dir.path() + "/cmp-stats";
         engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
@@ -333,7 +348,8 @@ private slots:
         const QString statsDump = m_dir.path() + "/msprobe-stats/step0/rank0";
         QVERIFY(QDir().mkpath(statsDump));
         QProcess py;
-        py.start("/usr/bin/python3", {"-c", R"(
+        py.start("/usr/bin/python3",
+                 {"-c", R"(
 import json, os, sys, torch
 src, out = sys.argv[1], sys.argv[2]
 data = {}
@@ -347,7 +363,8 @@ for f in sorted(os.listdir(src)):
     lst[int(i)] = {"type": "torch.Tensor", "dtype": "torch.float32", "shape": list(t.shape), "Max": t.max().item(),
                    "Min": t.min().item(), "Mean": t.mean().item(), "Norm": t.norm().item()}
 json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": data}, open(out + "/dump.json", "w"))
-)", tensors, statsDump});
+)",
+                  tensors, statsDump});
         QVERIFY(py.waitForFinished(120000) && py.exitCode() == 0);
         const QString out2 = m_dir.path() + "/cmp-msprobe-stats";
         engine::llmscope(kBin, {"compare", "-gp", m_dir.path() + "/msprobe-stats", "-mp", ggml, "-o", out2});
@@ -363,9 +380,9 @@ json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": 
     void corruptedLayerIsFound()
     {
         const QString torch = torchDump("torch-clean", m_dir.path() + "/family/model-f32.gguf");
-        const QString ggml = dump("ggml-corrupt",
-                                  kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() + "/family/model-corrupt.gguf",
-                                  {"model", "tensor"});
+        const QString ggml = dump(
+            "ggml-corrupt", kBin + "/llmscope-sample-generate -n 3 -m " + m_dir.path() + "/family/model-corrupt.gguf",
+            {"model", "tensor"});
         QVERIFY(!torch.isEmpty() && !ggml.isEmpty());
         const QString out = m_dir.path() + "/cmp-corrupt";
         const auto r = engine::llmscope(kBin, {"compare", "-gp", torch, "-mp", ggml, "-o", out});
@@ -377,17 +394,20 @@ json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": 
         QVERIFY2(r.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)"), qPrintable(r.err));
         // named from the statistics and sketch register_hook wrote: the GGUF tensor and the
         // PyTorch parameter, with the sketch's estimate of the 10 % noise put in it
-        const auto named = QRegularExpression(R"(the weight blk\.1\.ffn_down\.weight \(PyTorch's model\.layers\.1\.mlp\.)"
-                                              R"(down_proj\.weight\) differs between golden and test \(relative error about )"
-                                              R"(([0-9.]+) %\))")
-                               .match(r.err);
+        const auto named =
+            QRegularExpression(R"(the weight blk\.1\.ffn_down\.weight \(PyTorch's model\.layers\.1\.mlp\.)"
+                               R"(down_proj\.weight\) differs between golden and test \(relative error about )"
+                               R"(([0-9.]+) %\))")
+                .match(r.err);
         QVERIFY2(named.hasMatch(), qPrintable(r.err));
         QVERIFY2(named.captured(1).toDouble() > 7 && named.captured(1).toDouble() < 13, qPrintable(named.captured(1)));
         // the other way round (llama.cpp as golden, PyTorch as test): the same op and names
-        const auto back = engine::llmscope(kBin, {"compare", "-gp", ggml, "-mp", torch, "-o", m_dir.path() + "/cmp-corrupt-back"});
+        const auto back =
+            engine::llmscope(kBin, {"compare", "-gp", ggml, "-mp", torch, "-o", m_dir.path() + "/cmp-corrupt-back"});
         QCOMPARE(back.code, 1);
         QVERIFY2(back.err.contains("first divergent: round 0, op 2_31 ffn_out-1 (MUL_MAT)") &&
-                     back.err.contains("the weight blk.1.ffn_down.weight (PyTorch's model.layers.1.mlp.down_proj.weight) differs"),
+                     back.err.contains(
+                         "the weight blk.1.ffn_down.weight (PyTorch's model.layers.1.mlp.down_proj.weight) differs"),
                  qPrintable(back.err));
     }
 
@@ -398,10 +418,11 @@ json.dump({"task": "statistics", "level": "L0", "framework": "pytorch", "data": 
     void theHuntWithAPyTorchGolden()
     {
         const QString family = m_dir.path() + "/family/";
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " +
-                                                                     family + "model-f32.gguf",
-                                               "--test", kBin + "/llmscope-sample-generate -n 2 -m " + family + "model-corrupt.gguf",
-                                               "-o", m_dir.path() + "/hunt"});
+        const auto r = engine::llmscope(
+            kBin,
+            {"hunt", "--golden", "/usr/bin/python3 -m llmscope.reference.generate -n 2 -m " + family + "model-f32.gguf",
+             "--test", kBin + "/llmscope-sample-generate -n 2 -m " + family + "model-corrupt.gguf", "-o",
+             m_dir.path() + "/hunt"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("its error comes in through the weight blk.1.ffn_down.weight"), qPrintable(r.err));

@@ -49,11 +49,14 @@ constexpr int kWidth = 160, kHeads = 4, kFfn = 512;
 // blame where those rows have a tail (AVX-512), and not what the program computes.
 std::pair<QString, QString> simdTailVictim(int step, int width, int head)
 {
-    const auto tail = [step](int n) { return QString("%1 floats = %2 x %3 + %4").arg(n).arg(n / step).arg(step).arg(n % step); };
+    const auto tail = [step](int n) {
+        return QString("%1 floats = %2 x %3 + %4").arg(n).arg(n / step).arg(step).arg(n % step);
+    };
     if (step <= 0 || head % step == 0)
         return {};
-    return {"FLASH_ATTN_EXT", "flash attention's head rows have a tail (" + tail(head) + "); RMS_NORM runs fused with MUL" +
-                                  (width % step ? " (unfused, its rows of " + tail(width) + " would depart first)" : QString())};
+    return {"FLASH_ATTN_EXT",
+            "flash attention's head rows have a tail (" + tail(head) + "); RMS_NORM runs fused with MUL" +
+                (width % step ? " (unfused, its rows of " + tail(width) + " would depart first)" : QString())};
 }
 
 // "step N" of the flavour's simd.txt (scripts/kernel_zoo asked its library); 0 when unsaid.
@@ -78,14 +81,15 @@ class TstKernelZoo : public QObject {
     QString program(const QString &backend, const QString &model = {}) const
     {
         return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llama-simple -m " +
-               (model.isEmpty() ? m_model : model) + " -n 3 Hello";
+            (model.isEmpty() ? m_model : model) + " -n 3 Hello";
     }
     // The dump folder of `llmscope dump` of program with types; empty on failure.
     QString dump(const QString &backend, const QString &name, const QStringList &types)
     {
         const QString out = m_dir.path() + "/" + name;
-        const auto r = engine::llmscope(kBin, QStringList{"dump", "--exec", program(backend), "--type"} + types +
-                                                  QStringList{"-er", "0,100", "-o", out});
+        const auto r = engine::llmscope(kBin,
+                                        QStringList{"dump", "--exec", program(backend), "--type"} + types +
+                                            QStringList{"-er", "0,100", "-o", out});
         if (r.code != 0) {
             qWarning("%s", qPrintable(r.err));
             return {};
@@ -135,8 +139,9 @@ private slots:
         QVERIFY2(m_step > 0, qPrintable(m_libs + "/simd.txt says no SIMD step: run scripts/kernel_zoo again"));
         qInfo("backends in %s: vector loops step by %d floats", qPrintable(m_libs), m_step);
         m_model = m_dir.path() + "/m.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", QString::number(kWidth), "--heads",
-                                         QString::number(kHeads), "--kv-heads", "2", "--ff", QString::number(kFfn)}));
+        QVERIFY(engine::makeModel(kBin,
+                                  {"--out", m_model, "--layers", "3", "--width", QString::number(kWidth), "--heads",
+                                   QString::number(kHeads), "--kv-heads", "2", "--ff", QString::number(kFfn)}));
         m_wide = m_dir.path() + "/wide.gguf";
         QVERIFY(engine::makeModel(kBin, {"--out", m_wide, "--layers", "3"}));
     }
@@ -150,18 +155,24 @@ private slots:
     void theWalkBackFindsWhatStatisticsMiss()
     {
         qputenv("LLMSCOPE_SKETCH", "0");
-        const auto r = engine::llmscope(kBin, {"hunt", "--standard", "engine", "--golden", program("stock", m_wide), "--test",
-                                               program("chunk", m_wide), "-o", m_dir.path() + "/walk"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--standard", "engine", "--golden", program("stock", m_wide), "--test",
+                                         program("chunk", m_wide), "-o", m_dir.path() + "/walk"});
         qunsetenv("LLMSCOPE_SKETCH");
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_\d+ (?!Qcur-0)\S+ \(\w+\) \(relative error at least)")),
+        QVERIFY2(
+            r.err.contains(QRegularExpression(
+                R"(\n  first divergent by statistics: round 0, op 1_\d+ (?!Qcur-0)\S+ \(\w+\) \(relative error at least)")),
+            qPrintable(r.err));
+        QVERIFY2(r.err.contains("llmscope hunt: step 4 of 4, walking back: comparing them element by element"),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("llmscope hunt: step 4 of 4, walking back: comparing them element by element"), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
         // and with the sketches, the statistics name Qcur-0 themselves
-        const auto s = engine::llmscope(kBin, {"hunt", "--golden", program("stock", m_wide), "--test",
-                                               program("chunk", m_wide), "-o", m_dir.path() + "/sketched"});
+        const auto s = engine::llmscope(kBin,
+                                        {"hunt", "--golden", program("stock", m_wide), "--test",
+                                         program("chunk", m_wide), "-o", m_dir.path() + "/sketched"});
         QVERIFY2(s.code == 0 && !s.err.contains("walking back"), qPrintable(s.err));
         QVERIFY2(engine::concludes(s.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(s.err));
     }
@@ -172,23 +183,39 @@ private slots:
         QTest::addColumn<QString>("opType"); // what the fault breaks first, as a check of the check
         QTest::addColumn<QString>("why");
         const auto [tailOp, tailWhy] = simdTailVictim(m_step, kWidth, kWidth / kHeads);
-        QTest::newRow("chunk") << "chunk" << "MUL_MAT" << "Qcur-0's product is layer 0's first";
-        QTest::newRow("simd-tail") << "simd-tail" << tailOp
-                                   << QString("vector loops step by %1 floats: %2").arg(m_step).arg(tailWhy.isEmpty()
-                                          ? "flash attention's head rows have no tail, so the fault cannot show as the program runs: change its shape"
-                                          : tailWhy);
-        QTest::newRow("rope-cache") << "rope-cache" << "ROPE" << "the fault is in ROPE";
-        QTest::newRow("mask-row") << "mask-row" << "FLASH_ATTN_EXT" << "the fault is in flash attention's mask";
-        QTest::newRow("wrong-row") << "wrong-row" << "GET_ROWS" << "the embedding's GET_ROWS is the graph's first op";
-        QTest::newRow("single-token") << "single-token" << "MUL_MAT"
-                                      << QString("the prompt's last layer runs one token through an FFN of %1 rows").arg(kFfn);
-        QTest::newRow("single-query") << "single-query" << "FLASH_ATTN_EXT"
+        QTest::newRow("chunk") << "chunk"
+                               << "MUL_MAT"
+                               << "Qcur-0's product is layer 0's first";
+        QTest::newRow("simd-tail")
+            << "simd-tail" << tailOp
+            << QString("vector loops step by %1 floats: %2")
+                   .arg(m_step)
+                   .arg(
+                       tailWhy.isEmpty()
+                           ? "flash attention's head rows have no tail, so the fault cannot show as the program runs: change its shape"
+                           : tailWhy);
+        QTest::newRow("rope-cache") << "rope-cache"
+                                    << "ROPE"
+                                    << "the fault is in ROPE";
+        QTest::newRow("mask-row") << "mask-row"
+                                  << "FLASH_ATTN_EXT"
+                                  << "the fault is in flash attention's mask";
+        QTest::newRow("wrong-row") << "wrong-row"
+                                   << "GET_ROWS"
+                                   << "the embedding's GET_ROWS is the graph's first op";
+        QTest::newRow("single-token")
+            << "single-token"
+            << "MUL_MAT" << QString("the prompt's last layer runs one token through an FFN of %1 rows").arg(kFfn);
+        QTest::newRow("single-query") << "single-query"
+                                      << "FLASH_ATTN_EXT"
                                       << "a decoded token's round is the first with one query";
         // State: what the prompt's round wrote into the KV cache (read back at its cells), where
         // otherwise only round 1's attention, reading the cache, would depart.
-        QTest::newRow("cache-last-row") << "cache-last-row" << "SET_ROWS"
+        QTest::newRow("cache-last-row") << "cache-last-row"
+                                        << "SET_ROWS"
                                         << "the prompt's round writes layer 0's keys into the cache first";
-        QTest::newRow("cache-wrong-cell") << "cache-wrong-cell" << "SET_ROWS"
+        QTest::newRow("cache-wrong-cell") << "cache-wrong-cell"
+                                          << "SET_ROWS"
                                           << "the prompt's round writes layer 0's keys into the cache first";
     }
     void huntNamesTheFirstOpAndBlamesItsKernel()
@@ -221,12 +248,15 @@ private slots:
         QCOMPARE(named.round, first.round);
 
         // The hunt ends on it and blames its kernel.
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o",
-                                               m_dir.path() + "/hunt-" + bug});
+        const auto r = engine::llmscope(
+            kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o", m_dir.path() + "/hunt-" + bug});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, QString("found: round %1, op ").arg(first.round) + QRegularExpression::escape(label) + " in "),
+        QVERIFY2(engine::concludes(r.err,
+                                   QString("found: round %1, op ").arg(first.round) +
+                                       QRegularExpression::escape(label) + " in "),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
     }
 
     // State across rounds: the prompt's round leaves its last row out of the KV cache, and the
@@ -236,22 +266,29 @@ private slots:
     // there, and ends on it.
     void aCacheFaultIsFollowedBackToTheRoundThatWroteIt()
     {
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("cache-last-row"),
-                                               "-er", "1,1", "-o", m_dir.path() + "/cache-trace"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", program("stock"), "--test", program("cache-last-row"),
+                                         "-er", "1,1", "-o", m_dir.path() + "/cache-trace"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(first divergent by statistics: round 1, op \S+ \S+ \(FLASH_ATTN_EXT\))")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(first divergent by statistics: round 1, op \S+ \S+ \(FLASH_ATTN_EXT\))")),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("following the state back: what departs in op "), qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
         // The rope-cache fault spoils round 0's keys before they are stored (a decoded token's
         // one position is right): followed back, round 0's write is right on what it was
         // given, and the hunt sends the user to round 0, where the keys' producer departs.
-        const auto rope = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("rope-cache"),
-                                                  "-er", "1,1", "-o", m_dir.path() + "/cache-trace-rope"});
+        const auto rope = engine::llmscope(kBin,
+                                           {"hunt", "--golden", program("stock"), "--test", program("rope-cache"),
+                                            "-er", "1,1", "-o", m_dir.path() + "/cache-trace-rope"});
         QCOMPARE(rope.code, 1);
-        QVERIFY2(engine::concludes(rope.err, R"(op \S+ cache_k_l0 \(view\) \(SET_ROWS\) stores in the KV cache the rows it )"
-                                             R"(was given within its budget, and those already depart: hunt round 0 alone \(-er 0,0\))"),
+        QVERIFY2(engine::concludes(
+                     rope.err,
+                     R"(op \S+ cache_k_l0 \(view\) \(SET_ROWS\) stores in the KV cache the rows it )"
+                     R"(was given within its budget, and those already depart: hunt round 0 alone \(-er 0,0\))"),
                  qPrintable(rope.err));
     }
 
@@ -263,15 +300,18 @@ private slots:
     {
         auto sample = [&](const QString &backend) {
             return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo +
-                   "/build/bin/llmscope-sample-generate -m " + m_wide + " -n 3 -t 4 -ctk q4_0 -ctv q4_0";
+                "/build/bin/llmscope-sample-generate -m " + m_wide + " -n 3 -t 4 -ctk q4_0 -ctv q4_0";
         };
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("cache-q4-scale"), "-o",
-                                               m_dir.path() + "/cache-q4"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", sample("stock"), "--test", sample("cache-q4-scale"), "-o",
+                                         m_dir.path() + "/cache-q4"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_k_l0 \(view\) \(SET_ROWS\) in )"), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \S+ cache_k_l0 \(view\) \(SET_ROWS\) in )"),
+                 qPrintable(r.err));
         // one backend, the same cache type: held to rounding, which the scale fault is far beyond
         QVERIFY2(r.err.contains("\n  standard rounding: both sides ran on CPU with the same types"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
     }
 
     // Quantized models whose CPU dot product is wrong: a q8_0 model whose rows' last block takes
@@ -286,9 +326,12 @@ private slots:
     {
         QTest::addColumn<QString>("type");
         QTest::addColumn<QString>("bug");
-        QTest::newRow("q8_0 scale") << "q8_0" << "q8-dot-scale";
-        QTest::newRow("q4_0 nibbles") << "q4_0" << "q4-nibbles";
-        QTest::newRow("q4_K scales") << "q4_k_m" << "q4k-scales";
+        QTest::newRow("q8_0 scale") << "q8_0"
+                                    << "q8-dot-scale";
+        QTest::newRow("q4_0 nibbles") << "q4_0"
+                                      << "q4-nibbles";
+        QTest::newRow("q4_K scales") << "q4_k_m"
+                                     << "q4k-scales";
     }
     void aQuantizedProductFaultIsBlamedOnItsKernel()
     {
@@ -300,18 +343,20 @@ private slots:
         // take the products elsewhere, and this llama.cpp's llama-simple crashes there on them;
         // x86 repacks q4_0 weights for the CPU's own layout)
         auto sample = [&](const QString &backend) {
-            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-                   model + " -n 3 -t 4 --no-repack";
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo +
+                "/build/bin/llmscope-sample-generate -m " + model + " -n 3 -t 4 --no-repack";
         };
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample(bug), "-o",
-                                               m_dir.path() + "/hunt-" + bug});
+        const auto r = engine::llmscope(
+            kBin, {"hunt", "--golden", sample("stock"), "--test", sample(bug), "-o", m_dir.path() + "/hunt-" + bug});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  standard rounding: both sides ran on CPU with the same types"), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_\d+ \S+ \(MUL_MAT\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
         // the stock kernel's run replayed against the same reference: every product within it
         const QString out = m_dir.path() + "/" + type + "-stock";
-        const auto d = engine::llmscope(kBin, {"dump", "--exec", sample("stock"), "--type", "model", "tensor", "kernel", "-o", out});
+        const auto d = engine::llmscope(
+            kBin, {"dump", "--exec", sample("stock"), "--type", "model", "tensor", "kernel", "-o", out});
         QVERIFY2(d.code == 0, qPrintable(d.err));
         const auto dumps = dumpsInside(out.toStdString());
         QCOMPARE(dumps.size(), size_t(1));
@@ -328,7 +373,8 @@ private slots:
         for (const auto &row : rows) {
             const QJsonObject r = row.toObject();
             QCOMPARE(r["precision_result"].toString(), QString("PASS"));
-            quantized += r["precision_standard"].toString().contains(QRegularExpression("activations quantized to q8_[01K]"));
+            quantized +=
+                r["precision_standard"].toString().contains(QRegularExpression("activations quantized to q8_[01K]"));
         }
         QVERIFY2(quantized >= 9, qPrintable(QString::number(quantized))); // every layer's products, by the CPU's rule
     }
@@ -343,26 +389,31 @@ private slots:
     void aContextShiftIsFollowedIntoItsOwnRound()
     {
         auto sample = [&](const QString &libs, const QString &backend) {
-            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-                   m_wide + " -n 6 -t 4 --context-shift 3:4";
+            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo +
+                "/build/bin/llmscope-sample-generate -m " + m_wide + " -n 6 -t 4 --context-shift 3:4";
         };
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock"), "--test", sample(m_libs, "shift-rope"),
-                                               "-o", m_dir.path() + "/shift"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", sample(m_libs, "stock"), "--test",
+                                         sample(m_libs, "shift-rope"), "-o", m_dir.path() + "/shift"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(the KV cache cache_[kv]_l0 was 0 % off after round 2's write and \S+ % off )"
-                                                   R"(when round 4 wrote into it: round 3 changed it without a write)")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(the KV cache cache_[kv]_l0 was 0 % off after round 2's write and \S+ % off )"
+                                        R"(when round 4 wrote into it: round 3 changed it without a write)")),
                  qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 3, op \S+ .*\(ROPE\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
         // The stock backend built twice (natively and for AVX2: another build, the same kernels
         // in other vector widths), with the shift, and with q8_0 caches: nothing departs.
         const QString avx2 = zooDir() + "/lib-avx2";
         for (const QString &cache : {QString(), QString(" -ctk q8_0 -ctv q8_0")}) {
-            const auto clean = engine::llmscope(kBin, {"hunt", "--golden", sample(zooDir() + "/lib", "stock") + cache, "--test",
-                                                       sample(avx2, "stock") + cache, "-o",
-                                                       m_dir.path() + "/shift-clean" + QString::number(cache.size())});
+            const auto clean = engine::llmscope(kBin,
+                                                {"hunt", "--golden", sample(zooDir() + "/lib", "stock") + cache,
+                                                 "--test", sample(avx2, "stock") + cache, "-o",
+                                                 m_dir.path() + "/shift-clean" + QString::number(cache.size())});
             QCOMPARE(clean.code, 1);
-            QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"), qPrintable(clean.err));
+            QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"),
+                     qPrintable(clean.err));
         }
     }
 
@@ -376,29 +427,33 @@ private slots:
     void aSequenceCopyIsFollowed()
     {
         auto sample = [&](const QString &libs, const QString &backend, const QString &copy) {
-            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-                   m_wide + " -n 5 -t 4 --seq-copy " + copy;
+            return "env LD_LIBRARY_PATH=" + libs + "/" + backend + " " + m_zoo +
+                "/build/bin/llmscope-sample-generate -m " + m_wide + " -n 5 -t 4 --seq-copy " + copy;
         };
-        const auto tagged = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock", "2"), "--test",
-                                                    sample(m_libs, "cache-last-row", "2"), "-er", "3,3", "-o",
-                                                    m_dir.path() + "/copy-tagged"});
+        const auto tagged = engine::llmscope(kBin,
+                                             {"hunt", "--golden", sample(m_libs, "stock", "2"), "--test",
+                                              sample(m_libs, "cache-last-row", "2"), "-er", "3,3", "-o",
+                                              m_dir.path() + "/copy-tagged"});
         QVERIFY2(tagged.code == 0, qPrintable(tagged.err));
         QVERIFY2(tagged.err.contains("following the state back: what departs in op "), qPrintable(tagged.err));
         QVERIFY2(engine::concludes(tagged.err, R"(found: round 0, op \S+ cache_[kv]_l0 \(view\) \(SET_ROWS\) in )"),
                  qPrintable(tagged.err));
 
-        const auto streams = engine::llmscope(kBin, {"hunt", "--golden", sample(m_libs, "stock", "2:streams"), "--test",
-                                                     sample(m_libs, "seq-copy-values", "2:streams"), "-o",
-                                                     m_dir.path() + "/copy-streams"});
+        const auto streams =
+            engine::llmscope(kBin,
+                             {"hunt", "--golden", sample(m_libs, "stock", "2:streams"), "--test",
+                              sample(m_libs, "seq-copy-values", "2:streams"), "-o", m_dir.path() + "/copy-streams"});
         QVERIFY2(streams.code == 0, qPrintable(streams.err));
-        QVERIFY2(engine::concludes(streams.err, R"(found: golden's run copied the KV cache cache_v_l\d+ before round 2 )"
-                                                R"(\(stream 0 -> 1\) outside any graph .* and test's run made no such copy)"),
+        QVERIFY2(engine::concludes(streams.err,
+                                   R"(found: golden's run copied the KV cache cache_v_l\d+ before round 2 )"
+                                   R"(\(stream 0 -> 1\) outside any graph .* and test's run made no such copy)"),
                  qPrintable(streams.err));
         // what each run's probe noted: golden copied keys and values, test keys only, each exact
         const auto copies = [&](const QString &side, const std::string &cache) {
             const QStringList dumps = QDir(m_dir.path() + "/copy-streams").entryList({side + "-cache*"}, QDir::Dirs);
-            return dumps.size() == 1 ? stateCopiesInto((m_dir.path() + "/copy-streams/" + dumps[0]).toStdString(), cache, 0, 100)
-                                     : std::vector<StateCopy>{};
+            return dumps.size() == 1
+                ? stateCopiesInto((m_dir.path() + "/copy-streams/" + dumps[0]).toStdString(), cache, 0, 100)
+                : std::vector<StateCopy>{};
         };
         for (const std::string cache : {"cache_k_l0", "cache_v_l0"}) {
             for (const QString side : {"golden", "test"}) {
@@ -416,22 +471,26 @@ private slots:
                 QVERIFY(c[0].rows > 0);
             }
         }
-        const auto clean = engine::llmscope(kBin, {"hunt", "--golden", sample(zooDir() + "/lib", "stock", "2:streams"),
-                                                   "--test", sample(zooDir() + "/lib-avx2", "stock", "2:streams"), "-o",
-                                                   m_dir.path() + "/copy-clean"});
+        const auto clean = engine::llmscope(kBin,
+                                            {"hunt", "--golden", sample(zooDir() + "/lib", "stock", "2:streams"),
+                                             "--test", sample(zooDir() + "/lib-avx2", "stock", "2:streams"), "-o",
+                                             m_dir.path() + "/copy-clean"});
         QCOMPARE(clean.code, 1);
-        QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"), qPrintable(clean.err));
+        QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round"),
+                 qPrintable(clean.err));
     }
 
     // A fault of the decode rounds, hunted in the prompt's round alone: nothing there departs,
     // but the programs chose other tokens, so the hunt does not say nothing diverges.
     void aFaultAfterThePromptIsNeverNothing()
     {
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("single-query"),
-                                               "-er", "0,0", "-o", m_dir.path() + "/prompt-only"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", program("stock"), "--test", program("single-query"), "-er",
+                                         "0,0", "-o", m_dir.path() + "/prompt-only"});
         QCOMPARE(r.code, 1);
-        QVERIFY2(engine::concludes(r.err, "no operation departs beyond its budget in round 0, yet the two programs chose "
-                                          "different tokens from round \\d+ on"),
+        QVERIFY2(engine::concludes(r.err,
+                                   "no operation departs beyond its budget in round 0, yet the two programs chose "
+                                   "different tokens from round \\d+ on"),
                  qPrintable(r.err));
         QVERIFY(!r.err.contains("nothing diverges"));
     }
@@ -448,34 +507,42 @@ private slots:
         QVERIFY(unfused);
         QCOMPARE(unfused->firstDivergent, -1); // what observing node by node alone would conclude
 
-        const auto changed = engine::llmscope(kBin, {"dump", "--exec", program(bug), "--type", "model", "stats",
-                                                     "--check-observer", "-o", m_dir.path() + "/observer-unfused"});
+        const auto changed = engine::llmscope(kBin,
+                                              {"dump", "--exec", program(bug), "--type", "model", "stats",
+                                               "--check-observer", "-o", m_dir.path() + "/observer-unfused"});
         QVERIFY2(changed.code == 4, qPrintable(changed.err));
         QVERIFY2(changed.err.contains("observer:    observing changed the program's results: round 0's result_output "
                                       "differs from the run the probe only watched"),
                  qPrintable(changed.err));
-        const auto kept = engine::llmscope(kBin, {"dump", "--exec", program(bug), "--type", "model", "stats",
-                                                  "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/observer-kept"});
+        const auto kept = engine::llmscope(kBin,
+                                           {"dump", "--exec", program(bug), "--type", "model", "stats", "--keep-fusion",
+                                            "--check-observer", "-o", m_dir.path() + "/observer-kept"});
         QVERIFY2(kept.code == 0, qPrintable(kept.err));
-        QVERIFY2(kept.err.contains(QRegularExpression("observer:    observing changed nothing: \\d+ round\\(s\\) computed the "
-                                                      "same results bit for bit")),
+        QVERIFY2(kept.err.contains(
+                     QRegularExpression("observer:    observing changed nothing: \\d+ round\\(s\\) computed the "
+                                        "same results bit for bit")),
                  qPrintable(kept.err));
 
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o",
-                                               m_dir.path() + "/hunt-" + bug});
+        const auto r = engine::llmscope(
+            kBin, {"hunt", "--golden", program("stock"), "--test", program(bug), "-o", m_dir.path() + "/hunt-" + bug});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  observing changed nothing: "), qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
-                                          R"(computed fused on CPU: its end departs)"),
-                 qPrintable(r.err));
-        QVERIFY2(r.err.contains("with fusion off, the same ops agree with golden's (relative error 0 %): the fused kernel is wrong"),
-                 qPrintable(r.err));
+        QVERIFY2(
+            engine::concludes(r.err,
+                              R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
+                              R"(computed fused on CPU: its end departs)"),
+            qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(
+                "with fusion off, the same ops agree with golden's (relative error 0 %): the fused kernel is wrong"),
+            qPrintable(r.err));
         // the chain replayed whole on its own inputs: float64 and ggml's unfused kernels disagree with it
         QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
 
-        const auto off = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test",
-                                                 "env GGML_CPU_DISABLE_FUSION=1 " + program(bug), "-o",
-                                                 m_dir.path() + "/hunt-fusion-off"});
+        const auto off = engine::llmscope(kBin,
+                                          {"hunt", "--golden", program("stock"), "--test",
+                                           "env GGML_CPU_DISABLE_FUSION=1 " + program(bug), "-o",
+                                           m_dir.path() + "/hunt-fusion-off"});
         QCOMPARE(off.code, 1);
         QVERIFY2(engine::concludes(off.err, "every operation is within its budget in every round: nothing diverges"),
                  qPrintable(off.err));
@@ -487,14 +554,16 @@ private slots:
     void theControlEndsClean()
     {
         for (const char *kind : {"tensor", "stats"})
-            for (const std::optional<Standard> standard : {std::optional(Standard::Engine), std::optional<Standard>()}) {
+            for (const std::optional<Standard> standard :
+                 {std::optional(Standard::Engine), std::optional<Standard>()}) {
                 const auto run = againstStock("control-rounding", kind, true, standard);
                 QVERIFY2(run && !run->ops.empty(), kind);
                 QCOMPARE(standardName(run->standard), standard ? "engine" : "rounding");
                 QCOMPARE(run->firstDivergent, -1);
             }
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock"), "--test", program("control-rounding"),
-                                               "-o", m_dir.path() + "/hunt-control"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", program("stock"), "--test", program("control-rounding"),
+                                         "-o", m_dir.path() + "/hunt-control"});
         QCOMPARE(r.code, 1);
         QVERIFY2(engine::concludes(r.err, "every operation is within its budget in every round: nothing diverges"),
                  qPrintable(r.err));
@@ -509,19 +578,23 @@ private slots:
     void aFaultUnderTheCrossBackendBudgetIsFoundByRounding()
     {
         const QString wide = m_dir.path() + "/w2048.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", wide, "--layers", "1", "--width", "2048", "--heads", "16", "--kv-heads",
-                                         "16", "--ff", "2048"}));
+        QVERIFY(engine::makeModel(
+            kBin,
+            {"--out", wide, "--layers", "1", "--width", "2048", "--heads", "16", "--kv-heads", "16", "--ff", "2048"}));
         const QString out = m_dir.path() + "/hunt-chunk-row";
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", program("stock", wide), "--test",
-                                               program("chunk-row", wide), "-o", out});
+        const auto r = engine::llmscope(
+            kBin, {"hunt", "--golden", program("stock", wide), "--test", program("chunk-row", wide), "-o", out});
         QFile::remove(wide);
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  standard rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so"),
+        QVERIFY2(r.err.contains(
+                     "\n  standard rounding: both sides ran on CPU with the same types (differing in libggml-cpu.so"),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_2 Qcur-0 \(MUL_MAT\))")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(\n  first divergent by statistics: round 0, op 1_2 Qcur-0 \(MUL_MAT\))")),
                  qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
         // The same statistics by ggml's cross-backend budgets: round 0's Qcur-0 passes, with
         // an error tens of times the rounding standard's budget (itself some 10^4 times what
         // two correct float32 products of 2048 terms differ by).
@@ -553,19 +626,23 @@ private slots:
         QVERIFY(engine::makeModel(kBin, {"--arch", "qwen3moe", "--out", f32, "--layers", "2"}));
         QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", f32, "--out", q8}));
         auto sample = [&](const QString &backend) {
-            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-                   q8 + " -n 3 -t 4 --no-repack";
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo +
+                "/build/bin/llmscope-sample-generate -m " + q8 + " -n 3 -t 4 --no-repack";
         };
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("experts-slot"), "-o",
-                                               m_dir.path() + "/hunt-experts-slot"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", sample("stock"), "--test", sample("experts-slot"), "-o",
+                                         m_dir.path() + "/hunt-experts-slot"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_\d+ ffn_moe_down-0 \(MUL_MAT_ID\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of \d+ )"
-                                                   R"(elements beyond the bound, the largest [0-9.]+ times it; ggml's CPU kernel on )"
-                                                   R"(the same inputs: 0\.\d+ times the bound)")),
+        QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_\d+ ffn_moe_down-0 \(MUL_MAT_ID\) in )"),
                  qPrintable(r.err));
-        const auto stock = engine::llmscope(kBin, {"hunt", "--golden", sample("stock"), "--test", sample("stock"), "-o",
-                                                   m_dir.path() + "/hunt-experts-stock"});
+        QVERIFY2(r.err.contains(QRegularExpression(
+                     R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of \d+ )"
+                     R"(elements beyond the bound, the largest [0-9.]+ times it; ggml's CPU kernel on )"
+                     R"(the same inputs: 0\.\d+ times the bound)")),
+                 qPrintable(r.err));
+        const auto stock = engine::llmscope(kBin,
+                                            {"hunt", "--golden", sample("stock"), "--test", sample("stock"), "-o",
+                                             m_dir.path() + "/hunt-experts-stock"});
         QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "every operation is within its budget in every round"),
                  qPrintable(stock.err));
     }
@@ -581,24 +658,30 @@ private slots:
     void aQuantizedFaultUnderTheBudgetIsFoundByItsReplay()
     {
         const QString wide = m_dir.path() + "/w2048-f32.gguf", q8 = m_dir.path() + "/w2048-q8_0.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", wide, "--layers", "1", "--width", "2048", "--heads", "16", "--kv-heads",
-                                         "16", "--ff", "2048"}));
+        QVERIFY(engine::makeModel(
+            kBin,
+            {"--out", wide, "--layers", "1", "--width", "2048", "--heads", "16", "--kv-heads", "16", "--ff", "2048"}));
         QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", wide, "--out", q8}));
         auto sample = [&](const QString &backend, const QString &model) {
-            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-                   model + " -n 3 -t 4 --no-repack";
+            return "env LD_LIBRARY_PATH=" + m_libs + "/" + backend + " " + m_zoo +
+                "/build/bin/llmscope-sample-generate -m " + model + " -n 3 -t 4 --no-repack";
         };
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", sample("stock", wide), "--test", sample("chunk-row", q8),
-                                               "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-chunk-row"});
-        const auto stock = engine::llmscope(kBin, {"hunt", "--golden", sample("stock", wide), "--test", sample("stock", q8),
-                                                   "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-stock"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", sample("stock", wide), "--test", sample("chunk-row", q8),
+                                         "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-chunk-row"});
+        const auto stock = engine::llmscope(kBin,
+                                            {"hunt", "--golden", sample("stock", wide), "--test", sample("stock", q8),
+                                             "-er", "0,0", "-o", m_dir.path() + "/hunt-q8-stock"});
         // the quantization report replays the same products: the fault is named as the kernel's,
         // not ranked as the weight's quantization
         const QString report = m_dir.path() + "/quant-q8-chunk-row";
-        const auto q = engine::llmscope(kBin, {"quant-report", "--golden", sample("stock", wide), "--test",
-                                               sample("chunk-row", q8), "-er", "0,0", "-o", report});
-        const auto qStock = engine::llmscope(kBin, {"quant-report", "--golden", sample("stock", wide), "--test",
-                                                    sample("stock", q8), "-er", "0,0", "-o", m_dir.path() + "/quant-q8-stock"});
+        const auto q = engine::llmscope(kBin,
+                                        {"quant-report", "--golden", sample("stock", wide), "--test",
+                                         sample("chunk-row", q8), "-er", "0,0", "-o", report});
+        const auto qStock =
+            engine::llmscope(kBin,
+                             {"quant-report", "--golden", sample("stock", wide), "--test", sample("stock", q8), "-er",
+                              "0,0", "-o", m_dir.path() + "/quant-q8-stock"});
         QFile::remove(wide);
         QFile::remove(q8);
         const QString wrong = "round 0, op 1_2 Qcur-0 (MUL_MAT): its kernel is wrong on its own inputs (";
@@ -608,18 +691,22 @@ private slots:
         QVERIFY2(QString::fromUtf8(json.readAll()).contains(wrong), "the report's notes name the kernel");
         QVERIFY2(qStock.code == 0 && !qStock.err.contains("its kernel is wrong"), qPrintable(qStock.err));
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  a matrix product within ggml's budget for this pair is wrong on its own inputs: its kernel, "
-                                "not the quantization, adds the error\n"),
+        QVERIFY2(r.err.contains(
+                     "\n  a matrix product within ggml's budget for this pair is wrong on its own inputs: its kernel, "
+                     "not the quantization, adds the error\n"),
                  qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_2 Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  within its budget: "), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of )"
-                                                   R"(36864 elements beyond the bound)")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of )"
+                                        R"(36864 elements beyond the bound)")),
                  qPrintable(r.err));
-        QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "no kernel adds error beyond what quantization explains in round 0"),
+        QVERIFY2(stock.code == 1 &&
+                     engine::concludes(stock.err, "no kernel adds error beyond what quantization explains in round 0"),
                  qPrintable(stock.err));
-        QVERIFY2(stock.err.contains(QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within )"
-                                                       R"(its bound on the inputs it was given)")),
+        QVERIFY2(stock.err.contains(
+                     QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within )"
+                                        R"(its bound on the inputs it was given)")),
                  qPrintable(stock.err));
     }
 
@@ -631,9 +718,11 @@ private slots:
     {
         auto run = [&](const QString &libs, const QString &name) {
             const QString out = m_dir.path() + "/" + name;
-            const auto d = engine::llmscope(kBin, {"dump", "--exec", "env LD_LIBRARY_PATH=" + libs + "/stock " + m_zoo +
-                                                   "/build/bin/llama-simple -m " + m_model + " -n 3 Hello",
-                                                   "--type", "model", "tensor", "--keep-fusion", "-o", out});
+            const auto d = engine::llmscope(kBin,
+                                            {"dump", "--exec",
+                                             "env LD_LIBRARY_PATH=" + libs + "/stock " + m_zoo +
+                                                 "/build/bin/llama-simple -m " + m_model + " -n 3 Hello",
+                                             "--type", "model", "tensor", "--keep-fusion", "-o", out});
             const auto dumps = dumpsInside(out.toStdString());
             return d.code == 0 && dumps.size() == 1 ? QString::fromStdString(dumps[0]) : QString();
         };
@@ -643,10 +732,12 @@ private slots:
         const CompareResult widths = compare(native, avx2, std::nullopt);
         QCOMPARE(standardName(widths.standard), "rounding");
         QVERIFY(!widths.ops.empty());
-        QVERIFY2(widths.firstDivergent < 0, widths.firstDivergent < 0 ? "" : widths.ops[size_t(widths.firstDivergent)].label().c_str());
+        QVERIFY2(widths.firstDivergent < 0,
+                 widths.firstDivergent < 0 ? "" : widths.ops[size_t(widths.firstDivergent)].label().c_str());
         const CompareResult same = compare(native, again, std::nullopt);
         QCOMPARE(standardName(same.standard), "exact");
-        QVERIFY2(same.firstDivergent < 0, same.firstDivergent < 0 ? "" : same.ops[size_t(same.firstDivergent)].label().c_str());
+        QVERIFY2(same.firstDivergent < 0,
+                 same.firstDivergent < 0 ? "" : same.ops[size_t(same.firstDivergent)].label().c_str());
         for (const OpResult &op : same.ops)
             QCOMPARE(op.nmse, 0.0);
     }

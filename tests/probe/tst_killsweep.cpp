@@ -36,7 +36,8 @@ std::pair<qint64, int> progress(const QString &out)
 {
     qint64 pid = 0;
     int files = 0;
-    for (QDirIterator it(out, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories); it.hasNext();) {
+    for (QDirIterator it(out, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+         it.hasNext();) {
         const QFileInfo f(it.next());
         if (f.isDir() && f.dir().dirName() == "tensors")
             pid = f.fileName().section('_', 1).toLongLong();
@@ -64,7 +65,7 @@ bool killProgram(qint64 pid)
         return false;
     QFile stat(QStringLiteral("/proc/%1/stat").arg(pid)), cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
     const bool running = stat.open(QIODevice::ReadOnly) && cmdline.open(QIODevice::ReadOnly) &&
-                         !stat.readAll().contains(") Z ") && cmdline.readAll().contains("llmscope-sample-generate");
+        !stat.readAll().contains(") Z ") && cmdline.readAll().contains("llmscope-sample-generate");
     const bool sent = running && ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0) == 0;
     ::close(fd);
     return sent;
@@ -106,7 +107,8 @@ private slots:
         QTest::addColumn<int>("point");
         for (const auto &kind : kKinds)
             for (int k = 0; k < kPoints; ++k) // from the start (the status file alone) to late in the run
-                QTest::newRow(qPrintable(QString("%1 at %2/%3").arg(kind.first).arg(k).arg(kPoints))) << kind.first << k;
+                QTest::newRow(qPrintable(QString("%1 at %2/%3").arg(kind.first).arg(k).arg(kPoints)))
+                    << kind.first << k;
     }
     void killedAnywhere()
     {

@@ -54,7 +54,8 @@ public:
     }
     bool ok() const { return m_ok; }
     // handler(fd) runs once a peer connects (or not at all, within 60 s)
-    template <typename F> void run(F handler)
+    template <typename F>
+    void run(F handler)
     {
         m_thread = std::thread([this, handler] {
             pollfd p{m_fd, POLLIN, 0};
@@ -73,7 +74,8 @@ private:
 };
 
 // Reads lines until the peer closes or `stop` says so; calls onMessage for each.
-template <typename F> void readLines(int fd, F onMessage)
+template <typename F>
+void readLines(int fd, F onMessage)
 {
     std::string buf;
     char chunk[65536];
@@ -186,7 +188,7 @@ private slots:
         l.join(); // everything the probe said has been read
         QVERIFY(helloFirst);
         QVERIFY(topologies >= 2); // the prompt's graph, then decode's
-        QVERIFY(cpuOps > 50);     // each op with the backend that runs it
+        QVERIFY(cpuOps > 50); // each op with the backend that runs it
         QVERIFY(goodbye);
         QVERIFY2(ackRound >= 3, qPrintable(QString::number(ackRound)));
         // op 1_2's statistics streamed after the selection took effect, not only in the

@@ -66,7 +66,8 @@ class TstOpcheckRuns : public QObject {
     QString dump(const QString &name, const QString &command, const QStringList &more = {})
     {
         const QString out = m_dir.path() + "/" + name;
-        const auto r = llmscopeRun(QStringList{"dump", "--exec", command, "--type", "tensor", "-tiling", "-o", out} + more);
+        const auto r =
+            llmscopeRun(QStringList{"dump", "--exec", command, "--type", "tensor", "-tiling", "-o", out} + more);
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         return r.code == 0 ? onlyDump(out) : QString();
@@ -75,7 +76,8 @@ class TstOpcheckRuns : public QObject {
     // A two-layer model of arch quantized to type, made once; empty when it cannot be made.
     QString quantizedModel(const QString &arch, const QString &type)
     {
-        const QString f32 = m_dir.path() + "/" + arch + "-f32.gguf", model = m_dir.path() + "/" + arch + "-" + type + ".gguf";
+        const QString f32 = m_dir.path() + "/" + arch + "-f32.gguf",
+                      model = m_dir.path() + "/" + arch + "-" + type + ".gguf";
         if (!QFile::exists(f32) && !engine::makeModel(kBin, {"--arch", arch, "--out", f32, "--layers", "2"}))
             return {};
         if (!QFile::exists(model) && !engine::makeModel(kBin, {"--quantize", type, "--in", f32, "--out", model}))
@@ -94,13 +96,14 @@ private slots:
     // views; the workbook holds msit's sheet and columns.
     void cpuDumpPasses()
     {
-        const QString root = dump("cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
-                                  {"--kv-cache", "-er", "0,1"});
+        const QString root =
+            dump("cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"--kv-cache", "-er", "0,1"});
         QVERIFY(!root.isEmpty());
         // -tiling: the inputs op_param.json marks as weights are written in the first round
         // only; round 1's are relative links to those files; every other input is a file.
         int weights = 0, others = 0;
-        for (QDirIterator it(root + "/tensors", {"op_param.json"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+        for (QDirIterator it(root + "/tensors", {"op_param.json"}, QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();) {
             const QString param = it.next();
             const QString dir = QFileInfo(param).path();
             if (!dir.contains("/1/"))
@@ -116,7 +119,8 @@ private slots:
                     ++weights;
                     QVERIFY2(in.isSymLink(), qPrintable(in.filePath()));
                     QVERIFY(std::filesystem::read_symlink(in.filePath().toStdString()).is_relative());
-                    QCOMPARE(in.canonicalFilePath(), QFileInfo(QString(in.filePath()).replace("/1/", "/0/")).canonicalFilePath());
+                    QCOMPARE(in.canonicalFilePath(),
+                             QFileInfo(QString(in.filePath()).replace("/1/", "/0/")).canonicalFilePath());
                 } else {
                     ++others;
                     QVERIFY2(!in.isSymLink(), qPrintable(in.filePath()));
@@ -161,16 +165,19 @@ private slots:
             types << v.toObject()["op_type"].toString();
         types.removeDuplicates();
         types.sort();
-        QCOMPARE(types, (QStringList{"ADD", "FLASH_ATTN_EXT", "GET_ROWS", "MUL", "MUL_MAT", "PERMUTE", "RESHAPE",
-                                     "RMS_NORM", "ROPE", "SET_ROWS", "SWIGLU", "VIEW"}));
+        QCOMPARE(types,
+                 (QStringList{"ADD", "FLASH_ATTN_EXT", "GET_ROWS", "MUL", "MUL_MAT", "PERMUTE", "RESHAPE", "RMS_NORM",
+                              "ROPE", "SET_ROWS", "SWIGLU", "VIEW"}));
         QCOMPARE(s["views_checked"].toInt(), s["views"].toInt()); // every view's output where its strides put it
         // The workbook: msit's sheet, and its header row in msit's order.
         const QStringList xlsx = QDir(out).entryList({"opcheck_result_*.xlsx"}, QDir::Files);
         QCOMPARE(xlsx.size(), 1);
         QProcess py;
-        py.start("python3", {"-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
-                                   "print(z.read('xl/workbook.xml').decode()); print(z.read('xl/sharedStrings.xml').decode())",
-                             out + "/" + xlsx.front()});
+        py.start("python3",
+                 {"-c",
+                  "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+                  "print(z.read('xl/workbook.xml').decode()); print(z.read('xl/sharedStrings.xml').decode())",
+                  out + "/" + xlsx.front()});
         QVERIFY(py.waitForFinished(30000));
         const QString text = QString::fromUtf8(py.readAllStandardOutput());
         QVERIFY2(text.contains("name=\"opcheck_result\""), qPrintable(text.left(400)));
@@ -187,8 +194,8 @@ private slots:
     // by 1.001 fails, alone, with ggml's unfused kernels within the bound: the fused kernel.
     void aFusedChainIsReplayedWhole()
     {
-        const QString root = dump("fused", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
-                                  {"--keep-fusion", "-er", "0,0"});
+        const QString root =
+            dump("fused", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"--keep-fusion", "-er", "0,0"});
         QVERIFY(!root.isEmpty());
         const QString out = m_dir.path() + "/fused-check";
         auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
@@ -203,8 +210,9 @@ private slots:
                 continue;
             chains << o["op_id"].toString();
             QCOMPARE(o["precision_result"].toString(), QString("PASS"));
-            QVERIFY2(o["precision_standard"].toString().startsWith("100% within the fused chain RMS_NORM+MUL in float64"),
-                     qPrintable(o["precision_standard"].toString()));
+            QVERIFY2(
+                o["precision_standard"].toString().startsWith("100% within the fused chain RMS_NORM+MUL in float64"),
+                qPrintable(o["precision_standard"].toString()));
             QVERIFY2(o["cpu_replay_error_over_bound"].isDouble() && o["cpu_replay_error_over_bound"].toDouble() <= 1,
                      qPrintable(o["cpu_replay_not_run"].toString()));
             if (o["op_id"].toString().startsWith("2_"))
@@ -249,9 +257,9 @@ private slots:
             QStringList options{"-opname", "set_rows", "-er", "0,1"};
             if (!whole.isEmpty())
                 options << whole;
-            const QString root = dump("cache-" + name,
-                                      kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 -ctk " + type + " -ctv " + type,
-                                      options);
+            const QString root = dump(
+                "cache-" + name,
+                kBin + "/llmscope-sample-generate -m " + m_model + " -n 2 -ctk " + type + " -ctv " + type, options);
             QVERIFY(!root.isEmpty());
             const QString out = m_dir.path() + "/cache-check-" + name;
             const auto r = llmscopeRun({"opcheck", "-i", root, "-o", out});
@@ -268,8 +276,8 @@ private slots:
 
     void msprobeStandard()
     {
-        const QString root = dump("ms-cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
-                                  {"--kv-cache", "-er", "0,0"});
+        const QString root =
+            dump("ms-cpu", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"--kv-cache", "-er", "0,0"});
         QVERIFY(!root.isEmpty());
         auto r = llmscopeRun({"opcheck", "-i", root, "-o", m_dir.path() + "/ms-cpu-check", "--standard", "msprobe"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -303,7 +311,8 @@ private slots:
         QVERIFY2(failed[0].toObject()["fail_reason"].toString().contains("beyond 32 ULP"),
                  qPrintable(failed[0].toObject()["fail_reason"].toString()));
         QVERIFY(failed[0].toObject()["mean_ulp_error"].toDouble() > 1000); // 1e-3 relative: about 8000 ULP
-        const QString bad = dump("ms-sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
+        const QString bad =
+            dump("ms-sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
         QVERIFY(!bad.isEmpty());
         r = llmscopeRun({"opcheck", "-i", bad, "-o", m_dir.path() + "/ms-sim-bad-check", "--standard", "msprobe"});
         QCOMPARE(r.code, 1);
@@ -320,10 +329,12 @@ private slots:
     // still judges the op, and opcheck ends normally.
     void hostileRawParameters()
     {
-        const QString root = dump("hostile", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"-er", "0,0"});
+        const QString root =
+            dump("hostile", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", {"-er", "0,0"});
         QVERIFY(!root.isEmpty());
         QStringList changed;
-        for (QDirIterator it(root + "/tiling", {"*_ROPE.bin", "*_SWIGLU.bin"}, QDir::Files, QDirIterator::Subdirectories);
+        for (QDirIterator it(root + "/tiling", {"*_ROPE.bin", "*_SWIGLU.bin"}, QDir::Files,
+                             QDirIterator::Subdirectories);
              it.hasNext();) {
             QFile f(it.next());
             QVERIFY(f.open(QIODevice::ReadWrite));
@@ -374,7 +385,8 @@ private slots:
         QString target, targetId;
         for (const auto &v : j["rows"].toArray()) {
             const QJsonObject o = v.toObject();
-            if (o["op_type"].toString() == "MUL_MAT" && o["round"].toInt() == 0 && o["op_id"].toString().startsWith("2_")) {
+            if (o["op_type"].toString() == "MUL_MAT" && o["round"].toInt() == 0 &&
+                o["op_id"].toString().startsWith("2_")) {
                 target = o["tensor_path"].toString();
                 targetId = o["op_id"].toString();
                 break;
@@ -402,7 +414,8 @@ private slots:
     void anImpreciseKernelIsNamed()
     {
         const QString clean = dump("sim", kBin + "/llmscope-two-backend-target 2", {"-er", "0,1"});
-        const QString bad = dump("sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
+        const QString bad =
+            dump("sim-bad", kBin + "/llmscope-two-backend-target 2 --imprecise RMS_NORM", {"-er", "0,1"});
         QVERIFY(!clean.isEmpty() && !bad.isEmpty());
         auto r = llmscopeRun({"opcheck", "-i", clean, "-o", m_dir.path() + "/sim-check"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -416,7 +429,8 @@ private slots:
             const QJsonObject o = v.toObject();
             QCOMPARE(o["op_type"].toString(), QString("RMS_NORM"));
             // its input as the correct run had it: the same place under the clean run's process
-            const QString in = QString(o["tensor_path"].toString()).replace("/after/outtensor0.bin", "/before/intensor0.bin");
+            const QString in =
+                QString(o["tensor_path"].toString()).replace("/after/outtensor0.bin", "/before/intensor0.bin");
             const QString place = in.mid(in.indexOf("/tensors/") + 9).section('/', 1);
             const QString cleanPid = QDir(clean + "/tensors").entryList(QDir::Dirs | QDir::NoDotAndDotDot).front();
             const QString cleanIn = clean + "/tensors/" + cleanPid + "/" + place;
@@ -437,7 +451,8 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op 1_0 norm-0 \(RMS_NORM\) in )"), qPrintable(r.err));
         QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong"), qPrintable(r.err));
-        QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
+        QVERIFY(
+            engine::makeModel(kBin, {"--family", m_dir.path() + "/family", "--layers", "2", "--corrupt-layer", "1"}));
         const QString gen = kBin + "/llmscope-sample-generate -n 2 -m " + m_dir.path() + "/family/";
         r = llmscopeRun({"hunt", "--golden", gen + "model-f32.gguf", "--test", gen + "model-corrupt.gguf", "-o",
                          m_dir.path() + "/hunt-weight"});
@@ -524,11 +539,26 @@ private slots:
         QTest::addColumn<QString>("type");
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("dotType");
-        QTest::newRow("q4_1") << "llama" << "q4_1" << "mul_mat" << "q8_1";
-        QTest::newRow("q4_k_m") << "llama" << "q4_k_m" << "mul_mat" << "q8_K";
-        QTest::newRow("q6_k") << "llama" << "q6_k" << "mul_mat" << "q8_K";
-        QTest::newRow("experts q8_0") << "qwen3moe" << "q8_0" << "mul_mat_id" << "q8_0";
-        QTest::newRow("experts q4_k_m") << "qwen3moe" << "q4_k_m" << "mul_mat_id" << "q8_K";
+        QTest::newRow("q4_1") << "llama"
+                              << "q4_1"
+                              << "mul_mat"
+                              << "q8_1";
+        QTest::newRow("q4_k_m") << "llama"
+                                << "q4_k_m"
+                                << "mul_mat"
+                                << "q8_K";
+        QTest::newRow("q6_k") << "llama"
+                              << "q6_k"
+                              << "mul_mat"
+                              << "q8_K";
+        QTest::newRow("experts q8_0") << "qwen3moe"
+                                      << "q8_0"
+                                      << "mul_mat_id"
+                                      << "q8_0";
+        QTest::newRow("experts q4_k_m") << "qwen3moe"
+                                        << "q4_k_m"
+                                        << "mul_mat_id"
+                                        << "q8_K";
     }
     void quantizedProductsAreHeldToTheCpuKernel()
     {
@@ -564,8 +594,12 @@ private slots:
         QTest::addColumn<QString>("arch");
         QTest::addColumn<QString>("type");
         QTest::addColumn<QString>("op");
-        QTest::newRow("q4_1") << "llama" << "q4_1" << "mul_mat";
-        QTest::newRow("experts q8_0") << "qwen3moe" << "q8_0" << "mul_mat_id";
+        QTest::newRow("q4_1") << "llama"
+                              << "q4_1"
+                              << "mul_mat";
+        QTest::newRow("experts q8_0") << "qwen3moe"
+                                      << "q8_0"
+                                      << "mul_mat_id";
     }
     void weightsLeftToTheModelFile()
     {
@@ -586,15 +620,17 @@ private slots:
         };
         auto dumped = [&](const QString &name, const QStringList &more) {
             const QString out = m_dir.path() + "/" + name;
-            const auto d = llmscopeRun(QStringList{"dump", "--exec", program, "--type", "tensor", "kernel", "-tiling", "-opname",
-                                                   op, "-er", "0,0", "-o", out} + more);
+            const auto d = llmscopeRun(QStringList{"dump", "--exec", program, "--type", "tensor", "kernel", "-tiling",
+                                                   "-opname", op, "-er", "0,0", "-o", out} +
+                                       more);
             if (d.code != 0)
                 qWarning("%s", qPrintable(d.err));
             return d.code == 0 ? onlyDump(out) : QString();
         };
         const QString with = dumped("wm-with-" + arch, {}), left = dumped("wm-left-" + arch, {"--weights-in-model"});
         QVERIFY(!with.isEmpty() && !left.isEmpty());
-        QVERIFY2(bytes(left) * 2 < bytes(with), qPrintable(QString("%1 against %2 bytes").arg(bytes(left)).arg(bytes(with))));
+        QVERIFY2(bytes(left) * 2 < bytes(with),
+                 qPrintable(QString("%1 against %2 bytes").arg(bytes(left)).arg(bytes(with))));
         int described = 0;
         QDirIterator it(left, {"intensor0.bin"}, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) {

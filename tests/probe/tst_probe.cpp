@@ -65,10 +65,15 @@ private slots:
 
     void resultsUnchangedAndEveryNodeSeen()
     {
-        const auto plain = engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--count-nodes", "--logits"});
+        const auto plain =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", m_model, "-n", "3", "--count-nodes", "--logits"});
         const QString root = m_dir.path() + "/all";
-        const auto probed = native(root, {{"LLMSCOPE_ER", "all"}, {"LLMSCOPE_KV", "1"}, {"LLMSCOPE_TIME", "1"},
-                                          {"LLMSCOPE_STP", "1"}, {"LLMSCOPE_TYPE", "stats"}},
+        const auto probed = native(root,
+                                   {{"LLMSCOPE_ER", "all"},
+                                    {"LLMSCOPE_KV", "1"},
+                                    {"LLMSCOPE_TIME", "1"},
+                                    {"LLMSCOPE_STP", "1"},
+                                    {"LLMSCOPE_TYPE", "stats"}},
                                    {"--count-nodes", "--logits"});
         QVERIFY2(probed.exitCode == 0, qPrintable(probed.stderrText));
         QCOMPARE(probed.tokens, plain.tokens);
@@ -151,7 +156,8 @@ private slots:
                 norm = int(k);
         }
         QVERIFY(add >= 0 && norm >= 0);
-        const QString dir = QString::fromStdString(idx.tensors.front().path).section("/1_DecoderLayer/", 0, 0) + "/1_DecoderLayer/";
+        const QString dir =
+            QString::fromStdString(idx.tensors.front().path).section("/1_DecoderLayer/", 0, 0) + "/1_DecoderLayer/";
         auto load = [&](int k, const QString &type, const char *file) {
             return toFloat(readBin((dir + QString("%1_%2/%3").arg(k).arg(type, file)).toStdString()));
         };
@@ -160,7 +166,8 @@ private slots:
         QCOMPARE(a.size(), sum.size());
         for (size_t i = 0; i < sum.size(); ++i)
             QCOMPARE(sum[i], a[i] + b[i]);
-        const auto x = load(norm, "RMS_NORM", "before/intensor0.bin"), y = load(norm, "RMS_NORM", "after/outtensor0.bin");
+        const auto x = load(norm, "RMS_NORM", "before/intensor0.bin"),
+                   y = load(norm, "RMS_NORM", "after/outtensor0.bin");
         const size_t width = 256, rows = x.size() / width;
         QVERIFY(rows >= 1);
         for (size_t r0 = 0; r0 < rows; ++r0) {
@@ -169,7 +176,8 @@ private slots:
                 ss += double(x[r0 * width + i]) * x[r0 * width + i];
             const double scale = 1.0 / std::sqrt(ss / width + 1e-5);
             for (size_t i = 0; i < width; ++i)
-                QVERIFY(std::abs(y[r0 * width + i] - x[r0 * width + i] * scale) <= 1e-5 * (1 + std::abs(y[r0 * width + i])));
+                QVERIFY(std::abs(y[r0 * width + i] - x[r0 * width + i] * scale) <=
+                        1e-5 * (1 + std::abs(y[r0 * width + i])));
         }
         // Only layer 0's operation (id 1) was selected.
         for (const auto &t : idx.tensors)
@@ -185,7 +193,8 @@ private slots:
         for (const auto &f : names)
             QVERIFY2(QString::fromStdString(f).endsWith("_MUL_MAT"), f.c_str());
         const QString byId = m_dir.path() + "/one";
-        QCOMPARE(native(byId, {{"LLMSCOPE_IDS", "2_22"}, {"LLMSCOPE_ER", "1,1"}, {"LLMSCOPE_TYPE", "stats"}}).exitCode, 0);
+        QCOMPARE(native(byId, {{"LLMSCOPE_IDS", "2_22"}, {"LLMSCOPE_ER", "1,1"}, {"LLMSCOPE_TYPE", "stats"}}).exitCode,
+                 0);
         const DumpIndex one = scanDump(byId.toStdString());
         QVERIFY(!one.tensors.empty());
         for (const auto &t : one.tensors) {
@@ -262,22 +271,20 @@ private slots:
                 exported << f[2];
         }
         exported.sort();
-        QCOMPARE(exported, (QStringList{"ggml_backend_buffer_free", "ggml_backend_graph_compute_async", "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
-                                        "ggml_backend_sched_free",
-                                        "ggml_backend_sched_graph_compute_async",
-                                        "ggml_backend_sched_new",
-                                        "ggml_backend_sched_set_eval_callback", "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy",
-                                        "gguf_init_from_file",
-                                        "llama_decode", // each token's sequence (decode_batches.cpp)
-                                        // llama.cpp's sampler constructors (sampling.cpp)
-                                        "llama_sampler_init_dist", "llama_sampler_init_greedy",
-                                        "llama_sampler_init_min_p", "llama_sampler_init_mirostat",
-                                        "llama_sampler_init_mirostat_v2", "llama_sampler_init_temp",
-                                        "llama_sampler_init_temp_ext", "llama_sampler_init_top_k",
-                                        "llama_sampler_init_top_p", "llama_sampler_init_typical",
-                                        "llmscope_probe_begin_round",
-                                        "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
-                                        "llmscope_probe_version", "llmscope_probe_wants", "munmap"}));
+        QCOMPARE(exported,
+                 (QStringList{"ggml_backend_buffer_free", "ggml_backend_graph_compute_async",
+                              "ggml_backend_reg_get_proc_address", "ggml_backend_sched_alloc_graph",
+                              "ggml_backend_sched_free", "ggml_backend_sched_graph_compute_async",
+                              "ggml_backend_sched_new", "ggml_backend_sched_set_eval_callback",
+                              "ggml_backend_sched_synchronize", "ggml_backend_tensor_copy", "gguf_init_from_file",
+                              "llama_decode", // each token's sequence (decode_batches.cpp)
+                              // llama.cpp's sampler constructors (sampling.cpp)
+                              "llama_sampler_init_dist", "llama_sampler_init_greedy", "llama_sampler_init_min_p",
+                              "llama_sampler_init_mirostat", "llama_sampler_init_mirostat_v2",
+                              "llama_sampler_init_temp", "llama_sampler_init_temp_ext", "llama_sampler_init_top_k",
+                              "llama_sampler_init_top_p", "llama_sampler_init_typical", "llmscope_probe_begin_round",
+                              "llmscope_probe_end_round", "llmscope_probe_op_info", "llmscope_probe_tensor",
+                              "llmscope_probe_version", "llmscope_probe_wants", "munmap"}));
     }
 
     // The probe's tensor index (llmscope/index/) is closed when the program ends and lists what
@@ -298,8 +305,8 @@ private slots:
         QVERIFY(!walked.tensors.empty());
         QCOMPARE(walked.rounds(), (std::vector<int64_t>{0, 1, 2}));
         const std::string dump = walked.tensors.front().path.substr(0, walked.tensors.front().path.find("/tensors/"));
-        const auto listed = readTensorIndex(dump + "/" + tensorIndexPath(walked.tensors.front().device,
-                                                                          walked.tensors.front().pid));
+        const auto listed =
+            readTensorIndex(dump + "/" + tensorIndexPath(walked.tensors.front().device, walked.tensors.front().pid));
         QVERIFY(listed);
         QCOMPARE(listed->size(), walked.tensors.size());
         std::string why;
@@ -316,12 +323,16 @@ private slots:
         QTest::addColumn<QString>("read");
         QTest::addColumn<QString>("ids");
         QTest::addColumn<bool>("whole"); // the round was handed over whole before the exit
-        QTest::newRow("inline") << "inline" << "" << false;
-        QTest::newRow("node by node") << "node" << "" << false;
-        QTest::newRow("after the graph") << "graph" << "" << false;
+        QTest::newRow("inline") << "inline"
+                                << "" << false;
+        QTest::newRow("node by node") << "node"
+                                      << "" << false;
+        QTest::newRow("after the graph") << "graph"
+                                         << "" << false;
         // node by node, the first layer's ops only: handed over at the last of them, long
         // before the graph's end where the program exits
-        QTest::newRow("node by node, handed over") << "node" << "1" << true;
+        QTest::newRow("node by node, handed over") << "node"
+                                                   << "1" << true;
     }
     void exitFromAnotherThreadMidGraph()
     {

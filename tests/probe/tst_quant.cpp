@@ -65,7 +65,7 @@ QString makeModel(const QStringList &args)
     p.start(kBin + "/llmscope-make-model", args);
     p.waitForFinished(120000);
     return p.exitCode() == 0 && p.exitStatus() == QProcess::NormalExit ? QString()
-                                                                        : QString::fromUtf8(p.readAllStandardError());
+                                                                       : QString::fromUtf8(p.readAllStandardError());
 }
 } // namespace
 
@@ -77,8 +77,10 @@ class TstQuant : public QObject {
     // quant-report of golden F32 against `test`; its JSON, empty on failure.
     QJsonObject quantReport(const QString &test, const QString &out, const QStringList &extra = {})
     {
-        const auto r = engine::llmscope(kBin, QStringList{"quant-report", "--golden", generate(model("f32"), 16), "--test",
-                                                          generate(test, 16), "-o", out} + extra);
+        const auto r = engine::llmscope(kBin,
+                                        QStringList{"quant-report", "--golden", generate(model("f32"), 16), "--test",
+                                                    generate(test, 16), "-o", out} +
+                                            extra);
         if (r.code != 0)
             qWarning("%s", qPrintable(r.err));
         return r.code == 0 ? readJson(out + "/quant_report.json") : QJsonObject{};
@@ -121,7 +123,8 @@ class TstQuant : public QObject {
             tight += r.weights[i].gainPerMiB > 0 ? extra(r.weights[i]) : 0;
         QCOMPARE(chooseWithinBudget(r.weights, tight), tight);
         for (size_t i = 0; i < r.weights.size(); ++i)
-            QVERIFY2(r.weights[i].chosen == ((i < b && r.weights[i].gainPerMiB > 0 && extra(r.weights[i]) > 0) || i == c),
+            QVERIFY2(r.weights[i].chosen ==
+                         ((i < b && r.weights[i].gainPerMiB > 0 && extra(r.weights[i]) > 0) || i == c),
                      r.weights[i].name.c_str());
     }
 
@@ -129,7 +132,8 @@ private slots:
     void initTestCase()
     {
         QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path(), "--corrupt-layer", "1"}));
-        QCOMPARE(makeModel({"--quantize", "q4_0", "--in", model("corrupt"), "--out", model("corrupt-q4_0")}), QString());
+        QCOMPARE(makeModel({"--quantize", "q4_0", "--in", model("corrupt"), "--out", model("corrupt-q4_0")}),
+                 QString());
     }
 
     // The probe notes the model file the program loaded; ggml reads it back, and its Q8_0 and
@@ -137,18 +141,20 @@ private slots:
     void modelFilesAndDequantization()
     {
         const QString out = m_dir.path() + "/noted";
-        const auto r = engine::llmscope(kBin, {"dump", "--exec", generate(model("q8_0"), 1), "--type", "model", "stats",
-                                               "-o", out});
+        const auto r = engine::llmscope(
+            kBin, {"dump", "--exec", generate(model("q8_0"), 1), "--type", "model", "stats", "-o", out});
         QCOMPARE(r.code, 0);
         const auto dumps = dumpsInside(out.toStdString());
         QCOMPARE(dumps.size(), size_t(1));
         const auto statuses = readProbeStatuses(dumps[0]);
         QCOMPARE(statuses.size(), size_t(1));
-        QCOMPARE(statuses[0].models, std::vector<std::string>{QFileInfo(model("q8_0")).canonicalFilePath().toStdString()});
+        QCOMPARE(statuses[0].models,
+                 std::vector<std::string>{QFileInfo(model("q8_0")).canonicalFilePath().toStdString()});
         // The same through Node, which loads llama.cpp privately (RTLD_LOCAL).
         const QString nodeOut = m_dir.path() + "/noted-node";
-        QCOMPARE(engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-node -m " + model("q4_0") + " -n 1",
-                                         "--type", "model", "stats", "-o", nodeOut})
+        QCOMPARE(engine::llmscope(kBin,
+                                  {"dump", "--exec", kBin + "/llmscope-sample-node -m " + model("q4_0") + " -n 1",
+                                   "--type", "model", "stats", "-o", nodeOut})
                      .code,
                  0);
         const auto nodeDumps = dumpsInside(nodeOut.toStdString());
@@ -158,8 +164,8 @@ private slots:
 
         const auto &lib = ggml::Library::get();
         const auto f32 = lib.model(model("f32").toStdString());
-        for (const auto &[type, low, high] : std::vector<std::tuple<QString, double, double>>{
-                 {"q8_0", 1e-3, 1e-2}, {"q4_0", 0.05, 0.15}}) {
+        for (const auto &[type, low, high] :
+             std::vector<std::tuple<QString, double, double>>{{"q8_0", 1e-3, 1e-2}, {"q4_0", 0.05, 0.15}}) {
             const auto q = lib.model(model(type).toStdString());
             const ggml::ModelTensor *gt = f32->find("blk.0.ffn_down.weight"), *qt = q->find("blk.0.ffn_down.weight");
             QVERIFY(gt && qt);
@@ -205,18 +211,27 @@ private slots:
     void everyFormatDequantizes_data()
     {
         QTest::addColumn<QString>("ftype");
-        QTest::addColumn<QString>("type");  // blk.0.ffn_down.weight's type in that file
-        QTest::addColumn<double>("high");   // its relative error is below this
-        QTest::addColumn<bool>("exact");    // the same bytes as golden requantized by the reference
-        QTest::newRow("q4_1") << "q4_1" << "q4_1" << 0.15 << true;
-        QTest::newRow("q5_0") << "q5_0" << "q5_0" << 0.08 << true;
-        QTest::newRow("q5_1") << "q5_1" << "q5_1" << 0.08 << true;
-        QTest::newRow("q2_k") << "q2_k" << "q3_K" << 0.2 << true; // Q2_K's mixture keeps ffn_down at Q3_K
-        QTest::newRow("q3_k_m") << "q3_k_m" << "q4_K" << 0.08 << true;
-        QTest::newRow("q4_k_m") << "q4_k_m" << "q4_K" << 0.08 << true;
-        QTest::newRow("q6_k") << "q6_k" << "q6_K" << 0.05 << true;
-        QTest::newRow("iq4_nl") << "iq4_nl" << "iq4_nl" << 0.15 << false;
-        QTest::newRow("bf16") << "bf16" << "bf16" << 0.01 << true;
+        QTest::addColumn<QString>("type"); // blk.0.ffn_down.weight's type in that file
+        QTest::addColumn<double>("high"); // its relative error is below this
+        QTest::addColumn<bool>("exact"); // the same bytes as golden requantized by the reference
+        QTest::newRow("q4_1") << "q4_1"
+                              << "q4_1" << 0.15 << true;
+        QTest::newRow("q5_0") << "q5_0"
+                              << "q5_0" << 0.08 << true;
+        QTest::newRow("q5_1") << "q5_1"
+                              << "q5_1" << 0.08 << true;
+        QTest::newRow("q2_k") << "q2_k"
+                              << "q3_K" << 0.2 << true; // Q2_K's mixture keeps ffn_down at Q3_K
+        QTest::newRow("q3_k_m") << "q3_k_m"
+                                << "q4_K" << 0.08 << true;
+        QTest::newRow("q4_k_m") << "q4_k_m"
+                                << "q4_K" << 0.08 << true;
+        QTest::newRow("q6_k") << "q6_k"
+                              << "q6_K" << 0.05 << true;
+        QTest::newRow("iq4_nl") << "iq4_nl"
+                                << "iq4_nl" << 0.15 << false;
+        QTest::newRow("bf16") << "bf16"
+                              << "bf16" << 0.01 << true;
     }
 
     void everyFormatDequantizes()
@@ -270,8 +285,9 @@ private slots:
     // names the weights whose quantization costs most.
     void huntBlamesQuantization()
     {
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", generate(model("f32"), 2), "--test",
-                                               generate(model("q4_0"), 2), "-o", m_dir.path() + "/hunt-q4"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", generate(model("f32"), 2), "--test",
+                                         generate(model("q4_0"), 2), "-o", m_dir.path() + "/hunt-q4"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("statistics cannot tell a kernel's error from quantization's"), qPrintable(r.err));
         QVERIFY2(engine::concludes(r.err, "no kernel adds error beyond what quantization explains in every round;"),
@@ -284,18 +300,21 @@ private slots:
     // A corrupted layer under quantization is still found, and its weight named.
     void huntFindsCorruptionUnderQuantization()
     {
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", generate(model("f32"), 2), "--test",
-                                               generate(model("corrupt-q4_0"), 2), "-o", m_dir.path() + "/hunt-cq4"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", generate(model("f32"), 2), "--test",
+                                         generate(model("corrupt-q4_0"), 2), "-o", m_dir.path() + "/hunt-cq4"});
         QCOMPARE(r.code, 0);
         QVERIFY2(engine::concludes(r.err, R"(found: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)"),
                  qPrintable(r.err));
-        QVERIFY2(engine::huntConclusion(r.err).indexOf(QRegularExpression(
-                     R"(^blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, more than its quantization )"
-                     R"(explains \([0-9.]+ %\)$)")) > 0,
-                 qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\) .*: )"
-                                                   R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
-                                                   R"(more than its quantization explains)")),
+        QVERIFY2(
+            engine::huntConclusion(r.err).indexOf(QRegularExpression(
+                R"(^blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, more than its quantization )"
+                R"(explains \([0-9.]+ %\)$)")) > 0,
+            qPrintable(r.err));
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(\n  first divergent: round 0, op \d+_\d+ ffn_out-1 \(MUL_MAT\) .*: )"
+                                        R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
+                                        R"(more than its quantization explains)")),
                  qPrintable(r.err));
     }
 
@@ -385,9 +404,11 @@ private slots:
         QCOMPARE(makeModel({"--quantize", "q4_0", "--in", model("f32"), "--out", model("bottom"), "--tensor-types",
                             b.fileName()}),
                  QString());
-        const double klTop = quantReport(model("top"), m_dir.path() + "/r-top")["logits"].toObject()["mean_kl_divergence"].toDouble();
-        const double klBottom =
-            quantReport(model("bottom"), m_dir.path() + "/r-bottom")["logits"].toObject()["mean_kl_divergence"].toDouble();
+        const double klTop =
+            quantReport(model("top"), m_dir.path() + "/r-top")["logits"].toObject()["mean_kl_divergence"].toDouble();
+        const double klBottom = quantReport(model("bottom"), m_dir.path() + "/r-bottom")["logits"]
+                                    .toObject()["mean_kl_divergence"]
+                                    .toDouble();
         const double klPlain = j["logits"].toObject()["mean_kl_divergence"].toDouble();
         QVERIFY2(klTop > 0 && klTop < klBottom && klTop < klPlain,
                  qPrintable(QString("top %1, bottom %2, plain %3").arg(klTop).arg(klBottom).arg(klPlain)));
@@ -403,7 +424,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("# keep these\nblk.1.ffn_down.weight=q8_0\n^output\\.weight$=f16\n");
         f.close();
-        QCOMPARE(makeModel({"--quantize", "q4_0", "--in", model("f32"), "--out", model("tt"), "--tensor-types", tt}), QString());
+        QCOMPARE(makeModel({"--quantize", "q4_0", "--in", model("f32"), "--out", model("tt"), "--tensor-types", tt}),
+                 QString());
         const auto m = ggml::Library::get().model(model("tt").toStdString());
         QCOMPARE(m->find("blk.1.ffn_down.weight")->typeName, std::string("q8_0"));
         QCOMPARE(m->find("blk.2.ffn_down.weight")->typeName, std::string("q4_0"));
@@ -413,7 +435,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.write("blk.1.ffn_down.weight q8_0\n");
         f.close();
-        const QString err = makeModel({"--quantize", "q4_0", "--in", model("f32"), "--out", model("bad"), "--tensor-types", tt});
+        const QString err =
+            makeModel({"--quantize", "q4_0", "--in", model("f32"), "--out", model("bad"), "--tensor-types", tt});
         QVERIFY2(err.contains(":1: not PATTERN=TYPE"), qPrintable(err));
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.write("blk.1.ffn_down.weight=q9_9\n");

@@ -98,15 +98,16 @@ class TstRpcZoo : public QObject {
     QString onCpu() const
     {
         return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo + "/build/bin/llmscope-sample-generate -m " +
-               m_model + " -n 3";
+            m_model + " -n 3";
     }
     // The same program with every layer on the server; `remote` names the server's backend to
     // the probe (LLMSCOPE_RPC_BACKEND), or nothing.
     QString onServer(const RpcServer &s, const QString &remote = {}) const
     {
-        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock" + (remote.isEmpty() ? "" : " LLMSCOPE_RPC_BACKEND=" + remote) +
-               " " + m_zoo + "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3 --device rpc --rpc " +
-               s.endpoint() + " --backend-dir " + m_zoo + "/build-rpc/bin";
+        return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock" +
+            (remote.isEmpty() ? "" : " LLMSCOPE_RPC_BACKEND=" + remote) + " " + m_zoo +
+            "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3 --device rpc --rpc " + s.endpoint() +
+            " --backend-dir " + m_zoo + "/build-rpc/bin";
     }
     engine::LlmscopeRun hunt(const QString &golden, const QString &test, const QString &name)
     {
@@ -121,8 +122,9 @@ private slots:
             !QFile::exists(m_zoo + "/build-rpc/bin/libggml-rpc.so"))
             QSKIP(qPrintable("the kernel zoo's RPC server is not built in " + m_zoo + ": run scripts/kernel_zoo"));
         m_model = m_dir.path() + "/m.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", "160", "--heads", "4",
-                                         "--kv-heads", "2", "--ff", "512"}));
+        QVERIFY(engine::makeModel(
+            kBin,
+            {"--out", m_model, "--layers", "3", "--width", "160", "--heads", "4", "--kv-heads", "2", "--ff", "512"}));
     }
 
     // Each op's backend in the dump: the layers on the server, named with its address, the
@@ -135,8 +137,9 @@ private slots:
         QStringList summaries;
         for (const QString read : {"auto", "node"}) {
             const QString out = m_dir.path() + "/dump-" + read;
-            const auto r = engine::llmscope(kBin, {"dump", "--exec", onServer(server), "--type", "tensor", "kernel", "-er",
-                                                   "0,1", "--read", read, "-o", out});
+            const auto r = engine::llmscope(kBin,
+                                            {"dump", "--exec", onServer(server), "--type", "tensor", "kernel", "-er",
+                                             "0,1", "--read", read, "-o", out});
             QVERIFY2(r.code == 0, qPrintable(r.err + server.said()));
             summaries << r.err;
             const auto backends = backendsOf(onlyDumpIn(out));
@@ -148,15 +151,19 @@ private slots:
                 onServer += b == remote;
             QVERIFY2(onServer >= 60, qPrintable(QString::number(onServer)));
         }
-        QVERIFY2(summaries[0].contains("read 0 inline, 2 after the whole graph, 0 node by node"), qPrintable(summaries[0]));
-        QVERIFY2(summaries[1].contains(QRegularExpression(R"(read 0 inline, 0 after the whole graph, 2 node by node, the graph ended at \d+ nodes)")),
+        QVERIFY2(summaries[0].contains("read 0 inline, 2 after the whole graph, 0 node by node"),
+                 qPrintable(summaries[0]));
+        QVERIFY2(summaries[1].contains(QRegularExpression(
+                     R"(read 0 inline, 0 after the whole graph, 2 node by node, the graph ended at \d+ nodes)")),
                  qPrintable(summaries[1]));
         const QString cmp = m_dir.path() + "/cmp";
-        const auto c = engine::llmscope(kBin, {"compare", "-gp", onlyDumpIn(m_dir.path() + "/dump-node"), "-mp",
-                                               onlyDumpIn(m_dir.path() + "/dump-auto"), "-o", cmp});
-        QVERIFY2(c.code == 0 && c.err.contains("standard exact") && c.err.contains("every operation passed") &&
-                     c.err.contains(QRegularExpression(R"(\n  (\d+) tensor pairs \(same topology\), \1 passed, 0 failed)")),
-                 qPrintable(c.err));
+        const auto c = engine::llmscope(kBin,
+                                        {"compare", "-gp", onlyDumpIn(m_dir.path() + "/dump-node"), "-mp",
+                                         onlyDumpIn(m_dir.path() + "/dump-auto"), "-o", cmp});
+        QVERIFY2(
+            c.code == 0 && c.err.contains("standard exact") && c.err.contains("every operation passed") &&
+                c.err.contains(QRegularExpression(R"(\n  (\d+) tensor pairs \(same topology\), \1 passed, 0 failed)")),
+            qPrintable(c.err));
     }
 
     // The stock server against the local CPU: rounding only, and observing changed nothing.
@@ -179,12 +186,13 @@ private slots:
         QVERIFY2(server.ready(), qPrintable(server.said()));
         const QString golden = m_dir.path() + "/cmp-golden", test = m_dir.path() + "/cmp-test";
         for (const auto &[out, program] : {std::pair{golden, onCpu()}, std::pair{test, onServer(server, "CPU")}}) {
-            const auto r = engine::llmscope(kBin, {"dump", "--exec", program, "--type", "model", "tensor", "kernel", "-er",
-                                                   "0,1", "--keep-fusion", "-o", out});
+            const auto r = engine::llmscope(kBin,
+                                            {"dump", "--exec", program, "--type", "model", "tensor", "kernel", "-er",
+                                             "0,1", "--keep-fusion", "-o", out});
             QVERIFY2(r.code == 0, qPrintable(r.err + server.said()));
         }
-        const auto c = engine::llmscope(kBin, {"compare", "-gp", onlyDumpIn(golden), "-mp", onlyDumpIn(test), "-o",
-                                               m_dir.path() + "/cmp-report"});
+        const auto c = engine::llmscope(
+            kBin, {"compare", "-gp", onlyDumpIn(golden), "-mp", onlyDumpIn(test), "-o", m_dir.path() + "/cmp-report"});
         QVERIFY2(c.code == 0, qPrintable(c.err));
         QVERIFY2(c.err.contains("standard engine: golden ran on CPU, test on CPU, RPC0[" + server.endpoint() + "]"),
                  qPrintable(c.err));
@@ -199,11 +207,13 @@ private slots:
         RpcServer server(m_zoo, "rope-cache");
         QVERIFY2(server.ready(), qPrintable(server.said()));
         const auto r = hunt(onCpu(), onServer(server, "CPU"), "rope-cache");
-        QVERIFY2(r.code == 0 && engine::concludes(r.err, R"(found: round 0, op 1_\d+ Qcur-0 \(ROPE\) in )"), qPrintable(r.err));
+        QVERIFY2(r.code == 0 && engine::concludes(r.err, R"(found: round 0, op 1_\d+ Qcur-0 \(ROPE\) in )"),
+                 qPrintable(r.err));
         // the op's backend: the server, by its address
         QVERIFY2(engine::huntConclusion(r.err).value(0).endsWith(", computed on RPC0[" + server.endpoint() + "]"),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  replay: on the inputs it was given, the test's kernel is wrong: "),
+                 qPrintable(r.err));
     }
 
     // The server's CPU backend fuses RMS_NORM+MUL, its fused path leaving each row's last 8
@@ -216,20 +226,25 @@ private slots:
         RpcServer server(m_zoo, "fused-norm-tail");
         QVERIFY2(server.ready(), qPrintable(server.said()));
         const auto unnamed = hunt(onCpu(), onServer(server), "norm-unnamed");
-        QVERIFY2(unnamed.code == 1 && engine::concludes(unnamed.err, "no operation departs beyond its budget as observed, but "
-                                                                     "observing changed the program's results"),
+        QVERIFY2(unnamed.code == 1 &&
+                     engine::concludes(unnamed.err,
+                                       "no operation departs beyond its budget as observed, but "
+                                       "observing changed the program's results"),
                  qPrintable(unnamed.err));
-        QVERIFY2(unnamed.err.contains("\n  the test's probe said: RPC0[" + server.endpoint() + "]: the probe does not know which backend this RPC "
+        QVERIFY2(unnamed.err.contains("\n  the test's probe said: RPC0[" + server.endpoint() +
+                                      "]: the probe does not know which backend this RPC "
                                       "server computes on"),
                  qPrintable(unnamed.err));
 
         const auto r = hunt(onCpu(), onServer(server, "CPU"), "norm-named");
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  observing changed nothing: "), qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
-                                          R"(computed fused on RPC0\[)" +
-                                              QRegularExpression::escape(server.endpoint()) + R"(\]: its end departs)"),
-                 qPrintable(r.err));
+        QVERIFY2(
+            engine::concludes(r.err,
+                              R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
+                              R"(computed fused on RPC0\[)" +
+                                  QRegularExpression::escape(server.endpoint()) + R"(\]: its end departs)"),
+            qPrintable(r.err));
         QVERIFY2(r.err.contains("the fused kernel is wrong"), qPrintable(r.err));
     }
 };

@@ -52,13 +52,16 @@ public:
     {
         m_port = loopback::freePort();
         const QString server = "env LD_LIBRARY_PATH=" + zoo + "/lib/" + backend + " " + zoo +
-                               "/build-server/bin/llama-server -m " + model + " --host 127.0.0.1 --port " +
-                               QString::number(m_port) + " -np 2 -kvu -c 4096 -t 2 --no-warmup";
-        m_process.start(kBin + "/llmscope", QStringList{"dump", "--exec", server, "--type", "model", "tensor", "-er", "0,100000",
-                                                        "-o", out} + dumpArgs);
+            "/build-server/bin/llama-server -m " + model + " --host 127.0.0.1 --port " + QString::number(m_port) +
+            " -np 2 -kvu -c 4096 -t 2 --no-warmup";
+        m_process.start(
+            kBin + "/llmscope",
+            QStringList{"dump", "--exec", server, "--type", "model", "tensor", "-er", "0,100000", "-o", out} +
+                dumpArgs);
         // ready once /health answers 200 (503 while the model loads)
         for (int tries = 0; tries < 3000 && m_process.state() != QProcess::NotRunning; ++tries) {
-            if (const int fd = loopback::request(m_port, "GET", "/health"); fd >= 0 && loopback::read(fd).startsWith("HTTP/1.1 200")) {
+            if (const int fd = loopback::request(m_port, "GET", "/health");
+                fd >= 0 && loopback::read(fd).startsWith("HTTP/1.1 200")) {
                 m_ready = true;
                 return;
             }
@@ -76,8 +79,8 @@ public:
     int complete(int slot, int tokens, bool stream = false)
     {
         const QByteArray json = "{\"prompt\":\"" + kPrompt + "\",\"n_predict\":" + QByteArray::number(tokens) +
-                                ",\"temperature\":0,\"id_slot\":" + QByteArray::number(slot) +
-                                ",\"cache_prompt\":false,\"ignore_eos\":true,\"stream\":" + (stream ? "true" : "false") + "}";
+            ",\"temperature\":0,\"id_slot\":" + QByteArray::number(slot) +
+            ",\"cache_prompt\":false,\"ignore_eos\":true,\"stream\":" + (stream ? "true" : "false") + "}";
         const int fd = loopback::request(m_port, "POST", "/completion", json);
         if (fd >= 0 && stream)
             loopback::read(fd, "data:");
@@ -91,7 +94,8 @@ public:
             ::kill(server, SIGTERM);
         m_process.waitForFinished(120000);
         return {m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1,
-                QString::fromUtf8(m_process.readAllStandardError()), QString::fromUtf8(m_process.readAllStandardOutput())};
+                QString::fromUtf8(m_process.readAllStandardError()),
+                QString::fromUtf8(m_process.readAllStandardOutput())};
     }
 
 private:
@@ -135,13 +139,16 @@ private slots:
         if (!QFile::exists(m_zoo + "/build-server/bin/llama-server"))
             QSKIP(qPrintable("the kernel zoo's llama-server is not built in " + m_zoo + ": run scripts/kernel_zoo"));
         m_model = m_dir.path() + "/m.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "2", "--width", "128", "--heads", "4",
-                                         "--kv-heads", "2", "--ff", "256"}));
+        QVERIFY(engine::makeModel(
+            kBin,
+            {"--out", m_model, "--layers", "2", "--width", "128", "--heads", "4", "--kv-heads", "2", "--ff", "256"}));
         // golden: the same prompt in llama.cpp's llama-simple, one sequence, stock CPU backend
         m_golden = m_dir.path() + "/golden";
-        const auto g = engine::llmscope(kBin, {"dump", "--exec", "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo +
-                                                                     "/build/bin/llama-simple -m " + m_model + " -n 4 '" + kPrompt + "'",
-                                               "--type", "model", "tensor", "-er", "0,100", "-o", m_golden});
+        const auto g = engine::llmscope(kBin,
+                                        {"dump", "--exec",
+                                         "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo +
+                                             "/build/bin/llama-simple -m " + m_model + " -n 4 '" + kPrompt + "'",
+                                         "--type", "model", "tensor", "-er", "0,100", "-o", m_golden});
         QVERIFY2(g.code == 0, qPrintable(g.err));
     }
 
@@ -159,8 +166,10 @@ private slots:
         const QStringList requests = requestLines(out);
         // the server's own check at start (two tokens), slot 0's request, slot 1's
         QCOMPARE(requests.size(), 3);
-        QVERIFY2(requests[2].contains(QRegularExpression(R"(^request 3: sequence 1, positions 0-16, 17 token\(s\) in \d+ round\(s\) \d+-\d+ \(some shared with other sequences\)$)")),
-                 qPrintable(requests.join('\n')));
+        QVERIFY2(
+            requests[2].contains(QRegularExpression(
+                R"(^request 3: sequence 1, positions 0-16, 17 token\(s\) in \d+ round\(s\) \d+-\d+ \(some shared with other sequences\)$)")),
+            qPrintable(requests.join('\n')));
         QVERIFY2(requests[1].contains(QRegularExpression(R"(^request 2: sequence 0, positions 0-212, 213 token)")),
                  qPrintable(requests.join('\n')));
         // -seq 1: only the rounds that computed slot 1's tokens (slot 0's two hundred alone are not)
@@ -169,12 +178,17 @@ private slots:
                      dumped.captured(2).toInt() <= 6,
                  qPrintable(d.err));
 
-        const auto c = engine::llmscope(kBin, {"compare", "-gp", m_golden, "-mp", out, "--my-seq", "1", "-o",
-                                               m_dir.path() + "/cmp-side-by-side"});
+        const auto c = engine::llmscope(
+            kBin, {"compare", "-gp", m_golden, "-mp", out, "--my-seq", "1", "-o", m_dir.path() + "/cmp-side-by-side"});
         QVERIFY2(c.code == 0 && c.err.contains("every operation passed"), qPrintable(c.err));
-        const auto cut = QRegularExpression(R"(my: request 3: [^\n]*; (\d+) file\(s\) of shared rounds cut to its rows)").match(c.err);
+        const auto cut =
+            QRegularExpression(R"(my: request 3: [^\n]*; (\d+) file\(s\) of shared rounds cut to its rows)")
+                .match(c.err);
         QVERIFY2(cut.hasMatch() && cut.captured(1).toInt() >= 100, qPrintable(c.err));
-        const auto pairs = QRegularExpression(R"(\n  (\d+) tensor pairs [^\n]*, (\d+) passed, 0 failed; 0 only in golden, 0 only in my)").match(c.err);
+        const auto pairs =
+            QRegularExpression(
+                R"(\n  (\d+) tensor pairs [^\n]*, (\d+) passed, 0 failed; 0 only in golden, 0 only in my)")
+                .match(c.err);
         QVERIFY2(pairs.hasMatch() && pairs.captured(1).toInt() >= 400, qPrintable(c.err));
     }
 
@@ -190,17 +204,22 @@ private slots:
         QVERIFY2(s.stop().code == 0, "the dump failed");
         const QStringList requests = requestLines(out);
         QCOMPARE(requests.size(), 3);
-        QVERIFY2(requests[1].startsWith("request 2: sequence 0, positions 0-16, 17 token(s) in 4 round(s) "), qPrintable(requests.join('\n')));
-        QVERIFY2(requests[2].startsWith("request 3: sequence 1, positions 0-16, 17 token(s) in 4 round(s) "), qPrintable(requests.join('\n')));
+        QVERIFY2(requests[1].startsWith("request 2: sequence 0, positions 0-16, 17 token(s) in 4 round(s) "),
+                 qPrintable(requests.join('\n')));
+        QVERIFY2(requests[2].startsWith("request 3: sequence 1, positions 0-16, 17 token(s) in 4 round(s) "),
+                 qPrintable(requests.join('\n')));
 
         // sequence 0 served two requests: it must be chosen by number
-        const auto which = engine::llmscope(kBin, {"compare", "-gp", out, "--golden-seq", "0", "-mp", out, "--my-seq", "1",
-                                                   "-o", m_dir.path() + "/cmp-which"});
+        const auto which = engine::llmscope(kBin,
+                                            {"compare", "-gp", out, "--golden-seq", "0", "-mp", out, "--my-seq", "1",
+                                             "-o", m_dir.path() + "/cmp-which"});
         QVERIFY2(which.code == 2 && which.err.contains("sequence 0 served 2 requests (1, 2); choose one by number"),
                  qPrintable(which.err));
-        const auto c = engine::llmscope(kBin, {"compare", "-gp", out, "--golden-request", "2", "-mp", out, "--my-seq", "1",
-                                               "-o", m_dir.path() + "/cmp-slots"});
-        QVERIFY2(c.code == 0 && c.err.contains("standard exact") && c.err.contains("every operation passed"), qPrintable(c.err));
+        const auto c = engine::llmscope(kBin,
+                                        {"compare", "-gp", out, "--golden-request", "2", "-mp", out, "--my-seq", "1",
+                                         "-o", m_dir.path() + "/cmp-slots"});
+        QVERIFY2(c.code == 0 && c.err.contains("standard exact") && c.err.contains("every operation passed"),
+                 qPrintable(c.err));
     }
 
     // The server's CPU backend gathers the last index's row from the index before it (GET_ROWS):
@@ -214,9 +233,10 @@ private slots:
         QVERIFY(s.ready());
         QVERIFY(sideBySide(s));
         QVERIFY2(s.stop().code == 0, "the dump failed");
-        const auto c = engine::llmscope(kBin, {"compare", "-gp", m_golden, "-mp", out, "--my-seq", "1", "-o",
-                                               m_dir.path() + "/cmp-wrong-row"});
-        QVERIFY2(c.code == 1 && c.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op 0_0 [^\n]*\(GET_ROWS\))")),
+        const auto c = engine::llmscope(
+            kBin, {"compare", "-gp", m_golden, "-mp", out, "--my-seq", "1", "-o", m_dir.path() + "/cmp-wrong-row"});
+        QVERIFY2(c.code == 1 &&
+                     c.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op 0_0 [^\n]*\(GET_ROWS\))")),
                  qPrintable(c.err));
     }
 
@@ -229,22 +249,25 @@ private slots:
     {
         auto serve = [this](const QString &backend, int threads) {
             return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/" + backend + " bash " + QString(LLMSCOPE_SOURCE_DIR) +
-                   "/tests/zoo/serve_and_ask.sh " + m_zoo + "/build-server/bin/llama-server -m " + m_model +
-                   " -np 2 -kvu -c 4096 --no-warmup -t " + QString::number(threads);
+                "/tests/zoo/serve_and_ask.sh " + m_zoo + "/build-server/bin/llama-server -m " + m_model +
+                " -np 2 -kvu -c 4096 --no-warmup -t " + QString::number(threads);
         };
-        const auto r = engine::llmscope(kBin, {"spread", "--run", serve("stock", 2), "--run", serve("stock", 1), "--run",
-                                               serve("wrong-row", 2), "--seq", "1", "-o", m_dir.path() + "/spread"});
-        QVERIFY2(r.code == 1 && r.err.contains(QRegularExpression(R"(first departure: round 0, 0_0 [^\n]*\(GET_ROWS\): run 3 departs)")),
+        const auto r = engine::llmscope(kBin,
+                                        {"spread", "--run", serve("stock", 2), "--run", serve("stock", 1), "--run",
+                                         serve("wrong-row", 2), "--seq", "1", "-o", m_dir.path() + "/spread"});
+        QVERIFY2(r.code == 1 &&
+                     r.err.contains(
+                         QRegularExpression(R"(first departure: round 0, 0_0 [^\n]*\(GET_ROWS\): run 3 departs)")),
                  qPrintable(r.err));
         // the stock runs: nothing changed; the faulty one's result depends on the batch, which the
         // server's timing decides: its choices may differ from its unobserved run's, not blamed on observing
-        QVERIFY2(r.err.contains("\n  run 1's request 3: sequence 1, positions 0-16, 17 token(s) in "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("\n  run 1's request 3: sequence 1, positions 0-16, 17 token(s) in "),
+                 qPrintable(r.err));
         for (int run = 1; run <= 3; ++run) {
             const auto said = QRegularExpression(QString(R"(observer %1/3: [^\n]*\n  ([^\n]*))").arg(run)).match(r.err);
             QVERIFY2(said.hasMatch(), qPrintable(r.err));
             if (run < 3)
-                QVERIFY2(said.captured(1).startsWith("observing changed nothing: "),
-                         qPrintable(said.captured(1)));
+                QVERIFY2(said.captured(1).startsWith("observing changed nothing: "), qPrintable(said.captured(1)));
             else
                 QVERIFY2(!said.captured(1).startsWith("observing changed the program"), qPrintable(said.captured(1)));
         }

@@ -45,7 +45,7 @@ class TstSpread : public QObject {
     QString zooSample(const QString &backend) const
     {
         return "env LD_LIBRARY_PATH=" + engine::zooLibs() + "/" + backend + " " + zooDir() +
-               "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3";
+            "/build/bin/llmscope-sample-generate -m " + m_model + " -n 3";
     }
 
 private slots:
@@ -93,8 +93,8 @@ private slots:
         // The stock backend: one thread against four parts within ggml's budgets, each thread
         // count the same twice.
         const QString clean = m_dir.path() + "/stock";
-        auto r = engine::llmscope(kBin, {"spread", "--run", zooSample("stock"), "--vary", "-t 1,4", "--repeat", "2",
-                                         "-o", clean});
+        auto r = engine::llmscope(
+            kBin, {"spread", "--run", zooSample("stock"), "--vary", "-t 1,4", "--repeat", "2", "-o", clean});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QJsonObject j = report(clean);
         QCOMPARE(j["runs"].toArray().size(), 4);
@@ -102,8 +102,8 @@ private slots:
         QVERIFY(j["nondeterministic"].toArray().isEmpty());
         // The chunk fault: one thread is right; four leave the last chunk's row unwritten.
         const QString fault = m_dir.path() + "/chunk";
-        r = engine::llmscope(kBin, {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2",
-                                    "-o", fault});
+        r = engine::llmscope(kBin,
+                             {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2", "-o", fault});
         QVERIFY2(r.code == 1, qPrintable(r.err));
         j = report(fault);
         const QJsonObject first = j["first_departure"].toObject();
@@ -112,7 +112,8 @@ private slots:
         QCOMPARE(first["run"].toInt(), 2); // the first run on four threads
         QVERIFY(j["runs"].toArray()[2].toObject()["command"].toString().endsWith("-t 4"));
         QVERIFY(first["why"].toString().contains("beyond ggml's budget"));
-        QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() + ": run 3 departs"), // counted from 1
+        QVERIFY2(r.err.contains("first departure: round 0, " + first["label"].toString() +
+                                ": run 3 departs"), // counted from 1
                  qPrintable(r.err));
         // Found from the statistics, measured on a second pass from the suspect round's tensors:
         // the same op and distance as every tensor dumped at once.
@@ -125,8 +126,9 @@ private slots:
                 measured = v.toObject()["spread"].toDouble();
             }
         const QString once = m_dir.path() + "/chunk-tensors";
-        r = engine::llmscope(kBin, {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2",
-                                    "--tensors", "-o", once});
+        r = engine::llmscope(
+            kBin,
+            {"spread", "--run", zooSample("chunk"), "--vary", "-t 1,4", "--repeat", "2", "--tensors", "-o", once});
         QVERIFY2(r.code == 1, qPrintable(r.err));
         const QJsonObject all = report(once);
         QCOMPARE(all["first_departure"].toObject()["label"], first["label"]);
@@ -150,10 +152,12 @@ private slots:
         QVERIFY2(r.err.contains("every tensor, to line them up by position"), qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
-        QVERIFY(QFileInfo(j["runs"].toArray()[1].toObject()["dump"].toString()).absoluteFilePath().contains("/tensors-1/"));
+        QVERIFY(
+            QFileInfo(j["runs"].toArray()[1].toObject()["dump"].toString()).absoluteFilePath().contains("/tensors-1/"));
         const QJsonArray aligned = j["aligned_by_position"].toArray();
         QCOMPARE(aligned.size(), 1);
-        QVERIFY2(aligned[0].toObject()["files_aligned"].toInt() > 50, qPrintable(QJsonDocument(aligned[0].toObject()).toJson()));
+        QVERIFY2(aligned[0].toObject()["files_aligned"].toInt() > 50,
+                 qPrintable(QJsonDocument(aligned[0].toObject()).toJson()));
         QString firstDiffering;
         int comparedInPrompt = 0, cacheWrites = 0;
         for (const auto &v : j["ops"].toArray()) {
@@ -184,7 +188,9 @@ private slots:
         // What lined them up: each round's positions, as the probe recorded them.
         const QString oneByOne = QDir(out + "/run-1").entryList({"msit_dump_*"}, QDir::Dirs).value(0);
         QFile round1(out + "/run-1/" + oneByOne + "/llmscope/tokens/" +
-                     QDir(out + "/run-1/" + oneByOne + "/llmscope/tokens").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0) +
+                     QDir(out + "/run-1/" + oneByOne + "/llmscope/tokens")
+                         .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                         .value(0) +
                      "/1.json");
         QVERIFY(round1.open(QIODevice::ReadOnly));
         QCOMPARE(QJsonDocument::fromJson(round1.readAll()).object()["positions"].toArray(), QJsonArray{1});
@@ -197,7 +203,8 @@ private slots:
     void kvCacheByPosition()
     {
         const QString out = m_dir.path() + "/kv";
-        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 512,1", "--kv-cache", "-o", out});
+        const auto r =
+            engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--batch 512,1", "--kv-cache", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
@@ -220,7 +227,8 @@ private slots:
     void flashAttentionOnAndOffWithinBudget()
     {
         const QString out = m_dir.path() + "/flash";
-        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--flash-attn on,off", "-o", out});
+        const auto r =
+            engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--flash-attn on,off", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
@@ -228,7 +236,8 @@ private slots:
         QVERIFY(j["unpaired"].toArray()[0].toObject()["tensors"].toInt() > 0);
         bool ffnDiffers = false;
         for (const auto &v : j["ops"].toArray())
-            ffnDiffers = ffnDiffers || (v.toObject()["op_name"].toString() == "ffn_out-0" && v.toObject()["spread"].toDouble() > 0);
+            ffnDiffers = ffnDiffers ||
+                (v.toObject()["op_name"].toString() == "ffn_out-0" && v.toObject()["spread"].toDouble() > 0);
         QVERIFY(ffnDiffers);
     }
 
@@ -252,11 +261,14 @@ private slots:
                 ++chains;
                 QCOMPARE(v.toObject()["fused_runs"].toArray(), QJsonArray({0})); // only fusion on fused it
             }
-        QVERIFY2(chains >= 3 * 3, qPrintable(QString::number(chains))); // two layers' norms and the output norm, 3 rounds
-        if (!QFile::exists(zooDir() + "/build/bin/llmscope-sample-generate") || !QDir(engine::zooLibs() + "/fused-norm-tail").exists())
+        QVERIFY2(chains >= 3 * 3,
+                 qPrintable(QString::number(chains))); // two layers' norms and the output norm, 3 rounds
+        if (!QFile::exists(zooDir() + "/build/bin/llmscope-sample-generate") ||
+            !QDir(engine::zooLibs() + "/fused-norm-tail").exists())
             QSKIP(qPrintable("the kernel zoo is not built in " + zooDir() + ": run scripts/kernel_zoo"));
         const QString fault = m_dir.path() + "/fusion-fault";
-        r = engine::llmscope(kBin, {"spread", "--run", zooSample("fused-norm-tail"), "--fusion", "on,off", "-o", fault});
+        r = engine::llmscope(kBin,
+                             {"spread", "--run", zooSample("fused-norm-tail"), "--fusion", "on,off", "-o", fault});
         QVERIFY2(r.code == 1, qPrintable(r.err));
         j = report(fault);
         const QJsonObject first = j["first_departure"].toObject();
@@ -273,10 +285,12 @@ private slots:
     {
         qputenv("GGML_VK_VISIBLE_DEVICES", "0"); // Mesa's software device
         const QString out = m_dir.path() + "/devices";
-        const auto r = engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--device cpu,vulkan", "-o", out});
+        const auto r =
+            engine::llmscope(kBin, {"spread", "--run", sample(), "--vary", "--device cpu,vulkan", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("configuration, run 2 against run 1: \\d+ of \\d+ settings differ: [^\\n]*"
-                                                   "hardware \\d+ \\(device Vulkan0")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression("configuration, run 2 against run 1: \\d+ of \\d+ settings differ: [^\\n]*"
+                                        "hardware \\d+ \\(device Vulkan0")),
                  qPrintable(r.err));
         const QJsonObject j = report(out);
         QVERIFY(j["first_departure"].isNull());
@@ -290,8 +304,9 @@ private slots:
         // library states (Debian's Mesa writes "Mesa 22.3.6")
         bool driver = false;
         for (const auto &i : config["diff"].toObject()["test"].toObject()["items"].toArray())
-            driver = driver || (i.toObject()["key"].toString() == "driver libvulkan_lvp.so" &&
-                                i.toObject()["value"].toString().startsWith("Mesa "));
+            driver = driver ||
+                (i.toObject()["key"].toString() == "driver libvulkan_lvp.so" &&
+                 i.toObject()["value"].toString().startsWith("Mesa "));
         QVERIFY2(driver, qPrintable(QJsonDocument(config["diff"].toObject()["test"].toObject()).toJson()));
         int differing = 0;
         for (const auto &o : j["ops"].toArray())
@@ -312,8 +327,8 @@ private slots:
         r = engine::llmscope(kBin, {"spread", "--run", sample(), "--fusion", "on,maybe"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--fusion takes on, off or both (on,off), not 'maybe'"), qPrintable(r.err));
-        r = engine::llmscope(kBin, {"spread", "--run", "/nonexistent/program", "--repeat", "2", "-o",
-                                    m_dir.path() + "/missing"});
+        r = engine::llmscope(
+            kBin, {"spread", "--run", "/nonexistent/program", "--repeat", "2", "-o", m_dir.path() + "/missing"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("llmscope dump of '/nonexistent/program' failed"), qPrintable(r.err));
     }

@@ -98,14 +98,17 @@ private slots:
         // unless told; the programs started here inherit this.
         qputenv("GGML_VK_VISIBLE_DEVICES", "0");
         QVERIFY(engine::makeModel(kBin, {"--family", m_dir.path(), "--layers", "2", "--corrupt-layer", "1"}));
-        QVERIFY(engine::makeModel(kBin, {"--out", model("attn_v.gguf"), "--layers", "2", "--corrupt-layer", "1",
-                                         "--corrupt-tensor", "attn_v"}));
-        const auto vk = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "8",
-                                                                         "--device", "vulkan"});
+        QVERIFY(engine::makeModel(
+            kBin,
+            {"--out", model("attn_v.gguf"), "--layers", "2", "--corrupt-layer", "1", "--corrupt-tensor", "attn_v"}));
+        const auto vk = engine::run(kBin + "/llmscope-sample-generate",
+                                    {"-m", model("model-f32.gguf"), "-n", "8", "--device", "vulkan"});
         QVERIFY2(vk.exitCode == 0 && vk.device.startsWith("Vulkan0"),
                  qPrintable("no Vulkan device (scripts/setup installs mesa-vulkan-drivers and node-llama-cpp's Vulkan "
-                            "build): " + vk.device + vk.stderrText));
-        m_cpuTokens = engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "8"}).tokens;
+                            "build): " +
+                            vk.device + vk.stderrText));
+        m_cpuTokens =
+            engine::run(kBin + "/llmscope-sample-generate", {"-m", model("model-f32.gguf"), "-n", "8"}).tokens;
         QCOMPARE(m_cpuTokens.size(), size_t(8));
         QCOMPARE(vk.tokens, m_cpuTokens); // a 2-layer F32 model: the same greedy tokens
     }
@@ -117,9 +120,12 @@ private slots:
     {
         QTest::addColumn<QString>("program");
         QTest::addColumn<QString>("type");
-        QTest::newRow("native, tensors") << "llmscope-sample-generate" << "tensor,model,kernel";
-        QTest::newRow("native, statistics") << "llmscope-sample-generate" << "stats,model";
-        QTest::newRow("node, tensors") << "llmscope-sample-node" << "tensor,model,kernel";
+        QTest::newRow("native, tensors") << "llmscope-sample-generate"
+                                         << "tensor,model,kernel";
+        QTest::newRow("native, statistics") << "llmscope-sample-generate"
+                                            << "stats,model";
+        QTest::newRow("node, tensors") << "llmscope-sample-node"
+                                       << "tensor,model,kernel";
     }
     void tokensUnchangedUnderTheProbe()
     {
@@ -150,11 +156,14 @@ private slots:
     void eachRoundsResultIsRecordedOnTheDevice()
     {
         const QString out = m_dir.path() + "/observer";
-        const auto r = engine::llmscope(kBin, {"dump", "--exec", kBin + "/llmscope-sample-generate -m " +
-                                                   model("model-f32.gguf") + " -n 4 --device vulkan",
-                                               "--type", "model", "stats", "-er", "0,100", "--check-observer", "-o", out});
+        const auto r = engine::llmscope(
+            kBin,
+            {"dump", "--exec",
+             kBin + "/llmscope-sample-generate -m " + model("model-f32.gguf") + " -n 4 --device vulkan", "--type",
+             "model", "stats", "-er", "0,100", "--check-observer", "-o", out});
         QVERIFY2(r.code == 0 || r.code == 4, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression("observer:    observing changed (nothing: 4 round\\(s\\)|the program's)")),
+        QVERIFY2(r.err.contains(
+                     QRegularExpression("observer:    observing changed (nothing: 4 round\\(s\\)|the program's)")),
                  qPrintable(r.err));
         const auto dumps = dumpsInside(out.toStdString());
         QCOMPARE(dumps.size(), size_t(1));
@@ -187,8 +196,9 @@ private slots:
         QCOMPARE(kernelCounts(kept.err + kept.out), unobserved);
         const Run checked = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
                                          "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/kept-checked"});
-        QVERIFY2(checked.code == 0 && checked.err.contains(QRegularExpression(
-                                          "observer:    observing changed nothing: 4 round\\(s\\) computed the same")),
+        QVERIFY2(checked.code == 0 &&
+                     checked.err.contains(QRegularExpression(
+                         "observer:    observing changed nothing: 4 round\\(s\\) computed the same")),
                  qPrintable(checked.err));
         const auto dumps = dumpsInside(out.toStdString());
         QCOMPARE(dumps.size(), size_t(1));
@@ -236,25 +246,29 @@ private slots:
         // read after the whole graph: the experts chosen and their weights, whose memory only
         // the routing's inner nodes hold (flagging those would unfuse it), are read as each
         // routing ends (the graph ended there, one node a layer), the rest when the graph is done
-        QVERIFY2(kept.err.contains(QRegularExpression(R"(read 0 inline, [1-9]\d* after the whole graph, 0 node by node, )"
-                                                      R"(the graph ended at [1-9]\d* nodes)")),
-                 qPrintable(kept.err));
+        QVERIFY2(
+            kept.err.contains(QRegularExpression(R"(read 0 inline, [1-9]\d* after the whole graph, 0 node by node, )"
+                                                 R"(the graph ended at [1-9]\d* nodes)")),
+            qPrintable(kept.err));
         QCOMPARE(kernelCounts(kept.err + kept.out).value("MUL_MAT_ID_MUL"), unobserved);
         QCOMPARE(kernelCounts(kept.err + kept.out).value("TOPK_MOE_EARLY_SOFTMAX_NORM"), routings);
         const Run checked = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
                                          "--keep-fusion", "--check-observer", "-o", m_dir.path() + "/experts-checked"});
         // reading where the chains end, and each residual sum where its norm's chain ends (the
         // sum hands the norm its partial sums), leaves the device computing as unobserved
-        QVERIFY2(checked.code == 0 && checked.err.contains("observer:    observing changed nothing:"), qPrintable(checked.err));
+        QVERIFY2(checked.code == 0 && checked.err.contains("observer:    observing changed nothing:"),
+                 qPrintable(checked.err));
         // the same bytes as read node by node, fusion kept there too
         const QString byNode = m_dir.path() + "/experts-node";
         const Run node = llmscopeRun({"dump", "--exec", program, "--type", "model", "stats", "-er", "0,100",
                                       "--keep-fusion", "--read", "node", "-o", byNode});
         QVERIFY2(node.code == 0 && node.err.contains(" 0 after the whole graph, "), qPrintable(node.err));
-        const Run same = llmscopeRun({"compare", "-gp", QString::fromStdString(dumpsInside(byNode.toStdString()).at(0)), "-mp",
-                                      QString::fromStdString(dumpsInside((m_dir.path() + "/experts-checked").toStdString()).at(0)),
-                                      "-o", m_dir.path() + "/experts-cmp"});
-        QVERIFY2(same.code == 0 && same.err.contains("standard exact") && same.err.contains(" 0 failed"), qPrintable(same.err));
+        const Run same =
+            llmscopeRun({"compare", "-gp", QString::fromStdString(dumpsInside(byNode.toStdString()).at(0)), "-mp",
+                         QString::fromStdString(dumpsInside((m_dir.path() + "/experts-checked").toStdString()).at(0)),
+                         "-o", m_dir.path() + "/experts-cmp"});
+        QVERIFY2(same.code == 0 && same.err.contains("standard exact") && same.err.contains(" 0 failed"),
+                 qPrintable(same.err));
 
         const auto dumps = dumpsInside(out.toStdString());
         QVERIFY(!dumps.empty());
@@ -276,15 +290,17 @@ private slots:
         QCOMPARE(recorded, unobserved);
         QCOMPARE(recordedRoutings, routings);
         const QString unfusedOut = m_dir.path() + "/experts-unfused";
-        const Run unfused = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model", "stats",
-                                         "-er", "0,100", "-o", unfusedOut});
+        const Run unfused = llmscopeRun({"dump", "--exec", "GGML_VK_PERF_LOGGER=1 " + program, "--type", "model",
+                                         "stats", "-er", "0,100", "-o", unfusedOut});
         QVERIFY2(unfused.code == 0, qPrintable(unfused.err));
         QCOMPARE(kernelCounts(unfused.err + unfused.out).value("MUL_MAT_ID_MUL"), 0);
         QCOMPARE(kernelCounts(unfused.err + unfused.out).value("TOPK_MOE_EARLY_SOFTMAX_NORM"), 0);
         // the experts the fused kernel chose, dumped from its second output: those chosen op by op,
         // and compared as an op of their own
-        const DumpIndex keptIndex = scanDump(dumps[0]), unfusedIndex = scanDump(dumpsInside(unfusedOut.toStdString())[0]);
-        auto chosenStats = [](const DumpIndex &index, int64_t round, const std::string &op) -> std::optional<TensorStats> {
+        const DumpIndex keptIndex = scanDump(dumps[0]),
+                        unfusedIndex = scanDump(dumpsInside(unfusedOut.toStdString())[0]);
+        auto chosenStats = [](const DumpIndex &index, int64_t round,
+                              const std::string &op) -> std::optional<TensorStats> {
             for (const TensorRecord &t : index.tensors)
                 if (t.exec == round && t.opId == op && !t.input && !t.before)
                     return t.stats;
@@ -309,13 +325,15 @@ private slots:
         const QString four = m_dir.path() + "/four";
         if (!QFile::exists(four + "/model-q4_0.gguf"))
             QVERIFY(engine::makeModel(kBin, {"--family", four, "--layers", "4"}));
-        const auto r = engine::llmscope(kBin, {"hunt", "--golden", cmd("four/model-f32.gguf", "cpu"), "--test",
-                                               cmd("four/model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
+        const auto r = engine::llmscope(kBin,
+                                        {"hunt", "--golden", cmd("four/model-f32.gguf", "cpu"), "--test",
+                                         cmd("four/model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
         QVERIFY2(r.code == 1, qPrintable(r.err));
         QVERIFY2(!r.err.contains("the fault lies where observing changes what runs"), qPrintable(r.err));
         QVERIFY2(!r.err.contains("observing changed the program's results:"), qPrintable(r.err)); // beyond rounding
         QVERIFY2(r.err.contains("\n  observing changed nothing: 4 round(s)"), qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, "(no kernel adds error|every operation is within its budget)"), qPrintable(r.err));
+        QVERIFY2(engine::concludes(r.err, "(no kernel adds error|every operation is within its budget)"),
+                 qPrintable(r.err));
     }
 
     // A device's weights, copied out with ggml's own read: their digests are those the CPU's dump
@@ -364,7 +382,8 @@ private slots:
             dumps << QString::fromStdString(dumpsInside(out.toStdString()).at(0));
         }
         const Run cmp = llmscopeRun({"compare", "-gp", dumps[1], "-mp", dumps[0], "-o", m_dir.path() + "/cmp-read"});
-        QVERIFY2(cmp.code == 0 && cmp.err.contains("standard exact") && cmp.err.contains(" 0 failed"), qPrintable(cmp.err));
+        QVERIFY2(cmp.code == 0 && cmp.err.contains("standard exact") && cmp.err.contains(" 0 failed"),
+                 qPrintable(cmp.err));
     }
 
     void cpuAgainstVulkanIsWithinTolerance()
@@ -373,7 +392,8 @@ private slots:
         QVERIFY(!cpu.isEmpty() && !vk.isEmpty());
         const Run engineRun = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "-o", m_dir.path() + "/cmp-engine"});
         QVERIFY2(engineRun.code == 0, qPrintable(engineRun.err));
-        QVERIFY2(engineRun.err.contains("standard engine: golden ran on CPU, test on CPU, Vulkan0") && engineRun.err.contains("every operation passed") &&
+        QVERIFY2(engineRun.err.contains("standard engine: golden ran on CPU, test on CPU, Vulkan0") &&
+                     engineRun.err.contains("every operation passed") &&
                      engineRun.err.contains("most error added for its budget:"),
                  qPrintable(engineRun.err));
         const QJsonObject doc = engine::compareReport(m_dir.path() + "/cmp-engine");
@@ -404,12 +424,14 @@ private slots:
                  qPrintable(engineRun.err));
         const Run config = llmscopeRun({"config-diff", cpu, vk});
         QCOMPARE(config.code, 1);
-        QVERIFY2(config.out.contains(QRegularExpression(R"(  device Vulkan0\n    golden: \(none\)\n    test:   llvmpipe[^\n]*, GPU, )")),
+        QVERIFY2(config.out.contains(QRegularExpression(
+                     R"(  device Vulkan0\n    golden: \(none\)\n    test:   llvmpipe[^\n]*, GPU, )")),
                  qPrintable(config.out));
-        QVERIFY2(config.out.contains(QRegularExpression(R"(only test's \(\d+\): [^\n]*libvulkan_lvp\.so)")), qPrintable(config.out));
+        QVERIFY2(config.out.contains(QRegularExpression(R"(only test's \(\d+\): [^\n]*libvulkan_lvp\.so)")),
+                 qPrintable(config.out));
 
-        const Run msit = llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o",
-                                      m_dir.path() + "/cmp-msit"});
+        const Run msit =
+            llmscopeRun({"compare", "-gp", cpu, "-mp", vk, "--standard", "msit", "-o", m_dir.path() + "/cmp-msit"});
         QCOMPARE(msit.code, 1);
         const QJsonObject m = engine::compareReport(m_dir.path() + "/cmp-msit");
         int failed = 0;
@@ -450,7 +472,8 @@ private slots:
         const Run hunt = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu") + cache, "--test",
                                       cmd("model-f32.gguf", "vulkan") + cache, "-o", m_dir.path() + "/hunt-q8cache"});
         QCOMPARE(hunt.code, 1);
-        QVERIFY2(engine::concludes(hunt.err, "every operation is within its budget in every round"), qPrintable(hunt.err));
+        QVERIFY2(engine::concludes(hunt.err, "every operation is within its budget in every round"),
+                 qPrintable(hunt.err));
     }
 
     // The hunt on CPU against Vulkan ends on nothing, naming the op adding the most for its
@@ -461,20 +484,25 @@ private slots:
         const Run clean = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                        cmd("model-f32.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-clean"});
         QVERIFY2(clean.code == 1, qPrintable(clean.err));
-        QVERIFY2(engine::concludes(clean.err, "every operation is within its budget in every round: nothing diverges beyond "
-                                              "what two engines of one model may differ by$") &&
-                     engine::huntConclusion(clean.err).value(1).contains(QRegularExpression("^the most error for its budget: round \\d+, op ")),
+        QVERIFY2(engine::concludes(clean.err,
+                                   "every operation is within its budget in every round: nothing diverges beyond "
+                                   "what two engines of one model may differ by$") &&
+                     engine::huntConclusion(clean.err).value(1).contains(
+                         QRegularExpression("^the most error for its budget: round \\d+, op ")),
                  qPrintable(clean.err));
 
         const Run ffn = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                      cmd("model-corrupt.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-ffn"});
-        QVERIFY2(ffn.code == 0 && engine::concludes(ffn.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
-                     engine::blamesWeight(engine::huntConclusion(ffn.err).join('\n'), "blk.1.ffn_down.weight"),
-                 qPrintable(ffn.err));
+        QVERIFY2(
+            ffn.code == 0 &&
+                engine::concludes(ffn.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+                engine::blamesWeight(engine::huntConclusion(ffn.err).join('\n'), "blk.1.ffn_down.weight"),
+            qPrintable(ffn.err));
 
         const Run v = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("attn_v.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-v"});
-        QVERIFY2(v.code == 0 && engine::concludes(v.err, R"(found: round 0, op 2_5 Vcur-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+        QVERIFY2(v.code == 0 &&
+                     engine::concludes(v.err, R"(found: round 0, op 2_5 Vcur-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
                      engine::blamesWeight(engine::huntConclusion(v.err).join('\n'), "blk.1.attn_v.weight"),
                  qPrintable(v.err));
         QVERIFY2(v.err.contains("dumping only op 2_5 (test's 2_"), qPrintable(v.err));
@@ -485,26 +513,31 @@ private slots:
     // layer under Q4_0 the hunt still ends on that layer and names its weight.
     void quantizedOnTheDevice()
     {
-        QCOMPARE(engine::makeModel(kBin, {"--quantize", "q4_0", "--in", model("model-corrupt.gguf"), "--out",
-                                          model("corrupt-q4_0.gguf")}),
-                 true);
+        QCOMPARE(
+            engine::makeModel(
+                kBin, {"--quantize", "q4_0", "--in", model("model-corrupt.gguf"), "--out", model("corrupt-q4_0.gguf")}),
+            true);
         const Run q = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("model-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-q4"});
-        QVERIFY2(q.code == 1 && engine::concludes(q.err, "no kernel adds error beyond what quantization explains in every round;"),
+        QVERIFY2(q.code == 1 &&
+                     engine::concludes(q.err, "no kernel adds error beyond what quantization explains in every round;"),
                  qPrintable(q.err));
         // each product replayed on its own inputs, held to the paths Vulkan's kernels take
-        QVERIFY2(q.err.contains(QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within its )"
-                                                   R"(bound on the inputs it was given)")),
+        QVERIFY2(q.err.contains(
+                     QRegularExpression(R"(\n  replay: each of the test's [1-9]\d* matrix product\(s\) is within its )"
+                                        R"(bound on the inputs it was given)")),
                  qPrintable(q.err));
         const Run c = llmscopeRun({"hunt", "--golden", cmd("model-f32.gguf", "cpu"), "--test",
                                    cmd("corrupt-q4_0.gguf", "vulkan"), "-o", m_dir.path() + "/hunt-cq4"});
-        QVERIFY2(c.code == 0 && engine::concludes(c.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
+        QVERIFY2(c.code == 0 &&
+                     engine::concludes(c.err, R"(found: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) in 2_DecoderLayer/)") &&
                      engine::huntConclusion(c.err).indexOf(QRegularExpression(
                          R"(^blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, more than its )"
                          R"(quantization explains \([0-9.]+ %\))")) > 0 &&
-                     c.err.contains(QRegularExpression(R"(\n  first divergent: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) .*: )"
-                                                       R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
-                                                       R"(more than its quantization explains)")),
+                     c.err.contains(
+                         QRegularExpression(R"(\n  first divergent: round 0, op 2_31 ffn_out-1 \(MUL_MAT\) .*: )"
+                                            R"(blk\.1\.ffn_down\.weight \(q4_0\) differs from golden's by [0-9.]+ %, )"
+                                            R"(more than its quantization explains)")),
                  qPrintable(c.err));
     }
 };

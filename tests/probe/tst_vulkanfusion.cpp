@@ -103,9 +103,9 @@ private slots:
         auto l = buildLayer(1);
         const GraphTopology topo = GraphTopology::build(l->gf);
         const auto chains = fusedChains(topo, FusingBackend::Vulkan);
-        QCOMPARE(chainsOf(topo, chains), (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL",
-                                                                   "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS",
-                                                                   "MUL_MAT+ADD: MUL_MAT ADD"}));
+        QCOMPARE(chainsOf(topo, chains),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL", "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS",
+                                           "MUL_MAT+ADD: MUL_MAT ADD"}));
         // each chain's inner nodes point at its end; the end and every other node are read
         const auto into = fusedInto(chains, topo.nodes.size());
         for (const FusedChain &f : chains) {
@@ -145,8 +145,8 @@ private slots:
         std::vector<int> backendOf(topo.nodes.size(), 0);
         backendOf[size_t(topo.indexOf.at(l->residual))] = 1; // the residual on the CPU
         const auto chains = fusedChains(topo, backendOf, {FusingBackend::Vulkan, FusingBackend::Cpu});
-        QCOMPARE(chainsOf(topo, chains), (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL",
-                                                                   "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS"}));
+        QCOMPARE(chainsOf(topo, chains),
+                 (std::vector<std::string>{"RMS_NORM+MUL: RMS_NORM MUL", "ROPE+VIEW+SET_ROWS: ROPE VIEW SET_ROWS"}));
         for (const FusedChain &f : chains)
             QCOMPARE(f.backend, 0);
     }
@@ -245,8 +245,9 @@ private slots:
         ggml_tensor *withBias = mambaConvolution(c, true), *plain = mambaConvolution(c, false);
         ggml_set_name(plain, "plain");
         ggml_tensor *snake = snakeActivation(c, ggml_new_tensor_2d(c, GGML_TYPE_F32, 16, 32));
-        ggml_tensor *out = ggml_add(c, ggml_add(c, ggml_reshape_2d(c, withBias, 16, 4), ggml_reshape_2d(c, plain, 16, 4)),
-                                    ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0));
+        ggml_tensor *out =
+            ggml_add(c, ggml_add(c, ggml_reshape_2d(c, withBias, 16, 4), ggml_reshape_2d(c, plain, 16, 4)),
+                     ggml_view_2d(c, snake, 16, 4, snake->nb[1], 0));
         ggml_set_output(out);
         ggml_cgraph *gf = ggml_new_graph(c);
         ggml_build_forward_expand(gf, out);
@@ -371,18 +372,21 @@ private slots:
         want.push_back(-1);
         for (int v : expect(16, 3))
             want.push_back(v);
-        QCOMPARE(carriedOf(carriedResults(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu},
-                                          fusedChains(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu}), {64, 64})),
-                 want);
+        QCOMPARE(
+            carriedOf(carriedResults(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu},
+                                     fusedChains(topo, split, {FusingBackend::Vulkan, FusingBackend::Cpu}), {64, 64})),
+            want);
         // a row of 4097: 9 sums, 36 bytes aligned to 48 at 16: 21 pairs fit
         {
             ggml_context *odd = ggml_init(params);
             const ResidualNorms o = residualNorms(odd, 24, 4097, 1);
             const GraphTopology oddTopo = GraphTopology::build(residualNormsGraph(odd, o));
-            const auto carried = carriedResults(oddTopo, std::vector<int>(oddTopo.nodes.size(), 0), {FusingBackend::Vulkan},
-                                                fusedChains(oddTopo, FusingBackend::Vulkan), {16});
+            const auto carried =
+                carriedResults(oddTopo, std::vector<int>(oddTopo.nodes.size(), 0), {FusingBackend::Vulkan},
+                               fusedChains(oddTopo, FusingBackend::Vulkan), {16});
             QCOMPARE(carried.size(), size_t(24));
-            QCOMPARE(std::count_if(carried.begin(), carried.end(), [](const CarriedResult &c) { return c.carried; }), 21);
+            QCOMPARE(std::count_if(carried.begin(), carried.end(), [](const CarriedResult &c) { return c.carried; }),
+                     21);
             ggml_free(odd);
         }
         // no other backend carries anything

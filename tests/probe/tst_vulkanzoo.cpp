@@ -18,7 +18,6 @@
 
 #include "tests/engine/engine_run.h"
 
-
 namespace {
 const QString kBin = LLMSCOPE_BIN_DIR;
 // The zoo's fault model's shape (tst_kernelzoo's): 160 wide, heads of 40.
@@ -35,14 +34,14 @@ class TstVulkanZoo : public QObject {
                      const QString &prompt = "Hello") const
     {
         return "env LD_LIBRARY_PATH=" + m_zoo + "/lib-vulkan/" + backend + " GGML_VK_VISIBLE_DEVICES=0" +
-               (fusion ? "" : " GGML_VK_DISABLE_FUSION=1") + " " + m_zoo + "/build-vulkan/bin/llama-simple -m " +
-               (model.isEmpty() ? m_model : model) + " -n 3 " + prompt;
+            (fusion ? "" : " GGML_VK_DISABLE_FUSION=1") + " " + m_zoo + "/build-vulkan/bin/llama-simple -m " +
+            (model.isEmpty() ? m_model : model) + " -n 3 " + prompt;
     }
     // The same program on the zoo's stock CPU backend: the golden users have.
     QString onCpu() const
     {
         return "env LD_LIBRARY_PATH=" + m_zoo + "/lib/stock " + m_zoo + "/build/bin/llama-simple -m " + m_model +
-               " -n 3 Hello";
+            " -n 3 Hello";
     }
     engine::LlmscopeRun hunt(const QString &golden, const QString &test, const QString &name)
     {
@@ -57,15 +56,17 @@ private slots:
             QSKIP(qPrintable("the kernel zoo's Vulkan backend is not built in " + m_zoo +
                              ": run scripts/kernel_zoo (it needs glslc, libvulkan-dev and spirv-headers)"));
         m_model = m_dir.path() + "/m.gguf";
-        QVERIFY(engine::makeModel(kBin, {"--out", m_model, "--layers", "3", "--width", QString::number(kWidth), "--heads",
-                                         QString::number(kHeads), "--kv-heads", "2", "--ff", QString::number(kFfn)}));
+        QVERIFY(engine::makeModel(kBin,
+                                  {"--out", m_model, "--layers", "3", "--width", QString::number(kWidth), "--heads",
+                                   QString::number(kHeads), "--kv-heads", "2", "--ff", QString::number(kFfn)}));
     }
 
     // The stock backend computing its chains fused agrees with itself unfused, and with the CPU.
     void theStockBackendIsClean()
     {
         const auto unfused = hunt(onVulkan("stock", false), onVulkan("stock"), "stock-fusion");
-        QVERIFY2(unfused.code == 1 && engine::concludes(unfused.err, "every operation is within its budget in every round"),
+        QVERIFY2(unfused.code == 1 &&
+                     engine::concludes(unfused.err, "every operation is within its budget in every round"),
                  qPrintable(unfused.err));
         QVERIFY2(unfused.err.contains("\n  observing changed nothing: "), qPrintable(unfused.err));
         const auto cpu = hunt(onCpu(), onVulkan("stock"), "stock-cpu");
@@ -79,11 +80,14 @@ private slots:
         const auto r = hunt(onCpu(), onVulkan("vk-fused-norm-eps"), "norm-eps");
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("\n  observing changed nothing: "), qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
-                                          R"(computed fused on Vulkan0: its end departs)"),
-                 qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(with fusion off, the same ops agree with golden's \(relative error 0(\.\d+)? %\): )"
-                                                   R"(the fused kernel is wrong)")),
+        QVERIFY2(
+            engine::concludes(r.err,
+                              R"(found: round 0, the fused chain RMS_NORM\+MUL \(1_\d+ norm-0, 1_\d+ attn_norm-0\), )"
+                              R"(computed fused on Vulkan0: its end departs)"),
+            qPrintable(r.err));
+        QVERIFY2(r.err.contains(QRegularExpression(
+                     R"(with fusion off, the same ops agree with golden's \(relative error 0(\.\d+)? %\): )"
+                     R"(the fused kernel is wrong)")),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("replay: on the inputs it was given, the test's kernel is wrong: "), qPrintable(r.err));
 
@@ -98,8 +102,10 @@ private slots:
     {
         const auto r = hunt(onVulkan("stock"), onVulkan("vk-rope-cache-cell"), "rope-cell");
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(engine::concludes(r.err, R"(found: round 0, the fused chain ROPE\+VIEW\+SET_ROWS \(1_\d+ Kcur-0, 1_\d+ Kcur-0 \(view\), )"
-                                          R"(1_\d+ cache_k_l0 \(view\)\), computed fused on Vulkan0: its end departs)"),
+        QVERIFY2(engine::concludes(
+                     r.err,
+                     R"(found: round 0, the fused chain ROPE\+VIEW\+SET_ROWS \(1_\d+ Kcur-0, 1_\d+ Kcur-0 \(view\), )"
+                     R"(1_\d+ cache_k_l0 \(view\)\), computed fused on Vulkan0: its end departs)"),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("the fused kernel is wrong"), qPrintable(r.err));
 
@@ -131,20 +137,24 @@ private slots:
         const QString q8 = m_dir.path() + "/m-q8_0.gguf";
         QVERIFY(engine::makeModel(kBin, {"--quantize", "q8_0", "--in", m_model, "--out", q8}));
         const auto r = hunt(onCpu(), onVulkan("vk-q8-mmv-scale", true, q8), "q8-mmv");
-        QVERIFY2(r.code == 0 && engine::concludes(r.err, R"(found: round 0, op 1_\d+ Qcur-0 \(MUL_MAT\) in )"), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of )"
-                                                   R"(\d+ elements beyond the bound, the largest [0-9.]+ times it; ggml's CPU )"
-                                                   R"(kernel on the same inputs: 0\.\d+ times the bound)")),
+        QVERIFY2(r.code == 0 && engine::concludes(r.err, R"(found: round 0, op 1_\d+ Qcur-0 \(MUL_MAT\) in )"),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(
+                     QRegularExpression(R"(\n  replay: on the inputs it was given, the test's kernel is wrong: \d+ of )"
+                                        R"(\d+ elements beyond the bound, the largest [0-9.]+ times it; ggml's CPU )"
+                                        R"(kernel on the same inputs: 0\.\d+ times the bound)")),
                  qPrintable(r.err));
         const auto stock = hunt(onCpu(), onVulkan("stock", true, q8), "q8-stock");
-        QVERIFY2(stock.code == 1 && engine::concludes(stock.err, "no kernel adds error beyond what quantization explains"),
+        QVERIFY2(stock.code == 1 &&
+                     engine::concludes(stock.err, "no kernel adds error beyond what quantization explains"),
                  qPrintable(stock.err));
 
         const QString prompt = "\"one two three four five six seven eight nine ten\"";
         auto opcheck = [&](const QString &backend) {
             const QString out = m_dir.path() + "/replayed-q8-" + backend;
-            const auto d = engine::llmscope(kBin, {"dump", "--exec", onVulkan(backend, true, q8, prompt), "--type", "tensor",
-                                                   "kernel", "-opname", "mul_mat", "-er", "0,2", "-o", out});
+            const auto d = engine::llmscope(kBin,
+                                            {"dump", "--exec", onVulkan(backend, true, q8, prompt), "--type", "tensor",
+                                             "kernel", "-opname", "mul_mat", "-er", "0,2", "-o", out});
             if (d.code != 0)
                 qWarning("%s", qPrintable(d.err));
             const auto o = engine::llmscope(kBin, {"opcheck", "-i", out, "-opname", "mul_mat", "-o", out + "-opcheck"});
@@ -161,12 +171,16 @@ private slots:
             if (o["precision_result"].toString() != "PASS")
                 notPassed += o["op_id"].toString() + " " + o["fail_reason"].toString() + "\n";
             const QString standard = o["precision_standard"].toString();
-            paths["tiles"] += standard.contains("the one this output fits best: Vulkan's matrix kernel on float16 tiles");
-            paths["float32"] += standard.contains("the one this output fits best: Vulkan's matrix-vector kernel on weights "
-                                                  "dequantized to float32");
+            paths["tiles"] +=
+                standard.contains("the one this output fits best: Vulkan's matrix kernel on float16 tiles");
+            paths["float32"] +=
+                standard.contains("the one this output fits best: Vulkan's matrix-vector kernel on weights "
+                                  "dequantized to float32");
         }
-        QVERIFY2(verdicts.size() == 1 && verdicts["PASS"] >= 60, qPrintable(QString::number(verdicts["PASS"]) + " passed\n" + notPassed));
-        QVERIFY2(paths["tiles"] >= 18 && paths["float32"] >= 40, qPrintable(QString("%1 %2").arg(paths["tiles"]).arg(paths["float32"])));
+        QVERIFY2(verdicts.size() == 1 && verdicts["PASS"] >= 60,
+                 qPrintable(QString::number(verdicts["PASS"]) + " passed\n" + notPassed));
+        QVERIFY2(paths["tiles"] >= 18 && paths["float32"] >= 40,
+                 qPrintable(QString("%1 %2").arg(paths["tiles"]).arg(paths["float32"])));
         int failed = 0, rows = 0;
         for (const auto &row : opcheck("vk-q8-mmv-scale")) {
             const QJsonObject o = row.toObject();
@@ -184,11 +198,14 @@ private slots:
     void aSpreadPartsTheFusedRunFromTheUnfused()
     {
         const QString out = m_dir.path() + "/spread-eps";
-        const auto r = engine::llmscope(kBin, {"spread", "--run", onVulkan("vk-fused-norm-eps"), "--fusion", "on,off", "-o", out});
+        const auto r =
+            engine::llmscope(kBin, {"spread", "--run", onVulkan("vk-fused-norm-eps"), "--fusion", "on,off", "-o", out});
         QVERIFY2(r.code == 1, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QRegularExpression(R"(first departure: round 0, 1_\d+ attn_norm-0 \(MUL\): run 1 departs .*\[fusion on\]\))")),
+        QVERIFY2(r.err.contains(QRegularExpression(
+                     R"(first departure: round 0, 1_\d+ attn_norm-0 \(MUL\): run 1 departs .*\[fusion on\]\))")),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("it ends the chain RMS_NORM+MUL, which the departing run computed fused"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("it ends the chain RMS_NORM+MUL, which the departing run computed fused"),
+                 qPrintable(r.err));
         QFile f(out + "/spread.json");
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();

@@ -150,10 +150,10 @@ private slots:
         const std::string line = good.substr(first, second - first); // the first weight's
         const std::vector<std::string> bad = {
             "",
-            good.substr(0, good.size() - 1),                                   // cut inside the last line
-            good.substr(0, good.size() / 2),                                   // truncated
+            good.substr(0, good.size() - 1), // cut inside the last line
+            good.substr(0, good.size() / 2), // truncated
             "llmscope weight statistics 1 s1. d2.\n" + good.substr(good.find('\n') + 1), // another sketch
-            good + line,                                                       // one weight twice
+            good + line, // one weight twice
             good + "1 2 3 0 1 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001\n", // 14 fields
             good + "1 2 3 0 1 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 0x1p+0,0x1p+0\n", // 2 sums
             good + "-1 2 3 0 0 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 -\n", // a negative offset
@@ -292,8 +292,9 @@ private slots:
         for (const QString &out : {QStringLiteral("u1"), QStringLiteral("u2")}) {
             QProcess p;
             p.setProcessEnvironment(env);
-            p.start(kBin + "/llmscope", {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2",
-                                         "--type", "stats", "-o", m_dir.path() + "/" + out});
+            p.start(kBin + "/llmscope",
+                    {"dump", "--exec", kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", "--type", "stats",
+                     "-o", m_dir.path() + "/" + out});
             QVERIFY(p.waitForFinished(120000));
             QCOMPARE(p.exitCode(), 0);
             said = QString::fromUtf8(p.readAllStandardError() + p.readAllStandardOutput());

@@ -163,7 +163,8 @@ private slots:
         const char *ops[] = {"0_ADD", "1_ADD", "2_ADD", "3_ADD"};
         const char *maxima[] = {",1.000000,", ",2.000000,", ",3.000000,", ",5.000000,"};
         for (int i = 0; i < 4; ++i) {
-            QVERIFY2(one[size_t(i + 1)].find(std::string("0_Layer/") + ops[i]) != std::string::npos, one[size_t(i + 1)].c_str());
+            QVERIFY2(one[size_t(i + 1)].find(std::string("0_Layer/") + ops[i]) != std::string::npos,
+                     one[size_t(i + 1)].c_str());
             QVERIFY2(one[size_t(i + 1)].find(maxima[i]) != std::string::npos, one[size_t(i + 1)].c_str());
         }
         QVERIFY(two[1].find(",4.000000,") != std::string::npos); // and not the stale row
@@ -215,8 +216,9 @@ private slots:
         for (const auto &e : fs::recursive_directory_iterator(root))
             if (e.is_regular_file())
                 files.insert(fs::relative(e.path(), root).string());
-        QCOMPARE(files, (std::set<std::string>{"before0.txt", "before1.txt", "before2.txt", "before3.txt", "before4.txt",
-                                               "mine.txt", "llmscope/99.json"}));
+        QCOMPARE(files,
+                 (std::set<std::string>{"before0.txt", "before1.txt", "before2.txt", "before3.txt", "before4.txt",
+                                        "mine.txt", "llmscope/99.json"}));
     }
 };
 

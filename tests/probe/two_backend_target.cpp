@@ -33,11 +33,17 @@ namespace {
 
 ggml_backend_t g_cpu = nullptr; // computes for the device
 const char *g_imprecise = nullptr; // the op whose outputs the device rounds through float16
-bool g_bf16 = false;               // through bfloat16 instead
+bool g_bf16 = false; // through bfloat16 instead
 
 // --- buffers: plain memory that calls itself device memory
-void bufFree(ggml_backend_buffer_t b) { std::free(b->context); }
-void *bufBase(ggml_backend_buffer_t b) { return b->context; }
+void bufFree(ggml_backend_buffer_t b)
+{
+    std::free(b->context);
+}
+void *bufBase(ggml_backend_buffer_t b)
+{
+    return b->context;
+}
 void bufMemset(ggml_backend_buffer_t, ggml_tensor *t, uint8_t v, size_t off, size_t n)
 {
     std::memset(static_cast<char *>(t->data) + off, v, n);
@@ -50,10 +56,19 @@ void bufGet(ggml_backend_buffer_t, const ggml_tensor *t, void *d, size_t off, si
 {
     std::memcpy(d, static_cast<const char *>(t->data) + off, n);
 }
-bool bufCpy(ggml_backend_buffer_t, const ggml_tensor *, ggml_tensor *) { return false; }
-void bufClear(ggml_backend_buffer_t b, uint8_t v) { std::memset(b->context, v, b->size); }
+bool bufCpy(ggml_backend_buffer_t, const ggml_tensor *, ggml_tensor *)
+{
+    return false;
+}
+void bufClear(ggml_backend_buffer_t b, uint8_t v)
+{
+    std::memset(b->context, v, b->size);
+}
 
-const char *buftName(ggml_backend_buffer_type_t) { return "Sim"; }
+const char *buftName(ggml_backend_buffer_type_t)
+{
+    return "Sim";
+}
 ggml_backend_buffer_t buftAlloc(ggml_backend_buffer_type_t buft, size_t size)
 {
     void *mem = std::aligned_alloc(64, (size + 63) / 64 * 64 + 64);
@@ -67,13 +82,22 @@ ggml_backend_buffer_t buftAlloc(ggml_backend_buffer_type_t buft, size_t size)
     i.clear = bufClear;
     return ggml_backend_buffer_init(buft, i, mem, size);
 }
-size_t buftAlign(ggml_backend_buffer_type_t) { return 64; }
-bool buftIsHost(ggml_backend_buffer_type_t) { return false; }
+size_t buftAlign(ggml_backend_buffer_type_t)
+{
+    return 64;
+}
+bool buftIsHost(ggml_backend_buffer_type_t)
+{
+    return false;
+}
 
 ggml_backend_buffer_type g_buft{{buftName, buftAlloc, buftAlign, nullptr, nullptr, buftIsHost}, nullptr, nullptr};
 
 // --- the backend: the CPU backend computes its graphs
-const char *backendName(ggml_backend_t) { return "Sim"; }
+const char *backendName(ggml_backend_t)
+{
+    return "Sim";
+}
 void backendFree(ggml_backend_t) {}
 ggml_status backendCompute(ggml_backend_t, ggml_cgraph *g)
 {
@@ -96,9 +120,18 @@ ggml_status backendCompute(ggml_backend_t, ggml_cgraph *g)
 }
 
 // --- the device
-const char *devName(ggml_backend_dev_t) { return "Sim"; }
-void devMemory(ggml_backend_dev_t, size_t *free, size_t *total) { *free = *total = size_t(1) << 30; }
-enum ggml_backend_dev_type devType(ggml_backend_dev_t) { return GGML_BACKEND_DEVICE_TYPE_GPU; }
+const char *devName(ggml_backend_dev_t)
+{
+    return "Sim";
+}
+void devMemory(ggml_backend_dev_t, size_t *free, size_t *total)
+{
+    *free = *total = size_t(1) << 30;
+}
+enum ggml_backend_dev_type devType(ggml_backend_dev_t)
+{
+    return GGML_BACKEND_DEVICE_TYPE_GPU;
+}
 void devProps(ggml_backend_dev_t d, ggml_backend_dev_props *p)
 {
     std::memset(p, 0, sizeof(*p));
@@ -106,10 +139,22 @@ void devProps(ggml_backend_dev_t d, ggml_backend_dev_props *p)
     p->type = GGML_BACKEND_DEVICE_TYPE_GPU;
     devMemory(d, &p->memory_free, &p->memory_total);
 }
-ggml_backend_buffer_type_t devBuft(ggml_backend_dev_t) { return &g_buft; }
-bool devSupportsOp(ggml_backend_dev_t, const ggml_tensor *) { return true; }
-bool devSupportsBuft(ggml_backend_dev_t, ggml_backend_buffer_type_t b) { return b == &g_buft; }
-bool devOffload(ggml_backend_dev_t, const ggml_tensor *) { return false; }
+ggml_backend_buffer_type_t devBuft(ggml_backend_dev_t)
+{
+    return &g_buft;
+}
+bool devSupportsOp(ggml_backend_dev_t, const ggml_tensor *)
+{
+    return true;
+}
+bool devSupportsBuft(ggml_backend_dev_t, ggml_backend_buffer_type_t b)
+{
+    return b == &g_buft;
+}
+bool devOffload(ggml_backend_dev_t, const ggml_tensor *)
+{
+    return false;
+}
 
 ggml_backend_device g_dev{};
 ggml_backend g_sim{};
@@ -135,7 +180,10 @@ ggml_backend_t simInit()
     return &g_sim;
 }
 
-float value(int i, int salt) { return float((i * 37 + salt * 11) % 23 - 11) / 16.0f; }
+float value(int i, int salt)
+{
+    return float((i * 37 + salt * 11) % 23 - 11) / 16.0f;
+}
 
 } // namespace
 
@@ -197,7 +245,8 @@ int main(int argc, char **argv)
     ggml_context *xctx = ggml_init(xp);
     ggml_tensor *ownX = ggml_new_tensor_1d(xctx, GGML_TYPE_F32, n);
     ggml_set_name(ownX, "x");
-    ggml_backend_buffer_t xbuf = implicit ? ggml_backend_alloc_ctx_tensors_from_buft(xctx, ggml_backend_cpu_buffer_type()) : nullptr;
+    ggml_backend_buffer_t xbuf =
+        implicit ? ggml_backend_alloc_ctx_tensors_from_buft(xctx, ggml_backend_cpu_buffer_type()) : nullptr;
     std::vector<char> block(64 * ggml_tensor_overhead() + ggml_graph_overhead());
     for (int r = 0; r < rounds; ++r) {
         // A new graph every round, as llama.cpp builds one per decode.

@@ -24,8 +24,10 @@ live::Topology topology()
 {
     live::Topology t;
     t.groups = {{"0", "Layer0", "DecoderLayer", {}, ""}, {"1", "Layer1", "DecoderLayer", {}, ""}};
-    t.ops = {{"0_0", "norm-0", "RMS_NORM", {}, ""}, {"0_1", "ffn_out-0", "MUL_MAT", {}, ""},
-             {"1_0", "norm-1", "RMS_NORM", {}, ""}, {"1_1", "ffn_out-1", "MUL_MAT", {}, ""}};
+    t.ops = {{"0_0", "norm-0", "RMS_NORM", {}, ""},
+             {"0_1", "ffn_out-0", "MUL_MAT", {}, ""},
+             {"1_0", "norm-1", "RMS_NORM", {}, ""},
+             {"1_1", "ffn_out-1", "MUL_MAT", {}, ""}};
     return t;
 }
 live::RoundStats round(int64_t r)

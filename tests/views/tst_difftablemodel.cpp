@@ -38,16 +38,17 @@ private slots:
         DiffTableModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setResult(result);
-        QCOMPARE(testing::printTable(m),
-                 QString("Round | Operation | Output error | Inherited | Added itself | Cosine | Of its budget | Result\n"
-                         "0 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "0 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "0 | 1_1 (Linear) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "0 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "1 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "1 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
-                         "1 | 1_1 (Linear) | 1 % | 0 % | 1 % | 1.000000 |  | FIRST DIVERGENT\n" // scaled: cosine stays 1
-                         "1 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed"));
+        QCOMPARE(
+            testing::printTable(m),
+            QString("Round | Operation | Output error | Inherited | Added itself | Cosine | Of its budget | Result\n"
+                    "0 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "0 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "0 | 1_1 (Linear) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "0 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "1 | 0 (Embed) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "1 | 1_0 (Norm) | 0 % | 0 % | 0 % | 1.000000 |  | passed\n"
+                    "1 | 1_1 (Linear) | 1 % | 0 % | 1 % | 1.000000 |  | FIRST DIVERGENT\n" // scaled: cosine stays 1
+                    "1 | 2 (Head) | 0 % | 0 % | 0 % | 1.000000 |  | passed"));
         QCOMPARE(m.index(6, 0).data(DiffTableModel::FirstDivergentRole).toBool(), true);
         QCOMPARE(m.index(6, 0).data(DiffTableModel::OpIdRole).toString(), QString("1_1"));
         QCOMPARE(m.firstDivergentRow(), result->firstDivergent);
@@ -100,8 +101,12 @@ private slots:
         m.setResult(r);
         QCOMPARE(m.index(0, DiffTableModel::CosineColumn).data().toString(), QString("≈0.995000"));
         QCOMPARE(m.index(1, DiffTableModel::CosineColumn).data().toString(), QString("–"));
-        QVERIFY(m.index(0, DiffTableModel::CosineColumn).data(Qt::ToolTipRole).toString().contains("estimated from the statistics"));
-        QVERIFY(m.index(1, DiffTableModel::CosineColumn).data(Qt::ToolTipRole).toString().contains("do not tell a cosine"));
+        QVERIFY(m.index(0, DiffTableModel::CosineColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("estimated from the statistics"));
+        QVERIFY(
+            m.index(1, DiffTableModel::CosineColumn).data(Qt::ToolTipRole).toString().contains("do not tell a cosine"));
     }
 };
 

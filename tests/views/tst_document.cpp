@@ -21,7 +21,10 @@ TensorRecord file(const std::string &op, int64_t round, const std::string &name)
     t.opId = op;
     return t;
 }
-live::OpStats st(const std::string &op, double max) { return {op, max, 0, 0, 1, 0, 0}; }
+live::OpStats st(const std::string &op, double max)
+{
+    return {op, max, 0, 0, 1, 0, 0};
+}
 live::Topology topology()
 {
     live::Topology t;
@@ -117,7 +120,8 @@ private slots:
         QVERIFY(doc.rounds().newestStats().stats.empty());
         QVERIFY(doc.program().stateWords().isEmpty() && !doc.program().process);
         QVERIFY(!doc.results().replay && !doc.results().quantReport && doc.results().quantFolder.isEmpty());
-        QCOMPARE(graph.count() + rounds.count() + program.count() + result.count(), 1 + 1 + 1 + 2); // said by sourceChanged alone
+        QCOMPARE(graph.count() + rounds.count() + program.count() + result.count(),
+                 1 + 1 + 1 + 2); // said by sourceChanged alone
     }
 
     // A running program's rounds of statistics come faster than anyone reads them: the op tree
@@ -140,7 +144,8 @@ private slots:
         doc.reset(SessionDocument::Source::Dump, "/dump");
         doc.setGraph(OpGraph(topology()));
         doc.addRounds({{}, {{0, {st("0_0", 7)}}}});
-        QTRY_COMPARE(panel.model()->indexForId("0_0").siblingAtColumn(OpTreeModel::MaxColumn).data().toString(), QString("7"));
+        QTRY_COMPARE(panel.model()->indexForId("0_0").siblingAtColumn(OpTreeModel::MaxColumn).data().toString(),
+                     QString("7"));
     }
 };
 

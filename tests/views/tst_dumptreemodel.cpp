@@ -67,23 +67,24 @@ private slots:
         testing::writeSyntheticDump(dir.path().toStdString());
         DumpTreeModel model;
         model.setIndex(llmscope::scanDump(dir.path().toStdString()));
-        const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn, DumpTreeModel::DTypeColumn,
-                                                            DumpTreeModel::ShapeColumn});
+        const QString printed = testing::printModel(
+            model, {DumpTreeModel::NameColumn, DumpTreeModel::DTypeColumn, DumpTreeModel::ShapeColumn});
         const QString round0 = printed.section(QStringLiteral("\nRound 1"), 0, 0);
-        QCOMPARE(round0, QString("Round 0\n"
-                                 "  0_Embed\n"
-                                 "    before/intensor0 | float32 | [2,2]\n"
-                                 "    after/outtensor0 | float32 | [2,2]\n"
-                                 "  1_Layer\n"
-                                 "    0_Norm\n"
-                                 "      before/intensor0 | float32 | [2,2]\n"
-                                 "      after/outtensor0 | float32 | [2,2]\n"
-                                 "    1_Linear\n"
-                                 "      before/intensor0 | float32 | [2,2]\n"
-                                 "      after/outtensor0 | float32 | [2,2]\n"
-                                 "  2_Head\n"
-                                 "    before/intensor0 | float32 | [2,2]\n"
-                                 "    after/outtensor0 | float32 | [2,2]"));
+        QCOMPARE(round0,
+                 QString("Round 0\n"
+                         "  0_Embed\n"
+                         "    before/intensor0 | float32 | [2,2]\n"
+                         "    after/outtensor0 | float32 | [2,2]\n"
+                         "  1_Layer\n"
+                         "    0_Norm\n"
+                         "      before/intensor0 | float32 | [2,2]\n"
+                         "      after/outtensor0 | float32 | [2,2]\n"
+                         "    1_Linear\n"
+                         "      before/intensor0 | float32 | [2,2]\n"
+                         "      after/outtensor0 | float32 | [2,2]\n"
+                         "  2_Head\n"
+                         "    before/intensor0 | float32 | [2,2]\n"
+                         "    after/outtensor0 | float32 | [2,2]"));
     }
 
     // The tree grows a round at a time; a chunk adding to a round already shown (the scan's
@@ -166,7 +167,8 @@ private slots:
         QCOMPARE(model.tensorCount(), size_t(18));
         const QString printed = testing::printModel(model, {DumpTreeModel::NameColumn});
         QCOMPARE(printed.count(QStringLiteral("Round 0")), 1);
-        QCOMPARE(printed.count(QStringLiteral("after/outtensor0")), 4 * 2 + 1); // 4 ops x 2 rounds, and the late embedding's
+        QCOMPARE(printed.count(QStringLiteral("after/outtensor0")),
+                 4 * 2 + 1); // 4 ops x 2 rounds, and the late embedding's
         // A leaf's tooltip is the document's record's path.
         const QModelIndex embed = model.index(0, 0, model.index(0, 0));
         QCOMPARE(embed.data().toString(), QString("0_Embed"));
@@ -198,8 +200,10 @@ private slots:
         doc.addRounds({{}, {}, llmscope::requestsOf(records)});
         QVERIFY(page.requests()->isVisible());
         QCOMPARE(page.requests()->count(), 3);
-        QCOMPARE(page.requests()->itemText(2),
-                 QString("Request 2: sequence 1, positions 0-1, 2 token(s) in rounds 0-1 (some shared with other sequences)"));
+        QCOMPARE(
+            page.requests()->itemText(2),
+            QString(
+                "Request 2: sequence 1, positions 0-1, 2 token(s) in rounds 0-1 (some shared with other sequences)"));
         QCOMPARE(page.model()->index(0, 0).data().toString(),
                  QString("Round 0 · request 1 (sequence 0), request 2 (sequence 1)"));
         QCOMPARE(page.model()->index(1, 0).data().toString(), QString("Round 1 · request 2 (sequence 1)"));

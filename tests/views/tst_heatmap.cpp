@@ -22,8 +22,10 @@ using namespace llmscope;
 namespace {
 std::vector<live::TopoOp> groups()
 {
-    return {{"0", "Embedding", "Embedding", {}, ""}, {"1", "Layer0", "DecoderLayer", {}, ""},
-            {"2", "Layer1", "DecoderLayer", {}, ""}, {"3", "OutputHead", "OutputHead", {}, ""}};
+    return {{"0", "Embedding", "Embedding", {}, ""},
+            {"1", "Layer0", "DecoderLayer", {}, ""},
+            {"2", "Layer1", "DecoderLayer", {}, ""},
+            {"3", "OutputHead", "OutputHead", {}, ""}};
 }
 std::vector<live::TopoOp> ops()
 {
@@ -59,11 +61,12 @@ private slots:
             for (int c = 0; c < m.columnCount(); ++c)
                 lines.last() += QStringLiteral(" %1 |").arg(m.index(r, c).data(HeatmapModel::OpIdRole).toString());
         }
-        QCOMPARE(lines.join('\n'), QString("| inp_embd | norm | ffn_out | norm (2nd) | result_output |\n"
-                                            "Embedding | 0_0 |  |  |  |  |\n"
-                                            "Layer0 (blk.0) |  | 1_0 | 1_1 | 1_2 |  |\n"
-                                            "Layer1 (blk.1) |  | 2_0 | 2_1 | 2_2 |  |\n"
-                                            "OutputHead |  |  |  |  | 3_0 |"));
+        QCOMPARE(lines.join('\n'),
+                 QString("| inp_embd | norm | ffn_out | norm (2nd) | result_output |\n"
+                         "Embedding | 0_0 |  |  |  |  |\n"
+                         "Layer0 (blk.0) |  | 1_0 | 1_1 | 1_2 |  |\n"
+                         "Layer1 (blk.1) |  | 2_0 | 2_1 | 2_2 |  |\n"
+                         "OutputHead |  |  |  |  | 3_0 |"));
     }
 
     void layersByKinds()
@@ -86,15 +89,24 @@ private slots:
         QCOMPARE(m.indexForOp("2_1").data(HeatmapModel::OpIdRole).toString(), QString("2_1"));
         QVERIFY(!m.index(0, 1).data(HeatmapModel::OpIdRole).toString().size()); // no norm in the embedding
         HeatmapModel views; // a layer's number inside a name, before a view's suffix
-        views.setOps(OpGraph(live::Topology{0, 0, {{"1", "Layer0", "DecoderLayer", {}, ""}, {"2", "Layer1", "DecoderLayer", {}, ""}},
-                     {{"1_0", "Qcur-0 (view)", "VIEW", {}, ""}, {"1_1", "cache_k_l0 (view)", "VIEW", {}, ""},
-                      {"2_0", "Qcur-1 (view)", "VIEW", {}, ""}, {"2_1", "cache_k_l1 (view)", "VIEW", {}, ""}}}));
+        views.setOps(
+            OpGraph(live::Topology{0,
+                                   0,
+                                   {{"1", "Layer0", "DecoderLayer", {}, ""}, {"2", "Layer1", "DecoderLayer", {}, ""}},
+                                   {{"1_0", "Qcur-0 (view)", "VIEW", {}, ""},
+                                    {"1_1", "cache_k_l0 (view)", "VIEW", {}, ""},
+                                    {"2_0", "Qcur-1 (view)", "VIEW", {}, ""},
+                                    {"2_1", "cache_k_l1 (view)", "VIEW", {}, ""}}}));
         QCOMPARE(views.columnCount(), 2);
         QCOMPARE(views.columnKind(0), QString("Qcur (view)"));
         QCOMPARE(views.columnKind(1), QString("cache_k (view)"));
         HeatmapModel typed; // one node name for several ops, as llama.cpp names Qcur before and after RoPE
-        typed.setOps(OpGraph(live::Topology{0, 0, {{"1", "Layer0", "DecoderLayer", {}, ""}},
-                     {{"1_0", "Qcur-0", "MUL_MAT", {}, ""}, {"1_1", "Qcur-0", "ROPE", {}, ""}, {"1_2", "Qcur-0", "ROPE", {}, ""}}}));
+        typed.setOps(OpGraph(live::Topology{0,
+                                            0,
+                                            {{"1", "Layer0", "DecoderLayer", {}, ""}},
+                                            {{"1_0", "Qcur-0", "MUL_MAT", {}, ""},
+                                             {"1_1", "Qcur-0", "ROPE", {}, ""},
+                                             {"1_2", "Qcur-0", "ROPE", {}, ""}}}));
         QCOMPARE(typed.columnCount(), 3);
         QCOMPARE(typed.columnKind(0), QString("Qcur (MUL_MAT)"));
         QCOMPARE(typed.columnKind(1), QString("Qcur (ROPE)"));
@@ -135,8 +147,8 @@ private slots:
         QVERIFY(pixel(t, a) != a1); // from the lowest max |x| to the highest L2 norm
         const QColor aL2 = pixel(t, a), mid = pixel(t, m->indexForOp("0_0"));
         v.scaleBox()->setCurrentIndex(v.scaleBox()->findData(int(HeatmapModel::Scale::Log)));
-        QCOMPARE(pixel(t, a), aL2);                           // the top of the range either way
-        QVERIFY(pixel(t, m->indexForOp("0_0")) != mid);       // 10 of 1..100: the middle on a log scale
+        QCOMPARE(pixel(t, a), aL2); // the top of the range either way
+        QVERIFY(pixel(t, m->indexForOp("0_0")) != mid); // 10 of 1..100: the middle on a log scale
         QSignalSpy clicked(&v, &HeatmapView::opClicked);
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualRect(b).center());
         QCOMPARE(clicked.count(), 1);
@@ -152,11 +164,12 @@ private slots:
     // The op picked stays in view when the window narrows: a wide layer, its last kind picked.
     void thePickedOpStaysInViewOnResize()
     {
-        const QStringList kinds{"ADD", "MUL", "ROPE", "SOFT_MAX", "CPY", "VIEW", "PERMUTE", "CONT", "SCALE", "SILU",
-                                "RMS_NORM", "MUL_MAT"};
+        const QStringList kinds{"ADD",     "MUL",  "ROPE",  "SOFT_MAX", "CPY",      "VIEW",
+                                "PERMUTE", "CONT", "SCALE", "SILU",     "RMS_NORM", "MUL_MAT"};
         std::vector<live::TopoOp> wide;
         for (int i = 0; i < kinds.size(); ++i)
-            wide.push_back({"1_" + std::to_string(i), "op-" + std::to_string(i) + "-0", kinds[i].toStdString(), {}, ""});
+            wide.push_back(
+                {"1_" + std::to_string(i), "op-" + std::to_string(i) + "-0", kinds[i].toStdString(), {}, ""});
         HeatmapView v;
         SessionDocument doc;
         v.colours()->follow(&doc);
@@ -171,8 +184,9 @@ private slots:
         QVERIFY(t->viewport()->rect().contains(t->visualRect(last)));
         v.resize(320, 300);
         QTRY_COMPARE(t->viewport()->width() < t->horizontalHeader()->length(), true); // it scrolls now
-        QVERIFY2(t->viewport()->rect().intersects(t->visualRect(last)),
-                 qPrintable(QString("cell at %1, view %2 wide").arg(t->visualRect(last).x()).arg(t->viewport()->width())));
+        QVERIFY2(
+            t->viewport()->rect().intersects(t->visualRect(last)),
+            qPrintable(QString("cell at %1, view %2 wide").arg(t->visualRect(last).x()).arg(t->viewport()->width())));
     }
 
     // A threshold recolours at once from the stored values: the cells above it turn red.

@@ -27,8 +27,7 @@ class TstLayerGraph : public QObject {
 private slots:
     void initTestCase()
     {
-        const TopoNode model =
-            readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
+        const TopoNode model = readTopologyFile(LLMSCOPE_TESTDATA "/msit/Bloom7BFlashAttentionModel.json");
         m_graph = std::make_shared<const OpGraph>(model);
         QCOMPARE(m_graph->groups().size(), size_t(1));
     }
@@ -100,7 +99,8 @@ private slots:
         colours.setThreshold(NAN);
         colours.setMetric(OpColours::Metric::Mean); // every mean 0: one colour, the cells' and the boxes'
         const QString firstOp = QString::fromStdString(g.nodes[0].id);
-        QCOMPARE(v.opItem(firstOp)->brush().color(), heat.indexForOp(firstOp).data(Qt::BackgroundRole).value<QBrush>().color());
+        QCOMPARE(v.opItem(firstOp)->brush().color(),
+                 heat.indexForOp(firstOp).data(Qt::BackgroundRole).value<QBrush>().color());
         QCOMPARE(v.opItem(last)->brush().color(), v.opItem(firstOp)->brush().color());
 
         // A click on a box picks its op and frames it.
@@ -120,8 +120,8 @@ private slots:
         v.resize(420, 260);
         QApplication::processEvents();
         const QRectF scene = v.view()->sceneRect();
-        const double whole = std::min(v.view()->viewport()->width() / scene.width(),
-                                      v.view()->viewport()->height() / scene.height());
+        const double whole =
+            std::min(v.view()->viewport()->width() / scene.width(), v.view()->viewport()->height() / scene.height());
         QVERIFY2(whole < LayerGraphView::kReadableScale, qPrintable(QString::number(whole))); // the case at hand
         v.fit();
         QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
@@ -135,7 +135,13 @@ private slots:
         QVERIFY2(v.scaleShown() < LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));
         const QRect shown = v.view()->mapFromScene(scene).boundingRect();
         QVERIFY2(v.view()->viewport()->rect().adjusted(-2, -2, 2, 2).contains(shown),
-                 qPrintable(QString("the layer at %1,%2 %3x%4 in %5x%6").arg(shown.x()).arg(shown.y()).arg(shown.width()).arg(shown.height()).arg(v.view()->viewport()->width()).arg(v.view()->viewport()->height())));
+                 qPrintable(QString("the layer at %1,%2 %3x%4 in %5x%6")
+                                .arg(shown.x())
+                                .arg(shown.y())
+                                .arg(shown.width())
+                                .arg(shown.height())
+                                .arg(v.view()->viewport()->width())
+                                .arg(v.view()->viewport()->height())));
         QCOMPARE(fitButton->text(), QString("Fit"));
         QTest::mouseClick(fitButton, Qt::LeftButton);
         QVERIFY2(v.scaleShown() >= LayerGraphView::kReadableScale, qPrintable(QString::number(v.scaleShown())));

@@ -22,10 +22,11 @@ live::Topology sampleTopology()
 {
     live::Topology t;
     t.round = 0;
-    t.groups = {{"0", "Embedding", "Embedding", {}, ""}, {"1", "Layer0", "DecoderLayer", {}, ""},
+    t.groups = {{"0", "Embedding", "Embedding", {}, ""},
+                {"1", "Layer0", "DecoderLayer", {}, ""},
                 {"2", "OutputHead", "OutputHead", {}, ""}};
-    t.ops = {{"0_0", "inp_embd", "GET_ROWS", {1, 64}, "f32"}, {"1_0", "norm-0", "RMS_NORM", {1, 64}, "f32"},
-             {"1_1", "attn_norm-0", "MUL", {1, 64}, "f32"},   {"1_2", "Qcur-0", "MUL_MAT", {1, 64}, "f32"},
+    t.ops = {{"0_0", "inp_embd", "GET_ROWS", {1, 64}, "f32"},    {"1_0", "norm-0", "RMS_NORM", {1, 64}, "f32"},
+             {"1_1", "attn_norm-0", "MUL", {1, 64}, "f32"},      {"1_2", "Qcur-0", "MUL_MAT", {1, 64}, "f32"},
              {"2_0", "result_norm", "RMS_NORM", {1, 64}, "f32"}, {"2_1", "result_output", "MUL_MAT", {1, 259}, "f32"}};
     return t;
 }
@@ -98,16 +99,19 @@ private slots:
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.addOutputs(files); // before the tree, as a scan without an early topology brings them
         m.setGraph(OpGraph(model));
-        QCOMPARE(testing::printModel(m, {OpTreeModel::IdColumn, OpTreeModel::NameColumn, OpTreeModel::TypeColumn,
-                                         OpTreeModel::ShapeColumn, OpTreeModel::DTypeColumn}),
+        QCOMPARE(testing::printModel(m,
+                                     {OpTreeModel::IdColumn, OpTreeModel::NameColumn, OpTreeModel::TypeColumn,
+                                      OpTreeModel::ShapeColumn, OpTreeModel::DTypeColumn}),
                  QString("GgmlGraph\n"
                          "  0 | Layer0 (blk.0) | DecoderLayer\n"
                          "    0_0 | norm-0 | RMS_NORM | [1, 32] | q8_0\n"
                          "    0_1 | ffn_out-0 | MUL_MAT | [3, 8] | float32"));
         // a layer's group says its three numbers together: its ids, llama.cpp's layer, its weights
-        const QString layerTip = m.indexForId("0").siblingAtColumn(OpTreeModel::NameColumn).data(Qt::ToolTipRole).toString();
-        QCOMPARE(layerTip, QString("Operation group 0 is llama.cpp's layer 0: its operations are 0_0, 0_1, ..., its nodes' "
-                                   "names end in -0 and its weights are blk.0.*"));
+        const QString layerTip =
+            m.indexForId("0").siblingAtColumn(OpTreeModel::NameColumn).data(Qt::ToolTipRole).toString();
+        QCOMPARE(layerTip,
+                 QString("Operation group 0 is llama.cpp's layer 0: its operations are 0_0, 0_1, ..., its nodes' "
+                         "names end in -0 and its weights are blk.0.*"));
         const QString downText = m.indexForId("0_1").data(OpTreeModel::SearchTextRole).toString();
         QVERIFY2(downText.contains("blk.0.ffn_down.weight"), qPrintable(downText));
         QVERIFY(!downText.contains("norm-0 ")); // an op's output is no weight
@@ -120,16 +124,17 @@ private slots:
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setGraph(OpGraph(sampleTopology()));
         QCOMPARE(m.opCount(), 9);
-        QCOMPARE(printTree(m), QString("Model GgmlGraph\n"
-                                       "  0 Embedding Embedding [ ]\n"
-                                       "    0_0 inp_embd GET_ROWS [1, 64] [ ]\n"
-                                       "  1 Layer0 (blk.0) DecoderLayer [ ]\n"
-                                       "    1_0 norm-0 RMS_NORM [1, 64] [ ]\n"
-                                       "    1_1 attn_norm-0 MUL [1, 64] [ ]\n"
-                                       "    1_2 Qcur-0 MUL_MAT [1, 64] [ ]\n"
-                                       "  2 OutputHead OutputHead [ ]\n"
-                                       "    2_0 result_norm RMS_NORM [1, 64] [ ]\n"
-                                       "    2_1 result_output MUL_MAT [1, 259] [ ]\n"));
+        QCOMPARE(printTree(m),
+                 QString("Model GgmlGraph\n"
+                         "  0 Embedding Embedding [ ]\n"
+                         "    0_0 inp_embd GET_ROWS [1, 64] [ ]\n"
+                         "  1 Layer0 (blk.0) DecoderLayer [ ]\n"
+                         "    1_0 norm-0 RMS_NORM [1, 64] [ ]\n"
+                         "    1_1 attn_norm-0 MUL [1, 64] [ ]\n"
+                         "    1_2 Qcur-0 MUL_MAT [1, 64] [ ]\n"
+                         "  2 OutputHead OutputHead [ ]\n"
+                         "    2_0 result_norm RMS_NORM [1, 64] [ ]\n"
+                         "    2_1 result_output MUL_MAT [1, 259] [ ]\n"));
     }
 
     void idsAndBoxesAgree()
@@ -183,13 +188,19 @@ private slots:
         t.ops[0].backend = "CPU";
         m.setGraph(OpGraph(t));
         QVERIFY(m.hasBackends());
-        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id))
+                     .siblingAtColumn(OpTreeModel::BackendColumn)
+                     .data()
+                     .toString(),
                  QString("CPU"));
         OpGraph named(t);
         named.nameBackends({{"1_2", "Vulkan0"}, {"9_9", "CPU"}, {"1_1", ""}}); // an op not in the graph, a blank
         m.setGraph(named);
         QCOMPARE(m.indexForId("1_2").siblingAtColumn(OpTreeModel::BackendColumn).data().toString(), QString("Vulkan0"));
-        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id)).siblingAtColumn(OpTreeModel::BackendColumn).data().toString(),
+        QCOMPARE(m.indexForId(QString::fromStdString(t.ops[0].id))
+                     .siblingAtColumn(OpTreeModel::BackendColumn)
+                     .data()
+                     .toString(),
                  QString("CPU")); // not named: keeps its own
         QVERIFY(!m.indexForId("9_9").isValid());
         // a layer says where its ops ran, so a collapsed tree shows it (a model split over an RPC server)

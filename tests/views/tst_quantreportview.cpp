@@ -110,12 +110,13 @@ private slots:
         QVERIFY2(dark < light, qPrintable(QString("%1 %2").arg(dark).arg(light)));
         QVERIFY(top.data(Qt::ToolTipRole).toString().contains("chosen to keep higher"));
         // The whole table: each weight's share of the error (%), by kind and layer.
-        QCOMPARE(testing::printTable(m), QString(" | layer 0 | layer 1 | layer 2 | model\n"
-                                                 "attn_k | 2.7 | 4.3 | 10.0 | \n"
-                                                 "attn_v | 3.0 | 5.0 | 15.0 | \n"
-                                                 "ffn_up | 2.5 | 3.8 | 7.5 | \n"
-                                                 "ffn_down | 3.3 | 6.0 | 30.0 | \n"
-                                                 "output |  |  |  | 0.1"));
+        QCOMPARE(testing::printTable(m),
+                 QString(" | layer 0 | layer 1 | layer 2 | model\n"
+                         "attn_k | 2.7 | 4.3 | 10.0 | \n"
+                         "attn_v | 3.0 | 5.0 | 15.0 | \n"
+                         "ffn_up | 2.5 | 3.8 | 7.5 | \n"
+                         "ffn_down | 3.3 | 6.0 | 30.0 | \n"
+                         "output |  |  |  | 0.1"));
     }
 
     void viewPicksAWeightFromTheTableAndHoldsTheBars()
@@ -135,7 +136,8 @@ private slots:
         QCOMPARE(v.selectedWeight(), QString("blk.1.attn_v.weight"));
         QVERIFY(!v.selectWeight("no.such.weight"));
         QCOMPARE(picked.count(), 1);
-        v.setReport(std::make_shared<const QuantReport>(sample()), "/tmp/q"); // again: the chart is replaced, not leaked
+        v.setReport(std::make_shared<const QuantReport>(sample()),
+                    "/tmp/q"); // again: the chart is replaced, not leaked
         QCOMPARE(v.selectedWeight(), QString());
     }
 };

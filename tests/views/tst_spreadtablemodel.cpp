@@ -26,8 +26,14 @@ QColor colour(const SpreadTableModel &m, int row, int column)
 {
     return m.index(row, column).data(Qt::BackgroundRole).value<QBrush>().color();
 }
-bool red(const QColor &c) { return c.red() > c.blue() + 60; }
-bool blue(const QColor &c) { return c.blue() > c.red() + 20; }
+bool red(const QColor &c)
+{
+    return c.red() > c.blue() + 60;
+}
+bool blue(const QColor &c)
+{
+    return c.blue() > c.red() + 20;
+}
 } // namespace
 
 class TstSpreadTableModel : public QObject {

@@ -101,13 +101,15 @@ private slots:
         TensorSliceModel g, t;
         QVERIFY(g.open(golden));
         QVERIFY(t.open(test));
-        QCOMPARE(testing::printTable(t), QString(" | 0 | 1 | 2\n"
-                                                 "0 | 1 | 2.5 | 3\n"
-                                                 "1 | 4 | NaN | 6"));
+        QCOMPARE(testing::printTable(t),
+                 QString(" | 0 | 1 | 2\n"
+                         "0 | 1 | 2.5 | 3\n"
+                         "1 | 4 | NaN | 6"));
         SliceErrorModel e(&g, &t);
-        QCOMPARE(testing::printTable(e), QString(" | 0 | 1 | 2\n"
-                                                 "0 | 0 | 0.25 | 0\n" // relative: |2.5 - 2| / 2
-                                                 "1 | 0 | inf | 0"));  // a NaN where golden has 5
+        QCOMPARE(testing::printTable(e),
+                 QString(" | 0 | 1 | 2\n"
+                         "0 | 0 | 0.25 | 0\n" // relative: |2.5 - 2| / 2
+                         "1 | 0 | inf | 0")); // a NaN where golden has 5
     }
 
     void nothingToShowSaysWhy()
