@@ -17,6 +17,7 @@
 #include "core/dump/output_record.h"
 #include "core/dump/probe_status.h"
 #include "core/dump/token_record.h"
+#include "core/opcheck/opcheck_report.h"
 #include "core/opcheck/opcheck_run.h"
 #include "core/tensor/dtype.h"
 #include "core/util/error.h"

@@ -11,6 +11,7 @@
 
 #include "core/compare/report_text.h"
 #include "core/dump/dump_layout.h"
+#include "core/opcheck/opcheck_report.h"
 #include "core/opcheck/opcheck_run.h"
 #ifdef LLMSCOPE_GGML_REPLAY
 #include "core/opcheck/ggml_cpu_replay.h"

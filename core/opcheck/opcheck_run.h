@@ -109,8 +109,4 @@ OpcheckResult runOpcheck(const OpcheckOptions &o, const std::function<bool(uint6
 // element. Throws Error saying why when the op cannot be replayed.
 Tensor replayReference(const OpcheckRow &row);
 
-// msit's columns, then llmscope's round and op type; one row per output.
-std::string opcheckCsv(const OpcheckResult &r, const std::vector<std::string> &metrics);
-std::string opcheckJson(const OpcheckResult &r);
-
 } // namespace llmscope

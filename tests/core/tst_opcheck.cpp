@@ -13,6 +13,7 @@
 #include "core/compare/metrics.h"
 #include "core/dump/dump_writer.h"
 #include "core/opcheck/msprobe_standard.h"
+#include "core/opcheck/opcheck_report.h"
 #include "core/opcheck/opcheck_run.h"
 #include "core/opcheck/ref_ops.h"
 #include "core/tensor/bin_file.h"
