@@ -21,13 +21,29 @@ namespace llmscope::probe {
 namespace {
 
 // The definitions whose results the cache holds: another sketch or digest, another file.
-constexpr std::string_view kHeader = "llmscope weight statistics 1 s2. d2.";
-constexpr size_t kLargestFile = size_t(256) << 20; // a model's entries are a few MB
-
-std::string hexFloat(double v)
+const std::string &header()
 {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a", v);
+    static const std::string h = std::string("llmscope weight statistics 2 ") + kSketchPrefix + " " + kDigestPrefix;
+    return h;
+}
+constexpr size_t kLargestFile = size_t(64) << 20; // a model's entries are a few MB
+
+// A number as its bits in hexadecimal: exact, and no locale's decimal point in the way (a
+// program may set LC_NUMERIC; llama.cpp's console does).
+std::string bitsOf(double v)
+{
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%016" PRIx64, b);
+    return buf;
+}
+std::string bitsOf(float v)
+{
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08" PRIx32, b);
     return buf;
 }
 
@@ -56,17 +72,26 @@ bool unsignedOf(std::string_view s, uint64_t &v, int base = 10)
 
 bool doubleOf(std::string_view s, double &v)
 {
-    if (s.empty() || s.size() > 40 || s[0] == ' ')
+    uint64_t b;
+    if (s.size() != 16 || !unsignedOf(s, b, 16))
         return false;
-    const std::string text(s);
-    char *end = nullptr;
-    v = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size();
+    std::memcpy(&v, &b, sizeof v);
+    return true;
+}
+
+bool floatOf(std::string_view s, float &v)
+{
+    uint64_t b;
+    if (s.size() != 8 || !unsignedOf(s, b, 16))
+        return false;
+    const auto b32 = uint32_t(b);
+    std::memcpy(&v, &b32, sizeof v);
+    return true;
 }
 
 bool readFile(const std::string &path, std::string &out)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return false;
     struct stat st {};
@@ -118,8 +143,7 @@ bool writeWhole(int fd, const std::string &text)
 
 std::string weightCacheText(const WeightCacheEntries &entries)
 {
-    std::string out(kHeader);
-    out += '\n';
+    std::string out = header() + '\n';
     char buf[256];
     for (const auto &[key, s] : entries) {
         const auto &[offset, bytes, elements, dtype, sketch] = key;
@@ -127,14 +151,14 @@ std::string weightCacheText(const WeightCacheEntries &entries)
                       elements, dtype, sketch ? 1 : 0, s.count);
         out += buf;
         for (double v : {s.max, s.min, s.mean, s.l2norm})
-            out += hexFloat(v) + ' ';
+            out += bitsOf(v) + ' ';
         std::snprintf(buf, sizeof buf, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %016" PRIx64 " ", s.nanCount, s.infCount,
                       s.zeroCount, s.digest);
         out += buf;
         if (s.sketch.empty())
             out += '-';
         for (size_t i = 0; i < s.sketch.size(); ++i)
-            out += (i ? "," : "") + hexFloat(double(s.sketch[i]));
+            out += (i ? "," : "") + bitsOf(s.sketch[i]);
         out += '\n';
     }
     return out;
@@ -142,12 +166,14 @@ std::string weightCacheText(const WeightCacheEntries &entries)
 
 std::optional<WeightCacheEntries> parseWeightCache(const std::string &text)
 {
-    const auto lines = split(text, '\n');
-    if (lines.size() < 2 || lines.front() != kHeader || !lines.back().empty())
+    const std::string &h = header();
+    if (text.compare(0, h.size() + 1, h + '\n') != 0 || text.back() != '\n')
         return std::nullopt;
     WeightCacheEntries out;
-    for (size_t l = 1; l + 1 < lines.size(); ++l) {
-        const auto f = split(lines[l], ' ');
+    for (size_t at = h.size() + 1; at < text.size();) { // a line at a time: nothing built for all of them
+        const size_t end = text.find('\n', at);
+        const auto f = split(std::string_view(text).substr(at, end - at), ' ');
+        at = end + 1;
         if (f.size() != 15)
             return std::nullopt;
         uint64_t offset, bytes, elements, dtype, sketch;
@@ -164,10 +190,10 @@ std::optional<WeightCacheEntries> parseWeightCache(const std::string &text)
             if (sums.size() != size_t(kSketchBuckets))
                 return std::nullopt;
             for (std::string_view v : sums) {
-                double d;
-                if (!doubleOf(v, d))
+                float x;
+                if (!floatOf(v, x))
                     return std::nullopt;
-                s.sketch.push_back(float(d));
+                s.sketch.push_back(x);
             }
         }
         if (!out.emplace(WeightCacheKey{offset, bytes, elements, int32_t(dtype), sketch == 1}, std::move(s)).second)
@@ -191,6 +217,14 @@ WeightCache &WeightCache::get()
     return *c;
 }
 
+// A folder this user alone writes: statistics read from anywhere else could be anyone's.
+bool WeightCache::folderIsOurs() const
+{
+    struct stat st {};
+    return ::lstat(m_folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+        (st.st_mode & 022) == 0;
+}
+
 std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint64_t bytes, int32_t dtype,
                                                       uint64_t elements, bool sketch) const noexcept
 {
@@ -203,40 +237,54 @@ std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint6
     std::optional<Place> found;
     char *line = nullptr;
     size_t capacity = 0;
-    while (::getline(&line, &capacity, maps) > 0) {
-        uintptr_t begin = 0, end = 0;
-        unsigned long long offset = 0, inode = 0;
-        unsigned major = 0, minor = 0;
-        char perms[8] = {};
-        int pathAt = 0;
-        if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %n", &begin, &end, perms, &offset, &major,
-                        &minor, &inode, &pathAt) < 7)
-            continue;
-        if (at < begin || at >= end)
-            continue;
-        // Read-only and a file's: the bytes are the file's, unless the mapping ends before them.
-        if (at + bytes > end || perms[0] != 'r' || perms[1] == 'w' || inode == 0 || line[pathAt] != '/')
+    try {
+        while (::getline(&line, &capacity, maps) > 0) {
+            uintptr_t begin = 0, end = 0;
+            unsigned long long offset = 0, inode = 0;
+            unsigned major = 0, minor = 0;
+            char perms[8] = {};
+            int pathAt = 0;
+            if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %n", &begin, &end, perms, &offset,
+                            &major, &minor, &inode, &pathAt) < 7)
+                continue;
+            if (at < begin || at >= end)
+                continue;
+            // A read-only shared mapping of a file (llama.cpp's): its bytes are the file's. A
+            // private one may hold pages written before it was made read-only.
+            if (at + bytes > end || std::strcmp(perms, "r--s") != 0 || inode == 0 || line[pathAt] != '/')
+                break;
+            // The mapped file itself, even where its path was replaced since; by its path where
+            // /proc hides map_files, held to the mapping's device and inode.
+            char mapped[64];
+            std::snprintf(mapped, sizeof mapped, "/proc/self/map_files/%" PRIxPTR "-%" PRIxPTR, begin, end);
+            struct stat st {};
+            if (::stat(mapped, &st) != 0) {
+                std::string path(line + pathAt);
+                while (!path.empty() && path.back() == '\n')
+                    path.pop_back();
+                if (::stat(path.c_str(), &st) != 0 || st.st_ino != ino_t(inode) || ::major(st.st_dev) != major ||
+                    ::minor(st.st_dev) != minor)
+                    break; // replaced or removed since it was mapped
+            }
+            if (!S_ISREG(st.st_mode))
+                break;
+            char name[160];
+            std::snprintf(name, sizeof name, "w-%llx-%llu-%lld-%lld.%09ld-%lld.%09ld.txt",
+                          (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+                          (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+                          st.st_ctim.tv_nsec);
+            Place p;
+            p.file = name;
+            p.offset = uint64_t(offset) + (at - begin);
+            p.bytes = bytes;
+            p.elements = elements;
+            p.dtype = dtype;
+            p.sketch = sketch;
+            found = std::move(p);
             break;
-        std::string path(line + pathAt);
-        while (!path.empty() && path.back() == '\n')
-            path.pop_back();
-        struct stat st {};
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != ino_t(inode) ||
-            ::major(st.st_dev) != major || ::minor(st.st_dev) != minor)
-            break; // replaced or removed since it was mapped
-        char name[160];
-        std::snprintf(name, sizeof name, "w-%llx-%llu-%lld-%lld.%09ld-%lld.%09ld.txt", (unsigned long long)st.st_dev,
-                      inode, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                      (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-        Place p;
-        p.file = name;
-        p.offset = uint64_t(offset) + (at - begin);
-        p.bytes = bytes;
-        p.elements = elements;
-        p.dtype = dtype;
-        p.sketch = sketch;
-        found = std::move(p);
-        break;
+        }
+    } catch (...) { // no memory: the weight is read as before
+        found.reset();
     }
     std::free(line);
     std::fclose(maps);
@@ -246,13 +294,18 @@ std::optional<WeightCache::Place> WeightCache::locate(const uint8_t *data, uint6
 WeightCache::Table &WeightCache::table(const std::string &file)
 {
     auto [it, added] = m_tables.try_emplace(file);
-    if (added) {
-        std::string text;
-        if (readFile(m_folder + "/" + file, text))
-            if (auto entries = parseWeightCache(text))
-                it->second.entries = std::move(*entries);
-    }
+    if (added && folderIsOurs())
+        if (auto entries = readEntries(file))
+            it->second.entries = std::move(*entries);
     return it->second;
+}
+
+std::optional<WeightCacheEntries> WeightCache::readEntries(const std::string &file) const
+{
+    std::string text;
+    if (!readFile(m_folder + "/" + file, text))
+        return std::nullopt;
+    return parseWeightCache(text);
 }
 
 std::optional<TensorStats> WeightCache::find(const Place &p) noexcept
@@ -275,8 +328,10 @@ void WeightCache::store(const Place &p, const TensorStats &s) noexcept
     try {
         std::lock_guard lock(m_mutex);
         Table &t = table(p.file);
-        if (t.entries.insert_or_assign(p.key(), s).second)
+        if (t.entries.insert_or_assign(p.key(), s).second) {
             t.dirty = true;
+            ++t.stores;
+        }
     } catch (...) { // not kept: the next run reads it again
     }
 }
@@ -284,27 +339,41 @@ void WeightCache::store(const Place &p, const TensorStats &s) noexcept
 void WeightCache::flush() noexcept
 {
     try {
-        std::vector<std::pair<std::string, std::string>> files;
+        std::lock_guard flushing(m_flushMutex); // one flush at a time: the atexit one and a buffer's free
+        struct Dirty {
+            std::string file;
+            WeightCacheEntries entries;
+            uint64_t stores;
+        };
+        std::vector<Dirty> files;
         {
             std::lock_guard lock(m_mutex);
             for (auto &[file, t] : m_tables)
-                if (t.dirty) {
-                    files.emplace_back(file, weightCacheText(t.entries));
-                    t.dirty = false;
-                }
+                if (t.dirty)
+                    files.push_back({file, t.entries, t.stores});
         }
-        if (files.empty() || !makeFolders(m_folder))
+        if (files.empty() || !makeFolders(m_folder) || !folderIsOurs())
             return;
-        for (const auto &[file, text] : files) {
+        for (auto &[file, entries, stores] : files) {
+            // What another run wrote since this one read the file stays, beside this run's.
+            if (auto theirs = readEntries(file))
+                entries.merge(*theirs);
             const std::string path = m_folder + "/" + file;
-            const std::string aside = path + ".part" + std::to_string(::getpid());
-            const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            static std::atomic<uint64_t> s_parts{0};
+            const std::string aside =
+                path + ".part" + std::to_string(::getpid()) + "-" + std::to_string(s_parts.fetch_add(1));
+            const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd < 0)
                 continue;
-            const bool written = writeWhole(fd, text);
+            const bool written = writeWhole(fd, weightCacheText(entries));
             const bool closed = ::close(fd) == 0;
-            if (!written || !closed || ::rename(aside.c_str(), path.c_str()) != 0)
+            if (!written || !closed || ::rename(aside.c_str(), path.c_str()) != 0) {
                 ::unlink(aside.c_str()); // a full disk: the cache stays as it was
+                continue;
+            }
+            std::lock_guard lock(m_mutex);
+            Table &t = m_tables[file];
+            t.dirty = t.stores != stores; // what came while it wrote goes in the next flush
         }
     } catch (...) {
     }

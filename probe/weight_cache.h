@@ -1,8 +1,9 @@
 // Weights' statistics kept between runs. A weight in a model file's read-only mapping (ggml's
-// CPU backend computes from llama.cpp's mmap of the file) holds that file's bytes: its
+// CPU backend computes from llama.cpp's shared read-only mmap of the file) holds that file's bytes: its
 // statistics, sketch and digest are those of the bytes at its offset, in every run of the
 // file. They are kept, one cache file per model file, in the folder LLMSCOPE_WEIGHT_CACHE
-// names (llmscope dump sets the user's cache folder; unset, empty or "off": nothing is kept),
+// names (llmscope dump sets the user's cache folder; unset, empty or "off": nothing is kept;
+// a folder other users may write is neither read nor written),
 // and a later run that maps the same file (the same device, inode, size, modification and
 // change times) takes them from there instead of reading gigabytes again, which is what a
 // wide model's first round cost the program's cores. Anything else (copied or repacked
@@ -55,10 +56,14 @@ private:
     struct Table {
         WeightCacheEntries entries;
         bool dirty = false;
+        uint64_t stores = 0; // a flush clears dirty only when none came while it wrote
     };
     Table &table(const std::string &file); // loaded at first use; under m_mutex
+    std::optional<WeightCacheEntries> readEntries(const std::string &file) const;
+    bool folderIsOurs() const;
     std::string m_folder;
-    std::mutex m_mutex;
+    std::mutex m_mutex; // the tables
+    std::mutex m_flushMutex; // the files: one flush at a time
     std::map<std::string, Table> m_tables;
     std::atomic<uint64_t> m_hits{0};
 };

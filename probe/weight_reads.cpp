@@ -41,8 +41,12 @@ std::optional<TensorStats> WeightReads::compute(const Read &r) noexcept
     } catch (...) { // no memory for the sketch: the weight goes without statistics
         return std::nullopt;
     }
+    // Kept only when the file is still the one it was: one rewritten in place while it was read
+    // has other times, and its bytes here may be either's.
     if (place && st)
-        cache.store(*place, *st);
+        if (const auto after = cache.locate(r.data, r.bytes, r.dtype, r.elements, r.sketch);
+            after && after->file == place->file)
+            cache.store(*place, *st);
     return st;
 }
 

@@ -112,6 +112,10 @@ LaunchPlan planLaunch(const llmscope::DumpOptions &o, const LaunchSettings &sett
         env.insert(QString::fromStdString(k), QString::fromStdString(v));
     for (const auto &[k, v] : llmscope::probeEnvironment(o, plan.dumpRoot.toStdString()))
         env.insert(QString::fromStdString(k), QString::fromStdString(v));
+    // Weights' statistics kept between runs, unless the user's environment, the dialog's or the
+    // command's says where, or "off".
+    if (!env.contains(QStringLiteral("LLMSCOPE_WEIGHT_CACHE")))
+        env.insert(QStringLiteral("LLMSCOPE_WEIGHT_CACHE"), QString::fromStdString(llmscope::defaultWeightCache()));
     env.insert(QStringLiteral("LD_PRELOAD"),
                QString::fromStdString(
                    llmscope::preloadWith(env.value(QStringLiteral("LD_PRELOAD")).toStdString(), probe.toStdString())));

@@ -267,16 +267,17 @@ std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const 
     env["LLMSCOPE_RECORD_ENV"] = o.recordEnv;
     if (!o.liveSocket.empty())
         env["LLMSCOPE_LIVE"] = o.liveSocket;
-    // Weights' statistics kept between runs (probe/weight_cache.h), in the user's cache unless
-    // the environment names another folder or "off".
-    if (!std::getenv("LLMSCOPE_WEIGHT_CACHE")) {
-        const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME");
-        if (xdg && *xdg == '/')
-            env["LLMSCOPE_WEIGHT_CACHE"] = std::string(xdg) + "/llmscope/weights";
-        else if (home && *home == '/')
-            env["LLMSCOPE_WEIGHT_CACHE"] = std::string(home) + "/.cache/llmscope/weights";
-    }
     return env;
+}
+
+std::string defaultWeightCache()
+{
+    const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME");
+    if (xdg && *xdg == '/')
+        return std::string(xdg) + "/llmscope/weights";
+    if (home && *home == '/')
+        return std::string(home) + "/.cache/llmscope/weights";
+    return {};
 }
 
 bool writesPayload(const DumpOptions &o)

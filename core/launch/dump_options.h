@@ -60,6 +60,9 @@ std::vector<std::string> dumpArguments(const DumpOptions &o);
 // `tensor` (`tensor stats` is its documented way to save disk); --stats-with-data is
 // llmscope's extension that keeps the payload and adds the statistics to its header.
 bool writesPayload(const DumpOptions &o);
+// Where weights' statistics are kept between runs (probe/weight_cache.h) when the program's
+// environment names no LLMSCOPE_WEIGHT_CACHE: the user's cache folder ("" when none is known).
+std::string defaultWeightCache();
 // The probe's environment for a dump into root (the msit_dump_* folder).
 std::map<std::string, std::string> probeEnvironment(const DumpOptions &o, const std::string &root);
 // LD_PRELOAD with the probe after whatever the user already preloads (ASan must stay first).

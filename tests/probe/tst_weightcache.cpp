@@ -147,19 +147,28 @@ private slots:
         const std::string good = weightCacheText(e);
         QVERIFY(parseWeightCache(good));
         const size_t first = good.find('\n') + 1, second = good.find('\n', first) + 1;
-        const std::string line = good.substr(first, second - first); // the first weight's
+        const std::string head = good.substr(0, first), line = good.substr(first, second - first); // the first weight's
+        // the first weight's line with field k replaced
+        const auto with = [&](size_t k, const std::string &v) {
+            auto f = QString::fromStdString(line.substr(0, line.size() - 1)).split(' ');
+            f[qsizetype(k)] = QString::fromStdString(v);
+            return head + f.join(' ').toStdString() + "\n";
+        };
         const std::vector<std::string> bad = {
             "",
             good.substr(0, good.size() - 1), // cut inside the last line
             good.substr(0, good.size() / 2), // truncated
-            "llmscope weight statistics 1 s1. d2.\n" + good.substr(good.find('\n') + 1), // another sketch
+            "llmscope weight statistics 1 s2. d2.\n" + line, // an earlier definition (hexadecimal floats)
+            "llmscope weight statistics 2 s1. d2.\n" + line, // another sketch
             good + line, // one weight twice
-            good + "1 2 3 0 1 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001\n", // 14 fields
-            good + "1 2 3 0 1 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 0x1p+0,0x1p+0\n", // 2 sums
-            good + "-1 2 3 0 0 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 -\n", // a negative offset
-            good + "99999999999999999999 2 3 0 0 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 -\n",
-            good + "1 2 3 0 0 4 x 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 -\n", // not a number
-            good + "1 2 3 0 2 4 0x1p+0 0x1p+0 0x1p+0 0x1p+0 0 0 0 0000000000000001 -\n", // sketch flag 2
+            with(0, "-1"), // a negative offset
+            with(0, "99999999999999999999"), // beyond 64 bits
+            with(4, "2"), // a sketch flag of 2
+            with(6, "3fb999999999999"), // 15 digits
+            with(6, "0x1.999999999999ap-4"), // not the bits
+            with(13, "c613cd7feacba33"), // a digest of 15 digits
+            with(14, "3f800000,3f800000"), // 2 sums
+            head + line.substr(0, line.rfind(' ')) + "\n", // 14 fields
             good + std::string(1, '\0') + "\n",
         };
         for (size_t i = 0; i < bad.size(); ++i)
@@ -181,8 +190,9 @@ private slots:
         QVERIFY(fd >= 0);
         void *shared = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_SHARED, fd, 0);
         void *writable = ::mmap(nullptr, bytes.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        void *privately = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
         ::close(fd);
-        QVERIFY(shared != MAP_FAILED && writable != MAP_FAILED);
+        QVERIFY(shared != MAP_FAILED && writable != MAP_FAILED && privately != MAP_FAILED);
         const auto *data = static_cast<const uint8_t *>(shared);
 
         const QString folder = m_dir.path() + "/unit-cache";
@@ -195,6 +205,8 @@ private slots:
         const std::vector<float> anonymous(100);
         QVERIFY(!cache.locate(reinterpret_cast<const uint8_t *>(anonymous.data()), 400, 0, 100, true));
         QVERIFY(!cache.locate(static_cast<const uint8_t *>(writable) + 4100, 400, 0, 100, true));
+        // private: pages written before it was made read-only would not be the file's
+        QVERIFY(!cache.locate(static_cast<const uint8_t *>(privately) + 4100, 400, 0, 100, true));
         QVERIFY(!cache.locate(data + 3 * 4096 - 100, 400, 0, 100, true)); // runs past the mapping
         QVERIFY(!WeightCache("").locate(data + 4100, 400, 0, 100, true)); // no folder: kept nowhere
 
@@ -226,20 +238,51 @@ private slots:
         QVERIFY(!later.find(*changed));
         ::munmap(shared, bytes.size());
         ::munmap(writable, bytes.size());
+        ::munmap(privately, bytes.size());
     }
 
     void aFolderThatRefusesKeepsNothing()
     {
+        WeightCache::Place p;
+        p.file = "w-1-2-3-4.000000000-5.000000000.txt";
+        // Under a regular file: no folder, nothing written, nothing thrown.
         const QString blocker = m_dir.path() + "/a-file";
         QFile f(blocker);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.close();
-        WeightCache cache((blocker + "/weights").toStdString());
-        WeightCache::Place p;
-        p.file = "w-1-2-3-4.000000000-5.000000000.txt";
-        cache.store(p, someStats(1.0f));
-        cache.flush(); // a folder under a file: nothing written, nothing thrown
+        WeightCache under((blocker + "/weights").toStdString());
+        under.store(p, someStats(1.0f));
+        under.flush();
         QVERIFY(!QFileInfo::exists(blocker + "/weights"));
+        // The cache file's name taken by a folder: the rename fails and nothing is left aside.
+        const QString taken = m_dir.path() + "/taken";
+        QVERIFY(QDir().mkpath(taken + "/" + QString::fromStdString(p.file)));
+        WeightCache refused(taken.toStdString());
+        refused.store(p, someStats(1.0f));
+        refused.flush();
+        QCOMPARE(QDir(taken).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 QStringList{QString::fromStdString(p.file)});
+        // A folder other users may write: its files are not believed, nor is one written there.
+        const QString shared = m_dir.path() + "/shared";
+        {
+            WeightCache mine(shared.toStdString());
+            mine.store(p, someStats(1.0f));
+            mine.flush();
+        }
+        QVERIFY(!cacheFile(shared).isEmpty());
+        QVERIFY(WeightCache(shared.toStdString()).find(p)); // this user's folder: read
+        QVERIFY(QFile::setPermissions(shared,
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::WriteGroup | QFileDevice::ExeGroup | QFileDevice::WriteOther |
+                                          QFileDevice::ExeOther));
+        WeightCache theirs(shared.toStdString());
+        QVERIFY(!theirs.find(p));
+        auto other = p;
+        other.offset = 7;
+        theirs.store(other, someStats(2.0f));
+        theirs.flush();
+        QFile::setPermissions(shared, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QVERIFY(!WeightCache(shared.toStdString()).find(other));
     }
 
     void aSecondRunTakesTheModelFilesWeightsFromTheCache()
@@ -302,6 +345,18 @@ private slots:
         QVERIFY(!cacheFile(home + "/llmscope/weights").isEmpty());
         QVERIFY2(said.contains(QRegularExpression("weights: +[1-9][0-9]* weights' statistics from an earlier run")),
                  qPrintable(said));
+        // The program's own setting (here in --exec, as the window's launch dialog sets one) wins.
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(kBin + "/llmscope",
+                {"dump", "--exec",
+                 "LLMSCOPE_WEIGHT_CACHE=off " + kBin + "/llmscope-sample-generate -m " + m_model + " -n 2", "--type",
+                 "stats", "-o", m_dir.path() + "/u3"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        said = QString::fromUtf8(p.readAllStandardError() + p.readAllStandardOutput());
+        QVERIFY2(!said.contains("weights' statistics from an earlier run"), qPrintable(said));
+        QVERIFY2(said.contains("tensors written"), qPrintable(said));
     }
 };
 
