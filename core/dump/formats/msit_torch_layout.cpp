@@ -101,6 +101,8 @@ std::map<std::string, std::string> torchTreeIds(const std::string &treeFile)
     return ids;
 }
 
+namespace {
+
 // CSV fields, quotes kept apart ("(1, 18, 256)" is one field).
 std::vector<std::string> csvFields(const std::string &line)
 {
@@ -119,6 +121,8 @@ std::vector<std::string> csvFields(const std::string &line)
     }
     return f;
 }
+
+} // namespace
 
 // msit's PyTorch statistics.csv in a module's folder (dump_statistics_mode): one record without
 // a payload per row, placed as the folder's tensors would be. Where the folder holds the

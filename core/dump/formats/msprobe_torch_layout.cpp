@@ -51,6 +51,8 @@ bool placeMsprobeTorch(const std::string &file, const std::string &tensorsRoot, 
     return true;
 }
 
+namespace {
+
 // msProbe's PyTorch dump.json: {"data": {"Module.{name}.{Class}.forward.{call}": {"input_args":
 // [{"dtype", "shape", "Max", "Min", "Mean", "Norm", "data_name"}], "output": [...]}}}. Each
 // tensor's statistics as a record without payload, unless its data_name file is there (then
@@ -84,6 +86,8 @@ std::string withoutNonFinite(const std::vector<uint8_t> &bytes)
     }
     return out;
 }
+
+} // namespace
 
 void readMsprobeDumpJson(const std::string &file, DumpIndex &index)
 {
