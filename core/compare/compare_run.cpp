@@ -498,18 +498,21 @@ Loaded loadBoth(const CompareOptions &o)
 }
 
 // The pairs, as rows named after the program's ops and tensors; the unpaired tensors.
-void pairRows(CompareResult &res, const Loaded &l, const OpNames &names, const CompareOptions &o)
+void pairRows(CompareResult &res, const Loaded &l, const OpNames &goldenNames, const OpNames &myNames,
+              const OpNames &names, const CompareOptions &o)
 {
     Matching match;
     if (l.files) {
         match.pairs.push_back({&l.golden.tensors[0], &l.my.tensors[0], "file", {}, {}, nullptr});
         match.method = Said::FileAgainstFile;
-    } else if (auto across = matchAcrossFrameworks(
-                   l.golden, l.my, res.notes, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile))) {
+    } else if (auto across = matchAcrossFrameworks(l.golden, l.my, res.notes,
+                                                   o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile),
+                                                   l.golden.layout == "torch" ? myNames : goldenNames)) {
         match = std::move(*across);
         res.acrossFrameworks = true;
     } else {
-        match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile));
+        match = matchDumps(l.golden, l.my, o.mappingFile.empty() ? OpMapping{} : loadOpMapping(o.mappingFile),
+                           goldenNames, myNames);
         if ((match.method == Said::ByLayerNameOp || match.method == Said::MappingByLayerNameOp) &&
             (l.golden.modelFiles.empty() || l.my.modelFiles.empty()))
             res.warnings.push_back(std::string(l.golden.modelFiles.empty() && l.my.modelFiles.empty()
@@ -765,11 +768,11 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
                         "|golden| <= float32 epsilon");
     res.notes.push_back("elements that are NaN or Inf on either side are counted and left out of the metrics; "
                         "msit reports only a failure reason");
-    // Ops and tensors by the names the program gave them, from golden's topology (else my's).
-    OpNames names = readOpNames(loaded.golden);
-    if (names.byPath.empty())
-        names = readOpNames(loaded.my);
-    pairRows(res, loaded, names, o);
+    // Ops and tensors by the names the program gave them, from golden's topology (else my's):
+    // each side's read once, for the pairing and the rows.
+    const OpNames goldenNames = readOpNames(loaded.golden), myNames = readOpNames(loaded.my);
+    const OpNames &names = goldenNames.byPath.empty() ? myNames : goldenNames;
+    pairRows(res, loaded, goldenNames, myNames, names, o);
     WeightPlan plan = planWeights(res, loaded, names);
     compareAll(res, plan, o, progress);
     // Two engines (or backends, or a framework's dump against an engine's) are judged op by op,

@@ -649,8 +649,17 @@ std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const Dum
     const bool torchGolden = golden.layout == "torch" && my.layout != "torch";
     if (!torchGolden && !(my.layout == "torch" && golden.layout != "torch"))
         return std::nullopt;
+    return matchAcrossFrameworks(golden, my, notes, mapping, readOpNames(torchGolden ? my : golden));
+}
+
+std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
+                                              std::vector<std::string> &notes, const OpMapping &mapping,
+                                              const OpNames &names)
+{
+    const bool torchGolden = golden.layout == "torch" && my.layout != "torch";
+    if (!torchGolden && !(my.layout == "torch" && golden.layout != "torch"))
+        return std::nullopt;
     const DumpIndex &torch = torchGolden ? golden : my, &engine = torchGolden ? my : golden;
-    const OpNames names = readOpNames(engine);
     if (names.byPath.empty()) {
         notes.push_back("the llama.cpp dump has no model topology (dump it with --type model too): its ops' "
                         "weights are not known, so no module can be paired with them");

@@ -30,5 +30,9 @@ std::string ggufWeightOfHfModule(const std::string &module);
 // engine's op id, its output paired as it is (no view).
 std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
                                               std::vector<std::string> &notes, const OpMapping &mapping = {});
+// The same, with the engine's op names (readOpNames of the side that is not torch's) read before.
+std::optional<Matching> matchAcrossFrameworks(const DumpIndex &golden, const DumpIndex &my,
+                                              std::vector<std::string> &notes, const OpMapping &mapping,
+                                              const OpNames &engineNames);
 
 } // namespace llmscope

@@ -27,10 +27,10 @@ std::string side(const TensorRecord &r)
 
 // Node names by op path ("3_DecoderLayer/5_MUL_MAT" -> "Kcur-2") from the model topology;
 // none without one (op types stand in for them).
-std::unordered_map<std::string, std::string> nodeNames(const DumpIndex &idx)
+std::unordered_map<std::string, std::string> nodeNames(const OpNames &opNames)
 {
     std::unordered_map<std::string, std::string> names;
-    for (const auto &[path, node] : readOpNames(idx).byPath)
+    for (const auto &[path, node] : opNames.byPath)
         names[path] = node.name;
     return names;
 }
@@ -119,7 +119,8 @@ std::string exactKey(const TensorRecord &r)
 
 // Same topology when every op path both dumps have holds the same op, and the model
 // topologies (when both exist) name the same nodes.
-bool sameTopology(const DumpIndex &g, const DumpIndex &m)
+bool sameTopology(const DumpIndex &g, const DumpIndex &m, const std::unordered_map<std::string, std::string> &na,
+                  const std::unordered_map<std::string, std::string> &nb)
 {
     std::map<std::string, std::string> a;
     for (const auto &r : g.tensors)
@@ -131,7 +132,6 @@ bool sameTopology(const DumpIndex &g, const DumpIndex &m)
         if (it != a.end() && it->second != r.opName)
             return false;
     }
-    const auto na = nodeNames(g), nb = nodeNames(m);
     if (!na.empty() && !nb.empty() && na != nb)
         return false;
     // Many ids on one side only: a different graph that happens to agree where it overlaps.
@@ -208,6 +208,13 @@ std::string writeOpMapping(const OpMapping &m)
 
 Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping)
 {
+    return matchDumps(golden, my, mapping, readOpNames(golden), readOpNames(my));
+}
+
+Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping, const OpNames &goldenNames,
+                    const OpNames &myNames)
+{
+    const auto gn = nodeNames(goldenNames), mn = nodeNames(myNames);
     Matching out;
     std::vector<char> usedG(golden.tensors.size()), usedM(my.tensors.size());
     // 1. The user's pairs: op id to op id, tensor by tensor in each round.
@@ -231,7 +238,7 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
         }
     }
     // 2. Everything else, by path or by meaning.
-    const bool same = sameTopology(golden, my);
+    const bool same = sameTopology(golden, my, gn, mn);
     out.method = mapping.empty() ? (same ? Said::SameTopology : Said::ByLayerNameOp)
                                  : (same ? Said::MappingSameTopology : Said::MappingByLayerNameOp);
     auto pairBy = [&](const std::vector<std::string> &gk, const std::vector<std::string> &mk) {
@@ -259,7 +266,6 @@ Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMappin
     } else {
         // Unnamed nodes by their shapes first; what that leaves (sides computing other shapes:
         // another batch) by occurrence alone.
-        const auto gn = nodeNames(golden), mn = nodeNames(my);
         pairBy(semanticKeys(golden, gn, true), semanticKeys(my, mn, true));
         pairBy(semanticKeys(golden, gn, false), semanticKeys(my, mn, false));
     }

@@ -6,6 +6,7 @@
 // - A user mapping (JSON) pairs op ids explicitly and goes first:
 //     {"3_1": "3_4"}   or   {"pairs": [{"golden": "3_1", "my": "3_4"}]}
 #pragma once
+#include "core/dump/op_names.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -44,7 +45,11 @@ OpMapping loadOpMapping(const std::string &path);
 // The {"pairs": [...]} form, which parseOpMapping reads back.
 std::string writeOpMapping(const OpMapping &m);
 
-// Topology names per (pid, op path) from the dump's model JSON, when it has one.
+// golden's tensors paired with my's: the user's mapping first, then by path where the two
+// graphs are the same, else by layer, node name and op (the node names from each side's model
+// topology: goldenNames and myNames, each side's readOpNames, read here when not given).
 Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping = {});
+Matching matchDumps(const DumpIndex &golden, const DumpIndex &my, const OpMapping &mapping, const OpNames &goldenNames,
+                    const OpNames &myNames);
 
 } // namespace llmscope
