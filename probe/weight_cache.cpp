@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "core/tensor/sketch.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
 
 namespace llmscope::probe {
 
@@ -86,56 +88,6 @@ bool floatOf(std::string_view s, float &v)
         return false;
     const auto b32 = uint32_t(b);
     std::memcpy(&v, &b32, sizeof v);
-    return true;
-}
-
-bool readFile(const std::string &path, std::string &out)
-{
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return false;
-    struct stat st {};
-    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && size_t(st.st_size) <= kLargestFile;
-    if (ok) {
-        out.resize(size_t(st.st_size));
-        size_t got = 0;
-        while (got < out.size()) {
-            const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            got += size_t(n);
-        }
-        ok = got == out.size();
-    }
-    ::close(fd);
-    return ok;
-}
-
-bool makeFolders(const std::string &path)
-{
-    for (size_t at = 1; at <= path.size(); ++at) {
-        if (at != path.size() && path[at] != '/')
-            continue;
-        const std::string part = path.substr(0, at);
-        if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
-            return false;
-    }
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool writeWhole(int fd, const std::string &text)
-{
-    for (size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += size_t(n);
-    }
     return true;
 }
 
@@ -302,10 +254,16 @@ WeightCache::Table &WeightCache::table(const std::string &file)
 
 std::optional<WeightCacheEntries> WeightCache::readEntries(const std::string &file) const
 {
-    std::string text;
-    if (!readFile(m_folder + "/" + file, text))
+    const std::string path = m_folder + "/" + file;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || size_t(st.st_size) > kLargestFile)
         return std::nullopt;
-    return parseWeightCache(text);
+    try {
+        const std::vector<uint8_t> bytes = readWholeFileAt(AT_FDCWD, path, path, true); // a link is refused
+        return parseWeightCache(std::string(bytes.begin(), bytes.end()));
+    } catch (const Error &) {
+        return std::nullopt;
+    }
 }
 
 std::optional<TensorStats> WeightCache::find(const Place &p) noexcept
@@ -352,23 +310,22 @@ void WeightCache::flush() noexcept
                 if (t.dirty)
                     files.push_back({file, t.entries, t.stores});
         }
-        if (files.empty() || !makeFolders(m_folder) || !folderIsOurs())
+        if (files.empty())
+            return;
+        try {
+            makeDirs(m_folder, 0700);
+        } catch (const Error &) {
+            return;
+        }
+        if (!folderIsOurs())
             return;
         for (auto &[file, entries, stores] : files) {
             // What another run wrote since this one read the file stays, beside this run's.
             if (auto theirs = readEntries(file))
                 entries.merge(*theirs);
-            const std::string path = m_folder + "/" + file;
-            static std::atomic<uint64_t> s_parts{0};
-            const std::string aside =
-                path + ".part" + std::to_string(::getpid()) + "-" + std::to_string(s_parts.fetch_add(1));
-            const int fd = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-            if (fd < 0)
-                continue;
-            const bool written = writeWhole(fd, weightCacheText(entries));
-            const bool closed = ::close(fd) == 0;
-            if (!written || !closed || ::rename(aside.c_str(), path.c_str()) != 0) {
-                ::unlink(aside.c_str()); // a full disk: the cache stays as it was
+            try { // written aside and renamed: never half written
+                writeFileAtomic(m_folder + "/" + file, weightCacheText(entries), 0600);
+            } catch (const Error &) { // a full disk: the cache stays as it was
                 continue;
             }
             std::lock_guard lock(m_mutex);
