@@ -22,10 +22,12 @@ namespace llmscope::probe {
 
 namespace {
 
-// The definitions whose results the cache holds: another sketch or digest, another file.
+// The definitions whose results the cache holds: another sketch or digest, another file. 3: the
+// statistics of dtypes other than float32 summed as float32's (core/tensor/stats.cpp), in other
+// rounding than 2's.
 const std::string &header()
 {
-    static const std::string h = std::string("llmscope weight statistics 2 ") + kSketchPrefix + " " + kDigestPrefix;
+    static const std::string h = std::string("llmscope weight statistics 3 ") + kSketchPrefix + " " + kDigestPrefix;
     return h;
 }
 constexpr size_t kLargestFile = size_t(64) << 20; // a model's entries are a few MB

@@ -19,8 +19,8 @@ bool isNumeric(int32_t dtype);
 // int64 and float64 keep their precision). Throws Error for non-numeric dtypes.
 void decodeElements(int32_t dtype, const uint8_t *data, uint64_t first, uint64_t count, double *out);
 
-// The same into float32, with fast paths for float32, float16 and bfloat16 (the compare's
-// inner loop).
+// The same into float32, with vectorized paths for float32, float16, bfloat16 and 8- and 16-bit
+// integers (the compare's inner loop, and statistics of every other dtype).
 void decodeToFloat(int32_t dtype, const uint8_t *data, uint64_t first, uint64_t count, float *out);
 
 // Whole tensor as float32 (what msit compares in). Throws Error if the tensor has no data,

@@ -55,10 +55,27 @@ Float32Sums sumFloat32(const float *v, uint32_t n)
     return {nan, inf, zero, hi, lo, sum, sq};
 }
 
-// The digest a chunk at a time too, while the chunk is in the cache: one pass over memory.
+// A chunk's worth of elements: the statistics' loops, the sketch's and the digest's take it while
+// it is in the cache. The digest's blocks are whole in every chunk but the last: 4096 elements
+// of b bits are 512 * b bytes.
+constexpr uint64_t kChunk = 4096;
+
+void addChunk(const float *v, uint64_t first, uint64_t c, TensorStats &s, Sums &a, SketchSums *sketch)
+{
+    const Float32Sums r = sumFloat32(v, uint32_t(c));
+    if (sketch)
+        sketch->add(v, uint32_t(c), first);
+    s.nanCount += r.nan;
+    s.infCount += r.inf;
+    s.zeroCount += r.zero;
+    a.max = std::max(a.max, double(r.hi));
+    a.min = std::min(a.min, double(r.lo));
+    a.sum += r.sum;
+    a.sq += r.sq;
+}
+
 void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch, ContentDigest *digest)
 {
-    constexpr uint64_t kChunk = 4096;
     const bool aligned = reinterpret_cast<uintptr_t>(data) % alignof(float) == 0;
     float buf[kChunk]; // a payload at an odd offset is copied first
     for (uint64_t i = 0; i < n; i += kChunk) {
@@ -68,47 +85,32 @@ void addFloat32(const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, Sketch
             v = reinterpret_cast<const float *>(data) + i;
         else
             std::memcpy(buf, data + i * 4, c * 4);
-        const Float32Sums r = sumFloat32(v, uint32_t(c));
-        if (sketch)
-            sketch->add(v, uint32_t(c), i);
+        addChunk(v, i, c, s, a, sketch);
         if (digest && i + c < n)
             digest->addBlocks(reinterpret_cast<const uint8_t *>(v), c * 4); // 16 KiB: whole blocks
         else if (digest)
             s.digest = digest->finish(reinterpret_cast<const uint8_t *>(v), c * 4);
-        s.nanCount += r.nan;
-        s.infCount += r.inf;
-        s.zeroCount += r.zero;
-        a.max = std::max(a.max, double(r.hi));
-        a.min = std::min(a.min, double(r.lo));
-        a.sum += r.sum;
-        a.sq += r.sq;
     }
 }
 
-void addDecoded(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch)
+// Every other dtype's elements are converted to float first, as msit does (exactly for float16,
+// bfloat16 and integers of up to 16 bits), a chunk at a time, and take float32's loops; the
+// digest is the stored bytes'.
+void addWidened(int32_t dtype, const uint8_t *data, uint64_t n, TensorStats &s, Sums &a, SketchSums *sketch,
+                ContentDigest *digest)
 {
-    constexpr uint64_t kChunk = 4096;
-    double buf[kChunk];
+    float buf[kChunk];
     for (uint64_t i = 0; i < n; i += kChunk) {
         const uint64_t c = std::min(kChunk, n - i);
-        decodeElements(dtype, data, i, c, buf);
-        for (uint64_t j = 0; j < c; ++j) {
-            const double v = static_cast<float>(buf[j]); // msit converts to float first
-            if (sketch)
-                sketch->add(v, i + j);
-            if (std::isnan(v)) {
-                ++s.nanCount;
-                continue;
-            }
-            if (std::isinf(v))
-                ++s.infCount;
-            else if (v == 0)
-                ++s.zeroCount;
-            a.max = std::max(a.max, v);
-            a.min = std::min(a.min, v);
-            a.sum += v;
-            a.sq += v * v;
-        }
+        decodeToFloat(dtype, data, i, c, buf);
+        addChunk(buf, i, c, s, a, sketch);
+        if (!digest)
+            continue;
+        const uint64_t at = *dtypeBytes(dtype, i), bytes = *dtypeBytes(dtype, i + c) - at;
+        if (i + c < n)
+            digest->addBlocks(data + at, bytes);
+        else
+            s.digest = digest->finish(data + at, bytes);
     }
 }
 
@@ -124,17 +126,16 @@ std::optional<TensorStats> computeStats(int32_t dtype, const uint8_t *data, uint
     std::optional<SketchSums> sketch;
     if (withSketch)
         sketch.emplace();
-    if (dtype == 0) {
-        ContentDigest digest(n * 4);
+    const auto bytes = dtypeBytes(dtype, n);
+    if (!bytes)
+        return std::nullopt;
+    ContentDigest digest(*bytes);
+    if (dtype == 0)
         addFloat32(data, n, s, a, sketch ? &*sketch : nullptr, withSketch ? &digest : nullptr);
-        if (withSketch && n == 0)
-            s.digest = digest.finish(data, 0);
-    } else {
-        addDecoded(dtype, data, n, s, a, sketch ? &*sketch : nullptr);
-        if (withSketch)
-            if (const auto bytes = dtypeBytes(dtype, n))
-                s.digest = contentDigest(data, *bytes);
-    }
+    else
+        addWidened(dtype, data, n, s, a, sketch ? &*sketch : nullptr, withSketch ? &digest : nullptr);
+    if (withSketch && n == 0)
+        s.digest = digest.finish(data, 0);
     if (sketch && !s.nanCount && !s.infCount && n)
         s.sketch = sketch->finish();
     const double nan = std::numeric_limits<double>::quiet_NaN();

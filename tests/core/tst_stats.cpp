@@ -12,6 +12,7 @@
 #include "core/dump/statistic_csv.h"
 #include "core/tensor/bin_file.h"
 #include "core/tensor/convert.h"
+#include "core/tensor/dtype.h"
 #include "core/tensor/sketch.h"
 #include "core/tensor/stats.h"
 #include "core/util/content_digest.h"
@@ -39,6 +40,94 @@ private slots:
             if (got != float(want) || std::signbit(got) != std::signbit(want))
                 QFAIL(qPrintable(QString("half 0x%1: %2, want %3").arg(h, 4, 16).arg(got).arg(want)));
         }
+    }
+
+    // The vectorized widening (decodeToFloat: statistics and compare) gives halfToFloat's bits for
+    // every half, NaN payloads included, and bfloat16 its high half.
+    void widenedHalvesAreExact()
+    {
+        std::vector<uint16_t> all(65536);
+        for (uint32_t h = 0; h < 65536; ++h)
+            all[h] = uint16_t(h);
+        std::vector<float> got(all.size());
+        const auto *bytes = reinterpret_cast<const uint8_t *>(all.data());
+        decodeToFloat(int32_t(DType::Float16), bytes, 0, all.size(), got.data());
+        for (uint32_t h = 0; h < 65536; ++h) {
+            const float want = halfToFloat(uint16_t(h));
+            if (std::memcmp(&got[h], &want, 4) != 0)
+                QFAIL(qPrintable(QString("half 0x%1: %2, want %3").arg(h, 4, 16).arg(got[h]).arg(want)));
+        }
+        decodeToFloat(int32_t(DType::BFloat16), bytes, 3, all.size() - 3, got.data()); // from an element on
+        for (uint32_t h = 3; h < 65536; ++h) {
+            const float want = bf16ToFloat(uint16_t(h));
+            QVERIFY(std::memcmp(&got[h - 3], &want, 4) == 0);
+        }
+    }
+
+    // Every other dtype is widened to float a chunk (4096 elements) at a time and takes float32's
+    // loops: over several chunks and a tail its statistics are an independent double-precision
+    // computation's, its sketch the definition's, and its digest the stored bytes'.
+    void widenedDtypesAcrossChunks_data()
+    {
+        QTest::addColumn<int>("dtype");
+        for (DType c : {DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16,
+                        DType::Int32, DType::Int4, DType::UInt1, DType::Double})
+            QTest::newRow(dtypeName(int32_t(c)).c_str()) << int(c);
+    }
+    void widenedDtypesAcrossChunks()
+    {
+        QFETCH(int, dtype);
+        const uint64_t n = 3 * 4096 + 1001;
+        Tensor t = testing::randomTensor(dtype, {int64_t(n)}, unsigned(dtype) + 40);
+        std::mt19937 rng(9);
+        std::normal_distribution<float> d(0.25f, 2.0f);
+        for (uint64_t i = 0; i < n; ++i) { // floats: finite values, a few zeros and subnormals
+            const float x = i % 997 == 0 ? 0.0f : i % 1009 == 0 ? 3e-6f : d(rng);
+            if (dtype == int(DType::Float16)) {
+                const uint16_t h = floatToHalf(x);
+                std::memcpy(t.data.data() + 2 * i, &h, 2);
+            } else if (dtype == int(DType::BFloat16)) {
+                const uint16_t b = floatToBf16(x);
+                std::memcpy(t.data.data() + 2 * i, &b, 2);
+            } else if (dtype == int(DType::Double)) {
+                const double w = x;
+                std::memcpy(t.data.data() + 8 * i, &w, 8);
+            }
+        }
+        std::vector<double> v(n);
+        decodeElements(dtype, t.data.data(), 0, n, v.data());
+        double mx = -INFINITY, mn = INFINITY, sum = 0, sq = 0;
+        uint64_t zeros = 0;
+        std::vector<double> sketch(kSketchBuckets, 0.0);
+        for (uint64_t i = 0; i < n; ++i) {
+            const double f = double(float(v[i]));
+            zeros += f == 0;
+            mx = std::max(mx, f);
+            mn = std::min(mn, f);
+            sum += f;
+            sq += f * f;
+            const bool negated = ((sketchBlock(i / 64).signs >> (i % 64)) & 1) != 0;
+            sketch[(i % 64 + sketchBlock(i / 64).rotation) % 64] += negated ? -f : f;
+        }
+        const auto s = computeStats(t);
+        QVERIFY(s);
+        QCOMPARE(s->count, n);
+        QCOMPARE(s->nanCount, uint64_t(0));
+        QCOMPARE(s->infCount, uint64_t(0));
+        QCOMPARE(s->zeroCount, zeros);
+        QCOMPARE(s->max, mx);
+        QCOMPARE(s->min, mn);
+        QVERIFY(std::abs(s->mean - sum / double(n)) <= 1e-12 * std::max(1.0, std::abs(sum / double(n))));
+        QVERIFY(std::abs(s->l2norm - std::sqrt(sq)) <= 1e-12 * std::sqrt(sq));
+        QCOMPARE(s->digest, contentDigest(t.data.data(), t.data.size()));
+        QCOMPARE(s->sketch.size(), size_t(kSketchBuckets));
+        double scale = 0;
+        for (double b : sketch)
+            scale = std::max(scale, std::abs(b));
+        for (int b = 0; b < kSketchBuckets; ++b)
+            QVERIFY2(std::abs(double(s->sketch[size_t(b)]) - sketch[size_t(b)]) <= 1e-6 * (1 + scale),
+                     qPrintable(
+                         QString("bucket %1: %2 against %3").arg(b).arg(s->sketch[size_t(b)]).arg(sketch[size_t(b)])));
     }
 
     void knownValues()
@@ -295,6 +384,42 @@ private slots:
         const auto s = computeStats(t);
         setStatsAttrs(t, s);
         QCOMPARE(statsFromAttrs(t)->digest, s->digest);
+    }
+
+    // The digest is its definition (util/content_digest.h), written here a word at a time: word i
+    // of block b into lane i % 8 with the key of its lane and block, the words past the last
+    // whole block into the next lanes, a tail under 8 bytes as one more word, then the mix.
+    void digestIsItsDefinition()
+    {
+        const auto avalanche = [](uint64_t x) {
+            x ^= x >> 33;
+            x *= 0xff51afd7ed558ccdull;
+            x ^= x >> 33;
+            x *= 0xc4ceb9fe1a85ec53ull;
+            return x ^ (x >> 33);
+        };
+        const auto definition = [&](const uint8_t *data, uint64_t bytes) {
+            uint64_t acc[8];
+            for (uint64_t j = 0; j < 8; ++j)
+                acc[j] = avalanche(bytes + 0x9E3779B97F4A7C15ull * (2 * j + 1));
+            for (uint64_t i = 0; 8 * i < bytes; ++i) {
+                uint64_t w = 0;
+                std::memcpy(&w, data + 8 * i, std::min<uint64_t>(8, bytes - 8 * i));
+                const uint64_t key = 0x9E3779B97F4A7C15ull * (2 * (i % 8) + 1) ^ (i / 8) * 0xD6E8FEB86659FD93ull;
+                const uint64_t x = w ^ key;
+                acc[i % 8] += w + (x & 0xFFFFFFFFu) * (x >> 32);
+            }
+            uint64_t h = bytes;
+            for (uint64_t j = 0; j < 8; ++j)
+                h = avalanche(h ^ avalanche(acc[j] + j));
+            return h ? h : 1;
+        };
+        std::mt19937 gen(17);
+        std::vector<uint8_t> bytes(70000);
+        for (uint8_t &b : bytes)
+            b = uint8_t(gen());
+        for (const uint64_t n : {0, 5, 8, 63, 64, 100, 1000, 16384, 16391, 70000})
+            QVERIFY2(contentDigest(bytes.data(), n) == definition(bytes.data(), n), qPrintable(QString::number(n)));
     }
 
     // The sketch is its definition: element i added, with the sign of bit i % 64 of its block's

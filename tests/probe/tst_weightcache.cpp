@@ -159,7 +159,8 @@ private slots:
             good.substr(0, good.size() - 1), // cut inside the last line
             good.substr(0, good.size() / 2), // truncated
             "llmscope weight statistics 1 s2. d2.\n" + line, // an earlier definition (hexadecimal floats)
-            "llmscope weight statistics 2 s1. d2.\n" + line, // another sketch
+            "llmscope weight statistics 2 s2. d2.\n" + line, // an earlier definition (other sums)
+            "llmscope weight statistics 3 s1. d2.\n" + line, // another sketch
             good + line, // one weight twice
             with(0, "-1"), // a negative offset
             with(0, "99999999999999999999"), // beyond 64 bits
