@@ -11,6 +11,7 @@ void SessionDocument::reset(Source kind, const QString &name)
     m_rounds.clear();
     m_program = {};
     m_results = {};
+    m_pickedIds.clear(); // the ops of another program: its tree says them again (a launch's -ids)
     emit sourceChanged(kind, name);
 }
 
@@ -24,6 +25,14 @@ void SessionDocument::addRounds(const DumpRounds::Chunk &chunk)
 {
     m_rounds.add(chunk);
     emit roundsAdded(chunk);
+}
+
+void SessionDocument::setPickedIds(const QString &text, const QObject *by)
+{
+    if (text == m_pickedIds)
+        return;
+    m_pickedIds = text;
+    emit pickedIdsChanged(text, by);
 }
 
 void SessionDocument::setComparison(std::shared_ptr<const CompareResult> r)
@@ -44,9 +53,11 @@ void SessionDocument::setReplay(std::shared_ptr<const OpcheckResult> r)
     emit resultChanged(Result::Replay);
 }
 
-void SessionDocument::setSpread(std::shared_ptr<const SpreadResult> r)
+void SessionDocument::setSpread(std::shared_ptr<const SpreadResult> r, const QString &folder, bool onSource)
 {
     m_results.spread = std::move(r);
+    m_results.spreadFolder = m_results.spread ? folder : QString();
+    m_results.spreadOnSource = m_results.spread && onSource;
     emit resultChanged(Result::Spread);
 }
 

@@ -1,9 +1,9 @@
 // What the window shows, owned in one place: the source (an opened dump, or a program running
 // under the probe), its operations, the dump's files and statistics by op and round, the
 // program's state, and the results computed on them (the comparison shown, the one whose
-// metrics colour the ops, the replay, the spread, the quantization report). The controllers
-// write it; the views read it and follow its five signals, constructed with it. Qt Core only;
-// GUI thread.
+// metrics colour the ops, the replay, the spread, the quantization report), and the -ids picked
+// but not applied. The controllers write it; the views read it and follow its signals (one for
+// each part), constructed with it. Qt Core only; GUI thread.
 //
 // reset() starts a new source: sourceChanged first, every view clears on it, and nothing of
 // the previous source survives it.
@@ -50,6 +50,8 @@ public:
         std::shared_ptr<const llmscope::CompareResult> metrics; // the one whose metrics colour the ops
         std::shared_ptr<const llmscope::OpcheckResult> replay;
         std::shared_ptr<const llmscope::SpreadResult> spread; // several runs side by side, run 0 the source
+        QString spreadFolder; // the spread's dumps and reports
+        bool spreadOnSource = false; // its run 0 is the source: its ops are the graph's
         std::shared_ptr<const llmscope::QuantReport> quantReport;
         QString quantFolder; // the report's
     };
@@ -78,11 +80,16 @@ public:
         emit programChanged();
     }
 
+    // The -ids picked in the tree or typed (as typed: maybe no -ids list yet), not yet applied:
+    // what Apply sends, and what a view built later (a language switch) shows again.
+    const QString &pickedIds() const { return m_pickedIds; }
+    void setPickedIds(const QString &text, const QObject *by = nullptr); // pickedIdsChanged when it differs
+
     const Results &results() const { return m_results; }
     void setComparison(std::shared_ptr<const llmscope::CompareResult> r);
     void setMetrics(std::shared_ptr<const llmscope::CompareResult> r);
     void setReplay(std::shared_ptr<const llmscope::OpcheckResult> r);
-    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r);
+    void setSpread(std::shared_ptr<const llmscope::SpreadResult> r, const QString &folder = {}, bool onSource = true);
     void setQuantReport(std::shared_ptr<const llmscope::QuantReport> r, const QString &folder);
 
 signals:
@@ -91,6 +98,7 @@ signals:
     void roundsAdded(const DumpRounds::Chunk &chunk); // a scan's rounds in order, or a program's round
     void programChanged();
     void resultChanged(SessionDocument::Result which);
+    void pickedIdsChanged(const QString &text, const QObject *by); // by: who picked them (null: the program)
 
 private:
     SourceInfo m_source;
@@ -98,4 +106,5 @@ private:
     DumpRounds m_rounds;
     Program m_program;
     Results m_results;
+    QString m_pickedIds;
 };

@@ -2183,6 +2183,13 @@ computed fused as %1 by %2: %3; only %4&apos;s output reached memory, and these 
     </message>
 </context>
 <context>
+    <name>OpInspection</name>
+    <message>
+        <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
+        <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
+    </message>
+</context>
+<context>
     <name>OpTreeModel</name>
     <message>
         <source>Model</source>
@@ -3627,10 +3634,6 @@ chosen to keep higher (tensor-types.txt)</source>
     <message>
         <source>the comparison ended after another source was opened; it is not shown</source>
         <translation>比较结束时已打开了另一个来源；不显示其结果</translation>
-    </message>
-    <message>
-        <source>Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump it with -ids %1.</source>
-        <translation>转储中还没有该算子的内容：勾选它并应用（对正在运行的程序），或用 -ids %1 转储它。</translation>
     </message>
     <message>
         <source>A hunt or report is running; cancel it first</source>

@@ -463,7 +463,7 @@ void HeatmapView::follow(SessionDocument *doc)
         switch (which) {
         case Result::Metrics: setCompare(r.metrics); break;
         case Result::Replay: setOpcheck(r.replay); break;
-        case Result::Spread: setSpread(r.spread); break;
+        case Result::Spread: setSpread(r.spreadOnSource ? r.spread : nullptr); break; // ops of the graph's
         case Result::Comparison:
         case Result::QuantReport: break;
         }

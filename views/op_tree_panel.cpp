@@ -93,6 +93,8 @@ OpTreePanel::OpTreePanel(QWidget *parent)
         m_ids->setText(ids);
         m_ids->setStyleSheet(QString());
         m_syncing = false;
+        if (m_doc && !m_following) // picked in the tree
+            m_doc->setPickedIds(ids, this);
     });
     connect(m_ids, &QLineEdit::textEdited, this, &OpTreePanel::idsEdited);
     connect(m_apply, &QPushButton::clicked, this, [this] { emit applyRequested(m_model->idsText()); });
@@ -150,6 +152,8 @@ void OpTreePanel::idsEdited()
         m_ids->setToolTip(QString::fromUtf8(e.what()));
     }
     m_syncing = false;
+    if (m_doc && !m_following) // as typed, an -ids list or not yet
+        m_doc->setPickedIds(m_ids->text(), this);
 }
 
 void OpTreePanel::setApplyEnabled(bool on, const QString &why, bool rerun)
@@ -204,6 +208,22 @@ void OpTreePanel::showPicked()
 
 void OpTreePanel::follow(SessionDocument *doc)
 {
+    m_doc = doc;
+    connect(doc, &SessionDocument::pickedIdsChanged, this, [this](const QString &text, const QObject *by) {
+        if (by == this)
+            return;
+        // Followed, not written back: the document keeps what its writer wrote.
+        const QScopedValueRollback following(m_following, true);
+        try { // a launch's -ids: the boxes checked, the text as the tree says it
+            m_model->setIdsText(text);
+        } catch (const llmscope::Error &) { // no -ids list (typed in another panel): as typed, in red
+            setIdsText(text);
+        }
+    });
+    if (!doc->pickedIds().isEmpty()) { // picked before this panel was built (a language switch)
+        const QScopedValueRollback following(m_following, true);
+        setIdsText(doc->pickedIds());
+    }
     connect(doc, &SessionDocument::sourceChanged, this, [this] {
         m_picked.clear();
         m_model->clear();

@@ -37,7 +37,8 @@ public:
     void selectOp(const QString &id); // scrolls to it and makes it current
     // Picks in the tree set the cursor; the cursor's op, picked elsewhere, is selected here.
     void follow(Cursor *cursor);
-    // The document's operations, backends, newest statistics, replay verdicts and output shapes.
+    // The document's operations, backends, newest statistics, replay verdicts and output shapes,
+    // and its picked -ids, kept in step with the boxes and the text.
     void follow(SessionDocument *doc);
 
 signals:
@@ -55,7 +56,9 @@ private:
     QPushButton *m_apply;
     QLabel *m_status;
     QLabel *m_searchNote; // "nothing matches", under the search box
+    SessionDocument *m_doc = nullptr;
     bool m_syncing = false;
+    bool m_following = false; // showing the document's picked ids: not written back
     bool m_filtering = false; // the current row moves because rows come or go, not by a pick
     QString m_picked; // the op picked, searched out or not
     QSet<QString> m_expanded; // ids open before a reset

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "document/session_document.h"
 #include "views/quant_heatmap_model.h"
 
 using namespace llmscope;
@@ -50,9 +51,15 @@ QuantReportView::QuantReportView(QWidget *parent)
 
 void QuantReportView::setReport(std::shared_ptr<const QuantReport> report, const QString &folder)
 {
+    const bool none = !report;
     m_model->setReport(std::move(report));
     const QuantReport &r = m_model->report();
     m_selected.clear();
+    if (none) { // no report: nothing of an earlier one's shown
+        m_summary->clear();
+        buildChart();
+        return;
+    }
     size_t chosen = 0;
     for (const auto &w : r.weights)
         chosen += w.chosen ? 1 : 0;
@@ -70,6 +77,17 @@ void QuantReportView::setReport(std::shared_ptr<const QuantReport> report, const
             .arg(double(r.chosenBytes) / 1024, 0, 'g', 3)
             .arg(double(r.budgetBytes) / 1024, 0, 'g', 3));
     buildChart();
+}
+
+void QuantReportView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::QuantReport)
+            setReport(doc->results().quantReport, doc->results().quantFolder);
+    });
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setReport(nullptr, {}); });
+    if (doc->results().quantReport) // what it holds already (a window built on a session under way)
+        setReport(doc->results().quantReport, doc->results().quantFolder);
 }
 
 void QuantReportView::buildChart()

@@ -8,6 +8,7 @@
 #include "core/quant/quant_report.h"
 
 class QChartView;
+class SessionDocument;
 class QLabel;
 class QTableView;
 class QuantHeatmapModel;
@@ -19,7 +20,8 @@ public:
     explicit QuantReportView(QWidget *parent = nullptr);
 
     // folder: where the report's files are, named in the summary.
-    void setReport(std::shared_ptr<const llmscope::QuantReport> report, const QString &folder); // the document's
+    void setReport(std::shared_ptr<const llmscope::QuantReport> report, const QString &folder);
+    void follow(SessionDocument *doc); // the document's report, none when its source changes
     // Picks a weight in the heatmap and the chart; false when the report has no such weight.
     bool selectWeight(const QString &name);
     QString selectedWeight() const { return m_selected; }

@@ -11,6 +11,7 @@
 
 #include "document/config_words.h"
 #include "document/cursor.h"
+#include "document/session_document.h"
 #include "views/spread_table_model.h"
 
 using namespace llmscope;
@@ -140,6 +141,17 @@ void SpreadView::selectOp(const QString &opId)
     const QSignalBlocker quiet(m_table->selectionModel()); // the cursor's own pick, not said back
     m_table->setCurrentIndex(at);
     m_table->scrollTo(at);
+}
+
+void SpreadView::follow(SessionDocument *doc)
+{
+    connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {
+        if (which == SessionDocument::Result::Spread)
+            setResult(doc->results().spread, doc->results().spreadFolder);
+    });
+    connect(doc, &SessionDocument::sourceChanged, this, [this] { setResult(nullptr, {}); });
+    if (doc->results().spread) // what it holds already (a window built on a session under way)
+        setResult(doc->results().spread, doc->results().spreadFolder);
 }
 
 void SpreadView::follow(Cursor *cursor)

@@ -10,6 +10,7 @@
 #include "core/run_spread/spread.h"
 
 class Cursor;
+class SessionDocument;
 class QCheckBox;
 class QLabel;
 class QSortFilterProxyModel;
@@ -25,6 +26,7 @@ public:
     void setResult(std::shared_ptr<const llmscope::SpreadResult> r, const QString &folder);
     // A spread that failed: no result (never an earlier one's), and why.
     void showFailure(const QString &why);
+    void follow(SessionDocument *doc); // the document's spread, none when its source changes
     void follow(Cursor *cursor);
     void selectOp(const QString &opId); // in the cursor's round where the spread has it, else its first
 

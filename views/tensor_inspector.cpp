@@ -1,6 +1,8 @@
 #include "views/tensor_inspector.h"
 
+#include "document/cursor.h"
 #include "document/job_pool.h"
+#include "document/op_inspection.h"
 #include "document/session_document.h"
 
 #include <QChart>
@@ -295,12 +297,40 @@ QCoro::Task<> TensorInspector::loadStats(QString path, quint64 generation)
 
 void TensorInspector::follow(SessionDocument *doc)
 {
+    m_doc = doc;
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setOp({}, -1, {}, {}); });
     auto sayWhose = [this, doc] { m_whose->setText(doc->dumpRootWords()); };
     connect(doc, &SessionDocument::sourceChanged, this, sayWhose);
     connect(doc, &SessionDocument::roundsAdded, this, sayWhose); // the root is set after the source
     connect(doc, &SessionDocument::resultChanged, this, sayWhose);
     sayWhose();
+}
+
+void TensorInspector::follow(Cursor *cursor)
+{
+    m_cursor = cursor;
+    const auto picked = [this] {
+        if (!m_cursor->op().isEmpty())
+            showOp(m_cursor->op());
+    };
+    connect(cursor, &Cursor::opChanged, this, [this](const QString &id) { showOp(id); });
+    connect(cursor, &Cursor::roundChanged, this, picked); // that round's tensors
+    connect(m_doc, &SessionDocument::graphChanged, this, picked); // picked before its topology came
+    connect(m_doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
+        // The picked op's files may come with this round. (A running program's round of
+        // statistics brings none.)
+        if (!m_cursor->op().isEmpty() && !chunk.files.tensors.empty() && currentFile().isEmpty())
+            showOp(m_cursor->op());
+    });
+    picked(); // what the cursor points at already (a window built on a session under way)
+}
+
+void TensorInspector::showOp(const QString &id)
+{
+    if (id.isEmpty() || !m_doc)
+        return;
+    const OpInspection i = inspectOp(*m_doc, id, m_cursor ? m_cursor->round() : -1);
+    setOp(i.title, i.round, i.files, i.note);
 }
 
 QString TensorInspector::whose() const

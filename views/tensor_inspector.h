@@ -9,6 +9,7 @@
 
 #include <vector>
 
+class Cursor;
 class SessionDocument;
 
 class QChartView;
@@ -29,6 +30,10 @@ public:
     // The op's files (after/outtensor0.bin, ...) from one round; an empty list shows `note`.
     void setOp(const QString &title, qint64 round, const QStringList &files, const QString &note = {});
     void follow(SessionDocument *doc); // cleared on a new source
+    // The cursor's op in its round, from the document followed (follow(doc) first): filled
+    // when either moves, when the op's topology comes, and when its first files come.
+    void follow(Cursor *cursor);
+    void showOp(const QString &id); // the document's files of op in the cursor's round
     QString currentFile() const;
     TensorSliceModel *sliceModel() const { return m_slice; }
     QTableView *table() const { return m_table; }
@@ -53,4 +58,6 @@ private:
     QChartView *m_chart;
     QWidget *m_body;
     quint64 m_generation = 0;
+    SessionDocument *m_doc = nullptr;
+    Cursor *m_cursor = nullptr;
 };

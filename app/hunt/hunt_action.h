@@ -14,12 +14,13 @@
 #include "app/hunt/window_steps.h"
 #include "core/compare/compare_run.h"
 
-class Workspace;
+class StepHost;
 
 class HuntAction : public QObject {
     Q_OBJECT
 public:
-    explicit HuntAction(Workspace *workspace);
+    // parent: the host's lifetime object (the workspace), which outlives the action.
+    HuntAction(StepHost *host, QObject *parent);
 
     // Runs the four steps into folder; true when a divergent op was found and opened.
     // standard: how ops are judged (as llmscope hunt's --standard); the engine's when unset.
@@ -37,7 +38,7 @@ signals:
 private:
     void say(const QString &text, int step = 0);
 
-    QPointer<Workspace> m_workspace;
+    StepHost *m_host;
     bool m_running = false;
     std::shared_ptr<std::atomic_bool> m_cancelled; // the running hunt's
     QStringList m_log;

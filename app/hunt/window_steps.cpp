@@ -7,8 +7,7 @@
 #include <QCoroSignal>
 
 #include "app/session/live_session.h"
-#include "app/workspace/job.h"
-#include "app/workspace/workspace.h"
+#include "app/workspace/step_host.h"
 #include "core/util/error.h"
 
 using namespace llmscope;
@@ -20,8 +19,16 @@ class StepsText {
     Q_DECLARE_TR_FUNCTIONS(StepsText)
 };
 
+// The host, and whether it is still there: a step's awaits may outlive it.
+struct Host {
+    StepHost *host;
+    QPointer<QObject> alive;
+    explicit operator bool() const { return alive; }
+    StepHost *operator->() const { return host; }
+};
+
 // One `llmscope dump` run of side with these options, live in the window; its dump folder.
-QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args, QString out,
+QCoro::Task<QString> dump(Host w, HuntSide side, QStringList args, QString out,
                           std::shared_ptr<std::atomic_bool> cancelled)
 {
     QDir(out).removeRecursively(); // this step's dump, made afresh
@@ -57,13 +64,13 @@ QCoro::Task<QString> dump(QPointer<Workspace> w, HuntSide side, QStringList args
 }
 
 // Two dumps compared in the workspace (shown in the window); the result.
-QCoro::Task<std::shared_ptr<const CompareResult>> compare(QPointer<Workspace> w, QString golden, QString test,
+QCoro::Task<std::shared_ptr<const CompareResult>> compare(Host w, QString golden, QString test,
                                                           std::optional<Standard> standard,
                                                           std::shared_ptr<std::atomic_bool> cancelled)
 {
     if (!w)
         throw hunt::Cancelled{};
-    auto comparing = w->compare(golden, test, {}, standard);
+    auto comparing = w->compareShown(golden, test, standard);
     const bool compared = co_await comparing;
     if (*cancelled || !w)
         throw hunt::Cancelled{};
@@ -74,10 +81,10 @@ QCoro::Task<std::shared_ptr<const CompareResult>> compare(QPointer<Workspace> w,
 
 } // namespace
 
-hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<Standard> standard,
+hunt::Steps make(StepHost *host, HuntSide golden, HuntSide test, std::optional<Standard> standard,
                  std::shared_ptr<std::atomic_bool> cancelled, std::function<void(const QString &text, int step)> say)
 {
-    QPointer<Workspace> ws(w);
+    const Host ws{host, host->lifetime()};
     hunt::Steps steps;
     steps.dump = [ws, golden, test, cancelled](hunt::Side side, QStringList options, QString out) {
         return dump(ws, side == hunt::Side::Golden ? golden : test, options, out, cancelled);
@@ -88,15 +95,13 @@ hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<Sta
     return steps;
 }
 
-void cancel(Workspace *w, const std::shared_ptr<std::atomic_bool> &cancelled)
+void cancel(StepHost *host, const std::shared_ptr<std::atomic_bool> &cancelled)
 {
     if (!cancelled || *cancelled)
         return;
     *cancelled = true;
-    if (w) {
-        w->stop();
-        w->compareJob()->cancel();
-    }
+    if (host)
+        host->stopSteps();
 }
 
 } // namespace windowsteps

@@ -1,7 +1,8 @@
 // The hunt's and the quantization report's Steps as the window runs them: each side launched
 // live in the window (the workspace's program, its output in the console, its operations in
 // the tree), two dumps compared by the workspace (shown in the Diff tab), and a cancel flag
-// that every step looks at. HuntAction and QuantReportAction both run through it.
+// that every step looks at. HuntAction and QuantReportAction both run through it, on the
+// workspace's StepHost (what a long job may ask of the window) and nothing wider.
 #pragma once
 #include <QPointer>
 
@@ -15,7 +16,7 @@
 #include "app/session/launch_plan.h"
 #include "core/compare/precision_standard.h"
 
-class Workspace;
+class StepHost;
 
 struct HuntSide {
     std::vector<std::string> command; // the program and its arguments
@@ -24,11 +25,12 @@ struct HuntSide {
 
 namespace windowsteps {
 
-// Steps that launch golden and test in w, compare in w by standard (the engine's when unset)
-// and say through say; each throws hunt::Cancelled once *cancelled is set.
-hunt::Steps make(Workspace *w, HuntSide golden, HuntSide test, std::optional<llmscope::Standard> standard,
+// Steps that launch golden and test in host, compare in host by standard (the engine's when
+// unset) and say through say; each throws hunt::Cancelled once *cancelled is set or the host is
+// gone.
+hunt::Steps make(StepHost *host, HuntSide golden, HuntSide test, std::optional<llmscope::Standard> standard,
                  std::shared_ptr<std::atomic_bool> cancelled, std::function<void(const QString &text, int step)> say);
-// Sets *cancelled and stops what runs in w: the program, the comparison.
-void cancel(Workspace *w, const std::shared_ptr<std::atomic_bool> &cancelled);
+// Sets *cancelled and stops what runs in host: the program, the comparison.
+void cancel(StepHost *host, const std::shared_ptr<std::atomic_bool> &cancelled);
 
 } // namespace windowsteps

@@ -3,18 +3,17 @@
 #include <QDir>
 
 #include "app/quant_report/quant_runner.h"
-#include "app/workspace/workspace.h"
+#include "app/workspace/step_host.h"
 #include "core/util/error.h"
 
 using namespace llmscope;
 
-QuantReportAction::QuantReportAction(Workspace *workspace) : QObject(workspace), m_workspace(workspace) {}
+QuantReportAction::QuantReportAction(StepHost *host, QObject *parent) : QObject(parent), m_host(host) {}
 
 QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString folder, QString rounds, QString budget)
 {
     if (m_running)
         co_return false;
-    m_report.reset();
     m_folder = QDir(folder).absolutePath();
     QuantReportOptions options;
     try {
@@ -27,7 +26,7 @@ QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString
     m_running = true;
     m_cancelled = std::make_shared<std::atomic_bool>(false);
     QPointer<QuantReportAction> self(this);
-    const hunt::Steps steps = windowsteps::make(m_workspace, std::move(golden), std::move(test), Standard::Engine,
+    const hunt::Steps steps = windowsteps::make(m_host, std::move(golden), std::move(test), Standard::Engine,
                                                 m_cancelled, [self](const QString &text, int step) {
                                                     if (self && step > 0)
                                                         emit self->stepStarted(step, text);
@@ -37,7 +36,8 @@ QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString
     if (!self)
         co_return false;
     m_running = false;
-    m_report = std::move(outcome.report);
+    if (outcome.ok && outcome.report)
+        emit reported(std::make_shared<const QuantReport>(std::move(*outcome.report)), m_folder);
     emit finished(outcome.ok, outcome.message);
     co_return outcome.ok;
 }
@@ -45,5 +45,5 @@ QCoro::Task<bool> QuantReportAction::run(HuntSide golden, HuntSide test, QString
 void QuantReportAction::cancel()
 {
     if (m_running)
-        windowsteps::cancel(m_workspace, m_cancelled);
+        windowsteps::cancel(m_host, m_cancelled);
 }

@@ -74,20 +74,19 @@ QCoro::Task<std::string> SpreadAction::dumpRun(spread::Run command, QStringList 
     throw Error(failed.toStdString());
 }
 
-QCoro::Task<bool> SpreadAction::run(spread::Request request)
+QCoro::Task<std::shared_ptr<const SpreadResult>> SpreadAction::run(spread::Request request)
 {
     if (m_job->isRunning())
-        co_return false;
+        co_return std::shared_ptr<const SpreadResult>();
     QPointer<SpreadAction> self(this);
     const size_t n = request.runs().size();
     m_folder = QDir(QString::fromStdString(request.folder)).absolutePath();
-    m_result.reset();
     removeSpreadReports(m_folder.toStdString()); // whatever follows, an earlier spread's reports are not this one's
     const Job::Run job = m_job->begin(tr("Spread: %n run(s)...", nullptr, int(n)));
     auto fail = [&](const QString &why) {
         m_job->end(job.generation, false, why);
         emit finished(false, why);
-        return false;
+        return std::shared_ptr<const SpreadResult>();
     };
     if (n < 2)
         co_return fail(tr("A spread needs at least two runs: give two command lines, a repeat or values to vary."));
@@ -150,7 +149,7 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     m_at = 0;
     spread::Outcome outcome = co_await spread::run(steps, request, m_folder);
     if (!self) // gone: none of its members is read
-        co_return false;
+        co_return std::shared_ptr<const SpreadResult>();
     std::optional<SpreadResult> &result = outcome.result;
     QString failed;
     try {
@@ -164,8 +163,8 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
     }
     if (!result)
         co_return fail(failed);
-    m_result = std::make_shared<const SpreadResult>(std::move(*result));
-    const SpreadResult *r = m_result.get();
+    auto shared = std::make_shared<const SpreadResult>(std::move(*result));
+    const SpreadResult *r = shared.get();
     const int changed = r->observerChanged();
     const QString observed = changed < 0
         ? QString()
@@ -180,5 +179,5 @@ QCoro::Task<bool> SpreadAction::run(spread::Request request)
                       : tr("No run departs beyond its standard"));
     m_job->end(job.generation, true, message);
     emit finished(true, message);
-    co_return true;
+    co_return shared;
 }

@@ -2,7 +2,8 @@
 // comparisons as progress, Cancel stopping the run under way). Each run is a child
 // `llmscope dump` of its command line, in the passes the command line makes (spread_plan.h:
 // statistics, then the suspect rounds' tensors); every two runs are compared off the GUI
-// thread; the reports are written beside the dumps and the result is kept for the window.
+// thread; the reports are written beside the dumps, and the result is handed to the caller (the
+// workspace puts it in the document: the one place it is kept).
 #pragma once
 #include <QObject>
 #include <QPointer>
@@ -27,12 +28,11 @@ public:
     Job *job() const { return m_job; }
     // The llmscope program whose `dump` each run is (default: this program).
     void setProgram(const QString &path) { m_program = path; }
-    // Runs it into request.folder; true when the runs were compared (result() has them), also
-    // when one departs.
-    QCoro::Task<bool> run(spread::Request request);
+    // Runs it into request.folder; the runs compared (also when one departs), or null when they
+    // were not (finished says why).
+    QCoro::Task<std::shared_ptr<const llmscope::SpreadResult>> run(spread::Request request);
     void cancel();
     bool isRunning() const;
-    std::shared_ptr<const llmscope::SpreadResult> result() const { return m_result; }
     QString folder() const { return m_folder; }
 
 signals:
@@ -49,7 +49,6 @@ private:
 
     Job *m_job;
     QString m_program;
-    std::shared_ptr<const llmscope::SpreadResult> m_result;
     QString m_folder;
     QString m_doing; // what a comparison under way is said to do
     size_t m_at = 0; // the run being dumped

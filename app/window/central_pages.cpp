@@ -6,8 +6,6 @@
 #include <QVBoxLayout>
 #include <QTabWidget>
 
-#include "app/quant_report/quant_report_action.h"
-#include "app/spread/spread_action.h"
 #include "app/workspace/workspace.h"
 #include "document/session_document.h"
 #include "views/diff_view.h"
@@ -48,8 +46,6 @@ void CentralPages::showSession()
         setCurrentWidget(m_tabs);
     showQuantReport(false);
     showSpread();
-    if (const QString op = m_ws->currentOp(); !op.isEmpty()) // the views following the cursor have it
-        fillInspector(op);
     if (const int compared = m_ws->cursor()->compared(); compared >= 0) // golden and test, element by element
         if (const ComparedFiles t = m_ws->comparedTensors(compared); !t.title.isEmpty())
             m_tensorDiff->setCompared(t);
@@ -114,6 +110,9 @@ void CentralPages::followDocument()
     m_unpaired->follow(doc);
     m_curves->follow(doc);
     m_tensorDiff->follow(doc);
+    m_quantView->follow(doc);
+    m_spreadView->follow(doc);
+    m_inspector->follow(cursor);
     m_heatmap->follow(cursor);
     m_graph->follow(cursor);
     m_diff->follow(cursor);
@@ -133,13 +132,6 @@ void CentralPages::followSource()
             m_heatmap->selectOp(op);
             inspect(op);
         }
-    });
-    connect(doc, &SessionDocument::roundsAdded, this, [this](const DumpRounds::Chunk &chunk) {
-        // The picked op's files may come with this round: the inspector shows them, and the
-        // page the user is on stays. (A running program's round of statistics brings none.)
-        if (const QString op = m_ws->currentOp();
-            !op.isEmpty() && !chunk.files.tensors.empty() && m_inspector->currentFile().isEmpty())
-            fillInspector(op);
     });
     connect(m_ws, &Workspace::topologyShown, this, [this] { setCurrentWidget(m_tabs); });
     connect(m_ws, &Workspace::dumpLoaded, this, [this] {
@@ -164,16 +156,15 @@ void CentralPages::followSource()
 
 void CentralPages::followCursor()
 {
-    // The inspector and the element view are filled here from what the cursor points at.
+    // The inspector fills itself from the cursor; the element view is filled here from what the
+    // cursor points at, and the page that answers is brought forward.
     Cursor *cursor = m_ws->cursor();
     auto replayed = [this] { // replayed: the reference beside the output, in the round looked at
         if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->currentOp().isEmpty())
             m_ws->showReplay(m_ws->currentOp());
     };
     connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id, const QObject *by) {
-        if (by == m_filesPage) // browsing the files: the inspector follows, the page stays
-            fillInspector(id);
-        else
+        if (by != m_filesPage) // (browsing the files, the inspector follows and the page stays)
             inspect(id);
         replayed();
     });
@@ -242,19 +233,17 @@ void CentralPages::followResults()
         showQuantReport(false);
         if (const int at = m_tabs->indexOf(m_spreadView); at >= 0)
             m_tabs->removeTab(at);
-        m_spreadView->setResult(nullptr, {});
     });
 }
 
 void CentralPages::showQuantReport(bool bringForward)
 {
-    const SessionDocument::Results &r = m_ws->document()->results();
-    if (!r.quantReport) {
+    // the view follows the document itself; the page's tab is here
+    if (!m_ws->document()->results().quantReport) {
         if (const int at = m_tabs->indexOf(m_quantView); at >= 0)
             m_tabs->removeTab(at);
         return;
     }
-    m_quantView->setReport(r.quantReport, r.quantFolder);
     if (m_tabs->indexOf(m_quantView) < 0)
         m_tabs->addTab(m_quantView, tr("Quantization"));
     if (bringForward)
@@ -263,10 +252,8 @@ void CentralPages::showQuantReport(bool bringForward)
 
 void CentralPages::showSpread()
 {
-    const auto r = m_ws->spread()->result();
-    if (!r)
+    if (!m_ws->document()->results().spread) // the view follows the document; its tab is here
         return;
-    m_spreadView->setResult(r, m_ws->spread()->folder());
     if (m_tabs->indexOf(m_spreadView) < 0)
         m_tabs->addTab(m_spreadView, tr("Spread"));
 }
@@ -277,19 +264,12 @@ void CentralPages::showPage(QWidget *page)
     m_tabs->setCurrentWidget(page);
 }
 
-void CentralPages::fillInspector(const QString &id)
-{
-    const Workspace::Inspection i = m_ws->inspect(id);
-    m_inspector->setOp(i.title, i.round, i.files, i.note);
-}
-
 void CentralPages::inspect(const QString &id)
 {
     if (id.isEmpty())
         return;
-    fillInspector(id);
-    // From the files or the start page, the inspector comes forward; picked in the heatmap or
-    // the diff, those stay in view.
+    // The inspector has the op's tensors (it follows the cursor). From the files or the start
+    // page, it comes forward; picked in the heatmap or the diff, those stay in view.
     if (currentWidget() == m_startPage || m_tabs->currentWidget() == m_filesPage)
         m_tabs->setCurrentWidget(m_inspectorPage);
     setCurrentWidget(m_tabs);

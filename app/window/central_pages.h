@@ -1,7 +1,8 @@
 // The window's central area: the start page until there is something to show, then the pages
 // (heatmap, graph, inspector, diff, tensor files, and a quantization report's once there is
-// one, and a spread's). It builds the views, has each follow the document and the cursor, fills the inspector
-// and the element view from what the cursor points at, and brings forward the page that
+// one, and a spread's). It builds the views, has each follow the document and the cursor (the
+// inspector fills itself), fills the element view from what the cursor points at, keeps the
+// spread's and the report's tabs while the document has them, and brings forward the page that
 // answers what just happened (a program's first operations, an opened dump, a comparison, a
 // replay, a report). The window frames it; the workspace owns what it shows.
 #pragma once
@@ -28,8 +29,7 @@ public:
     explicit CentralPages(Workspace *ws, QWidget *parent = nullptr);
 
     void showPage(QWidget *page); // a tab, brought forward
-    void inspect(const QString &id); // the op's tensors, the inspector brought forward from the files
-    void fillInspector(const QString &id); // the op's tensors, the pages as they are
+    void inspect(const QString &id); // the inspector (on the op's tensors) brought forward from the files
     // Pictures of the views as they stand (heatmap.png, diff.png, error_by_layer.png,
     // layer_graph.png) into folder; the files, or empty and error says why.
     QStringList savePictures(const QString &folder, QString *error);
@@ -57,7 +57,7 @@ private:
     void followCursor();
     void followResults();
     void showSession(); // what the session holds already
-    void showSpread(); // the workspace's spread, in its tab (none: nothing)
+    void showSpread(); // the document's spread in its tab (none: nothing)
     void showQuantReport(bool bringForward = true); // the document's report, in its tab (none: the tab goes)
 
     Workspace *m_ws;

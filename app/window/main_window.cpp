@@ -210,11 +210,7 @@ void MainWindow::followProgram()
 {
     connect(m_ws, &Workspace::launched, this,
             [this](const DumpOptions &options, const LaunchSettings &settings, bool byHunt) {
-                try {
-                    m_ops->model()->setIdsText(QString::fromStdString(options.ids)); // checked once the ops are known
-                } catch (const Error &) {
-                    // parseDumpOptions checked them
-                }
+                m_ws->document()->setPickedIds(QString::fromStdString(options.ids)); // checked once the ops are known
                 if (!byHunt) // a hunt's own runs are not the user's launches
                     LaunchHistory::remember(LaunchHistory::commandLineFor(options, settings),
                                             settings.workingDirectory);
@@ -265,7 +261,6 @@ MainWindow *MainWindow::switchLanguage(const QString &code)
     next->m_console->continueFrom(*m_console); // the program's output so far
     next->m_pages->tabs()->setCurrentIndex(m_pages->tabs()->currentIndex()); // the page the user was on
     next->m_pages->setCurrentIndex(m_pages->currentIndex());
-    next->m_ops->setIdsText(m_ops->idsEdit()->text()); // typed, applied or not
     next->m_ops->searchEdit()->setText(m_ops->searchEdit()->text());
     next->m_ops->setStatus(m_ws->selectionStatusText()); // worded again in the new language
     if (const QString said = statusBar()->currentMessage(); !said.isEmpty())

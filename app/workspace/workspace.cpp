@@ -16,7 +16,6 @@
 #include "app/workspace/live_controller.h"
 #include "app/workspace/replay_controller.h"
 #include "app/workspace/scan_controller.h"
-#include "core/dump/op_files.h"
 #include "core/select/op_ids.h"
 #include "core/util/error.h"
 #include "document/reason_words.h"
@@ -26,8 +25,8 @@ using namespace llmscope;
 
 Workspace::Workspace(QObject *parent)
     : QObject(parent), m_huntJob(new Job(Job::Kind::Hunt, tr("hunt"), this)),
-      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)), m_hunt(new HuntAction(this)),
-      m_quant(new QuantReportAction(this)), m_doc(new SessionDocument(this)), m_cursor(new Cursor(this)),
+      m_reportJob(new Job(Job::Kind::Report, tr("quantization report"), this)), m_hunt(new HuntAction(this, this)),
+      m_quant(new QuantReportAction(this, this)), m_doc(new SessionDocument(this)), m_cursor(new Cursor(this)),
       m_live(new LiveController(m_doc, this)), m_replay(new ReplayController(m_doc, m_cursor, this)),
       m_compare(new CompareController(m_doc, this)), m_scan(new ScanController(m_doc, this)),
       m_spread(new SpreadAction(this))
@@ -112,11 +111,9 @@ Workspace::Workspace(QObject *parent)
     follow(m_reportJob, m_quant, quant::kSteps, &QuantReportAction::stepStarted, &QuantReportAction::finished);
     connect(m_quant, &QuantReportAction::stepStarted, this,
             [this](int, const QString &text) { say(text, Tone::Step); });
-    connect(m_quant, &QuantReportAction::finished, this, [this](bool ok, const QString &text) {
-        say(text, Tone::Step);
-        if (ok && m_quant->report()) // after its last run began: the report outlives those sources
-            m_doc->setQuantReport(std::make_shared<const QuantReport>(*m_quant->report()), m_quant->folder());
-    });
+    // after its last run began: the report outlives those sources
+    connect(m_quant, &QuantReportAction::reported, m_doc, &SessionDocument::setQuantReport);
+    connect(m_quant, &QuantReportAction::finished, this, [this](bool, const QString &text) { say(text, Tone::Step); });
 }
 
 Workspace::~Workspace() = default;
@@ -124,6 +121,22 @@ Workspace::~Workspace() = default;
 LiveSession *Workspace::session() const
 {
     return m_live->session();
+}
+
+QObject *Workspace::lifetime()
+{
+    return this;
+}
+
+QCoro::Task<bool> Workspace::compareShown(QString golden, QString test, std::optional<Standard> standard)
+{
+    return compare(std::move(golden), std::move(test), {}, standard);
+}
+
+void Workspace::stopSteps()
+{
+    stop();
+    m_compare->job()->cancel();
 }
 
 Job *Workspace::opcheckJob() const
@@ -145,9 +158,10 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
 {
     QPointer<Workspace> self(this);
     auto running = m_spread->run(std::move(request));
-    if (!co_await running || !self) // a failure said when the spread finished
+    const std::shared_ptr<const SpreadResult> r = co_await running;
+    if (!r || !self) // a failure said when the spread finished
         co_return false;
-    const auto r = m_spread->result();
+    const QString folder = m_spread->folder(); // before another spread can begin
     const QString first = QString::fromStdString(r->runs[0].dump);
     bool shown = false;
     if (r->departs() && !m_live->isRunning()) { // the departure element by element, in the Diff tab
@@ -160,8 +174,9 @@ QCoro::Task<bool> Workspace::runSpread(spread::Request request)
     }
     if (!self)
         co_return false;
-    if (shown)
-        m_doc->setSpread(r); // run 0 is the source now: the heatmap shows the spread on its ops
+    // Shown: run 0 is the source now, and the heatmap shows the spread on its ops. Not (a running
+    // program's views stay its own, or run 0's dump did not open): on the spread's page only.
+    m_doc->setSpread(r, folder, shown);
     if (shown && r->departs()) { // the first departure picked, in its round
         const SpreadOp &o = r->ops[size_t(r->firstDeparture)];
         m_cursor->setRound(o.round);
@@ -426,32 +441,6 @@ Workspace::OpTensors Workspace::comparedTensors(int op) const
 QStringList Workspace::writeReports(const QString &folder, QString *error) const
 {
     return m_compare->writeReports(folder, error);
-}
-
-// --- the picked operation
-
-Workspace::Inspection Workspace::inspect(const QString &id) const
-{
-    Inspection out;
-    const auto graph = m_doc->graph();
-    const GraphOp *op = graph->find(id.toStdString());
-    out.title = QStringLiteral("%1 %2 (%3)")
-                    .arg(id, op ? QString::fromStdString(op->name) : QString(),
-                         op ? QString::fromStdString(op->type) : QString());
-    // The scan's index, in memory. A program's files are scanned only once it has ended (and
-    // that scan takes a while): until the index has them they are looked up in its folder.
-    out.files = m_doc->rounds().filesOf(id, currentRound(), &out.round);
-    if (out.files.isEmpty() && m_doc->source().kind == Source::Program && op && !m_doc->source().dumpRoot.isEmpty()) {
-        const OpFiles files = findOpFiles(m_doc->source().dumpRoot.toStdString(), op->folder, currentRound());
-        out.round = files.round;
-        for (const auto &f : files.files)
-            out.files << QString::fromStdString(f);
-    }
-    if (out.files.isEmpty())
-        out.note = tr("Nothing of this operation is in the dump yet: check it and Apply (a running program), or dump "
-                      "it with -ids %1.")
-                       .arg(id);
-    return out;
 }
 
 // --- the hunt and the quantization report

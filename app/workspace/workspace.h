@@ -22,6 +22,7 @@
 #include "app/session/launch_plan.h"
 #include "app/session/live_session.h"
 #include "app/spread/spread_plan.h"
+#include "app/workspace/step_host.h"
 #include "core/compare/compare_run.h"
 #include "core/dump/dump_index.h"
 #include "core/dump/topology.h"
@@ -47,7 +48,7 @@ class ScanController;
 class SpreadAction;
 struct HuntSide;
 
-class Workspace : public QObject {
+class Workspace : public QObject, public StepHost {
     Q_OBJECT
 public:
     using Source = SessionDocument::Source;
@@ -62,12 +63,12 @@ public:
     Source source() const { return m_doc->source().kind; }
 
     // --- the source
-    LiveSession *session() const; // the live controller's
+    LiveSession *session() const override; // the live controller's
     // Opens a dump folder: its topology at once, its files and statistics round by round.
     // By value: the coroutine outlives its callers' arguments.
     QCoro::Task<bool> openDump(QString folder);
     // Starts a program under the probe (a new source); false and error says why.
-    bool launch(const llmscope::DumpOptions &options, const LaunchSettings &settings, QString *error);
+    bool launch(const llmscope::DumpOptions &options, const LaunchSettings &settings, QString *error) override;
     bool canRunAgain() const { return m_lastLaunch.has_value(); }
     const std::optional<std::pair<llmscope::DumpOptions, LaunchSettings>> &lastLaunch() const { return m_lastLaunch; }
     QCoro::Task<> runAgain();
@@ -86,10 +87,10 @@ public:
     QCoro::Task<bool> compare(QString golden, QString test, QString mapping = {},
                               std::optional<llmscope::Standard> standard = {},
                               llmscope::RequestChoice goldenRequest = {}, llmscope::RequestChoice testRequest = {});
-    std::shared_ptr<const llmscope::CompareResult> comparison() const { return m_doc->results().comparison; }
+    std::shared_ptr<const llmscope::CompareResult> comparison() const override { return m_doc->results().comparison; }
     // The comparison whose metrics colour golden's ops (heatmap, graph, curves): the shown
     // one, or a hunt's statistics pass while its element-wise diff is shown.
-    void showMetrics(std::shared_ptr<const llmscope::CompareResult> r);
+    void showMetrics(std::shared_ptr<const llmscope::CompareResult> r) override;
     using OpTensors = ComparedFiles;
     // The files of the comparison's op (an index into its ops), golden's and test's.
     OpTensors comparedTensors(int op) const;
@@ -103,14 +104,6 @@ public:
     // The round looked at (-1: the newest): what the inspector reads the picked op from.
     void pickRound(qint64 round) { m_cursor->setRound(round); }
     qint64 currentRound() const { return m_cursor->round(); }
-    struct Inspection {
-        QString title;
-        qint64 round = -1;
-        QStringList files;
-        QString note; // when there are none: what to do
-    };
-    // What the dump holds of an op: the files of the picked round, or of the newest before it.
-    Inspection inspect(const QString &id) const;
 
     // --- the selection sent to the running program
     // Sends -ids text to the program; the op panel's status comes back by selectionStatus. Once
@@ -159,7 +152,12 @@ public:
     // How long the GUI thread takes a scan's rounds before the event loop runs (0: one round).
     void setTakeSlice(qint64 ms);
     // A line for the console (and the status bar), in llmscope's voice.
-    void say(const QString &text, Tone tone = Tone::Info);
+    void say(const QString &text, Tone tone = Tone::Info) override;
+
+    // --- what a hunt or a report's steps ask (StepHost)
+    QObject *lifetime() override;
+    QCoro::Task<bool> compareShown(QString golden, QString test, std::optional<llmscope::Standard> standard) override;
+    void stopSteps() override; // the program, and the comparison under way
 
 signals:
     void launchFailed(const QString &error);

@@ -1500,7 +1500,7 @@ private slots:
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QCOMPARE(finished.at(0).at(1).toString(), QString("Cancelled at run 1 of 2"));
-        QVERIFY(!action->result());
+        QVERIFY(!w.workspace()->document()->results().spread);
         QVERIFY(!QFile::exists(QString::fromStdString(slow.folder) + "/spread.json"));
         QVERIFY(!QDir(QString::fromStdString(slow.folder) + "/run-1").exists()); // the second run never began
 
@@ -1520,7 +1520,7 @@ private slots:
         QVERIFY(atComparing);
         QCOMPARE(finished.count(), 2);
         QCOMPARE(finished.at(1).at(1).toString(), QString("Cancelled while the runs were compared"));
-        QVERIFY(!action->result());
+        QVERIFY(!w.workspace()->document()->results().spread);
         QVERIFY(!QFile::exists(QString::fromStdString(same.folder) + "/spread.json"));
     }
 
@@ -1538,6 +1538,11 @@ private slots:
         same.folder = (m_dir.path() + "/spread-same").toStdString();
         QVERIFY(QCoro::waitFor(w.workspace()->runSpread(same)));
         QCOMPARE(shown.count(), 1);
+        // the result kept once, in the document, with its folder
+        const std::shared_ptr<const SpreadResult> sameResult = w.workspace()->document()->results().spread;
+        QVERIFY(sameResult);
+        QCOMPARE(w.workspace()->document()->results().spreadFolder,
+                 QDir(QString::fromStdString(same.folder)).absolutePath());
         SpreadView *v = w.spreadView();
         auto *tabs = w.findChild<QTabWidget *>();
         QCOMPARE(tabs->currentWidget(), v);
@@ -1564,12 +1569,12 @@ private slots:
                     ->headerData(SpreadTableModel::SpreadColumn, Qt::Horizontal, Qt::ToolTipRole)
                     .toString()
                     .startsWith("The largest relative error between two runs' outputs"));
-        QCOMPARE(w.workspace()->document()->source().name, QString::fromStdString(action->result()->runs[0].dump));
+        QCOMPARE(w.workspace()->document()->source().name, QString::fromStdString(sameResult->runs[0].dump));
         // The heatmap shows the spread on run 0's ops: bit-identical everywhere, on the pale end.
         HeatmapView *h = w.heatmap();
         QCOMPARE(h->metricBox()->currentData().toInt(), int(HeatmapModel::Metric::Spread));
         {
-            const SpreadOp &any = action->result()->ops.back();
+            const SpreadOp &any = sameResult->ops.back();
             const QModelIndex cell = h->model()->indexForOp(QString::fromStdString(any.opId));
             QVERIFY(cell.isValid());
             QVERIFY2(cell.data(Qt::ToolTipRole).toString().contains("bit-identical in every run"),
@@ -1584,7 +1589,7 @@ private slots:
         // and what each run's dump wrote as it ran, its summary among it
         QVERIFY2(said.count("llmscope dump: the target exited with status 0") >= 2, qPrintable(said.right(1200)));
         { // another source opened: the spread was of the runs before, its tab goes
-            QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(action->result()->runs[1].dump))));
+            QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(sameResult->runs[1].dump))));
             QCOMPARE(tabs->indexOf(v), -1);
             QCOMPARE(v->model()->rowCount(), 0);
         }
@@ -1600,7 +1605,8 @@ private slots:
         fault.folder = (m_dir.path() + "/spread-chunk").toStdString();
         QVERIFY(QCoro::waitFor(w.workspace()->runSpread(fault)));
         QCOMPARE(shown.count(), 2);
-        const auto r = action->result();
+        const auto r = w.workspace()->document()->results().spread;
+        QVERIFY(r);
         QVERIFY(r->departs());
         QCOMPARE(r->departingRun, 1);
         const SpreadOp &first = r->ops[size_t(r->firstDeparture)];

@@ -23,6 +23,7 @@
 #include "app/workspace/dump_scan.h"
 #include "app/workspace/job.h"
 #include "app/workspace/workspace.h"
+#include "document/op_inspection.h"
 #include "core/dump/dump_layout.h"
 #include "core/dump/tensor_index.h"
 #include "core/launch/dump_options.h"
@@ -154,20 +155,20 @@ private slots:
         const QString dump = synthetic("inmem");
         QVERIFY(QCoro::waitFor(ws.openDump(dump)));
         ws.pickRound(0);
-        const Workspace::Inspection before = ws.inspect("1_1");
+        const OpInspection before = inspectOp(*ws.document(), "1_1", ws.currentRound());
         QCOMPARE(before.round, qint64(0));
         QVERIFY(!before.files.isEmpty());
         for (const QString &f : before.files)
             QVERIFY2(f.contains("/0/") && (f.endsWith(".bin") || f.endsWith(".npy")), qPrintable(f));
         QVERIFY(QDir().rename(dump, dump + "-moved"));
-        const Workspace::Inspection moved = ws.inspect("1_1");
+        const OpInspection moved = inspectOp(*ws.document(), "1_1", ws.currentRound());
         QCOMPARE(moved.files, before.files);
         ws.pickRound(-1); // the newest
-        QCOMPARE(ws.inspect("1_1").round, qint64(1));
+        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.currentRound()).round, qint64(1));
         ws.pickRound(5); // no round 5: the newest before it
-        QCOMPARE(ws.inspect("1_1").round, qint64(1));
-        QVERIFY(ws.inspect("9_9").files.isEmpty());
-        QCOMPARE(ws.inspect("9_9").round, qint64(-1));
+        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.currentRound()).round, qint64(1));
+        QVERIFY(inspectOp(*ws.document(), "9_9", ws.currentRound()).files.isEmpty());
+        QCOMPARE(inspectOp(*ws.document(), "9_9", ws.currentRound()).round, qint64(-1));
         QVERIFY(QDir().rename(dump + "-moved", dump));
     }
 

@@ -2,13 +2,18 @@
 // of the old one, the dump's rounds looked up in memory (files by op and round, every round's
 // statistics, each op's newest), and the op tree showing the newest statistics of a burst of
 // rounds once.
+#include <QLineEdit>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTest>
 
+#include "document/cursor.h"
 #include "document/dump_rounds.h"
+#include "document/op_inspection.h"
 #include "document/session_document.h"
 #include "views/op_tree_model.h"
 #include "views/op_tree_panel.h"
+#include "views/tensor_inspector.h"
 
 using namespace llmscope;
 
@@ -122,6 +127,74 @@ private slots:
         QVERIFY(!doc.results().replay && !doc.results().quantReport && doc.results().quantFolder.isEmpty());
         QCOMPARE(graph.count() + rounds.count() + program.count() + result.count(),
                  1 + 1 + 1 + 2); // said by sourceChanged alone
+    }
+
+    // The -ids picked and not applied are the document's: a box checked in one panel is there,
+    // and a panel built later (a language switch) shows it checked; text typed, an -ids list
+    // or not yet, is kept as typed; a launch's -ids written there check the boxes. Setting
+    // what is there says nothing.
+    void pickedIdsLiveInTheDocument()
+    {
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Program, "gen");
+        doc.setGraph(OpGraph(topology()));
+        QSignalSpy picked(&doc, &SessionDocument::pickedIdsChanged);
+        OpTreePanel panel;
+        panel.follow(&doc);
+        const QModelIndex box = panel.model()->indexForId("0_1");
+        QVERIFY(panel.model()->setData(box, Qt::Checked, Qt::CheckStateRole));
+        QCOMPARE(doc.pickedIds(), QString("0_1"));
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked.last().at(1).value<const QObject *>(), &panel); // who picked them
+        OpTreePanel later;
+        later.follow(&doc);
+        QCOMPARE(later.idsEdit()->text(), QString("0_1"));
+        QCOMPARE(later.model()->checkedIds(), QStringList{"0_1"});
+        QTest::keyClicks(panel.idsEdit(), ",0_"); // typed, not yet an -ids list
+        QCOMPARE(doc.pickedIds(), QString("0_1,0_"));
+        QCOMPARE(later.idsEdit()->text(), QString("0_1,0_")); // the other panel follows
+        doc.setPickedIds("0_1, 0_0,0_1"); // a launch's -ids: shown as the tree says them, kept as given
+        QCOMPARE(panel.model()->checkedIds(), (QStringList{"0_0", "0_1"}));
+        QCOMPARE(panel.idsEdit()->text(), QString("0_0,0_1"));
+        QCOMPARE(doc.pickedIds(), QString("0_1, 0_0,0_1"));
+        doc.setPickedIds("0_0");
+        QCOMPARE(panel.model()->checkedIds(), QStringList{"0_0"});
+        const int said = picked.count();
+        doc.setPickedIds("0_0");
+        QCOMPARE(picked.count(), said);
+        doc.reset(SessionDocument::Source::Dump, "/other"); // another program's ops: none picked
+        QVERIFY(doc.pickedIds().isEmpty());
+        QVERIFY(panel.idsEdit()->text().isEmpty());
+    }
+
+    // The inspector asks the document for the cursor's op itself: the op picked, the round
+    // moved, the op's files come later; the note when it has none.
+    void inspectorFollowsTheCursor()
+    {
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Dump, "/dump");
+        doc.setGraph(OpGraph(topology()));
+        Cursor cursor;
+        TensorInspector inspector;
+        inspector.follow(&doc);
+        inspector.follow(&cursor);
+        cursor.setOp("0_1");
+        QCOMPARE(inspectOp(doc, "0_1", -1).files, QStringList());
+        QVERIFY(inspectOp(doc, "0_1", -1).note.contains("-ids 0_1"));
+        QCOMPARE(inspector.fileList()->count(), 0);
+        DumpIndex files; // the op's files come with a round
+        files.tensors = {file("0_1", 0, "after/outtensor0.bin"), file("0_1", 2, "after/outtensor0.bin")};
+        doc.addRounds({files, {}});
+        QCOMPARE(inspector.fileList()->count(), 1);
+        QCOMPARE(inspector.fileList()->item(0)->toolTip(), QString("/dump/2/0_1/after/outtensor0.bin"));
+        cursor.setRound(1); // the newest at most round 1
+        QCOMPARE(inspector.fileList()->item(0)->toolTip(), QString("/dump/0/0_1/after/outtensor0.bin"));
+        QCOMPARE(inspectOp(doc, "0_1", 1).round, qint64(0));
+        cursor.setOp("0_0"); // another op picked: its files (none)
+        QCOMPARE(inspector.fileList()->count(), 0);
+        cursor.setOp("0_1");
+        QCOMPARE(inspector.fileList()->count(), 1);
+        QVERIFY(inspectOp(doc, "0_1", 1).title.startsWith("0_1 ffn_out-0 (MUL_MAT)"));
     }
 
     // A running program's rounds of statistics come faster than anyone reads them: the op tree

@@ -10,6 +10,7 @@
 
 #include "core/quant/quant_report.h"
 #include "core/util/error.h"
+#include "document/session_document.h"
 #include "tests/views/model_print.h"
 #include "views/quant_heatmap_model.h"
 #include "views/quant_report_view.h"
@@ -139,6 +140,26 @@ private slots:
         v.setReport(std::make_shared<const QuantReport>(sample()),
                     "/tmp/q"); // again: the chart is replaced, not leaked
         QCOMPARE(v.selectedWeight(), QString());
+    }
+
+    // The view follows the document: its report when set, nothing of it once another source
+    // comes (no summary, no bars), and a view built later shows what the document holds.
+    void viewFollowsTheDocument()
+    {
+        SessionDocument doc;
+        QuantReportView v;
+        v.follow(&doc);
+        doc.setQuantReport(std::make_shared<const QuantReport>(sample()), "/tmp/q");
+        QVERIFY(v.summary()->text().contains("/tmp/q/tensor-types.txt"));
+        QVERIFY(!v.barWeights().isEmpty());
+        QCOMPARE(&v.model()->report(), doc.results().quantReport.get()); // read there, not copied
+        QuantReportView later;
+        later.follow(&doc);
+        QCOMPARE(later.barWeights(), v.barWeights());
+        doc.reset(SessionDocument::Source::Dump, "/elsewhere");
+        QVERIFY(v.summary()->text().isEmpty());
+        QVERIFY(v.barWeights().isEmpty());
+        QCOMPARE(v.model()->rowCount(), 0);
     }
 };
 

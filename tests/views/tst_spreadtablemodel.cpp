@@ -6,7 +6,11 @@
 
 #include <cmath>
 
+#include <QLabel>
+
+#include "document/session_document.h"
 #include "views/spread_table_model.h"
+#include "views/spread_view.h"
 
 using namespace llmscope;
 
@@ -61,6 +65,39 @@ private slots:
         // deeper the farther apart, within one verdict
         QVERIFY(colour(m, 0, SpreadTableModel::SpreadColumn).lightness() <
                 colour(m, 1, SpreadTableModel::SpreadColumn).lightness());
+    }
+
+    // The spread's page follows the document: the document's spread with its folder, shown when
+    // it is set, none once another source comes; a view built later shows what it holds.
+    void viewFollowsTheDocument()
+    {
+        auto r = std::make_shared<SpreadResult>();
+        r->runs = {{"cpu", "a", 0}, {"vulkan", "b", 1}};
+        r->ops = {op("1_1", 8.8e-4, false), op("1_3", 1e-4, true)};
+        r->firstDeparture = 1;
+        r->departingRun = 1;
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Dump, "/runs/run-0");
+        SpreadView v;
+        v.follow(&doc);
+        QCOMPARE(v.model()->rowCount(), 0);
+        doc.setSpread(r, "/runs", false); // on its page only: run 0 is not the source
+        QCOMPARE(v.model()->rowCount(), 2);
+        QVERIFY2(v.summary()->text().contains("/runs"), qPrintable(v.summary()->text()));
+        QVERIFY(!doc.results().spreadOnSource);
+        QCOMPARE(doc.results().spreadFolder, QString("/runs"));
+        SpreadView later; // a window built again on the same document
+        later.follow(&doc);
+        QCOMPARE(later.model()->rowCount(), 2);
+        doc.reset(SessionDocument::Source::Dump, "/elsewhere"); // another source: the spread was of the runs before
+        QCOMPARE(v.model()->rowCount(), 0);
+        QVERIFY(v.summary()->text().isEmpty());
+        QVERIFY(!doc.results().spread && doc.results().spreadFolder.isEmpty());
+        doc.setSpread(r, "/runs");
+        QVERIFY(doc.results().spreadOnSource);
+        doc.setSpread(nullptr, "/runs"); // none: no folder either
+        QCOMPARE(v.model()->rowCount(), 0);
+        QVERIFY(doc.results().spreadFolder.isEmpty() && !doc.results().spreadOnSource);
     }
 };
 
