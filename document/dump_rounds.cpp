@@ -1,8 +1,8 @@
 #include "document/dump_rounds.h"
 
 #include <algorithm>
-
-#include "core/util/text.h"
+#include <cctype>
+#include <string_view>
 
 using namespace llmscope;
 
@@ -10,9 +10,18 @@ void DumpRounds::add(const Chunk &chunk)
 {
     const DumpIndex &files = chunk.files;
     m_records.insert(m_records.end(), files.tensors.begin(), files.tensors.end());
+    // what the inspector reads: a .bin or .npy, any case (no copy of the name: every record of a
+    // dump goes through here on the GUI thread)
+    const auto readable = [](const std::string &path) {
+        if (path.size() < 4 || path[path.size() - 4] != '.')
+            return false;
+        char ext[3];
+        for (int i = 0; i < 3; ++i)
+            ext[i] = char(std::tolower(static_cast<unsigned char>(path[path.size() - 3 + size_t(i)])));
+        return std::string_view(ext, 3) == "bin" || std::string_view(ext, 3) == "npy";
+    };
     for (const TensorRecord &t : files.tensors) {
-        const std::string ext = toLower(t.path.substr(std::min(t.path.size(), t.path.rfind('.'))));
-        if (ext != ".bin" && ext != ".npy") // what the inspector reads
+        if (!readable(t.path))
             continue;
         auto &paths = m_files[t.opId][t.exec];
         paths.insert(std::upper_bound(paths.begin(), paths.end(), t.path), t.path);

@@ -508,8 +508,11 @@ private slots:
         padded.back() = alphabet[alphabet.find(padded.back()) | 1];
         // an earlier definition's sketch (a hash an element: no prefix) cannot be compared with this one's
         const std::string earlier = text.substr(3);
+        std::string nul = text, high = text; // a character outside the alphabet: NUL, a byte over 127
+        nul[100] = '\0';
+        high[200] = char(0xC3);
         for (const std::string &bad : {text.substr(1), text + "A", "s2.=" + text.substr(4), std::string(345, '!'),
-                                       std::string(), padded, earlier})
+                                       std::string(), padded, earlier, nul, high})
             QVERIFY(!decodeSketch(bad));
         t.setAttr(kSketchAttr, "broken");
         QVERIFY(statsFromAttrs(t)->sketch.empty()); // msit's four still read
