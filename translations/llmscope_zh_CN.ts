@@ -83,10 +83,6 @@
         <translation>正在比较：%1</translation>
     </message>
     <message>
-        <source>%1, round %2</source>
-        <translation>%1，第 %2 轮</translation>
-    </message>
-    <message>
         <source>Nothing to export: compare two dumps first (Session &gt; Compare dumps, Ctrl+D).</source>
         <translation>没有可导出的内容：请先比较两个转储（会话 &gt; 比较转储，Ctrl+D）。</translation>
     </message>
@@ -148,6 +144,13 @@
     <message>
         <source>The program served several requests (llama-server&apos;s slots): compare one of them, its rows cut out of the rounds it shared with others</source>
         <translation>程序处理了多个请求（llama-server 的槽位）：比较其中一个，从与其他请求共享的轮次中取出它自己的行</translation>
+    </message>
+</context>
+<context>
+    <name>ComparedFiles</name>
+    <message>
+        <source>%1, round %2</source>
+        <translation>%1，第 %2 轮</translation>
     </message>
 </context>
 <context>

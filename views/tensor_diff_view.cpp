@@ -1,5 +1,6 @@
 #include "views/tensor_diff_view.h"
 
+#include "document/cursor.h"
 #include "document/session_document.h"
 
 #include <QBrush>
@@ -271,8 +272,19 @@ void TensorDiffView::setCompared(const ComparedFiles &files)
         setPairs(files.title, files.pairs);
 }
 
+void TensorDiffView::follow(Cursor *cursor)
+{
+    const auto show = [this](int op) {
+        if (const ComparedFiles t = comparedFilesOf(*m_doc, op); !t.title.isEmpty())
+            setCompared(t);
+    };
+    connect(cursor, &Cursor::comparedChanged, this, show);
+    show(cursor->compared()); // what the cursor points at already (a window built on a session under way)
+}
+
 void TensorDiffView::follow(SessionDocument *doc)
 {
+    m_doc = doc;
     connect(doc, &SessionDocument::sourceChanged, this, [this] { setFiles({}, {}, {}); });
     // A comparison with no operation picked yet: what to do is pick one, not compare again.
     connect(doc, &SessionDocument::resultChanged, this, [this, doc](SessionDocument::Result which) {

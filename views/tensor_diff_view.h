@@ -8,6 +8,7 @@
 #include "core/compare/matching.h"
 #include "document/compared_files.h"
 
+class Cursor;
 class SessionDocument;
 
 class QLabel;
@@ -47,6 +48,9 @@ public:
     // The op's files on both sides, paired by name (after/outtensor0.bin, ...).
     // leftName, rightName: the two sides' titles ("Golden" and "Test" when empty).
     void follow(SessionDocument *doc); // cleared on a new source
+    // The cursor's compared op (an index into the document's comparison): its files, golden's
+    // and test's (follow(doc) first).
+    void follow(Cursor *cursor);
     void setFiles(const QString &title, const QStringList &golden, const QStringList &test,
                   const QString &leftName = {}, const QString &rightName = {});
     TensorSliceModel *goldenModel() const { return m_golden; }
@@ -74,4 +78,5 @@ private:
     QTableView *m_goldenTable, *m_testTable, *m_errorTable;
     QVector<TensorDiffPair> m_pairs;
     QPersistentModelIndex m_worst;
+    SessionDocument *m_doc = nullptr;
 };

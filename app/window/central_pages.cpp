@@ -46,9 +46,6 @@ void CentralPages::showSession()
         setCurrentWidget(m_tabs);
     showQuantReport(false);
     showSpread();
-    if (const int compared = m_ws->cursor()->compared(); compared >= 0) // golden and test, element by element
-        if (const ComparedFiles t = m_ws->comparedTensors(compared); !t.title.isEmpty())
-            m_tensorDiff->setCompared(t);
 }
 
 void CentralPages::build()
@@ -113,6 +110,7 @@ void CentralPages::followDocument()
     m_quantView->follow(doc);
     m_spreadView->follow(doc);
     m_inspector->follow(cursor);
+    m_tensorDiff->follow(cursor); // golden and test, element by element
     m_heatmap->follow(cursor);
     m_graph->follow(cursor);
     m_diff->follow(cursor);
@@ -181,10 +179,6 @@ void CentralPages::followCursor()
     connect(m_ws->document(), &SessionDocument::resultChanged, this, [replayed](SessionDocument::Result which) {
         if (which == SessionDocument::Result::Replay)
             replayed();
-    });
-    connect(cursor, &Cursor::comparedChanged, this, [this](int i) { // golden and test, element by element
-        if (const ComparedFiles t = m_ws->comparedTensors(i); !t.title.isEmpty())
-            m_tensorDiff->setCompared(t);
     });
 }
 

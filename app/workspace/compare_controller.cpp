@@ -1,7 +1,6 @@
 #include "app/workspace/compare_controller.h"
 
 #include <QDir>
-#include <QFileInfo>
 #include <QPointer>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -14,7 +13,6 @@
 
 #include "app/workspace/job.h"
 #include "core/compare/report.h"
-#include "core/dump/op_files.h"
 #include "core/util/error.h"
 #include "document/layer_words.h"
 #include "document/reason_words.h"
@@ -91,35 +89,6 @@ QCoro::Task<std::pair<std::optional<CompareController::Views>, QString>> Compare
     if (self)
         m_job->end(run.generation, outcome.first.has_value(), outcome.first ? tr("Requests cut out") : outcome.second);
     co_return outcome;
-}
-
-ComparedFiles CompareController::comparedFiles(int i) const
-{
-    const CompareResult *r = m_doc->results().comparison.get();
-    if (!r || i < 0 || size_t(i) >= r->ops.size())
-        return {};
-    const OpResult &op = r->ops[size_t(i)];
-    const QString title = tr("%1, round %2").arg(QString::fromStdString(op.label())).arg(op.round);
-    if (r->acrossFrameworks) { // the files are not in one op folder on the PyTorch side
-        ComparedFiles t{title, {}, {}, {}};
-        for (size_t k : op.rows) {
-            const CompareRow &row = r->rows[k];
-            const QFileInfo g(QString::fromStdString(row.golden.path)), m(QString::fromStdString(row.my.path));
-            t.pairs.push_back(
-                {g.fileName() + QStringLiteral(" = ") + m.dir().dirName() + QLatin1Char('/') + m.fileName(),
-                 g.filePath(), m.filePath(), row.goldenView, row.myView});
-        }
-        return t;
-    }
-    auto files = [&](const std::string &root) {
-        QStringList out;
-        const OpFiles f = findOpFiles(root, op.opPath, op.round);
-        if (f.round == op.round)
-            for (const auto &p : f.files)
-                out << QString::fromStdString(p);
-        return out;
-    };
-    return {title, files(r->goldenRoot), files(r->myRoot), {}};
 }
 
 QStringList CompareController::writeReports(const QString &folder, QString *error) const

@@ -44,8 +44,6 @@ public:
                                                                        QString test,
                                                                        llmscope::RequestChoice testChoice);
     void keepViews(std::shared_ptr<QTemporaryDir> folder) { m_views = std::move(folder); } // the shown comparison's
-    // The files of the document's comparison's op (an index into its ops), golden's and test's.
-    ComparedFiles comparedFiles(int op) const;
     // The document's comparison's reports into folder; the files, or empty and error says why.
     QStringList writeReports(const QString &folder, QString *error) const;
     // "First divergent: ..." or "Every operation passed".

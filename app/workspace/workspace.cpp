@@ -433,11 +433,6 @@ void Workspace::showMetrics(std::shared_ptr<const CompareResult> r)
     m_doc->setMetrics(std::move(r));
 }
 
-Workspace::OpTensors Workspace::comparedTensors(int op) const
-{
-    return m_compare->comparedFiles(op);
-}
-
 QStringList Workspace::writeReports(const QString &folder, QString *error) const
 {
     return m_compare->writeReports(folder, error);

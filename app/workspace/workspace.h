@@ -92,8 +92,6 @@ public:
     // one, or a hunt's statistics pass while its element-wise diff is shown.
     void showMetrics(std::shared_ptr<const llmscope::CompareResult> r) override;
     using OpTensors = ComparedFiles;
-    // The files of the comparison's op (an index into its ops), golden's and test's.
-    OpTensors comparedTensors(int op) const;
     // The comparison's CSV and JSON reports into folder; the files, or empty and error says why.
     QStringList writeReports(const QString &folder, QString *error) const;
 

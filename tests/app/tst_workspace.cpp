@@ -335,7 +335,7 @@ private slots:
                 if (ws.comparison()->ops[k].name == node && ws.comparison()->ops[k].round == 0)
                     index = int(k);
             QVERIFY2(index >= 0, node);
-            const Workspace::OpTensors t = ws.comparedTensors(index);
+            const ComparedFiles t = comparedFilesOf(*ws.document(), index);
             QVector<ComparedPair> pairs;
             for (const auto &p : t.pairs)
                 if (QFileInfo(p.golden).fileName() == "output.pth")

@@ -2,6 +2,7 @@
 // of the old one, the dump's rounds looked up in memory (files by op and round, every round's
 // statistics, each op's newest), and the op tree showing the newest statistics of a burst of
 // rounds once.
+#include <QComboBox>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
@@ -13,6 +14,7 @@
 #include "document/session_document.h"
 #include "views/op_tree_model.h"
 #include "views/op_tree_panel.h"
+#include "views/tensor_diff_view.h"
 #include "views/tensor_inspector.h"
 
 using namespace llmscope;
@@ -195,6 +197,48 @@ private slots:
         cursor.setOp("0_1");
         QCOMPARE(inspector.fileList()->count(), 1);
         QVERIFY(inspectOp(doc, "0_1", 1).title.startsWith("0_1 ffn_out-0 (MUL_MAT)"));
+    }
+
+    // The element view asks the document for the cursor's compared op itself (a PyTorch golden's
+    // pairs here, which need no folder): picked, another picked, and in a view built later.
+    void elementViewFollowsTheCursor()
+    {
+        auto r = std::make_shared<CompareResult>();
+        r->acrossFrameworks = true;
+        r->rows.resize(3);
+        r->rows[0].golden.path = "/g/q_proj.pth";
+        r->rows[0].my.path = "/m/1_2_MUL_MAT/after/outtensor0.bin";
+        r->rows[1].golden.path = "/g/k_proj.pth";
+        r->rows[1].my.path = "/m/1_7_MUL_MAT/after/outtensor0.bin";
+        r->rows[2].golden.path = "/g/k_norm.pth";
+        r->rows[2].my.path = "/m/1_7_MUL_MAT/after/outtensor1.bin";
+        r->ops.resize(2);
+        r->ops[0].opId = "1_2";
+        r->ops[0].opType = "MUL_MAT";
+        r->ops[0].rows = {0};
+        r->ops[1].opId = "1_7";
+        r->ops[1].opType = "MUL_MAT";
+        r->ops[1].round = 3;
+        r->ops[1].rows = {1, 2};
+        SessionDocument doc;
+        doc.reset(SessionDocument::Source::Dump, "/g");
+        doc.setComparison(r);
+        Cursor cursor;
+        TensorDiffView view;
+        view.follow(&doc);
+        view.follow(&cursor);
+        cursor.setCompared(1);
+        QCOMPARE(view.fileList()->count(), 2);
+        QCOMPARE(view.fileList()->itemText(0), QString("k_proj.pth = after/outtensor0.bin"));
+        QCOMPARE(comparedFilesOf(doc, 1).title, QString("1_7 (MUL_MAT), round 3"));
+        cursor.setCompared(0);
+        QCOMPARE(view.fileList()->count(), 1);
+        TensorDiffView later; // a window built again
+        later.follow(&doc);
+        later.follow(&cursor);
+        QCOMPARE(later.fileList()->count(), 1);
+        QVERIFY(comparedFilesOf(doc, 2).title.isEmpty()); // no such op
+        QVERIFY(comparedFilesOf(doc, -1).title.isEmpty());
     }
 
     // A running program's rounds of statistics come faster than anyone reads them: the op tree
