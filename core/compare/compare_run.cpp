@@ -757,10 +757,12 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
     CompareResult res;
     res.goldenRoot = loaded.golden.root;
     res.myRoot = loaded.my.root;
+    // Each side's probe statuses, read once: the configurations and the runs' facts come from them.
+    const DumpStatuses goldenStatuses = readDumpStatuses(res.goldenRoot), myStatuses = readDumpStatuses(res.myRoot);
     if (isProbeDump(loaded.golden) && isProbeDump(loaded.my)) {
         try { // what differs between the runs, said before any tensor
-            res.config = std::make_shared<const ConfigDiff>(
-                diffConfigs(readRunConfig(res.goldenRoot), readRunConfig(res.myRoot)));
+            res.config =
+                std::make_shared<const ConfigDiff>(diffConfigs(runConfig(goldenStatuses), runConfig(myStatuses)));
         } catch (const Error &) { // a dump without status files: nothing to say
         }
     }
@@ -789,7 +791,7 @@ CompareResult runCompare(const CompareOptions &o, const CompareProgress &progres
         res.standard = Standard::Engine; // a framework against an engine: other kernels throughout
         res.standardWhy = Reason(Said::StandardEngineFramework);
     } else {
-        const RunFacts goldenRun = runFacts(res.goldenRoot), myRun = runFacts(res.myRoot);
+        const RunFacts goldenRun = runFacts(goldenStatuses), myRun = runFacts(myStatuses);
         const StandardChoice choice = choosePairStandard(goldenRun, myRun);
         res.standard = choice.standard;
         res.standardWhy = choice.why;

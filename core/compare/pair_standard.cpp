@@ -40,12 +40,18 @@ bool RunFacts::sameRunAs(const RunFacts &o) const
 
 RunFacts runFacts(const std::string &dumpRoot)
 {
-    std::vector<ProbeStatus> statuses = readProbeStatuses(dumpRoot);
-    for (const std::string &inner : dumpsInside(dumpRoot)) // an -o folder
-        for (ProbeStatus &s : readProbeStatuses(inner))
-            statuses.push_back(std::move(s));
+    return runFacts(readDumpStatuses(dumpRoot));
+}
+
+RunFacts runFacts(const DumpStatuses &read)
+{
+    std::vector<const ProbeStatus *> statuses; // the root's, then each inner dump's (an -o folder)
+    for (const DumpStatuses::Folder &folder : read.folders)
+        for (const ProbeStatus &s : folder.statuses)
+            statuses.push_back(&s);
     RunFacts f;
-    for (const ProbeStatus &s : statuses) {
+    for (const ProbeStatus *each : statuses) {
+        const ProbeStatus &s = *each;
         if (s.backends.empty())
             continue;
         if (!f.known) {

@@ -12,6 +12,8 @@
 
 namespace llmscope {
 
+struct DumpStatuses;
+
 struct RunFacts {
     bool known = false; // its status names the backends (probes before that do not)
     std::vector<std::string> command, libraries, backends, environment;
@@ -20,7 +22,8 @@ struct RunFacts {
     bool sameRunAs(const RunFacts &o) const;
 };
 // From the statuses of a dump folder or an -o folder of msit_dump_* folders; unknown when none.
-RunFacts runFacts(const std::string &dumpRoot);
+RunFacts runFacts(const DumpStatuses &statuses);
+RunFacts runFacts(const std::string &dumpRoot); // read there
 
 struct StandardChoice {
     Standard standard = Standard::Engine;

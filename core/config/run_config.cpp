@@ -224,22 +224,20 @@ RunConfig readRunConfig(const std::string &path)
     }
     if (!fs::is_directory(path, ec))
         throw Error("'" + path + "' is neither a dump folder nor a probe status file (llmscope/PID.json)");
-    // the folder itself, or the one msit_dump_* folder an -o folder holds
-    std::vector<std::string> problems;
-    std::vector<ProbeStatus> statuses = readProbeStatuses(path, &problems);
-    std::string root = path;
-    if (statuses.empty())
-        for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-            if (it->is_directory() && it->path().filename().string().rfind("msit_dump_", 0) == 0) {
-                auto more = readProbeStatuses(it->path().string(), &problems);
-                if (!more.empty() && statuses.empty()) {
-                    statuses = std::move(more);
-                    root = it->path().string();
-                }
-            }
-    if (statuses.empty())
-        throw Error("'" + path + "' holds no probe status (llmscope/PID.json): dump the run with llmscope dump" +
-                    (problems.empty() ? std::string() : " (" + problems.front() + ")"));
+    return runConfig(readDumpStatuses(path));
+}
+
+RunConfig runConfig(const DumpStatuses &read)
+{
+    // the folder itself, or the first msit_dump_* folder an -o folder holds with statuses
+    const auto withStatuses = std::find_if(read.folders.begin(), read.folders.end(),
+                                           [](const DumpStatuses::Folder &f) { return !f.statuses.empty(); });
+    if (withStatuses == read.folders.end())
+        throw Error("'" + (read.folders.empty() ? std::string() : read.folders.front().path) +
+                    "' holds no probe status (llmscope/PID.json): dump the run with llmscope dump" +
+                    (read.problems.empty() ? std::string() : " (" + read.problems.front() + ")"));
+    const std::vector<ProbeStatus> &statuses = withStatuses->statuses;
+    const std::string &root = withStatuses->path;
     const auto most = std::max_element(statuses.begin(), statuses.end(),
                                        [](const ProbeStatus &x, const ProbeStatus &y) { return x.rounds < y.rounds; });
     RunConfig config = runConfig(*most, root);

@@ -33,6 +33,9 @@ RunConfig runConfig(const ProbeStatus &s, const std::string &source);
 // A dump folder's (its probe statuses: the process that computed the most rounds), or a probe
 // status file's. Throws Error saying what is missing.
 RunConfig readRunConfig(const std::string &path);
+// The same from a dump's statuses read already: the root's, else the first inner dump's that has
+// any. Throws Error saying what is missing.
+RunConfig runConfig(const DumpStatuses &statuses);
 
 struct ConfigDifference {
     enum class Kind { Differs, OnlyA, OnlyB };

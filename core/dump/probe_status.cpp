@@ -183,15 +183,23 @@ std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<
     return out;
 }
 
+DumpStatuses readDumpStatuses(const std::string &root)
+{
+    DumpStatuses out;
+    out.folders.push_back({root, readProbeStatuses(root, &out.problems)});
+    for (std::string &inner : dumpsInside(root)) {
+        std::vector<ProbeStatus> statuses = readProbeStatuses(inner, &out.problems);
+        out.folders.push_back({std::move(inner), std::move(statuses)});
+    }
+    return out;
+}
+
 std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::string &cache, int64_t first, int64_t last,
                                        bool *incomplete)
 {
-    std::vector<std::string> roots{root};
-    for (std::string &inner : dumpsInside(root))
-        roots.push_back(std::move(inner));
     std::vector<StateCopy> out;
-    for (const std::string &r : roots)
-        for (const ProbeStatus &s : readProbeStatuses(r)) {
+    for (const DumpStatuses::Folder &f : readDumpStatuses(root).folders)
+        for (const ProbeStatus &s : f.statuses) {
             if (incomplete && s.stateCopiesDropped > 0)
                 *incomplete = true;
             for (const StateCopy &c : s.stateCopies)

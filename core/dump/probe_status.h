@@ -121,4 +121,17 @@ std::vector<StateCopy> stateCopiesInto(const std::string &root, const std::strin
 // Every {root}/llmscope/*.json; unreadable files are returned in problems, not thrown.
 std::vector<ProbeStatus> readProbeStatuses(const std::string &root, std::vector<std::string> *problems = nullptr);
 
+// A dump's statuses, read once for all that asks them (a comparison's standard, its
+// configurations, the KV cache's copies): the folder's own, then those of each msit_dump_*
+// folder an -o folder holds, in time order. Unreadable files are in problems.
+struct DumpStatuses {
+    struct Folder {
+        std::string path;
+        std::vector<ProbeStatus> statuses;
+    };
+    std::vector<Folder> folders; // the root first, each with its statuses (maybe none)
+    std::vector<std::string> problems;
+};
+DumpStatuses readDumpStatuses(const std::string &root);
+
 } // namespace llmscope

@@ -353,6 +353,23 @@ private slots:
         QVERIFY(
             configDiffText(d).find("  driver libvulkan_lvp.so\n    golden: Mesa 22.3.6\n    test:   Mesa 23.0.1\n") !=
             std::string::npos);
+        // An -o folder: its statuses read once, the root's first (none), then each msit_dump_* folder's
+        // in time order; the configuration is the first with statuses', the runs' facts all of them.
+        const QString out = m_dir.path() + "/cfg-o";
+        QVERIFY(QDir().mkpath(out + "/msit_dump_20261207_000002/llmscope") &&
+                QDir().mkpath(out + "/msit_dump_20261207_000001/llmscope") && QDir().mkpath(out + "/llmscope"));
+        writeFileAtomic((out + "/msit_dump_20261207_000001/llmscope/10.json").toStdString(), writeProbeStatus(s));
+        writeFileAtomic((out + "/msit_dump_20261207_000002/llmscope/11.json").toStdString(), writeProbeStatus(t));
+        writeFileAtomic((out + "/llmscope/12.json").toStdString(), "{ not a status");
+        const DumpStatuses read = readDumpStatuses(out.toStdString());
+        QCOMPARE(read.folders.size(), size_t(3));
+        QVERIFY(read.folders[0].statuses.empty());
+        QVERIFY(read.folders[1].path.find("000001") != std::string::npos);
+        QCOMPARE(read.folders[1].statuses.at(0).pid, int64_t(10));
+        QCOMPARE(read.folders[2].statuses.at(0).pid, int64_t(11));
+        QCOMPARE(read.problems.size(), size_t(1)); // the malformed one, said
+        QCOMPARE(runConfig(read).items.size(), readRunConfig(a.toStdString()).items.size());
+        QVERIFY(diffConfigs(runConfig(read), readRunConfig(out.toStdString())).differences.empty());
         // a folder without a status says what to do
         try {
             readRunConfig(m_dir.path().toStdString() + "/nothing-here");
