@@ -126,7 +126,7 @@ void CentralPages::followSource()
     connect(doc, &SessionDocument::graphChanged, this, [this, doc] {
         if (!std::exchange(m_topologyShown, true) && doc->source().kind == SessionDocument::Source::Program)
             showPage(m_heatmap); // it fills as the dumped rounds' statistics come
-        if (const QString op = m_ws->currentOp(); !op.isEmpty()) { // picked before its topology came
+        if (const QString op = m_ws->cursor()->op(); !op.isEmpty()) { // picked before its topology came
             m_heatmap->selectOp(op);
             inspect(op);
         }
@@ -158,8 +158,8 @@ void CentralPages::followCursor()
     // cursor points at, and the page that answers is brought forward.
     Cursor *cursor = m_ws->cursor();
     auto replayed = [this] { // replayed: the reference beside the output, in the round looked at
-        if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->currentOp().isEmpty())
-            m_ws->showReplay(m_ws->currentOp());
+        if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->cursor()->op().isEmpty())
+            m_ws->showReplay(m_ws->cursor()->op());
     };
     connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id, const QObject *by) {
         if (by != m_filesPage) // (browsing the files, the inspector follows and the page stays)
@@ -170,8 +170,8 @@ void CentralPages::followCursor()
         m_tensorDiff->setFiles(t.title, t.golden, t.test, tr("Replay (float64)"), tr("Output"));
     });
     connect(cursor, &Cursor::roundChanged, this, [this, replayed] {
-        if (!m_ws->currentOp().isEmpty())
-            inspect(m_ws->currentOp()); // that round's tensors
+        if (!m_ws->cursor()->op().isEmpty())
+            inspect(m_ws->cursor()->op()); // that round's tensors
         replayed();
     });
     // A replay whose first failure is the op already picked: the cursor does not move, the

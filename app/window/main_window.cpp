@@ -167,7 +167,7 @@ void MainWindow::buildMenus()
     menuBar()->addMenu(m_session);
     menuBar()->addMenu(new ViewMenu(this, m_ops, m_pages->tabs(),
                                     {[this](QWidget *page) { m_pages->showPage(page); },
-                                     [this] { m_pages->inspect(m_ws->currentOp()); },
+                                     [this] { m_pages->inspect(m_ws->cursor()->op()); },
                                      [this](const QString &code) { switchLanguage(code); }}));
     menuBar()->addMenu(new HelpMenu(this));
     addToolBar(m_session->toolBar(open));
@@ -191,7 +191,7 @@ void MainWindow::followSource()
         setWindowTitle(tr("%1 - llmscope").arg(name));
     });
     connect(doc, &SessionDocument::graphChanged, this, [this] {
-        if (const QString op = m_ws->currentOp(); !op.isEmpty()) // picked before its topology came
+        if (const QString op = m_ws->cursor()->op(); !op.isEmpty()) // picked before its topology came
             m_ops->selectOp(op);
     });
     connect(doc, &SessionDocument::resultChanged, this, &MainWindow::updateActions);

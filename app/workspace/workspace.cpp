@@ -60,8 +60,6 @@ Workspace::Workspace(QObject *parent)
     });
     connect(m_replay, &ReplayController::status, this, &Workspace::status);
     connect(m_replay, &ReplayController::referenceShown, this, &Workspace::replayShown);
-    connect(m_cursor, &Cursor::opChanged, this, &Workspace::currentOpChanged);
-    connect(m_cursor, &Cursor::roundChanged, this, &Workspace::currentRoundChanged);
     m_live->setRunAgainOffered([this] { return canRunAgainWithIds(); });
     connect(m_live, &LiveController::said, this, &Workspace::said);
     connect(m_live, &LiveController::status, this, &Workspace::status);
@@ -407,7 +405,7 @@ QCoro::Task<bool> Workspace::compare(QString golden, QString test, QString mappi
     }
     showMetrics(result);
     if (result->firstDivergent >= 0)
-        pickOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
+        m_cursor->setOp(QString::fromStdString(result->ops[size_t(result->firstDivergent)].opId));
     emit status(message, 30000);
     emit compareFinished(true, message);
     co_return true;

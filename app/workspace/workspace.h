@@ -95,13 +95,9 @@ public:
     // The comparison's CSV and JSON reports into folder; the files, or empty and error says why.
     QStringList writeReports(const QString &folder, QString *error) const;
 
-    // --- the picked operation: the cursor every view sets and follows
+    // --- the picked operation and the round looked at (-1: the newest): the cursor every view
+    // sets and follows
     Cursor *cursor() const { return m_cursor; }
-    void pickOp(const QString &id) { m_cursor->setOp(id); } // every view follows; currentOpChanged
-    QString currentOp() const { return m_cursor->op(); }
-    // The round looked at (-1: the newest): what the inspector reads the picked op from.
-    void pickRound(qint64 round) { m_cursor->setRound(round); }
-    qint64 currentRound() const { return m_cursor->round(); }
 
     // --- the selection sent to the running program
     // Sends -ids text to the program; the op panel's status comes back by selectionStatus. Once
@@ -165,8 +161,6 @@ signals:
     void topologyShown(const QString &folder, int operations); // an opened dump's, before its files
     void replayShown(const Workspace::OpTensors &files); // golden: the reference, test: the output
     void compareFinished(bool ok, const QString &message);
-    void currentOpChanged(const QString &id);
-    void currentRoundChanged(qint64 round);
     void selectionStatus(const QString &text); // for the op panel; selectionStatusText() words it again
     void selectionApplied(const llmscope::Selection &selection, const QString &idsText, qint64 fromRound);
     void said(const QString &text, ConsoleTone tone);

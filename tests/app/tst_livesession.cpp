@@ -548,7 +548,7 @@ private slots:
         QCOMPARE(verdicts, m.captured(3).toInt());
         QCOMPARE(size_t(verdicts), w.workspace()->opcheckResult()->rows.size());
         QVERIFY(m.captured(1).toInt() <= m.captured(2).toInt());
-        QCOMPARE(w.workspace()->currentOp(), id);
+        QCOMPARE(w.workspace()->cursor()->op(), id);
         const QModelIndex row = w.opPanel()->model()->indexForId(id);
         QCOMPARE(row.siblingAtColumn(OpTreeModel::ReplayColumn).data().toString(), QString("FAIL"));
         QVERIFY(row.siblingAtColumn(OpTreeModel::ReplayColumn)
@@ -570,8 +570,8 @@ private slots:
         shoot(&w, QStringLiteral("opcheck_session.png"));
         // The Diff tab's element view: the float64 replay beside the op's output.
         QSignalSpy shown(w.workspace(), &Workspace::replayShown);
-        w.workspace()->pickOp("2_0");
-        w.workspace()->pickOp(id);
+        w.workspace()->cursor()->setOp("2_0");
+        w.workspace()->cursor()->setOp(id);
         QVERIFY(shown.wait(30000) || shown.count());
         QTRY_VERIFY(!shown.isEmpty());
         const auto files = shown.last().at(0).value<Workspace::OpTensors>();
@@ -1624,7 +1624,7 @@ private slots:
         const QModelIndex current = v->table()->currentIndex();
         QCOMPARE(current.data(SpreadTableModel::OpIdRole).toString(), QString::fromStdString(first.opId));
         QVERIFY(current.data().toString().contains("first departure"));
-        QCOMPARE(w.workspace()->currentOp(), QString::fromStdString(first.opId)); // the cursor is there
+        QCOMPARE(w.workspace()->cursor()->op(), QString::fromStdString(first.opId)); // the cursor is there
         { // the heatmap's legend in percent, as the Spread page's cells ("runs part: 0.0259 %", not 0.000259)
             HeatmapView *h = w.heatmap();
             const int at = h->metricBox()->findData(int(HeatmapModel::Metric::Spread));
@@ -1660,8 +1660,8 @@ private slots:
         const QModelIndex other =
             v->table()->model()->index(v->table()->model()->rowCount() - 1, SpreadTableModel::OpColumn);
         v->table()->setCurrentIndex(other);
-        QCOMPARE(w.workspace()->currentOp(), other.data(SpreadTableModel::OpIdRole).toString());
-        QCOMPARE(w.opPanel()->currentOpId(), w.workspace()->currentOp());
+        QCOMPARE(w.workspace()->cursor()->op(), other.data(SpreadTableModel::OpIdRole).toString());
+        QCOMPARE(w.opPanel()->currentOpId(), w.workspace()->cursor()->op());
     }
 };
 

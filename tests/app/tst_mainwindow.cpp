@@ -657,7 +657,7 @@ for path in outputs:
         w->show();
         QVERIFY(QCoro::waitFor(w->workspace()->compare(golden, test)));
         Workspace *ws = w->workspace();
-        const QString picked = ws->currentOp(); // the first divergent
+        const QString picked = ws->cursor()->op(); // the first divergent
         QVERIFY(!picked.isEmpty());
         const int rows = w->heatmap()->model()->rowCount(),
                   ops = w->diff()->findChild<QTableView *>()->model()->rowCount();
@@ -1184,7 +1184,7 @@ for path in outputs:
         MainWindow w;
         w.show();
         QVERIFY(QCoro::waitFor(w.workspace()->openDump(QString::fromStdString(root))));
-        w.workspace()->pickOp("0_1");
+        w.workspace()->cursor()->setOp("0_1");
         auto *title = w.inspector()->findChildren<QLabel *>().value(0);
         QString text;
         for (QLabel *l : w.inspector()->findChildren<QLabel *>())

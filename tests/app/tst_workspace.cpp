@@ -96,8 +96,8 @@ public:
         connect(ws, &Workspace::compareFinished, this, [add](bool ok, const QString &message) {
             add(QStringLiteral("compared %1: %2").arg(ok).arg(message));
         });
-        connect(ws, &Workspace::currentOpChanged, this, [add](const QString &id) { add("picked " + id); });
-        connect(ws, &Workspace::currentRoundChanged, this,
+        connect(ws->cursor(), &Cursor::opChanged, this, [add](const QString &id) { add("picked " + id); });
+        connect(ws->cursor(), &Cursor::roundChanged, this,
                 [add](qint64 round) { add(QStringLiteral("round %1").arg(round)); });
         connect(ws, &Workspace::launched, this, [add] { add("launched"); });
         connect(ws, &Workspace::launchFailed, this, [add](const QString &why) { add("launch failed: " + why); });
@@ -154,21 +154,21 @@ private slots:
         Workspace ws;
         const QString dump = synthetic("inmem");
         QVERIFY(QCoro::waitFor(ws.openDump(dump)));
-        ws.pickRound(0);
-        const OpInspection before = inspectOp(*ws.document(), "1_1", ws.currentRound());
+        ws.cursor()->setRound(0);
+        const OpInspection before = inspectOp(*ws.document(), "1_1", ws.cursor()->round());
         QCOMPARE(before.round, qint64(0));
         QVERIFY(!before.files.isEmpty());
         for (const QString &f : before.files)
             QVERIFY2(f.contains("/0/") && (f.endsWith(".bin") || f.endsWith(".npy")), qPrintable(f));
         QVERIFY(QDir().rename(dump, dump + "-moved"));
-        const OpInspection moved = inspectOp(*ws.document(), "1_1", ws.currentRound());
+        const OpInspection moved = inspectOp(*ws.document(), "1_1", ws.cursor()->round());
         QCOMPARE(moved.files, before.files);
-        ws.pickRound(-1); // the newest
-        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.currentRound()).round, qint64(1));
-        ws.pickRound(5); // no round 5: the newest before it
-        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.currentRound()).round, qint64(1));
-        QVERIFY(inspectOp(*ws.document(), "9_9", ws.currentRound()).files.isEmpty());
-        QCOMPARE(inspectOp(*ws.document(), "9_9", ws.currentRound()).round, qint64(-1));
+        ws.cursor()->setRound(-1); // the newest
+        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.cursor()->round()).round, qint64(1));
+        ws.cursor()->setRound(5); // no round 5: the newest before it
+        QCOMPARE(inspectOp(*ws.document(), "1_1", ws.cursor()->round()).round, qint64(1));
+        QVERIFY(inspectOp(*ws.document(), "9_9", ws.cursor()->round()).files.isEmpty());
+        QCOMPARE(inspectOp(*ws.document(), "9_9", ws.cursor()->round()).round, qint64(-1));
         QVERIFY(QDir().rename(dump + "-moved", dump));
     }
 
@@ -185,17 +185,17 @@ private slots:
                      .join('\n'));
         QCOMPARE(ws.source(), Workspace::Source::Dump);
         QCOMPARE(ws.dumpRoot(), dump);
-        ws.pickOp("1_1");
-        ws.pickOp("1_1"); // the same op again: nothing changes
-        ws.pickRound(1);
-        ws.pickRound(1);
-        ws.pickRound(-1); // the newest again
+        ws.cursor()->setOp("1_1");
+        ws.cursor()->setOp("1_1"); // the same op again: nothing changes
+        ws.cursor()->setRound(1);
+        ws.cursor()->setRound(1);
+        ws.cursor()->setRound(-1); // the newest again
         QCOMPARE(t.take(), QString("picked 1_1\nround 1\nround -1"));
-        ws.pickRound(0);
+        ws.cursor()->setRound(0);
         QVERIFY(ws.closeSource());
         QCOMPARE(t.take(), QString("round 0\nsource None"));
-        QVERIFY(ws.currentOp().isEmpty());
-        QCOMPARE(ws.currentRound(), qint64(-1)); // a new source starts at its newest round
+        QVERIFY(ws.cursor()->op().isEmpty());
+        QCOMPARE(ws.cursor()->round(), qint64(-1)); // a new source starts at its newest round
         QVERIFY(ws.dumpRoot().isEmpty());
     }
 
@@ -284,7 +284,7 @@ private slots:
         QVERIFY(r);
         QCOMPARE(r->fail, 2);
         QCOMPARE(r->pass, 1);
-        QCOMPARE(ws.currentOp(), QString("0_1")); // the first that fails
+        QCOMPARE(ws.cursor()->op(), QString("0_1")); // the first that fails
         QVERIFY(ws.closeSource());
         QVERIFY(!ws.opcheckResult());
     }
