@@ -42,7 +42,7 @@ CentralPages::CentralPages(Workspace *ws, QWidget *parent)
 void CentralPages::showSession()
 {
     // A window built on a session under way (a language switch): the pages as it stands.
-    if (m_ws->source() != SessionDocument::Source::None)
+    if (m_ws->document()->source().kind != SessionDocument::Source::None)
         setCurrentWidget(m_tabs);
     showQuantReport(false);
     showSpread();
@@ -158,7 +158,7 @@ void CentralPages::followCursor()
     // cursor points at, and the page that answers is brought forward.
     Cursor *cursor = m_ws->cursor();
     auto replayed = [this] { // replayed: the reference beside the output, in the round looked at
-        if (m_ws->opcheckResult() && !m_ws->comparison() && !m_ws->cursor()->op().isEmpty())
+        if (m_ws->document()->results().replay && !m_ws->comparison() && !m_ws->cursor()->op().isEmpty())
             m_ws->showReplay(m_ws->cursor()->op());
     };
     connect(cursor, &Cursor::opChanged, this, [this, replayed](const QString &id, const QObject *by) {

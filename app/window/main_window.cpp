@@ -42,7 +42,7 @@ MainWindow::MainWindow(Workspace *ws, QWidget *parent)
       m_ops(new OpTreePanel(this)), m_counters(new CountersView(this)), m_console(new ConsoleView(this))
 {
     m_ws->setParent(this);
-    setWindowTitle(m_ws->source() == Workspace::Source::None
+    setWindowTitle(m_ws->document()->source().kind == Workspace::Source::None
                        ? tr("llmscope - LLM inference precision debugger")
                        : tr("%1 - llmscope").arg(m_ws->document()->source().name));
     setObjectName(QStringLiteral("MainWindow"));
@@ -196,7 +196,7 @@ void MainWindow::followSource()
     });
     connect(doc, &SessionDocument::resultChanged, this, &MainWindow::updateActions);
     connect(m_ws, &Workspace::dumpLoaded, this, [this](const QString &folder) {
-        if (m_ws->source() == Workspace::Source::Dump)
+        if (m_ws->document()->source().kind == Workspace::Source::Dump)
             setWindowTitle(tr("%1 - llmscope").arg(folder));
         m_recent->add(folder);
         updateActions(); // a dump to replay

@@ -86,7 +86,7 @@ void SessionMenu::updateActions()
                          "option to slow it (the sample program's --pace-ms)")
                     : tr("Launch a program (Session > Launch, Ctrl+L) to apply a selection while it runs"),
         rerun);
-    m_opcheck->setEnabled(!running && !m_ws->dumpRoot().isEmpty());
+    m_opcheck->setEnabled(!running && !m_ws->document()->source().dumpRoot.isEmpty());
 }
 
 void SessionMenu::showLaunchDialog()

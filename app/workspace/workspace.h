@@ -60,7 +60,6 @@ public:
     // What is shown (the source, its ops, files, statistics, comparison, replay): the views
     // read it and follow its signals; the jobs here write it.
     SessionDocument *document() const { return m_doc; }
-    Source source() const { return m_doc->source().kind; }
 
     // --- the source
     LiveSession *session() const override; // the live controller's
@@ -75,8 +74,6 @@ public:
     void stop();
     // Back to nothing shown (File > Close); refused while a program runs.
     bool closeSource();
-    // The folder the picked op's tensors are read from (the running program's dump, or the opened one).
-    QString dumpRoot() const { return m_doc->source().dumpRoot; }
 
     // --- comparison
     // Compares golden with test off the GUI thread (compareJob); golden's dump becomes the
@@ -124,7 +121,6 @@ public:
     // Session > Replay operations: llmscope opcheck on the dump shown, off the GUI thread
     // (opcheckJob), refused while a program runs or with no dump open.
     QCoro::Task<bool> opcheck();
-    std::shared_ptr<const llmscope::OpcheckResult> opcheckResult() const { return m_doc->results().replay; }
     // The replay's reference of op in the round shown beside its output, computed off the GUI
     // thread into a file of the workspace's own: replayShown says the two files (nothing when
     // the op was not replayed; a later call wins).

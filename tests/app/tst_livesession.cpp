@@ -546,7 +546,7 @@ private slots:
         for (int k = 4; k <= 8; ++k)
             verdicts += m.captured(k).toInt();
         QCOMPARE(verdicts, m.captured(3).toInt());
-        QCOMPARE(size_t(verdicts), w.workspace()->opcheckResult()->rows.size());
+        QCOMPARE(size_t(verdicts), w.workspace()->document()->results().replay->rows.size());
         QVERIFY(m.captured(1).toInt() <= m.captured(2).toInt());
         QCOMPARE(w.workspace()->cursor()->op(), id);
         const QModelIndex row = w.opPanel()->model()->indexForId(id);

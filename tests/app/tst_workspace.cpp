@@ -183,8 +183,8 @@ private slots:
                  QStringList({"source Dump a/" + name, "scan started", "files round 0: 8 tensors",
                               "files round 1: 8 tensors", "scan done", "loaded a/" + name + ": 16 tensors in 2 rounds"})
                      .join('\n'));
-        QCOMPARE(ws.source(), Workspace::Source::Dump);
-        QCOMPARE(ws.dumpRoot(), dump);
+        QCOMPARE(ws.document()->source().kind, Workspace::Source::Dump);
+        QCOMPARE(ws.document()->source().dumpRoot, dump);
         ws.cursor()->setOp("1_1");
         ws.cursor()->setOp("1_1"); // the same op again: nothing changes
         ws.cursor()->setRound(1);
@@ -196,7 +196,7 @@ private slots:
         QCOMPARE(t.take(), QString("round 0\nsource None"));
         QVERIFY(ws.cursor()->op().isEmpty());
         QCOMPARE(ws.cursor()->round(), qint64(-1)); // a new source starts at its newest round
-        QVERIFY(ws.dumpRoot().isEmpty());
+        QVERIFY(ws.document()->source().dumpRoot.isEmpty());
     }
 
     // One take is asked of the GUI thread at a time; a full queue holds the scan until a round
@@ -280,13 +280,13 @@ private slots:
         QCOMPARE(t.take(), lines({"replay started", "replay done", "round 0", "picked 0_1"}));
         QCOMPARE(changed.count(), 1);
         QCOMPARE(changed.at(0).at(0).value<SessionDocument::Result>(), SessionDocument::Result::Replay);
-        const auto r = ws.opcheckResult();
+        const auto r = ws.document()->results().replay;
         QVERIFY(r);
         QCOMPARE(r->fail, 2);
         QCOMPARE(r->pass, 1);
         QCOMPARE(ws.cursor()->op(), QString("0_1")); // the first that fails
         QVERIFY(ws.closeSource());
-        QVERIFY(!ws.opcheckResult());
+        QVERIFY(!ws.document()->results().replay);
     }
 
     void aMissingFolderFails()
@@ -319,7 +319,7 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         Workspace ws;
         QVERIFY(QCoro::waitFor(ws.compare(torch, ggml)));
-        QCOMPARE(ws.dumpRoot(), ggml);
+        QCOMPARE(ws.document()->source().dumpRoot, ggml);
         QVERIFY(ws.comparison() && ws.comparison()->acrossFrameworks && ws.comparison()->allPassed());
         QSet<QString> ids;
         for (const auto &op : ws.document()->graph()->ops())
@@ -389,12 +389,12 @@ private slots:
             !ws.launch(parseDumpOptions({"--exec", "/nonexistent/program", "-o", (m_dir.path() + "/x").toStdString()}),
                        {}, &error));
         QVERIFY2(error.contains("no such executable file"), qPrintable(error));
-        QCOMPARE(ws.source(), Workspace::Source::Dump);
+        QCOMPARE(ws.document()->source().kind, Workspace::Source::Dump);
         // one that fails once under way (its output folder cannot be made): the program's source
         const testing::StandInProbe probe; // where the build has none
         QVERIFY(!ws.launch(parseDumpOptions({"--exec", "/bin/true", "-o", "/proc/llmscope-cannot-write"}), {}, &error));
         QVERIFY(!ws.comparison());
-        QCOMPARE(ws.source(), Workspace::Source::Program);
+        QCOMPARE(ws.document()->source().kind, Workspace::Source::Program);
     }
 
     // Two scans asked for back to back (a run's dump, then a comparison's golden, as the hunt
@@ -420,7 +420,7 @@ private slots:
         QVERIFY(compared);
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded.at(0).at(0).toString(), golden);
-        QCOMPARE(ws.dumpRoot(), golden);
+        QCOMPARE(ws.document()->source().dumpRoot, golden);
         const QString printed = t.take();
         const QString afterGolden = printed.section("source Dump g2/", 1);
         QVERIFY2(!afterGolden.isEmpty(), qPrintable(printed));
@@ -484,7 +484,7 @@ private slots:
         QVERIFY2(!printed.contains("files") && !printed.contains("loaded") && !printed.contains("\nfailed:") &&
                      !printed.contains("topology"),
                  qPrintable(printed));
-        QCOMPARE(ws.source(), Workspace::Source::Program);
+        QCOMPARE(ws.document()->source().kind, Workspace::Source::Program);
     }
 
     // Run again while the program runs: stopped, its end said, then started again (the
@@ -546,9 +546,9 @@ private slots:
         QCOMPARE(printed,
                  lines({"source Program llmscope-sample-generate", "program starting", "launched", "program connected",
                         "topology 68 ops", "program finished", "scan started", "files by round", "scan done"}) +
-                     "\nloaded live/" + QFileInfo(ws.dumpRoot()).fileName() +
+                     "\nloaded live/" + QFileInfo(ws.document()->source().dumpRoot).fileName() +
                      ": 167 tensors in 1 rounds"); // -er's default: the prompt; its 4 cache writes among them
-        QCOMPARE(ws.source(), Workspace::Source::Program);
+        QCOMPARE(ws.document()->source().kind, Workspace::Source::Program);
         // The live controller wrote the program's state, process and counters into the document.
         const SessionDocument::Program &p = ws.document()->program();
         QCOMPARE(p.stateWords(), LiveSession::stateName(LiveSession::State::Finished));
