@@ -47,25 +47,28 @@ unsigned nibble(const uint8_t *data, uint64_t i) // low nibble first
     return (data[i / 2] >> ((i % 2) * 4)) & 0xFu;
 }
 
-// float16 to float32 by bits, as halfToFloat, without branches so that it vectorizes: a
+// float16 to float32's bits, exactly, without branches so that a loop of it vectorizes: a
 // normal number's exponent and mantissa move into place (Inf and NaN's exponent moved twice as
 // far: all ones, their mantissa kept), and a subnormal (or zero) is its mantissa times 2^-24,
 // exact in float.
+inline uint32_t halfBits(uint16_t h)
+{
+    const uint32_t magnitude = h & 0x7FFFu;
+    const float tiny = float(magnitude) * 0x1p-24f;
+    uint32_t tinyBits;
+    std::memcpy(&tinyBits, &tiny, 4);
+    // masks, not branches: the vectorizer takes no condition here
+    const uint32_t special = 0u - uint32_t(magnitude >= 0x7C00u), subnormal = 0u - uint32_t(magnitude < 0x400u);
+    const uint32_t normal = (magnitude << 13) + (112u << 23) + (special & (112u << 23));
+    return ((normal & ~subnormal) | (tinyBits & subnormal)) | uint32_t(h & 0x8000u) << 16;
+}
+
 LLMSCOPE_CLONES
 void widenHalves(const uint8_t *__restrict d, uint64_t count, float *__restrict out)
 {
     for (uint64_t i = 0; i < count; ++i) {
-        const uint16_t h = load<uint16_t>(d + 2 * i);
-        const uint32_t magnitude = h & 0x7FFFu;
-        const float tiny = float(magnitude) * 0x1p-24f;
-        uint32_t tinyBits;
-        std::memcpy(&tinyBits, &tiny, 4);
-        // masks, not branches: the vectorizer takes no condition here
-        const uint32_t special = 0u - uint32_t(magnitude >= 0x7C00u), subnormal = 0u - uint32_t(magnitude < 0x400u);
-        const uint32_t normal = (magnitude << 13) + (112u << 23) + (special & (112u << 23));
-        const uint32_t bits = (normal & ~subnormal) | (tinyBits & subnormal);
-        const uint32_t signed_ = bits | uint32_t(h & 0x8000u) << 16;
-        std::memcpy(&out[i], &signed_, 4);
+        const uint32_t bits = halfBits(load<uint16_t>(d + 2 * i));
+        std::memcpy(&out[i], &bits, 4);
     }
 }
 
@@ -91,22 +94,7 @@ LLMSCOPE_CLONES void widenIntegers(const uint8_t *__restrict d, uint64_t count, 
 // Exact, by bits: the stats and compare paths convert millions of halves.
 float halfToFloat(uint16_t h)
 {
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu, bits;
-    if (exp == 0x1F) {
-        bits = sign | 0x7F800000u | (mant << 13);
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (mant << 13);
-    } else if (mant == 0) {
-        bits = sign;
-    } else { // subnormal: normalise
-        exp = 113;
-        while (!(mant & 0x400u)) {
-            mant <<= 1;
-            --exp;
-        }
-        bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
-    }
+    const uint32_t bits = halfBits(h);
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
