@@ -1,8 +1,8 @@
 #include "document/dump_rounds.h"
 
 #include <algorithm>
-#include <cctype>
-#include <string_view>
+
+#include "core/dump/dump_layout.h"
 
 using namespace llmscope;
 
@@ -10,18 +10,8 @@ void DumpRounds::add(const Chunk &chunk)
 {
     const DumpIndex &files = chunk.files;
     m_records.insert(m_records.end(), files.tensors.begin(), files.tensors.end());
-    // what the inspector reads: a .bin or .npy, any case (no copy of the name: every record of a
-    // dump goes through here on the GUI thread)
-    const auto readable = [](const std::string &path) {
-        if (path.size() < 4 || path[path.size() - 4] != '.')
-            return false;
-        char ext[3];
-        for (int i = 0; i < 3; ++i)
-            ext[i] = char(std::tolower(static_cast<unsigned char>(path[path.size() - 3 + size_t(i)])));
-        return std::string_view(ext, 3) == "bin" || std::string_view(ext, 3) == "npy";
-    };
     for (const TensorRecord &t : files.tensors) {
-        if (!readable(t.path))
+        if (!isTensorFile(t.path)) // what the inspector reads
             continue;
         auto &paths = m_files[t.opId][t.exec];
         paths.insert(std::upper_bound(paths.begin(), paths.end(), t.path), t.path);

@@ -36,12 +36,6 @@ namespace llmscope {
 namespace fs = std::filesystem;
 namespace {
 
-bool tensorFile(const fs::path &p)
-{
-    const std::string e = toLower(p.extension().string());
-    return e == ".bin" || e == ".npy";
-}
-
 TensorRecord looseRecord(const fs::path &file, const std::string &id)
 {
     TensorRecord r;
@@ -76,7 +70,7 @@ DumpIndex looseFolder(const fs::path &root)
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec))
-        if (it->is_regular_file() && tensorFile(it->path()))
+        if (it->is_regular_file() && isTensorFile(it->path().string()))
             idx.tensors.push_back(looseRecord(it->path(), fs::relative(it->path(), root).string()));
     std::sort(idx.tensors.begin(), idx.tensors.end(),
               [](const TensorRecord &a, const TensorRecord &b) { return a.opId < b.opId; });

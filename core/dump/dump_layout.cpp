@@ -1,6 +1,7 @@
 #include "core/dump/dump_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "core/util/text.h"
@@ -26,6 +27,17 @@ std::vector<std::string> dumpsInside(const std::string &folder)
             out.push_back(it->path().string());
     std::sort(out.begin(), out.end()); // the timestamp in the name sorts by time
     return out;
+}
+
+bool isTensorFile(std::string_view path)
+{
+    // a name before the extension, as std::filesystem's extension() asks (".bin" alone has none)
+    if (path.size() < 5 || path[path.size() - 4] != '.' || path[path.size() - 5] == '/')
+        return false;
+    char ext[3];
+    for (size_t i = 0; i < 3; ++i)
+        ext[i] = char(std::tolower(static_cast<unsigned char>(path[path.size() - 3 + i])));
+    return std::string_view(ext, 3) == "bin" || std::string_view(ext, 3) == "npy";
 }
 
 std::string sanitizeName(std::string_view name)

@@ -23,6 +23,9 @@ std::string roundFolder(int device, int64_t pid, int64_t exec);
 std::string opFolderName(int index, std::string_view name); // "{index}_{name}", sanitized
 std::string opPath(const std::vector<std::string> &folders); // "3_DecoderLayer/29_MUL_MAT"
 std::string tensorFileName(bool input, int index); // "intensor0.bin"
+// A tensor's file by its name: a .bin or .npy, in any case (no copy of the name: every record of a
+// dump goes through it).
+bool isTensorFile(std::string_view path);
 // "tensors/{device}_{pid}/{exec}/{op folders}", the folders sanitized: an op's folder in a round.
 std::string opRelativePath(int device, int64_t pid, int64_t exec, const std::vector<std::string> &opFolders);
 // "tensors/{device}_{pid}/{exec}/{op folders}/{before|after}/{in|out}tensor{i}.bin", the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/dump/dump_layout.h"
 #include "core/util/text.h"
 
 namespace llmscope {
@@ -36,8 +37,7 @@ try {
             continue;
         for (const char *side : {"before", "after"})
             for (const auto &f : fs::directory_iterator(op / side, ec)) {
-                const std::string ext = toLower(f.path().extension().string());
-                if (f.is_regular_file(ec) && (ext == ".bin" || ext == ".npy"))
+                if (f.is_regular_file(ec) && isTensorFile(f.path().string()))
                     out.files.push_back(f.path().string());
             }
         if (!out.files.empty()) {

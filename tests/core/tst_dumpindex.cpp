@@ -124,6 +124,11 @@ private slots:
         QVERIFY(!t.before);
         QVERIFY(!parseTensorFileName("intensor.bin"));
         QVERIFY(!parseTensorFileName("weights.bin"));
+        // a tensor's file by its name, as std::filesystem's extension() reads it, in any case
+        for (const char *yes : {"a/after/outtensor0.bin", "x.NPY", "d/w.Bin", "a..bin"})
+            QVERIFY2(isTensorFile(yes), yes);
+        for (const char *no : {"a/statistic.csv", "a/.bin", ".npy", "bin", "a/x.bint", "a/xbin", ""})
+            QVERIFY2(!isTensorFile(no), no);
     }
 
     void statsOnlyFilesCarryTheirStats()
